@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// version is set with -ldflags "-X main.version=..." by release builds.
+var version = ""
+
+// Version returns awr's version: the linked-in value, else the module
+// version, else "dev".
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// CLI is awr's command line. Global flags are accepted before or after the
+// subcommand.
+type CLI struct {
+	Project string           `help:"Project directory (default: current directory)." env:"AWR_PROJECT" placeholder:"PATH"`
+	JSON    bool             `name:"json" help:"Print exactly one JSON object on stdout; errors as JSON on stderr."`
+	Timeout time.Duration    `help:"How long to wait for a busy project database before failing." default:"30s" env:"AWR_TIMEOUT"`
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	VersionCmd versionCmd `cmd:"" name:"version" help:"Print the version."`
+	Init       initCmd    `cmd:"" help:"Preview, then (with --accept) create the project's event log."`
+	Status     statusCmd  `cmd:"" help:"Show project_revision, log size, projections and counts."`
+	Log        logCmd     `cmd:"" help:"List events oldest first, filtered."`
+	Replay     replayCmd  `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
+	Verify     verifyCmd  `cmd:"" help:"Check seq continuity, the hash chain and projection checksums."`
+	Export     exportCmd  `cmd:"" help:"Write the whole log as JSONL, one envelope per line."`
+	Import     importCmd  `cmd:"" help:"Import a JSONL export into an empty project, verifying the chain."`
+	Demo       demoCmd    `cmd:"" help:"Run a scripted handoff on a temporary project and show each step."`
+}
+
+// App is what every command's Run receives: the parsed globals, the output
+// streams, the clock and a lazily opened store.
+type App struct {
+	Ctx     context.Context
+	Stdout  io.Writer
+	Stderr  io.Writer
+	JSON    bool
+	Project string
+	Now     func() time.Time
+	store   *events.Store
+	timeout time.Duration
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var cli CLI
+	jsonOut := hasFlag(args, "--json")
+	parser, err := kong.New(&cli,
+		kong.Name("awr"),
+		kong.Description("awr keeps coding agents' work continuous across interruptions."),
+		kong.Writers(stdout, stderr),
+		kong.Vars{"version": Version()},
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Exit(func(code int) { panic(exitCode(code)) }),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "awr:", err)
+		return 2
+	}
+	code := 0
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				c, ok := r.(exitCode)
+				if !ok {
+					panic(r)
+				}
+				code = int(c)
+			}
+		}()
+		kctx, err := parser.Parse(args)
+		if err != nil {
+			code = report(stderr, jsonOut, fault.New(fault.Usage, "%s", err.Error()).WithHint("awr --help"))
+			return
+		}
+		app := &App{Ctx: context.Background(), Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout}
+		defer app.close()
+		err = kctx.Run(app)
+		code = report(stderr, cli.JSON, err)
+	}()
+	return code
+}
+
+type exitCode int
+
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == flag || strings.HasPrefix(a, flag+"=") && a != flag+"=false" {
+			return true
+		}
+	}
+	return false
+}
+
+// report prints err (as text or JSON on stderr) and returns the exit code.
+func report(stderr io.Writer, jsonOut bool, err error) int {
+	if err == nil {
+		return 0
+	}
+	fe := fault.As(err)
+	if jsonOut {
+		out := struct {
+			Code    fault.Code     `json:"code"`
+			Message string         `json:"message"`
+			Details map[string]any `json:"details"`
+			Hint    string         `json:"hint"`
+		}{fe.Code, fe.Message, fe.Details, fe.Hint}
+		if out.Details == nil {
+			out.Details = map[string]any{}
+		}
+		b, _ := json.Marshal(out)
+		fmt.Fprintln(stderr, string(b))
+	} else {
+		fmt.Fprintf(stderr, "awr: %s (%s)\n", fe.Message, fe.Code)
+		if fe.Hint != "" {
+			fmt.Fprintf(stderr, "  next: %s\n", fe.Hint)
+		}
+	}
+	return fault.ExitCode(fe)
+}
+
+// projectDir returns the absolute project directory.
+func (a *App) projectDir() (string, error) {
+	dir := a.Project
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fault.Wrap(fault.Storage, err, "find project directory")
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fault.Wrap(fault.InvalidInput, err, "--project %s", dir)
+	}
+	return abs, nil
+}
+
+// Store opens the project's event log (it must exist).
+func (a *App) Store() (*events.Store, error) { return a.open(false) }
+
+func (a *App) open(create bool) (*events.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	dir, err := a.projectDir()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := a.deadline()
+	defer cancel()
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: create, Projectors: projections.Projectors(), Progress: a.progress("rebuilding projections")})
+	if err != nil {
+		return nil, err
+	}
+	a.store = st
+	return st, nil
+}
+
+// deadline bounds waiting for a busy database.
+func (a *App) deadline() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(a.Ctx, a.timeout)
+}
+
+// Env returns the command environment on the real clock.
+func (a *App) Env() (*commands.Env, error) {
+	st, err := a.Store()
+	if err != nil {
+		return nil, err
+	}
+	env := commands.NewEnv(st)
+	env.Now = a.Now
+	return env, nil
+}
+
+func (a *App) close() {
+	if a.store != nil {
+		a.store.Close()
+	}
+}
+
+// render prints v as one JSON object, or calls text.
+func (a *App) render(v any, text func(w io.Writer)) error {
+	if a.JSON {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	}
+	text(a.Stdout)
+	return nil
+}
+
+// progress returns a progress callback drawing a bar on a terminal stderr,
+// or nil when stderr is not a terminal or output is JSON.
+func (a *App) progress(desc string) func(done, total int64) {
+	f, ok := a.Stderr.(*os.File)
+	if a.JSON || !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int64) {
+		if total < 50000 {
+			return
+		}
+		if bar == nil {
+			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(desc),
+				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("events"),
+				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		}
+		_ = bar.Set64(done)
+		if done == total {
+			_ = bar.Finish()
+		}
+	}
+}
+
+// atFlag is the --at flag shared by read commands.
+type atFlag struct {
+	At *int64 `help:"Answer as of the state right after event REV." placeholder:"REV"`
+}
+
+func (f atFlag) rev() (int64, error) {
+	if f.At == nil {
+		return -1, nil
+	}
+	if *f.At < 0 {
+		return 0, fault.New(fault.InvalidInput, "--at %d: a revision is 0 or more", *f.At).WithHint("awr status")
+	}
+	return *f.At, nil
+}

@@ -1,0 +1,10 @@
+// Command awr keeps coding agents' work continuous across interruptions:
+// an event-sourced log of sessions, claims, checkpoints and bindings per
+// project, with replay, verification and reads at any past revision.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/awr-dev/awr/queries"
+)
+
+type statusCmd struct {
+	atFlag
+}
+
+// Run prints the project status.
+func (c *statusCmd) Run(app *App) error {
+	st, err := app.Store()
+	if err != nil {
+		return err
+	}
+	rev, err := c.rev()
+	if err != nil {
+		return err
+	}
+	res, err := queries.Status(app.Ctx, st, queries.At{Rev: rev, Now: app.Now()})
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "project\t%s\n", res.ProjectName)
+		if res.At != nil {
+			fmt.Fprintf(tw, "project_revision\t%d (as of --at; head is %d)\n", res.ProjectRevision, res.Head)
+		} else {
+			fmt.Fprintf(tw, "project_revision\t%d\n", res.ProjectRevision)
+		}
+		fmt.Fprintf(tw, "events\t%d\n", res.EventCount)
+		if res.LastEventAt > 0 {
+			fmt.Fprintf(tw, "last event\t%s\n", time.UnixMilli(res.LastEventAt).UTC().Format(time.RFC3339))
+		}
+		fmt.Fprintf(tw, "head hash\t%s\n", res.HeadHash)
+		fmt.Fprintf(tw, "sessions\t%d active, %d ended\n", res.Sessions.Active, res.Sessions.Ended)
+		fmt.Fprintf(tw, "claims\t%d live\n", res.LiveClaims)
+		fmt.Fprintf(tw, "work items\t%d (%d ready)\n", res.WorkItems, res.ReadyCount)
+		for _, p := range res.Projections {
+			fresh := "fresh"
+			if !p.Fresh {
+				fresh = "STALE (run: awr replay)"
+			}
+			fmt.Fprintf(tw, "projection %s\tv%d at seq %d, %s\n", p.Name, p.Version, p.LastSeq, fresh)
+		}
+		tw.Flush()
+	})
+}

@@ -1,0 +1,110 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+)
+
+// RenewRequest extends the lease of a session's claim.
+type RenewRequest struct {
+	SessionID string `json:"session_id"`
+	TTLms     int64  `json:"ttl_ms"`
+	WriteMeta
+}
+
+// ClaimResult reports a claim after renew or release.
+type ClaimResult struct {
+	Replay
+	Claim           ClaimView `json:"claim"`
+	State           string    `json:"state"`
+	ProjectRevision int64     `json:"project_revision"`
+}
+
+// RenewClaim extends the lease of the session's live claim by TTLms from
+// now (0 removes the expiry). Only the holder renews: a session whose lease
+// expired and was taken by another gets ClaimConflict; a session without a
+// live claim gets InvalidTransition.
+func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, error) {
+	if err := required("session", req.SessionID); err != nil {
+		return nil, err
+	}
+	if req.TTLms < 0 {
+		return nil, fault.New(fault.InvalidInput, "renew claim: --ttl-ms %d is negative", req.TTLms).With("field", "ttl_ms")
+	}
+	return write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*ClaimResult, error) {
+		s, err := activeSession(tx, "renew claim", req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.Guard("work/" + s.Work); err != nil {
+			return nil, err
+		}
+		c, err := heldClaim(tx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return nil, fault.New(fault.InvalidTransition, "renew claim: session %s holds no claim", s.ID).With("session_id", s.ID).
+				WithHint("awr session resume --from-session %s --claim", s.ID)
+		}
+		now := tx.Now().UnixMilli()
+		if !c.LiveAt(now) {
+			live, err := projections.LiveClaimAt(tx.Conn, s.Work, tx.Head(), now)
+			if err != nil {
+				return nil, err
+			}
+			if live != nil {
+				return nil, fault.New(fault.ClaimConflict, "renew claim: lease of session %s expired and %s now holds %s", s.ID, live.Agent, s.Work).
+					With("holder_session", live.SessionID).With("holder_agent", live.Agent).With("expires_at", live.ExpiresAt)
+			}
+			if err := fence(tx, "renew claim", s); err != nil {
+				return nil, err
+			}
+		}
+		r := events.ClaimRenewed{ClaimID: c.ID, Work: c.Work, SessionID: s.ID}
+		if req.TTLms > 0 {
+			r.ExpiresAt = now + req.TTLms
+		}
+		if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimRenewed, Stream: "work/" + c.Work, Payload: r}); err != nil {
+			return nil, err
+		}
+		return &ClaimResult{Claim: ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: r.ExpiresAt, FencingToken: c.FencingToken},
+			State: projections.ClaimHeld, ProjectRevision: tx.Head()}, nil
+	})
+}
+
+// ReleaseRequest lets a session's claim go early.
+type ReleaseRequest struct {
+	SessionID string `json:"session_id"`
+	WriteMeta
+}
+
+// ReleaseClaim releases the session's claim. The session stays active.
+func ReleaseClaim(ctx context.Context, env *Env, req ReleaseRequest) (*ClaimResult, error) {
+	if err := required("session", req.SessionID); err != nil {
+		return nil, err
+	}
+	return write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*ClaimResult, error) {
+		s, err := activeSession(tx, "release claim", req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		c, err := heldClaim(tx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return nil, fault.New(fault.InvalidTransition, "release claim: session %s holds no claim", s.ID).With("session_id", s.ID)
+		}
+		if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimReleased, Stream: "work/" + c.Work, Payload: events.ClaimReleased{
+			ClaimID: c.ID, Work: c.Work, SessionID: s.ID, Reason: events.ReleaseExplicit,
+		}}); err != nil {
+			return nil, err
+		}
+		return &ClaimResult{Claim: ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: c.ExpiresAt, FencingToken: c.FencingToken},
+			State: projections.ClaimReleased, ProjectRevision: tx.Head()}, nil
+	})
+}

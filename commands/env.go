@@ -1,0 +1,97 @@
+package commands
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/oklog/ulid/v2"
+)
+
+// Env is what every command needs: the store, the clock and the entropy for
+// ids. Tests pass a fixed clock and a seeded reader.
+type Env struct {
+	Store   *events.Store
+	Now     func() time.Time
+	Entropy io.Reader
+}
+
+// NewEnv returns an Env on the real clock and a monotonic ULID entropy
+// source seeded from crypto/rand.
+func NewEnv(store *events.Store) *Env {
+	return &Env{Store: store, Now: time.Now, Entropy: &lockedEntropy{src: ulid.Monotonic(rand.Reader, 0)}}
+}
+
+type lockedEntropy struct {
+	mu  sync.Mutex
+	src io.Reader
+}
+
+func (l *lockedEntropy) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.src.Read(p)
+}
+
+// WriteMeta carries what every write request may say about concurrency and
+// retries.
+type WriteMeta struct {
+	// ExpectedRevision is the project_revision the caller's decision was
+	// based on; nil skips the check.
+	ExpectedRevision *int64 `json:"expected_revision,omitempty"`
+	// RequestID makes the write idempotent.
+	RequestID string `json:"request_id,omitempty"`
+}
+
+// write runs fn as one command: one transaction, scoped revision check,
+// idempotency, and the result decoded from the stored JSON so a retried
+// request gets exactly the first answer.
+func write[T any](ctx context.Context, env *Env, actor string, meta WriteMeta, streams []string, request any, fn func(tx *events.Tx) (*T, error)) (*T, error) {
+	opts := events.WriteOptions{
+		Now:              env.Now().UTC(),
+		Entropy:          env.Entropy,
+		Actor:            actor,
+		ExpectedRevision: meta.ExpectedRevision,
+		Streams:          streams,
+		RequestID:        meta.RequestID,
+	}
+	if meta.RequestID != "" {
+		opts.Fingerprint = events.Fingerprint(request)
+	}
+	res, err := env.Store.Write(ctx, opts, func(tx *events.Tx) (any, error) { return fn(tx) })
+	if err != nil {
+		return nil, err
+	}
+	out := new(T)
+	if err := json.Unmarshal(res.Result, out); err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "decode command result")
+	}
+	if res.Replayed {
+		if s, ok := any(out).(interface{ markReplayed(rev int64) }); ok {
+			s.markReplayed(res.Revision)
+		}
+	}
+	return out, nil
+}
+
+// Replay marks a result that answers a repeated request id.
+type Replay struct {
+	// Replayed is true when this result answers a repeated request id and
+	// nothing new was written.
+	Replayed bool `json:"replayed,omitempty"`
+}
+
+func (r *Replay) markReplayed(int64) { r.Replayed = true }
+
+func required(field, value string) error {
+	if strings.TrimSpace(value) == "" {
+		return fault.New(fault.InvalidInput, "%s is required", field).With("field", field)
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+)
+
+// InitRequest names a new project.
+type InitRequest struct {
+	Name       string `json:"name"`
+	AWRVersion string `json:"awr_version,omitempty"`
+	WriteMeta
+}
+
+// InitResult reports the project_initialized event.
+type InitResult struct {
+	Replay
+	ProjectID       string `json:"project_id"`
+	Name            string `json:"name"`
+	AlreadyExisted  bool   `json:"already_initialized"`
+	ProjectRevision int64  `json:"project_revision"`
+}
+
+// Init appends project_initialized to an empty log. On a log that already
+// has it, Init is a no-op that reports the existing project.
+func Init(ctx context.Context, env *Env, req InitRequest) (*InitResult, error) {
+	if err := required("name", req.Name); err != nil {
+		return nil, err
+	}
+	return write(ctx, env, "awr", req.WriteMeta, []string{"project"}, req, func(tx *events.Tx) (*InitResult, error) {
+		existing, err := projectOf(tx)
+		if err != nil {
+			return nil, err
+		}
+		if existing != nil {
+			return &InitResult{ProjectID: existing.ProjectID, Name: existing.Name, AlreadyExisted: true, ProjectRevision: tx.Head()}, nil
+		}
+		if tx.Head() != 0 {
+			return nil, fault.New(fault.InvalidTransition, "init project: the log has %d events but no project_initialized", tx.Head()).WithHint("awr verify")
+		}
+		id := tx.NewID()
+		if _, err := tx.Append(events.NewEvent{Kind: events.KindProjectInitialized, Stream: "project", Payload: events.ProjectInitialized{
+			ProjectID: id, Name: req.Name, AWRVersion: req.AWRVersion,
+		}}); err != nil {
+			return nil, err
+		}
+		return &InitResult{ProjectID: id, Name: req.Name, ProjectRevision: tx.Head()}, nil
+	})
+}
+
+func projectOf(tx *events.Tx) (*events.ProjectInitialized, error) {
+	var out *events.ProjectInitialized
+	if tx.Head() == 0 {
+		return nil, nil
+	}
+	err := events.ScanEvents(tx.Conn, 1, 1, func(e *events.Event) error {
+		if e.Kind != events.KindProjectInitialized {
+			return nil
+		}
+		v, err := e.Decoded()
+		if err != nil {
+			return err
+		}
+		out = v.(*events.ProjectInitialized)
+		return nil
+	})
+	return out, err
+}
+
+// IndexRequest records one parse of a source file. Until source adapters
+// parse files themselves, callers (tests, fixtures, the demo) pass the
+// parsed content.
+type IndexRequest struct {
+	Source events.SourceIndexed `json:"source"`
+	WriteMeta
+}
+
+// IndexResult reports the source_indexed event, or that nothing changed.
+type IndexResult struct {
+	Replay
+	Path            string `json:"path"`
+	ContentHash     string `json:"content_hash"`
+	Changed         bool   `json:"changed"`
+	Seq             int64  `json:"seq,omitempty"`
+	ProjectRevision int64  `json:"project_revision"`
+}
+
+// IndexSource appends source_indexed for a source whose content hash
+// differs from the one last indexed (or always, with force).
+func IndexSource(ctx context.Context, env *Env, req IndexRequest, force bool) (*IndexResult, error) {
+	src := req.Source
+	if err := required("path", src.Path); err != nil {
+		return nil, err
+	}
+	if err := required("adapter", src.Adapter); err != nil {
+		return nil, err
+	}
+	if err := required("content_hash", src.ContentHash); err != nil {
+		return nil, err
+	}
+	for _, it := range src.Items {
+		if err := required("items[].key", it.Key); err != nil {
+			return nil, err
+		}
+	}
+	stream := "source/" + src.Path
+	return write(ctx, env, "awr", req.WriteMeta, []string{stream}, req, func(tx *events.Tx) (*IndexResult, error) {
+		if p, err := projectOf(tx); err != nil {
+			return nil, err
+		} else if p == nil {
+			return nil, fault.New(fault.NotFound, "index source: project is not initialized").WithHint("awr init")
+		}
+		if !force {
+			same, err := sameSourceHash(tx, src.Path, src.ContentHash)
+			if err != nil {
+				return nil, err
+			}
+			if same {
+				return &IndexResult{Path: src.Path, ContentHash: src.ContentHash, ProjectRevision: tx.Head()}, nil
+			}
+		}
+		e, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: stream, Payload: src})
+		if err != nil {
+			return nil, err
+		}
+		return &IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: e.Seq, ProjectRevision: tx.Head()}, nil
+	})
+}
+
+// sameSourceHash reports whether path's current index has contentHash.
+func sameSourceHash(tx *events.Tx, path, contentHash string) (bool, error) {
+	srcs, err := projections.SourcesAt(tx.Conn, tx.Head())
+	if err != nil {
+		return false, err
+	}
+	for _, s := range srcs {
+		if s.Path == path {
+			return s.ContentHash == contentHash, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,296 @@
+package commands
+
+import (
+	"context"
+	"strings"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+)
+
+// ClaimView is a claim as commands report it.
+type ClaimView struct {
+	ID           string `json:"id"`
+	Work         string `json:"work"`
+	SessionID    string `json:"session_id"`
+	Agent        string `json:"agent"`
+	ExpiresAt    int64  `json:"expires_at,omitempty"`
+	FencingToken int64  `json:"fencing_token"`
+}
+
+// StartRequest opens a session on a work item, optionally claiming it.
+type StartRequest struct {
+	Work     string `json:"work"`
+	Agent    string `json:"agent"`
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Claim    bool   `json:"claim"`
+	TTLms    int64  `json:"ttl_ms,omitempty"`
+	WriteMeta
+}
+
+// StartResult is the new session and its claim (nil without --claim).
+type StartResult struct {
+	Replay
+	Session         projections.Session `json:"session"`
+	Claim           *ClaimView          `json:"claim"`
+	ProjectRevision int64               `json:"project_revision"`
+}
+
+// StartSession opens a session. With Claim it reserves the work item.
+// Errors: InvalidInput for missing fields; NotFound for an unknown work item;
+// InvalidTransition when the item's status or blocker forbid work;
+// DependencyBlocked when a required dependency is open; ClaimConflict when
+// another session holds a live claim; RevisionConflict when the work item's
+// stream moved past the expected revision.
+func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult, error) {
+	for _, f := range [][2]string{{"work", req.Work}, {"agent", req.Agent}} {
+		if err := required(f[0], f[1]); err != nil {
+			return nil, err
+		}
+	}
+	if req.TTLms < 0 {
+		return nil, fault.New(fault.InvalidInput, "start session: --ttl-ms %d is negative", req.TTLms).With("field", "ttl_ms")
+	}
+	return write(ctx, env, req.Agent, req.WriteMeta, []string{"work/" + req.Work}, req, func(tx *events.Tx) (*StartResult, error) {
+		if _, err := findWork(tx, req.Work); err != nil {
+			return nil, err
+		}
+		if req.Claim {
+			if _, err := checkClaimable(tx, req.Work, ""); err != nil {
+				return nil, err
+			}
+		}
+		id := tx.NewID()
+		if _, err := tx.Append(events.NewEvent{Kind: events.KindSessionStarted, Stream: "session/" + id, Payload: events.SessionStarted{
+			SessionID: id, Work: req.Work, Agent: req.Agent, Provider: req.Provider, Model: req.Model,
+		}}); err != nil {
+			return nil, err
+		}
+		res := &StartResult{}
+		if req.Claim {
+			c, err := acquire(tx, req.Work, id, req.Agent, req.TTLms, "")
+			if err != nil {
+				return nil, err
+			}
+			res.Claim = c
+		}
+		s, err := projections.SessionAt(tx.Conn, id, tx.Head())
+		if err != nil {
+			return nil, err
+		}
+		res.Session = *s
+		res.ProjectRevision = tx.Head()
+		return res, nil
+	})
+}
+
+// findWork returns the unique work item key at the transaction's head.
+func findWork(tx *events.Tx, key string) (*projections.WorkItem, error) {
+	items, err := projections.WorkItemAt(tx.Conn, key, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	switch len(items) {
+	case 0:
+		return nil, fault.New(fault.NotFound, "work item %q not found", key).With("work", key).WithHint("awr ready --all")
+	case 1:
+		return &items[0], nil
+	}
+	var paths []string
+	for _, it := range items {
+		paths = append(paths, it.SourcePath)
+	}
+	return nil, fault.New(fault.SourceConflict, "work item %q is declared by %d sources: %s", key, len(items), strings.Join(paths, ", ")).
+		With("work", key).With("sources", paths).WithHint("give the item one home, then awr source reindex")
+}
+
+// checkClaimable verifies that work can be claimed now by a session other
+// than except (the predecessor whose claim is being moved).
+func checkClaimable(tx *events.Tx, work, except string) (*projections.Readiness, error) {
+	now := tx.Now().UnixMilli()
+	all, err := projections.ReadinessAt(tx.Conn, tx.Head(), now)
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		r := &all[i]
+		if r.Item.Key != work {
+			continue
+		}
+		for _, reason := range r.Reasons {
+			switch reason.Code {
+			case projections.ReasonClaimed:
+				if r.Claim != nil && r.Claim.SessionID == except {
+					continue
+				}
+				c := r.Claim
+				return nil, fault.New(fault.ClaimConflict, "claim %s: held by %s (session %s)", work, c.Agent, c.SessionID).
+					With("work", work).With("holder_session", c.SessionID).With("holder_agent", c.Agent).
+					With("expires_at", c.ExpiresAt).With("fencing_token", c.FencingToken).
+					WithHint("awr session list --active --work %s", work)
+			case projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle:
+				return nil, fault.New(fault.DependencyBlocked, "claim %s: %s", work, reason.Message).
+					With("work", work).With("dependency", reason.Key).WithHint("awr ready")
+			case projections.ReasonDuplicateKey:
+				return nil, fault.New(fault.SourceConflict, "claim %s: %s", work, reason.Message).With("work", work)
+			default:
+				return nil, fault.New(fault.InvalidTransition, "claim %s: not ready: %s", work, reason.Message).
+					With("work", work).With("reason", reason.Code).WithHint("awr ready")
+			}
+		}
+		return r, nil
+	}
+	return nil, fault.New(fault.NotFound, "work item %q not found", work).With("work", work).WithHint("awr ready --all")
+}
+
+// acquire appends claim_acquired for session on work with the next fencing
+// token.
+func acquire(tx *events.Tx, work, session, agent string, ttl int64, movedFrom string) (*ClaimView, error) {
+	tok, err := projections.MaxFencingToken(tx.Conn, work, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	c := events.ClaimAcquired{ClaimID: tx.NewID(), Work: work, SessionID: session, Agent: agent, FencingToken: tok + 1, MovedFrom: movedFrom}
+	if ttl > 0 {
+		c.ExpiresAt = tx.Now().UnixMilli() + ttl
+	}
+	if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimAcquired, Stream: "work/" + work, Payload: c}); err != nil {
+		return nil, err
+	}
+	return &ClaimView{ID: c.ClaimID, Work: work, SessionID: session, Agent: agent, ExpiresAt: c.ExpiresAt, FencingToken: c.FencingToken}, nil
+}
+
+// activeSession returns session id, requiring it to exist and be active.
+func activeSession(tx *events.Tx, op, id string) (*projections.Session, error) {
+	s, err := projections.SessionAt(tx.Conn, id, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fault.New(fault.NotFound, "%s: session %s not found", op, id).With("session_id", id).WithHint("awr session list")
+	}
+	if s.Status != projections.SessionActive {
+		hint := "awr session resume --from-session " + id
+		if s.SuccessorID != "" {
+			hint = "continue in session " + s.SuccessorID
+		}
+		return nil, fault.New(fault.InvalidTransition, "%s: session %s is %s (%s)", op, id, s.Status, s.Outcome).
+			With("session_id", id).With("status", s.Status).WithHint("%s", hint)
+	}
+	return s, nil
+}
+
+// heldClaim returns the session's claim still in state held (live or
+// expired), or nil.
+func heldClaim(tx *events.Tx, session string) (*projections.Claim, error) {
+	cs, err := projections.SessionClaimsAt(tx.Conn, session, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	for i := range cs {
+		if cs[i].State == projections.ClaimHeld {
+			return &cs[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// fence refuses a write from a session whose claim was superseded: another
+// session acquired the work with a higher fencing token.
+func fence(tx *events.Tx, op string, s *projections.Session) error {
+	mine, err := heldClaim(tx, s.ID)
+	if err != nil || mine == nil {
+		return err
+	}
+	live, err := projections.LiveClaimAt(tx.Conn, s.Work, tx.Head(), tx.Now().UnixMilli())
+	if err != nil {
+		return err
+	}
+	if live != nil && live.SessionID != s.ID && live.FencingToken > mine.FencingToken {
+		return fault.New(fault.ClaimConflict, "%s: session %s holds fencing token %d but %s now holds %s with token %d", op, s.ID, mine.FencingToken, live.Agent, s.Work, live.FencingToken).
+			With("session_id", s.ID).With("fencing_token", mine.FencingToken).With("holder_session", live.SessionID).
+			With("holder_fencing_token", live.FencingToken).WithHint("awr session resume --from-session %s", s.ID)
+	}
+	return nil
+}
+
+// EndRequest closes a session.
+type EndRequest struct {
+	SessionID string `json:"session_id"`
+	Outcome   string `json:"outcome"`
+	Reason    string `json:"reason,omitempty"`
+	// Agent labels who ends the session; "awr" when empty.
+	Agent string `json:"agent,omitempty"`
+	WriteMeta
+}
+
+// EndResult is the ended session.
+type EndResult struct {
+	Replay
+	Session         projections.Session `json:"session"`
+	ReleasedClaim   *ClaimView          `json:"released_claim"`
+	ProjectRevision int64               `json:"project_revision"`
+}
+
+// EndSession ends an active session and releases its claim. It never
+// changes the work item's status in its source.
+func EndSession(ctx context.Context, env *Env, req EndRequest) (*EndResult, error) {
+	if err := required("session", req.SessionID); err != nil {
+		return nil, err
+	}
+	switch req.Outcome {
+	case events.OutcomeCompleted, events.OutcomeIncomplete, events.OutcomeInterrupted, events.OutcomeAbandoned:
+	default:
+		return nil, fault.New(fault.InvalidInput, "end session: --outcome %q is not completed, incomplete, interrupted or abandoned", req.Outcome).With("field", "outcome")
+	}
+	return write(ctx, env, orDefault(req.Agent, "awr"), req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*EndResult, error) {
+		s, err := activeSession(tx, "end session", req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		res := &EndResult{}
+		released, err := endSession(tx, s, req.Outcome, req.Reason)
+		if err != nil {
+			return nil, err
+		}
+		res.ReleasedClaim = released
+		cur, err := projections.SessionAt(tx.Conn, s.ID, tx.Head())
+		if err != nil {
+			return nil, err
+		}
+		res.Session = *cur
+		res.ProjectRevision = tx.Head()
+		return res, nil
+	})
+}
+
+func endSession(tx *events.Tx, s *projections.Session, outcome, reason string) (*ClaimView, error) {
+	var released *ClaimView
+	c, err := heldClaim(tx, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimReleased, Stream: "work/" + c.Work, Payload: events.ClaimReleased{
+			ClaimID: c.ID, Work: c.Work, SessionID: s.ID, Reason: events.ReleaseSessionEnd,
+		}}); err != nil {
+			return nil, err
+		}
+		released = &ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: c.ExpiresAt, FencingToken: c.FencingToken}
+	}
+	if _, err := tx.Append(events.NewEvent{Kind: events.KindSessionEnded, Stream: "session/" + s.ID, Payload: events.SessionEnded{
+		SessionID: s.ID, Work: s.Work, Outcome: outcome, Reason: reason,
+	}}); err != nil {
+		return nil, err
+	}
+	return released, nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

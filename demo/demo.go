@@ -1,0 +1,285 @@
+// Package demo runs awr's scripted handoff on a temporary project: the
+// sequence a user would type, with the key fields of every answer, ending
+// with proof that the log verifies, replays and re-imports identically.
+package demo
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/queries"
+	"github.com/awr-dev/awr/replay"
+)
+
+// Options configures a demo run.
+type Options struct {
+	// Dir is the project directory; a temporary one (removed afterwards)
+	// when empty.
+	Dir string
+	// Now and Entropy drive the commands; real clock and crypto entropy
+	// when nil. Tests pass fixed ones to record a reproducible log.
+	Now     func() time.Time
+	Entropy io.Reader
+	// Out receives the step-by-step text; nil for none.
+	Out io.Writer
+}
+
+// Step is one demonstrated command and what it answered.
+type Step struct {
+	Command  string         `json:"command"`
+	Result   string         `json:"result"`
+	Fields   map[string]any `json:"fields,omitempty"`
+	Revision int64          `json:"project_revision"`
+}
+
+// Report is the whole demo.
+type Report struct {
+	Project         string `json:"project"`
+	Steps           []Step `json:"steps"`
+	ProjectRevision int64  `json:"project_revision"`
+	HeadHash        string `json:"head_hash"`
+	Verified        bool   `json:"verified"`
+	ImportMatches   bool   `json:"import_matches"`
+	// Export is the JSONL log, for recording fixtures.
+	Export []byte `json:"-"`
+}
+
+type runner struct {
+	ctx    context.Context
+	env    *commands.Env
+	out    io.Writer
+	report *Report
+}
+
+func (r *runner) step(cmd, result string, rev int64, fields map[string]any) {
+	r.report.Steps = append(r.report.Steps, Step{Command: cmd, Result: result, Fields: fields, Revision: rev})
+	if r.out != nil {
+		fmt.Fprintf(r.out, "$ %s\n  %s\n", cmd, result)
+	}
+}
+
+// Run executes the demo. Errors are any command's error: the demo stops at
+// the first step that fails.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	dir := opts.Dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "awr-demo-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		dir = filepath.Join(tmp, "checkout")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	env := commands.NewEnv(st)
+	if opts.Now != nil {
+		env.Now = opts.Now
+	}
+	if opts.Entropy != nil {
+		env.Entropy = opts.Entropy
+	}
+	r := &runner{ctx: ctx, env: env, out: opts.Out, report: &Report{Project: dir}}
+	if err := r.script(st); err != nil {
+		return r.report, err
+	}
+	return r.report, nil
+}
+
+func (r *runner) script(st *events.Store) error {
+	ctx, env := r.ctx, r.env
+	init, err := commands.Init(ctx, env, commands.InitRequest{Name: "checkout"})
+	if err != nil {
+		return err
+	}
+	r.step("awr init --accept", "project \"checkout\" initialized", init.ProjectRevision, map[string]any{"project_id": init.ProjectID})
+
+	raw, err := fixtures.FS.ReadFile("sources/starter-ledger.json")
+	if err != nil {
+		return err
+	}
+	var src events.SourceIndexed
+	if err := json.Unmarshal(raw, &src); err != nil {
+		return err
+	}
+	idx, err := commands.IndexSource(ctx, env, commands.IndexRequest{Source: src}, false)
+	if err != nil {
+		return err
+	}
+	r.step("awr source reindex", fmt.Sprintf("indexed %s: %d work items, %d goal, %d rules", src.Path, len(src.Items), len(src.Goals), len(src.Rules)), idx.ProjectRevision, nil)
+
+	status, err := queries.Status(ctx, st, queries.Head(env.Now()))
+	if err != nil {
+		return err
+	}
+	r.step("awr status", fmt.Sprintf("project_revision %d, %d work items, %d ready", status.ProjectRevision, status.WorkItems, status.ReadyCount), status.ProjectRevision, nil)
+
+	rev := status.ProjectRevision
+	start, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "CART-1", Agent: "builder", Provider: "anthropic", Model: "claude-opus", Claim: true, TTLms: 30 * 60 * 1000, WriteMeta: commands.WriteMeta{ExpectedRevision: &rev}})
+	if err != nil {
+		return err
+	}
+	sid := start.Session.ID
+	r.step(fmt.Sprintf("awr session start --work CART-1 --agent builder --provider anthropic --model claude-opus --claim --ttl-ms 1800000 --expected-revision %d", rev),
+		fmt.Sprintf("session %s, claim fencing token %d, lease until %s", sid, start.Claim.FencingToken, time.UnixMilli(start.Claim.ExpiresAt).UTC().Format(time.RFC3339)),
+		start.ProjectRevision, map[string]any{"session_id": sid, "fencing_token": start.Claim.FencingToken})
+
+	packet := renderPacket(src, "CART-1")
+	sum := sha256.Sum256([]byte(packet))
+	hash := "sha256:" + hex.EncodeToString(sum[:])
+	ctxRec, err := commands.RecordContext(ctx, env, commands.ContextRecordRequest{SessionID: sid, ContextHash: hash, TokenEstimate: len(strings.Fields(packet)), TokenBudget: 5000, Complete: true})
+	if err != nil {
+		return err
+	}
+	r.step("awr context compile --work CART-1 --session "+sid, "context packet recorded for the session, hash "+hash[:19]+"…", ctxRec.ProjectRevision, map[string]any{"context_hash": hash})
+
+	cp, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{
+		SessionID: sid, Agent: "builder", ContextHash: hash,
+		Digest:     "Added carts table migration and CartStore.Save; unit tests for Save written, not yet run.",
+		NextAction: "Run the cart store tests, then wire Save into the cart handler",
+		OpenLoops:  []string{"Decide cart TTL for anonymous users", "Migration not yet applied to staging"},
+		WriteMeta:  commands.WriteMeta{ExpectedRevision: &ctxRec.ProjectRevision},
+	})
+	if err != nil {
+		return err
+	}
+	r.step(fmt.Sprintf("awr session checkpoint --session %s --agent builder --context-hash %s… --digest … --next-action … --open-loop … --open-loop … --expected-revision %d", sid, hash[:19], ctxRec.ProjectRevision),
+		fmt.Sprintf("checkpoint %s at seq %d, context_hash_verified %v", cp.Checkpoint.ID, cp.Checkpoint.Seq, cp.Checkpoint.ContextHashVerified),
+		cp.ProjectRevision, map[string]any{"checkpoint_id": cp.Checkpoint.ID})
+	checkpointRev := cp.ProjectRevision
+
+	bind, err := commands.BindClient(ctx, env, commands.BindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1", SessionID: sid})
+	if err != nil {
+		return err
+	}
+	r.step("awr client bind --client claude-code --external-session claude-code:conv-7f3a --work CART-1 --session "+sid,
+		"bound; next action on record: "+bind.Binding.NextAction, bind.ProjectRevision, nil)
+
+	r.step("(the terminal closes: the builder's conversation is gone, its session still active)", "nothing is written: the log already holds everything", bind.ProjectRevision, nil)
+
+	res, err := commands.ResumeSession(ctx, env, commands.ResumeRequest{FromSession: sid, Agent: "builder-2", Provider: "openai", Model: "gpt-5", WriteMeta: commands.WriteMeta{ExpectedRevision: &bind.ProjectRevision}})
+	if err != nil {
+		return err
+	}
+	r.step(fmt.Sprintf("awr session resume --from-session %s --agent builder-2 --provider openai --model gpt-5 --expected-revision %d", sid, bind.ProjectRevision),
+		fmt.Sprintf("successor %s inherits checkpoint %s; claim moved (fencing token %d); predecessor ended as interrupted", res.Session.ID, res.Checkpoint.ID, res.Claim.FencingToken),
+		res.ProjectRevision, map[string]any{"session_id": res.Session.ID, "next_action": res.Checkpoint.NextAction, "open_loops": res.Checkpoint.OpenLoops})
+
+	rebind, err := commands.BindClient(ctx, env, commands.BindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1"})
+	if err != nil {
+		return err
+	}
+	r.step("awr client bind --client claude-code --external-session claude-code:conv-7f3a --work CART-1",
+		"binding follows the resume to "+rebind.Binding.SessionID, rebind.ProjectRevision, nil)
+
+	logRes, err := queries.Log(ctx, st, queries.Head(env.Now()), queries.LogFilter{Work: "CART-1"})
+	if err != nil {
+		return err
+	}
+	kinds := make([]string, 0, len(logRes.Events))
+	for _, e := range logRes.Events {
+		kinds = append(kinds, string(e.Kind))
+	}
+	r.step("awr log --work CART-1", fmt.Sprintf("%d events: %s", logRes.Count, strings.Join(kinds, ", ")), logRes.ProjectRevision, nil)
+
+	past, err := queries.Status(ctx, st, queries.At{Rev: checkpointRev, Now: env.Now()})
+	if err != nil {
+		return err
+	}
+	now, err := queries.Status(ctx, st, queries.Head(env.Now()))
+	if err != nil {
+		return err
+	}
+	r.step(fmt.Sprintf("awr status --at %d", checkpointRev), fmt.Sprintf("as of the checkpoint: %d active session(s), %d ended; at the head: %d active, %d ended",
+		past.Sessions.Active, past.Sessions.Ended, now.Sessions.Active, now.Sessions.Ended), past.ProjectRevision, nil)
+
+	ver, err := replay.Verify(ctx, st, nil)
+	if err != nil {
+		return err
+	}
+	r.step("awr verify", fmt.Sprintf("%d events, hash chain intact, %d projections equal a rebuild; head hash %s…", ver.EventsChecked, len(ver.Projections), ver.HeadHash[:16]), ver.ProjectRevision, nil)
+
+	var buf bytes.Buffer
+	exp, err := replay.Export(ctx, st, &buf, -1)
+	if err != nil {
+		return err
+	}
+	r.report.Export = buf.Bytes()
+	matches, err := reimport(ctx, buf.Bytes(), exp.HeadHash, now)
+	if err != nil {
+		return err
+	}
+	r.step("awr export --output checkout.jsonl && awr import checkout.jsonl --project audit/",
+		fmt.Sprintf("%d events re-imported into an empty project; chain verified; same status: %v", exp.Events, matches), exp.ProjectRevision, nil)
+
+	r.report.ProjectRevision, r.report.HeadHash, r.report.Verified, r.report.ImportMatches = ver.ProjectRevision, ver.HeadHash, ver.OK, matches
+	return nil
+}
+
+// reimport imports the export into a fresh project and compares its status
+// with the original's.
+func reimport(ctx context.Context, export []byte, headHash string, want *queries.StatusResult) (bool, error) {
+	dir, err := os.MkdirTemp("", "awr-audit-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(dir)
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
+	if err != nil {
+		return false, err
+	}
+	defer st.Close()
+	imp, err := replay.Import(ctx, st, bytes.NewReader(export), "checkout.jsonl")
+	if err != nil {
+		return false, err
+	}
+	got, err := queries.Status(ctx, st, queries.At{Rev: -1, Now: time.UnixMilli(want.LastEventAt)})
+	if err != nil {
+		return false, err
+	}
+	return imp.HeadHash == headHash && got.HeadHash == want.HeadHash && got.Sessions == want.Sessions &&
+		got.WorkItems == want.WorkItems && got.ProjectRevision == want.ProjectRevision, nil
+}
+
+// renderPacket is a plain rendering of one work item's facts, standing in
+// for the context compiler until it lands.
+func renderPacket(src events.SourceIndexed, key string) string {
+	var b strings.Builder
+	for _, g := range src.Goals {
+		fmt.Fprintf(&b, "GOAL %s: %s\n", g.Key, g.Title)
+	}
+	for _, it := range src.Items {
+		if it.Key != key {
+			continue
+		}
+		fmt.Fprintf(&b, "WORK %s: %s (%s)\nNEXT: %s\n", it.Key, it.Title, it.Status, it.NextAction)
+		for _, a := range it.Acceptance {
+			fmt.Fprintf(&b, "ACCEPT: %s\n", a)
+		}
+	}
+	for _, r := range src.Rules {
+		if r.Strength == "hard" {
+			fmt.Fprintf(&b, "RULE %s: %s\n", r.Key, r.Text)
+		}
+	}
+	return b.String()
+}

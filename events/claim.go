@@ -1,0 +1,37 @@
+package events
+
+// ClaimAcquired reserves a work item for a session (stream "work/<key>").
+// ExpiresAt is UTC milliseconds, 0 for a claim without a lease. The fencing
+// token increases with every claim acquired on the same work item.
+type ClaimAcquired struct {
+	ClaimID      string `json:"claim_id"`
+	Work         string `json:"work"`
+	SessionID    string `json:"session_id"`
+	Agent        string `json:"agent"`
+	ExpiresAt    int64  `json:"expires_at,omitempty"`
+	FencingToken int64  `json:"fencing_token"`
+	MovedFrom    string `json:"moved_from,omitempty"`
+}
+
+// ClaimRenewed extends a claim's lease (stream "work/<key>").
+type ClaimRenewed struct {
+	ClaimID   string `json:"claim_id"`
+	Work      string `json:"work"`
+	SessionID string `json:"session_id"`
+	ExpiresAt int64  `json:"expires_at,omitempty"`
+}
+
+// Reasons a claim is released.
+const (
+	ReleaseExplicit   = "released"
+	ReleaseSessionEnd = "session_ended"
+	ReleaseMoved      = "moved"
+)
+
+// ClaimReleased lets a claim go (stream "work/<key>").
+type ClaimReleased struct {
+	ClaimID   string `json:"claim_id"`
+	Work      string `json:"work"`
+	SessionID string `json:"session_id"`
+	Reason    string `json:"reason"`
+}

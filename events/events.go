@@ -1,0 +1,112 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Kind names an event type. Kinds are stored verbatim in the log and are
+// never renamed once released; new kinds may be added.
+type Kind string
+
+// The event kinds awr writes. Payload structs live one file per aggregate:
+// project.go, source.go, session.go, claim.go, client.go.
+const (
+	KindProjectInitialized Kind = "project_initialized"
+	KindSourceIndexed      Kind = "source_indexed"
+	KindSessionStarted     Kind = "session_started"
+	KindClaimAcquired      Kind = "claim_acquired"
+	KindClaimRenewed       Kind = "claim_renewed"
+	KindClaimReleased      Kind = "claim_released"
+	KindContextCompiled    Kind = "context_compiled"
+	KindCheckpointRecorded Kind = "checkpoint_recorded"
+	KindSessionEnded       Kind = "session_ended"
+	KindSessionResumed     Kind = "session_resumed"
+	KindClientBound        Kind = "client_bound"
+)
+
+// payloadTypes maps each kind to a constructor of its payload struct.
+var payloadTypes = map[Kind]func() any{
+	KindProjectInitialized: func() any { return new(ProjectInitialized) },
+	KindSourceIndexed:      func() any { return new(SourceIndexed) },
+	KindSessionStarted:     func() any { return new(SessionStarted) },
+	KindClaimAcquired:      func() any { return new(ClaimAcquired) },
+	KindClaimRenewed:       func() any { return new(ClaimRenewed) },
+	KindClaimReleased:      func() any { return new(ClaimReleased) },
+	KindContextCompiled:    func() any { return new(ContextCompiled) },
+	KindCheckpointRecorded: func() any { return new(CheckpointRecorded) },
+	KindSessionEnded:       func() any { return new(SessionEnded) },
+	KindSessionResumed:     func() any { return new(SessionResumed) },
+	KindClientBound:        func() any { return new(ClientBound) },
+}
+
+// Kinds returns every known kind, sorted.
+func Kinds() []Kind {
+	out := make([]Kind, 0, len(payloadTypes))
+	for k := range payloadTypes {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Known reports whether k is a kind this version of awr understands.
+func Known(k Kind) bool {
+	_, ok := payloadTypes[k]
+	return ok
+}
+
+// DecodePayload decodes a stored payload into the typed struct for kind (a
+// pointer, e.g. *SessionStarted). Payloads evolve by adding fields only:
+// fields unknown to this version are ignored and fields missing from old
+// events take their zero value. An unknown kind or a payload that is not a
+// JSON object of the right shape is an error.
+func DecodePayload(kind Kind, payload []byte) (any, error) {
+	mk, ok := payloadTypes[kind]
+	if !ok {
+		return nil, fmt.Errorf("decode payload: unknown event kind %q", kind)
+	}
+	v := mk()
+	if err := json.Unmarshal(payload, v); err != nil {
+		return nil, fmt.Errorf("decode payload: %s: %w", kind, err)
+	}
+	return v, nil
+}
+
+// CanonicalJSON returns the canonical form of a JSON document: object keys
+// sorted, no insignificant whitespace, numbers kept exactly as written. The
+// log stores payloads in this form, so the bytes hashed are the bytes
+// exported and re-imported.
+func CanonicalJSON(doc []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data after JSON value")
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// MarshalPayload encodes a payload struct in canonical JSON. The payload must
+// encode as a JSON object.
+func MarshalPayload(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("marshal payload: %w", err)
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, fmt.Errorf("marshal payload: payload must be a JSON object")
+	}
+	return CanonicalJSON(raw)
+}

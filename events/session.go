@@ -1,0 +1,63 @@
+package events
+
+// SessionStarted opens a work session (stream "session/<id>").
+type SessionStarted struct {
+	SessionID     string `json:"session_id"`
+	Work          string `json:"work"`
+	Agent         string `json:"agent"`
+	Provider      string `json:"provider,omitempty"`
+	Model         string `json:"model,omitempty"`
+	PredecessorID string `json:"predecessor_id,omitempty"`
+}
+
+// SessionResumed links a new session to the session it continues (stream
+// "session/<new id>"); it follows the new session's SessionStarted event.
+type SessionResumed struct {
+	SessionID    string `json:"session_id"`
+	FromSession  string `json:"from_session"`
+	Work         string `json:"work"`
+	CheckpointID string `json:"checkpoint_id,omitempty"`
+}
+
+// ContextCompiled records that a context packet was compiled for a session
+// (stream "session/<id>"), so a later checkpoint can prove which context it
+// was based on.
+type ContextCompiled struct {
+	SessionID     string `json:"session_id"`
+	Work          string `json:"work"`
+	ContextHash   string `json:"context_hash"`
+	TokenEstimate int    `json:"token_estimate"`
+	TokenBudget   int    `json:"token_budget"`
+	Complete      bool   `json:"complete"`
+}
+
+// CheckpointRecorded records what an agent actually did and what it will do
+// next (stream "session/<id>").
+type CheckpointRecorded struct {
+	CheckpointID        string   `json:"checkpoint_id"`
+	SessionID           string   `json:"session_id"`
+	Work                string   `json:"work"`
+	Agent               string   `json:"agent"`
+	ContextHash         string   `json:"context_hash,omitempty"`
+	ContextHashVerified bool     `json:"context_hash_verified"`
+	Digest              string   `json:"digest"`
+	NextAction          string   `json:"next_action"`
+	OpenLoops           []string `json:"open_loops,omitempty"`
+}
+
+// Session outcomes recorded by SessionEnded.
+const (
+	OutcomeCompleted   = "completed"
+	OutcomeIncomplete  = "incomplete"
+	OutcomeInterrupted = "interrupted"
+	OutcomeAbandoned   = "abandoned"
+)
+
+// SessionEnded closes a session (stream "session/<id>"). It never changes
+// the status of the work item in its source.
+type SessionEnded struct {
+	SessionID string `json:"session_id"`
+	Work      string `json:"work"`
+	Outcome   string `json:"outcome"`
+	Reason    string `json:"reason,omitempty"`
+}

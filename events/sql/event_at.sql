@@ -1,0 +1,1 @@
+SELECT seq, hash, occurred_at FROM events WHERE seq = :seq;

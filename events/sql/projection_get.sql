@@ -1,0 +1,1 @@
+SELECT version, last_seq FROM projections WHERE name = :name;

@@ -1,0 +1,1 @@
+SELECT name, version, last_seq FROM projections ORDER BY name;

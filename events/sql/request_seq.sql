@@ -1,0 +1,1 @@
+SELECT seq FROM events WHERE request_id = :request_id;

@@ -1,0 +1,1 @@
+SELECT stream_version FROM events WHERE stream = :stream ORDER BY seq DESC LIMIT 1;

@@ -1,0 +1,136 @@
+package projections
+
+import (
+	"encoding/json"
+
+	"github.com/awr-dev/awr/events"
+	"zombiezen.com/go/sqlite"
+)
+
+// Checkpoint is the read model of one recorded checkpoint. Checkpoints are
+// immutable: a row is written once, at its seq.
+type Checkpoint struct {
+	ID                  string   `json:"id"`
+	Seq                 int64    `json:"seq"`
+	SessionID           string   `json:"session_id"`
+	Work                string   `json:"work"`
+	Agent               string   `json:"agent"`
+	ContextHash         string   `json:"context_hash"`
+	ContextHashVerified bool     `json:"context_hash_verified"`
+	Digest              string   `json:"digest"`
+	NextAction          string   `json:"next_action"`
+	OpenLoops           []string `json:"open_loops"`
+	RecordedAt          int64    `json:"recorded_at"`
+}
+
+type checkpoints struct{ base }
+
+func newCheckpoints() *checkpoints {
+	return &checkpoints{base{name: "checkpoints", version: 1, schema: "checkpoints", tables: []Table{
+		{Name: "p_checkpoints", Key: []string{"seq"}},
+		{Name: "p_contexts", Key: []string{"seq"}},
+	}}}
+}
+
+func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event) error {
+	switch e.Kind {
+	case events.KindCheckpointRecorded:
+		pl, err := payload[events.CheckpointRecorded](e)
+		if err != nil {
+			return err
+		}
+		loops := pl.OpenLoops
+		if loops == nil {
+			loops = []string{}
+		}
+		raw, _ := json.Marshal(loops)
+		return exec(conn, "checkpoint_insert", func(st *sqlite.Stmt) {
+			st.SetText(":checkpoint_id", pl.CheckpointID)
+			st.SetInt64(":seq", e.Seq)
+			st.SetText(":session_id", pl.SessionID)
+			st.SetText(":work", pl.Work)
+			st.SetText(":agent", pl.Agent)
+			st.SetText(":context_hash", pl.ContextHash)
+			st.SetInt64(":context_hash_verified", boolInt(pl.ContextHashVerified))
+			st.SetText(":digest", pl.Digest)
+			st.SetText(":next_action", pl.NextAction)
+			st.SetText(":open_loops", string(raw))
+			st.SetInt64(":recorded_at", e.OccurredAt)
+		})
+	case events.KindContextCompiled:
+		pl, err := payload[events.ContextCompiled](e)
+		if err != nil {
+			return err
+		}
+		return exec(conn, "context_insert", func(st *sqlite.Stmt) {
+			st.SetInt64(":seq", e.Seq)
+			st.SetText(":session_id", pl.SessionID)
+			st.SetText(":work", pl.Work)
+			st.SetText(":context_hash", pl.ContextHash)
+			st.SetInt64(":token_estimate", int64(pl.TokenEstimate))
+			st.SetInt64(":token_budget", int64(pl.TokenBudget))
+			st.SetInt64(":complete", boolInt(pl.Complete))
+			st.SetInt64(":compiled_at", e.OccurredAt)
+		})
+	}
+	return nil
+}
+
+func scanCheckpoint(st *sqlite.Stmt) (*Checkpoint, error) {
+	c := &Checkpoint{
+		ID: st.GetText("checkpoint_id"), Seq: st.GetInt64("seq"), SessionID: st.GetText("session_id"),
+		Work: st.GetText("work"), Agent: st.GetText("agent"), ContextHash: st.GetText("context_hash"),
+		ContextHashVerified: st.GetInt64("context_hash_verified") != 0, Digest: st.GetText("digest"),
+		NextAction: st.GetText("next_action"), RecordedAt: st.GetInt64("recorded_at"),
+	}
+	if err := json.Unmarshal([]byte(st.GetText("open_loops")), &c.OpenLoops); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// CheckpointAt returns checkpoint id if it was recorded by rev, or nil.
+func CheckpointAt(conn *sqlite.Conn, id string, rev int64) (*Checkpoint, error) {
+	var out *Checkpoint
+	err := query(conn, "checkpoint_by_id_at", func(st *sqlite.Stmt) {
+		st.SetText(":checkpoint_id", id)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) (err error) {
+		out, err = scanCheckpoint(st)
+		return err
+	})
+	return out, err
+}
+
+// SessionCheckpointsAt lists a session's checkpoints recorded by rev, oldest
+// first.
+func SessionCheckpointsAt(conn *sqlite.Conn, session string, rev int64) ([]Checkpoint, error) {
+	var out []Checkpoint
+	err := query(conn, "checkpoint_by_session_at", func(st *sqlite.Stmt) {
+		st.SetText(":session_id", session)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		c, err := scanCheckpoint(st)
+		if err != nil {
+			return err
+		}
+		out = append(out, *c)
+		return nil
+	})
+	return out, err
+}
+
+// ContextCompiledFor returns the seq at which contextHash was compiled for
+// session by rev, or 0 when it never was.
+func ContextCompiledFor(conn *sqlite.Conn, session, contextHash string, rev int64) (int64, error) {
+	var seq int64
+	err := query(conn, "context_for_session_at", func(st *sqlite.Stmt) {
+		st.SetText(":session_id", session)
+		st.SetText(":context_hash", contextHash)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		seq = st.GetInt64("seq")
+		return nil
+	})
+	return seq, err
+}

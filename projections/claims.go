@@ -1,0 +1,200 @@
+package projections
+
+import (
+	"fmt"
+
+	"github.com/awr-dev/awr/events"
+	"zombiezen.com/go/sqlite"
+)
+
+// Claim states as stored. Whether a held claim is live depends on the
+// reader's clock: see Claim.LiveAt.
+const (
+	ClaimHeld     = "held"
+	ClaimReleased = "released"
+	ClaimMoved    = "moved"
+)
+
+// Claim is the read model of one reservation of a work item.
+type Claim struct {
+	ID            string `json:"id"`
+	Work          string `json:"work"`
+	SessionID     string `json:"session_id"`
+	Agent         string `json:"agent"`
+	AcquiredAt    int64  `json:"acquired_at"`
+	ExpiresAt     int64  `json:"expires_at,omitempty"`
+	FencingToken  int64  `json:"fencing_token"`
+	State         string `json:"state"`
+	ReleaseReason string `json:"release_reason,omitempty"`
+	ReleasedAt    int64  `json:"released_at,omitempty"`
+	Revision      int64  `json:"revision"`
+}
+
+// LiveAt reports whether the claim holds its work item at clock reading now
+// (UTC ms): it is held and its lease, if any, has not expired.
+func (c *Claim) LiveAt(now int64) bool {
+	return c.State == ClaimHeld && (c.ExpiresAt == 0 || now < c.ExpiresAt)
+}
+
+// StateAt is the claim's state for a reader at now: held, expired,
+// released or moved.
+func (c *Claim) StateAt(now int64) string {
+	if c.State == ClaimHeld && !c.LiveAt(now) {
+		return "expired"
+	}
+	return c.State
+}
+
+type claims struct{ base }
+
+func newClaims() *claims {
+	return &claims{base{name: "claims", version: 1, schema: "claims", tables: []Table{
+		{Name: "p_claims", Key: []string{"claim_id"}, Temporal: true},
+	}}}
+}
+
+func (p *claims) Apply(conn *sqlite.Conn, e *events.Event) error {
+	switch e.Kind {
+	case events.KindClaimAcquired:
+		pl, err := payload[events.ClaimAcquired](e)
+		if err != nil {
+			return err
+		}
+		return putClaim(conn, e.Seq, &Claim{
+			ID: pl.ClaimID, Work: pl.Work, SessionID: pl.SessionID, Agent: pl.Agent, AcquiredAt: e.OccurredAt,
+			ExpiresAt: pl.ExpiresAt, FencingToken: pl.FencingToken, State: ClaimHeld,
+		})
+	case events.KindClaimRenewed:
+		pl, err := payload[events.ClaimRenewed](e)
+		if err != nil {
+			return err
+		}
+		return updateClaim(conn, e.Seq, pl.ClaimID, func(c *Claim) { c.ExpiresAt = pl.ExpiresAt })
+	case events.KindClaimReleased:
+		pl, err := payload[events.ClaimReleased](e)
+		if err != nil {
+			return err
+		}
+		return updateClaim(conn, e.Seq, pl.ClaimID, func(c *Claim) {
+			c.State, c.ReleaseReason, c.ReleasedAt = ClaimReleased, pl.Reason, e.OccurredAt
+			if pl.Reason == events.ReleaseMoved {
+				c.State = ClaimMoved
+			}
+		})
+	}
+	return nil
+}
+
+func putClaim(conn *sqlite.Conn, seq int64, c *Claim) error {
+	return exec(conn, "claim_insert", func(st *sqlite.Stmt) {
+		st.SetText(":claim_id", c.ID)
+		st.SetText(":work", c.Work)
+		st.SetText(":session_id", c.SessionID)
+		st.SetText(":agent", c.Agent)
+		st.SetInt64(":acquired_at", c.AcquiredAt)
+		st.SetInt64(":expires_at", c.ExpiresAt)
+		st.SetInt64(":fencing_token", c.FencingToken)
+		st.SetText(":state", c.State)
+		st.SetText(":release_reason", c.ReleaseReason)
+		st.SetInt64(":released_at", c.ReleasedAt)
+		st.SetInt64(":valid_from", seq)
+	})
+}
+
+func updateClaim(conn *sqlite.Conn, seq int64, id string, change func(c *Claim)) error {
+	cur, err := ClaimAt(conn, id, seq)
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		return fmt.Errorf("claim %s: never acquired", id)
+	}
+	change(cur)
+	if err := exec(conn, "claim_close", func(st *sqlite.Stmt) {
+		st.SetInt64(":seq", seq)
+		st.SetText(":claim_id", id)
+	}); err != nil {
+		return err
+	}
+	return putClaim(conn, seq, cur)
+}
+
+func scanClaim(st *sqlite.Stmt) *Claim {
+	return &Claim{
+		ID: st.GetText("claim_id"), Work: st.GetText("work"), SessionID: st.GetText("session_id"), Agent: st.GetText("agent"),
+		AcquiredAt: st.GetInt64("acquired_at"), ExpiresAt: st.GetInt64("expires_at"), FencingToken: st.GetInt64("fencing_token"),
+		State: st.GetText("state"), ReleaseReason: st.GetText("release_reason"), ReleasedAt: st.GetInt64("released_at"),
+		Revision: st.GetInt64("valid_from"),
+	}
+}
+
+func claimsBy(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]Claim, error) {
+	var out []Claim
+	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
+		out = append(out, *scanClaim(st))
+		return nil
+	})
+	return out, err
+}
+
+// ClaimAt returns claim id as of rev, or nil.
+func ClaimAt(conn *sqlite.Conn, id string, rev int64) (*Claim, error) {
+	cs, err := claimsBy(conn, "claim_at", func(st *sqlite.Stmt) {
+		st.SetText(":claim_id", id)
+		st.SetInt64(":rev", rev)
+	})
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	return &cs[0], nil
+}
+
+// LiveClaimAt returns the claim holding work at rev for a reader at now, or
+// nil when the work item is free.
+func LiveClaimAt(conn *sqlite.Conn, work string, rev, now int64) (*Claim, error) {
+	cs, err := claimsBy(conn, "claim_held_by_work_at", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(":rev", rev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range cs {
+		if cs[i].LiveAt(now) {
+			return &cs[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// HeldClaimsAt lists claims in state held at rev (live or expired).
+func HeldClaimsAt(conn *sqlite.Conn, rev int64) ([]Claim, error) {
+	return claimsBy(conn, "claim_held_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) })
+}
+
+// ClaimsAt lists every claim version current at rev.
+func ClaimsAt(conn *sqlite.Conn, rev int64) ([]Claim, error) {
+	return claimsBy(conn, "claim_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) })
+}
+
+// SessionClaimsAt lists the claims of a session at rev, newest token first.
+func SessionClaimsAt(conn *sqlite.Conn, session string, rev int64) ([]Claim, error) {
+	return claimsBy(conn, "claim_by_session_at", func(st *sqlite.Stmt) {
+		st.SetText(":session_id", session)
+		st.SetInt64(":rev", rev)
+	})
+}
+
+// MaxFencingToken returns the highest fencing token issued for work up to
+// rev (0 when none).
+func MaxFencingToken(conn *sqlite.Conn, work string, rev int64) (int64, error) {
+	var tok int64
+	err := query(conn, "claim_max_token", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		tok = st.GetInt64("token")
+		return nil
+	})
+	return tok, err
+}

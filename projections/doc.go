@@ -1,0 +1,14 @@
+// Package projections folds the event log into read models: sessions,
+// claims, checkpoints and compiled contexts, client bindings, sources with
+// their work items, goals and rules, and an index of events by the session
+// and work item they concern. The ready set is derived from these at read
+// time, comparing lease expiry with the reader's clock.
+//
+// Every mutable read model is revision-stamped: each row version carries
+// valid_from (the seq that created it) and valid_to (the seq that replaced
+// it, NULL while current). A read at revision R selects the versions with
+// valid_from <= R < valid_to, through indexes keyed by the row's identity
+// and by valid_from, so reading the past costs no more than reading the
+// head. Projections never read the clock; expiry is data compared with the
+// reader's now.
+package projections

@@ -1,0 +1,132 @@
+package projections
+
+import (
+	"embed"
+	"fmt"
+
+	"github.com/awr-dev/awr/events"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+//go:embed sql/*.sql
+var sqlFiles embed.FS
+
+//go:embed schema/*.sql
+var schemaFiles embed.FS
+
+var statements = events.LoadSQL(sqlFiles, "sql")
+
+var schemas = events.LoadSQL(schemaFiles, "schema")
+
+func prep(conn *sqlite.Conn, name string) *sqlite.Stmt {
+	return events.PrepNamed(conn, statements, name)
+}
+
+// exec runs a named statement with bind applied, discarding rows.
+func exec(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) error {
+	st := prep(conn, name)
+	bind(st)
+	_, err := st.Step()
+	if rerr := st.Reset(); err == nil && rerr != nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// query runs a named statement with bind applied and calls row for each
+// result row.
+func query(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt), row func(st *sqlite.Stmt) error) error {
+	st := prep(conn, name)
+	bind(st)
+	defer st.Reset()
+	for {
+		ok, err := st.Step()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if !ok {
+			return nil
+		}
+		if err := row(st); err != nil {
+			return err
+		}
+	}
+}
+
+// Table describes one projection table for checksums: its name, the columns
+// that identify a row version (canonical order) and whether it is
+// revision-stamped.
+type Table struct {
+	Name     string
+	Key      []string
+	Temporal bool
+}
+
+// Projection is a named, versioned read model.
+type Projection interface {
+	events.Projector
+	// Tables lists the projection's tables.
+	Tables() []Table
+}
+
+// base carries a projection's name, version, schema script and tables.
+type base struct {
+	name    string
+	version int
+	schema  string
+	tables  []Table
+}
+
+func (b base) Name() string    { return b.name }
+func (b base) Version() int    { return b.version }
+func (b base) Tables() []Table { return b.tables }
+
+// Reset drops and recreates the projection's tables.
+func (b base) Reset(conn *sqlite.Conn) error {
+	script, ok := schemas[b.schema]
+	if !ok {
+		return fmt.Errorf("projection %s: no schema %q", b.name, b.schema)
+	}
+	return sqlitex.ExecuteScript(conn, script, nil)
+}
+
+// All returns every projection, in the order they are applied.
+func All() []Projection {
+	return []Projection{
+		newSessions(), newClaims(), newCheckpoints(), newBindings(), newWork(), newEventRefs(),
+	}
+}
+
+// Projectors returns All as events.Projector values for events.Open.
+func Projectors() []events.Projector {
+	all := All()
+	out := make([]events.Projector, len(all))
+	for i, p := range all {
+		out[i] = p
+	}
+	return out
+}
+
+// payload decodes e's payload to *T.
+func payload[T any](e *events.Event) (*T, error) {
+	v, err := e.Decoded()
+	if err != nil {
+		return nil, err
+	}
+	p, ok := v.(*T)
+	if !ok {
+		return nil, fmt.Errorf("event %d: payload is %T", e.Seq, v)
+	}
+	return p, nil
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

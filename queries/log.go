@@ -1,0 +1,142 @@
+package queries
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/replay"
+	"zombiezen.com/go/sqlite"
+)
+
+// LogFilter selects events for `awr log`. Since is exclusive (events after
+// it), Until inclusive; zero values mean unbounded. Limit 0 means the
+// default (DefaultLogLimit); a negative Limit means no limit.
+type LogFilter struct {
+	Session string
+	Work    string
+	Kind    string
+	Since   int64
+	Until   int64
+	Limit   int
+}
+
+// DefaultLogLimit bounds `awr log` when --limit is not given.
+const DefaultLogLimit = 1000
+
+// LogEvent is one event as `awr log` shows it.
+type LogEvent struct {
+	events.Envelope
+}
+
+// LogResult is `awr log`.
+type LogResult struct {
+	ProjectRevision int64      `json:"project_revision"`
+	Events          []LogEvent `json:"events"`
+	Count           int        `json:"count"`
+	// NextSince, when set, is the --since value that continues the listing.
+	NextSince int64 `json:"next_since,omitempty"`
+}
+
+// Log lists events oldest first, filtered, as of at.
+// Errors: InvalidInput for an unknown --kind, a negative bound, --since not
+// before --until, or --at beyond the head.
+func Log(ctx context.Context, store *events.Store, at At, f LogFilter) (*LogResult, error) {
+	if f.Kind != "" && !events.Known(events.Kind(f.Kind)) {
+		return nil, fault.New(fault.InvalidInput, "log: --kind %q is not an event kind", f.Kind).With("kinds", events.Kinds())
+	}
+	if f.Since < 0 || f.Until < 0 {
+		return nil, fault.New(fault.InvalidInput, "log: --since and --until must not be negative")
+	}
+	limit := f.Limit
+	if limit == 0 {
+		limit = DefaultLogLimit
+	}
+	res := &LogResult{Events: []LogEvent{}}
+	err := store.Read(ctx, func(r *events.Reader) error {
+		rev, _, err := replay.ResolveAt(r, at.Rev, at.Now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		res.ProjectRevision = rev
+		until := rev
+		if f.Until > 0 && f.Until < until {
+			until = f.Until
+		}
+		if f.Until > 0 && f.Since >= f.Until {
+			return fault.New(fault.InvalidInput, "log: --since %d is not before --until %d", f.Since, f.Until)
+		}
+		var refs []string
+		if f.Session != "" {
+			refs = append(refs, "session/"+f.Session)
+		}
+		if f.Work != "" {
+			refs = append(refs, "work/"+f.Work)
+		}
+		return scanLog(r.Conn, refs, f.Kind, f.Since, until, limit, func(e *events.Event) error {
+			if limit >= 0 && len(res.Events) == limit {
+				res.NextSince = res.Events[len(res.Events)-1].Seq
+				return errStop
+			}
+			env := e.ToEnvelope()
+			env.Payload = json.RawMessage(e.Payload)
+			res.Events = append(res.Events, LogEvent{env})
+			return nil
+		})
+	})
+	if err == errStop {
+		err = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Count = len(res.Events)
+	return res, nil
+}
+
+var errStop = fault.New(fault.Internal, "stop")
+
+// scanLog streams matching events in seq order. With refs, only events
+// indexed under every ref qualify.
+func scanLog(conn *sqlite.Conn, refs []string, kind string, since, until int64, limit int, fn func(e *events.Event) error) error {
+	name := "log_range"
+	switch len(refs) {
+	case 1:
+		name = "log_by_ref"
+	case 2:
+		name = "log_by_two_refs"
+	}
+	st := prep(conn, name)
+	st.SetInt64(":since", since)
+	st.SetInt64(":until", until)
+	if kind == "" {
+		st.SetNull(":kind")
+	} else {
+		st.SetText(":kind", kind)
+	}
+	if len(refs) > 0 {
+		st.SetText(":ref", refs[0])
+	}
+	if len(refs) > 1 {
+		st.SetText(":ref2", refs[1])
+	}
+	fetch := int64(limit) + 1
+	if limit < 0 {
+		fetch = -1
+	}
+	st.SetInt64(":limit", fetch)
+	defer st.Reset()
+	for {
+		row, err := st.Step()
+		if err != nil {
+			return err
+		}
+		if !row {
+			return nil
+		}
+		if err := fn(events.EventFromRow(st)); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+// RebuildResult reports a rebuild.
+type RebuildResult struct {
+	ProjectRevision int64                `json:"project_revision"`
+	EventsApplied   int64                `json:"events_applied"`
+	Projections     []ProjectionChecksum `json:"projections"`
+	Verified        *bool                `json:"verified,omitempty"`
+	Mismatches      []Mismatch           `json:"mismatches,omitempty"`
+}
+
+// ProjectionChecksum is one projection's checksum.
+type ProjectionChecksum struct {
+	Name     string `json:"name"`
+	Version  int    `json:"version"`
+	Checksum string `json:"checksum"`
+}
+
+// Mismatch is a projection whose live checksum differs from a rebuild.
+type Mismatch struct {
+	Name    string `json:"name"`
+	Live    string `json:"live"`
+	Rebuilt string `json:"rebuilt"`
+}
+
+// Rebuild drops every projection and replays the whole log into it, in one
+// transaction; progress may be nil.
+func Rebuild(ctx context.Context, store *events.Store, progress func(done, total int64)) (*RebuildResult, error) {
+	if err := store.Rebuild(ctx, progress); err != nil {
+		return nil, err
+	}
+	res := &RebuildResult{}
+	err := store.Read(ctx, func(r *events.Reader) error {
+		res.ProjectRevision, res.EventsApplied = r.Head, r.Head
+		sums, err := checksums(r.Conn)
+		res.Projections = sums
+		return err
+	})
+	return res, err
+}
+
+func checksums(conn *sqlite.Conn) ([]ProjectionChecksum, error) {
+	var out []ProjectionChecksum
+	for _, p := range projections.All() {
+		sum, err := projections.Checksum(conn, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ProjectionChecksum{Name: p.Name(), Version: p.Version(), Checksum: sum})
+	}
+	return out, nil
+}
+
+// CompareWithRebuild rebuilds every projection from the log into a scratch
+// database and compares its checksums with the live projections, all at
+// one snapshot. It returns the live checksums and every mismatch.
+func CompareWithRebuild(ctx context.Context, store *events.Store, progress func(done, total int64)) (head int64, live []ProjectionChecksum, mismatches []Mismatch, err error) {
+	err = store.Read(ctx, func(r *events.Reader) error {
+		head = r.Head
+		var err error
+		live, err = checksums(r.Conn)
+		if err != nil {
+			return err
+		}
+		rebuilt, err := scratchChecksums(r.Conn, r.Head, progress)
+		if err != nil {
+			return err
+		}
+		for i := range live {
+			if live[i].Checksum != rebuilt[i].Checksum {
+				mismatches = append(mismatches, Mismatch{Name: live[i].Name, Live: live[i].Checksum, Rebuilt: rebuilt[i].Checksum})
+			}
+		}
+		return nil
+	})
+	return head, live, mismatches, err
+}
+
+// scratchChecksums folds events 1..head from src into a throwaway database
+// and returns the checksums of the result.
+func scratchChecksums(src *sqlite.Conn, head int64, progress func(done, total int64)) (_ []ProjectionChecksum, err error) {
+	dir, err := os.MkdirTemp("", "awr-scratch-")
+	if err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "create scratch database")
+	}
+	defer os.RemoveAll(dir)
+	dst, err := sqlite.OpenConn(filepath.Join(dir, "scratch.db"), sqlite.OpenReadWrite|sqlite.OpenCreate)
+	if err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "open scratch database")
+	}
+	defer dst.Close()
+	for _, pragma := range []string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF", "PRAGMA cache_size=-65536"} {
+		if err := sqlitex.ExecuteTransient(dst, pragma, nil); err != nil {
+			return nil, fault.Wrap(fault.Storage, err, "prepare scratch database")
+		}
+	}
+	if err := events.EnsureProjectionTable(dst); err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "prepare scratch database")
+	}
+	endFn, err := sqlitex.ImmediateTransaction(dst)
+	if err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "prepare scratch database")
+	}
+	err = events.RebuildFrom(src, dst, projections.Projectors(), head, progress)
+	endFn(&err)
+	if err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "rebuild into scratch database")
+	}
+	return checksums(dst)
+}
+
+// RebuildAndVerify rebuilds into a scratch copy and compares (replay
+// --verify); the live projections are left untouched.
+func RebuildAndVerify(ctx context.Context, store *events.Store, progress func(done, total int64)) (*RebuildResult, error) {
+	head, live, mismatches, err := CompareWithRebuild(ctx, store, progress)
+	if err != nil {
+		return nil, err
+	}
+	ok := len(mismatches) == 0
+	res := &RebuildResult{ProjectRevision: head, EventsApplied: head, Projections: live, Verified: &ok, Mismatches: mismatches}
+	if !ok {
+		names := ""
+		for i, m := range mismatches {
+			if i > 0 {
+				names += ", "
+			}
+			names += m.Name
+		}
+		return res, fault.New(fault.VerifyFailed, "replay --verify: %d projection(s) differ from a rebuild of the log: %s", len(mismatches), names).
+			With("mismatches", mismatches).WithHint("awr replay")
+	}
+	return res, nil
+}
+
+// ResolveAt turns an --at flag into the revision to read and the clock a
+// reader at that revision sees (the occurred_at of event rev, so leases are
+// judged as they stood right after it). at < 0 means the head and now.
+// Errors: InvalidInput when at is beyond the head.
+func ResolveAt(r *events.Reader, at int64, now int64) (rev, clock int64, err error) {
+	if at < 0 {
+		return r.Head, now, nil
+	}
+	if at > r.Head {
+		return 0, 0, fault.New(fault.InvalidInput, "--at %d is beyond project_revision %d", at, r.Head).
+			With("at", at).With("project_revision", r.Head).WithHint("awr status")
+	}
+	t, err := events.EventTime(r.Conn, at)
+	if err != nil {
+		return 0, 0, err
+	}
+	return at, t, nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

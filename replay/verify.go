@@ -1,0 +1,203 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+// Check is one verification step's outcome.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// VerifyResult reports `awr verify`.
+type VerifyResult struct {
+	OK              bool                 `json:"ok"`
+	ProjectRevision int64                `json:"project_revision"`
+	EventsChecked   int64                `json:"events_checked"`
+	HeadHash        string               `json:"head_hash"`
+	FirstBadSeq     int64                `json:"first_bad_seq,omitempty"`
+	Problem         string               `json:"problem,omitempty"`
+	Checks          []Check              `json:"checks"`
+	Projections     []ProjectionChecksum `json:"projections"`
+	Mismatches      []Mismatch           `json:"mismatches,omitempty"`
+}
+
+// ChainFault is the first broken link found in a log.
+type ChainFault struct {
+	Seq     int64
+	Problem string
+}
+
+// VerifyChain walks the log on conn in seq order and returns the first
+// fault: a gap or repeat in seq, a prev_hash that is not the previous
+// event's hash, a hash that does not recompute (an edited row), a
+// stream_version out of sequence, an unknown kind or an undecodable
+// payload. It reads every row by rowid order, so rows inserted, deleted or
+// reordered behind the triggers' back are caught too. nil means sound.
+func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault, err error) {
+	prev := make([]byte, events.HashSize)
+	var expect int64 = 1
+	versions := map[string]int64{}
+	st, _, err := conn.PrepareTransient("SELECT seq, id, kind, stream, stream_version, occurred_at, actor, request_id, payload, prev_hash, hash FROM events ORDER BY rowid")
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer st.Finalize()
+	for {
+		row, err := st.Step()
+		if err != nil {
+			return checked, prev, nil, err
+		}
+		if !row {
+			return checked, prev, nil, nil
+		}
+		e := &events.Event{
+			Seq: st.GetInt64("seq"), ID: st.GetText("id"), Kind: events.Kind(st.GetText("kind")), Stream: st.GetText("stream"),
+			StreamVersion: st.GetInt64("stream_version"), OccurredAt: st.GetInt64("occurred_at"), Actor: st.GetText("actor"),
+			RequestID: st.GetText("request_id"), Payload: []byte(st.GetText("payload")),
+		}
+		e.PrevHash = make([]byte, st.GetLen("prev_hash"))
+		st.GetBytes("prev_hash", e.PrevHash)
+		e.Hash = make([]byte, st.GetLen("hash"))
+		st.GetBytes("hash", e.Hash)
+		fail := func(format string, args ...any) (int64, []byte, *ChainFault, error) {
+			return checked, prev, &ChainFault{Seq: e.Seq, Problem: fmt.Sprintf(format, args...)}, nil
+		}
+		switch {
+		case e.Seq > expect:
+			return checked, prev, &ChainFault{Seq: expect, Problem: fmt.Sprintf("seq %d is missing (next stored seq is %d)", expect, e.Seq)}, nil
+		case e.Seq < expect:
+			return fail("seq %d is out of order (expected %d)", e.Seq, expect)
+		case !bytes.Equal(e.PrevHash, prev):
+			return fail("prev_hash %s does not match the hash of seq %d (%s)", short(e.PrevHash), e.Seq-1, short(prev))
+		}
+		if got := events.ComputeHash(e.PrevHash, e); !bytes.Equal(got, e.Hash) {
+			return fail("hash does not match the event's content (stored %s, computed %s): the row was edited", short(e.Hash), short(got))
+		}
+		if !events.Known(e.Kind) {
+			return fail("unknown event kind %q", e.Kind)
+		}
+		if _, err := e.Decoded(); err != nil {
+			return fail("payload does not decode: %v", err)
+		}
+		if want := versions[e.Stream] + 1; e.StreamVersion != want {
+			return fail("stream %s version %d, expected %d", e.Stream, e.StreamVersion, want)
+		}
+		versions[e.Stream] = e.StreamVersion
+		prev = e.Hash
+		expect++
+		checked++
+	}
+}
+
+func short(h []byte) string {
+	s := hex.EncodeToString(h)
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// hasTrigger reports whether the append-only triggers are installed.
+func triggersPresent(conn *sqlite.Conn) (int, error) {
+	n := 0
+	err := sqlitex.ExecuteTransient(conn, "SELECT count(*) FROM sqlite_schema WHERE type='trigger' AND name IN ('events_no_update','events_no_delete','events_seq_gapless')", &sqlitex.ExecOptions{
+		ResultFunc: func(st *sqlite.Stmt) error { n = st.ColumnInt(0); return nil },
+	})
+	return n, err
+}
+
+// Verify checks the whole project: seq continuity and the hash chain, the
+// append-only triggers, each projection's bookkeeping (version and last
+// seq), and each projection's checksum against a scratch rebuild from the
+// log. Errors: VerifyFailed naming the first bad seq (or the projection)
+// and what is wrong; the result is returned alongside.
+func Verify(ctx context.Context, store *events.Store, progress func(done, total int64)) (*VerifyResult, error) {
+	res := &VerifyResult{OK: true}
+	err := store.Read(ctx, func(r *events.Reader) error {
+		res.ProjectRevision = r.Head
+		checked, head, bad, err := VerifyChain(r.Conn)
+		if err != nil {
+			return err
+		}
+		res.EventsChecked, res.HeadHash = checked, hex.EncodeToString(head)
+		if bad != nil {
+			res.OK, res.FirstBadSeq, res.Problem = false, bad.Seq, bad.Problem
+			res.Checks = append(res.Checks, Check{Name: "hash_chain", OK: false, Detail: fmt.Sprintf("seq %d: %s", bad.Seq, bad.Problem)})
+			return nil
+		}
+		res.Checks = append(res.Checks, Check{Name: "hash_chain", OK: true, Detail: fmt.Sprintf("%s, seq 1..%d contiguous, every hash recomputes", plural(int(checked), "event"), checked)})
+		n, err := triggersPresent(r.Conn)
+		if err != nil {
+			return err
+		}
+		res.Checks = append(res.Checks, Check{Name: "append_only_triggers", OK: n == 3, Detail: fmt.Sprintf("%d of 3 triggers installed", n)})
+		if n != 3 {
+			res.OK, res.Problem = false, "the append-only triggers were removed"
+		}
+		states, err := events.ProjectionStates(r.Conn)
+		if err != nil {
+			return err
+		}
+		byName := map[string]events.ProjectionState{}
+		for _, s := range states {
+			byName[s.Name] = s
+		}
+		for _, p := range projections.All() {
+			s, ok := byName[p.Name()]
+			c := Check{Name: "projection_state/" + p.Name(), OK: ok && s.Version == p.Version() && s.LastSeq == r.Head}
+			switch {
+			case !ok:
+				c.Detail = "never built"
+			default:
+				c.Detail = fmt.Sprintf("version %d (code %d), last seq %d of %d", s.Version, p.Version(), s.LastSeq, r.Head)
+			}
+			if !c.OK && res.Problem == "" {
+				res.OK, res.Problem = false, "projection "+p.Name()+" is stale: "+c.Detail
+			}
+			res.Checks = append(res.Checks, c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.FirstBadSeq == 0 {
+		_, live, mismatches, err := CompareWithRebuild(ctx, store, progress)
+		if err != nil {
+			return nil, err
+		}
+		res.Projections, res.Mismatches = live, mismatches
+		c := Check{Name: "projection_checksums", OK: len(mismatches) == 0, Detail: fmt.Sprintf("%d projections equal a rebuild from the log", len(live)-len(mismatches))}
+		if len(mismatches) > 0 {
+			c.Detail = fmt.Sprintf("%d of %d projections differ from a rebuild from the log", len(mismatches), len(live))
+			if res.Problem == "" {
+				res.Problem = "projection " + mismatches[0].Name + " differs from a rebuild of the log"
+			}
+			res.OK = false
+		}
+		res.Checks = append(res.Checks, c)
+	}
+	if !res.OK {
+		e := fault.New(fault.VerifyFailed, "verify: %s", res.Problem).With("project_revision", res.ProjectRevision)
+		if res.FirstBadSeq > 0 {
+			e = fault.New(fault.VerifyFailed, "verify: seq %d: %s", res.FirstBadSeq, res.Problem).With("first_bad_seq", res.FirstBadSeq).With("project_revision", res.ProjectRevision)
+			e.Hint = "the log was altered outside awr; restore .awr/awr.db from a backup or re-import an export"
+		} else {
+			e.Hint = "awr replay"
+		}
+		return res, e
+	}
+	return res, nil
+}
