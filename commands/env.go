@@ -53,6 +53,11 @@ type WriteMeta struct {
 // idempotency, and the result decoded from the stored JSON so a retried
 // request gets exactly the first answer.
 func write[T any](ctx context.Context, env *Env, actor string, meta WriteMeta, streams []string, request any, fn func(tx *events.Tx) (*T, error)) (*T, error) {
+	if tx, ok := ctx.Value(batchKey{}).(*events.Tx); ok {
+		prev := tx.SetActor(actor)
+		defer tx.SetActor(prev)
+		return fn(tx)
+	}
 	opts := events.WriteOptions{
 		Now:              env.Now().UTC(),
 		Entropy:          env.Entropy,
@@ -94,4 +99,22 @@ func required(field, value string) error {
 		return fault.New(fault.InvalidInput, "%s is required", field).With("field", field)
 	}
 	return nil
+}
+
+type batchKey struct{}
+
+// Batch runs fn with a context in which every command joins one shared
+// transaction: all of their events commit together, or none do. It is for
+// bulk work (generating benchmark histories, scripted imports) that must go
+// through the same command code as the CLI without paying one commit per
+// command. Inside a batch, expected revisions and request ids are not
+// checked, and every event carries the batch's clock reading.
+func Batch(ctx context.Context, env *Env, actor string, fn func(ctx context.Context) error) (int64, error) {
+	res, err := env.Store.Write(ctx, events.WriteOptions{Now: env.Now().UTC(), Entropy: env.Entropy, Actor: actor}, func(tx *events.Tx) (any, error) {
+		return nil, fn(context.WithValue(ctx, batchKey{}, tx))
+	})
+	if err != nil {
+		return 0, err
+	}
+	return res.Revision, nil
 }

@@ -109,40 +109,35 @@ func findWork(tx *events.Tx, key string) (*projections.WorkItem, error) {
 // checkClaimable verifies that work can be claimed now by a session other
 // than except (the predecessor whose claim is being moved).
 func checkClaimable(tx *events.Tx, work, except string) (*projections.Readiness, error) {
-	now := tx.Now().UnixMilli()
-	all, err := projections.ReadinessAt(tx.Conn, tx.Head(), now)
+	r, ok, err := projections.ReadinessOf(tx.Conn, work, tx.Head(), tx.Now().UnixMilli())
 	if err != nil {
 		return nil, err
 	}
-	for i := range all {
-		r := &all[i]
-		if r.Item.Key != work {
-			continue
-		}
-		for _, reason := range r.Reasons {
-			switch reason.Code {
-			case projections.ReasonClaimed:
-				if r.Claim != nil && r.Claim.SessionID == except {
-					continue
-				}
-				c := r.Claim
-				return nil, fault.New(fault.ClaimConflict, "claim %s: held by %s (session %s)", work, c.Agent, c.SessionID).
-					With("work", work).With("holder_session", c.SessionID).With("holder_agent", c.Agent).
-					With("expires_at", c.ExpiresAt).With("fencing_token", c.FencingToken).
-					WithHint("awr session list --active --work %s", work)
-			case projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle:
-				return nil, fault.New(fault.DependencyBlocked, "claim %s: %s", work, reason.Message).
-					With("work", work).With("dependency", reason.Key).WithHint("awr ready")
-			case projections.ReasonDuplicateKey:
-				return nil, fault.New(fault.SourceConflict, "claim %s: %s", work, reason.Message).With("work", work)
-			default:
-				return nil, fault.New(fault.InvalidTransition, "claim %s: not ready: %s", work, reason.Message).
-					With("work", work).With("reason", reason.Code).WithHint("awr ready")
-			}
-		}
-		return r, nil
+	if !ok {
+		return nil, fault.New(fault.NotFound, "work item %q not found", work).With("work", work).WithHint("awr ready --all")
 	}
-	return nil, fault.New(fault.NotFound, "work item %q not found", work).With("work", work).WithHint("awr ready --all")
+	for _, reason := range r.Reasons {
+		switch reason.Code {
+		case projections.ReasonClaimed:
+			if r.Claim != nil && r.Claim.SessionID == except {
+				continue
+			}
+			c := r.Claim
+			return nil, fault.New(fault.ClaimConflict, "claim %s: held by %s (session %s)", work, c.Agent, c.SessionID).
+				With("work", work).With("holder_session", c.SessionID).With("holder_agent", c.Agent).
+				With("expires_at", c.ExpiresAt).With("fencing_token", c.FencingToken).
+				WithHint("awr session list --active --work %s", work)
+		case projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle:
+			return nil, fault.New(fault.DependencyBlocked, "claim %s: %s", work, reason.Message).
+				With("work", work).With("dependency", reason.Key).WithHint("awr ready")
+		case projections.ReasonDuplicateKey:
+			return nil, fault.New(fault.SourceConflict, "claim %s: %s", work, reason.Message).With("work", work)
+		default:
+			return nil, fault.New(fault.InvalidTransition, "claim %s: not ready: %s", work, reason.Message).
+				With("work", work).With("reason", reason.Code).WithHint("awr ready")
+		}
+	}
+	return &r, nil
 }
 
 // acquire appends claim_acquired for session on work with the next fencing

@@ -209,8 +209,8 @@ func (r *runner) script(st *events.Store) error {
 	if err != nil {
 		return err
 	}
-	r.step(fmt.Sprintf("awr status --at %d", checkpointRev), fmt.Sprintf("as of the checkpoint: %d active session(s), %d ended; at the head: %d active, %d ended",
-		past.Sessions.Active, past.Sessions.Ended, now.Sessions.Active, now.Sessions.Ended), past.ProjectRevision, nil)
+	r.step(fmt.Sprintf("awr status --at %d", checkpointRev), fmt.Sprintf("as of the checkpoint: session %s active with %d live claim; at the head: %d active session (the successor)",
+		sid, past.LiveClaims, now.Sessions.Active), past.ProjectRevision, nil)
 
 	ver, err := replay.Verify(ctx, st, nil)
 	if err != nil {

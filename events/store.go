@@ -40,6 +40,17 @@ type Projector interface {
 	Apply(conn *sqlite.Conn, e *Event) error
 }
 
+// BulkProjector is a Projector that rebuilds faster from scratch: between
+// BeginBulk and EndBulk it may hold state in memory and defer its secondary
+// indexes. The tables it leaves must equal those incremental Apply builds.
+type BulkProjector interface {
+	Projector
+	// BeginBulk drops and recreates the tables (indexes may wait).
+	BeginBulk(conn *sqlite.Conn) error
+	// EndBulk writes what is held in memory and creates the indexes.
+	EndBulk(conn *sqlite.Conn) error
+}
+
 // Options configures Open.
 type Options struct {
 	// Create makes Open create the database (and its directory) if missing.
@@ -61,6 +72,8 @@ type Store struct {
 	path       string
 	pool       *sqlitex.Pool
 	projectors []Projector
+	closeOnce  sync.Once
+	closeErr   error
 	mu         sync.Mutex // serializes in-process writers so they queue in Go rather than in SQLite's busy handler
 }
 
@@ -136,8 +149,11 @@ func (s *Store) Path() string { return s.path }
 // Projectors returns the registered projectors.
 func (s *Store) Projectors() []Projector { return s.projectors }
 
-// Close closes every connection.
-func (s *Store) Close() error { return s.pool.Close() }
+// Close closes every connection. Closing twice is a no-op.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.pool.Close() })
+	return s.closeErr
+}
 
 func (s *Store) take(ctx context.Context) (*sqlite.Conn, error) {
 	conn, err := s.pool.Take(ctx)
@@ -324,7 +340,16 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 			return nil
 		}
 	}
-	return RebuildOn(conn, ps, head, progress)
+	// A second connection reads the log while this one writes projections.
+	rconn, err := s.take(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.pool.Put(rconn)
+	rend := sqlitex.Transaction(rconn)
+	var readEnd error
+	defer rend(&readEnd)
+	return RebuildFrom(rconn, conn, ps, head, progress)
 }
 
 // RebuildOn resets ps on conn and applies events 1..head read from conn, then
@@ -337,13 +362,27 @@ func RebuildOn(conn *sqlite.Conn, ps []Projector, head int64, progress func(done
 // RebuildFrom resets ps on dst and applies events 1..head read from src
 // (which may be dst itself), then records each projection's state on dst.
 func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done, total int64)) error {
+	// Index builds at the end of a bulk rebuild sort in memory, using both
+	// cores, rather than through temporary files.
+	for _, pragma := range []string{"PRAGMA temp_store=MEMORY", "PRAGMA threads=2"} {
+		if err := sqlitex.ExecuteTransient(dst, pragma, nil); err != nil {
+			return err
+		}
+	}
+	defer sqlitex.ExecuteTransient(dst, "PRAGMA temp_store=DEFAULT", nil)
 	for _, p := range ps {
-		if err := p.Reset(dst); err != nil {
+		var err error
+		if bp, ok := p.(BulkProjector); ok {
+			err = bp.BeginBulk(dst)
+		} else {
+			err = p.Reset(dst)
+		}
+		if err != nil {
 			return fmt.Errorf("reset projection %s: %w", p.Name(), err)
 		}
 	}
 	var done int64
-	err := ScanEvents(src, 1, head, func(e *Event) error {
+	apply := func(e *Event) error {
 		for _, p := range ps {
 			if err := p.Apply(dst, e); err != nil {
 				return fmt.Errorf("apply seq %d to projection %s: %w", e.Seq, p.Name(), err)
@@ -354,15 +393,86 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 			progress(done, head)
 		}
 		return nil
-	})
+	}
+	var err error
+	if src == dst {
+		err = ScanEvents(src, 1, head, apply)
+	} else {
+		err = pipeline(src, head, apply)
+	}
 	if err != nil {
 		return err
+	}
+	for _, p := range ps {
+		if bp, ok := p.(BulkProjector); ok {
+			if err := bp.EndBulk(dst); err != nil {
+				return fmt.Errorf("finish projection %s: %w", p.Name(), err)
+			}
+		}
 	}
 	if progress != nil && head == 0 {
 		progress(0, 0)
 	}
 	return markProjections(dst, ps, head)
 }
+
+// pipeline reads and decodes events 1..head from src on one goroutine while
+// apply folds them on the caller's, so a rebuild uses both of a small
+// machine's cores. src must not be used by anyone else meanwhile.
+func pipeline(src *sqlite.Conn, head int64, apply func(e *Event) error) error {
+	const batch = 512
+	batches := make(chan []*Event, 8)
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		buf := make([]*Event, 0, batch)
+		err := ScanEvents(src, 1, head, func(e *Event) error {
+			if _, err := e.Decoded(); err != nil {
+				return err
+			}
+			buf = append(buf, e)
+			if len(buf) == batch {
+				select {
+				case batches <- buf:
+				case <-stop:
+					return errStopped
+				}
+				buf = make([]*Event, 0, batch)
+			}
+			return nil
+		})
+		if err == nil && len(buf) > 0 {
+			select {
+			case batches <- buf:
+			case <-stop:
+			}
+		}
+		readErr <- err
+	}()
+	var applyErr error
+	for b := range batches {
+		if applyErr != nil {
+			continue
+		}
+		for _, e := range b {
+			if applyErr = apply(e); applyErr != nil {
+				close(stop)
+				break
+			}
+		}
+	}
+	rerr := <-readErr
+	if applyErr != nil {
+		return applyErr
+	}
+	if rerr != nil && rerr != errStopped {
+		return rerr
+	}
+	return nil
+}
+
+var errStopped = errors.New("stopped")
 
 // EnsureProjectionTable creates the projections bookkeeping table on a
 // scratch connection that has no awr schema.
@@ -514,6 +624,16 @@ func (tx *Tx) Now() time.Time { return tx.opts.Now }
 // NewID returns a fresh ULID from the write's clock and entropy.
 func (tx *Tx) NewID() string {
 	return ulid.MustNew(ulid.Timestamp(tx.opts.Now), tx.opts.Entropy).String()
+}
+
+// SetActor changes the actor stamped on subsequent appends and returns the
+// previous one (batches run several agents' commands in one transaction).
+func (tx *Tx) SetActor(actor string) string {
+	prev := tx.opts.Actor
+	if actor != "" {
+		tx.opts.Actor = actor
+	}
+	return prev
 }
 
 // Appended returns the events appended so far with Append (imported

@@ -16,12 +16,36 @@ type Binding struct {
 	Revision        int64  `json:"revision"`
 }
 
-type bindings struct{ base }
+type bindings struct {
+	base
+	rows versions[Binding]
+}
 
 func newBindings() *bindings {
-	return &bindings{base{name: "bindings", version: 1, schema: "bindings", tables: []Table{
+	p := &bindings{base: base{name: "bindings", version: 1, schema: "bindings", tables: []Table{
 		{Name: "p_bindings", Key: []string{"external_session"}, Temporal: true},
 	}}}
+	p.rows = versions[Binding]{insert: putBinding, load: BindingAt, close: func(conn *sqlite.Conn, ext string, seq int64) error {
+		return exec(conn, "binding_close", func(st *sqlite.Stmt) {
+			st.SetInt64(":seq", seq)
+			st.SetText(":external_session", ext)
+		})
+	}}
+	return p
+}
+
+// BeginBulk starts a rebuild with bindings held in memory.
+func (p *bindings) BeginBulk(conn *sqlite.Conn) error {
+	p.rows.beginBulk()
+	return p.base.BeginBulk(conn)
+}
+
+// EndBulk writes the open bindings and creates the indexes.
+func (p *bindings) EndBulk(conn *sqlite.Conn) error {
+	if err := p.rows.endBulk(conn); err != nil {
+		return err
+	}
+	return p.base.EndBulk(conn)
 }
 
 func (p *bindings) Apply(conn *sqlite.Conn, e *events.Event) error {
@@ -32,20 +56,22 @@ func (p *bindings) Apply(conn *sqlite.Conn, e *events.Event) error {
 	if err != nil {
 		return err
 	}
-	if err := exec(conn, "binding_close", func(st *sqlite.Stmt) {
-		st.SetInt64(":seq", e.Seq)
-		st.SetText(":external_session", pl.ExternalSession)
-	}); err != nil {
-		return err
-	}
+	return p.rows.put(conn, pl.ExternalSession, e.Seq, &Binding{
+		Client: pl.Client, ExternalSession: pl.ExternalSession, SessionID: pl.SessionID, Work: pl.Work,
+		CheckpointID: pl.CheckpointID, BoundAt: e.OccurredAt, Revision: e.Seq,
+	})
+}
+
+func putBinding(conn *sqlite.Conn, b *Binding, from, to int64) error {
 	return exec(conn, "binding_insert", func(st *sqlite.Stmt) {
-		st.SetText(":external_session", pl.ExternalSession)
-		st.SetText(":client", pl.Client)
-		st.SetText(":session_id", pl.SessionID)
-		st.SetText(":work", pl.Work)
-		st.SetText(":checkpoint_id", pl.CheckpointID)
-		st.SetInt64(":bound_at", e.OccurredAt)
-		st.SetInt64(":valid_from", e.Seq)
+		st.SetText(":external_session", b.ExternalSession)
+		st.SetText(":client", b.Client)
+		st.SetText(":session_id", b.SessionID)
+		st.SetText(":work", b.Work)
+		st.SetText(":checkpoint_id", b.CheckpointID)
+		st.SetInt64(":bound_at", b.BoundAt)
+		st.SetInt64(":valid_from", from)
+		setValidTo(st, to)
 	})
 }
 

@@ -45,12 +45,36 @@ func (c *Claim) StateAt(now int64) string {
 	return c.State
 }
 
-type claims struct{ base }
+type claims struct {
+	base
+	rows versions[Claim]
+}
 
 func newClaims() *claims {
-	return &claims{base{name: "claims", version: 1, schema: "claims", tables: []Table{
+	p := &claims{base: base{name: "claims", version: 1, schema: "claims", tables: []Table{
 		{Name: "p_claims", Key: []string{"claim_id"}, Temporal: true},
 	}}}
+	p.rows = versions[Claim]{insert: putClaim, load: ClaimAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
+		return exec(conn, "claim_close", func(st *sqlite.Stmt) {
+			st.SetInt64(":seq", seq)
+			st.SetText(":claim_id", id)
+		})
+	}}
+	return p
+}
+
+// BeginBulk starts a rebuild with claims held in memory.
+func (p *claims) BeginBulk(conn *sqlite.Conn) error {
+	p.rows.beginBulk()
+	return p.base.BeginBulk(conn)
+}
+
+// EndBulk writes the open claims and creates the indexes.
+func (p *claims) EndBulk(conn *sqlite.Conn) error {
+	if err := p.rows.endBulk(conn); err != nil {
+		return err
+	}
+	return p.base.EndBulk(conn)
 }
 
 func (p *claims) Apply(conn *sqlite.Conn, e *events.Event) error {
@@ -60,22 +84,22 @@ func (p *claims) Apply(conn *sqlite.Conn, e *events.Event) error {
 		if err != nil {
 			return err
 		}
-		return putClaim(conn, e.Seq, &Claim{
+		return p.rows.put(conn, pl.ClaimID, e.Seq, &Claim{
 			ID: pl.ClaimID, Work: pl.Work, SessionID: pl.SessionID, Agent: pl.Agent, AcquiredAt: e.OccurredAt,
-			ExpiresAt: pl.ExpiresAt, FencingToken: pl.FencingToken, State: ClaimHeld,
+			ExpiresAt: pl.ExpiresAt, FencingToken: pl.FencingToken, State: ClaimHeld, Revision: e.Seq,
 		})
 	case events.KindClaimRenewed:
 		pl, err := payload[events.ClaimRenewed](e)
 		if err != nil {
 			return err
 		}
-		return updateClaim(conn, e.Seq, pl.ClaimID, func(c *Claim) { c.ExpiresAt = pl.ExpiresAt })
+		return p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) { c.ExpiresAt = pl.ExpiresAt })
 	case events.KindClaimReleased:
 		pl, err := payload[events.ClaimReleased](e)
 		if err != nil {
 			return err
 		}
-		return updateClaim(conn, e.Seq, pl.ClaimID, func(c *Claim) {
+		return p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) {
 			c.State, c.ReleaseReason, c.ReleasedAt = ClaimReleased, pl.Reason, e.OccurredAt
 			if pl.Reason == events.ReleaseMoved {
 				c.State = ClaimMoved
@@ -85,7 +109,7 @@ func (p *claims) Apply(conn *sqlite.Conn, e *events.Event) error {
 	return nil
 }
 
-func putClaim(conn *sqlite.Conn, seq int64, c *Claim) error {
+func putClaim(conn *sqlite.Conn, c *Claim, from, to int64) error {
 	return exec(conn, "claim_insert", func(st *sqlite.Stmt) {
 		st.SetText(":claim_id", c.ID)
 		st.SetText(":work", c.Work)
@@ -97,12 +121,13 @@ func putClaim(conn *sqlite.Conn, seq int64, c *Claim) error {
 		st.SetText(":state", c.State)
 		st.SetText(":release_reason", c.ReleaseReason)
 		st.SetInt64(":released_at", c.ReleasedAt)
-		st.SetInt64(":valid_from", seq)
+		st.SetInt64(":valid_from", from)
+		setValidTo(st, to)
 	})
 }
 
-func updateClaim(conn *sqlite.Conn, seq int64, id string, change func(c *Claim)) error {
-	cur, err := ClaimAt(conn, id, seq)
+func (p *claims) update(conn *sqlite.Conn, seq int64, id string, change func(c *Claim)) error {
+	cur, err := p.rows.get(conn, id, seq)
 	if err != nil {
 		return err
 	}
@@ -110,13 +135,8 @@ func updateClaim(conn *sqlite.Conn, seq int64, id string, change func(c *Claim))
 		return fmt.Errorf("claim %s: never acquired", id)
 	}
 	change(cur)
-	if err := exec(conn, "claim_close", func(st *sqlite.Stmt) {
-		st.SetInt64(":seq", seq)
-		st.SetText(":claim_id", id)
-	}); err != nil {
-		return err
-	}
-	return putClaim(conn, seq, cur)
+	cur.Revision = seq
+	return p.rows.put(conn, id, seq, cur)
 }
 
 func scanClaim(st *sqlite.Stmt) *Claim {
@@ -167,8 +187,13 @@ func LiveClaimAt(conn *sqlite.Conn, work string, rev, now int64) (*Claim, error)
 	return nil, nil
 }
 
-// HeldClaimsAt lists claims in state held at rev (live or expired).
-func HeldClaimsAt(conn *sqlite.Conn, rev int64) ([]Claim, error) {
+// HeldClaimsAt lists claims in state held at rev (live or expired); head
+// says rev is the log's head, which lets the read use the index of current
+// held claims.
+func HeldClaimsAt(conn *sqlite.Conn, rev int64, head bool) ([]Claim, error) {
+	if head {
+		return claimsBy(conn, "claim_held_head", func(st *sqlite.Stmt) {})
+	}
 	return claimsBy(conn, "claim_held_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) })
 }
 

@@ -1,8 +1,6 @@
 package projections
 
 import (
-	"strings"
-
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
 )
@@ -26,6 +24,7 @@ type refFields struct {
 }
 
 func (p *eventRefs) Apply(conn *sqlite.Conn, e *events.Event) error {
+	// The event's own stream is indexed by the events table itself.
 	refs := [4]string{e.Stream}
 	n := 1
 	add := func(r string) {
@@ -71,10 +70,7 @@ func (p *eventRefs) Apply(conn *sqlite.Conn, e *events.Event) error {
 	if f.Work != "" {
 		add("work/" + f.Work)
 	}
-	for _, r := range refs[:n] {
-		if !strings.Contains(r, "/") && r != "project" {
-			continue
-		}
+	for _, r := range refs[1:n] {
 		if err := exec(conn, "ref_insert", func(st *sqlite.Stmt) {
 			st.SetText(":ref", r)
 			st.SetInt64(":seq", e.Seq)

@@ -85,14 +85,20 @@ func (b base) Name() string    { return b.name }
 func (b base) Version() int    { return b.version }
 func (b base) Tables() []Table { return b.tables }
 
-// Reset drops and recreates the projection's tables.
+// Reset drops and recreates the projection's tables and indexes.
 func (b base) Reset(conn *sqlite.Conn) error {
 	script, ok := schemas[b.schema]
 	if !ok {
 		return fmt.Errorf("projection %s: no schema %q", b.name, b.schema)
 	}
-	return sqlitex.ExecuteScript(conn, script, nil)
+	if err := sqlitex.ExecuteScript(conn, script, nil); err != nil {
+		return err
+	}
+	return b.createIndexes(conn)
 }
+
+// EndBulk for projections without in-memory state: add the indexes.
+func (b base) EndBulk(conn *sqlite.Conn) error { return b.createIndexes(conn) }
 
 // All returns every projection, in the order they are applied.
 func All() []Projection {

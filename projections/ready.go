@@ -45,16 +45,16 @@ type NotReadyReason struct {
 	Key     string `json:"key,omitempty"`
 }
 
-// ReadinessAt evaluates every work item as of rev for a reader whose clock
-// reads now (UTC ms): claimable work has status planned or ready, no
+// ReadinessAt evaluates every work item as of rev (head: rev is the log's
+// head) for a reader whose clock reads now (UTC ms): claimable work has status planned or ready, no
 // blocker, every required dependency completed, no dependency cycle, a
 // unique key and no live claim. Results are sorted by priority then key.
-func ReadinessAt(conn *sqlite.Conn, rev, now int64) ([]Readiness, error) {
+func ReadinessAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Readiness, error) {
 	items, err := WorkItemsAt(conn, rev)
 	if err != nil {
 		return nil, err
 	}
-	held, err := HeldClaimsAt(conn, rev)
+	held, err := HeldClaimsAt(conn, rev, head)
 	if err != nil {
 		return nil, err
 	}
@@ -73,37 +73,7 @@ func ReadinessAt(conn *sqlite.Conn, rev, now int64) ([]Readiness, error) {
 	inCycle := cycleMembers(items, byKey)
 	out := make([]Readiness, 0, len(items))
 	for _, it := range items {
-		r := Readiness{Item: it}
-		if n := len(byKey[it.Key]); n > 1 {
-			r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonDuplicateKey, Message: "key declared by more than one source"})
-		}
-		if it.Status != StatusPlanned && it.Status != StatusReady {
-			r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonStatus, Message: "status is " + it.Status})
-		}
-		if strings.TrimSpace(it.Blocker) != "" {
-			r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonBlocker, Message: it.Blocker})
-		}
-		if inCycle[it.Key] {
-			r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonDependencyCycle, Message: "part of a dependency cycle"})
-		}
-		for _, d := range it.DependsOn {
-			if !d.Required {
-				continue
-			}
-			idx, ok := byKey[d.Key]
-			switch {
-			case !ok:
-				r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonDependencyMissing, Message: "depends on unknown " + d.Key, Key: d.Key})
-			case items[idx[0]].Status != StatusCompleted:
-				r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonDependencyOpen, Message: d.Key + " is " + items[idx[0]].Status, Key: d.Key})
-			}
-		}
-		if c, ok := live[it.Key]; ok {
-			r.Claim = c
-			r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonClaimed, Message: "claimed by " + c.Agent + " (session " + c.SessionID + ")"})
-		}
-		r.Ready = len(r.Reasons) == 0
-		out = append(out, r)
+		out = append(out, evaluate(it, len(byKey[it.Key]), inCycle[it.Key], byKey, items, live[it.Key]))
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		pi, pj := PriorityRank(out[i].Item.Priority), PriorityRank(out[j].Item.Priority)
@@ -116,6 +86,43 @@ func ReadinessAt(conn *sqlite.Conn, rev, now int64) ([]Readiness, error) {
 		return out[i].Item.SourcePath < out[j].Item.SourcePath
 	})
 	return out, nil
+}
+
+// evaluate lists the reasons item cannot be claimed: dupes is how many
+// sources declare its key, items and byKey resolve its dependencies, claim
+// is the live claim on it (nil when free).
+func evaluate(it WorkItem, dupes int, inCycle bool, byKey map[string][]int, items []WorkItem, claim *Claim) Readiness {
+	r := Readiness{Item: it}
+	if dupes > 1 {
+		r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonDuplicateKey, Message: "key declared by more than one source"})
+	}
+	if it.Status != StatusPlanned && it.Status != StatusReady {
+		r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonStatus, Message: "status is " + it.Status})
+	}
+	if strings.TrimSpace(it.Blocker) != "" {
+		r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonBlocker, Message: it.Blocker})
+	}
+	if inCycle {
+		r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonDependencyCycle, Message: "part of a dependency cycle"})
+	}
+	for _, d := range it.DependsOn {
+		if !d.Required {
+			continue
+		}
+		idx, ok := byKey[d.Key]
+		switch {
+		case !ok:
+			r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonDependencyMissing, Message: "depends on unknown " + d.Key, Key: d.Key})
+		case items[idx[0]].Status != StatusCompleted:
+			r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonDependencyOpen, Message: d.Key + " is " + items[idx[0]].Status, Key: d.Key})
+		}
+	}
+	if claim != nil {
+		r.Claim = claim
+		r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonClaimed, Message: "claimed by " + claim.Agent + " (session " + claim.SessionID + ")"})
+	}
+	r.Ready = len(r.Reasons) == 0
+	return r
 }
 
 // PriorityRank orders priorities: p0/critical/urgent first, then p1/high,

@@ -27,6 +27,8 @@ type Session struct {
 	EndedAt           int64  `json:"ended_at,omitempty"`
 	PredecessorID     string `json:"predecessor_id,omitempty"`
 	SuccessorID       string `json:"successor_id,omitempty"`
+	// LastCheckpointID, LastCheckpointSeq and LastContextHash are read
+	// from the checkpoints projection as of the same revision.
 	LastCheckpointID  string `json:"last_checkpoint_id,omitempty"`
 	LastCheckpointSeq int64  `json:"last_checkpoint_seq,omitempty"`
 	LastContextHash   string `json:"last_context_hash,omitempty"`
@@ -34,12 +36,36 @@ type Session struct {
 	Revision int64 `json:"revision"`
 }
 
-type sessions struct{ base }
+type sessions struct {
+	base
+	rows versions[Session]
+}
 
 func newSessions() *sessions {
-	return &sessions{base{name: "sessions", version: 1, schema: "sessions", tables: []Table{
+	p := &sessions{base: base{name: "sessions", version: 1, schema: "sessions", tables: []Table{
 		{Name: "p_sessions", Key: []string{"session_id"}, Temporal: true},
 	}}}
+	p.rows = versions[Session]{insert: putSession, load: sessionRowAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
+		return exec(conn, "session_close", func(st *sqlite.Stmt) {
+			st.SetInt64(":seq", seq)
+			st.SetText(":session_id", id)
+		})
+	}}
+	return p
+}
+
+// BeginBulk starts a rebuild with sessions held in memory.
+func (p *sessions) BeginBulk(conn *sqlite.Conn) error {
+	p.rows.beginBulk()
+	return p.base.BeginBulk(conn)
+}
+
+// EndBulk writes the open sessions and creates the indexes.
+func (p *sessions) EndBulk(conn *sqlite.Conn) error {
+	if err := p.rows.endBulk(conn); err != nil {
+		return err
+	}
+	return p.base.EndBulk(conn)
 }
 
 func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event) error {
@@ -49,7 +75,7 @@ func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event) error {
 		if err != nil {
 			return err
 		}
-		return putSession(conn, e.Seq, &Session{
+		return p.rows.put(conn, pl.SessionID, e.Seq, &Session{
 			ID: pl.SessionID, Work: pl.Work, Agent: pl.Agent, Provider: pl.Provider, Model: pl.Model,
 			Status: SessionActive, StartedAt: e.OccurredAt, StartRevision: e.Seq, PredecessorID: pl.PredecessorID,
 		})
@@ -58,37 +84,23 @@ func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event) error {
 		if err != nil {
 			return err
 		}
-		if err := updateSession(conn, e.Seq, pl.SessionID, func(s *Session) { s.PredecessorID = pl.FromSession }); err != nil {
+		if err := p.update(conn, e.Seq, pl.SessionID, func(s *Session) { s.PredecessorID = pl.FromSession }); err != nil {
 			return err
 		}
-		return updateSession(conn, e.Seq, pl.FromSession, func(s *Session) { s.SuccessorID = pl.SessionID })
-	case events.KindCheckpointRecorded:
-		pl, err := payload[events.CheckpointRecorded](e)
-		if err != nil {
-			return err
-		}
-		return updateSession(conn, e.Seq, pl.SessionID, func(s *Session) {
-			s.LastCheckpointID, s.LastCheckpointSeq = pl.CheckpointID, e.Seq
-		})
-	case events.KindContextCompiled:
-		pl, err := payload[events.ContextCompiled](e)
-		if err != nil {
-			return err
-		}
-		return updateSession(conn, e.Seq, pl.SessionID, func(s *Session) { s.LastContextHash = pl.ContextHash })
+		return p.update(conn, e.Seq, pl.FromSession, func(s *Session) { s.SuccessorID = pl.SessionID })
 	case events.KindSessionEnded:
 		pl, err := payload[events.SessionEnded](e)
 		if err != nil {
 			return err
 		}
-		return updateSession(conn, e.Seq, pl.SessionID, func(s *Session) {
+		return p.update(conn, e.Seq, pl.SessionID, func(s *Session) {
 			s.Status, s.Outcome, s.EndedAt = SessionEnded, pl.Outcome, e.OccurredAt
 		})
 	}
 	return nil
 }
 
-func putSession(conn *sqlite.Conn, seq int64, s *Session) error {
+func putSession(conn *sqlite.Conn, s *Session, from, to int64) error {
 	return exec(conn, "session_insert", func(st *sqlite.Stmt) {
 		st.SetText(":session_id", s.ID)
 		st.SetText(":work", s.Work)
@@ -102,18 +114,16 @@ func putSession(conn *sqlite.Conn, seq int64, s *Session) error {
 		st.SetInt64(":ended_at", s.EndedAt)
 		st.SetText(":predecessor_id", s.PredecessorID)
 		st.SetText(":successor_id", s.SuccessorID)
-		st.SetText(":last_checkpoint_id", s.LastCheckpointID)
-		st.SetInt64(":last_checkpoint_seq", s.LastCheckpointSeq)
-		st.SetText(":last_context_hash", s.LastContextHash)
-		st.SetInt64(":valid_from", seq)
+		st.SetInt64(":valid_from", from)
+		setValidTo(st, to)
 	})
 }
 
-// updateSession replaces the current version of session id with a modified
-// copy stamped at seq. A session the log never started is an error: the
-// command layer validates before emitting.
-func updateSession(conn *sqlite.Conn, seq int64, id string, change func(s *Session)) error {
-	cur, err := SessionAt(conn, id, seq)
+// update replaces the open version of session id with a modified copy
+// stamped at seq. A session the log never started is an error: the command
+// layer validates before emitting.
+func (p *sessions) update(conn *sqlite.Conn, seq int64, id string, change func(s *Session)) error {
+	cur, err := p.rows.get(conn, id, seq)
 	if err != nil {
 		return err
 	}
@@ -121,17 +131,8 @@ func updateSession(conn *sqlite.Conn, seq int64, id string, change func(s *Sessi
 		return fmt.Errorf("session %s: not started", id)
 	}
 	change(cur)
-	if cur.Revision == seq {
-		// One event changes a session at most once.
-		return fmt.Errorf("session %s: changed twice by seq %d", id, seq)
-	}
-	if err := exec(conn, "session_close", func(st *sqlite.Stmt) {
-		st.SetInt64(":seq", seq)
-		st.SetText(":session_id", id)
-	}); err != nil {
-		return err
-	}
-	return putSession(conn, seq, cur)
+	cur.Revision = seq
+	return p.rows.put(conn, id, seq, cur)
 }
 
 func scanSession(st *sqlite.Stmt) *Session {
@@ -140,14 +141,41 @@ func scanSession(st *sqlite.Stmt) *Session {
 		Provider: st.GetText("provider"), Model: st.GetText("model"), Status: st.GetText("status"),
 		Outcome: st.GetText("outcome"), StartedAt: st.GetInt64("started_at"), StartRevision: st.GetInt64("start_revision"),
 		EndedAt: st.GetInt64("ended_at"), PredecessorID: st.GetText("predecessor_id"), SuccessorID: st.GetText("successor_id"),
-		LastCheckpointID: st.GetText("last_checkpoint_id"), LastCheckpointSeq: st.GetInt64("last_checkpoint_seq"),
-		LastContextHash: st.GetText("last_context_hash"), Revision: st.GetInt64("valid_from"),
+		Revision: st.GetInt64("valid_from"),
 	}
 }
 
 // SessionAt returns session id as of revision rev, or nil if it did not
 // exist then.
 func SessionAt(conn *sqlite.Conn, id string, rev int64) (*Session, error) {
+	s, err := sessionRowAt(conn, id, rev)
+	if err != nil || s == nil {
+		return s, err
+	}
+	return s, enrich(conn, s, rev)
+}
+
+// enrich fills the session's latest checkpoint and context as of rev.
+func enrich(conn *sqlite.Conn, s *Session, rev int64) error {
+	if err := query(conn, "checkpoint_last_for_session_at", func(st *sqlite.Stmt) {
+		st.SetText(":session_id", s.ID)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		s.LastCheckpointID, s.LastCheckpointSeq = st.GetText("checkpoint_id"), st.GetInt64("seq")
+		return nil
+	}); err != nil {
+		return err
+	}
+	return query(conn, "context_last_for_session_at", func(st *sqlite.Stmt) {
+		st.SetText(":session_id", s.ID)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		s.LastContextHash = st.GetText("context_hash")
+		return nil
+	})
+}
+
+func sessionRowAt(conn *sqlite.Conn, id string, rev int64) (*Session, error) {
 	var out *Session
 	err := query(conn, "session_at", func(st *sqlite.Stmt) {
 		st.SetText(":session_id", id)
@@ -176,5 +204,33 @@ func SessionsAt(conn *sqlite.Conn, rev int64, work string) ([]Session, error) {
 		out = append(out, *scanSession(st))
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if err := enrich(conn, &out[i], rev); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ActiveSessionsAt lists the sessions active at rev; head says rev is the
+// log's head, which lets the read use the index of current active rows.
+func ActiveSessionsAt(conn *sqlite.Conn, rev int64, head bool) ([]Session, error) {
+	var out []Session
+	name := "session_active_at"
+	if head {
+		name = "session_active_head"
+	}
+	err := query(conn, name, func(st *sqlite.Stmt) {
+		if !head {
+			st.SetInt64(":rev", rev)
+		}
+	}, func(st *sqlite.Stmt) error {
+		out = append(out, *scanSession(st))
+		return nil
+	})
 	return out, err
 }
+

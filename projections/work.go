@@ -2,6 +2,7 @@ package projections
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
@@ -29,15 +30,76 @@ type WorkItem struct {
 
 // work projects source_indexed events into sources, work items, goals and
 // rules. A new index of a source replaces exactly the elements that changed.
-type work struct{ base }
+type work struct {
+	base
+	sources versions[Source]
+	tables  map[string]*elementTable
+}
+
+// element is one keyed thing parsed from a source (a work item, goal or
+// rule): its canonical JSON and the extra indexed columns of its table.
+type element struct {
+	key    string
+	source string
+	json   string
+	cols   map[string]string
+}
+
+// elementTable is the temporal table of one element kind, plus (during a
+// bulk rebuild) the open keys of each source.
+type elementTable struct {
+	name     string // "item", "goal", "rule"
+	valueCol string
+	rows     versions[element]
+	bySource map[string]map[string]bool
+}
 
 func newWork() *work {
-	return &work{base{name: "work", version: 1, schema: "work", tables: []Table{
+	p := &work{base: base{name: "work", version: 1, schema: "work", tables: []Table{
 		{Name: "p_sources", Key: []string{"path"}, Temporal: true},
 		{Name: "p_work_items", Key: []string{"key", "source_path"}, Temporal: true},
 		{Name: "p_goals", Key: []string{"key", "source_path"}, Temporal: true},
 		{Name: "p_rules", Key: []string{"key", "source_path"}, Temporal: true},
-	}}}
+	}}, tables: map[string]*elementTable{}}
+	p.sources = versions[Source]{insert: putSource, close: func(conn *sqlite.Conn, path string, seq int64) error {
+		return exec(conn, "source_close", func(st *sqlite.Stmt) {
+			st.SetInt64(":seq", seq)
+			st.SetText(":path", path)
+		})
+	}, load: func(conn *sqlite.Conn, path string, seq int64) (*Source, error) {
+		return nil, nil // sources are replaced whole; the old version is never read
+	}}
+	for _, name := range []string{"item", "goal", "rule"} {
+		t := &elementTable{name: name, valueCol: name}
+		t.rows = versions[element]{insert: t.insert, close: t.close, load: func(*sqlite.Conn, string, int64) (*element, error) { return nil, nil }}
+		p.tables[name] = t
+	}
+	return p
+}
+
+// BeginBulk starts a rebuild with open rows held in memory.
+func (p *work) BeginBulk(conn *sqlite.Conn) error {
+	p.sources.beginBulk()
+	for _, t := range p.tables {
+		t.rows.beginBulk()
+		t.bySource = map[string]map[string]bool{}
+	}
+	return p.base.BeginBulk(conn)
+}
+
+// EndBulk writes the open rows and creates the indexes.
+func (p *work) EndBulk(conn *sqlite.Conn) error {
+	if err := p.sources.endBulk(conn); err != nil {
+		return err
+	}
+	for _, name := range []string{"item", "goal", "rule"} {
+		t := p.tables[name]
+		if err := t.rows.endBulk(conn); err != nil {
+			return err
+		}
+		t.bySource = nil
+	}
+	return p.base.EndBulk(conn)
 }
 
 func (p *work) Apply(conn *sqlite.Conn, e *events.Event) error {
@@ -48,73 +110,114 @@ func (p *work) Apply(conn *sqlite.Conn, e *events.Event) error {
 	if err != nil {
 		return err
 	}
-	if err := exec(conn, "source_close", func(st *sqlite.Stmt) {
-		st.SetInt64(":seq", e.Seq)
-		st.SetText(":path", pl.Path)
-	}); err != nil {
-		return err
-	}
-	if !pl.Removed {
+	if pl.Removed {
+		if err := p.sources.drop(conn, pl.Path, e.Seq); err != nil {
+			return err
+		}
+	} else {
 		issues := pl.Issues
 		if issues == nil {
 			issues = []events.SourceIssue{}
 		}
-		raw, _ := json.Marshal(issues)
-		if err := exec(conn, "source_insert", func(st *sqlite.Stmt) {
-			st.SetText(":path", pl.Path)
-			st.SetText(":adapter", pl.Adapter)
-			st.SetText(":role", pl.Role)
-			st.SetText(":content_hash", pl.ContentHash)
-			st.SetInt64(":size", pl.Size)
-			st.SetInt64(":mtime_ms", pl.ModTimeMS)
-			st.SetInt64(":item_count", int64(len(pl.Items)))
-			st.SetText(":issues", string(raw))
-			st.SetInt64(":indexed_at", e.OccurredAt)
-			st.SetInt64(":valid_from", e.Seq)
+		if err := p.sources.put(conn, pl.Path, e.Seq, &Source{
+			Path: pl.Path, Adapter: pl.Adapter, Role: pl.Role, ContentHash: pl.ContentHash, Size: pl.Size,
+			ModTimeMS: pl.ModTimeMS, ItemCount: len(pl.Items), Issues: issues, IndexedAt: e.OccurredAt, Revision: e.Seq,
 		}); err != nil {
 			return err
 		}
 	}
-	var items, goals, rules []element
+	var items, goals, rules []elementValue
 	for _, it := range pl.Items {
-		items = append(items, element{key: it.Key, value: it, cols: map[string]string{
+		items = append(items, elementValue{key: it.Key, value: it, cols: map[string]string{
 			":title": it.Title, ":status": it.Status, ":priority": it.Priority, ":goal": it.Goal}})
 	}
 	for _, g := range pl.Goals {
-		goals = append(goals, element{key: g.Key, value: g, cols: map[string]string{":title": g.Title, ":status": g.Status}})
+		goals = append(goals, elementValue{key: g.Key, value: g, cols: map[string]string{":title": g.Title, ":status": g.Status}})
 	}
 	for _, r := range pl.Rules {
-		rules = append(rules, element{key: r.Key, value: r, cols: map[string]string{":strength": r.Strength}})
+		rules = append(rules, elementValue{key: r.Key, value: r, cols: map[string]string{":strength": r.Strength}})
 	}
-	if err := syncElements(conn, e.Seq, pl.Path, "item", items); err != nil {
+	if err := p.tables["item"].sync(conn, e.Seq, pl.Path, items); err != nil {
 		return err
 	}
-	if err := syncElements(conn, e.Seq, pl.Path, "goal", goals); err != nil {
+	if err := p.tables["goal"].sync(conn, e.Seq, pl.Path, goals); err != nil {
 		return err
 	}
-	return syncElements(conn, e.Seq, pl.Path, "rule", rules)
+	return p.tables["rule"].sync(conn, e.Seq, pl.Path, rules)
 }
 
-// element is one keyed thing parsed from a source: its JSON value and the
-// extra indexed columns of its table.
-type element struct {
+func putSource(conn *sqlite.Conn, s *Source, from, to int64) error {
+	raw, _ := json.Marshal(s.Issues)
+	return exec(conn, "source_insert", func(st *sqlite.Stmt) {
+		st.SetText(":path", s.Path)
+		st.SetText(":adapter", s.Adapter)
+		st.SetText(":role", s.Role)
+		st.SetText(":content_hash", s.ContentHash)
+		st.SetInt64(":size", s.Size)
+		st.SetInt64(":mtime_ms", s.ModTimeMS)
+		st.SetInt64(":item_count", int64(s.ItemCount))
+		st.SetText(":issues", string(raw))
+		st.SetInt64(":indexed_at", s.IndexedAt)
+		st.SetInt64(":valid_from", from)
+		setValidTo(st, to)
+	})
+}
+
+// elementValue is a parsed element before encoding.
+type elementValue struct {
 	key   string
 	value any
 	cols  map[string]string
 }
 
-// syncElements makes the current rows of one source's items (or goals, or
-// rules) equal to want, stamping changes at seq. The first of duplicate keys
-// wins; duplicates are reported by intake, not resolved here.
-func syncElements(conn *sqlite.Conn, seq int64, source, table string, want []element) error {
-	valueCol := map[string]string{"item": "item", "goal": "goal", "rule": "rule"}[table]
-	current := map[string]string{}
-	if err := query(conn, table+"_current_by_source", func(st *sqlite.Stmt) {
+func elementKey(source, key string) string { return source + "\x00" + key }
+
+func (t *elementTable) insert(conn *sqlite.Conn, el *element, from, to int64) error {
+	return exec(conn, t.name+"_insert", func(st *sqlite.Stmt) {
+		st.SetText(":key", el.key)
+		st.SetText(":source_path", el.source)
+		st.SetText(":"+t.valueCol, el.json)
+		for k, v := range el.cols {
+			st.SetText(k, v)
+		}
+		st.SetInt64(":valid_from", from)
+		setValidTo(st, to)
+	})
+}
+
+func (t *elementTable) close(conn *sqlite.Conn, k string, seq int64) error {
+	source, key, _ := strings.Cut(k, "\x00")
+	return exec(conn, t.name+"_close", func(st *sqlite.Stmt) {
+		st.SetInt64(":seq", seq)
+		st.SetText(":source_path", source)
+		st.SetText(":key", key)
+	})
+}
+
+// openBySource returns the open elements of source: key to canonical JSON.
+func (t *elementTable) openBySource(conn *sqlite.Conn, source string) (map[string]string, error) {
+	out := map[string]string{}
+	if t.rows.bulk {
+		for key := range t.bySource[source] {
+			out[key] = t.rows.current[elementKey(source, key)].json
+		}
+		return out, nil
+	}
+	err := query(conn, t.name+"_current_by_source", func(st *sqlite.Stmt) {
 		st.SetText(":source_path", source)
 	}, func(st *sqlite.Stmt) error {
-		current[st.GetText("key")] = st.GetText(valueCol)
+		out[st.GetText("key")] = st.GetText(t.valueCol)
 		return nil
-	}); err != nil {
+	})
+	return out, err
+}
+
+// sync makes the open elements of source equal to want, stamping changes
+// at seq. The first of duplicate keys wins; duplicates are reported by
+// intake, not resolved here.
+func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []elementValue) error {
+	current, err := t.openBySource(conn, source)
+	if err != nil {
 		return err
 	}
 	seen := map[string]bool{}
@@ -127,43 +230,31 @@ func syncElements(conn *sqlite.Conn, seq int64, source, table string, want []ele
 		if err != nil {
 			return err
 		}
-		old, had := current[el.key]
-		if had && old == string(raw) {
+		if old, had := current[el.key]; had && old == string(raw) {
 			continue
 		}
-		if had {
-			if err := closeElement(conn, table, seq, source, el.key); err != nil {
-				return err
-			}
-		}
-		if err := exec(conn, table+"_insert", func(st *sqlite.Stmt) {
-			st.SetText(":key", el.key)
-			st.SetText(":source_path", source)
-			st.SetText(":"+valueCol, string(raw))
-			for k, v := range el.cols {
-				st.SetText(k, v)
-			}
-			st.SetInt64(":valid_from", seq)
-		}); err != nil {
+		if err := t.rows.put(conn, elementKey(source, el.key), seq, &element{key: el.key, source: source, json: string(raw), cols: el.cols}); err != nil {
 			return err
+		}
+		if t.rows.bulk {
+			if t.bySource[source] == nil {
+				t.bySource[source] = map[string]bool{}
+			}
+			t.bySource[source][el.key] = true
 		}
 	}
 	for key := range current {
-		if !seen[key] {
-			if err := closeElement(conn, table, seq, source, key); err != nil {
-				return err
-			}
+		if seen[key] {
+			continue
+		}
+		if err := t.rows.drop(conn, elementKey(source, key), seq); err != nil {
+			return err
+		}
+		if t.rows.bulk {
+			delete(t.bySource[source], key)
 		}
 	}
 	return nil
-}
-
-func closeElement(conn *sqlite.Conn, table string, seq int64, source, key string) error {
-	return exec(conn, table+"_close", func(st *sqlite.Stmt) {
-		st.SetInt64(":seq", seq)
-		st.SetText(":source_path", source)
-		st.SetText(":key", key)
-	})
 }
 
 // SourcesAt lists the sources indexed as of rev.

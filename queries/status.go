@@ -46,10 +46,9 @@ type StatusResult struct {
 	Projections     []ProjectionStatus `json:"projections"`
 }
 
-// SessionCounts counts sessions by status.
+// SessionCounts counts sessions by state.
 type SessionCounts struct {
 	Active int `json:"active"`
-	Ended  int `json:"ended"`
 }
 
 // Status reports the log's revision, size and head hash, the projections'
@@ -81,18 +80,13 @@ func Status(ctx context.Context, store *events.Store, at At) (*StatusResult, err
 				return err
 			}
 		}
-		sessions, err := projections.SessionsAt(r.Conn, rev, "")
+		head := rev == r.Head
+		active, err := projections.ActiveSessionsAt(r.Conn, rev, head)
 		if err != nil {
 			return err
 		}
-		for _, s := range sessions {
-			if s.Status == projections.SessionActive {
-				res.Sessions.Active++
-			} else {
-				res.Sessions.Ended++
-			}
-		}
-		held, err := projections.HeldClaimsAt(r.Conn, rev)
+		res.Sessions.Active = len(active)
+		held, err := projections.HeldClaimsAt(r.Conn, rev, head)
 		if err != nil {
 			return err
 		}
@@ -101,7 +95,7 @@ func Status(ctx context.Context, store *events.Store, at At) (*StatusResult, err
 				res.LiveClaims++
 			}
 		}
-		ready, err := projections.ReadinessAt(r.Conn, rev, now)
+		ready, err := projections.ReadinessAt(r.Conn, rev, now, head)
 		if err != nil {
 			return err
 		}

@@ -1,8 +1,8 @@
 DROP TABLE IF EXISTS p_checkpoints;
 DROP TABLE IF EXISTS p_contexts;
 CREATE TABLE p_checkpoints (
-  checkpoint_id         TEXT    NOT NULL PRIMARY KEY,
-  seq                   INTEGER NOT NULL UNIQUE,
+  seq                   INTEGER NOT NULL PRIMARY KEY,
+  checkpoint_id         TEXT    NOT NULL,
   session_id            TEXT    NOT NULL,
   work                  TEXT    NOT NULL,
   agent                 TEXT    NOT NULL,
@@ -12,9 +12,7 @@ CREATE TABLE p_checkpoints (
   next_action           TEXT    NOT NULL,
   open_loops            TEXT    NOT NULL,
   recorded_at           INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX p_checkpoints_session ON p_checkpoints (session_id, seq);
-CREATE INDEX p_checkpoints_work ON p_checkpoints (work, seq);
+);
 CREATE TABLE p_contexts (
   seq            INTEGER NOT NULL PRIMARY KEY,
   session_id     TEXT    NOT NULL,
@@ -25,4 +23,3 @@ CREATE TABLE p_contexts (
   complete       INTEGER NOT NULL,
   compiled_at    INTEGER NOT NULL
 );
-CREATE INDEX p_contexts_session ON p_contexts (session_id, context_hash, seq);

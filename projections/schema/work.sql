@@ -13,11 +13,8 @@ CREATE TABLE p_sources (
   issues       TEXT    NOT NULL,
   indexed_at   INTEGER NOT NULL,
   valid_from   INTEGER NOT NULL,
-  valid_to     INTEGER,
-  PRIMARY KEY (path, valid_from)
-) WITHOUT ROWID;
-CREATE UNIQUE INDEX p_sources_current ON p_sources (path) WHERE valid_to IS NULL;
-CREATE INDEX p_sources_from ON p_sources (valid_from);
+  valid_to     INTEGER
+);
 CREATE TABLE p_work_items (
   key         TEXT    NOT NULL,
   source_path TEXT    NOT NULL,
@@ -27,11 +24,8 @@ CREATE TABLE p_work_items (
   goal        TEXT    NOT NULL,
   item        TEXT    NOT NULL,
   valid_from  INTEGER NOT NULL,
-  valid_to    INTEGER,
-  PRIMARY KEY (key, source_path, valid_from)
-) WITHOUT ROWID;
-CREATE UNIQUE INDEX p_work_items_current ON p_work_items (source_path, key) WHERE valid_to IS NULL;
-CREATE INDEX p_work_items_from ON p_work_items (valid_from);
+  valid_to    INTEGER
+);
 CREATE TABLE p_goals (
   key         TEXT    NOT NULL,
   source_path TEXT    NOT NULL,
@@ -39,19 +33,13 @@ CREATE TABLE p_goals (
   status      TEXT    NOT NULL,
   goal        TEXT    NOT NULL,
   valid_from  INTEGER NOT NULL,
-  valid_to    INTEGER,
-  PRIMARY KEY (key, source_path, valid_from)
-) WITHOUT ROWID;
-CREATE UNIQUE INDEX p_goals_current ON p_goals (source_path, key) WHERE valid_to IS NULL;
-CREATE INDEX p_goals_from ON p_goals (valid_from);
+  valid_to    INTEGER
+);
 CREATE TABLE p_rules (
   key         TEXT    NOT NULL,
   source_path TEXT    NOT NULL,
   strength    TEXT    NOT NULL,
   rule        TEXT    NOT NULL,
   valid_from  INTEGER NOT NULL,
-  valid_to    INTEGER,
-  PRIMARY KEY (key, source_path, valid_from)
-) WITHOUT ROWID;
-CREATE UNIQUE INDEX p_rules_current ON p_rules (source_path, key) WHERE valid_to IS NULL;
-CREATE INDEX p_rules_from ON p_rules (valid_from);
+  valid_to    INTEGER
+);

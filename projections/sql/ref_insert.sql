@@ -1,1 +1,1 @@
-INSERT OR IGNORE INTO p_event_refs (ref, seq) VALUES (:ref, :seq);
+INSERT INTO p_event_refs (seq, ref) VALUES (:seq, :ref);

@@ -1,4 +1,12 @@
-SELECT e.seq, e.id, e.kind, e.stream, e.stream_version, e.occurred_at, e.actor, e.request_id, e.payload, e.prev_hash, e.hash
-FROM p_event_refs r JOIN p_event_refs r2 ON r2.seq = r.seq AND r2.ref = :ref2 JOIN events e ON e.seq = r.seq
-WHERE r.ref = :ref AND r.seq > :since AND r.seq <= :until AND (:kind IS NULL OR e.kind = :kind)
-ORDER BY r.seq LIMIT :limit;
+SELECT seq, id, kind, stream, stream_version, occurred_at, actor, request_id, payload, prev_hash, hash
+FROM events
+WHERE seq IN (
+    SELECT seq FROM p_event_refs WHERE ref = :ref AND seq > :since AND seq <= :until
+    UNION ALL
+    SELECT seq FROM events WHERE stream = :ref AND seq > :since AND seq <= :until)
+  AND seq IN (
+    SELECT seq FROM p_event_refs WHERE ref = :ref2 AND seq > :since AND seq <= :until
+    UNION ALL
+    SELECT seq FROM events WHERE stream = :ref2 AND seq > :since AND seq <= :until)
+  AND (:kind IS NULL OR kind = :kind)
+ORDER BY seq LIMIT :limit;

@@ -1,0 +1,210 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+)
+
+// Source returns a deterministic parsed task register of n work items under
+// a few goals, with priorities, milestones, acceptance criteria, next
+// actions, some dependencies (on earlier items only, so no cycles) and some
+// items already completed.
+func Source(n int, seed int64) events.SourceIndexed {
+	rng := rand.New(rand.NewSource(seed))
+	path := "ledger/work-ledger.yaml"
+	src := events.SourceIndexed{Path: path, Adapter: "yaml_ledger", Role: "tasks", ContentHash: fmt.Sprintf("sha256:bench-%d-%d", n, seed)}
+	for g := 1; g <= 4; g++ {
+		src.Goals = append(src.Goals, events.Goal{Key: fmt.Sprintf("G-%d", g), Title: fmt.Sprintf("Goal %d", g), Status: "active",
+			Summary: "A measurable outcome the team is working towards.", Source: events.SourceRef{Path: path, LineStart: g, LineEnd: g}})
+	}
+	src.Rules = []events.Rule{
+		{Key: "R-1", Text: "Never commit secrets.", Strength: "hard", Source: events.SourceRef{Path: path, LineStart: 10, LineEnd: 10}},
+		{Key: "R-2", Text: "Keep pull requests small.", Strength: "soft", Source: events.SourceRef{Path: path, LineStart: 11, LineEnd: 11}},
+	}
+	statuses := []string{"planned", "planned", "planned", "ready", "in_progress", "completed"}
+	for i := 1; i <= n; i++ {
+		it := events.WorkItem{
+			Key: fmt.Sprintf("T-%03d", i), Title: fmt.Sprintf("Task %d", i), Status: statuses[rng.Intn(len(statuses))],
+			Kind: "feature", Priority: fmt.Sprintf("p%d", rng.Intn(4)), Goal: fmt.Sprintf("G-%d", 1+rng.Intn(4)),
+			Milestone: fmt.Sprintf("M-%d", 1+i/40), NextAction: fmt.Sprintf("Write the first failing test for task %d", i),
+			Acceptance: []string{"Behaviour is covered by a test", "Docs updated"},
+			Source:     events.SourceRef{Path: path, LineStart: 20 + i*8, LineEnd: 27 + i*8},
+		}
+		if i > 5 && rng.Intn(5) == 0 {
+			it.DependsOn = []events.Dependency{{Key: fmt.Sprintf("T-%03d", 1+rng.Intn(i-1)), Required: rng.Intn(3) > 0}}
+		}
+		if it.Status == "in_progress" {
+			it.Status = "planned"
+		}
+		src.Items = append(src.Items, it)
+	}
+	return src
+}
+
+// GenerateOptions sizes a history.
+type GenerateOptions struct {
+	// Events is the number of events to reach (the log's head when done is
+	// at least this).
+	Events int64
+	// Agents is the number of simulated agents (default 8).
+	Agents int
+	// Seed makes the history deterministic.
+	Seed int64
+	// Batch is the number of commands per transaction (default 500).
+	Batch int
+	// Start is the simulated clock's start (default 2026-01-01).
+	Start time.Time
+	// Progress, if set, is called after each batch.
+	Progress func(done, total int64)
+}
+
+type agent struct {
+	name    string
+	session string
+	work    string
+	last    string // last session, for resumes
+}
+
+// Generate appends a realistic multi-agent history to an initialized
+// project whose sources are indexed, through the command layer, until the
+// log holds opts.Events events. It returns the head.
+func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (int64, error) {
+	if opts.Agents <= 0 {
+		opts.Agents = 8
+	}
+	if opts.Batch <= 0 {
+		opts.Batch = 500
+	}
+	if opts.Start.IsZero() {
+		opts.Start = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	}
+	rng := rand.New(rand.NewSource(opts.Seed))
+	clock := opts.Start
+	env := &commands.Env{Store: store, Now: func() time.Time { return clock }, Entropy: rand.New(rand.NewSource(opts.Seed + 1))}
+	var keys []string
+	var head int64
+	if err := store.Read(ctx, func(r *events.Reader) error {
+		head = r.Head
+		return events.ScanEvents(r.Conn, 1, r.Head, func(e *events.Event) error {
+			if e.Kind == events.KindSourceIndexed {
+				v, err := e.Decoded()
+				if err != nil {
+					return err
+				}
+				keys = keys[:0]
+				for _, it := range v.(*events.SourceIndexed).Items {
+					if it.Status == "planned" || it.Status == "ready" {
+						keys = append(keys, it.Key)
+					}
+				}
+			}
+			return nil
+		})
+	}); err != nil {
+		return 0, err
+	}
+	if len(keys) == 0 {
+		return 0, fault.New(fault.InvalidInput, "bench generate: the project has no claimable work items").WithHint("index a source first")
+	}
+	agents := make([]*agent, opts.Agents)
+	for i := range agents {
+		agents[i] = &agent{name: fmt.Sprintf("agent-%02d", i+1)}
+	}
+	for head < opts.Events {
+		rev, err := commands.Batch(ctx, env, "bench", func(ctx context.Context) error {
+			for i := 0; i < opts.Batch; i++ {
+				if err := step(ctx, env, rng, agents[rng.Intn(len(agents))], keys); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return head, err
+		}
+		head = rev
+		clock = clock.Add(time.Duration(30+rng.Intn(300)) * time.Second)
+		if opts.Progress != nil {
+			opts.Progress(min(head, opts.Events), opts.Events)
+		}
+	}
+	return head, nil
+}
+
+// tolerable reports errors a real agent meets and moves past: the work was
+// taken, blocked, or its lease was superseded.
+func tolerable(err error) bool {
+	switch fault.CodeOf(err) {
+	case fault.ClaimConflict, fault.DependencyBlocked, fault.InvalidTransition:
+		return true
+	}
+	return false
+}
+
+func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys []string) error {
+	if a.session == "" {
+		if a.last != "" && rng.Intn(4) == 0 {
+			res, err := commands.ResumeSession(ctx, env, commands.ResumeRequest{FromSession: a.last, Agent: a.name, Provider: "anthropic", Model: "claude"})
+			if err == nil {
+				a.session, a.work, a.last = res.Session.ID, res.Session.Work, ""
+				return nil
+			}
+			a.last = ""
+			if !tolerable(err) {
+				return err
+			}
+			return nil
+		}
+		work := keys[rng.Intn(len(keys))]
+		res, err := commands.StartSession(ctx, env, commands.StartRequest{Work: work, Agent: a.name, Provider: "anthropic", Model: "claude", Claim: true, TTLms: int64(5+rng.Intn(30)) * 60_000})
+		if err != nil {
+			if tolerable(err) {
+				return nil
+			}
+			return err
+		}
+		a.session, a.work = res.Session.ID, work
+		return nil
+	}
+	var err error
+	switch n := rng.Intn(100); {
+	case n < 15:
+		_, err = commands.RecordContext(ctx, env, commands.ContextRecordRequest{SessionID: a.session, ContextHash: fmt.Sprintf("sha256:%016x", rng.Uint64()), TokenEstimate: 1500 + rng.Intn(3000), TokenBudget: 5000, Complete: true})
+	case n < 58:
+		loops := make([]string, rng.Intn(3))
+		for i := range loops {
+			loops[i] = fmt.Sprintf("Open question %d about %s", rng.Intn(100), a.work)
+		}
+		_, err = commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: a.session, Agent: a.name,
+			Digest:     fmt.Sprintf("Implemented step %d of %s; tests written, not yet run.", rng.Intn(20), a.work),
+			NextAction: fmt.Sprintf("Run the tests for %s and fix what fails", a.work), OpenLoops: loops})
+	case n < 72:
+		_, err = commands.RenewClaim(ctx, env, commands.RenewRequest{SessionID: a.session, TTLms: int64(10+rng.Intn(20)) * 60_000})
+	case n < 78:
+		_, err = commands.BindClient(ctx, env, commands.BindRequest{Client: "claude-code", ExternalSession: fmt.Sprintf("claude-code:%s-%d", a.name, rng.Intn(50)), Work: a.work, SessionID: a.session})
+	case n < 88:
+		// The agent is working: time passes, nothing is recorded.
+	case n < 96:
+		outcomes := []string{events.OutcomeCompleted, events.OutcomeIncomplete, events.OutcomeIncomplete, events.OutcomeAbandoned}
+		_, err = commands.EndSession(ctx, env, commands.EndRequest{SessionID: a.session, Outcome: outcomes[rng.Intn(len(outcomes))], Agent: a.name})
+		a.last, a.session = a.session, ""
+	default:
+		// The conversation dies without ending: the session stays active
+		// until a successor resumes it.
+		a.last, a.session = a.session, ""
+	}
+	if err != nil {
+		if tolerable(err) || fault.Is(err, fault.NotFound) {
+			a.last, a.session = a.session, ""
+			return nil
+		}
+		return err
+	}
+	return nil
+}

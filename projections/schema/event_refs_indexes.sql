@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX p_event_refs_key ON p_event_refs (ref, seq);

@@ -1,0 +1,116 @@
+package projections
+
+import (
+	"sort"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+// versions manages one revision-stamped table. Applied incrementally, the
+// current version of a row lives in SQLite: a change closes it (valid_to =
+// seq) and inserts the new version. During a bulk rebuild the current
+// versions live in memory instead: a replaced version is written once,
+// already closed, and the survivors are written open at the end. Both paths
+// produce the same rows.
+type versions[T any] struct {
+	bulk    bool
+	current map[string]*T
+	from    map[string]int64
+	// insert writes one version; to == 0 leaves it open (valid_to NULL).
+	insert func(conn *sqlite.Conn, row *T, from, to int64) error
+	// close marks the open version of key replaced at seq.
+	close func(conn *sqlite.Conn, key string, seq int64) error
+	// load reads the open version of key (nil when none).
+	load func(conn *sqlite.Conn, key string, seq int64) (*T, error)
+}
+
+func (v *versions[T]) beginBulk() {
+	v.bulk = true
+	v.current = map[string]*T{}
+	v.from = map[string]int64{}
+}
+
+// get returns a copy of key's open version, or nil.
+func (v *versions[T]) get(conn *sqlite.Conn, key string, seq int64) (*T, error) {
+	if !v.bulk {
+		return v.load(conn, key, seq)
+	}
+	cur, ok := v.current[key]
+	if !ok {
+		return nil, nil
+	}
+	cp := *cur
+	return &cp, nil
+}
+
+// put makes row the open version of key from seq on.
+func (v *versions[T]) put(conn *sqlite.Conn, key string, seq int64, row *T) error {
+	if !v.bulk {
+		if err := v.close(conn, key, seq); err != nil {
+			return err
+		}
+		return v.insert(conn, row, seq, 0)
+	}
+	if old, ok := v.current[key]; ok {
+		if err := v.insert(conn, old, v.from[key], seq); err != nil {
+			return err
+		}
+	}
+	v.current[key], v.from[key] = row, seq
+	return nil
+}
+
+// drop closes key's open version at seq without a successor.
+func (v *versions[T]) drop(conn *sqlite.Conn, key string, seq int64) error {
+	if !v.bulk {
+		return v.close(conn, key, seq)
+	}
+	if old, ok := v.current[key]; ok {
+		if err := v.insert(conn, old, v.from[key], seq); err != nil {
+			return err
+		}
+		delete(v.current, key)
+		delete(v.from, key)
+	}
+	return nil
+}
+
+// endBulk writes the open versions, in key order, and leaves bulk mode.
+func (v *versions[T]) endBulk(conn *sqlite.Conn) error {
+	keys := make([]string, 0, len(v.current))
+	for k := range v.current {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := v.insert(conn, v.current[k], v.from[k], 0); err != nil {
+			return err
+		}
+	}
+	v.bulk, v.current, v.from = false, nil, nil
+	return nil
+}
+
+func setValidTo(st *sqlite.Stmt, to int64) {
+	if to == 0 {
+		st.SetNull(":valid_to")
+	} else {
+		st.SetInt64(":valid_to", to)
+	}
+}
+
+// BeginBulk creates the projection's tables without their secondary
+// indexes, for a rebuild.
+func (b base) BeginBulk(conn *sqlite.Conn) error {
+	return sqlitex.ExecuteScript(conn, schemas[b.schema], nil)
+}
+
+// createIndexes adds the secondary indexes after a bulk rebuild.
+func (b base) createIndexes(conn *sqlite.Conn) error {
+	script, ok := schemas[b.schema+"_indexes"]
+	if !ok {
+		return nil
+	}
+	return sqlitex.ExecuteScript(conn, script, nil)
+}
