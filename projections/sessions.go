@@ -15,18 +15,18 @@ const (
 
 // Session is the read model of one work session.
 type Session struct {
-	ID                string `json:"id"`
-	Work              string `json:"work"`
-	Agent             string `json:"agent"`
-	Provider          string `json:"provider"`
-	Model             string `json:"model"`
-	Status            string `json:"status"`
-	Outcome           string `json:"outcome,omitempty"`
-	StartedAt         int64  `json:"started_at"`
-	StartRevision     int64  `json:"start_revision"`
-	EndedAt           int64  `json:"ended_at,omitempty"`
-	PredecessorID     string `json:"predecessor_id,omitempty"`
-	SuccessorID       string `json:"successor_id,omitempty"`
+	ID            string `json:"id"`
+	Work          string `json:"work"`
+	Agent         string `json:"agent"`
+	Provider      string `json:"provider"`
+	Model         string `json:"model"`
+	Status        string `json:"status"`
+	Outcome       string `json:"outcome,omitempty"`
+	StartedAt     int64  `json:"started_at"`
+	StartRevision int64  `json:"start_revision"`
+	EndedAt       int64  `json:"ended_at,omitempty"`
+	PredecessorID string `json:"predecessor_id,omitempty"`
+	SuccessorID   string `json:"successor_id,omitempty"`
 	// LastCheckpointID, LastCheckpointSeq and LastContextHash are read
 	// from the checkpoints projection as of the same revision.
 	LastCheckpointID  string `json:"last_checkpoint_id,omitempty"`
@@ -233,4 +233,3 @@ func ActiveSessionsAt(conn *sqlite.Conn, rev int64, head bool) ([]Session, error
 	})
 	return out, err
 }
-
