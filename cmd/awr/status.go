@@ -40,7 +40,7 @@ func (c *statusCmd) Run(app *App) error {
 			fmt.Fprintf(tw, "last event\t%s\n", time.UnixMilli(res.LastEventAt).UTC().Format(time.RFC3339))
 		}
 		fmt.Fprintf(tw, "head hash\t%s\n", res.HeadHash)
-		fmt.Fprintf(tw, "sessions\t%d active, %d ended\n", res.Sessions.Active, res.Sessions.Ended)
+		fmt.Fprintf(tw, "sessions\t%d active\n", res.Sessions.Active)
 		fmt.Fprintf(tw, "claims\t%d live\n", res.LiveClaims)
 		fmt.Fprintf(tw, "work items\t%d (%d ready)\n", res.WorkItems, res.ReadyCount)
 		for _, p := range res.Projections {
