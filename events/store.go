@@ -232,7 +232,8 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 }
 
 // syncProjections rebuilds every projector whose stored version differs or
-// that lags the head.
+// that lags the head. A projection ahead of the head (events were cut from
+// the log behind awr's back) is left alone as evidence for `awr verify`.
 func (s *Store) syncProjections(ctx context.Context, progress func(done, total int64)) error {
 	if len(s.projectors) == 0 {
 		return nil
@@ -252,7 +253,7 @@ func (s *Store) staleProjectors(ctx context.Context) ([]Projector, error) {
 			if err != nil {
 				return err
 			}
-			if !ok || version != p.Version() || last != r.Head {
+			if !ok || version != p.Version() || last < r.Head {
 				stale = append(stale, p)
 			}
 		}
@@ -331,7 +332,7 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 			if err != nil {
 				return err
 			}
-			if !ok || v != p.Version() || last != head {
+			if !ok || v != p.Version() || last < head {
 				still = append(still, p)
 			}
 		}
@@ -760,7 +761,7 @@ func (tx *Tx) insert(e *Event, keep bool) error {
 	st.Reset()
 	if err != nil {
 		if sqlite.ErrCode(err) == sqlite.ResultConstraintUnique {
-			return fault.Wrap(fault.InvalidInput, err, "append event seq %d", e.Seq)
+			return fault.New(fault.InvalidInput, "append event: seq %d: id %s or request id %q is already in the log", e.Seq, e.ID, e.RequestID)
 		}
 		return err
 	}

@@ -138,14 +138,6 @@ func Verify(ctx context.Context, store *events.Store, progress func(done, total 
 			return nil
 		}
 		res.Checks = append(res.Checks, Check{Name: "hash_chain", OK: true, Detail: fmt.Sprintf("%s, seq 1..%d contiguous, every hash recomputes", plural(int(checked), "event"), checked)})
-		n, err := triggersPresent(r.Conn)
-		if err != nil {
-			return err
-		}
-		res.Checks = append(res.Checks, Check{Name: "append_only_triggers", OK: n == 3, Detail: fmt.Sprintf("%d of 3 triggers installed", n)})
-		if n != 3 {
-			res.OK, res.Problem = false, "the append-only triggers were removed"
-		}
 		states, err := events.ProjectionStates(r.Conn)
 		if err != nil {
 			return err
@@ -163,10 +155,24 @@ func Verify(ctx context.Context, store *events.Store, progress func(done, total 
 			default:
 				c.Detail = fmt.Sprintf("version %d (code %d), last seq %d of %d", s.Version, p.Version(), s.LastSeq, r.Head)
 			}
+			if ok && s.LastSeq > r.Head && res.FirstBadSeq == 0 {
+				// Projections are written in the same transaction as the
+				// events they fold: having seen more means events were cut.
+				res.OK, res.FirstBadSeq = false, r.Head+1
+				res.Problem = fmt.Sprintf("the log ends at seq %d but projection %s was built through seq %d: events after %d were removed", r.Head, p.Name(), s.LastSeq, r.Head)
+			}
 			if !c.OK && res.Problem == "" {
 				res.OK, res.Problem = false, "projection "+p.Name()+" is stale: "+c.Detail
 			}
 			res.Checks = append(res.Checks, c)
+		}
+		n, err := triggersPresent(r.Conn)
+		if err != nil {
+			return err
+		}
+		res.Checks = append(res.Checks, Check{Name: "append_only_triggers", OK: n == 3, Detail: fmt.Sprintf("%d of 3 triggers installed", n)})
+		if n != 3 {
+			res.OK, res.Problem = false, "the append-only triggers were removed"
 		}
 		return nil
 	})
