@@ -257,3 +257,31 @@ func TestImport(t *testing.T) {
 		require.True(t, fault.Is(err, fault.InvalidTransition), "%v", err)
 	})
 }
+
+// TestOpen_RebuildsChangedProjection: a projection whose stored version
+// differs from the code's (a new awr changed its read model) is rebuilt
+// from the log when the project is opened, and the result equals the log.
+func TestOpen_RebuildsChangedProjection(t *testing.T) {
+	t.Parallel()
+	dir, _ := demoProject(t)
+	conn, err := sqlite.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
+	require.NoError(t, err)
+	require.NoError(t, sqlitex.ExecuteTransient(conn, "UPDATE projections SET version = 0 WHERE name = 'sessions'", nil))
+	require.NoError(t, sqlitex.ExecuteTransient(conn, "DELETE FROM p_sessions", nil))
+	conn.Close()
+
+	st := openProject(t, dir)
+	defer st.Close()
+	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
+		states, err := events.ProjectionStates(r.Conn)
+		require.NoError(t, err)
+		for _, s := range states {
+			require.Equal(t, 1, s.Version, s.Name)
+			require.Equal(t, r.Head, s.LastSeq, s.Name)
+		}
+		return nil
+	}))
+	res, err := replay.Verify(context.Background(), st, nil)
+	require.NoError(t, err)
+	require.True(t, res.OK)
+}
