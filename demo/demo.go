@@ -18,6 +18,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/queries"
@@ -75,6 +76,11 @@ func (r *runner) step(cmd, result string, rev int64, fields map[string]any) {
 // the first step that fails.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	dir := opts.Dir
+	if dir != "" {
+		if err := emptyDir(dir); err != nil {
+			return nil, err
+		}
+	}
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "awr-demo-")
 		if err != nil {
@@ -232,6 +238,23 @@ func (r *runner) script(st *events.Store) error {
 		fmt.Sprintf("%d events re-imported into an empty project; chain verified; same status: %v", exp.Events, matches), exp.ProjectRevision, nil)
 
 	r.report.ProjectRevision, r.report.HeadHash, r.report.Verified, r.report.ImportMatches = ver.ProjectRevision, ver.HeadHash, ver.OK, matches
+	return nil
+}
+
+// emptyDir checks that dir exists, is a directory and holds nothing, so
+// the demo never mixes its history into a real project.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return fault.New(fault.InvalidInput, "demo: --dir %s does not exist", dir).With("path", dir).WithHint("mkdir %s", dir)
+		}
+		return fault.New(fault.InvalidInput, "demo: --dir %s: %v", dir, err).With("path", dir)
+	}
+	if len(entries) > 0 {
+		return fault.New(fault.InvalidInput, "demo: --dir %s is not empty (%d entries); the demo needs an empty directory", dir, len(entries)).
+			With("path", dir).WithHint("awr demo --dir EMPTY_DIR, or awr demo for a temporary one")
+	}
 	return nil
 }
 

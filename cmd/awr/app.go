@@ -39,10 +39,10 @@ func Version() string {
 // CLI is awr's command line. Global flags are accepted before or after the
 // subcommand.
 type CLI struct {
-	Project string           `help:"Project directory (default: current directory)." env:"AWR_PROJECT" placeholder:"PATH"`
-	JSON    bool             `name:"json" help:"Print exactly one JSON object on stdout; errors as JSON on stderr."`
-	Timeout time.Duration    `help:"How long to wait for a busy project database before failing." default:"30s" env:"AWR_TIMEOUT"`
-	Version kong.VersionFlag `help:"Print the version and exit."`
+	Project string        `help:"Project directory (default: current directory)." env:"AWR_PROJECT" placeholder:"PATH"`
+	JSON    bool          `name:"json" help:"Print exactly one JSON object on stdout; errors as JSON on stderr."`
+	Timeout time.Duration `help:"How long to wait for a busy project database before failing." default:"30s" env:"AWR_TIMEOUT"`
+	Version bool          `help:"Print the version and exit (as JSON with --json)."`
 
 	VersionCmd versionCmd `cmd:"" name:"version" help:"Print the version."`
 	Init       initCmd    `cmd:"" help:"Preview, then (with --accept) create the project's event log."`
@@ -71,11 +71,16 @@ type App struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	var cli CLI
 	jsonOut := hasFlag(args, "--json")
+	if hasFlag(args, "--version") {
+		// Answer before parsing, as a version flag should, in the same
+		// shape as `awr version`.
+		app := &App{Stdout: stdout, JSON: jsonOut}
+		return report(stderr, jsonOut, (&versionCmd{}).Run(app))
+	}
 	parser, err := kong.New(&cli,
 		kong.Name("awr"),
 		kong.Description("awr keeps coding agents' work continuous across interruptions."),
 		kong.Writers(stdout, stderr),
-		kong.Vars{"version": Version()},
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Exit(func(code int) { panic(exitCode(code)) }),

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/replay"
 )
@@ -73,7 +75,7 @@ func (c *importCmd) Run(app *App) error {
 	if c.File != "-" && c.File != "" {
 		f, err := os.Open(c.File)
 		if err != nil {
-			return fault.Wrap(fault.InvalidInput, err, "import: open %s", c.File).WithHint("awr export --output FILE")
+			return fault.New(fault.InvalidInput, "import: cannot read %s: %v", c.File, errors.Unwrap(err)).With("path", c.File).WithHint("awr export --output FILE")
 		}
 		defer f.Close()
 		r, name = f, c.File
@@ -82,18 +84,24 @@ func (c *importCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	_, statErr := os.Stat(filepath.Join(dir, ".awr"))
-	created := os.IsNotExist(statErr)
+	_, dirErr := os.Stat(filepath.Join(dir, ".awr"))
+	_, dbErr := os.Stat(events.DBPath(dir))
+	newDir, newDB := os.IsNotExist(dirErr), os.IsNotExist(dbErr)
 	st, err := app.open(true)
 	if err != nil {
 		return err
 	}
 	res, err := replay.Import(app.Ctx, st, bufio.NewReaderSize(r, 1<<16), name)
 	if err != nil {
-		if created {
-			// Leave no half-made project behind.
-			app.close()
-			app.store = nil
+		// Leave no half-made project behind: remove what this import created.
+		app.close()
+		app.store = nil
+		if newDB {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(events.DBPath(dir) + suffix)
+			}
+		}
+		if newDir {
 			os.RemoveAll(filepath.Join(dir, ".awr"))
 		}
 		return err

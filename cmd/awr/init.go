@@ -9,6 +9,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/queries"
 )
 
 type initCmd struct {
@@ -58,7 +59,16 @@ func (c *initCmd) Run(app *App) error {
 		res.Status, res.RequiresAccept = "preview", true
 		res.Next = "awr init --accept"
 		if exists {
+			st, err := app.Store()
+			if err != nil {
+				return err
+			}
+			sum, err := queries.Status(app.Ctx, st, queries.Head(app.Now()))
+			if err != nil {
+				return err
+			}
 			res.Status, res.RequiresAccept, res.Next = "initialized", false, "awr status"
+			res.Name, res.ProjectID, res.ProjectRevision = sum.ProjectName, sum.ProjectID, sum.ProjectRevision
 		}
 		return app.render(res, func(w io.Writer) { printInit(w, res) })
 	}
@@ -87,6 +97,12 @@ func printInit(w io.Writer, res *initResult) {
 			fmt.Fprintf(w, "  %-12s %s\n", wr.Path, wr.Action)
 		}
 		fmt.Fprintf(w, "nothing was written. next: %s\n", res.Next)
+	case "initialized":
+		if res.ProjectID != "" && res.Next == "awr status" && len(res.Writes) == 0 {
+			fmt.Fprintf(w, "already initialized: project %q (project_revision %d)\nnext: %s\n", res.Name, res.ProjectRevision, res.Next)
+			return
+		}
+		fmt.Fprintf(w, "initialized project %q at %s (project_revision %d)\nnext: %s\n", res.Name, res.Project, res.ProjectRevision, res.Next)
 	case "unchanged":
 		fmt.Fprintf(w, "already initialized: project %q (project_revision %d); nothing changed\n", res.Name, res.ProjectRevision)
 	default:

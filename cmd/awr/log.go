@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/queries"
 )
 
@@ -15,7 +16,7 @@ type logCmd struct {
 	Kind    string `help:"Only events of this kind." placeholder:"KIND"`
 	Since   int64  `help:"Only events after this revision." placeholder:"REV"`
 	Until   int64  `help:"Only events up to and including this revision." placeholder:"REV"`
-	Limit   int    `help:"At most N events (default 1000; -1 for all)." placeholder:"N"`
+	Limit   *int   `help:"At most N events (default 1000; 0 for all)." placeholder:"N"`
 }
 
 // Run lists events.
@@ -28,15 +29,24 @@ func (c *logCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
+	limit := queries.DefaultLogLimit
+	if c.Limit != nil {
+		switch limit = *c.Limit; {
+		case limit < 0:
+			return fault.New(fault.InvalidInput, "log: --limit %d is negative; use 0 for all events", limit).With("flag", "--limit").WithHint("awr log --limit 0")
+		case limit == 0:
+			limit = -1
+		}
+	}
 	res, err := queries.Log(app.Ctx, st, queries.At{Rev: rev, Now: app.Now()}, queries.LogFilter{
-		Session: c.Session, Work: c.Work, Kind: c.Kind, Since: c.Since, Until: c.Until, Limit: c.Limit,
+		Session: c.Session, Work: c.Work, Kind: c.Kind, Since: c.Since, Until: c.Until, Limit: limit,
 	})
 	if err != nil {
 		return err
 	}
 	return app.render(res, func(w io.Writer) {
 		for _, e := range res.Events {
-			fmt.Fprintf(w, "%6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, string(e.Payload))
+			fmt.Fprintf(w, "%6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, clip(string(e.Payload), 100))
 		}
 		if res.NextSince > 0 {
 			fmt.Fprintf(w, "… more events: awr log --since %d\n", res.NextSince)
@@ -45,4 +55,13 @@ func (c *logCmd) Run(app *App) error {
 			fmt.Fprintf(w, "no events match (project_revision %d)\n", res.ProjectRevision)
 		}
 	})
+}
+
+// clip shortens s to at most n runes, marking the cut; --json shows all.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
