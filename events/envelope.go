@@ -179,3 +179,56 @@ func decodeHash(s string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// ChainCheck follows a log in seq order and reports the first event that
+// does not continue the chain. The zero value expects seq 1.
+type ChainCheck struct {
+	prev []byte
+	next int64
+}
+
+// Check returns "" when e is the next event of a sound chain: its seq is
+// the one expected, its prev_hash is the previous event's hash and its hash
+// recomputes from its content. Otherwise it names the problem.
+func (c *ChainCheck) Check(e *Event) string {
+	if c.next == 0 {
+		c.next, c.prev = 1, make([]byte, HashSize)
+	}
+	switch {
+	case e.Seq > c.next:
+		return fmt.Sprintf("seq %d is missing (next stored seq is %d)", c.next, e.Seq)
+	case e.Seq < c.next:
+		return fmt.Sprintf("seq %d is out of order (expected %d)", e.Seq, c.next)
+	case string(e.PrevHash) != string(c.prev):
+		return fmt.Sprintf("prev_hash %s does not match the hash of seq %d (%s)", shortHex(e.PrevHash), e.Seq-1, shortHex(c.prev))
+	}
+	if got := ComputeHash(e.PrevHash, e); string(got) != string(e.Hash) {
+		return fmt.Sprintf("hash does not match the event's content (stored %s, computed %s): the row was edited", shortHex(e.Hash), shortHex(got))
+	}
+	c.prev, c.next = e.Hash, c.next+1
+	return ""
+}
+
+// Expected is the seq the next Check expects.
+func (c *ChainCheck) Expected() int64 {
+	if c.next == 0 {
+		return 1
+	}
+	return c.next
+}
+
+// Head is the hash of the last event checked (32 zero bytes before any).
+func (c *ChainCheck) Head() []byte {
+	if c.prev == nil {
+		return make([]byte, HashSize)
+	}
+	return c.prev
+}
+
+func shortHex(h []byte) string {
+	s := hex.EncodeToString(h)
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}

@@ -136,7 +136,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	if err := s.syncProjections(ctx, opts.Progress); err != nil {
+	if err := s.syncProjections(ctx, opts.Progress); err != nil && !fault.Is(err, fault.VerifyFailed) {
+		// A log whose chain is broken cannot be folded; the project still
+		// opens, with stale projections, so that `awr verify` can say why.
 		pool.Close()
 		return nil, err
 	}
@@ -362,6 +364,8 @@ func RebuildOn(conn *sqlite.Conn, ps []Projector, head int64, progress func(done
 
 // RebuildFrom resets ps on dst and applies events 1..head read from src
 // (which may be dst itself), then records each projection's state on dst.
+// It checks the hash chain as it reads and fails with VerifyFailed, naming
+// the seq, rather than derive state from a log that was altered.
 func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done, total int64)) error {
 	// Index builds at the end of a bulk rebuild sort in memory, using both
 	// cores, rather than through temporary files.
@@ -383,6 +387,18 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 		}
 	}
 	var done int64
+	var chain ChainCheck
+	check := func(e *Event) error {
+		if problem := chain.Check(e); problem != "" {
+			seq := e.Seq
+			if e.Seq > chain.Expected() {
+				seq = chain.Expected()
+			}
+			return fault.New(fault.VerifyFailed, "replay: seq %d: %s; nothing was rebuilt", seq, problem).
+				With("first_bad_seq", seq).WithHint("awr verify")
+		}
+		return nil
+	}
 	apply := func(e *Event) error {
 		for _, p := range ps {
 			if err := p.Apply(dst, e); err != nil {
@@ -397,9 +413,14 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 	}
 	var err error
 	if src == dst {
-		err = ScanEvents(src, 1, head, apply)
+		err = ScanEvents(src, 1, head, func(e *Event) error {
+			if err := check(e); err != nil {
+				return err
+			}
+			return apply(e)
+		})
 	} else {
-		err = pipeline(src, head, apply)
+		err = pipeline(src, head, check, apply)
 	}
 	if err != nil {
 		return err
@@ -417,10 +438,10 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 	return markProjections(dst, ps, head)
 }
 
-// pipeline reads and decodes events 1..head from src on one goroutine while
-// apply folds them on the caller's, so a rebuild uses both of a small
+// pipeline reads, checks (the hash chain) and decodes events 1..head from
+// src on one goroutine while apply folds them on the caller's, so a rebuild uses both of a small
 // machine's cores. src must not be used by anyone else meanwhile.
-func pipeline(src *sqlite.Conn, head int64, apply func(e *Event) error) error {
+func pipeline(src *sqlite.Conn, head int64, check, apply func(e *Event) error) error {
 	const batch = 512
 	batches := make(chan []*Event, 8)
 	stop := make(chan struct{})
@@ -429,6 +450,9 @@ func pipeline(src *sqlite.Conn, head int64, apply func(e *Event) error) error {
 		defer close(batches)
 		buf := make([]*Event, 0, batch)
 		err := ScanEvents(src, 1, head, func(e *Event) error {
+			if err := check(e); err != nil {
+				return err
+			}
 			if _, err := e.Decoded(); err != nil {
 				return err
 			}

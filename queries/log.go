@@ -44,10 +44,11 @@ type LogResult struct {
 // before --until, or --at beyond the head.
 func Log(ctx context.Context, store *events.Store, at At, f LogFilter) (*LogResult, error) {
 	if f.Kind != "" && !events.Known(events.Kind(f.Kind)) {
-		return nil, fault.New(fault.InvalidInput, "log: --kind %q is not an event kind", f.Kind).With("kinds", events.Kinds())
+		return nil, fault.New(fault.InvalidInput, "log: --kind %q is not an event kind", f.Kind).With("kinds", events.Kinds()).
+			WithHint("awr log --kind %s", events.KindCheckpointRecorded)
 	}
 	if f.Since < 0 || f.Until < 0 {
-		return nil, fault.New(fault.InvalidInput, "log: --since and --until must not be negative")
+		return nil, fault.New(fault.InvalidInput, "log: --since and --until must not be negative").WithHint("awr status")
 	}
 	limit := f.Limit
 	if limit == 0 {
@@ -65,7 +66,8 @@ func Log(ctx context.Context, store *events.Store, at At, f LogFilter) (*LogResu
 			until = f.Until
 		}
 		if f.Until > 0 && f.Since >= f.Until {
-			return fault.New(fault.InvalidInput, "log: --since %d is not before --until %d", f.Since, f.Until)
+			return fault.New(fault.InvalidInput, "log: --since %d is not before --until %d", f.Since, f.Until).
+				With("since", f.Since).With("until", f.Until).WithHint("awr log --since %d", f.Since)
 		}
 		var refs []string
 		if f.Session != "" {

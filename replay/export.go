@@ -33,7 +33,8 @@ func Export(ctx context.Context, store *events.Store, w io.Writer, upTo int64) (
 		to := r.Head
 		if upTo >= 0 {
 			if upTo > r.Head {
-				return fault.New(fault.InvalidInput, "export: --at %d is beyond project_revision %d", upTo, r.Head).WithHint("awr status")
+				return fault.New(fault.InvalidInput, "--at %d is beyond project_revision %d", upTo, r.Head).
+					With("at", upTo).With("project_revision", r.Head).WithHint("awr status")
 			}
 			to = upTo
 		}

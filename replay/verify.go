@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -46,8 +45,7 @@ type ChainFault struct {
 // payload. It reads every row by rowid order, so rows inserted, deleted or
 // reordered behind the triggers' back are caught too. nil means sound.
 func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault, err error) {
-	prev := make([]byte, events.HashSize)
-	var expect int64 = 1
+	var chain events.ChainCheck
 	versions := map[string]int64{}
 	st, _, err := conn.PrepareTransient("SELECT seq, id, kind, stream, stream_version, occurred_at, actor, request_id, payload, prev_hash, hash FROM events ORDER BY rowid")
 	if err != nil {
@@ -57,33 +55,21 @@ func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault
 	for {
 		row, err := st.Step()
 		if err != nil {
-			return checked, prev, nil, err
+			return checked, chain.Head(), nil, err
 		}
 		if !row {
-			return checked, prev, nil, nil
+			return checked, chain.Head(), nil, nil
 		}
-		e := &events.Event{
-			Seq: st.GetInt64("seq"), ID: st.GetText("id"), Kind: events.Kind(st.GetText("kind")), Stream: st.GetText("stream"),
-			StreamVersion: st.GetInt64("stream_version"), OccurredAt: st.GetInt64("occurred_at"), Actor: st.GetText("actor"),
-			RequestID: st.GetText("request_id"), Payload: []byte(st.GetText("payload")),
-		}
-		e.PrevHash = make([]byte, st.GetLen("prev_hash"))
-		st.GetBytes("prev_hash", e.PrevHash)
-		e.Hash = make([]byte, st.GetLen("hash"))
-		st.GetBytes("hash", e.Hash)
+		e := events.EventFromRow(st)
 		fail := func(format string, args ...any) (int64, []byte, *ChainFault, error) {
-			return checked, prev, &ChainFault{Seq: e.Seq, Problem: fmt.Sprintf(format, args...)}, nil
+			return checked, chain.Head(), &ChainFault{Seq: e.Seq, Problem: fmt.Sprintf(format, args...)}, nil
 		}
-		switch {
-		case e.Seq > expect:
-			return checked, prev, &ChainFault{Seq: expect, Problem: fmt.Sprintf("seq %d is missing (next stored seq is %d)", expect, e.Seq)}, nil
-		case e.Seq < expect:
-			return fail("seq %d is out of order (expected %d)", e.Seq, expect)
-		case !bytes.Equal(e.PrevHash, prev):
-			return fail("prev_hash %s does not match the hash of seq %d (%s)", short(e.PrevHash), e.Seq-1, short(prev))
-		}
-		if got := events.ComputeHash(e.PrevHash, e); !bytes.Equal(got, e.Hash) {
-			return fail("hash does not match the event's content (stored %s, computed %s): the row was edited", short(e.Hash), short(got))
+		want := chain.Expected()
+		if problem := chain.Check(e); problem != "" {
+			if e.Seq > want {
+				return checked, chain.Head(), &ChainFault{Seq: want, Problem: problem}, nil
+			}
+			return fail("%s", problem)
 		}
 		if !events.Known(e.Kind) {
 			return fail("unknown event kind %q", e.Kind)
@@ -95,18 +81,8 @@ func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault
 			return fail("stream %s version %d, expected %d", e.Stream, e.StreamVersion, want)
 		}
 		versions[e.Stream] = e.StreamVersion
-		prev = e.Hash
-		expect++
 		checked++
 	}
-}
-
-func short(h []byte) string {
-	s := hex.EncodeToString(h)
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 // hasTrigger reports whether the append-only triggers are installed.
@@ -124,7 +100,7 @@ func triggersPresent(conn *sqlite.Conn) (int, error) {
 // log. Errors: VerifyFailed naming the first bad seq (or the projection)
 // and what is wrong; the result is returned alongside.
 func Verify(ctx context.Context, store *events.Store, progress func(done, total int64)) (*VerifyResult, error) {
-	res := &VerifyResult{OK: true}
+	res := &VerifyResult{OK: true, Projections: []ProjectionChecksum{}, Checks: []Check{}}
 	err := store.Read(ctx, func(r *events.Reader) error {
 		res.ProjectRevision = r.Head
 		checked, head, bad, err := VerifyChain(r.Conn)

@@ -84,6 +84,9 @@ func (c *importCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir).WithHint("mkdir -p %s", dir)
+	}
 	_, dirErr := os.Stat(filepath.Join(dir, ".awr"))
 	_, dbErr := os.Stat(events.DBPath(dir))
 	newDir, newDB := os.IsNotExist(dirErr), os.IsNotExist(dbErr)
