@@ -117,6 +117,9 @@ func scratchChecksums(src *sqlite.Conn, head int64, progress func(done, total in
 	err = events.RebuildFrom(src, dst, projections.Projectors(), head, progress)
 	endFn(&err)
 	if err != nil {
+		if fault.Is(err, fault.VerifyFailed) {
+			return nil, err
+		}
 		return nil, fault.Wrap(fault.Storage, err, "rebuild into scratch database")
 	}
 	return checksums(dst)
