@@ -64,7 +64,7 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 			verified = seq > 0
 		}
 		id := tx.NewID()
-		e, err := tx.Append(events.NewEvent{Kind: events.KindCheckpointRecorded, Stream: "session/" + s.ID, Payload: events.CheckpointRecorded{
+		e, err := tx.Append(events.NewEvent{Kind: events.KindCheckpointRecorded, Stream: "session/" + s.ID, ID: id, Payload: events.CheckpointRecorded{
 			CheckpointID: id, SessionID: s.ID, Work: s.Work, Agent: req.Agent, ContextHash: req.ContextHash,
 			ContextHashVerified: verified, Digest: req.Digest, NextAction: req.NextAction, OpenLoops: loops,
 		}})

@@ -32,7 +32,7 @@ type ContextCompiled struct {
 }
 
 // CheckpointRecorded records what an agent actually did and what it will do
-// next (stream "session/<id>").
+// next (stream "session/<id>"). CheckpointID is the id of the event itself.
 type CheckpointRecorded struct {
 	CheckpointID        string   `json:"checkpoint_id"`
 	SessionID           string   `json:"session_id"`

@@ -586,6 +586,9 @@ type NewEvent struct {
 	Kind    Kind
 	Stream  string
 	Payload any // the kind's payload struct, e.g. SessionStarted or *SessionStarted
+	// ID, if set, is the event's id (from Tx.NewID), for events whose
+	// payload names themselves, such as a checkpoint's id.
+	ID string
 }
 
 // WriteOptions scopes a write.
@@ -711,7 +714,7 @@ func (tx *Tx) Append(ne NewEvent) (*Event, error) {
 	}
 	e := &Event{
 		Seq:           tx.head + 1,
-		ID:            tx.NewID(),
+		ID:            ne.ID,
 		Kind:          ne.Kind,
 		Stream:        ne.Stream,
 		StreamVersion: sv + 1,
@@ -719,6 +722,9 @@ func (tx *Tx) Append(ne NewEvent) (*Event, error) {
 		Actor:         tx.opts.Actor,
 		Payload:       payload,
 		PrevHash:      tx.lastHash,
+	}
+	if e.ID == "" {
+		e.ID = tx.NewID()
 	}
 	if len(tx.appended) == 0 {
 		e.RequestID = tx.opts.RequestID

@@ -1,8 +1,6 @@
 package projections
 
 import (
-	"encoding/json"
-
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
 )
@@ -25,6 +23,9 @@ type Checkpoint struct {
 
 type checkpoints struct{ base }
 
+// The checkpoints projection indexes which events are checkpoints and
+// compiled contexts of which session; the checkpoint itself is read from
+// its event, which is immutable (the checkpoint id is the event id).
 func newCheckpoints() *checkpoints {
 	return &checkpoints{base{name: "checkpoints", version: 1, schema: "checkpoints", tables: []Table{
 		{Name: "p_checkpoints", Key: []string{"seq"}},
@@ -39,23 +40,9 @@ func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event) error {
 		if err != nil {
 			return err
 		}
-		loops := pl.OpenLoops
-		if loops == nil {
-			loops = []string{}
-		}
-		raw, _ := json.Marshal(loops)
 		return exec(conn, "checkpoint_insert", func(st *sqlite.Stmt) {
-			st.SetText(":checkpoint_id", pl.CheckpointID)
 			st.SetInt64(":seq", e.Seq)
 			st.SetText(":session_id", pl.SessionID)
-			st.SetText(":work", pl.Work)
-			st.SetText(":agent", pl.Agent)
-			st.SetText(":context_hash", pl.ContextHash)
-			st.SetInt64(":context_hash_verified", boolInt(pl.ContextHashVerified))
-			st.SetText(":digest", pl.Digest)
-			st.SetText(":next_action", pl.NextAction)
-			st.SetText(":open_loops", string(raw))
-			st.SetInt64(":recorded_at", e.OccurredAt)
 		})
 	case events.KindContextCompiled:
 		pl, err := payload[events.ContextCompiled](e)
@@ -65,28 +52,27 @@ func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event) error {
 		return exec(conn, "context_insert", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", e.Seq)
 			st.SetText(":session_id", pl.SessionID)
-			st.SetText(":work", pl.Work)
 			st.SetText(":context_hash", pl.ContextHash)
-			st.SetInt64(":token_estimate", int64(pl.TokenEstimate))
-			st.SetInt64(":token_budget", int64(pl.TokenBudget))
-			st.SetInt64(":complete", boolInt(pl.Complete))
-			st.SetInt64(":compiled_at", e.OccurredAt)
 		})
 	}
 	return nil
 }
 
-func scanCheckpoint(st *sqlite.Stmt) (*Checkpoint, error) {
-	c := &Checkpoint{
-		ID: st.GetText("checkpoint_id"), Seq: st.GetInt64("seq"), SessionID: st.GetText("session_id"),
-		Work: st.GetText("work"), Agent: st.GetText("agent"), ContextHash: st.GetText("context_hash"),
-		ContextHashVerified: st.GetInt64("context_hash_verified") != 0, Digest: st.GetText("digest"),
-		NextAction: st.GetText("next_action"), RecordedAt: st.GetInt64("recorded_at"),
-	}
-	if err := json.Unmarshal([]byte(st.GetText("open_loops")), &c.OpenLoops); err != nil {
+// checkpointOf builds the read model from a checkpoint_recorded event.
+func checkpointOf(e *events.Event) (*Checkpoint, error) {
+	pl, err := payload[events.CheckpointRecorded](e)
+	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	loops := pl.OpenLoops
+	if loops == nil {
+		loops = []string{}
+	}
+	return &Checkpoint{
+		ID: pl.CheckpointID, Seq: e.Seq, SessionID: pl.SessionID, Work: pl.Work, Agent: pl.Agent,
+		ContextHash: pl.ContextHash, ContextHashVerified: pl.ContextHashVerified, Digest: pl.Digest,
+		NextAction: pl.NextAction, OpenLoops: loops, RecordedAt: e.OccurredAt,
+	}, nil
 }
 
 // CheckpointAt returns checkpoint id if it was recorded by rev, or nil.
@@ -96,7 +82,7 @@ func CheckpointAt(conn *sqlite.Conn, id string, rev int64) (*Checkpoint, error) 
 		st.SetText(":checkpoint_id", id)
 		st.SetInt64(":rev", rev)
 	}, func(st *sqlite.Stmt) (err error) {
-		out, err = scanCheckpoint(st)
+		out, err = checkpointOf(events.EventFromRow(st))
 		return err
 	})
 	return out, err
@@ -110,7 +96,7 @@ func SessionCheckpointsAt(conn *sqlite.Conn, session string, rev int64) ([]Check
 		st.SetText(":session_id", session)
 		st.SetInt64(":rev", rev)
 	}, func(st *sqlite.Stmt) error {
-		c, err := scanCheckpoint(st)
+		c, err := checkpointOf(events.EventFromRow(st))
 		if err != nil {
 			return err
 		}

@@ -1,8 +1,7 @@
 // Package projections folds the event log into read models: sessions,
-// claims, checkpoints and compiled contexts, client bindings, sources with
-// their work items, goals and rules, and an index of events by the session
-// and work item they concern. The ready set is derived from these at read
-// time, comparing lease expiry with the reader's clock.
+// claims, checkpoints and compiled contexts, client bindings, and sources
+// with their work items, goals and rules. The ready set is derived from
+// these at read time, comparing lease expiry with the reader's clock.
 //
 // Every mutable read model is revision-stamped: each row version carries
 // valid_from (the seq that created it) and valid_to (the seq that replaced

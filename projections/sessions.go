@@ -161,10 +161,17 @@ func enrich(conn *sqlite.Conn, s *Session, rev int64) error {
 		st.SetText(":session_id", s.ID)
 		st.SetInt64(":rev", rev)
 	}, func(st *sqlite.Stmt) error {
-		s.LastCheckpointID, s.LastCheckpointSeq = st.GetText("checkpoint_id"), st.GetInt64("seq")
+		s.LastCheckpointSeq = st.GetInt64("seq")
 		return nil
 	}); err != nil {
 		return err
+	}
+	if s.LastCheckpointSeq > 0 {
+		var id string
+		if err := events.ScanEvents(conn, s.LastCheckpointSeq, s.LastCheckpointSeq, func(e *events.Event) error { id = e.ID; return nil }); err != nil {
+			return err
+		}
+		s.LastCheckpointID = id
 	}
 	return query(conn, "context_last_for_session_at", func(st *sqlite.Stmt) {
 		st.SetText(":session_id", s.ID)

@@ -69,14 +69,7 @@ func Log(ctx context.Context, store *events.Store, at At, f LogFilter) (*LogResu
 			return fault.New(fault.InvalidInput, "log: --since %d is not before --until %d", f.Since, f.Until).
 				With("since", f.Since).With("until", f.Until).WithHint("awr log --since %d", f.Since)
 		}
-		var refs []string
-		if f.Session != "" {
-			refs = append(refs, "session/"+f.Session)
-		}
-		if f.Work != "" {
-			refs = append(refs, "work/"+f.Work)
-		}
-		return scanLog(r.Conn, refs, f.Kind, f.Since, until, limit, func(e *events.Event) error {
+		return scanLog(r.Conn, f, until, limit, func(e *events.Event) error {
 			if limit >= 0 && len(res.Events) == limit {
 				res.NextSince = res.Events[len(res.Events)-1].Seq
 				return errStop
@@ -99,29 +92,34 @@ func Log(ctx context.Context, store *events.Store, at At, f LogFilter) (*LogResu
 
 var errStop = fault.New(fault.Internal, "stop")
 
-// scanLog streams matching events in seq order. With refs, only events
-// indexed under every ref qualify.
-func scanLog(conn *sqlite.Conn, refs []string, kind string, since, until int64, limit int, fn func(e *events.Event) error) error {
+// scanLog streams matching events in seq order. An event concerns a session
+// when it is on the session's stream, or is a claim or binding event of
+// that session; it concerns a work item when it is on the work item's
+// stream, on the stream of a session working on it, or binds a host to it.
+func scanLog(conn *sqlite.Conn, f LogFilter, until int64, limit int, fn func(e *events.Event) error) error {
 	name := "log_range"
-	switch len(refs) {
-	case 1:
-		name = "log_by_ref"
-	case 2:
-		name = "log_by_two_refs"
+	switch {
+	case f.Session != "":
+		name = "log_by_session"
+	case f.Work != "":
+		name = "log_by_work"
 	}
 	st := prep(conn, name)
-	st.SetInt64(":since", since)
+	st.SetInt64(":since", f.Since)
 	st.SetInt64(":until", until)
-	if kind == "" {
+	if f.Kind == "" {
 		st.SetNull(":kind")
 	} else {
-		st.SetText(":kind", kind)
+		st.SetText(":kind", f.Kind)
 	}
-	if len(refs) > 0 {
-		st.SetText(":ref", refs[0])
+	if f.Session != "" {
+		st.SetText(":session", f.Session)
+		if f.Work == "" {
+			st.SetNull(":work")
+		}
 	}
-	if len(refs) > 1 {
-		st.SetText(":ref2", refs[1])
+	if f.Work != "" {
+		st.SetText(":work", f.Work)
 	}
 	fetch := int64(limit) + 1
 	if limit < 0 {

@@ -154,10 +154,10 @@ func TestVerify_DetectsTampering(t *testing.T) {
 		dir, _ := demoProject(t)
 		conn, err := sqlite.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
 		require.NoError(t, err)
-		require.NoError(t, sqlitex.ExecuteTransient(conn, "UPDATE p_checkpoints SET next_action = 'forged'", nil))
+		require.NoError(t, sqlitex.ExecuteTransient(conn, "UPDATE p_sessions SET agent = 'forged'", nil))
 		conn.Close()
 		fe := verifyFails(t, dir)
-		require.Contains(t, fe.Message, "checkpoints")
+		require.Contains(t, fe.Message, "sessions")
 		// A rebuild repairs it.
 		st := openProject(t, dir)
 		defer st.Close()

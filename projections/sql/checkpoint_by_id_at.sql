@@ -1,1 +1,1 @@
-SELECT * FROM p_checkpoints WHERE checkpoint_id = :checkpoint_id AND seq <= :rev;
+SELECT e.seq, e.id, e.kind, e.stream, e.stream_version, e.occurred_at, e.actor, e.request_id, e.payload, e.prev_hash, e.hash FROM events e WHERE e.id = :checkpoint_id AND e.kind = 'checkpoint_recorded' AND e.seq <= :rev;

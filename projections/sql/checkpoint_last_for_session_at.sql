@@ -1,1 +1,1 @@
-SELECT * FROM p_checkpoints WHERE session_id = :session_id AND seq <= :rev ORDER BY seq DESC LIMIT 1;
+SELECT seq FROM p_checkpoints WHERE session_id = :session_id AND seq <= :rev ORDER BY seq DESC LIMIT 1;

@@ -1,2 +1,1 @@
-INSERT INTO p_contexts (seq, session_id, work, context_hash, token_estimate, token_budget, complete, compiled_at)
-VALUES (:seq, :session_id, :work, :context_hash, :token_estimate, :token_budget, :complete, :compiled_at);
+INSERT INTO p_contexts (seq, session_id, context_hash) VALUES (:seq, :session_id, :context_hash);

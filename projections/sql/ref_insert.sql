@@ -1,1 +1,0 @@
-INSERT INTO p_event_refs (seq, ref) VALUES (:seq, :ref);

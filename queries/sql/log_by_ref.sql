@@ -1,8 +1,0 @@
-SELECT seq, id, kind, stream, stream_version, occurred_at, actor, request_id, payload, prev_hash, hash
-FROM events
-WHERE seq IN (
-    SELECT seq FROM p_event_refs WHERE ref = :ref AND seq > :since AND seq <= :until
-    UNION ALL
-    SELECT seq FROM events WHERE stream = :ref AND seq > :since AND seq <= :until)
-  AND (:kind IS NULL OR kind = :kind)
-ORDER BY seq LIMIT :limit;
