@@ -240,11 +240,51 @@ func (s *Store) syncProjections(ctx context.Context, progress func(done, total i
 	if len(s.projectors) == 0 {
 		return nil
 	}
+	if err := s.forgetRetired(ctx); err != nil {
+		return err
+	}
 	stale, err := s.staleProjectors(ctx)
 	if err != nil || len(stale) == 0 {
 		return err
 	}
 	return s.rebuild(ctx, stale, progress, true)
+}
+
+// forgetRetired removes the bookkeeping of projections this awr no longer
+// has, so they are not reported as stale.
+func (s *Store) forgetRetired(ctx context.Context) error {
+	var retired []string
+	if err := s.Read(ctx, func(r *Reader) error {
+		states, err := ProjectionStates(r.Conn)
+		if err != nil {
+			return err
+		}
+		known := map[string]bool{}
+		for _, p := range s.projectors {
+			known[p.Name()] = true
+		}
+		for _, st := range states {
+			if !known[st.Name] {
+				retired = append(retired, st.Name)
+			}
+		}
+		return nil
+	}); err != nil || len(retired) == 0 {
+		return err
+	}
+	_, err := s.Write(ctx, WriteOptions{Now: time.Unix(0, 0), Entropy: strings.NewReader(""), Actor: "awr"}, func(tx *Tx) (any, error) {
+		for _, name := range retired {
+			st := prep(tx.Conn, "projection_delete")
+			st.SetText(":name", name)
+			_, err := st.Step()
+			st.Reset()
+			if err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+	return err
 }
 
 func (s *Store) staleProjectors(ctx context.Context) ([]Projector, error) {

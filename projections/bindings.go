@@ -22,7 +22,7 @@ type bindings struct {
 }
 
 func newBindings() *bindings {
-	p := &bindings{base: base{name: "bindings", version: 1, schema: "bindings", tables: []Table{
+	p := &bindings{base: base{name: "bindings", version: 2, schema: "bindings", tables: []Table{
 		{Name: "p_bindings", Key: []string{"external_session"}, Temporal: true},
 	}}}
 	p.rows = versions[Binding]{insert: putBinding, load: BindingAt, close: func(conn *sqlite.Conn, ext string, seq int64) error {

@@ -27,7 +27,7 @@ type checkpoints struct{ base }
 // compiled contexts of which session; the checkpoint itself is read from
 // its event, which is immutable (the checkpoint id is the event id).
 func newCheckpoints() *checkpoints {
-	return &checkpoints{base{name: "checkpoints", version: 1, schema: "checkpoints", tables: []Table{
+	return &checkpoints{base{name: "checkpoints", version: 2, schema: "checkpoints", tables: []Table{
 		{Name: "p_checkpoints", Key: []string{"seq"}},
 		{Name: "p_contexts", Key: []string{"seq"}},
 	}}}

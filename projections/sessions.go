@@ -42,7 +42,7 @@ type sessions struct {
 }
 
 func newSessions() *sessions {
-	p := &sessions{base: base{name: "sessions", version: 1, schema: "sessions", tables: []Table{
+	p := &sessions{base: base{name: "sessions", version: 2, schema: "sessions", tables: []Table{
 		{Name: "p_sessions", Key: []string{"session_id"}, Temporal: true},
 	}}}
 	p.rows = versions[Session]{insert: putSession, load: sessionRowAt, close: func(conn *sqlite.Conn, id string, seq int64) error {

@@ -55,7 +55,7 @@ type elementTable struct {
 }
 
 func newWork() *work {
-	p := &work{base: base{name: "work", version: 1, schema: "work", tables: []Table{
+	p := &work{base: base{name: "work", version: 2, schema: "work", tables: []Table{
 		{Name: "p_sources", Key: []string{"path"}, Temporal: true},
 		{Name: "p_work_items", Key: []string{"key", "source_path"}, Temporal: true},
 		{Name: "p_goals", Key: []string{"key", "source_path"}, Temporal: true},

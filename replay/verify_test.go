@@ -12,6 +12,7 @@ import (
 	"github.com/awr-dev/awr/demo"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/oklog/ulid/v2"
 	"github.com/stretchr/testify/require"
@@ -275,8 +276,13 @@ func TestOpen_RebuildsChangedProjection(t *testing.T) {
 	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
 		states, err := events.ProjectionStates(r.Conn)
 		require.NoError(t, err)
+		want := map[string]int{}
+		for _, p := range projections.All() {
+			want[p.Name()] = p.Version()
+		}
+		require.Len(t, states, len(want))
 		for _, s := range states {
-			require.Equal(t, 1, s.Version, s.Name)
+			require.Equal(t, want[s.Name], s.Version, s.Name)
 			require.Equal(t, r.Head, s.LastSeq, s.Name)
 		}
 		return nil

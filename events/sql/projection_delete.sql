@@ -1,0 +1,1 @@
+DELETE FROM projections WHERE name = :name;
