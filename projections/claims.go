@@ -51,7 +51,7 @@ type claims struct {
 }
 
 func newClaims() *claims {
-	p := &claims{base: base{name: "claims", version: 2, schema: "claims", tables: []Table{
+	p := &claims{base: base{name: "claims", version: 3, schema: "claims", tables: []Table{
 		{Name: "p_claims", Key: []string{"claim_id"}, Temporal: true},
 	}}}
 	p.rows = versions[Claim]{insert: putClaim, load: ClaimAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
@@ -195,6 +195,18 @@ func HeldClaimsAt(conn *sqlite.Conn, rev int64, head bool) ([]Claim, error) {
 		return claimsBy(conn, "claim_held_head", func(st *sqlite.Stmt) {})
 	}
 	return claimsBy(conn, "claim_held_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) })
+}
+
+// LiveClaimsAt lists the claims holding their work at rev for a reader at
+// now (held, lease not expired); head says rev is the log's head.
+func LiveClaimsAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Claim, error) {
+	if head {
+		return claimsBy(conn, "claim_live_head", func(st *sqlite.Stmt) { st.SetInt64(":now", now) })
+	}
+	return claimsBy(conn, "claim_live_at", func(st *sqlite.Stmt) {
+		st.SetInt64(":rev", rev)
+		st.SetInt64(":now", now)
+	})
 }
 
 // ClaimsAt lists every claim version current at rev.

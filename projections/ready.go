@@ -54,16 +54,14 @@ func ReadinessAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Readiness, err
 	if err != nil {
 		return nil, err
 	}
-	held, err := HeldClaimsAt(conn, rev, head)
+	held, err := LiveClaimsAt(conn, rev, now, head)
 	if err != nil {
 		return nil, err
 	}
 	live := map[string]*Claim{}
 	for i := range held {
-		if held[i].LiveAt(now) {
-			if _, ok := live[held[i].Work]; !ok {
-				live[held[i].Work] = &held[i]
-			}
+		if _, ok := live[held[i].Work]; !ok {
+			live[held[i].Work] = &held[i]
 		}
 	}
 	byKey := map[string][]int{}

@@ -240,3 +240,22 @@ func ActiveSessionsAt(conn *sqlite.Conn, rev int64, head bool) ([]Session, error
 	})
 	return out, err
 }
+
+// ActiveSessionCountAt counts the sessions active at rev; head says rev is
+// the log's head, which lets the count use the index of current active rows.
+func ActiveSessionCountAt(conn *sqlite.Conn, rev int64, head bool) (int, error) {
+	name := "session_active_count_at"
+	if head {
+		name = "session_active_count_head"
+	}
+	n := 0
+	err := query(conn, name, func(st *sqlite.Stmt) {
+		if !head {
+			st.SetInt64(":rev", rev)
+		}
+	}, func(st *sqlite.Stmt) error {
+		n = int(st.GetInt64("n"))
+		return nil
+	})
+	return n, err
+}

@@ -81,20 +81,14 @@ func Status(ctx context.Context, store *events.Store, at At) (*StatusResult, err
 			}
 		}
 		head := rev == r.Head
-		active, err := projections.ActiveSessionsAt(r.Conn, rev, head)
+		if res.Sessions.Active, err = projections.ActiveSessionCountAt(r.Conn, rev, head); err != nil {
+			return err
+		}
+		live, err := projections.LiveClaimsAt(r.Conn, rev, now, head)
 		if err != nil {
 			return err
 		}
-		res.Sessions.Active = len(active)
-		held, err := projections.HeldClaimsAt(r.Conn, rev, head)
-		if err != nil {
-			return err
-		}
-		for i := range held {
-			if held[i].LiveAt(now) {
-				res.LiveClaims++
-			}
-		}
+		res.LiveClaims = len(live)
 		ready, err := projections.ReadinessAt(r.Conn, rev, now, head)
 		if err != nil {
 			return err

@@ -1,0 +1,1 @@
+SELECT count(*) AS n FROM p_sessions WHERE status = 'active' AND valid_to IS NULL;
