@@ -138,6 +138,11 @@ func benchmarkStatusAt(b *testing.B, rev int64) {
 func BenchmarkStatus_1M_Head(b *testing.B)   { benchmarkStatusAt(b, -1) }
 func BenchmarkStatus_1M_At1000(b *testing.B) { benchmarkStatusAt(b, 1_000) }
 
+// A revision in the middle shows the cost of list reads between the two
+// ends (see docs/architecture.md, time travel).
+func BenchmarkStatus_1M_At500k(b *testing.B) { benchmarkStatusAt(b, 500_000) }
+func BenchmarkStatus_1M_At999k(b *testing.B) { benchmarkStatusAt(b, 999_000) }
+
 // benchmarkLogAt measures `awr log --work KEY --limit 50` at a revision.
 func benchmarkLogAt(b *testing.B, rev int64) {
 	st := open(b, cachedLog(b, 1_000_000))

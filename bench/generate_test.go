@@ -13,6 +13,8 @@ import (
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
 )
 
 func TestGenerate(t *testing.T) {
@@ -42,4 +44,40 @@ func TestGenerate(t *testing.T) {
 	res, err := replay.Verify(ctx, st, nil)
 	require.NoError(t, err)
 	require.True(t, res.OK)
+}
+
+// TestIntervalIndex checks the dyadic interval reads against a plain scan
+// at every revision of a generated multi-agent history.
+func TestIntervalIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 40, 3)
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 3000, Seed: 3, Batch: 50})
+	require.NoError(t, err)
+	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+		for rev := int64(1); rev <= r.Head; rev++ {
+			now, err := events.EventTime(r.Conn, rev)
+			require.NoError(t, err)
+			got, err := projections.ActiveSessionCountAt(r.Conn, rev, false)
+			require.NoError(t, err)
+			var want int
+			require.NoError(t, sqlitex.Execute(r.Conn, "SELECT count(*) FROM p_sessions WHERE status = 'active' AND valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)",
+				&sqlitex.ExecOptions{Args: []any{rev}, ResultFunc: func(s *sqlite.Stmt) error { want = s.ColumnInt(0); return nil }}))
+			require.Equal(t, want, got, "active sessions at %d", rev)
+
+			live, err := projections.LiveClaimsAt(r.Conn, rev, now, false)
+			require.NoError(t, err)
+			var ids []string
+			require.NoError(t, sqlitex.Execute(r.Conn, "SELECT claim_id FROM p_claims WHERE state = 'held' AND (expires_at = 0 OR expires_at > ?2) AND valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1) ORDER BY claim_id",
+				&sqlitex.ExecOptions{Args: []any{rev, now}, ResultFunc: func(s *sqlite.Stmt) error { ids = append(ids, s.ColumnText(0)); return nil }}))
+			var gotIDs []string
+			for _, c := range live {
+				gotIDs = append(gotIDs, c.ID)
+			}
+			require.ElementsMatch(t, ids, gotIDs, "live claims at %d", rev)
+		}
+		return nil
+	}))
 }

@@ -44,7 +44,7 @@ func StateChecksumAt(conn *sqlite.Conn, p Projection, rev int64) (string, error)
 		} else {
 			q = fmt.Sprintf("SELECT * FROM %s WHERE seq <= :rev ORDER BY %s", t.Name, order)
 		}
-		skip := map[string]bool{"valid_from": true, "valid_to": true}
+		skip := map[string]bool{"valid_from": true, "valid_to": true, "lvl": true, "node": true}
 		if err := hashRows(conn, h, t.Name, q, map[string]int64{":rev": rev}, skip); err != nil {
 			return "", err
 		}

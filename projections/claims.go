@@ -51,14 +51,11 @@ type claims struct {
 }
 
 func newClaims() *claims {
-	p := &claims{base: base{name: "claims", version: 3, schema: "claims", tables: []Table{
+	p := &claims{base: base{name: "claims", version: 4, schema: "claims", tables: []Table{
 		{Name: "p_claims", Key: []string{"claim_id"}, Temporal: true},
 	}}}
 	p.rows = versions[Claim]{insert: putClaim, load: ClaimAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
-		return exec(conn, "claim_close", func(st *sqlite.Stmt) {
-			st.SetInt64(":seq", seq)
-			st.SetText(":claim_id", id)
-		})
+		return closeInterval(conn, "claim_open_from", "claim_close", ":claim_id", id, seq)
 	}}
 	return p
 }
@@ -123,6 +120,7 @@ func putClaim(conn *sqlite.Conn, c *Claim, from, to int64) error {
 		st.SetInt64(":released_at", c.ReleasedAt)
 		st.SetInt64(":valid_from", from)
 		setValidTo(st, to)
+		setInterval(st, from, to)
 	})
 }
 

@@ -42,14 +42,11 @@ type sessions struct {
 }
 
 func newSessions() *sessions {
-	p := &sessions{base: base{name: "sessions", version: 2, schema: "sessions", tables: []Table{
+	p := &sessions{base: base{name: "sessions", version: 3, schema: "sessions", tables: []Table{
 		{Name: "p_sessions", Key: []string{"session_id"}, Temporal: true},
 	}}}
 	p.rows = versions[Session]{insert: putSession, load: sessionRowAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
-		return exec(conn, "session_close", func(st *sqlite.Stmt) {
-			st.SetInt64(":seq", seq)
-			st.SetText(":session_id", id)
-		})
+		return closeInterval(conn, "session_open_from", "session_close", ":session_id", id, seq)
 	}}
 	return p
 }
@@ -116,6 +113,7 @@ func putSession(conn *sqlite.Conn, s *Session, from, to int64) error {
 		st.SetText(":successor_id", s.SuccessorID)
 		st.SetInt64(":valid_from", from)
 		setValidTo(st, to)
+		setInterval(st, from, to)
 	})
 }
 

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"math/bits"
 	"sort"
 
 	"zombiezen.com/go/sqlite"
@@ -98,6 +99,49 @@ func setValidTo(st *sqlite.Stmt, to int64) {
 	} else {
 		st.SetInt64(":valid_to", to)
 	}
+}
+
+// interval places the closed version [from, to) in the dyadic interval
+// index: lvl is the bit length of from XOR (to-1), node is from >> lvl. All
+// versions of one (lvl, node) with lvl > 0 contain the node's midpoint, so a
+// stabbing query at rev needs one index range per level: valid_from <= rev
+// when rev lies left of the midpoint, valid_to > rev when it lies right.
+// The cost of a read at any revision is then about 63 index seeks plus the
+// rows returned, however far back the revision lies.
+func interval(from, to int64) (lvl, node int64) {
+	lvl = int64(bits.Len64(uint64(from ^ (to - 1))))
+	return lvl, from >> lvl
+}
+
+// setInterval binds :lvl and :node for a version closed at to (NULL while
+// open).
+func setInterval(st *sqlite.Stmt, from, to int64) {
+	if to == 0 {
+		st.SetNull(":lvl")
+		st.SetNull(":node")
+		return
+	}
+	lvl, node := interval(from, to)
+	st.SetInt64(":lvl", lvl)
+	st.SetInt64(":node", node)
+}
+
+// closeInterval closes the open version of a revision-stamped table with an
+// interval index: it reads the version's valid_from (openFrom), then stamps
+// valid_to, lvl and node (close).
+func closeInterval(conn *sqlite.Conn, openFrom, close, keyParam, key string, seq int64) error {
+	var from int64 = -1
+	if err := query(conn, openFrom, func(st *sqlite.Stmt) { st.SetText(keyParam, key) }, func(st *sqlite.Stmt) error {
+		from = st.GetInt64("valid_from")
+		return nil
+	}); err != nil || from < 0 {
+		return err
+	}
+	return exec(conn, close, func(st *sqlite.Stmt) {
+		st.SetInt64(":seq", seq)
+		st.SetText(keyParam, key)
+		setInterval(st, from, seq)
+	})
 }
 
 // BeginBulk creates the projection's tables without their secondary

@@ -11,5 +11,7 @@ CREATE TABLE p_claims (
   release_reason TEXT    NOT NULL,
   released_at    INTEGER NOT NULL,
   valid_from     INTEGER NOT NULL,
-  valid_to       INTEGER
+  valid_to       INTEGER,
+  lvl            INTEGER,
+  node           INTEGER
 );

@@ -13,5 +13,7 @@ CREATE TABLE p_sessions (
   predecessor_id      TEXT    NOT NULL,
   successor_id        TEXT    NOT NULL,
   valid_from          INTEGER NOT NULL,
-  valid_to            INTEGER
+  valid_to            INTEGER,
+  lvl                 INTEGER,
+  node                INTEGER
 );
