@@ -51,7 +51,7 @@ type claims struct {
 }
 
 func newClaims() *claims {
-	p := &claims{base: base{name: "claims", version: 4, schema: "claims", tables: []Table{
+	p := &claims{base: base{name: "claims", version: 6, schema: "claims", tables: []Table{
 		{Name: "p_claims", Key: []string{"claim_id"}, Temporal: true},
 	}}}
 	p.rows = versions[Claim]{insert: putClaim, load: ClaimAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
