@@ -54,7 +54,7 @@ func TestIntervalIndex(t *testing.T) {
 	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 40, 3)
 	require.NoError(t, err)
 	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 3000, Seed: 3, Batch: 50})
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 1500, Seed: 3, Batch: 50})
 	require.NoError(t, err)
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		for rev := int64(1); rev <= r.Head; rev++ {
