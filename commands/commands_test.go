@@ -119,6 +119,7 @@ func TestHandoff(t *testing.T) {
 	require.NotEqual(t, sid, res.Session.ID)
 	require.NotNil(t, res.Claim)
 	require.EqualValues(t, 2, res.Claim.FencingToken)
+	require.Equal(t, start.Claim.ExpiresAt, res.Claim.ExpiresAt, "a moved claim keeps its lease")
 	require.Equal(t, cp.Checkpoint.ID, res.Checkpoint.ID)
 
 	_, err = commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: sid, Agent: "a3"})

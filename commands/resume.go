@@ -95,11 +95,13 @@ func ResumeSession(ctx context.Context, env *Env, req ResumeRequest) (*ResumeRes
 			}}); err != nil {
 				return nil, err
 			}
-			ttl := req.TTLms
-			if ttl == 0 && old.ExpiresAt != 0 {
-				ttl = old.ExpiresAt - old.AcquiredAt
+			// The moved claim keeps the lease it had, unless a new one is
+			// asked for: moving never extends a lease by itself.
+			expires := old.ExpiresAt
+			if req.TTLms > 0 {
+				expires = tx.Now().UnixMilli() + req.TTLms
 			}
-			if claim, err = acquire(tx, prev.Work, id, req.Agent, ttl, prev.ID); err != nil {
+			if claim, err = acquireUntil(tx, prev.Work, id, req.Agent, expires, prev.ID); err != nil {
 				return nil, err
 			}
 		}

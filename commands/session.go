@@ -141,16 +141,22 @@ func checkClaimable(tx *events.Tx, work, except string) (*projections.Readiness,
 }
 
 // acquire appends claim_acquired for session on work with the next fencing
-// token.
+// token and a lease of ttl ms from now (none when 0).
 func acquire(tx *events.Tx, work, session, agent string, ttl int64, movedFrom string) (*ClaimView, error) {
+	var expires int64
+	if ttl > 0 {
+		expires = tx.Now().UnixMilli() + ttl
+	}
+	return acquireUntil(tx, work, session, agent, expires, movedFrom)
+}
+
+// acquireUntil appends claim_acquired with an absolute expiry (0: none).
+func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt int64, movedFrom string) (*ClaimView, error) {
 	tok, err := projections.MaxFencingToken(tx.Conn, work, tx.Head())
 	if err != nil {
 		return nil, err
 	}
-	c := events.ClaimAcquired{ClaimID: tx.NewID(), Work: work, SessionID: session, Agent: agent, FencingToken: tok + 1, MovedFrom: movedFrom}
-	if ttl > 0 {
-		c.ExpiresAt = tx.Now().UnixMilli() + ttl
-	}
+	c := events.ClaimAcquired{ClaimID: tx.NewID(), Work: work, SessionID: session, Agent: agent, FencingToken: tok + 1, MovedFrom: movedFrom, ExpiresAt: expiresAt}
 	if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimAcquired, Stream: "work/" + work, Payload: c}); err != nil {
 		return nil, err
 	}

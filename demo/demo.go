@@ -252,7 +252,7 @@ func emptyDir(dir string) error {
 		return fault.New(fault.InvalidInput, "demo: --dir %s: %v", dir, err).With("path", dir)
 	}
 	if len(entries) > 0 {
-		return fault.New(fault.InvalidInput, "demo: --dir %s is not empty (%d entries); the demo needs an empty directory", dir, len(entries)).
+		return fault.New(fault.InvalidInput, "demo: --dir %s is not empty; the demo needs an empty directory", dir).With("entries", len(entries)).
 			With("path", dir).WithHint("awr demo --dir EMPTY_DIR, or awr demo for a temporary one")
 	}
 	return nil

@@ -64,17 +64,23 @@ type Options struct {
 	PoolSize int
 	// Progress, if set, reports rebuild progress at Open.
 	Progress func(done, total int64)
+	// LockTimeout bounds how long a writer waits for the write lock held by
+	// another process before failing with Storage "database is busy"; 0
+	// waits as long as the caller's context allows. It bounds the wait
+	// only, never the work done once the lock is held.
+	LockTimeout time.Duration
 }
 
 // Store is an open project event log. It is safe for concurrent use; many
 // processes may open the same database at once.
 type Store struct {
-	path       string
-	pool       *sqlitex.Pool
-	projectors []Projector
-	closeOnce  sync.Once
-	closeErr   error
-	mu         sync.Mutex // serializes in-process writers so they queue in Go rather than in SQLite's busy handler
+	path        string
+	pool        *sqlitex.Pool
+	projectors  []Projector
+	lockTimeout time.Duration
+	closeOnce   sync.Once
+	closeErr    error
+	mu          sync.Mutex // serializes in-process writers so they queue in Go rather than in SQLite's busy handler
 }
 
 // DBPath returns the database path of the project rooted at dir.
@@ -131,7 +137,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, storageErr("open project database", err)
 	}
-	s := &Store{path: path, pool: pool, projectors: opts.Projectors}
+	s := &Store{path: path, pool: pool, projectors: opts.Projectors, lockTimeout: opts.LockTimeout}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -143,6 +149,18 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// beginImmediate starts a write transaction, waiting for the write lock at
+// most the store's lock timeout (and never past ctx).
+func (s *Store) beginImmediate(ctx context.Context, conn *sqlite.Conn) (func(*error), error) {
+	if s.lockTimeout > 0 {
+		lockCtx, cancel := context.WithTimeout(ctx, s.lockTimeout)
+		defer cancel()
+		conn.SetInterrupt(lockCtx.Done())
+		defer conn.SetInterrupt(ctx.Done())
+	}
+	return sqlitex.ImmediateTransaction(conn)
 }
 
 // Path returns the database file path.
@@ -195,7 +213,7 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 	if version == len(steps) && appID == applicationID {
 		return nil
 	}
-	endFn, err := sqlitex.ImmediateTransaction(conn)
+	endFn, err := s.beginImmediate(ctx, conn)
 	if err != nil {
 		return storageErr("migrate schema", err)
 	}
@@ -357,7 +375,7 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 	}
 	defer s.pool.Put(conn)
 	defer func() { err = mapErr("rebuild projections", err) }()
-	endFn, err := sqlitex.ImmediateTransaction(conn)
+	endFn, err := s.beginImmediate(ctx, conn)
 	if err != nil {
 		return err
 	}
@@ -929,7 +947,7 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 			res = nil
 		}
 	}()
-	endFn, err := sqlitex.ImmediateTransaction(conn)
+	endFn, err := s.beginImmediate(ctx, conn)
 	if err != nil {
 		return nil, err
 	}

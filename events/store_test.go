@@ -242,3 +242,27 @@ func TestStore_Busy(t *testing.T) {
 	_, err = appendSession(t, st, opts(rand.New(rand.NewSource(7))), "after")
 	require.NoError(t, err, "the store recovers once the lock is released")
 }
+
+func TestStore_LockTimeout(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), ".awr", "awr.db")
+	st, err := events.Open(context.Background(), path, events.Options{Create: true, LockTimeout: 150 * time.Millisecond})
+	require.NoError(t, err)
+	defer st.Close()
+	conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite)
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, sqlitex.ExecuteTransient(conn, "BEGIN IMMEDIATE", nil))
+	// No deadline on the context: the store's lock timeout bounds the wait.
+	_, err = st.Write(context.Background(), opts(rand.New(rand.NewSource(8))), func(tx *events.Tx) (any, error) { return nil, nil })
+	require.True(t, fault.Is(err, fault.Storage), "%v", err)
+	require.Contains(t, err.Error(), "database is busy")
+	require.NoError(t, sqlitex.ExecuteTransient(conn, "ROLLBACK", nil))
+	// Once the lock is held, work is not cut short by the lock timeout.
+	_, err = st.Write(context.Background(), opts(rand.New(rand.NewSource(9))), func(tx *events.Tx) (any, error) {
+		time.Sleep(300 * time.Millisecond)
+		_, err := tx.Append(events.NewEvent{Kind: events.KindSessionStarted, Stream: "session/slow", Payload: events.SessionStarted{SessionID: "slow"}})
+		return nil, err
+	})
+	require.NoError(t, err)
+}

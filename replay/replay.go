@@ -70,23 +70,29 @@ func checksums(conn *sqlite.Conn) ([]ProjectionChecksum, error) {
 func CompareWithRebuild(ctx context.Context, store *events.Store, progress func(done, total int64)) (head int64, live []ProjectionChecksum, mismatches []Mismatch, err error) {
 	err = store.Read(ctx, func(r *events.Reader) error {
 		head = r.Head
-		var err error
-		live, err = checksums(r.Conn)
-		if err != nil {
-			return err
-		}
-		rebuilt, err := scratchChecksums(r.Conn, r.Head, progress)
-		if err != nil {
-			return err
-		}
-		for i := range live {
-			if live[i].Checksum != rebuilt[i].Checksum {
-				mismatches = append(mismatches, Mismatch{Name: live[i].Name, Live: live[i].Checksum, Rebuilt: rebuilt[i].Checksum})
-			}
-		}
-		return nil
+		live, mismatches, err = compareOnSnapshot(r, progress)
+		return err
 	})
 	return head, live, mismatches, err
+}
+
+// compareOnSnapshot compares the live checksums on r's snapshot with a
+// scratch rebuild of the same snapshot's log.
+func compareOnSnapshot(r *events.Reader, progress func(done, total int64)) (live []ProjectionChecksum, mismatches []Mismatch, err error) {
+	live, err = checksums(r.Conn)
+	if err != nil {
+		return nil, nil, err
+	}
+	rebuilt, err := scratchChecksums(r.Conn, r.Head, progress)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range live {
+		if live[i].Checksum != rebuilt[i].Checksum {
+			mismatches = append(mismatches, Mismatch{Name: live[i].Name, Live: live[i].Checksum, Rebuilt: rebuilt[i].Checksum})
+		}
+	}
+	return live, mismatches, nil
 }
 
 // scratchChecksums folds events 1..head from src into a throwaway database

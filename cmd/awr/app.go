@@ -182,19 +182,13 @@ func (a *App) open(create bool) (*events.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := a.deadline()
-	defer cancel()
-	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: create, Projectors: projections.Projectors(), Progress: a.progress("rebuilding projections")})
+	st, err := events.Open(a.Ctx, events.DBPath(dir), events.Options{Create: create, Projectors: projections.Projectors(),
+		Progress: a.progress("rebuilding projections"), LockTimeout: a.timeout})
 	if err != nil {
 		return nil, err
 	}
 	a.store = st
 	return st, nil
-}
-
-// deadline bounds waiting for a busy database.
-func (a *App) deadline() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(a.Ctx, a.timeout)
 }
 
 // Env returns the command environment on the real clock.
