@@ -6,8 +6,9 @@
 // Every mutable read model is revision-stamped: each row version carries
 // valid_from (the seq that created it) and valid_to (the seq that replaced
 // it, NULL while current). A read at revision R selects the versions with
-// valid_from <= R < valid_to, through indexes keyed by the row's identity
-// and by valid_from, so reading the past costs no more than reading the
-// head. Projections never read the clock; expiry is data compared with the
-// reader's now.
+// valid_from <= R < valid_to. Point reads seek the row's identity; the
+// sets a status needs at R (active sessions, held claims) go through a
+// dyadic interval index (see interval) whose cost does not depend on R.
+// docs/architecture.md lists the reads that still scan. Projections never
+// read the clock; expiry is data compared with the reader's now.
 package projections
