@@ -1,0 +1,41 @@
+package events
+
+import (
+	"context"
+	"errors"
+
+	"github.com/awr-dev/awr/fault"
+	"zombiezen.com/go/sqlite"
+)
+
+// mapErr turns SQLite errors into coded faults and passes coded faults
+// through unchanged.
+func mapErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return fault.Wrap(fault.Storage, err, "%s: database is busy (gave up waiting for the write lock)", op).
+			WithHint("retry; another awr process holds the project database")
+	}
+	switch sqlite.ErrCode(err).ToPrimary() {
+	case sqlite.ResultBusy, sqlite.ResultLocked, sqlite.ResultInterrupt:
+		return fault.Wrap(fault.Storage, err, "%s: database is busy (gave up waiting for the write lock)", op).
+			WithHint("retry; another awr process holds the project database")
+	case sqlite.ResultFull:
+		return fault.Wrap(fault.Storage, err, "%s: disk or database is full; nothing was written", op).
+			WithHint("free disk space, then retry")
+	case sqlite.ResultReadOnly:
+		return fault.Wrap(fault.Storage, err, "%s: database is read-only; nothing was written", op).
+			WithHint("check the permissions of .awr/awr.db")
+	case sqlite.ResultCorrupt, sqlite.ResultNotADB:
+		return fault.Wrap(fault.Storage, err, "%s: database file is damaged", op).WithHint("awr verify")
+	case sqlite.ResultConstraint:
+		return fault.Wrap(fault.Storage, err, "%s: constraint violated; nothing was written", op)
+	}
+	return fault.Wrap(fault.Storage, err, "%s", op)
+}

@@ -1,0 +1,428 @@
+package events
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"time"
+
+	"github.com/awr-dev/awr/fault"
+	"github.com/oklog/ulid/v2"
+	"zombiezen.com/go/sqlite"
+)
+
+// NewEvent is an event to append: the store assigns seq, id, stream_version,
+// occurred_at, request_id and the hashes.
+type NewEvent struct {
+	Kind    Kind
+	Stream  string
+	Payload any // the kind's payload struct, e.g. SessionStarted or *SessionStarted
+	// ID, if set, is the event's id (from Tx.NewID), for events whose
+	// payload names themselves, such as a checkpoint's id.
+	ID string
+}
+
+// WriteOptions scopes a write.
+type WriteOptions struct {
+	// Now is the write's clock reading; every event's occurred_at and id
+	// timestamp come from it. Required.
+	Now time.Time
+	// Entropy feeds ULID generation. Required.
+	Entropy io.Reader
+	// Actor labels who wrote the events. Required.
+	Actor string
+	// ExpectedRevision, if set, makes the write fail with RevisionConflict
+	// when any stream in Streams has an event with seq greater than it.
+	ExpectedRevision *int64
+	// Streams are the streams the write's decision depends on.
+	Streams []string
+	// RequestID makes the write idempotent: a repeat with the same
+	// Fingerprint returns the first result and appends nothing.
+	RequestID string
+	// Fingerprint identifies the request's content (e.g. a hash of its
+	// canonical arguments); required with RequestID.
+	Fingerprint string
+}
+
+// WriteResult reports a committed write.
+type WriteResult struct {
+	// Result is the JSON encoding of the value fn returned (or, for a
+	// repeated request, of the first result).
+	Result json.RawMessage
+	// Replayed is true when the request id was seen before and nothing was
+	// appended.
+	Replayed bool
+	// Events are the events appended (none when Replayed).
+	Events []*Event
+	// Revision is the project_revision after the write.
+	Revision int64
+}
+
+// Tx is an open write transaction. Appends are visible to reads on Conn
+// immediately, projections included.
+type Tx struct {
+	Conn      *sqlite.Conn
+	store     *Store
+	opts      WriteOptions
+	head      int64
+	lastHash  []byte
+	versions  map[string]int64
+	appended  []*Event
+	startHead int64
+}
+
+// Head returns the current project_revision inside the transaction.
+func (tx *Tx) Head() int64 { return tx.head }
+
+// StartRevision returns the project_revision when the transaction began.
+func (tx *Tx) StartRevision() int64 { return tx.startHead }
+
+// Now returns the write's clock reading.
+func (tx *Tx) Now() time.Time { return tx.opts.Now }
+
+// NewID returns a fresh ULID from the write's clock and entropy.
+func (tx *Tx) NewID() string {
+	return ulid.MustNew(ulid.Timestamp(tx.opts.Now), tx.opts.Entropy).String()
+}
+
+// SetActor changes the actor stamped on subsequent appends and returns the
+// previous one (batches run several agents' commands in one transaction).
+func (tx *Tx) SetActor(actor string) string {
+	prev := tx.opts.Actor
+	if actor != "" {
+		tx.opts.Actor = actor
+	}
+	return prev
+}
+
+// Appended returns the events appended so far with Append (imported
+// events are not retained).
+func (tx *Tx) Appended() []*Event { return tx.appended }
+
+// Guard checks the write's expected revision against more streams, for
+// writes that learn which streams they touch while deciding.
+func (tx *Tx) Guard(streams ...string) error {
+	if tx.opts.ExpectedRevision == nil {
+		return nil
+	}
+	return checkConflicts(tx.Conn, *tx.opts.ExpectedRevision, tx.startHead, streams)
+}
+
+// Append validates and appends one event, then applies every projector to it.
+func (tx *Tx) Append(ne NewEvent) (*Event, error) {
+	mk, ok := payloadTypes[ne.Kind]
+	if !ok {
+		return nil, fault.New(fault.Internal, "append event: unknown kind %q", ne.Kind)
+	}
+	if ne.Stream == "" {
+		return nil, fault.New(fault.Internal, "append event: %s without a stream", ne.Kind)
+	}
+	want := reflect.TypeOf(mk()).Elem()
+	got := reflect.TypeOf(ne.Payload)
+	if got != nil && got.Kind() == reflect.Pointer {
+		got = got.Elem()
+	}
+	if got != want {
+		return nil, fault.New(fault.Internal, "append event: %s payload is %v, want %v", ne.Kind, got, want)
+	}
+	payload, err := MarshalPayload(ne.Payload)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "append event %s", ne.Kind)
+	}
+	sv, ok := tx.versions[ne.Stream]
+	if !ok {
+		st := prep(tx.Conn, "stream_last")
+		st.SetText(":stream", ne.Stream)
+		row, err := st.Step()
+		if err != nil {
+			st.Reset()
+			return nil, err
+		}
+		if row {
+			sv = st.GetInt64("stream_version")
+		}
+		st.Reset()
+	}
+	e := &Event{
+		Seq:           tx.head + 1,
+		ID:            ne.ID,
+		Kind:          ne.Kind,
+		Stream:        ne.Stream,
+		StreamVersion: sv + 1,
+		OccurredAt:    tx.opts.Now.UnixMilli(),
+		Actor:         tx.opts.Actor,
+		Payload:       payload,
+		PrevHash:      tx.lastHash,
+	}
+	if e.ID == "" {
+		e.ID = tx.NewID()
+	}
+	if len(tx.appended) == 0 {
+		e.RequestID = tx.opts.RequestID
+	}
+	e.Hash = ComputeHash(e.PrevHash, e)
+	if err := tx.insert(e, true); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// AppendRaw appends an event whose envelope and hashes are already set (an
+// import). It checks that the event continues the chain: seq is head+1,
+// prev_hash is the head's hash, the hash recomputes and stream_version is
+// the stream's next; then it applies the projectors.
+func (tx *Tx) AppendRaw(e *Event) error {
+	if e.Seq != tx.head+1 {
+		return fault.New(fault.InvalidInput, "append event: seq %d does not follow project_revision %d", e.Seq, tx.head)
+	}
+	if !bytesEqual(e.PrevHash, tx.lastHash) {
+		return fault.New(fault.InvalidInput, "append event: seq %d: prev_hash does not match the hash of seq %d", e.Seq, tx.head)
+	}
+	if got := ComputeHash(e.PrevHash, e); !bytesEqual(got, e.Hash) {
+		return fault.New(fault.InvalidInput, "append event: seq %d: hash does not match its content", e.Seq)
+	}
+	sv, ok := tx.versions[e.Stream]
+	if !ok {
+		st := prep(tx.Conn, "stream_last")
+		st.SetText(":stream", e.Stream)
+		row, err := st.Step()
+		if err != nil {
+			st.Reset()
+			return err
+		}
+		if row {
+			sv = st.GetInt64("stream_version")
+		}
+		st.Reset()
+	}
+	if e.StreamVersion != sv+1 {
+		return fault.New(fault.InvalidInput, "append event: seq %d: stream %s version %d does not follow %d", e.Seq, e.Stream, e.StreamVersion, sv)
+	}
+	return tx.insert(e, false)
+}
+
+func (tx *Tx) insert(e *Event, keep bool) error {
+	st := prep(tx.Conn, "insert_event")
+	st.SetInt64(":seq", e.Seq)
+	st.SetText(":id", e.ID)
+	st.SetText(":kind", string(e.Kind))
+	st.SetText(":stream", e.Stream)
+	st.SetInt64(":stream_version", e.StreamVersion)
+	st.SetInt64(":occurred_at", e.OccurredAt)
+	st.SetText(":actor", e.Actor)
+	if e.RequestID == "" {
+		st.SetNull(":request_id")
+	} else {
+		st.SetText(":request_id", e.RequestID)
+	}
+	st.SetText(":payload", string(e.Payload))
+	st.SetBytes(":prev_hash", e.PrevHash)
+	st.SetBytes(":hash", e.Hash)
+	_, err := st.Step()
+	st.Reset()
+	if err != nil {
+		if sqlite.ErrCode(err) == sqlite.ResultConstraintUnique {
+			return fault.New(fault.InvalidInput, "append event: seq %d: id %s or request id %q is already in the log", e.Seq, e.ID, e.RequestID)
+		}
+		return err
+	}
+	for _, p := range tx.store.projectors {
+		if err := p.Apply(tx.Conn, e); err != nil {
+			return fmt.Errorf("apply seq %d to projection %s: %w", e.Seq, p.Name(), err)
+		}
+	}
+	tx.head = e.Seq
+	tx.lastHash = e.Hash
+	tx.versions[e.Stream] = e.StreamVersion
+	if keep {
+		tx.appended = append(tx.appended, e)
+	}
+	return nil
+}
+
+func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
+
+// Conflict is one newer event on a stream a write depends on.
+type Conflict struct {
+	Seq    int64  `json:"seq"`
+	Kind   Kind   `json:"kind"`
+	Stream string `json:"stream"`
+}
+
+func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string) error {
+	if expected > actual {
+		return fault.New(fault.InvalidInput, "check revision: expected revision %d is beyond project_revision %d", expected, actual).
+			With("expected", expected).With("actual", actual).WithHint("awr status")
+	}
+	if expected < 0 {
+		return fault.New(fault.InvalidInput, "check revision: expected revision %d is negative", expected)
+	}
+	var conflicts []Conflict
+	seen := map[string]bool{}
+	for _, stream := range streams {
+		if seen[stream] {
+			continue
+		}
+		seen[stream] = true
+		st := prep(conn, "stream_after")
+		st.SetText(":stream", stream)
+		st.SetInt64(":after", expected)
+		for {
+			row, err := st.Step()
+			if err != nil {
+				st.Reset()
+				return err
+			}
+			if !row {
+				break
+			}
+			conflicts = append(conflicts, Conflict{Seq: st.GetInt64("seq"), Kind: Kind(st.GetText("kind")), Stream: st.GetText("stream")})
+		}
+		st.Reset()
+	}
+	if len(conflicts) == 0 {
+		return nil
+	}
+	return fault.New(fault.RevisionConflict, "check revision: %d newer event(s) on the streams this write depends on since revision %d", len(conflicts), expected).
+		With("expected", expected).With("actual", actual).With("conflicts", conflicts).
+		WithHint("re-read the state, then retry with --expected-revision %d", actual)
+}
+
+// Write runs fn in one IMMEDIATE transaction: it checks the request id and
+// the scoped expected revision, lets fn read and append, applies the
+// projections, stores the idempotency record, and commits, or does nothing
+// at all if any step fails.
+//
+// Errors: RevisionConflict when a stream in opts.Streams has an event newer
+// than opts.ExpectedRevision; InvalidInput when opts.RequestID was used for
+// a different request; Storage when the database is busy past ctx's
+// deadline or cannot be written; any error fn returns.
+func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error)) (res *WriteResult, err error) {
+	if opts.Now.IsZero() || opts.Entropy == nil {
+		return nil, fault.New(fault.Internal, "write: clock and entropy are required inputs")
+	}
+	if opts.Actor == "" {
+		return nil, fault.New(fault.InvalidInput, "write: actor is required")
+	}
+	if opts.RequestID != "" && opts.Fingerprint == "" {
+		return nil, fault.New(fault.Internal, "write: a request id needs a fingerprint")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	conn, err := s.take(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.pool.Put(conn)
+	defer func() {
+		err = mapErr("write", err)
+		if err != nil {
+			res = nil
+		}
+	}()
+	endFn, err := s.beginImmediate(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	defer endFn(&err)
+
+	head, lastHash, _, err := headOf(conn)
+	if err != nil {
+		return nil, err
+	}
+	if opts.RequestID != "" {
+		prior, found, err := lookupRequest(conn, opts.RequestID)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			if prior.fingerprint != opts.Fingerprint {
+				return nil, fault.New(fault.InvalidInput, "write: request id %q was already used for a different request (seq %d)", opts.RequestID, prior.firstSeq).
+					With("request_id", opts.RequestID).With("seq", prior.firstSeq).WithHint("use a new request id")
+			}
+			return &WriteResult{Result: prior.result, Replayed: true, Revision: head}, nil
+		}
+		// An imported log carries request ids without their records.
+		st := prep(conn, "request_seq")
+		st.SetText(":request_id", opts.RequestID)
+		row, err := st.Step()
+		var seq int64
+		if row {
+			seq = st.GetInt64("seq")
+		}
+		st.Reset()
+		if err != nil {
+			return nil, err
+		}
+		if row {
+			return nil, fault.New(fault.InvalidInput, "write: request id %q was already used (seq %d)", opts.RequestID, seq).
+				With("request_id", opts.RequestID).With("seq", seq).WithHint("use a new request id")
+		}
+	}
+	if opts.ExpectedRevision != nil {
+		if err := checkConflicts(conn, *opts.ExpectedRevision, head, opts.Streams); err != nil {
+			return nil, err
+		}
+	}
+	tx := &Tx{Conn: conn, store: s, opts: opts, head: head, startHead: head, lastHash: lastHash, versions: map[string]int64{}}
+	value, err := fn(tx)
+	if err != nil {
+		return nil, err
+	}
+	if tx.head != tx.startHead {
+		if err := markProjections(conn, s.projectors, tx.head); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "write: encode result")
+	}
+	if opts.RequestID != "" {
+		var first, last int64
+		if n := len(tx.appended); n > 0 {
+			first, last = tx.appended[0].Seq, tx.appended[n-1].Seq
+		}
+		st := prep(conn, "request_put")
+		st.SetText(":request_id", opts.RequestID)
+		st.SetText(":fingerprint", opts.Fingerprint)
+		st.SetInt64(":first_seq", first)
+		st.SetInt64(":last_seq", last)
+		st.SetText(":result", string(raw))
+		_, err := st.Step()
+		st.Reset()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &WriteResult{Result: raw, Events: tx.appended, Revision: tx.head}, nil
+}
+
+type requestRecord struct {
+	fingerprint string
+	firstSeq    int64
+	result      json.RawMessage
+}
+
+func lookupRequest(conn *sqlite.Conn, id string) (requestRecord, bool, error) {
+	st := prep(conn, "request_get")
+	st.SetText(":request_id", id)
+	defer st.Reset()
+	row, err := st.Step()
+	if err != nil || !row {
+		return requestRecord{}, false, err
+	}
+	return requestRecord{fingerprint: st.GetText("fingerprint"), firstSeq: st.GetInt64("first_seq"), result: json.RawMessage(st.GetText("result"))}, true, nil
+}
+
+// Fingerprint returns a stable hex SHA-256 of v's JSON encoding, for
+// WriteOptions.Fingerprint.
+func Fingerprint(v any) string {
+	raw, _ := json.Marshal(v)
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
