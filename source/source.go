@@ -1,0 +1,138 @@
+package source
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/awr-dev/awr/events"
+)
+
+// Adapter names, stored in manifests and source_indexed events. They are
+// never renamed once released.
+const (
+	MarkdownChecklist = "markdown_checklist"
+	MarkdownTable     = "markdown_table"
+	MarkdownHeadings  = "markdown_headings"
+	YAMLLedger        = "yaml_ledger"
+	GoalsMarkdown     = "goals_markdown"
+	PlanMarkdown      = "plan_markdown"
+	RulesMarkdown     = "rules_markdown"
+)
+
+// Source issue codes.
+const (
+	IssueStatusUnmapped = "status_unmapped"
+	IssueMalformed      = "malformed"
+	IssueDuplicateKey   = "duplicate_key"
+	IssueMissingKey     = "missing_key"
+	IssueMissingTitle   = "missing_title"
+	IssueUnreadable     = "unreadable"
+)
+
+// Options are the per-source settings from the manifest.
+type Options struct {
+	// StatusMap maps the register's own status words (compared
+	// case-insensitively) to canonical statuses; it wins over the built-in
+	// synonyms.
+	StatusMap map[string]string `toml:"status_map,omitempty" json:"status_map,omitempty"`
+	// FieldMap maps canonical field names (key, title, status, priority,
+	// owner, depends_on, next_action, acceptance, blocker, goal, ...) to the
+	// register's own field or column names.
+	FieldMap map[string]string `toml:"field_map,omitempty" json:"field_map,omitempty"`
+}
+
+// Result is what one parse of one file yields.
+type Result struct {
+	Items  []events.WorkItem
+	Goals  []events.Goal
+	Rules  []events.Rule
+	Issues []events.SourceIssue
+}
+
+// Parser parses the content of one file at path (project-relative, with
+// forward slashes). It must not panic on any input and must not read the
+// file system: content is all it gets.
+type Parser func(path string, content []byte, opts Options) Result
+
+// Parsers maps each adapter name to its parser.
+var Parsers = map[string]Parser{}
+
+// register adds an adapter's parser; adapters call it from init.
+func register(name string, p Parser) { Parsers[name] = p }
+
+// Adapters returns the registered adapter names, sorted.
+func Adapters() []string {
+	out := make([]string, 0, len(Parsers))
+	for n := range Parsers {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Parse runs the named adapter. An unknown adapter yields one issue.
+func Parse(adapter, path string, content []byte, opts Options) Result {
+	p, ok := Parsers[adapter]
+	if !ok {
+		return Result{Issues: []events.SourceIssue{{Code: IssueMalformed, Path: path, Message: fmt.Sprintf("unknown adapter %q", adapter)}}}
+	}
+	return p(path, content, opts)
+}
+
+// Hash returns the content hash recorded in source references and events:
+// "sha256:" followed by lowercase hex.
+func Hash(content []byte) string {
+	sum := sha256.Sum256(content)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Canonical work item statuses.
+var canonical = []string{"draft", "planned", "ready", "in_progress", "blocked", "completed", "cancelled"}
+
+// synonyms are the built-in status words, lowercased.
+var synonyms = map[string]string{
+	"todo": "planned", "to do": "planned", "to-do": "planned", "open": "planned", "pending": "planned", "backlog": "planned",
+	"doing": "in_progress", "wip": "in_progress", "in-progress": "in_progress", "in progress": "in_progress", "started": "in_progress",
+	"done": "completed", "closed": "completed", "finished": "completed",
+	"on hold": "blocked", "on-hold": "blocked", "waiting": "blocked",
+	"canceled": "cancelled",
+	"[ ]": "planned", "[x]": "completed",
+}
+
+// Unknown is the status given to words neither canonical nor mapped.
+const Unknown = "unknown"
+
+// NormalizeStatus maps a register's status word to a canonical status: the
+// manifest's map first, then canonical names, then built-in synonyms
+// (case-insensitive, surrounding space ignored). ok is false, with status
+// Unknown, for anything else: statuses are reported, never guessed.
+func NormalizeStatus(raw string, opts Options) (status string, ok bool) {
+	w := strings.ToLower(strings.TrimSpace(raw))
+	for k, v := range opts.StatusMap {
+		if strings.ToLower(strings.TrimSpace(k)) == w {
+			return v, true
+		}
+	}
+	for _, c := range canonical {
+		if w == c {
+			return c, true
+		}
+	}
+	if s, ok := synonyms[w]; ok {
+		return s, true
+	}
+	return Unknown, false
+}
+
+// IsCanonical reports whether s is one of the canonical statuses.
+func IsCanonical(s string) bool {
+	for _, c := range canonical {
+		if s == c {
+			return true
+		}
+	}
+	return false
+}
