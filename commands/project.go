@@ -132,7 +132,7 @@ func IndexSource(ctx context.Context, env *Env, req IndexRequest, force bool) (*
 
 // sameSourceHash reports whether path's current index has contentHash.
 func sameSourceHash(tx *events.Tx, path, contentHash string) (bool, error) {
-	srcs, err := projections.SourcesAt(tx.Conn, tx.Head())
+	srcs, err := projections.SourcesAt(tx.Conn, tx.Head(), true)
 	if err != nil {
 		return false, err
 	}
@@ -142,4 +142,74 @@ func sameSourceHash(tx *events.Tx, path, contentHash string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// IndexSourcesRequest records a set of sources in one transaction.
+type IndexSourcesRequest struct {
+	Sources []events.SourceIndexed `json:"sources"`
+	// Remove lists indexed paths no longer in the manifest.
+	Remove []string `json:"remove,omitempty"`
+	Force  bool     `json:"force,omitempty"`
+	WriteMeta
+}
+
+// IndexSourcesResult reports which sources were appended.
+type IndexSourcesResult struct {
+	Replay
+	Indexed         []IndexResult `json:"indexed"`
+	Unchanged       []string      `json:"unchanged"`
+	Removed         []string      `json:"removed"`
+	ProjectRevision int64         `json:"project_revision"`
+}
+
+// IndexSources appends one source_indexed per source whose content hash
+// changed since it was last indexed (every source with Force), and a
+// removal for each path in Remove, all in one transaction.
+func IndexSources(ctx context.Context, env *Env, req IndexSourcesRequest) (*IndexSourcesResult, error) {
+	for _, s := range req.Sources {
+		if err := required("path", s.Path); err != nil {
+			return nil, err
+		}
+		if err := required("adapter", s.Adapter); err != nil {
+			return nil, err
+		}
+	}
+	return write(ctx, env, "awr", req.WriteMeta, nil, req, func(tx *events.Tx) (*IndexSourcesResult, error) {
+		if p, err := projectOf(tx); err != nil {
+			return nil, err
+		} else if p == nil {
+			return nil, fault.New(fault.NotFound, "index sources: project is not initialized").WithHint("awr init")
+		}
+		indexed, err := projections.SourcesAt(tx.Conn, tx.Head(), true)
+		if err != nil {
+			return nil, err
+		}
+		current := map[string]string{}
+		for _, s := range indexed {
+			current[s.Path] = s.ContentHash
+		}
+		res := &IndexSourcesResult{Indexed: []IndexResult{}, Unchanged: []string{}, Removed: []string{}}
+		for _, src := range req.Sources {
+			if h, ok := current[src.Path]; ok && h == src.ContentHash && !req.Force {
+				res.Unchanged = append(res.Unchanged, src.Path)
+				continue
+			}
+			e, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + src.Path, Payload: src})
+			if err != nil {
+				return nil, err
+			}
+			res.Indexed = append(res.Indexed, IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: e.Seq})
+		}
+		for _, path := range req.Remove {
+			if _, ok := current[path]; !ok {
+				continue
+			}
+			if _, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + path, Payload: events.SourceIndexed{Path: path, Adapter: "removed", ContentHash: "removed", Removed: true}}); err != nil {
+				return nil, err
+			}
+			res.Removed = append(res.Removed, path)
+		}
+		res.ProjectRevision = tx.Head()
+		return res, nil
+	})
 }

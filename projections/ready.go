@@ -64,6 +64,14 @@ func ReadinessAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Readiness, err
 			live[held[i].Work] = &held[i]
 		}
 	}
+	return Evaluate(items, live), nil
+}
+
+// Evaluate computes readiness for a set of work items held in memory (the
+// preview of a source not yet indexed, or items read from projections),
+// given the live claims by work key. Results are sorted by priority then
+// key.
+func Evaluate(items []WorkItem, live map[string]*Claim) []Readiness {
 	byKey := map[string][]int{}
 	for i, it := range items {
 		byKey[it.Key] = append(byKey[it.Key], i)
@@ -83,7 +91,7 @@ func ReadinessAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Readiness, err
 		}
 		return out[i].Item.SourcePath < out[j].Item.SourcePath
 	})
-	return out, nil
+	return out
 }
 
 // evaluate lists the reasons item cannot be claimed: dupes is how many

@@ -257,10 +257,19 @@ func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []
 	return nil
 }
 
-// SourcesAt lists the sources indexed as of rev.
-func SourcesAt(conn *sqlite.Conn, rev int64) ([]Source, error) {
+// SourcesAt lists the sources indexed as of rev; head says rev is the log's
+// head, which reads only current rows.
+func SourcesAt(conn *sqlite.Conn, rev int64, head bool) ([]Source, error) {
 	var out []Source
-	err := query(conn, "source_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, func(st *sqlite.Stmt) error {
+	name := "source_list_at"
+	if head {
+		name = "source_list_head"
+	}
+	err := query(conn, name, func(st *sqlite.Stmt) {
+		if !head {
+			st.SetInt64(":rev", rev)
+		}
+	}, func(st *sqlite.Stmt) error {
 		s := Source{
 			Path: st.GetText("path"), Adapter: st.GetText("adapter"), Role: st.GetText("role"),
 			ContentHash: st.GetText("content_hash"), Size: st.GetInt64("size"), ModTimeMS: st.GetInt64("mtime_ms"),

@@ -30,20 +30,45 @@ type ProjectionStatus struct {
 
 // StatusResult is `awr status`.
 type StatusResult struct {
-	ProjectRevision int64              `json:"project_revision"`
-	Head            int64              `json:"head"`
-	At              *int64             `json:"at,omitempty"`
-	EventCount      int64              `json:"event_count"`
-	HeadHash        string             `json:"head_hash"`
-	LastEventAt     int64              `json:"last_event_at,omitempty"`
-	ProjectName     string             `json:"project_name"`
-	ProjectID       string             `json:"project_id"`
-	SchemaVersion   int                `json:"schema_version"`
-	Sessions        SessionCounts      `json:"sessions"`
-	LiveClaims      int                `json:"live_claims"`
-	WorkItems       int                `json:"work_items"`
-	ReadyCount      int                `json:"ready_count"`
-	Projections     []ProjectionStatus `json:"projections"`
+	ProjectRevision int64         `json:"project_revision"`
+	Head            int64         `json:"head"`
+	At              *int64        `json:"at,omitempty"`
+	EventCount      int64         `json:"event_count"`
+	HeadHash        string        `json:"head_hash"`
+	LastEventAt     int64         `json:"last_event_at,omitempty"`
+	ProjectName     string        `json:"project_name"`
+	ProjectID       string        `json:"project_id"`
+	SchemaVersion   int           `json:"schema_version"`
+	Sessions        SessionCounts `json:"sessions"`
+	LiveClaims      int           `json:"live_claims"`
+	WorkItems       int           `json:"work_items"`
+	ReadyCount      int           `json:"ready_count"`
+	// Counts is the number of work items per canonical status (and
+	// "unknown").
+	Counts map[string]int `json:"counts"`
+	// Queues sorts the open work: current (claimed or in progress), ready,
+	// waiting (on a dependency) and blocked.
+	Queues Queues `json:"queues"`
+	// NextAction is the one command a newcomer should run next.
+	NextAction  string             `json:"next_action"`
+	Projections []ProjectionStatus `json:"projections"`
+}
+
+// Queues are the work items by what they wait for.
+type Queues struct {
+	Current []QueueItem `json:"current"`
+	Ready   []QueueItem `json:"ready"`
+	Waiting []QueueItem `json:"waiting"`
+	Blocked []QueueItem `json:"blocked"`
+}
+
+// QueueItem is one work item in a queue; Holder is set for claimed work.
+type QueueItem struct {
+	Key    string  `json:"key"`
+	Title  string  `json:"title"`
+	Status string  `json:"status"`
+	Holder *Holder `json:"holder,omitempty"`
+	Reason string  `json:"reason,omitempty"`
 }
 
 // SessionCounts counts sessions by state.
@@ -94,10 +119,36 @@ func Status(ctx context.Context, store *events.Store, at At) (*StatusResult, err
 			return err
 		}
 		res.WorkItems = len(ready)
+		res.Counts = map[string]int{}
+		res.Queues = Queues{Current: []QueueItem{}, Ready: []QueueItem{}, Waiting: []QueueItem{}, Blocked: []QueueItem{}}
 		for _, it := range ready {
-			if it.Ready {
-				res.ReadyCount++
+			res.Counts[it.Item.Status]++
+			q := QueueItem{Key: it.Item.Key, Title: it.Item.Title, Status: it.Item.Status}
+			if it.Claim != nil {
+				q.Holder = &Holder{SessionID: it.Claim.SessionID, Agent: it.Claim.Agent, ExpiresAt: it.Claim.ExpiresAt, FencingToken: it.Claim.FencingToken}
 			}
+			switch {
+			case it.Ready:
+				res.ReadyCount++
+				res.Queues.Ready = append(res.Queues.Ready, q)
+			case it.Claim != nil || it.Item.Status == projections.StatusInProgress:
+				res.Queues.Current = append(res.Queues.Current, q)
+			case it.Item.Status == projections.StatusCompleted || it.Item.Status == projections.StatusCancelled:
+			case it.Item.Status == projections.StatusBlocked || hasReason(it, projections.ReasonBlocker):
+				q.Reason = firstReason(it)
+				res.Queues.Blocked = append(res.Queues.Blocked, q)
+			case hasReason(it, projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle):
+				q.Reason = firstReason(it)
+				res.Queues.Waiting = append(res.Queues.Waiting, q)
+			}
+		}
+		switch {
+		case len(res.Queues.Ready) > 0:
+			res.NextAction = "awr session start --work " + res.Queues.Ready[0].Key + " --agent NAME --claim"
+		case res.WorkItems == 0:
+			res.NextAction = "awr intake inspect"
+		default:
+			res.NextAction = "awr ready --all"
 		}
 		states, err := events.ProjectionStates(r.Conn)
 		if err != nil {
@@ -117,4 +168,22 @@ func Status(ctx context.Context, store *events.Store, at At) (*StatusResult, err
 func mustDecode(e *events.Event) any {
 	v, _ := e.Decoded()
 	return v
+}
+
+func hasReason(r projections.Readiness, codes ...string) bool {
+	for _, x := range r.Reasons {
+		for _, c := range codes {
+			if x.Code == c {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func firstReason(r projections.Readiness) string {
+	if len(r.Reasons) == 0 {
+		return ""
+	}
+	return r.Reasons[0].Message
 }

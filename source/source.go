@@ -99,7 +99,7 @@ var synonyms = map[string]string{
 	"done": "completed", "closed": "completed", "finished": "completed",
 	"on hold": "blocked", "on-hold": "blocked", "waiting": "blocked",
 	"canceled": "cancelled",
-	"[ ]": "planned", "[x]": "completed",
+	"[ ]":      "planned", "[x]": "completed",
 }
 
 // Unknown is the status given to words neither canonical nor mapped.

@@ -45,8 +45,11 @@ type CLI struct {
 	Version bool          `help:"Print the version and exit (as JSON with --json)."`
 
 	VersionCmd versionCmd `cmd:"" name:"version" help:"Print the version."`
-	Init       initCmd    `cmd:"" help:"Preview, then (with --accept) create the project's event log."`
-	Status     statusCmd  `cmd:"" help:"Show project_revision, log size, projections and counts."`
+	Init       initCmd    `cmd:"" help:"Preview, then (with --accept) index the project's own task files into a new event log."`
+	Status     statusCmd  `cmd:"" help:"Show project_revision, work by status, the queues and the next command."`
+	Ready      readyCmd   `cmd:"" help:"List the work that can be claimed now."`
+	Source     sourceCmd  `cmd:"" help:"Reindex and list the project's sources."`
+	Intake     intakeCmd  `cmd:"" help:"The organization report: gaps, actions, executable work."`
 	Log        logCmd     `cmd:"" help:"List events oldest first, filtered."`
 	Replay     replayCmd  `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
 	Verify     verifyCmd  `cmd:"" help:"Check seq continuity, the hash chain and projection checksums."`
@@ -257,3 +260,5 @@ func (f atFlag) rev() (int64, error) {
 	}
 	return *f.At, nil
 }
+
+func isNotFound(err error) bool { return fault.Is(err, fault.NotFound) }

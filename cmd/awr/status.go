@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -43,6 +44,37 @@ func (c *statusCmd) Run(app *App) error {
 		fmt.Fprintf(tw, "sessions\t%d active\n", res.Sessions.Active)
 		fmt.Fprintf(tw, "claims\t%d live\n", res.LiveClaims)
 		fmt.Fprintf(tw, "work items\t%d (%d ready)\n", res.WorkItems, res.ReadyCount)
+		if len(res.Counts) > 0 {
+			var parts []string
+			for _, st := range []string{"draft", "planned", "ready", "in_progress", "blocked", "completed", "cancelled", "unknown"} {
+				if n := res.Counts[st]; n > 0 {
+					parts = append(parts, fmt.Sprintf("%d %s", n, st))
+				}
+			}
+			fmt.Fprintf(tw, "by status\t%s\n", strings.Join(parts, ", "))
+		}
+		queue := func(name string, items []queries.QueueItem) {
+			if len(items) == 0 {
+				return
+			}
+			var keys []string
+			for i, it := range items {
+				if i == 8 {
+					keys = append(keys, fmt.Sprintf("… %d more", len(items)-8))
+					break
+				}
+				k := it.Key
+				if it.Holder != nil {
+					k += " (" + it.Holder.Agent + ")"
+				}
+				keys = append(keys, k)
+			}
+			fmt.Fprintf(tw, "%s\t%s\n", name, strings.Join(keys, ", "))
+		}
+		queue("current", res.Queues.Current)
+		queue("ready", res.Queues.Ready)
+		queue("waiting", res.Queues.Waiting)
+		queue("blocked", res.Queues.Blocked)
 		for _, p := range res.Projections {
 			fresh := "fresh"
 			if !p.Fresh {
@@ -51,5 +83,6 @@ func (c *statusCmd) Run(app *App) error {
 			fmt.Fprintf(tw, "projection %s\tv%d at seq %d, %s\n", p.Name, p.Version, p.LastSeq, fresh)
 		}
 		tw.Flush()
+		fmt.Fprintf(w, "next: %s\n", res.NextAction)
 	})
 }

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/queries"
+)
+
+type sourceCmd struct {
+	Reindex sourceReindexCmd `cmd:"" help:"Index the sources whose content changed since they were last indexed."`
+	List    sourceListCmd    `cmd:"" help:"List the sources with adapter, hash, revision indexed and freshness."`
+}
+
+type sourceReindexCmd struct {
+	Force bool `help:"Index every source, changed or not."`
+}
+
+// reindexResult is `awr source reindex`.
+type reindexResult struct {
+	*commands.IndexSourcesResult
+	Missing []string `json:"missing"`
+}
+
+// Run reads every manifest source and appends source_indexed for each one
+// that changed, in one transaction.
+func (c *sourceReindexCmd) Run(app *App) error {
+	st, err := app.Store()
+	if err != nil {
+		return err
+	}
+	dir, err := app.projectDir()
+	if err != nil {
+		return err
+	}
+	m, ok, err := intake.ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fault.New(fault.NotFound, "source reindex: %s is missing", intake.ManifestPath(dir)).WithHint("awr init")
+	}
+	env, err := app.Env()
+	if err != nil {
+		return err
+	}
+	req := commands.IndexSourcesRequest{Force: c.Force}
+	res := &reindexResult{Missing: []string{}}
+	listed := map[string]bool{}
+	for _, ms := range m.Sources {
+		listed[ms.Path] = true
+		si, missing := intake.Read(dir, ms)
+		if missing {
+			res.Missing = append(res.Missing, ms.Path)
+			continue
+		}
+		req.Sources = append(req.Sources, si)
+	}
+	current, err := queries.Sources(app.Ctx, st, dir, queries.Head(app.Now()))
+	if err != nil {
+		return err
+	}
+	for _, s := range current.Sources {
+		if !listed[s.Path] {
+			req.Remove = append(req.Remove, s.Path)
+		}
+	}
+	out, err := commands.IndexSources(app.Ctx, env, req)
+	if err != nil {
+		return err
+	}
+	res.IndexSourcesResult = out
+	return app.render(res, func(w io.Writer) {
+		for _, s := range out.Indexed {
+			fmt.Fprintf(w, "indexed   %s (seq %d)\n", s.Path, s.Seq)
+		}
+		for _, p := range out.Unchanged {
+			fmt.Fprintf(w, "unchanged %s\n", p)
+		}
+		for _, p := range out.Removed {
+			fmt.Fprintf(w, "removed   %s (no longer in the manifest)\n", p)
+		}
+		for _, p := range res.Missing {
+			fmt.Fprintf(w, "MISSING   %s (in the manifest, not on disk)\n", p)
+		}
+		fmt.Fprintf(w, "project_revision %d\n", out.ProjectRevision)
+	})
+}
+
+type sourceListCmd struct {
+	atFlag
+}
+
+// Run lists the sources.
+func (c *sourceListCmd) Run(app *App) error {
+	st, err := app.Store()
+	if err != nil {
+		return err
+	}
+	dir, err := app.projectDir()
+	if err != nil {
+		return err
+	}
+	rev, err := c.rev()
+	if err != nil {
+		return err
+	}
+	res, err := queries.Sources(app.Ctx, st, dir, queries.At{Rev: rev, Now: app.Now()})
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "PATH\tADAPTER\tROLE\tITEMS\tISSUES\tINDEXED AT\tFRESHNESS")
+		for _, s := range res.Sources {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Path, s.Adapter, s.Role, s.Items, s.Issues, s.RevisionIndexed, s.Freshness)
+		}
+		tw.Flush()
+	})
+}

@@ -1,0 +1,489 @@
+package intake
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/source"
+)
+
+// InitOptions are the flags of `awr init`.
+type InitOptions struct {
+	Name      string
+	Goal      string
+	Sources   []string          // --source PATH, choosing among candidates
+	StatusMap map[string]string // --status-map SRC=CANON
+	FieldMap  map[string]string // --field-map CANON=SRC
+	Version   string
+}
+
+// Write is one file init creates or changes.
+type Write struct {
+	Path   string `json:"path"`
+	Action string `json:"action"`
+}
+
+// Preview is the answer of `awr init`, with or without --accept.
+type Preview struct {
+	Status          string           `json:"status"`
+	RequiresAccept  bool             `json:"requires_accept"`
+	Project         string           `json:"project"`
+	Name            string           `json:"name"`
+	ProjectID       string           `json:"project_id,omitempty"`
+	Inventory       *Inventory       `json:"inventory"`
+	Mapping         []ManifestSource `json:"mapping"`
+	Ambiguous       []Ambiguity      `json:"ambiguous"`
+	Writes          []Write          `json:"writes"`
+	Organization    Organization     `json:"organization"`
+	Accept          string           `json:"accept"`
+	Next            string           `json:"next"`
+	ProjectRevision int64            `json:"project_revision"`
+
+	manifest *Manifest
+	files    map[string][]byte // generated files to create, by relative path
+}
+
+// intakeGoals and intakeLedger are the files --goal proposes.
+const (
+	intakeGoals  = ".awr/intake/GOALS.md"
+	intakeLedger = ".awr/intake/work-ledger.yaml"
+)
+
+// Plan computes what `awr init` would do in dir, writing nothing.
+// Errors: InvalidInput for a --source that is not a file of the project,
+// a bad --status-map or --field-map, or a manifest that does not parse.
+func Plan(dir string, opts InitOptions) (*Preview, error) {
+	inv, err := Discover(dir)
+	if err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "init: look for sources")
+	}
+	p := &Preview{Project: dir, Inventory: inv, Writes: []Write{}, Ambiguous: []Ambiguity{}, files: map[string][]byte{}}
+	p.Name = opts.Name
+	if p.Name == "" {
+		p.Name = filepath.Base(dir)
+	}
+	existing, hasManifest, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	var sources []ManifestSource
+	switch {
+	case len(opts.Sources) > 0:
+		sources, err = chosen(dir, inv, opts.Sources)
+		if err != nil {
+			return nil, err
+		}
+	case hasManifest:
+		sources = existing.Sources
+		if opts.Name == "" {
+			p.Name = existing.Name
+		}
+	default:
+		sources, p.Ambiguous = Propose(inv)
+	}
+	if opts.Goal != "" {
+		hasGoals := false
+		for _, s := range sources {
+			hasGoals = hasGoals || s.Role == RoleGoals
+		}
+		if hasGoals {
+			return nil, fault.New(fault.InvalidInput, "init: --goal is for a project with no goal, and this one has a goals source").WithHint("awr init")
+		}
+		p.files[intakeGoals] = goalsFileFor(opts.Goal)
+		p.files[intakeLedger] = ledgerFile()
+		sources = append(sources,
+			ManifestSource{Path: intakeGoals, Adapter: source.GoalsMarkdown, Role: RoleGoals},
+			ManifestSource{Path: intakeLedger, Adapter: source.YAMLLedger, Role: RoleTasks})
+	}
+	for i := range sources {
+		if sources[i].Role != RoleTasks && sources[i].Role != RolePlan {
+			continue
+		}
+		if len(opts.StatusMap) > 0 {
+			sources[i].StatusMap = merge(sources[i].StatusMap, opts.StatusMap)
+		}
+		if len(opts.FieldMap) > 0 {
+			sources[i].FieldMap = merge(sources[i].FieldMap, opts.FieldMap)
+		}
+	}
+	p.manifest = &Manifest{Version: ManifestVersion, Name: p.Name, Sources: sources}
+	if err := p.manifest.Validate("--source/--status-map"); err != nil {
+		return nil, err
+	}
+	p.Mapping = sources
+	if p.Mapping == nil {
+		p.Mapping = []ManifestSource{}
+	}
+
+	// What would be written.
+	_, dbErr := os.Stat(events.DBPath(dir))
+	hasDB := dbErr == nil
+	if _, err := os.Stat(filepath.Join(dir, ".awr")); err != nil {
+		p.Writes = append(p.Writes, Write{Path: ".awr/", Action: "create (mode 0700)"})
+	}
+	switch {
+	case !hasManifest:
+		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: fmt.Sprintf("create: the manifest (project %q, %d sources)", p.Name, len(sources))})
+	case !existing.Equal(p.manifest):
+		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: "conflict: an existing manifest says otherwise; it is never overwritten"})
+	}
+	for _, rel := range []string{intakeGoals, intakeLedger} {
+		content, ok := p.files[rel]
+		if !ok {
+			continue
+		}
+		old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		switch {
+		case err != nil:
+			p.Writes = append(p.Writes, Write{Path: rel, Action: "create"})
+		case bytes.Equal(old, content):
+			delete(p.files, rel)
+		default:
+			delete(p.files, rel)
+			p.Writes = append(p.Writes, Write{Path: rel, Action: "keep: the existing file is used as it is"})
+		}
+	}
+	if !hasDB {
+		p.Writes = append(p.Writes, Write{Path: ".awr/awr.db", Action: fmt.Sprintf("create (mode 0600): the event log, with project_initialized and %d source_indexed", len(sources))})
+	}
+	if gitRepo(dir) && !ignored(dir) {
+		p.Writes = append(p.Writes, Write{Path: ".gitignore", Action: "append .awr/"})
+	}
+
+	// The organization the sources would give.
+	var facts Facts
+	facts.Initialized = true
+	var items []projections.WorkItem
+	for _, ms := range sources {
+		var si events.SourceIndexed
+		if content, ok := p.files[ms.Path]; ok {
+			res := source.Parse(ms.Adapter, ms.Path, content, ms.Options)
+			si = events.SourceIndexed{Path: ms.Path, Items: res.Items, Goals: res.Goals, Rules: res.Rules, Issues: res.Issues}
+		} else {
+			var missing bool
+			si, missing = Read(dir, ms)
+			if missing {
+				facts.Sources = append(facts.Sources, SourceState{Path: ms.Path, Freshness: Missing})
+				continue
+			}
+		}
+		for _, it := range si.Items {
+			items = append(items, projections.WorkItem{WorkItem: it, SourcePath: ms.Path})
+		}
+		facts.Goals = append(facts.Goals, si.Goals...)
+		facts.Rules = append(facts.Rules, si.Rules...)
+		facts.Issues = append(facts.Issues, si.Issues...)
+	}
+	facts.Readiness = projections.Evaluate(items, nil)
+	p.Organization = Organize(facts)
+	for _, a := range p.Ambiguous {
+		p.Organization.Gaps = append([]Gap{{Code: "source_ambiguous", Message: fmt.Sprintf("%d candidates for %s: %s", len(a.Candidates), a.Role, strings.Join(a.Candidates, ", "))}}, p.Organization.Gaps...)
+	}
+	p.Accept = acceptCommand(opts, p.Ambiguous)
+	return p, nil
+}
+
+// acceptCommand is the exact command that applies the preview.
+func acceptCommand(opts InitOptions, amb []Ambiguity) string {
+	parts := []string{"awr init --accept"}
+	if opts.Name != "" {
+		parts = append(parts, "--name "+quote(opts.Name))
+	}
+	if opts.Goal != "" {
+		parts = append(parts, "--goal "+quote(opts.Goal))
+	}
+	for _, s := range opts.Sources {
+		parts = append(parts, "--source "+quote(s))
+	}
+	for _, a := range amb {
+		parts = append(parts, "--source "+quote(a.Candidates[0]))
+	}
+	for k, v := range opts.StatusMap {
+		parts = append(parts, "--status-map "+quote(k+"="+v))
+	}
+	for k, v := range opts.FieldMap {
+		parts = append(parts, "--field-map "+quote(k+"="+v))
+	}
+	return strings.Join(parts, " ")
+}
+
+func quote(s string) string {
+	if strings.ContainsAny(s, " \t'\"$`\\") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// chosen resolves --source paths: candidates keep their discovered adapter
+// and role; other files are mapped by name and content.
+func chosen(dir string, inv *Inventory, paths []string) ([]ManifestSource, error) {
+	byPath := map[string]Candidate{}
+	for _, c := range inv.All() {
+		byPath[c.Path] = c
+	}
+	var out []ManifestSource
+	for _, raw := range paths {
+		rel := Clean(raw)
+		if c, ok := byPath[rel]; ok {
+			out = append(out, ManifestSource{Path: c.Path, Adapter: c.Adapter, Role: c.Role})
+			continue
+		}
+		full := filepath.Join(dir, filepath.FromSlash(rel))
+		content, err := os.ReadFile(full)
+		if err != nil || filepath.IsAbs(rel) || strings.HasPrefix(rel, "..") {
+			return nil, fault.New(fault.InvalidInput, "init: --source %s is not a readable file of the project", raw).With("flag", "--source").WithHint("awr init")
+		}
+		ms := ManifestSource{Path: rel, Role: RoleTasks}
+		lower := strings.ToLower(filepath.Base(rel))
+		switch {
+		case strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml"):
+			ms.Adapter = source.YAMLLedger
+		case goalsFile.MatchString(lower):
+			ms.Adapter, ms.Role = source.GoalsMarkdown, RoleGoals
+		case planFile.MatchString(lower):
+			ms.Adapter, ms.Role = source.PlanMarkdown, RolePlan
+		case rulesFile.MatchString(lower):
+			ms.Adapter, ms.Role = source.RulesMarkdown, RoleRules
+		case strings.HasSuffix(lower, ".md"):
+			ms.Adapter, _ = sniffMarkdown(content)
+		default:
+			return nil, fault.New(fault.InvalidInput, "init: --source %s: no adapter reads this kind of file (Markdown or YAML)", raw).With("flag", "--source")
+		}
+		out = append(out, ms)
+	}
+	return out, nil
+}
+
+func gitRepo(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+func ignored(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		switch strings.TrimSpace(l) {
+		case ".awr", ".awr/", "/.awr", "/.awr/":
+			return true
+		}
+	}
+	return false
+}
+
+func goalsFileFor(goal string) []byte {
+	return []byte(fmt.Sprintf("# Goals\n\nProposed by `awr init --goal`. This file is yours: edit it freely, then run `awr source reindex`.\n\n## G-1 — %s\n\nStatus: active\nSummary: %s\n", oneLine(goal), oneLine(goal)))
+}
+
+func ledgerFile() []byte {
+	return []byte(`# Intake work proposed by awr init --goal. This file is yours: edit it
+# freely, then run: awr source reindex
+items:
+  - id: INTAKE-001
+    title: Organize the project's goal, plan and task sources
+    kind: intake
+    status: ready
+    priority: p0
+    goal: G-1
+    next_action: Review .awr/intake/GOALS.md, then list the project's current work in a task register (a TODO.md checklist, a PLAN.md table or a YAML ledger) with a key, status, acceptance criteria and next action per item
+    acceptance:
+      - The goal in .awr/intake/GOALS.md states the outcome and how it is measured
+      - Every piece of current work has a key, a status, acceptance criteria and a next action in a task register listed in .awr/project.toml
+      - awr intake inspect reports organization state ready
+`)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Accept applies a preview: it writes the manifest and the generated files
+// (never overwriting a file), creates the log with project_initialized and
+// one source_indexed per source in one transaction, and adds .awr/ to
+// .gitignore in a git repository. Accepting what is already there changes
+// nothing and says so.
+// Errors: SourceConflict when candidates are ambiguous (naming them) or an
+// existing manifest differs; the storage errors of the log.
+func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Store, error), env func(*events.Store) *commands.Env) (*Preview, error) {
+	dir := p.Project
+	if len(p.Ambiguous) > 0 {
+		var parts []string
+		for _, a := range p.Ambiguous {
+			parts = append(parts, a.Role+": "+strings.Join(a.Candidates, ", "))
+		}
+		return nil, fault.New(fault.SourceConflict, "init: more than one candidate for a role (%s); awr will not guess", strings.Join(parts, "; ")).
+			With("ambiguous", p.Ambiguous).WithHint("%s", p.Accept)
+	}
+	existing, hasManifest, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if hasManifest && !existing.Equal(p.manifest) {
+		return nil, fault.New(fault.SourceConflict, "init: %s already exists and maps different sources; it is never overwritten", ManifestPath(dir)).
+			With("path", ManifestPath(dir)).WithHint("edit %s, then awr source reindex", ManifestPath(dir))
+	}
+	_, dbErr := os.Stat(events.DBPath(dir))
+	if hasManifest && dbErr == nil && len(p.files) == 0 {
+		st, err := open(false)
+		if err != nil {
+			return nil, err
+		}
+		var rev int64
+		var id string
+		if err := st.Read(ctx, func(r *events.Reader) error {
+			rev = r.Head
+			return events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
+				if v, _ := e.Decoded(); v != nil {
+					if pi, ok := v.(*events.ProjectInitialized); ok {
+						id = pi.ProjectID
+					}
+				}
+				return nil
+			})
+		}); err != nil {
+			return nil, err
+		}
+		out := *p
+		out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Writes, out.Next = "unchanged", false, rev, id, []Write{}, "awr status"
+		return &out, nil
+	}
+
+	var created []string
+	undo := func() {
+		for i := len(created) - 1; i >= 0; i-- {
+			os.Remove(created[i])
+		}
+	}
+	awrDir := filepath.Join(dir, ".awr")
+	if _, err := os.Stat(awrDir); errors.Is(err, os.ErrNotExist) {
+		if err := os.Mkdir(awrDir, 0o700); err != nil {
+			return nil, fault.Wrap(fault.Storage, err, "init: create .awr")
+		}
+		created = append(created, awrDir)
+	}
+	for _, rel := range []string{intakeGoals, intakeLedger} {
+		content, ok := p.files[rel]
+		if !ok {
+			continue
+		}
+		full := filepath.Join(dir, filepath.FromSlash(rel))
+		if _, err := os.Stat(filepath.Dir(full)); errors.Is(err, os.ErrNotExist) {
+			if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
+				undo()
+				return nil, fault.Wrap(fault.Storage, err, "init: create %s", filepath.Dir(rel))
+			}
+			created = append(created, filepath.Dir(full))
+		}
+		if err := writeNew(full, content); err != nil {
+			undo()
+			return nil, err
+		}
+		created = append(created, full)
+	}
+	if !hasManifest {
+		raw, err := p.manifest.Encode()
+		if err != nil {
+			undo()
+			return nil, fault.Wrap(fault.Internal, err, "init: encode manifest")
+		}
+		if err := writeNew(ManifestPath(dir), raw); err != nil {
+			undo()
+			return nil, err
+		}
+		created = append(created, ManifestPath(dir))
+	}
+	newDB := errors.Is(dbErr, os.ErrNotExist)
+	st, err := open(true)
+	if err != nil {
+		undo()
+		return nil, err
+	}
+	if newDB {
+		created = append(created, events.DBPath(dir), events.DBPath(dir)+"-wal", events.DBPath(dir)+"-shm")
+	}
+	var payloads []events.SourceIndexed
+	for _, ms := range p.manifest.Sources {
+		si, missing := Read(dir, ms)
+		if missing {
+			undo()
+			return nil, fault.New(fault.SourceConflict, "init: source %s is missing", ms.Path).With("path", ms.Path).WithHint("awr init")
+		}
+		payloads = append(payloads, si)
+	}
+	e := env(st)
+	var initRes *commands.InitResult
+	rev, err := commands.Batch(ctx, e, "awr", func(ctx context.Context) error {
+		var err error
+		if initRes, err = commands.Init(ctx, e, commands.InitRequest{Name: p.manifest.Name}); err != nil {
+			return err
+		}
+		_, err = commands.IndexSources(ctx, e, commands.IndexSourcesRequest{Sources: payloads})
+		return err
+	})
+	if err != nil {
+		st.Close()
+		undo()
+		return nil, err
+	}
+	if gitRepo(dir) && !ignored(dir) {
+		if err := appendIgnore(dir); err != nil {
+			return nil, err
+		}
+	}
+	out := *p
+	out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Next = "initialized", false, rev, initRes.ProjectID, p.Organization.NextAction
+	return &out, nil
+}
+
+// writeNew creates a file that must not exist yet.
+func writeNew(path string, content []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fault.New(fault.SourceConflict, "init: %s already exists; it is never overwritten", path).With("path", path)
+		}
+		return fault.Wrap(fault.Storage, err, "init: create %s", path)
+	}
+	if _, err := f.Write(content); err != nil {
+		f.Close()
+		return fault.Wrap(fault.Storage, err, "init: write %s", path)
+	}
+	return f.Close()
+}
+
+func appendIgnore(dir string) error {
+	path := filepath.Join(dir, ".gitignore")
+	old, _ := os.ReadFile(path)
+	var b strings.Builder
+	if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
+		b.WriteString("\n")
+	}
+	b.WriteString(".awr/\n")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fault.Wrap(fault.Storage, err, "init: update .gitignore")
+	}
+	defer f.Close()
+	_, err = f.WriteString(b.String())
+	return err
+}

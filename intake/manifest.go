@@ -1,0 +1,125 @@
+package intake
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/source"
+)
+
+// Source roles.
+const (
+	RoleTasks = "tasks"
+	RoleGoals = "goals"
+	RolePlan  = "plan"
+	RoleRules = "rules"
+)
+
+// ManifestVersion is the manifest format this awr writes.
+const ManifestVersion = 1
+
+// Manifest is .awr/project.toml: the project's name and its sources.
+type Manifest struct {
+	Version int              `toml:"version" json:"version"`
+	Name    string           `toml:"name" json:"name"`
+	Sources []ManifestSource `toml:"sources" json:"sources"`
+}
+
+// ManifestSource maps one file to an adapter and a role.
+type ManifestSource struct {
+	Path    string `toml:"path" json:"path"`
+	Adapter string `toml:"adapter" json:"adapter"`
+	Role    string `toml:"role" json:"role"`
+	source.Options
+}
+
+// ManifestPath returns the manifest path of the project rooted at dir.
+func ManifestPath(dir string) string { return filepath.Join(dir, ".awr", "project.toml") }
+
+// Encode renders the manifest as TOML, sources sorted by path.
+func (m *Manifest) Encode() ([]byte, error) {
+	cp := *m
+	cp.Sources = append([]ManifestSource(nil), m.Sources...)
+	sort.Slice(cp.Sources, func(i, j int) bool { return cp.Sources[i].Path < cp.Sources[j].Path })
+	var buf bytes.Buffer
+	buf.WriteString("# awr project manifest: which of the team's files awr indexes, and how.\n")
+	buf.WriteString("# The files stay authoritative; awr only reads them. Edit, then: awr source reindex\n")
+	if err := toml.NewEncoder(&buf).Encode(cp); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Equal reports whether two manifests say the same thing.
+func (m *Manifest) Equal(o *Manifest) bool {
+	a, err1 := m.Encode()
+	b, err2 := o.Encode()
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
+}
+
+// Validate checks the manifest's fields; errors name the source by index
+// and path.
+func (m *Manifest) Validate(path string) error {
+	if strings.TrimSpace(m.Name) == "" {
+		return fault.New(fault.InvalidInput, "manifest %s: name is empty", path).With("path", path)
+	}
+	seen := map[string]bool{}
+	for i, s := range m.Sources {
+		where := fmt.Sprintf("manifest %s: sources[%d] (%s)", path, i, s.Path)
+		switch {
+		case s.Path == "" || filepath.IsAbs(s.Path) || strings.HasPrefix(filepath.Clean(s.Path), ".."):
+			return fault.New(fault.InvalidInput, "%s: path must be relative to the project", where).With("path", path)
+		case source.Parsers[s.Adapter] == nil:
+			return fault.New(fault.InvalidInput, "%s: unknown adapter %q (known: %s)", where, s.Adapter, strings.Join(source.Adapters(), ", ")).With("path", path)
+		case s.Role != RoleTasks && s.Role != RoleGoals && s.Role != RolePlan && s.Role != RoleRules:
+			return fault.New(fault.InvalidInput, "%s: role %q is not tasks, goals, plan or rules", where, s.Role).With("path", path)
+		case seen[s.Path]:
+			return fault.New(fault.InvalidInput, "%s: listed twice", where).With("path", path)
+		}
+		for word, canon := range s.StatusMap {
+			if !source.IsCanonical(canon) {
+				return fault.New(fault.InvalidInput, "%s: status_map %q = %q: not a canonical status (draft, planned, ready, in_progress, blocked, completed, cancelled)", where, word, canon).With("path", path)
+			}
+		}
+		seen[s.Path] = true
+	}
+	return nil
+}
+
+// ReadManifest reads the project's manifest; ok is false when there is none.
+// Errors: InvalidInput naming path:line for TOML that does not parse or
+// fields that are wrong.
+func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
+	path := ManifestPath(dir)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fault.Wrap(fault.Storage, err, "read manifest %s", path)
+	}
+	m = &Manifest{}
+	md, err := toml.Decode(string(raw), m)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return nil, false, fault.New(fault.InvalidInput, "manifest %s:%d: %s", path, perr.Position.Line, perr.Message).
+				With("path", path).With("line", perr.Position.Line).WithHint("fix %s, then run the command again", path)
+		}
+		return nil, false, fault.New(fault.InvalidInput, "manifest %s: %v", path, err).With("path", path)
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		return nil, false, fault.New(fault.InvalidInput, "manifest %s: unknown field %s", path, undecoded[0]).With("path", path)
+	}
+	if err := m.Validate(path); err != nil {
+		return nil, false, err
+	}
+	return m, true, nil
+}

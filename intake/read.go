@@ -1,0 +1,108 @@
+package intake
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/source"
+)
+
+// maxSourceSize bounds a source file; larger files are reported, not read.
+const maxSourceSize = 16 << 20
+
+// Read reads and parses one manifest source into the payload of a
+// source_indexed event. A missing file is reported through missing; an
+// unreadable or oversized one yields a payload whose only content is an
+// issue naming it, so that indexing records the problem.
+func Read(dir string, ms ManifestSource) (si events.SourceIndexed, missing bool) {
+	full := filepath.Join(dir, filepath.FromSlash(ms.Path))
+	si = events.SourceIndexed{Path: ms.Path, Adapter: ms.Adapter, Role: ms.Role}
+	fi, err := os.Stat(full)
+	if errors.Is(err, os.ErrNotExist) {
+		return si, true
+	}
+	unreadable := func(msg string) (events.SourceIndexed, bool) {
+		si.ContentHash = "unreadable"
+		si.Issues = []events.SourceIssue{{Code: source.IssueUnreadable, Path: ms.Path, Message: msg}}
+		return si, false
+	}
+	if err != nil {
+		return unreadable(err.Error())
+	}
+	if !fi.Mode().IsRegular() {
+		return unreadable("not a regular file")
+	}
+	if fi.Size() > maxSourceSize {
+		return unreadable(fmt.Sprintf("%d bytes is more than the %d a source may have", fi.Size(), maxSourceSize))
+	}
+	content, err := os.ReadFile(full)
+	if err != nil {
+		return unreadable(err.Error())
+	}
+	res := source.Parse(ms.Adapter, ms.Path, content, ms.Options)
+	si.ContentHash = source.Hash(content)
+	si.Size, si.ModTimeMS = fi.Size(), fi.ModTime().UnixMilli()
+	si.Items, si.Goals, si.Rules, si.Issues = res.Items, res.Goals, res.Rules, res.Issues
+	return si, false
+}
+
+// Freshness states of a source.
+const (
+	Fresh   = "fresh"
+	Stale   = "stale"
+	Missing = "missing"
+	New     = "not_indexed"
+)
+
+// SourceState is one manifest source compared with what the log holds.
+type SourceState struct {
+	Path            string `json:"path"`
+	Adapter         string `json:"adapter"`
+	Role            string `json:"role"`
+	ContentHash     string `json:"content_hash"`
+	RevisionIndexed int64  `json:"revision_indexed"`
+	Items           int    `json:"items"`
+	Issues          int    `json:"issues"`
+	Freshness       string `json:"freshness"`
+}
+
+// Compare reports the freshness of every manifest source against the
+// indexed sources: size and mtime first, the content hash only when those
+// differ, so an unchanged project costs one stat per source.
+func Compare(dir string, m *Manifest, indexed []projections.Source) []SourceState {
+	byPath := map[string]projections.Source{}
+	for _, s := range indexed {
+		byPath[s.Path] = s
+	}
+	var out []SourceState
+	for _, ms := range m.Sources {
+		st := SourceState{Path: ms.Path, Adapter: ms.Adapter, Role: ms.Role}
+		idx, ok := byPath[ms.Path]
+		if ok {
+			st.ContentHash, st.RevisionIndexed, st.Items, st.Issues = idx.ContentHash, idx.Revision, idx.ItemCount, len(idx.Issues)
+		}
+		full := filepath.Join(dir, filepath.FromSlash(ms.Path))
+		fi, err := os.Stat(full)
+		switch {
+		case err != nil:
+			st.Freshness = Missing
+		case !ok:
+			st.Freshness = New
+		case fi.Size() == idx.Size && fi.ModTime().UnixMilli() == idx.ModTimeMS:
+			st.Freshness = Fresh
+		default:
+			content, err := os.ReadFile(full)
+			if err == nil && source.Hash(content) == idx.ContentHash {
+				st.Freshness = Fresh
+			} else {
+				st.Freshness = Stale
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}

@@ -1,0 +1,1 @@
+SELECT * FROM p_sources WHERE valid_to IS NULL ORDER BY path;

@@ -1,0 +1,89 @@
+package queries
+
+import (
+	"context"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/replay"
+)
+
+// ReadyItem is one work item in `awr ready`.
+type ReadyItem struct {
+	Key        string                       `json:"key"`
+	Title      string                       `json:"title"`
+	Status     string                       `json:"status"`
+	Priority   string                       `json:"priority"`
+	Goal       string                       `json:"goal"`
+	NextAction string                       `json:"next_action"`
+	Source     events.SourceRef             `json:"source"`
+	Reasons    []projections.NotReadyReason `json:"reasons,omitempty"`
+	Holder     *Holder                      `json:"holder,omitempty"`
+}
+
+// Holder is the session holding a live claim on an item.
+type Holder struct {
+	SessionID    string `json:"session_id"`
+	Agent        string `json:"agent"`
+	ExpiresAt    int64  `json:"expires_at,omitempty"`
+	FencingToken int64  `json:"fencing_token"`
+}
+
+// ReadyResult is `awr ready`.
+type ReadyResult struct {
+	ProjectRevision int64       `json:"project_revision"`
+	Ready           []ReadyItem `json:"ready"`
+	ReadyTotal      int         `json:"ready_total"`
+	// NotReady lists every other item with its reasons (with --all).
+	NotReady []ReadyItem `json:"not_ready,omitempty"`
+}
+
+func readyItem(r projections.Readiness) ReadyItem {
+	it := ReadyItem{Key: r.Item.Key, Title: r.Item.Title, Status: r.Item.Status, Priority: r.Item.Priority, Goal: r.Item.Goal,
+		NextAction: r.Item.NextAction, Source: r.Item.Source, Reasons: r.Reasons}
+	if it.Source.Path == "" {
+		it.Source.Path = r.Item.SourcePath
+	}
+	if r.Claim != nil {
+		it.Holder = &Holder{SessionID: r.Claim.SessionID, Agent: r.Claim.Agent, ExpiresAt: r.Claim.ExpiresAt, FencingToken: r.Claim.FencingToken}
+	}
+	return it
+}
+
+// Ready lists claimable work as of at, sorted by priority then key: status
+// planned or ready, no blocker, every required dependency completed, no
+// cycle, no live claim. limit <= 0 lists all; all adds every other item
+// with the reasons it is not ready.
+func Ready(ctx context.Context, store *events.Store, at At, limit int, all bool) (*ReadyResult, error) {
+	res := &ReadyResult{Ready: []ReadyItem{}}
+	err := store.Read(ctx, func(r *events.Reader) error {
+		rev, now, err := replay.ResolveAt(r, at.Rev, at.Now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		res.ProjectRevision = rev
+		rs, err := projections.ReadinessAt(r.Conn, rev, now, rev == r.Head)
+		if err != nil {
+			return err
+		}
+		if all {
+			res.NotReady = []ReadyItem{}
+		}
+		for _, x := range rs {
+			switch {
+			case x.Ready:
+				res.ReadyTotal++
+				if limit <= 0 || len(res.Ready) < limit {
+					res.Ready = append(res.Ready, readyItem(x))
+				}
+			case all:
+				res.NotReady = append(res.NotReady, readyItem(x))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
