@@ -100,9 +100,18 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 		}
 		p.files[intakeGoals] = goalsFileFor(opts.Goal)
 		p.files[intakeLedger] = ledgerFile()
-		sources = append(sources,
-			ManifestSource{Path: intakeGoals, Adapter: source.GoalsMarkdown, Role: RoleGoals},
-			ManifestSource{Path: intakeLedger, Adapter: source.YAMLLedger, Role: RoleTasks})
+		for _, gen := range []ManifestSource{
+			{Path: intakeGoals, Adapter: source.GoalsMarkdown, Role: RoleGoals},
+			{Path: intakeLedger, Adapter: source.YAMLLedger, Role: RoleTasks},
+		} {
+			listed := false
+			for _, s := range sources {
+				listed = listed || s.Path == gen.Path
+			}
+			if !listed {
+				sources = append(sources, gen)
+			}
+		}
 	}
 	for i := range sources {
 		if sources[i].Role != RoleTasks && sources[i].Role != RolePlan {
@@ -114,6 +123,9 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 		if len(opts.FieldMap) > 0 {
 			sources[i].FieldMap = merge(sources[i].FieldMap, opts.FieldMap)
 		}
+	}
+	if p.Ambiguous == nil {
+		p.Ambiguous = []Ambiguity{}
 	}
 	p.manifest = &Manifest{Version: ManifestVersion, Name: p.Name, Sources: sources}
 	if err := p.manifest.Validate("--source/--status-map"); err != nil {
@@ -188,12 +200,12 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	for _, a := range p.Ambiguous {
 		p.Organization.Gaps = append([]Gap{{Code: "source_ambiguous", Message: fmt.Sprintf("%d candidates for %s: %s", len(a.Candidates), a.Role, strings.Join(a.Candidates, ", "))}}, p.Organization.Gaps...)
 	}
-	p.Accept = acceptCommand(opts, p.Ambiguous)
+	p.Accept = acceptCommand(opts, p.Ambiguous, p.Mapping)
 	return p, nil
 }
 
 // acceptCommand is the exact command that applies the preview.
-func acceptCommand(opts InitOptions, amb []Ambiguity) string {
+func acceptCommand(opts InitOptions, amb []Ambiguity, mapping []ManifestSource) string {
 	parts := []string{"awr init --accept"}
 	if opts.Name != "" {
 		parts = append(parts, "--name "+quote(opts.Name))
@@ -204,8 +216,16 @@ func acceptCommand(opts InitOptions, amb []Ambiguity) string {
 	for _, s := range opts.Sources {
 		parts = append(parts, "--source "+quote(s))
 	}
-	for _, a := range amb {
-		parts = append(parts, "--source "+quote(a.Candidates[0]))
+	if len(amb) > 0 && len(opts.Sources) == 0 {
+		// Choosing one candidate means naming every source to index.
+		for _, m := range mapping {
+			if !strings.HasPrefix(m.Path, ".awr/intake/") {
+				parts = append(parts, "--source "+quote(m.Path))
+			}
+		}
+		for _, a := range amb {
+			parts = append(parts, "--source "+quote(a.Candidates[0]))
+		}
 	}
 	for k, v := range opts.StatusMap {
 		parts = append(parts, "--status-map "+quote(k+"="+v))

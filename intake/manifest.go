@@ -83,6 +83,23 @@ func (m *Manifest) Validate(path string) error {
 		case seen[s.Path]:
 			return fault.New(fault.InvalidInput, "%s: listed twice", where).With("path", path)
 		}
+		fields := map[string]bool{}
+		for _, f := range source.FieldNames() {
+			fields[f] = true
+		}
+		for canon := range s.FieldMap {
+			if !fields[canon] {
+				return fault.New(fault.InvalidInput, "%s: field_map %q is not a field awr knows (%s)", where, canon, strings.Join(source.FieldNames(), ", ")).With("path", path)
+			}
+		}
+		lowered := map[string]string{}
+		for word := range s.StatusMap {
+			lw := strings.ToLower(strings.TrimSpace(word))
+			if other, dup := lowered[lw]; dup {
+				return fault.New(fault.InvalidInput, "%s: status_map maps %q and %q, which differ only in case", where, other, word).With("path", path)
+			}
+			lowered[lw] = word
+		}
 		for word, canon := range s.StatusMap {
 			if !source.IsCanonical(canon) {
 				return fault.New(fault.InvalidInput, "%s: status_map %q = %q: not a canonical status (draft, planned, ready, in_progress, blocked, completed, cancelled)", where, word, canon).With("path", path)

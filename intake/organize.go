@@ -175,17 +175,35 @@ func Organize(f Facts) Organization {
 		org.State = StateReady
 	case openItems == 0 && completed > 0:
 		org.State = StateCompleted
+	case organizationalGaps(org.Gaps):
+		org.State = StateNeedsOrganization
 	case openItems > 0 && allWaiting(f.Readiness):
 		org.State = StateBlocked
 	default:
 		org.State = StateNeedsOrganization
 	}
 	org.Actions = actions(org)
-	org.NextAction = org.Actions[0].Command
-	if org.NextAction == "" {
-		org.NextAction = org.Actions[0].Instruction
+	first := org.Actions[0]
+	switch first.Command {
+	case "":
+		org.NextAction = first.Instruction
+	case "awr source reindex":
+		org.NextAction = first.Instruction + ", then run: awr source reindex"
+	default:
+		org.NextAction = first.Command
 	}
 	return org
+}
+
+// organizationalGaps reports whether some gap is the team's to fix in its
+// files (as opposed to work that is merely waiting).
+func organizationalGaps(gs []Gap) bool {
+	for _, g := range gs {
+		if g.Code != GapSourceStale {
+			return true
+		}
+	}
+	return false
 }
 
 // allWaiting reports whether every open item is held back only by its

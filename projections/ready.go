@@ -64,7 +64,45 @@ func ReadinessAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Readiness, err
 			live[held[i].Work] = &held[i]
 		}
 	}
-	return Evaluate(items, live), nil
+	dups, err := duplicateKeys(conn, rev, head)
+	if err != nil {
+		return nil, err
+	}
+	return Evaluate(markDuplicates(items, dups), live), nil
+}
+
+// duplicateKeys returns the keys a source declares more than once (the
+// projection keeps the first; the source's duplicate_key issue records the
+// rest).
+func duplicateKeys(conn *sqlite.Conn, rev int64, head bool) (map[string]bool, error) {
+	srcs, err := SourcesAt(conn, rev, head)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, s := range srcs {
+		for _, is := range s.Issues {
+			if is.Code == "duplicate_key" && is.Key != "" {
+				out[is.Key] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// markDuplicates repeats, once, each item whose key its own source
+// declares twice, so that evaluation reports the duplicate.
+func markDuplicates(items []WorkItem, dups map[string]bool) []WorkItem {
+	if len(dups) == 0 {
+		return items
+	}
+	out := append([]WorkItem(nil), items...)
+	for _, it := range items {
+		if dups[it.Key] {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // Evaluate computes readiness for a set of work items held in memory (the

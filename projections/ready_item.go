@@ -51,6 +51,14 @@ func ReadinessOf(conn *sqlite.Conn, key string, rev, now int64) (r Readiness, ok
 	if err != nil {
 		return Readiness{}, false, err
 	}
-	r = evaluate(items[0], len(items), inCycle[key], byKey, closure, live)
+	dups, err := duplicateKeys(conn, rev, false)
+	if err != nil {
+		return Readiness{}, false, err
+	}
+	n := len(items)
+	if dups[key] {
+		n++
+	}
+	r = evaluate(items[0], n, inCycle[key], byKey, closure, live)
 	return r, true, nil
 }

@@ -111,9 +111,19 @@ const Unknown = "unknown"
 // Unknown, for anything else: statuses are reported, never guessed.
 func NormalizeStatus(raw string, opts Options) (status string, ok bool) {
 	w := strings.ToLower(strings.TrimSpace(raw))
-	for k, v := range opts.StatusMap {
-		if strings.ToLower(strings.TrimSpace(k)) == w {
-			return v, true
+	if len(opts.StatusMap) > 0 {
+		// Sorted, so that two entries differing only in case resolve the
+		// same way every time (the manifest loader refuses such pairs).
+		keys := make([]string, 0, len(opts.StatusMap))
+		for k := range opts.StatusMap {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if strings.ToLower(strings.TrimSpace(k)) == w {
+				v := opts.StatusMap[k]
+				return v, IsCanonical(v)
+			}
 		}
 	}
 	for _, c := range canonical {
@@ -136,3 +146,6 @@ func IsCanonical(s string) bool {
 	}
 	return false
 }
+
+// FieldNames are the canonical field names an Options.FieldMap may map.
+func FieldNames() []string { return append([]string(nil), fieldNames...) }
