@@ -22,6 +22,7 @@ fuzz time="30s":
     go test -run '^$' -fuzz '^FuzzDecodePayload$' -fuzztime {{time}} ./events
     go test -run '^$' -fuzz '^FuzzDecodeEnvelopeLine$' -fuzztime {{time}} ./replay
     go test -run '^$' -fuzz '^FuzzImport$' -fuzztime {{time}} ./replay
+    for t in FuzzChecklist FuzzTable FuzzHeadings FuzzGoals FuzzRules FuzzPlan FuzzYAMLLedger; do go test -run '^$' -fuzz "^$t\$" -fuzztime {{time}} ./source; done
 
 # Run the scripted handoff on a temporary project.
 demo:
