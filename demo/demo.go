@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/fixtures"
+	"github.com/awr-dev/awr/intake"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/queries"
 	"github.com/awr-dev/awr/replay"
@@ -59,10 +59,13 @@ type Report struct {
 }
 
 type runner struct {
-	ctx    context.Context
-	env    *commands.Env
-	out    io.Writer
-	report *Report
+	ctx     context.Context
+	env     *commands.Env
+	out     io.Writer
+	report  *Report
+	initRes *intake.Preview
+	indexed []string
+	source  events.SourceIndexed
 }
 
 func (r *runner) step(cmd, result string, rev int64, fields map[string]any) {
@@ -92,19 +95,62 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	// The project is a copy of the checkout sample, its files stamped with
+	// the demo's clock so that a run with a fixed clock is reproducible.
+	if _, err := fixtures.CopyProject("checkout", dir); err != nil {
+		return nil, err
+	}
+	stamp := now()
+	if err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, stamp, stamp)
+	}); err != nil {
+		return nil, err
+	}
+	var st *events.Store
+	open := func(create bool) (*events.Store, error) {
+		if st != nil {
+			return st, nil
+		}
+		var err error
+		st, err = events.Open(ctx, events.DBPath(dir), events.Options{Create: create, Projectors: projections.Projectors()})
+		return st, err
+	}
+	defer func() {
+		if st != nil {
+			st.Close()
+		}
+	}()
+	mkEnv := func(s *events.Store) *commands.Env {
+		env := commands.NewEnv(s)
+		env.Now = now
+		if opts.Entropy != nil {
+			env.Entropy = opts.Entropy
+		}
+		return env
+	}
+	plan, err := intake.Plan(dir, intake.InitOptions{Name: "checkout"})
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	env := commands.NewEnv(st)
-	if opts.Now != nil {
-		env.Now = opts.Now
+	initRes, err := intake.Accept(ctx, plan, open, mkEnv)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Entropy != nil {
-		env.Entropy = opts.Entropy
+	r := &runner{ctx: ctx, env: mkEnv(st), out: opts.Out, report: &Report{Project: dir}, initRes: initRes}
+	for _, m := range initRes.Mapping {
+		si, _ := intake.Read(dir, m)
+		r.indexed = append(r.indexed, fmt.Sprintf("%s: %d items, %d goals, %d rules", m.Path, len(si.Items), len(si.Goals), len(si.Rules)))
+		if m.Role == intake.RoleTasks {
+			r.source = si
+		}
 	}
-	r := &runner{ctx: ctx, env: env, out: opts.Out, report: &Report{Project: dir}}
 	if err := r.script(st); err != nil {
 		return r.report, err
 	}
@@ -113,25 +159,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 func (r *runner) script(st *events.Store) error {
 	ctx, env := r.ctx, r.env
-	init, err := commands.Init(ctx, env, commands.InitRequest{Name: "checkout"})
-	if err != nil {
-		return err
-	}
-	r.step("awr init --accept", "project \"checkout\" initialized", init.ProjectRevision, map[string]any{"project_id": init.ProjectID})
-
-	raw, err := fixtures.FS.ReadFile("sources/starter-ledger.json")
-	if err != nil {
-		return err
-	}
-	var src events.SourceIndexed
-	if err := json.Unmarshal(raw, &src); err != nil {
-		return err
-	}
-	idx, err := commands.IndexSource(ctx, env, commands.IndexRequest{Source: src}, false)
-	if err != nil {
-		return err
-	}
-	r.step("awr source reindex", fmt.Sprintf("indexed %s: %d work items, %d goal, %d rules", src.Path, len(src.Items), len(src.Goals), len(src.Rules)), idx.ProjectRevision, nil)
+	src := r.source
+	r.step("awr init --accept --name checkout", fmt.Sprintf("project \"checkout\" initialized: indexed %d sources (%s)", len(r.initRes.Mapping), strings.Join(r.indexed, ", ")),
+		r.initRes.ProjectRevision, map[string]any{"project_id": r.initRes.ProjectID})
 
 	status, err := queries.Status(ctx, st, queries.Head(env.Now()))
 	if err != nil {
