@@ -30,6 +30,9 @@ const (
 	IssueMissingKey     = "missing_key"
 	IssueMissingTitle   = "missing_title"
 	IssueUnreadable     = "unreadable"
+	// IssueUnknownReference: an item names a goal or milestone its file
+	// does not declare.
+	IssueUnknownReference = "unknown_reference"
 )
 
 // Options are the per-source settings from the manifest.

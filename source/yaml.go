@@ -17,7 +17,7 @@ package source
 // next_action, blocker, acceptance (or acceptance_criteria), depends_on
 // (or dependencies), goal, milestone, owner, tags, paths. Text fields take
 // any scalar as written (priority: 1 is "1", priority: P1 is "P1"); a
-// blocker of false or null is no blocker. acceptance is a string or a list
+// blocker of false, no, none, n/a, - or null is no blocker. acceptance is a string or a list
 // of strings (a list entry misread as a one-pair map, "- Given: x", is read
 // back as its text). tags, paths and depends_on are lists or
 // comma-separated strings; a depends_on entry is a key or {id, required},
@@ -26,8 +26,20 @@ package source
 // Milestones have an id; they are not recorded, but when a file declares
 // milestones (or goals), an item naming one it does not declare gets an
 // issue. Rules have id, text (or title), strength (hard or soft; must and
-// should are read as hard and soft; missing is hard) and paths; in a map
-// of rules a plain string value is the text.
+// should are read as hard and soft; missing is hard) and paths. Compact
+// forms: in a map of goals, milestones or rules a plain string value is the
+// title or text (G-1: Faster checkout; R-1: Never log card numbers), and
+// milestones may be a list of ids (milestones: [M-1, M-2]).
+//
+// A missing or unmapped status is "unknown" with a status_unmapped issue;
+// a missing title keeps the item with a missing_title issue; a missing id
+// skips it with a missing_key issue; a field of the wrong type is ignored
+// with a malformed issue; duplicate keys are all kept, with a
+// duplicate_key issue naming both lines.
+//
+// An element's lines run from its first line (its key, in a map keyed by
+// id) to the last line indented under it, trailing blank and comment
+// lines left out; a flow element ({...}) ends on its last value's line.
 //
 // Options.FieldMap renames fields (FieldMap["next_action"] = "next_step")
 // and sections (FieldMap["items"] = "stories"); a renamed field is read
@@ -402,15 +414,17 @@ func newYAMLReader(path, hash string, lines yamlLines, opts Options) *yamlReader
 	return r
 }
 
+var yamlNameReplacer = strings.NewReplacer("-", "_", " ", "_")
+
 // yamlName normalizes a key: lowercased, trimmed, "-" and " " as "_".
 func yamlName(s string) string {
-	return strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(s)))
+	return yamlNameReplacer.Replace(strings.ToLower(strings.TrimSpace(s)))
 }
 
 func (r *yamlReader) read(docs []*yaml.Node) Result {
 	nodes := 0
 	for _, d := range docs {
-		nodes += r.size(d)
+		nodes += yamlCount(d)
 	}
 	r.limit = max(yamlMaxAliasNodes, nodes)
 	r.budget = r.limit
@@ -427,7 +441,16 @@ func (r *yamlReader) read(docs []*yaml.Node) Result {
 	return r.res
 }
 
-// size returns the number of nodes under n, aliases counting one.
+// yamlCount returns the number of nodes under n, aliases counting one.
+func yamlCount(n *yaml.Node) int {
+	c := 1
+	for _, k := range n.Content {
+		c += yamlCount(k)
+	}
+	return c
+}
+
+// size is yamlCount, remembered for the alias targets it is asked about.
 func (r *yamlReader) size(n *yaml.Node) int {
 	if n == nil {
 		return 0
@@ -846,11 +869,33 @@ func (r *yamlReader) element(sec string, keyNode, n *yaml.Node) {
 		}
 	}
 	v := r.deref(n)
-	if sec == "rules" && keyNode != nil && v != nil && v.Kind == yaml.ScalarNode && !yamlIsNull(v) {
-		// Never log card numbers.
-		r.res.Rules = append(r.res.Rules, events.Rule{Key: el.key, Text: strings.TrimSpace(v.Value), Strength: "hard",
-			Source: r.ref(el.line, n)})
-		return
+	if v != nil && v.Kind == yaml.ScalarNode && !yamlIsNull(v) && sec != "items" {
+		text := strings.TrimSpace(v.Value)
+		switch {
+		case sec == "milestones" && keyNode == nil && text != "":
+			// milestones: [M-1, M-2]
+			r.milestones = append(r.milestones, yamlDecl{key: text, line: el.line})
+			return
+		case keyNode == nil || el.key == "":
+		case sec == "milestones":
+			// M-1: Cart persistence
+			r.milestones = append(r.milestones, yamlDecl{key: el.key, line: el.line})
+			return
+		case sec == "goals":
+			// G-1: Faster checkout
+			if text == "" {
+				r.elemIssue(IssueMissingTitle, el, el.line, "no title")
+			}
+			r.res.Goals = append(r.res.Goals, events.Goal{Key: el.key, Title: text, Source: r.ref(el.line, n)})
+			return
+		case sec == "rules":
+			// Never log card numbers.
+			if text == "" {
+				r.elemIssue(IssueMissingTitle, el, el.line, "no text")
+			}
+			r.res.Rules = append(r.res.Rules, events.Rule{Key: el.key, Text: text, Strength: "hard", Source: r.ref(el.line, n)})
+			return
+		}
 	}
 	if v == nil || v.Kind != yaml.MappingNode {
 		what := "an element"

@@ -657,6 +657,20 @@ items:
 		require.Equal(t, "item R-2: goal G-9 is not declared in this file's goals", res.Issues[1].Message)
 	})
 
+	t.Run("CompactDeclarations", func(t *testing.T) {
+		t.Parallel()
+		src := `goals:
+  G-1: Faster checkout
+milestones: [M-1, M-2]
+items:
+  - {id: C-1, title: a, status: ready, goal: G-1, milestone: M-2}
+  - {id: C-2, title: b, status: ready, goal: G-1, milestone: M-3}
+`
+		res := yamlRead(t, src)
+		require.Equal(t, []string{"unknown_reference@6"}, yamlCodes(res))
+		require.Equal(t, []events.Goal{{Key: "G-1", Title: "Faster checkout", Source: yamlRef(src, 2, 2)}}, res.Goals)
+	})
+
 	t.Run("ReferencesUncheckedWithoutDeclarations", func(t *testing.T) {
 		t.Parallel()
 		res := yamlRead(t, "- {id: R-1, title: a, status: ready, goal: G-9, milestone: M-9}\n")
