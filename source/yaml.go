@@ -79,11 +79,6 @@ const (
 	yamlMaxMergeDepth = 8
 )
 
-// issueUnknownReference marks an item naming a goal or milestone its file
-// declares no such goal or milestone for. It belongs with the other codes
-// in source.go.
-const issueUnknownReference = "unknown_reference"
-
 func init() { register(YAMLLedger, parseYAMLLedger) }
 
 // parseYAMLLedger is the YAMLLedger parser. It never panics: an internal
@@ -1083,7 +1078,7 @@ func (r *yamlReader) references() {
 	}
 	for _, ref := range r.refs {
 		if d := declared[ref.kind]; d != nil && !d[ref.target] {
-			r.issue(issueUnknownReference, ref.line, ref.item, fmt.Sprintf("item %s: %s %s is not declared in this file's %ss", ref.item, ref.kind, ref.target, ref.kind))
+			r.issue(IssueUnknownReference, ref.line, ref.item, fmt.Sprintf("item %s: %s %s is not declared in this file's %ss", ref.item, ref.kind, ref.target, ref.kind))
 		}
 	}
 }
