@@ -1,0 +1,27 @@
+package workcontext
+
+import (
+	"sync"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Tokenizer is the encoding token counts use. Its tables are embedded in
+// the binary: nothing is downloaded at run time.
+const Tokenizer = "o200k_base"
+
+var (
+	encOnce sync.Once
+	enc     tokenizer.Codec
+	encErr  error
+)
+
+// Count returns the number of o200k_base tokens in text.
+func Count(text string) (int, error) {
+	encOnce.Do(func() { enc, encErr = tokenizer.Get(tokenizer.O200kBase) })
+	if encErr != nil {
+		return 0, encErr
+	}
+	ids, _, err := enc.Encode(text)
+	return len(ids), err
+}
