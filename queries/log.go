@@ -140,3 +140,24 @@ func scanLog(conn *sqlite.Conn, f LogFilter, until int64, limit int, fn func(e *
 		}
 	}
 }
+
+// LogOn lists events like Log, inside an open read at revision rev.
+func LogOn(r *events.Reader, rev int64, f LogFilter) ([]LogEvent, error) {
+	limit := f.Limit
+	if limit == 0 {
+		limit = DefaultLogLimit
+	}
+	out := []LogEvent{}
+	err := scanLog(r.Conn, f, rev, limit, func(e *events.Event) error {
+		if limit >= 0 && len(out) == limit {
+			return errStop
+		}
+		env := e.ToEnvelope()
+		out = append(out, LogEvent{env})
+		return nil
+	})
+	if err == errStop {
+		err = nil
+	}
+	return out, err
+}

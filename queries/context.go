@@ -1,0 +1,167 @@
+package queries
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/workcontext"
+	"zombiezen.com/go/sqlite"
+)
+
+// maxRelated and maxHistory bound the optional chunks of a packet.
+const (
+	maxRelated = 12
+	maxHistory = 12
+	maxEarlier = 8
+)
+
+// ContextInput gathers, at rev, everything a packet for work (and, if set,
+// session) may draw on: the item, goals, rules in scope, dependencies with
+// their status, the latest checkpoint of the session's chain (its own or
+// the one it inherited), earlier checkpoints, related items (same goal or
+// milestone) and the recent history of the work.
+func ContextInput(conn *sqlite.Conn, rev int64, work, session string) (workcontext.Input, error) {
+	in := workcontext.Input{Work: work, SessionID: session, AtRevision: rev}
+	items, err := projections.WorkItemsAt(conn, rev)
+	if err != nil {
+		return in, err
+	}
+	byKey := map[string]projections.WorkItem{}
+	for i := range items {
+		if _, dup := byKey[items[i].Key]; !dup {
+			byKey[items[i].Key] = items[i]
+		}
+	}
+	if it, ok := byKey[work]; ok {
+		in.Item = &it
+		for _, d := range it.DependsOn {
+			dep, found := byKey[d.Key]
+			in.Dependencies = append(in.Dependencies, workcontext.Dependency{Key: d.Key, Required: d.Required, Status: dep.Status, Found: found})
+		}
+		for _, other := range items {
+			if other.Key == work || len(in.Related) >= maxRelated {
+				continue
+			}
+			if (it.Goal != "" && other.Goal == it.Goal) || (it.Milestone != "" && other.Milestone == it.Milestone) {
+				in.Related = append(in.Related, other)
+			}
+		}
+	}
+	if in.Goals, err = projections.GoalsAt(conn, rev); err != nil {
+		return in, err
+	}
+	rules, err := projections.RulesAt(conn, rev)
+	if err != nil {
+		return in, err
+	}
+	for _, r := range rules {
+		if in.Item == nil || inScope(r.Paths, in.Item.Paths) {
+			in.Rules = append(in.Rules, r)
+		}
+	}
+	chain, err := sessionChain(conn, rev, work, session)
+	if err != nil {
+		return in, err
+	}
+	var cps []projections.Checkpoint
+	for _, id := range chain {
+		c, err := projections.SessionCheckpointsAt(conn, id, rev)
+		if err != nil {
+			return in, err
+		}
+		cps = append(cps, c...)
+	}
+	if len(cps) == 0 && in.Item != nil {
+		// A new session on the work (not a resume) still sees where the
+		// last one on the same work left off.
+		all, err := projections.SessionsAt(conn, rev, work)
+		if err != nil {
+			return in, err
+		}
+		for _, s := range all {
+			c, err := projections.SessionCheckpointsAt(conn, s.ID, rev)
+			if err != nil {
+				return in, err
+			}
+			cps = append(cps, c...)
+		}
+	}
+	sort.Slice(cps, func(i, j int) bool { return cps[i].Seq < cps[j].Seq })
+	if n := len(cps); n > 0 {
+		latest := cps[n-1]
+		in.Latest = &latest
+		earlier := cps[:n-1]
+		if len(earlier) > maxEarlier {
+			earlier = earlier[len(earlier)-maxEarlier:]
+		}
+		in.Earlier = earlier
+	}
+	hist, err := history(conn, rev, work)
+	if err != nil {
+		return in, err
+	}
+	in.History = hist
+	return in, nil
+}
+
+// inScope reports whether a rule scoped to rulePaths applies to an item
+// touching itemPaths; unscoped rules and unscoped items always match.
+func inScope(rulePaths, itemPaths []string) bool {
+	if len(rulePaths) == 0 || len(itemPaths) == 0 {
+		return true
+	}
+	for _, rp := range rulePaths {
+		for _, ip := range itemPaths {
+			rp2, ip2 := strings.TrimSuffix(rp, "/"), strings.TrimSuffix(ip, "/")
+			if ok, _ := path.Match(rp, ip); ok || strings.HasPrefix(ip2, rp2) || strings.HasPrefix(rp2, ip2) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sessionChain returns session and its predecessors, newest first; without
+// a session, the chain of the latest session on work.
+func sessionChain(conn *sqlite.Conn, rev int64, work, session string) ([]string, error) {
+	if session == "" {
+		ss, err := projections.SessionsAt(conn, rev, work)
+		if err != nil || len(ss) == 0 {
+			return nil, err
+		}
+		session = ss[len(ss)-1].ID
+	}
+	var out []string
+	seen := map[string]bool{}
+	for id := session; id != "" && !seen[id]; {
+		seen[id] = true
+		s, err := projections.SessionAt(conn, id, rev)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			break
+		}
+		out = append(out, id)
+		id = s.PredecessorID
+	}
+	return out, nil
+}
+
+// history renders the latest events on the work item's stream.
+func history(conn *sqlite.Conn, rev int64, work string) ([]string, error) {
+	var lines []string
+	err := scanLog(conn, LogFilter{Work: work}, rev, -1, func(e *events.Event) error {
+		lines = append(lines, fmt.Sprintf("- seq %d %s %s by %s", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format(time.RFC3339), e.Kind, e.Actor))
+		return nil
+	})
+	if len(lines) > maxHistory {
+		lines = lines[len(lines)-maxHistory:]
+	}
+	return lines, err
+}

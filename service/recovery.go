@@ -1,0 +1,113 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/queries"
+	"github.com/awr-dev/awr/replay"
+)
+
+// ClaimState is a session's claim as a reader sees it.
+type ClaimState struct {
+	projections.Claim
+	// StateNow is live, expired, released or moved, judged at the read's
+	// clock.
+	StateNow string `json:"state_now"`
+}
+
+// RecoveryReport is `awr recovery inspect`.
+type RecoveryReport struct {
+	Session         projections.Session     `json:"session"`
+	Claim           *ClaimState             `json:"claim"`
+	Checkpoint      *projections.Checkpoint `json:"checkpoint"`
+	Inherited       bool                    `json:"checkpoint_inherited"`
+	Bindings        []projections.Binding   `json:"bindings"`
+	PredecessorID   string                  `json:"predecessor_id,omitempty"`
+	SuccessorID     string                  `json:"successor_id,omitempty"`
+	ChangedSince    []queries.LogEvent      `json:"changed_since_checkpoint"`
+	NextStep        string                  `json:"next_step"`
+	ProjectRevision int64                   `json:"project_revision"`
+}
+
+// Recovery answers, for a session at a revision (at < 0: the head), where
+// it stands: status, claim, last checkpoint (its own or inherited), the
+// host bindings, its predecessor and successor, what changed on its work
+// since that checkpoint, and the exact command to run next. It never
+// writes.
+func (p *Project) Recovery(ctx context.Context, session string, at int64) (*RecoveryReport, error) {
+	rep := &RecoveryReport{Bindings: []projections.Binding{}, ChangedSince: []queries.LogEvent{}}
+	err := p.Store.Read(ctx, func(r *events.Reader) error {
+		rev, now, err := replay.ResolveAt(r, at, p.Env.Now().UnixMilli())
+		if err != nil {
+			return err
+		}
+		rep.ProjectRevision = rev
+		s, err := projections.SessionAt(r.Conn, session, rev)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			return fault.New(fault.NotFound, "recovery inspect: session %s not found at revision %d", session, rev).With("session_id", session).WithHint("awr session list")
+		}
+		rep.Session, rep.PredecessorID, rep.SuccessorID = *s, s.PredecessorID, s.SuccessorID
+		claims, err := projections.SessionClaimsAt(r.Conn, s.ID, rev)
+		if err != nil {
+			return err
+		}
+		if len(claims) > 0 {
+			c := claims[0]
+			rep.Claim = &ClaimState{Claim: c, StateNow: c.StateAt(now)}
+			if rep.Claim.StateNow == projections.ClaimHeld {
+				rep.Claim.StateNow = "live"
+			}
+		}
+		in, err := queries.ContextInput(r.Conn, rev, s.Work, s.ID)
+		if err != nil {
+			return err
+		}
+		if in.Latest != nil {
+			rep.Checkpoint = in.Latest
+			rep.Inherited = in.Latest.SessionID != s.ID
+		}
+		if rep.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev); err != nil {
+			return err
+		}
+		if rep.Bindings == nil {
+			rep.Bindings = []projections.Binding{}
+		}
+		since := int64(0)
+		if rep.Checkpoint != nil {
+			since = rep.Checkpoint.Seq
+		}
+		log, err := queries.LogOn(r, rev, queries.LogFilter{Work: s.Work, Since: since, Limit: 50})
+		if err != nil {
+			return err
+		}
+		rep.ChangedSince = log
+		rep.NextStep = nextStep(rep, now)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+func nextStep(rep *RecoveryReport, now int64) string {
+	s := rep.Session
+	switch {
+	case s.SuccessorID != "":
+		return "awr recovery inspect --session " + s.SuccessorID
+	case s.Status != projections.SessionActive:
+		return fmt.Sprintf("awr session resume --from-session %s --agent NAME --provider NAME --model LABEL", s.ID)
+	case rep.Claim != nil && rep.Claim.StateNow == "expired":
+		return fmt.Sprintf("awr claim renew --session %s --ttl-ms %d", s.ID, 30*time.Minute/time.Millisecond)
+	default:
+		return fmt.Sprintf("awr context compile --work %s --session %s", s.Work, s.ID)
+	}
+}
