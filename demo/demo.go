@@ -6,8 +6,6 @@ package demo
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +21,7 @@ import (
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/queries"
 	"github.com/awr-dev/awr/replay"
+	"github.com/awr-dev/awr/service"
 )
 
 // Options configures a demo run.
@@ -159,7 +158,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 func (r *runner) script(st *events.Store) error {
 	ctx, env := r.ctx, r.env
-	src := r.source
 	r.step("awr init --accept --name checkout", fmt.Sprintf("project \"checkout\" initialized: indexed %d sources (%s)", len(r.initRes.Mapping), strings.Join(r.indexed, ", ")),
 		r.initRes.ProjectRevision, map[string]any{"project_id": r.initRes.ProjectID})
 
@@ -168,6 +166,16 @@ func (r *runner) script(st *events.Store) error {
 		return err
 	}
 	r.step("awr status", fmt.Sprintf("project_revision %d, %d work items, %d ready", status.ProjectRevision, status.WorkItems, status.ReadyCount), status.ProjectRevision, nil)
+
+	ready, err := queries.Ready(ctx, st, queries.Head(env.Now()), 0, false)
+	if err != nil {
+		return err
+	}
+	var keys []string
+	for _, it := range ready.Ready {
+		keys = append(keys, it.Key+" ("+it.NextAction+")")
+	}
+	r.step("awr ready", "claimable now: "+strings.Join(keys, ", "), ready.ProjectRevision, nil)
 
 	rev := status.ProjectRevision
 	start, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "CART-1", Agent: "builder", Provider: "anthropic", Model: "claude-opus", Claim: true, TTLms: 30 * 60 * 1000, WriteMeta: commands.WriteMeta{ExpectedRevision: &rev}})
@@ -179,14 +187,15 @@ func (r *runner) script(st *events.Store) error {
 		fmt.Sprintf("session %s, claim fencing token %d, lease until %s", sid, start.Claim.FencingToken, time.UnixMilli(start.Claim.ExpiresAt).UTC().Format(time.RFC3339)),
 		start.ProjectRevision, map[string]any{"session_id": sid, "fencing_token": start.Claim.FencingToken})
 
-	packet := renderPacket(src, "CART-1")
-	sum := sha256.Sum256([]byte(packet))
-	hash := "sha256:" + hex.EncodeToString(sum[:])
-	ctxRec, err := commands.RecordContext(ctx, env, commands.ContextRecordRequest{SessionID: sid, ContextHash: hash, TokenEstimate: len(strings.Fields(packet)), TokenBudget: 5000, Complete: true})
+	proj := &service.Project{Dir: r.report.Project, Store: st, Env: env}
+	compiled, err := proj.Compile(ctx, service.CompileOptions{Work: "CART-1", Session: sid, Budget: 5000, At: -1})
 	if err != nil {
 		return err
 	}
-	r.step("awr context compile --work CART-1 --session "+sid, "context packet recorded for the session, hash "+hash[:19]+"…", ctxRec.ProjectRevision, map[string]any{"context_hash": hash})
+	hash := compiled.WorkContext.ContextHash
+	ctxRec := struct{ ProjectRevision int64 }{compiled.ProjectRevision}
+	r.step("awr context compile --work CART-1 --session "+sid, fmt.Sprintf("packet of %d o200k_base tokens (budget %d), complete %v, hash %s…, recorded for the session",
+		compiled.WorkContext.TokenEstimate, compiled.WorkContext.TokenBudget, compiled.Completeness.Complete, hash[:19]), compiled.ProjectRevision, map[string]any{"context_hash": hash})
 
 	cp, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{
 		SessionID: sid, Agent: "builder", ContextHash: hash,
@@ -219,6 +228,13 @@ func (r *runner) script(st *events.Store) error {
 	r.step(fmt.Sprintf("awr session resume --from-session %s --agent builder-2 --provider openai --model gpt-5 --expected-revision %d", sid, bind.ProjectRevision),
 		fmt.Sprintf("successor %s inherits checkpoint %s; claim moved (fencing token %d); predecessor ended as interrupted", res.Session.ID, res.Checkpoint.ID, res.Claim.FencingToken),
 		res.ProjectRevision, map[string]any{"session_id": res.Session.ID, "next_action": res.Checkpoint.NextAction, "open_loops": res.Checkpoint.OpenLoops})
+
+	rec, err := proj.Recovery(ctx, res.Session.ID, -1)
+	if err != nil {
+		return err
+	}
+	r.step("awr recovery inspect --session "+res.Session.ID, fmt.Sprintf("claim %s (token %d); checkpoint inherited: %v; next: %s", rec.Claim.StateNow, rec.Claim.FencingToken, rec.Inherited, rec.NextStep),
+		rec.ProjectRevision, map[string]any{"next_step": rec.NextStep})
 
 	rebind, err := commands.BindClient(ctx, env, commands.BindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1"})
 	if err != nil {
@@ -311,28 +327,4 @@ func reimport(ctx context.Context, export []byte, headHash string, want *queries
 	}
 	return imp.HeadHash == headHash && got.HeadHash == want.HeadHash && got.Sessions == want.Sessions &&
 		got.WorkItems == want.WorkItems && got.ProjectRevision == want.ProjectRevision, nil
-}
-
-// renderPacket is a plain rendering of one work item's facts, standing in
-// for the context compiler until it lands.
-func renderPacket(src events.SourceIndexed, key string) string {
-	var b strings.Builder
-	for _, g := range src.Goals {
-		fmt.Fprintf(&b, "GOAL %s: %s\n", g.Key, g.Title)
-	}
-	for _, it := range src.Items {
-		if it.Key != key {
-			continue
-		}
-		fmt.Fprintf(&b, "WORK %s: %s (%s)\nNEXT: %s\n", it.Key, it.Title, it.Status, it.NextAction)
-		for _, a := range it.Acceptance {
-			fmt.Fprintf(&b, "ACCEPT: %s\n", a)
-		}
-	}
-	for _, r := range src.Rules {
-		if r.Strength == "hard" {
-			fmt.Fprintf(&b, "RULE %s: %s\n", r.Key, r.Text)
-		}
-	}
-	return b.String()
 }
