@@ -198,7 +198,7 @@ func IndexSources(ctx context.Context, env *Env, req IndexSourcesRequest) (*Inde
 			if err != nil {
 				return nil, err
 			}
-			res.Indexed = append(res.Indexed, IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: e.Seq})
+			res.Indexed = append(res.Indexed, IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: e.Seq, ProjectRevision: e.Seq})
 		}
 		for _, path := range req.Remove {
 			if _, ok := current[path]; !ok {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/awr-dev/awr/commands"
@@ -93,7 +94,9 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	if opts.Goal != "" {
 		hasGoals := false
 		for _, s := range sources {
-			hasGoals = hasGoals || s.Role == RoleGoals
+			// The intake goals file init made itself does not count: a
+			// repeated --goal is a retry, not a second goal.
+			hasGoals = hasGoals || (s.Role == RoleGoals && s.Path != intakeGoals)
 		}
 		if hasGoals {
 			return nil, fault.New(fault.InvalidInput, "init: --goal is for a project with no goal, and this one has a goals source").WithHint("awr init")
@@ -184,10 +187,11 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 			var missing bool
 			si, missing = Read(dir, ms)
 			if missing {
-				facts.Sources = append(facts.Sources, SourceState{Path: ms.Path, Freshness: Missing})
+				facts.Sources = append(facts.Sources, SourceState{Path: ms.Path, Adapter: ms.Adapter, Role: ms.Role, Freshness: Missing})
 				continue
 			}
 		}
+		facts.Sources = append(facts.Sources, SourceState{Path: ms.Path, Adapter: ms.Adapter, Role: ms.Role, Freshness: Fresh})
 		for _, it := range si.Items {
 			items = append(items, projections.WorkItem{WorkItem: it, SourcePath: ms.Path})
 		}
@@ -227,13 +231,22 @@ func acceptCommand(opts InitOptions, amb []Ambiguity, mapping []ManifestSource) 
 			parts = append(parts, "--source "+quote(a.Candidates[0]))
 		}
 	}
-	for k, v := range opts.StatusMap {
-		parts = append(parts, "--status-map "+quote(k+"="+v))
+	for _, k := range sortedKeys(opts.StatusMap) {
+		parts = append(parts, "--status-map "+quote(k+"="+opts.StatusMap[k]))
 	}
-	for k, v := range opts.FieldMap {
-		parts = append(parts, "--field-map "+quote(k+"="+v))
+	for _, k := range sortedKeys(opts.FieldMap) {
+		parts = append(parts, "--field-map "+quote(k+"="+opts.FieldMap[k]))
 	}
 	return strings.Join(parts, " ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func quote(s string) string {
@@ -385,6 +398,12 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		}
 		out := *p
 		out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Writes, out.Next = "unchanged", false, rev, id, []Write{}, "awr status"
+		if gitRepo(dir) && !ignored(dir) {
+			if err := appendIgnore(dir); err != nil {
+				return nil, err
+			}
+			out.Status, out.Writes = "initialized", []Write{{Path: ".gitignore", Action: "append .awr/"}}
+		}
 		return &out, nil
 	}
 

@@ -140,3 +140,71 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 	}
 	return m, true, nil
 }
+
+// WriteManifest replaces the project's manifest atomically (a temporary
+// file renamed over it). The manifest is awr's own file; the team's files
+// are never written.
+func WriteManifest(dir string, m *Manifest) error {
+	if err := m.Validate(ManifestPath(dir)); err != nil {
+		return err
+	}
+	raw, err := m.Encode()
+	if err != nil {
+		return fault.Wrap(fault.Internal, err, "encode manifest")
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(ManifestPath(dir)), ".project.toml-*")
+	if err != nil {
+		return fault.Wrap(fault.Storage, err, "write manifest")
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(raw); err != nil {
+		tmp.Close()
+		return fault.Wrap(fault.Storage, err, "write manifest")
+	}
+	if err := tmp.Close(); err != nil {
+		return fault.Wrap(fault.Storage, err, "write manifest")
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fault.Wrap(fault.Storage, err, "write manifest")
+	}
+	return os.Rename(tmp.Name(), ManifestPath(dir))
+}
+
+// AddSource maps one more file of the project into the manifest (adapter
+// and role chosen as init would, unless given) and returns the new
+// manifest source. Errors: InvalidInput for a file that is not readable or
+// already listed; NotFound without a manifest.
+func AddSource(dir, path, adapter, role string) (*Manifest, ManifestSource, error) {
+	m, ok, err := ReadManifest(dir)
+	if err != nil {
+		return nil, ManifestSource{}, err
+	}
+	if !ok {
+		return nil, ManifestSource{}, fault.New(fault.NotFound, "source add: %s is missing", ManifestPath(dir)).WithHint("awr init")
+	}
+	inv, err := Discover(dir)
+	if err != nil {
+		return nil, ManifestSource{}, fault.Wrap(fault.Storage, err, "source add")
+	}
+	picked, err := chosen(dir, inv, []string{path})
+	if err != nil {
+		return nil, ManifestSource{}, err
+	}
+	ms := picked[0]
+	if adapter != "" {
+		ms.Adapter = adapter
+	}
+	if role != "" {
+		ms.Role = role
+	}
+	for _, s := range m.Sources {
+		if s.Path == ms.Path {
+			return nil, ManifestSource{}, fault.New(fault.InvalidInput, "source add: %s is already in the manifest", ms.Path).With("path", ms.Path).WithHint("awr source reindex")
+		}
+	}
+	m.Sources = append(m.Sources, ms)
+	if err := m.Validate(ManifestPath(dir)); err != nil {
+		return nil, ManifestSource{}, err
+	}
+	return m, ms, nil
+}

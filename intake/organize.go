@@ -52,6 +52,7 @@ type Action struct {
 
 // Organization is the report of `awr intake inspect`.
 type Organization struct {
+	sources        []SourceState
 	State          string   `json:"state"`
 	Gaps           []Gap    `json:"gaps"`
 	Actions        []Action `json:"actions"`
@@ -88,7 +89,7 @@ func open(status string) bool {
 // is ready to claim (status planned or ready, no blocker, every required
 // dependency completed, no cycle, no live claim).
 func Organize(f Facts) Organization {
-	org := Organization{Gaps: []Gap{}, Actions: []Action{}, ExecutableWork: []string{}}
+	org := Organization{Gaps: []Gap{}, Actions: []Action{}, ExecutableWork: []string{}, sources: f.Sources}
 	if !f.Initialized {
 		org.State = StateNotInitialized
 		org.Actions = append(org.Actions, Action{Instruction: "preview what awr would index", DoneWhen: "the preview lists your task, goal, plan and rule files", Command: "awr init"},
@@ -187,8 +188,8 @@ func Organize(f Facts) Organization {
 	switch first.Command {
 	case "":
 		org.NextAction = first.Instruction
-	case "awr source reindex":
-		org.NextAction = first.Instruction + ", then run: awr source reindex"
+	case "awr source reindex", "awr source add GOALS.md", "awr source add TODO.md":
+		org.NextAction = first.Instruction + ", then run: " + first.Command
 	default:
 		org.NextAction = first.Command
 	}
@@ -249,10 +250,18 @@ func actions(org Organization) []Action {
 		out = append(out, Action{Instruction: "index the sources that changed", DoneWhen: "awr source list shows every source fresh", Command: "awr source reindex"})
 	}
 	if gs := has(GapGoalMissing); len(gs) > 0 && gs[0].Key == "" {
-		out = append(out, Action{Instruction: "declare the project's goal in GOALS.md (a heading per goal with its status and summary)", DoneWhen: "awr intake inspect reports no goal_missing gap", Command: "awr source reindex"})
+		if p := org.sourceFor(RoleGoals); p != "" {
+			out = append(out, Action{Instruction: "declare the project's goal in " + p + " (a heading per goal with its status and summary)", DoneWhen: "awr intake inspect reports no goal_missing gap", Command: "awr source reindex"})
+		} else {
+			out = append(out, Action{Instruction: "declare the project's goal in GOALS.md (a heading per goal with its status and summary)", DoneWhen: "awr intake inspect reports no goal_missing gap", Command: "awr source add GOALS.md"})
+		}
 	}
 	if len(has(GapWorkMissing)) > 0 {
-		out = append(out, Action{Instruction: "list the work in a task register (TODO.md checklist, a PLAN.md table, or a YAML ledger) with a key per item", DoneWhen: "awr ready --all lists the items", Command: "awr source reindex"})
+		if p := org.sourceFor(RoleTasks); p != "" {
+			out = append(out, Action{Instruction: "list the work in " + p + " with a key per item", DoneWhen: "awr ready --all lists the items", Command: "awr source reindex"})
+		} else {
+			out = append(out, Action{Instruction: "list the work in a task register (a TODO.md checklist, a PLAN.md table or a YAML ledger) with a key per item", DoneWhen: "awr ready --all lists the items", Command: "awr source add TODO.md"})
+		}
 	}
 	for _, code := range []string{GapStatusUnmapped, GapDuplicateKey, GapDependencyMissing, GapDependencyCycle, GapGoalMissing, GapAcceptanceMissing, GapNextActionMissing} {
 		for _, g := range has(code) {
@@ -300,4 +309,14 @@ func Sorted(keys []string) []string {
 	out := append([]string(nil), keys...)
 	sort.Strings(out)
 	return out
+}
+
+// sourceFor returns the path of the first source with role, or "".
+func (org Organization) sourceFor(role string) string {
+	for _, s := range org.sources {
+		if s.Role == role {
+			return s.Path
+		}
+	}
+	return ""
 }

@@ -74,32 +74,41 @@ func ReadinessAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Readiness, err
 // duplicateKeys returns the keys a source declares more than once (the
 // projection keeps the first; the source's duplicate_key issue records the
 // rest).
-func duplicateKeys(conn *sqlite.Conn, rev int64, head bool) (map[string]bool, error) {
+func duplicateKeys(conn *sqlite.Conn, rev int64, head bool) (map[string][]int, error) {
 	srcs, err := SourcesAt(conn, rev, head)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]bool{}
+	out := map[string][]int{}
 	for _, s := range srcs {
 		for _, is := range s.Issues {
 			if is.Code == "duplicate_key" && is.Key != "" {
-				out[is.Key] = true
+				out[is.Key] = append(out[is.Key], is.Line)
 			}
 		}
 	}
 	return out, nil
 }
 
-// markDuplicates repeats, once, each item whose key its own source
-// declares twice, so that evaluation reports the duplicate.
-func markDuplicates(items []WorkItem, dups map[string]bool) []WorkItem {
+// markDuplicates repeats each item whose key its own source declares more
+// than once, so that evaluation reports the duplicates.
+func markDuplicates(items []WorkItem, dups map[string][]int) []WorkItem {
 	if len(dups) == 0 {
 		return items
 	}
 	out := append([]WorkItem(nil), items...)
 	for _, it := range items {
-		if dups[it.Key] {
-			out = append(out, it)
+		lines, ok := dups[it.Key]
+		if !ok {
+			continue
+		}
+		// The later copies sit at the lines their source's issue names.
+		for _, line := range lines {
+			cp := it
+			if line > 0 && line != it.Source.LineStart {
+				cp.Source.LineStart, cp.Source.LineEnd = line, line
+			}
+			out = append(out, cp)
 		}
 	}
 	return out

@@ -55,10 +55,7 @@ func ReadinessOf(conn *sqlite.Conn, key string, rev, now int64) (r Readiness, ok
 	if err != nil {
 		return Readiness{}, false, err
 	}
-	n := len(items)
-	if dups[key] {
-		n++
-	}
+	n := len(items) + len(dups[key])
 	r = evaluate(items[0], n, inCycle[key], byKey, closure, live)
 	return r, true, nil
 }

@@ -116,3 +116,15 @@ func Sources(ctx context.Context, store *events.Store, dir string, at At) (*Sour
 	}
 	return res, nil
 }
+
+// IndexedSources lists the sources the log holds at the head, whatever the
+// manifest says now.
+func IndexedSources(ctx context.Context, store *events.Store) ([]projections.Source, error) {
+	var out []projections.Source
+	err := store.Read(ctx, func(r *events.Reader) error {
+		var err error
+		out, err = projections.SourcesAt(r.Conn, r.Head, true)
+		return err
+	})
+	return out, err
+}

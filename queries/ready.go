@@ -34,8 +34,9 @@ type ReadyResult struct {
 	ProjectRevision int64       `json:"project_revision"`
 	Ready           []ReadyItem `json:"ready"`
 	ReadyTotal      int         `json:"ready_total"`
-	// NotReady lists every other item with its reasons (with --all).
-	NotReady []ReadyItem `json:"not_ready,omitempty"`
+	// NotReady lists every other item with its reasons (with --all; absent
+	// otherwise).
+	NotReady *[]ReadyItem `json:"not_ready,omitempty"`
 }
 
 func readyItem(r projections.Readiness) ReadyItem {
@@ -66,8 +67,10 @@ func Ready(ctx context.Context, store *events.Store, at At, limit int, all bool)
 		if err != nil {
 			return err
 		}
+		var notReady []ReadyItem
 		if all {
-			res.NotReady = []ReadyItem{}
+			notReady = []ReadyItem{}
+			res.NotReady = &notReady
 		}
 		for _, x := range rs {
 			switch {
@@ -77,7 +80,8 @@ func Ready(ctx context.Context, store *events.Store, at At, limit int, all bool)
 					res.Ready = append(res.Ready, readyItem(x))
 				}
 			case all:
-				res.NotReady = append(res.NotReady, readyItem(x))
+				notReady = append(notReady, readyItem(x))
+				res.NotReady = &notReady
 			}
 		}
 		return nil

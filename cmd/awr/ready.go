@@ -42,9 +42,9 @@ func (c *readyCmd) Run(app *App) error {
 		if res.ReadyTotal > len(res.Ready) {
 			fmt.Fprintf(tw, "… %d ready in all\n", res.ReadyTotal)
 		}
-		if len(res.NotReady) > 0 {
+		if res.NotReady != nil && len(*res.NotReady) > 0 {
 			fmt.Fprintln(tw, "\nNOT READY\tSTATUS\tWHY")
-			for _, it := range res.NotReady {
+			for _, it := range *res.NotReady {
 				var why []string
 				for _, r := range it.Reasons {
 					why = append(why, r.Message)

@@ -6,12 +6,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/intake"
 	"github.com/awr-dev/awr/queries"
 )
 
 type sourceCmd struct {
+	Add     sourceAddCmd     `cmd:"" help:"Add a file of the project to the manifest and index it."`
 	Reindex sourceReindexCmd `cmd:"" help:"Index the sources whose content changed since they were last indexed."`
 	List    sourceListCmd    `cmd:"" help:"List the sources with adapter, hash, revision indexed and freshness."`
 }
@@ -60,11 +62,11 @@ func (c *sourceReindexCmd) Run(app *App) error {
 		}
 		req.Sources = append(req.Sources, si)
 	}
-	current, err := queries.Sources(app.Ctx, st, dir, queries.Head(app.Now()))
+	indexed, err := queries.IndexedSources(app.Ctx, st)
 	if err != nil {
 		return err
 	}
-	for _, s := range current.Sources {
+	for _, s := range indexed {
 		if !listed[s.Path] {
 			req.Remove = append(req.Remove, s.Path)
 		}
@@ -120,5 +122,56 @@ func (c *sourceListCmd) Run(app *App) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Path, s.Adapter, s.Role, s.Items, s.Issues, s.RevisionIndexed, s.Freshness)
 		}
 		tw.Flush()
+	})
+}
+
+type sourceAddCmd struct {
+	Path    string `arg:"" help:"Project-relative path of the file."`
+	Adapter string `help:"Adapter (default: chosen by name and content)." placeholder:"NAME"`
+	Role    string `help:"tasks, goals, plan or rules (default: chosen by name)." placeholder:"ROLE"`
+}
+
+// addResult is `awr source add`.
+type addResult struct {
+	Source          intake.ManifestSource `json:"source"`
+	Indexed         *commands.IndexResult `json:"indexed"`
+	ProjectRevision int64                 `json:"project_revision"`
+}
+
+// Run adds a source to the manifest and indexes it, in that order: the
+// manifest changes only once the file has been read.
+func (c *sourceAddCmd) Run(app *App) error {
+	if _, err := app.Store(); err != nil {
+		return err
+	}
+	dir, err := app.projectDir()
+	if err != nil {
+		return err
+	}
+	m, ms, err := intake.AddSource(dir, c.Path, c.Adapter, c.Role)
+	if err != nil {
+		return err
+	}
+	si, missing := intake.Read(dir, ms)
+	if missing {
+		return fault.New(fault.InvalidInput, "source add: %s is missing", ms.Path).With("path", ms.Path)
+	}
+	env, err := app.Env()
+	if err != nil {
+		return err
+	}
+	out, err := commands.IndexSources(app.Ctx, env, commands.IndexSourcesRequest{Sources: []events.SourceIndexed{si}})
+	if err != nil {
+		return err
+	}
+	if err := intake.WriteManifest(dir, m); err != nil {
+		return err
+	}
+	res := &addResult{Source: ms, ProjectRevision: out.ProjectRevision}
+	if len(out.Indexed) > 0 {
+		res.Indexed = &out.Indexed[0]
+	}
+	return app.render(res, func(w io.Writer) {
+		fmt.Fprintf(w, "added %s (%s, %s) to the manifest and indexed it: %d items (project_revision %d)\nnext: awr intake inspect\n", ms.Path, ms.Adapter, ms.Role, len(si.Items), out.ProjectRevision)
 	})
 }
