@@ -51,6 +51,9 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 				WithHint("awr session resume --from-session %s --claim", s.ID)
 		}
 		now := tx.Now().UnixMilli()
+		if err := fence(tx, "renew claim", s); err != nil {
+			return nil, err
+		}
 		if !c.LiveAt(now) {
 			live, err := projections.LiveClaimAt(tx.Conn, s.Work, tx.Head(), now)
 			if err != nil {
@@ -59,9 +62,6 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 			if live != nil {
 				return nil, fault.New(fault.ClaimConflict, "renew claim: lease of session %s expired and %s now holds %s", s.ID, live.Agent, s.Work).
 					With("holder_session", live.SessionID).With("holder_agent", live.Agent).With("expires_at", live.ExpiresAt)
-			}
-			if err := fence(tx, "renew claim", s); err != nil {
-				return nil, err
 			}
 		}
 		r := events.ClaimRenewed{ClaimID: c.ID, Work: c.Work, SessionID: s.ID}

@@ -198,21 +198,26 @@ func heldClaim(tx *events.Tx, session string) (*projections.Claim, error) {
 	return nil, nil
 }
 
-// fence refuses a write from a session whose claim was superseded: another
-// session acquired the work with a higher fencing token.
+// fence refuses a write from a session whose claim was superseded: a later
+// claim on the work carries a higher fencing token, whether or not that
+// claim is still live. A fenced session must resume to continue.
 func fence(tx *events.Tx, op string, s *projections.Session) error {
 	mine, err := heldClaim(tx, s.ID)
 	if err != nil || mine == nil {
 		return err
 	}
-	live, err := projections.LiveClaimAt(tx.Conn, s.Work, tx.Head(), tx.Now().UnixMilli())
+	top, err := projections.MaxFencingToken(tx.Conn, s.Work, tx.Head())
 	if err != nil {
 		return err
 	}
-	if live != nil && live.SessionID != s.ID && live.FencingToken > mine.FencingToken {
-		return fault.New(fault.ClaimConflict, "%s: session %s holds fencing token %d but %s now holds %s with token %d", op, s.ID, mine.FencingToken, live.Agent, s.Work, live.FencingToken).
-			With("session_id", s.ID).With("fencing_token", mine.FencingToken).With("holder_session", live.SessionID).
-			With("holder_fencing_token", live.FencingToken).WithHint("awr session resume --from-session %s", s.ID)
+	if top > mine.FencingToken {
+		e := fault.New(fault.ClaimConflict, "%s: session %s holds fencing token %d, but token %d was issued on %s since", op, s.ID, mine.FencingToken, top, s.Work).
+			With("session_id", s.ID).With("fencing_token", mine.FencingToken).With("latest_fencing_token", top).
+			WithHint("awr session resume --from-session %s", s.ID)
+		if live, err := projections.LiveClaimAt(tx.Conn, s.Work, tx.Head(), tx.Now().UnixMilli()); err == nil && live != nil {
+			e.With("holder_session", live.SessionID).With("holder_agent", live.Agent).With("expires_at", live.ExpiresAt).With("holder_fencing_token", live.FencingToken)
+		}
+		return e
 	}
 	return nil
 }

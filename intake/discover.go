@@ -78,7 +78,7 @@ var (
 // like a secret, nothing in dot-folders (except .awr/intake), build
 // outputs or vendored code.
 func Discover(dir string) (*Inventory, error) {
-	inv := &Inventory{}
+	inv := &Inventory{TaskRegisters: []Candidate{}, YAMLLedgers: []Candidate{}, Goals: []Candidate{}, Plans: []Candidate{}, Rules: []Candidate{}, Skipped: []Skipped{}}
 	seen := map[string]bool{}
 	for _, sd := range searchDirs {
 		root := filepath.Join(dir, filepath.FromSlash(sd))

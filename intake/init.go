@@ -79,12 +79,17 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	var sources []ManifestSource
 	switch {
 	case len(opts.Sources) > 0:
-		sources, err = chosen(dir, inv, opts.Sources)
+		sources, err = chosen("init: --source", dir, inv, opts.Sources)
 		if err != nil {
 			return nil, err
 		}
 	case hasManifest:
-		sources = existing.Sources
+		// A copy: the maps below must not write through to the manifest
+		// read from disk, which the conflict check compares against.
+		for _, ms := range existing.Sources {
+			ms.StatusMap, ms.FieldMap = merge(nil, ms.StatusMap), merge(nil, ms.FieldMap)
+			sources = append(sources, ms)
+		}
 		if opts.Name == "" {
 			p.Name = existing.Name
 		}
@@ -269,7 +274,7 @@ func merge(a, b map[string]string) map[string]string {
 
 // chosen resolves --source paths: candidates keep their discovered adapter
 // and role; other files are mapped by name and content.
-func chosen(dir string, inv *Inventory, paths []string) ([]ManifestSource, error) {
+func chosen(op, dir string, inv *Inventory, paths []string) ([]ManifestSource, error) {
 	byPath := map[string]Candidate{}
 	for _, c := range inv.All() {
 		byPath[c.Path] = c
@@ -281,10 +286,16 @@ func chosen(dir string, inv *Inventory, paths []string) ([]ManifestSource, error
 			out = append(out, ManifestSource{Path: c.Path, Adapter: c.Adapter, Role: c.Role})
 			continue
 		}
+		if filepath.IsAbs(rel) || strings.HasPrefix(rel, "..") {
+			return nil, fault.New(fault.InvalidInput, "%s %s: not a path inside the project", op, raw).With("path", raw)
+		}
+		if secretName.MatchString(filepath.Base(rel)) {
+			return nil, fault.New(fault.InvalidInput, "%s %s: looks like a secret; awr never reads it", op, raw).With("path", raw)
+		}
 		full := filepath.Join(dir, filepath.FromSlash(rel))
 		content, err := os.ReadFile(full)
-		if err != nil || filepath.IsAbs(rel) || strings.HasPrefix(rel, "..") {
-			return nil, fault.New(fault.InvalidInput, "init: --source %s is not a readable file of the project", raw).With("flag", "--source").WithHint("awr init")
+		if err != nil {
+			return nil, fault.New(fault.InvalidInput, "%s %s: not a readable file of the project", op, raw).With("path", raw).WithHint("awr init")
 		}
 		ms := ManifestSource{Path: rel, Role: RoleTasks}
 		lower := strings.ToLower(filepath.Base(rel))
@@ -300,7 +311,7 @@ func chosen(dir string, inv *Inventory, paths []string) ([]ManifestSource, error
 		case strings.HasSuffix(lower, ".md"):
 			ms.Adapter, _ = sniffMarkdown(content)
 		default:
-			return nil, fault.New(fault.InvalidInput, "init: --source %s: no adapter reads this kind of file (Markdown or YAML)", raw).With("flag", "--source")
+			return nil, fault.New(fault.InvalidInput, "%s %s: no adapter reads this kind of file (Markdown or YAML)", op, raw).With("path", raw)
 		}
 		out = append(out, ms)
 	}

@@ -186,7 +186,7 @@ func AddSource(dir, path, adapter, role string) (*Manifest, ManifestSource, erro
 	if err != nil {
 		return nil, ManifestSource{}, fault.Wrap(fault.Storage, err, "source add")
 	}
-	picked, err := chosen(dir, inv, []string{path})
+	picked, err := chosen("source add", dir, inv, []string{path})
 	if err != nil {
 		return nil, ManifestSource{}, err
 	}

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"sort"
-	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -107,7 +106,7 @@ func (p *Project) Compile(ctx context.Context, opts CompileOptions) (*CompileRes
 	res := &CompileResult{}
 	var in workcontext.Input
 	err := p.Store.Read(ctx, func(r *events.Reader) error {
-		rev, _, err := replay.ResolveAt(r, opts.At, time.Now().UnixMilli())
+		rev, _, err := replay.ResolveAt(r, opts.At, p.Env.Now().UnixMilli())
 		if err != nil {
 			return err
 		}

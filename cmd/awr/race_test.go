@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/awr-dev/awr/fixtures"
+	"github.com/stretchr/testify/require"
+)
+
+// TestClaimRace_Processes starts sessions claiming the same work item from
+// separate awr processes at once: exactly one wins, every other one gets
+// ClaimConflict, and the log holds exactly one claim_acquired.
+func TestClaimRace_Processes(t *testing.T) {
+	t.Parallel()
+	const racers = 16
+	bin := buildAWR(t)
+	dir, err := fixtures.CopyProject("checkout", t.TempDir())
+	require.NoError(t, err)
+	awr := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "AWR_PROJECT="+dir, "AWR_TIMEOUT=30s", "TZ=UTC", "NO_COLOR=1")
+		return cmd
+	}
+	out, err := awr("init", "--accept", "--json").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	type result struct {
+		code           int
+		stdout, stderr bytes.Buffer
+	}
+	results := make([]*result, racers)
+	cmds := make([]*exec.Cmd, racers)
+	for i := range cmds {
+		results[i] = &result{}
+		cmds[i] = awr("session", "start", "--work", "CART-1", "--agent", fmt.Sprintf("a%d", i), "--claim", "--json")
+		cmds[i].Stdout, cmds[i].Stderr = &results[i].stdout, &results[i].stderr
+	}
+	// Start every process before waiting for any, so they contend for the
+	// write lock together.
+	for i, cmd := range cmds {
+		require.NoError(t, cmd.Start(), "start racer %d", i)
+	}
+	var wg sync.WaitGroup
+	for i, cmd := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			switch {
+			case err == nil:
+			case errors.As(err, &ee):
+				results[i].code = ee.ExitCode()
+			default:
+				results[i].code = -1
+			}
+		}()
+	}
+	wg.Wait()
+
+	winners, conflicts := 0, 0
+	var winner string
+	for i, r := range results {
+		switch r.code {
+		case 0:
+			winners++
+			var res struct {
+				Session struct{ ID, Agent string } `json:"session"`
+				Claim   struct {
+					SessionID    string `json:"session_id"`
+					FencingToken int64  `json:"fencing_token"`
+				} `json:"claim"`
+			}
+			require.NoError(t, json.Unmarshal(r.stdout.Bytes(), &res), "racer %d stdout: %s", i, r.stdout.String())
+			require.Equal(t, fmt.Sprintf("a%d", i), res.Session.Agent)
+			require.Equal(t, res.Session.ID, res.Claim.SessionID)
+			require.EqualValues(t, 1, res.Claim.FencingToken)
+			winner = res.Session.ID
+		case 1:
+			conflicts++
+			require.Empty(t, r.stdout.String(), "racer %d", i)
+			var fe struct {
+				Code    string         `json:"code"`
+				Details map[string]any `json:"details"`
+			}
+			require.NoError(t, json.Unmarshal(r.stderr.Bytes(), &fe), "racer %d stderr: %s", i, r.stderr.String())
+			require.Equal(t, "ClaimConflict", fe.Code, "racer %d stderr: %s", i, r.stderr.String())
+		default:
+			t.Fatalf("racer %d exited %d; stderr: %s", i, r.code, r.stderr.String())
+		}
+	}
+	require.Equal(t, 1, winners, "exactly one racer wins")
+	require.Equal(t, racers-1, conflicts)
+	// Every loser names the winner as the holder.
+	for i, r := range results {
+		if r.code == 1 {
+			require.Contains(t, r.stderr.String(), `"holder_session":"`+winner+`"`, "racer %d", i)
+		}
+	}
+
+	out, err = awr("verify", "--json").Output()
+	require.NoError(t, err, "%s", out)
+	var verify struct {
+		OK bool `json:"ok"`
+	}
+	require.NoError(t, json.Unmarshal(out, &verify))
+	require.True(t, verify.OK, "%s", out)
+
+	out, err = awr("log", "--kind", "claim_acquired", "--json").Output()
+	require.NoError(t, err, "%s", out)
+	var log struct {
+		Events []struct {
+			Payload struct {
+				SessionID string `json:"session_id"`
+			} `json:"payload"`
+		} `json:"events"`
+	}
+	require.NoError(t, json.Unmarshal(out, &log))
+	require.Len(t, log.Events, 1, "%s", out)
+	require.Equal(t, winner, log.Events[0].Payload.SessionID)
+
+	// A refused start appends nothing: the winner's is the only session.
+	out, err = awr("session", "list", "--json").Output()
+	require.NoError(t, err, "%s", out)
+	var list struct {
+		Sessions []struct{ ID string } `json:"sessions"`
+	}
+	require.NoError(t, json.Unmarshal(out, &list))
+	require.Len(t, list.Sessions, 1, "%s", out)
+	require.Equal(t, winner, list.Sessions[0].ID)
+}
+
+// buildAWR builds the awr command into a temporary directory.
+func buildAWR(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err, "the go command is needed to build awr")
+	bin := filepath.Join(t.TempDir(), "awr")
+	cmd := exec.Command(goTool, "build", "-o", bin, ".")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}

@@ -1,0 +1,255 @@
+package commands_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"github.com/stretchr/testify/require"
+)
+
+// start opens a session on T-1 with a claim of ttl ms.
+func (te *testEnv) start(t *testing.T, agent string, ttl int64) *commands.StartResult {
+	t.Helper()
+	res, err := commands.StartSession(context.Background(), te.Env, commands.StartRequest{Work: "T-1", Agent: agent, Claim: true, TTLms: ttl})
+	require.NoError(t, err)
+	require.NotNil(t, res.Claim)
+	return res
+}
+
+// liveClaim returns the claim holding T-1 at the head for a reader on the
+// test clock, or nil.
+func (te *testEnv) liveClaim(t *testing.T) *projections.Claim {
+	t.Helper()
+	var c *projections.Claim
+	require.NoError(t, te.Store.Read(context.Background(), func(r *events.Reader) error {
+		var err error
+		c, err = projections.LiveClaimAt(r.Conn, "T-1", r.Head, te.now.UnixMilli())
+		return err
+	}))
+	return c
+}
+
+func (te *testEnv) checkpoint(session, agent string) error {
+	_, err := commands.RecordCheckpoint(context.Background(), te.Env, commands.CheckpointRequest{SessionID: session, Agent: agent, Digest: "did", NextAction: "next"})
+	return err
+}
+
+func (te *testEnv) renew(session string, ttl int64) (*commands.ClaimResult, error) {
+	return commands.RenewClaim(context.Background(), te.Env, commands.RenewRequest{SessionID: session, TTLms: ttl})
+}
+
+func TestRenewClaim(t *testing.T) {
+	t.Parallel()
+	t.Run("OK", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		te.advance(800 * time.Millisecond)
+		res, err := te.renew(a.Session.ID, 5000)
+		require.NoError(t, err)
+		// The new lease runs from now, not from the old expiry.
+		require.Equal(t, te.now.UnixMilli()+5000, res.Claim.ExpiresAt)
+		require.Equal(t, a.Claim.ID, res.Claim.ID)
+		require.EqualValues(t, 1, res.Claim.FencingToken, "renewing keeps the token")
+		require.Equal(t, projections.ClaimHeld, res.State)
+
+		// Past the old expiry the claim still holds the work.
+		te.advance(2 * time.Second)
+		live := te.liveClaim(t)
+		require.NotNil(t, live)
+		require.Equal(t, a.Session.ID, live.SessionID)
+		require.Equal(t, res.Claim.ExpiresAt, live.ExpiresAt)
+		_, err = commands.StartSession(context.Background(), te.Env, commands.StartRequest{Work: "T-1", Agent: "a2", Claim: true})
+		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
+		require.NoError(t, te.checkpoint(a.Session.ID, "a1"))
+
+		// And it lapses at the renewed expiry.
+		te.advance(3 * time.Second)
+		require.Nil(t, te.liveClaim(t))
+	})
+	t.Run("AfterExpiryWhileFree", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		te.advance(time.Minute)
+		require.Nil(t, te.liveClaim(t), "the lease lapsed")
+		res, err := te.renew(a.Session.ID, 1000)
+		require.NoError(t, err, "nobody took the work, so the holder may renew")
+		require.Equal(t, te.now.UnixMilli()+1000, res.Claim.ExpiresAt)
+		require.EqualValues(t, 1, res.Claim.FencingToken)
+		live := te.liveClaim(t)
+		require.NotNil(t, live)
+		require.Equal(t, a.Session.ID, live.SessionID)
+		_, err = commands.StartSession(context.Background(), te.Env, commands.StartRequest{Work: "T-1", Agent: "a2", Claim: true})
+		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
+	})
+	t.Run("ErrClaimConflict", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		te.advance(1001 * time.Millisecond)
+		b := te.start(t, "a2", 60000)
+		require.EqualValues(t, 2, b.Claim.FencingToken)
+		var head int64
+		require.NoError(t, te.Store.Read(context.Background(), func(r *events.Reader) error { head = r.Head; return nil }))
+
+		_, err := te.renew(a.Session.ID, 60000)
+		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
+		fe := fault.As(err)
+		require.Equal(t, b.Session.ID, fe.Details["holder_session"])
+		require.Equal(t, "a2", fe.Details["holder_agent"])
+		require.EqualValues(t, b.Claim.ExpiresAt, fe.Details["expires_at"])
+		require.NoError(t, te.Store.Read(context.Background(), func(r *events.Reader) error {
+			require.Equal(t, head, r.Head, "a refused renew appends nothing")
+			return nil
+		}))
+		live := te.liveClaim(t)
+		require.Equal(t, b.Session.ID, live.SessionID)
+	})
+	t.Run("ErrClaimConflictAfterSupersederReleased", func(t *testing.T) {
+
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		te.advance(1001 * time.Millisecond)
+		b := te.start(t, "a2", 60000)
+		_, err := commands.ReleaseClaim(context.Background(), te.Env, commands.ReleaseRequest{SessionID: b.Session.ID})
+		require.NoError(t, err)
+		_, err = te.renew(a.Session.ID, 60000)
+		require.True(t, fault.Is(err, fault.ClaimConflict), "token 1 was superseded by token 2: %v", err)
+		require.Nil(t, te.liveClaim(t))
+	})
+	t.Run("ErrClaimConflictAfterSupersederLapsed", func(t *testing.T) {
+
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		te.advance(1001 * time.Millisecond)
+		b := te.start(t, "a2", 1000)
+		te.advance(1001 * time.Millisecond)
+		_, err := te.renew(a.Session.ID, 60000)
+		require.True(t, fault.Is(err, fault.ClaimConflict), "token 1 was superseded by token 2: %v", err)
+		_, err = te.renew(b.Session.ID, 60000)
+		require.NoError(t, err, "the latest holder may renew its lapsed lease")
+	})
+	t.Run("ErrNoClaim", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		s, err := commands.StartSession(context.Background(), te.Env, commands.StartRequest{Work: "T-1", Agent: "a1"})
+		require.NoError(t, err)
+		_, err = te.renew(s.Session.ID, 1000)
+		require.True(t, fault.Is(err, fault.InvalidTransition), "%v", err)
+	})
+	t.Run("ErrNegativeTTL", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		_, err := te.renew(a.Session.ID, -1)
+		require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
+	})
+}
+
+func TestFencing(t *testing.T) {
+	t.Parallel()
+	t.Run("ErrClaimConflict", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		te.advance(1001 * time.Millisecond)
+		b := te.start(t, "a2", 60000)
+		err := te.checkpoint(a.Session.ID, "a1")
+		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
+		fe := fault.As(err)
+		require.Equal(t, a.Session.ID, fe.Details["session_id"])
+		require.EqualValues(t, 1, fe.Details["fencing_token"])
+		require.Equal(t, b.Session.ID, fe.Details["holder_session"])
+		require.EqualValues(t, 2, fe.Details["holder_fencing_token"])
+		require.NoError(t, te.checkpoint(b.Session.ID, "a2"), "the new holder writes")
+	})
+	t.Run("ExpiredWhileFree", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		te.advance(time.Hour)
+		require.NoError(t, te.checkpoint(a.Session.ID, "a1"), "a lapsed lease nobody took is not superseded")
+	})
+	t.Run("ErrClaimConflictAfterSupersederReleased", func(t *testing.T) {
+
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		te.advance(1001 * time.Millisecond)
+		b := te.start(t, "a2", 60000)
+		_, err := commands.EndSession(context.Background(), te.Env, commands.EndRequest{SessionID: b.Session.ID, Outcome: "incomplete"})
+		require.NoError(t, err)
+		err = te.checkpoint(a.Session.ID, "a1")
+		require.True(t, fault.Is(err, fault.ClaimConflict), "token 1 was superseded by token 2: %v", err)
+	})
+}
+
+func TestReleaseClaim(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := newTestEnv(t)
+	a := te.start(t, "a1", 60000)
+	res, err := commands.ReleaseClaim(ctx, te.Env, commands.ReleaseRequest{SessionID: a.Session.ID})
+	require.NoError(t, err)
+	require.Equal(t, projections.ClaimReleased, res.State)
+	require.Equal(t, a.Claim.ID, res.Claim.ID)
+	require.Nil(t, te.liveClaim(t), "released before its lease ran out")
+
+	// The session stays active, without a claim.
+	_, err = te.renew(a.Session.ID, 1000)
+	require.True(t, fault.Is(err, fault.InvalidTransition), "%v", err)
+	_, err = commands.ReleaseClaim(ctx, te.Env, commands.ReleaseRequest{SessionID: a.Session.ID})
+	require.True(t, fault.Is(err, fault.InvalidTransition), "%v", err)
+
+	// Another session claims at once, with the next token.
+	b := te.start(t, "a2", 60000)
+	require.Equal(t, a.Claim.FencingToken+1, b.Claim.FencingToken)
+	require.NotEqual(t, a.Claim.ID, b.Claim.ID)
+	live := te.liveClaim(t)
+	require.Equal(t, b.Session.ID, live.SessionID)
+	_, err = te.renew(a.Session.ID, 1000)
+	require.True(t, fault.Is(err, fault.InvalidTransition), "%v", err)
+
+	// Released and claimed again: the token keeps climbing.
+	_, err = commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: b.Session.ID, Outcome: "incomplete"})
+	require.NoError(t, err)
+	c := te.start(t, "a3", 0)
+	require.EqualValues(t, 3, c.Claim.FencingToken)
+}
+
+func TestClaimWithoutExpiry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := newTestEnv(t)
+	a := te.start(t, "a1", 0)
+	require.Zero(t, a.Claim.ExpiresAt, "a lease of 0 has no expiry")
+
+	te.advance(10 * 365 * 24 * time.Hour)
+	live := te.liveClaim(t)
+	require.NotNil(t, live, "a lease of 0 never expires")
+	require.Equal(t, a.Session.ID, live.SessionID)
+	_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a2", Claim: true})
+	require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
+	require.EqualValues(t, 0, fault.As(err).Details["expires_at"])
+	require.NoError(t, te.checkpoint(a.Session.ID, "a1"))
+
+	// Renewing with a lease gives it an expiry; renewing with 0 removes it.
+	res, err := te.renew(a.Session.ID, 1000)
+	require.NoError(t, err)
+	require.Equal(t, te.now.UnixMilli()+1000, res.Claim.ExpiresAt)
+	res, err = te.renew(a.Session.ID, 0)
+	require.NoError(t, err)
+	require.Zero(t, res.Claim.ExpiresAt)
+	te.advance(time.Hour)
+	live = te.liveClaim(t)
+	require.NotNil(t, live)
+	require.Zero(t, live.ExpiresAt)
+}
