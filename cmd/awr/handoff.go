@@ -13,6 +13,7 @@ import (
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/awr-dev/awr/service"
+	"github.com/awr-dev/awr/workcontext"
 )
 
 // project opens the project as the service layer sees it.
@@ -156,6 +157,7 @@ type sessionResumeCmd struct {
 
 // Run resumes a session.
 func (c *sessionResumeCmd) Run(app *App) error {
+	go workcontext.Warm()
 	p, err := app.project()
 	if err != nil {
 		return err

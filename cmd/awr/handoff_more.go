@@ -11,6 +11,7 @@ import (
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/awr-dev/awr/service"
+	"github.com/awr-dev/awr/workcontext"
 )
 
 type contextCmd struct {
@@ -27,6 +28,7 @@ type contextCompileCmd struct {
 // Run compiles a context packet. Without --json it prints the packet; an
 // incomplete packet is printed, marked, and exits 1.
 func (c *contextCompileCmd) Run(app *App) error {
+	go workcontext.Warm() // overlaps loading the tokenizer with opening the project
 	p, err := app.project()
 	if err != nil {
 		return err

@@ -1,0 +1,102 @@
+package workcontext_test
+
+import (
+	"context"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/awr-dev/awr/bench"
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/service"
+	"github.com/stretchr/testify/require"
+)
+
+// project150 indexes the 150-task register of the benchmarks, with a
+// checkpoint on one task, and returns the open project.
+func project150(tb testing.TB) *service.Project {
+	tb.Helper()
+	ctx := context.Background()
+	dir := tb.TempDir()
+	st, err := bench.NewProject(ctx, events.DBPath(dir), 150, 1)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { st.Close() })
+	now := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
+	env := &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(2))}
+	return &service.Project{Dir: dir, Store: st, Env: env}
+}
+
+// TestCompile_150Tasks: at budget 5000 every task's packet holds every
+// required fact: its goal, status, acceptance criteria, next action,
+// blocker, unresolved dependencies and the hard rules in scope.
+func TestCompile_150Tasks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := project150(t)
+	var items []projections.WorkItem
+	var goals []events.Goal
+	var rules []events.Rule
+	require.NoError(t, p.Store.Read(ctx, func(r *events.Reader) error {
+		var err error
+		if items, err = projections.WorkItemsAt(r.Conn, r.Head); err != nil {
+			return err
+		}
+		if goals, err = projections.GoalsAt(r.Conn, r.Head); err != nil {
+			return err
+		}
+		rules, err = projections.RulesAt(r.Conn, r.Head)
+		return err
+	}))
+	require.Len(t, items, 150)
+	status := map[string]string{}
+	for _, it := range items {
+		status[it.Key] = it.Status
+	}
+	facts := 0
+	for _, it := range items {
+		res, err := p.Compile(ctx, service.CompileOptions{Work: it.Key, Budget: 5000, At: -1})
+		require.NoError(t, err, it.Key)
+		text := res.WorkContext.RenderedContext
+		require.LessOrEqual(t, res.WorkContext.TokenEstimate, 5000, it.Key)
+		want := []string{"Status: " + it.Status, it.NextAction}
+		want = append(want, it.Acceptance...)
+		for _, g := range goals {
+			if g.Key == it.Goal {
+				want = append(want, g.Title)
+			}
+		}
+		if it.Blocker != "" {
+			want = append(want, it.Blocker)
+		}
+		for _, d := range it.DependsOn {
+			if d.Required && status[d.Key] != projections.StatusCompleted {
+				want = append(want, "- "+d.Key+": "+status[d.Key])
+			}
+		}
+		for _, r := range rules {
+			if r.Strength == "hard" {
+				want = append(want, r.Text)
+			}
+		}
+		for _, f := range want {
+			require.True(t, strings.Contains(text, f), "%s: packet lacks %q", it.Key, f)
+			facts++
+		}
+	}
+	t.Logf("150 packets at budget 5000 hold all %d required facts", facts)
+}
+
+// BenchmarkCompile_150Tasks compiles the packet of one task of a
+// 150-task project, in process.
+func BenchmarkCompile_150Tasks(b *testing.B) {
+	ctx := context.Background()
+	p := project150(b)
+	for b.Loop() {
+		if _, err := p.Compile(ctx, service.CompileOptions{Work: "T-075", Budget: 5000, At: -1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
