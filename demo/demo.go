@@ -158,7 +158,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 func (r *runner) script(st *events.Store) error {
 	ctx, env := r.ctx, r.env
-	r.step("awr init --accept --name checkout", fmt.Sprintf("project \"checkout\" initialized: indexed %d sources (%s)", len(r.initRes.Mapping), strings.Join(r.indexed, ", ")),
+	r.step("awr init --accept --name checkout", fmt.Sprintf("project \"checkout\" initialized: indexed %s", strings.Join(r.indexed, ", ")),
 		r.initRes.ProjectRevision, map[string]any{"project_id": r.initRes.ProjectID})
 
 	status, err := queries.Status(ctx, st, queries.Head(env.Now()))

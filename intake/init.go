@@ -101,7 +101,17 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 		for _, s := range sources {
 			// The intake goals file init made itself does not count: a
 			// repeated --goal is a retry, not a second goal.
-			hasGoals = hasGoals || (s.Role == RoleGoals && s.Path != intakeGoals)
+			if s.Path == intakeGoals || s.Path == intakeLedger {
+				continue
+			}
+			if s.Role == RoleGoals {
+				hasGoals = true
+				continue
+			}
+			// Goals may live in a ledger too.
+			if si, missing := Read(dir, s); !missing && len(si.Goals) > 0 {
+				hasGoals = true
+			}
 		}
 		if hasGoals {
 			return nil, fault.New(fault.InvalidInput, "init: --goal is for a project with no goal, and this one has a goals source").WithHint("awr init")
@@ -206,10 +216,19 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	}
 	facts.Readiness = projections.Evaluate(items, nil)
 	p.Organization = Organize(facts)
+	p.Accept = acceptCommand(opts, p.Ambiguous, p.Mapping)
 	for _, a := range p.Ambiguous {
 		p.Organization.Gaps = append([]Gap{{Code: "source_ambiguous", Message: fmt.Sprintf("%d candidates for %s: %s", len(a.Candidates), a.Role, strings.Join(a.Candidates, ", "))}}, p.Organization.Gaps...)
 	}
-	p.Accept = acceptCommand(opts, p.Ambiguous, p.Mapping)
+	if len(p.Ambiguous) > 0 {
+		// Nothing else can be done before the choice: say so first.
+		choose := Action{Instruction: "choose which file holds each role (--source); awr will not guess", DoneWhen: "awr init --accept succeeds", Command: p.Accept}
+		p.Organization.Actions = append([]Action{choose}, p.Organization.Actions...)
+		p.Organization.NextAction = p.Accept
+		if p.Organization.State == StateReady {
+			p.Organization.State = StateNeedsOrganization
+		}
+	}
 	return p, nil
 }
 
@@ -355,7 +374,7 @@ items:
     acceptance:
       - The goal in .awr/intake/GOALS.md states the outcome and how it is measured
       - Every piece of current work has a key, a status, acceptance criteria and a next action in a task register listed in .awr/project.toml
-      - awr intake inspect reports organization state ready
+      - awr intake inspect lists work other than INTAKE-001 in executable_work
 `)
 }
 

@@ -83,7 +83,8 @@ func (m *Manifest) Validate(path string) error {
 		case seen[s.Path]:
 			return fault.New(fault.InvalidInput, "%s: listed twice", where).With("path", path)
 		}
-		fields := map[string]bool{}
+		// Fields, and the YAML ledger's section names.
+		fields := map[string]bool{"items": true, "goals": true, "rules": true, "milestones": true}
 		for _, f := range source.FieldNames() {
 			fields[f] = true
 		}

@@ -103,8 +103,10 @@ func Organize(f Facts) Organization {
 		case Missing:
 			unreadable = true
 			org.Gaps = append(org.Gaps, Gap{Code: GapSourceMissing, Message: s.Path + " is in the manifest but missing", Source: &events.SourceRef{Path: s.Path}})
-		case Stale, New:
+		case Stale:
 			org.Gaps = append(org.Gaps, Gap{Code: GapSourceStale, Message: s.Path + " changed since it was indexed", Source: &events.SourceRef{Path: s.Path}})
+		case New:
+			org.Gaps = append(org.Gaps, Gap{Code: GapSourceStale, Message: s.Path + " is in the manifest but not indexed yet", Source: &events.SourceRef{Path: s.Path}})
 		}
 	}
 	for _, is := range f.Issues {
@@ -287,6 +289,16 @@ func actions(org Organization) []Action {
 			}
 			out = append(out, Action{Instruction: instr, DoneWhen: done, Command: "awr source reindex"})
 		}
+	}
+	// Problems the adapters found in the files (malformed lines, items
+	// without key or title, unknown references).
+	for _, g := range org.Gaps {
+		switch g.Code {
+		case GapSourceMissing, GapSourceUnreadable, GapSourceStale, GapGoalMissing, GapWorkMissing, GapStatusUnmapped, GapDuplicateKey,
+			GapDependencyMissing, GapDependencyCycle, GapAcceptanceMissing, GapNextActionMissing:
+			continue
+		}
+		out = append(out, Action{Instruction: "fix" + where(g) + ": " + g.Message, DoneWhen: "awr intake inspect no longer reports it", Command: "awr source reindex"})
 	}
 	if len(org.ExecutableWork) > 0 {
 		k := org.ExecutableWork[0]

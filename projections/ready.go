@@ -147,7 +147,7 @@ func Evaluate(items []WorkItem, live map[string]*Claim) []Readiness {
 func evaluate(it WorkItem, dupes int, inCycle bool, byKey map[string][]int, items []WorkItem, claim *Claim) Readiness {
 	r := Readiness{Item: it}
 	if dupes > 1 {
-		r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonDuplicateKey, Message: "key declared by more than one source"})
+		r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonDuplicateKey, Message: "key declared more than once"})
 	}
 	if it.Status != StatusPlanned && it.Status != StatusReady {
 		r.Reasons = append(r.Reasons, NotReadyReason{Code: ReasonStatus, Message: "status is " + it.Status})

@@ -1038,7 +1038,7 @@ func (r *yamlReader) duplicates() {
 		first := map[string]int{}
 		for _, d := range decls {
 			if line, ok := first[d.key]; ok {
-				r.issue(IssueDuplicateKey, d.line, d.key, fmt.Sprintf("duplicate %s key %s at lines %d and %d; both are kept", kind, d.key, line, d.line))
+				r.issue(IssueDuplicateKey, d.line, d.key, fmt.Sprintf("duplicate %s key %s at lines %d and %d; the first is used and the item is not claimable until one is renamed", kind, d.key, line, d.line))
 				continue
 			}
 			first[d.key] = d.line

@@ -526,8 +526,8 @@ items:
 		require.Len(t, res.Items, 2)
 		require.Len(t, res.Goals, 2)
 		require.Equal(t, []events.SourceIssue{
-			{Code: IssueDuplicateKey, Path: yamlPath, Line: 3, Key: "G-1", Message: "duplicate goal key G-1 at lines 2 and 3; both are kept"},
-			{Code: IssueDuplicateKey, Path: yamlPath, Line: 8, Key: "DUP-1", Message: "duplicate item key DUP-1 at lines 5 and 8; both are kept"},
+			{Code: IssueDuplicateKey, Path: yamlPath, Line: 3, Key: "G-1", Message: "duplicate goal key G-1 at lines 2 and 3; the first is used and the item is not claimable until one is renamed"},
+			{Code: IssueDuplicateKey, Path: yamlPath, Line: 8, Key: "DUP-1", Message: "duplicate item key DUP-1 at lines 5 and 8; the first is used and the item is not claimable until one is renamed"},
 		}, res.Issues)
 	})
 

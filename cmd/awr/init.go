@@ -98,7 +98,11 @@ func printPreview(w io.Writer, p *intake.Preview) {
 		fmt.Fprintf(w, "already initialized: project %q (project_revision %d); nothing changed\nnext: %s\n", p.Name, p.ProjectRevision, p.Next)
 		return
 	case "initialized":
-		fmt.Fprintf(w, "initialized project %q: %d sources indexed (project_revision %d)\n", p.Name, len(p.Mapping), p.ProjectRevision)
+		if p.Next == "awr status" && len(p.Writes) == 0 {
+			fmt.Fprintf(w, "already initialized: project %q (project_revision %d); nothing to write\n", p.Name, p.ProjectRevision)
+		} else {
+			fmt.Fprintf(w, "initialized project %q: %s indexed (project_revision %d)\n", p.Name, plural(len(p.Mapping), "source"), p.ProjectRevision)
+		}
 	default:
 		fmt.Fprintf(w, "preview: nothing was written. awr would initialize %s as project %q.\n", p.Project, p.Name)
 	}
@@ -147,4 +151,11 @@ func printOrganization(w io.Writer, org intake.Organization, maxGaps int) {
 	if len(org.ExecutableWork) > 0 {
 		fmt.Fprintf(w, "  executable work: %s\n", strings.Join(org.ExecutableWork, ", "))
 	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

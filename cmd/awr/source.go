@@ -117,7 +117,7 @@ func (c *sourceListCmd) Run(app *App) error {
 	}
 	return app.render(res, func(w io.Writer) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "PATH\tADAPTER\tROLE\tITEMS\tISSUES\tINDEXED AT\tFRESHNESS")
+		fmt.Fprintln(tw, "PATH\tADAPTER\tROLE\tITEMS\tISSUES\tINDEXED AT REV\tFRESHNESS")
 		for _, s := range res.Sources {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Path, s.Adapter, s.Role, s.Items, s.Issues, s.RevisionIndexed, s.Freshness)
 		}
