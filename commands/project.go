@@ -186,11 +186,11 @@ func IndexSources(ctx context.Context, env *Env, req IndexSourcesRequest) (*Inde
 		}
 		current := map[string]string{}
 		for _, s := range indexed {
-			current[s.Path] = s.ContentHash
+			current[s.Path] = s.ContentHash + "\x00" + s.OptionsHash
 		}
 		res := &IndexSourcesResult{Indexed: []IndexResult{}, Unchanged: []string{}, Removed: []string{}}
 		for _, src := range req.Sources {
-			if h, ok := current[src.Path]; ok && h == src.ContentHash && !req.Force {
+			if h, ok := current[src.Path]; ok && h == src.ContentHash+"\x00"+src.OptionsHash && !req.Force {
 				res.Unchanged = append(res.Unchanged, src.Path)
 				continue
 			}

@@ -11,6 +11,9 @@ type SourceIndexed struct {
 	Adapter     string        `json:"adapter"`
 	Role        string        `json:"role,omitempty"`
 	ContentHash string        `json:"content_hash"`
+	// OptionsHash identifies how the file was read (adapter, role and the
+	// manifest's maps), so a manifest change re-indexes an unchanged file.
+	OptionsHash string `json:"options_hash,omitempty"`
 	Size        int64         `json:"size,omitempty"`
 	ModTimeMS   int64         `json:"mtime_ms,omitempty"`
 	Removed     bool          `json:"removed,omitempty"`

@@ -333,3 +333,33 @@ func TestReindex(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, intake.StateSourceUnreadable, in.Organization.State)
 }
+
+// TestReindex_ManifestChange: a changed status_map re-indexes a file whose
+// content did not change, and the new mapping applies.
+func TestReindex_ManifestChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := project(t, "bad-files")
+	_, st := accept(t, dir, intake.InitOptions{Sources: []string{"TODO.md", "GOALS.md"}})
+	m, _, err := intake.ReadManifest(dir)
+	require.NoError(t, err)
+	for i := range m.Sources {
+		if m.Sources[i].Path == "TODO.md" {
+			m.Sources[i].StatusMap = map[string]string{"[?]": "blocked"}
+		}
+	}
+	require.NoError(t, intake.WriteManifest(dir, m))
+	var req commands.IndexSourcesRequest
+	for _, ms := range m.Sources {
+		si, missing := intake.Read(dir, ms)
+		require.False(t, missing)
+		req.Sources = append(req.Sources, si)
+	}
+	res, err := commands.IndexSources(ctx, env(st), req)
+	require.NoError(t, err)
+	require.Len(t, res.Indexed, 1)
+	require.Equal(t, "TODO.md", res.Indexed[0].Path)
+	items, err := itemsOf(st)
+	require.NoError(t, err)
+	require.Equal(t, "blocked", items["API-2"].Status)
+}

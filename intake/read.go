@@ -20,7 +20,7 @@ const maxSourceSize = 16 << 20
 // issue naming it, so that indexing records the problem.
 func Read(dir string, ms ManifestSource) (si events.SourceIndexed, missing bool) {
 	full := filepath.Join(dir, filepath.FromSlash(ms.Path))
-	si = events.SourceIndexed{Path: ms.Path, Adapter: ms.Adapter, Role: ms.Role}
+	si = events.SourceIndexed{Path: ms.Path, Adapter: ms.Adapter, Role: ms.Role, OptionsHash: OptionsHash(ms)}
 	fi, err := os.Stat(full)
 	if errors.Is(err, os.ErrNotExist) {
 		return si, true
@@ -105,4 +105,16 @@ func Compare(dir string, m *Manifest, indexed []projections.Source) []SourceStat
 		out = append(out, st)
 	}
 	return out
+}
+
+// OptionsHash fingerprints how a source is read: its adapter, role and
+// maps. Indexing compares it, with the content hash, to decide whether a
+// source changed.
+func OptionsHash(ms ManifestSource) string {
+	return events.Fingerprint(struct {
+		Adapter   string            `json:"adapter"`
+		Role      string            `json:"role"`
+		StatusMap map[string]string `json:"status_map"`
+		FieldMap  map[string]string `json:"field_map"`
+	}{ms.Adapter, ms.Role, ms.StatusMap, ms.FieldMap})
 }

@@ -14,6 +14,7 @@ type Source struct {
 	Adapter     string               `json:"adapter"`
 	Role        string               `json:"role,omitempty"`
 	ContentHash string               `json:"content_hash"`
+	OptionsHash string               `json:"options_hash,omitempty"`
 	Size        int64                `json:"size"`
 	ModTimeMS   int64                `json:"mtime_ms"`
 	ItemCount   int                  `json:"item_count"`
@@ -55,7 +56,7 @@ type elementTable struct {
 }
 
 func newWork() *work {
-	p := &work{base: base{name: "work", version: 2, schema: "work", tables: []Table{
+	p := &work{base: base{name: "work", version: 3, schema: "work", tables: []Table{
 		{Name: "p_sources", Key: []string{"path"}, Temporal: true},
 		{Name: "p_work_items", Key: []string{"key", "source_path"}, Temporal: true},
 		{Name: "p_goals", Key: []string{"key", "source_path"}, Temporal: true},
@@ -120,7 +121,7 @@ func (p *work) Apply(conn *sqlite.Conn, e *events.Event) error {
 			issues = []events.SourceIssue{}
 		}
 		if err := p.sources.put(conn, pl.Path, e.Seq, &Source{
-			Path: pl.Path, Adapter: pl.Adapter, Role: pl.Role, ContentHash: pl.ContentHash, Size: pl.Size,
+			Path: pl.Path, Adapter: pl.Adapter, Role: pl.Role, ContentHash: pl.ContentHash, OptionsHash: pl.OptionsHash, Size: pl.Size,
 			ModTimeMS: pl.ModTimeMS, ItemCount: len(pl.Items), Issues: issues, IndexedAt: e.OccurredAt, Revision: e.Seq,
 		}); err != nil {
 			return err
@@ -153,6 +154,7 @@ func putSource(conn *sqlite.Conn, s *Source, from, to int64) error {
 		st.SetText(":adapter", s.Adapter)
 		st.SetText(":role", s.Role)
 		st.SetText(":content_hash", s.ContentHash)
+		st.SetText(":options_hash", s.OptionsHash)
 		st.SetInt64(":size", s.Size)
 		st.SetInt64(":mtime_ms", s.ModTimeMS)
 		st.SetInt64(":item_count", int64(s.ItemCount))
@@ -272,7 +274,7 @@ func SourcesAt(conn *sqlite.Conn, rev int64, head bool) ([]Source, error) {
 	}, func(st *sqlite.Stmt) error {
 		s := Source{
 			Path: st.GetText("path"), Adapter: st.GetText("adapter"), Role: st.GetText("role"),
-			ContentHash: st.GetText("content_hash"), Size: st.GetInt64("size"), ModTimeMS: st.GetInt64("mtime_ms"),
+			ContentHash: st.GetText("content_hash"), OptionsHash: st.GetText("options_hash"), Size: st.GetInt64("size"), ModTimeMS: st.GetInt64("mtime_ms"),
 			ItemCount: int(st.GetInt64("item_count")), IndexedAt: st.GetInt64("indexed_at"), Revision: st.GetInt64("valid_from"),
 		}
 		if err := json.Unmarshal([]byte(st.GetText("issues")), &s.Issues); err != nil {

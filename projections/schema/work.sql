@@ -7,6 +7,7 @@ CREATE TABLE p_sources (
   adapter      TEXT    NOT NULL,
   role         TEXT    NOT NULL,
   content_hash TEXT    NOT NULL,
+  options_hash TEXT    NOT NULL,
   size         INTEGER NOT NULL,
   mtime_ms     INTEGER NOT NULL,
   item_count   INTEGER NOT NULL,
