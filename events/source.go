@@ -7,13 +7,13 @@ package events
 // A later SourceIndexed for the same path replaces the items of the earlier
 // one; Removed marks a source dropped from the manifest.
 type SourceIndexed struct {
-	Path        string        `json:"path"`
-	Adapter     string        `json:"adapter"`
-	Role        string        `json:"role,omitempty"`
-	ContentHash string        `json:"content_hash"`
+	Path        string `json:"path"`
+	Adapter     string `json:"adapter"`
+	Role        string `json:"role,omitempty"`
+	ContentHash string `json:"content_hash"`
 	// OptionsHash identifies how the file was read (adapter, role and the
 	// manifest's maps), so a manifest change re-indexes an unchanged file.
-	OptionsHash string `json:"options_hash,omitempty"`
+	OptionsHash string        `json:"options_hash,omitempty"`
 	Size        int64         `json:"size,omitempty"`
 	ModTimeMS   int64         `json:"mtime_ms,omitempty"`
 	Removed     bool          `json:"removed,omitempty"`
