@@ -182,3 +182,22 @@ func TestIdempotentRequest(t *testing.T) {
 	_, err = commands.StartSession(ctx, te.Env, req)
 	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
 }
+
+// TestResume_SecondGeneration: a successor of a successor inherits the
+// checkpoint recorded two sessions back.
+func TestResume_SecondGeneration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := newTestEnv(t)
+	a, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true})
+	require.NoError(t, err)
+	cp, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: a.Session.ID, Agent: "a", Digest: "did", NextAction: "next"})
+	require.NoError(t, err)
+	b, err := commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: a.Session.ID, Agent: "b"})
+	require.NoError(t, err)
+	c, err := commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: b.Session.ID, Agent: "c"})
+	require.NoError(t, err)
+	require.NotNil(t, c.Checkpoint)
+	require.Equal(t, cp.Checkpoint.ID, c.Checkpoint.ID)
+	require.EqualValues(t, 3, c.Claim.FencingToken)
+}

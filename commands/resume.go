@@ -76,9 +76,21 @@ func ResumeSession(ctx context.Context, env *Env, req ResumeRequest) (*ResumeRes
 				return nil, err
 			}
 		}
+		// The checkpoint to inherit: the predecessor's own latest, or the
+		// one it inherited itself, back along the chain.
 		var last *projections.Checkpoint
-		if prev.LastCheckpointID != "" {
-			if last, err = projections.CheckpointAt(tx.Conn, prev.LastCheckpointID, tx.Head()); err != nil {
+		for cur, seen := prev, map[string]bool{}; cur != nil && !seen[cur.ID]; {
+			seen[cur.ID] = true
+			if cur.LastCheckpointID != "" {
+				if last, err = projections.CheckpointAt(tx.Conn, cur.LastCheckpointID, tx.Head()); err != nil {
+					return nil, err
+				}
+				break
+			}
+			if cur.PredecessorID == "" {
+				break
+			}
+			if cur, err = projections.SessionAt(tx.Conn, cur.PredecessorID, tx.Head()); err != nil {
 				return nil, err
 			}
 		}

@@ -55,6 +55,18 @@ func ContextInput(conn *sqlite.Conn, rev int64, work, session string) (workconte
 	if in.Goals, err = projections.GoalsAt(conn, rev); err != nil {
 		return in, err
 	}
+	srcs, err := projections.SourcesAt(conn, rev, false)
+	if err != nil {
+		return in, err
+	}
+	for _, s := range srcs {
+		if s.Role != "rules" {
+			continue
+		}
+		for _, is := range s.Issues {
+			in.RuleIssues = append(in.RuleIssues, fmt.Sprintf("rules source %s:%d: %s", is.Path, is.Line, is.Message))
+		}
+	}
 	rules, err := projections.RulesAt(conn, rev)
 	if err != nil {
 		return in, err

@@ -89,7 +89,11 @@ func (p *Project) Recovery(ctx context.Context, session string, at int64) (*Reco
 			return err
 		}
 		rep.ChangedSince = log
-		rep.NextStep = nextStep(rep, now)
+		live, err := projections.LiveClaimAt(r.Conn, s.Work, rev, now)
+		if err != nil {
+			return err
+		}
+		rep.NextStep = nextStep(rep, live != nil && live.SessionID != s.ID)
 		return nil
 	})
 	if err != nil {
@@ -98,13 +102,20 @@ func (p *Project) Recovery(ctx context.Context, session string, at int64) (*Reco
 	return rep, nil
 }
 
-func nextStep(rep *RecoveryReport, now int64) string {
+func nextStep(rep *RecoveryReport, heldByOther bool) string {
 	s := rep.Session
 	switch {
 	case s.SuccessorID != "":
 		return "awr recovery inspect --session " + s.SuccessorID
+	case s.Status != projections.SessionActive && s.Outcome == "completed":
+		return "awr ready"
+	case s.Status != projections.SessionActive && heldByOther:
+		return fmt.Sprintf("awr session resume --from-session %s --agent NAME --provider NAME --model LABEL --no-claim", s.ID)
 	case s.Status != projections.SessionActive:
 		return fmt.Sprintf("awr session resume --from-session %s --agent NAME --provider NAME --model LABEL", s.ID)
+	case heldByOther:
+		// Fenced: another session holds the work now.
+		return fmt.Sprintf("awr session end --session %s --outcome interrupted", s.ID)
 	case rep.Claim != nil && rep.Claim.StateNow == "expired":
 		return fmt.Sprintf("awr claim renew --session %s --ttl-ms %d", s.ID, 30*time.Minute/time.Millisecond)
 	default:

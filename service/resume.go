@@ -11,7 +11,10 @@ import (
 
 // ResumeResult is `awr session resume`.
 type ResumeResult struct {
-	Resumed struct {
+	// Replayed is true when a repeated request id answered: nothing new
+	// was written, the context included.
+	Replayed bool `json:"replayed,omitempty"`
+	Resumed  struct {
 		Session     projections.Session `json:"session"`
 		FromSession string              `json:"from_session"`
 		Claim       *commands.ClaimView `json:"claim"`
@@ -40,7 +43,7 @@ func (p *Project) Resume(ctx context.Context, req commands.ResumeRequest, budget
 	if err != nil {
 		return nil, err
 	}
-	out := &ResumeResult{Checkpoint: r.Checkpoint, RecoveryGaps: []string{}, ProjectRevision: r.ProjectRevision}
+	out := &ResumeResult{Replayed: r.Replayed, Checkpoint: r.Checkpoint, RecoveryGaps: []string{}, ProjectRevision: r.ProjectRevision}
 	out.Resumed.Session, out.Resumed.FromSession, out.Resumed.Claim = r.Session, r.FromSession, r.Claim
 	if r.Checkpoint == nil {
 		out.RecoveryGaps = append(out.RecoveryGaps, "the predecessor recorded no checkpoint: there is no digest, next action or open loops to inherit")
@@ -48,7 +51,11 @@ func (p *Project) Resume(ctx context.Context, req commands.ResumeRequest, budget
 	if r.Claim == nil {
 		out.RecoveryGaps = append(out.RecoveryGaps, "the successor holds no claim on "+r.Session.Work)
 	}
-	c, err := p.Compile(ctx, CompileOptions{Work: r.Session.Work, Session: r.Session.ID, Budget: budget, At: -1})
+	opts := CompileOptions{Work: r.Session.Work, Session: r.Session.ID, Budget: budget, At: -1}
+	if r.Replayed {
+		opts.Session = "" // a retry reads; the first answer already recorded the compile
+	}
+	c, err := p.Compile(ctx, opts)
 	switch {
 	case err == nil:
 		out.ContextReady = true

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"sort"
+	"strings"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -53,7 +54,7 @@ func (p *Project) requireFresh(ctx context.Context, op string) error {
 		return err
 	}
 	if len(stale) > 0 {
-		return fault.New(fault.SourceStale, "%s: sources changed since they were indexed: %v", op, stale).
+		return fault.New(fault.SourceStale, "%s: sources changed since they were indexed: %s", op, strings.Join(stale, ", ")).
 			With("sources", stale).WithHint("awr source reindex")
 	}
 	return nil
@@ -144,7 +145,7 @@ func (p *Project) Compile(ctx context.Context, opts CompileOptions) (*CompileRes
 		res.RecordedSeq, res.ProjectRevision = rec.Seq, rec.ProjectRevision
 	}
 	if !comp.Complete {
-		return res, fault.New(fault.ContextIncomplete, "context compile: the packet for %s is incomplete: %v", opts.Work, comp.Issues).
+		return res, fault.New(fault.ContextIncomplete, "context compile: the packet for %s is incomplete: %s", opts.Work, strings.Join(comp.Issues, "; ")).
 			With("issues", comp.Issues).WithHint("awr intake inspect")
 	}
 	return res, nil

@@ -1,6 +1,7 @@
 package workcontext
 
 import (
+	"runtime/debug"
 	"sync"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -30,5 +31,10 @@ func Count(text string) (int, error) {
 // machine) so that a caller can overlap it with other start-up work, such
 // as opening the project: call `go workcontext.Warm()` early.
 func Warm() {
-	encOnce.Do(func() { enc, encErr = tokenizer.Get(tokenizer.O200kBase) })
+	encOnce.Do(func() {
+		// Building the 200,000-entry table allocates a lot at once; a
+		// collection in the middle of it only slows a short-lived process.
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		enc, encErr = tokenizer.Get(tokenizer.O200kBase)
+	})
 }

@@ -94,7 +94,7 @@ type sessionCheckpointCmd struct {
 	ContextHash string   `name:"context-hash" help:"Hash of the context packet the work was based on." placeholder:"H"`
 	Digest      string   `required:"" help:"What was actually done (never a claim that tests passed unless they ran)." placeholder:"TEXT"`
 	NextAction  string   `name:"next-action" required:"" help:"The exact next action." placeholder:"TEXT"`
-	OpenLoop    []string `name:"open-loop" help:"An open loop (repeatable)." placeholder:"TEXT"`
+	OpenLoop    []string `name:"open-loop" sep:"none" help:"An open loop (repeatable)." placeholder:"TEXT"`
 	writeFlags
 }
 
@@ -157,6 +157,7 @@ type sessionResumeCmd struct {
 
 // Run resumes a session.
 func (c *sessionResumeCmd) Run(app *App) error {
+	shortLived()
 	go workcontext.Warm()
 	p, err := app.project()
 	if err != nil {
@@ -254,7 +255,11 @@ func (c *sessionShowCmd) Run(app *App) error {
 	return app.render(v, func(w io.Writer) {
 		s := v.Session
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "session\t%s\nwork\t%s\nagent\t%s (%s %s)\nstatus\t%s %s\nstarted\t%s (seq %d)\n", s.ID, s.Work, s.Agent, s.Provider, s.Model, s.Status, s.Outcome, ms(s.StartedAt), s.StartRevision)
+		agent := s.Agent
+		if pm := strings.TrimSpace(s.Provider + " " + s.Model); pm != "" {
+			agent += " (" + pm + ")"
+		}
+		fmt.Fprintf(tw, "session\t%s\nwork\t%s\nagent\t%s\nstatus\t%s\nstarted\t%s (seq %d)\n", s.ID, s.Work, agent, strings.TrimSpace(s.Status+" "+s.Outcome), ms(s.StartedAt), s.StartRevision)
 		if s.PredecessorID != "" {
 			fmt.Fprintf(tw, "predecessor\t%s\n", s.PredecessorID)
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/awr-dev/awr/commands"
@@ -28,6 +30,7 @@ type contextCompileCmd struct {
 // Run compiles a context packet. Without --json it prints the packet; an
 // incomplete packet is printed, marked, and exits 1.
 func (c *contextCompileCmd) Run(app *App) error {
+	shortLived()
 	go workcontext.Warm() // overlaps loading the tokenizer with opening the project
 	p, err := app.project()
 	if err != nil {
@@ -119,7 +122,7 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 	}
 	return app.render(rep, func(w io.Writer) {
 		s := rep.Session
-		fmt.Fprintf(w, "session %s on %s: %s %s (project_revision %d)\n", s.ID, s.Work, s.Status, s.Outcome, rep.ProjectRevision)
+		fmt.Fprintf(w, "session %s on %s: %s (project_revision %d)\n", s.ID, s.Work, strings.TrimSpace(s.Status+" "+s.Outcome), rep.ProjectRevision)
 		if rep.Claim != nil {
 			fmt.Fprintf(w, "claim: %s, fencing token %d, expires %s\n", rep.Claim.StateNow, rep.Claim.FencingToken, ms(rep.Claim.ExpiresAt))
 		} else {
@@ -232,4 +235,14 @@ func (c *clientShowCmd) Run(app *App) error {
 	return app.render(v, func(w io.Writer) {
 		fmt.Fprintf(w, "%s (%s) is bound to session %s on %s since %s\n", v.Binding.ExternalSession, v.Binding.Client, v.Binding.SessionID, v.Binding.Work, ms(v.Binding.BoundAt))
 	})
+}
+
+// shortLived tunes the garbage collector for a command that allocates a
+// burst (the tokenizer's tables) and exits: collect only if the heap nears
+// 256 MiB. GOGC or GOMEMLIMIT in the environment still win.
+func shortLived() {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(256 << 20)
+	}
 }

@@ -18,9 +18,9 @@ type initCmd struct {
 	Name      string   `help:"Project name (default: the directory name)."`
 	Accept    bool     `help:"Apply exactly what the preview shows."`
 	Goal      string   `help:"For a project with no goal: propose .awr/intake/GOALS.md with this goal and an intake task INTAKE-001." placeholder:"TEXT"`
-	Source    []string `help:"Index this file (repeatable); settles which candidate to use when discovery finds several." placeholder:"PATH"`
-	StatusMap []string `name:"status-map" help:"Map a register's status word to a canonical status (repeatable)." placeholder:"SRC=CANON"`
-	FieldMap  []string `name:"field-map" help:"Map a canonical field to the register's own column or key (repeatable)." placeholder:"CANON=SRC"`
+	Source    []string `sep:"none" help:"Index this file (repeatable); settles which candidate to use when discovery finds several." placeholder:"PATH"`
+	StatusMap []string `name:"status-map" sep:"none" help:"Map a register's status word to a canonical status (repeatable)." placeholder:"SRC=CANON"`
+	FieldMap  []string `name:"field-map" sep:"none" help:"Map a canonical field to the register's own column or key (repeatable)." placeholder:"CANON=SRC"`
 }
 
 func pairs(flag string, vals []string) (map[string]string, error) {
