@@ -64,54 +64,7 @@ func ReadinessAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Readiness, err
 			live[held[i].Work] = &held[i]
 		}
 	}
-	dups, err := duplicateKeys(conn, rev, head)
-	if err != nil {
-		return nil, err
-	}
-	return Evaluate(markDuplicates(items, dups), live), nil
-}
-
-// duplicateKeys returns the keys a source declares more than once (the
-// projection keeps the first; the source's duplicate_key issue records the
-// rest).
-func duplicateKeys(conn *sqlite.Conn, rev int64, head bool) (map[string][]int, error) {
-	srcs, err := SourcesAt(conn, rev, head)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]int{}
-	for _, s := range srcs {
-		for _, is := range s.Issues {
-			if is.Code == "duplicate_key" && is.Key != "" {
-				out[is.Key] = append(out[is.Key], is.Line)
-			}
-		}
-	}
-	return out, nil
-}
-
-// markDuplicates repeats each item whose key its own source declares more
-// than once, so that evaluation reports the duplicates.
-func markDuplicates(items []WorkItem, dups map[string][]int) []WorkItem {
-	if len(dups) == 0 {
-		return items
-	}
-	out := append([]WorkItem(nil), items...)
-	for _, it := range items {
-		lines, ok := dups[it.Key]
-		if !ok {
-			continue
-		}
-		// The later copies sit at the lines their source's issue names.
-		for _, line := range lines {
-			cp := it
-			if line > 0 && line != it.Source.LineStart {
-				cp.Source.LineStart, cp.Source.LineEnd = line, line
-			}
-			out = append(out, cp)
-		}
-	}
-	return out
+	return Evaluate(items, live), nil
 }
 
 // Evaluate computes readiness for a set of work items held in memory (the

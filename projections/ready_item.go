@@ -51,11 +51,6 @@ func ReadinessOf(conn *sqlite.Conn, key string, rev, now int64) (r Readiness, ok
 	if err != nil {
 		return Readiness{}, false, err
 	}
-	dups, err := duplicateKeys(conn, rev, false)
-	if err != nil {
-		return Readiness{}, false, err
-	}
-	n := len(items) + len(dups[key])
-	r = evaluate(items[0], n, inCycle[key], byKey, closure, live)
+	r = evaluate(items[0], len(items), inCycle[key], byKey, closure, live)
 	return r, true, nil
 }

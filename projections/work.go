@@ -2,6 +2,7 @@ package projections
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -40,10 +41,11 @@ type work struct {
 // element is one keyed thing parsed from a source (a work item, goal or
 // rule): its canonical JSON and the extra indexed columns of its table.
 type element struct {
-	key    string
-	source string
-	json   string
-	cols   map[string]string
+	key     string
+	source  string
+	ordinal int // 0, or n for the n-th repeat of a key in one work item source
+	json    string
+	cols    map[string]string
 }
 
 // elementTable is the temporal table of one element kind, plus (during a
@@ -56,7 +58,7 @@ type elementTable struct {
 }
 
 func newWork() *work {
-	p := &work{base: base{name: "work", version: 3, schema: "work", tables: []Table{
+	p := &work{base: base{name: "work", version: 4, schema: "work", tables: []Table{
 		{Name: "p_sources", Key: []string{"path"}, Temporal: true},
 		{Name: "p_work_items", Key: []string{"key", "source_path"}, Temporal: true},
 		{Name: "p_goals", Key: []string{"key", "source_path"}, Temporal: true},
@@ -128,9 +130,13 @@ func (p *work) Apply(conn *sqlite.Conn, e *events.Event) error {
 		}
 	}
 	var items, goals, rules []elementValue
+	repeats := map[string]int{}
 	for _, it := range pl.Items {
-		items = append(items, elementValue{key: it.Key, value: it, cols: map[string]string{
+		// Work items keep every repeat of a key: a duplicate is reported,
+		// never silently resolved. Goals and rules keep the first.
+		items = append(items, elementValue{key: it.Key, ordinal: repeats[it.Key], value: it, cols: map[string]string{
 			":title": it.Title, ":status": it.Status, ":priority": it.Priority, ":goal": it.Goal}})
+		repeats[it.Key]++
 	}
 	for _, g := range pl.Goals {
 		goals = append(goals, elementValue{key: g.Key, value: g, cols: map[string]string{":title": g.Title, ":status": g.Status}})
@@ -167,17 +173,27 @@ func putSource(conn *sqlite.Conn, s *Source, from, to int64) error {
 
 // elementValue is a parsed element before encoding.
 type elementValue struct {
-	key   string
-	value any
-	cols  map[string]string
+	key     string
+	ordinal int
+	value   any
+	cols    map[string]string
 }
 
-func elementKey(source, key string) string { return source + "\x00" + key }
+// elementKey identifies an element within its table; repeats of a key in
+// one source (ordinal > 0) are kept apart, so duplicates stay visible.
+func elementKey(source, key string, ordinal int) string {
+	return source + "\x00" + key + "\x00" + strconv.Itoa(ordinal)
+}
+
+func localKey(key string, ordinal int) string { return key + "\x00" + strconv.Itoa(ordinal) }
 
 func (t *elementTable) insert(conn *sqlite.Conn, el *element, from, to int64) error {
 	return exec(conn, t.name+"_insert", func(st *sqlite.Stmt) {
 		st.SetText(":key", el.key)
 		st.SetText(":source_path", el.source)
+		if t.name == "item" {
+			st.SetInt64(":ordinal", int64(el.ordinal))
+		}
 		st.SetText(":"+t.valueCol, el.json)
 		for k, v := range el.cols {
 			st.SetText(k, v)
@@ -188,27 +204,36 @@ func (t *elementTable) insert(conn *sqlite.Conn, el *element, from, to int64) er
 }
 
 func (t *elementTable) close(conn *sqlite.Conn, k string, seq int64) error {
-	source, key, _ := strings.Cut(k, "\x00")
+	parts := strings.SplitN(k, "\x00", 3)
+	ordinal, _ := strconv.Atoi(parts[2])
 	return exec(conn, t.name+"_close", func(st *sqlite.Stmt) {
 		st.SetInt64(":seq", seq)
-		st.SetText(":source_path", source)
-		st.SetText(":key", key)
+		st.SetText(":source_path", parts[0])
+		st.SetText(":key", parts[1])
+		if t.name == "item" {
+			st.SetInt64(":ordinal", int64(ordinal))
+		}
 	})
 }
 
-// openBySource returns the open elements of source: key to canonical JSON.
+// openBySource returns the open elements of source: local key (key and
+// ordinal) to canonical JSON.
 func (t *elementTable) openBySource(conn *sqlite.Conn, source string) (map[string]string, error) {
 	out := map[string]string{}
 	if t.rows.bulk {
-		for key := range t.bySource[source] {
-			out[key] = t.rows.current[elementKey(source, key)].json
+		for lk := range t.bySource[source] {
+			out[lk] = t.rows.current[source+"\x00"+lk].json
 		}
 		return out, nil
 	}
 	err := query(conn, t.name+"_current_by_source", func(st *sqlite.Stmt) {
 		st.SetText(":source_path", source)
 	}, func(st *sqlite.Stmt) error {
-		out[st.GetText("key")] = st.GetText(t.valueCol)
+		ordinal := 0
+		if t.name == "item" {
+			ordinal = int(st.GetInt64("ordinal"))
+		}
+		out[localKey(st.GetText("key"), ordinal)] = st.GetText(t.valueCol)
 		return nil
 	})
 	return out, err
@@ -224,36 +249,37 @@ func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []
 	}
 	seen := map[string]bool{}
 	for _, el := range want {
-		if seen[el.key] {
+		lk := localKey(el.key, el.ordinal)
+		if seen[lk] {
 			continue
 		}
-		seen[el.key] = true
+		seen[lk] = true
 		raw, err := events.MarshalPayload(el.value)
 		if err != nil {
 			return err
 		}
-		if old, had := current[el.key]; had && old == string(raw) {
+		if old, had := current[lk]; had && old == string(raw) {
 			continue
 		}
-		if err := t.rows.put(conn, elementKey(source, el.key), seq, &element{key: el.key, source: source, json: string(raw), cols: el.cols}); err != nil {
+		if err := t.rows.put(conn, source+"\x00"+lk, seq, &element{key: el.key, source: source, ordinal: el.ordinal, json: string(raw), cols: el.cols}); err != nil {
 			return err
 		}
 		if t.rows.bulk {
 			if t.bySource[source] == nil {
 				t.bySource[source] = map[string]bool{}
 			}
-			t.bySource[source][el.key] = true
+			t.bySource[source][lk] = true
 		}
 	}
-	for key := range current {
-		if seen[key] {
+	for lk := range current {
+		if seen[lk] {
 			continue
 		}
-		if err := t.rows.drop(conn, elementKey(source, key), seq); err != nil {
+		if err := t.rows.drop(conn, source+"\x00"+lk, seq); err != nil {
 			return err
 		}
 		if t.rows.bulk {
-			delete(t.bySource[source], key)
+			delete(t.bySource[source], lk)
 		}
 	}
 	return nil

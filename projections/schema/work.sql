@@ -19,6 +19,7 @@ CREATE TABLE p_sources (
 CREATE TABLE p_work_items (
   key         TEXT    NOT NULL,
   source_path TEXT    NOT NULL,
+  ordinal     INTEGER NOT NULL,
   title       TEXT    NOT NULL,
   status      TEXT    NOT NULL,
   priority    TEXT    NOT NULL,

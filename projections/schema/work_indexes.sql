@@ -1,10 +1,10 @@
 CREATE UNIQUE INDEX p_rules_key ON p_rules (key, source_path, valid_from);
 CREATE UNIQUE INDEX p_goals_key ON p_goals (key, source_path, valid_from);
-CREATE UNIQUE INDEX p_work_items_key ON p_work_items (key, source_path, valid_from);
+CREATE UNIQUE INDEX p_work_items_key ON p_work_items (key, source_path, ordinal, valid_from);
 CREATE UNIQUE INDEX p_sources_key ON p_sources (path, valid_from);
 CREATE UNIQUE INDEX p_sources_current ON p_sources (path) WHERE valid_to IS NULL;
 CREATE INDEX p_sources_from ON p_sources (valid_from);
-CREATE UNIQUE INDEX p_work_items_current ON p_work_items (source_path, key) WHERE valid_to IS NULL;
+CREATE UNIQUE INDEX p_work_items_current ON p_work_items (source_path, key, ordinal) WHERE valid_to IS NULL;
 CREATE INDEX p_work_items_from ON p_work_items (valid_from);
 CREATE UNIQUE INDEX p_goals_current ON p_goals (source_path, key) WHERE valid_to IS NULL;
 CREATE INDEX p_goals_from ON p_goals (valid_from);
