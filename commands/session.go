@@ -11,12 +11,13 @@ import (
 
 // ClaimView is a claim as commands report it.
 type ClaimView struct {
-	ID           string `json:"id"`
-	Work         string `json:"work"`
-	SessionID    string `json:"session_id"`
-	Agent        string `json:"agent"`
-	ExpiresAt    int64  `json:"expires_at,omitempty"`
-	FencingToken int64  `json:"fencing_token"`
+	ID        string `json:"id"`
+	Work      string `json:"work"`
+	SessionID string `json:"session_id"`
+	Agent     string `json:"agent"`
+	// ExpiresAt is UTC milliseconds; 0 for a claim without a lease.
+	ExpiresAt    int64 `json:"expires_at"`
+	FencingToken int64 `json:"fencing_token"`
 }
 
 // StartRequest opens a session on a work item, optionally claiming it.

@@ -25,7 +25,7 @@ type Session struct {
 	StartedAt     int64  `json:"started_at"`
 	StartRevision int64  `json:"start_revision"`
 	EndedAt       int64  `json:"ended_at,omitempty"`
-	PredecessorID string `json:"predecessor_id,omitempty"`
+	PredecessorID string `json:"predecessor_id"`
 	SuccessorID   string `json:"successor_id,omitempty"`
 	// LastCheckpointID, LastCheckpointSeq and LastContextHash are read
 	// from the checkpoints projection as of the same revision.
