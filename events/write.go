@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -319,6 +320,9 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 	}
 	defer s.pool.Put(conn)
 	defer func() {
+		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+			err = fault.New(fault.Storage, "write: interrupted; nothing was written")
+		}
 		err = mapErr("write", err)
 		if err != nil {
 			res = nil

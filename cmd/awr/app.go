@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -113,7 +115,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			code = report(stderr, jsonOut, fault.New(fault.Usage, "%s", err.Error()).WithHint("awr --help"))
 			return
 		}
-		app := &App{Ctx: context.Background(), Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout}
+		// Ctrl-C or SIGTERM interrupts SQLite: an open write rolls back
+		// whole, so nothing half-written remains.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		app := &App{Ctx: ctx, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout}
 		defer app.close()
 		err = kctx.Run(app)
 		code = report(stderr, cli.JSON, err)
