@@ -98,6 +98,9 @@ func (p *Project) Compile(ctx context.Context, opts CompileOptions) (*CompileRes
 	if opts.Work == "" {
 		return nil, fault.New(fault.InvalidInput, "context compile: --work is required").With("flag", "--work")
 	}
+	if opts.At >= 0 && opts.Session != "" {
+		return nil, fault.New(fault.Usage, "context compile: --at reads the past and cannot record a compile for --session").WithHint("drop --session or --at")
+	}
 	head := opts.At < 0
 	if head {
 		if err := p.requireFresh(ctx, "context compile"); err != nil {

@@ -9,16 +9,17 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/awr-dev/awr/buildinfo"
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/service"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -28,15 +29,7 @@ var version = ""
 
 // Version returns awr's version: the linked-in value, else the module
 // version, else "dev".
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+func Version() string { return buildinfo.Version(version) }
 
 // CLI is awr's command line. Global flags are accepted before or after the
 // subcommand.
@@ -58,6 +51,7 @@ type CLI struct {
 	Recovery   recoveryCmd `cmd:"" help:"Inspect where a session stands and what to run next."`
 	Client     clientCmd   `cmd:"" help:"Bind a host conversation to a session, and show bindings."`
 	Log        logCmd      `cmd:"" help:"List events oldest first, filtered."`
+	MCP        mcpCmd      `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`
 	Replay     replayCmd   `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
 	Verify     verifyCmd   `cmd:"" help:"Check seq continuity, the hash chain and projection checksums."`
 	Export     exportCmd   `cmd:"" help:"Write the whole log as JSONL, one envelope per line."`
@@ -262,14 +256,6 @@ type atFlag struct {
 	At *int64 `help:"Answer as of the state right after event REV." placeholder:"REV"`
 }
 
-func (f atFlag) rev() (int64, error) {
-	if f.At == nil {
-		return -1, nil
-	}
-	if *f.At < 0 {
-		return 0, fault.New(fault.InvalidInput, "--at %d: a revision is 0 or more", *f.At).WithHint("awr status")
-	}
-	return *f.At, nil
-}
+func (f atFlag) rev() (int64, error) { return service.At(f.At) }
 
 func isNotFound(err error) bool { return fault.Is(err, fault.NotFound) }

@@ -8,10 +8,6 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
 	"github.com/awr-dev/awr/service"
 	"github.com/awr-dev/awr/workcontext"
 )
@@ -197,18 +193,9 @@ type sessionShowCmd struct {
 	atFlag
 }
 
-// sessionView is `awr session show`.
-type sessionView struct {
-	Session         projections.Session      `json:"session"`
-	Claims          []projections.Claim      `json:"claims"`
-	Checkpoints     []projections.Checkpoint `json:"checkpoints"`
-	Bindings        []projections.Binding    `json:"bindings"`
-	ProjectRevision int64                    `json:"project_revision"`
-}
-
 // Run shows a session.
 func (c *sessionShowCmd) Run(app *App) error {
-	st, err := app.Store()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
@@ -216,41 +203,9 @@ func (c *sessionShowCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	v := &sessionView{}
-	err = st.Read(app.Ctx, func(r *events.Reader) error {
-		rev, _, err := replay.ResolveAt(r, at, app.Now().UnixMilli())
-		if err != nil {
-			return err
-		}
-		v.ProjectRevision = rev
-		s, err := projections.SessionAt(r.Conn, c.ID, rev)
-		if err != nil {
-			return err
-		}
-		if s == nil {
-			return fault.New(fault.NotFound, "session show: session %s not found at revision %d", c.ID, rev).With("session_id", c.ID).WithHint("awr session list")
-		}
-		v.Session = *s
-		if v.Claims, err = projections.SessionClaimsAt(r.Conn, s.ID, rev); err != nil {
-			return err
-		}
-		if v.Checkpoints, err = projections.SessionCheckpointsAt(r.Conn, s.ID, rev); err != nil {
-			return err
-		}
-		v.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev)
-		return err
-	})
+	v, err := p.ShowSession(app.Ctx, c.ID, at)
 	if err != nil {
 		return err
-	}
-	if v.Claims == nil {
-		v.Claims = []projections.Claim{}
-	}
-	if v.Checkpoints == nil {
-		v.Checkpoints = []projections.Checkpoint{}
-	}
-	if v.Bindings == nil {
-		v.Bindings = []projections.Binding{}
 	}
 	return app.render(v, func(w io.Writer) {
 		s := v.Session
@@ -285,15 +240,9 @@ type sessionListCmd struct {
 	atFlag
 }
 
-// sessionList is `awr session list`.
-type sessionList struct {
-	Sessions        []projections.Session `json:"sessions"`
-	ProjectRevision int64                 `json:"project_revision"`
-}
-
 // Run lists sessions.
 func (c *sessionListCmd) Run(app *App) error {
-	st, err := app.Store()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
@@ -301,21 +250,7 @@ func (c *sessionListCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	out := &sessionList{Sessions: []projections.Session{}}
-	err = st.Read(app.Ctx, func(r *events.Reader) error {
-		rev, _, err := replay.ResolveAt(r, at, app.Now().UnixMilli())
-		if err != nil {
-			return err
-		}
-		out.ProjectRevision = rev
-		ss, err := projections.SessionsAt(r.Conn, rev, c.Work)
-		for _, s := range ss {
-			if !c.Active || s.Status == projections.SessionActive {
-				out.Sessions = append(out.Sessions, s)
-			}
-		}
-		return err
-	})
+	out, err := p.ListSessions(app.Ctx, service.ListOptions{Active: c.Active, Work: c.Work, At: at})
 	if err != nil {
 		return err
 	}

@@ -8,10 +8,6 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
 	"github.com/awr-dev/awr/service"
 	"github.com/awr-dev/awr/workcontext"
 )
@@ -39,9 +35,6 @@ func (c *contextCompileCmd) Run(app *App) error {
 	at, err := c.rev()
 	if err != nil {
 		return err
-	}
-	if at >= 0 && c.Session != "" {
-		return fault.New(fault.Usage, "context compile: --at reads the past and cannot record a compile for --session").WithHint("drop --session or --at")
 	}
 	res, cerr := p.Compile(app.Ctx, service.CompileOptions{Work: c.Work, Session: c.Session, Budget: c.Budget, At: at})
 	if res == nil {
@@ -199,15 +192,9 @@ type clientShowCmd struct {
 	atFlag
 }
 
-// clientView is `awr client show`.
-type clientView struct {
-	Binding         *projections.Binding `json:"binding"`
-	ProjectRevision int64                `json:"project_revision"`
-}
-
 // Run shows a binding.
 func (c *clientShowCmd) Run(app *App) error {
-	st, err := app.Store()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
@@ -215,20 +202,7 @@ func (c *clientShowCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	v := &clientView{}
-	err = st.Read(app.Ctx, func(r *events.Reader) error {
-		rev, _, err := replay.ResolveAt(r, at, app.Now().UnixMilli())
-		if err != nil {
-			return err
-		}
-		v.ProjectRevision = rev
-		v.Binding, err = projections.BindingAt(r.Conn, c.ExternalSession, rev)
-		if err == nil && v.Binding == nil {
-			err = fault.New(fault.NotFound, "client show: %s is not bound", c.ExternalSession).With("external_session", c.ExternalSession).
-				WithHint("awr client bind --client NAME --external-session %s --work KEY --session ID", c.ExternalSession)
-		}
-		return err
-	})
+	v, err := p.ShowClient(app.Ctx, c.ExternalSession, at)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/queries"
+	"github.com/awr-dev/awr/service"
 )
 
 type logCmd struct {
@@ -29,14 +29,9 @@ func (c *logCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	limit := queries.DefaultLogLimit
-	if c.Limit != nil {
-		switch limit = *c.Limit; {
-		case limit < 0:
-			return fault.New(fault.InvalidInput, "log: --limit %d is negative; use 0 for all events", limit).With("flag", "--limit").WithHint("awr log --limit 0")
-		case limit == 0:
-			limit = -1
-		}
+	limit, err := service.LogLimit(c.Limit)
+	if err != nil {
+		return err
 	}
 	res, err := queries.Log(app.Ctx, st, queries.At{Rev: rev, Now: app.Now()}, queries.LogFilter{
 		Session: c.Session, Work: c.Work, Kind: c.Kind, Since: c.Since, Until: c.Until, Limit: limit,

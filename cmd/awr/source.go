@@ -20,62 +20,21 @@ type sourceCmd struct {
 
 type sourceReindexCmd struct {
 	Force bool `help:"Index every source, changed or not."`
-}
-
-// reindexResult is `awr source reindex`.
-type reindexResult struct {
-	*commands.IndexSourcesResult
-	Missing []string `json:"missing"`
+	writeFlags
 }
 
 // Run reads every manifest source and appends source_indexed for each one
 // that changed, in one transaction.
 func (c *sourceReindexCmd) Run(app *App) error {
-	st, err := app.Store()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	dir, err := app.projectDir()
+	res, err := p.Reindex(app.Ctx, c.Force, c.meta())
 	if err != nil {
 		return err
 	}
-	m, ok, err := intake.ReadManifest(dir)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fault.New(fault.NotFound, "source reindex: %s is missing", intake.ManifestPath(dir)).WithHint("awr init")
-	}
-	env, err := app.Env()
-	if err != nil {
-		return err
-	}
-	req := commands.IndexSourcesRequest{Force: c.Force}
-	res := &reindexResult{Missing: []string{}}
-	listed := map[string]bool{}
-	for _, ms := range m.Sources {
-		listed[ms.Path] = true
-		si, missing := intake.Read(dir, ms)
-		if missing {
-			res.Missing = append(res.Missing, ms.Path)
-			continue
-		}
-		req.Sources = append(req.Sources, si)
-	}
-	indexed, err := queries.IndexedSources(app.Ctx, st)
-	if err != nil {
-		return err
-	}
-	for _, s := range indexed {
-		if !listed[s.Path] {
-			req.Remove = append(req.Remove, s.Path)
-		}
-	}
-	out, err := commands.IndexSources(app.Ctx, env, req)
-	if err != nil {
-		return err
-	}
-	res.IndexSourcesResult = out
+	out := res.IndexSourcesResult
 	return app.render(res, func(w io.Writer) {
 		for _, s := range out.Indexed {
 			fmt.Fprintf(w, "indexed   %s (seq %d)\n", s.Path, s.Seq)

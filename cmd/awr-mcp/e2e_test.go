@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/awr-dev/awr/fixtures"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// binaries builds awr and awr-mcp once per test run.
+func binaries(t *testing.T) (awr, awrMCP string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "awr-mcp-e2e")
+		if buildErr != nil {
+			return
+		}
+		for _, pkg := range []string{"github.com/awr-dev/awr/cmd/awr", "github.com/awr-dev/awr/cmd/awr-mcp"} {
+			cmd := exec.Command("go", "build", "-o", binDir, pkg)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = &buildError{pkg, string(out), err}
+				return
+			}
+		}
+	})
+	require.NoError(t, buildErr)
+	return filepath.Join(binDir, "awr"), filepath.Join(binDir, "awr-mcp")
+}
+
+type buildError struct {
+	pkg, out string
+	err      error
+}
+
+func (e *buildError) Error() string { return "go build " + e.pkg + ": " + e.err.Error() + "\n" + e.out }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// project copies the checkout fixture and initializes it with the CLI.
+func project(t *testing.T, awr string) string {
+	t.Helper()
+	dir, err := fixtures.CopyProject("checkout", t.TempDir())
+	require.NoError(t, err)
+	out, err := exec.Command(awr, "--project", dir, "init", "--accept", "--json").CombinedOutput()
+	require.NoError(t, err, string(out))
+	return dir
+}
+
+// serve starts awr-mcp on dir and connects an SDK client over stdio.
+func serve(t *testing.T, bin string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		cs.Close()
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", stderr.String())
+		}
+	})
+	return cs
+}
+
+// call returns the tool's JSON text, decoded structured content and
+// whether it was a tool error.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, map[string]any, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err, name)
+	text := res.Content[0].(*mcp.TextContent).Text
+	var out map[string]any
+	require.NoError(t, json.Unmarshal([]byte(text), &out), text)
+	return text, out, res.IsError
+}
+
+func ok(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
+	t.Helper()
+	_, out, isErr := call(t, cs, name, args)
+	require.False(t, isErr, "%s: %v", name, out)
+	return out
+}
+
+func field(m map[string]any, path string) any {
+	var v any = m
+	for _, k := range strings.Split(path, ".") {
+		v = v.(map[string]any)[k]
+	}
+	return v
+}
+
+func TestVersion(t *testing.T) {
+	_, bin := binaries(t)
+	out, err := exec.Command(bin, "--version").Output()
+	require.NoError(t, err)
+	require.Equal(t, "awr-mcp dev\n", string(out))
+}
+
+// TestHandoff runs the whole handoff through MCP alone: one agent starts
+// with a claim, compiles its context, checkpoints and is interrupted; a
+// second server process (a new host) resumes and finishes.
+func TestHandoff(t *testing.T) {
+	awr, bin := binaries(t)
+	dir := project(t, awr)
+
+	first := serve(t, bin, "--project", dir)
+	tools, err := first.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, tools.Tools, 15)
+
+	ready := ok(t, first, "awr_ready", map[string]any{})
+	require.Equal(t, "CART-1", field(ready, "ready").([]any)[0].(map[string]any)["key"])
+	rev := field(ready, "project_revision")
+
+	start := ok(t, first, "awr_session_start", map[string]any{"work": "CART-1", "agent": "builder", "claim": true, "ttl_ms": 600000,
+		"expected_revision": rev, "request_id": "start-1"})
+	sid := field(start, "session.id").(string)
+
+	comp := ok(t, first, "awr_context_compile", map[string]any{"work": "CART-1", "session": sid})
+	hash := field(comp, "work_context.context_hash").(string)
+
+	cp := ok(t, first, "awr_session_checkpoint", map[string]any{"session": sid, "agent": "builder", "context_hash": hash,
+		"digest": "added the carts table", "next_action": "write the cart on every change", "open_loops": []any{"idempotency of writes"}})
+	require.Equal(t, true, field(cp, "checkpoint.context_hash_verified"))
+
+	end := ok(t, first, "awr_session_end", map[string]any{"session": sid, "outcome": "interrupted", "agent": "builder"})
+	require.Equal(t, "interrupted", field(end, "session.outcome"))
+	first.Close()
+
+	// A new host, a new server process: only the session id carries over.
+	second := serve(t, bin, "--project", dir)
+	rec := ok(t, second, "awr_recovery_inspect", map[string]any{"session": sid})
+	require.Equal(t, "write the cart on every change", field(rec, "checkpoint.next_action"))
+
+	res := ok(t, second, "awr_session_resume", map[string]any{"from_session": sid, "agent": "successor", "claim": true})
+	succ := field(res, "resumed.session.id").(string)
+	require.Equal(t, sid, field(res, "resumed.from_session"))
+	require.Equal(t, "write the cart on every change", field(res, "checkpoint.next_action"))
+	require.Equal(t, []any{"idempotency of writes"}, field(res, "checkpoint.open_loops"))
+	require.Equal(t, true, res["context_ready"])
+
+	ok(t, second, "awr_context_compile", map[string]any{"work": "CART-1", "session": succ})
+	ok(t, second, "awr_session_end", map[string]any{"session": succ, "outcome": "completed", "agent": "successor"})
+
+	// The MCP answer is byte for byte the CLI's --json answer.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		cli  []string
+	}{
+		{"awr_status", map[string]any{}, []string{"status"}},
+		{"awr_session_show", map[string]any{"session": sid}, []string{"session", "show", sid}},
+		{"awr_log", map[string]any{"work": "CART-1"}, []string{"log", "--work", "CART-1"}},
+		{"awr_session_list", map[string]any{"at": 5}, []string{"session", "list", "--at", "5"}},
+	} {
+		text, _, isErr := call(t, second, c.tool, c.args)
+		require.False(t, isErr, text)
+		out, err := exec.Command(awr, append([]string{"--project", dir, "--json"}, c.cli...)...).Output()
+		require.NoError(t, err)
+		require.Equal(t, strings.TrimSuffix(string(out), "\n"), text, c.tool)
+	}
+
+	// A domain error carries the CLI's error object.
+	text, _, isErr := call(t, second, "awr_session_start", map[string]any{"work": "NOPE-1", "agent": "x", "claim": true})
+	require.True(t, isErr)
+	cmd := exec.Command(awr, "--project", dir, "--json", "session", "start", "--work", "NOPE-1", "--agent", "x", "--claim")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.Error(t, cmd.Run())
+	require.Equal(t, strings.TrimSuffix(stderr.String(), "\n"), text)
+}
+
+// TestConcurrentServers races two server processes and a CLI process for
+// one claim: exactly one wins, the others get ClaimConflict.
+func TestConcurrentServers(t *testing.T) {
+	awr, bin := binaries(t)
+	dir := project(t, awr)
+	a, b := serve(t, bin, "--project", dir), serve(t, bin, "--project", dir)
+	var wg sync.WaitGroup
+	codes := make([]string, 3)
+	for i, cs := range []*mcp.ClientSession{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "awr_session_start",
+				Arguments: map[string]any{"work": "CART-1", "agent": "agent", "claim": true}})
+			if err != nil {
+				codes[i] = "protocol: " + err.Error()
+				return
+			}
+			var out map[string]any
+			_ = json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out)
+			if res.IsError {
+				codes[i], _ = out["code"].(string)
+			} else {
+				codes[i] = "ok"
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		cmd := exec.Command(awr, "--project", dir, "--json", "session", "start", "--work", "CART-1", "--agent", "cli", "--claim")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			var out map[string]any
+			_ = json.Unmarshal(stderr.Bytes(), &out)
+			codes[2], _ = out["code"].(string)
+			return
+		}
+		codes[2] = "ok"
+	}()
+	wg.Wait()
+	var wins, conflicts int
+	for _, c := range codes {
+		switch c {
+		case "ok":
+			wins++
+		case "ClaimConflict":
+			conflicts++
+		}
+	}
+	require.Equal(t, 1, wins, "%v", codes)
+	require.Equal(t, 2, conflicts, "%v", codes)
+
+	// The log stays verifiable after the race.
+	out, err := exec.Command(awr, "--project", dir, "--json", "verify").CombinedOutput()
+	require.NoError(t, err, string(out))
+}
+
+// TestAwrMCP checks that `awr mcp` serves the same tools on stdio.
+func TestAwrMCP(t *testing.T) {
+	awr, _ := binaries(t)
+	dir := project(t, awr)
+	cs := serve(t, awr, "--project", dir, "mcp", "--log-level", "debug")
+	text, _, isErr := call(t, cs, "awr_status", map[string]any{})
+	require.False(t, isErr, text)
+	out, err := exec.Command(awr, "--project", dir, "--json", "status").Output()
+	require.NoError(t, err)
+	require.Equal(t, strings.TrimSuffix(string(out), "\n"), text)
+}

@@ -1,0 +1,29 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServeStdio runs the server for opts on the process's stdin and stdout
+// until the host disconnects or ctx is done, then closes the project.
+// Logs go to opts.Logger only (stderr in both binaries): stdout carries
+// protocol messages and nothing else.
+func ServeStdio(ctx context.Context, opts Options) error {
+	s, err := New(opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if opts.Logger != nil {
+		opts.Logger.Info("awr-mcp serving", "project", s.dir, "version", s.opts.Version)
+	}
+	err = s.Run(ctx, &mcp.StdioTransport{})
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
