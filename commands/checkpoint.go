@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -39,6 +40,13 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		if err := required(f[0], f[1]); err != nil {
 			return nil, err
 		}
+	}
+	fields := [][2]string{{"agent", req.Agent}, {"digest", req.Digest}, {"next_action", req.NextAction}}
+	for i, l := range req.OpenLoops {
+		fields = append(fields, [2]string{fmt.Sprintf("open_loops[%d]", i), l})
+	}
+	if err := refuseSecrets("checkpoint", fields...); err != nil {
+		return nil, err
 	}
 	var loops []string
 	for _, l := range req.OpenLoops {

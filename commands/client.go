@@ -52,6 +52,9 @@ func BindClient(ctx context.Context, env *Env, req BindRequest) (*BindResult, er
 	if host, id, ok := strings.Cut(req.ExternalSession, ":"); !ok || host == "" || id == "" {
 		return nil, fault.New(fault.InvalidInput, "bind client: --external-session %q is not HOST:ID", req.ExternalSession).With("field", "external_session")
 	}
+	if err := refuseSecrets("bind client", [2]string{"client", req.Client}, [2]string{"external_session", req.ExternalSession}); err != nil {
+		return nil, err
+	}
 	if req.SessionID != "" && req.FromSession != "" {
 		return nil, fault.New(fault.InvalidInput, "bind client: give --session or --from-session, not both")
 	}

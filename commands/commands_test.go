@@ -201,3 +201,54 @@ func TestResume_SecondGeneration(t *testing.T) {
 	require.Equal(t, cp.Checkpoint.ID, c.Checkpoint.ID)
 	require.EqualValues(t, 3, c.Claim.FencingToken)
 }
+
+// TestSecretsNeverEnterTheLog: credential-like strings in any free-text
+// field are refused with RuleViolation, naming the field and the kind, never
+// echoing the secret, and nothing is appended.
+func TestSecretsNeverEnterTheLog(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := newTestEnv(t)
+	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true})
+	require.NoError(t, err)
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	cases := []struct {
+		field string
+		call  func() error
+	}{
+		{"digest", func() error {
+			_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: "pushed with " + token, NextAction: "n"})
+			return err
+		}},
+		{"next_action", func() error {
+			_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: "d", NextAction: "export PASSWORD=correcthorse"})
+			return err
+		}},
+		{"open_loops[1]", func() error {
+			_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: "d", NextAction: "n", OpenLoops: []string{"fine", "-----BEGIN PRIVATE KEY-----"}})
+			return err
+		}},
+		{"agent", func() error {
+			_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-3", Agent: "AKIAIOSFODNN7EXAMPLE"})
+			return err
+		}},
+		{"external_session", func() error {
+			_, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "c", ExternalSession: "host:" + token, Work: "T-1", SessionID: start.Session.ID})
+			return err
+		}},
+	}
+	var head int64
+	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }))
+	for _, tc := range cases {
+		err := tc.call()
+		require.True(t, fault.Is(err, fault.RuleViolation), "%s: %v", tc.field, err)
+		fe := fault.As(err)
+		require.Equal(t, tc.field, fe.Details["field"])
+		require.NotContains(t, fe.Message, token)
+		require.NotContains(t, fe.Message, "correcthorse")
+	}
+	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
+		require.Equal(t, head, r.Head, "nothing was appended")
+		return nil
+	}))
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/secret"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -117,4 +118,18 @@ func Batch(ctx context.Context, env *Env, actor string, fn func(ctx context.Cont
 		return 0, err
 	}
 	return res.Revision, nil
+}
+
+// refuseSecrets fails with RuleViolation when a field holds what looks like
+// a credential. The log is immutable, so a secret written into it could
+// never be removed; the error names the field and the kind of secret and
+// never echoes it.
+func refuseSecrets(op string, fields ...[2]string) error {
+	for _, f := range fields {
+		if found, ok := secret.Find(f[1]); ok {
+			return fault.New(fault.RuleViolation, "%s: %s holds what looks like a %s; secrets never enter the log", op, f[0], found.Kind).
+				With("field", f[0]).With("kind", found.Kind).WithHint("remove the secret from %s and retry", f[0])
+		}
+	}
+	return nil
 }

@@ -44,6 +44,9 @@ func ResumeSession(ctx context.Context, env *Env, req ResumeRequest) (*ResumeRes
 			return nil, err
 		}
 	}
+	if err := refuseSecrets("resume", [2]string{"agent", req.Agent}, [2]string{"provider", req.Provider}, [2]string{"model", req.Model}); err != nil {
+		return nil, err
+	}
 	return write(ctx, env, req.Agent, req.WriteMeta, []string{"session/" + req.FromSession}, req, func(tx *events.Tx) (*ResumeResult, error) {
 		prev, err := projections.SessionAt(tx.Conn, req.FromSession, tx.Head())
 		if err != nil {

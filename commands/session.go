@@ -54,6 +54,9 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 	if req.TTLms < 0 {
 		return nil, fault.New(fault.InvalidInput, "start session: --ttl-ms %d is negative", req.TTLms).With("field", "ttl_ms")
 	}
+	if err := refuseSecrets("start session", [2]string{"agent", req.Agent}, [2]string{"provider", req.Provider}, [2]string{"model", req.Model}); err != nil {
+		return nil, err
+	}
 	return write(ctx, env, req.Agent, req.WriteMeta, []string{"work/" + req.Work}, req, func(tx *events.Tx) (*StartResult, error) {
 		if _, err := findWork(tx, req.Work); err != nil {
 			return nil, err
@@ -245,6 +248,9 @@ type EndResult struct {
 // changes the work item's status in its source.
 func EndSession(ctx context.Context, env *Env, req EndRequest) (*EndResult, error) {
 	if err := required("session", req.SessionID); err != nil {
+		return nil, err
+	}
+	if err := refuseSecrets("end session", [2]string{"agent", req.Agent}, [2]string{"reason", req.Reason}); err != nil {
 		return nil, err
 	}
 	switch req.Outcome {

@@ -1,0 +1,41 @@
+package secret
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFind(t *testing.T) {
+	t.Parallel()
+	secrets := map[string]string{
+		"-----BEGIN RSA PRIVATE KEY-----\nMIIE...":                         "private key block",
+		"-----BEGIN OPENSSH PRIVATE KEY-----":                              "private key block",
+		"key AKIAIOSFODNN7EXAMPLE in env":                                  "AWS access key id",
+		"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "AWS secret access key",
+		"token ghp_abcdefghijklmnopqrstuvwxyz0123456789":                   "GitHub token",
+		"use glpat-abcdefghij0123456789xyz":                                "GitLab token",
+		"xoxb-123456789012-abcdefghijkl":                                   "Slack token",
+		"sk_live_abcdefghijklmnop1234":                                     "Stripe secret key",
+		"sk-ant-abcdefghijklmnopqrstuvwxyz":                                "OpenAI or Anthropic API key",
+		"set password=hunter2hunter":                                       "password assignment",
+		"DB_PASSWORD: 'S3cret!pass'":                                       "password assignment",
+		"postgres://app:s3cretpw@db.internal/app":                          "credentials in a URL",
+	}
+	for s, kind := range secrets {
+		f, ok := Find(s)
+		require.True(t, ok, s)
+		require.Equal(t, kind, f.Kind, s)
+	}
+	for _, s := range []string{
+		"Added carts table migration; tests written, not yet run.",
+		"Decide the password reset flow with product",
+		"Rotate the API key before launch",
+		"see https://example.com/docs",
+		"AKIA is the prefix AWS uses",
+		"",
+	} {
+		_, ok := Find(s)
+		require.False(t, ok, s)
+	}
+}
