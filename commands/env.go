@@ -34,6 +34,7 @@ type lockedEntropy struct {
 	src io.Reader
 }
 
+// Read serializes reads of the wrapped entropy source.
 func (l *lockedEntropy) Read(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -48,6 +48,7 @@ func (p *bindings) EndBulk(conn *sqlite.Conn) error {
 	return p.base.EndBulk(conn)
 }
 
+// Apply records a client_bound event as the new binding of its external session.
 func (p *bindings) Apply(conn *sqlite.Conn, e *events.Event) error {
 	if e.Kind != events.KindClientBound {
 		return nil

@@ -33,6 +33,7 @@ func newCheckpoints() *checkpoints {
 	}}}
 }
 
+// Apply indexes checkpoint_recorded and context_compiled events by session.
 func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event) error {
 	switch e.Kind {
 	case events.KindCheckpointRecorded:

@@ -74,6 +74,7 @@ func (p *claims) EndBulk(conn *sqlite.Conn) error {
 	return p.base.EndBulk(conn)
 }
 
+// Apply folds claim acquisitions, renewals and releases into claim versions.
 func (p *claims) Apply(conn *sqlite.Conn, e *events.Event) error {
 	switch e.Kind {
 	case events.KindClaimAcquired:

@@ -81,8 +81,13 @@ type base struct {
 	tables  []Table
 }
 
-func (b base) Name() string    { return b.name }
-func (b base) Version() int    { return b.version }
+// Name returns the projection's name.
+func (b base) Name() string { return b.name }
+
+// Version returns the projection's version.
+func (b base) Version() int { return b.version }
+
+// Tables returns the projection's tables.
 func (b base) Tables() []Table { return b.tables }
 
 // Reset drops and recreates the projection's tables and indexes.

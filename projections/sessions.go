@@ -65,6 +65,7 @@ func (p *sessions) EndBulk(conn *sqlite.Conn) error {
 	return p.base.EndBulk(conn)
 }
 
+// Apply folds session starts, resumes and ends into session versions.
 func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event) error {
 	switch e.Kind {
 	case events.KindSessionStarted:

@@ -105,6 +105,7 @@ func (p *work) EndBulk(conn *sqlite.Conn) error {
 	return p.base.EndBulk(conn)
 }
 
+// Apply replaces a source's sources row, items, goals and rules with a new index of it.
 func (p *work) Apply(conn *sqlite.Conn, e *events.Event) error {
 	if e.Kind != events.KindSourceIndexed {
 		return nil
