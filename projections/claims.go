@@ -51,7 +51,7 @@ type claims struct {
 }
 
 func newClaims() *claims {
-	p := &claims{base: base{name: "claims", version: 6, schema: "claims", tables: []Table{
+	p := &claims{base: base{name: "claims", version: 7, schema: "claims", tables: []Table{
 		{Name: "p_claims", Key: []string{"claim_id"}, Temporal: true},
 	}}}
 	p.rows = versions[Claim]{insert: putClaim, load: ClaimAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
@@ -171,9 +171,17 @@ func ClaimAt(conn *sqlite.Conn, id string, rev int64) (*Claim, error) {
 // LiveClaimAt returns the claim holding work at rev for a reader at now, or
 // nil when the work item is free.
 func LiveClaimAt(conn *sqlite.Conn, work string, rev, now int64) (*Claim, error) {
-	cs, err := claimsBy(conn, "claim_held_by_work_at", func(st *sqlite.Stmt) {
+	name := "claim_held_by_work_at"
+	if head, err := isHead(conn, rev); err != nil {
+		return nil, err
+	} else if head {
+		name = "claim_held_by_work_head"
+	}
+	cs, err := claimsBy(conn, name, func(st *sqlite.Stmt) {
 		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
+		if name == "claim_held_by_work_at" {
+			st.SetInt64(":rev", rev)
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -233,4 +241,15 @@ func MaxFencingToken(conn *sqlite.Conn, work string, rev int64) (int64, error) {
 		return nil
 	})
 	return tok, err
+}
+
+// isHead reports whether rev is the log's latest revision, so a read may
+// use the indexes of current rows.
+func isHead(conn *sqlite.Conn, rev int64) (bool, error) {
+	head := int64(0)
+	err := query(conn, "head_seq", func(st *sqlite.Stmt) {}, func(st *sqlite.Stmt) error {
+		head = st.GetInt64("seq")
+		return nil
+	})
+	return rev >= head, err
 }

@@ -1,1 +1,1 @@
-SELECT COALESCE(MAX(fencing_token), 0) AS token FROM p_claims WHERE work = :work AND valid_from <= :rev;
+SELECT fencing_token AS token FROM p_claims INDEXED BY p_claims_token WHERE work = :work AND valid_from <= :rev ORDER BY fencing_token DESC LIMIT 1;

@@ -1,0 +1,1 @@
+SELECT COALESCE(MAX(seq), 0) AS seq FROM events;
