@@ -1,0 +1,253 @@
+package soak
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/replay"
+	"github.com/stretchr/testify/require"
+)
+
+// writeChild opens the project and checkpoints in a loop, at most writes
+// times, printing "committed SEQ ID" after each acknowledged write and
+// "error CODE MESSAGE" for the first refusal. With fsize set it first
+// limits the size of any file it writes to fsize bytes (RLIMIT_FSIZE),
+// which is how the tests fill the disk.
+func writeChild(dir, fsize, writes string) int {
+	ctx := context.Background()
+	out := os.Stdout
+	report := func(err error) int {
+		fe := fault.As(err)
+		fmt.Fprintf(out, "error %s %s\n", fe.Code, fe.Message)
+		return 0
+	}
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
+	if err != nil {
+		return report(err)
+	}
+	defer st.Close()
+	if fsize != "" {
+		n, err := strconv.ParseUint(fsize, 10, 64)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "child fsize:", err)
+			return 3
+		}
+		// Past the limit write(2) fails with EFBIG instead of the process
+		// dying of SIGXFSZ.
+		signal.Ignore(syscall.SIGXFSZ)
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+			fmt.Fprintln(os.Stderr, "child setrlimit:", err)
+			return 3
+		}
+	}
+	limit, _ := strconv.Atoi(writes)
+	env := commands.NewEnv(st)
+	a := &acker{st: st, out: bufio.NewWriter(out)}
+	res, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-1", Agent: "filler"})
+	if err != nil {
+		return report(err)
+	}
+	a.ack(ctx, res.ProjectRevision)
+	digest := strings.Repeat("the quick brown fox jumps over the lazy dog ", 40)
+	for i := 1; i < limit; i++ {
+		kres, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: res.Session.ID, Agent: "filler", Digest: fmt.Sprintf("%d %s", i, digest), NextAction: "next"})
+		if err != nil {
+			return report(err)
+		}
+		a.ack(ctx, kres.ProjectRevision)
+	}
+	fmt.Fprintln(out, "done")
+	return 0
+}
+
+// runWriter runs writeChild to completion and returns its acknowledgements
+// and its "error" line ("" when it finished without one).
+func runWriter(t *testing.T, cmd *exec.Cmd) (map[int64]string, string) {
+	t.Helper()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "stderr: %s", stderr.String())
+	acked := map[int64]string{}
+	require.NoError(t, parseAcks(string(out), acked))
+	var refusal string
+	for _, l := range strings.Split(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(l, "error "); ok {
+			refusal = rest
+		}
+	}
+	return acked, refusal
+}
+
+// TestFault_DiskFull fills the disk under a writer (the child's file size
+// limit stands in for a full file system): the write that does not fit is
+// refused with Storage, and everything acknowledged before it survives a
+// verify.
+func TestFault_DiskFull(t *testing.T) {
+	dir := newProject(t, 1)
+	var size int64
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(events.DBPath(dir) + suffix); err == nil && fi.Size() > size {
+			size = fi.Size()
+		}
+	}
+	acked, refusal := runWriter(t, childCmd(dir, "write", fmt.Sprintf("AWR_TEST_FSIZE=%d", size+256<<10), "AWR_TEST_WRITES=100000"))
+	require.NotEmpty(t, refusal, "the disk never filled")
+	require.True(t, strings.HasPrefix(refusal, string(fault.Storage)+" "), "refusal: %s", refusal)
+	require.Contains(t, refusal, "nothing was written", "the refusal says what happened")
+	require.NotEmpty(t, acked, "nothing was written before the disk filled")
+	t.Logf("%d writes acknowledged, then: %s", len(acked), refusal)
+	assertSoundLog(t, dir, acked)
+}
+
+// writeSome appends n checkpoints in-process and returns them by seq.
+func writeSome(t *testing.T, dir string, n int) map[int64]string {
+	t.Helper()
+	ctx := context.Background()
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	defer st.Close()
+	return writeWith(t, st, n)
+}
+
+func writeWith(t *testing.T, st *events.Store, n int) map[int64]string {
+	t.Helper()
+	ctx := context.Background()
+	env := commands.NewEnv(st)
+	res, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-1", Agent: "writer"})
+	require.NoError(t, err)
+	revs := []int64{res.ProjectRevision}
+	for i := 1; i < n; i++ {
+		k, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: res.Session.ID, Agent: "writer", Digest: fmt.Sprintf("step %d", i), NextAction: "next"})
+		require.NoError(t, err)
+		revs = append(revs, k.ProjectRevision)
+	}
+	acked := map[int64]string{}
+	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+		for _, rev := range revs {
+			if err := events.ScanEvents(r.Conn, rev, rev, func(e *events.Event) error { acked[rev] = e.ID; return nil }); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	return acked
+}
+
+// TestFault_ReadOnly makes the database and its directory read-only and
+// writes from a process that cannot override the permissions (as root, the
+// child drops to nobody): the write is refused with Storage, nothing is
+// written, and the log still verifies.
+func TestFault_ReadOnly(t *testing.T) {
+	dir := newProject(t, 1)
+	acked := writeSome(t, dir, 3)
+	cmd := childCmd(dir, "write", "AWR_TEST_WRITES=1")
+	if os.Geteuid() == 0 {
+		// Root ignores permission bits; run the child as nobody from a
+		// copy of the test binary it can read, in directories it can enter.
+		bin := filepath.Join(t.TempDir(), "soak.test")
+		data, err := os.ReadFile(os.Args[0])
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(bin, data, 0o755))
+		for _, d := range []string{filepath.Dir(bin), filepath.Dir(filepath.Dir(bin)), dir, filepath.Dir(dir)} {
+			require.NoError(t, os.Chmod(d, 0o755))
+		}
+		cmd.Path, cmd.Args[0] = bin, bin
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	db := events.DBPath(dir)
+	require.NoError(t, os.Chmod(db, 0o444))
+	require.NoError(t, os.Chmod(filepath.Dir(db), 0o555))
+	t.Cleanup(func() { _ = os.Chmod(filepath.Dir(db), 0o700) })
+	got, refusal := runWriter(t, cmd)
+	require.Empty(t, got, "a write to a read-only database was acknowledged")
+	require.True(t, strings.HasPrefix(refusal, string(fault.Storage)+" "), "refusal: %q", refusal)
+	t.Logf("refusal: %s", refusal)
+	require.NoError(t, os.Chmod(filepath.Dir(db), 0o700))
+	require.NoError(t, os.Chmod(db, 0o600))
+	assertSoundLog(t, dir, acked)
+}
+
+// TestFault_DatabaseRemoved removes .awr/awr.db* under an open store. The
+// open store goes on writing to the unlinked file; a new open finds no
+// project (NotFound, hint awr init), and a project initialized afresh holds
+// none of the first store's acknowledged events.
+func TestFault_DatabaseRemoved(t *testing.T) {
+	ctx := context.Background()
+	dir := newProject(t, 1)
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	defer st.Close()
+	acked := writeWith(t, st, 2)
+	files, err := filepath.Glob(events.DBPath(dir) + "*")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		require.NoError(t, os.Remove(f))
+	}
+	for seq, id := range writeWith(t, st, 2) {
+		acked[seq] = id
+	}
+
+	_, err = events.Open(ctx, events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
+	require.True(t, fault.Is(err, fault.NotFound), "%v", err)
+	require.Equal(t, "awr init", fault.As(err).Hint)
+
+	fresh, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	defer fresh.Close()
+	_, err = commands.Init(ctx, commands.NewEnv(fresh), commands.InitRequest{Name: "again"})
+	require.NoError(t, err)
+	require.NoError(t, fresh.Read(ctx, func(r *events.Reader) error {
+		return events.ScanEvents(r.Conn, 1, r.Head, func(e *events.Event) error {
+			for seq, id := range acked {
+				require.NotEqual(t, id, e.ID, "event %d of the removed log appears in the new project", seq)
+			}
+			return nil
+		})
+	}))
+}
+
+// TestFault_Truncated cuts the database file to half its size: opening or
+// verifying it fails with a coded error (Storage or VerifyFailed) and a
+// message, never a panic or a silent success.
+func TestFault_Truncated(t *testing.T) {
+	ctx := context.Background()
+	dir := newProject(t, 1)
+	writeSome(t, dir, 200) // closing checkpoints the WAL into the file
+	db := events.DBPath(dir)
+	_, err := os.Stat(db + "-wal")
+	require.True(t, os.IsNotExist(err), "the WAL should be checkpointed and removed on close")
+	fi, err := os.Stat(db)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(db, fi.Size()/2))
+
+	st, err := events.Open(ctx, db, events.Options{Projectors: projections.Projectors()})
+	if err == nil {
+		defer st.Close()
+		var res *replay.VerifyResult
+		res, err = replay.Verify(ctx, st, nil)
+		if err == nil {
+			require.False(t, res.OK, "a truncated database verified")
+			t.Logf("verify: %+v", res)
+			return
+		}
+	}
+	code := fault.CodeOf(err)
+	require.Contains(t, []fault.Code{fault.Storage, fault.VerifyFailed}, code, "%v", err)
+	require.NotEmpty(t, err.Error())
+	t.Logf("%s: %v (hint %q)", code, err, fault.As(err).Hint)
+}
