@@ -193,11 +193,8 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 		return mapErr("migrate schema", err)
 	}
 	if version == 0 {
-		var tables int
-		if err := sqlitex.ExecuteTransient(conn, "SELECT count(*) FROM sqlite_schema", &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
-			tables = st.ColumnInt(0)
-			return nil
-		}}); err != nil {
+		tables, err := count(conn, "schema_object_count")
+		if err != nil {
 			return mapErr("migrate schema", err)
 		}
 		if tables > 0 && appID != applicationID {
@@ -317,3 +314,18 @@ func EventFromRow(st *sqlite.Stmt) *Event {
 	st.GetBytes("hash", e.Hash)
 	return e
 }
+
+// count runs a named statement that returns one row with a column n.
+func count(conn *sqlite.Conn, name string) (int, error) {
+	st := prep(conn, name)
+	defer st.Reset()
+	row, err := st.Step()
+	if err != nil || !row {
+		return 0, err
+	}
+	return int(st.GetInt64("n")), nil
+}
+
+// TriggersInstalled counts the append-only triggers present (3 when the log
+// is protected).
+func TriggersInstalled(conn *sqlite.Conn) (int, error) { return count(conn, "trigger_count") }

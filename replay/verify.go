@@ -3,13 +3,14 @@ package replay
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
-	"zombiezen.com/go/sqlite/sqlitex"
 )
 
 // Check is one verification step's outcome.
@@ -42,32 +43,23 @@ type ChainFault struct {
 // fault: a gap or repeat in seq, a prev_hash that is not the previous
 // event's hash, a hash that does not recompute (an edited row), a
 // stream_version out of sequence, an unknown kind or an undecodable
-// payload. It reads every row by rowid order, so rows inserted, deleted or
-// reordered behind the triggers' back are caught too. nil means sound.
+// payload. It reads every row in seq (rowid) order, whatever its seq, so
+// rows inserted, deleted or reordered behind the triggers' back are caught
+// too. nil means sound.
 func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault, err error) {
 	var chain events.ChainCheck
 	versions := map[string]int64{}
-	st, _, err := conn.PrepareTransient("SELECT seq, id, kind, stream, stream_version, occurred_at, actor, request_id, payload, prev_hash, hash FROM events ORDER BY rowid")
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	defer st.Finalize()
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return checked, chain.Head(), nil, err
-		}
-		if !row {
-			return checked, chain.Head(), nil, nil
-		}
-		e := events.EventFromRow(st)
-		fail := func(format string, args ...any) (int64, []byte, *ChainFault, error) {
-			return checked, chain.Head(), &ChainFault{Seq: e.Seq, Problem: fmt.Sprintf(format, args...)}, nil
+	stop := errors.New("stop")
+	err = events.ScanEvents(conn, math.MinInt64, math.MaxInt64, func(e *events.Event) error {
+		fail := func(format string, args ...any) error {
+			bad = &ChainFault{Seq: e.Seq, Problem: fmt.Sprintf(format, args...)}
+			return stop
 		}
 		want := chain.Expected()
 		if problem := chain.Check(e); problem != "" {
 			if e.Seq > want {
-				return checked, chain.Head(), &ChainFault{Seq: want, Problem: problem}, nil
+				bad = &ChainFault{Seq: want, Problem: problem}
+				return stop
 			}
 			return fail("%s", problem)
 		}
@@ -82,16 +74,12 @@ func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault
 		}
 		versions[e.Stream] = e.StreamVersion
 		checked++
-	}
-}
-
-// hasTrigger reports whether the append-only triggers are installed.
-func triggersPresent(conn *sqlite.Conn) (int, error) {
-	n := 0
-	err := sqlitex.ExecuteTransient(conn, "SELECT count(*) FROM sqlite_schema WHERE type='trigger' AND name IN ('events_no_update','events_no_delete','events_seq_gapless')", &sqlitex.ExecOptions{
-		ResultFunc: func(st *sqlite.Stmt) error { n = st.ColumnInt(0); return nil },
+		return nil
 	})
-	return n, err
+	if err == stop {
+		err = nil
+	}
+	return checked, chain.Head(), bad, err
 }
 
 // Verify checks the whole project: seq continuity and the hash chain, the
@@ -142,7 +130,7 @@ func Verify(ctx context.Context, store *events.Store, progress func(done, total 
 			}
 			res.Checks = append(res.Checks, c)
 		}
-		n, err := triggersPresent(r.Conn)
+		n, err := events.TriggersInstalled(r.Conn)
 		if err != nil {
 			return err
 		}

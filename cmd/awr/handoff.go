@@ -29,6 +29,16 @@ func (a *App) project() (*service.Project, error) {
 	return &service.Project{Dir: dir, Store: st, Env: env}, nil
 }
 
+// projectAt opens the project and resolves a read's --at flag.
+func (a *App) projectAt(f atFlag) (*service.Project, int64, error) {
+	at, err := f.rev()
+	if err != nil {
+		return nil, 0, err
+	}
+	p, err := a.project()
+	return p, at, err
+}
+
 // writeFlags are the concurrency and retry flags of every write.
 type writeFlags struct {
 	ExpectedRevision *int64 `name:"expected-revision" aliases:"expected-project-revision" help:"Fail with RevisionConflict if what this write depends on changed after revision R." placeholder:"R"`
@@ -195,11 +205,7 @@ type sessionShowCmd struct {
 
 // Run shows a session.
 func (c *sessionShowCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	at, err := c.rev()
+	p, at, err := app.projectAt(c.atFlag)
 	if err != nil {
 		return err
 	}
@@ -242,11 +248,7 @@ type sessionListCmd struct {
 
 // Run lists sessions.
 func (c *sessionListCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	at, err := c.rev()
+	p, at, err := app.projectAt(c.atFlag)
 	if err != nil {
 		return err
 	}

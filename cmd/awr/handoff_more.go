@@ -28,11 +28,7 @@ type contextCompileCmd struct {
 func (c *contextCompileCmd) Run(app *App) error {
 	shortLived()
 	go workcontext.Warm() // overlaps loading the tokenizer with opening the project
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	at, err := c.rev()
+	p, at, err := app.projectAt(c.atFlag)
 	if err != nil {
 		return err
 	}
@@ -101,11 +97,7 @@ type recoveryInspectCmd struct {
 
 // Run reports recovery state.
 func (c *recoveryInspectCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	at, err := c.rev()
+	p, at, err := app.projectAt(c.atFlag)
 	if err != nil {
 		return err
 	}
@@ -194,11 +186,7 @@ type clientShowCmd struct {
 
 // Run shows a binding.
 func (c *clientShowCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	at, err := c.rev()
+	p, at, err := app.projectAt(c.atFlag)
 	if err != nil {
 		return err
 	}
