@@ -28,7 +28,7 @@ func (te *testEnv) liveClaim(t *testing.T) *projections.Claim {
 	var c *projections.Claim
 	require.NoError(t, te.Store.Read(context.Background(), func(r *events.Reader) error {
 		var err error
-		c, err = projections.LiveClaimAt(r.Conn, "T-1", r.Head, te.now.UnixMilli())
+		c, err = projections.LiveClaimAt(r.Conn, "T-1", r.Head, te.now.UnixMilli(), true)
 		return err
 	}))
 	return c

@@ -113,7 +113,7 @@ func findWork(tx *events.Tx, key string) (*projections.WorkItem, error) {
 // checkClaimable verifies that work can be claimed now by a session other
 // than except (the predecessor whose claim is being moved).
 func checkClaimable(tx *events.Tx, work, except string) (*projections.Readiness, error) {
-	r, ok, err := projections.ReadinessOf(tx.Conn, work, tx.Head(), tx.Now().UnixMilli())
+	r, ok, err := projections.ReadinessOf(tx.Conn, work, tx.Head(), tx.Now().UnixMilli(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func fence(tx *events.Tx, op string, s *projections.Session) error {
 		e := fault.New(fault.ClaimConflict, "%s: session %s holds fencing token %d, but token %d was issued on %s since", op, s.ID, mine.FencingToken, top, s.Work).
 			With("session_id", s.ID).With("fencing_token", mine.FencingToken).With("latest_fencing_token", top).
 			WithHint("awr session resume --from-session %s", s.ID)
-		if live, err := projections.LiveClaimAt(tx.Conn, s.Work, tx.Head(), tx.Now().UnixMilli()); err == nil && live != nil {
+		if live, err := projections.LiveClaimAt(tx.Conn, s.Work, tx.Head(), tx.Now().UnixMilli(), true); err == nil && live != nil {
 			e.With("holder_session", live.SessionID).With("holder_agent", live.Agent).With("expires_at", live.ExpiresAt).With("holder_fencing_token", live.FencingToken)
 		}
 		return e

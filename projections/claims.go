@@ -169,12 +169,11 @@ func ClaimAt(conn *sqlite.Conn, id string, rev int64) (*Claim, error) {
 }
 
 // LiveClaimAt returns the claim holding work at rev for a reader at now, or
-// nil when the work item is free.
-func LiveClaimAt(conn *sqlite.Conn, work string, rev, now int64) (*Claim, error) {
+// nil when the work item is free; head says rev is the log's head, which
+// reads the index of current held claims.
+func LiveClaimAt(conn *sqlite.Conn, work string, rev, now int64, head bool) (*Claim, error) {
 	name := "claim_held_by_work_at"
-	if head, err := isHead(conn, rev); err != nil {
-		return nil, err
-	} else if head {
+	if head {
 		name = "claim_held_by_work_head"
 	}
 	cs, err := claimsBy(conn, name, func(st *sqlite.Stmt) {
@@ -243,13 +242,3 @@ func MaxFencingToken(conn *sqlite.Conn, work string, rev int64) (int64, error) {
 	return tok, err
 }
 
-// isHead reports whether rev is the log's latest revision, so a read may
-// use the indexes of current rows.
-func isHead(conn *sqlite.Conn, rev int64) (bool, error) {
-	head := int64(0)
-	err := query(conn, "head_seq", func(st *sqlite.Stmt) {}, func(st *sqlite.Stmt) error {
-		head = st.GetInt64("seq")
-		return nil
-	})
-	return rev >= head, err
-}

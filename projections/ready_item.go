@@ -4,10 +4,10 @@ import (
 	"zombiezen.com/go/sqlite"
 )
 
-// ReadinessOf evaluates one work item as ReadinessAt would, reading only
-// the item, its dependency closure and its live claim. ok is false when no
+// ReadinessOf evaluates one work item as ReadinessAt would (head as there),
+// reading only the item, its dependency closure and its live claim. ok is false when no
 // item has the key.
-func ReadinessOf(conn *sqlite.Conn, key string, rev, now int64) (r Readiness, ok bool, err error) {
+func ReadinessOf(conn *sqlite.Conn, key string, rev, now int64, head bool) (r Readiness, ok bool, err error) {
 	cache := map[string][]WorkItem{}
 	load := func(k string) ([]WorkItem, error) {
 		if its, ok := cache[k]; ok {
@@ -47,7 +47,7 @@ func ReadinessOf(conn *sqlite.Conn, key string, rev, now int64) (r Readiness, ok
 		}
 	}
 	inCycle := cycleMembers(closure, byKey)
-	live, err := LiveClaimAt(conn, key, rev, now)
+	live, err := LiveClaimAt(conn, key, rev, now, head)
 	if err != nil {
 		return Readiness{}, false, err
 	}

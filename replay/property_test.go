@@ -190,7 +190,7 @@ func TestProperty_ReplayEqualsIncremental(t *testing.T) {
 			all, err := projections.ReadinessAt(r.Conn, r.Head, now, true)
 			require.NoError(rt, err)
 			for _, want := range all {
-				got, ok, err := projections.ReadinessOf(r.Conn, want.Item.Key, r.Head, now)
+				got, ok, err := projections.ReadinessOf(r.Conn, want.Item.Key, r.Head, now, true)
 				require.NoError(rt, err)
 				require.True(rt, ok)
 				require.Equal(rt, want.Ready, got.Ready, want.Item.Key)

@@ -89,7 +89,7 @@ func (p *Project) Recovery(ctx context.Context, session string, at int64) (*Reco
 			return err
 		}
 		rep.ChangedSince = log
-		live, err := projections.LiveClaimAt(r.Conn, s.Work, rev, now)
+		live, err := projections.LiveClaimAt(r.Conn, s.Work, rev, now, rev == r.Head)
 		if err != nil {
 			return err
 		}

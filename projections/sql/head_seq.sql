@@ -1,1 +1,0 @@
-SELECT COALESCE(MAX(seq), 0) AS seq FROM events;
