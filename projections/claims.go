@@ -241,4 +241,3 @@ func MaxFencingToken(conn *sqlite.Conn, work string, rev int64) (int64, error) {
 	})
 	return tok, err
 }
-
