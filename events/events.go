@@ -12,7 +12,7 @@ import (
 type Kind string
 
 // The event kinds awr writes. Payload structs live one file per aggregate:
-// project.go, source.go, session.go, claim.go, client.go.
+// project.go, source.go, session.go, claim.go, client.go, rig.go.
 const (
 	KindProjectInitialized Kind = "project_initialized"
 	KindSourceIndexed      Kind = "source_indexed"
@@ -25,6 +25,15 @@ const (
 	KindSessionEnded       Kind = "session_ended"
 	KindSessionResumed     Kind = "session_resumed"
 	KindClientBound        Kind = "client_bound"
+	KindSeatDeclared       Kind = "seat_declared"
+	KindSeatRemoved        Kind = "seat_removed"
+	KindSeatLaunched       Kind = "seat_launched"
+	KindStopRequested      Kind = "stop_requested"
+	KindRigSnapshotTaken   Kind = "rig_snapshot_taken"
+	KindRestoreStarted     Kind = "restore_started"
+	KindSeatRestored       Kind = "seat_restored"
+	KindRestoreCompleted   Kind = "restore_completed"
+	KindSeatDecided        Kind = "seat_decided"
 )
 
 // payloadTypes maps each kind to a constructor of its payload struct.
@@ -40,6 +49,15 @@ var payloadTypes = map[Kind]func() any{
 	KindSessionEnded:       func() any { return new(SessionEnded) },
 	KindSessionResumed:     func() any { return new(SessionResumed) },
 	KindClientBound:        func() any { return new(ClientBound) },
+	KindSeatDeclared:       func() any { return new(SeatDeclared) },
+	KindSeatRemoved:        func() any { return new(SeatRemoved) },
+	KindSeatLaunched:       func() any { return new(SeatLaunched) },
+	KindStopRequested:      func() any { return new(StopRequested) },
+	KindRigSnapshotTaken:   func() any { return new(RigSnapshotTaken) },
+	KindRestoreStarted:     func() any { return new(RestoreStarted) },
+	KindSeatRestored:       func() any { return new(SeatRestored) },
+	KindRestoreCompleted:   func() any { return new(RestoreCompleted) },
+	KindSeatDecided:        func() any { return new(SeatDecided) },
 }
 
 // Kinds returns every known kind, sorted.

@@ -24,6 +24,7 @@ const (
 	SourceConflict    Code = "SourceConflict"
 	BudgetExceeded    Code = "BudgetExceeded"
 	ContextIncomplete Code = "ContextIncomplete"
+	RestoreIncomplete Code = "RestoreIncomplete"
 	VerifyFailed      Code = "VerifyFailed"
 	RuleViolation     Code = "RuleViolation"
 	Storage           Code = "Storage"

@@ -50,6 +50,8 @@ type CLI struct {
 	Claim      claimCmd    `cmd:"" help:"Renew or release a session's claim."`
 	Recovery   recoveryCmd `cmd:"" help:"Inspect where a session stands and what to run next."`
 	Client     clientCmd   `cmd:"" help:"Bind a host conversation to a session, and show bindings."`
+	Seat       seatCmd     `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
+	Rig        rigCmd      `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`
 	Log        logCmd      `cmd:"" help:"List events oldest first, filtered."`
 	MCP        mcpCmd      `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`
 	Replay     replayCmd   `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`

@@ -1,0 +1,356 @@
+package commands
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
+)
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+
+// ParseAddress splits a seat address ROLE@RIG. Role and rig are lowercase
+// letters, digits, '-' and '_', starting with a letter or digit, at most 40
+// characters each.
+func ParseAddress(address string) (role, rig string, err error) {
+	role, rig, ok := strings.Cut(address, "@")
+	if !ok || !nameRE.MatchString(role) || !nameRE.MatchString(rig) {
+		return "", "", fault.New(fault.InvalidInput, "seat address %q is not ROLE@RIG (lowercase letters, digits, - and _)", address).
+			With("address", address).WithHint("e.g. awr seat add build@portal --runtime generic --command 'my-agent {context_file}'")
+	}
+	return role, rig, nil
+}
+
+// CheckRigName validates a rig name.
+func CheckRigName(rig string) error {
+	if !nameRE.MatchString(rig) {
+		return fault.New(fault.InvalidInput, "rig name %q is not lowercase letters, digits, - and _", rig).With("rig", rig)
+	}
+	return nil
+}
+
+// Placeholders are the names a seat's command templates may use.
+var Placeholders = []string{"seat", "rig", "role", "session", "conversation", "context_file", "project", "work"}
+
+var placeholderRE = regexp.MustCompile(`\$?\{([a-z_]+)\}`)
+
+// checkTemplate refuses placeholders awr does not know. Shell expansions
+// (${name}) are left to the shell.
+func checkTemplate(field, tmpl string) error {
+	for _, m := range placeholderRE.FindAllStringSubmatch(tmpl, -1) {
+		if strings.HasPrefix(m[0], "$") {
+			continue
+		}
+		known := false
+		for _, p := range Placeholders {
+			known = known || p == m[1]
+		}
+		if !known {
+			return fault.New(fault.InvalidInput, "seat: %s uses unknown placeholder {%s}; known: {%s}", field, m[1], strings.Join(Placeholders, "}, {")).
+				With("field", field).With("placeholder", m[1])
+		}
+	}
+	return nil
+}
+
+// SeatRequest declares or redeclares a seat.
+type SeatRequest struct {
+	Address       string `json:"address"`
+	Runtime       string `json:"runtime"`
+	Command       string `json:"command,omitempty"`
+	ResumeCommand string `json:"resume_command,omitempty"`
+	Work          string `json:"work,omitempty"`
+	Cwd           string `json:"cwd,omitempty"`
+	Policy        string `json:"policy,omitempty"`
+	StopMessage   string `json:"stop_message,omitempty"`
+	WriteMeta
+}
+
+// SeatResult is the seat after a declaration or removal.
+type SeatResult struct {
+	Replay
+	Seat            *projections.Seat `json:"seat"`
+	Changed         bool              `json:"changed"`
+	ProjectRevision int64             `json:"project_revision"`
+}
+
+// Declaration validates req and returns the seat_declared payload it
+// stands for.
+func (req SeatRequest) Declaration() (*events.SeatDeclared, error) {
+	role, rig, err := ParseAddress(req.Address)
+	if err != nil {
+		return nil, err
+	}
+	d := &events.SeatDeclared{Address: req.Address, Role: role, Rig: rig, Runtime: req.Runtime, Command: req.Command,
+		ResumeCommand: req.ResumeCommand, Work: req.Work, Cwd: req.Cwd, Policy: orDefault(req.Policy, events.PolicyResumeIfPossible), StopMessage: req.StopMessage}
+	switch d.Runtime {
+	case events.RuntimeGeneric:
+		if strings.TrimSpace(d.Command) == "" {
+			return nil, fault.New(fault.InvalidInput, "seat %s: runtime generic needs --command", d.Address).With("field", "command").
+				WithHint("awr seat add %s --runtime generic --command 'my-agent --context {context_file}'", d.Address)
+		}
+	case events.RuntimeClaude, events.RuntimeCodex:
+	default:
+		return nil, fault.New(fault.InvalidInput, "seat %s: --runtime %q is not generic, claude or codex", d.Address, d.Runtime).With("field", "runtime")
+	}
+	switch d.Policy {
+	case events.PolicyResumeIfPossible, events.PolicyRelaunchFresh, events.PolicyCheckpointOnly:
+	default:
+		return nil, fault.New(fault.InvalidInput, "seat %s: --policy %q is not resume_if_possible, relaunch_fresh or checkpoint_only", d.Address, d.Policy).With("field", "policy")
+	}
+	for _, f := range [][2]string{{"command", d.Command}, {"resume_command", d.ResumeCommand}, {"stop_message", d.StopMessage}} {
+		if err := checkTemplate(f[0], f[1]); err != nil {
+			return nil, err
+		}
+	}
+	if err := refuseSecrets("seat", [2]string{"command", d.Command}, [2]string{"resume_command", d.ResumeCommand},
+		[2]string{"stop_message", d.StopMessage}, [2]string{"cwd", d.Cwd}, [2]string{"work", d.Work}); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// DeclareSeat records a seat's declaration (seat_declared). Declaring it
+// again unchanged writes nothing; a changed declaration replaces the old
+// one and keeps what its occupants did.
+// Errors: InvalidInput for a bad address, runtime, policy or template;
+// NotFound for an unknown work item; RuleViolation for a secret.
+func DeclareSeat(ctx context.Context, env *Env, req SeatRequest) (*SeatResult, error) {
+	d, err := req.Declaration()
+	if err != nil {
+		return nil, err
+	}
+	return write(ctx, env, "awr", req.WriteMeta, []string{"seat/" + d.Address}, req, func(tx *events.Tx) (*SeatResult, error) {
+		if d.Work != "" {
+			if _, err := findWork(tx, d.Work); err != nil {
+				return nil, err
+			}
+		}
+		cur, err := projections.SeatAt(tx.Conn, d.Address, tx.Head())
+		if err != nil {
+			return nil, err
+		}
+		res := &SeatResult{}
+		if cur == nil || cur.SeatDeclared != *d {
+			if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatDeclared, Stream: "seat/" + d.Address, Payload: *d}); err != nil {
+				return nil, err
+			}
+			res.Changed = true
+		}
+		if res.Seat, err = projections.SeatAt(tx.Conn, d.Address, tx.Head()); err != nil {
+			return nil, err
+		}
+		res.ProjectRevision = tx.Head()
+		return res, nil
+	})
+}
+
+// RemoveSeatRequest retires a seat.
+type RemoveSeatRequest struct {
+	Address string `json:"address"`
+	WriteMeta
+}
+
+// RemoveSeat retires a stopped seat (seat_removed); its history stays in
+// the log. Errors: NotFound; InvalidTransition while it has a live session.
+func RemoveSeat(ctx context.Context, env *Env, req RemoveSeatRequest) (*SeatResult, error) {
+	_, rig, err := ParseAddress(req.Address)
+	if err != nil {
+		return nil, err
+	}
+	return write(ctx, env, "awr", req.WriteMeta, []string{"seat/" + req.Address}, req, func(tx *events.Tx) (*SeatResult, error) {
+		cur, err := RequireSeat(tx.Conn, req.Address, tx.Head())
+		if err != nil {
+			return nil, err
+		}
+		if cur.SessionActive {
+			return nil, fault.New(fault.InvalidTransition, "seat remove: %s is running session %s", req.Address, cur.SessionID).
+				With("address", req.Address).With("session_id", cur.SessionID).WithHint("awr rig down %s", rig)
+		}
+		if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatRemoved, Stream: "seat/" + req.Address, Payload: events.SeatRemoved{Address: req.Address, Rig: rig}}); err != nil {
+			return nil, err
+		}
+		return &SeatResult{Seat: cur, Changed: true, ProjectRevision: tx.Head()}, nil
+	})
+}
+
+// RequireSeat returns the seat at rev or a NotFound error.
+func RequireSeat(conn *sqlite.Conn, address string, rev int64) (*projections.Seat, error) {
+	s, err := projections.SeatAt(conn, address, rev)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		_, rig, _ := strings.Cut(address, "@")
+		return nil, fault.New(fault.NotFound, "seat %s not found", address).With("address", address).WithHint("awr seat list --rig %s", rig)
+	}
+	return s, nil
+}
+
+// LaunchRequest starts the session a seat's agent will work in and records
+// the launch, in one transaction: a new session with a claim on the seat's
+// work (FromSession empty), or a successor of FromSession that inherits its
+// checkpoint and takes the claim.
+type LaunchRequest struct {
+	Address      string
+	Mode         string
+	FromSession  string
+	Conversation string
+	TmuxSession  string
+	ContextFile  string
+	RestoreID    string
+	TTLms        int64
+}
+
+// LaunchResult is the session started for the seat.
+type LaunchResult struct {
+	SessionID       string
+	ClaimID         string
+	Seq             int64
+	ProjectRevision int64
+}
+
+// LaunchSeat starts (or resumes) the seat's session and appends
+// seat_launched, atomically: a crash leaves either both or neither.
+// Errors: NotFound; InvalidInput for a seat without work; the errors of
+// StartSession and ResumeSession (ClaimConflict, DependencyBlocked, ...).
+func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult, error) {
+	out := &LaunchResult{}
+	rev, err := Batch(ctx, env, req.Address, func(ctx context.Context) error {
+		tx := ctx.Value(batchKey{}).(*events.Tx)
+		seat, err := RequireSeat(tx.Conn, req.Address, tx.Head())
+		if err != nil {
+			return err
+		}
+		if seat.Work == "" {
+			return fault.New(fault.InvalidInput, "seat %s has no work item to claim", req.Address).With("address", req.Address).
+				WithHint("awr seat add %s --runtime %s --work KEY", req.Address, seat.Runtime)
+		}
+		claim := true
+		var claimView *ClaimView
+		if req.FromSession != "" {
+			res, err := ResumeSession(ctx, env, ResumeRequest{FromSession: req.FromSession, Agent: req.Address, Provider: seat.Runtime, Claim: &claim, TTLms: req.TTLms})
+			if err != nil {
+				return err
+			}
+			out.SessionID, claimView = res.Session.ID, res.Claim
+		} else {
+			res, err := StartSession(ctx, env, StartRequest{Work: seat.Work, Agent: req.Address, Provider: seat.Runtime, Claim: true, TTLms: req.TTLms})
+			if err != nil {
+				return err
+			}
+			out.SessionID, claimView = res.Session.ID, res.Claim
+		}
+		if claimView != nil {
+			out.ClaimID = claimView.ID
+		}
+		ev, err := tx.Append(events.NewEvent{Kind: events.KindSeatLaunched, Stream: "seat/" + req.Address, Payload: events.SeatLaunched{
+			Address: req.Address, Rig: seat.Rig, Mode: req.Mode, SessionID: out.SessionID, ClaimID: out.ClaimID, TmuxSession: req.TmuxSession,
+			ContextFile: req.ContextFile, Conversation: req.Conversation, RestoreID: req.RestoreID,
+		}})
+		if err != nil {
+			return err
+		}
+		out.Seq = ev.Seq
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.ProjectRevision = rev
+	return out, nil
+}
+
+// RigEvent appends one rig or seat event (stop_requested,
+// rig_snapshot_taken, restore_started, seat_restored, restore_completed,
+// seat_decided) on its stream. The rig package decides what they say; this
+// is the one door they enter the log by.
+func RigEvent(ctx context.Context, env *Env, kind events.Kind, stream string, payload any) (seq int64, rev int64, err error) {
+	switch kind {
+	case events.KindStopRequested, events.KindRigSnapshotTaken, events.KindRestoreStarted, events.KindSeatRestored,
+		events.KindRestoreCompleted, events.KindSeatDecided:
+	default:
+		return 0, 0, fault.New(fault.Internal, "rig event: %s is not a rig event", kind)
+	}
+	type result struct{ Seq, Rev int64 }
+	res, err := write(ctx, env, "awr", WriteMeta{}, []string{stream}, nil, func(tx *events.Tx) (*result, error) {
+		ev, err := tx.Append(events.NewEvent{Kind: kind, Stream: stream, Payload: payload})
+		if err != nil {
+			return nil, err
+		}
+		return &result{Seq: ev.Seq, Rev: tx.Head()}, nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return res.Seq, res.Rev, nil
+}
+
+// ApplyRigResult lists each seat's change: created, updated, unchanged or
+// removed.
+type ApplyRigResult struct {
+	Changes         [][2]string
+	ProjectRevision int64
+}
+
+// ApplyRig makes rig's seats exactly reqs in one transaction: each is
+// declared (or left alone when unchanged) and seats of the rig that reqs
+// do not list are removed. Any error (a running seat to remove, an unknown
+// work item) writes nothing.
+func ApplyRig(ctx context.Context, env *Env, rig string, reqs []SeatRequest) (*ApplyRigResult, error) {
+	if err := CheckRigName(rig); err != nil {
+		return nil, err
+	}
+	out := &ApplyRigResult{}
+	rev, err := Batch(ctx, env, "awr", func(ctx context.Context) error {
+		tx := ctx.Value(batchKey{}).(*events.Tx)
+		cur, err := projections.SeatsAt(tx.Conn, rig, tx.Head())
+		if err != nil {
+			return err
+		}
+		existing := map[string]bool{}
+		for _, s := range cur {
+			existing[s.Address] = true
+		}
+		keep := map[string]bool{}
+		for _, req := range reqs {
+			if _, r, err := ParseAddress(req.Address); err != nil {
+				return err
+			} else if r != rig {
+				return fault.New(fault.InvalidInput, "rig apply: seat %s is not in rig %s", req.Address, rig).With("address", req.Address)
+			}
+			res, err := DeclareSeat(ctx, env, req)
+			if err != nil {
+				return err
+			}
+			change := "unchanged"
+			if res.Changed {
+				change = "updated"
+				if !existing[req.Address] {
+					change = "created"
+				}
+			}
+			keep[req.Address] = true
+			out.Changes = append(out.Changes, [2]string{req.Address, change})
+		}
+		for _, s := range cur {
+			if keep[s.Address] {
+				continue
+			}
+			if _, err := RemoveSeat(ctx, env, RemoveSeatRequest{Address: s.Address}); err != nil {
+				return err
+			}
+			out.Changes = append(out.Changes, [2]string{s.Address, "removed"})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.ProjectRevision = rev
+	return out, nil
+}

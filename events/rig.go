@@ -1,0 +1,164 @@
+package events
+
+// Seat restore policies: what `awr rig up` does with a seat's conversation
+// after a down. The policy belongs to the seat, never to its occupants.
+const (
+	PolicyResumeIfPossible = "resume_if_possible"
+	PolicyRelaunchFresh    = "relaunch_fresh"
+	PolicyCheckpointOnly   = "checkpoint_only"
+)
+
+// Seat runtimes: how a seat's agent is launched and resumed.
+const (
+	RuntimeGeneric = "generic"
+	RuntimeClaude  = "claude"
+	RuntimeCodex   = "codex"
+)
+
+// Seat restore outcomes, one per seat per restore.
+const (
+	SeatResumed           = "resumed"
+	SeatFreshPrimed       = "fresh-primed"
+	SeatAwaitingDecision  = "awaiting-decision"
+	SeatAttentionRequired = "attention_required"
+	SeatFailed            = "failed"
+	// SeatRunning: the seat was already running; nothing was launched.
+	SeatRunning = "running"
+)
+
+// SeatDeclared declares or redeclares a seat (stream "seat/<address>"). The
+// whole declaration is repeated on every change.
+type SeatDeclared struct {
+	Address       string `json:"address"`
+	Role          string `json:"role"`
+	Rig           string `json:"rig"`
+	Runtime       string `json:"runtime"`
+	Command       string `json:"command,omitempty"`
+	ResumeCommand string `json:"resume_command,omitempty"`
+	Work          string `json:"work,omitempty"`
+	Cwd           string `json:"cwd,omitempty"`
+	Policy        string `json:"policy"`
+	StopMessage   string `json:"stop_message,omitempty"`
+}
+
+// SeatRemoved retires a seat (stream "seat/<address>").
+type SeatRemoved struct {
+	Address string `json:"address"`
+	Rig     string `json:"rig"`
+}
+
+// Launch modes recorded by SeatLaunched.
+const (
+	LaunchStart  = "start"
+	LaunchResume = "resume"
+	LaunchFresh  = "fresh"
+)
+
+// SeatLaunched records that a seat's agent was launched (stream
+// "seat/<address>"): the session and claim started for it, the tmux session
+// it runs in, the context file it was given and the conversation it is
+// expected to report (empty when the runtime cannot pre-assign one).
+type SeatLaunched struct {
+	Address      string `json:"address"`
+	Rig          string `json:"rig"`
+	Mode         string `json:"mode"`
+	SessionID    string `json:"session_id"`
+	ClaimID      string `json:"claim_id,omitempty"`
+	TmuxSession  string `json:"tmux_session"`
+	ContextFile  string `json:"context_file"`
+	Conversation string `json:"conversation,omitempty"`
+	RestoreID    string `json:"restore_id,omitempty"`
+}
+
+// StopRequested asks a live seat to checkpoint before its rig goes down
+// (stream "seat/<address>").
+type StopRequested struct {
+	Address   string `json:"address"`
+	Rig       string `json:"rig"`
+	SessionID string `json:"session_id"`
+	Message   string `json:"message"`
+}
+
+// SnapshotSeat is one seat's entry in a rig snapshot. Conversation is the
+// id needed to resume; no conversation content is ever stored.
+type SnapshotSeat struct {
+	Address       string `json:"address"`
+	SessionID     string `json:"session_id,omitempty"`
+	ClaimID       string `json:"claim_id,omitempty"`
+	CheckpointSeq int64  `json:"checkpoint_seq,omitempty"`
+	CheckpointID  string `json:"checkpoint_id,omitempty"`
+	Checkpointed  bool   `json:"checkpointed"`
+	Conversation  string `json:"conversation,omitempty"`
+	Host          string `json:"host,omitempty"`
+	Cwd           string `json:"cwd"`
+	RepoHead      string `json:"repo_head,omitempty"`
+	WorktreeDirty bool   `json:"worktree_dirty"`
+	Running       bool   `json:"running"`
+}
+
+// RigSnapshotTaken records a rig's per-seat manifest (stream "rig/<name>").
+// Watermark is the project_revision the manifest describes.
+type RigSnapshotTaken struct {
+	SnapshotID string         `json:"snapshot_id"`
+	Rig        string         `json:"rig"`
+	Watermark  int64          `json:"watermark"`
+	Seats      []SnapshotSeat `json:"seats"`
+}
+
+// RestoreStarted opens a restore attempt of a rig (stream "rig/<name>").
+type RestoreStarted struct {
+	RestoreID  string   `json:"restore_id"`
+	Rig        string   `json:"rig"`
+	SnapshotID string   `json:"snapshot_id,omitempty"`
+	Seats      []string `json:"seats"`
+}
+
+// SeatEvidence is what a person needs to judge a seat's outcome.
+type SeatEvidence struct {
+	PaneTail        []string `json:"pane_tail,omitempty"`
+	SnapshotHead    string   `json:"snapshot_head,omitempty"`
+	CurrentHead     string   `json:"current_head,omitempty"`
+	SnapshotDirty   bool     `json:"snapshot_dirty,omitempty"`
+	CurrentDirty    bool     `json:"current_dirty,omitempty"`
+	ExpectedConv    string   `json:"expected_conversation,omitempty"`
+	ReportedConv    string   `json:"reported_conversation,omitempty"`
+	ExitStatus      *int     `json:"exit_status,omitempty"`
+	Error           string   `json:"error,omitempty"`
+	Command         string   `json:"command,omitempty"`
+	VerifyTimeoutMS int64    `json:"verify_timeout_ms,omitempty"`
+}
+
+// SeatRestored records one seat's outcome in a restore attempt (stream
+// "seat/<address>").
+type SeatRestored struct {
+	RestoreID    string        `json:"restore_id"`
+	Address      string        `json:"address"`
+	Rig          string        `json:"rig"`
+	Outcome      string        `json:"outcome"`
+	Reason       string        `json:"reason"`
+	SessionID    string        `json:"session_id,omitempty"`
+	Conversation string        `json:"conversation,omitempty"`
+	Evidence     *SeatEvidence `json:"evidence,omitempty"`
+}
+
+// RestoreCompleted closes a restore attempt with its rolled-up result
+// (stream "rig/<name>").
+type RestoreCompleted struct {
+	RestoreID string `json:"restore_id"`
+	Rig       string `json:"rig"`
+	Result    string `json:"result"`
+}
+
+// Seat decisions recorded by SeatDecided.
+const DecisionFresh = "fresh"
+
+// SeatDecided records a person's decision for a seat whose conversation
+// could not be resumed (stream "seat/<address>"). It holds for the stop it
+// names in Scope ("snapshot:<id>" or "session:<id>"), so the next stop asks
+// again and the seat's policy never drifts.
+type SeatDecided struct {
+	Address  string `json:"address"`
+	Rig      string `json:"rig"`
+	Decision string `json:"decision"`
+	Scope    string `json:"scope"`
+}

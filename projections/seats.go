@@ -1,0 +1,360 @@
+package projections
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/awr-dev/awr/events"
+	"zombiezen.com/go/sqlite"
+)
+
+// Seat is a seat's declaration and what its occupants did, as of a
+// revision: the session launched for it last, the conversation its agent
+// reported, the last stop request and the last restore outcome.
+type Seat struct {
+	events.SeatDeclared
+	// SessionID is the session launched for the seat last.
+	SessionID   string `json:"session_id,omitempty"`
+	ClaimID     string `json:"claim_id,omitempty"`
+	TmuxSession string `json:"tmux_session,omitempty"`
+	ContextFile string `json:"context_file,omitempty"`
+	LaunchMode  string `json:"launch_mode,omitempty"`
+	LaunchedSeq int64  `json:"launched_seq,omitempty"`
+	// ExpectedConversation is the id the last launch asked the agent to
+	// use (resume by id, or a pre-assigned new one).
+	ExpectedConversation string `json:"expected_conversation,omitempty"`
+	// Conversation is the id the agent of the current session reported
+	// with `awr client bind` (empty until it does).
+	Conversation string `json:"conversation,omitempty"`
+	Host         string `json:"host,omitempty"`
+	// LastConversation is the last id any occupant reported; it survives
+	// relaunches, so a seat knows which conversation it may resume.
+	LastConversation string `json:"last_conversation,omitempty"`
+	LastHost         string `json:"last_host,omitempty"`
+	// SessionActive: the launched session has not ended.
+	SessionActive    bool   `json:"session_active"`
+	StopRequestedSeq int64  `json:"stop_requested_seq,omitempty"`
+	LastOutcome      string `json:"last_outcome,omitempty"`
+	LastReason       string `json:"last_reason,omitempty"`
+	LastRestoreID    string `json:"last_restore_id,omitempty"`
+	LastOutcomeSeq   int64  `json:"last_outcome_seq,omitempty"`
+	Decision         string `json:"decision,omitempty"`
+	DecisionScope    string `json:"decision_scope,omitempty"`
+	Revision         int64  `json:"revision"`
+}
+
+// SeatLogEntry is one thing that happened to a seat: declared, launched,
+// bound, stop requested, ended, restored, decided, removed.
+type SeatLogEntry struct {
+	Seq     int64           `json:"seq"`
+	Address string          `json:"address"`
+	Kind    string          `json:"kind"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// RigLogEntry is a snapshot or a restore step of a rig.
+type RigLogEntry struct {
+	Seq  int64           `json:"seq"`
+	Rig  string          `json:"rig"`
+	Kind string          `json:"kind"`
+	Ref  string          `json:"ref"`
+	Data json.RawMessage `json:"data"`
+}
+
+type seats struct {
+	base
+	rows versions[Seat]
+}
+
+func newSeats() *seats {
+	p := &seats{base: base{name: "seats", version: 1, schema: "seats", tables: []Table{
+		{Name: "p_seats", Key: []string{"address"}, Temporal: true},
+		{Name: "p_seat_sessions", Key: []string{"session_id"}},
+		{Name: "p_seat_log", Key: []string{"seq"}},
+		{Name: "p_rig_log", Key: []string{"seq"}},
+	}}}
+	p.rows = versions[Seat]{insert: putSeat, load: SeatAt, close: func(conn *sqlite.Conn, address string, seq int64) error {
+		return exec(conn, "seat_close", func(st *sqlite.Stmt) {
+			st.SetInt64(":seq", seq)
+			st.SetText(":address", address)
+		})
+	}}
+	return p
+}
+
+// BeginBulk starts a rebuild with the current seats held in memory.
+func (p *seats) BeginBulk(conn *sqlite.Conn) error {
+	p.rows.beginBulk()
+	return p.base.BeginBulk(conn)
+}
+
+// EndBulk writes the current seats and creates the indexes.
+func (p *seats) EndBulk(conn *sqlite.Conn) error {
+	if err := p.rows.endBulk(conn); err != nil {
+		return err
+	}
+	return p.base.EndBulk(conn)
+}
+
+// Apply folds seat, rig and the seat sessions' lifecycle events.
+func (p *seats) Apply(conn *sqlite.Conn, e *events.Event) error {
+	switch e.Kind {
+	case events.KindSeatDeclared:
+		pl, err := payload[events.SeatDeclared](e)
+		if err != nil {
+			return err
+		}
+		s, err := p.rows.get(conn, pl.Address, e.Seq)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			s = &Seat{}
+		}
+		s.SeatDeclared = *pl
+		return p.update(conn, e, s, "declared", pl)
+	case events.KindSeatRemoved:
+		pl, err := payload[events.SeatRemoved](e)
+		if err != nil {
+			return err
+		}
+		if err := p.log(conn, e, pl.Address, pl.Rig, "removed", pl); err != nil {
+			return err
+		}
+		return p.rows.drop(conn, pl.Address, e.Seq)
+	case events.KindSeatLaunched:
+		pl, err := payload[events.SeatLaunched](e)
+		if err != nil {
+			return err
+		}
+		return p.change(conn, e, pl.Address, "launched", pl, func(s *Seat) {
+			s.SessionID, s.ClaimID, s.TmuxSession, s.ContextFile = pl.SessionID, pl.ClaimID, pl.TmuxSession, pl.ContextFile
+			s.LaunchMode, s.LaunchedSeq, s.ExpectedConversation = pl.Mode, e.Seq, pl.Conversation
+			s.Conversation, s.Host, s.SessionActive, s.StopRequestedSeq = "", "", true, 0
+		}, func() error {
+			return exec(conn, "seat_session_insert", func(st *sqlite.Stmt) {
+				st.SetText(":session_id", pl.SessionID)
+				st.SetText(":address", pl.Address)
+				st.SetInt64(":seq", e.Seq)
+			})
+		})
+	case events.KindStopRequested:
+		pl, err := payload[events.StopRequested](e)
+		if err != nil {
+			return err
+		}
+		return p.change(conn, e, pl.Address, "stop_requested", pl, func(s *Seat) { s.StopRequestedSeq = e.Seq }, nil)
+	case events.KindSeatRestored:
+		pl, err := payload[events.SeatRestored](e)
+		if err != nil {
+			return err
+		}
+		return p.change(conn, e, pl.Address, "restored", pl, func(s *Seat) {
+			s.LastOutcome, s.LastReason, s.LastRestoreID, s.LastOutcomeSeq = pl.Outcome, pl.Reason, pl.RestoreID, e.Seq
+		}, nil)
+	case events.KindSeatDecided:
+		pl, err := payload[events.SeatDecided](e)
+		if err != nil {
+			return err
+		}
+		return p.change(conn, e, pl.Address, "decided", pl, func(s *Seat) { s.Decision, s.DecisionScope = pl.Decision, pl.Scope }, nil)
+	case events.KindClientBound:
+		pl, err := payload[events.ClientBound](e)
+		if err != nil {
+			return err
+		}
+		host, id, _ := strings.Cut(pl.ExternalSession, ":")
+		return p.sessionEvent(conn, e, pl.SessionID, "bound", map[string]string{"session_id": pl.SessionID, "conversation": id, "host": host}, func(s *Seat) {
+			s.Conversation, s.Host, s.LastConversation, s.LastHost = id, host, id, host
+		})
+	case events.KindSessionEnded:
+		pl, err := payload[events.SessionEnded](e)
+		if err != nil {
+			return err
+		}
+		return p.sessionEvent(conn, e, pl.SessionID, "ended", pl, func(s *Seat) { s.SessionActive = false })
+	case events.KindRigSnapshotTaken:
+		pl, err := payload[events.RigSnapshotTaken](e)
+		if err != nil {
+			return err
+		}
+		return p.rigLog(conn, e, pl.Rig, pl.SnapshotID, pl)
+	case events.KindRestoreStarted:
+		pl, err := payload[events.RestoreStarted](e)
+		if err != nil {
+			return err
+		}
+		return p.rigLog(conn, e, pl.Rig, pl.RestoreID, pl)
+	case events.KindRestoreCompleted:
+		pl, err := payload[events.RestoreCompleted](e)
+		if err != nil {
+			return err
+		}
+		return p.rigLog(conn, e, pl.Rig, pl.RestoreID, pl)
+	}
+	return nil
+}
+
+// sessionEvent applies an event about a session that a seat launched: it
+// is logged for the seat, and changes the seat only while that session is
+// still the seat's current one.
+func (p *seats) sessionEvent(conn *sqlite.Conn, e *events.Event, session, kind string, data any, fn func(s *Seat)) error {
+	address := ""
+	if err := query(conn, "seat_session_lookup", func(st *sqlite.Stmt) { st.SetText(":session_id", session) }, func(st *sqlite.Stmt) error {
+		address = st.GetText("address")
+		return nil
+	}); err != nil || address == "" {
+		return err
+	}
+	s, err := p.rows.get(conn, address, e.Seq)
+	if err != nil || s == nil {
+		return err
+	}
+	if err := p.log(conn, e, address, s.Rig, kind, data); err != nil {
+		return err
+	}
+	if s.SessionID != session {
+		return nil
+	}
+	fn(s)
+	s.Revision = e.Seq
+	return p.rows.put(conn, address, e.Seq, s)
+}
+
+// change applies fn to a declared seat; events for a seat that is not
+// declared (removed meanwhile) are logged only.
+func (p *seats) change(conn *sqlite.Conn, e *events.Event, address, kind string, data any, fn func(s *Seat), also func() error) error {
+	s, err := p.rows.get(conn, address, e.Seq)
+	if err != nil {
+		return err
+	}
+	if also != nil {
+		if err := also(); err != nil {
+			return err
+		}
+	}
+	if s == nil {
+		rig := ""
+		if _, r, ok := strings.Cut(address, "@"); ok {
+			rig = r
+		}
+		return p.log(conn, e, address, rig, kind, data)
+	}
+	fn(s)
+	return p.update(conn, e, s, kind, data)
+}
+
+func (p *seats) update(conn *sqlite.Conn, e *events.Event, s *Seat, kind string, data any) error {
+	s.Revision = e.Seq
+	if err := p.log(conn, e, s.Address, s.Rig, kind, data); err != nil {
+		return err
+	}
+	return p.rows.put(conn, s.Address, e.Seq, s)
+}
+
+func (p *seats) log(conn *sqlite.Conn, e *events.Event, address, rig, kind string, data any) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return exec(conn, "seat_log_insert", func(st *sqlite.Stmt) {
+		st.SetInt64(":seq", e.Seq)
+		st.SetText(":address", address)
+		st.SetText(":rig", rig)
+		st.SetText(":kind", kind)
+		st.SetText(":data", string(raw))
+	})
+}
+
+func (p *seats) rigLog(conn *sqlite.Conn, e *events.Event, rig, ref string, data any) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return exec(conn, "rig_log_insert", func(st *sqlite.Stmt) {
+		st.SetInt64(":seq", e.Seq)
+		st.SetText(":rig", rig)
+		st.SetText(":kind", string(e.Kind))
+		st.SetText(":ref", ref)
+		st.SetText(":data", string(raw))
+	})
+}
+
+func putSeat(conn *sqlite.Conn, s *Seat, from, to int64) error {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return exec(conn, "seat_insert", func(st *sqlite.Stmt) {
+		st.SetText(":address", s.Address)
+		st.SetText(":rig", s.Rig)
+		st.SetText(":data", string(raw))
+		st.SetInt64(":valid_from", from)
+		setValidTo(st, to)
+	})
+}
+
+func scanSeat(st *sqlite.Stmt) (Seat, error) {
+	var s Seat
+	if err := json.Unmarshal([]byte(st.GetText("data")), &s); err != nil {
+		return s, fmt.Errorf("seat %s: %w", st.GetText("address"), err)
+	}
+	s.Revision = st.GetInt64("valid_from")
+	return s, nil
+}
+
+// SeatAt returns the seat at address as of rev, or nil.
+func SeatAt(conn *sqlite.Conn, address string, rev int64) (*Seat, error) {
+	var out *Seat
+	err := query(conn, "seat_at", func(st *sqlite.Stmt) {
+		st.SetText(":address", address)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		s, err := scanSeat(st)
+		out = &s
+		return err
+	})
+	return out, err
+}
+
+// SeatsAt lists the seats of rig (every rig when rig is empty) at rev,
+// ordered by rig and address.
+func SeatsAt(conn *sqlite.Conn, rig string, rev int64) ([]Seat, error) {
+	var out []Seat
+	err := query(conn, "seat_list_at", func(st *sqlite.Stmt) {
+		st.SetText(":rig", rig)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		s, err := scanSeat(st)
+		out = append(out, s)
+		return err
+	})
+	return out, err
+}
+
+// SeatLogAt lists what happened to the seat at address up to rev.
+func SeatLogAt(conn *sqlite.Conn, address string, rev int64) ([]SeatLogEntry, error) {
+	var out []SeatLogEntry
+	err := query(conn, "seat_log_at", func(st *sqlite.Stmt) {
+		st.SetText(":address", address)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		out = append(out, SeatLogEntry{Seq: st.GetInt64("seq"), Address: st.GetText("address"), Kind: st.GetText("kind"), Data: json.RawMessage(st.GetText("data"))})
+		return nil
+	})
+	return out, err
+}
+
+// RigLogAt lists a rig's snapshots and restore steps up to rev.
+func RigLogAt(conn *sqlite.Conn, rig string, rev int64) ([]RigLogEntry, error) {
+	var out []RigLogEntry
+	err := query(conn, "rig_log_at", func(st *sqlite.Stmt) {
+		st.SetText(":rig", rig)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		out = append(out, RigLogEntry{Seq: st.GetInt64("seq"), Rig: st.GetText("rig"), Kind: st.GetText("kind"), Ref: st.GetText("ref"), Data: json.RawMessage(st.GetText("data"))})
+		return nil
+	})
+	return out, err
+}

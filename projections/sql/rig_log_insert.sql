@@ -1,0 +1,1 @@
+INSERT INTO p_rig_log (seq, rig, kind, ref, data) VALUES (:seq, :rig, :kind, :ref, :data);

@@ -1,0 +1,1 @@
+INSERT INTO p_seat_log (seq, address, rig, kind, data) VALUES (:seq, :address, :rig, :kind, :data);

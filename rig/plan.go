@@ -1,0 +1,181 @@
+package rig
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/awr-dev/awr/events"
+)
+
+// Launch actions a plan may take for a seat.
+const (
+	ActionStart  = "start"  // first launch: new session, claim, new conversation
+	ActionResume = "resume" // successor session, resume the conversation by id
+	ActionFresh  = "fresh"  // successor session, new conversation primed from the checkpoint
+	ActionVerify = "verify" // launched earlier in this attempt and still running: wait for its report
+	ActionNone   = "none"   // nothing is launched
+)
+
+// SeatPlan is what `rig up` does, or did, for one seat.
+type SeatPlan struct {
+	Address string `json:"address"`
+	Action  string `json:"action"`
+	// Outcome is the outcome the plan expects when the agent cooperates;
+	// after apply it is the outcome recorded.
+	Outcome      string               `json:"outcome"`
+	Reason       string               `json:"reason"`
+	SessionID    string               `json:"session_id,omitempty"`
+	FromSession  string               `json:"from_session,omitempty"`
+	Conversation string               `json:"conversation,omitempty"`
+	Evidence     *events.SeatEvidence `json:"evidence,omitempty"`
+	Hint         string               `json:"hint,omitempty"`
+
+	// decide: a --fresh decision to record; repoMoved: launch, then ask a
+	// person to look.
+	decide    bool
+	scope     string
+	repoMoved bool
+	seat      *seatState
+}
+
+// Launches reports whether the plan launches an agent.
+func (p *SeatPlan) Launches() bool {
+	return p.Action == ActionStart || p.Action == ActionResume || p.Action == ActionFresh
+}
+
+// decide chooses what to do with one seat. It reads the environment (the
+// seat's directory, its program, the repository) but writes nothing, so
+// `rig up --plan` and `rig up` decide alike.
+func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh bool) *SeatPlan {
+	s := &ss.seat
+	p := &SeatPlan{Address: s.Address, Action: ActionNone, seat: ss, scope: st.scope(ss)}
+	awaiting := func(reason string) *SeatPlan {
+		p.Outcome, p.Reason = events.SeatAwaitingDecision, reason
+		p.Hint = fmt.Sprintf("awr rig up %s --fresh %s", st.rig, s.Address)
+		return p
+	}
+	decided := s.Decision == events.DecisionFresh && s.DecisionScope == p.scope
+	if fresh && !decided {
+		p.decide = true
+	}
+	fresh = fresh || decided
+	switch {
+	case ss.attempt != nil && !(fresh && ss.attempt.Outcome == events.SeatAwaitingDecision):
+		p.Outcome, p.Reason, p.SessionID, p.Conversation = ss.attempt.Outcome, "restored earlier in this attempt: "+ss.attempt.Reason, ss.attempt.SessionID, ss.attempt.Conversation
+		p.Evidence = ss.attempt.Evidence
+		return p
+	case ss.alive && ss.launched:
+		p.Action, p.SessionID, p.Conversation = ActionVerify, s.SessionID, s.ExpectedConversation
+		p.Outcome, p.Reason = events.SeatFreshPrimed, "launched earlier in this attempt; waiting for its report"
+		if s.LaunchMode == events.LaunchResume {
+			p.Outcome = events.SeatResumed
+		}
+		return p
+	case ss.alive:
+		p.Outcome, p.SessionID, p.Conversation = events.SeatRunning, s.SessionID, s.Conversation
+		p.Reason = fmt.Sprintf("already running in tmux session %s; nothing launched", s.TmuxSession)
+		return p
+	}
+	// The seat is stopped, or its session is active but its agent is gone
+	// (a machine restart): it needs a launch.
+	cwd := m.seatDir(s.Cwd)
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		p.Outcome, p.Reason = events.SeatFailed, fmt.Sprintf("working directory %s does not exist", cwd)
+		p.Evidence = &events.SeatEvidence{Error: "cwd missing: " + cwd}
+		p.Hint = fmt.Sprintf("create %s or redeclare the seat with --cwd", cwd)
+		return p
+	}
+	start, resume := seatCommands(&s.SeatDeclared)
+	conv, host := s.LastConversation, s.LastHost
+	if ss.snap != nil {
+		conv, host = ss.snap.Conversation, ss.snap.Host
+	}
+	_ = host
+	everHad := s.LastConversation != "" || conv != ""
+	p.FromSession = s.SessionID
+	tmpl := start
+	switch {
+	case s.SessionID == "":
+		p.Action, p.Outcome, p.Reason = ActionStart, events.SeatFreshPrimed, "first launch: a new conversation primed with the compiled context"
+	case fresh:
+		p.Action, p.Outcome = ActionFresh, events.SeatFreshPrimed
+		p.Reason = "decided: --fresh; a new conversation primed with the context compiled from the last checkpoint"
+		if decided {
+			p.Reason = "decision recorded earlier: fresh; a new conversation primed with the context compiled from the last checkpoint"
+		}
+	case s.Policy == events.PolicyCheckpointOnly:
+		return awaiting("policy checkpoint_only: the checkpoint is kept and nothing is launched until someone decides")
+	case s.LastOutcome == events.SeatAwaitingDecision && s.LastOutcomeSeq > s.LaunchedSeq:
+		return awaiting("still awaiting a decision: " + s.LastReason)
+	case s.Policy == events.PolicyRelaunchFresh:
+		p.Action, p.Outcome, p.Reason = ActionFresh, events.SeatFreshPrimed, "policy relaunch_fresh: a new conversation primed with the context compiled from the last checkpoint"
+	case !everHad:
+		p.Action, p.Outcome, p.Reason = ActionFresh, events.SeatFreshPrimed, "the seat never had a conversation: a new one primed with the context compiled from the last checkpoint"
+	case conv == "":
+		return awaiting("the conversation id is unknown, so the original conversation cannot be resumed")
+	case resume == "":
+		return awaiting(fmt.Sprintf("runtime %s has no resume command, so conversation %s cannot be resumed", s.Runtime, conv))
+	default:
+		p.Action, p.Outcome, p.Conversation, tmpl = ActionResume, events.SeatResumed, conv, resume
+		p.Reason = fmt.Sprintf("resume conversation %s", conv)
+	}
+	if s.SessionID == "" {
+		p.FromSession = ""
+	}
+	if prog, ok := findProgram(tmpl, cwd, m.agentPath()); !ok {
+		p.Action, p.Outcome, p.Reason = ActionNone, events.SeatFailed, fmt.Sprintf("command not found: %s", prog)
+		p.Evidence = &events.SeatEvidence{Error: "command not found: " + prog, Command: tmpl}
+		p.Hint = fmt.Sprintf("install %s or redeclare the seat with --command", prog)
+		return p
+	}
+	if ss.snap != nil && ss.snap.RepoHead != "" {
+		head, dirty, ok := repoState(ctx, cwd)
+		if ok && (head != ss.snap.RepoHead || dirty != ss.snap.WorktreeDirty) {
+			p.repoMoved = true
+			p.Evidence = &events.SeatEvidence{SnapshotHead: ss.snap.RepoHead, CurrentHead: head, SnapshotDirty: ss.snap.WorktreeDirty, CurrentDirty: dirty}
+			p.Outcome = events.SeatAttentionRequired
+			p.Reason += "; but " + repoChange(ss.snap.RepoHead, head, ss.snap.WorktreeDirty, dirty) + " since the snapshot: look before work continues"
+		}
+	}
+	return p
+}
+
+func repoChange(oldHead, newHead string, oldDirty, newDirty bool) string {
+	switch {
+	case oldHead != newHead:
+		return fmt.Sprintf("the repository HEAD moved from %s to %s", short(oldHead), short(newHead))
+	case newDirty:
+		return "the worktree changed"
+	default:
+		return "the worktree's uncommitted changes are gone"
+	}
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// seatDir resolves a seat's --cwd against the project directory.
+func (m *Manager) seatDir(cwd string) string {
+	if cwd == "" {
+		return m.P.Dir
+	}
+	if filepath.IsAbs(cwd) {
+		return cwd
+	}
+	return filepath.Join(m.P.Dir, cwd)
+}
+
+// agentPath is the PATH agents get: awr's own directory first.
+func (m *Manager) agentPath() string {
+	path := os.Getenv("PATH")
+	if m.AwrBin != "" {
+		path = filepath.Dir(m.AwrBin) + string(os.PathListSeparator) + path
+	}
+	return path
+}

@@ -1,0 +1,232 @@
+package rig
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/replay"
+)
+
+// Seat states `rig ps` reports.
+const (
+	StateRunning           = "running"
+	StateStopped           = "stopped"
+	StateRecoverable       = "recoverable"
+	StateAttentionRequired = "attention_required"
+)
+
+// PsSeat is one seat in `awr rig ps` and `awr seat list`.
+type PsSeat struct {
+	Address      string `json:"address"`
+	State        string `json:"state"`
+	Policy       string `json:"policy"`
+	Runtime      string `json:"runtime"`
+	Work         string `json:"work,omitempty"`
+	SessionID    string `json:"session_id,omitempty"`
+	Conversation string `json:"conversation,omitempty"`
+	TmuxSession  string `json:"tmux_session,omitempty"`
+	LastOutcome  string `json:"last_outcome,omitempty"`
+	LastReason   string `json:"last_reason,omitempty"`
+	// TmuxAlive is read from tmux at the head only.
+	TmuxAlive *bool `json:"tmux_alive,omitempty"`
+}
+
+// PsResult is `awr rig ps`.
+type PsResult struct {
+	Rig               string    `json:"rig"`
+	Snapshot          *string   `json:"snapshot"`
+	LastResult        string    `json:"last_result,omitempty"`
+	UnfinishedRestore string    `json:"unfinished_restore,omitempty"`
+	Seats             []*PsSeat `json:"seats"`
+	ProjectRevision   int64     `json:"project_revision"`
+}
+
+// state derives a seat's state from the log; live adds what tmux says (at
+// the head): an active session whose agent is gone is recoverable.
+func state(ss *seatState, live bool) string {
+	s := &ss.seat
+	if s.SessionActive {
+		if live && !ss.alive {
+			return StateRecoverable
+		}
+		if s.LastOutcome == events.SeatAttentionRequired && s.LastOutcomeSeq > s.LaunchedSeq {
+			return StateAttentionRequired
+		}
+		return StateRunning
+	}
+	if s.SessionID != "" {
+		return StateRecoverable
+	}
+	return StateStopped
+}
+
+func psSeat(ss *seatState, live bool) *PsSeat {
+	s := &ss.seat
+	p := &PsSeat{Address: s.Address, State: state(ss, live), Policy: s.Policy, Runtime: s.Runtime, Work: s.Work, SessionID: s.SessionID,
+		Conversation: s.Conversation, TmuxSession: s.TmuxSession, LastOutcome: s.LastOutcome, LastReason: s.LastReason}
+	if p.Conversation == "" {
+		p.Conversation = s.LastConversation
+	}
+	if live {
+		alive := ss.alive
+		p.TmuxAlive = &alive
+	}
+	return p
+}
+
+// Ps lists a rig's seats at rev (the head when rev < 0).
+func (m *Manager) Ps(ctx context.Context, rig string, rev int64) (*PsResult, error) {
+	live := rev < 0
+	st, err := m.load(ctx, rig, rev, live)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireSeats(st); err != nil {
+		return nil, err
+	}
+	res := &PsResult{Rig: rig, LastResult: st.lastResult, ProjectRevision: st.head}
+	if st.snapshot != nil {
+		res.Snapshot = &st.snapshot.SnapshotID
+	}
+	if st.unfinished != nil {
+		res.UnfinishedRestore = st.unfinished.RestoreID
+	}
+	for _, ss := range st.seats {
+		res.Seats = append(res.Seats, psSeat(ss, live))
+	}
+	return res, nil
+}
+
+// ListResult is `awr seat list`.
+type ListResult struct {
+	Seats           []*PsSeat `json:"seats"`
+	ProjectRevision int64     `json:"project_revision"`
+}
+
+// List lists the seats of every rig (or of one) at rev.
+func (m *Manager) List(ctx context.Context, rig string, rev int64) (*ListResult, error) {
+	if rig != "" {
+		if err := commands.CheckRigName(rig); err != nil {
+			return nil, err
+		}
+	}
+	live := rev < 0
+	res := &ListResult{Seats: []*PsSeat{}}
+	var seats []projections.Seat
+	err := m.P.Store.Read(ctx, func(r *events.Reader) error {
+		var err error
+		if rev, _, err = replay.ResolveAt(r, rev, 0); err != nil {
+			return err
+		}
+		res.ProjectRevision = rev
+		seats, err = projections.SeatsAt(r.Conn, rig, rev)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range seats {
+		ss := &seatState{seat: seats[i]}
+		if live {
+			ss.alive = ss.seat.SessionActive && m.paneAlive(ctx, ss.seat.TmuxSession)
+		}
+		res.Seats = append(res.Seats, psSeat(ss, live))
+	}
+	return res, nil
+}
+
+// Occupant is one launch of a seat: the session, the conversation its agent
+// reported, how the session ended and the restore outcome.
+type Occupant struct {
+	SessionID    string `json:"session_id"`
+	Mode         string `json:"mode"`
+	LaunchedSeq  int64  `json:"launched_seq"`
+	Conversation string `json:"conversation,omitempty"`
+	Ended        string `json:"ended,omitempty"`
+	Outcome      string `json:"outcome,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+}
+
+// ShowResult is `awr seat show`.
+type ShowResult struct {
+	Seat            *projections.Seat          `json:"seat"`
+	State           string                     `json:"state"`
+	Occupants       []*Occupant                `json:"occupants"`
+	History         []projections.SeatLogEntry `json:"history"`
+	ProjectRevision int64                      `json:"project_revision"`
+}
+
+// Show returns a seat with its occupants over time, at rev.
+func (m *Manager) Show(ctx context.Context, address string, rev int64) (*ShowResult, error) {
+	if _, _, err := commands.ParseAddress(address); err != nil {
+		return nil, err
+	}
+	live := rev < 0
+	res := &ShowResult{Occupants: []*Occupant{}}
+	err := m.P.Store.Read(ctx, func(r *events.Reader) error {
+		var err error
+		if rev, _, err = replay.ResolveAt(r, rev, 0); err != nil {
+			return err
+		}
+		res.ProjectRevision = rev
+		if res.Seat, err = commands.RequireSeat(r.Conn, address, rev); err != nil {
+			return err
+		}
+		if res.History, err = projections.SeatLogAt(r.Conn, address, rev); err != nil {
+			return err
+		}
+		bySession := map[string]*Occupant{}
+		for _, e := range res.History {
+			switch e.Kind {
+			case "launched":
+				var l events.SeatLaunched
+				if err := json.Unmarshal(e.Data, &l); err != nil {
+					return err
+				}
+				o := &Occupant{SessionID: l.SessionID, Mode: l.Mode, LaunchedSeq: e.Seq}
+				bySession[l.SessionID] = o
+				res.Occupants = append(res.Occupants, o)
+			case "bound":
+				var b struct {
+					SessionID    string `json:"session_id"`
+					Conversation string `json:"conversation"`
+				}
+				if err := json.Unmarshal(e.Data, &b); err != nil {
+					return err
+				}
+				if o := bySession[b.SessionID]; o != nil {
+					o.Conversation = b.Conversation
+				}
+			case "ended":
+				var x events.SessionEnded
+				if err := json.Unmarshal(e.Data, &x); err != nil {
+					return err
+				}
+				if o := bySession[x.SessionID]; o != nil {
+					o.Ended = x.Outcome
+				}
+			case "restored":
+				var x events.SeatRestored
+				if err := json.Unmarshal(e.Data, &x); err != nil {
+					return err
+				}
+				if o := bySession[x.SessionID]; o != nil {
+					o.Outcome, o.Reason = x.Outcome, x.Reason
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ss := &seatState{seat: *res.Seat}
+	if live {
+		ss.alive = ss.seat.SessionActive && m.paneAlive(ctx, ss.seat.TmuxSession)
+	}
+	res.State = state(ss, live)
+	return res, nil
+}

@@ -1,0 +1,213 @@
+package rig
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/replay"
+	"github.com/awr-dev/awr/service"
+	"github.com/oklog/ulid/v2"
+)
+
+// Manager runs the rigs of one project.
+type Manager struct {
+	P    *service.Project
+	Tmux Tmux
+	// AwrBin is the awr executable agents call (its directory is put first
+	// on their PATH).
+	AwrBin string
+	// VerifyTimeout bounds how long a launched agent has to report its
+	// conversation id.
+	VerifyTimeout time.Duration
+	// Poll is how often the log is read while waiting (default 100ms).
+	Poll time.Duration
+	// Budget is the token budget of the context packets (default 5000).
+	Budget int
+	// TTL is the lease of the claims taken for seats; 0 means no expiry.
+	TTL time.Duration
+	// Crashpoint, for crash tests only: "restore_started" or
+	// "seat_restored:N" kills the process right after that event.
+	Crashpoint string
+	restored   int
+}
+
+func (m *Manager) poll() time.Duration {
+	if m.Poll <= 0 {
+		return 100 * time.Millisecond
+	}
+	return m.Poll
+}
+
+func (m *Manager) newID() string {
+	return ulid.MustNew(ulid.Timestamp(m.P.Env.Now()), m.P.Env.Entropy).String()
+}
+
+// TmuxName is the tmux session a seat runs in: derived from the project
+// directory and the address, so two projects never share one.
+func (m *Manager) TmuxName(address string) string {
+	abs, err := filepath.Abs(m.P.Dir)
+	if err != nil {
+		abs = m.P.Dir
+	}
+	sum := sha256.Sum256([]byte(abs))
+	role, rig, _ := commands.ParseAddress(address)
+	return fmt.Sprintf("awr-%s-%s-%s", hex.EncodeToString(sum[:3]), role, rig)
+}
+
+// seatState is one seat with what a restore needs to know about it.
+type seatState struct {
+	seat projections.Seat
+	// alive: the seat's session is active and its tmux pane runs.
+	alive bool
+	// snap is the seat's entry in the snapshot that describes its last
+	// stop, if any.
+	snap *events.SnapshotSeat
+	// attempt is the outcome recorded for the seat in the unfinished
+	// restore attempt; launched says it was launched in that attempt.
+	attempt  *events.SeatRestored
+	launched bool
+}
+
+// rigState is a rig as a restore or a ps sees it.
+type rigState struct {
+	rig         string
+	head        int64
+	seats       []*seatState
+	snapshot    *events.RigSnapshotTaken
+	snapshotSeq int64
+	// unfinished is the restore attempt started and never completed.
+	unfinished *events.RestoreStarted
+	// lastResult is the result of the last completed restore.
+	lastResult string
+}
+
+// load reads the rig at rev; live says whether to look at tmux (head
+// only).
+func (m *Manager) load(ctx context.Context, rig string, rev int64, live bool) (*rigState, error) {
+	if err := commands.CheckRigName(rig); err != nil {
+		return nil, err
+	}
+	st := &rigState{rig: rig}
+	err := m.P.Store.Read(ctx, func(r *events.Reader) error {
+		var err error
+		if rev, _, err = replay.ResolveAt(r, rev, 0); err != nil {
+			return err
+		}
+		st.head = rev
+		seats, err := projections.SeatsAt(r.Conn, rig, rev)
+		if err != nil {
+			return err
+		}
+		log, err := projections.RigLogAt(r.Conn, rig, rev)
+		if err != nil {
+			return err
+		}
+		open := map[string]*events.RestoreStarted{}
+		var order []string
+		for _, e := range log {
+			switch events.Kind(e.Kind) {
+			case events.KindRigSnapshotTaken:
+				var s events.RigSnapshotTaken
+				if err := json.Unmarshal(e.Data, &s); err != nil {
+					return err
+				}
+				st.snapshot, st.snapshotSeq = &s, e.Seq
+			case events.KindRestoreStarted:
+				var s events.RestoreStarted
+				if err := json.Unmarshal(e.Data, &s); err != nil {
+					return err
+				}
+				open[s.RestoreID] = &s
+				order = append(order, s.RestoreID)
+			case events.KindRestoreCompleted:
+				var s events.RestoreCompleted
+				if err := json.Unmarshal(e.Data, &s); err != nil {
+					return err
+				}
+				delete(open, s.RestoreID)
+				st.lastResult = s.Result
+			}
+		}
+		for i := len(order) - 1; i >= 0; i-- {
+			if a, ok := open[order[i]]; ok {
+				st.unfinished = a
+				break
+			}
+		}
+		for i := range seats {
+			ss := &seatState{seat: seats[i]}
+			if st.unfinished != nil {
+				entries, err := projections.SeatLogAt(r.Conn, ss.seat.Address, rev)
+				if err != nil {
+					return err
+				}
+				for _, e := range entries {
+					switch e.Kind {
+					case "launched":
+						var l events.SeatLaunched
+						if json.Unmarshal(e.Data, &l) == nil && l.RestoreID == st.unfinished.RestoreID {
+							ss.launched = true
+						}
+					case "restored":
+						var o events.SeatRestored
+						if json.Unmarshal(e.Data, &o) == nil && o.RestoreID == st.unfinished.RestoreID {
+							ss.attempt = &o
+						}
+					}
+				}
+			}
+			if st.snapshot != nil && (st.snapshotSeq > ss.seat.LaunchedSeq || ss.launched) {
+				for j := range st.snapshot.Seats {
+					if st.snapshot.Seats[j].Address == ss.seat.Address {
+						ss.snap = &st.snapshot.Seats[j]
+					}
+				}
+			}
+			st.seats = append(st.seats, ss)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if live {
+		for _, ss := range st.seats {
+			ss.alive = ss.seat.SessionActive && m.paneAlive(ctx, ss.seat.TmuxSession)
+		}
+	}
+	return st, nil
+}
+
+// paneAlive: the tmux session exists and its command still runs.
+func (m *Manager) paneAlive(ctx context.Context, name string) bool {
+	if !m.Tmux.Has(ctx, name) {
+		return false
+	}
+	p, err := m.Tmux.Pane(ctx, name)
+	return err == nil && !p.Dead
+}
+
+func requireSeats(st *rigState) error {
+	if len(st.seats) == 0 {
+		return fault.New(fault.NotFound, "rig %s has no seats", st.rig).With("rig", st.rig).
+			WithHint("awr seat add ROLE@%s --runtime generic --command 'my-agent {context_file}' --work KEY", st.rig)
+	}
+	return nil
+}
+
+// scope names the stop a decision is about.
+func (st *rigState) scope(ss *seatState) string {
+	if ss.snap != nil {
+		return "snapshot:" + st.snapshot.SnapshotID
+	}
+	return "session:" + ss.seat.SessionID
+}

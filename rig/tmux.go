@@ -1,0 +1,128 @@
+package rig
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Tmux drives a tmux server through its command line. Socket, when set,
+// selects a private server (tmux -L); tests use one per test.
+type Tmux struct {
+	Socket string
+}
+
+func (t Tmux) run(ctx context.Context, args ...string) (string, error) {
+	if t.Socket != "" {
+		args = append([]string{"-L", t.Socket}, args...)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tmux", args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.String(), fmt.Errorf("tmux %s: %s", args[0], msg)
+	}
+	return out.String(), nil
+}
+
+// Available reports whether the tmux program can be found.
+func (t Tmux) Available() error {
+	_, err := exec.LookPath("tmux")
+	return err
+}
+
+// NewSession starts command in a detached session named name, in cwd, with
+// env added to the session's environment. The pane stays after the
+// command exits, so its exit status and last lines can be read.
+func (t Tmux) NewSession(ctx context.Context, name, cwd string, env map[string]string, command string) error {
+	args := []string{"new-session", "-d", "-s", name, "-c", cwd, "-x", "200", "-y", "50"}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "-e", k+"="+env[k])
+	}
+	// The option is set in the same command sequence, before the server
+	// can reap a command that exits at once.
+	args = append(args, command, ";", "set-option", "-p", "-t", name, "remain-on-exit", "on")
+	_, err := t.run(ctx, args...)
+	return err
+}
+
+// Has reports whether session name exists.
+func (t Tmux) Has(ctx context.Context, name string) bool {
+	if name == "" {
+		return false
+	}
+	_, err := t.run(ctx, "has-session", "-t", "="+name)
+	return err == nil
+}
+
+// Kill stops session name; a missing session is not an error.
+func (t Tmux) Kill(ctx context.Context, name string) error {
+	if !t.Has(ctx, name) {
+		return nil
+	}
+	_, err := t.run(ctx, "kill-session", "-t", "="+name)
+	return err
+}
+
+// SendLine types text into the session's pane, then Enter.
+func (t Tmux) SendLine(ctx context.Context, name, text string) error {
+	if _, err := t.run(ctx, "send-keys", "-t", "="+name+":", "-l", text); err != nil {
+		return err
+	}
+	_, err := t.run(ctx, "send-keys", "-t", "="+name+":", "Enter")
+	return err
+}
+
+// PaneState is whether the pane's command has exited, and with what.
+type PaneState struct {
+	Dead   bool
+	Status int
+}
+
+// Pane reads the state of the session's pane.
+func (t Tmux) Pane(ctx context.Context, name string) (PaneState, error) {
+	out, err := t.run(ctx, "display-message", "-p", "-t", "="+name+":", "#{pane_dead} #{pane_dead_status}")
+	if err != nil {
+		return PaneState{}, err
+	}
+	f := strings.Fields(out)
+	st := PaneState{Dead: len(f) > 0 && f[0] == "1"}
+	if st.Dead && len(f) > 1 {
+		st.Status, _ = strconv.Atoi(f[1])
+	}
+	return st, nil
+}
+
+// Tail returns the last n non-empty lines of the session's pane.
+func (t Tmux) Tail(ctx context.Context, name string, n int) []string {
+	out, err := t.run(ctx, "capture-pane", "-p", "-J", "-t", "="+name+":", "-S", "-200")
+	if err != nil {
+		return nil
+	}
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimRight(l, " "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}

@@ -1,0 +1,454 @@
+package rig
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/service"
+	"github.com/google/uuid"
+)
+
+// Rolled-up restore results.
+const (
+	FullyRestored     = "fully_restored"
+	PartiallyRestored = "partially_restored"
+	Failed            = "failed"
+)
+
+// UpOptions selects a rig and what a person decided.
+type UpOptions struct {
+	Rig string
+	// Fresh names seats to relaunch with a new conversation.
+	Fresh []string
+	// Plan shows the decisions without touching anything.
+	Plan bool
+}
+
+// UpResult is `awr rig up`.
+type UpResult struct {
+	Rig             string      `json:"rig"`
+	Snapshot        *string     `json:"snapshot"`
+	RestoreID       string      `json:"restore_id,omitempty"`
+	Continued       bool        `json:"continued,omitempty"`
+	Plan            bool        `json:"plan,omitempty"`
+	Result          string      `json:"result"`
+	Seats           []*SeatPlan `json:"seats"`
+	ProjectRevision int64       `json:"project_revision"`
+}
+
+// OK reports whether every seat is resumed, fresh-primed or already
+// running: the only results that exit 0.
+func (r *UpResult) OK() bool { return r.Result == FullyRestored }
+
+func succeeded(outcome string) bool {
+	return outcome == events.SeatResumed || outcome == events.SeatFreshPrimed || outcome == events.SeatRunning
+}
+
+func rollUp(seats []*SeatPlan) string {
+	ok := 0
+	for _, s := range seats {
+		if succeeded(s.Outcome) {
+			ok++
+		}
+	}
+	switch ok {
+	case len(seats):
+		return FullyRestored
+	case 0:
+		return Failed
+	}
+	return PartiallyRestored
+}
+
+// Up brings a rig up: every stopped seat is launched (or restored from the
+// latest snapshot) and gets exactly one outcome. With Plan nothing is
+// written or launched. An unfinished attempt (a crash mid-restore) is
+// continued: seats it already restored are not relaunched.
+func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
+	if err := m.Tmux.Available(); err != nil {
+		return nil, fault.New(fault.InvalidInput, "rig up: tmux not found on PATH").WithHint("install tmux, then awr rig up %s", opts.Rig)
+	}
+	st, err := m.load(ctx, opts.Rig, -1, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireSeats(st); err != nil {
+		return nil, err
+	}
+	fresh := map[string]bool{}
+	for _, a := range opts.Fresh {
+		found := false
+		for _, ss := range st.seats {
+			found = found || ss.seat.Address == a
+		}
+		if !found {
+			return nil, fault.New(fault.InvalidInput, "rig up: --fresh %s is not a seat of rig %s", a, opts.Rig).With("flag", "--fresh").With("address", a).
+				WithHint("awr seat list --rig %s", opts.Rig)
+		}
+		fresh[a] = true
+	}
+	res := &UpResult{Rig: st.rig, Plan: opts.Plan, ProjectRevision: st.head}
+	if st.snapshot != nil {
+		res.Snapshot = &st.snapshot.SnapshotID
+	}
+	for _, ss := range st.seats {
+		res.Seats = append(res.Seats, m.decide(ctx, st, ss, fresh[ss.seat.Address]))
+	}
+	needsLaunch := false
+	for _, p := range res.Seats {
+		needsLaunch = needsLaunch || p.Launches()
+	}
+	if needsLaunch {
+		// Launching claims work: its sources must be current.
+		stale, err := m.P.StaleSources(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(stale) > 0 {
+			return nil, fault.New(fault.SourceStale, "rig up: sources changed since they were indexed: %s", strings.Join(stale, ", ")).
+				With("sources", stale).WithHint("awr source reindex")
+		}
+	}
+	if opts.Plan {
+		res.Result = rollUp(res.Seats)
+		return res, nil
+	}
+	if st.unfinished != nil {
+		res.RestoreID, res.Continued = st.unfinished.RestoreID, true
+	} else {
+		res.RestoreID = m.newID()
+		addrs := make([]string, len(st.seats))
+		for i, ss := range st.seats {
+			addrs[i] = ss.seat.Address
+		}
+		rs := events.RestoreStarted{RestoreID: res.RestoreID, Rig: st.rig, Seats: addrs}
+		if st.snapshot != nil {
+			rs.SnapshotID = st.snapshot.SnapshotID
+		}
+		if _, _, err := commands.RigEvent(ctx, m.P.Env, events.KindRestoreStarted, "rig/"+st.rig, rs); err != nil {
+			return nil, err
+		}
+		m.crash("restore_started")
+	}
+	for _, p := range res.Seats {
+		if p.decide {
+			if _, _, err := commands.RigEvent(ctx, m.P.Env, events.KindSeatDecided, "seat/"+p.Address, events.SeatDecided{
+				Address: p.Address, Rig: st.rig, Decision: events.DecisionFresh, Scope: p.scope}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var pending []*SeatPlan
+	for _, p := range res.Seats {
+		switch {
+		case p.seat.attempt != nil && p.Action == ActionNone:
+			// Restored earlier in this attempt: already recorded.
+		case p.Launches():
+			if err := m.launch(ctx, st, res.RestoreID, p); err != nil {
+				return nil, err
+			}
+			if p.Action != ActionNone {
+				pending = append(pending, p)
+			} else if err := m.record(ctx, res.RestoreID, st.rig, p); err != nil {
+				return nil, err
+			}
+		case p.Action == ActionVerify:
+			pending = append(pending, p)
+		default:
+			if err := m.record(ctx, res.RestoreID, st.rig, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := m.verify(ctx, st.rig, res.RestoreID, pending); err != nil {
+		return nil, err
+	}
+	res.Result = rollUp(res.Seats)
+	_, rev, err := commands.RigEvent(ctx, m.P.Env, events.KindRestoreCompleted, "rig/"+st.rig, events.RestoreCompleted{RestoreID: res.RestoreID, Rig: st.rig, Result: res.Result})
+	if err != nil {
+		return nil, err
+	}
+	res.ProjectRevision = rev
+	return res, nil
+}
+
+// launch starts the seat's session (with its claim) and its agent in tmux.
+// A launch that fails leaves the plan with outcome failed and Action none,
+// its new session ended as abandoned, and the seat's earlier state (its
+// checkpoint, its conversation id) untouched.
+func (m *Manager) launch(ctx context.Context, st *rigState, restoreID string, p *SeatPlan) error {
+	s := &p.seat.seat
+	rt := Runtimes[s.Runtime]
+	mode := events.LaunchFresh
+	switch p.Action {
+	case ActionStart:
+		mode = events.LaunchStart
+	case ActionResume:
+		mode = events.LaunchResume
+	}
+	if p.Action != ActionResume {
+		p.Conversation = ""
+		if rt.PreassignsConversation {
+			p.Conversation = uuid.Must(uuid.NewRandomFromReader(m.P.Env.Entropy)).String()
+		}
+	}
+	fail := func(reason string, err error, session string) error {
+		if session != "" {
+			if _, eerr := commands.EndSession(ctx, m.P.Env, commands.EndRequest{SessionID: session, Outcome: events.OutcomeAbandoned,
+				Reason: "launch failed", Agent: s.Address}); eerr != nil && !fault.Is(eerr, fault.InvalidTransition) {
+				return eerr
+			}
+		}
+		p.Action, p.Outcome, p.Reason, p.SessionID = ActionNone, events.SeatFailed, reason, session
+		if p.Evidence == nil {
+			p.Evidence = &events.SeatEvidence{}
+		}
+		if err != nil {
+			p.Evidence.Error = err.Error()
+		}
+		return nil
+	}
+	name := m.TmuxName(s.Address)
+	dir := filepath.Join(m.P.Dir, ".awr", "seats", s.Address)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fault.Wrap(fault.Storage, err, "rig up: create %s", dir)
+	}
+	file := filepath.Join(dir, m.newID()+".md")
+	var ttl int64
+	if m.TTL > 0 {
+		ttl = m.TTL.Milliseconds()
+	}
+	l, err := commands.LaunchSeat(ctx, m.P.Env, commands.LaunchRequest{Address: s.Address, Mode: mode, FromSession: p.FromSession,
+		Conversation: p.Conversation, TmuxSession: name, ContextFile: file, RestoreID: restoreID, TTLms: ttl})
+	if err != nil {
+		if fault.CodeOf(err) == fault.Storage || fault.CodeOf(err) == fault.Internal {
+			return err
+		}
+		msg := err.Error()
+		if fe := fault.As(err); fe != nil && fe.Hint != "" {
+			p.Hint = fe.Hint
+		}
+		return fail("could not start the seat's session: "+msg, err, "")
+	}
+	p.SessionID = l.SessionID
+	budget := m.Budget
+	if budget <= 0 {
+		budget = 5000
+	}
+	comp, cerr := m.P.Compile(ctx, service.CompileOptions{Work: s.Work, Session: l.SessionID, Budget: budget, At: -1})
+	if comp == nil {
+		return fail("could not compile the seat's context: "+cerr.Error(), cerr, l.SessionID)
+	}
+	vars := map[string]string{"seat": s.Address, "rig": s.Rig, "role": s.Role, "session": l.SessionID, "conversation": p.Conversation,
+		"context_file": file, "project": m.P.Dir, "work": s.Work}
+	body := contextFile(s, l.SessionID, p.Conversation, m.P.Dir, comp.WorkContext.RenderedContext)
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		return fail("could not write the context file", err, l.SessionID)
+	}
+	start, resume := seatCommands(&s.SeatDeclared)
+	tmpl := start
+	if p.Action == ActionResume {
+		tmpl = resume
+	}
+	cmd := render(tmpl, vars)
+	if p.Evidence == nil {
+		p.Evidence = &events.SeatEvidence{}
+	}
+	p.Evidence.Command = cmd
+	env := map[string]string{"AWR_PROJECT": m.P.Dir, "AWR_SEAT": s.Address, "AWR_SESSION": l.SessionID, "AWR_WORK": s.Work,
+		"AWR_CONTEXT_FILE": file, "AWR_CONVERSATION": p.Conversation, "PATH": m.agentPath()}
+	if m.AwrBin != "" {
+		env["AWR_BIN"] = m.AwrBin
+	}
+	if err := m.Tmux.Kill(ctx, name); err != nil {
+		return fail("tmux error", err, l.SessionID)
+	}
+	if err := m.Tmux.NewSession(ctx, name, m.seatDir(s.Cwd), env, cmd); err != nil {
+		return fail("tmux error: "+err.Error(), err, l.SessionID)
+	}
+	return nil
+}
+
+// contextFile is what the agent is given: how to report and checkpoint,
+// then the compiled context.
+func contextFile(s *projections.Seat, session, conv, project, packet string) string {
+	host := s.Runtime
+	id := conv
+	if id == "" {
+		id = "<your conversation id>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# awr seat %s\n\n", s.Address)
+	fmt.Fprintf(&b, "You work in seat %s on %s, in awr session %s.\n\n", s.Address, s.Work, session)
+	fmt.Fprintf(&b, "First, report your conversation id:\n\n    awr --project %s client bind --client %s --external-session %s:%s --work %s --session %s\n\n",
+		shellQuote(project), host, host, id, s.Work, session)
+	fmt.Fprintf(&b, "Checkpoint when you finish a step, and whenever you are asked to stop:\n\n    awr --project %s session checkpoint --session %s --agent %s --digest 'WHAT YOU DID' --next-action 'WHAT COMES NEXT'\n\n",
+		shellQuote(project), session, s.Address)
+	b.WriteString("---\n\n")
+	b.WriteString(packet)
+	return b.String()
+}
+
+// verify waits for each launched agent to report its conversation id, and
+// records each seat's outcome as soon as it is known.
+func (m *Manager) verify(ctx context.Context, rig, restoreID string, pending []*SeatPlan) error {
+	timeout := m.VerifyTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	for len(pending) > 0 {
+		var next []*SeatPlan
+		for _, p := range pending {
+			done, err := m.check(ctx, p, time.Now().After(deadline), timeout)
+			if err != nil {
+				return err
+			}
+			if !done {
+				next = append(next, p)
+				continue
+			}
+			if err := m.record(ctx, restoreID, rig, p); err != nil {
+				return err
+			}
+		}
+		pending = next
+		if len(pending) > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(m.poll()):
+			}
+		}
+	}
+	return nil
+}
+
+// check decides a launched seat's outcome if it can be told yet: the agent
+// reported (by id, read from the log), its command exited, or time ran out.
+func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout time.Duration) (bool, error) {
+	s := &p.seat.seat
+	var cur *projections.Seat
+	if err := m.P.Store.Read(ctx, func(r *events.Reader) error {
+		var err error
+		cur, err = projections.SeatAt(r.Conn, s.Address, r.Head)
+		return err
+	}); err != nil {
+		return false, err
+	}
+	if cur == nil {
+		return false, fault.New(fault.NotFound, "rig up: seat %s was removed during the restore", s.Address)
+	}
+	p.SessionID = cur.SessionID
+	name := cur.TmuxSession
+	if p.Evidence == nil {
+		p.Evidence = &events.SeatEvidence{}
+	}
+	ev := p.Evidence
+	resume := cur.LaunchMode == events.LaunchResume
+	if cur.Conversation != "" {
+		reported := cur.Conversation
+		if resume && reported != cur.ExpectedConversation {
+			ev.ExpectedConv, ev.ReportedConv, ev.PaneTail = cur.ExpectedConversation, reported, m.Tmux.Tail(ctx, name, 10)
+			p.Conversation = reported
+			return true, m.stop(ctx, p, cur, events.SeatAwaitingDecision,
+				fmt.Sprintf("the agent came back with conversation %s, not %s: the original conversation was not resumed", reported, cur.ExpectedConversation))
+		}
+		p.Conversation = reported
+		if p.repoMoved {
+			ev.PaneTail = m.Tmux.Tail(ctx, name, 10)
+			p.Outcome = events.SeatAttentionRequired
+			return true, nil
+		}
+		p.Outcome = events.SeatFreshPrimed
+		p.Reason = "a new conversation " + reported + " started, primed with the compiled context"
+		if resume {
+			p.Outcome, p.Reason = events.SeatResumed, "conversation "+reported+" resumed and re-bound"
+		} else if p.Action == ActionStart {
+			p.Reason = "first launch: conversation " + reported + " started, primed with the compiled context"
+		}
+		return true, nil
+	}
+	pane, perr := m.Tmux.Pane(ctx, name)
+	if perr != nil || pane.Dead {
+		ev.PaneTail = m.Tmux.Tail(ctx, name, 10)
+		if perr != nil {
+			ev.Error = perr.Error()
+			return true, m.stop(ctx, p, cur, events.SeatFailed, "the agent's tmux session is gone before it reported")
+		}
+		status := pane.Status
+		ev.ExitStatus = &status
+		switch {
+		case status == 127:
+			return true, m.stop(ctx, p, cur, events.SeatFailed, "command not found (exit status 127)")
+		case status == 126:
+			return true, m.stop(ctx, p, cur, events.SeatFailed, "command not executable (exit status 126)")
+		case resume:
+			ev.ExpectedConv = cur.ExpectedConversation
+			return true, m.stop(ctx, p, cur, events.SeatAwaitingDecision,
+				fmt.Sprintf("the resume command exited (status %d) without re-binding conversation %s", status, cur.ExpectedConversation))
+		}
+		return true, m.stop(ctx, p, cur, events.SeatFailed, fmt.Sprintf("the agent exited with status %d before reporting its conversation", status))
+	}
+	if !expired {
+		return false, nil
+	}
+	ev.PaneTail, ev.VerifyTimeoutMS = m.Tmux.Tail(ctx, name, 10), timeout.Milliseconds()
+	ev.ExpectedConv = cur.ExpectedConversation
+	p.Outcome = events.SeatAttentionRequired
+	p.Reason = fmt.Sprintf("the agent is running but did not report its conversation within %s; look at tmux session %s", timeout, name)
+	return true, nil
+}
+
+// stop leaves nothing running for a seat that did not make it: its tmux
+// session is killed and its new session ended (interrupted when a person
+// must decide, abandoned when the launch failed).
+func (m *Manager) stop(ctx context.Context, p *SeatPlan, cur *projections.Seat, outcome, reason string) error {
+	p.Outcome, p.Reason = outcome, reason
+	if outcome == events.SeatAwaitingDecision {
+		p.Hint = fmt.Sprintf("awr rig up %s --fresh %s", cur.Rig, cur.Address)
+	}
+	if err := m.Tmux.Kill(ctx, cur.TmuxSession); err != nil {
+		p.Evidence.Error = strings.TrimSpace(p.Evidence.Error + "; " + err.Error())
+	}
+	if cur.SessionActive {
+		end := events.OutcomeAbandoned
+		if outcome == events.SeatAwaitingDecision {
+			end = events.OutcomeInterrupted
+		}
+		if _, err := commands.EndSession(ctx, m.P.Env, commands.EndRequest{SessionID: cur.SessionID, Outcome: end, Reason: reason, Agent: cur.Address}); err != nil && !fault.Is(err, fault.InvalidTransition) {
+			return err
+		}
+	}
+	return nil
+}
+
+// record appends the seat's outcome.
+func (m *Manager) record(ctx context.Context, restoreID, rig string, p *SeatPlan) error {
+	if _, _, err := commands.RigEvent(ctx, m.P.Env, events.KindSeatRestored, "seat/"+p.Address, events.SeatRestored{
+		RestoreID: restoreID, Address: p.Address, Rig: rig, Outcome: p.Outcome, Reason: p.Reason,
+		SessionID: p.SessionID, Conversation: p.Conversation, Evidence: p.Evidence}); err != nil {
+		return err
+	}
+	m.restored++
+	m.crash("seat_restored:" + strconv.Itoa(m.restored))
+	return nil
+}
+
+// crash kills the process at a named point, for crash tests.
+func (m *Manager) crash(point string) {
+	if m.Crashpoint != "" && m.Crashpoint == point {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+}
