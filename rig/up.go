@@ -266,14 +266,16 @@ func (m *Manager) launch(ctx context.Context, st *rigState, restoreID string, p 
 	}
 	p.Evidence.Command = cmd
 	env := map[string]string{"AWR_PROJECT": m.P.Dir, "AWR_SEAT": s.Address, "AWR_SESSION": l.SessionID, "AWR_WORK": s.Work,
-		"AWR_CONTEXT_FILE": file, "AWR_CONVERSATION": p.Conversation, "PATH": m.agentPath()}
+		"AWR_CONTEXT_FILE": file, "AWR_CONVERSATION": p.Conversation}
 	if m.AwrBin != "" {
 		env["AWR_BIN"] = m.AwrBin
 	}
 	if err := m.Tmux.Kill(ctx, name); err != nil {
 		return fail("tmux error", err, l.SessionID)
 	}
-	if err := m.Tmux.NewSession(ctx, name, m.seatDir(s.Cwd), env, cmd); err != nil {
+	// tmux runs commands in a login shell, whose profile may reset PATH:
+	// the command sets it itself, so the agent finds awr and its program.
+	if err := m.Tmux.NewSession(ctx, name, m.seatDir(s.Cwd), env, "export PATH="+shellQuote(m.agentPath())+"; "+cmd); err != nil {
 		return fail("tmux error: "+err.Error(), err, l.SessionID)
 	}
 	return nil
