@@ -1,0 +1,101 @@
+package rig_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/rig"
+)
+
+// awrUp runs the real awr binary's `rig up` on the fixture's project and
+// tmux server, with a crash point.
+func (f *fixture) awrUp(crashpoint string) (*exec.Cmd, error) {
+	cmd := exec.Command(filepath.Join(bin, "awr"), "--project", f.dir, "rig", "up", "portal", "--json", "--verify-timeout", "15s")
+	cmd.Env = append(os.Environ(), "AWR_TMUX_SOCKET="+f.socket, "AWR_CRASHPOINT="+crashpoint, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return cmd, cmd.Run()
+}
+
+// A process killed between restore_started and restore_completed leaves a
+// visible unfinished attempt; the next `rig up` continues it without
+// relaunching the seats already restored (nor those already launched and
+// still running), and completes it once.
+func TestCrashMidRestore_Continues(t *testing.T) {
+	for _, point := range []string{"restore_started", "seat_restored:1", "seat_restored:2"} {
+		t.Run(point, func(t *testing.T) {
+			f := newFixture(t)
+			addrs := []string{f.seat("a", "T-1", ""), f.seat("b", "T-2", ""), f.seat("c", "T-3", "")}
+			f.up(rig.UpOptions{})
+			f.down(true)
+			before := f.kinds()
+
+			cmd, err := f.awrUp(point)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("awr rig up with crash point %s: %v (want killed)", point, err)
+			}
+			_ = cmd
+			mid := f.kinds()
+			if mid[events.KindRestoreStarted] != before[events.KindRestoreStarted]+1 || mid[events.KindRestoreCompleted] != before[events.KindRestoreCompleted] {
+				t.Fatalf("after the crash: %v", mid)
+			}
+			ps, err := f.m.Ps(context.Background(), "portal", -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ps.UnfinishedRestore == "" {
+				t.Fatal("ps does not show the unfinished restore")
+			}
+			restoredMid := mid[events.KindSeatRestored] - before[events.KindSeatRestored]
+			launchedMid := mid[events.KindSeatLaunched] - before[events.KindSeatLaunched]
+
+			res := f.up(rig.UpOptions{})
+			if !res.Continued || res.RestoreID != ps.UnfinishedRestore {
+				t.Fatalf("the next up did not continue %s: %+v", ps.UnfinishedRestore, res)
+			}
+			if res.Result != rig.FullyRestored {
+				t.Fatalf("continued restore: %+v", res.Seats)
+			}
+			for _, a := range addrs {
+				if o := outcomes(res)[a]; o != events.SeatResumed {
+					t.Fatalf("%s: %s (%s)", a, o, seatOf(res, a).Reason)
+				}
+			}
+			after := f.kinds()
+			if got := after[events.KindSeatLaunched] - before[events.KindSeatLaunched]; got != len(addrs) {
+				t.Fatalf("seats launched over the attempt: %d, want %d (launched before the crash: %d)", got, len(addrs), launchedMid)
+			}
+			if got := after[events.KindSeatRestored] - before[events.KindSeatRestored]; got != len(addrs) {
+				t.Fatalf("seat_restored over the attempt: %d, want %d (before the crash: %d)", got, len(addrs), restoredMid)
+			}
+			if after[events.KindRestoreCompleted] != before[events.KindRestoreCompleted]+1 {
+				t.Fatalf("restore_completed: %v", after)
+			}
+			// Each seat has exactly one outcome in the attempt.
+			f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
+				for _, a := range addrs {
+					n := 0
+					log, _ := projections.SeatLogAt(r.Conn, a, r.Head)
+					for _, e := range log {
+						var sr events.SeatRestored
+						if e.Kind == "restored" && json.Unmarshal(e.Data, &sr) == nil && sr.RestoreID == res.RestoreID {
+							n++
+						}
+					}
+					if n != 1 {
+						t.Errorf("%s has %d outcomes in attempt %s", a, n, res.RestoreID)
+					}
+				}
+				return nil
+			})
+			f.verifyLog()
+		})
+	}
+}

@@ -1,0 +1,93 @@
+package rig_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/rig"
+	"pgregory.net/rapid"
+)
+
+// `rig up --plan` and `rig up` agree, seat by seat, on the action and the
+// outcome, over generated seat states: policies, seats with and without a
+// conversation history, --fresh, missing directories and programs. Plan
+// writes nothing. The agents cooperate here (an agent that misbehaves
+// after launch is something no plan can foresee; those outcomes are
+// covered one by one in rig_test.go).
+func TestPlanAgreesWithApply(t *testing.T) {
+	works := []string{"T-1", "T-2", "T-3", "T-4", "T-5", "T-6"}
+	rapid.Check(t, func(rt *rapid.T) {
+		f := newFixture(t)
+		ctx := context.Background()
+		n := rapid.IntRange(1, 4).Draw(rt, "seats")
+		type gen struct {
+			addr                          string
+			policy                        string
+			history, fresh, noCwd, noProg bool
+		}
+		var seats []gen
+		for i := 0; i < n; i++ {
+			seats = append(seats, gen{
+				addr:    fmt.Sprintf("s%d@portal", i),
+				policy:  rapid.SampledFrom([]string{events.PolicyResumeIfPossible, events.PolicyRelaunchFresh, events.PolicyCheckpointOnly}).Draw(rt, "policy"),
+				history: rapid.Bool().Draw(rt, "history"),
+				fresh:   rapid.Bool().Draw(rt, "fresh"),
+				noCwd:   rapid.IntRange(0, 5).Draw(rt, "noCwd") == 0,
+				noProg:  rapid.IntRange(0, 5).Draw(rt, "noProg") == 0,
+			})
+		}
+		declare := func(g gen, cwd, prog string) {
+			if _, err := commands.DeclareSeat(ctx, f.m.P.Env, commands.SeatRequest{Address: g.addr, Runtime: "generic", Work: works[int(g.addr[1]-'0')],
+				Command: prog + " --conversation {conversation}", ResumeCommand: prog + " --resume --conversation {conversation}", Policy: g.policy, Cwd: cwd}); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		withHistory := false
+		for _, g := range seats {
+			if g.history {
+				declare(g, "", "fakeagent")
+				withHistory = true
+			}
+		}
+		if withHistory {
+			f.up(rig.UpOptions{})
+			f.down(true)
+		}
+		var fresh []string
+		for _, g := range seats {
+			cwd, prog := "", "fakeagent"
+			if g.noCwd {
+				cwd = "gone"
+			}
+			if g.noProg {
+				prog = "no-such-agent"
+			}
+			declare(g, cwd, prog)
+			if g.fresh {
+				fresh = append(fresh, g.addr)
+			}
+		}
+		head := f.kinds()
+		plan, err := f.m.Up(ctx, rig.UpOptions{Rig: "portal", Fresh: fresh, Plan: true})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if after := f.kinds(); fmt.Sprint(after) != fmt.Sprint(head) {
+			rt.Fatalf("--plan wrote events: %v -> %v", head, after)
+		}
+		res := f.up(rig.UpOptions{Fresh: fresh})
+		for _, g := range seats {
+			p, a := seatOf(plan, g.addr), seatOf(res, g.addr)
+			if p.Action != a.Action || p.Outcome != a.Outcome {
+				rt.Fatalf("%s %+v: plan %s/%s (%s), apply %s/%s (%s)", g.addr, g, p.Action, p.Outcome, p.Reason, a.Action, a.Outcome, a.Reason)
+			}
+		}
+		if plan.Result != res.Result {
+			rt.Fatalf("plan result %s, apply %s", plan.Result, res.Result)
+		}
+		f.down(false)
+	})
+}
