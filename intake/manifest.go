@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"github.com/awr-dev/awr/fault"
@@ -70,6 +71,9 @@ func (m *Manifest) Validate(path string) error {
 	if strings.TrimSpace(m.Name) == "" {
 		return fault.New(fault.InvalidInput, "manifest %s: name is empty", path).With("path", path)
 	}
+	if err := validUTF8(path, m); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for i, s := range m.Sources {
 		where := fmt.Sprintf("manifest %s: sources[%d] (%s)", path, i, s.Path)
@@ -111,6 +115,35 @@ func (m *Manifest) Validate(path string) error {
 	return nil
 }
 
+// validUTF8 refuses text that is not UTF-8: TOML holds only UTF-8, so
+// such a manifest could be written but never read back.
+func validUTF8(path string, m *Manifest) error {
+	bad := func(what string) error {
+		return fault.New(fault.InvalidInput, "manifest %s: %s is not valid UTF-8", path, what).With("path", path)
+	}
+	if !utf8.ValidString(m.Name) {
+		return bad("name")
+	}
+	for i, s := range m.Sources {
+		for _, f := range [][2]string{{"path", s.Path}, {"adapter", s.Adapter}, {"role", s.Role}} {
+			if !utf8.ValidString(f[1]) {
+				return bad(fmt.Sprintf("sources[%d] %s", i, f[0]))
+			}
+		}
+		for k, v := range s.StatusMap {
+			if !utf8.ValidString(k) || !utf8.ValidString(v) {
+				return bad(fmt.Sprintf("sources[%d] status_map", i))
+			}
+		}
+		for k, v := range s.FieldMap {
+			if !utf8.ValidString(k) || !utf8.ValidString(v) {
+				return bad(fmt.Sprintf("sources[%d] field_map", i))
+			}
+		}
+	}
+	return nil
+}
+
 // ReadManifest reads the project's manifest; ok is false when there is none.
 // Errors: InvalidInput naming path:line for TOML that does not parse or
 // fields that are wrong.
@@ -128,8 +161,9 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
-			return nil, false, fault.New(fault.InvalidInput, "manifest %s:%d: %s", path, perr.Position.Line, perr.Message).
-				With("path", path).With("line", perr.Position.Line).WithHint("fix %s, then run the command again", path)
+			line := errorLine(raw, perr.Position)
+			return nil, false, fault.New(fault.InvalidInput, "manifest %s:%d: %s", path, line, perr.Message).
+				With("path", path).With("line", line).WithHint("fix %s, then run the command again", path)
 		}
 		return nil, false, fault.New(fault.InvalidInput, "manifest %s: %v", path, err).With("path", path)
 	}
@@ -140,6 +174,17 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 		return nil, false, err
 	}
 	return m, true, nil
+}
+
+// errorLine is the 1-based line of a TOML parse error, counted from its
+// byte offset: the parser's own line number is one short for some errors
+// at the end of the input (0 for an unfinished escape on the first line).
+func errorLine(raw []byte, pos toml.Position) int {
+	line := pos.Line
+	if pos.Start > 0 && pos.Start <= len(raw) {
+		line = 1 + bytes.Count(raw[:pos.Start], []byte("\n"))
+	}
+	return max(line, 1)
 }
 
 // WriteManifest replaces the project's manifest atomically (a temporary

@@ -23,7 +23,7 @@ import (
 var now = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 
 // initProject copies the checkout fixture and accepts its intake plan.
-func initProject(t *testing.T) string {
+func initProject(t testing.TB) string {
 	t.Helper()
 	dir, err := fixtures.CopyProject("checkout", t.TempDir())
 	require.NoError(t, err)
@@ -52,7 +52,7 @@ func initProject(t *testing.T) string {
 
 // connect starts a server on dir over in-memory transports and returns
 // the client session.
-func connect(t *testing.T, dir string) *mcp.ClientSession {
+func connect(t testing.TB, dir string) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	srv, err := mcpserver.New(mcpserver.Options{Project: dir, Version: "test", Now: func() time.Time { return now }})
@@ -291,4 +291,38 @@ func TestServer_Uninitialized(t *testing.T) {
 	require.Equal(t, "awr init", out["hint"])
 	in := ok(t, cs, "awr_intake_inspect", nil)
 	require.EqualValues(t, 0, rev(t, in))
+}
+
+// TestServer_SecretsRefused: a credential in any free-text argument of a
+// writing tool (agent label, digest, next action, open loop, bound
+// external session id) is a RuleViolation naming the field, the secret is
+// not echoed, and nothing is appended.
+func TestServer_SecretsRefused(t *testing.T) {
+	t.Parallel()
+	cs := connect(t, initProject(t))
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	start := ok(t, cs, "awr_session_start", map[string]any{"work": "CART-1", "agent": "a", "claim": true})
+	sid := get(start, "session.id").(string)
+	before := rev(t, ok(t, cs, "awr_status", nil))
+	cases := []struct {
+		field, tool string
+		args        map[string]any
+	}{
+		{"agent", "awr_session_start", map[string]any{"work": "CART-2", "agent": token}},
+		{"agent", "awr_session_checkpoint", map[string]any{"session": sid, "agent": "key " + token, "digest": "d", "next_action": "n"}},
+		{"digest", "awr_session_checkpoint", map[string]any{"session": sid, "agent": "a", "digest": "pushed with " + token, "next_action": "n"}},
+		{"next_action", "awr_session_checkpoint", map[string]any{"session": sid, "agent": "a", "digest": "d", "next_action": "run with PASSWORD=" + token}},
+		{"open_loops[1]", "awr_session_checkpoint", map[string]any{"session": sid, "agent": "a", "digest": "d", "next_action": "n", "open_loops": []any{"fine", token}}},
+		{"agent", "awr_session_resume", map[string]any{"from_session": sid, "agent": token}},
+		{"agent", "awr_session_end", map[string]any{"session": sid, "outcome": "completed", "agent": token}},
+		{"external_session", "awr_client_bind", map[string]any{"client": "c", "external_session": "host:" + token, "work": "CART-1", "session": sid}},
+	}
+	for _, tc := range cases {
+		out := fails(t, cs, tc.tool, tc.args, "RuleViolation")
+		require.Equal(t, tc.field, get(out, "details.field"), "%s", tc.tool)
+		b, err := json.Marshal(out)
+		require.NoError(t, err)
+		require.NotContains(t, string(b), token, "%s echoed the secret", tc.tool)
+	}
+	require.Equal(t, before, rev(t, ok(t, cs, "awr_status", nil)), "nothing was appended")
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
 )
 
 // writeChild opens the project and checkpoints in a loop, at most writes
@@ -81,10 +83,17 @@ func runWriter(t *testing.T, cmd *exec.Cmd) (map[int64]string, string) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	require.NoError(t, err, "stderr: %s", stderr.String())
+	return parseWriterOutput(t, string(out))
+}
+
+// parseWriterOutput returns writeChild's acknowledgements and its "error"
+// line ("" when there is none).
+func parseWriterOutput(t *testing.T, out string) (map[int64]string, string) {
+	t.Helper()
 	acked := map[int64]string{}
-	require.NoError(t, parseAcks(string(out), acked))
+	require.NoError(t, parseAcks(out, acked))
 	var refusal string
-	for _, l := range strings.Split(string(out), "\n") {
+	for _, l := range strings.Split(out, "\n") {
 		if rest, ok := strings.CutPrefix(l, "error "); ok {
 			refusal = rest
 		}
@@ -250,4 +259,130 @@ func TestFault_Truncated(t *testing.T) {
 	require.Contains(t, []fault.Code{fault.Storage, fault.VerifyFailed}, code, "%v", err)
 	require.NotEmpty(t, err.Error())
 	t.Logf("%s: %v (hint %q)", code, err, fault.As(err).Hint)
+}
+
+// setPageLimit caps the database of st (opened with PoolSize 1, so that
+// its one connection carries the setting) at its current size plus extra
+// pages, with PRAGMA max_page_count.
+func setPageLimit(t *testing.T, st *events.Store, extra int64) {
+	t.Helper()
+	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
+		var pages int64
+		if err := sqlitex.ExecuteTransient(r.Conn, "PRAGMA page_count", &sqlitex.ExecOptions{ResultFunc: func(s *sqlite.Stmt) error {
+			pages = s.ColumnInt64(0)
+			return nil
+		}}); err != nil {
+			return err
+		}
+		return sqlitex.ExecuteTransient(r.Conn, fmt.Sprintf("PRAGMA max_page_count = %d", pages+extra), nil)
+	}))
+}
+
+// TestFault_PageLimit fills the database to SQLite's page limit (PRAGMA
+// max_page_count), the path on which SQLite itself reports a full disk
+// (SQLITE_FULL): the write that does not fit is refused with Storage "disk
+// or database is full; nothing was written", it appends nothing, the same
+// write succeeds once there is room again (the hint), and every write
+// acknowledged before survives a verify.
+func TestFault_PageLimit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newProject(t, 1)
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{PoolSize: 1, Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	defer st.Close()
+	acked := writeWith(t, st, 3)
+	env := commands.NewEnv(st)
+	start, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-1", Agent: "filler"})
+	require.NoError(t, err)
+	acked[start.ProjectRevision] = eventID(t, st, start.ProjectRevision)
+	setPageLimit(t, st, 16)
+
+	digest := strings.Repeat("the quick brown fox jumps over the lazy dog ", 40)
+	req := func(i int) commands.CheckpointRequest {
+		return commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "filler", Digest: fmt.Sprintf("%d %s", i, digest), NextAction: "next"}
+	}
+	last := start.ProjectRevision
+	var refused error
+	i := 0
+	for ; i < 10000 && refused == nil; i++ {
+		res, err := commands.RecordCheckpoint(ctx, env, req(i))
+		if err != nil {
+			refused = err
+			break
+		}
+		last = res.ProjectRevision
+		acked[last] = eventID(t, st, last)
+	}
+	require.Error(t, refused, "the page limit never stopped a write")
+	t.Logf("%d writes acknowledged, then: %v", len(acked), refused)
+	fe := fault.As(refused)
+	require.Equal(t, fault.Storage, fe.Code, "%v", refused)
+	require.Equal(t, sqlite.ResultFull, sqlite.ErrCode(refused).ToPrimary(), "the refusal comes from SQLITE_FULL: %v", refused)
+	require.Contains(t, fe.Message, "disk or database is full; nothing was written")
+	require.Equal(t, "free disk space, then retry", fe.Hint)
+	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+		require.Equal(t, last, r.Head, "the refused write appended nothing")
+		return nil
+	}))
+
+	// Room again: the same write goes through.
+	setPageLimit(t, st, 1<<20)
+	res, err := commands.RecordCheckpoint(ctx, env, req(i))
+	require.NoError(t, err)
+	acked[res.ProjectRevision] = eventID(t, st, res.ProjectRevision)
+	require.NoError(t, st.Close())
+	assertSoundLog(t, dir, acked)
+}
+
+// eventID returns the id of event seq.
+func eventID(t *testing.T, st *events.Store, seq int64) string {
+	t.Helper()
+	var id string
+	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
+		return events.ScanEvents(r.Conn, seq, seq, func(e *events.Event) error { id = e.ID; return nil })
+	}))
+	require.NotEmpty(t, id, "no event %d", seq)
+	return id
+}
+
+// TestFault_NewerSchema opens a project whose database a newer awr has
+// migrated (a higher schema version): the open is refused with Storage
+// naming both versions and the hint `upgrade awr`, the file is left
+// byte for byte as it was, and with the version put back every
+// acknowledged event is there and the log verifies.
+func TestFault_NewerSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := newProject(t, 1)
+	acked := writeSome(t, dir, 5)
+	db := events.DBPath(dir)
+	var version int
+	setVersion := func(v int) {
+		conn, err := sqlite.OpenConn(db, sqlite.OpenReadWrite)
+		require.NoError(t, err)
+		defer conn.Close()
+		require.NoError(t, sqlitex.ExecuteTransient(conn, "PRAGMA user_version", &sqlitex.ExecOptions{ResultFunc: func(s *sqlite.Stmt) error {
+			version = s.ColumnInt(0)
+			return nil
+		}}))
+		require.NoError(t, sqlitex.ExecuteTransient(conn, fmt.Sprintf("PRAGMA user_version = %d", v), nil))
+	}
+	setVersion(1 << 20)
+	supported := version
+	before, err := os.ReadFile(db)
+	require.NoError(t, err)
+
+	_, err = events.Open(ctx, db, events.Options{Projectors: projections.Projectors()})
+	fe := fault.As(err)
+	require.Equal(t, fault.Storage, fe.Code, "%v", err)
+	require.Contains(t, fe.Message, fmt.Sprintf("schema version %d is newer than this awr supports (%d)", 1<<20, supported))
+	require.Equal(t, "upgrade awr", fe.Hint)
+	require.EqualValues(t, 1<<20, fe.Details["schema_version"])
+	after, err := os.ReadFile(db)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "a refused open changed the database file")
+
+	setVersion(supported)
+	assertSoundLog(t, dir, acked)
 }

@@ -1,0 +1,57 @@
+package intake_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/intake"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReadManifest_ErrSyntaxLine: a TOML syntax error names the line it is
+// on, also at the end of the input, where the TOML parser's own line
+// number is one short.
+func TestReadManifest_ErrSyntaxLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		raw  string
+		line int
+	}{
+		{`0."\`, 1},
+		{"name = \"x\"\nb = \"\\", 2},
+		{"name = [\n", 1},
+		{"version = 1\nname = \"x\"\n\n[[sources]\n", 4},
+	} {
+		dir := manifestDir(t, []byte(tc.raw))
+		_, ok, err := intake.ReadManifest(dir)
+		require.False(t, ok)
+		fe := fault.As(err)
+		require.Equal(t, fault.InvalidInput, fe.Code, "%q: %v", tc.raw, err)
+		require.Equal(t, tc.line, fe.Details["line"], "%q: %v", tc.raw, err)
+		require.Contains(t, fe.Message, fmt.Sprintf("%s:%d: ", intake.ManifestPath(dir), tc.line))
+	}
+}
+
+// TestWriteManifest_ErrNotUTF8: text that is not UTF-8 is refused before
+// anything is written, since it could not be read back.
+func TestWriteManifest_ErrNotUTF8(t *testing.T) {
+	t.Parallel()
+	for name, m := range map[string]*intake.Manifest{
+		"name":      {Version: 1, Name: "a\xffb"},
+		"path":      {Version: 1, Name: "x", Sources: []intake.ManifestSource{{Path: "t\xff.md", Adapter: "markdown_checklist", Role: intake.RoleTasks}}},
+		"field_map": {Version: 1, Name: "x", Sources: []intake.ManifestSource{{Path: "t.md", Adapter: "markdown_checklist", Role: intake.RoleTasks}}},
+	} {
+		if name == "field_map" {
+			m.Sources[0].FieldMap = map[string]string{"key": "\xc9"}
+		}
+		dir := manifestDir(t, []byte("name = \"before\"\n"))
+		err := intake.WriteManifest(dir, m)
+		require.True(t, fault.Is(err, fault.InvalidInput), "%s: %v", name, err)
+		require.Contains(t, err.Error(), "not valid UTF-8", name)
+		back, ok, err := intake.ReadManifest(dir)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, "before", back.Name, "%s: the old manifest was replaced", name)
+	}
+}
