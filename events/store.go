@@ -42,6 +42,7 @@ type Options struct {
 // processes may open the same database at once.
 type Store struct {
 	path        string
+	ident       os.FileInfo // the database file opened, to notice it being removed or replaced
 	pool        *sqlitex.Pool
 	projectors  []Projector
 	lockTimeout time.Duration
@@ -105,6 +106,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, mapErr("open project database", err)
 	}
 	s := &Store{path: path, pool: pool, projectors: opts.Projectors, lockTimeout: opts.LockTimeout}
+	if s.ident, err = os.Stat(path); err != nil {
+		pool.Close()
+		return nil, fault.Wrap(fault.Storage, err, "open project database %s", path)
+	}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -191,9 +191,10 @@ func TestFault_ReadOnly(t *testing.T) {
 }
 
 // TestFault_DatabaseRemoved removes .awr/awr.db* under an open store. The
-// open store goes on writing to the unlinked file; a new open finds no
-// project (NotFound, hint awr init), and a project initialized afresh holds
-// none of the first store's acknowledged events.
+// open store refuses every later write with Storage (it would go to the
+// unlinked file and be lost); a new open finds no project (NotFound, hint
+// awr init), and a project initialized afresh holds none of the first
+// store's acknowledged events.
 func TestFault_DatabaseRemoved(t *testing.T) {
 	ctx := context.Background()
 	dir := newProject(t, 1)
@@ -207,9 +208,9 @@ func TestFault_DatabaseRemoved(t *testing.T) {
 	for _, f := range files {
 		require.NoError(t, os.Remove(f))
 	}
-	for seq, id := range writeWith(t, st, 2) {
-		acked[seq] = id
-	}
+	_, err = commands.StartSession(ctx, commands.NewEnv(st), commands.StartRequest{Work: "W-1", Agent: "writer"})
+	require.True(t, fault.Is(err, fault.Storage), "%v", err)
+	require.Contains(t, err.Error(), "removed or replaced")
 
 	_, err = events.Open(ctx, events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
 	require.True(t, fault.Is(err, fault.NotFound), "%v", err)
