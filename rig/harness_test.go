@@ -51,7 +51,7 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	for _, pkg := range []string{"../cmd/awr", "../fixtures/fakeagent"} {
+	for _, pkg := range []string{"../cmd/awr", "../fixtures/fakeagent/cmd/fakeagent"} {
 		out, err := exec.Command("go", "build", "-o", dir+"/", pkg).CombinedOutput()
 		if err != nil {
 			return 0, fmt.Errorf("go build %s: %v\n%s", pkg, err, out)

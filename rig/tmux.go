@@ -97,16 +97,24 @@ type PaneState struct {
 
 // Pane reads the state of the session's pane.
 func (t Tmux) Pane(ctx context.Context, name string) (PaneState, error) {
-	out, err := t.run(ctx, "display-message", "-p", "-t", "="+name+":", "#{pane_dead} #{pane_dead_status}")
+	out, err := t.run(ctx, "display-message", "-p", "-t", "="+name+":", "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}")
 	if err != nil {
 		return PaneState{}, err
 	}
-	f := strings.Fields(out)
-	st := PaneState{Dead: len(f) > 0 && f[0] == "1"}
-	if st.Dead && len(f) > 1 {
-		st.Status, _ = strconv.Atoi(f[1])
+	// A pane is reported dead only with its exit status or signal: tmux
+	// marks the pane dead a moment before it records them. A signal is
+	// reported as the shell would, 128+N.
+	f := strings.Split(strings.TrimSpace(out), ":")
+	if len(f) < 3 || f[0] != "1" {
+		return PaneState{}, nil
 	}
-	return st, nil
+	if status, err := strconv.Atoi(f[1]); err == nil {
+		return PaneState{Dead: true, Status: status}, nil
+	}
+	if sig, err := strconv.Atoi(f[2]); err == nil {
+		return PaneState{Dead: true, Status: 128 + sig}, nil
+	}
+	return PaneState{}, nil
 }
 
 // Tail returns the last n non-empty lines of the session's pane.

@@ -372,12 +372,15 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 			p.Outcome = events.SeatAttentionRequired
 			return true, nil
 		}
-		p.Outcome = events.SeatFreshPrimed
-		p.Reason = "a new conversation " + reported + " started, primed with the compiled context"
-		if resume {
+		switch {
+		case resume:
 			p.Outcome, p.Reason = events.SeatResumed, "conversation "+reported+" resumed and re-bound"
-		} else if p.Action == ActionStart {
-			p.Reason = "first launch: conversation " + reported + " started, primed with the compiled context"
+		case p.Action == ActionVerify:
+			p.Outcome, p.Reason = events.SeatFreshPrimed, "conversation "+reported+" started, primed with the compiled context"
+		default:
+			// Keep why it was fresh (first launch, policy, decision) and
+			// name the conversation the agent reported.
+			p.Outcome, p.Reason = events.SeatFreshPrimed, p.Reason+" (conversation "+reported+")"
 		}
 		return true, nil
 	}

@@ -2,15 +2,19 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/fakeagent"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -19,7 +23,8 @@ var update = flag.Bool("update", false, "rewrite cmp goldens inside testdata/scr
 // TestMain lets the test binary double as the awr command inside scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"awr": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"awr":       func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"fakeagent": func() { fakeagent.Main(); os.Exit(0) },
 	})
 }
 
@@ -37,6 +42,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("COLUMNS", "80")
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("AWR_TIMEOUT", "10s")
+			// Rig scripts run their agents on a private tmux server, gone
+			// when the script ends.
+			sum := sha256.Sum256([]byte(env.WorkDir))
+			socket := "awr-script-" + hex.EncodeToString(sum[:6])
+			env.Setenv("AWR_TMUX_SOCKET", socket)
+			env.Defer(func() { exec.Command("tmux", "-L", socket, "kill-server").Run() })
 			// Each `exec awr` under -race would otherwise sleep 1s at exit.
 			if os.Getenv("GORACE") == "" {
 				env.Setenv("GORACE", "atexit_sleep_ms=0")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,11 +24,7 @@ func (a *App) rigManager() (*rig.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, err := os.Executable()
-	if err != nil {
-		bin = ""
-	}
-	return &rig.Manager{P: p, Tmux: rig.Tmux{Socket: os.Getenv("AWR_TMUX_SOCKET")}, AwrBin: bin, Crashpoint: os.Getenv("AWR_CRASHPOINT")}, nil
+	return &rig.Manager{P: p, Tmux: rig.Tmux{Socket: os.Getenv("AWR_TMUX_SOCKET")}, AwrBin: awrBinary(), Crashpoint: os.Getenv("AWR_CRASHPOINT")}, nil
 }
 
 type seatCmd struct {
@@ -316,4 +314,17 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// awrBinary is the awr executable agents should call: the one this process
+// was started as (found on PATH as the user typed it, symlinks kept), else
+// the running executable.
+func awrBinary() string {
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	bin, _ := os.Executable()
+	return bin
 }
