@@ -124,6 +124,15 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 	if s.SessionID == "" {
 		p.FromSession = ""
 	}
+	if ss.workIssue != "" {
+		p.Action, p.Outcome, p.Reason = ActionNone, events.SeatFailed, ss.workIssue
+		p.Evidence = &events.SeatEvidence{Error: ss.workIssue}
+		p.Hint = "awr ready --all"
+		if s.Work == "" {
+			p.Hint = fmt.Sprintf("awr seat add %s --runtime %s --work KEY", s.Address, s.Runtime)
+		}
+		return p
+	}
 	if prog, ok := findProgram(tmpl, cwd, m.agentPath()); !ok {
 		p.Action, p.Outcome, p.Reason = ActionNone, events.SeatFailed, fmt.Sprintf("command not found: %s", prog)
 		p.Evidence = &events.SeatEvidence{Error: "command not found: " + prog, Command: tmpl}

@@ -13,7 +13,8 @@ import (
 
 // `rig up --plan` and `rig up` agree, seat by seat, on the action and the
 // outcome, over generated seat states: policies, seats with and without a
-// conversation history, --fresh, missing directories and programs. Plan
+// conversation history, --fresh, missing directories and programs, work
+// claimed by someone else. Plan
 // writes nothing. The agents cooperate here (an agent that misbehaves
 // after launch is something no plan can foresee; those outcomes are
 // covered one by one in rig_test.go).
@@ -26,7 +27,7 @@ func TestPlanAgreesWithApply(t *testing.T) {
 		type gen struct {
 			addr                          string
 			policy                        string
-			history, fresh, noCwd, noProg bool
+			history, fresh, noCwd, noProg, taken bool
 		}
 		var seats []gen
 		for i := 0; i < n; i++ {
@@ -37,6 +38,7 @@ func TestPlanAgreesWithApply(t *testing.T) {
 				fresh:   rapid.Bool().Draw(rt, "fresh"),
 				noCwd:   rapid.IntRange(0, 5).Draw(rt, "noCwd") == 0,
 				noProg:  rapid.IntRange(0, 5).Draw(rt, "noProg") == 0,
+				taken:   rapid.IntRange(0, 5).Draw(rt, "taken") == 0,
 			})
 		}
 		declare := func(g gen, cwd, prog string) {
@@ -66,6 +68,12 @@ func TestPlanAgreesWithApply(t *testing.T) {
 				prog = "no-such-agent"
 			}
 			declare(g, cwd, prog)
+			if g.taken {
+				// Someone else claims the seat's work meanwhile.
+				if _, err := commands.StartSession(ctx, f.m.P.Env, commands.StartRequest{Work: works[int(g.addr[1]-'0')], Agent: "someone", Claim: true}); err != nil {
+					rt.Fatal(err)
+				}
+			}
 			if g.fresh {
 				fresh = append(fresh, g.addr)
 			}

@@ -358,3 +358,33 @@ func TestUpErrors(t *testing.T) {
 		t.Fatalf("a refused up wrote events: %v", after)
 	}
 }
+
+// The seat's work cannot be claimed: taken by someone else, or no work at
+// all. The plan already says failed, with the reason; nothing is launched.
+func TestFailed_WorkNotClaimable(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	a := f.seat("a", "T-1", "")
+	if _, err := commands.DeclareSeat(ctx, f.m.P.Env, commands.SeatRequest{Address: "b@portal", Runtime: "generic", Command: startCmd}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := commands.StartSession(ctx, f.m.P.Env, commands.StartRequest{Work: "T-1", Agent: "someone", Claim: true}); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := f.m.Up(ctx, rig.UpOptions{Rig: "portal", Plan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := f.up(rig.UpOptions{})
+	for _, r := range []*rig.UpResult{plan, res} {
+		if o := outcomes(r); o[a] != events.SeatFailed || o["b@portal"] != events.SeatFailed {
+			t.Fatalf("outcomes %v", o)
+		}
+		if !strings.Contains(seatOf(r, a).Reason, "cannot claim T-1") || !strings.Contains(seatOf(r, "b@portal").Reason, "no work item") {
+			t.Fatalf("reasons %q / %q", seatOf(r, a).Reason, seatOf(r, "b@portal").Reason)
+		}
+	}
+	if f.kinds()[events.KindSeatLaunched] != 0 {
+		t.Fatal("a seat was launched")
+	}
+}

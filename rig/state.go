@@ -75,6 +75,8 @@ type seatState struct {
 	// restore attempt; launched says it was launched in that attempt.
 	attempt  *events.SeatRestored
 	launched bool
+	// workIssue says why the seat's work cannot be claimed now (head only).
+	workIssue string
 }
 
 // rigState is a rig as a restore or a ps sees it.
@@ -172,6 +174,11 @@ func (m *Manager) load(ctx context.Context, rig string, rev int64, live bool) (*
 					}
 				}
 			}
+			if live {
+				if ss.workIssue, err = workIssue(r, &ss.seat, m.P.Env.Now().UnixMilli()); err != nil {
+					return err
+				}
+			}
 			st.seats = append(st.seats, ss)
 		}
 		return nil
@@ -185,6 +192,25 @@ func (m *Manager) load(ctx context.Context, rig string, rev int64, live bool) (*
 		}
 	}
 	return st, nil
+}
+
+// workIssue says why a launch could not claim the seat's work now, or "".
+// The seat's own session's claim is no obstacle: a launch takes it over.
+func workIssue(r *events.Reader, s *projections.Seat, now int64) (string, error) {
+	if s.Work == "" {
+		return "the seat has no work item to claim", nil
+	}
+	rd, ok, err := projections.ReadinessOf(r.Conn, s.Work, r.Head, now, true)
+	if err != nil || !ok {
+		return fmt.Sprintf("work item %s not found", s.Work), err
+	}
+	for _, reason := range rd.Reasons {
+		if reason.Code == projections.ReasonClaimed && rd.Claim != nil && rd.Claim.SessionID == s.SessionID {
+			continue
+		}
+		return fmt.Sprintf("cannot claim %s: %s", s.Work, reason.Message), nil
+	}
+	return "", nil
 }
 
 // paneAlive: the tmux session exists and its command still runs.
