@@ -25,8 +25,8 @@ func TestPlanAgreesWithApply(t *testing.T) {
 		ctx := context.Background()
 		n := rapid.IntRange(1, 4).Draw(rt, "seats")
 		type gen struct {
-			addr                          string
-			policy                        string
+			addr                                 string
+			policy                               string
 			history, fresh, noCwd, noProg, taken bool
 		}
 		var seats []gen
