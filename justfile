@@ -22,6 +22,11 @@ fuzz time="30s":
     go test -run '^$' -fuzz '^FuzzDecodePayload$' -fuzztime {{time}} ./events
     go test -run '^$' -fuzz '^FuzzDecodeEnvelopeLine$' -fuzztime {{time}} ./replay
     go test -run '^$' -fuzz '^FuzzImport$' -fuzztime {{time}} ./replay
+    go test -run '^$' -fuzz '^FuzzParseSpec$' -fuzztime {{time}} ./rig
+    go test -run '^$' -fuzz '^FuzzReadManifest$' -fuzztime {{time}} ./intake
+    go test -run '^$' -fuzz '^FuzzWriteManifest$' -fuzztime {{time}} ./intake
+    go test -run '^$' -fuzz '^FuzzFind$' -fuzztime {{time}} ./secret
+    go test -run '^$' -fuzz '^FuzzToolArguments$' -fuzztime {{time}} ./mcpserver
     for t in FuzzChecklist FuzzTable FuzzHeadings FuzzGoals FuzzRules FuzzPlan FuzzYAMLLedger; do go test -run '^$' -fuzz "^$t\$" -fuzztime {{time}} ./source; done
 
 # Run the scripted handoff on a temporary project.
