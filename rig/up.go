@@ -141,7 +141,9 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 		m.crash("restore_started")
 	}
 	for _, p := range res.Seats {
-		if p.decide {
+		// A --fresh that changes nothing (the seat runs, or starts fresh
+		// anyway by policy or as a first launch) is not a decision.
+		if p.decide && p.Action == ActionFresh && p.seat.seat.Policy != events.PolicyRelaunchFresh {
 			if _, _, err := commands.RigEvent(ctx, m.P.Env, events.KindSeatDecided, "seat/"+p.Address, events.SeatDecided{
 				Address: p.Address, Rig: st.rig, Decision: events.DecisionFresh, Scope: p.scope}); err != nil {
 				return nil, err
