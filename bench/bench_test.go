@@ -156,3 +156,30 @@ func benchmarkLogAt(b *testing.B, rev int64) {
 
 func BenchmarkLog_1M_Head(b *testing.B)   { benchmarkLogAt(b, -1) }
 func BenchmarkLog_1M_At1000(b *testing.B) { benchmarkLogAt(b, 1_000) }
+
+// BenchmarkGenerate_100k appends 100,000 events to a fresh 150-task
+// project through the bulk path, reporting events per second.
+func BenchmarkGenerate_100k(b *testing.B) {
+	ctx := context.Background()
+	var appended int64
+	var total time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		st, err := bench.NewProject(ctx, filepath.Join(b.TempDir(), "awr.db"), 150, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		res, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: 100_000, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(t0)
+		appended += res.Appended
+		b.StopTimer()
+		st.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(appended)/total.Seconds(), "events/s")
+}

@@ -15,7 +15,7 @@ import (
 
 // generatorVersion changes whenever Source or Generate would produce a
 // different log, invalidating cached logs.
-const generatorVersion = 2
+const generatorVersion = 3
 
 // NewProject initializes a project database at path with a 150-task
 // register (seeded) and returns it open.
@@ -52,7 +52,7 @@ func CachedLog(ctx context.Context, dir string, n int64, progress func(done, tot
 	if err != nil {
 		return "", err
 	}
-	if _, err := Generate(ctx, st, GenerateOptions{Events: n, Seed: 1, Batch: 1000, Progress: progress}); err != nil {
+	if _, err := Generate(ctx, st, GenerateOptions{Events: n, Seed: 1, Progress: progress}); err != nil {
 		st.Close()
 		return "", err
 	}

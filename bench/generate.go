@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"runtime/debug"
+	"sort"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
 )
 
 // Source returns a deterministic parsed task register of n work items under
@@ -49,19 +52,38 @@ func Source(n int, seed int64) events.SourceIndexed {
 
 // GenerateOptions sizes a history.
 type GenerateOptions struct {
-	// Events is the number of events to reach (the log's head when done is
-	// at least this).
+	// Events is the number of events to append; the last command may
+	// append a few more.
 	Events int64
 	// Agents is the number of simulated agents (default 8).
 	Agents int
 	// Seed makes the history deterministic.
 	Seed int64
-	// Batch is the number of commands per transaction (default 500).
+	// Batch is the number of commands per round: the simulated clock
+	// advances between rounds (default 1000).
 	Batch int
-	// Start is the simulated clock's start (default 2026-01-01).
+	// Start is the simulated clock's start (default one minute after the
+	// log's latest event).
 	Start time.Time
-	// Progress, if set, is called after each batch.
+	// Incremental appends each round in its own transaction through
+	// commands.Batch, with projections applied event by event, instead of
+	// one commands.Bulk transaction. It is the slow reference the bulk path
+	// is tested against: both append the same events.
+	Incremental bool
+	// Progress, if set, is called after each round with the events
+	// appended so far and Events.
 	Progress func(done, total int64)
+	// FoldProgress, if set, is called while the bulk path folds the
+	// existing log into the projections before appending.
+	FoldProgress func(done, total int64)
+}
+
+// GenerateResult reports a generated history.
+type GenerateResult struct {
+	// Appended is the number of events appended.
+	Appended int64
+	// Head is the project_revision afterwards.
+	Head int64
 }
 
 type agent struct {
@@ -71,70 +93,132 @@ type agent struct {
 	last    string // last session, for resumes
 }
 
-// Generate appends a realistic multi-agent history to an initialized
-// project whose sources are indexed, through the command layer, until the
-// log holds opts.Events events. It returns the head.
-func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (int64, error) {
+// Generate appends a realistic multi-agent history of at least
+// opts.Events events to an initialized project whose sources are indexed,
+// through the same command code as the CLI. By default the whole history
+// is one commands.Bulk transaction: it commits whole or not at all, and
+// leaves projections equal to a replay of the log.
+//
+// Errors: InvalidInput when opts.Events is not positive or the project
+// has no claimable work item (planned or ready); NotFound for a log
+// without project_initialized; any error of the commands or the store.
+func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (*GenerateResult, error) {
+	if opts.Events <= 0 {
+		return nil, fault.New(fault.InvalidInput, "bench generate: --events %d: want a positive number of events", opts.Events).With("events", opts.Events)
+	}
 	if opts.Agents <= 0 {
 		opts.Agents = 8
 	}
 	if opts.Batch <= 0 {
-		opts.Batch = 500
+		opts.Batch = 1000
 	}
+	var keys []string
+	var head, latest int64
+	initialized := false
+	if err := store.Read(ctx, func(r *events.Reader) error {
+		head = r.Head
+		if head == 0 {
+			return nil
+		}
+		var err error
+		if latest, err = events.EventTime(r.Conn, head); err != nil {
+			return err
+		}
+		initialized, err = hasKind(r, events.KindProjectInitialized)
+		if err != nil {
+			return err
+		}
+		items, err := projections.WorkItemsAt(r.Conn, head)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if it.Status == projections.StatusPlanned || it.Status == projections.StatusReady {
+				keys = append(keys, it.Key)
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if !initialized {
+		return nil, fault.New(fault.NotFound, "bench generate: the project is not initialized (no project_initialized event)").WithHint("awr bench project DIR, or awr init --accept")
+	}
+	if len(keys) == 0 {
+		return nil, fault.New(fault.InvalidInput, "bench generate: the project has no claimable work items (planned or ready)").WithHint("awr ready --all")
+	}
+	sort.Strings(keys)
 	if opts.Start.IsZero() {
-		opts.Start = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+		opts.Start = time.UnixMilli(latest).UTC().Add(time.Minute)
 	}
 	rng := rand.New(rand.NewSource(opts.Seed))
 	clock := opts.Start
 	env := &commands.Env{Store: store, Now: func() time.Time { return clock }, Entropy: rand.New(rand.NewSource(opts.Seed + 1))}
-	var keys []string
-	var head int64
-	if err := store.Read(ctx, func(r *events.Reader) error {
-		head = r.Head
-		return events.ScanEvents(r.Conn, 1, r.Head, func(e *events.Event) error {
-			if e.Kind == events.KindSourceIndexed {
-				v, err := e.Decoded()
-				if err != nil {
-					return err
-				}
-				keys = keys[:0]
-				for _, it := range v.(*events.SourceIndexed).Items {
-					if it.Status == "planned" || it.Status == "ready" {
-						keys = append(keys, it.Key)
-					}
-				}
-			}
-			return nil
-		})
-	}); err != nil {
-		return 0, err
-	}
-	if len(keys) == 0 {
-		return 0, fault.New(fault.InvalidInput, "bench generate: the project has no claimable work items").WithHint("index a source first")
-	}
 	agents := make([]*agent, opts.Agents)
 	for i := range agents {
 		agents[i] = &agent{name: fmt.Sprintf("agent-%02d", i+1)}
 	}
-	for head < opts.Events {
-		rev, err := commands.Batch(ctx, env, "bench", func(ctx context.Context) error {
-			for i := 0; i < opts.Batch; i++ {
-				if err := step(ctx, env, rng, agents[rng.Intn(len(agents))], keys); err != nil {
-					return err
-				}
+	target := head + opts.Events
+	round := func(ctx context.Context) error {
+		for i := 0; i < opts.Batch; i++ {
+			if h, _ := commands.Head(ctx); h >= target {
+				return nil
 			}
-			return nil
-		})
-		if err != nil {
-			return head, err
+			if err := step(ctx, env, rng, agents[rng.Intn(len(agents))], keys); err != nil {
+				return err
+			}
 		}
-		head = rev
 		clock = clock.Add(time.Duration(30+rng.Intn(300)) * time.Second)
+		return nil
+	}
+	start := head
+	report := func(h int64) {
 		if opts.Progress != nil {
-			opts.Progress(min(head, opts.Events), opts.Events)
+			opts.Progress(min(h-start, opts.Events), opts.Events)
 		}
 	}
-	return head, nil
+	if opts.Incremental {
+		for head < target {
+			rev, err := commands.Batch(ctx, env, "bench", round)
+			if err != nil {
+				return nil, err
+			}
+			head = rev
+			report(head)
+		}
+		return &GenerateResult{Appended: head - start, Head: head}, nil
+	}
+	keepAllocatorPages()
+	// A long bulk append allocates steadily and frees little until it
+	// ends; collecting less often trades memory for a tenth of the time.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	rev, err := commands.Bulk(ctx, env, "bench", opts.FoldProgress, func(ctx context.Context) error {
+		for {
+			h, _ := commands.Head(ctx)
+			if h >= target {
+				return nil
+			}
+			if err := round(ctx); err != nil {
+				return err
+			}
+			h, _ = commands.Head(ctx)
+			report(h)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &GenerateResult{Appended: rev - start, Head: rev}, nil
+}
+
+// hasKind reports whether the log holds an event of kind.
+func hasKind(r *events.Reader, kind events.Kind) (bool, error) {
+	found := false
+	err := events.ScanEvents(r.Conn, 1, min(r.Head, 16), func(e *events.Event) error {
+		found = found || e.Kind == kind
+		return nil
+	})
+	return found, err
 }
 
 // tolerable reports errors a real agent meets and moves past: the work was

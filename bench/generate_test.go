@@ -10,6 +10,7 @@ import (
 	"github.com/awr-dev/awr/bench"
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
@@ -28,9 +29,10 @@ func TestGenerate(t *testing.T) {
 	require.NoError(t, err)
 	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: bench.Source(150, 1)}, false)
 	require.NoError(t, err)
-	head, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: 5000, Seed: 7, Batch: 200})
+	res, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: 5000, Seed: 7, Batch: 200})
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, head, int64(5000))
+	require.GreaterOrEqual(t, res.Appended, int64(5000))
+	require.Equal(t, res.Head, res.Appended+2)
 
 	// Every kind of the handoff shows up, and the result verifies.
 	kinds := map[events.Kind]int{}
@@ -41,9 +43,9 @@ func TestGenerate(t *testing.T) {
 		events.KindContextCompiled, events.KindCheckpointRecorded, events.KindSessionEnded, events.KindSessionResumed, events.KindClientBound} {
 		require.Positive(t, kinds[k], "kind %s never generated", k)
 	}
-	res, err := replay.Verify(ctx, st, nil)
+	vres, err := replay.Verify(ctx, st, nil)
 	require.NoError(t, err)
-	require.True(t, res.OK)
+	require.True(t, vres.OK)
 }
 
 // TestIntervalIndex checks the dyadic interval reads against a plain scan
@@ -80,4 +82,77 @@ func TestIntervalIndex(t *testing.T) {
 		}
 		return nil
 	}))
+}
+
+// headOf returns the head seq and hash of a store's log.
+func headOf(t *testing.T, st *events.Store) (int64, []byte) {
+	t.Helper()
+	var seq int64
+	var hash []byte
+	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
+		seq = r.Head
+		return events.ScanEvents(r.Conn, r.Head, r.Head, func(e *events.Event) error { hash = e.Hash; return nil })
+	}))
+	return seq, hash
+}
+
+// TestGenerate_BulkEqualsIncremental: the bulk path (one transaction,
+// projections in memory, reads at the head answered from memory) appends
+// exactly the events the incremental path (a transaction per round,
+// projections applied and read through SQLite) appends, and leaves
+// projections equal to a replay of the log.
+func TestGenerate_BulkEqualsIncremental(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var heads [2]int64
+	var hashes [2][]byte
+	for i, incremental := range []bool{false, true} {
+		st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 60, 5)
+		require.NoError(t, err)
+		defer st.Close()
+		res, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: 6000, Seed: 11, Agents: 6, Batch: 150, Incremental: incremental})
+		require.NoError(t, err)
+		heads[i], hashes[i] = headOf(t, st)
+		require.Equal(t, res.Head, heads[i])
+		head, _, mismatches, err := replay.CompareWithRebuild(ctx, st, nil)
+		require.NoError(t, err)
+		require.Equal(t, heads[i], head)
+		require.Empty(t, mismatches, "incremental=%v", incremental)
+	}
+	require.Equal(t, heads[0], heads[1])
+	require.Equal(t, hashes[0], hashes[1], "the same events, byte for byte")
+}
+
+// TestGenerate_Appends: a second history appends to the first, and the
+// projections still equal a replay.
+func TestGenerate_Appends(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 30, 2)
+	require.NoError(t, err)
+	defer st.Close()
+	first, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: 1500, Seed: 1})
+	require.NoError(t, err)
+	second, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: 1500, Seed: 2})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, second.Head-first.Head, int64(1500))
+	require.Equal(t, second.Head-first.Head, second.Appended)
+	_, _, mismatches, err := replay.CompareWithRebuild(ctx, st, nil)
+	require.NoError(t, err)
+	require.Empty(t, mismatches)
+	vres, err := replay.Verify(ctx, st, nil)
+	require.NoError(t, err)
+	require.True(t, vres.OK)
+}
+
+func TestGenerate_Errors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := events.Open(ctx, filepath.Join(t.TempDir(), "awr.db"), events.Options{Create: true, Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 0})
+	require.Equal(t, fault.InvalidInput, fault.CodeOf(err))
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 10})
+	require.Equal(t, fault.NotFound, fault.CodeOf(err), "not initialized")
 }

@@ -55,7 +55,11 @@ type WriteMeta struct {
 // idempotency, and the result decoded from the stored JSON so a retried
 // request gets exactly the first answer.
 func write[T any](ctx context.Context, env *Env, actor string, meta WriteMeta, streams []string, request any, fn func(tx *events.Tx) (*T, error)) (*T, error) {
-	if tx, ok := ctx.Value(batchKey{}).(*events.Tx); ok {
+	if b, ok := ctx.Value(batchKey{}).(batch); ok {
+		tx := b.tx
+		if b.clock {
+			tx.SetNow(env.Now())
+		}
 		prev := tx.SetActor(actor)
 		defer tx.SetActor(prev)
 		return fn(tx)
@@ -105,6 +109,14 @@ func required(field, value string) error {
 
 type batchKey struct{}
 
+// batch is the shared transaction of Batch or Bulk; clock says every
+// command stamps its events with its own env.Now reading (Bulk) rather
+// than the batch's (Batch).
+type batch struct {
+	tx    *events.Tx
+	clock bool
+}
+
 // Batch runs fn with a context in which every command joins one shared
 // transaction: all of their events commit together, or none do. It is for
 // bulk work (generating benchmark histories, scripted imports) that must go
@@ -113,12 +125,40 @@ type batchKey struct{}
 // checked, and every event carries the batch's clock reading.
 func Batch(ctx context.Context, env *Env, actor string, fn func(ctx context.Context) error) (int64, error) {
 	res, err := env.Store.Write(ctx, events.WriteOptions{Now: env.Now().UTC(), Entropy: env.Entropy, Actor: actor}, func(tx *events.Tx) (any, error) {
-		return nil, fn(context.WithValue(ctx, batchKey{}, tx))
+		return nil, fn(context.WithValue(ctx, batchKey{}, batch{tx: tx}))
 	})
 	if err != nil {
 		return 0, err
 	}
 	return res.Revision, nil
+}
+
+// Bulk is Batch for long histories: every command joins one shared
+// transaction written with events.Store.WriteBulk, which keeps the
+// projections in memory while fn runs and writes them through the bulk
+// rebuild path at the end, so they equal a replay of the log. Each command
+// stamps its events with its own env.Now reading. Inside fn, Head reports
+// the project_revision so far. Expected revisions and request ids are not
+// checked. progress, if set, is called while the existing log is folded
+// into the projections before fn runs.
+func Bulk(ctx context.Context, env *Env, actor string, progress func(done, total int64), fn func(ctx context.Context) error) (int64, error) {
+	res, err := env.Store.WriteBulk(ctx, events.WriteOptions{Now: env.Now().UTC(), Entropy: env.Entropy, Actor: actor}, progress, func(tx *events.Tx) error {
+		return fn(context.WithValue(ctx, batchKey{}, batch{tx: tx, clock: true}))
+	})
+	if err != nil {
+		return 0, err
+	}
+	return res.Revision, nil
+}
+
+// Head returns the project_revision inside a Batch or Bulk, and false
+// outside one.
+func Head(ctx context.Context) (int64, bool) {
+	b, ok := ctx.Value(batchKey{}).(batch)
+	if !ok {
+		return 0, false
+	}
+	return b.tx.Head(), true
 }
 
 // refuseSecrets fails with RuleViolation when a field holds what looks like

@@ -212,15 +212,45 @@ func RebuildOn(conn *sqlite.Conn, ps []Projector, head int64, progress func(done
 // (which may be dst itself), then records each projection's state on dst.
 // It checks the hash chain as it reads and fails with VerifyFailed, naming
 // the seq, rather than derive state from a log that was altered.
-func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done, total int64)) error {
-	// Index builds at the end of a bulk rebuild sort in memory, using both
-	// cores, rather than through temporary files.
+func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done, total int64)) (err error) {
+	if err := bulkPragmas(dst); err != nil {
+		return err
+	}
+	defer sqlitex.ExecuteTransient(dst, "PRAGMA temp_store=DEFAULT", nil)
+	if err := beginBulk(dst, ps); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			abortBulk(dst, ps)
+		}
+	}()
+	if err := fold(src, dst, ps, head, progress); err != nil {
+		return err
+	}
+	if err := endBulk(dst, ps); err != nil {
+		return err
+	}
+	if progress != nil && head == 0 {
+		progress(0, 0)
+	}
+	return markProjections(dst, ps, head)
+}
+
+// bulkPragmas lets index builds at the end of a bulk rebuild sort in
+// memory, using both cores, rather than through temporary files.
+func bulkPragmas(dst *sqlite.Conn) error {
 	for _, pragma := range []string{"PRAGMA temp_store=MEMORY", "PRAGMA threads=2"} {
 		if err := sqlitex.ExecuteTransient(dst, pragma, nil); err != nil {
 			return err
 		}
 	}
-	defer sqlitex.ExecuteTransient(dst, "PRAGMA temp_store=DEFAULT", nil)
+	return nil
+}
+
+// beginBulk resets ps on dst: bulk projectors enter bulk mode, the others
+// are reset to empty tables.
+func beginBulk(dst *sqlite.Conn, ps []Projector) error {
 	for _, p := range ps {
 		var err error
 		if bp, ok := p.(BulkProjector); ok {
@@ -232,6 +262,39 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 			return fmt.Errorf("reset projection %s: %w", p.Name(), err)
 		}
 	}
+	return nil
+}
+
+// bulkAborter is a BulkProjector that can drop its in-memory state when a
+// bulk rebuild or append fails (its tables roll back with the transaction).
+type bulkAborter interface {
+	AbortBulk(conn *sqlite.Conn)
+}
+
+func abortBulk(dst *sqlite.Conn, ps []Projector) {
+	for _, p := range ps {
+		if a, ok := p.(bulkAborter); ok {
+			a.AbortBulk(dst)
+		}
+	}
+}
+
+// endBulk writes what bulk projectors hold in memory and builds their
+// indexes.
+func endBulk(dst *sqlite.Conn, ps []Projector) error {
+	for _, p := range ps {
+		if bp, ok := p.(BulkProjector); ok {
+			if err := bp.EndBulk(dst); err != nil {
+				return fmt.Errorf("finish projection %s: %w", p.Name(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// fold applies events 1..head read from src to ps on dst, checking the
+// hash chain as it reads.
+func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done, total int64)) error {
 	var done int64
 	var chain ChainCheck
 	check := func(e *Event) error {
@@ -257,31 +320,15 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 		}
 		return nil
 	}
-	var err error
 	if src == dst {
-		err = ScanEvents(src, 1, head, func(e *Event) error {
+		return ScanEvents(src, 1, head, func(e *Event) error {
 			if err := check(e); err != nil {
 				return err
 			}
 			return apply(e)
 		})
-	} else {
-		err = pipeline(src, head, check, apply)
 	}
-	if err != nil {
-		return err
-	}
-	for _, p := range ps {
-		if bp, ok := p.(BulkProjector); ok {
-			if err := bp.EndBulk(dst); err != nil {
-				return fmt.Errorf("finish projection %s: %w", p.Name(), err)
-			}
-		}
-	}
-	if progress != nil && head == 0 {
-		progress(0, 0)
-	}
-	return markProjections(dst, ps, head)
+	return pipeline(src, head, check, apply)
 }
 
 // pipeline reads, checks (the hash chain) and decodes events 1..head from

@@ -94,7 +94,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		Flags:    sqlite.OpenReadWrite | sqlite.OpenWAL | sqlite.OpenNoMutex,
 		PoolSize: size,
 		PrepareConn: func(conn *sqlite.Conn) error {
-			for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + sync, "PRAGMA cache_size=-32768"} {
+			for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + sync, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB)} {
 				if err := sqlitex.ExecuteTransient(conn, pragma, nil); err != nil {
 					return err
 				}
@@ -146,6 +146,10 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() { s.closeErr = s.pool.Close() })
 	return s.closeErr
 }
+
+// cacheKiB is every connection's page cache, as PRAGMA cache_size
+// (negative: KiB).
+const cacheKiB = -32768
 
 func (s *Store) take(ctx context.Context) (*sqlite.Conn, error) {
 	conn, err := s.pool.Take(ctx)

@@ -59,6 +59,7 @@ type CLI struct {
 	Export     exportCmd   `cmd:"" help:"Write the whole log as JSONL, one envelope per line."`
 	Import     importCmd   `cmd:"" help:"Import a JSONL export into an empty project, verifying the chain."`
 	Demo       demoCmd     `cmd:"" help:"Run a scripted handoff on a temporary project and show each step."`
+	Bench      benchCmd    `cmd:"" help:"Write a synthetic project, generate a history on it, and measure awr there."`
 }
 
 // App is what every command's Run receives: the parsed globals, the output

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/awr-dev/awr/bench"
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/intake"
+	"golang.org/x/term"
+)
+
+type benchCmd struct {
+	Project  benchProjectCmd  `cmd:"" help:"Write a synthetic project (goals, rules, a YAML ledger, a Markdown plan) into DIR and initialize it."`
+	Generate benchGenerateCmd `cmd:"" help:"Append a realistic multi-agent history to the project, through the command code, in bulk."`
+	Run      benchRunCmd      `cmd:"" help:"Measure latency, replay throughput and context economy on the project."`
+}
+
+// initBackdate is how far back `bench project` dates the log's first
+// events, so that a generated history (about three simulated days per
+// million events) lies in the past of the real clock.
+const initBackdate = 30 * 24 * time.Hour
+
+type benchProjectCmd struct {
+	Dir    string `arg:"" help:"Directory to write (created; must be empty if it exists)." placeholder:"DIR"`
+	Tasks  int    `help:"Number of tasks." default:"150" placeholder:"N"`
+	Seed   int64  `help:"Seed: the same seed writes the same bytes." default:"1" placeholder:"S"`
+	NoInit bool   `name:"no-init" help:"Only write the files; do not run awr init --accept."`
+}
+
+type benchFile struct {
+	Path   string `json:"path"`
+	Bytes  int    `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+type benchProjectResult struct {
+	Project         string      `json:"project"`
+	Tasks           int         `json:"tasks"`
+	Seed            int64       `json:"seed"`
+	Files           []benchFile `json:"files"`
+	Initialized     bool        `json:"initialized"`
+	Sources         int         `json:"sources"`
+	ProjectRevision int64       `json:"project_revision"`
+	Next            string      `json:"next"`
+}
+
+// Run writes and initializes a synthetic project.
+func (c *benchProjectCmd) Run(app *App) error {
+	if c.Tasks < 1 || c.Tasks > bench.MaxTasks {
+		return fault.New(fault.Usage, "bench project: --tasks %d: want 1 to %d", c.Tasks, bench.MaxTasks).With("flag", "--tasks").WithHint("awr bench project DIR --tasks 150")
+	}
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return fault.Wrap(fault.InvalidInput, err, "bench project: %s", c.Dir)
+	}
+	files, err := bench.WriteProject(dir, c.Tasks, c.Seed)
+	if err != nil {
+		return err
+	}
+	res := &benchProjectResult{Project: dir, Tasks: c.Tasks, Seed: c.Seed, Files: []benchFile{}}
+	for _, f := range files {
+		sum := sha256.Sum256(f.Content)
+		res.Files = append(res.Files, benchFile{Path: f.Path, Bytes: len(f.Content), SHA256: hex.EncodeToString(sum[:])})
+	}
+	res.Next = "awr init --accept --project " + quoteArg(dir)
+	if !c.NoInit {
+		app.Project = dir
+		p, err := intake.Plan(dir, intake.InitOptions{Version: Version()})
+		if err != nil {
+			return err
+		}
+		back := app.Now().Add(-initBackdate)
+		acc, err := intake.Accept(app.Ctx, p, app.open, func(st *events.Store) *commands.Env {
+			env := commands.NewEnv(st)
+			env.Now = func() time.Time { return back }
+			return env
+		})
+		if err != nil {
+			return err
+		}
+		res.Initialized, res.Sources, res.ProjectRevision = true, len(acc.Mapping), acc.ProjectRevision
+		res.Next = "awr bench generate --project " + quoteArg(dir) + " --events 10000"
+	}
+	return app.render(res, func(w io.Writer) {
+		fmt.Fprintf(w, "wrote %d tasks (seed %d) to %s:\n", res.Tasks, res.Seed, res.Project)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, f := range res.Files {
+			fmt.Fprintf(tw, "  %s\t%d bytes\n", f.Path, f.Bytes)
+		}
+		tw.Flush()
+		if res.Initialized {
+			fmt.Fprintf(w, "initialized: %d sources indexed (project_revision %d)\n", res.Sources, res.ProjectRevision)
+		}
+		fmt.Fprintf(w, "next: %s\n", res.Next)
+	})
+}
+
+// quoteArg quotes a path for a shell when it needs it.
+func quoteArg(s string) string {
+	if strings.ContainsAny(s, " \t'\"$`\\") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+type benchGenerateCmd struct {
+	Events int64 `help:"Number of events to append (the last command may append a few more)." default:"10000" placeholder:"N"`
+	Agents int   `help:"Number of simulated agents." default:"8" placeholder:"A"`
+	Seed   int64 `help:"Seed of the history." default:"1" placeholder:"S"`
+}
+
+type benchGenerateResult struct {
+	EventsAppended  int64   `json:"events_appended"`
+	Head            int64   `json:"head"`
+	Seconds         float64 `json:"seconds"`
+	EventsPerSecond float64 `json:"events_per_second"`
+	Agents          int     `json:"agents"`
+	Seed            int64   `json:"seed"`
+	ProjectRevision int64   `json:"project_revision"`
+}
+
+// Run appends a generated history.
+func (c *benchGenerateCmd) Run(app *App) error {
+	if c.Events <= 0 {
+		return fault.New(fault.Usage, "bench generate: --events %d: want a positive number", c.Events).With("flag", "--events").WithHint("awr bench generate --events 10000")
+	}
+	if c.Agents <= 0 {
+		return fault.New(fault.Usage, "bench generate: --agents %d: want a positive number", c.Agents).With("flag", "--agents").WithHint("awr bench generate --agents 8")
+	}
+	st, err := app.Store()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	res, err := bench.Generate(app.Ctx, st, bench.GenerateOptions{Events: c.Events, Agents: c.Agents, Seed: c.Seed,
+		Progress: app.progressAlways("generating"), FoldProgress: app.progress("reading the log")})
+	if err != nil {
+		return err
+	}
+	secs := time.Since(t0).Seconds()
+	out := &benchGenerateResult{EventsAppended: res.Appended, Head: res.Head, Seconds: round2(secs),
+		EventsPerSecond: float64(int64(float64(res.Appended) / secs)), Agents: c.Agents, Seed: c.Seed, ProjectRevision: res.Head}
+	return app.render(out, func(w io.Writer) {
+		fmt.Fprintf(w, "appended %d events in %.2f s (%.0f events/s); project_revision %d\nnext: awr bench run\n",
+			out.EventsAppended, out.Seconds, out.EventsPerSecond, out.Head)
+	})
+}
+
+// progressAlways is progress for a known-length job of any size (the
+// shared bar waits for 50,000 events).
+func (a *App) progressAlways(desc string) func(done, total int64) {
+	f, ok := a.Stderr.(*os.File)
+	if a.JSON || !ok || !isTerminal(f) {
+		return nil
+	}
+	p := a.progress(desc)
+	return func(done, total int64) {
+		// Scale small jobs so the shared bar draws them.
+		if total < 50000 {
+			done, total = done*50000/total, 50000
+		}
+		p(done, total)
+	}
+}
+
+func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+type benchRunCmd struct {
+	Count       int `help:"Repetitions of each latency measurement." default:"20" placeholder:"N"`
+	ReplayCount int `name:"replay-count" help:"Full replays to time." default:"3" placeholder:"N"`
+	Budget      int `help:"Token budget of the context packets (o200k_base)." default:"5000" placeholder:"N"`
+}
+
+// Run measures awr on the project.
+func (c *benchRunCmd) Run(app *App) error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"--count", c.Count}, {"--replay-count", c.ReplayCount}, {"--budget", c.Budget}} {
+		if f.v <= 0 {
+			return fault.New(fault.Usage, "bench run: %s %d: want a positive number", f.name, f.v).With("flag", f.name).WithHint("awr bench run --help")
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fault.Wrap(fault.Internal, err, "bench run: find the awr binary")
+	}
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	var progress func(string)
+	if f, ok := app.Stderr.(*os.File); ok && !app.JSON && isTerminal(f) {
+		progress = func(name string) { fmt.Fprintf(f, "measuring %s\n", name) }
+	}
+	res, err := bench.Run(app.Ctx, p, bench.RunOptions{Exe: exe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress})
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) { printBenchRun(w, res) })
+}
+
+func printBenchRun(w io.Writer, res *bench.RunResult) {
+	fmt.Fprintf(w, "%s: %d tasks, %d events (early revision %d)\n\n", res.Project, res.Tasks, res.Events, res.EarlyRevision)
+	width := len("measurement")
+	for _, m := range res.Measurements {
+		width = max(width, len(m.Name))
+	}
+	fmt.Fprintf(w, "%-*s  %-8s  %9s  %9s  %9s  %5s\n", width, "measurement", "unit", "min", "median", "p95", "count")
+	for _, m := range res.Measurements {
+		fmt.Fprintf(w, "%-*s  %-8s  %9s  %9s  %9s  %5d\n", width, m.Name, m.Unit, num(m.Min), num(m.Median), num(m.P95), m.Count)
+	}
+	e := res.Context
+	fmt.Fprintf(w, "\ncontext economy (o200k_base, budget %d):\n", e.Budget)
+	fmt.Fprintf(w, "  reading every source file (%d files): %d tokens\n", e.SourceFiles, e.SourceTokens)
+	fmt.Fprintf(w, "  largest packet of %d (%s): %d tokens (%.1f× fewer)\n", e.Packets, e.LargestPacketWork, e.LargestPacketTokens, e.Ratio)
+	fmt.Fprintf(w, "  required facts preserved: %d of %d\n", e.FactsPresent, e.RequiredFacts)
+	for _, m := range e.Missing {
+		fmt.Fprintf(w, "  missing: %s\n", m)
+	}
+}
+
+// num prints a figure with at most two decimals, without trailing zeros.
+func num(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
