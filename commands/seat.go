@@ -221,7 +221,7 @@ type LaunchResult struct {
 func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult, error) {
 	out := &LaunchResult{}
 	rev, err := Batch(ctx, env, req.Address, func(ctx context.Context) error {
-		tx := ctx.Value(batchKey{}).(*events.Tx)
+		tx := ctx.Value(batchKey{}).(batch).tx
 		seat, err := RequireSeat(tx.Conn, req.Address, tx.Head())
 		if err != nil {
 			return err
@@ -307,7 +307,7 @@ func ApplyRig(ctx context.Context, env *Env, rig string, reqs []SeatRequest) (*A
 	}
 	out := &ApplyRigResult{}
 	rev, err := Batch(ctx, env, "awr", func(ctx context.Context) error {
-		tx := ctx.Value(batchKey{}).(*events.Tx)
+		tx := ctx.Value(batchKey{}).(batch).tx
 		cur, err := projections.SeatsAt(tx.Conn, rig, tx.Head())
 		if err != nil {
 			return err

@@ -30,6 +30,7 @@ type bulkView struct {
 	checkpoints *checkpoints
 	bindings    *bindings
 	work        *work
+	seats       *seats
 }
 
 func viewOf(conn *sqlite.Conn) *bulkView {
@@ -57,7 +58,7 @@ func leaveBulk(conn *sqlite.Conn, clear func(v *bulkView)) {
 		return
 	}
 	clear(v)
-	if v.sessions == nil && v.claims == nil && v.checkpoints == nil && v.bindings == nil && v.work == nil {
+	if v.sessions == nil && v.claims == nil && v.checkpoints == nil && v.bindings == nil && v.work == nil && v.seats == nil {
 		bulkViews.Delete(conn)
 	}
 }
@@ -81,6 +82,10 @@ func (v *bulkView) guard(name string) error {
 		held = v.bindings != nil
 	case strings.HasPrefix(name, "source_"), strings.HasPrefix(name, "item_"), strings.HasPrefix(name, "goal_"), strings.HasPrefix(name, "rule_"):
 		held = v.work != nil
+	case name == "seat_at", name == "seat_list_at":
+		// The seats' current versions are in memory; their session map and
+		// logs are written as events come and stay readable.
+		held = v.seats != nil
 	}
 	if held {
 		return fmt.Errorf("%s: not readable while the projection is built in bulk", name)

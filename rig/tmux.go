@@ -42,8 +42,9 @@ func (t Tmux) Available() error {
 	return err
 }
 
-// NewSession starts command in a detached session named name, in cwd, with
-// env added to the session's environment. The pane stays after the
+// NewSession starts the shell command in a detached session named name, in
+// cwd, with env added to the session's environment (tmux takes PATH from
+// the client, so a command that needs its own PATH sets it itself). The pane stays after the
 // command exits, so its exit status and last lines can be read.
 func (t Tmux) NewSession(ctx context.Context, name, cwd string, env map[string]string, command string) error {
 	args := []string{"new-session", "-d", "-s", name, "-c", cwd, "-x", "200", "-y", "50"}
@@ -55,9 +56,12 @@ func (t Tmux) NewSession(ctx context.Context, name, cwd string, env map[string]s
 	for _, k := range keys {
 		args = append(args, "-e", k+"="+env[k])
 	}
-	// The option is set in the same command sequence, before the server
-	// can reap a command that exits at once.
-	args = append(args, command, ";", "set-option", "-p", "-t", name, "remain-on-exit", "on")
+	// The command runs under /bin/sh directly: given as one string, tmux
+	// would run it through the user's login shell, whose profile may reset
+	// PATH or leave background jobs holding the pane open. The option is
+	// set in the same command sequence, before the server can reap a
+	// command that exits at once.
+	args = append(args, "/bin/sh", "-c", command, ";", "set-option", "-p", "-t", name, "remain-on-exit", "on")
 	_, err := t.run(ctx, args...)
 	return err
 }

@@ -275,8 +275,8 @@ func (m *Manager) launch(ctx context.Context, st *rigState, restoreID string, p 
 	if err := m.Tmux.Kill(ctx, name); err != nil {
 		return fail("tmux error", err, l.SessionID)
 	}
-	// tmux runs commands in a login shell, whose profile may reset PATH:
-	// the command sets it itself, so the agent finds awr and its program.
+	// tmux gives a new session the PATH of its client: the command sets
+	// its own, so the agent finds awr and its program.
 	if err := m.Tmux.NewSession(ctx, name, m.seatDir(s.Cwd), env, "export PATH="+shellQuote(m.agentPath())+"; "+cmd); err != nil {
 		return fail("tmux error: "+err.Error(), err, l.SessionID)
 	}
