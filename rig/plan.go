@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 )
@@ -38,6 +39,9 @@ type SeatPlan struct {
 	scope     string
 	repoMoved bool
 	seat      *seatState
+	// deadSince is when the launched pane was first seen dead without
+	// an exit status.
+	deadSince time.Time
 }
 
 // Launches reports whether the plan launches an agent.

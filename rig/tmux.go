@@ -95,30 +95,32 @@ func (t Tmux) SendLine(ctx context.Context, name, text string) error {
 
 // PaneState is whether the pane's command has exited, and with what.
 type PaneState struct {
-	Dead   bool
-	Status int
+	Dead bool
+	// Status is the exit status (128+N for signal N) when StatusKnown.
+	Status      int
+	StatusKnown bool
 }
 
-// Pane reads the state of the session's pane.
+// Pane reads the state of the session's pane. tmux marks a pane dead when
+// its terminal closes and records the exit status when it reaps the
+// process, which can come later (or, rarely, not at all): a dead pane's
+// status may be unknown.
 func (t Tmux) Pane(ctx context.Context, name string) (PaneState, error) {
 	out, err := t.run(ctx, "display-message", "-p", "-t", "="+name+":", "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}")
 	if err != nil {
 		return PaneState{}, err
 	}
-	// A pane is reported dead only with its exit status or signal: tmux
-	// marks the pane dead a moment before it records them. A signal is
-	// reported as the shell would, 128+N.
 	f := strings.Split(strings.TrimSpace(out), ":")
 	if len(f) < 3 || f[0] != "1" {
 		return PaneState{}, nil
 	}
 	if status, err := strconv.Atoi(f[1]); err == nil {
-		return PaneState{Dead: true, Status: status}, nil
+		return PaneState{Dead: true, Status: status, StatusKnown: true}, nil
 	}
 	if sig, err := strconv.Atoi(f[2]); err == nil {
-		return PaneState{Dead: true, Status: 128 + sig}, nil
+		return PaneState{Dead: true, Status: 128 + sig, StatusKnown: true}, nil
 	}
-	return PaneState{}, nil
+	return PaneState{Dead: true}, nil
 }
 
 // Tail returns the last n non-empty lines of the session's pane.

@@ -277,10 +277,26 @@ func (m *Manager) launch(ctx context.Context, st *rigState, restoreID string, p 
 	}
 	// tmux gives a new session the PATH of its client: the command sets
 	// its own, so the agent finds awr and its program.
-	if err := m.Tmux.NewSession(ctx, name, m.seatDir(s.Cwd), env, "export PATH="+shellQuote(m.agentPath())+"; "+cmd); err != nil {
+	// The command also leaves its exit status next to the context file:
+	// tmux records a dead pane's status only when it reaps the process,
+	// which can lag or, rarely, never happen.
+	script := "export PATH=" + shellQuote(m.agentPath()) + "\n" + cmd + "\nawr_status=$?\nprintf '%s\\n' \"$awr_status\" > " + shellQuote(exitFile(file)) + "\nexit $awr_status\n"
+	if err := m.Tmux.NewSession(ctx, name, m.seatDir(s.Cwd), env, script); err != nil {
 		return fail("tmux error: "+err.Error(), err, l.SessionID)
 	}
 	return nil
+}
+
+func statusText(status int) string {
+	if status < 0 {
+		return "status unknown"
+	}
+	return fmt.Sprintf("status %d", status)
+}
+
+// exitFile is where a launch's command leaves its exit status.
+func exitFile(contextFile string) string {
+	return strings.TrimSuffix(contextFile, ".md") + ".exit"
 }
 
 // contextFile is what the agent is given: how to report and checkpoint,
@@ -387,6 +403,22 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 		return true, nil
 	}
 	pane, perr := m.Tmux.Pane(ctx, name)
+	if perr == nil && pane.Dead && !pane.StatusKnown {
+		if b, err := os.ReadFile(exitFile(cur.ContextFile)); err == nil {
+			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				pane.Status, pane.StatusKnown = n, true
+			}
+		}
+		if !pane.StatusKnown {
+			// Give tmux and the shell a moment to record the status.
+			if p.deadSince.IsZero() {
+				p.deadSince = time.Now()
+			}
+			if time.Since(p.deadSince) < 2*time.Second && !expired {
+				return false, nil
+			}
+		}
+	}
 	if perr != nil || pane.Dead {
 		ev.PaneTail = m.Tmux.Tail(ctx, name, 10)
 		if perr != nil {
@@ -394,7 +426,12 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 			return true, m.stop(ctx, p, cur, events.SeatFailed, "the agent's tmux session is gone before it reported")
 		}
 		status := pane.Status
-		ev.ExitStatus = &status
+		if !pane.StatusKnown {
+			status = -1
+			ev.Error = "exit status unknown"
+		} else {
+			ev.ExitStatus = &status
+		}
 		switch {
 		case status == 127:
 			return true, m.stop(ctx, p, cur, events.SeatFailed, "command not found (exit status 127)")
@@ -403,9 +440,9 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 		case resume:
 			ev.ExpectedConv = cur.ExpectedConversation
 			return true, m.stop(ctx, p, cur, events.SeatAwaitingDecision,
-				fmt.Sprintf("the resume command exited (status %d) without re-binding conversation %s", status, cur.ExpectedConversation))
+				fmt.Sprintf("the resume command exited (%s) without re-binding conversation %s", statusText(status), cur.ExpectedConversation))
 		}
-		return true, m.stop(ctx, p, cur, events.SeatFailed, fmt.Sprintf("the agent exited with status %d before reporting its conversation", status))
+		return true, m.stop(ctx, p, cur, events.SeatFailed, fmt.Sprintf("the agent exited (%s) before reporting its conversation", statusText(status)))
 	}
 	if !expired {
 		return false, nil
