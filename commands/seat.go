@@ -40,7 +40,7 @@ var placeholderRE = regexp.MustCompile(`\$?\{([a-z_]+)\}`)
 
 // checkTemplate refuses placeholders awr does not know. Shell expansions
 // (${name}) are left to the shell.
-func checkTemplate(field, tmpl string) error {
+func checkTemplate(address, field, tmpl string) error {
 	for _, m := range placeholderRE.FindAllStringSubmatch(tmpl, -1) {
 		if strings.HasPrefix(m[0], "$") {
 			continue
@@ -50,8 +50,9 @@ func checkTemplate(field, tmpl string) error {
 			known = known || p == m[1]
 		}
 		if !known {
-			return fault.New(fault.InvalidInput, "seat: %s uses unknown placeholder {%s}; known: {%s}", field, m[1], strings.Join(Placeholders, "}, {")).
-				With("field", field).With("placeholder", m[1])
+			return fault.New(fault.InvalidInput, "seat %s: %s uses unknown placeholder {%s}; known: {%s}", address, field, m[1], strings.Join(Placeholders, "}, {")).
+				With("address", address).With("field", field).With("placeholder", m[1]).
+				WithHint("use one of the known placeholders (docs/rigs.md), or ${NAME} for a shell variable")
 		}
 	}
 	return nil
@@ -103,7 +104,7 @@ func (req SeatRequest) Declaration() (*events.SeatDeclared, error) {
 		return nil, fault.New(fault.InvalidInput, "seat %s: --policy %q is not resume_if_possible, relaunch_fresh or checkpoint_only", d.Address, d.Policy).With("field", "policy")
 	}
 	for _, f := range [][2]string{{"command", d.Command}, {"resume_command", d.ResumeCommand}, {"stop_message", d.StopMessage}} {
-		if err := checkTemplate(f[0], f[1]); err != nil {
+		if err := checkTemplate(d.Address, f[0], f[1]); err != nil {
 			return nil, err
 		}
 	}

@@ -159,7 +159,17 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event) error {
 			return err
 		}
 		return p.change(conn, e, pl.Address, "restored", pl, func(s *Seat) {
+			if pl.Outcome == events.SeatRunning {
+				// Nothing was launched: the outcome of the launch that
+				// runs stays the seat's last outcome.
+				return
+			}
 			s.LastOutcome, s.LastReason, s.LastRestoreID, s.LastOutcomeSeq = pl.Outcome, pl.Reason, pl.RestoreID, e.Seq
+			if pl.Outcome == events.SeatAwaitingDecision && pl.Evidence != nil && pl.Evidence.ReportedConv != "" {
+				// The id the agent came back with was not the seat's
+				// conversation: the seat keeps the one it had.
+				s.Conversation, s.LastConversation = "", pl.Conversation
+			}
 		}, nil)
 	case events.KindSeatDecided:
 		pl, err := payload[events.SeatDecided](e)

@@ -213,7 +213,7 @@ func (m *Manager) Show(ctx context.Context, address string, rev int64) (*ShowRes
 				if err := json.Unmarshal(e.Data, &x); err != nil {
 					return err
 				}
-				if o := bySession[x.SessionID]; o != nil {
+				if o := bySession[x.SessionID]; o != nil && x.Outcome != events.SeatRunning {
 					o.Outcome, o.Reason = x.Outcome, x.Reason
 				}
 			}

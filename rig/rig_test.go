@@ -2,6 +2,7 @@ package rig_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,8 +84,15 @@ func TestUpDownUp_Resumes(t *testing.T) {
 	}
 	f.verifyLog()
 
-	// Up again while it runs: nothing is launched.
+	// Up again while it runs: nothing is launched or written.
+	k = f.kinds()
 	third := f.up(rig.UpOptions{})
+	if fmt.Sprint(f.kinds()) != fmt.Sprint(k) {
+		t.Fatal("an up of a running rig wrote events")
+	}
+	if s := f.seatAt(build); s.LastOutcome != events.SeatResumed {
+		t.Fatalf("last outcome %s", s.LastOutcome)
+	}
 	if outcomes(third)[build] != events.SeatRunning || third.Result != rig.FullyRestored {
 		t.Fatalf("up of a running rig: %+v", third.Seats[0])
 	}
@@ -139,6 +147,9 @@ func TestSeveralSeats_OnlySomeResume(t *testing.T) {
 	rs := f.seatAt(review)
 	if rs.SessionActive || f.tmuxHas(rs.TmuxSession) {
 		t.Fatal("a seat awaiting a decision was left running")
+	}
+	if rs.LastConversation != reviewConv || rp.Conversation != reviewConv {
+		t.Fatalf("the rejected id replaced the seat's conversation: seat %s, outcome %s, want %s", rs.LastConversation, rp.Conversation, reviewConv)
 	}
 	// attention_required: alive, never reported, pane tail as evidence.
 	dp := seatOf(res, docs)

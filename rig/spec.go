@@ -122,7 +122,10 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 	}
 	for _, s := range spec.Seats {
 		if _, err := s.request(spec.Rig).Declaration(); err != nil {
-			return nil, bad(s.line, "%s", err.Error())
+			// Keep the declaration's code (a secret is RuleViolation).
+			e := fault.As(err)
+			return nil, fault.New(e.Code, "%s:%d: %s", path, s.line, e.Message).With("path", path).With("line", s.line).
+				WithHint("see docs/rigs.md for the spec format")
 		}
 	}
 	return spec, nil

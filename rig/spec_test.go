@@ -84,6 +84,13 @@ seats:
 	}
 }
 
+func TestParseSpec_SecretKeepsItsCode(t *testing.T) {
+	_, err := rig.ParseSpec("rig.yaml", []byte("rig: p\nseats:\n  - role: a\n    command: agent --key ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"))
+	if !fault.Is(err, fault.RuleViolation) || !strings.HasPrefix(err.Error(), "rig.yaml:3:") || strings.Contains(err.Error(), "ghp_") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestParseSpec_Errors(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"not yaml", "rig: [", "rig.yaml: not YAML"},
@@ -109,8 +116,8 @@ func TestParseSpec_Errors(t *testing.T) {
 	}
 }
 
-// FuzzParseSpec: any bytes give a spec or a typed InvalidInput naming the
-// file; a spec that parses has a valid rig and unique roles.
+// FuzzParseSpec: any bytes give a spec or a typed InvalidInput (or
+// RuleViolation, for a secret) naming the file; a spec that parses has a valid rig and unique roles.
 func FuzzParseSpec(f *testing.F) {
 	f.Add([]byte("rig: p\nseats:\n  - {role: a, command: x}\n"))
 	f.Add([]byte("rig: portal\nseats:\n  - role: build\n    runtime: claude\n    work: T-1\n"))
@@ -118,7 +125,7 @@ func FuzzParseSpec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := rig.ParseSpec("f.yaml", data)
 		if err != nil {
-			if !fault.Is(err, fault.InvalidInput) || !strings.HasPrefix(err.Error(), "f.yaml") {
+			if !(fault.Is(err, fault.InvalidInput) || fault.Is(err, fault.RuleViolation)) || !strings.HasPrefix(err.Error(), "f.yaml") {
 				t.Fatalf("untyped or unlocated error: %v", err)
 			}
 			return

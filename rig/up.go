@@ -54,6 +54,15 @@ func succeeded(outcome string) bool {
 	return outcome == events.SeatResumed || outcome == events.SeatFreshPrimed || outcome == events.SeatRunning
 }
 
+func allRunning(seats []*SeatPlan) bool {
+	for _, s := range seats {
+		if s.Outcome != events.SeatRunning {
+			return false
+		}
+	}
+	return true
+}
+
 func rollUp(seats []*SeatPlan) string {
 	ok := 0
 	for _, s := range seats {
@@ -121,6 +130,12 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 	}
 	if opts.Plan {
 		res.Result = rollUp(res.Seats)
+		return res, nil
+	}
+	if st.unfinished == nil && allRunning(res.Seats) {
+		// Every seat runs: there is nothing to restore and nothing to
+		// record.
+		res.Result = FullyRestored
 		return res, nil
 	}
 	if st.unfinished != nil {
@@ -380,7 +395,7 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 		reported := cur.Conversation
 		if resume && reported != cur.ExpectedConversation {
 			ev.ExpectedConv, ev.ReportedConv, ev.PaneTail = cur.ExpectedConversation, reported, m.Tmux.Tail(ctx, name, 10)
-			p.Conversation = reported
+			p.Conversation = cur.ExpectedConversation
 			return true, m.stop(ctx, p, cur, events.SeatAwaitingDecision,
 				fmt.Sprintf("the agent came back with conversation %s, not %s: the original conversation was not resumed", reported, cur.ExpectedConversation))
 		}

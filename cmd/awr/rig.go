@@ -223,7 +223,7 @@ func printUp(w io.Writer, res *rig.UpResult) {
 type rigDownCmd struct {
 	Name     string        `arg:"" help:"Rig name." placeholder:"NAME"`
 	Snapshot bool          `help:"Record a snapshot (per-seat manifest) to restore from."`
-	Grace    time.Duration `default:"30s" help:"How long to wait for each seat's checkpoint."`
+	Grace    time.Duration `default:"30s" help:"How long to wait for the live seats' checkpoints (one deadline for all)."`
 	Message  string        `help:"Message typed to each agent instead of its seat's stop message." placeholder:"TEXT"`
 }
 
