@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,5 +38,23 @@ func TestFind(t *testing.T) {
 	} {
 		_, ok := Find(s)
 		require.False(t, ok, s)
+	}
+}
+
+// The cheap prefilters never hide a match: each detector answers the same
+// with and without its prefilter, including for case folds outside ASCII.
+func TestPrefilterIsNecessary(t *testing.T) {
+	texts := []string{
+		"paſsword=hunter2hunter", "PASSWORD: correct-horse", "AWS_SECRET_ACCESS_KEY=" + strings.Repeat("a", 40),
+		"ApI_KeY = abcdef123", "HTTPS://USER:PASS1234@EXAMPLE.COM/", "auth-token:zzzzzzzz", "aws_ſecret_access_key=" + strings.Repeat("B", 40),
+		"nothing to see here at all", "sk-ant-abcdefghijklmnopqrstuvwxyz", "eyJabcdefghij.eyJabcdefghij.abcdefghijk",
+	}
+	for _, text := range texts {
+		lower := strings.Map(fold, text)
+		for _, d := range detectors {
+			if d.re.MatchString(text) && !d.may(text, lower) {
+				t.Errorf("%s: the prefilter hides a match in %q", d.kind, text)
+			}
+		}
 	}
 }
