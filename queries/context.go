@@ -80,6 +80,9 @@ func ContextInput(conn *sqlite.Conn, rev int64, work, session string) (workconte
 	if err != nil {
 		return in, err
 	}
+	// The chain is newest first and its sessions follow one another, so
+	// walking it stops once the latest checkpoint and the earlier ones the
+	// packet shows are found.
 	var cps []projections.Checkpoint
 	for _, id := range chain {
 		c, err := projections.SessionCheckpointsAt(conn, id, rev)
@@ -87,20 +90,15 @@ func ContextInput(conn *sqlite.Conn, rev int64, work, session string) (workconte
 			return in, err
 		}
 		cps = append(cps, c...)
+		if len(cps) > maxEarlier {
+			break
+		}
 	}
 	if len(cps) == 0 && in.Item != nil {
 		// A new session on the work (not a resume) still sees where the
 		// last one on the same work left off.
-		all, err := projections.SessionsAt(conn, rev, work)
-		if err != nil {
+		if cps, err = projections.LatestCheckpointsOfWorkAt(conn, work, rev, maxEarlier+1); err != nil {
 			return in, err
-		}
-		for _, s := range all {
-			c, err := projections.SessionCheckpointsAt(conn, s.ID, rev)
-			if err != nil {
-				return in, err
-			}
-			cps = append(cps, c...)
 		}
 	}
 	sort.Slice(cps, func(i, j int) bool { return cps[i].Seq < cps[j].Seq })
@@ -139,14 +137,18 @@ func inScope(rulePaths, itemPaths []string) bool {
 }
 
 // sessionChain returns session and its predecessors, newest first; without
-// a session, the chain of the latest session on work.
+// a session, the chain of the latest session started on work.
 func sessionChain(conn *sqlite.Conn, rev int64, work, session string) ([]string, error) {
 	if session == "" {
-		ss, err := projections.SessionsAt(conn, rev, work)
-		if err != nil || len(ss) == 0 {
+		evs, err := projections.WorkEventsAt(conn, work, events.KindSessionStarted, rev, 1)
+		if err != nil || len(evs) == 0 {
 			return nil, err
 		}
-		session = ss[len(ss)-1].ID
+		v, err := evs[0].Decoded()
+		if err != nil {
+			return nil, err
+		}
+		session = v.(*events.SessionStarted).SessionID
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -165,15 +167,16 @@ func sessionChain(conn *sqlite.Conn, rev int64, work, session string) ([]string,
 	return out, nil
 }
 
-// history renders the latest events on the work item's stream.
+// history renders the latest events of the work item, oldest first.
 func history(conn *sqlite.Conn, rev int64, work string) ([]string, error) {
-	var lines []string
-	err := scanLog(conn, LogFilter{Work: work}, rev, -1, func(e *events.Event) error {
-		lines = append(lines, fmt.Sprintf("- seq %d %s %s by %s", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format(time.RFC3339), e.Kind, e.Actor))
-		return nil
-	})
-	if len(lines) > maxHistory {
-		lines = lines[len(lines)-maxHistory:]
+	evs, err := projections.WorkEventsAt(conn, work, "", rev, maxHistory)
+	if err != nil {
+		return nil, err
 	}
-	return lines, err
+	var lines []string
+	for i := len(evs) - 1; i >= 0; i-- {
+		e := evs[i]
+		lines = append(lines, fmt.Sprintf("- seq %d %s %s by %s", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format(time.RFC3339), e.Kind, e.Actor))
+	}
+	return lines, nil
 }

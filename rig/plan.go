@@ -92,11 +92,10 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 		return p
 	}
 	start, resume := seatCommands(&s.SeatDeclared)
-	conv, host := s.LastConversation, s.LastHost
+	conv := s.LastConversation
 	if ss.snap != nil {
-		conv, host = ss.snap.Conversation, ss.snap.Host
+		conv = ss.snap.Conversation
 	}
-	_ = host
 	everHad := s.LastConversation != "" || conv != ""
 	p.FromSession = s.SessionID
 	tmpl := start

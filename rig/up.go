@@ -171,7 +171,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 		case p.seat.attempt != nil && p.Action == ActionNone:
 			// Restored earlier in this attempt: already recorded.
 		case p.Launches():
-			if err := m.launch(ctx, st, res.RestoreID, p); err != nil {
+			if err := m.launch(ctx, res.RestoreID, p); err != nil {
 				return nil, err
 			}
 			if p.Action != ActionNone {
@@ -203,7 +203,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 // A launch that fails leaves the plan with outcome failed and Action none,
 // its new session ended as abandoned, and the seat's earlier state (its
 // checkpoint, its conversation id) untouched.
-func (m *Manager) launch(ctx context.Context, st *rigState, restoreID string, p *SeatPlan) error {
+func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) error {
 	s := &p.seat.seat
 	rt := Runtimes[s.Runtime]
 	mode := events.LaunchFresh

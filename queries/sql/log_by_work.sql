@@ -1,10 +1,5 @@
-SELECT seq, id, kind, stream, stream_version, occurred_at, actor, request_id, payload, prev_hash, hash
-FROM events
-WHERE seq IN (
-    SELECT seq FROM events WHERE stream = 'work/' || :work AND seq > :since AND seq <= :until
-    UNION
-    SELECT seq FROM events WHERE stream IN (SELECT DISTINCT 'session/' || session_id FROM p_sessions WHERE work = :work) AND seq > :since AND seq <= :until
-    UNION
-    SELECT valid_from FROM p_bindings WHERE work = :work AND valid_from > :since AND valid_from <= :until)
-  AND (:kind IS NULL OR kind = :kind)
-ORDER BY seq LIMIT :limit;
+SELECT e.seq, e.id, e.kind, e.stream, e.stream_version, e.occurred_at, e.actor, e.request_id, e.payload, e.prev_hash, e.hash
+FROM p_work_log w JOIN events e ON e.seq = w.seq
+WHERE w.work = :work AND w.seq > :since AND w.seq <= :until
+  AND (:kind IS NULL OR w.kind = :kind)
+ORDER BY w.seq LIMIT :limit;

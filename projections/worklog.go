@@ -1,0 +1,103 @@
+package projections
+
+import (
+	"github.com/awr-dev/awr/events"
+	"zombiezen.com/go/sqlite"
+)
+
+// worklog indexes the events that concern each work item: its claims
+// (stream work/KEY), every event of the sessions that work on it (their
+// session streams) and the bindings of host conversations to those
+// sessions. Rows are only ever added, so a read at any revision is a range
+// of the (work, seq) key: `awr log --work`, the history and the latest
+// checkpoints of a context packet, and recovery cost what they return, not
+// the size of the item's history.
+type worklog struct{ base }
+
+func newWorklog() *worklog {
+	return &worklog{base: base{name: "worklog", version: 1, schema: "worklog", tables: []Table{
+		{Name: "p_work_log", Key: []string{"work", "seq"}},
+	}}}
+}
+
+// Apply records the event under its work item when it has one.
+func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event) error {
+	var work string
+	switch e.Kind {
+	case events.KindClaimAcquired, events.KindClaimRenewed, events.KindClaimReleased,
+		events.KindSessionStarted, events.KindSessionResumed, events.KindContextCompiled,
+		events.KindCheckpointRecorded, events.KindSessionEnded, events.KindClientBound:
+		v, err := e.Decoded()
+		if err != nil {
+			return err
+		}
+		switch pl := v.(type) {
+		case *events.ClaimAcquired:
+			work = pl.Work
+		case *events.ClaimRenewed:
+			work = pl.Work
+		case *events.ClaimReleased:
+			work = pl.Work
+		case *events.SessionStarted:
+			work = pl.Work
+		case *events.SessionResumed:
+			work = pl.Work
+		case *events.ContextCompiled:
+			work = pl.Work
+		case *events.CheckpointRecorded:
+			work = pl.Work
+		case *events.SessionEnded:
+			work = pl.Work
+		case *events.ClientBound:
+			work = pl.Work
+		}
+	default:
+		return nil
+	}
+	if work == "" {
+		return nil
+	}
+	return exec(conn, "worklog_insert", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(":seq", e.Seq)
+		st.SetText(":kind", string(e.Kind))
+	})
+}
+
+// WorkEventsAt returns up to limit events of work at rev (of one kind when
+// kind is not empty), newest first.
+func WorkEventsAt(conn *sqlite.Conn, work string, kind events.Kind, rev int64, limit int) ([]*events.Event, error) {
+	var out []*events.Event
+	err := query(conn, "worklog_events_desc", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(":rev", rev)
+		if kind == "" {
+			st.SetNull(":kind")
+		} else {
+			st.SetText(":kind", string(kind))
+		}
+		st.SetInt64(":limit", int64(limit))
+	}, func(st *sqlite.Stmt) error {
+		out = append(out, events.EventFromRow(st))
+		return nil
+	})
+	return out, err
+}
+
+// LatestCheckpointsOfWorkAt returns the last n checkpoints recorded on
+// work at rev, oldest first.
+func LatestCheckpointsOfWorkAt(conn *sqlite.Conn, work string, rev int64, n int) ([]Checkpoint, error) {
+	evs, err := WorkEventsAt(conn, work, events.KindCheckpointRecorded, rev, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Checkpoint, 0, len(evs))
+	for i := len(evs) - 1; i >= 0; i-- {
+		c, err := checkpointOf(evs[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *c)
+	}
+	return out, nil
+}
