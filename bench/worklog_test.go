@@ -1,0 +1,88 @@
+package bench_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/awr-dev/awr/bench"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/queries"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLogByWork checks `awr log --work` (served by the worklog projection)
+// against its definition, computed from the raw log: the events of the
+// item's stream, of the session streams of every session on the item, and
+// the bindings of host conversations on the item; at the head and at
+// revisions in the past, with --since and --kind.
+func TestLogByWork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 20, 5)
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 3000, Seed: 5, Batch: 100})
+	require.NoError(t, err)
+
+	var all []*events.Event
+	sessionWork := map[string]string{}
+	works := map[string]bool{}
+	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+		return events.ScanEvents(r.Conn, 1, r.Head, func(e *events.Event) error {
+			all = append(all, e)
+			if e.Kind == events.KindSessionStarted {
+				v, err := e.Decoded()
+				if err != nil {
+					return err
+				}
+				s := v.(*events.SessionStarted)
+				sessionWork[s.SessionID] = s.Work
+				works[s.Work] = true
+			}
+			return nil
+		})
+	}))
+	want := func(work string, since, until int64, kind string) []int64 {
+		var out []int64
+		for _, e := range all {
+			if e.Seq <= since || e.Seq > until || (kind != "" && string(e.Kind) != kind) {
+				continue
+			}
+			on := e.Stream == "work/"+work
+			if id, ok := strings.CutPrefix(e.Stream, "session/"); ok && sessionWork[id] == work {
+				on = true
+			}
+			if e.Kind == events.KindClientBound {
+				v, _ := e.Decoded()
+				on = v.(*events.ClientBound).Work == work
+			}
+			if on {
+				out = append(out, e.Seq)
+			}
+		}
+		return out
+	}
+	head := all[len(all)-1].Seq
+	compared := 0
+	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+		for work := range works {
+			for _, c := range []struct {
+				since, until int64
+				kind         string
+			}{{0, head, ""}, {0, head / 2, ""}, {head / 3, head, ""}, {0, head, "checkpoint_recorded"}, {100, head / 2, "claim_acquired"}} {
+				got, err := queries.LogOn(r, c.until, queries.LogFilter{Work: work, Since: c.since, Kind: c.kind, Limit: -1})
+				require.NoError(t, err)
+				var seqs []int64
+				for _, e := range got {
+					seqs = append(seqs, e.Seq)
+				}
+				require.Equal(t, want(work, c.since, c.until, c.kind), seqs, "work %s %+v", work, c)
+				compared += len(seqs)
+			}
+		}
+		return nil
+	}))
+	require.Greater(t, compared, 3000, "too few events compared")
+}
