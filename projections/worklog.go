@@ -9,14 +9,14 @@ import (
 // (stream work/KEY), every event of the sessions that work on it (their
 // session streams) and the bindings of host conversations to those
 // sessions. Rows are only ever added, so a read at any revision is a range
-// of the (work, seq) key: `awr log --work`, the history and the latest
+// of the (work, seq) index: `awr log --work`, the history and the latest
 // checkpoints of a context packet, and recovery cost what they return, not
 // the size of the item's history.
 type worklog struct{ base }
 
 func newWorklog() *worklog {
 	return &worklog{base: base{name: "worklog", version: 1, schema: "worklog", tables: []Table{
-		{Name: "p_work_log", Key: []string{"work", "seq"}},
+		{Name: "p_work_log", Key: []string{"seq"}},
 	}}}
 }
 

@@ -1,1 +1,1 @@
-CREATE INDEX p_work_log_kind ON p_work_log (work, kind, seq);
+CREATE INDEX p_work_log_work ON p_work_log (work, seq);
