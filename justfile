@@ -23,6 +23,7 @@ fuzz time="30s":
     go test -run '^$' -fuzz '^FuzzDecodeEnvelopeLine$' -fuzztime {{time}} ./replay
     go test -run '^$' -fuzz '^FuzzImport$' -fuzztime {{time}} ./replay
     go test -run '^$' -fuzz '^FuzzParseSpec$' -fuzztime {{time}} ./rig
+    go test -run '^$' -fuzz '^FuzzCanonicalCompact$' -fuzztime {{time}} ./events
     go test -run '^$' -fuzz '^FuzzReadManifest$' -fuzztime {{time}} ./intake
     go test -run '^$' -fuzz '^FuzzWriteManifest$' -fuzztime {{time}} ./intake
     go test -run '^$' -fuzz '^FuzzFind$' -fuzztime {{time}} ./secret

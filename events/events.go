@@ -126,5 +126,8 @@ func MarshalPayload(v any) ([]byte, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, fmt.Errorf("marshal payload: payload must be a JSON object")
 	}
+	if out, err := canonicalCompact(raw); err == nil {
+		return out, nil
+	}
 	return CanonicalJSON(raw)
 }
