@@ -205,6 +205,10 @@ type LaunchRequest struct {
 	ContextFile  string
 	RestoreID    string
 	TTLms        int64
+	// LaunchedSeq is the seq of the seat's last launch as the caller read
+	// it: another launch since then is a RevisionConflict, so two
+	// concurrent `rig up`s never launch one seat twice.
+	LaunchedSeq int64
 }
 
 // LaunchResult is the session started for the seat.
@@ -226,6 +230,10 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 		seat, err := RequireSeat(tx.Conn, req.Address, tx.Head())
 		if err != nil {
 			return err
+		}
+		if seat.LaunchedSeq != req.LaunchedSeq {
+			return fault.New(fault.RevisionConflict, "seat %s was launched again at seq %d while this launch was being prepared", req.Address, seat.LaunchedSeq).
+				With("address", req.Address).With("expected", req.LaunchedSeq).With("actual", seat.LaunchedSeq).WithHint("awr rig ps %s", seat.Rig)
 		}
 		if seat.Work == "" {
 			return fault.New(fault.InvalidInput, "seat %s has no work item to claim", req.Address).With("address", req.Address).
@@ -271,6 +279,13 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 // seat_decided) on its stream. The rig package decides what they say; this
 // is the one door they enter the log by.
 func RigEvent(ctx context.Context, env *Env, kind events.Kind, stream string, payload any) (seq int64, rev int64, err error) {
+	return RigEventAt(ctx, env, kind, stream, payload, nil)
+}
+
+// RigEventAt is RigEvent that fails with RevisionConflict when stream has
+// an event after revision expected (nil: no check). `rig up` starts a
+// restore this way, so two concurrent ups of one rig cannot both start one.
+func RigEventAt(ctx context.Context, env *Env, kind events.Kind, stream string, payload any, expected *int64) (seq int64, rev int64, err error) {
 	switch kind {
 	case events.KindStopRequested, events.KindRigSnapshotTaken, events.KindRestoreStarted, events.KindSeatRestored,
 		events.KindRestoreCompleted, events.KindSeatDecided:
@@ -278,7 +293,7 @@ func RigEvent(ctx context.Context, env *Env, kind events.Kind, stream string, pa
 		return 0, 0, fault.New(fault.Internal, "rig event: %s is not a rig event", kind)
 	}
 	type result struct{ Seq, Rev int64 }
-	res, err := write(ctx, env, "awr", WriteMeta{}, []string{stream}, nil, func(tx *events.Tx) (*result, error) {
+	res, err := write(ctx, env, "awr", WriteMeta{ExpectedRevision: expected}, []string{stream}, nil, func(tx *events.Tx) (*result, error) {
 		ev, err := tx.Append(events.NewEvent{Kind: kind, Stream: stream, Payload: payload})
 		if err != nil {
 			return nil, err
@@ -354,4 +369,50 @@ func ApplyRig(ctx context.Context, env *Env, rig string, reqs []SeatRequest) (*A
 	}
 	out.ProjectRevision = rev
 	return out, nil
+}
+
+// RecordSeatRestored appends a seat's outcome in a restore attempt, once:
+// when the attempt already recorded one for the seat (another `rig up`
+// continuing the same attempt), it writes nothing and reports false.
+func RecordSeatRestored(ctx context.Context, env *Env, pl events.SeatRestored) (bool, error) {
+	type result struct{ Recorded bool }
+	res, err := write(ctx, env, "awr", WriteMeta{}, []string{"seat/" + pl.Address}, nil, func(tx *events.Tx) (*result, error) {
+		seat, err := projections.SeatAt(tx.Conn, pl.Address, tx.Head())
+		if err != nil {
+			return nil, err
+		}
+		if seat != nil && seat.RestoredIn == pl.RestoreID {
+			return &result{}, nil
+		}
+		if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatRestored, Stream: "seat/" + pl.Address, Payload: pl}); err != nil {
+			return nil, err
+		}
+		return &result{Recorded: true}, nil
+	})
+	if err != nil {
+		return false, err
+	}
+	return res.Recorded, nil
+}
+
+// CompleteRestore appends restore_completed once per attempt; a second
+// completion writes nothing. It returns the project revision.
+func CompleteRestore(ctx context.Context, env *Env, pl events.RestoreCompleted) (int64, error) {
+	type result struct{ Rev int64 }
+	res, err := write(ctx, env, "awr", WriteMeta{}, []string{"rig/" + pl.Rig}, nil, func(tx *events.Tx) (*result, error) {
+		done, err := projections.RestoreCompletedAt(tx.Conn, pl.Rig, pl.RestoreID, tx.Head())
+		if err != nil {
+			return nil, err
+		}
+		if !done {
+			if _, err := tx.Append(events.NewEvent{Kind: events.KindRestoreCompleted, Stream: "rig/" + pl.Rig, Payload: pl}); err != nil {
+				return nil, err
+			}
+		}
+		return &result{Rev: tx.Head()}, nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return res.Rev, nil
 }

@@ -39,9 +39,12 @@ type Seat struct {
 	LastReason       string `json:"last_reason,omitempty"`
 	LastRestoreID    string `json:"last_restore_id,omitempty"`
 	LastOutcomeSeq   int64  `json:"last_outcome_seq,omitempty"`
-	Decision         string `json:"decision,omitempty"`
-	DecisionScope    string `json:"decision_scope,omitempty"`
-	Revision         int64  `json:"revision"`
+	// RestoredIn is the restore attempt that recorded the seat's latest
+	// outcome (running included), so an outcome is recorded once.
+	RestoredIn    string `json:"restored_in,omitempty"`
+	Decision      string `json:"decision,omitempty"`
+	DecisionScope string `json:"decision_scope,omitempty"`
+	Revision      int64  `json:"revision"`
 }
 
 // SeatLogEntry is one thing that happened to a seat: declared, launched,
@@ -159,6 +162,7 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event) error {
 			return err
 		}
 		return p.change(conn, e, pl.Address, "restored", pl, func(s *Seat) {
+			s.RestoredIn = pl.RestoreID
 			if pl.Outcome == events.SeatRunning {
 				// Nothing was launched: the outcome of the launch that
 				// runs stays the seat's last outcome.
@@ -375,4 +379,19 @@ func RigLogAt(conn *sqlite.Conn, rig string, rev int64) ([]RigLogEntry, error) {
 		return nil
 	})
 	return out, err
+}
+
+// RestoreCompletedAt reports whether restore attempt id of rig completed
+// at or before rev.
+func RestoreCompletedAt(conn *sqlite.Conn, rig, id string, rev int64) (bool, error) {
+	found := false
+	err := query(conn, "rig_log_completed", func(st *sqlite.Stmt) {
+		st.SetText(":rig", rig)
+		st.SetText(":ref", id)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		found = true
+		return nil
+	})
+	return found, err
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -97,5 +98,79 @@ func TestCrashMidRestore_Continues(t *testing.T) {
 			})
 			f.verifyLog()
 		})
+	}
+}
+
+// Two `awr rig up` processes race on one rig: between them every seat is
+// launched once, each seat gets one outcome per attempt and each attempt
+// completes at most once; a loser stops with RevisionConflict, and a
+// third up finishes whatever is left without launching anything again.
+func TestConcurrentUps(t *testing.T) {
+	rounds := 2
+	if os.Getenv("AWR_LONG") != "" {
+		rounds = 10
+	}
+	for round := 0; round < rounds; round++ {
+		f := newFixture(t)
+		addrs := []string{f.seat("a", "T-1", ""), f.seat("b", "T-2", ""), f.seat("c", "T-3", "")}
+		f.up(rig.UpOptions{})
+		f.down(true)
+		before := f.kinds()
+		errs := make(chan error, 2)
+		outs := make(chan string, 2)
+		for i := 0; i < 2; i++ {
+			go func() {
+				cmd := exec.Command(filepath.Join(bin, "awr"), "--project", f.dir, "rig", "up", "portal", "--json", "--verify-timeout", "15s")
+				cmd.Env = append(os.Environ(), "AWR_TMUX_SOCKET="+f.socket, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				err := cmd.Run()
+				outs <- stderr.String()
+				errs <- err
+			}()
+		}
+		lost := 0
+		for i := 0; i < 2; i++ {
+			err, msg := <-errs, <-outs
+			if err != nil && !strings.Contains(msg, "RevisionConflict") {
+				t.Fatalf("round %d: an up failed other than by losing the race: %v\n%s", round, err, msg)
+			}
+			if err != nil {
+				lost++
+			}
+		}
+		t.Logf("round %d: %d of 2 ups lost the race", round, lost)
+		res := f.up(rig.UpOptions{})
+		for _, a := range addrs {
+			if o := outcomes(res)[a]; o != events.SeatRunning && o != events.SeatResumed {
+				t.Fatalf("round %d: %s %s (%s)", round, a, o, seatOf(res, a).Reason)
+			}
+		}
+		after := f.kinds()
+		if got := after[events.KindSeatLaunched] - before[events.KindSeatLaunched]; got != len(addrs) {
+			t.Fatalf("round %d: %d launches for %d seats", round, got, len(addrs))
+		}
+		if started, done := after[events.KindRestoreStarted]-before[events.KindRestoreStarted], after[events.KindRestoreCompleted]-before[events.KindRestoreCompleted]; started != done {
+			t.Fatalf("round %d: %d attempts started, %d completed", round, started, done)
+		}
+		f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
+			for _, a := range addrs {
+				per := map[string]int{}
+				log, _ := projections.SeatLogAt(r.Conn, a, r.Head)
+				for _, e := range log {
+					var sr events.SeatRestored
+					if e.Kind == "restored" && json.Unmarshal(e.Data, &sr) == nil {
+						per[sr.RestoreID]++
+					}
+				}
+				for id, n := range per {
+					if n != 1 {
+						t.Errorf("round %d: %s has %d outcomes in attempt %s", round, a, n, id)
+					}
+				}
+			}
+			return nil
+		})
+		f.verifyLog()
 	}
 }

@@ -150,7 +150,10 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 		if st.snapshot != nil {
 			rs.SnapshotID = st.snapshot.SnapshotID
 		}
-		if _, _, err := commands.RigEvent(ctx, m.P.Env, events.KindRestoreStarted, "rig/"+st.rig, rs); err != nil {
+		// Scoped to the rig's stream as read: a concurrent up of the same
+		// rig that started first makes this one fail with
+		// RevisionConflict before it launches anything.
+		if _, _, err := commands.RigEventAt(ctx, m.P.Env, events.KindRestoreStarted, "rig/"+st.rig, rs, &st.head); err != nil {
 			return nil, err
 		}
 		m.crash("restore_started")
@@ -191,7 +194,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 		return nil, err
 	}
 	res.Result = rollUp(res.Seats)
-	_, rev, err := commands.RigEvent(ctx, m.P.Env, events.KindRestoreCompleted, "rig/"+st.rig, events.RestoreCompleted{RestoreID: res.RestoreID, Rig: st.rig, Result: res.Result})
+	rev, err := commands.CompleteRestore(ctx, m.P.Env, events.RestoreCompleted{RestoreID: res.RestoreID, Rig: st.rig, Result: res.Result})
 	if err != nil {
 		return nil, err
 	}
@@ -246,9 +249,12 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 		ttl = m.TTL.Milliseconds()
 	}
 	l, err := commands.LaunchSeat(ctx, m.P.Env, commands.LaunchRequest{Address: s.Address, Mode: mode, FromSession: p.FromSession,
-		Conversation: p.Conversation, TmuxSession: name, ContextFile: file, RestoreID: restoreID, TTLms: ttl})
+		Conversation: p.Conversation, TmuxSession: name, ContextFile: file, RestoreID: restoreID, TTLms: ttl, LaunchedSeq: s.LaunchedSeq})
 	if err != nil {
-		if fault.CodeOf(err) == fault.Storage || fault.CodeOf(err) == fault.Internal {
+		switch fault.CodeOf(err) {
+		case fault.Storage, fault.Internal, fault.RevisionConflict:
+			// Not the seat's failure: another up got there first, or the
+			// log cannot be written. Stop; the attempt stays unfinished.
 			return err
 		}
 		msg := err.Error()
@@ -494,7 +500,7 @@ func (m *Manager) stop(ctx context.Context, p *SeatPlan, cur *projections.Seat, 
 
 // record appends the seat's outcome.
 func (m *Manager) record(ctx context.Context, restoreID, rig string, p *SeatPlan) error {
-	if _, _, err := commands.RigEvent(ctx, m.P.Env, events.KindSeatRestored, "seat/"+p.Address, events.SeatRestored{
+	if _, err := commands.RecordSeatRestored(ctx, m.P.Env, events.SeatRestored{
 		RestoreID: restoreID, Address: p.Address, Rig: rig, Outcome: p.Outcome, Reason: p.Reason,
 		SessionID: p.SessionID, Conversation: p.Conversation, Evidence: p.Evidence}); err != nil {
 		return err
