@@ -161,6 +161,10 @@ func Head(ctx context.Context) (int64, bool) {
 	return b.tx.Head(), true
 }
 
+// RefuseSecrets is refuseSecrets for the layers above commands (a text
+// that reaches the log through them, such as a rig's stop message).
+func RefuseSecrets(op string, fields ...[2]string) error { return refuseSecrets(op, fields...) }
+
 // refuseSecrets fails with RuleViolation when a field holds what looks like
 // a credential. The log is immutable, so a secret written into it could
 // never be removed; the error names the field and the kind of secret and

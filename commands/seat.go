@@ -275,8 +275,9 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 }
 
 // RigEvent appends one rig or seat event (stop_requested,
-// rig_snapshot_taken, restore_started, seat_restored, restore_completed,
-// seat_decided) on its stream. The rig package decides what they say; this
+// rig_snapshot_taken, restore_started, seat_decided) on its stream;
+// seat_restored and restore_completed go through RecordSeatRestored and
+// CompleteRestore, which write them once. The rig package decides what they say; this
 // is the one door they enter the log by.
 func RigEvent(ctx context.Context, env *Env, kind events.Kind, stream string, payload any) (seq int64, rev int64, err error) {
 	return RigEventAt(ctx, env, kind, stream, payload, nil)
@@ -287,8 +288,7 @@ func RigEvent(ctx context.Context, env *Env, kind events.Kind, stream string, pa
 // restore this way, so two concurrent ups of one rig cannot both start one.
 func RigEventAt(ctx context.Context, env *Env, kind events.Kind, stream string, payload any, expected *int64) (seq int64, rev int64, err error) {
 	switch kind {
-	case events.KindStopRequested, events.KindRigSnapshotTaken, events.KindRestoreStarted, events.KindSeatRestored,
-		events.KindRestoreCompleted, events.KindSeatDecided:
+	case events.KindStopRequested, events.KindRigSnapshotTaken, events.KindRestoreStarted, events.KindSeatDecided:
 	default:
 		return 0, 0, fault.New(fault.Internal, "rig event: %s is not a rig event", kind)
 	}
@@ -371,28 +371,32 @@ func ApplyRig(ctx context.Context, env *Env, rig string, reqs []SeatRequest) (*A
 	return out, nil
 }
 
-// RecordSeatRestored appends a seat's outcome in a restore attempt, once:
-// when the attempt already recorded one for the seat (another `rig up`
-// continuing the same attempt), it writes nothing and reports false.
-func RecordSeatRestored(ctx context.Context, env *Env, pl events.SeatRestored) (bool, error) {
-	type result struct{ Recorded bool }
+// RecordSeatRestored appends a seat's outcome in a restore attempt, once
+// per attempt and launch: when the attempt already recorded an outcome for
+// the seat's current launch (another `rig up` continuing the same attempt
+// got there first), it writes nothing and returns that outcome and reason.
+func RecordSeatRestored(ctx context.Context, env *Env, pl events.SeatRestored) (recorded bool, outcome, reason string, err error) {
+	type result struct {
+		Recorded        bool
+		Outcome, Reason string
+	}
 	res, err := write(ctx, env, "awr", WriteMeta{}, []string{"seat/" + pl.Address}, nil, func(tx *events.Tx) (*result, error) {
 		seat, err := projections.SeatAt(tx.Conn, pl.Address, tx.Head())
 		if err != nil {
 			return nil, err
 		}
-		if seat != nil && seat.RestoredIn == pl.RestoreID {
-			return &result{}, nil
+		if seat != nil && seat.RestoredIn == pl.RestoreID && seat.RestoredSeq > seat.LaunchedSeq {
+			return &result{Outcome: seat.RestoredOutcome, Reason: seat.RestoredReason}, nil
 		}
 		if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatRestored, Stream: "seat/" + pl.Address, Payload: pl}); err != nil {
 			return nil, err
 		}
-		return &result{Recorded: true}, nil
+		return &result{Recorded: true, Outcome: pl.Outcome, Reason: pl.Reason}, nil
 	})
 	if err != nil {
-		return false, err
+		return false, "", "", err
 	}
-	return res.Recorded, nil
+	return res.Recorded, res.Outcome, res.Reason, nil
 }
 
 // CompleteRestore appends restore_completed once per attempt; a second

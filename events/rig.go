@@ -128,6 +128,14 @@ type SeatEvidence struct {
 	VerifyTimeoutMS int64    `json:"verify_timeout_ms,omitempty"`
 }
 
+// PaneTailOrNil returns the pane lines of e (nil when e is nil).
+func (e *SeatEvidence) PaneTailOrNil() []string {
+	if e == nil {
+		return nil
+	}
+	return e.PaneTail
+}
+
 // SeatRestored records one seat's outcome in a restore attempt (stream
 // "seat/<address>").
 type SeatRestored struct {

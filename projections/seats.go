@@ -39,9 +39,13 @@ type Seat struct {
 	LastReason       string `json:"last_reason,omitempty"`
 	LastRestoreID    string `json:"last_restore_id,omitempty"`
 	LastOutcomeSeq   int64  `json:"last_outcome_seq,omitempty"`
-	// RestoredIn is the restore attempt that recorded the seat's latest
-	// outcome (running included), so an outcome is recorded once.
-	RestoredIn    string `json:"restored_in,omitempty"`
+	// RestoredIn, RestoredSeq, RestoredOutcome and RestoredReason are the
+	// seat's latest seat_restored (running included), so an outcome is
+	// recorded once per attempt and launch.
+	RestoredIn      string `json:"restored_in,omitempty"`
+	RestoredSeq     int64  `json:"restored_seq,omitempty"`
+	RestoredOutcome string `json:"restored_outcome,omitempty"`
+	RestoredReason  string `json:"restored_reason,omitempty"`
 	Decision      string `json:"decision,omitempty"`
 	DecisionScope string `json:"decision_scope,omitempty"`
 	Revision      int64  `json:"revision"`
@@ -71,7 +75,7 @@ type seats struct {
 }
 
 func newSeats() *seats {
-	p := &seats{base: base{name: "seats", version: 1, schema: "seats", tables: []Table{
+	p := &seats{base: base{name: "seats", version: 2, schema: "seats", tables: []Table{
 		{Name: "p_seats", Key: []string{"address"}, Temporal: true},
 		{Name: "p_seat_sessions", Key: []string{"session_id"}},
 		{Name: "p_seat_log", Key: []string{"seq"}},
@@ -162,7 +166,7 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event) error {
 			return err
 		}
 		return p.change(conn, e, pl.Address, "restored", pl, func(s *Seat) {
-			s.RestoredIn = pl.RestoreID
+			s.RestoredIn, s.RestoredSeq, s.RestoredOutcome, s.RestoredReason = pl.RestoreID, e.Seq, pl.Outcome, pl.Reason
 			if pl.Outcome == events.SeatRunning {
 				// Nothing was launched: the outcome of the launch that
 				// runs stays the seat's last outcome.

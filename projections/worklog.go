@@ -15,7 +15,7 @@ import (
 type worklog struct{ base }
 
 func newWorklog() *worklog {
-	return &worklog{base: base{name: "worklog", version: 1, schema: "worklog", tables: []Table{
+	return &worklog{base: base{name: "worklog", version: 2, schema: "worklog", tables: []Table{
 		{Name: "p_work_log", Key: []string{"seq"}},
 	}}}
 }

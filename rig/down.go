@@ -58,6 +58,16 @@ func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, erro
 	if err := requireSeats(st); err != nil {
 		return nil, err
 	}
+	if err := commands.RefuseSecrets("rig down", [2]string{"message", opts.Message}); err != nil {
+		return nil, err
+	}
+	if st.unfinished != nil {
+		// A crash left a restore unfinished: taking the rig down ends it,
+		// so the next up starts afresh instead of trusting its outcomes.
+		if _, err := commands.CompleteRestore(ctx, m.P.Env, events.RestoreCompleted{RestoreID: st.unfinished.RestoreID, Rig: st.rig, Result: Abandoned}); err != nil {
+			return nil, err
+		}
+	}
 	res := &DownResult{Rig: st.rig}
 	stopSeq := map[string]int64{}
 	for _, ss := range st.seats {

@@ -66,7 +66,7 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 	}
 	fresh = fresh || decided
 	switch {
-	case ss.attempt != nil && !(fresh && ss.attempt.Outcome == events.SeatAwaitingDecision):
+	case ss.attempt != nil && !(fresh && ss.attempt.Outcome == events.SeatAwaitingDecision) && attemptHolds(ss):
 		p.Outcome, p.Reason, p.SessionID, p.Conversation = ss.attempt.Outcome, "restored earlier in this attempt: "+ss.attempt.Reason, ss.attempt.SessionID, ss.attempt.Conversation
 		p.Evidence = ss.attempt.Evidence
 		return p
@@ -152,6 +152,18 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 		}
 	}
 	return p
+}
+
+// attemptHolds says whether the outcome recorded for the seat earlier in
+// the unfinished attempt still describes it: an agent reported running
+// must still run (after a crash and a machine restart it may not); a seat
+// left stopped (awaiting a decision, failed) stays as recorded.
+func attemptHolds(ss *seatState) bool {
+	switch ss.attempt.Outcome {
+	case events.SeatAwaitingDecision, events.SeatFailed:
+		return true
+	}
+	return ss.alive
 }
 
 func repoChange(oldHead, newHead string, oldDirty, newDirty bool) string {

@@ -51,16 +51,18 @@ func (m *Manager) newID() string {
 	return ulid.MustNew(ulid.Timestamp(m.P.Env.Now()), m.P.Env.Entropy).String()
 }
 
-// TmuxName is the tmux session a seat runs in: derived from the project
-// directory and the address, so two projects never share one.
+// TmuxName is the tmux session a seat runs in, awr-<project hash>-ROLE@RIG:
+// derived from the project directory and the address, so two projects or
+// two seats never share one.
 func (m *Manager) TmuxName(address string) string {
 	abs, err := filepath.Abs(m.P.Dir)
 	if err != nil {
 		abs = m.P.Dir
 	}
 	sum := sha256.Sum256([]byte(abs))
-	role, rig, _ := commands.ParseAddress(address)
-	return fmt.Sprintf("awr-%s-%s-%s", hex.EncodeToString(sum[:3]), role, rig)
+	// '@' cannot occur in a role or a rig name, so two addresses never
+	// share a session name (with '-' they could: a-b@c and a@b-c).
+	return fmt.Sprintf("awr-%s-%s", hex.EncodeToString(sum[:3]), address)
 }
 
 // seatState is one seat with what a restore needs to know about it.

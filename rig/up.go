@@ -14,15 +14,18 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/secret"
 	"github.com/awr-dev/awr/service"
 	"github.com/google/uuid"
 )
 
-// Rolled-up restore results.
+// Rolled-up restore results. Abandoned closes an attempt that a crash
+// left unfinished when the rig is taken down before any up continued it.
 const (
 	FullyRestored     = "fully_restored"
 	PartiallyRestored = "partially_restored"
 	Failed            = "failed"
+	Abandoned         = "abandoned"
 )
 
 // UpOptions selects a rig and what a person decided.
@@ -500,10 +503,23 @@ func (m *Manager) stop(ctx context.Context, p *SeatPlan, cur *projections.Seat, 
 
 // record appends the seat's outcome.
 func (m *Manager) record(ctx context.Context, restoreID, rig string, p *SeatPlan) error {
-	if _, err := commands.RecordSeatRestored(ctx, m.P.Env, events.SeatRestored{
+	for i, line := range p.Evidence.PaneTailOrNil() {
+		// The pane is the agent's screen: a credential on it must not
+		// enter the log.
+		if f, ok := secret.Find(line); ok {
+			p.Evidence.PaneTail[i] = "[line withheld: it looks like a " + f.Kind + "]"
+		}
+	}
+	recorded, outcome, reason, err := commands.RecordSeatRestored(ctx, m.P.Env, events.SeatRestored{
 		RestoreID: restoreID, Address: p.Address, Rig: rig, Outcome: p.Outcome, Reason: p.Reason,
-		SessionID: p.SessionID, Conversation: p.Conversation, Evidence: p.Evidence}); err != nil {
+		SessionID: p.SessionID, Conversation: p.Conversation, Evidence: p.Evidence})
+	if err != nil {
 		return err
+	}
+	if !recorded {
+		// Another up continuing this attempt recorded the seat first: report
+		// what the log says.
+		p.Outcome, p.Reason = outcome, "recorded by another rig up: "+reason
 	}
 	m.restored++
 	m.crash("seat_restored:" + strconv.Itoa(m.restored))
