@@ -46,9 +46,9 @@ type Seat struct {
 	RestoredSeq     int64  `json:"restored_seq,omitempty"`
 	RestoredOutcome string `json:"restored_outcome,omitempty"`
 	RestoredReason  string `json:"restored_reason,omitempty"`
-	Decision      string `json:"decision,omitempty"`
-	DecisionScope string `json:"decision_scope,omitempty"`
-	Revision      int64  `json:"revision"`
+	Decision        string `json:"decision,omitempty"`
+	DecisionScope   string `json:"decision_scope,omitempty"`
+	Revision        int64  `json:"revision"`
 }
 
 // SeatLogEntry is one thing that happened to a seat: declared, launched,
