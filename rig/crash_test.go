@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
@@ -173,4 +174,71 @@ func TestConcurrentUps(t *testing.T) {
 		})
 		f.verifyLog()
 	}
+}
+
+// A crash mid-restore, then a down: the down abandons the attempt, and the
+// next up starts a new one that launches every seat again (nothing is
+// reported restored from the abandoned attempt).
+func TestCrashThenDown_Abandons(t *testing.T) {
+	f := newFixture(t)
+	addrs := []string{f.seat("a", "T-1", ""), f.seat("b", "T-2", "")}
+	f.up(rig.UpOptions{})
+	f.down(true)
+	if _, err := f.awrUp("seat_restored:1"); err == nil {
+		t.Fatal("the crash point did not kill rig up")
+	}
+	f.down(true)
+	ps, err := f.m.Ps(context.Background(), "portal", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps.UnfinishedRestore != "" || ps.LastResult != rig.Abandoned {
+		t.Fatalf("after the down: unfinished %q, last result %q", ps.UnfinishedRestore, ps.LastResult)
+	}
+	before := f.kinds()[events.KindSeatLaunched]
+	res := f.up(rig.UpOptions{})
+	if res.Continued || res.Result != rig.FullyRestored {
+		t.Fatalf("up after the down: %+v", res)
+	}
+	for _, a := range addrs {
+		if o := outcomes(res)[a]; o != events.SeatResumed {
+			t.Fatalf("%s: %s (%s)", a, o, seatOf(res, a).Reason)
+		}
+	}
+	if got := f.kinds()[events.KindSeatLaunched] - before; got != len(addrs) {
+		t.Fatalf("%d launches, want %d", got, len(addrs))
+	}
+	f.verifyLog()
+}
+
+// A seat left awaiting a decision in an attempt that a crash interrupted:
+// `--fresh` on the continued attempt relaunches it, and that outcome is
+// recorded (a second outcome in the same attempt, for the new launch).
+func TestFreshInContinuedAttempt(t *testing.T) {
+	f := newFixture(t)
+	a, b := f.seat("a", "T-1", ""), f.seat("b", "T-2", "")
+	f.up(rig.UpOptions{})
+	f.down(true)
+	f.mode(a, "other-id")
+	f.mode(b, "hang")
+	// a records awaiting-decision first (b hangs), then the process dies.
+	cmd := exec.Command(filepath.Join(bin, "awr"), "--project", f.dir, "rig", "up", "portal", "--json", "--verify-timeout", "15s")
+	cmd.Env = append(os.Environ(), "AWR_TMUX_SOCKET="+f.socket, "AWR_CRASHPOINT=seat_restored:1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if err := cmd.Run(); err == nil {
+		t.Fatal("the crash point did not kill rig up")
+	}
+	if s := f.seatAt(a); s.LastOutcome != events.SeatAwaitingDecision {
+		t.Fatalf("a before --fresh: %s", s.LastOutcome)
+	}
+	f.mode(a, "normal")
+	f.mode(b, "normal")
+	f.m.VerifyTimeout = 3 * time.Second
+	res := f.up(rig.UpOptions{Fresh: []string{a}})
+	if !res.Continued || outcomes(res)[a] != events.SeatFreshPrimed {
+		t.Fatalf("continued %v, a %s (%s)", res.Continued, outcomes(res)[a], seatOf(res, a).Reason)
+	}
+	if s := f.seatAt(a); s.LastOutcome != events.SeatFreshPrimed || !s.SessionActive {
+		t.Fatalf("the log does not say what was printed: %+v", s)
+	}
+	f.verifyLog()
 }

@@ -399,3 +399,55 @@ func TestFailed_WorkNotClaimable(t *testing.T) {
 		t.Fatal("a seat was launched")
 	}
 }
+
+// Nothing secret reaches the log through a rig: a pane line that looks
+// like a credential is withheld from the evidence, and a --message with
+// one is refused before anything is written.
+func TestSecretsStayOut(t *testing.T) {
+	f := newFixture(t)
+	a := f.seat("a", "T-1", "")
+	f.mode(a, "hang-leaky")
+	f.m.VerifyTimeout = 2 * time.Second
+	res := f.up(rig.UpOptions{})
+	p := seatOf(res, a)
+	if p.Outcome != events.SeatAttentionRequired || p.Evidence == nil {
+		t.Fatalf("outcome %s", p.Outcome)
+	}
+	withheld := false
+	for _, l := range p.Evidence.PaneTail {
+		if strings.Contains(l, "ghp_") {
+			t.Fatalf("a secret reached the evidence: %q", l)
+		}
+		withheld = withheld || strings.Contains(l, "withheld")
+	}
+	if !withheld {
+		t.Fatalf("the secret line was not marked withheld: %q", p.Evidence.PaneTail)
+	}
+	if err := f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
+		return events.ScanEvents(r.Conn, 1, r.Head, func(e *events.Event) error {
+			if strings.Contains(string(e.Payload), "ghp_") {
+				t.Fatalf("event %d holds the secret", e.Seq)
+			}
+			return nil
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := f.kinds()
+	_, err := f.m.Down(context.Background(), rig.DownOptions{Rig: "portal", Message: "stop; token ghp_" + strings.Repeat("y", 36)})
+	if !fault.Is(err, fault.RuleViolation) || strings.Contains(err.Error(), "ghp_") {
+		t.Fatalf("down --message with a secret: %v", err)
+	}
+	if fmt.Sprint(f.kinds()) != fmt.Sprint(before) {
+		t.Fatal("a refused down wrote events")
+	}
+}
+
+// Addresses that differ only in where '-' and '@' fall never share a tmux
+// session.
+func TestTmuxNamesDistinct(t *testing.T) {
+	f := newFixture(t)
+	if x, y := f.m.TmuxName("a-b@c"), f.m.TmuxName("a@b-c"); x == y {
+		t.Fatalf("a-b@c and a@b-c share tmux session %s", x)
+	}
+}
