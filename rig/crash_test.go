@@ -102,16 +102,20 @@ func TestCrashMidRestore_Continues(t *testing.T) {
 	}
 }
 
-// Two `awr rig up` processes race on one rig: between them every seat is
-// launched once, each seat gets one outcome per attempt and each attempt
-// completes at most once; a loser stops with RevisionConflict, and a
-// third up finishes whatever is left without launching anything again.
+// Two `awr rig up` processes race on one rig, started together or the
+// second while the first restores: between them every seat is launched
+// once, each seat gets one outcome per attempt and every attempt completes
+// once; an up that loses a race stops with RevisionConflict, and a third up
+// finishes whatever is left without launching anything again.
 func TestConcurrentUps(t *testing.T) {
-	rounds := 2
+	rounds := 4
 	if os.Getenv("AWR_LONG") != "" {
-		rounds = 10
+		rounds = 20
 	}
 	for round := 0; round < rounds; round++ {
+		// Odd rounds start the second up while the first is restoring: it
+		// joins the attempt instead of starting one.
+		stagger := time.Duration(round%2) * 300 * time.Millisecond
 		f := newFixture(t)
 		addrs := []string{f.seat("a", "T-1", ""), f.seat("b", "T-2", ""), f.seat("c", "T-3", "")}
 		f.up(rig.UpOptions{})
@@ -120,7 +124,9 @@ func TestConcurrentUps(t *testing.T) {
 		errs := make(chan error, 2)
 		outs := make(chan string, 2)
 		for i := 0; i < 2; i++ {
+			delay := time.Duration(i) * stagger
 			go func() {
+				time.Sleep(delay)
 				cmd := exec.Command(filepath.Join(bin, "awr"), "--project", f.dir, "rig", "up", "portal", "--json", "--verify-timeout", "15s")
 				cmd.Env = append(os.Environ(), "AWR_TMUX_SOCKET="+f.socket, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 				var stderr strings.Builder
@@ -154,10 +160,13 @@ func TestConcurrentUps(t *testing.T) {
 		if started, done := after[events.KindRestoreStarted]-before[events.KindRestoreStarted], after[events.KindRestoreCompleted]-before[events.KindRestoreCompleted]; started != done {
 			t.Fatalf("round %d: %d attempts started, %d completed", round, started, done)
 		}
-		f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
+		if err := f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
 			for _, a := range addrs {
 				per := map[string]int{}
-				log, _ := projections.SeatLogAt(r.Conn, a, r.Head)
+				log, err := projections.SeatLogAt(r.Conn, a, r.Head)
+				if err != nil {
+					return err
+				}
 				for _, e := range log {
 					var sr events.SeatRestored
 					if e.Kind == "restored" && json.Unmarshal(e.Data, &sr) == nil {
@@ -169,9 +178,14 @@ func TestConcurrentUps(t *testing.T) {
 						t.Errorf("round %d: %s has %d outcomes in attempt %s", round, a, n, id)
 					}
 				}
+				if len(per) == 0 {
+					t.Errorf("round %d: %s has no outcome", round, a)
+				}
 			}
 			return nil
-		})
+		}); err != nil {
+			t.Fatal(err)
+		}
 		f.verifyLog()
 	}
 }
