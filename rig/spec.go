@@ -71,8 +71,13 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 	doc := root.Content[0]
 	spec := &Spec{}
 	seen := map[string]int{}
+	top := map[string]int{}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
+		if first, dup := top[k.Value]; dup {
+			return nil, bad(k.Line, "%s is given twice (first at line %d)", k.Value, first)
+		}
+		top[k.Value] = k.Line
 		switch k.Value {
 		case "rig":
 			if v.Kind != yaml.ScalarNode {
@@ -90,12 +95,17 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 				s := SpecSeat{line: n.Line}
 				fields := map[string]*string{"role": &s.Role, "runtime": &s.Runtime, "command": &s.Command, "resume_command": &s.ResumeCommand,
 					"work": &s.Work, "cwd": &s.Cwd, "policy": &s.Policy, "stop_message": &s.StopMessage}
+				given := map[string]int{}
 				for j := 0; j+1 < len(n.Content); j += 2 {
 					fk, fv := n.Content[j], n.Content[j+1]
 					dst, ok := fields[fk.Value]
 					if !ok {
 						return nil, bad(fk.Line, "unknown seat field %q", fk.Value)
 					}
+					if first, dup := given[fk.Value]; dup {
+						return nil, bad(fk.Line, "seat field %s is given twice (first at line %d)", fk.Value, first)
+					}
+					given[fk.Value] = fk.Line
 					if fv.Kind != yaml.ScalarNode {
 						return nil, bad(fv.Line, "%s must be a string", fk.Value)
 					}
@@ -116,6 +126,11 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 	}
 	if spec.Rig == "" {
 		return nil, bad(1, "rig: is missing")
+	}
+	if _, ok := top["seats"]; !ok {
+		// A spec without seats: would remove every seat of the rig; an
+		// empty rig is written `seats: []`.
+		return nil, bad(1, "seats: is missing (write seats: [] to remove every seat of rig %s)", spec.Rig)
 	}
 	if err := commands.CheckRigName(spec.Rig); err != nil {
 		return nil, bad(1, "%s", err.Error())
