@@ -5,10 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awr-dev/awr/bench"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/queries"
+	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 )
 
@@ -85,4 +88,29 @@ func TestLogByWork(t *testing.T) {
 		return nil
 	}))
 	require.Greater(t, compared, 3000, "too few events compared")
+}
+
+// A store with a pool of one connection still generates in bulk and
+// rebuilds: with no spare connection to read the log on, both fold it on
+// the writing connection instead of waiting for one forever.
+func TestPoolOfOne_BulkAndRebuild(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	path := filepath.Join(t.TempDir(), "awr.db")
+	st, err := bench.NewProject(ctx, path, 10, 2)
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	st, err = events.Open(ctx, path, events.Options{PoolSize: 1, Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 500, Seed: 2})
+	require.NoError(t, err)
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 1000, Seed: 3})
+	require.NoError(t, err)
+	_, err = replay.Rebuild(ctx, st, nil)
+	require.NoError(t, err)
+	v, err := replay.Verify(ctx, st, nil)
+	require.NoError(t, err)
+	require.True(t, v.OK)
 }

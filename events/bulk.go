@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/awr-dev/awr/fault"
 	"zombiezen.com/go/sqlite"
@@ -81,14 +82,15 @@ func (s *Store) WriteBulk(ctx context.Context, opts WriteOptions, progress func(
 		return nil, err
 	}
 	ps := s.projectors
-	if err := beginBulk(conn, ps); err != nil {
-		return nil, err
-	}
+	// Armed before the projectors enter bulk mode (see RebuildFrom).
 	defer func() {
 		if err != nil {
 			abortBulk(conn, ps)
 		}
 	}()
+	if err = beginBulk(conn, ps); err != nil {
+		return nil, err
+	}
 	if err := s.foldExisting(ctx, conn, ps, head, progress); err != nil {
 		return nil, err
 	}
@@ -110,13 +112,17 @@ func (s *Store) WriteBulk(ctx context.Context, opts WriteOptions, progress func(
 const bulkCacheKiB = -2 << 20
 
 // foldExisting folds events 1..head into ps on conn, reading them on a
-// second connection when the pool has one to spare.
+// second connection when the pool has one to spare within a moment (a pool
+// of one never does), and on conn itself otherwise.
 func (s *Store) foldExisting(ctx context.Context, conn *sqlite.Conn, ps []Projector, head int64, progress func(done, total int64)) (err error) {
 	if head == 0 {
 		return nil
 	}
-	rconn, err := s.take(ctx)
+	rconn, err := s.spare(ctx)
 	if err != nil {
+		return err
+	}
+	if rconn == nil {
 		return fold(conn, conn, ps, head, progress)
 	}
 	defer s.pool.Put(rconn)
@@ -124,4 +130,23 @@ func (s *Store) foldExisting(ctx context.Context, conn *sqlite.Conn, ps []Projec
 	var readEnd error
 	defer rend(&readEnd)
 	return fold(rconn, conn, ps, head, progress)
+}
+
+// spare takes a second pooled connection for reading the log beside the
+// writing one, or returns nil when none frees up within two seconds (a
+// pool of one never has one). It fails only when ctx is done.
+func (s *Store) spare(ctx context.Context) (*sqlite.Conn, error) {
+	takeCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	conn, err := s.pool.Take(takeCtx)
+	if err != nil || conn == nil {
+		if ctx.Err() != nil {
+			return nil, mapErr("open connection", ctx.Err())
+		}
+		return nil, nil
+	}
+	// Take ties the connection's interrupt to takeCtx, which ends when
+	// this returns: tie it to the caller's ctx instead.
+	conn.SetInterrupt(ctx.Done())
+	return conn, nil
 }

@@ -189,10 +189,14 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 			return nil
 		}
 	}
-	// A second connection reads the log while this one writes projections.
-	rconn, err := s.take(ctx)
+	// A second connection reads the log while this one writes projections,
+	// when the pool has one to spare.
+	rconn, err := s.spare(ctx)
 	if err != nil {
 		return err
+	}
+	if rconn == nil {
+		return RebuildOn(conn, ps, head, progress)
 	}
 	defer s.pool.Put(rconn)
 	rend := sqlitex.Transaction(rconn)
@@ -217,14 +221,16 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 		return err
 	}
 	defer sqlitex.ExecuteTransient(dst, "PRAGMA temp_store=DEFAULT", nil)
-	if err := beginBulk(dst, ps); err != nil {
-		return err
-	}
+	// The abort is armed before the projectors enter bulk mode: one that
+	// entered before another failed to must not stay there.
 	defer func() {
 		if err != nil {
 			abortBulk(dst, ps)
 		}
 	}()
+	if err = beginBulk(dst, ps); err != nil {
+		return err
+	}
 	if err := fold(src, dst, ps, head, progress); err != nil {
 		return err
 	}
@@ -321,12 +327,27 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 		return nil
 	}
 	if src == dst {
-		return ScanEvents(src, 1, head, func(e *Event) error {
-			if err := check(e); err != nil {
+		// One connection: read a batch, let its statement go, then apply
+		// it (a projector may read events on the same connection).
+		const batch = 512
+		for from := int64(1); from <= head; from += batch {
+			var evs []*Event
+			if err := ScanEvents(src, from, min(from+batch-1, head), func(e *Event) error {
+				evs = append(evs, e)
+				return nil
+			}); err != nil {
 				return err
 			}
-			return apply(e)
-		})
+			for _, e := range evs {
+				if err := check(e); err != nil {
+					return err
+				}
+				if err := apply(e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	}
 	return pipeline(src, head, check, apply)
 }
