@@ -99,7 +99,8 @@ type RunResult struct {
 // checksums),
 // and the context economy of the project (see Economy). To measure
 // appends it starts a session named bench-run, records checkpoints in it
-// and ends it, so the log grows by 2×Count+3 events or so.
+// and ends it, so the log grows by 2×Count+4 events (a session start,
+// its claim, two checkpoints per count, the claim's release and the end).
 //
 // Errors: NotFound when the project has no work item or session history;
 // InvalidInput for non-positive counts; any error of the commands or of a
@@ -165,6 +166,15 @@ func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, 
 	}
 	res.Session, res.Work = started.Session.ID, start.Work
 	sid := started.Session.ID
+	ended := false
+	defer func() {
+		// A run that fails part way must not leave its session (and a
+		// claim) open in the user's project.
+		if !ended {
+			_, _ = commands.EndSession(context.WithoutCancel(ctx), p.Env, commands.EndRequest{SessionID: sid, Outcome: events.OutcomeAbandoned,
+				Reason: "bench run failed", Agent: "bench-run"})
+		}
+	}()
 
 	proc := func(args ...string) func() error {
 		full := append([]string{"--project", p.Dir}, args...)
@@ -220,6 +230,7 @@ func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, 
 	if _, err := commands.EndSession(ctx, p.Env, commands.EndRequest{SessionID: sid, Outcome: events.OutcomeIncomplete, Agent: "bench-run"}); err != nil {
 		return nil, err
 	}
+	ended = true
 
 	if opts.Progress != nil {
 		opts.Progress("replay")

@@ -232,7 +232,7 @@ func printBenchRun(w io.Writer, res *bench.RunResult) {
 	}
 }
 
-// num prints a figure with at most two decimals, without trailing zeros.
+// num prints a figure with two decimals, or none from 1000 up.
 func num(v float64) string {
 	if v >= 1000 {
 		return fmt.Sprintf("%.0f", v)
