@@ -21,7 +21,7 @@ import (
 // tmux server, with a crash point.
 func (f *fixture) awrUp(crashpoint string) (*exec.Cmd, error) {
 	cmd := exec.Command(filepath.Join(bin, "awr"), "--project", f.dir, "rig", "up", "portal", "--json", "--verify-timeout", "15s")
-	cmd.Env = append(os.Environ(), "AWR_TMUX_SOCKET="+f.socket, "AWR_CRASHPOINT="+crashpoint, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(os.Environ(), "AWR_TMUX_SOCKET="+f.socket, "AWR_TEST_CRASHPOINT="+crashpoint, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return cmd, cmd.Run()
 }
 
@@ -237,7 +237,7 @@ func TestFreshInContinuedAttempt(t *testing.T) {
 	f.mode(b, "hang")
 	// a records awaiting-decision first (b hangs), then the process dies.
 	cmd := exec.Command(filepath.Join(bin, "awr"), "--project", f.dir, "rig", "up", "portal", "--json", "--verify-timeout", "15s")
-	cmd.Env = append(os.Environ(), "AWR_TMUX_SOCKET="+f.socket, "AWR_CRASHPOINT=seat_restored:1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(os.Environ(), "AWR_TMUX_SOCKET="+f.socket, "AWR_TEST_CRASHPOINT=seat_restored:1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if err := cmd.Run(); err == nil {
 		t.Fatal("the crash point did not kill rig up")
 	}

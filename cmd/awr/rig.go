@@ -17,14 +17,14 @@ import (
 )
 
 // rigManager opens the project and returns its rig manager. AWR_TMUX_SOCKET
-// selects a private tmux server (tmux -L); AWR_CRASHPOINT is a crash-test
+// selects a private tmux server (tmux -L); AWR_TEST_CRASHPOINT is a crash-test
 // hook (see docs/rigs.md).
 func (a *App) rigManager() (*rig.Manager, error) {
 	p, err := a.project()
 	if err != nil {
 		return nil, err
 	}
-	return &rig.Manager{P: p, Tmux: rig.Tmux{Socket: os.Getenv("AWR_TMUX_SOCKET")}, AwrBin: awrBinary(), Crashpoint: os.Getenv("AWR_CRASHPOINT")}, nil
+	return &rig.Manager{P: p, Tmux: rig.Tmux{Socket: os.Getenv("AWR_TMUX_SOCKET")}, AwrBin: awrBinary(), Crashpoint: os.Getenv("AWR_TEST_CRASHPOINT")}, nil
 }
 
 type seatCmd struct {
