@@ -138,7 +138,7 @@ func TestServer_ListTools(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"awr_status", "awr_ready", "awr_intake_inspect", "awr_source_reindex", "awr_session_start",
 		"awr_session_checkpoint", "awr_session_end", "awr_session_resume", "awr_session_show", "awr_session_list", "awr_claim_renew",
-		"awr_context_compile", "awr_recovery_inspect", "awr_client_bind", "awr_log"}, names)
+		"awr_context_compile", "awr_recovery_inspect", "awr_client_bind", "awr_log", "awr_rig_ps", "awr_seat_show"}, names)
 }
 
 func TestServer_Tools(t *testing.T) {
@@ -325,4 +325,40 @@ func TestServer_SecretsRefused(t *testing.T) {
 		require.NotContains(t, string(b), token, "%s echoed the secret", tc.tool)
 	}
 	require.Equal(t, before, rev(t, ok(t, cs, "awr_status", nil)), "nothing was appended")
+}
+
+// The seat and rig reads answer as the CLI's `rig ps` and `seat show`, at
+// the head and in the past, with the CLI's errors.
+func TestServer_Rigs(t *testing.T) {
+	t.Parallel()
+	dir := initProject(t)
+	st, err := events.Open(context.Background(), events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	env := &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(2))}
+	before := int64(0)
+	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error { before = r.Head; return nil }))
+	for _, a := range []string{"build@portal", "review@portal"} {
+		_, err := commands.DeclareSeat(context.Background(), env, commands.SeatRequest{Address: a, Runtime: "generic", Command: "agent {context_file}", Work: "CART-1"})
+		require.NoError(t, err)
+	}
+	require.NoError(t, st.Close())
+	cs := connect(t, dir)
+
+	ps := ok(t, cs, "awr_rig_ps", map[string]any{"rig": "portal"})
+	seats := ps["seats"].([]any)
+	require.Len(t, seats, 2)
+	for _, s := range seats {
+		require.Equal(t, "stopped", s.(map[string]any)["state"])
+		require.Equal(t, false, s.(map[string]any)["tmux_alive"])
+	}
+	show := ok(t, cs, "awr_seat_show", map[string]any{"address": "build@portal"})
+	require.Equal(t, "stopped", show["state"])
+	require.Equal(t, "resume_if_possible", get(show, "seat.policy"))
+	require.Empty(t, show["occupants"])
+
+	fails(t, cs, "awr_rig_ps", map[string]any{"rig": "portal", "at": before}, "NotFound")
+	fails(t, cs, "awr_rig_ps", map[string]any{"rig": "portal", "at": 9999}, "InvalidInput")
+	fails(t, cs, "awr_rig_ps", map[string]any{"rig": "nope"}, "NotFound")
+	fails(t, cs, "awr_seat_show", map[string]any{"address": "nobody"}, "InvalidInput")
+	fails(t, cs, "awr_seat_show", map[string]any{"address": "x@portal"}, "NotFound")
 }

@@ -2,10 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"os"
 	"reflect"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/queries"
+	"github.com/awr-dev/awr/rig"
 	"github.com/awr-dev/awr/service"
 	"github.com/awr-dev/awr/workcontext"
 )
@@ -121,6 +123,18 @@ type ContextCompileInput struct {
 // RecoveryInspectInput is awr_recovery_inspect's input.
 type RecoveryInspectInput struct {
 	Session string `json:"session" jsonschema:"session id"`
+	Read
+}
+
+// RigPsInput is awr_rig_ps's input.
+type RigPsInput struct {
+	Rig string `json:"rig" jsonschema:"rig name"`
+	Read
+}
+
+// SeatShowInput is awr_seat_show's input.
+type SeatShowInput struct {
+	Address string `json:"address" jsonschema:"seat address ROLE@RIG"`
 	Read
 }
 
@@ -264,6 +278,24 @@ func (s *Server) register() {
 			}
 			return p.Recovery(ctx, in.Session, rev)
 		})
+	add(s, tool{name: "awr_rig_ps", title: "Show a rig", readOnly: true,
+		desc: "Each seat of a rig with its state (running, stopped, recoverable, attention_required), session, conversation and last restore outcome, as `awr rig ps NAME --json`; at the head it also says whether each seat's tmux pane runs."},
+		true, func(ctx context.Context, p *service.Project, in RigPsInput) (any, error) {
+			rev, err := service.At(in.At)
+			if err != nil {
+				return nil, err
+			}
+			return rigManager(p).Ps(ctx, in.Rig, rev)
+		})
+	add(s, tool{name: "awr_seat_show", title: "Show a seat", readOnly: true,
+		desc: "A seat (ROLE@RIG) with its declaration, state and occupants over time (sessions, conversations, outcomes), as `awr seat show ADDRESS --json`."},
+		true, func(ctx context.Context, p *service.Project, in SeatShowInput) (any, error) {
+			rev, err := service.At(in.At)
+			if err != nil {
+				return nil, err
+			}
+			return rigManager(p).Show(ctx, in.Address, rev)
+		})
 	add(s, tool{name: "awr_client_bind", title: "Bind a host conversation",
 		desc: "Tie a host conversation (HOST:ID) to a session so its checkpoints survive compaction, as `awr client bind --json`; from_session binds to that session's latest successor."},
 		true, func(ctx context.Context, p *service.Project, in ClientBindInput) (any, error) {
@@ -289,4 +321,10 @@ func (s *Server) register() {
 func isNilPointer(v any) bool {
 	rv := reflect.ValueOf(v)
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// rigManager reads seats and rigs of p; AWR_TMUX_SOCKET selects the tmux
+// server their panes run on, as for the CLI.
+func rigManager(p *service.Project) *rig.Manager {
+	return &rig.Manager{P: p, Tmux: rig.Tmux{Socket: os.Getenv("AWR_TMUX_SOCKET")}}
 }
