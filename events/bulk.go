@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -43,68 +42,54 @@ func (s *Store) WriteBulk(ctx context.Context, opts WriteOptions, progress func(
 	if opts.RequestID != "" || opts.ExpectedRevision != nil {
 		return nil, fault.New(fault.Internal, "bulk write: request ids and expected revisions are not supported")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	conn, err := s.take(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer s.pool.Put(conn)
-	defer func() {
-		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
-			err = fault.New(fault.Storage, "bulk write: interrupted; nothing was written")
+	return s.writer(ctx, "bulk write", func(conn *sqlite.Conn) (res *WriteResult, err error) {
+		// Set before the transaction begins, which is when SQLite decides
+		// where statement journals live: in memory, not in a temporary file
+		// written with a system call per page. A long history also dirties far
+		// more pages than the usual cache holds; spilling them to the WAL
+		// mid-transaction and reading them back would dominate the write.
+		if err := bulkPragmas(conn); err != nil {
+			return nil, err
 		}
-		err = mapErr("bulk write", err)
+		defer sqlitex.ExecuteTransient(conn, "PRAGMA temp_store=DEFAULT", nil)
+		if err := sqlitex.ExecuteTransient(conn, fmt.Sprintf("PRAGMA cache_size=%d", bulkCacheKiB), nil); err != nil {
+			return nil, err
+		}
+		defer sqlitex.ExecuteTransient(conn, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), nil)
+		endFn, err := s.beginImmediate(ctx, conn)
 		if err != nil {
-			res = nil
+			return nil, err
 		}
-	}()
-	// Set before the transaction begins, which is when SQLite decides
-	// where statement journals live: in memory, not in a temporary file
-	// written with a system call per page. A long history also dirties far
-	// more pages than the usual cache holds; spilling them to the WAL
-	// mid-transaction and reading them back would dominate the write.
-	if err := bulkPragmas(conn); err != nil {
-		return nil, err
-	}
-	defer sqlitex.ExecuteTransient(conn, "PRAGMA temp_store=DEFAULT", nil)
-	if err := sqlitex.ExecuteTransient(conn, fmt.Sprintf("PRAGMA cache_size=%d", bulkCacheKiB), nil); err != nil {
-		return nil, err
-	}
-	defer sqlitex.ExecuteTransient(conn, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), nil)
-	endFn, err := s.beginImmediate(ctx, conn)
-	if err != nil {
-		return nil, err
-	}
-	defer endFn(&err)
-	head, lastHash, _, err := headOf(conn)
-	if err != nil {
-		return nil, err
-	}
-	ps := s.projectors
-	// Armed before the projectors enter bulk mode (see RebuildFrom).
-	defer func() {
+		defer endFn(&err)
+		head, lastHash, _, err := headOf(conn)
 		if err != nil {
-			abortBulk(conn, ps)
+			return nil, err
 		}
-	}()
-	if err = beginBulk(conn, ps); err != nil {
-		return nil, err
-	}
-	if err := s.foldExisting(ctx, conn, ps, head, progress); err != nil {
-		return nil, err
-	}
-	tx := &Tx{Conn: conn, store: s, opts: opts, head: head, startHead: head, lastHash: lastHash, versions: map[string]int64{}, discard: true}
-	if err := fn(tx); err != nil {
-		return nil, err
-	}
-	if err := endBulk(conn, ps); err != nil {
-		return nil, err
-	}
-	if err := markProjections(conn, ps, tx.head); err != nil {
-		return nil, err
-	}
-	return &WriteResult{Result: []byte("null"), Revision: tx.head}, nil
+		ps := s.projectors
+		// Armed before the projectors enter bulk mode (see RebuildFrom).
+		defer func() {
+			if err != nil {
+				abortBulk(conn, ps)
+			}
+		}()
+		if err = beginBulk(conn, ps); err != nil {
+			return nil, err
+		}
+		if err := s.foldExisting(ctx, conn, ps, head, progress); err != nil {
+			return nil, err
+		}
+		tx := &Tx{Conn: conn, store: s, opts: opts, head: head, startHead: head, lastHash: lastHash, versions: map[string]int64{}, discard: true}
+		if err := fn(tx); err != nil {
+			return nil, err
+		}
+		if err := endBulk(conn, ps); err != nil {
+			return nil, err
+		}
+		if err := markProjections(conn, ps, tx.head); err != nil {
+			return nil, err
+		}
+		return &WriteResult{Result: []byte("null"), Revision: tx.head}, nil
+	})
 }
 
 // bulkCacheKiB is the page cache of a bulk write, as PRAGMA cache_size

@@ -325,6 +325,98 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 	if opts.RequestID != "" && opts.Fingerprint == "" {
 		return nil, fault.New(fault.Internal, "write: a request id needs a fingerprint")
 	}
+	return s.writer(ctx, "write", func(conn *sqlite.Conn) (res *WriteResult, err error) {
+		endFn, err := s.beginImmediate(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
+		defer endFn(&err)
+
+		head, lastHash, _, err := headOf(conn)
+		if err != nil {
+			return nil, err
+		}
+		if opts.RequestID != "" {
+			prior, found, err := lookupRequest(conn, opts.RequestID)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				if prior.fingerprint != opts.Fingerprint {
+					return nil, fault.New(fault.InvalidInput, "write: request id %q was already used for a different request (seq %d)", opts.RequestID, prior.firstSeq).
+						With("request_id", opts.RequestID).With("seq", prior.firstSeq).WithHint("use a new request id")
+				}
+				return &WriteResult{Result: prior.result, Replayed: true, Revision: head}, nil
+			}
+			// An imported log carries request ids without their records.
+			st := prep(conn, "request_seq")
+			st.SetText(":request_id", opts.RequestID)
+			row, err := st.Step()
+			var seq int64
+			if row {
+				seq = st.GetInt64("seq")
+			}
+			st.Reset()
+			if err != nil {
+				return nil, err
+			}
+			if row {
+				return nil, fault.New(fault.InvalidInput, "write: request id %q was already used (seq %d)", opts.RequestID, seq).
+					With("request_id", opts.RequestID).With("seq", seq).WithHint("use a new request id")
+			}
+		}
+		if opts.ExpectedRevision != nil {
+			if err := checkConflicts(conn, *opts.ExpectedRevision, head, opts.Streams); err != nil {
+				return nil, err
+			}
+		}
+		tx := &Tx{Conn: conn, store: s, opts: opts, head: head, startHead: head, lastHash: lastHash, versions: map[string]int64{}}
+		value, err := fn(tx)
+		if err != nil {
+			return nil, err
+		}
+		if tx.head != tx.startHead {
+			if err := markProjections(conn, s.projectors, tx.head); err != nil {
+				return nil, err
+			}
+		}
+		raw, err := json.Marshal(value)
+		if err != nil {
+			return nil, fault.Wrap(fault.Internal, err, "write: encode result")
+		}
+		if opts.RequestID != "" {
+			var first, last int64
+			if n := len(tx.appended); n > 0 {
+				first, last = tx.appended[0].Seq, tx.appended[n-1].Seq
+			}
+			st := prep(conn, "request_put")
+			st.SetText(":request_id", opts.RequestID)
+			st.SetText(":fingerprint", opts.Fingerprint)
+			st.SetInt64(":first_seq", first)
+			st.SetInt64(":last_seq", last)
+			st.SetText(":result", string(raw))
+			_, err := st.Step()
+			st.Reset()
+			if err != nil {
+				return nil, err
+			}
+		}
+		// A database removed or replaced under an open store would take the
+		// commit into an unlinked file: refuse, so nothing is acknowledged
+		// that a later reader cannot see.
+		if fi, err := os.Stat(s.path); err != nil || !os.SameFile(fi, s.ident) {
+			return nil, fault.New(fault.Storage, "write: the project database %s was removed or replaced while open; nothing was written", s.path).
+				With("path", s.path).WithHint("restore the database from a backup or an export (awr import), then retry")
+		}
+		return &WriteResult{Result: raw, Events: tx.appended, Revision: tx.head}, nil
+	})
+}
+
+// writer runs fn on the store's write connection: writers of this process
+// queue on the store's mutex, the connection goes back to the pool, and an
+// error comes back coded (an interrupt as "interrupted; nothing was
+// written", SQLite's codes through mapErr) with no result.
+func (s *Store) writer(ctx context.Context, op string, fn func(conn *sqlite.Conn) (*WriteResult, error)) (res *WriteResult, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	conn, err := s.take(ctx)
@@ -334,96 +426,14 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 	defer s.pool.Put(conn)
 	defer func() {
 		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
-			err = fault.New(fault.Storage, "write: interrupted; nothing was written")
+			err = fault.New(fault.Storage, "%s: interrupted; nothing was written", op)
 		}
-		err = mapErr("write", err)
+		err = mapErr(op, err)
 		if err != nil {
 			res = nil
 		}
 	}()
-	endFn, err := s.beginImmediate(ctx, conn)
-	if err != nil {
-		return nil, err
-	}
-	defer endFn(&err)
-
-	head, lastHash, _, err := headOf(conn)
-	if err != nil {
-		return nil, err
-	}
-	if opts.RequestID != "" {
-		prior, found, err := lookupRequest(conn, opts.RequestID)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			if prior.fingerprint != opts.Fingerprint {
-				return nil, fault.New(fault.InvalidInput, "write: request id %q was already used for a different request (seq %d)", opts.RequestID, prior.firstSeq).
-					With("request_id", opts.RequestID).With("seq", prior.firstSeq).WithHint("use a new request id")
-			}
-			return &WriteResult{Result: prior.result, Replayed: true, Revision: head}, nil
-		}
-		// An imported log carries request ids without their records.
-		st := prep(conn, "request_seq")
-		st.SetText(":request_id", opts.RequestID)
-		row, err := st.Step()
-		var seq int64
-		if row {
-			seq = st.GetInt64("seq")
-		}
-		st.Reset()
-		if err != nil {
-			return nil, err
-		}
-		if row {
-			return nil, fault.New(fault.InvalidInput, "write: request id %q was already used (seq %d)", opts.RequestID, seq).
-				With("request_id", opts.RequestID).With("seq", seq).WithHint("use a new request id")
-		}
-	}
-	if opts.ExpectedRevision != nil {
-		if err := checkConflicts(conn, *opts.ExpectedRevision, head, opts.Streams); err != nil {
-			return nil, err
-		}
-	}
-	tx := &Tx{Conn: conn, store: s, opts: opts, head: head, startHead: head, lastHash: lastHash, versions: map[string]int64{}}
-	value, err := fn(tx)
-	if err != nil {
-		return nil, err
-	}
-	if tx.head != tx.startHead {
-		if err := markProjections(conn, s.projectors, tx.head); err != nil {
-			return nil, err
-		}
-	}
-	raw, err := json.Marshal(value)
-	if err != nil {
-		return nil, fault.Wrap(fault.Internal, err, "write: encode result")
-	}
-	if opts.RequestID != "" {
-		var first, last int64
-		if n := len(tx.appended); n > 0 {
-			first, last = tx.appended[0].Seq, tx.appended[n-1].Seq
-		}
-		st := prep(conn, "request_put")
-		st.SetText(":request_id", opts.RequestID)
-		st.SetText(":fingerprint", opts.Fingerprint)
-		st.SetInt64(":first_seq", first)
-		st.SetInt64(":last_seq", last)
-		st.SetText(":result", string(raw))
-		_, err := st.Step()
-		st.Reset()
-		if err != nil {
-			return nil, err
-		}
-	}
-	// A database removed or replaced under an open store would take the
-	// commit into an unlinked file: refuse, so nothing is acknowledged
-	// that a later reader cannot see.
-	if fi, err := os.Stat(s.path); err != nil || !os.SameFile(fi, s.ident) {
-		return nil, fault.New(fault.Storage, "write: the project database %s was removed or replaced while open; nothing was written", s.path).
-			With("path", s.path).WithHint("restore the database from a backup or an export (awr import), then retry")
-	}
-	return &WriteResult{Result: raw, Events: tx.appended, Revision: tx.head}, nil
+	return fn(conn)
 }
 
 type requestRecord struct {

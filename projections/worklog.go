@@ -20,39 +20,33 @@ func newWorklog() *worklog {
 	}}}
 }
 
-// Apply records the event under its work item when it has one.
+// Apply records the event under its work item when it has one: claims,
+// session lifecycle, contexts, checkpoints and bindings.
 func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event) error {
+	v, err := e.Decoded()
+	if err != nil {
+		return err
+	}
 	var work string
-	switch e.Kind {
-	case events.KindClaimAcquired, events.KindClaimRenewed, events.KindClaimReleased,
-		events.KindSessionStarted, events.KindSessionResumed, events.KindContextCompiled,
-		events.KindCheckpointRecorded, events.KindSessionEnded, events.KindClientBound:
-		v, err := e.Decoded()
-		if err != nil {
-			return err
-		}
-		switch pl := v.(type) {
-		case *events.ClaimAcquired:
-			work = pl.Work
-		case *events.ClaimRenewed:
-			work = pl.Work
-		case *events.ClaimReleased:
-			work = pl.Work
-		case *events.SessionStarted:
-			work = pl.Work
-		case *events.SessionResumed:
-			work = pl.Work
-		case *events.ContextCompiled:
-			work = pl.Work
-		case *events.CheckpointRecorded:
-			work = pl.Work
-		case *events.SessionEnded:
-			work = pl.Work
-		case *events.ClientBound:
-			work = pl.Work
-		}
-	default:
-		return nil
+	switch pl := v.(type) {
+	case *events.ClaimAcquired:
+		work = pl.Work
+	case *events.ClaimRenewed:
+		work = pl.Work
+	case *events.ClaimReleased:
+		work = pl.Work
+	case *events.SessionStarted:
+		work = pl.Work
+	case *events.SessionResumed:
+		work = pl.Work
+	case *events.ContextCompiled:
+		work = pl.Work
+	case *events.CheckpointRecorded:
+		work = pl.Work
+	case *events.SessionEnded:
+		work = pl.Work
+	case *events.ClientBound:
+		work = pl.Work
 	}
 	if work == "" {
 		return nil

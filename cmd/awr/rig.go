@@ -27,6 +27,16 @@ func (a *App) rigManager() (*rig.Manager, error) {
 	return &rig.Manager{P: p, Tmux: rig.Tmux{Socket: os.Getenv("AWR_TMUX_SOCKET")}, AwrBin: awrBinary(), Crashpoint: os.Getenv("AWR_TEST_CRASHPOINT")}, nil
 }
 
+// rigManagerAt opens the rig manager and resolves a read's --at flag.
+func (a *App) rigManagerAt(f atFlag) (*rig.Manager, int64, error) {
+	at, err := f.rev()
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := a.rigManager()
+	return m, at, err
+}
+
 type seatCmd struct {
 	Add    seatAddCmd    `cmd:"" help:"Declare a seat (ROLE@RIG): how its agent starts and resumes, its work and its restore policy."`
 	Remove seatRemoveCmd `cmd:"" help:"Retire a stopped seat (its history stays in the log)."`
@@ -91,11 +101,7 @@ type seatShowCmd struct {
 
 // Run shows a seat.
 func (c *seatShowCmd) Run(app *App) error {
-	at, err := c.rev()
-	if err != nil {
-		return err
-	}
-	m, err := app.rigManager()
+	m, at, err := app.rigManagerAt(c.atFlag)
 	if err != nil {
 		return err
 	}
@@ -125,11 +131,7 @@ type seatListCmd struct {
 
 // Run lists seats.
 func (c *seatListCmd) Run(app *App) error {
-	at, err := c.rev()
-	if err != nil {
-		return err
-	}
-	m, err := app.rigManager()
+	m, at, err := app.rigManagerAt(c.atFlag)
 	if err != nil {
 		return err
 	}
@@ -265,11 +267,7 @@ type rigPsCmd struct {
 
 // Run lists a rig's seats.
 func (c *rigPsCmd) Run(app *App) error {
-	at, err := c.rev()
-	if err != nil {
-		return err
-	}
-	m, err := app.rigManager()
+	m, at, err := app.rigManagerAt(c.atFlag)
 	if err != nil {
 		return err
 	}
