@@ -106,11 +106,26 @@ type RigSnapshotTaken struct {
 }
 
 // RestoreStarted opens a restore attempt of a rig (stream "rig/<name>").
+// It is written again, with the same restore id and Continued set, by each
+// `rig up` that continues an unfinished attempt; Owner names the process
+// doing the restore, so another up can tell a crashed attempt from one in
+// progress.
 type RestoreStarted struct {
-	RestoreID  string   `json:"restore_id"`
-	Rig        string   `json:"rig"`
-	SnapshotID string   `json:"snapshot_id,omitempty"`
-	Seats      []string `json:"seats"`
+	RestoreID  string        `json:"restore_id"`
+	Rig        string        `json:"rig"`
+	SnapshotID string        `json:"snapshot_id,omitempty"`
+	Seats      []string      `json:"seats"`
+	Continued  bool          `json:"continued,omitempty"`
+	Owner      *RestoreOwner `json:"owner,omitempty"`
+}
+
+// RestoreOwner identifies a process across PID reuse: the host, the boot,
+// the PID and the process's start time (clock ticks after boot).
+type RestoreOwner struct {
+	Host       string `json:"host"`
+	BootID     string `json:"boot_id,omitempty"`
+	PID        int    `json:"pid"`
+	StartTicks int64  `json:"start_ticks,omitempty"`
 }
 
 // SeatEvidence is what a person needs to judge a seat's outcome.

@@ -141,26 +141,32 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 		res.Result = FullyRestored
 		return res, nil
 	}
-	if st.unfinished != nil {
-		res.RestoreID, res.Continued = st.unfinished.RestoreID, true
-	} else {
-		res.RestoreID = m.newID()
-		addrs := make([]string, len(st.seats))
-		for i, ss := range st.seats {
-			addrs[i] = ss.seat.Address
-		}
-		rs := events.RestoreStarted{RestoreID: res.RestoreID, Rig: st.rig, Seats: addrs}
-		if st.snapshot != nil {
-			rs.SnapshotID = st.snapshot.SnapshotID
-		}
-		// Scoped to the rig's stream as read: a concurrent up of the same
-		// rig that started first makes this one fail with
-		// RevisionConflict before it launches anything.
-		if _, _, err := commands.RigEventAt(ctx, m.P.Env, events.KindRestoreStarted, "rig/"+st.rig, rs, &st.head); err != nil {
-			return nil, err
-		}
-		m.crash("restore_started")
+	addrs := make([]string, len(st.seats))
+	for i, ss := range st.seats {
+		addrs[i] = ss.seat.Address
 	}
+	me := self()
+	rs := events.RestoreStarted{RestoreID: m.newID(), Rig: st.rig, Seats: addrs, Owner: me}
+	if st.snapshot != nil {
+		rs.SnapshotID = st.snapshot.SnapshotID
+	}
+	if u := st.unfinished; u != nil {
+		if o := u.Owner; running(o) && *o != *me {
+			return nil, fault.New(fault.InvalidTransition, "rig up: restore %s of rig %s is in progress in process %d on %s", u.RestoreID, st.rig, o.PID, o.Host).
+				With("restore_id", u.RestoreID).With("pid", o.PID).With("host", o.Host).WithHint("awr rig ps %s", st.rig)
+		}
+		// The process that started it is gone: this up takes it over.
+		rs.RestoreID, rs.Continued = u.RestoreID, true
+		res.Continued = true
+	}
+	res.RestoreID = rs.RestoreID
+	// Scoped to the rig's stream as read: of two ups that start (or take
+	// over) an attempt together, the second fails with RevisionConflict
+	// before it launches anything.
+	if _, _, err := commands.RigEventAt(ctx, m.P.Env, events.KindRestoreStarted, "rig/"+st.rig, rs, &st.head); err != nil {
+		return nil, err
+	}
+	m.crash("restore_started")
 	for _, p := range res.Seats {
 		// A --fresh that changes nothing (the seat runs, or starts fresh
 		// anyway by policy or as a first launch) is not a decision.
