@@ -12,8 +12,8 @@ import (
 	"github.com/awr-dev/awr/bench"
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/queries"
 )
 
 // Logs of 1,000,000 events are generated once (about ten minutes) and kept
@@ -127,9 +127,13 @@ func BenchmarkReplay_1M(b *testing.B) {
 func benchmarkStatusAt(b *testing.B, rev int64) {
 	st := open(b, cachedLog(b, 1_000_000))
 	ctx := context.Background()
-	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := door(b, st, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	req := project.StatusRequest{}
+	if rev >= 0 {
+		req.At = &rev
+	}
 	for b.Loop() {
-		if _, err := queries.Status(ctx, st, queries.At{Rev: rev, Now: now}); err != nil {
+		if _, err := p.Status(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -147,8 +151,13 @@ func BenchmarkStatus_1M_At999k(b *testing.B) { benchmarkStatusAt(b, 999_000) }
 func benchmarkLogAt(b *testing.B, rev int64) {
 	st := open(b, cachedLog(b, 1_000_000))
 	ctx := context.Background()
+	p := door(b, st, time.Now())
+	req := project.LogRequest{Work: "T-001", Limit: new(50)}
+	if rev >= 0 {
+		req.At = &rev
+	}
 	for b.Loop() {
-		if _, err := queries.Log(ctx, st, queries.At{Rev: rev}, queries.LogFilter{Work: "T-001", Limit: 50}); err != nil {
+		if _, err := p.Log(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -182,4 +191,15 @@ func BenchmarkGenerate_100k(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(appended)/total.Seconds(), "events/s")
+}
+
+// door opens the project of st through the project door, on clock now.
+func door(tb testing.TB, st *events.Store, now time.Time) *project.Project {
+	tb.Helper()
+	p, err := project.Open(context.Background(), filepath.Dir(filepath.Dir(st.Path())), project.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { p.Close() })
+	return p
 }

@@ -269,7 +269,7 @@ func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys
 			Digest:     fmt.Sprintf("Implemented step %d of %s; tests written, not yet run.", rng.Intn(20), a.work),
 			NextAction: fmt.Sprintf("Run the tests for %s and fix what fails", a.work), OpenLoops: loops})
 	case n < 72:
-		_, err = commands.RenewClaim(ctx, env, commands.RenewRequest{SessionID: a.session, TTLms: int64(10+rng.Intn(20)) * 60_000})
+		_, err = commands.RenewClaim(ctx, env, commands.RenewRequest{SessionID: a.session, TTLms: new(int64(10+rng.Intn(20)) * 60_000)})
 	case n < 78:
 		_, err = commands.BindClient(ctx, env, commands.BindRequest{Client: "claude-code", ExternalSession: fmt.Sprintf("claude-code:%s-%d", a.name, rng.Intn(50)), Work: a.work, SessionID: a.session})
 	case n < 88:

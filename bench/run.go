@@ -7,7 +7,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path"
+
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -18,9 +18,8 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/queries"
-	"github.com/awr-dev/awr/service"
 	"github.com/awr-dev/awr/workcontext"
 )
 
@@ -105,7 +104,15 @@ type RunResult struct {
 // Errors: NotFound when the project has no work item or session history;
 // InvalidInput for non-positive counts; any error of the commands or of a
 // child process (with its stderr).
-func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, error) {
+func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, error) {
+	store, err := p.EventLog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Count <= 0 {
 		opts.Count = 20
 	}
@@ -115,11 +122,11 @@ func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, 
 	if opts.Budget <= 0 {
 		opts.Budget = 5000
 	}
-	res := &RunResult{Project: p.Dir, Measurements: []Measurement{}}
+	res := &RunResult{Project: p.Dir(), Measurements: []Measurement{}}
 	var items []projections.WorkItem
 	var firstSession string
 	var firstSessionSeq int64
-	if err := p.Store.Read(ctx, func(r *events.Reader) error {
+	if err := store.Read(ctx, func(r *events.Reader) error {
 		res.Events = r.Head
 		var err error
 		if items, err = projections.WorkItemsAt(r.Conn, r.Head); err != nil {
@@ -152,7 +159,7 @@ func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, 
 
 	// A session of its own to append checkpoints to: on a ready item with
 	// a claim when there is one, else on the first item without.
-	ready, err := queries.Ready(ctx, p.Store, queries.At{Rev: -1, Now: p.Env.Now()}, 1, false)
+	ready, err := p.Ready(ctx, project.ReadyRequest{Limit: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +167,7 @@ func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, 
 	if len(ready.Ready) > 0 {
 		start.Work, start.Claim, start.TTLms = ready.Ready[0].Key, true, 3_600_000
 	}
-	started, err := commands.StartSession(ctx, p.Env, start)
+	started, err := commands.StartSession(ctx, env, start)
 	if err != nil {
 		return nil, err
 	}
@@ -171,13 +178,13 @@ func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, 
 		// A run that fails part way must not leave its session (and a
 		// claim) open in the user's project.
 		if !ended {
-			_, _ = commands.EndSession(context.WithoutCancel(ctx), p.Env, commands.EndRequest{SessionID: sid, Outcome: events.OutcomeAbandoned,
+			_, _ = commands.EndSession(context.WithoutCancel(ctx), env, commands.EndRequest{SessionID: sid, Outcome: events.OutcomeAbandoned,
 				Reason: "bench run failed", Agent: "bench-run"})
 		}
 	}()
 
 	proc := func(args ...string) func() error {
-		full := append([]string{"--project", p.Dir}, args...)
+		full := append([]string{"--project", p.Dir()}, args...)
 		return func() error { return runChild(ctx, opts.Exe, full) }
 	}
 	timed := func(name string, count int, fn func() error) error {
@@ -209,7 +216,7 @@ func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, 
 		}},
 		{"checkpoint append (in process)", func() error {
 			n++
-			_, err := commands.RecordCheckpoint(ctx, p.Env, commands.CheckpointRequest{SessionID: sid, Agent: "bench-run",
+			_, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: sid, Agent: "bench-run",
 				Digest: fmt.Sprintf("Measured step %d of the benchmark run.", n), NextAction: "Record the next measurement",
 				OpenLoops: []string{"Compare with the last published figures"}})
 			return err
@@ -227,7 +234,7 @@ func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, 
 			return nil, err
 		}
 	}
-	if _, err := commands.EndSession(ctx, p.Env, commands.EndRequest{SessionID: sid, Outcome: events.OutcomeIncomplete, Agent: "bench-run"}); err != nil {
+	if _, err := commands.EndSession(ctx, env, commands.EndRequest{SessionID: sid, Outcome: events.OutcomeIncomplete, Agent: "bench-run"}); err != nil {
 		return nil, err
 	}
 	ended = true
@@ -238,11 +245,11 @@ func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, 
 	var rates []float64
 	for i := 0; i < opts.ReplayCount; i++ {
 		var head int64
-		if err := p.Store.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }); err != nil {
+		if err := store.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }); err != nil {
 			return nil, err
 		}
 		t0 := time.Now()
-		if err := p.Store.Rebuild(ctx, nil); err != nil {
+		if err := store.Rebuild(ctx, nil); err != nil {
 			return nil, err
 		}
 		rates = append(rates, math.Round(float64(head)/time.Since(t0).Seconds()))
@@ -255,7 +262,7 @@ func Run(ctx context.Context, p *service.Project, opts RunOptions) (*RunResult, 
 	if res.Context, err = economy(ctx, p, items, opts.Budget); err != nil {
 		return nil, err
 	}
-	if err := p.Store.Read(ctx, func(r *events.Reader) error { res.ProjectRevision = r.Head; return nil }); err != nil {
+	if err := store.Read(ctx, func(r *events.Reader) error { res.ProjectRevision = r.Head; return nil }); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -293,15 +300,19 @@ func summarize(name, unit string, samples []float64) Measurement {
 // economy compiles every work item's packet at the head and checks each
 // for the facts it must hold, against the tokens of reading every source
 // file of the manifest.
-func economy(ctx context.Context, p *service.Project, items []projections.WorkItem, budget int) (Economy, error) {
+func economy(ctx context.Context, p *project.Project, items []projections.WorkItem, budget int) (Economy, error) {
+	store, err := p.EventLog(ctx)
+	if err != nil {
+		return Economy{}, err
+	}
 	eco := Economy{Budget: budget, Missing: []string{}}
-	m, ok, err := intake.ReadManifest(p.Dir)
+	m, ok, err := intake.ReadManifest(p.Dir())
 	if err != nil {
 		return eco, err
 	}
 	if ok {
 		for _, s := range m.Sources {
-			raw, err := os.ReadFile(filepath.Join(p.Dir, filepath.FromSlash(s.Path)))
+			raw, err := os.ReadFile(filepath.Join(p.Dir(), filepath.FromSlash(s.Path)))
 			if err != nil {
 				return eco, fault.Wrap(fault.Storage, err, "bench run: read %s", s.Path)
 			}
@@ -315,7 +326,7 @@ func economy(ctx context.Context, p *service.Project, items []projections.WorkIt
 	}
 	var goals []events.Goal
 	var rules []events.Rule
-	if err := p.Store.Read(ctx, func(r *events.Reader) error {
+	if err := store.Read(ctx, func(r *events.Reader) error {
 		var err error
 		if goals, err = projections.GoalsAt(r.Conn, r.Head); err != nil {
 			return err
@@ -332,7 +343,7 @@ func economy(ctx context.Context, p *service.Project, items []projections.WorkIt
 		}
 	}
 	for _, it := range items {
-		c, err := p.Compile(ctx, service.CompileOptions{Work: it.Key, Budget: budget, At: -1})
+		c, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: it.Key, Budget: budget})
 		if err != nil {
 			return eco, err
 		}
@@ -377,27 +388,9 @@ func RequiredFacts(it projections.WorkItem, goals []events.Goal, rules []events.
 		}
 	}
 	for _, r := range rules {
-		if r.Strength == "hard" && overlaps(r.Paths, it.Paths) {
+		if r.Strength == "hard" && workcontext.RuleInScope(r.Paths, it.Paths) {
 			facts = append(facts, r.Text)
 		}
 	}
 	return facts
-}
-
-// overlaps reports whether a rule scoped to rulePaths applies to an item
-// touching itemPaths: unscoped rules and items always match; otherwise one
-// path must match the other as a glob or contain it as a prefix.
-func overlaps(rulePaths, itemPaths []string) bool {
-	if len(rulePaths) == 0 || len(itemPaths) == 0 {
-		return true
-	}
-	for _, rp := range rulePaths {
-		for _, ip := range itemPaths {
-			r, i := strings.TrimSuffix(rp, "/"), strings.TrimSuffix(ip, "/")
-			if ok, _ := path.Match(rp, ip); ok || strings.HasPrefix(i, r) || strings.HasPrefix(r, i) {
-				return true
-			}
-		}
-	}
-	return false
 }

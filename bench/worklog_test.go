@@ -9,8 +9,8 @@ import (
 
 	"github.com/awr-dev/awr/bench"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/queries"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 )
@@ -75,7 +75,7 @@ func TestLogByWork(t *testing.T) {
 				since, until int64
 				kind         string
 			}{{0, head, ""}, {0, head / 2, ""}, {head / 3, head, ""}, {0, head, "checkpoint_recorded"}, {100, head / 2, "claim_acquired"}} {
-				got, err := queries.LogOn(r, c.until, queries.LogFilter{Work: work, Since: c.since, Kind: c.kind, Limit: -1})
+				got, err := project.LogOn(r, c.until, project.LogFilter{Work: work, Since: c.since, Kind: c.kind, Limit: -1})
 				require.NoError(t, err)
 				var seqs []int64
 				for _, e := range got {

@@ -12,12 +12,12 @@ import (
 
 // CheckpointRequest records what an agent did and will do next.
 type CheckpointRequest struct {
-	SessionID   string   `json:"session_id"`
-	Agent       string   `json:"agent"`
-	ContextHash string   `json:"context_hash"`
-	Digest      string   `json:"digest"`
-	NextAction  string   `json:"next_action"`
-	OpenLoops   []string `json:"open_loops,omitempty"`
+	SessionID   string   `name:"session" required:"" json:"session" help:"Session id." placeholder:"ID"`
+	Agent       string   `name:"agent" required:"" json:"agent" help:"Who records it (a label)." placeholder:"LABEL"`
+	ContextHash string   `name:"context-hash" json:"context_hash,omitempty" help:"Hash of the context packet the work was based on (from context compile)." placeholder:"H"`
+	Digest      string   `name:"digest" required:"" json:"digest" help:"What was actually done (never a claim that tests passed unless they ran)." placeholder:"TEXT"`
+	NextAction  string   `name:"next-action" required:"" json:"next_action" help:"The exact next action." placeholder:"TEXT"`
+	OpenLoops   []string `name:"open-loop" sep:"none" json:"open_loops,omitempty" help:"An open loop: an unfinished thread a successor must know (repeatable)." placeholder:"TEXT"`
 	WriteMeta
 }
 

@@ -10,10 +10,14 @@ import (
 
 // RenewRequest extends the lease of a session's claim.
 type RenewRequest struct {
-	SessionID string `json:"session_id"`
-	TTLms     int64  `json:"ttl_ms"`
+	SessionID string `name:"session" required:"" json:"session" help:"Session id (the claim's holder)." placeholder:"ID"`
+	// TTLms is the new lease from now; nil is DefaultTTLms, 0 no expiry.
+	TTLms *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"New lease from now in milliseconds (default 1800000; 0: no expiry)." placeholder:"N"`
 	WriteMeta
 }
+
+// DefaultTTLms is the lease a renewal gives when it names none: 30 minutes.
+const DefaultTTLms = 1800000
 
 // ClaimResult reports a claim after renew or release.
 type ClaimResult struct {
@@ -24,15 +28,19 @@ type ClaimResult struct {
 }
 
 // RenewClaim extends the lease of the session's live claim by TTLms from
-// now (0 removes the expiry). Only the holder renews: a session whose lease
+// now (DefaultTTLms when nil; 0 removes the expiry). Only the holder renews: a session whose lease
 // expired and was taken by another gets ClaimConflict; a session without a
 // live claim gets InvalidTransition.
 func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, error) {
 	if err := required("session", req.SessionID); err != nil {
 		return nil, err
 	}
-	if req.TTLms < 0 {
-		return nil, fault.New(fault.InvalidInput, "renew claim: --ttl-ms %d is negative", req.TTLms).With("field", "ttl_ms")
+	ttl := int64(DefaultTTLms)
+	if req.TTLms != nil {
+		ttl = *req.TTLms
+	}
+	if ttl < 0 {
+		return nil, fault.New(fault.InvalidInput, "renew claim: --ttl-ms %d is negative", ttl).With("field", "ttl_ms")
 	}
 	return write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*ClaimResult, error) {
 		s, err := activeSession(tx, "renew claim", req.SessionID)
@@ -57,8 +65,8 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 		// Past the fence no later claim exists, so an expired lease is
 		// still this session's to renew.
 		r := events.ClaimRenewed{ClaimID: c.ID, Work: c.Work, SessionID: s.ID}
-		if req.TTLms > 0 {
-			r.ExpiresAt = now + req.TTLms
+		if ttl > 0 {
+			r.ExpiresAt = now + ttl
 		}
 		if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimRenewed, Stream: "work/" + c.Work, Payload: r}); err != nil {
 			return nil, err
@@ -70,7 +78,7 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 
 // ReleaseRequest lets a session's claim go early.
 type ReleaseRequest struct {
-	SessionID string `json:"session_id"`
+	SessionID string `name:"session" required:"" json:"session" help:"Session id (the claim's holder)." placeholder:"ID"`
 	WriteMeta
 }
 

@@ -11,11 +11,11 @@ import (
 
 // BindRequest ties a host conversation to an awr session.
 type BindRequest struct {
-	Client          string `json:"client"`
-	ExternalSession string `json:"external_session"`
-	Work            string `json:"work"`
-	SessionID       string `json:"session_id,omitempty"`
-	FromSession     string `json:"from_session,omitempty"`
+	Client          string `name:"client" required:"" json:"client" help:"The host (e.g. claude-code)." placeholder:"NAME"`
+	ExternalSession string `name:"external-session" required:"" json:"external_session" help:"The host's conversation id, as HOST:ID." placeholder:"HOST:ID"`
+	Work            string `name:"work" required:"" json:"work" help:"Work item key." placeholder:"KEY"`
+	SessionID       string `name:"session" json:"session,omitempty" help:"Bind to this session." placeholder:"ID"`
+	FromSession     string `name:"from-session" json:"from_session,omitempty" help:"Bind to the latest successor of this session." placeholder:"ID"`
 	WriteMeta
 }
 

@@ -46,9 +46,9 @@ func (l *lockedEntropy) Read(p []byte) (int, error) {
 type WriteMeta struct {
 	// ExpectedRevision is the project_revision the caller's decision was
 	// based on; nil skips the check.
-	ExpectedRevision *int64 `json:"expected_revision,omitempty"`
+	ExpectedRevision *int64 `name:"expected-revision" aliases:"expected-project-revision" json:"expected_revision,omitempty" help:"Fail with RevisionConflict if what this write depends on changed after revision R." placeholder:"R"`
 	// RequestID makes the write idempotent.
-	RequestID string `json:"request_id,omitempty"`
+	RequestID string `name:"request-id" json:"request_id,omitempty" help:"Make a retried write idempotent: the same id returns the first answer and appends nothing." placeholder:"ID"`
 }
 
 // write runs fn as one command: one transaction, scoped revision check,

@@ -40,7 +40,7 @@ func (te *testEnv) checkpoint(session, agent string) error {
 }
 
 func (te *testEnv) renew(session string, ttl int64) (*commands.ClaimResult, error) {
-	return commands.RenewClaim(context.Background(), te.Env, commands.RenewRequest{SessionID: session, TTLms: ttl})
+	return commands.RenewClaim(context.Background(), te.Env, commands.RenewRequest{SessionID: session, TTLms: &ttl})
 }
 
 func TestRenewClaim(t *testing.T) {

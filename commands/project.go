@@ -147,8 +147,10 @@ func sameSourceHash(tx *events.Tx, path, contentHash string) (bool, error) {
 // IndexSourcesRequest records a set of sources in one transaction.
 type IndexSourcesRequest struct {
 	Sources []events.SourceIndexed `json:"sources"`
-	// Remove lists indexed paths no longer in the manifest.
-	Remove []string `json:"remove,omitempty"`
+	// Listed is every path the manifest lists; with Prune, each indexed
+	// source not among them is removed in the same transaction.
+	Listed []string `json:"listed,omitempty"`
+	Prune  bool     `json:"prune,omitempty"`
 	Force  bool     `json:"force,omitempty"`
 	WriteMeta
 }
@@ -163,8 +165,9 @@ type IndexSourcesResult struct {
 }
 
 // IndexSources appends one source_indexed per source whose content hash
-// changed since it was last indexed (every source with Force), and a
-// removal for each path in Remove, all in one transaction.
+// changed since it was last indexed (every source with Force), and, with
+// Prune, a removal for each indexed path not in Listed, all in one
+// transaction: what is compared and what is written are the same revision.
 func IndexSources(ctx context.Context, env *Env, req IndexSourcesRequest) (*IndexSourcesResult, error) {
 	for _, s := range req.Sources {
 		if err := required("path", s.Path); err != nil {
@@ -200,8 +203,13 @@ func IndexSources(ctx context.Context, env *Env, req IndexSourcesRequest) (*Inde
 			}
 			res.Indexed = append(res.Indexed, IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: e.Seq, ProjectRevision: e.Seq})
 		}
-		for _, path := range req.Remove {
-			if _, ok := current[path]; !ok {
+		listed := map[string]bool{}
+		for _, path := range req.Listed {
+			listed[path] = true
+		}
+		for _, s := range indexed {
+			path := s.Path
+			if !req.Prune || listed[path] {
 				continue
 			}
 			if _, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + path, Payload: events.SourceIndexed{Path: path, Adapter: "removed", ContentHash: "removed", Removed: true}}); err != nil {

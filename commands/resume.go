@@ -2,22 +2,28 @@ package commands
 
 import (
 	"context"
+	"strings"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/workcontext"
 )
 
-// ResumeRequest continues a session in a new one.
+// ResumeRequest continues a session in a new one: `awr session resume` and
+// the awr_session_resume tool.
 type ResumeRequest struct {
-	FromSession string `json:"from_session"`
-	Agent       string `json:"agent"`
-	Provider    string `json:"provider"`
-	Model       string `json:"model"`
+	FromSession string `name:"from-session" required:"" json:"from_session" help:"The session to continue." placeholder:"ID"`
+	Agent       string `name:"agent" required:"" json:"agent" help:"Who continues (a label)." placeholder:"LABEL"`
+	Provider    string `name:"provider" json:"provider,omitempty" help:"The successor's provider (a label)." placeholder:"NAME"`
+	Model       string `name:"model" json:"model,omitempty" help:"The successor's model (a label)." placeholder:"LABEL"`
+	// Budget is the token budget of the successor's context packet
+	// (ResumeWithContext); 0 is the default.
+	Budget int `name:"budget" json:"budget,omitempty" help:"Token budget of the context packet (default 5000)." placeholder:"N"`
 	// Claim: nil moves a live claim (default), true also acquires a free
 	// one, false resumes without a claim.
-	Claim *bool `json:"claim,omitempty"`
-	TTLms int64 `json:"ttl_ms,omitempty"`
+	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"--claim (true) also takes a free claim; --no-claim (false) resumes without one; omitted moves a live claim."`
+	TTLms int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds." placeholder:"N"`
 	WriteMeta
 }
 
@@ -39,108 +45,185 @@ type ResumeResult struct {
 // it already has a successor (named in details); ClaimConflict when another
 // session took the work (nothing is written then).
 func ResumeSession(ctx context.Context, env *Env, req ResumeRequest) (*ResumeResult, error) {
-	for _, f := range [][2]string{{"from_session", req.FromSession}, {"agent", req.Agent}} {
-		if err := required(f[0], f[1]); err != nil {
-			return nil, err
-		}
-	}
-	if err := refuseSecrets("resume", [2]string{"agent", req.Agent}, [2]string{"provider", req.Provider}, [2]string{"model", req.Model}); err != nil {
+	if err := checkResume(req); err != nil {
 		return nil, err
 	}
 	return write(ctx, env, req.Agent, req.WriteMeta, []string{"session/" + req.FromSession}, req, func(tx *events.Tx) (*ResumeResult, error) {
-		prev, err := projections.SessionAt(tx.Conn, req.FromSession, tx.Head())
-		if err != nil {
+		return resume(tx, req)
+	})
+}
+
+// checkResume checks a resume request's fields.
+func checkResume(req ResumeRequest) error {
+	for _, f := range [][2]string{{"from_session", req.FromSession}, {"agent", req.Agent}} {
+		if err := required(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	return refuseSecrets("resume", [2]string{"agent", req.Agent}, [2]string{"provider", req.Provider}, [2]string{"model", req.Model})
+}
+
+// resume appends the successor session inside tx (see ResumeSession).
+func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
+	prev, err := projections.SessionAt(tx.Conn, req.FromSession, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	if prev == nil {
+		return nil, fault.New(fault.NotFound, "resume: session %s not found", req.FromSession).With("session_id", req.FromSession).WithHint("awr session list")
+	}
+	if prev.SuccessorID != "" {
+		return nil, fault.New(fault.InvalidTransition, "resume: session %s was already resumed by %s", prev.ID, prev.SuccessorID).
+			With("session_id", prev.ID).With("successor_id", prev.SuccessorID).WithHint("awr session resume --from-session %s", prev.SuccessorID)
+	}
+	if err := tx.Guard("work/" + prev.Work); err != nil {
+		return nil, err
+	}
+	now := tx.Now().UnixMilli()
+	old, err := heldClaim(tx, prev.ID)
+	if err != nil {
+		return nil, err
+	}
+	move := old != nil && old.LiveAt(now) && (req.Claim == nil || *req.Claim)
+	acquireNew := !move && req.Claim != nil && *req.Claim
+	if move {
+		if err := fence(tx, "resume", prev); err != nil {
 			return nil, err
 		}
-		if prev == nil {
-			return nil, fault.New(fault.NotFound, "resume: session %s not found", req.FromSession).With("session_id", req.FromSession).WithHint("awr session list")
-		}
-		if prev.SuccessorID != "" {
-			return nil, fault.New(fault.InvalidTransition, "resume: session %s was already resumed by %s", prev.ID, prev.SuccessorID).
-				With("session_id", prev.ID).With("successor_id", prev.SuccessorID).WithHint("awr session resume --from-session %s", prev.SuccessorID)
-		}
-		if err := tx.Guard("work/" + prev.Work); err != nil {
+	}
+	if acquireNew {
+		if _, err := checkClaimable(tx, prev.Work, ""); err != nil {
 			return nil, err
 		}
-		now := tx.Now().UnixMilli()
-		old, err := heldClaim(tx, prev.ID)
-		if err != nil {
+	}
+	// The checkpoint to inherit: the predecessor's own latest, or the
+	// one it inherited itself, back along the chain.
+	var last *projections.Checkpoint
+	for cur, seen := prev, map[string]bool{}; cur != nil && !seen[cur.ID]; {
+		seen[cur.ID] = true
+		if cur.LastCheckpointID != "" {
+			if last, err = projections.CheckpointAt(tx.Conn, cur.LastCheckpointID, tx.Head()); err != nil {
+				return nil, err
+			}
+			break
+		}
+		if cur.PredecessorID == "" {
+			break
+		}
+		if cur, err = projections.SessionAt(tx.Conn, cur.PredecessorID, tx.Head()); err != nil {
 			return nil, err
 		}
-		move := old != nil && old.LiveAt(now) && (req.Claim == nil || *req.Claim)
-		acquireNew := !move && req.Claim != nil && *req.Claim
-		if move {
-			if err := fence(tx, "resume", prev); err != nil {
-				return nil, err
-			}
-		}
-		if acquireNew {
-			if _, err := checkClaimable(tx, prev.Work, ""); err != nil {
-				return nil, err
-			}
-		}
-		// The checkpoint to inherit: the predecessor's own latest, or the
-		// one it inherited itself, back along the chain.
-		var last *projections.Checkpoint
-		for cur, seen := prev, map[string]bool{}; cur != nil && !seen[cur.ID]; {
-			seen[cur.ID] = true
-			if cur.LastCheckpointID != "" {
-				if last, err = projections.CheckpointAt(tx.Conn, cur.LastCheckpointID, tx.Head()); err != nil {
-					return nil, err
-				}
-				break
-			}
-			if cur.PredecessorID == "" {
-				break
-			}
-			if cur, err = projections.SessionAt(tx.Conn, cur.PredecessorID, tx.Head()); err != nil {
-				return nil, err
-			}
-		}
-		id := tx.NewID()
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindSessionStarted, Stream: "session/" + id, Payload: events.SessionStarted{
-			SessionID: id, Work: prev.Work, Agent: req.Agent, Provider: req.Provider, Model: req.Model, PredecessorID: prev.ID,
+	}
+	id := tx.NewID()
+	if _, err := tx.Append(events.NewEvent{Kind: events.KindSessionStarted, Stream: "session/" + id, Payload: events.SessionStarted{
+		SessionID: id, Work: prev.Work, Agent: req.Agent, Provider: req.Provider, Model: req.Model, PredecessorID: prev.ID,
+	}}); err != nil {
+		return nil, err
+	}
+	var claim *ClaimView
+	if move {
+		if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimReleased, Stream: "work/" + old.Work, Payload: events.ClaimReleased{
+			ClaimID: old.ID, Work: old.Work, SessionID: prev.ID, Reason: events.ReleaseMoved,
 		}}); err != nil {
 			return nil, err
 		}
-		var claim *ClaimView
-		if move {
-			if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimReleased, Stream: "work/" + old.Work, Payload: events.ClaimReleased{
-				ClaimID: old.ID, Work: old.Work, SessionID: prev.ID, Reason: events.ReleaseMoved,
-			}}); err != nil {
-				return nil, err
-			}
-			// The moved claim keeps the lease it had, unless a new one is
-			// asked for: moving never extends a lease by itself.
-			expires := old.ExpiresAt
-			if req.TTLms > 0 {
-				expires = tx.Now().UnixMilli() + req.TTLms
-			}
-			if claim, err = acquireUntil(tx, prev.Work, id, req.Agent, expires, prev.ID); err != nil {
-				return nil, err
-			}
+		// The moved claim keeps the lease it had, unless a new one is
+		// asked for: moving never extends a lease by itself.
+		expires := old.ExpiresAt
+		if req.TTLms > 0 {
+			expires = tx.Now().UnixMilli() + req.TTLms
 		}
-		if prev.Status == projections.SessionActive {
-			if _, err := endSession(tx, prev, events.OutcomeInterrupted, "resumed by "+id); err != nil {
-				return nil, err
-			}
-		}
-		if acquireNew {
-			if claim, err = acquire(tx, prev.Work, id, req.Agent, req.TTLms, ""); err != nil {
-				return nil, err
-			}
-		}
-		rp := events.SessionResumed{SessionID: id, FromSession: prev.ID, Work: prev.Work}
-		if last != nil {
-			rp.CheckpointID = last.ID
-		}
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindSessionResumed, Stream: "session/" + id, Payload: rp}); err != nil {
+		if claim, err = acquireUntil(tx, prev.Work, id, req.Agent, expires, prev.ID); err != nil {
 			return nil, err
 		}
-		s, err := projections.SessionAt(tx.Conn, id, tx.Head())
+	}
+	if prev.Status == projections.SessionActive {
+		if _, err := endSession(tx, prev, events.OutcomeInterrupted, "resumed by "+id); err != nil {
+			return nil, err
+		}
+	}
+	if acquireNew {
+		if claim, err = acquire(tx, prev.Work, id, req.Agent, req.TTLms, ""); err != nil {
+			return nil, err
+		}
+	}
+	rp := events.SessionResumed{SessionID: id, FromSession: prev.ID, Work: prev.Work}
+	if last != nil {
+		rp.CheckpointID = last.ID
+	}
+	if _, err := tx.Append(events.NewEvent{Kind: events.KindSessionResumed, Stream: "session/" + id, Payload: rp}); err != nil {
+		return nil, err
+	}
+	s, err := projections.SessionAt(tx.Conn, id, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	return &ResumeResult{Session: *s, FromSession: prev.ID, Claim: claim, Checkpoint: last, ProjectRevision: tx.Head()}, nil
+}
+
+// HandoffResult is `awr session resume`: the successor session, what it
+// inherited, its compiled context and what it could not recover.
+type HandoffResult struct {
+	Replay
+	Resumed struct {
+		Session     projections.Session `json:"session"`
+		FromSession string              `json:"from_session"`
+		Claim       *ClaimView          `json:"claim"`
+	} `json:"resumed"`
+	Checkpoint *projections.Checkpoint `json:"checkpoint"`
+	// ContextReady is true only when the compiled context is complete and
+	// within budget.
+	ContextReady    bool                      `json:"context_ready"`
+	Context         *workcontext.Packet       `json:"context"`
+	Completeness    *workcontext.Completeness `json:"completeness"`
+	RecoveryGaps    []string                  `json:"recovery_gaps"`
+	ProjectRevision int64                     `json:"project_revision"`
+}
+
+// ResumeWithContext is the handoff as one command: in one IMMEDIATE
+// transaction it resumes req.FromSession (as ResumeSession does), compiles
+// the successor's context packet at the new head and records it with
+// context_compiled, so the hash the successor sees is the one recorded. A
+// packet that cannot be compiled (over budget) or is incomplete does not
+// undo the resume: the reason is listed in RecoveryGaps. stale lists the
+// sources that changed since they were indexed; when there are any, no
+// context is compiled and the gap names them. A retried request id
+// returns the first answer, context included.
+// Errors: those of ResumeSession; Storage when the packet cannot be read.
+func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale []string) (*HandoffResult, error) {
+	if err := checkResume(req); err != nil {
+		return nil, err
+	}
+	return write(ctx, env, req.Agent, req.WriteMeta, []string{"session/" + req.FromSession}, req, func(tx *events.Tx) (*HandoffResult, error) {
+		r, err := resume(tx, req)
 		if err != nil {
 			return nil, err
 		}
-		return &ResumeResult{Session: *s, FromSession: prev.ID, Claim: claim, Checkpoint: last, ProjectRevision: tx.Head()}, nil
+		out := &HandoffResult{Checkpoint: r.Checkpoint, RecoveryGaps: []string{}, ProjectRevision: r.ProjectRevision}
+		out.Resumed.Session, out.Resumed.FromSession, out.Resumed.Claim = r.Session, r.FromSession, r.Claim
+		if r.Checkpoint == nil {
+			out.RecoveryGaps = append(out.RecoveryGaps, "the predecessor recorded no checkpoint: there is no digest, next action or open loops to inherit")
+		}
+		if r.Claim == nil {
+			out.RecoveryGaps = append(out.RecoveryGaps, "the successor holds no claim on "+r.Session.Work)
+		}
+		if len(stale) > 0 {
+			out.RecoveryGaps = append(out.RecoveryGaps, "context not compiled: sources changed since they were indexed: "+strings.Join(stale, ", "))
+			return out, nil
+		}
+		c, err := compileInTx(tx, r.Session.Work, r.Session.ID, req.Budget)
+		if err != nil {
+			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
+				return nil, err
+			}
+			// The session exists; say why its context is not ready rather
+			// than hide the resume.
+			out.RecoveryGaps = append(out.RecoveryGaps, "context not compiled: "+fault.As(err).Message)
+			return out, nil
+		}
+		out.ContextReady = c.Completeness.Complete
+		out.RecoveryGaps = append(out.RecoveryGaps, c.Completeness.Issues...)
+		out.Context, out.Completeness, out.ProjectRevision = c.WorkContext, c.Completeness, c.ProjectRevision
+		return out, nil
 	})
 }

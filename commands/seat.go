@@ -60,14 +60,14 @@ func checkTemplate(address, field, tmpl string) error {
 
 // SeatRequest declares or redeclares a seat.
 type SeatRequest struct {
-	Address       string `json:"address"`
-	Runtime       string `json:"runtime"`
-	Command       string `json:"command,omitempty"`
-	ResumeCommand string `json:"resume_command,omitempty"`
-	Work          string `json:"work,omitempty"`
-	Cwd           string `json:"cwd,omitempty"`
-	Policy        string `json:"policy,omitempty"`
-	StopMessage   string `json:"stop_message,omitempty"`
+	Address       string `arg:"" name:"address" json:"address" help:"Seat address ROLE@RIG, e.g. build@portal." placeholder:"ROLE@RIG"`
+	Runtime       string `name:"runtime" required:"" enum:"generic,claude,codex" json:"runtime" help:"How the agent is launched: generic (your templates), claude or codex (shipped templates)." placeholder:"RUNTIME"`
+	Command       string `name:"command" json:"command,omitempty" help:"Start template; placeholders {seat} {rig} {role} {session} {conversation} {context_file} {project} {work}." placeholder:"TEMPLATE"`
+	ResumeCommand string `name:"resume-command" json:"resume_command,omitempty" help:"Resume template (resumes {conversation} by id)." placeholder:"TEMPLATE"`
+	Work          string `name:"work" json:"work,omitempty" help:"Work item the seat claims." placeholder:"KEY"`
+	Cwd           string `name:"cwd" json:"cwd,omitempty" help:"Directory the agent runs in (relative to the project)." placeholder:"DIR"`
+	Policy        string `name:"policy" default:"resume_if_possible" enum:"resume_if_possible,relaunch_fresh,checkpoint_only" json:"policy,omitempty" help:"Restore policy: resume_if_possible (default), relaunch_fresh or checkpoint_only." placeholder:"POLICY"`
+	StopMessage   string `name:"stop-message" json:"stop_message,omitempty" help:"Message typed to the agent when its rig goes down (placeholders as for --command)." placeholder:"TEXT"`
 	WriteMeta
 }
 
@@ -152,7 +152,7 @@ func DeclareSeat(ctx context.Context, env *Env, req SeatRequest) (*SeatResult, e
 
 // RemoveSeatRequest retires a seat.
 type RemoveSeatRequest struct {
-	Address string `json:"address"`
+	Address string `arg:"" name:"address" json:"address" help:"Seat address ROLE@RIG." placeholder:"ROLE@RIG"`
 	WriteMeta
 }
 

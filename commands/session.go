@@ -22,12 +22,12 @@ type ClaimView struct {
 
 // StartRequest opens a session on a work item, optionally claiming it.
 type StartRequest struct {
-	Work     string `json:"work"`
-	Agent    string `json:"agent"`
-	Provider string `json:"provider"`
-	Model    string `json:"model"`
-	Claim    bool   `json:"claim"`
-	TTLms    int64  `json:"ttl_ms,omitempty"`
+	Work     string `name:"work" required:"" json:"work" help:"Work item key." placeholder:"KEY"`
+	Agent    string `name:"agent" required:"" json:"agent" help:"Who works (a label)." placeholder:"LABEL"`
+	Provider string `name:"provider" json:"provider,omitempty" help:"The agent's provider (a label)." placeholder:"NAME"`
+	Model    string `name:"model" json:"model,omitempty" help:"The model (a label; awr never calls a model)." placeholder:"LABEL"`
+	Claim    bool   `name:"claim" json:"claim,omitempty" help:"Reserve the work item for this session (requires fresh sources)."`
+	TTLms    int64  `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease length of the claim in milliseconds (0: no expiry)." placeholder:"N"`
 	WriteMeta
 }
 
@@ -228,11 +228,13 @@ func fence(tx *events.Tx, op string, s *projections.Session) error {
 
 // EndRequest closes a session.
 type EndRequest struct {
-	SessionID string `json:"session_id"`
-	Outcome   string `json:"outcome"`
-	Reason    string `json:"reason,omitempty"`
+	SessionID string `name:"session" required:"" json:"session" help:"Session id." placeholder:"ID"`
+	Outcome   string `name:"outcome" required:"" enum:"completed,incomplete,interrupted,abandoned" json:"outcome" help:"completed, incomplete, interrupted or abandoned (the work item's status in its source is never changed)."`
+	// Reason says why, for ends awr decides itself (a rig down); no front
+	// end sets it.
+	Reason string `kong:"-" json:"-"`
 	// Agent labels who ends the session; "awr" when empty.
-	Agent string `json:"agent,omitempty"`
+	Agent string `name:"agent" json:"agent,omitempty" help:"Who ends it (a label)." placeholder:"LABEL"`
 	WriteMeta
 }
 

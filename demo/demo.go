@@ -18,10 +18,9 @@ import (
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/queries"
 	"github.com/awr-dev/awr/replay"
-	"github.com/awr-dev/awr/service"
 )
 
 // Options configures a demo run.
@@ -60,6 +59,7 @@ type Report struct {
 type runner struct {
 	ctx     context.Context
 	env     *commands.Env
+	p       *project.Project
 	out     io.Writer
 	report  *Report
 	initRes *intake.Preview
@@ -150,6 +150,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			r.source = si
 		}
 	}
+	p, err := project.Open(ctx, dir, project.Options{Now: now, Entropy: opts.Entropy})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	r.p = p
 	if err := r.script(st); err != nil {
 		return r.report, err
 	}
@@ -161,13 +167,13 @@ func (r *runner) script(st *events.Store) error {
 	r.step("awr init --accept --name checkout", fmt.Sprintf("project \"checkout\" initialized: indexed %s", strings.Join(r.indexed, ", ")),
 		r.initRes.ProjectRevision, map[string]any{"project_id": r.initRes.ProjectID})
 
-	status, err := queries.Status(ctx, st, queries.Head(env.Now()))
+	status, err := r.p.Status(ctx, project.StatusRequest{})
 	if err != nil {
 		return err
 	}
 	r.step("awr status", fmt.Sprintf("project_revision %d, %d work items, %d ready", status.ProjectRevision, status.WorkItems, status.ReadyCount), status.ProjectRevision, nil)
 
-	ready, err := queries.Ready(ctx, st, queries.Head(env.Now()), 0, false)
+	ready, err := r.p.Ready(ctx, project.ReadyRequest{})
 	if err != nil {
 		return err
 	}
@@ -187,8 +193,7 @@ func (r *runner) script(st *events.Store) error {
 		fmt.Sprintf("session %s, claim fencing token %d, lease until %s", sid, start.Claim.FencingToken, time.UnixMilli(start.Claim.ExpiresAt).UTC().Format(time.RFC3339)),
 		start.ProjectRevision, map[string]any{"session_id": sid, "fencing_token": start.Claim.FencingToken})
 
-	proj := &service.Project{Dir: r.report.Project, Store: st, Env: env}
-	compiled, err := proj.Compile(ctx, service.CompileOptions{Work: "CART-1", Session: sid, Budget: 5000, At: -1})
+	compiled, err := r.p.ContextCompile(ctx, project.ContextCompileRequest{Work: "CART-1", Session: sid, Budget: 5000})
 	if err != nil {
 		return err
 	}
@@ -229,7 +234,7 @@ func (r *runner) script(st *events.Store) error {
 		fmt.Sprintf("successor %s inherits checkpoint %s; claim moved (fencing token %d); predecessor ended as interrupted", res.Session.ID, res.Checkpoint.ID, res.Claim.FencingToken),
 		res.ProjectRevision, map[string]any{"session_id": res.Session.ID, "next_action": res.Checkpoint.NextAction, "open_loops": res.Checkpoint.OpenLoops})
 
-	rec, err := proj.Recovery(ctx, res.Session.ID, -1)
+	rec, err := r.p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: res.Session.ID})
 	if err != nil {
 		return err
 	}
@@ -243,7 +248,7 @@ func (r *runner) script(st *events.Store) error {
 	r.step("awr client bind --client claude-code --external-session claude-code:conv-7f3a --work CART-1",
 		"binding follows the resume to "+rebind.Binding.SessionID, rebind.ProjectRevision, nil)
 
-	logRes, err := queries.Log(ctx, st, queries.Head(env.Now()), queries.LogFilter{Work: "CART-1"})
+	logRes, err := r.p.Log(ctx, project.LogRequest{Work: "CART-1"})
 	if err != nil {
 		return err
 	}
@@ -253,11 +258,11 @@ func (r *runner) script(st *events.Store) error {
 	}
 	r.step("awr log --work CART-1", fmt.Sprintf("%d events: %s", logRes.Count, strings.Join(kinds, ", ")), logRes.ProjectRevision, nil)
 
-	past, err := queries.Status(ctx, st, queries.At{Rev: checkpointRev, Now: env.Now()})
+	past, err := r.p.Status(ctx, project.StatusRequest{Read: project.Read{At: &checkpointRev}})
 	if err != nil {
 		return err
 	}
-	now, err := queries.Status(ctx, st, queries.Head(env.Now()))
+	now, err := r.p.Status(ctx, project.StatusRequest{})
 	if err != nil {
 		return err
 	}
@@ -306,22 +311,22 @@ func emptyDir(dir string) error {
 
 // reimport imports the export into a fresh project and compares its status
 // with the original's.
-func reimport(ctx context.Context, export []byte, headHash string, want *queries.StatusResult) (bool, error) {
+func reimport(ctx context.Context, export []byte, headHash string, want *project.StatusResult) (bool, error) {
 	dir, err := os.MkdirTemp("", "awr-audit-")
 	if err != nil {
 		return false, err
 	}
 	defer os.RemoveAll(dir)
-	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
+	p, err := project.Open(ctx, dir, project.Options{Now: func() time.Time { return time.UnixMilli(want.LastEventAt) }})
 	if err != nil {
 		return false, err
 	}
-	defer st.Close()
-	imp, err := replay.Import(ctx, st, bytes.NewReader(export), "checkout.jsonl")
+	defer p.Close()
+	imp, err := p.Import(ctx, project.ImportRequest{File: "-"}, bytes.NewReader(export))
 	if err != nil {
 		return false, err
 	}
-	got, err := queries.Status(ctx, st, queries.At{Rev: -1, Now: time.UnixMilli(want.LastEventAt)})
+	got, err := p.Status(ctx, project.StatusRequest{})
 	if err != nil {
 		return false, err
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/intake"
+	awr "github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/queries"
 	"github.com/stretchr/testify/require"
 )
 
@@ -93,7 +93,7 @@ func mapping(p *intake.Preview) [][3]string {
 
 func readyKeys(t *testing.T, st *events.Store) []string {
 	t.Helper()
-	res, err := queries.Ready(context.Background(), st, queries.Head(time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)), 0, false)
+	res, err := door(t, st, time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)).Ready(context.Background(), awr.ReadyRequest{})
 	require.NoError(t, err)
 	keys := []string{}
 	for _, it := range res.Ready {
@@ -154,7 +154,7 @@ func TestFixtures(t *testing.T) {
 			require.Equal(t, "initialized", res.Status)
 			require.EqualValues(t, 1+len(tc.mapping), res.ProjectRevision, "project_initialized and one source_indexed per source")
 			require.Equal(t, tc.ready, readyKeys(t, st))
-			in, err := queries.Intake(context.Background(), st, dir, queries.Head(time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)))
+			in, err := door(t, st, time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)).IntakeInspect(context.Background(), awr.IntakeInspectRequest{})
 			require.NoError(t, err)
 			require.Equal(t, tc.state, in.Organization.State)
 			require.Equal(t, tc.exec, in.ExecutableWork)
@@ -289,7 +289,7 @@ func TestReindex(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	list := func() map[string]string {
-		res, err := queries.Sources(ctx, st, dir, queries.Head(time.Now()))
+		res, err := door(t, st, time.Now()).SourceList(ctx, awr.SourceListRequest{})
 		require.NoError(t, err)
 		out := map[string]string{}
 		for _, s := range res.Sources {
@@ -329,7 +329,7 @@ func TestReindex(t *testing.T) {
 
 	require.NoError(t, os.Remove(path))
 	require.Equal(t, map[string]string{"ledger/work-ledger.yaml": intake.Missing}, list())
-	in, err := queries.Intake(ctx, st, dir, queries.Head(time.Now()))
+	in, err := door(t, st, time.Now()).IntakeInspect(ctx, awr.IntakeInspectRequest{})
 	require.NoError(t, err)
 	require.Equal(t, intake.StateSourceUnreadable, in.Organization.State)
 }
@@ -362,4 +362,15 @@ func TestReindex_ManifestChange(t *testing.T) {
 	items, err := itemsOf(st)
 	require.NoError(t, err)
 	require.Equal(t, "blocked", items["API-2"].Status)
+}
+
+// door opens the project of st through the project door, on clock now.
+func door(tb testing.TB, st *events.Store, now time.Time) *awr.Project {
+	tb.Helper()
+	p, err := awr.Open(context.Background(), filepath.Dir(filepath.Dir(st.Path())), awr.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { p.Close() })
+	return p
 }

@@ -5,17 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"path/filepath"
+	"os"
+	"reflect"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/service"
+	"github.com/awr-dev/awr/project"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,32 +33,39 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Server is awr's MCP server bound to one project. The project database is
-// opened on the first tool call that needs it, so a host can start the
-// server before `awr init` and still run awr_intake_inspect.
+// Server is awr's MCP server bound to one project, reached through the
+// project door. The project's log is opened by the first tool call that
+// needs it, so a host can start the server before `awr init` and still run
+// awr_intake_inspect.
 type Server struct {
-	mcp  *mcp.Server
-	dir  string
-	opts Options
+	mcp     *mcp.Server
+	project *project.Project
+	opts    Options
+	tools   []Tool
+}
 
-	mu      sync.Mutex
-	project *service.Project
+// Tool describes one registered tool: its name and the request type its
+// input is decoded into (the door's request type of the same operation).
+type Tool struct {
+	Name  string
+	Input reflect.Type
 }
 
 // New returns a server for opts.Project with every awr tool registered.
 // Errors: InvalidInput when the project path cannot be made absolute.
 func New(opts Options) (*Server, error) {
-	dir, err := filepath.Abs(opts.Project)
-	if err != nil {
-		return nil, fault.Wrap(fault.InvalidInput, err, "--project %s", opts.Project)
-	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{dir: dir, opts: opts}
+	p, err := project.Open(context.Background(), opts.Project, project.Options{Now: opts.Now, LockTimeout: opts.Timeout, Version: opts.Version,
+		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET")}})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{project: p, opts: opts}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "awr", Title: "awr: agent work runtime", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       opts.Logger,
@@ -79,38 +83,14 @@ const instructions = `awr keeps coding work continuous across interruptions. Typ
 // MCP returns the underlying SDK server, to run on a transport.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
+// Tools lists the registered tools in registration order.
+func (s *Server) Tools() []Tool { return s.tools }
+
 // Run serves on t until the peer disconnects or ctx is done.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.mcp.Run(ctx, t) }
 
 // Close closes the project database, if it was opened.
-func (s *Server) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.project == nil {
-		return nil
-	}
-	err := s.project.Store.Close()
-	s.project = nil
-	return err
-}
-
-// open returns the project, opening its log on first use.
-// Errors: NotFound when the project has no awr database.
-func (s *Server) open(ctx context.Context) (*service.Project, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.project != nil {
-		return s.project, nil
-	}
-	st, err := events.Open(ctx, events.DBPath(s.dir), events.Options{Projectors: projections.Projectors(), LockTimeout: s.opts.Timeout})
-	if err != nil {
-		return nil, err
-	}
-	env := commands.NewEnv(st)
-	env.Now = s.opts.Now
-	s.project = &service.Project{Dir: s.dir, Store: st, Env: env}
-	return s.project, nil
-}
+func (s *Server) Close() error { return s.project.Close() }
 
 // tool describes one registration.
 type tool struct {
@@ -118,22 +98,27 @@ type tool struct {
 	readOnly          bool
 }
 
-// handlerFunc is a tool body: it gets the open project (nil only for
-// tools that accept a missing database) and the decoded input.
-type handlerFunc[In any] func(ctx context.Context, p *service.Project, in In) (any, error)
+// handlerFunc is a tool body: one call through the door with the decoded
+// request.
+type handlerFunc[In any] func(ctx context.Context, p *project.Project, in In) (any, error)
 
-// add registers a tool whose input schema is inferred from In. Inputs are
-// decoded strictly: unknown fields, missing required fields and wrong
-// types are InvalidInput tool errors naming the fields.
-func add[In any](s *Server, t tool, needsStore bool, h handlerFunc[In]) {
+// add registers a tool whose input schema is derived from In, the door's
+// request type: JSON names from the json tags, descriptions from the help
+// the CLI shows, required fields from the CLI's required flags and
+// positional arguments. Inputs are decoded strictly: unknown fields,
+// missing required fields and wrong types are InvalidInput tool errors
+// naming the fields.
+func add[In any](s *Server, t tool, h handlerFunc[In]) {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic("mcpserver: schema for " + t.name + ": " + err.Error())
 	}
+	describe(schema, reflect.TypeFor[In]())
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
 		panic("mcpserver: resolve schema for " + t.name + ": " + err.Error())
 	}
+	s.tools = append(s.tools, Tool{Name: t.name, Input: reflect.TypeFor[In]()})
 	ann := &mcp.ToolAnnotations{Title: t.title, ReadOnlyHint: t.readOnly, OpenWorldHint: new(false)}
 	if !t.readOnly {
 		ann.DestructiveHint = new(false)
@@ -144,14 +129,7 @@ func add[In any](s *Server, t tool, needsStore bool, h handlerFunc[In]) {
 			if err != nil {
 				return errorResult(err, nil), nil
 			}
-			p, err := s.open(ctx)
-			if err != nil {
-				if needsStore || !fault.Is(err, fault.NotFound) {
-					return errorResult(err, nil), nil
-				}
-				p = &service.Project{Dir: s.dir, Env: &commands.Env{Now: s.opts.Now}}
-			}
-			res, err := h(ctx, p, in)
+			res, err := h(ctx, s.project, in)
 			if err != nil {
 				if s.opts.Logger != nil {
 					fe := fault.As(err)
@@ -161,6 +139,39 @@ func add[In any](s *Server, t tool, needsStore bool, h handlerFunc[In]) {
 			}
 			return okResult(res)
 		})
+}
+
+// describe sets each property's description from the field's help tag and
+// the required list from its required or arg tag, walking embedded
+// structs as encoding/json flattens them.
+func describe(schema *jsonschema.Schema, t reflect.Type) {
+	var required []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			prop, ok := schema.Properties[name]
+			if name == "" || name == "-" || !ok {
+				continue
+			}
+			if help := f.Tag.Get("help"); help != "" {
+				prop.Description = strings.TrimSuffix(help, ".")
+			}
+			_, req := f.Tag.Lookup("required")
+			_, arg := f.Tag.Lookup("arg")
+			if req || arg {
+				required = append(required, name)
+			}
+		}
+	}
+	walk(t)
+	sort.Strings(required)
+	schema.Required = required
 }
 
 // decode checks raw against the tool's schema and unmarshals it into In.
@@ -221,32 +232,25 @@ func okResult(v any) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 }
 
-// ErrorObject is the structured content of a tool error: the object the
-// CLI prints on stderr with --json. Result carries a partial answer where
-// the CLI prints one on stdout beside the error (an incomplete context
-// packet); it is omitted otherwise.
+// ErrorObject is the structured content of a tool error: the error object
+// the CLI prints on stderr with --json (fault.Object). Result carries a
+// partial answer where the CLI prints one on stdout beside the error (an
+// incomplete context packet); it is omitted otherwise.
 type ErrorObject struct {
-	Code    fault.Code     `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details"`
-	Hint    string         `json:"hint"`
-	Result  any            `json:"result,omitempty"`
+	fault.Object
+	Result any `json:"result,omitempty"`
 }
 
 // errorResult turns err into a tool error. A typed-nil partial result is
 // dropped.
 func errorResult(err error, partial any) *mcp.CallToolResult {
-	fe := fault.As(err)
-	out := ErrorObject{Code: fe.Code, Message: fe.Message, Details: fe.Details, Hint: fe.Hint}
-	if out.Details == nil {
-		out.Details = map[string]any{}
-	}
+	out := ErrorObject{Object: fault.ObjectOf(err)}
 	if partial != nil && !isNilPointer(partial) {
 		out.Result = partial
 	}
 	b, merr := marshal(out)
 	if merr != nil {
-		b, _ = marshal(ErrorObject{Code: fault.Internal, Message: "encode error: " + merr.Error(), Details: map[string]any{}})
+		b, _ = marshal(ErrorObject{Object: fault.ObjectOf(fault.New(fault.Internal, "encode error: %s", merr.Error()))})
 	}
 	return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
 }

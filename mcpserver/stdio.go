@@ -19,7 +19,7 @@ func ServeStdio(ctx context.Context, opts Options) error {
 	}
 	defer s.Close()
 	if opts.Logger != nil {
-		opts.Logger.Info("awr-mcp serving", "project", s.dir, "version", s.opts.Version)
+		opts.Logger.Info("awr-mcp serving", "project", s.project.Dir(), "version", s.opts.Version)
 	}
 	err = s.Run(ctx, &mcp.StdioTransport{})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {

@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/queries"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -103,7 +104,7 @@ func (w *world) step() {
 		_, err := commands.RecordContext(ctx, env, commands.ContextRecordRequest{SessionID: w.session(), ContextHash: rapid.SampledFrom([]string{"c1", "c2"}).Draw(w.t, "ctx"), TokenBudget: 5000})
 		w.check(err)
 	case 5:
-		_, err := commands.RenewClaim(ctx, env, commands.RenewRequest{SessionID: w.session(), TTLms: int64(rapid.IntRange(0, 3).Draw(w.t, "rttl")) * 1000})
+		_, err := commands.RenewClaim(ctx, env, commands.RenewRequest{SessionID: w.session(), TTLms: new(int64(rapid.IntRange(0, 3).Draw(w.t, "rttl")) * 1000)})
 		w.check(err)
 	case 6:
 		_, err := commands.ReleaseClaim(ctx, env, commands.ReleaseRequest{SessionID: w.session()})
@@ -216,9 +217,13 @@ func TestProperty_ReplayEqualsIncremental(t *testing.T) {
 		require.Equal(rt, checksumsAt(rt, trunc, -1), checksumsAt(rt, st, rev), "state at %d differs from a log truncated at %d", rev, rev)
 
 		if rev > 0 {
-			at, err := queries.Status(ctx, st, queries.At{Rev: rev})
+			live := door(st, time.Now())
+			defer live.Close()
+			at, err := live.Status(ctx, project.StatusRequest{Read: project.Read{At: &rev}})
 			require.NoError(rt, err)
-			tr, err := queries.Status(ctx, trunc, queries.At{Rev: -1, Now: time.UnixMilli(at.LastEventAt)})
+			truncated := door(trunc, time.UnixMilli(at.LastEventAt))
+			defer truncated.Close()
+			tr, err := truncated.Status(ctx, project.StatusRequest{})
 			require.NoError(rt, err)
 			require.Equal(rt, tr.HeadHash, at.HeadHash)
 			require.Equal(rt, tr.Sessions, at.Sessions)
@@ -227,4 +232,14 @@ func TestProperty_ReplayEqualsIncremental(t *testing.T) {
 			require.Equal(rt, tr.WorkItems, at.WorkItems)
 		}
 	})
+}
+
+// door opens the project of st through the project door, on clock now;
+// the caller closes it.
+func door(st *events.Store, now time.Time) *project.Project {
+	p, err := project.Open(context.Background(), filepath.Dir(filepath.Dir(st.Path())), project.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		panic(err)
+	}
+	return p
 }

@@ -154,25 +154,6 @@ func RebuildAndVerify(ctx context.Context, store *events.Store, progress func(do
 	return res, nil
 }
 
-// ResolveAt turns an --at flag into the revision to read and the clock a
-// reader at that revision sees (the occurred_at of event rev, so leases are
-// judged as they stood right after it). at < 0 means the head and now.
-// Errors: InvalidInput when at is beyond the head.
-func ResolveAt(r *events.Reader, at int64, now int64) (rev, clock int64, err error) {
-	if at < 0 {
-		return r.Head, now, nil
-	}
-	if at > r.Head {
-		return 0, 0, fault.New(fault.InvalidInput, "--at %d is beyond project_revision %d", at, r.Head).
-			With("at", at).With("project_revision", r.Head).WithHint("awr status")
-	}
-	t, err := events.EventTime(r.Conn, at)
-	if err != nil {
-		return 0, 0, err
-	}
-	return at, t, nil
-}
-
 func plural(n int, word string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, word)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/rig"
@@ -48,7 +49,7 @@ func TestCrashMidRestore_Continues(t *testing.T) {
 			if mid[events.KindRestoreStarted] != before[events.KindRestoreStarted]+1 || mid[events.KindRestoreCompleted] != before[events.KindRestoreCompleted] {
 				t.Fatalf("after the crash: %v", mid)
 			}
-			ps, err := f.m.Ps(context.Background(), "portal", -1)
+			ps, err := f.m.Ps(context.Background(), "portal", commands.Read{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +82,7 @@ func TestCrashMidRestore_Continues(t *testing.T) {
 				t.Fatalf("restore_completed: %v", after)
 			}
 			// Each seat has exactly one outcome in the attempt.
-			f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
+			f.m.Env.Store.Read(context.Background(), func(r *events.Reader) error {
 				for _, a := range addrs {
 					n := 0
 					log, _ := projections.SeatLogAt(r.Conn, a, r.Head)
@@ -176,7 +177,7 @@ func TestConcurrentUps(t *testing.T) {
 		if started, done := after[events.KindRestoreStarted]-before[events.KindRestoreStarted], after[events.KindRestoreCompleted]-before[events.KindRestoreCompleted]; started != done {
 			t.Fatalf("round %d: %d attempts started, %d completed", round, started, done)
 		}
-		if err := f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
+		if err := f.m.Env.Store.Read(context.Background(), func(r *events.Reader) error {
 			for _, a := range addrs {
 				per := map[string]int{}
 				log, err := projections.SeatLogAt(r.Conn, a, r.Head)
@@ -218,7 +219,7 @@ func TestCrashThenDown_Abandons(t *testing.T) {
 		t.Fatal("the crash point did not kill rig up")
 	}
 	f.down(true)
-	ps, err := f.m.Ps(context.Background(), "portal", -1)
+	ps, err := f.m.Ps(context.Background(), "portal", commands.Read{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ type DownResult struct {
 // and ends the seats' sessions as interrupted. A seat whose session is
 // active but whose agent is gone is ended too.
 func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, error) {
-	st, err := m.load(ctx, opts.Rig, -1, true)
+	st, err := m.load(ctx, opts.Rig, commands.Read{}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, erro
 	if st.unfinished != nil {
 		// A crash left a restore unfinished: taking the rig down ends it,
 		// so the next up starts afresh instead of trusting its outcomes.
-		if _, err := commands.CompleteRestore(ctx, m.P.Env, events.RestoreCompleted{RestoreID: st.unfinished.RestoreID, Rig: st.rig, Result: Abandoned}); err != nil {
+		if _, err := commands.CompleteRestore(ctx, m.Env, events.RestoreCompleted{RestoreID: st.unfinished.RestoreID, Rig: st.rig, Result: Abandoned}); err != nil {
 			return nil, err
 		}
 	}
@@ -88,8 +88,8 @@ func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, erro
 			tmpl = DefaultStopMessage
 		}
 		msg := renderText(tmpl, map[string]string{"seat": s.Address, "rig": s.Rig, "role": s.Role, "session": s.SessionID,
-			"conversation": s.Conversation, "context_file": s.ContextFile, "project": m.P.Dir, "work": s.Work})
-		seq, _, err := commands.RigEvent(ctx, m.P.Env, events.KindStopRequested, "seat/"+s.Address, events.StopRequested{
+			"conversation": s.Conversation, "context_file": s.ContextFile, "project": m.Dir, "work": s.Work})
+		seq, _, err := commands.RigEvent(ctx, m.Env, events.KindStopRequested, "seat/"+s.Address, events.StopRequested{
 			Address: s.Address, Rig: s.Rig, SessionID: s.SessionID, Message: msg})
 		if err != nil {
 			return nil, err
@@ -105,7 +105,7 @@ func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, erro
 	}
 	if opts.Snapshot {
 		snap := events.RigSnapshotTaken{SnapshotID: m.newID(), Rig: st.rig}
-		err := m.P.Store.Read(ctx, func(r *events.Reader) error {
+		err := m.Env.Store.Read(ctx, func(r *events.Reader) error {
 			snap.Watermark = r.Head
 			for i, ss := range st.seats {
 				s := &ss.seat
@@ -129,7 +129,7 @@ func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, erro
 		if err != nil {
 			return nil, err
 		}
-		seq, _, err := commands.RigEvent(ctx, m.P.Env, events.KindRigSnapshotTaken, "rig/"+st.rig, snap)
+		seq, _, err := commands.RigEvent(ctx, m.Env, events.KindRigSnapshotTaken, "rig/"+st.rig, snap)
 		if err != nil {
 			return nil, err
 		}
@@ -143,13 +143,13 @@ func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, erro
 		if !s.SessionActive {
 			continue
 		}
-		if _, err := commands.EndSession(ctx, m.P.Env, commands.EndRequest{SessionID: s.SessionID, Outcome: events.OutcomeInterrupted,
+		if _, err := commands.EndSession(ctx, m.Env, commands.EndRequest{SessionID: s.SessionID, Outcome: events.OutcomeInterrupted,
 			Reason: "rig " + st.rig + " down", Agent: s.Address}); err != nil && !fault.Is(err, fault.InvalidTransition) {
 			return nil, err
 		}
 		res.Seats[i].Ended = true
 	}
-	return res, m.P.Store.Read(ctx, func(r *events.Reader) error {
+	return res, m.Env.Store.Read(ctx, func(r *events.Reader) error {
 		res.ProjectRevision = r.Head
 		return nil
 	})
@@ -161,7 +161,7 @@ func (m *Manager) awaitCheckpoints(ctx context.Context, st *rigState, res *DownR
 	deadline := time.Now().Add(grace)
 	for {
 		waiting := 0
-		err := m.P.Store.Read(ctx, func(r *events.Reader) error {
+		err := m.Env.Store.Read(ctx, func(r *events.Reader) error {
 			for i, ss := range st.seats {
 				d := res.Seats[i]
 				seq, asked := stopSeq[ss.seat.Address]

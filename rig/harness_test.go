@@ -15,10 +15,10 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/awr-dev/awr/rig"
-	"github.com/awr-dev/awr/service"
 )
 
 // bin holds the awr and fakeagent executables built once for the package:
@@ -52,7 +52,7 @@ func run(m *testing.M) (int, error) {
 	}
 	defer os.RemoveAll(dir)
 	for _, pkg := range []string{"../cmd/awr", "../fixtures/fakeagent/cmd/fakeagent"} {
-		out, err := exec.Command("go", "build", "-o", dir+"/", pkg).CombinedOutput()
+		out, err := exec.Command("go", "build", "-tags", "awrtest", "-o", dir+"/", pkg).CombinedOutput()
 		if err != nil {
 			return 0, fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
@@ -116,7 +116,12 @@ func newFixture(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, dir: dir, socket: fmt.Sprintf("awr-test-%d-%d", os.Getpid(), socketN.Add(1))}
-	f.m = &rig.Manager{P: &service.Project{Dir: dir, Store: st, Env: commands.NewEnv(st)}, Tmux: rig.Tmux{Socket: f.socket},
+	door, err := project.Open(ctx, dir, project.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { door.Close() })
+	f.m = &rig.Manager{Dir: dir, Env: commands.NewEnv(st), Stale: door.StaleSources, Tmux: rig.Tmux{Socket: f.socket},
 		AwrBin: filepath.Join(bin, "awr"), VerifyTimeout: 15 * time.Second, Poll: 50 * time.Millisecond}
 	t.Cleanup(func() {
 		exec.Command("tmux", "-L", f.socket, "kill-server").Run()
@@ -135,7 +140,7 @@ const (
 func (f *fixture) seat(role, work, policy string) string {
 	f.t.Helper()
 	addr := role + "@portal"
-	if _, err := commands.DeclareSeat(context.Background(), f.m.P.Env, commands.SeatRequest{Address: addr, Runtime: "generic",
+	if _, err := commands.DeclareSeat(context.Background(), f.m.Env, commands.SeatRequest{Address: addr, Runtime: "generic",
 		Command: startCmd, ResumeCommand: resumeCmd, Work: work, Policy: policy}); err != nil {
 		f.t.Fatal(err)
 	}
@@ -178,7 +183,7 @@ func (f *fixture) down(snapshot bool) *rig.DownResult {
 func (f *fixture) seatAt(addr string) *projections.Seat {
 	f.t.Helper()
 	var s *projections.Seat
-	if err := f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
+	if err := f.m.Env.Store.Read(context.Background(), func(r *events.Reader) error {
 		var err error
 		s, err = projections.SeatAt(r.Conn, addr, r.Head)
 		return err
@@ -209,7 +214,7 @@ func seatOf(res *rig.UpResult, addr string) *rig.SeatPlan {
 // verifyLog checks the chain and that the projections equal a replay.
 func (f *fixture) verifyLog() {
 	f.t.Helper()
-	rep, err := replay.Verify(context.Background(), f.m.P.Store, nil)
+	rep, err := replay.Verify(context.Background(), f.m.Env.Store, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -222,7 +227,7 @@ func (f *fixture) verifyLog() {
 func (f *fixture) kinds() map[events.Kind]int {
 	f.t.Helper()
 	out := map[events.Kind]int{}
-	if err := f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
+	if err := f.m.Env.Store.Read(context.Background(), func(r *events.Reader) error {
 		return events.ScanEvents(r.Conn, 1, r.Head, func(e *events.Event) error {
 			out[e.Kind]++
 			return nil

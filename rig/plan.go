@@ -187,12 +187,12 @@ func short(h string) string {
 // seatDir resolves a seat's --cwd against the project directory.
 func (m *Manager) seatDir(cwd string) string {
 	if cwd == "" {
-		return m.P.Dir
+		return m.Dir
 	}
 	if filepath.IsAbs(cwd) {
 		return cwd
 	}
-	return filepath.Join(m.P.Dir, cwd)
+	return filepath.Join(m.Dir, cwd)
 }
 
 // agentPath is the PATH agents get: awr's own directory first.

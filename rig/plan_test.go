@@ -42,7 +42,7 @@ func TestPlanAgreesWithApply(t *testing.T) {
 			})
 		}
 		declare := func(g gen, cwd, prog string) {
-			if _, err := commands.DeclareSeat(ctx, f.m.P.Env, commands.SeatRequest{Address: g.addr, Runtime: "generic", Work: works[int(g.addr[1]-'0')],
+			if _, err := commands.DeclareSeat(ctx, f.m.Env, commands.SeatRequest{Address: g.addr, Runtime: "generic", Work: works[int(g.addr[1]-'0')],
 				Command: prog + " --conversation {conversation}", ResumeCommand: prog + " --resume --conversation {conversation}", Policy: g.policy, Cwd: cwd}); err != nil {
 				rt.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func TestPlanAgreesWithApply(t *testing.T) {
 			declare(g, cwd, prog)
 			if g.taken {
 				// Someone else claims the seat's work meanwhile.
-				if _, err := commands.StartSession(ctx, f.m.P.Env, commands.StartRequest{Work: works[int(g.addr[1]-'0')], Agent: "someone", Claim: true}); err != nil {
+				if _, err := commands.StartSession(ctx, f.m.Env, commands.StartRequest{Work: works[int(g.addr[1]-'0')], Agent: "someone", Claim: true}); err != nil {
 					rt.Fatal(err)
 				}
 			}

@@ -7,7 +7,6 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
 )
 
 // Seat states `rig ps` reports.
@@ -78,9 +77,9 @@ func psSeat(ss *seatState, live bool) *PsSeat {
 }
 
 // Ps lists a rig's seats at rev (the head when rev < 0).
-func (m *Manager) Ps(ctx context.Context, rig string, rev int64) (*PsResult, error) {
-	live := rev < 0
-	st, err := m.load(ctx, rig, rev, live)
+func (m *Manager) Ps(ctx context.Context, rig string, at commands.Read) (*PsResult, error) {
+	live := !at.Past()
+	st, err := m.load(ctx, rig, at, live)
 	if err != nil {
 		return nil, err
 	}
@@ -107,18 +106,18 @@ type ListResult struct {
 }
 
 // List lists the seats of every rig (or of one) at rev.
-func (m *Manager) List(ctx context.Context, rig string, rev int64) (*ListResult, error) {
+func (m *Manager) List(ctx context.Context, rig string, at commands.Read) (*ListResult, error) {
 	if rig != "" {
 		if err := commands.CheckRigName(rig); err != nil {
 			return nil, err
 		}
 	}
-	live := rev < 0
+	live := !at.Past()
 	res := &ListResult{Seats: []*PsSeat{}}
 	var seats []projections.Seat
-	err := m.P.Store.Read(ctx, func(r *events.Reader) error {
-		var err error
-		if rev, _, err = replay.ResolveAt(r, rev, 0); err != nil {
+	err := m.Env.Store.Read(ctx, func(r *events.Reader) error {
+		rev, _, err := at.Resolve(r, 0)
+		if err != nil {
 			return err
 		}
 		res.ProjectRevision = rev
@@ -160,15 +159,15 @@ type ShowResult struct {
 }
 
 // Show returns a seat with its occupants over time, at rev.
-func (m *Manager) Show(ctx context.Context, address string, rev int64) (*ShowResult, error) {
+func (m *Manager) Show(ctx context.Context, address string, at commands.Read) (*ShowResult, error) {
 	if _, _, err := commands.ParseAddress(address); err != nil {
 		return nil, err
 	}
-	live := rev < 0
+	live := !at.Past()
 	res := &ShowResult{Occupants: []*Occupant{}}
-	err := m.P.Store.Read(ctx, func(r *events.Reader) error {
-		var err error
-		if rev, _, err = replay.ResolveAt(r, rev, 0); err != nil {
+	err := m.Env.Store.Read(ctx, func(r *events.Reader) error {
+		rev, _, err := at.Resolve(r, 0)
+		if err != nil {
 			return err
 		}
 		res.ProjectRevision = rev

@@ -71,7 +71,7 @@ func TestUpDownUp_Resumes(t *testing.T) {
 		t.Fatalf("after resume: %+v", s)
 	}
 	var sess *projections.Session
-	f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
+	f.m.Env.Store.Read(context.Background(), func(r *events.Reader) error {
 		sess, _ = projections.SessionAt(r.Conn, s.SessionID, r.Head)
 		return nil
 	})
@@ -119,7 +119,7 @@ func TestSeveralSeats_OnlySomeResume(t *testing.T) {
 
 	f.mode(review, "other-id")
 	f.mode(docs, "hang")
-	if _, err := commands.DeclareSeat(context.Background(), f.m.P.Env, commands.SeatRequest{Address: ops, Runtime: "generic",
+	if _, err := commands.DeclareSeat(context.Background(), f.m.Env, commands.SeatRequest{Address: ops, Runtime: "generic",
 		Command: "no-such-agent-xyz", ResumeCommand: "no-such-agent-xyz --resume {conversation}", Work: "T-5"}); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestSeveralSeats_OnlySomeResume(t *testing.T) {
 	if os := f.seatAt(ops); os.LastConversation == "" || os.SessionActive {
 		t.Fatalf("failed seat lost its prior state: %+v", os)
 	}
-	ps, err := f.m.Ps(context.Background(), "portal", -1)
+	ps, err := f.m.Ps(context.Background(), "portal", commands.Read{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestFailedLaunches(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	a := f.seat("a", "T-1", events.PolicyResumeIfPossible)
-	if _, err := commands.DeclareSeat(ctx, f.m.P.Env, commands.SeatRequest{Address: "b@portal", Runtime: "generic", Command: startCmd, Work: "T-2", Cwd: "missing/dir"}); err != nil {
+	if _, err := commands.DeclareSeat(ctx, f.m.Env, commands.SeatRequest{Address: "b@portal", Runtime: "generic", Command: startCmd, Work: "T-2", Cwd: "missing/dir"}); err != nil {
 		t.Fatal(err)
 	}
 	f.mode(a, "fail-start")
@@ -376,10 +376,10 @@ func TestFailed_WorkNotClaimable(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	a := f.seat("a", "T-1", "")
-	if _, err := commands.DeclareSeat(ctx, f.m.P.Env, commands.SeatRequest{Address: "b@portal", Runtime: "generic", Command: startCmd}); err != nil {
+	if _, err := commands.DeclareSeat(ctx, f.m.Env, commands.SeatRequest{Address: "b@portal", Runtime: "generic", Command: startCmd}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := commands.StartSession(ctx, f.m.P.Env, commands.StartRequest{Work: "T-1", Agent: "someone", Claim: true}); err != nil {
+	if _, err := commands.StartSession(ctx, f.m.Env, commands.StartRequest{Work: "T-1", Agent: "someone", Claim: true}); err != nil {
 		t.Fatal(err)
 	}
 	plan, err := f.m.Up(ctx, rig.UpOptions{Rig: "portal", Plan: true})
@@ -423,7 +423,7 @@ func TestSecretsStayOut(t *testing.T) {
 	if !withheld {
 		t.Fatalf("the secret line was not marked withheld: %q", p.Evidence.PaneTail)
 	}
-	if err := f.m.P.Store.Read(context.Background(), func(r *events.Reader) error {
+	if err := f.m.Env.Store.Read(context.Background(), func(r *events.Reader) error {
 		return events.ScanEvents(r.Conn, 1, r.Head, func(e *events.Event) error {
 			if strings.Contains(string(e.Payload), "ghp_") {
 				t.Fatalf("event %d holds the secret", e.Seq)

@@ -186,7 +186,7 @@ func (m *Manager) Apply(ctx context.Context, path string) (*ApplyResult, error) 
 	for i, seat := range spec.Seats {
 		reqs[i] = seat.request(spec.Rig)
 	}
-	out, err := commands.ApplyRig(ctx, m.P.Env, spec.Rig, reqs)
+	out, err := commands.ApplyRig(ctx, m.Env, spec.Rig, reqs)
 	if err != nil {
 		return nil, err
 	}

@@ -13,15 +13,20 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
-	"github.com/awr-dev/awr/service"
 	"github.com/oklog/ulid/v2"
 )
 
 // Manager runs the rigs of one project.
 type Manager struct {
-	P    *service.Project
-	Tmux Tmux
+	// Dir is the project directory.
+	Dir string
+	// Env is the project's command environment: its log, clock and
+	// entropy.
+	Env *commands.Env
+	// Stale lists the sources that changed since they were indexed; an up
+	// refuses to claim work on stale sources.
+	Stale func(ctx context.Context) ([]string, error)
+	Tmux  Tmux
 	// AwrBin is the awr executable agents call (its directory is put first
 	// on their PATH).
 	AwrBin string
@@ -48,16 +53,16 @@ func (m *Manager) poll() time.Duration {
 }
 
 func (m *Manager) newID() string {
-	return ulid.MustNew(ulid.Timestamp(m.P.Env.Now()), m.P.Env.Entropy).String()
+	return ulid.MustNew(ulid.Timestamp(m.Env.Now()), m.Env.Entropy).String()
 }
 
 // TmuxName is the tmux session a seat runs in, awr-<project hash>-ROLE@RIG:
 // derived from the project directory and the address, so two projects or
 // two seats never share one.
 func (m *Manager) TmuxName(address string) string {
-	abs, err := filepath.Abs(m.P.Dir)
+	abs, err := filepath.Abs(m.Dir)
 	if err != nil {
-		abs = m.P.Dir
+		abs = m.Dir
 	}
 	sum := sha256.Sum256([]byte(abs))
 	// '@' cannot occur in a role or a rig name, so two addresses never
@@ -96,14 +101,14 @@ type rigState struct {
 
 // load reads the rig at rev; live says whether to look at tmux (head
 // only).
-func (m *Manager) load(ctx context.Context, rig string, rev int64, live bool) (*rigState, error) {
+func (m *Manager) load(ctx context.Context, rig string, at commands.Read, live bool) (*rigState, error) {
 	if err := commands.CheckRigName(rig); err != nil {
 		return nil, err
 	}
 	st := &rigState{rig: rig}
-	err := m.P.Store.Read(ctx, func(r *events.Reader) error {
-		var err error
-		if rev, _, err = replay.ResolveAt(r, rev, 0); err != nil {
+	err := m.Env.Store.Read(ctx, func(r *events.Reader) error {
+		rev, _, err := at.Resolve(r, 0)
+		if err != nil {
 			return err
 		}
 		st.head = rev
@@ -177,7 +182,7 @@ func (m *Manager) load(ctx context.Context, rig string, rev int64, live bool) (*
 				}
 			}
 			if live {
-				if ss.workIssue, err = workIssue(r, &ss.seat, m.P.Env.Now().UnixMilli()); err != nil {
+				if ss.workIssue, err = workIssue(r, &ss.seat, m.Env.Now().UnixMilli()); err != nil {
 					return err
 				}
 			}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
@@ -15,7 +14,6 @@ import (
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/secret"
-	"github.com/awr-dev/awr/service"
 	"github.com/google/uuid"
 )
 
@@ -90,7 +88,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 	if err := m.Tmux.Available(); err != nil {
 		return nil, fault.New(fault.InvalidInput, "rig up: tmux not found on PATH").WithHint("install tmux, then awr rig up %s", opts.Rig)
 	}
-	st, err := m.load(ctx, opts.Rig, -1, true)
+	st, err := m.load(ctx, opts.Rig, commands.Read{}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +120,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 	}
 	if needsLaunch {
 		// Launching claims work: its sources must be current.
-		stale, err := m.P.StaleSources(ctx)
+		stale, err := m.Stale(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +161,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 	// Scoped to the rig's stream as read: of two ups that start (or take
 	// over) an attempt together, the second fails with RevisionConflict
 	// before it launches anything.
-	if _, _, err := commands.RigEventAt(ctx, m.P.Env, events.KindRestoreStarted, "rig/"+st.rig, rs, &st.head); err != nil {
+	if _, _, err := commands.RigEventAt(ctx, m.Env, events.KindRestoreStarted, "rig/"+st.rig, rs, &st.head); err != nil {
 		return nil, err
 	}
 	m.crash("restore_started")
@@ -171,7 +169,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 		// A --fresh that changes nothing (the seat runs, or starts fresh
 		// anyway by policy or as a first launch) is not a decision.
 		if p.decide && p.Action == ActionFresh && p.seat.seat.Policy != events.PolicyRelaunchFresh {
-			if _, _, err := commands.RigEvent(ctx, m.P.Env, events.KindSeatDecided, "seat/"+p.Address, events.SeatDecided{
+			if _, _, err := commands.RigEvent(ctx, m.Env, events.KindSeatDecided, "seat/"+p.Address, events.SeatDecided{
 				Address: p.Address, Rig: st.rig, Decision: events.DecisionFresh, Scope: p.scope}); err != nil {
 				return nil, err
 			}
@@ -203,7 +201,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 		return nil, err
 	}
 	res.Result = rollUp(res.Seats)
-	rev, err := commands.CompleteRestore(ctx, m.P.Env, events.RestoreCompleted{RestoreID: res.RestoreID, Rig: st.rig, Result: res.Result})
+	rev, err := commands.CompleteRestore(ctx, m.Env, events.RestoreCompleted{RestoreID: res.RestoreID, Rig: st.rig, Result: res.Result})
 	if err != nil {
 		return nil, err
 	}
@@ -228,12 +226,12 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 	if p.Action != ActionResume {
 		p.Conversation = ""
 		if rt.PreassignsConversation {
-			p.Conversation = uuid.Must(uuid.NewRandomFromReader(m.P.Env.Entropy)).String()
+			p.Conversation = uuid.Must(uuid.NewRandomFromReader(m.Env.Entropy)).String()
 		}
 	}
 	fail := func(reason string, err error, session string) error {
 		if session != "" {
-			if _, eerr := commands.EndSession(ctx, m.P.Env, commands.EndRequest{SessionID: session, Outcome: events.OutcomeAbandoned,
+			if _, eerr := commands.EndSession(ctx, m.Env, commands.EndRequest{SessionID: session, Outcome: events.OutcomeAbandoned,
 				Reason: "launch failed", Agent: s.Address}); eerr != nil && !fault.Is(eerr, fault.InvalidTransition) {
 				return eerr
 			}
@@ -248,7 +246,7 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 		return nil
 	}
 	name := m.TmuxName(s.Address)
-	dir := filepath.Join(m.P.Dir, ".awr", "seats", s.Address)
+	dir := filepath.Join(m.Dir, ".awr", "seats", s.Address)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fault.Wrap(fault.Storage, err, "rig up: create %s", dir)
 	}
@@ -257,7 +255,7 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 	if m.TTL > 0 {
 		ttl = m.TTL.Milliseconds()
 	}
-	l, err := commands.LaunchSeat(ctx, m.P.Env, commands.LaunchRequest{Address: s.Address, Mode: mode, FromSession: p.FromSession,
+	l, err := commands.LaunchSeat(ctx, m.Env, commands.LaunchRequest{Address: s.Address, Mode: mode, FromSession: p.FromSession,
 		Conversation: p.Conversation, TmuxSession: name, ContextFile: file, RestoreID: restoreID, TTLms: ttl, LaunchedSeq: s.LaunchedSeq})
 	if err != nil {
 		switch fault.CodeOf(err) {
@@ -277,13 +275,13 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 	if budget <= 0 {
 		budget = 5000
 	}
-	comp, cerr := m.P.Compile(ctx, service.CompileOptions{Work: s.Work, Session: l.SessionID, Budget: budget, At: -1})
+	comp, cerr := commands.CompileContext(ctx, m.Env, commands.CompileRequest{Work: s.Work, Session: l.SessionID, Budget: budget})
 	if comp == nil {
 		return fail("could not compile the seat's context: "+cerr.Error(), cerr, l.SessionID)
 	}
 	vars := map[string]string{"seat": s.Address, "rig": s.Rig, "role": s.Role, "session": l.SessionID, "conversation": p.Conversation,
-		"context_file": file, "project": m.P.Dir, "work": s.Work}
-	body := contextFile(s, l.SessionID, p.Conversation, m.P.Dir, comp.WorkContext.RenderedContext)
+		"context_file": file, "project": m.Dir, "work": s.Work}
+	body := contextFile(s, l.SessionID, p.Conversation, m.Dir, comp.WorkContext.RenderedContext)
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		return fail("could not write the context file", err, l.SessionID)
 	}
@@ -297,7 +295,7 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 		p.Evidence = &events.SeatEvidence{}
 	}
 	p.Evidence.Command = cmd
-	env := map[string]string{"AWR_PROJECT": m.P.Dir, "AWR_SEAT": s.Address, "AWR_SESSION": l.SessionID, "AWR_WORK": s.Work,
+	env := map[string]string{"AWR_PROJECT": m.Dir, "AWR_SEAT": s.Address, "AWR_SESSION": l.SessionID, "AWR_WORK": s.Work,
 		"AWR_CONTEXT_FILE": file, "AWR_CONVERSATION": p.Conversation}
 	if m.AwrBin != "" {
 		env["AWR_BIN"] = m.AwrBin
@@ -389,7 +387,7 @@ func (m *Manager) verify(ctx context.Context, rig, restoreID string, pending []*
 func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout time.Duration) (bool, error) {
 	s := &p.seat.seat
 	var cur *projections.Seat
-	if err := m.P.Store.Read(ctx, func(r *events.Reader) error {
+	if err := m.Env.Store.Read(ctx, func(r *events.Reader) error {
 		var err error
 		cur, err = projections.SeatAt(r.Conn, s.Address, r.Head)
 		return err
@@ -500,7 +498,7 @@ func (m *Manager) stop(ctx context.Context, p *SeatPlan, cur *projections.Seat, 
 		if outcome == events.SeatAwaitingDecision {
 			end = events.OutcomeInterrupted
 		}
-		if _, err := commands.EndSession(ctx, m.P.Env, commands.EndRequest{SessionID: cur.SessionID, Outcome: end, Reason: reason, Agent: cur.Address}); err != nil && !fault.Is(err, fault.InvalidTransition) {
+		if _, err := commands.EndSession(ctx, m.Env, commands.EndRequest{SessionID: cur.SessionID, Outcome: end, Reason: reason, Agent: cur.Address}); err != nil && !fault.Is(err, fault.InvalidTransition) {
 			return err
 		}
 	}
@@ -516,7 +514,7 @@ func (m *Manager) record(ctx context.Context, restoreID, rig string, p *SeatPlan
 			p.Evidence.PaneTail[i] = "[line withheld: it looks like a " + f.Kind + "]"
 		}
 	}
-	recorded, outcome, reason, err := commands.RecordSeatRestored(ctx, m.P.Env, events.SeatRestored{
+	recorded, outcome, reason, err := commands.RecordSeatRestored(ctx, m.Env, events.SeatRestored{
 		RestoreID: restoreID, Address: p.Address, Rig: rig, Outcome: p.Outcome, Reason: p.Reason,
 		SessionID: p.SessionID, Conversation: p.Conversation, Evidence: p.Evidence})
 	if err != nil {
@@ -530,12 +528,4 @@ func (m *Manager) record(ctx context.Context, restoreID, rig string, p *SeatPlan
 	m.restored++
 	m.crash("seat_restored:" + strconv.Itoa(m.restored))
 	return nil
-}
-
-// crash kills the process at a named point, for crash tests.
-func (m *Manager) crash(point string) {
-	if m.Crashpoint != "" && m.Crashpoint == point {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {}
-	}
 }

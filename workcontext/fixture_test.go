@@ -10,25 +10,26 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/bench"
-	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/service"
 	"github.com/stretchr/testify/require"
 )
 
 // project150 indexes the 150-task register of the benchmarks, with a
 // checkpoint on one task, and returns the open project.
-func project150(tb testing.TB) *service.Project {
+func project150(tb testing.TB) *project.Project {
 	tb.Helper()
 	ctx := context.Background()
 	dir := tb.TempDir()
 	st, err := bench.NewProject(ctx, events.DBPath(dir), 150, 1)
 	require.NoError(tb, err)
-	tb.Cleanup(func() { st.Close() })
+	require.NoError(tb, st.Close())
 	now := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
-	env := &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(2))}
-	return &service.Project{Dir: dir, Store: st, Env: env}
+	p, err := project.Open(ctx, dir, project.Options{Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(2))})
+	require.NoError(tb, err)
+	tb.Cleanup(func() { p.Close() })
+	return p
 }
 
 // TestCompile_150Tasks: at budget 5000 every task's packet holds every
@@ -41,7 +42,9 @@ func TestCompile_150Tasks(t *testing.T) {
 	var items []projections.WorkItem
 	var goals []events.Goal
 	var rules []events.Rule
-	require.NoError(t, p.Store.Read(ctx, func(r *events.Reader) error {
+	st, err := p.EventLog(ctx)
+	require.NoError(t, err)
+	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		var err error
 		if items, err = projections.WorkItemsAt(r.Conn, r.Head); err != nil {
 			return err
@@ -61,7 +64,7 @@ func TestCompile_150Tasks(t *testing.T) {
 	var report strings.Builder
 	report.WriteString("| task | status | required facts | present | tokens |\n|------|--------|----------------|---------|--------|\n")
 	for _, it := range items {
-		res, err := p.Compile(ctx, service.CompileOptions{Work: it.Key, Budget: 5000, At: -1})
+		res, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: it.Key, Budget: 5000})
 		require.NoError(t, err, it.Key)
 		text := res.WorkContext.RenderedContext
 		require.LessOrEqual(t, res.WorkContext.TokenEstimate, 5000, it.Key)
@@ -106,7 +109,7 @@ func BenchmarkCompile_150Tasks(b *testing.B) {
 	ctx := context.Background()
 	p := project150(b)
 	for b.Loop() {
-		if _, err := p.Compile(ctx, service.CompileOptions{Work: "T-075", Budget: 5000, At: -1}); err != nil {
+		if _, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: "T-075", Budget: 5000}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,18 +8,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/awr-dev/awr/buildinfo"
-	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/service"
+	"github.com/awr-dev/awr/project"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -63,15 +59,16 @@ type CLI struct {
 }
 
 // App is what every command's Run receives: the parsed globals, the output
-// streams, the clock and a lazily opened store.
+// streams, the clock and the project, opened through the door on first use.
 type App struct {
 	Ctx     context.Context
+	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
 	JSON    bool
 	Project string
 	Now     func() time.Time
-	store   *events.Store
+	proj    *project.Project
 	timeout time.Duration
 }
 
@@ -116,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// whole, so nothing half-written remains.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		app := &App{Ctx: ctx, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout}
+		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout}
 		defer app.close()
 		err = kctx.Run(app)
 		code = report(stderr, cli.JSON, err)
@@ -138,23 +135,15 @@ func hasFlag(args []string, flag string) bool {
 	return false
 }
 
-// report prints err (as text or JSON on stderr) and returns the exit code.
+// report prints err (as text, or as the one error object on stderr) and
+// returns the exit code.
 func report(stderr io.Writer, jsonOut bool, err error) int {
 	if err == nil {
 		return 0
 	}
 	fe := fault.As(err)
 	if jsonOut {
-		out := struct {
-			Code    fault.Code     `json:"code"`
-			Message string         `json:"message"`
-			Details map[string]any `json:"details"`
-			Hint    string         `json:"hint"`
-		}{fe.Code, fe.Message, fe.Details, fe.Hint}
-		if out.Details == nil {
-			out.Details = map[string]any{}
-		}
-		b, _ := json.Marshal(out)
+		b, _ := json.Marshal(fault.ObjectOf(err))
 		fmt.Fprintln(stderr, string(b))
 	} else {
 		fmt.Fprintf(stderr, "awr: %s (%s)\n", fe.Message, fe.Code)
@@ -165,57 +154,23 @@ func report(stderr io.Writer, jsonOut bool, err error) int {
 	return fault.ExitCode(fe)
 }
 
-// projectDir returns the absolute project directory.
-func (a *App) projectDir() (string, error) {
-	dir := a.Project
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fault.Wrap(fault.Storage, err, "find project directory")
-		}
-		dir = wd
+// project opens the project through the door (once per command).
+func (a *App) project() (*project.Project, error) {
+	if a.proj != nil {
+		return a.proj, nil
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fault.Wrap(fault.InvalidInput, err, "--project %s", dir)
-	}
-	return abs, nil
-}
-
-// Store opens the project's event log (it must exist).
-func (a *App) Store() (*events.Store, error) { return a.open(false) }
-
-func (a *App) open(create bool) (*events.Store, error) {
-	if a.store != nil {
-		return a.store, nil
-	}
-	dir, err := a.projectDir()
+	p, err := project.Open(a.Ctx, a.Project, project.Options{Now: a.Now, LockTimeout: a.timeout, Progress: a.progress, Version: Version(),
+		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET"), AwrBin: awrBinary(), Crashpoint: os.Getenv("AWR_TEST_CRASHPOINT")}})
 	if err != nil {
 		return nil, err
 	}
-	st, err := events.Open(a.Ctx, events.DBPath(dir), events.Options{Create: create, Projectors: projections.Projectors(),
-		Progress: a.progress("rebuilding projections"), LockTimeout: a.timeout})
-	if err != nil {
-		return nil, err
-	}
-	a.store = st
-	return st, nil
-}
-
-// Env returns the command environment on the real clock.
-func (a *App) Env() (*commands.Env, error) {
-	st, err := a.Store()
-	if err != nil {
-		return nil, err
-	}
-	env := commands.NewEnv(st)
-	env.Now = a.Now
-	return env, nil
+	a.proj = p
+	return p, nil
 }
 
 func (a *App) close() {
-	if a.store != nil {
-		a.store.Close()
+	if a.proj != nil {
+		a.proj.Close()
 	}
 }
 
@@ -253,12 +208,3 @@ func (a *App) progress(desc string) func(done, total int64) {
 		}
 	}
 }
-
-// atFlag is the --at flag shared by read commands.
-type atFlag struct {
-	At *int64 `help:"Answer as of the state right after event REV." placeholder:"REV"`
-}
-
-func (f atFlag) rev() (int64, error) { return service.At(f.At) }
-
-func isNotFound(err error) bool { return fault.Is(err, fault.NotFound) }

@@ -12,10 +12,8 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/bench"
-	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/project"
 	"golang.org/x/term"
 )
 
@@ -74,17 +72,13 @@ func (c *benchProjectCmd) Run(app *App) error {
 	}
 	res.Next = "awr init --accept --project " + quoteArg(dir)
 	if !c.NoInit {
-		app.Project = dir
-		p, err := intake.Plan(dir, intake.InitOptions{Version: Version()})
+		back := app.Now().Add(-initBackdate)
+		p, err := project.Open(app.Ctx, dir, project.Options{Now: func() time.Time { return back }, LockTimeout: app.timeout, Version: Version()})
 		if err != nil {
 			return err
 		}
-		back := app.Now().Add(-initBackdate)
-		acc, err := intake.Accept(app.Ctx, p, app.open, func(st *events.Store) *commands.Env {
-			env := commands.NewEnv(st)
-			env.Now = func() time.Time { return back }
-			return env
-		})
+		defer p.Close()
+		acc, err := p.Init(app.Ctx, project.InitRequest{Accept: true})
 		if err != nil {
 			return err
 		}
@@ -139,7 +133,11 @@ func (c *benchGenerateCmd) Run(app *App) error {
 	if c.Agents <= 0 {
 		return fault.New(fault.Usage, "bench generate: --agents %d: want a positive number", c.Agents).With("flag", "--agents").WithHint("awr bench generate --agents 8")
 	}
-	st, err := app.Store()
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	st, err := p.EventLog(app.Ctx)
 	if err != nil {
 		return err
 	}

@@ -3,96 +3,30 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/intake"
-	"github.com/awr-dev/awr/queries"
+	"github.com/awr-dev/awr/project"
 )
 
 type initCmd struct {
-	Name      string   `help:"Project name (default: the directory name)."`
-	Accept    bool     `help:"Apply exactly what the preview shows."`
-	Goal      string   `help:"For a project with no goal: propose .awr/intake/GOALS.md with this goal and an intake task INTAKE-001." placeholder:"TEXT"`
-	Source    []string `sep:"none" help:"Index this file (repeatable); settles which candidate to use when discovery finds several." placeholder:"PATH"`
-	StatusMap []string `name:"status-map" sep:"none" help:"Map a register's status word to a canonical status (repeatable)." placeholder:"SRC=CANON"`
-	FieldMap  []string `name:"field-map" sep:"none" help:"Map a canonical field to the register's own column or key (repeatable)." placeholder:"CANON=SRC"`
-}
-
-func pairs(flag string, vals []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, v := range vals {
-		k, val, ok := strings.Cut(v, "=")
-		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(val) == "" {
-			return nil, fault.New(fault.Usage, "%s %q: want KEY=VALUE", flag, v).With("flag", flag).WithHint("awr init --help")
-		}
-		out[strings.TrimSpace(k)] = strings.TrimSpace(val)
-	}
-	return out, nil
+	project.InitRequest
 }
 
 // Run previews or applies project initialization.
 func (c *initCmd) Run(app *App) error {
-	dir, err := app.projectDir()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fault.New(fault.InvalidInput, "init: --project %s is not a directory", dir).With("path", dir).WithHint("mkdir -p %s", dir)
-	}
-	sm, err := pairs("--status-map", c.StatusMap)
-	if err != nil {
-		return err
-	}
-	fm, err := pairs("--field-map", c.FieldMap)
-	if err != nil {
-		return err
-	}
-	opts := intake.InitOptions{Name: c.Name, Goal: c.Goal, Sources: c.Source, StatusMap: sm, FieldMap: fm, Version: Version()}
-	// A project whose log exists keeps the name and id it was created with.
-	var existing *queries.StatusResult
-	if _, err := os.Stat(events.DBPath(dir)); err == nil {
-		st, err := app.Store()
-		if err != nil {
-			return err
-		}
-		if existing, err = queries.Status(app.Ctx, st, queries.Head(app.Now())); err != nil {
-			return err
-		}
-		if opts.Name == "" && existing.ProjectName != "" {
-			opts.Name = existing.ProjectName
-		}
-	}
-	p, err := intake.Plan(dir, opts)
-	if err != nil {
-		return err
-	}
-	if !c.Accept {
-		p.Status, p.RequiresAccept, p.Next = "preview", true, p.Accept
-		if existing != nil {
-			p.ProjectRevision, p.ProjectID = existing.ProjectRevision, existing.ProjectID
-			if len(p.Writes) == 0 {
-				p.Status, p.RequiresAccept, p.Next = "initialized", false, "awr status"
-			}
-		}
-		return app.render(p, func(w io.Writer) { printPreview(w, p) })
-	}
-	res, err := intake.Accept(app.Ctx, p, app.open, func(st *events.Store) *commands.Env {
-		env := commands.NewEnv(st)
-		env.Now = app.Now
-		return env
-	})
+	res, err := p.Init(app.Ctx, c.InitRequest)
 	if err != nil {
 		return err
 	}
 	return app.render(res, func(w io.Writer) { printPreview(w, res) })
 }
 
-func printPreview(w io.Writer, p *intake.Preview) {
+func printPreview(w io.Writer, p *project.InitResult) {
 	switch p.Status {
 	case "unchanged":
 		fmt.Fprintf(w, "already initialized: project %q (project_revision %d); nothing changed\nnext: %s\n", p.Name, p.ProjectRevision, p.Next)
@@ -131,7 +65,7 @@ func printPreview(w io.Writer, p *intake.Preview) {
 	}
 }
 
-func printOrganization(w io.Writer, org intake.Organization, maxGaps int) {
+func printOrganization(w io.Writer, org project.Organization, maxGaps int) {
 	fmt.Fprintf(w, "\norganization: %s\n", org.State)
 	for i, g := range org.Gaps {
 		if i == maxGaps {

@@ -5,37 +5,20 @@ import (
 	"io"
 	"time"
 
-	"github.com/awr-dev/awr/queries"
-	"github.com/awr-dev/awr/service"
+	"github.com/awr-dev/awr/project"
 )
 
 type logCmd struct {
-	atFlag
-	Session string `help:"Only events concerning this session." placeholder:"ID"`
-	Work    string `help:"Only events concerning this work item." placeholder:"KEY"`
-	Kind    string `help:"Only events of this kind." placeholder:"KIND"`
-	Since   int64  `help:"Only events after this revision." placeholder:"REV"`
-	Until   int64  `help:"Only events up to and including this revision." placeholder:"REV"`
-	Limit   *int   `help:"At most N events (default 1000; 0 for all)." placeholder:"N"`
+	project.LogRequest
 }
 
 // Run lists events.
 func (c *logCmd) Run(app *App) error {
-	st, err := app.Store()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	rev, err := c.rev()
-	if err != nil {
-		return err
-	}
-	limit, err := service.LogLimit(c.Limit)
-	if err != nil {
-		return err
-	}
-	res, err := queries.Log(app.Ctx, st, queries.At{Rev: rev, Now: app.Now()}, queries.LogFilter{
-		Session: c.Session, Work: c.Work, Kind: c.Kind, Since: c.Since, Until: c.Until, Limit: limit,
-	})
+	res, err := p.Log(app.Ctx, c.LogRequest)
 	if err != nil {
 		return err
 	}

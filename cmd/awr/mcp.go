@@ -12,10 +12,11 @@ type mcpCmd struct {
 
 // Run serves the MCP tools on stdio; logs go to stderr.
 func (c *mcpCmd) Run(app *App) error {
-	dir, err := app.projectDir()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
+	dir := p.Dir()
 	logger := slog.New(slog.NewTextHandler(app.Stderr, &slog.HandlerOptions{Level: c.LogLevel}))
 	return mcpserver.ServeStdio(app.Ctx, mcpserver.Options{Project: dir, Version: Version(), Timeout: app.timeout, Now: app.Now, Logger: logger})
 }

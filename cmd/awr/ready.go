@@ -6,26 +6,20 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/awr-dev/awr/queries"
+	"github.com/awr-dev/awr/project"
 )
 
 type readyCmd struct {
-	atFlag
-	All   bool `help:"Also list every other item with the reasons it is not ready."`
-	Limit int  `help:"At most N ready items (0 for all)." placeholder:"N"`
+	project.ReadyRequest
 }
 
 // Run lists claimable work.
 func (c *readyCmd) Run(app *App) error {
-	st, err := app.Store()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	rev, err := c.rev()
-	if err != nil {
-		return err
-	}
-	res, err := queries.Ready(app.Ctx, st, queries.At{Rev: rev, Now: app.Now()}, c.Limit, c.All)
+	res, err := p.Ready(app.Ctx, c.ReadyRequest)
 	if err != nil {
 		return err
 	}
@@ -56,48 +50,5 @@ func (c *readyCmd) Run(app *App) error {
 		if len(res.Ready) > 0 {
 			fmt.Fprintf(w, "next: awr session start --work %s --agent NAME --claim\n", res.Ready[0].Key)
 		}
-	})
-}
-
-type intakeCmd struct {
-	Inspect intakeInspectCmd `cmd:"" help:"Report how organized the project is and what to do before work can start."`
-}
-
-type intakeInspectCmd struct {
-	atFlag
-}
-
-// Run prints the organization report.
-func (c *intakeInspectCmd) Run(app *App) error {
-	dir, err := app.projectDir()
-	if err != nil {
-		return err
-	}
-	rev, err := c.rev()
-	if err != nil {
-		return err
-	}
-	st, err := app.Store()
-	if err != nil {
-		if !isNotFound(err) {
-			return err
-		}
-		st = nil
-	}
-	res, err := queries.Intake(app.Ctx, st, dir, queries.At{Rev: rev, Now: app.Now()})
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
-		fmt.Fprintf(w, "project_revision %d", res.ProjectRevision)
-		printOrganization(w, res.Organization, 50)
-		fmt.Fprintln(w, "\nactions:")
-		for i, a := range res.Organization.Actions {
-			fmt.Fprintf(w, "  %d. %s\n     done when: %s\n", i+1, a.Instruction, a.DoneWhen)
-			if a.Command != "" {
-				fmt.Fprintf(w, "     run: %s\n", a.Command)
-			}
-		}
-		fmt.Fprintf(w, "next: %s\n", res.NextAction)
 	})
 }

@@ -4,26 +4,20 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/awr-dev/awr/replay"
+	"github.com/awr-dev/awr/project"
 )
 
 type replayCmd struct {
-	Verify bool `help:"Rebuild into a scratch copy and compare checksums with the live projections, changing nothing."`
+	project.ReplayRequest
 }
 
 // Run rebuilds (or verifies) the projections.
 func (c *replayCmd) Run(app *App) error {
-	st, err := app.Store()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	progress := app.progress("replaying")
-	var res *replay.RebuildResult
-	if c.Verify {
-		res, err = replay.RebuildAndVerify(app.Ctx, st, progress)
-	} else {
-		res, err = replay.Rebuild(app.Ctx, st, progress)
-	}
+	res, err := p.Replay(app.Ctx, c.ReplayRequest)
 	if res == nil {
 		return err
 	}

@@ -5,11 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/intake"
-	"github.com/awr-dev/awr/queries"
+	"github.com/awr-dev/awr/project"
 )
 
 type sourceCmd struct {
@@ -19,8 +15,7 @@ type sourceCmd struct {
 }
 
 type sourceReindexCmd struct {
-	Force bool `help:"Index every source, changed or not."`
-	writeFlags
+	project.SourceReindexRequest
 }
 
 // Run reads every manifest source and appends source_indexed for each one
@@ -30,7 +25,7 @@ func (c *sourceReindexCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := p.Reindex(app.Ctx, c.Force, c.meta())
+	res, err := p.SourceReindex(app.Ctx, c.SourceReindexRequest)
 	if err != nil {
 		return err
 	}
@@ -53,24 +48,16 @@ func (c *sourceReindexCmd) Run(app *App) error {
 }
 
 type sourceListCmd struct {
-	atFlag
+	project.SourceListRequest
 }
 
 // Run lists the sources.
 func (c *sourceListCmd) Run(app *App) error {
-	st, err := app.Store()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	dir, err := app.projectDir()
-	if err != nil {
-		return err
-	}
-	rev, err := c.rev()
-	if err != nil {
-		return err
-	}
-	res, err := queries.Sources(app.Ctx, st, dir, queries.At{Rev: rev, Now: app.Now()})
+	res, err := p.SourceList(app.Ctx, c.SourceListRequest)
 	if err != nil {
 		return err
 	}
@@ -85,52 +72,20 @@ func (c *sourceListCmd) Run(app *App) error {
 }
 
 type sourceAddCmd struct {
-	Path    string `arg:"" help:"Project-relative path of the file."`
-	Adapter string `help:"Adapter (default: chosen by name and content)." placeholder:"NAME"`
-	Role    string `help:"tasks, goals, plan or rules (default: chosen by name)." placeholder:"ROLE"`
+	project.SourceAddRequest
 }
 
-// addResult is `awr source add`.
-type addResult struct {
-	Source          intake.ManifestSource `json:"source"`
-	Indexed         *commands.IndexResult `json:"indexed"`
-	ProjectRevision int64                 `json:"project_revision"`
-}
-
-// Run adds a source to the manifest and indexes it, in that order: the
-// manifest changes only once the file has been read.
+// Run adds a source to the manifest and indexes it.
 func (c *sourceAddCmd) Run(app *App) error {
-	if _, err := app.Store(); err != nil {
-		return err
-	}
-	dir, err := app.projectDir()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	m, ms, err := intake.AddSource(dir, c.Path, c.Adapter, c.Role)
+	res, err := p.SourceAdd(app.Ctx, c.SourceAddRequest)
 	if err != nil {
 		return err
-	}
-	si, missing := intake.Read(dir, ms)
-	if missing {
-		return fault.New(fault.InvalidInput, "source add: %s is missing", ms.Path).With("path", ms.Path)
-	}
-	env, err := app.Env()
-	if err != nil {
-		return err
-	}
-	out, err := commands.IndexSources(app.Ctx, env, commands.IndexSourcesRequest{Sources: []events.SourceIndexed{si}})
-	if err != nil {
-		return err
-	}
-	if err := intake.WriteManifest(dir, m); err != nil {
-		return err
-	}
-	res := &addResult{Source: ms, ProjectRevision: out.ProjectRevision}
-	if len(out.Indexed) > 0 {
-		res.Indexed = &out.Indexed[0]
 	}
 	return app.render(res, func(w io.Writer) {
-		fmt.Fprintf(w, "added %s (%s, %s) to the manifest and indexed it: %d items (project_revision %d)\nnext: awr intake inspect\n", ms.Path, ms.Adapter, ms.Role, len(si.Items), out.ProjectRevision)
+		fmt.Fprintf(w, "added %s (%s, %s) to the manifest and indexed it: %d items (project_revision %d)\nnext: awr intake inspect\n", res.Source.Path, res.Source.Adapter, res.Source.Role, res.Items, res.ProjectRevision)
 	})
 }

@@ -7,24 +7,20 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/awr-dev/awr/queries"
+	"github.com/awr-dev/awr/project"
 )
 
 type statusCmd struct {
-	atFlag
+	project.StatusRequest
 }
 
 // Run prints the project status.
 func (c *statusCmd) Run(app *App) error {
-	st, err := app.Store()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	rev, err := c.rev()
-	if err != nil {
-		return err
-	}
-	res, err := queries.Status(app.Ctx, st, queries.At{Rev: rev, Now: app.Now()})
+	res, err := p.Status(app.Ctx, c.StatusRequest)
 	if err != nil {
 		return err
 	}
@@ -53,7 +49,7 @@ func (c *statusCmd) Run(app *App) error {
 			}
 			fmt.Fprintf(tw, "by status\t%s\n", strings.Join(parts, ", "))
 		}
-		queue := func(name string, items []queries.QueueItem) {
+		queue := func(name string, items []project.QueueItem) {
 			if len(items) == 0 {
 				return
 			}

@@ -4,18 +4,20 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/awr-dev/awr/replay"
+	"github.com/awr-dev/awr/project"
 )
 
-type verifyCmd struct{}
+type verifyCmd struct {
+	project.VerifyRequest
+}
 
 // Run verifies the log and projections.
 func (c *verifyCmd) Run(app *App) error {
-	st, err := app.Store()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	res, err := replay.Verify(app.Ctx, st, app.progress("verifying"))
+	res, err := p.Verify(app.Ctx, c.VerifyRequest)
 	if res == nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package queries
+package project
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/replay"
 	"zombiezen.com/go/sqlite"
 )
 
@@ -39,10 +38,32 @@ type LogResult struct {
 	NextSince int64 `json:"next_since,omitempty"`
 }
 
-// Log lists events oldest first, filtered, as of at.
-// Errors: InvalidInput for an unknown --kind, a negative bound, --since not
-// before --until, or --at beyond the head.
-func Log(ctx context.Context, store *events.Store, at At, f LogFilter) (*LogResult, error) {
+// LogRequest is `awr log` and awr_log.
+type LogRequest struct {
+	Read
+	Session string `name:"session" json:"session,omitempty" help:"Only events concerning this session." placeholder:"ID"`
+	Work    string `name:"work" json:"work,omitempty" help:"Only events concerning this work item." placeholder:"KEY"`
+	Kind    string `name:"kind" json:"kind,omitempty" help:"Only events of this kind." placeholder:"KIND"`
+	Since   int64  `name:"since" json:"since,omitempty" help:"Only events after this revision." placeholder:"REV"`
+	Until   int64  `name:"until" json:"until,omitempty" help:"Only events up to and including this revision." placeholder:"REV"`
+	Limit   *int   `name:"limit" json:"limit,omitempty" help:"At most N events (default 1000; 0 for all)." placeholder:"N"`
+}
+
+// Log lists events oldest first, filtered, as of the request's revision.
+// Errors: InvalidInput for an unknown --kind, a negative bound or limit,
+// --since not before --until, or --at beyond the head.
+func (p *Project) Log(ctx context.Context, req LogRequest) (*LogResult, error) {
+	f := LogFilter{Session: req.Session, Work: req.Work, Kind: req.Kind, Since: req.Since, Until: req.Until, Limit: DefaultLogLimit}
+	if req.Limit != nil {
+		switch n := *req.Limit; {
+		case n < 0:
+			return nil, fault.New(fault.InvalidInput, "log: --limit %d is negative; use 0 for all events", n).With("flag", "--limit").WithHint("awr log --limit 0")
+		case n == 0:
+			f.Limit = -1
+		default:
+			f.Limit = n
+		}
+	}
 	if f.Kind != "" && !events.Known(events.Kind(f.Kind)) {
 		return nil, fault.New(fault.InvalidInput, "log: --kind %q is not an event kind", f.Kind).With("kinds", events.Kinds()).
 			WithHint("awr log --kind %s", events.KindCheckpointRecorded)
@@ -55,11 +76,7 @@ func Log(ctx context.Context, store *events.Store, at At, f LogFilter) (*LogResu
 		limit = DefaultLogLimit
 	}
 	res := &LogResult{Events: []LogEvent{}}
-	err := store.Read(ctx, func(r *events.Reader) error {
-		rev, _, err := replay.ResolveAt(r, at.Rev, at.Now.UnixMilli())
-		if err != nil {
-			return err
-		}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		res.ProjectRevision = rev
 		until := rev
 		if f.Until > 0 && f.Until < until {

@@ -1,4 +1,4 @@
-package queries
+package workcontext
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/workcontext"
 	"zombiezen.com/go/sqlite"
 )
 
@@ -20,13 +19,13 @@ const (
 	maxEarlier = 8
 )
 
-// ContextInput gathers, at rev, everything a packet for work (and, if set,
+// Gather gathers, at rev, everything a packet for work (and, if set,
 // session) may draw on: the item, goals, rules in scope, dependencies with
 // their status, the latest checkpoint of the session's chain (its own or
 // the one it inherited), earlier checkpoints, related items (same goal or
 // milestone) and the recent history of the work.
-func ContextInput(conn *sqlite.Conn, rev int64, work, session string) (workcontext.Input, error) {
-	in := workcontext.Input{Work: work, SessionID: session, AtRevision: rev}
+func Gather(conn *sqlite.Conn, rev int64, work, session string) (Input, error) {
+	in := Input{Work: work, SessionID: session, AtRevision: rev}
 	items, err := projections.WorkItemsAt(conn, rev)
 	if err != nil {
 		return in, err
@@ -41,7 +40,7 @@ func ContextInput(conn *sqlite.Conn, rev int64, work, session string) (workconte
 		in.Item = &it
 		for _, d := range it.DependsOn {
 			dep, found := byKey[d.Key]
-			in.Dependencies = append(in.Dependencies, workcontext.Dependency{Key: d.Key, Required: d.Required, Status: dep.Status, Found: found})
+			in.Dependencies = append(in.Dependencies, Dependency{Key: d.Key, Required: d.Required, Status: dep.Status, Found: found})
 		}
 		for _, other := range items {
 			if other.Key == work || len(in.Related) >= maxRelated {
@@ -72,7 +71,7 @@ func ContextInput(conn *sqlite.Conn, rev int64, work, session string) (workconte
 		return in, err
 	}
 	for _, r := range rules {
-		if in.Item == nil || inScope(r.Paths, in.Item.Paths) {
+		if in.Item == nil || RuleInScope(r.Paths, in.Item.Paths) {
 			in.Rules = append(in.Rules, r)
 		}
 	}
@@ -119,9 +118,9 @@ func ContextInput(conn *sqlite.Conn, rev int64, work, session string) (workconte
 	return in, nil
 }
 
-// inScope reports whether a rule scoped to rulePaths applies to an item
+// RuleInScope reports whether a rule scoped to rulePaths applies to an item
 // touching itemPaths; unscoped rules and unscoped items always match.
-func inScope(rulePaths, itemPaths []string) bool {
+func RuleInScope(rulePaths, itemPaths []string) bool {
 	if len(rulePaths) == 0 || len(itemPaths) == 0 {
 		return true
 	}

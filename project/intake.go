@@ -1,4 +1,4 @@
-package queries
+package project
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/intake"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
 )
 
 // IntakeResult is `awr intake inspect`.
@@ -60,11 +59,18 @@ func facts(r *events.Reader, dir string, m *intake.Manifest, rev, now int64) (in
 	return f, states, nil
 }
 
-// Intake reports how organized the project is, as of at: its state, the
-// gaps with their source references, the actions in order, and the work an
-// agent can start on. store nil means the project is not initialized.
-func Intake(ctx context.Context, store *events.Store, dir string, at At) (*IntakeResult, error) {
-	if store == nil {
+// IntakeInspectRequest is `awr intake inspect` and awr_intake_inspect.
+type IntakeInspectRequest struct {
+	Read
+}
+
+// IntakeInspect reports how organized the project is, as of the request's
+// revision: its state, the gaps with their source references, the actions
+// in order, and the work an agent can start on. It answers for a project
+// without a log too (not initialized).
+func (p *Project) IntakeInspect(ctx context.Context, req IntakeInspectRequest) (*IntakeResult, error) {
+	dir := p.dir
+	if !p.exists() {
 		org := intake.Organize(intake.Facts{})
 		return &IntakeResult{Organization: org, Sources: []intake.SourceState{}, ExecutableWork: org.ExecutableWork, NextAction: org.NextAction}, nil
 	}
@@ -73,11 +79,7 @@ func Intake(ctx context.Context, store *events.Store, dir string, at At) (*Intak
 		return nil, err
 	}
 	res := &IntakeResult{}
-	err = store.Read(ctx, func(r *events.Reader) error {
-		rev, now, err := replay.ResolveAt(r, at.Rev, at.Now.UnixMilli())
-		if err != nil {
-			return err
-		}
+	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		f, states, err := facts(r, dir, m, rev, now)
 		if err != nil {
 			return err
@@ -93,20 +95,22 @@ func Intake(ctx context.Context, store *events.Store, dir string, at At) (*Intak
 	return res, nil
 }
 
-// Sources lists each manifest source (or, at a past revision, each indexed
+// SourceListRequest is `awr source list` and awr_source_list.
+type SourceListRequest struct {
+	Read
+}
+
+// SourceList lists each manifest source (or, at a past revision, each indexed
 // source) with its adapter, hash, the revision it was indexed at and its
 // freshness: fresh, stale, missing or not_indexed.
-func Sources(ctx context.Context, store *events.Store, dir string, at At) (*SourcesResult, error) {
+func (p *Project) SourceList(ctx context.Context, req SourceListRequest) (*SourcesResult, error) {
+	dir := p.dir
 	m, _, err := intake.ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
 	res := &SourcesResult{}
-	err = store.Read(ctx, func(r *events.Reader) error {
-		rev, now, err := replay.ResolveAt(r, at.Rev, at.Now.UnixMilli())
-		if err != nil {
-			return err
-		}
+	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		_, states, err := facts(r, dir, m, rev, now)
 		res.ProjectRevision, res.Sources = rev, states
 		return err
@@ -117,14 +121,6 @@ func Sources(ctx context.Context, store *events.Store, dir string, at At) (*Sour
 	return res, nil
 }
 
-// IndexedSources lists the sources the log holds at the head, whatever the
-// manifest says now.
-func IndexedSources(ctx context.Context, store *events.Store) ([]projections.Source, error) {
-	var out []projections.Source
-	err := store.Read(ctx, func(r *events.Reader) error {
-		var err error
-		out, err = projections.SourcesAt(r.Conn, r.Head, true)
-		return err
-	})
-	return out, err
-}
+// Organization is the organization report of a project: its state, gaps,
+// actions and executable work.
+type Organization = intake.Organization

@@ -1,28 +1,31 @@
-package queries_test
+package project_test
 
 import (
 	"context"
 	"math/rand"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/queries"
 	"github.com/stretchr/testify/require"
 )
 
 // history: two sessions on W-1 (the second resumes the first, moving its
 // claim, and a host binds to it), one session on W-2.
-func history(t *testing.T) (*events.Store, string, string, string) {
+func history(t *testing.T) (*project.Project, string, string, string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := events.Open(ctx, events.DBPath(filepath.Join(t.TempDir())), events.Options{Create: true, Projectors: projections.Projectors()})
+	dir := t.TempDir()
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
+	p, err := project.Open(ctx, dir, project.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	env := &commands.Env{Store: st, Now: func() time.Time { now = now.Add(time.Second); return now }, Entropy: rand.New(rand.NewSource(1))}
 	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "q"}) // 1
@@ -40,10 +43,23 @@ func history(t *testing.T) (*events.Store, string, string, string) {
 	require.NoError(t, err)
 	_, err = commands.BindClient(ctx, env, commands.BindRequest{Client: "host", ExternalSession: "host:1", Work: "W-1", SessionID: b.Session.ID}) // 13
 	require.NoError(t, err)
-	return st, a.Session.ID, b.Session.ID, other.Session.ID
+	return p, a.Session.ID, b.Session.ID, other.Session.ID
 }
 
-func seqs(res *queries.LogResult) []int64 {
+// logReq is the request of a filter as the old queries.Log took it (a
+// negative limit: all).
+func logReq(f project.LogFilter, at *int64) project.LogRequest {
+	r := project.LogRequest{Read: project.Read{At: at}, Session: f.Session, Work: f.Work, Kind: f.Kind, Since: f.Since, Until: f.Until}
+	switch {
+	case f.Limit < 0:
+		r.Limit = new(0)
+	case f.Limit > 0:
+		r.Limit = new(f.Limit)
+	}
+	return r
+}
+
+func seqs(res *project.LogResult) []int64 {
 	var out []int64
 	for _, e := range res.Events {
 		out = append(out, e.Seq)
@@ -54,49 +70,48 @@ func seqs(res *queries.LogResult) []int64 {
 func TestLog(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, a, b, _ := history(t)
-	head := queries.Head(time.Now())
-	log := func(f queries.LogFilter) *queries.LogResult {
-		res, err := queries.Log(ctx, st, head, f)
+	p, a, b, _ := history(t)
+	log := func(f project.LogFilter) *project.LogResult {
+		res, err := p.Log(ctx, logReq(f, nil))
 		require.NoError(t, err)
 		return res
 	}
-	require.Equal(t, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, seqs(log(queries.LogFilter{})))
+	require.Equal(t, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, seqs(log(project.LogFilter{})))
 	// A session's own stream, its claim events on the work stream.
-	require.Equal(t, []int64{3, 4, 7, 9, 11}, seqs(log(queries.LogFilter{Session: a})))
+	require.Equal(t, []int64{3, 4, 7, 9, 11}, seqs(log(project.LogFilter{Session: a})))
 	// The successor: its stream, the claim it received, the binding to it.
-	require.Equal(t, []int64{8, 10, 12, 13}, seqs(log(queries.LogFilter{Session: b})))
+	require.Equal(t, []int64{8, 10, 12, 13}, seqs(log(project.LogFilter{Session: b})))
 	// A work item: its stream and every session working on it, and bindings.
-	require.Equal(t, []int64{3, 4, 7, 8, 9, 10, 11, 12, 13}, seqs(log(queries.LogFilter{Work: "W-1"})))
-	require.Equal(t, []int64{5, 6}, seqs(log(queries.LogFilter{Work: "W-2"})))
-	require.Equal(t, []int64{4, 10}, seqs(log(queries.LogFilter{Work: "W-1", Kind: "claim_acquired"})))
-	require.Equal(t, []int64{10}, seqs(log(queries.LogFilter{Session: b, Work: "W-1", Kind: "claim_acquired"})))
+	require.Equal(t, []int64{3, 4, 7, 8, 9, 10, 11, 12, 13}, seqs(log(project.LogFilter{Work: "W-1"})))
+	require.Equal(t, []int64{5, 6}, seqs(log(project.LogFilter{Work: "W-2"})))
+	require.Equal(t, []int64{4, 10}, seqs(log(project.LogFilter{Work: "W-1", Kind: "claim_acquired"})))
+	require.Equal(t, []int64{10}, seqs(log(project.LogFilter{Session: b, Work: "W-1", Kind: "claim_acquired"})))
 	// Since is exclusive, until inclusive; the limit pages.
-	require.Equal(t, []int64{8, 9, 10}, seqs(log(queries.LogFilter{Since: 7, Until: 10})))
-	page := log(queries.LogFilter{Limit: 5})
+	require.Equal(t, []int64{8, 9, 10}, seqs(log(project.LogFilter{Since: 7, Until: 10})))
+	page := log(project.LogFilter{Limit: 5})
 	require.Equal(t, []int64{1, 2, 3, 4, 5}, seqs(page))
 	require.EqualValues(t, 5, page.NextSince)
-	require.Equal(t, []int64{6, 7}, seqs(log(queries.LogFilter{Since: page.NextSince, Limit: 2})))
-	require.Len(t, log(queries.LogFilter{Limit: -1}).Events, 13)
+	require.Equal(t, []int64{6, 7}, seqs(log(project.LogFilter{Since: page.NextSince, Limit: 2})))
+	require.Len(t, log(project.LogFilter{Limit: -1}).Events, 13)
 
 	// As of revision 9 the successor's later events do not exist yet.
-	at, err := queries.Log(ctx, st, queries.At{Rev: 9}, queries.LogFilter{Session: b})
+	at, err := p.Log(ctx, logReq(project.LogFilter{Session: b}, new(int64(9))))
 	require.NoError(t, err)
 	require.Equal(t, []int64{8}, seqs(at))
 	require.EqualValues(t, 9, at.ProjectRevision)
 
-	for _, bad := range []queries.LogFilter{{Kind: "nope"}, {Since: -1}, {Since: 5, Until: 5}} {
-		_, err := queries.Log(ctx, st, head, bad)
+	for _, bad := range []project.LogFilter{{Kind: "nope"}, {Since: -1}, {Since: 5, Until: 5}} {
+		_, err := p.Log(ctx, logReq(bad, nil))
 		require.True(t, fault.Is(err, fault.InvalidInput), "%+v: %v", bad, err)
 	}
-	_, err = queries.Log(ctx, st, queries.At{Rev: 14}, queries.LogFilter{})
+	_, err = p.Log(ctx, logReq(project.LogFilter{}, new(int64(14))))
 	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
 }
 
 func TestStatusAt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, _, _, _ := history(t)
+	p, _, _, _ := history(t)
 	for _, tc := range []struct {
 		rev            int64
 		active, claims int
@@ -104,7 +119,7 @@ func TestStatusAt(t *testing.T) {
 	}{
 		{2, 0, 0, 2}, {4, 1, 1, 1}, {6, 2, 2, 0}, {8, 3, 2, 0}, {11, 2, 2, 0}, {13, 2, 2, 0},
 	} {
-		res, err := queries.Status(ctx, st, queries.At{Rev: tc.rev})
+		res, err := p.Status(ctx, project.StatusRequest{Read: project.Read{At: new(tc.rev)}})
 		require.NoError(t, err)
 		require.EqualValues(t, tc.rev, res.ProjectRevision)
 		require.Equal(t, tc.active, res.Sessions.Active, "active at %d", tc.rev)

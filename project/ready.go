@@ -1,11 +1,10 @@
-package queries
+package project
 
 import (
 	"context"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
 )
 
 // ReadyItem is one work item in `awr ready`.
@@ -51,17 +50,21 @@ func readyItem(r projections.Readiness) ReadyItem {
 	return it
 }
 
-// Ready lists claimable work as of at, sorted by priority then key: status
+// ReadyRequest is `awr ready` and awr_ready.
+type ReadyRequest struct {
+	Read
+	All   bool `name:"all" json:"all,omitempty" help:"Also list every other item with the reasons it is not ready."`
+	Limit int  `name:"limit" json:"limit,omitempty" help:"At most N ready items (0: all)." placeholder:"N"`
+}
+
+// Ready lists claimable work as of the request's revision, sorted by priority then key: status
 // planned or ready, no blocker, every required dependency completed, no
 // cycle, no live claim. limit <= 0 lists all; all adds every other item
 // with the reasons it is not ready.
-func Ready(ctx context.Context, store *events.Store, at At, limit int, all bool) (*ReadyResult, error) {
+func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, error) {
+	limit, all := req.Limit, req.All
 	res := &ReadyResult{Ready: []ReadyItem{}}
-	err := store.Read(ctx, func(r *events.Reader) error {
-		rev, now, err := replay.ResolveAt(r, at.Rev, at.Now.UnixMilli())
-		if err != nil {
-			return err
-		}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		res.ProjectRevision = rev
 		rs, err := projections.ReadinessAt(r.Conn, rev, now, rev == r.Head)
 		if err != nil {

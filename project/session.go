@@ -1,4 +1,4 @@
-package service
+package project
 
 import (
 	"context"
@@ -6,20 +6,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
 )
-
-// At validates an optional --at revision and returns it, or -1 (the head)
-// when at is nil. Errors: InvalidInput for a negative revision.
-func At(at *int64) (int64, error) {
-	if at == nil {
-		return -1, nil
-	}
-	if *at < 0 {
-		return 0, fault.New(fault.InvalidInput, "--at %d: a revision is 0 or more", *at).WithHint("awr status")
-	}
-	return *at, nil
-}
 
 // SessionView is `awr session show`: a session with its claims,
 // checkpoints and bindings.
@@ -31,15 +18,19 @@ type SessionView struct {
 	ProjectRevision int64                    `json:"project_revision"`
 }
 
-// ShowSession returns the session id as of revision at (-1: the head).
+// SessionShowRequest is `awr session show` and awr_session_show.
+type SessionShowRequest struct {
+	Session string `arg:"" name:"session" json:"session" help:"Session id." placeholder:"ID"`
+	Read
+}
+
+// SessionShow returns a session with its claims, checkpoints and bindings
+// as of the request's revision.
 // Errors: NotFound for a session unknown at that revision.
-func (p *Project) ShowSession(ctx context.Context, id string, at int64) (*SessionView, error) {
+func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*SessionView, error) {
+	id := req.Session
 	v := &SessionView{}
-	err := p.Store.Read(ctx, func(r *events.Reader) error {
-		rev, _, err := replay.ResolveAt(r, at, p.Env.Now().UnixMilli())
-		if err != nil {
-			return err
-		}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		v.ProjectRevision = rev
 		s, err := projections.SessionAt(r.Conn, id, rev)
 		if err != nil {
@@ -79,24 +70,17 @@ type SessionList struct {
 	ProjectRevision int64                 `json:"project_revision"`
 }
 
-// ListOptions filters ListSessions.
-type ListOptions struct {
-	// Active keeps only active sessions.
-	Active bool
-	// Work keeps only sessions on this work item.
-	Work string
-	// At reads as of that revision; -1 is the head.
-	At int64
+// SessionListRequest is `awr session list` and awr_session_list.
+type SessionListRequest struct {
+	Active bool   `name:"active" json:"active,omitempty" help:"Only active sessions."`
+	Work   string `name:"work" json:"work,omitempty" help:"Only sessions on this work item." placeholder:"KEY"`
+	Read
 }
 
-// ListSessions lists sessions oldest first.
-func (p *Project) ListSessions(ctx context.Context, opts ListOptions) (*SessionList, error) {
+// SessionList lists sessions oldest first.
+func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*SessionList, error) {
 	out := &SessionList{Sessions: []projections.Session{}}
-	err := p.Store.Read(ctx, func(r *events.Reader) error {
-		rev, _, err := replay.ResolveAt(r, opts.At, p.Env.Now().UnixMilli())
-		if err != nil {
-			return err
-		}
+	err := p.read(ctx, opts.Read, func(r *events.Reader, rev, _ int64) error {
 		out.ProjectRevision = rev
 		ss, err := projections.SessionsAt(r.Conn, rev, opts.Work)
 		for _, s := range ss {
@@ -118,16 +102,20 @@ type ClientView struct {
 	ProjectRevision int64                `json:"project_revision"`
 }
 
-// ShowClient returns what a host conversation is bound to.
+// ClientShowRequest is `awr client show` and awr_client_show.
+type ClientShowRequest struct {
+	ExternalSession string `name:"external-session" required:"" json:"external_session" help:"The host's conversation id, as HOST:ID." placeholder:"HOST:ID"`
+	Read
+}
+
+// ClientShow returns what a host conversation is bound to.
 // Errors: NotFound when it is not bound at that revision.
-func (p *Project) ShowClient(ctx context.Context, externalSession string, at int64) (*ClientView, error) {
+func (p *Project) ClientShow(ctx context.Context, req ClientShowRequest) (*ClientView, error) {
+	externalSession := req.ExternalSession
 	v := &ClientView{}
-	err := p.Store.Read(ctx, func(r *events.Reader) error {
-		rev, _, err := replay.ResolveAt(r, at, p.Env.Now().UnixMilli())
-		if err != nil {
-			return err
-		}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		v.ProjectRevision = rev
+		var err error
 		v.Binding, err = projections.BindingAt(r.Conn, externalSession, rev)
 		if err == nil && v.Binding == nil {
 			err = fault.New(fault.NotFound, "client show: %s is not bound", externalSession).With("external_session", externalSession).

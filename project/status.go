@@ -1,24 +1,12 @@
-package queries
+package project
 
 import (
 	"context"
 	"encoding/hex"
-	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
 )
-
-// At selects the revision a read reflects: Rev < 0 is the head. Now is the
-// reader's clock (UTC ms) for reads at the head.
-type At struct {
-	Rev int64
-	Now time.Time
-}
-
-// Head reads at the latest revision with the given clock.
-func Head(now time.Time) At { return At{Rev: -1, Now: now} }
 
 // ProjectionStatus is one projection's version and freshness.
 type ProjectionStatus struct {
@@ -76,17 +64,18 @@ type SessionCounts struct {
 	Active int `json:"active"`
 }
 
+// StatusRequest is `awr status` and awr_status.
+type StatusRequest struct {
+	Read
+}
+
 // Status reports the log's revision, size and head hash, the projections'
-// versions and freshness, and basic counts, as of at.
-func Status(ctx context.Context, store *events.Store, at At) (*StatusResult, error) {
+// versions and freshness, and basic counts, as of the request's revision.
+func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult, error) {
 	res := &StatusResult{SchemaVersion: events.SchemaVersion()}
-	err := store.Read(ctx, func(r *events.Reader) error {
-		rev, now, err := replay.ResolveAt(r, at.Rev, at.Now.UnixMilli())
-		if err != nil {
-			return err
-		}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		res.ProjectRevision, res.Head, res.EventCount = rev, r.Head, rev
-		if at.Rev >= 0 {
+		if req.Past() {
 			res.At = &rev
 		}
 		if rev > 0 {
@@ -106,6 +95,7 @@ func Status(ctx context.Context, store *events.Store, at At) (*StatusResult, err
 			}
 		}
 		head := rev == r.Head
+		var err error
 		if res.Sessions.Active, err = projections.ActiveSessionCountAt(r.Conn, rev, head); err != nil {
 			return err
 		}

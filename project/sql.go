@@ -1,4 +1,4 @@
-package queries
+package project
 
 import (
 	"embed"

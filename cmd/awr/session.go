@@ -3,51 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/service"
-	"github.com/awr-dev/awr/workcontext"
+	"github.com/awr-dev/awr/project"
 )
-
-// project opens the project as the service layer sees it.
-func (a *App) project() (*service.Project, error) {
-	st, err := a.Store()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := a.projectDir()
-	if err != nil {
-		return nil, err
-	}
-	env, err := a.Env()
-	if err != nil {
-		return nil, err
-	}
-	return &service.Project{Dir: dir, Store: st, Env: env}, nil
-}
-
-// projectAt opens the project and resolves a read's --at flag.
-func (a *App) projectAt(f atFlag) (*service.Project, int64, error) {
-	at, err := f.rev()
-	if err != nil {
-		return nil, 0, err
-	}
-	p, err := a.project()
-	return p, at, err
-}
-
-// writeFlags are the concurrency and retry flags of every write.
-type writeFlags struct {
-	ExpectedRevision *int64 `name:"expected-revision" aliases:"expected-project-revision" help:"Fail with RevisionConflict if what this write depends on changed after revision R." placeholder:"R"`
-	RequestID        string `name:"request-id" help:"Make a retried write idempotent: the same id returns the first answer." placeholder:"ID"`
-}
-
-func (w writeFlags) meta() commands.WriteMeta {
-	return commands.WriteMeta{ExpectedRevision: w.ExpectedRevision, RequestID: w.RequestID}
-}
 
 func ms(t int64) string {
 	if t == 0 {
@@ -66,13 +29,7 @@ type sessionCmd struct {
 }
 
 type sessionStartCmd struct {
-	Work     string `required:"" help:"Work item key." placeholder:"KEY"`
-	Agent    string `required:"" help:"Who works (a label)." placeholder:"LABEL"`
-	Provider string `help:"The agent's provider (a label)." placeholder:"NAME"`
-	Model    string `help:"The model (a label; awr never calls a model)." placeholder:"LABEL"`
-	Claim    bool   `help:"Reserve the work item for this session."`
-	TTLms    int64  `name:"ttl-ms" help:"Lease length of the claim in milliseconds (0: no expiry)." placeholder:"N"`
-	writeFlags
+	project.SessionStartRequest
 }
 
 // Run starts a session.
@@ -81,7 +38,7 @@ func (c *sessionStartCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := p.StartSession(app.Ctx, commands.StartRequest{Work: c.Work, Agent: c.Agent, Provider: c.Provider, Model: c.Model, Claim: c.Claim, TTLms: c.TTLms, WriteMeta: c.meta()})
+	res, err := p.SessionStart(app.Ctx, c.SessionStartRequest)
 	if err != nil {
 		return err
 	}
@@ -95,23 +52,16 @@ func (c *sessionStartCmd) Run(app *App) error {
 }
 
 type sessionCheckpointCmd struct {
-	Session     string   `required:"" help:"Session id." placeholder:"ID"`
-	Agent       string   `required:"" help:"Who records it." placeholder:"LABEL"`
-	ContextHash string   `name:"context-hash" help:"Hash of the context packet the work was based on." placeholder:"H"`
-	Digest      string   `required:"" help:"What was actually done (never a claim that tests passed unless they ran)." placeholder:"TEXT"`
-	NextAction  string   `name:"next-action" required:"" help:"The exact next action." placeholder:"TEXT"`
-	OpenLoop    []string `name:"open-loop" sep:"none" help:"An open loop (repeatable)." placeholder:"TEXT"`
-	writeFlags
+	project.SessionCheckpointRequest
 }
 
 // Run records a checkpoint.
 func (c *sessionCheckpointCmd) Run(app *App) error {
-	env, err := app.Env()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	res, err := commands.RecordCheckpoint(app.Ctx, env, commands.CheckpointRequest{SessionID: c.Session, Agent: c.Agent, ContextHash: c.ContextHash,
-		Digest: c.Digest, NextAction: c.NextAction, OpenLoops: c.OpenLoop, WriteMeta: c.meta()})
+	res, err := p.SessionCheckpoint(app.Ctx, c.SessionCheckpointRequest)
 	if err != nil {
 		return err
 	}
@@ -125,19 +75,16 @@ func (c *sessionCheckpointCmd) Run(app *App) error {
 }
 
 type sessionEndCmd struct {
-	Session string `required:"" help:"Session id." placeholder:"ID"`
-	Outcome string `required:"" enum:"completed,incomplete,interrupted,abandoned" help:"completed, incomplete, interrupted or abandoned (the work item's status in its source is never changed)."`
-	Agent   string `help:"Who ends it." placeholder:"LABEL"`
-	writeFlags
+	project.SessionEndRequest
 }
 
 // Run ends a session.
 func (c *sessionEndCmd) Run(app *App) error {
-	env, err := app.Env()
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	res, err := commands.EndSession(app.Ctx, env, commands.EndRequest{SessionID: c.Session, Outcome: c.Outcome, Agent: c.Agent, WriteMeta: c.meta()})
+	res, err := p.SessionEnd(app.Ctx, c.SessionEndRequest)
 	if err != nil {
 		return err
 	}
@@ -151,26 +98,18 @@ func (c *sessionEndCmd) Run(app *App) error {
 }
 
 type sessionResumeCmd struct {
-	FromSession string `name:"from-session" required:"" help:"The session to continue." placeholder:"ID"`
-	Agent       string `required:"" help:"Who continues." placeholder:"LABEL"`
-	Provider    string `help:"The successor's provider (a label)." placeholder:"NAME"`
-	Model       string `help:"The successor's model (a label)." placeholder:"LABEL"`
-	Budget      int    `help:"Token budget of the context packet." default:"5000" placeholder:"N"`
-	Claim       *bool  `negatable:"" help:"--claim also takes a free claim; --no-claim resumes without one (default: move a live claim)."`
-	TTLms       int64  `name:"ttl-ms" help:"Lease of a new or moved claim in milliseconds." placeholder:"N"`
-	writeFlags
+	project.SessionResumeRequest
 }
 
 // Run resumes a session.
 func (c *sessionResumeCmd) Run(app *App) error {
 	shortLived()
-	go workcontext.Warm()
+	project.WarmTokenizer()
 	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	res, err := p.Resume(app.Ctx, commands.ResumeRequest{FromSession: c.FromSession, Agent: c.Agent, Provider: c.Provider, Model: c.Model,
-		Claim: c.Claim, TTLms: c.TTLms, WriteMeta: c.meta()}, c.Budget)
+	res, err := p.SessionResume(app.Ctx, c.SessionResumeRequest)
 	if err != nil {
 		return err
 	}
@@ -199,17 +138,16 @@ func (c *sessionResumeCmd) Run(app *App) error {
 }
 
 type sessionShowCmd struct {
-	ID string `arg:"" help:"Session id."`
-	atFlag
+	project.SessionShowRequest
 }
 
 // Run shows a session.
 func (c *sessionShowCmd) Run(app *App) error {
-	p, at, err := app.projectAt(c.atFlag)
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	v, err := p.ShowSession(app.Ctx, c.ID, at)
+	v, err := p.SessionShow(app.Ctx, c.SessionShowRequest)
 	if err != nil {
 		return err
 	}
@@ -241,18 +179,16 @@ func (c *sessionShowCmd) Run(app *App) error {
 }
 
 type sessionListCmd struct {
-	Active bool   `help:"Only active sessions."`
-	Work   string `help:"Only sessions on this work item." placeholder:"KEY"`
-	atFlag
+	project.SessionListRequest
 }
 
 // Run lists sessions.
 func (c *sessionListCmd) Run(app *App) error {
-	p, at, err := app.projectAt(c.atFlag)
+	p, err := app.project()
 	if err != nil {
 		return err
 	}
-	out, err := p.ListSessions(app.Ctx, service.ListOptions{Active: c.Active, Work: c.Work, At: at})
+	out, err := p.SessionList(app.Ctx, c.SessionListRequest)
 	if err != nil {
 		return err
 	}
@@ -268,4 +204,14 @@ func (c *sessionListCmd) Run(app *App) error {
 		}
 		tw.Flush()
 	})
+}
+
+// shortLived tunes the garbage collector for a command that allocates a
+// burst (the tokenizer's tables) and exits: collect only if the heap nears
+// 256 MiB. GOGC or GOMEMLIMIT in the environment still win.
+func shortLived() {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(256 << 20)
+	}
 }

@@ -1,4 +1,4 @@
-package service
+package project
 
 import (
 	"context"
@@ -8,8 +8,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/queries"
-	"github.com/awr-dev/awr/replay"
+	"github.com/awr-dev/awr/workcontext"
 )
 
 // ClaimState is a session's claim as a reader sees it.
@@ -29,23 +28,26 @@ type RecoveryReport struct {
 	Bindings        []projections.Binding   `json:"bindings"`
 	PredecessorID   string                  `json:"predecessor_id,omitempty"`
 	SuccessorID     string                  `json:"successor_id,omitempty"`
-	ChangedSince    []queries.LogEvent      `json:"changed_since_checkpoint"`
+	ChangedSince    []LogEvent              `json:"changed_since_checkpoint"`
 	NextStep        string                  `json:"next_step"`
 	ProjectRevision int64                   `json:"project_revision"`
 }
 
-// Recovery answers, for a session at a revision (at < 0: the head), where
+// RecoveryInspectRequest is `awr recovery inspect` and awr_recovery_inspect.
+type RecoveryInspectRequest struct {
+	Session string `name:"session" required:"" json:"session" help:"Session id." placeholder:"ID"`
+	Read
+}
+
+// RecoveryInspect answers, for a session at a revision, where
 // it stands: status, claim, last checkpoint (its own or inherited), the
 // host bindings, its predecessor and successor, what changed on its work
 // since that checkpoint, and the exact command to run next. It never
 // writes.
-func (p *Project) Recovery(ctx context.Context, session string, at int64) (*RecoveryReport, error) {
-	rep := &RecoveryReport{Bindings: []projections.Binding{}, ChangedSince: []queries.LogEvent{}}
-	err := p.Store.Read(ctx, func(r *events.Reader) error {
-		rev, now, err := replay.ResolveAt(r, at, p.Env.Now().UnixMilli())
-		if err != nil {
-			return err
-		}
+func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectRequest) (*RecoveryReport, error) {
+	session := req.Session
+	rep := &RecoveryReport{Bindings: []projections.Binding{}, ChangedSince: []LogEvent{}}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		rep.ProjectRevision = rev
 		s, err := projections.SessionAt(r.Conn, session, rev)
 		if err != nil {
@@ -66,7 +68,7 @@ func (p *Project) Recovery(ctx context.Context, session string, at int64) (*Reco
 				rep.Claim.StateNow = "live"
 			}
 		}
-		in, err := queries.ContextInput(r.Conn, rev, s.Work, s.ID)
+		in, err := workcontext.Gather(r.Conn, rev, s.Work, s.ID)
 		if err != nil {
 			return err
 		}
@@ -84,7 +86,7 @@ func (p *Project) Recovery(ctx context.Context, session string, at int64) (*Reco
 		if rep.Checkpoint != nil {
 			since = rep.Checkpoint.Seq
 		}
-		log, err := queries.LogOn(r, rev, queries.LogFilter{Work: s.Work, Since: since, Limit: 50})
+		log, err := LogOn(r, rev, LogFilter{Work: s.Work, Since: since, Limit: 50})
 		if err != nil {
 			return err
 		}

@@ -3,4 +3,4 @@
 // files where a command relies on them being current, and combines
 // commands (writes) and queries (reads) into the answers the handoff
 // needs: start, compile, checkpoint, resume, recovery.
-package service
+package project

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/awr-dev/awr/project"
+)
+
+type clientCmd struct {
+	Bind clientBindCmd `cmd:"" help:"Tie a host conversation to a session so its checkpoints survive compaction."`
+	Show clientShowCmd `cmd:"" help:"Show what a host conversation is bound to."`
+}
+
+type clientBindCmd struct {
+	project.ClientBindRequest
+}
+
+// Run binds a host conversation.
+func (c *clientBindCmd) Run(app *App) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	res, err := p.ClientBind(app.Ctx, c.ClientBindRequest)
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) {
+		b := res.Binding
+		fmt.Fprintf(w, "%s bound to session %s on %s\nnext action: %s\n", b.ExternalSession, b.SessionID, b.Work, b.NextAction)
+		for _, l := range b.OpenLoops {
+			fmt.Fprintf(w, "open loop: %s\n", l)
+		}
+	})
+}
+
+type clientShowCmd struct {
+	project.ClientShowRequest
+}
+
+// Run shows a binding.
+func (c *clientShowCmd) Run(app *App) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	v, err := p.ClientShow(app.Ctx, c.ClientShowRequest)
+	if err != nil {
+		return err
+	}
+	return app.render(v, func(w io.Writer) {
+		fmt.Fprintf(w, "%s (%s) is bound to session %s on %s since %s\n", v.Binding.ExternalSession, v.Binding.Client, v.Binding.SessionID, v.Binding.Work, ms(v.Binding.BoundAt))
+	})
+}

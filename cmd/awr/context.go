@@ -1,0 +1,34 @@
+package main
+
+import (
+	"io"
+
+	"github.com/awr-dev/awr/project"
+)
+
+type contextCmd struct {
+	Compile contextCompileCmd `cmd:"" help:"Compile the bounded context packet for a work item (prints the packet)."`
+}
+
+type contextCompileCmd struct {
+	project.ContextCompileRequest
+}
+
+// Run compiles a context packet. Without --json it prints the packet; an
+// incomplete packet is printed, marked, and exits 1.
+func (c *contextCompileCmd) Run(app *App) error {
+	shortLived()
+	project.WarmTokenizer()
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	res, cerr := p.ContextCompile(app.Ctx, c.ContextCompileRequest)
+	if res == nil {
+		return cerr
+	}
+	if err := app.render(res, func(w io.Writer) { io.WriteString(w, res.WorkContext.RenderedContext) }); err != nil {
+		return err
+	}
+	return cerr
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/awr-dev/awr/project"
+)
+
+type intakeCmd struct {
+	Inspect intakeInspectCmd `cmd:"" help:"Report how organized the project is and what to do before work can start."`
+}
+
+type intakeInspectCmd struct {
+	project.IntakeInspectRequest
+}
+
+// Run prints the organization report.
+func (c *intakeInspectCmd) Run(app *App) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	res, err := p.IntakeInspect(app.Ctx, c.IntakeInspectRequest)
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) {
+		fmt.Fprintf(w, "project_revision %d", res.ProjectRevision)
+		printOrganization(w, res.Organization, 50)
+		fmt.Fprintln(w, "\nactions:")
+		for i, a := range res.Organization.Actions {
+			fmt.Fprintf(w, "  %d. %s\n     done when: %s\n", i+1, a.Instruction, a.DoneWhen)
+			if a.Command != "" {
+				fmt.Fprintf(w, "     run: %s\n", a.Command)
+			}
+		}
+		fmt.Fprintf(w, "next: %s\n", res.NextAction)
+	})
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/awr-dev/awr/project"
+)
+
+type seatCmd struct {
+	Add    seatAddCmd    `cmd:"" help:"Declare a seat (ROLE@RIG): how its agent starts and resumes, its work and its restore policy."`
+	Remove seatRemoveCmd `cmd:"" help:"Retire a stopped seat (its history stays in the log)."`
+	Show   seatShowCmd   `cmd:"" help:"A seat and its occupants over time: sessions, conversations, outcomes."`
+	List   seatListCmd   `cmd:"" help:"List seats with their state."`
+}
+
+type seatAddCmd struct {
+	project.SeatAddRequest
+}
+
+// Run declares a seat.
+func (c *seatAddCmd) Run(app *App) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	res, err := p.SeatAdd(app.Ctx, c.SeatAddRequest)
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) {
+		verb := "declared"
+		if !res.Changed {
+			verb = "unchanged"
+		}
+		fmt.Fprintf(w, "seat %s %s (runtime %s, policy %s, work %s)\n", res.Seat.Address, verb, res.Seat.Runtime, res.Seat.Policy, orDash(res.Seat.Work))
+	})
+}
+
+type seatRemoveCmd struct {
+	project.SeatRemoveRequest
+}
+
+// Run retires a seat.
+func (c *seatRemoveCmd) Run(app *App) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	res, err := p.SeatRemove(app.Ctx, c.SeatRemoveRequest)
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) { fmt.Fprintf(w, "seat %s removed\n", c.Address) })
+}
+
+type seatShowCmd struct {
+	project.SeatShowRequest
+}
+
+// Run shows a seat.
+func (c *seatShowCmd) Run(app *App) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	res, err := p.SeatShow(app.Ctx, c.SeatShowRequest)
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) {
+		s := res.Seat
+		fmt.Fprintf(w, "seat %s: %s (runtime %s, policy %s, work %s)\n", s.Address, res.State, s.Runtime, s.Policy, orDash(s.Work))
+		if s.LastOutcome != "" {
+			fmt.Fprintf(w, "last outcome: %s: %s\n", s.LastOutcome, s.LastReason)
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "LAUNCHED\tMODE\tSESSION\tCONVERSATION\tENDED\tOUTCOME")
+		for _, o := range res.Occupants {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", o.LaunchedSeq, o.Mode, o.SessionID, orDash(o.Conversation), orDash(o.Ended), orDash(o.Outcome))
+		}
+		tw.Flush()
+	})
+}
+
+type seatListCmd struct {
+	project.SeatListRequest
+}
+
+// Run lists seats.
+func (c *seatListCmd) Run(app *App) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	res, err := p.SeatList(app.Ctx, c.SeatListRequest)
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) { printSeats(w, res.Seats) })
+}
+
+func printSeats(w io.Writer, seats []*project.PsSeat) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEAT\tSTATE\tPOLICY\tSESSION\tCONVERSATION\tLAST OUTCOME")
+	for _, s := range seats {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Address, s.State, s.Policy, orDash(s.SessionID), orDash(s.Conversation), orDash(s.LastOutcome))
+	}
+	tw.Flush()
+}

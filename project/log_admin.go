@@ -1,0 +1,163 @@
+package project
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/replay"
+)
+
+// The results of the log's own operations.
+type (
+	// VerifyResult is `awr verify`.
+	VerifyResult = replay.VerifyResult
+	// RebuildResult is `awr replay`.
+	RebuildResult = replay.RebuildResult
+	// ExportResult is `awr export`.
+	ExportResult = replay.ExportResult
+	// ImportResult is `awr import`.
+	ImportResult = replay.ImportResult
+)
+
+// VerifyRequest is `awr verify` and awr_verify: it has no options.
+type VerifyRequest struct{}
+
+// Verify checks seq continuity, the hash chain, the domain's rules and the
+// projection checksums. A failed check returns the result together with a
+// VerifyFailed error.
+func (p *Project) Verify(ctx context.Context, _ VerifyRequest) (*VerifyResult, error) {
+	st, err := p.EventLog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return replay.Verify(ctx, st, p.progress("verifying"))
+}
+
+// ReplayRequest is `awr replay`.
+type ReplayRequest struct {
+	Verify bool `name:"verify" json:"verify,omitempty" help:"Rebuild into a scratch copy and compare checksums with the live projections, changing nothing."`
+}
+
+// Replay drops and rebuilds every projection from the log, or with Verify
+// compares a scratch rebuild with the live projections (a mismatch returns
+// the result with a VerifyFailed error).
+func (p *Project) Replay(ctx context.Context, req ReplayRequest) (*RebuildResult, error) {
+	st, err := p.EventLog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	progress := p.progress("replaying")
+	if req.Verify {
+		return replay.RebuildAndVerify(ctx, st, progress)
+	}
+	return replay.Rebuild(ctx, st, progress)
+}
+
+// ExportRequest is `awr export`.
+type ExportRequest struct {
+	Read
+	Output string `name:"output" short:"o" type:"path" json:"output,omitempty" help:"Write to FILE instead of stdout (written to a temporary file, then renamed)." placeholder:"FILE"`
+}
+
+// Export writes the log up to the request's revision as JSONL, one
+// envelope per line: to req.Output (atomically: a temporary file, synced,
+// then renamed) or, without one, to w.
+// Errors: Storage when the file cannot be written; InvalidInput for an at
+// revision beyond the head.
+func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*ExportResult, error) {
+	st, err := p.EventLog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	upTo := int64(-1)
+	if req.At != nil {
+		if upTo = *req.At; upTo < 0 {
+			return nil, fault.New(fault.InvalidInput, "--at %d: a revision is 0 or more", upTo).With("at", upTo).WithHint("awr status")
+		}
+	}
+	if req.Output == "" {
+		bw := bufio.NewWriter(w)
+		res, err := replay.Export(ctx, st, bw, upTo)
+		if err != nil {
+			return nil, err
+		}
+		return res, bw.Flush()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(req.Output), ".awr-export-*")
+	if err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "export: create %s", req.Output)
+	}
+	defer os.Remove(tmp.Name())
+	res, err := replay.Export(ctx, st, tmp, upTo)
+	if err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return nil, fault.Wrap(fault.Storage, err, "export: write %s", req.Output)
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "export: write %s", req.Output)
+	}
+	if err := os.Rename(tmp.Name(), req.Output); err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "export: write %s", req.Output)
+	}
+	res.Output = req.Output
+	return res, nil
+}
+
+// ImportRequest is `awr import`.
+type ImportRequest struct {
+	File string `arg:"" name:"file" type:"path" json:"file" help:"JSONL export to import ('-' for stdin)."`
+}
+
+// Import imports a JSONL export into a project without events, verifying
+// the chain and the domain's rules as it goes; stdin is read for File "-".
+// A failed import leaves nothing behind: a database or .awr directory it
+// created is removed.
+// Errors: InvalidInput for an unreadable file, a project directory that
+// does not exist, or a log that does not verify (naming the line).
+func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader) (*ImportResult, error) {
+	r, name := stdin, "stdin"
+	if req.File != "-" && req.File != "" {
+		f, err := os.Open(req.File)
+		if err != nil {
+			return nil, fault.New(fault.InvalidInput, "import: cannot read %s: %v", req.File, errors.Unwrap(err)).With("path", req.File).WithHint("awr export --output FILE")
+		}
+		defer f.Close()
+		r, name = f, req.File
+	}
+	dir := p.dir
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir).WithHint("mkdir -p %s", dir)
+	}
+	_, dirErr := os.Stat(filepath.Join(dir, ".awr"))
+	_, dbErr := os.Stat(events.DBPath(dir))
+	newDir, newDB := os.IsNotExist(dirErr), os.IsNotExist(dbErr)
+	st, _, err := p.open(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	res, err := replay.Import(ctx, st, bufio.NewReaderSize(r, 1<<16), name)
+	if err != nil {
+		// Leave no half-made project behind: remove what this import created.
+		p.Close()
+		if newDB {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(events.DBPath(dir) + suffix)
+			}
+		}
+		if newDir {
+			os.RemoveAll(filepath.Join(dir, ".awr"))
+		}
+		return nil, err
+	}
+	return res, nil
+}

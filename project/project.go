@@ -1,0 +1,210 @@
+package project
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/projections"
+)
+
+// Options configures Open. The zero value is the real clock, fresh
+// entropy and the store's defaults.
+type Options struct {
+	// Now is the clock every operation reads; time.Now when nil.
+	Now func() time.Time
+	// Entropy feeds event ids; a monotonic crypto/rand source when nil.
+	Entropy io.Reader
+	// LockTimeout bounds how long a write waits for a busy project
+	// database; 0 waits as long as the context allows.
+	LockTimeout time.Duration
+	// Progress, if set, returns a progress callback for a long step
+	// (rebuilding projections, verifying, replaying) described by desc.
+	Progress func(desc string) func(done, total int64)
+	// Version is awr's version, recorded by init.
+	Version string
+	// Rig configures the seats' launcher (tmux) for the rig operations.
+	Rig RigOptions
+}
+
+// Project is an open project: its directory and, opened on first use, its
+// event log. It is the one door every front end (CLI, MCP server, bench,
+// demo) goes through: one method per operation, each taking the
+// operation's request type. It is safe for concurrent use.
+type Project struct {
+	dir  string
+	opts Options
+
+	mu    sync.Mutex
+	store *events.Store
+	env   *commands.Env
+}
+
+// Open returns the project rooted at dir (made absolute). It does not
+// touch the event log: the log is opened by the first operation that needs
+// it, so a project can be inspected and initialized through the same door
+// before it has a log. It is the only constructor of a Project.
+// Errors: InvalidInput when dir cannot be made absolute.
+func Open(ctx context.Context, dir string, opts Options) (*Project, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fault.Wrap(fault.Storage, err, "find project directory")
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fault.Wrap(fault.InvalidInput, err, "--project %s", dir)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	return &Project{dir: abs, opts: opts}, nil
+}
+
+// Dir returns the project's absolute directory.
+func (p *Project) Dir() string { return p.dir }
+
+// Now returns the project's clock reading.
+func (p *Project) Now() time.Time { return p.opts.Now() }
+
+// Close closes the event log if it was opened. Closing twice is a no-op.
+func (p *Project) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.store == nil {
+		return nil
+	}
+	err := p.store.Close()
+	p.store, p.env = nil, nil
+	return err
+}
+
+// EventLog returns the project's event log, opening it on first use, for
+// the layers that measure or replay it whole (bench, demo).
+// Errors: NotFound (hint `awr init`) when the project has no log; Storage.
+func (p *Project) EventLog(ctx context.Context) (*events.Store, error) {
+	st, _, err := p.open(ctx, false)
+	return st, err
+}
+
+// Env returns the command environment (log, clock, entropy) of the
+// project, opening the log on first use, for layers that append through
+// the command code directly (bench generate).
+func (p *Project) Env(ctx context.Context) (*commands.Env, error) {
+	_, env, err := p.open(ctx, false)
+	return env, err
+}
+
+// open opens (with create, creates) the event log once.
+func (p *Project) open(ctx context.Context, create bool) (*events.Store, *commands.Env, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.store != nil {
+		return p.store, p.env, nil
+	}
+	var progress func(done, total int64)
+	if p.opts.Progress != nil {
+		progress = p.opts.Progress("rebuilding projections")
+	}
+	st, err := events.Open(ctx, events.DBPath(p.dir), events.Options{Create: create, Projectors: projections.Projectors(),
+		Progress: progress, LockTimeout: p.opts.LockTimeout})
+	if err != nil {
+		return nil, nil, err
+	}
+	env := commands.NewEnv(st)
+	env.Now = p.opts.Now
+	if p.opts.Entropy != nil {
+		env.Entropy = p.opts.Entropy
+	}
+	p.store, p.env = st, env
+	return st, env, nil
+}
+
+// exists reports whether the project has an event log on disk.
+func (p *Project) exists() bool {
+	_, err := os.Stat(events.DBPath(p.dir))
+	return err == nil
+}
+
+// progress returns the progress callback for desc, or nil.
+func (p *Project) progress(desc string) func(done, total int64) {
+	if p.opts.Progress == nil {
+		return nil
+	}
+	return p.opts.Progress(desc)
+}
+
+// StaleSources returns the manifest sources whose files changed (or
+// vanished) since they were indexed. A project without a manifest has none.
+func (p *Project) StaleSources(ctx context.Context) ([]string, error) {
+	m, ok, err := intake.ReadManifest(p.dir)
+	if err != nil || !ok {
+		return nil, err
+	}
+	st, err := p.EventLog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	err = st.Read(ctx, func(r *events.Reader) error {
+		indexed, err := projections.SourcesAt(r.Conn, r.Head, true)
+		if err != nil {
+			return err
+		}
+		for _, s := range intake.Compare(p.dir, m, indexed) {
+			if s.Freshness != intake.Fresh {
+				stale = append(stale, s.Path)
+			}
+		}
+		return nil
+	})
+	sort.Strings(stale)
+	return stale, err
+}
+
+// requireFresh fails with SourceStale naming the changed files.
+func (p *Project) requireFresh(ctx context.Context, op string) error {
+	stale, err := p.StaleSources(ctx)
+	if err != nil {
+		return err
+	}
+	if len(stale) > 0 {
+		return staleError(op, stale)
+	}
+	return nil
+}
+
+func staleError(op string, stale []string) error {
+	return fault.New(fault.SourceStale, "%s: sources changed since they were indexed: %s", op, strings.Join(stale, ", ")).
+		With("sources", stale).WithHint("awr source reindex")
+}
+
+// read runs fn on a snapshot of the log with the read's revision resolved:
+// rev is the revision to answer at, now the clock a reader there sees.
+func (p *Project) read(ctx context.Context, at commands.Read, fn func(r *events.Reader, rev, now int64) error) error {
+	st, err := p.EventLog(ctx)
+	if err != nil {
+		return err
+	}
+	return st.Read(ctx, func(r *events.Reader) error {
+		rev, now, err := at.Resolve(r, p.opts.Now().UnixMilli())
+		if err != nil {
+			return err
+		}
+		return fn(r, rev, now)
+	})
+}

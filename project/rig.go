@@ -1,0 +1,215 @@
+package project
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/rig"
+)
+
+// RigOptions configures the launcher of the rig operations.
+type RigOptions struct {
+	// TmuxSocket selects a private tmux server (tmux -L); the default
+	// server when empty.
+	TmuxSocket string
+	// AwrBin is the awr executable the agents call.
+	AwrBin string
+	// Crashpoint, honoured only by binaries built with the awrtest tag,
+	// kills the process right after a named event (crash tests).
+	Crashpoint string
+}
+
+// The seat and rig requests whose decisions live in commands, and their
+// results.
+type (
+	// SeatAddRequest is `awr seat add` and awr_seat_add.
+	SeatAddRequest = commands.SeatRequest
+	// SeatRemoveRequest is `awr seat remove` and awr_seat_remove.
+	SeatRemoveRequest = commands.RemoveSeatRequest
+	// SeatResult is a seat after a declaration or removal.
+	SeatResult = commands.SeatResult
+	// PsResult is `awr rig ps`.
+	PsResult = rig.PsResult
+	// PsSeat is one seat of a rig as `awr rig ps` shows it.
+	PsSeat = rig.PsSeat
+	// SeatListResult is `awr seat list`.
+	SeatListResult = rig.ListResult
+	// SeatShowResult is `awr seat show`.
+	SeatShowResult = rig.ShowResult
+	// RigUpResult is `awr rig up`.
+	RigUpResult = rig.UpResult
+	// RigDownResult is `awr rig down`.
+	RigDownResult = rig.DownResult
+	// RigApplyResult is `awr rig apply`.
+	RigApplyResult = rig.ApplyResult
+)
+
+// The outcomes a seat's restore reports.
+const (
+	OutcomeResumed     = events.SeatResumed
+	OutcomeFreshPrimed = events.SeatFreshPrimed
+	OutcomeRunning     = events.SeatRunning
+)
+
+// rigManager returns the rig manager over the project's log.
+func (p *Project) rigManager(ctx context.Context) (*rig.Manager, error) {
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &rig.Manager{Dir: p.dir, Env: env, Stale: p.StaleSources, Tmux: rig.Tmux{Socket: p.opts.Rig.TmuxSocket},
+		AwrBin: p.opts.Rig.AwrBin, Crashpoint: p.opts.Rig.Crashpoint}, nil
+}
+
+// SeatAdd declares a seat (unchanged declarations write nothing).
+// Errors: those of commands.DeclareSeat.
+func (p *Project) SeatAdd(ctx context.Context, req SeatAddRequest) (*SeatResult, error) {
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return commands.DeclareSeat(ctx, env, req)
+}
+
+// SeatRemove retires a stopped seat. Errors: those of commands.RemoveSeat.
+func (p *Project) SeatRemove(ctx context.Context, req SeatRemoveRequest) (*SeatResult, error) {
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return commands.RemoveSeat(ctx, env, req)
+}
+
+// SeatShowRequest is `awr seat show` and awr_seat_show.
+type SeatShowRequest struct {
+	Address string `arg:"" name:"address" json:"address" help:"Seat address ROLE@RIG." placeholder:"ROLE@RIG"`
+	Read
+}
+
+// SeatShow returns a seat with its occupants over time.
+// Errors: InvalidInput for a malformed address; NotFound.
+func (p *Project) SeatShow(ctx context.Context, req SeatShowRequest) (*SeatShowResult, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.Show(ctx, req.Address, req.Read)
+}
+
+// SeatListRequest is `awr seat list` and awr_seat_list.
+type SeatListRequest struct {
+	Rig string `name:"rig" json:"rig,omitempty" help:"Only this rig's seats." placeholder:"NAME"`
+	Read
+}
+
+// SeatList lists the seats of every rig, or of one.
+// Errors: InvalidInput for a malformed rig name.
+func (p *Project) SeatList(ctx context.Context, req SeatListRequest) (*SeatListResult, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.List(ctx, req.Rig, req.Read)
+}
+
+// RigPsRequest is `awr rig ps` and awr_rig_ps.
+type RigPsRequest struct {
+	Rig string `arg:"" name:"rig" json:"rig" help:"Rig name." placeholder:"NAME"`
+	Read
+}
+
+// RigPs lists a rig's seats with their state; at the head it also says
+// whether each seat's tmux pane runs.
+// Errors: InvalidInput for a malformed name; NotFound for a rig without
+// seats.
+func (p *Project) RigPs(ctx context.Context, req RigPsRequest) (*PsResult, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.Ps(ctx, req.Rig, req.Read)
+}
+
+// RigUpRequest is `awr rig up`.
+type RigUpRequest struct {
+	Rig           string        `arg:"" name:"rig" json:"rig" help:"Rig name." placeholder:"NAME"`
+	Fresh         []string      `name:"fresh" json:"fresh,omitempty" help:"Relaunch this seat with a new conversation (repeatable); the decision is recorded." placeholder:"ROLE@RIG"`
+	Plan          bool          `name:"plan" json:"plan,omitempty" help:"Show the per-seat decisions without touching anything."`
+	VerifyTimeout time.Duration `name:"verify-timeout" default:"30s" json:"verify_timeout,omitempty" help:"How long a launched agent has to report its conversation id."`
+	TTL           time.Duration `name:"ttl" default:"0s" json:"ttl,omitempty" help:"Lease of the claims taken for seats (0: no expiry)."`
+}
+
+// RigUp launches every stopped seat of a rig, restoring from its latest
+// snapshot, and reports one outcome per seat. Unless every seat is
+// resumed, fresh-primed or running, the result comes with a
+// RestoreIncomplete error whose hint is the first seat's next command.
+// Errors: those of rig.Manager.Up; RestoreIncomplete.
+func (p *Project) RigUp(ctx context.Context, req RigUpRequest) (*RigUpResult, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m.VerifyTimeout, m.TTL = req.VerifyTimeout, req.TTL
+	res, err := m.Up(ctx, rig.UpOptions{Rig: req.Rig, Fresh: req.Fresh, Plan: req.Plan})
+	if err != nil {
+		return nil, err
+	}
+	if res.OK() {
+		return res, nil
+	}
+	var bad []string
+	for _, s := range res.Seats {
+		if s.Outcome != events.SeatResumed && s.Outcome != events.SeatFreshPrimed && s.Outcome != events.SeatRunning {
+			bad = append(bad, s.Address+" "+s.Outcome)
+		}
+	}
+	verb := "is"
+	if req.Plan {
+		verb = "would be"
+	}
+	e := fault.New(fault.RestoreIncomplete, "rig %s %s %s: %s", req.Rig, verb, res.Result, strings.Join(bad, ", ")).With("rig", req.Rig).With("result", res.Result)
+	for _, s := range res.Seats {
+		if s.Hint != "" {
+			return res, e.WithHint("%s", s.Hint)
+		}
+	}
+	return res, e.WithHint("awr rig ps %s", req.Rig)
+}
+
+// RigDownRequest is `awr rig down`.
+type RigDownRequest struct {
+	Rig      string        `arg:"" name:"rig" json:"rig" help:"Rig name." placeholder:"NAME"`
+	Snapshot bool          `name:"snapshot" json:"snapshot,omitempty" help:"Record a snapshot (per-seat manifest) to restore from."`
+	Grace    time.Duration `name:"grace" default:"30s" json:"grace,omitempty" help:"How long to wait for the live seats' checkpoints (one deadline for all)."`
+	Message  string        `name:"message" json:"message,omitempty" help:"Message typed to each agent instead of its seat's stop message." placeholder:"TEXT"`
+}
+
+// RigDown asks each live seat to checkpoint, optionally snapshots the rig,
+// then stops the seats. Errors: those of rig.Manager.Down.
+func (p *Project) RigDown(ctx context.Context, req RigDownRequest) (*RigDownResult, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.Down(ctx, rig.DownOptions{Rig: req.Rig, Snapshot: req.Snapshot, Grace: req.Grace, Message: req.Message})
+}
+
+// RigApplyRequest is `awr rig apply`.
+type RigApplyRequest struct {
+	File string `arg:"" name:"file" json:"file" help:"YAML spec." placeholder:"FILE"`
+}
+
+// RigApply declares a rig's seats from a YAML spec; seats it no longer
+// lists are removed. Errors: InvalidInput at FILE:LINE; those of
+// commands.ApplyRig.
+func (p *Project) RigApply(ctx context.Context, req RigApplyRequest) (*RigApplyResult, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.Apply(ctx, req.File)
+}
