@@ -1,0 +1,152 @@
+package main
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/kong"
+	"github.com/awr-dev/awr/mcpserver"
+	"github.com/stretchr/testify/require"
+)
+
+// cliOnly lists the operations the CLI has and the MCP server does not,
+// each with the reason. Every other CLI operation must be an MCP tool.
+var cliOnly = map[string]string{
+	"version":        "the MCP handshake already reports the server's version",
+	"init":           "writes the team's manifest and .gitignore after a person reviewed the preview",
+	"mcp":            "serves the MCP tools itself",
+	"replay":         "an operator's repair that rebuilds every projection; not an agent's step",
+	"export":         "streams the whole log to a file or stdout, which a tool result cannot carry",
+	"import":         "creates a project from a file; an operator's step",
+	"demo":           "a scripted walkthrough on a temporary project",
+	"bench project":  "writes a synthetic project for measurement",
+	"bench generate": "appends a synthetic history for measurement",
+	"bench run":      "measures awr by running its binary",
+	"rig up":         "launches agents in tmux on the supervisor's machine",
+	"rig down":       "types into agents' panes and stops them on the supervisor's machine",
+	"rig apply":      "reads a YAML spec from the supervisor's file system",
+}
+
+// leaves returns each leaf command of the CLI with the struct kong fills.
+func leaves(t *testing.T) map[string]reflect.Value {
+	t.Helper()
+	var cli CLI
+	parser, err := kong.New(&cli, kong.Name("awr"), kong.Exit(func(int) {}))
+	require.NoError(t, err)
+	out := map[string]reflect.Value{}
+	var walk func(n *kong.Node, path []string)
+	walk = func(n *kong.Node, path []string) {
+		sub := 0
+		for _, c := range n.Children {
+			if c.Type == kong.CommandNode {
+				sub++
+				walk(c, append(append([]string{}, path...), c.Name))
+			}
+		}
+		if sub == 0 && len(path) > 0 {
+			out[strings.Join(path, " ")] = n.Target
+		}
+	}
+	walk(parser.Model.Node, nil)
+	return out
+}
+
+// request returns the door request type a command struct embeds, or nil.
+func request(v reflect.Value) reflect.Type {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && strings.HasSuffix(f.Type.Name(), "Request") {
+			return f.Type
+		}
+	}
+	return nil
+}
+
+// TestSurfaces_OneDeclarationPerOperation walks the CLI's command tree and
+// the MCP tool list: every CLI operation is an MCP tool (awr_ plus its
+// path joined by _) unless cliOnly says why not, every tool is a CLI
+// operation, and the two sides of one operation decode into the very same
+// request type, so their fields cannot drift.
+func TestSurfaces_OneDeclarationPerOperation(t *testing.T) {
+	t.Parallel()
+	srv, err := mcpserver.New(mcpserver.Options{Project: t.TempDir()})
+	require.NoError(t, err)
+	defer srv.Close()
+	tools := map[string]reflect.Type{}
+	for _, tl := range srv.Tools() {
+		tools[tl.Name] = tl.Input
+	}
+	cmds := leaves(t)
+	var missing, extra, stale []string
+	for path, target := range cmds {
+		name := "awr_" + strings.ReplaceAll(path, " ", "_")
+		in, onMCP := tools[name]
+		_, exempt := cliOnly[path]
+		switch {
+		case onMCP && exempt:
+			stale = append(stale, path)
+		case !onMCP && !exempt:
+			missing = append(missing, path)
+		case onMCP:
+			req := request(target)
+			require.NotNil(t, req, "awr %s embeds no request type of the door", path)
+			require.Equal(t, in, req, "awr %s and %s decode into different request types", path, name)
+		}
+		if req := request(target); req != nil {
+			require.Contains(t, []string{"github.com/awr-dev/awr/project", "github.com/awr-dev/awr/commands"}, req.PkgPath(),
+				"awr %s: its request %v is declared outside the door and commands", path, req)
+		}
+	}
+	for name := range tools {
+		if _, ok := cmds[strings.ReplaceAll(strings.TrimPrefix(name, "awr_"), "_", " ")]; !ok {
+			extra = append(extra, name)
+		}
+	}
+	for path := range cliOnly {
+		if _, ok := cmds[path]; !ok {
+			stale = append(stale, path)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	sort.Strings(stale)
+	require.Empty(t, missing, "CLI operations without an MCP tool (add the tool, or say why in cliOnly)")
+	require.Empty(t, extra, "MCP tools without a CLI operation")
+	require.Empty(t, stale, "cliOnly entries that are on MCP or no longer exist")
+}
+
+// TestSurfaces_SchemaFromFlags: each MCP tool's input schema describes
+// every property with the help the CLI shows and requires exactly what the
+// CLI requires.
+func TestSurfaces_SchemaFromFlags(t *testing.T) {
+	t.Parallel()
+	srv, err := mcpserver.New(mcpserver.Options{Project: t.TempDir()})
+	require.NoError(t, err)
+	defer srv.Close()
+	for _, tl := range srv.Tools() {
+		var walk func(rt reflect.Type)
+		walk = func(rt reflect.Type) {
+			for i := 0; i < rt.NumField(); i++ {
+				f := rt.Field(i)
+				if f.Anonymous {
+					walk(f.Type)
+					continue
+				}
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if name == "-" {
+					continue
+				}
+				require.NotEmpty(t, name, "%s.%s has no JSON name", tl.Name, f.Name)
+				require.NotEmpty(t, f.Tag.Get("help"), "%s.%s has no help", tl.Name, f.Name)
+				_, req := f.Tag.Lookup("required")
+				_, arg := f.Tag.Lookup("arg")
+				require.Equal(t, req || arg, !strings.Contains(f.Tag.Get("json"), "omitempty"),
+					"%s.%s: required on the CLI must match a JSON field without omitempty", tl.Name, f.Name)
+			}
+		}
+		walk(tl.Input)
+	}
+}
