@@ -77,11 +77,7 @@ func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*S
 // SessionCheckpoint records what was done, the next action and the open
 // loops. Errors: those of commands.RecordCheckpoint.
 func (p *Project) SessionCheckpoint(ctx context.Context, req SessionCheckpointRequest) (*CheckpointResult, error) {
-	env, err := p.Env(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return commands.RecordCheckpoint(ctx, env, req)
+	return command(ctx, p, commands.RecordCheckpoint, req)
 }
 
 // SessionEnd ends a session and releases its claim.
@@ -136,31 +132,19 @@ func (p *Project) ContextCompile(ctx context.Context, req ContextCompileRequest)
 // ClaimRenew extends the lease of a session's claim.
 // Errors: those of commands.RenewClaim.
 func (p *Project) ClaimRenew(ctx context.Context, req ClaimRenewRequest) (*ClaimResult, error) {
-	env, err := p.Env(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return commands.RenewClaim(ctx, env, req)
+	return command(ctx, p, commands.RenewClaim, req)
 }
 
 // ClaimRelease lets a session's claim go early.
 // Errors: those of commands.ReleaseClaim.
 func (p *Project) ClaimRelease(ctx context.Context, req ClaimReleaseRequest) (*ClaimResult, error) {
-	env, err := p.Env(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return commands.ReleaseClaim(ctx, env, req)
+	return command(ctx, p, commands.ReleaseClaim, req)
 }
 
 // ClientBind ties a host conversation to a session.
 // Errors: those of commands.BindClient.
 func (p *Project) ClientBind(ctx context.Context, req ClientBindRequest) (*BindResult, error) {
-	env, err := p.Env(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return commands.BindClient(ctx, env, req)
+	return command(ctx, p, commands.BindClient, req)
 }
 
 // WarmTokenizer starts loading the context tokenizer in the background, so

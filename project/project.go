@@ -208,3 +208,13 @@ func (p *Project) read(ctx context.Context, at commands.Read, fn func(r *events.
 		return fn(r, rev, now)
 	})
 }
+
+// command runs one command of the commands package on the project's
+// environment, opening the log on first use.
+func command[Req, Res any](ctx context.Context, p *Project, fn func(context.Context, *commands.Env, Req) (*Res, error), req Req) (*Res, error) {
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return fn(ctx, env, req)
+}

@@ -68,20 +68,12 @@ func (p *Project) rigManager(ctx context.Context) (*rig.Manager, error) {
 // SeatAdd declares a seat (unchanged declarations write nothing).
 // Errors: those of commands.DeclareSeat.
 func (p *Project) SeatAdd(ctx context.Context, req SeatAddRequest) (*SeatResult, error) {
-	env, err := p.Env(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return commands.DeclareSeat(ctx, env, req)
+	return command(ctx, p, commands.DeclareSeat, req)
 }
 
 // SeatRemove retires a stopped seat. Errors: those of commands.RemoveSeat.
 func (p *Project) SeatRemove(ctx context.Context, req SeatRemoveRequest) (*SeatResult, error) {
-	env, err := p.Env(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return commands.RemoveSeat(ctx, env, req)
+	return command(ctx, p, commands.RemoveSeat, req)
 }
 
 // SeatShowRequest is `awr seat show` and awr_seat_show.

@@ -208,3 +208,22 @@ func (a *App) progress(desc string) func(done, total int64) {
 		}
 	}
 }
+
+// call makes one call through the door and renders its result as text or
+// JSON. A result that comes with an error (an incomplete packet, a failed
+// verification, an incomplete restore) is rendered, then the error is
+// returned, so the exit code still says so.
+func call[Req, Res any](app *App, op func(*project.Project, context.Context, Req) (*Res, error), req Req, text func(w io.Writer, res *Res)) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	res, err := op(p, app.Ctx, req)
+	if res == nil {
+		return err
+	}
+	if rerr := app.render(res, func(w io.Writer) { text(w, res) }); rerr != nil {
+		return rerr
+	}
+	return err
+}

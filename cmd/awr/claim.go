@@ -18,15 +18,7 @@ type claimRenewCmd struct {
 
 // Run renews a lease.
 func (c *claimRenewCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.ClaimRenew(app.Ctx, c.ClaimRenewRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).ClaimRenew, c.ClaimRenewRequest, func(w io.Writer, res *project.ClaimResult) {
 		fmt.Fprintf(w, "claim on %s renewed until %s (fencing token %d)\n", res.Claim.Work, ms(res.Claim.ExpiresAt), res.Claim.FencingToken)
 	})
 }
@@ -37,13 +29,5 @@ type claimReleaseCmd struct {
 
 // Run releases a claim.
 func (c *claimReleaseCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.ClaimRelease(app.Ctx, c.ClaimReleaseRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) { fmt.Fprintf(w, "claim on %s released\n", res.Claim.Work) })
+	return call(app, (*project.Project).ClaimRelease, c.ClaimReleaseRequest, func(w io.Writer, res *project.ClaimResult) { fmt.Fprintf(w, "claim on %s released\n", res.Claim.Work) })
 }

@@ -18,15 +18,7 @@ type clientBindCmd struct {
 
 // Run binds a host conversation.
 func (c *clientBindCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.ClientBind(app.Ctx, c.ClientBindRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).ClientBind, c.ClientBindRequest, func(w io.Writer, res *project.BindResult) {
 		b := res.Binding
 		fmt.Fprintf(w, "%s bound to session %s on %s\nnext action: %s\n", b.ExternalSession, b.SessionID, b.Work, b.NextAction)
 		for _, l := range b.OpenLoops {
@@ -41,15 +33,7 @@ type clientShowCmd struct {
 
 // Run shows a binding.
 func (c *clientShowCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	v, err := p.ClientShow(app.Ctx, c.ClientShowRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(v, func(w io.Writer) {
+	return call(app, (*project.Project).ClientShow, c.ClientShowRequest, func(w io.Writer, v *project.ClientView) {
 		fmt.Fprintf(w, "%s (%s) is bound to session %s on %s since %s\n", v.Binding.ExternalSession, v.Binding.Client, v.Binding.SessionID, v.Binding.Work, ms(v.Binding.BoundAt))
 	})
 }

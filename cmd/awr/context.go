@@ -19,16 +19,5 @@ type contextCompileCmd struct {
 func (c *contextCompileCmd) Run(app *App) error {
 	shortLived()
 	project.WarmTokenizer()
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, cerr := p.ContextCompile(app.Ctx, c.ContextCompileRequest)
-	if res == nil {
-		return cerr
-	}
-	if err := app.render(res, func(w io.Writer) { io.WriteString(w, res.WorkContext.RenderedContext) }); err != nil {
-		return err
-	}
-	return cerr
+	return call(app, (*project.Project).ContextCompile, c.ContextCompileRequest, func(w io.Writer, res *project.CompileResult) { io.WriteString(w, res.WorkContext.RenderedContext) })
 }

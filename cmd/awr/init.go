@@ -15,15 +15,7 @@ type initCmd struct {
 
 // Run previews or applies project initialization.
 func (c *initCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.Init(app.Ctx, c.InitRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) { printPreview(w, res) })
+	return call(app, (*project.Project).Init, c.InitRequest, func(w io.Writer, res *project.InitResult) { printPreview(w, res) })
 }
 
 func printPreview(w io.Writer, p *project.InitResult) {

@@ -17,15 +17,7 @@ type intakeInspectCmd struct {
 
 // Run prints the organization report.
 func (c *intakeInspectCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.IntakeInspect(app.Ctx, c.IntakeInspectRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).IntakeInspect, c.IntakeInspectRequest, func(w io.Writer, res *project.IntakeResult) {
 		fmt.Fprintf(w, "project_revision %d", res.ProjectRevision)
 		printOrganization(w, res.Organization, 50)
 		fmt.Fprintln(w, "\nactions:")

@@ -14,15 +14,7 @@ type logCmd struct {
 
 // Run lists events.
 func (c *logCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.Log(app.Ctx, c.LogRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).Log, c.LogRequest, func(w io.Writer, res *project.LogResult) {
 		for _, e := range res.Events {
 			fmt.Fprintf(w, "%6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, clip(string(e.Payload), 100))
 		}

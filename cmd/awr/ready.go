@@ -15,15 +15,7 @@ type readyCmd struct {
 
 // Run lists claimable work.
 func (c *readyCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.Ready(app.Ctx, c.ReadyRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).Ready, c.ReadyRequest, func(w io.Writer, res *project.ReadyResult) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		if len(res.Ready) == 0 {
 			fmt.Fprintf(tw, "no work is ready (project_revision %d)\n", res.ProjectRevision)

@@ -18,15 +18,7 @@ type recoveryInspectCmd struct {
 
 // Run reports recovery state.
 func (c *recoveryInspectCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	rep, err := p.RecoveryInspect(app.Ctx, c.RecoveryInspectRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(rep, func(w io.Writer) {
+	return call(app, (*project.Project).RecoveryInspect, c.RecoveryInspectRequest, func(w io.Writer, rep *project.RecoveryReport) {
 		s := rep.Session
 		fmt.Fprintf(w, "session %s on %s: %s (project_revision %d)\n", s.ID, s.Work, strings.TrimSpace(s.Status+" "+s.Outcome), rep.ProjectRevision)
 		if rep.Claim != nil {

@@ -13,15 +13,7 @@ type replayCmd struct {
 
 // Run rebuilds (or verifies) the projections.
 func (c *replayCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.Replay(app.Ctx, c.ReplayRequest)
-	if res == nil {
-		return err
-	}
-	if rerr := app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).Replay, c.ReplayRequest, func(w io.Writer, res *project.RebuildResult) {
 		verb := "rebuilt"
 		if c.Verify {
 			verb = "verified"
@@ -33,8 +25,5 @@ func (c *replayCmd) Run(app *App) error {
 		for _, m := range res.Mismatches {
 			fmt.Fprintf(w, "  MISMATCH %s: live %s, rebuilt %s\n", m.Name, m.Live[:16], m.Rebuilt[:16])
 		}
-	}); rerr != nil {
-		return rerr
-	}
-	return err
+	})
 }

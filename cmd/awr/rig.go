@@ -24,18 +24,7 @@ type rigUpCmd struct {
 // Run brings a rig up. It exits 1 unless every seat is resumed,
 // fresh-primed or already running.
 func (c *rigUpCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.RigUp(app.Ctx, c.RigUpRequest)
-	if res == nil {
-		return err
-	}
-	if rerr := app.render(res, func(w io.Writer) { printUp(w, res) }); rerr != nil {
-		return rerr
-	}
-	return err
+	return call(app, (*project.Project).RigUp, c.RigUpRequest, func(w io.Writer, res *project.RigUpResult) { printUp(w, res) })
 }
 
 func printUp(w io.Writer, res *project.RigUpResult) {
@@ -63,15 +52,7 @@ type rigDownCmd struct {
 
 // Run takes a rig down.
 func (c *rigDownCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.RigDown(app.Ctx, c.RigDownRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).RigDown, c.RigDownRequest, func(w io.Writer, res *project.RigDownResult) {
 		fmt.Fprintf(w, "rig %s down", res.Rig)
 		if res.Snapshot != nil {
 			fmt.Fprintf(w, ", snapshot %s at seq %d", *res.Snapshot, res.SnapshotSeq)
@@ -98,15 +79,7 @@ type rigPsCmd struct {
 
 // Run lists a rig's seats.
 func (c *rigPsCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.RigPs(app.Ctx, c.RigPsRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).RigPs, c.RigPsRequest, func(w io.Writer, res *project.PsResult) {
 		fmt.Fprintf(w, "rig %s at revision %d", res.Rig, res.ProjectRevision)
 		if res.UnfinishedRestore != "" {
 			fmt.Fprintf(w, " (unfinished restore %s: run awr rig up %s)", res.UnfinishedRestore, res.Rig)
@@ -122,15 +95,7 @@ type rigApplyCmd struct {
 
 // Run applies a rig spec.
 func (c *rigApplyCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.RigApply(app.Ctx, c.RigApplyRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).RigApply, c.RigApplyRequest, func(w io.Writer, res *project.RigApplyResult) {
 		fmt.Fprintf(w, "rig %s applied\n", res.Rig)
 		for _, s := range res.Seats {
 			fmt.Fprintf(w, "  %-24s %s\n", s.Address, s.Change)

@@ -21,15 +21,7 @@ type seatAddCmd struct {
 
 // Run declares a seat.
 func (c *seatAddCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SeatAdd(app.Ctx, c.SeatAddRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).SeatAdd, c.SeatAddRequest, func(w io.Writer, res *project.SeatResult) {
 		verb := "declared"
 		if !res.Changed {
 			verb = "unchanged"
@@ -44,15 +36,7 @@ type seatRemoveCmd struct {
 
 // Run retires a seat.
 func (c *seatRemoveCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SeatRemove(app.Ctx, c.SeatRemoveRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) { fmt.Fprintf(w, "seat %s removed\n", c.Address) })
+	return call(app, (*project.Project).SeatRemove, c.SeatRemoveRequest, func(w io.Writer, res *project.SeatResult) { fmt.Fprintf(w, "seat %s removed\n", c.Address) })
 }
 
 type seatShowCmd struct {
@@ -61,15 +45,7 @@ type seatShowCmd struct {
 
 // Run shows a seat.
 func (c *seatShowCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SeatShow(app.Ctx, c.SeatShowRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).SeatShow, c.SeatShowRequest, func(w io.Writer, res *project.SeatShowResult) {
 		s := res.Seat
 		fmt.Fprintf(w, "seat %s: %s (runtime %s, policy %s, work %s)\n", s.Address, res.State, s.Runtime, s.Policy, orDash(s.Work))
 		if s.LastOutcome != "" {
@@ -90,15 +66,7 @@ type seatListCmd struct {
 
 // Run lists seats.
 func (c *seatListCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SeatList(app.Ctx, c.SeatListRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) { printSeats(w, res.Seats) })
+	return call(app, (*project.Project).SeatList, c.SeatListRequest, func(w io.Writer, res *project.SeatListResult) { printSeats(w, res.Seats) })
 }
 
 func printSeats(w io.Writer, seats []*project.PsSeat) {

@@ -34,15 +34,7 @@ type sessionStartCmd struct {
 
 // Run starts a session.
 func (c *sessionStartCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SessionStart(app.Ctx, c.SessionStartRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).SessionStart, c.SessionStartRequest, func(w io.Writer, res *project.SessionStartResult) {
 		fmt.Fprintf(w, "session %s started on %s by %s (project_revision %d)\n", res.Session.ID, res.Session.Work, res.Session.Agent, res.ProjectRevision)
 		if res.Claim != nil {
 			fmt.Fprintf(w, "claim %s, fencing token %d, expires %s\n", res.Claim.ID, res.Claim.FencingToken, ms(res.Claim.ExpiresAt))
@@ -57,15 +49,7 @@ type sessionCheckpointCmd struct {
 
 // Run records a checkpoint.
 func (c *sessionCheckpointCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SessionCheckpoint(app.Ctx, c.SessionCheckpointRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).SessionCheckpoint, c.SessionCheckpointRequest, func(w io.Writer, res *project.CheckpointResult) {
 		cp := res.Checkpoint
 		fmt.Fprintf(w, "checkpoint %s at seq %d (context hash verified: %v)\nnext action: %s\n", cp.ID, cp.Seq, cp.ContextHashVerified, cp.NextAction)
 		for _, l := range cp.OpenLoops {
@@ -80,15 +64,7 @@ type sessionEndCmd struct {
 
 // Run ends a session.
 func (c *sessionEndCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SessionEnd(app.Ctx, c.SessionEndRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).SessionEnd, c.SessionEndRequest, func(w io.Writer, res *project.SessionEndResult) {
 		fmt.Fprintf(w, "session %s ended: %s (project_revision %d)\n", res.Session.ID, res.Session.Outcome, res.ProjectRevision)
 		if res.ReleasedClaim != nil {
 			fmt.Fprintf(w, "released claim on %s\n", res.ReleasedClaim.Work)
@@ -105,15 +81,7 @@ type sessionResumeCmd struct {
 func (c *sessionResumeCmd) Run(app *App) error {
 	shortLived()
 	project.WarmTokenizer()
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SessionResume(app.Ctx, c.SessionResumeRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).SessionResume, c.SessionResumeRequest, func(w io.Writer, res *project.ResumeResult) {
 		s := res.Resumed.Session
 		fmt.Fprintf(w, "session %s resumes %s on %s (project_revision %d)\n", s.ID, res.Resumed.FromSession, s.Work, res.ProjectRevision)
 		if res.Resumed.Claim != nil {
@@ -143,15 +111,7 @@ type sessionShowCmd struct {
 
 // Run shows a session.
 func (c *sessionShowCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	v, err := p.SessionShow(app.Ctx, c.SessionShowRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(v, func(w io.Writer) {
+	return call(app, (*project.Project).SessionShow, c.SessionShowRequest, func(w io.Writer, v *project.SessionView) {
 		s := v.Session
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		agent := s.Agent
@@ -184,15 +144,7 @@ type sessionListCmd struct {
 
 // Run lists sessions.
 func (c *sessionListCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	out, err := p.SessionList(app.Ctx, c.SessionListRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(out, func(w io.Writer) {
+	return call(app, (*project.Project).SessionList, c.SessionListRequest, func(w io.Writer, out *project.SessionList) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SESSION\tWORK\tAGENT\tSTATUS\tSTARTED\tLAST CHECKPOINT")
 		for _, s := range out.Sessions {

@@ -21,29 +21,20 @@ type sourceReindexCmd struct {
 // Run reads every manifest source and appends source_indexed for each one
 // that changed, in one transaction.
 func (c *sourceReindexCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SourceReindex(app.Ctx, c.SourceReindexRequest)
-	if err != nil {
-		return err
-	}
-	out := res.IndexSourcesResult
-	return app.render(res, func(w io.Writer) {
-		for _, s := range out.Indexed {
+	return call(app, (*project.Project).SourceReindex, c.SourceReindexRequest, func(w io.Writer, res *project.ReindexResult) {
+		for _, s := range res.IndexSourcesResult.Indexed {
 			fmt.Fprintf(w, "indexed   %s (seq %d)\n", s.Path, s.Seq)
 		}
-		for _, p := range out.Unchanged {
+		for _, p := range res.IndexSourcesResult.Unchanged {
 			fmt.Fprintf(w, "unchanged %s\n", p)
 		}
-		for _, p := range out.Removed {
+		for _, p := range res.IndexSourcesResult.Removed {
 			fmt.Fprintf(w, "removed   %s (no longer in the manifest)\n", p)
 		}
 		for _, p := range res.Missing {
 			fmt.Fprintf(w, "MISSING   %s (in the manifest, not on disk)\n", p)
 		}
-		fmt.Fprintf(w, "project_revision %d\n", out.ProjectRevision)
+		fmt.Fprintf(w, "project_revision %d\n", res.IndexSourcesResult.ProjectRevision)
 	})
 }
 
@@ -53,15 +44,7 @@ type sourceListCmd struct {
 
 // Run lists the sources.
 func (c *sourceListCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SourceList(app.Ctx, c.SourceListRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).SourceList, c.SourceListRequest, func(w io.Writer, res *project.SourcesResult) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "PATH\tADAPTER\tROLE\tITEMS\tISSUES\tINDEXED AT REV\tFRESHNESS")
 		for _, s := range res.Sources {
@@ -77,15 +60,7 @@ type sourceAddCmd struct {
 
 // Run adds a source to the manifest and indexes it.
 func (c *sourceAddCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.SourceAdd(app.Ctx, c.SourceAddRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).SourceAdd, c.SourceAddRequest, func(w io.Writer, res *project.SourceAddResult) {
 		fmt.Fprintf(w, "added %s (%s, %s) to the manifest and indexed it: %d items (project_revision %d)\nnext: awr intake inspect\n", res.Source.Path, res.Source.Adapter, res.Source.Role, res.Items, res.ProjectRevision)
 	})
 }

@@ -16,15 +16,7 @@ type statusCmd struct {
 
 // Run prints the project status.
 func (c *statusCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.Status(app.Ctx, c.StatusRequest)
-	if err != nil {
-		return err
-	}
-	return app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).Status, c.StatusRequest, func(w io.Writer, res *project.StatusResult) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "project\t%s\n", res.ProjectName)
 		if res.At != nil {

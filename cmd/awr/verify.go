@@ -13,15 +13,7 @@ type verifyCmd struct {
 
 // Run verifies the log and projections.
 func (c *verifyCmd) Run(app *App) error {
-	p, err := app.project()
-	if err != nil {
-		return err
-	}
-	res, err := p.Verify(app.Ctx, c.VerifyRequest)
-	if res == nil {
-		return err
-	}
-	if rerr := app.render(res, func(w io.Writer) {
+	return call(app, (*project.Project).Verify, c.VerifyRequest, func(w io.Writer, res *project.VerifyResult) {
 		for _, c := range res.Checks {
 			mark := "ok  "
 			if !c.OK {
@@ -32,8 +24,5 @@ func (c *verifyCmd) Run(app *App) error {
 		if res.OK {
 			fmt.Fprintf(w, "verified: project_revision %d, head hash %s\n", res.ProjectRevision, res.HeadHash)
 		}
-	}); rerr != nil {
-		return rerr
-	}
-	return err
+	})
 }
