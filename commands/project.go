@@ -31,23 +31,67 @@ func Init(ctx context.Context, env *Env, req InitRequest) (*InitResult, error) {
 		return nil, err
 	}
 	return write(ctx, env, "awr", req.WriteMeta, []string{"project"}, req, func(tx *events.Tx) (*InitResult, error) {
-		existing, err := projectOf(tx)
+		return initProject(tx, req)
+	})
+}
+
+// initProject appends project_initialized inside tx (see Init).
+func initProject(tx *events.Tx, req InitRequest) (*InitResult, error) {
+	existing, err := projectOf(tx)
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return &InitResult{ProjectID: existing.ProjectID, Name: existing.Name, AlreadyExisted: true, ProjectRevision: tx.Head()}, nil
+	}
+	if tx.Head() != 0 {
+		return nil, fault.New(fault.InvalidTransition, "init project: the log has %d events but no project_initialized", tx.Head()).WithHint("awr verify")
+	}
+	id := tx.NewID()
+	if _, err := tx.Append(events.NewEvent{Kind: events.KindProjectInitialized, Stream: "project", Payload: events.ProjectInitialized{
+		ProjectID: id, Name: req.Name, AWRVersion: req.AWRVersion,
+	}}); err != nil {
+		return nil, err
+	}
+	return &InitResult{ProjectID: id, Name: req.Name, ProjectRevision: tx.Head()}, nil
+}
+
+// InitIndexRequest creates a project's log with its first index: the
+// project's name and every source's parsed content.
+type InitIndexRequest struct {
+	Name       string                 `json:"name"`
+	AWRVersion string                 `json:"awr_version,omitempty"`
+	Sources    []events.SourceIndexed `json:"sources"`
+}
+
+// InitIndexResult is the new project and what was indexed.
+type InitIndexResult struct {
+	Project         InitResult         `json:"project"`
+	Indexed         IndexSourcesResult `json:"indexed"`
+	ProjectRevision int64              `json:"project_revision"`
+}
+
+// InitAndIndex is `awr init --accept` as one command: project_initialized
+// and one source_indexed per source, in one transaction, so a project
+// never exists half-indexed.
+// Errors: those of Init and IndexSources.
+func InitAndIndex(ctx context.Context, env *Env, req InitIndexRequest) (*InitIndexResult, error) {
+	if err := required("name", req.Name); err != nil {
+		return nil, err
+	}
+	if err := checkSources(req.Sources); err != nil {
+		return nil, err
+	}
+	return write(ctx, env, "awr", WriteMeta{}, []string{"project"}, nil, func(tx *events.Tx) (*InitIndexResult, error) {
+		p, err := initProject(tx, InitRequest{Name: req.Name, AWRVersion: req.AWRVersion})
 		if err != nil {
 			return nil, err
 		}
-		if existing != nil {
-			return &InitResult{ProjectID: existing.ProjectID, Name: existing.Name, AlreadyExisted: true, ProjectRevision: tx.Head()}, nil
-		}
-		if tx.Head() != 0 {
-			return nil, fault.New(fault.InvalidTransition, "init project: the log has %d events but no project_initialized", tx.Head()).WithHint("awr verify")
-		}
-		id := tx.NewID()
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindProjectInitialized, Stream: "project", Payload: events.ProjectInitialized{
-			ProjectID: id, Name: req.Name, AWRVersion: req.AWRVersion,
-		}}); err != nil {
+		idx, err := indexSources(tx, IndexSourcesRequest{Sources: req.Sources})
+		if err != nil {
 			return nil, err
 		}
-		return &InitResult{ProjectID: id, Name: req.Name, ProjectRevision: tx.Head()}, nil
+		return &InitIndexResult{Project: *p, Indexed: *idx, ProjectRevision: tx.Head()}, nil
 	})
 }
 
@@ -169,55 +213,68 @@ type IndexSourcesResult struct {
 // Prune, a removal for each indexed path not in Listed, all in one
 // transaction: what is compared and what is written are the same revision.
 func IndexSources(ctx context.Context, env *Env, req IndexSourcesRequest) (*IndexSourcesResult, error) {
-	for _, s := range req.Sources {
-		if err := required("path", s.Path); err != nil {
-			return nil, err
-		}
-		if err := required("adapter", s.Adapter); err != nil {
-			return nil, err
-		}
+	if err := checkSources(req.Sources); err != nil {
+		return nil, err
 	}
 	return write(ctx, env, "awr", req.WriteMeta, nil, req, func(tx *events.Tx) (*IndexSourcesResult, error) {
-		if p, err := projectOf(tx); err != nil {
-			return nil, err
-		} else if p == nil {
-			return nil, fault.New(fault.NotFound, "index sources: project is not initialized").WithHint("awr init")
+		return indexSources(tx, req)
+	})
+}
+
+// checkSources checks that every source names its path and adapter.
+func checkSources(sources []events.SourceIndexed) error {
+	for _, s := range sources {
+		if err := required("path", s.Path); err != nil {
+			return err
 		}
-		indexed, err := projections.SourcesAt(tx.Conn, tx.Head(), true)
+		if err := required("adapter", s.Adapter); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexSources appends the sources of req inside tx (see IndexSources).
+func indexSources(tx *events.Tx, req IndexSourcesRequest) (*IndexSourcesResult, error) {
+	if p, err := projectOf(tx); err != nil {
+		return nil, err
+	} else if p == nil {
+		return nil, fault.New(fault.NotFound, "index sources: project is not initialized").WithHint("awr init")
+	}
+	indexed, err := projections.SourcesAt(tx.Conn, tx.Head(), true)
+	if err != nil {
+		return nil, err
+	}
+	current := map[string]string{}
+	for _, s := range indexed {
+		current[s.Path] = s.ContentHash + "\x00" + s.OptionsHash
+	}
+	res := &IndexSourcesResult{Indexed: []IndexResult{}, Unchanged: []string{}, Removed: []string{}}
+	for _, src := range req.Sources {
+		if h, ok := current[src.Path]; ok && h == src.ContentHash+"\x00"+src.OptionsHash && !req.Force {
+			res.Unchanged = append(res.Unchanged, src.Path)
+			continue
+		}
+		e, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + src.Path, Payload: src})
 		if err != nil {
 			return nil, err
 		}
-		current := map[string]string{}
-		for _, s := range indexed {
-			current[s.Path] = s.ContentHash + "\x00" + s.OptionsHash
+		res.Indexed = append(res.Indexed, IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: e.Seq, ProjectRevision: e.Seq})
+	}
+	listed := map[string]bool{}
+	for _, path := range req.Listed {
+		listed[path] = true
+	}
+	for _, s := range indexed {
+		path := s.Path
+		if !req.Prune || listed[path] {
+			continue
 		}
-		res := &IndexSourcesResult{Indexed: []IndexResult{}, Unchanged: []string{}, Removed: []string{}}
-		for _, src := range req.Sources {
-			if h, ok := current[src.Path]; ok && h == src.ContentHash+"\x00"+src.OptionsHash && !req.Force {
-				res.Unchanged = append(res.Unchanged, src.Path)
-				continue
-			}
-			e, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + src.Path, Payload: src})
-			if err != nil {
-				return nil, err
-			}
-			res.Indexed = append(res.Indexed, IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: e.Seq, ProjectRevision: e.Seq})
+		if _, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + path, Payload: events.SourceIndexed{Path: path, Adapter: "removed", ContentHash: "removed", Removed: true}}); err != nil {
+			return nil, err
 		}
-		listed := map[string]bool{}
-		for _, path := range req.Listed {
-			listed[path] = true
-		}
-		for _, s := range indexed {
-			path := s.Path
-			if !req.Prune || listed[path] {
-				continue
-			}
-			if _, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + path, Payload: events.SourceIndexed{Path: path, Adapter: "removed", ContentHash: "removed", Removed: true}}); err != nil {
-				return nil, err
-			}
-			res.Removed = append(res.Removed, path)
-		}
-		res.ProjectRevision = tx.Head()
-		return res, nil
-	})
+		res.Removed = append(res.Removed, path)
+	}
+	res.ProjectRevision = tx.Head()
+	return res, nil
 }

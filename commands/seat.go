@@ -126,28 +126,33 @@ func DeclareSeat(ctx context.Context, env *Env, req SeatRequest) (*SeatResult, e
 		return nil, err
 	}
 	return write(ctx, env, "awr", req.WriteMeta, []string{"seat/" + d.Address}, req, func(tx *events.Tx) (*SeatResult, error) {
-		if d.Work != "" {
-			if _, err := findWork(tx, d.Work); err != nil {
-				return nil, err
-			}
-		}
-		cur, err := projections.SeatAt(tx.Conn, d.Address, tx.Head())
-		if err != nil {
-			return nil, err
-		}
-		res := &SeatResult{}
-		if cur == nil || cur.SeatDeclared != *d {
-			if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatDeclared, Stream: "seat/" + d.Address, Payload: *d}); err != nil {
-				return nil, err
-			}
-			res.Changed = true
-		}
-		if res.Seat, err = projections.SeatAt(tx.Conn, d.Address, tx.Head()); err != nil {
-			return nil, err
-		}
-		res.ProjectRevision = tx.Head()
-		return res, nil
+		return declareSeat(tx, d)
 	})
+}
+
+// declareSeat appends d inside tx unless the seat is declared so already.
+func declareSeat(tx *events.Tx, d *events.SeatDeclared) (*SeatResult, error) {
+	if d.Work != "" {
+		if _, err := findWork(tx, d.Work); err != nil {
+			return nil, err
+		}
+	}
+	cur, err := projections.SeatAt(tx.Conn, d.Address, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	res := &SeatResult{}
+	if cur == nil || cur.SeatDeclared != *d {
+		if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatDeclared, Stream: "seat/" + d.Address, Payload: *d}); err != nil {
+			return nil, err
+		}
+		res.Changed = true
+	}
+	if res.Seat, err = projections.SeatAt(tx.Conn, d.Address, tx.Head()); err != nil {
+		return nil, err
+	}
+	res.ProjectRevision = tx.Head()
+	return res, nil
 }
 
 // RemoveSeatRequest retires a seat.
@@ -164,19 +169,26 @@ func RemoveSeat(ctx context.Context, env *Env, req RemoveSeatRequest) (*SeatResu
 		return nil, err
 	}
 	return write(ctx, env, "awr", req.WriteMeta, []string{"seat/" + req.Address}, req, func(tx *events.Tx) (*SeatResult, error) {
-		cur, err := RequireSeat(tx.Conn, req.Address, tx.Head())
-		if err != nil {
-			return nil, err
-		}
-		if cur.SessionActive {
-			return nil, fault.New(fault.InvalidTransition, "seat remove: %s is running session %s", req.Address, cur.SessionID).
-				With("address", req.Address).With("session_id", cur.SessionID).WithHint("awr rig down %s", rig)
-		}
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatRemoved, Stream: "seat/" + req.Address, Payload: events.SeatRemoved{Address: req.Address, Rig: rig}}); err != nil {
-			return nil, err
-		}
-		return &SeatResult{Seat: cur, Changed: true, ProjectRevision: tx.Head()}, nil
+		return removeSeat(tx, req.Address, rig)
 	})
+}
+
+// removeSeat appends seat_removed inside tx for a seat without a live
+// session.
+func removeSeat(tx *events.Tx, address, rig string) (*SeatResult, error) {
+	req := RemoveSeatRequest{Address: address}
+	cur, err := RequireSeat(tx.Conn, req.Address, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	if cur.SessionActive {
+		return nil, fault.New(fault.InvalidTransition, "seat remove: %s is running session %s", req.Address, cur.SessionID).
+			With("address", req.Address).With("session_id", cur.SessionID).WithHint("awr rig down %s", rig)
+	}
+	if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatRemoved, Stream: "seat/" + req.Address, Payload: events.SeatRemoved{Address: req.Address, Rig: rig}}); err != nil {
+		return nil, err
+	}
+	return &SeatResult{Seat: cur, Changed: true, ProjectRevision: tx.Head()}, nil
 }
 
 // RequireSeat returns the seat at rev or a NotFound error.
@@ -274,38 +286,6 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 	return out, nil
 }
 
-// RigEvent appends one rig or seat event (stop_requested,
-// rig_snapshot_taken, restore_started, seat_decided) on its stream;
-// seat_restored and restore_completed go through RecordSeatRestored and
-// CompleteRestore, which write them once. The rig package decides what they say; this
-// is the one door they enter the log by.
-func RigEvent(ctx context.Context, env *Env, kind events.Kind, stream string, payload any) (seq int64, rev int64, err error) {
-	return RigEventAt(ctx, env, kind, stream, payload, nil)
-}
-
-// RigEventAt is RigEvent that fails with RevisionConflict when stream has
-// an event after revision expected (nil: no check). `rig up` starts a
-// restore this way, so two concurrent ups of one rig cannot both start one.
-func RigEventAt(ctx context.Context, env *Env, kind events.Kind, stream string, payload any, expected *int64) (seq int64, rev int64, err error) {
-	switch kind {
-	case events.KindStopRequested, events.KindRigSnapshotTaken, events.KindRestoreStarted, events.KindSeatDecided:
-	default:
-		return 0, 0, fault.New(fault.Internal, "rig event: %s is not a rig event", kind)
-	}
-	type result struct{ Seq, Rev int64 }
-	res, err := write(ctx, env, "awr", WriteMeta{ExpectedRevision: expected}, []string{stream}, nil, func(tx *events.Tx) (*result, error) {
-		ev, err := tx.Append(events.NewEvent{Kind: kind, Stream: stream, Payload: payload})
-		if err != nil {
-			return nil, err
-		}
-		return &result{Seq: ev.Seq, Rev: tx.Head()}, nil
-	})
-	if err != nil {
-		return 0, 0, err
-	}
-	return res.Seq, res.Rev, nil
-}
-
 // ApplyRigResult lists each seat's change: created, updated, unchanged or
 // removed.
 type ApplyRigResult struct {
@@ -321,53 +301,60 @@ func ApplyRig(ctx context.Context, env *Env, rig string, reqs []SeatRequest) (*A
 	if err := CheckRigName(rig); err != nil {
 		return nil, err
 	}
-	out := &ApplyRigResult{}
-	rev, err := Batch(ctx, env, "awr", func(ctx context.Context) error {
-		tx := ctx.Value(batchKey{}).(batch).tx
+	decls := make([]*events.SeatDeclared, len(reqs))
+	for i, req := range reqs {
+		if _, r, err := ParseAddress(req.Address); err != nil {
+			return nil, err
+		} else if r != rig {
+			return nil, fault.New(fault.InvalidInput, "rig apply: seat %s is not in rig %s", req.Address, rig).With("address", req.Address)
+		}
+		d, err := req.Declaration()
+		if err != nil {
+			return nil, err
+		}
+		decls[i] = d
+	}
+	out, err := write(ctx, env, "awr", WriteMeta{}, []string{"rig/" + rig}, nil, func(tx *events.Tx) (*ApplyRigResult, error) {
+		out := &ApplyRigResult{}
 		cur, err := projections.SeatsAt(tx.Conn, rig, tx.Head())
 		if err != nil {
-			return err
+			return nil, err
 		}
 		existing := map[string]bool{}
 		for _, s := range cur {
 			existing[s.Address] = true
 		}
 		keep := map[string]bool{}
-		for _, req := range reqs {
-			if _, r, err := ParseAddress(req.Address); err != nil {
-				return err
-			} else if r != rig {
-				return fault.New(fault.InvalidInput, "rig apply: seat %s is not in rig %s", req.Address, rig).With("address", req.Address)
-			}
-			res, err := DeclareSeat(ctx, env, req)
+		for _, d := range decls {
+			res, err := declareSeat(tx, d)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			change := "unchanged"
 			if res.Changed {
 				change = "updated"
-				if !existing[req.Address] {
+				if !existing[d.Address] {
 					change = "created"
 				}
 			}
-			keep[req.Address] = true
-			out.Changes = append(out.Changes, [2]string{req.Address, change})
+			keep[d.Address] = true
+			out.Changes = append(out.Changes, [2]string{d.Address, change})
 		}
 		for _, s := range cur {
 			if keep[s.Address] {
 				continue
 			}
-			if _, err := RemoveSeat(ctx, env, RemoveSeatRequest{Address: s.Address}); err != nil {
-				return err
+			if _, err := removeSeat(tx, s.Address, rig); err != nil {
+				return nil, err
 			}
 			out.Changes = append(out.Changes, [2]string{s.Address, "removed"})
 		}
-		return nil
+		out.ProjectRevision = tx.Head()
+		return out, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	out.ProjectRevision = rev
 	return out, nil
 }
 

@@ -500,15 +500,7 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		payloads = append(payloads, si)
 	}
 	e := env(st)
-	var initRes *commands.InitResult
-	rev, err := commands.Batch(ctx, e, "awr", func(ctx context.Context) error {
-		var err error
-		if initRes, err = commands.Init(ctx, e, commands.InitRequest{Name: p.manifest.Name}); err != nil {
-			return err
-		}
-		_, err = commands.IndexSources(ctx, e, commands.IndexSourcesRequest{Sources: payloads})
-		return err
-	})
+	res, err := commands.InitAndIndex(ctx, e, commands.InitIndexRequest{Name: p.manifest.Name, Sources: payloads})
 	if err != nil {
 		st.Close()
 		undo()
@@ -520,7 +512,7 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		}
 	}
 	out := *p
-	out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Next = "initialized", false, rev, initRes.ProjectID, p.Organization.NextAction
+	out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Next = "initialized", false, res.ProjectRevision, res.Project.ProjectID, p.Organization.NextAction
 	return &out, nil
 }
 

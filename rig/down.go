@@ -89,8 +89,7 @@ func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, erro
 		}
 		msg := renderText(tmpl, map[string]string{"seat": s.Address, "rig": s.Rig, "role": s.Role, "session": s.SessionID,
 			"conversation": s.Conversation, "context_file": s.ContextFile, "project": m.Dir, "work": s.Work})
-		seq, _, err := commands.RigEvent(ctx, m.Env, events.KindStopRequested, "seat/"+s.Address, events.StopRequested{
-			Address: s.Address, Rig: s.Rig, SessionID: s.SessionID, Message: msg})
+		seq, err := commands.RequestStop(ctx, m.Env, commands.StopRequest{Address: s.Address, SessionID: s.SessionID, Message: msg})
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +128,7 @@ func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, erro
 		if err != nil {
 			return nil, err
 		}
-		seq, _, err := commands.RigEvent(ctx, m.Env, events.KindRigSnapshotTaken, "rig/"+st.rig, snap)
+		seq, err := commands.TakeSnapshot(ctx, m.Env, snap)
 		if err != nil {
 			return nil, err
 		}

@@ -161,7 +161,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 	// Scoped to the rig's stream as read: of two ups that start (or take
 	// over) an attempt together, the second fails with RevisionConflict
 	// before it launches anything.
-	if _, _, err := commands.RigEventAt(ctx, m.Env, events.KindRestoreStarted, "rig/"+st.rig, rs, &st.head); err != nil {
+	if _, err := commands.StartRestore(ctx, m.Env, rs, st.head); err != nil {
 		return nil, err
 	}
 	m.crash("restore_started")
@@ -169,8 +169,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 		// A --fresh that changes nothing (the seat runs, or starts fresh
 		// anyway by policy or as a first launch) is not a decision.
 		if p.decide && p.Action == ActionFresh && p.seat.seat.Policy != events.PolicyRelaunchFresh {
-			if _, _, err := commands.RigEvent(ctx, m.Env, events.KindSeatDecided, "seat/"+p.Address, events.SeatDecided{
-				Address: p.Address, Rig: st.rig, Decision: events.DecisionFresh, Scope: p.scope}); err != nil {
+			if _, err := commands.DecideSeat(ctx, m.Env, commands.SeatDecision{Address: p.Address, Decision: events.DecisionFresh, Scope: p.scope}); err != nil {
 				return nil, err
 			}
 		}
