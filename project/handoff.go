@@ -55,10 +55,6 @@ type (
 	CompileResult = commands.CompileResult
 )
 
-// DefaultBudget is the token budget of a context packet when a request
-// names none.
-const DefaultBudget = 5000
-
 // SessionStart starts a session; claiming requires fresh sources.
 // Errors: SourceStale; those of commands.StartSession.
 func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*SessionStartResult, error) {

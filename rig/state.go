@@ -35,7 +35,8 @@ type Manager struct {
 	VerifyTimeout time.Duration
 	// Poll is how often the log is read while waiting (default 100ms).
 	Poll time.Duration
-	// Budget is the token budget of the context packets (default 5000).
+	// Budget is the token budget of the context packets; 0 is
+	// workcontext.DefaultBudget.
 	Budget int
 	// TTL is the lease of the claims taken for seats; 0 means no expiry.
 	TTL time.Duration

@@ -270,11 +270,7 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 		return fail("could not start the seat's session: "+msg, err, "")
 	}
 	p.SessionID = l.SessionID
-	budget := m.Budget
-	if budget <= 0 {
-		budget = 5000
-	}
-	comp, cerr := commands.CompileContext(ctx, m.Env, commands.CompileRequest{Work: s.Work, Session: l.SessionID, Budget: budget})
+	comp, cerr := commands.CompileContext(ctx, m.Env, commands.CompileRequest{Work: s.Work, Session: l.SessionID, Budget: m.Budget})
 	if comp == nil {
 		return fail("could not compile the seat's context: "+cerr.Error(), cerr, l.SessionID)
 	}
