@@ -42,7 +42,7 @@ func Init(ctx context.Context, env *Env, req InitRequest) (*InitResult, error) {
 			return nil, fault.New(fault.InvalidTransition, "init project: the log has %d events but no project_initialized", tx.Head()).WithHint("awr verify")
 		}
 		id := tx.NewID()
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindProjectInitialized, Stream: "project", Payload: events.ProjectInitialized{
+		if _, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectInitialized{
 			ProjectID: id, Name: req.Name, AWRVersion: req.AWRVersion,
 		}}); err != nil {
 			return nil, err
@@ -122,7 +122,7 @@ func IndexSource(ctx context.Context, env *Env, req IndexRequest, force bool) (*
 				return &IndexResult{Path: src.Path, ContentHash: src.ContentHash, ProjectRevision: tx.Head()}, nil
 			}
 		}
-		e, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: stream, Payload: src})
+		e, err := tx.Append(events.NewEvent{Stream: stream, Payload: src})
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +194,7 @@ func IndexSources(ctx context.Context, env *Env, req IndexSourcesRequest) (*Inde
 				res.Unchanged = append(res.Unchanged, src.Path)
 				continue
 			}
-			e, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + src.Path, Payload: src})
+			e, err := tx.Append(events.NewEvent{Stream: "source/" + src.Path, Payload: src})
 			if err != nil {
 				return nil, err
 			}
@@ -204,7 +204,7 @@ func IndexSources(ctx context.Context, env *Env, req IndexSourcesRequest) (*Inde
 			if _, ok := current[path]; !ok {
 				continue
 			}
-			if _, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + path, Payload: events.SourceIndexed{Path: path, Adapter: "removed", ContentHash: "removed", Removed: true}}); err != nil {
+			if _, err := tx.Append(events.NewEvent{Stream: "source/" + path, Payload: events.SourceIndexed{Path: path, Adapter: "removed", ContentHash: "removed", Removed: true}}); err != nil {
 				return nil, err
 			}
 			res.Removed = append(res.Removed, path)

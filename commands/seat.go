@@ -137,7 +137,7 @@ func DeclareSeat(ctx context.Context, env *Env, req SeatRequest) (*SeatResult, e
 		}
 		res := &SeatResult{}
 		if cur == nil || cur.SeatDeclared != *d {
-			if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatDeclared, Stream: "seat/" + d.Address, Payload: *d}); err != nil {
+			if _, err := tx.Append(events.NewEvent{Stream: "seat/" + d.Address, Payload: *d}); err != nil {
 				return nil, err
 			}
 			res.Changed = true
@@ -172,7 +172,7 @@ func RemoveSeat(ctx context.Context, env *Env, req RemoveSeatRequest) (*SeatResu
 			return nil, fault.New(fault.InvalidTransition, "seat remove: %s is running session %s", req.Address, cur.SessionID).
 				With("address", req.Address).With("session_id", cur.SessionID).WithHint("awr rig down %s", rig)
 		}
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatRemoved, Stream: "seat/" + req.Address, Payload: events.SeatRemoved{Address: req.Address, Rig: rig}}); err != nil {
+		if _, err := tx.Append(events.NewEvent{Stream: "seat/" + req.Address, Payload: events.SeatRemoved{Address: req.Address, Rig: rig}}); err != nil {
 			return nil, err
 		}
 		return &SeatResult{Seat: cur, Changed: true, ProjectRevision: tx.Head()}, nil
@@ -257,7 +257,7 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 		if claimView != nil {
 			out.ClaimID = claimView.ID
 		}
-		ev, err := tx.Append(events.NewEvent{Kind: events.KindSeatLaunched, Stream: "seat/" + req.Address, Payload: events.SeatLaunched{
+		ev, err := tx.Append(events.NewEvent{Stream: "seat/" + req.Address, Payload: events.SeatLaunched{
 			Address: req.Address, Rig: seat.Rig, Mode: req.Mode, SessionID: out.SessionID, ClaimID: out.ClaimID, TmuxSession: req.TmuxSession,
 			ContextFile: req.ContextFile, Conversation: req.Conversation, RestoreID: req.RestoreID,
 		}})
@@ -279,22 +279,25 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 // seat_restored and restore_completed go through RecordSeatRestored and
 // CompleteRestore, which write them once. The rig package decides what they say; this
 // is the one door they enter the log by.
-func RigEvent(ctx context.Context, env *Env, kind events.Kind, stream string, payload any) (seq int64, rev int64, err error) {
+func RigEvent(ctx context.Context, env *Env, kind events.Kind, stream string, payload events.Payload) (seq int64, rev int64, err error) {
 	return RigEventAt(ctx, env, kind, stream, payload, nil)
 }
 
 // RigEventAt is RigEvent that fails with RevisionConflict when stream has
 // an event after revision expected (nil: no check). `rig up` starts a
 // restore this way, so two concurrent ups of one rig cannot both start one.
-func RigEventAt(ctx context.Context, env *Env, kind events.Kind, stream string, payload any, expected *int64) (seq int64, rev int64, err error) {
+func RigEventAt(ctx context.Context, env *Env, kind events.Kind, stream string, payload events.Payload, expected *int64) (seq int64, rev int64, err error) {
 	switch kind {
 	case events.KindStopRequested, events.KindRigSnapshotTaken, events.KindRestoreStarted, events.KindSeatDecided:
 	default:
 		return 0, 0, fault.New(fault.Internal, "rig event: %s is not a rig event", kind)
 	}
+	if payload == nil || payload.Kind() != kind {
+		return 0, 0, fault.New(fault.Internal, "rig event: payload %T is not a %s payload", payload, kind)
+	}
 	type result struct{ Seq, Rev int64 }
 	res, err := write(ctx, env, "awr", WriteMeta{ExpectedRevision: expected}, []string{stream}, nil, func(tx *events.Tx) (*result, error) {
-		ev, err := tx.Append(events.NewEvent{Kind: kind, Stream: stream, Payload: payload})
+		ev, err := tx.Append(events.NewEvent{Stream: stream, Payload: payload})
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +391,7 @@ func RecordSeatRestored(ctx context.Context, env *Env, pl events.SeatRestored) (
 		if seat != nil && seat.RestoredIn == pl.RestoreID && seat.RestoredSeq > seat.LaunchedSeq {
 			return &result{Outcome: seat.RestoredOutcome, Reason: seat.RestoredReason}, nil
 		}
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatRestored, Stream: "seat/" + pl.Address, Payload: pl}); err != nil {
+		if _, err := tx.Append(events.NewEvent{Stream: "seat/" + pl.Address, Payload: pl}); err != nil {
 			return nil, err
 		}
 		return &result{Recorded: true, Outcome: pl.Outcome, Reason: pl.Reason}, nil
@@ -409,7 +412,7 @@ func CompleteRestore(ctx context.Context, env *Env, pl events.RestoreCompleted) 
 			return nil, err
 		}
 		if !done {
-			if _, err := tx.Append(events.NewEvent{Kind: events.KindRestoreCompleted, Stream: "rig/" + pl.Rig, Payload: pl}); err != nil {
+			if _, err := tx.Append(events.NewEvent{Stream: "rig/" + pl.Rig, Payload: pl}); err != nil {
 				return nil, err
 			}
 		}

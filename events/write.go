@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"time"
 
 	"github.com/awr-dev/awr/fault"
@@ -17,12 +16,14 @@ import (
 	"zombiezen.com/go/sqlite"
 )
 
-// NewEvent is an event to append: the store assigns seq, id, stream_version,
-// occurred_at, request_id and the hashes.
+// NewEvent is an event to append: its kind is its payload's Kind, and the
+// store assigns seq, id, stream_version, occurred_at, request_id and the
+// hashes.
 type NewEvent struct {
-	Kind    Kind
-	Stream  string
-	Payload any // the kind's payload struct, e.g. SessionStarted or *SessionStarted
+	Stream string
+	// Payload is the event's payload struct, e.g. SessionStarted or
+	// *SessionStarted.
+	Payload Payload
 	// ID, if set, is the event's id (from Tx.NewID), for events whose
 	// payload names themselves, such as a checkpoint's id.
 	ID string
@@ -126,26 +127,28 @@ func (tx *Tx) Guard(streams ...string) error {
 	return checkConflicts(tx.Conn, *tx.opts.ExpectedRevision, tx.startHead, streams)
 }
 
-// Append validates and appends one event, then applies every projector to it.
+// Append validates and appends one event, then applies every projector to
+// it. The event's kind is ne.Payload.Kind().
+//
+// Errors: Internal when the payload is missing, of an unknown kind or does
+// not encode as a JSON object, or the stream is empty; InvalidInput when
+// ne.ID is already in the log; any error a projector returns.
 func (tx *Tx) Append(ne NewEvent) (*Event, error) {
-	mk, ok := payloadTypes[ne.Kind]
-	if !ok {
-		return nil, fault.New(fault.Internal, "append event: unknown kind %q", ne.Kind)
+	if ne.Payload == nil {
+		return nil, fault.New(fault.Internal, "append event: no payload")
 	}
-	if ne.Stream == "" {
-		return nil, fault.New(fault.Internal, "append event: %s without a stream", ne.Kind)
-	}
-	want := reflect.TypeOf(mk()).Elem()
-	got := reflect.TypeOf(ne.Payload)
-	if got != nil && got.Kind() == reflect.Pointer {
-		got = got.Elem()
-	}
-	if got != want {
-		return nil, fault.New(fault.Internal, "append event: %s payload is %v, want %v", ne.Kind, got, want)
-	}
+	// Marshal first: a nil payload pointer encodes as null (refused here)
+	// rather than panic in Kind.
 	payload, err := MarshalPayload(ne.Payload)
 	if err != nil {
-		return nil, fault.Wrap(fault.Internal, err, "append event %s", ne.Kind)
+		return nil, fault.Wrap(fault.Internal, err, "append event")
+	}
+	kind := ne.Payload.Kind()
+	if !Known(kind) {
+		return nil, fault.New(fault.Internal, "append event: unknown kind %q", kind)
+	}
+	if ne.Stream == "" {
+		return nil, fault.New(fault.Internal, "append event: %s without a stream", kind)
 	}
 	sv, ok := tx.versions[ne.Stream]
 	if !ok {
@@ -164,7 +167,7 @@ func (tx *Tx) Append(ne NewEvent) (*Event, error) {
 	e := &Event{
 		Seq:           tx.head + 1,
 		ID:            ne.ID,
-		Kind:          ne.Kind,
+		Kind:          kind,
 		Stream:        ne.Stream,
 		StreamVersion: sv + 1,
 		OccurredAt:    tx.opts.Now.UnixMilli(),
