@@ -60,7 +60,7 @@ func projectOf(tx *events.Tx) (*events.ProjectInitialized, error) {
 		if e.Kind != events.KindProjectInitialized {
 			return nil
 		}
-		v, err := e.Decoded()
+		v, err := events.Decode(e)
 		if err != nil {
 			return err
 		}

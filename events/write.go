@@ -247,9 +247,17 @@ func (tx *Tx) insert(e *Event, keep bool) error {
 		}
 		return err
 	}
-	for _, p := range tx.store.projectors {
-		if err := p.Apply(tx.Conn, e); err != nil {
-			return fmt.Errorf("apply seq %d to projection %s: %w", e.Seq, p.Name(), err)
+	if len(tx.store.projectors) > 0 {
+		// Decoded from the stored bytes, not taken from the caller's
+		// struct, so projectors see what a replay will see.
+		payload, err := Decode(e)
+		if err != nil {
+			return err
+		}
+		for _, p := range tx.store.projectors {
+			if err := p.Apply(tx.Conn, e, payload); err != nil {
+				return fmt.Errorf("apply seq %d to projection %s: %w", e.Seq, p.Name(), err)
+			}
 		}
 	}
 	tx.head = e.Seq

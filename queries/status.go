@@ -166,7 +166,7 @@ func Status(ctx context.Context, store *events.Store, at At) (*StatusResult, err
 }
 
 func mustDecode(e *events.Event) any {
-	v, _ := e.Decoded()
+	v, _ := events.Decode(e)
 	return v
 }
 
