@@ -32,7 +32,9 @@ type NewEvent struct {
 // WriteOptions scopes a write.
 type WriteOptions struct {
 	// Now is the write's clock reading; every event's occurred_at and id
-	// timestamp come from it. Required.
+	// timestamp come from it. A reading earlier than the head event's
+	// occurred_at is raised to it, so occurred_at never decreases with
+	// seq. Required.
 	Now time.Time
 	// Entropy feeds ULID generation. Required.
 	Entropy io.Reader
@@ -73,6 +75,7 @@ type Tx struct {
 	opts      WriteOptions
 	head      int64
 	lastHash  []byte
+	lastTime  int64 // occurred_at of the head event
 	versions  map[string]int64
 	appended  []*Event
 	startHead int64
@@ -119,7 +122,9 @@ func (tx *Tx) SetActor(actor string) string {
 func (tx *Tx) Appended() []*Event { return tx.appended }
 
 // Guard checks the write's expected revision against more streams, for
-// writes that learn which streams they touch while deciding.
+// writes that learn which streams they touch while deciding; the write's
+// own events never conflict with it. Errors: RevisionConflict as Write
+// reports it.
 func (tx *Tx) Guard(streams ...string) error {
 	if tx.opts.ExpectedRevision == nil {
 		return nil
@@ -170,7 +175,7 @@ func (tx *Tx) Append(ne NewEvent) (*Event, error) {
 		Kind:          kind,
 		Stream:        ne.Stream,
 		StreamVersion: sv + 1,
-		OccurredAt:    tx.opts.Now.UnixMilli(),
+		OccurredAt:    max(tx.opts.Now.UnixMilli(), tx.lastTime),
 		Actor:         tx.opts.Actor,
 		Payload:       payload,
 		PrevHash:      tx.lastHash,
@@ -262,6 +267,7 @@ func (tx *Tx) insert(e *Event, keep bool) error {
 	}
 	tx.head = e.Seq
 	tx.lastHash = e.Hash
+	tx.lastTime = e.OccurredAt
 	tx.versions[e.Stream] = e.StreamVersion
 	if keep && !tx.discard {
 		tx.appended = append(tx.appended, e)
@@ -302,8 +308,8 @@ func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string)
 				st.Reset()
 				return err
 			}
-			if !row {
-				break
+			if !row || st.GetInt64("seq") > actual {
+				break // the write's own events never conflict with it
 			}
 			conflicts = append(conflicts, Conflict{Seq: st.GetInt64("seq"), Kind: Kind(st.GetText("kind")), Stream: st.GetText("stream")})
 		}
@@ -343,9 +349,14 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 		}
 		defer endFn(&err)
 
-		head, lastHash, _, err := headOf(conn)
+		head, lastHash, lastTime, err := headOf(conn)
 		if err != nil {
 			return nil, err
+		}
+		// The clock was read before the lock: another writer may have
+		// committed a later reading meanwhile.
+		if opts.Now.UnixMilli() < lastTime {
+			opts.Now = time.UnixMilli(lastTime).UTC()
 		}
 		if opts.RequestID != "" {
 			prior, found, err := lookupRequest(conn, opts.RequestID)
@@ -381,7 +392,7 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 				return nil, err
 			}
 		}
-		tx := &Tx{Conn: conn, store: s, opts: opts, head: head, startHead: head, lastHash: lastHash, versions: map[string]int64{}}
+		tx := &Tx{Conn: conn, store: s, opts: opts, head: head, startHead: head, lastHash: lastHash, lastTime: lastTime, versions: map[string]int64{}}
 		value, err := fn(tx)
 		if err != nil {
 			return nil, err
