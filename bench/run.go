@@ -137,7 +137,7 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 			if e.Kind != events.KindSessionStarted || firstSession != "" {
 				return nil
 			}
-			v, err := e.Decoded()
+			v, err := events.Decode(e)
 			if err != nil {
 				return err
 			}

@@ -36,7 +36,7 @@ func TestLogByWork(t *testing.T) {
 		return events.ScanEvents(r.Conn, 1, r.Head, func(e *events.Event) error {
 			all = append(all, e)
 			if e.Kind == events.KindSessionStarted {
-				v, err := e.Decoded()
+				v, err := events.Decode(e)
 				if err != nil {
 					return err
 				}
@@ -58,7 +58,7 @@ func TestLogByWork(t *testing.T) {
 				on = true
 			}
 			if e.Kind == events.KindClientBound {
-				v, _ := e.Decoded()
+				v, _ := events.Decode(e)
 				on = v.(*events.ClientBound).Work == work
 			}
 			if on {

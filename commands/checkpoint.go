@@ -72,7 +72,7 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 			verified = seq > 0
 		}
 		id := tx.NewID()
-		e, err := tx.Append(events.NewEvent{Kind: events.KindCheckpointRecorded, Stream: "session/" + s.ID, ID: id, Payload: events.CheckpointRecorded{
+		e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, ID: id, Payload: events.CheckpointRecorded{
 			CheckpointID: id, SessionID: s.ID, Work: s.Work, Agent: req.Agent, ContextHash: req.ContextHash,
 			ContextHashVerified: verified, Digest: req.Digest, NextAction: req.NextAction, OpenLoops: loops,
 		}})
@@ -116,7 +116,7 @@ func RecordContext(ctx context.Context, env *Env, req ContextRecordRequest) (*Co
 		if err != nil {
 			return nil, err
 		}
-		e, err := tx.Append(events.NewEvent{Kind: events.KindContextCompiled, Stream: "session/" + s.ID, Payload: events.ContextCompiled{
+		e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, Payload: events.ContextCompiled{
 			SessionID: s.ID, Work: s.Work, ContextHash: req.ContextHash, TokenEstimate: req.TokenEstimate,
 			TokenBudget: req.TokenBudget, Complete: req.Complete,
 		}})

@@ -68,7 +68,7 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 		if ttl > 0 {
 			r.ExpiresAt = now + ttl
 		}
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimRenewed, Stream: "work/" + c.Work, Payload: r}); err != nil {
+		if _, err := tx.Append(events.NewEvent{Stream: "work/" + c.Work, Payload: r}); err != nil {
 			return nil, err
 		}
 		return &ClaimResult{Claim: ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: r.ExpiresAt, FencingToken: c.FencingToken},
@@ -99,7 +99,7 @@ func ReleaseClaim(ctx context.Context, env *Env, req ReleaseRequest) (*ClaimResu
 		if c == nil {
 			return nil, fault.New(fault.InvalidTransition, "release claim: session %s holds no claim", s.ID).With("session_id", s.ID)
 		}
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimReleased, Stream: "work/" + c.Work, Payload: events.ClaimReleased{
+		if _, err := tx.Append(events.NewEvent{Stream: "work/" + c.Work, Payload: events.ClaimReleased{
 			ClaimID: c.ID, Work: c.Work, SessionID: s.ID, Reason: events.ReleaseExplicit,
 		}}); err != nil {
 			return nil, err

@@ -97,7 +97,7 @@ func BindClient(ctx context.Context, env *Env, req BindRequest) (*BindResult, er
 		}
 		res := &BindResult{Binding: *view}
 		if cur == nil || cur.SessionID != s.ID || cur.Client != req.Client || cur.CheckpointID != view.CheckpointID {
-			if _, err := tx.Append(events.NewEvent{Kind: events.KindClientBound, Stream: stream, Payload: events.ClientBound{
+			if _, err := tx.Append(events.NewEvent{Stream: stream, Payload: events.ClientBound{
 				Client: req.Client, ExternalSession: req.ExternalSession, SessionID: s.ID, Work: s.Work, CheckpointID: view.CheckpointID,
 			}}); err != nil {
 				return nil, err

@@ -79,7 +79,7 @@ func compileInTx(tx *events.Tx, work, session string, budget int) (*CompileResul
 		return nil, err
 	}
 	p := res.WorkContext
-	e, err := tx.Append(events.NewEvent{Kind: events.KindContextCompiled, Stream: "session/" + s.ID, Payload: events.ContextCompiled{
+	e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, Payload: events.ContextCompiled{
 		SessionID: s.ID, Work: s.Work, ContextHash: p.ContextHash, TokenEstimate: p.TokenEstimate,
 		TokenBudget: p.TokenBudget, Complete: res.Completeness.Complete,
 	}})

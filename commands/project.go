@@ -48,7 +48,7 @@ func initProject(tx *events.Tx, req InitRequest) (*InitResult, error) {
 		return nil, fault.New(fault.InvalidTransition, "init project: the log has %d events but no project_initialized", tx.Head()).WithHint("awr verify")
 	}
 	id := tx.NewID()
-	if _, err := tx.Append(events.NewEvent{Kind: events.KindProjectInitialized, Stream: "project", Payload: events.ProjectInitialized{
+	if _, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectInitialized{
 		ProjectID: id, Name: req.Name, AWRVersion: req.AWRVersion,
 	}}); err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func projectOf(tx *events.Tx) (*events.ProjectInitialized, error) {
 		if e.Kind != events.KindProjectInitialized {
 			return nil
 		}
-		v, err := e.Decoded()
+		v, err := events.Decode(e)
 		if err != nil {
 			return err
 		}
@@ -166,7 +166,7 @@ func IndexSource(ctx context.Context, env *Env, req IndexRequest, force bool) (*
 				return &IndexResult{Path: src.Path, ContentHash: src.ContentHash, ProjectRevision: tx.Head()}, nil
 			}
 		}
-		e, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: stream, Payload: src})
+		e, err := tx.Append(events.NewEvent{Stream: stream, Payload: src})
 		if err != nil {
 			return nil, err
 		}
@@ -255,7 +255,7 @@ func indexSources(tx *events.Tx, req IndexSourcesRequest) (*IndexSourcesResult, 
 			res.Unchanged = append(res.Unchanged, src.Path)
 			continue
 		}
-		e, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + src.Path, Payload: src})
+		e, err := tx.Append(events.NewEvent{Stream: "source/" + src.Path, Payload: src})
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +270,7 @@ func indexSources(tx *events.Tx, req IndexSourcesRequest) (*IndexSourcesResult, 
 		if !req.Prune || listed[path] {
 			continue
 		}
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindSourceIndexed, Stream: "source/" + path, Payload: events.SourceIndexed{Path: path, Adapter: "removed", ContentHash: "removed", Removed: true}}); err != nil {
+		if _, err := tx.Append(events.NewEvent{Stream: "source/" + path, Payload: events.SourceIndexed{Path: path, Adapter: "removed", ContentHash: "removed", Removed: true}}); err != nil {
 			return nil, err
 		}
 		res.Removed = append(res.Removed, path)

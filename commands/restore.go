@@ -35,7 +35,7 @@ func RequestStop(ctx context.Context, env *Env, req StopRequest) (int64, error) 
 		if _, err := RequireSeat(tx.Conn, req.Address, tx.Head()); err != nil {
 			return events.NewEvent{}, err
 		}
-		return events.NewEvent{Kind: events.KindStopRequested, Stream: "seat/" + req.Address,
+		return events.NewEvent{Stream: "seat/" + req.Address,
 			Payload: events.StopRequested{Address: req.Address, Rig: rig, SessionID: req.SessionID, Message: req.Message}}, nil
 	})
 }
@@ -60,7 +60,7 @@ func TakeSnapshot(ctx context.Context, env *Env, snap events.RigSnapshotTaken) (
 				return events.NewEvent{}, err
 			}
 		}
-		return events.NewEvent{Kind: events.KindRigSnapshotTaken, Stream: "rig/" + snap.Rig, Payload: snap}, nil
+		return events.NewEvent{Stream: "rig/" + snap.Rig, Payload: snap}, nil
 	})
 }
 
@@ -83,7 +83,7 @@ func StartRestore(ctx context.Context, env *Env, rs events.RestoreStarted, expec
 				return events.NewEvent{}, err
 			}
 		}
-		return events.NewEvent{Kind: events.KindRestoreStarted, Stream: "rig/" + rs.Rig, Payload: rs}, nil
+		return events.NewEvent{Stream: "rig/" + rs.Rig, Payload: rs}, nil
 	})
 }
 
@@ -110,7 +110,7 @@ func DecideSeat(ctx context.Context, env *Env, req SeatDecision) (int64, error) 
 		if _, err := RequireSeat(tx.Conn, req.Address, tx.Head()); err != nil {
 			return events.NewEvent{}, err
 		}
-		return events.NewEvent{Kind: events.KindSeatDecided, Stream: "seat/" + req.Address,
+		return events.NewEvent{Stream: "seat/" + req.Address,
 			Payload: events.SeatDecided{Address: req.Address, Rig: rig, Decision: req.Decision, Scope: req.Scope}}, nil
 	})
 }

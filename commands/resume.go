@@ -115,14 +115,14 @@ func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
 		}
 	}
 	id := tx.NewID()
-	if _, err := tx.Append(events.NewEvent{Kind: events.KindSessionStarted, Stream: "session/" + id, Payload: events.SessionStarted{
+	if _, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{
 		SessionID: id, Work: prev.Work, Agent: req.Agent, Provider: req.Provider, Model: req.Model, PredecessorID: prev.ID,
 	}}); err != nil {
 		return nil, err
 	}
 	var claim *ClaimView
 	if move {
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimReleased, Stream: "work/" + old.Work, Payload: events.ClaimReleased{
+		if _, err := tx.Append(events.NewEvent{Stream: "work/" + old.Work, Payload: events.ClaimReleased{
 			ClaimID: old.ID, Work: old.Work, SessionID: prev.ID, Reason: events.ReleaseMoved,
 		}}); err != nil {
 			return nil, err
@@ -151,7 +151,7 @@ func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
 	if last != nil {
 		rp.CheckpointID = last.ID
 	}
-	if _, err := tx.Append(events.NewEvent{Kind: events.KindSessionResumed, Stream: "session/" + id, Payload: rp}); err != nil {
+	if _, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: rp}); err != nil {
 		return nil, err
 	}
 	s, err := projections.SessionAt(tx.Conn, id, tx.Head())

@@ -143,7 +143,7 @@ func declareSeat(tx *events.Tx, d *events.SeatDeclared) (*SeatResult, error) {
 	}
 	res := &SeatResult{}
 	if cur == nil || cur.SeatDeclared != *d {
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatDeclared, Stream: "seat/" + d.Address, Payload: *d}); err != nil {
+		if _, err := tx.Append(events.NewEvent{Stream: "seat/" + d.Address, Payload: *d}); err != nil {
 			return nil, err
 		}
 		res.Changed = true
@@ -185,7 +185,7 @@ func removeSeat(tx *events.Tx, address, rig string) (*SeatResult, error) {
 		return nil, fault.New(fault.InvalidTransition, "seat remove: %s is running session %s", req.Address, cur.SessionID).
 			With("address", req.Address).With("session_id", cur.SessionID).WithHint("awr rig down %s", rig)
 	}
-	if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatRemoved, Stream: "seat/" + req.Address, Payload: events.SeatRemoved{Address: req.Address, Rig: rig}}); err != nil {
+	if _, err := tx.Append(events.NewEvent{Stream: "seat/" + req.Address, Payload: events.SeatRemoved{Address: req.Address, Rig: rig}}); err != nil {
 		return nil, err
 	}
 	return &SeatResult{Seat: cur, Changed: true, ProjectRevision: tx.Head()}, nil
@@ -269,7 +269,7 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 		if claimView != nil {
 			out.ClaimID = claimView.ID
 		}
-		ev, err := tx.Append(events.NewEvent{Kind: events.KindSeatLaunched, Stream: "seat/" + req.Address, Payload: events.SeatLaunched{
+		ev, err := tx.Append(events.NewEvent{Stream: "seat/" + req.Address, Payload: events.SeatLaunched{
 			Address: req.Address, Rig: seat.Rig, Mode: req.Mode, SessionID: out.SessionID, ClaimID: out.ClaimID, TmuxSession: req.TmuxSession,
 			ContextFile: req.ContextFile, Conversation: req.Conversation, RestoreID: req.RestoreID,
 		}})
@@ -375,7 +375,7 @@ func RecordSeatRestored(ctx context.Context, env *Env, pl events.SeatRestored) (
 		if seat != nil && seat.RestoredIn == pl.RestoreID && seat.RestoredSeq > seat.LaunchedSeq {
 			return &result{Outcome: seat.RestoredOutcome, Reason: seat.RestoredReason}, nil
 		}
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindSeatRestored, Stream: "seat/" + pl.Address, Payload: pl}); err != nil {
+		if _, err := tx.Append(events.NewEvent{Stream: "seat/" + pl.Address, Payload: pl}); err != nil {
 			return nil, err
 		}
 		return &result{Recorded: true, Outcome: pl.Outcome, Reason: pl.Reason}, nil
@@ -396,7 +396,7 @@ func CompleteRestore(ctx context.Context, env *Env, pl events.RestoreCompleted) 
 			return nil, err
 		}
 		if !done {
-			if _, err := tx.Append(events.NewEvent{Kind: events.KindRestoreCompleted, Stream: "rig/" + pl.Rig, Payload: pl}); err != nil {
+			if _, err := tx.Append(events.NewEvent{Stream: "rig/" + pl.Rig, Payload: pl}); err != nil {
 				return nil, err
 			}
 		}

@@ -67,7 +67,7 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 			}
 		}
 		id := tx.NewID()
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindSessionStarted, Stream: "session/" + id, Payload: events.SessionStarted{
+		if _, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{
 			SessionID: id, Work: req.Work, Agent: req.Agent, Provider: req.Provider, Model: req.Model,
 		}}); err != nil {
 			return nil, err
@@ -161,7 +161,7 @@ func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt int64, m
 		return nil, err
 	}
 	c := events.ClaimAcquired{ClaimID: tx.NewID(), Work: work, SessionID: session, Agent: agent, FencingToken: tok + 1, MovedFrom: movedFrom, ExpiresAt: expiresAt}
-	if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimAcquired, Stream: "work/" + work, Payload: c}); err != nil {
+	if _, err := tx.Append(events.NewEvent{Stream: "work/" + work, Payload: c}); err != nil {
 		return nil, err
 	}
 	return &ClaimView{ID: c.ClaimID, Work: work, SessionID: session, Agent: agent, ExpiresAt: c.ExpiresAt, FencingToken: c.FencingToken}, nil
@@ -288,14 +288,14 @@ func endSession(tx *events.Tx, s *projections.Session, outcome, reason string) (
 		return nil, err
 	}
 	if c != nil {
-		if _, err := tx.Append(events.NewEvent{Kind: events.KindClaimReleased, Stream: "work/" + c.Work, Payload: events.ClaimReleased{
+		if _, err := tx.Append(events.NewEvent{Stream: "work/" + c.Work, Payload: events.ClaimReleased{
 			ClaimID: c.ID, Work: c.Work, SessionID: s.ID, Reason: events.ReleaseSessionEnd,
 		}}); err != nil {
 			return nil, err
 		}
 		released = &ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: c.ExpiresAt, FencingToken: c.FencingToken}
 	}
-	if _, err := tx.Append(events.NewEvent{Kind: events.KindSessionEnded, Stream: "session/" + s.ID, Payload: events.SessionEnded{
+	if _, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, Payload: events.SessionEnded{
 		SessionID: s.ID, Work: s.Work, Outcome: outcome, Reason: reason,
 	}}); err != nil {
 		return nil, err

@@ -13,6 +13,9 @@ type ClaimAcquired struct {
 	MovedFrom    string `json:"moved_from,omitempty"`
 }
 
+// Kind returns KindClaimAcquired.
+func (ClaimAcquired) Kind() Kind { return KindClaimAcquired }
+
 // ClaimRenewed extends a claim's lease (stream "work/<key>").
 type ClaimRenewed struct {
 	ClaimID   string `json:"claim_id"`
@@ -20,6 +23,9 @@ type ClaimRenewed struct {
 	SessionID string `json:"session_id"`
 	ExpiresAt int64  `json:"expires_at,omitempty"`
 }
+
+// Kind returns KindClaimRenewed.
+func (ClaimRenewed) Kind() Kind { return KindClaimRenewed }
 
 // Reasons a claim is released.
 const (
@@ -35,3 +41,6 @@ type ClaimReleased struct {
 	SessionID string `json:"session_id"`
 	Reason    string `json:"reason"`
 }
+
+// Kind returns KindClaimReleased.
+func (ClaimReleased) Kind() Kind { return KindClaimReleased }

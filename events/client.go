@@ -9,3 +9,6 @@ type ClientBound struct {
 	Work            string `json:"work"`
 	CheckpointID    string `json:"checkpoint_id,omitempty"`
 }
+
+// Kind returns KindClientBound.
+func (ClientBound) Kind() Kind { return KindClientBound }

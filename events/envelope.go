@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+
+	"github.com/awr-dev/awr/fault"
 )
 
 // HashSize is the size in bytes of an event hash (SHA-256).
@@ -15,8 +17,8 @@ const HashSize = sha256.Size
 const canonicalTag = "awr.event.v1"
 
 // Event is one stored event: the envelope the store manages plus the payload
-// bytes in canonical JSON. Decoded payloads exist only above the store (see
-// Decoded).
+// bytes in canonical JSON. Typed payloads exist only above the store: Decode
+// turns the bytes into one, afresh on every call.
 type Event struct {
 	Seq           int64
 	ID            string
@@ -29,20 +31,18 @@ type Event struct {
 	Payload       []byte
 	PrevHash      []byte
 	Hash          []byte
-
-	decoded any
 }
 
-// Decoded returns the typed payload (e.g. *SessionStarted), decoding it once.
-func (e *Event) Decoded() (any, error) {
-	if e.decoded != nil {
-		return e.decoded, nil
-	}
+// Decode returns e's typed payload (a pointer, e.g. *SessionStarted),
+// decoding it afresh on every call; callers that need it more than once
+// keep the result. Errors: Storage, naming the seq and kind, when the kind
+// is unknown to this awr or the payload does not decode as that kind.
+func Decode(e *Event) (Payload, error) {
 	v, err := DecodePayload(e.Kind, e.Payload)
 	if err != nil {
-		return nil, fmt.Errorf("event %d: %w", e.Seq, err)
+		return nil, fault.Wrap(fault.Storage, err, "event %d", e.Seq).
+			With("seq", e.Seq).With("kind", e.Kind).WithHint("awr verify")
 	}
-	e.decoded = v
 	return v, nil
 }
 

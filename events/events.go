@@ -36,28 +36,39 @@ const (
 	KindSeatDecided        Kind = "seat_decided"
 )
 
-// payloadTypes maps each kind to a constructor of its payload struct.
-var payloadTypes = map[Kind]func() any{
-	KindProjectInitialized: func() any { return new(ProjectInitialized) },
-	KindSourceIndexed:      func() any { return new(SourceIndexed) },
-	KindSessionStarted:     func() any { return new(SessionStarted) },
-	KindClaimAcquired:      func() any { return new(ClaimAcquired) },
-	KindClaimRenewed:       func() any { return new(ClaimRenewed) },
-	KindClaimReleased:      func() any { return new(ClaimReleased) },
-	KindContextCompiled:    func() any { return new(ContextCompiled) },
-	KindCheckpointRecorded: func() any { return new(CheckpointRecorded) },
-	KindSessionEnded:       func() any { return new(SessionEnded) },
-	KindSessionResumed:     func() any { return new(SessionResumed) },
-	KindClientBound:        func() any { return new(ClientBound) },
-	KindSeatDeclared:       func() any { return new(SeatDeclared) },
-	KindSeatRemoved:        func() any { return new(SeatRemoved) },
-	KindSeatLaunched:       func() any { return new(SeatLaunched) },
-	KindStopRequested:      func() any { return new(StopRequested) },
-	KindRigSnapshotTaken:   func() any { return new(RigSnapshotTaken) },
-	KindRestoreStarted:     func() any { return new(RestoreStarted) },
-	KindSeatRestored:       func() any { return new(SeatRestored) },
-	KindRestoreCompleted:   func() any { return new(RestoreCompleted) },
-	KindSeatDecided:        func() any { return new(SeatDecided) },
+// Payload is the typed content of an event: one struct per kind, declared
+// one file per aggregate. Each payload names its own kind, so an append
+// takes the kind from the payload and the two cannot disagree. Both a
+// payload struct and a pointer to it are Payloads; decoding yields the
+// pointer (e.g. *SessionStarted).
+type Payload interface {
+	// Kind returns the kind the payload is stored under.
+	Kind() Kind
+}
+
+// payloadTypes maps each kind to a constructor of its payload struct; the
+// constructed payload's Kind is the key (TestPayloadTypes checks it).
+var payloadTypes = map[Kind]func() Payload{
+	KindProjectInitialized: func() Payload { return new(ProjectInitialized) },
+	KindSourceIndexed:      func() Payload { return new(SourceIndexed) },
+	KindSessionStarted:     func() Payload { return new(SessionStarted) },
+	KindClaimAcquired:      func() Payload { return new(ClaimAcquired) },
+	KindClaimRenewed:       func() Payload { return new(ClaimRenewed) },
+	KindClaimReleased:      func() Payload { return new(ClaimReleased) },
+	KindContextCompiled:    func() Payload { return new(ContextCompiled) },
+	KindCheckpointRecorded: func() Payload { return new(CheckpointRecorded) },
+	KindSessionEnded:       func() Payload { return new(SessionEnded) },
+	KindSessionResumed:     func() Payload { return new(SessionResumed) },
+	KindClientBound:        func() Payload { return new(ClientBound) },
+	KindSeatDeclared:       func() Payload { return new(SeatDeclared) },
+	KindSeatRemoved:        func() Payload { return new(SeatRemoved) },
+	KindSeatLaunched:       func() Payload { return new(SeatLaunched) },
+	KindStopRequested:      func() Payload { return new(StopRequested) },
+	KindRigSnapshotTaken:   func() Payload { return new(RigSnapshotTaken) },
+	KindRestoreStarted:     func() Payload { return new(RestoreStarted) },
+	KindSeatRestored:       func() Payload { return new(SeatRestored) },
+	KindRestoreCompleted:   func() Payload { return new(RestoreCompleted) },
+	KindSeatDecided:        func() Payload { return new(SeatDecided) },
 }
 
 // Kinds returns every known kind, sorted.
@@ -77,11 +88,11 @@ func Known(k Kind) bool {
 }
 
 // DecodePayload decodes a stored payload into the typed struct for kind (a
-// pointer, e.g. *SessionStarted). Payloads evolve by adding fields only:
+// pointer, e.g. *SessionStarted), whose Kind is kind. Payloads evolve by adding fields only:
 // fields unknown to this version are ignored and fields missing from old
 // events take their zero value. An unknown kind or a payload that is not a
 // JSON object of the right shape is an error.
-func DecodePayload(kind Kind, payload []byte) (any, error) {
+func DecodePayload(kind Kind, payload []byte) (Payload, error) {
 	mk, ok := payloadTypes[kind]
 	if !ok {
 		return nil, fmt.Errorf("decode payload: unknown event kind %q", kind)

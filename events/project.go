@@ -8,3 +8,6 @@ type ProjectInitialized struct {
 	Name       string `json:"name"`
 	AWRVersion string `json:"awr_version,omitempty"`
 }
+
+// Kind returns KindProjectInitialized.
+func (ProjectInitialized) Kind() Kind { return KindProjectInitialized }

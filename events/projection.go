@@ -23,9 +23,11 @@ type Projector interface {
 	Version() int
 	// Reset drops the projection's tables and creates them empty.
 	Reset(conn *sqlite.Conn) error
-	// Apply folds one event. It must be deterministic: it may read only the
-	// event and the projection's own tables, never the clock.
-	Apply(conn *sqlite.Conn, e *Event) error
+	// Apply folds one event, given with its payload as Decode returns it
+	// (decoded once by the store for every projector). It must be
+	// deterministic: it may read only the event, its payload and the
+	// projection's own tables, never the clock.
+	Apply(conn *sqlite.Conn, e *Event, payload Payload) error
 }
 
 // BulkProjector is a Projector that rebuilds faster from scratch: between
@@ -314,9 +316,9 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 		}
 		return nil
 	}
-	apply := func(e *Event) error {
+	apply := func(e *Event, payload Payload) error {
 		for _, p := range ps {
-			if err := p.Apply(dst, e); err != nil {
+			if err := p.Apply(dst, e, payload); err != nil {
 				return fmt.Errorf("apply seq %d to projection %s: %w", e.Seq, p.Name(), err)
 			}
 		}
@@ -342,7 +344,11 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 				if err := check(e); err != nil {
 					return err
 				}
-				if err := apply(e); err != nil {
+				payload, err := Decode(e)
+				if err != nil {
+					return err
+				}
+				if err := apply(e, payload); err != nil {
 					return err
 				}
 			}
@@ -352,32 +358,40 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 	return pipeline(src, head, check, apply)
 }
 
+// decodedEvent is an event read for folding, with its payload decoded.
+type decodedEvent struct {
+	e       *Event
+	payload Payload
+}
+
 // pipeline reads, checks (the hash chain) and decodes events 1..head from
-// src on one goroutine while apply folds them on the caller's, so a rebuild uses both of a small
-// machine's cores. src must not be used by anyone else meanwhile.
-func pipeline(src *sqlite.Conn, head int64, check, apply func(e *Event) error) error {
+// src on one goroutine while apply folds them on the caller's, so a rebuild
+// uses both of a small machine's cores. src must not be used by anyone else
+// meanwhile.
+func pipeline(src *sqlite.Conn, head int64, check func(e *Event) error, apply func(e *Event, payload Payload) error) error {
 	const batch = 512
-	batches := make(chan []*Event, 8)
+	batches := make(chan []decodedEvent, 8)
 	stop := make(chan struct{})
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		buf := make([]*Event, 0, batch)
+		buf := make([]decodedEvent, 0, batch)
 		err := ScanEvents(src, 1, head, func(e *Event) error {
 			if err := check(e); err != nil {
 				return err
 			}
-			if _, err := e.Decoded(); err != nil {
+			payload, err := Decode(e)
+			if err != nil {
 				return err
 			}
-			buf = append(buf, e)
+			buf = append(buf, decodedEvent{e: e, payload: payload})
 			if len(buf) == batch {
 				select {
 				case batches <- buf:
 				case <-stop:
 					return errStopped
 				}
-				buf = make([]*Event, 0, batch)
+				buf = make([]decodedEvent, 0, batch)
 			}
 			return nil
 		})
@@ -394,8 +408,8 @@ func pipeline(src *sqlite.Conn, head int64, check, apply func(e *Event) error) e
 		if applyErr != nil {
 			continue
 		}
-		for _, e := range b {
-			if applyErr = apply(e); applyErr != nil {
+		for _, d := range b {
+			if applyErr = apply(d.e, d.payload); applyErr != nil {
 				close(stop)
 				break
 			}

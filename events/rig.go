@@ -41,11 +41,17 @@ type SeatDeclared struct {
 	StopMessage   string `json:"stop_message,omitempty"`
 }
 
+// Kind returns KindSeatDeclared.
+func (SeatDeclared) Kind() Kind { return KindSeatDeclared }
+
 // SeatRemoved retires a seat (stream "seat/<address>").
 type SeatRemoved struct {
 	Address string `json:"address"`
 	Rig     string `json:"rig"`
 }
+
+// Kind returns KindSeatRemoved.
+func (SeatRemoved) Kind() Kind { return KindSeatRemoved }
 
 // Launch modes recorded by SeatLaunched.
 const (
@@ -70,6 +76,9 @@ type SeatLaunched struct {
 	RestoreID    string `json:"restore_id,omitempty"`
 }
 
+// Kind returns KindSeatLaunched.
+func (SeatLaunched) Kind() Kind { return KindSeatLaunched }
+
 // StopRequested asks a live seat to checkpoint before its rig goes down
 // (stream "seat/<address>").
 type StopRequested struct {
@@ -78,6 +87,9 @@ type StopRequested struct {
 	SessionID string `json:"session_id"`
 	Message   string `json:"message"`
 }
+
+// Kind returns KindStopRequested.
+func (StopRequested) Kind() Kind { return KindStopRequested }
 
 // SnapshotSeat is one seat's entry in a rig snapshot. Conversation is the
 // id needed to resume; no conversation content is ever stored.
@@ -105,6 +117,9 @@ type RigSnapshotTaken struct {
 	Seats      []SnapshotSeat `json:"seats"`
 }
 
+// Kind returns KindRigSnapshotTaken.
+func (RigSnapshotTaken) Kind() Kind { return KindRigSnapshotTaken }
+
 // RestoreStarted opens a restore attempt of a rig (stream "rig/<name>").
 // It is written again, with the same restore id and Continued set, by each
 // `rig up` that continues an unfinished attempt; Owner names the process
@@ -118,6 +133,9 @@ type RestoreStarted struct {
 	Continued  bool          `json:"continued,omitempty"`
 	Owner      *RestoreOwner `json:"owner,omitempty"`
 }
+
+// Kind returns KindRestoreStarted.
+func (RestoreStarted) Kind() Kind { return KindRestoreStarted }
 
 // RestoreOwner identifies a process across PID reuse: the host, the boot,
 // the PID and the process's start time (clock ticks after boot).
@@ -164,6 +182,9 @@ type SeatRestored struct {
 	Evidence     *SeatEvidence `json:"evidence,omitempty"`
 }
 
+// Kind returns KindSeatRestored.
+func (SeatRestored) Kind() Kind { return KindSeatRestored }
+
 // RestoreCompleted closes a restore attempt with its rolled-up result
 // (stream "rig/<name>").
 type RestoreCompleted struct {
@@ -171,6 +192,9 @@ type RestoreCompleted struct {
 	Rig       string `json:"rig"`
 	Result    string `json:"result"`
 }
+
+// Kind returns KindRestoreCompleted.
+func (RestoreCompleted) Kind() Kind { return KindRestoreCompleted }
 
 // Seat decisions recorded by SeatDecided.
 const DecisionFresh = "fresh"
@@ -185,3 +209,6 @@ type SeatDecided struct {
 	Decision string `json:"decision"`
 	Scope    string `json:"scope"`
 }
+
+// Kind returns KindSeatDecided.
+func (SeatDecided) Kind() Kind { return KindSeatDecided }

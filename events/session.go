@@ -10,6 +10,9 @@ type SessionStarted struct {
 	PredecessorID string `json:"predecessor_id,omitempty"`
 }
 
+// Kind returns KindSessionStarted.
+func (SessionStarted) Kind() Kind { return KindSessionStarted }
+
 // SessionResumed links a new session to the session it continues (stream
 // "session/<new id>"); it follows the new session's SessionStarted event.
 type SessionResumed struct {
@@ -18,6 +21,9 @@ type SessionResumed struct {
 	Work         string `json:"work"`
 	CheckpointID string `json:"checkpoint_id,omitempty"`
 }
+
+// Kind returns KindSessionResumed.
+func (SessionResumed) Kind() Kind { return KindSessionResumed }
 
 // ContextCompiled records that a context packet was compiled for a session
 // (stream "session/<id>"), so a later checkpoint can prove which context it
@@ -30,6 +36,9 @@ type ContextCompiled struct {
 	TokenBudget   int    `json:"token_budget"`
 	Complete      bool   `json:"complete"`
 }
+
+// Kind returns KindContextCompiled.
+func (ContextCompiled) Kind() Kind { return KindContextCompiled }
 
 // CheckpointRecorded records what an agent actually did and what it will do
 // next (stream "session/<id>"). CheckpointID is the id of the event itself.
@@ -44,6 +53,9 @@ type CheckpointRecorded struct {
 	NextAction          string   `json:"next_action"`
 	OpenLoops           []string `json:"open_loops,omitempty"`
 }
+
+// Kind returns KindCheckpointRecorded.
+func (CheckpointRecorded) Kind() Kind { return KindCheckpointRecorded }
 
 // Session outcomes recorded by SessionEnded.
 const (
@@ -61,3 +73,6 @@ type SessionEnded struct {
 	Outcome   string `json:"outcome"`
 	Reason    string `json:"reason,omitempty"`
 }
+
+// Kind returns KindSessionEnded.
+func (SessionEnded) Kind() Kind { return KindSessionEnded }

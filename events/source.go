@@ -23,6 +23,9 @@ type SourceIndexed struct {
 	Issues      []SourceIssue `json:"issues,omitempty"`
 }
 
+// Kind returns KindSourceIndexed.
+func (SourceIndexed) Kind() Kind { return KindSourceIndexed }
+
 // SourceRef locates a parsed element in its source file.
 type SourceRef struct {
 	Path        string `json:"path"`

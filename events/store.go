@@ -38,8 +38,10 @@ type Options struct {
 	LockTimeout time.Duration
 }
 
-// Store is an open project event log. It is safe for concurrent use; many
-// processes may open the same database at once.
+// Store is an open project event log in SQLite, awr's Log. It is safe for
+// concurrent use; many processes may open the same database at once.
+// Beyond Log it offers what is SQLite-specific: Write and Read hand out the
+// connection that projectors fold into and read from.
 type Store struct {
 	path        string
 	ident       os.FileInfo // the database file opened, to notice it being removed or replaced
@@ -245,20 +247,16 @@ func EventTime(conn *sqlite.Conn, seq int64) (int64, error) {
 	if seq == 0 {
 		return 0, nil
 	}
-	st := prep(conn, "event_at")
-	st.SetInt64(":seq", seq)
-	defer st.Reset()
-	row, err := st.Step()
+	h, err := eventHead(conn, seq)
 	if err != nil {
 		return 0, mapErr("read event", err)
 	}
-	if !row {
-		return 0, fault.New(fault.NotFound, "read event: no event %d", seq)
-	}
-	return st.GetInt64("occurred_at"), nil
+	return h.OccurredAt, nil
 }
 
-// Reader is a consistent read snapshot of the log and its projections.
+// Reader is a consistent read snapshot of the log and its projections, on
+// the SQLite connection that projection reads take (Snapshot is the
+// store-agnostic view of the log alone).
 type Reader struct {
 	Conn *sqlite.Conn
 	// Head is the project_revision of the snapshot.
@@ -282,6 +280,91 @@ func (s *Store) Read(ctx context.Context, fn func(r *Reader) error) (err error) 
 		return err
 	}
 	return fn(&Reader{Conn: conn, Head: head, HeadTime: t})
+}
+
+// Append is Write through the store-agnostic Appender, for Log.
+func (s *Store) Append(ctx context.Context, opts WriteOptions, fn func(tx Appender) (any, error)) (*WriteResult, error) {
+	return s.Write(ctx, opts, func(tx *Tx) (any, error) { return fn(tx) })
+}
+
+// ReadAt runs fn on a read snapshot of the log at revision rev (the head
+// when rev is negative), as Log.ReadAt specifies. Errors: InvalidInput
+// when rev is beyond the head; Storage when the database cannot be read;
+// an error fn returns, coded, or wrapped as Storage.
+func (s *Store) ReadAt(ctx context.Context, rev int64, fn func(snap Snapshot) error) error {
+	return s.Read(ctx, func(r *Reader) error {
+		if rev < 0 {
+			rev = r.Head
+		}
+		if rev > r.Head {
+			return fault.New(fault.InvalidInput, "read at revision: revision %d is beyond project_revision %d", rev, r.Head).
+				With("at", rev).With("project_revision", r.Head).WithHint("awr status")
+		}
+		head := Head{Revision: rev, Hash: make([]byte, HashSize)}
+		if rev > 0 {
+			var err error
+			if head, err = eventHead(r.Conn, rev); err != nil {
+				return err
+			}
+		}
+		return fn(&snapshot{conn: r.Conn, head: head})
+	})
+}
+
+// Scan calls fn for events from..to (inclusive) in seq order, read in one
+// read transaction, as Log.Scan specifies.
+func (s *Store) Scan(ctx context.Context, from, to int64, fn func(e *Event) error) error {
+	return s.Read(ctx, func(r *Reader) error { return ScanEvents(r.Conn, from, to, fn) })
+}
+
+// Head returns the latest event's revision, hash and time. Errors: Storage
+// when the database cannot be read.
+func (s *Store) Head(ctx context.Context) (Head, error) {
+	var h Head
+	err := s.Read(ctx, func(r *Reader) error {
+		seq, hash, t, err := headOf(r.Conn)
+		h = Head{Revision: seq, Hash: hash, OccurredAt: t}
+		return err
+	})
+	return h, err
+}
+
+// eventHead returns the Head at event seq.
+func eventHead(conn *sqlite.Conn, seq int64) (Head, error) {
+	st := prep(conn, "event_at")
+	st.SetInt64(":seq", seq)
+	defer st.Reset()
+	row, err := st.Step()
+	if err != nil {
+		return Head{}, err
+	}
+	if !row {
+		return Head{}, fault.New(fault.NotFound, "read event: no event %d", seq)
+	}
+	h := Head{Revision: seq, Hash: make([]byte, st.GetLen("hash")), OccurredAt: st.GetInt64("occurred_at")}
+	st.GetBytes("hash", h.Hash)
+	return h, nil
+}
+
+// snapshot is the SQLite store's Snapshot: a read transaction on conn,
+// capped at head.
+type snapshot struct {
+	conn *sqlite.Conn
+	head Head
+}
+
+func (s *snapshot) Head() Head { return s.head }
+
+func (s *snapshot) Scan(from, to int64, fn func(e *Event) error) error {
+	var fnErr error
+	err := ScanEvents(s.conn, from, min(to, s.head.Revision), func(e *Event) error {
+		fnErr = fn(e)
+		return fnErr
+	})
+	if err != nil && fnErr == nil {
+		return mapErr("scan events", err)
+	}
+	return err
 }
 
 // ScanEvents calls fn for events from..to (inclusive) in seq order.

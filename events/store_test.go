@@ -33,7 +33,7 @@ func opts(rng *rand.Rand) events.WriteOptions {
 func appendSession(t *testing.T, st *events.Store, o events.WriteOptions, id string) (*events.WriteResult, error) {
 	t.Helper()
 	return st.Write(context.Background(), o, func(tx *events.Tx) (any, error) {
-		_, err := tx.Append(events.NewEvent{Kind: events.KindSessionStarted, Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}})
+		_, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}})
 		return map[string]string{"id": id}, err
 	})
 }
@@ -46,7 +46,7 @@ func TestStore_Append(t *testing.T) {
 		st, _ := openStore(t)
 		res, err := st.Write(ctx, opts(rng), func(tx *events.Tx) (any, error) {
 			for i, id := range []string{"s1", "s2", "s1"} {
-				e, err := tx.Append(events.NewEvent{Kind: events.KindCheckpointRecorded, Stream: "session/" + id, Payload: &events.CheckpointRecorded{SessionID: id, Digest: "d", NextAction: "n"}})
+				e, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: &events.CheckpointRecorded{SessionID: id, Digest: "d", NextAction: "n"}})
 				require.NoError(t, err)
 				require.EqualValues(t, i+1, e.Seq)
 			}
@@ -69,7 +69,7 @@ func TestStore_Append(t *testing.T) {
 	t.Run("ErrRollsBackEverything", func(t *testing.T) {
 		st, _ := openStore(t)
 		_, err := st.Write(ctx, opts(rng), func(tx *events.Tx) (any, error) {
-			_, err := tx.Append(events.NewEvent{Kind: events.KindSessionStarted, Stream: "session/x", Payload: events.SessionStarted{SessionID: "x"}})
+			_, err := tx.Append(events.NewEvent{Stream: "session/x", Payload: events.SessionStarted{SessionID: "x"}})
 			require.NoError(t, err)
 			return nil, fault.New(fault.InvalidInput, "changed my mind")
 		})
@@ -79,12 +79,20 @@ func TestStore_Append(t *testing.T) {
 			return nil
 		}))
 	})
-	t.Run("ErrWrongPayloadType", func(t *testing.T) {
+	t.Run("ErrNoPayload", func(t *testing.T) {
 		st, _ := openStore(t)
-		_, err := st.Write(ctx, opts(rng), func(tx *events.Tx) (any, error) {
-			return tx.Append(events.NewEvent{Kind: events.KindSessionStarted, Stream: "session/x", Payload: events.SessionEnded{}})
-		})
-		require.Error(t, err)
+		for _, p := range []events.Payload{nil, (*events.SessionStarted)(nil)} {
+			_, err := st.Write(ctx, opts(rng), func(tx *events.Tx) (any, error) {
+				return tx.Append(events.NewEvent{Stream: "session/x", Payload: p})
+			})
+			require.True(t, fault.Is(err, fault.Internal), "%v", err)
+		}
+	})
+	t.Run("KindFromPayload", func(t *testing.T) {
+		st, _ := openStore(t)
+		res, err := appendSession(t, st, opts(rng), "k")
+		require.NoError(t, err)
+		require.Equal(t, events.KindSessionStarted, res.Events[0].Kind)
 	})
 }
 
@@ -121,7 +129,7 @@ func TestStore_RevisionConflict(t *testing.T) {
 	o := opts(rng)
 	o.ExpectedRevision, o.Streams = &seen, []string{"session/mine"}
 	_, err = st.Write(ctx, o, func(tx *events.Tx) (any, error) {
-		_, err := tx.Append(events.NewEvent{Kind: events.KindSessionEnded, Stream: "session/mine", Payload: events.SessionEnded{SessionID: "mine", Outcome: "completed"}})
+		_, err := tx.Append(events.NewEvent{Stream: "session/mine", Payload: events.SessionEnded{SessionID: "mine", Outcome: "completed"}})
 		return nil, err
 	})
 	require.NoError(t, err, "a write on another stream after R must not conflict")
@@ -261,7 +269,7 @@ func TestStore_LockTimeout(t *testing.T) {
 	// Once the lock is held, work is not cut short by the lock timeout.
 	_, err = st.Write(context.Background(), opts(rand.New(rand.NewSource(9))), func(tx *events.Tx) (any, error) {
 		time.Sleep(300 * time.Millisecond)
-		_, err := tx.Append(events.NewEvent{Kind: events.KindSessionStarted, Stream: "session/slow", Payload: events.SessionStarted{SessionID: "slow"}})
+		_, err := tx.Append(events.NewEvent{Stream: "session/slow", Payload: events.SessionStarted{SessionID: "slow"}})
 		return nil, err
 	})
 	require.NoError(t, err)

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"time"
 
 	"github.com/awr-dev/awr/fault"
@@ -17,12 +16,14 @@ import (
 	"zombiezen.com/go/sqlite"
 )
 
-// NewEvent is an event to append: the store assigns seq, id, stream_version,
-// occurred_at, request_id and the hashes.
+// NewEvent is an event to append: its kind is its payload's Kind, and the
+// store assigns seq, id, stream_version, occurred_at, request_id and the
+// hashes.
 type NewEvent struct {
-	Kind    Kind
-	Stream  string
-	Payload any // the kind's payload struct, e.g. SessionStarted or *SessionStarted
+	Stream string
+	// Payload is the event's payload struct, e.g. SessionStarted or
+	// *SessionStarted.
+	Payload Payload
 	// ID, if set, is the event's id (from Tx.NewID), for events whose
 	// payload names themselves, such as a checkpoint's id.
 	ID string
@@ -31,7 +32,9 @@ type NewEvent struct {
 // WriteOptions scopes a write.
 type WriteOptions struct {
 	// Now is the write's clock reading; every event's occurred_at and id
-	// timestamp come from it. Required.
+	// timestamp come from it. A reading earlier than the head event's
+	// occurred_at is raised to it, so occurred_at never decreases with
+	// seq. Required.
 	Now time.Time
 	// Entropy feeds ULID generation. Required.
 	Entropy io.Reader
@@ -72,6 +75,7 @@ type Tx struct {
 	opts      WriteOptions
 	head      int64
 	lastHash  []byte
+	lastTime  int64 // occurred_at of the head event
 	versions  map[string]int64
 	appended  []*Event
 	startHead int64
@@ -118,7 +122,9 @@ func (tx *Tx) SetActor(actor string) string {
 func (tx *Tx) Appended() []*Event { return tx.appended }
 
 // Guard checks the write's expected revision against more streams, for
-// writes that learn which streams they touch while deciding.
+// writes that learn which streams they touch while deciding; the write's
+// own events never conflict with it. Errors: RevisionConflict as Write
+// reports it.
 func (tx *Tx) Guard(streams ...string) error {
 	if tx.opts.ExpectedRevision == nil {
 		return nil
@@ -126,26 +132,28 @@ func (tx *Tx) Guard(streams ...string) error {
 	return checkConflicts(tx.Conn, *tx.opts.ExpectedRevision, tx.startHead, streams)
 }
 
-// Append validates and appends one event, then applies every projector to it.
+// Append validates and appends one event, then applies every projector to
+// it. The event's kind is ne.Payload.Kind().
+//
+// Errors: Internal when the payload is missing, of an unknown kind or does
+// not encode as a JSON object, or the stream is empty; InvalidInput when
+// ne.ID is already in the log; any error a projector returns.
 func (tx *Tx) Append(ne NewEvent) (*Event, error) {
-	mk, ok := payloadTypes[ne.Kind]
-	if !ok {
-		return nil, fault.New(fault.Internal, "append event: unknown kind %q", ne.Kind)
+	if ne.Payload == nil {
+		return nil, fault.New(fault.Internal, "append event: no payload")
 	}
-	if ne.Stream == "" {
-		return nil, fault.New(fault.Internal, "append event: %s without a stream", ne.Kind)
-	}
-	want := reflect.TypeOf(mk()).Elem()
-	got := reflect.TypeOf(ne.Payload)
-	if got != nil && got.Kind() == reflect.Pointer {
-		got = got.Elem()
-	}
-	if got != want {
-		return nil, fault.New(fault.Internal, "append event: %s payload is %v, want %v", ne.Kind, got, want)
-	}
+	// Marshal first: a nil payload pointer encodes as null (refused here)
+	// rather than panic in Kind.
 	payload, err := MarshalPayload(ne.Payload)
 	if err != nil {
-		return nil, fault.Wrap(fault.Internal, err, "append event %s", ne.Kind)
+		return nil, fault.Wrap(fault.Internal, err, "append event")
+	}
+	kind := ne.Payload.Kind()
+	if !Known(kind) {
+		return nil, fault.New(fault.Internal, "append event: unknown kind %q", kind)
+	}
+	if ne.Stream == "" {
+		return nil, fault.New(fault.Internal, "append event: %s without a stream", kind)
 	}
 	sv, ok := tx.versions[ne.Stream]
 	if !ok {
@@ -164,10 +172,10 @@ func (tx *Tx) Append(ne NewEvent) (*Event, error) {
 	e := &Event{
 		Seq:           tx.head + 1,
 		ID:            ne.ID,
-		Kind:          ne.Kind,
+		Kind:          kind,
 		Stream:        ne.Stream,
 		StreamVersion: sv + 1,
-		OccurredAt:    tx.opts.Now.UnixMilli(),
+		OccurredAt:    max(tx.opts.Now.UnixMilli(), tx.lastTime),
 		Actor:         tx.opts.Actor,
 		Payload:       payload,
 		PrevHash:      tx.lastHash,
@@ -244,13 +252,22 @@ func (tx *Tx) insert(e *Event, keep bool) error {
 		}
 		return err
 	}
-	for _, p := range tx.store.projectors {
-		if err := p.Apply(tx.Conn, e); err != nil {
-			return fmt.Errorf("apply seq %d to projection %s: %w", e.Seq, p.Name(), err)
+	if len(tx.store.projectors) > 0 {
+		// Decoded from the stored bytes, not taken from the caller's
+		// struct, so projectors see what a replay will see.
+		payload, err := Decode(e)
+		if err != nil {
+			return err
+		}
+		for _, p := range tx.store.projectors {
+			if err := p.Apply(tx.Conn, e, payload); err != nil {
+				return fmt.Errorf("apply seq %d to projection %s: %w", e.Seq, p.Name(), err)
+			}
 		}
 	}
 	tx.head = e.Seq
 	tx.lastHash = e.Hash
+	tx.lastTime = e.OccurredAt
 	tx.versions[e.Stream] = e.StreamVersion
 	if keep && !tx.discard {
 		tx.appended = append(tx.appended, e)
@@ -291,8 +308,8 @@ func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string)
 				st.Reset()
 				return err
 			}
-			if !row {
-				break
+			if !row || st.GetInt64("seq") > actual {
+				break // the write's own events never conflict with it
 			}
 			conflicts = append(conflicts, Conflict{Seq: st.GetInt64("seq"), Kind: Kind(st.GetText("kind")), Stream: st.GetText("stream")})
 		}
@@ -332,9 +349,14 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 		}
 		defer endFn(&err)
 
-		head, lastHash, _, err := headOf(conn)
+		head, lastHash, lastTime, err := headOf(conn)
 		if err != nil {
 			return nil, err
+		}
+		// The clock was read before the lock: another writer may have
+		// committed a later reading meanwhile.
+		if opts.Now.UnixMilli() < lastTime {
+			opts.Now = time.UnixMilli(lastTime).UTC()
 		}
 		if opts.RequestID != "" {
 			prior, found, err := lookupRequest(conn, opts.RequestID)
@@ -370,7 +392,7 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 				return nil, err
 			}
 		}
-		tx := &Tx{Conn: conn, store: s, opts: opts, head: head, startHead: head, lastHash: lastHash, versions: map[string]int64{}}
+		tx := &Tx{Conn: conn, store: s, opts: opts, head: head, startHead: head, lastHash: lastHash, lastTime: lastTime, versions: map[string]int64{}}
 		value, err := fn(tx)
 		if err != nil {
 			return nil, err

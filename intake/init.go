@@ -416,7 +416,7 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		if err := st.Read(ctx, func(r *events.Reader) error {
 			rev = r.Head
 			return events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
-				if v, _ := e.Decoded(); v != nil {
+				if v, _ := events.Decode(e); v != nil {
 					if pi, ok := v.(*events.ProjectInitialized); ok {
 						id = pi.ProjectID
 					}

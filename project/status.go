@@ -156,7 +156,7 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 }
 
 func mustDecode(e *events.Event) any {
-	v, _ := e.Decoded()
+	v, _ := events.Decode(e)
 	return v
 }
 

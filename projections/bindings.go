@@ -58,12 +58,12 @@ func (p *bindings) EndBulk(conn *sqlite.Conn) error {
 }
 
 // Apply records a client_bound event as the new binding of its external session.
-func (p *bindings) Apply(conn *sqlite.Conn, e *events.Event) error {
+func (p *bindings) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	p.seq = e.Seq
 	if e.Kind != events.KindClientBound {
 		return nil
 	}
-	pl, err := payload[events.ClientBound](e)
+	pl, err := payload[events.ClientBound](e, v)
 	if err != nil {
 		return err
 	}

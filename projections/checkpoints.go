@@ -72,11 +72,11 @@ func newCheckpoints() *checkpoints {
 }
 
 // Apply indexes checkpoint_recorded and context_compiled events by session.
-func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event) error {
+func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	p.seq = e.Seq
 	switch e.Kind {
 	case events.KindCheckpointRecorded:
-		pl, err := payload[events.CheckpointRecorded](e)
+		pl, err := payload[events.CheckpointRecorded](e, v)
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event) error {
 			st.SetText(":session_id", pl.SessionID)
 		})
 	case events.KindContextCompiled:
-		pl, err := payload[events.ContextCompiled](e)
+		pl, err := payload[events.ContextCompiled](e, v)
 		if err != nil {
 			return err
 		}
@@ -107,7 +107,7 @@ func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event) error {
 
 // checkpointOf builds the read model from a checkpoint_recorded event.
 func checkpointOf(e *events.Event) (*Checkpoint, error) {
-	pl, err := payload[events.CheckpointRecorded](e)
+	pl, err := decode[events.CheckpointRecorded](e)
 	if err != nil {
 		return nil, err
 	}

@@ -92,11 +92,11 @@ func (p *claims) EndBulk(conn *sqlite.Conn) error {
 }
 
 // Apply folds claim acquisitions, renewals and releases into claim versions.
-func (p *claims) Apply(conn *sqlite.Conn, e *events.Event) error {
+func (p *claims) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	p.seq = e.Seq
 	switch e.Kind {
 	case events.KindClaimAcquired:
-		pl, err := payload[events.ClaimAcquired](e)
+		pl, err := payload[events.ClaimAcquired](e, v)
 		if err != nil {
 			return err
 		}
@@ -113,7 +113,7 @@ func (p *claims) Apply(conn *sqlite.Conn, e *events.Event) error {
 		p.reindex(pl.ClaimID)
 		return nil
 	case events.KindClaimRenewed:
-		pl, err := payload[events.ClaimRenewed](e)
+		pl, err := payload[events.ClaimRenewed](e, v)
 		if err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func (p *claims) Apply(conn *sqlite.Conn, e *events.Event) error {
 		p.reindex(pl.ClaimID)
 		return nil
 	case events.KindClaimReleased:
-		pl, err := payload[events.ClaimReleased](e)
+		pl, err := payload[events.ClaimReleased](e, v)
 		if err != nil {
 			return err
 		}

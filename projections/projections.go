@@ -127,13 +127,18 @@ func Projectors() []events.Projector {
 	return out
 }
 
-// payload decodes e's payload to *T.
-func payload[T any](e *events.Event) (*T, error) {
-	v, err := e.Decoded()
+// decode decodes e's payload to *T.
+func decode[T any](e *events.Event) (*T, error) {
+	v, err := events.Decode(e)
 	if err != nil {
 		return nil, err
 	}
-	p, ok := v.(*T)
+	return payload[T](e, v)
+}
+
+// payload returns v, the decoded payload of e, as *T.
+func payload[T any](e *events.Event, v events.Payload) (*T, error) {
+	p, ok := any(v).(*T)
 	if !ok {
 		return nil, fmt.Errorf("event %d: payload is %T", e.Seq, v)
 	}

@@ -113,10 +113,10 @@ func (p *seats) EndBulk(conn *sqlite.Conn) error {
 }
 
 // Apply folds seat, rig and the seat sessions' lifecycle events.
-func (p *seats) Apply(conn *sqlite.Conn, e *events.Event) error {
+func (p *seats) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	switch e.Kind {
 	case events.KindSeatDeclared:
-		pl, err := payload[events.SeatDeclared](e)
+		pl, err := payload[events.SeatDeclared](e, v)
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event) error {
 		s.SeatDeclared = *pl
 		return p.update(conn, e, s, "declared", pl)
 	case events.KindSeatRemoved:
-		pl, err := payload[events.SeatRemoved](e)
+		pl, err := payload[events.SeatRemoved](e, v)
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event) error {
 		}
 		return p.rows.drop(conn, pl.Address, e.Seq)
 	case events.KindSeatLaunched:
-		pl, err := payload[events.SeatLaunched](e)
+		pl, err := payload[events.SeatLaunched](e, v)
 		if err != nil {
 			return err
 		}
@@ -155,13 +155,13 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event) error {
 			})
 		})
 	case events.KindStopRequested:
-		pl, err := payload[events.StopRequested](e)
+		pl, err := payload[events.StopRequested](e, v)
 		if err != nil {
 			return err
 		}
 		return p.change(conn, e, pl.Address, "stop_requested", pl, func(s *Seat) { s.StopRequestedSeq = e.Seq }, nil)
 	case events.KindSeatRestored:
-		pl, err := payload[events.SeatRestored](e)
+		pl, err := payload[events.SeatRestored](e, v)
 		if err != nil {
 			return err
 		}
@@ -180,13 +180,13 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event) error {
 			}
 		}, nil)
 	case events.KindSeatDecided:
-		pl, err := payload[events.SeatDecided](e)
+		pl, err := payload[events.SeatDecided](e, v)
 		if err != nil {
 			return err
 		}
 		return p.change(conn, e, pl.Address, "decided", pl, func(s *Seat) { s.Decision, s.DecisionScope = pl.Decision, pl.Scope }, nil)
 	case events.KindClientBound:
-		pl, err := payload[events.ClientBound](e)
+		pl, err := payload[events.ClientBound](e, v)
 		if err != nil {
 			return err
 		}
@@ -195,25 +195,25 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event) error {
 			s.Conversation, s.Host, s.LastConversation, s.LastHost = id, host, id, host
 		})
 	case events.KindSessionEnded:
-		pl, err := payload[events.SessionEnded](e)
+		pl, err := payload[events.SessionEnded](e, v)
 		if err != nil {
 			return err
 		}
 		return p.sessionEvent(conn, e, pl.SessionID, "ended", pl, func(s *Seat) { s.SessionActive = false })
 	case events.KindRigSnapshotTaken:
-		pl, err := payload[events.RigSnapshotTaken](e)
+		pl, err := payload[events.RigSnapshotTaken](e, v)
 		if err != nil {
 			return err
 		}
 		return p.rigLog(conn, e, pl.Rig, pl.SnapshotID, pl)
 	case events.KindRestoreStarted:
-		pl, err := payload[events.RestoreStarted](e)
+		pl, err := payload[events.RestoreStarted](e, v)
 		if err != nil {
 			return err
 		}
 		return p.rigLog(conn, e, pl.Rig, pl.RestoreID, pl)
 	case events.KindRestoreCompleted:
-		pl, err := payload[events.RestoreCompleted](e)
+		pl, err := payload[events.RestoreCompleted](e, v)
 		if err != nil {
 			return err
 		}

@@ -75,11 +75,11 @@ func (p *sessions) EndBulk(conn *sqlite.Conn) error {
 }
 
 // Apply folds session starts, resumes and ends into session versions.
-func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event) error {
+func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	p.seq = e.Seq
 	switch e.Kind {
 	case events.KindSessionStarted:
-		pl, err := payload[events.SessionStarted](e)
+		pl, err := payload[events.SessionStarted](e, v)
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event) error {
 			Status: SessionActive, StartedAt: e.OccurredAt, StartRevision: e.Seq, PredecessorID: pl.PredecessorID,
 		})
 	case events.KindSessionResumed:
-		pl, err := payload[events.SessionResumed](e)
+		pl, err := payload[events.SessionResumed](e, v)
 		if err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event) error {
 		}
 		return p.update(conn, e.Seq, pl.FromSession, func(s *Session) { s.SuccessorID = pl.SessionID })
 	case events.KindSessionEnded:
-		pl, err := payload[events.SessionEnded](e)
+		pl, err := payload[events.SessionEnded](e, v)
 		if err != nil {
 			return err
 		}

@@ -127,12 +127,12 @@ func (p *work) EndBulk(conn *sqlite.Conn) error {
 }
 
 // Apply replaces a source's sources row, items, goals and rules with a new index of it.
-func (p *work) Apply(conn *sqlite.Conn, e *events.Event) error {
+func (p *work) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	p.seq = e.Seq
 	if e.Kind != events.KindSourceIndexed {
 		return nil
 	}
-	pl, err := payload[events.SourceIndexed](e)
+	pl, err := payload[events.SourceIndexed](e, v)
 	if err != nil {
 		return err
 	}

@@ -22,11 +22,7 @@ func newWorklog() *worklog {
 
 // Apply records the event under its work item when it has one: claims,
 // session lifecycle, contexts, checkpoints and bindings.
-func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event) error {
-	v, err := e.Decoded()
-	if err != nil {
-		return err
-	}
+func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	var work string
 	switch pl := v.(type) {
 	case *events.ClaimAcquired:

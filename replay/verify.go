@@ -66,7 +66,7 @@ func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault
 		if !events.Known(e.Kind) {
 			return fail("unknown event kind %q", e.Kind)
 		}
-		if _, err := e.Decoded(); err != nil {
+		if _, err := events.Decode(e); err != nil {
 			return fail("payload does not decode: %v", err)
 		}
 		if want := versions[e.Stream] + 1; e.StreamVersion != want {

@@ -143,7 +143,7 @@ func sessionChain(conn *sqlite.Conn, rev int64, work, session string) ([]string,
 		if err != nil || len(evs) == 0 {
 			return nil, err
 		}
-		v, err := evs[0].Decoded()
+		v, err := events.Decode(evs[0])
 		if err != nil {
 			return nil, err
 		}
