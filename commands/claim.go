@@ -42,6 +42,7 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 	if ttl < 0 {
 		return nil, fault.New(fault.InvalidInput, "renew claim: --ttl-ms %d is negative", ttl).With("field", "ttl_ms")
 	}
+	req.TTLms = &ttl // the same request whether the default is said or not
 	return write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*ClaimResult, error) {
 		s, err := activeSession(tx, "renew claim", req.SessionID)
 		if err != nil {

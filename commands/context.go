@@ -74,20 +74,35 @@ func compileInTx(tx *events.Tx, work, session string, budget int) (*CompileResul
 	if err != nil {
 		return nil, err
 	}
+	return res, recordCompiled(tx, res, session)
+}
+
+// recordCompiled appends, as awr, the context_compiled event of a packet
+// compiled at the transaction's head for an active session.
+func recordCompiled(tx *events.Tx, res *CompileResult, session string) error {
 	s, err := activeSession(tx, "record context", session)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	prev := tx.SetActor("awr")
+	defer tx.SetActor(prev)
 	p := res.WorkContext
 	e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, Payload: events.ContextCompiled{
 		SessionID: s.ID, Work: s.Work, ContextHash: p.ContextHash, TokenEstimate: p.TokenEstimate,
 		TokenBudget: p.TokenBudget, Complete: res.Completeness.Complete,
 	}})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res.RecordedSeq, res.ProjectRevision = e.Seq, tx.Head()
-	return res, nil
+	return nil
+}
+
+// StaleError is the SourceStale error of an operation that relies on
+// sources that changed since they were indexed.
+func StaleError(op string, stale []string) error {
+	return fault.New(fault.SourceStale, "%s: sources changed since they were indexed: %s", op, strings.Join(stale, ", ")).
+		With("sources", stale).WithHint("awr source reindex")
 }
 
 // compileAt compiles work's packet (for session's chain, if set) from the

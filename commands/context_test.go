@@ -163,6 +163,25 @@ func TestResumeWithContext(t *testing.T) {
 		require.Equal(t, res.Context.ContextHash, again.Context.ContextHash)
 		require.Equal(t, res.Resumed.Session.ID, again.Resumed.Session.ID)
 		require.Len(t, kinds(t, te.Store, cp.ProjectRevision), len(got))
+
+		// The context record is awr's, not the successor agent's.
+		require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
+			return events.ScanEvents(r.Conn, res.ProjectRevision, res.ProjectRevision, func(e *events.Event) error {
+				require.Equal(t, events.KindContextCompiled, e.Kind)
+				require.Equal(t, "awr", e.Actor)
+				return nil
+			})
+		}))
+
+		// Sources changed since: a new resume that would move a claim is
+		// refused, but the retry still gets its first answer.
+		stale := []string{"ledger.yaml"}
+		again, err = commands.ResumeWithContext(ctx, te.Env, req, stale)
+		require.NoError(t, err)
+		require.True(t, again.Replayed)
+		_, err = commands.ResumeWithContext(ctx, te.Env, commands.ResumeRequest{FromSession: res.Resumed.Session.ID, Agent: "c"}, stale)
+		require.True(t, fault.Is(err, fault.SourceStale), "%v", err)
+		require.Len(t, kinds(t, te.Store, cp.ProjectRevision), len(got))
 	})
 	t.Run("OK_StaleSourcesLeaveAGap", func(t *testing.T) {
 		t.Parallel()
@@ -173,7 +192,7 @@ func TestResumeWithContext(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, res.ContextReady)
 		require.Nil(t, res.Context)
-		require.Contains(t, res.RecoveryGaps, "context not compiled: sources changed since they were indexed: ledger.yaml")
+		require.Contains(t, res.RecoveryGaps, "context not compiled: context compile: sources changed since they were indexed: ledger.yaml")
 		require.Contains(t, res.RecoveryGaps, "the predecessor recorded no checkpoint: there is no digest, next action or open loops to inherit")
 		require.NotContains(t, kinds(t, te.Store, start.ProjectRevision), events.KindContextCompiled)
 	})
@@ -214,4 +233,42 @@ func TestIndexSources_Prune(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, again.Removed)
 	require.Equal(t, res.ProjectRevision, again.ProjectRevision)
+}
+
+func TestStartSession_StaleSources(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := newTestEnv(t)
+	stale := []string{"ledger.yaml"}
+	first, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, WriteMeta: commands.WriteMeta{RequestID: "s-1"}})
+	require.NoError(t, err)
+	// A retry answers first, stale or not.
+	again, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, Stale: stale, WriteMeta: commands.WriteMeta{RequestID: "s-1"}})
+	require.NoError(t, err)
+	require.True(t, again.Replayed)
+	require.Equal(t, first.Session.ID, again.Session.ID)
+	// A new claim on stale sources is refused and writes nothing; a
+	// session without a claim does not depend on them.
+	_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-2", Agent: "b", Claim: true, Stale: stale})
+	require.True(t, fault.Is(err, fault.SourceStale), "%v", err)
+	require.Empty(t, kinds(t, te.Store, first.ProjectRevision))
+	_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-2", Agent: "b", Stale: stale})
+	require.NoError(t, err)
+}
+
+func TestRenewClaim_DefaultIsTheSameRequest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := newTestEnv(t)
+	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, TTLms: 1000})
+	require.NoError(t, err)
+	meta := commands.WriteMeta{RequestID: "renew-1"}
+	first, err := commands.RenewClaim(ctx, te.Env, commands.RenewRequest{SessionID: start.Session.ID, WriteMeta: meta})
+	require.NoError(t, err)
+	again, err := commands.RenewClaim(ctx, te.Env, commands.RenewRequest{SessionID: start.Session.ID, TTLms: new(int64(commands.DefaultTTLms)), WriteMeta: meta})
+	require.NoError(t, err)
+	require.True(t, again.Replayed)
+	require.Equal(t, first.Claim.ExpiresAt, again.Claim.ExpiresAt)
+	_, err = commands.RenewClaim(ctx, te.Env, commands.RenewRequest{SessionID: start.Session.ID, TTLms: new(int64(5)), WriteMeta: meta})
+	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
 }

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strings"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
@@ -22,7 +21,7 @@ type ResumeRequest struct {
 	Budget int `name:"budget" json:"budget,omitempty" help:"Token budget of the context packet (default 5000)." placeholder:"N"`
 	// Claim: nil moves a live claim (default), true also acquires a free
 	// one, false resumes without a claim.
-	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"--claim (true) also takes a free claim; --no-claim (false) resumes without one; omitted moves a live claim."`
+	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"True (--claim) also takes a free claim; false (--no-claim) resumes without one; omitted moves a live claim."`
 	TTLms int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds." placeholder:"N"`
 	WriteMeta
 }
@@ -194,7 +193,15 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 	if err := checkResume(req); err != nil {
 		return nil, err
 	}
+	if req.Budget == 0 {
+		req.Budget = workcontext.DefaultBudget // the same request whether the default is said or not
+	}
 	return write(ctx, env, req.Agent, req.WriteMeta, []string{"session/" + req.FromSession}, req, func(tx *events.Tx) (*HandoffResult, error) {
+		// Decided here, after a retried request id has had its first
+		// answer: taking or moving a claim needs fresh sources.
+		if len(stale) > 0 && (req.Claim == nil || *req.Claim) {
+			return nil, StaleError("resume", stale)
+		}
 		r, err := resume(tx, req)
 		if err != nil {
 			return nil, err
@@ -208,18 +215,21 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 			out.RecoveryGaps = append(out.RecoveryGaps, "the successor holds no claim on "+r.Session.Work)
 		}
 		if len(stale) > 0 {
-			out.RecoveryGaps = append(out.RecoveryGaps, "context not compiled: sources changed since they were indexed: "+strings.Join(stale, ", "))
+			out.RecoveryGaps = append(out.RecoveryGaps, "context not compiled: "+StaleError("context compile", stale).Error())
 			return out, nil
 		}
-		c, err := compileInTx(tx, r.Session.Work, r.Session.ID, req.Budget)
+		c, err := compileAt(tx.Conn, tx.Head(), r.Session.Work, r.Session.ID, req.Budget)
 		if err != nil {
 			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
 				return nil, err
 			}
 			// The session exists; say why its context is not ready rather
-			// than hide the resume.
+			// than hide the resume. Nothing of the packet was appended.
 			out.RecoveryGaps = append(out.RecoveryGaps, "context not compiled: "+fault.As(err).Message)
 			return out, nil
+		}
+		if err := recordCompiled(tx, c, r.Session.ID); err != nil {
+			return nil, err
 		}
 		out.ContextReady = c.Completeness.Complete
 		out.RecoveryGaps = append(out.RecoveryGaps, c.Completeness.Issues...)

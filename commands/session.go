@@ -28,6 +28,10 @@ type StartRequest struct {
 	Model    string `name:"model" json:"model,omitempty" help:"The model (a label; awr never calls a model)." placeholder:"LABEL"`
 	Claim    bool   `name:"claim" json:"claim,omitempty" help:"Reserve the work item for this session (requires fresh sources)."`
 	TTLms    int64  `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease length of the claim in milliseconds (0: no expiry)." placeholder:"N"`
+	// Stale lists the sources the door found changed since they were
+	// indexed; a claim is refused on them (after a retried request id has
+	// had its first answer). No front end sets it.
+	Stale []string `kong:"-" json:"-"`
 	WriteMeta
 }
 
@@ -58,6 +62,9 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 		return nil, err
 	}
 	return write(ctx, env, req.Agent, req.WriteMeta, []string{"work/" + req.Work}, req, func(tx *events.Tx) (*StartResult, error) {
+		if req.Claim && len(req.Stale) > 0 {
+			return nil, StaleError("start session", req.Stale)
+		}
 		if _, err := findWork(tx, req.Work); err != nil {
 			return nil, err
 		}

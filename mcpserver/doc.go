@@ -1,8 +1,9 @@
 // Package mcpserver is awr's Model Context Protocol server: it exposes the
 // same operations as the awr CLI as flat MCP tools (awr_status,
 // awr_session_start, awr_context_compile, ...) over any transport of the
-// official Go SDK. Each tool calls the same service, commands and queries
-// functions as the matching CLI command and returns the same JSON object
+// official Go SDK. Each tool decodes its input into the request type of a
+// project door operation, makes the same call as the matching CLI command
+// and returns the same JSON object
 // the command prints with --json, as structured content and as text.
 // Domain errors become tool errors carrying the CLI's code, message,
 // details and hint; protocol errors are left to protocol faults.

@@ -141,9 +141,10 @@ func add[In any](s *Server, t tool, h handlerFunc[In]) {
 		})
 }
 
-// describe sets each property's description from the field's help tag and
-// the required list from its required or arg tag, walking embedded
-// structs as encoding/json flattens them.
+// describe sets each property's description from the field's help tag,
+// its allowed values from the enum tag, and the required list from the
+// required or arg tags, walking embedded structs as encoding/json flattens
+// them.
 func describe(schema *jsonschema.Schema, t reflect.Type) {
 	var required []string
 	var walk func(t reflect.Type)
@@ -161,6 +162,11 @@ func describe(schema *jsonschema.Schema, t reflect.Type) {
 			}
 			if help := f.Tag.Get("help"); help != "" {
 				prop.Description = strings.TrimSuffix(help, ".")
+			}
+			if enum := f.Tag.Get("enum"); enum != "" {
+				for _, v := range strings.Split(enum, ",") {
+					prop.Enum = append(prop.Enum, v)
+				}
 			}
 			_, req := f.Tag.Lookup("required")
 			_, arg := f.Tag.Lookup("arg")

@@ -62,8 +62,9 @@ func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*S
 	if err != nil {
 		return nil, err
 	}
+	req.Stale = nil
 	if req.Claim {
-		if err := p.requireFresh(ctx, "start session"); err != nil {
+		if req.Stale, err = p.StaleSources(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -100,9 +101,6 @@ func (p *Project) SessionResume(ctx context.Context, req SessionResumeRequest) (
 	stale, err := p.StaleSources(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if len(stale) > 0 && (req.Claim == nil || *req.Claim) {
-		return nil, staleError("resume", stale)
 	}
 	return commands.ResumeWithContext(ctx, env, req, stale)
 }

@@ -81,11 +81,18 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 		}
 		return plan, nil
 	}
-	return intake.Accept(ctx, plan, func(create bool) (*events.Store, error) {
+	res, err := intake.Accept(ctx, plan, func(create bool) (*events.Store, error) {
 		st, _, err := p.open(ctx, create)
 		return st, err
 	}, func(*events.Store) *commands.Env {
 		_, env, _ := p.open(ctx, false)
 		return env
 	})
+	if err != nil {
+		// A failed accept closes the log it opened (and removes what it
+		// created); forget it so a later call opens it afresh.
+		p.Close()
+		return nil, err
+	}
+	return res, nil
 }

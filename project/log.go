@@ -72,9 +72,6 @@ func (p *Project) Log(ctx context.Context, req LogRequest) (*LogResult, error) {
 		return nil, fault.New(fault.InvalidInput, "log: --since and --until must not be negative").WithHint("awr status")
 	}
 	limit := f.Limit
-	if limit == 0 {
-		limit = DefaultLogLimit
-	}
 	res := &LogResult{Events: []LogEvent{}}
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		res.ProjectRevision = rev

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -183,14 +182,9 @@ func (p *Project) requireFresh(ctx context.Context, op string) error {
 		return err
 	}
 	if len(stale) > 0 {
-		return staleError(op, stale)
+		return commands.StaleError(op, stale)
 	}
 	return nil
-}
-
-func staleError(op string, stale []string) error {
-	return fault.New(fault.SourceStale, "%s: sources changed since they were indexed: %s", op, strings.Join(stale, ", ")).
-		With("sources", stale).WithHint("awr source reindex")
 }
 
 // read runs fn on a snapshot of the log with the read's revision resolved:

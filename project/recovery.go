@@ -3,7 +3,7 @@ package project
 import (
 	"context"
 	"fmt"
-	"time"
+	"github.com/awr-dev/awr/commands"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
@@ -119,7 +119,7 @@ func nextStep(rep *RecoveryReport, heldByOther bool) string {
 		// Fenced: another session holds the work now.
 		return fmt.Sprintf("awr session end --session %s --outcome interrupted", s.ID)
 	case rep.Claim != nil && rep.Claim.StateNow == "expired":
-		return fmt.Sprintf("awr claim renew --session %s --ttl-ms %d", s.ID, 30*time.Minute/time.Millisecond)
+		return fmt.Sprintf("awr claim renew --session %s --ttl-ms %d", s.ID, commands.DefaultTTLms)
 	default:
 		return fmt.Sprintf("awr context compile --work %s --session %s", s.Work, s.ID)
 	}

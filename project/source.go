@@ -76,7 +76,9 @@ type SourceAddResult struct {
 
 // SourceAdd adds a file of the project to the manifest and indexes it, in
 // that order of truth: the file is read and indexed first, and the manifest
-// changes only once the index is committed.
+// changes only once the index is committed. Concurrent adds (several
+// agents, several processes) are serialized on a lock of the manifest, so
+// none loses another's entry.
 // Errors: NotFound without a log; InvalidInput for a missing file or a
 // path outside the project; those of commands.IndexSources.
 func (p *Project) SourceAdd(ctx context.Context, req SourceAddRequest) (*SourceAddResult, error) {
@@ -84,6 +86,11 @@ func (p *Project) SourceAdd(ctx context.Context, req SourceAddRequest) (*SourceA
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := p.lockManifest()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	m, ms, err := intake.AddSource(p.dir, req.Path, req.Adapter, req.Role)
 	if err != nil {
 		return nil, err

@@ -150,3 +150,60 @@ func buildAWR(t *testing.T) string {
 	require.NoError(t, err, "go build: %s", out)
 	return bin
 }
+
+// TestSourceAddRace_Processes adds several files to the manifest from
+// separate awr processes at once: every entry survives in the manifest,
+// every file is indexed, and the next reindex removes none of them.
+func TestSourceAddRace_Processes(t *testing.T) {
+	t.Parallel()
+	const racers = 6
+	bin := buildAWR(t)
+	dir, err := fixtures.CopyProject("checkout", t.TempDir())
+	require.NoError(t, err)
+	awr := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "AWR_PROJECT="+dir, "AWR_TIMEOUT=30s", "TZ=UTC", "NO_COLOR=1")
+		return cmd
+	}
+	out, err := awr("init", "--accept", "--json").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "notes"), 0o755))
+	cmds := make([]*exec.Cmd, racers)
+	outs := make([]bytes.Buffer, racers)
+	for i := range cmds {
+		name := fmt.Sprintf("notes/T%d.md", i)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), fmt.Appendf(nil, "# Tasks\n\n- [ ] N%d-1 note %d\n", i, i), 0o644))
+		cmds[i] = awr("source", "add", name, "--json")
+		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
+	}
+	for i, cmd := range cmds {
+		require.NoError(t, cmd.Start(), "start adder %d", i)
+	}
+	for i, cmd := range cmds {
+		require.NoError(t, cmd.Wait(), "adder %d: %s", i, outs[i].String())
+	}
+	out, err = awr("source", "list", "--json").Output()
+	require.NoError(t, err, "%s", out)
+	var list struct {
+		Sources []struct {
+			Path      string `json:"path"`
+			Freshness string `json:"freshness"`
+		} `json:"sources"`
+	}
+	require.NoError(t, json.Unmarshal(out, &list))
+	listed := map[string]string{}
+	for _, s := range list.Sources {
+		listed[s.Path] = s.Freshness
+	}
+	for i := range racers {
+		require.Equal(t, "fresh", listed[fmt.Sprintf("notes/T%d.md", i)], "%s", out)
+	}
+	out, err = awr("source", "reindex", "--json").Output()
+	require.NoError(t, err, "%s", out)
+	var re struct {
+		Removed []string `json:"removed"`
+	}
+	require.NoError(t, json.Unmarshal(out, &re))
+	require.Empty(t, re.Removed, "%s", out)
+}
