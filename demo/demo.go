@@ -14,13 +14,10 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/intake"
 	"github.com/awr-dev/awr/project"
-	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
 )
 
 // Options configures a demo run.
@@ -58,13 +55,11 @@ type Report struct {
 
 type runner struct {
 	ctx     context.Context
-	env     *commands.Env
 	p       *project.Project
 	out     io.Writer
 	report  *Report
-	initRes *intake.Preview
+	initRes *project.InitResult
 	indexed []string
-	source  events.SourceIndexed
 }
 
 func (r *runner) step(cmd, result string, rev int64, fields map[string]any) {
@@ -112,58 +107,28 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}); err != nil {
 		return nil, err
 	}
-	var st *events.Store
-	open := func(create bool) (*events.Store, error) {
-		if st != nil {
-			return st, nil
-		}
-		var err error
-		st, err = events.Open(ctx, events.DBPath(dir), events.Options{Create: create, Projectors: projections.Projectors()})
-		return st, err
-	}
-	defer func() {
-		if st != nil {
-			st.Close()
-		}
-	}()
-	mkEnv := func(s *events.Store) *commands.Env {
-		env := commands.NewEnv(s)
-		env.Now = now
-		if opts.Entropy != nil {
-			env.Entropy = opts.Entropy
-		}
-		return env
-	}
-	plan, err := intake.Plan(dir, intake.InitOptions{Name: "checkout"})
-	if err != nil {
-		return nil, err
-	}
-	initRes, err := intake.Accept(ctx, plan, open, mkEnv)
-	if err != nil {
-		return nil, err
-	}
-	r := &runner{ctx: ctx, env: mkEnv(st), out: opts.Out, report: &Report{Project: dir}, initRes: initRes}
-	for _, m := range initRes.Mapping {
-		si, _ := intake.Read(dir, m)
-		r.indexed = append(r.indexed, fmt.Sprintf("%s: %d items, %d goals, %d rules", m.Path, len(si.Items), len(si.Goals), len(si.Rules)))
-		if m.Role == intake.RoleTasks {
-			r.source = si
-		}
-	}
 	p, err := project.Open(ctx, dir, project.Options{Now: now, Entropy: opts.Entropy})
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
-	r.p = p
-	if err := r.script(st); err != nil {
+	initRes, err := p.Init(ctx, project.InitRequest{Name: "checkout", Accept: true})
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{ctx: ctx, p: p, out: opts.Out, report: &Report{Project: dir}, initRes: initRes}
+	for _, m := range initRes.Mapping {
+		si, _ := intake.Read(dir, m)
+		r.indexed = append(r.indexed, fmt.Sprintf("%s: %d items, %d goals, %d rules", m.Path, len(si.Items), len(si.Goals), len(si.Rules)))
+	}
+	if err := r.script(); err != nil {
 		return r.report, err
 	}
 	return r.report, nil
 }
 
-func (r *runner) script(st *events.Store) error {
-	ctx, env := r.ctx, r.env
+func (r *runner) script() error {
+	ctx := r.ctx
 	r.step("awr init --accept --name checkout", fmt.Sprintf("project \"checkout\" initialized: indexed %s", strings.Join(r.indexed, ", ")),
 		r.initRes.ProjectRevision, map[string]any{"project_id": r.initRes.ProjectID})
 
@@ -184,7 +149,7 @@ func (r *runner) script(st *events.Store) error {
 	r.step("awr ready", "claimable now: "+strings.Join(keys, ", "), ready.ProjectRevision, nil)
 
 	rev := status.ProjectRevision
-	start, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "CART-1", Agent: "builder", Provider: "anthropic", Model: "claude-opus", Claim: true, TTLms: 30 * 60 * 1000, WriteMeta: commands.WriteMeta{ExpectedRevision: &rev}})
+	start, err := r.p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Provider: "anthropic", Model: "claude-opus", Claim: true, TTLms: 30 * 60 * 1000, WriteMeta: project.WriteMeta{ExpectedRevision: &rev}})
 	if err != nil {
 		return err
 	}
@@ -202,12 +167,12 @@ func (r *runner) script(st *events.Store) error {
 	r.step("awr context compile --work CART-1 --session "+sid, fmt.Sprintf("packet of %d o200k_base tokens (budget %d), complete %v, hash %s…, recorded for the session",
 		compiled.WorkContext.TokenEstimate, compiled.WorkContext.TokenBudget, compiled.Completeness.Complete, hash[:19]), compiled.ProjectRevision, map[string]any{"context_hash": hash})
 
-	cp, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{
+	cp, err := r.p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{
 		SessionID: sid, Agent: "builder", ContextHash: hash,
 		Digest:     "Added carts table migration and CartStore.Save; unit tests for Save written, not yet run.",
 		NextAction: "Run the cart store tests, then wire Save into the cart handler",
 		OpenLoops:  []string{"Decide cart TTL for anonymous users", "Migration not yet applied to staging"},
-		WriteMeta:  commands.WriteMeta{ExpectedRevision: &ctxRec.ProjectRevision},
+		WriteMeta:  project.WriteMeta{ExpectedRevision: &ctxRec.ProjectRevision},
 	})
 	if err != nil {
 		return err
@@ -217,7 +182,7 @@ func (r *runner) script(st *events.Store) error {
 		cp.ProjectRevision, map[string]any{"checkpoint_id": cp.Checkpoint.ID})
 	checkpointRev := cp.ProjectRevision
 
-	bind, err := commands.BindClient(ctx, env, commands.BindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1", SessionID: sid})
+	bind, err := r.p.ClientBind(ctx, project.ClientBindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1", SessionID: sid})
 	if err != nil {
 		return err
 	}
@@ -226,22 +191,32 @@ func (r *runner) script(st *events.Store) error {
 
 	r.step("(the terminal closes: the builder's conversation is gone, its session still active)", "nothing is written: the log already holds everything", bind.ProjectRevision, nil)
 
+	// The one step that does not go through the door: `awr session resume`
+	// also compiles and records the successor's context in the same
+	// transaction, and the demo's recorded log (fixtures/logs/handoff.jsonl,
+	// which the tamper and verify suites are built on) pins the resume
+	// alone, so the demo shows that step through commands.ResumeSession.
+	env, err := r.p.Env(ctx)
+	if err != nil {
+		return err
+	}
 	res, err := commands.ResumeSession(ctx, env, commands.ResumeRequest{FromSession: sid, Agent: "builder-2", Provider: "openai", Model: "gpt-5", WriteMeta: commands.WriteMeta{ExpectedRevision: &bind.ProjectRevision}})
 	if err != nil {
 		return err
 	}
+	succ := res.Session
 	r.step(fmt.Sprintf("awr session resume --from-session %s --agent builder-2 --provider openai --model gpt-5 --expected-revision %d", sid, bind.ProjectRevision),
-		fmt.Sprintf("successor %s inherits checkpoint %s; claim moved (fencing token %d); predecessor ended as interrupted", res.Session.ID, res.Checkpoint.ID, res.Claim.FencingToken),
-		res.ProjectRevision, map[string]any{"session_id": res.Session.ID, "next_action": res.Checkpoint.NextAction, "open_loops": res.Checkpoint.OpenLoops})
+		fmt.Sprintf("successor %s inherits checkpoint %s; claim moved (fencing token %d); predecessor ended as interrupted", succ.ID, res.Checkpoint.ID, res.Claim.FencingToken),
+		res.ProjectRevision, map[string]any{"session_id": succ.ID, "next_action": res.Checkpoint.NextAction, "open_loops": res.Checkpoint.OpenLoops})
 
-	rec, err := r.p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: res.Session.ID})
+	rec, err := r.p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: succ.ID})
 	if err != nil {
 		return err
 	}
-	r.step("awr recovery inspect --session "+res.Session.ID, fmt.Sprintf("claim %s (token %d); checkpoint inherited: %v; next: %s", rec.Claim.StateNow, rec.Claim.FencingToken, rec.Inherited, rec.NextStep),
+	r.step("awr recovery inspect --session "+succ.ID, fmt.Sprintf("claim %s (token %d); checkpoint inherited: %v; next: %s", rec.Claim.StateNow, rec.Claim.FencingToken, rec.Inherited, rec.NextStep),
 		rec.ProjectRevision, map[string]any{"next_step": rec.NextStep})
 
-	rebind, err := commands.BindClient(ctx, env, commands.BindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1"})
+	rebind, err := r.p.ClientBind(ctx, project.ClientBindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1"})
 	if err != nil {
 		return err
 	}
@@ -269,14 +244,14 @@ func (r *runner) script(st *events.Store) error {
 	r.step(fmt.Sprintf("awr status --at %d", checkpointRev), fmt.Sprintf("as of the checkpoint: session %s active with %d live claim; at the head: %d active session (the successor)",
 		sid, past.LiveClaims, now.Sessions.Active), past.ProjectRevision, nil)
 
-	ver, err := replay.Verify(ctx, st, nil)
+	ver, err := r.p.Verify(ctx, project.VerifyRequest{})
 	if err != nil {
 		return err
 	}
 	r.step("awr verify", fmt.Sprintf("%d events, hash chain intact, %d projections equal a rebuild; head hash %s…", ver.EventsChecked, len(ver.Projections), ver.HeadHash[:16]), ver.ProjectRevision, nil)
 
 	var buf bytes.Buffer
-	exp, err := replay.Export(ctx, st, &buf, -1)
+	exp, err := r.p.Export(ctx, project.ExportRequest{}, &buf)
 	if err != nil {
 		return err
 	}
