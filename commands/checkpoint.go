@@ -104,7 +104,11 @@ type ContextRecordResult struct {
 	ProjectRevision int64 `json:"project_revision"`
 }
 
-// RecordContext appends context_compiled for an active session.
+// RecordContext appends context_compiled for an active session with the
+// hash and sizes it is given, without compiling anything. It is for
+// generated histories (bench generate) and tests; the operations compile
+// and record a packet in one transaction with CompileContext and
+// ResumeWithContext.
 func RecordContext(ctx context.Context, env *Env, req ContextRecordRequest) (*ContextRecordResult, error) {
 	for _, f := range [][2]string{{"session", req.SessionID}, {"context_hash", req.ContextHash}} {
 		if err := required(f[0], f[1]); err != nil {
