@@ -229,23 +229,24 @@ func ClaimAt(conn *sqlite.Conn, id string, rev int64) (*Claim, error) {
 
 // LiveClaimAt returns the claim holding work at rev for a reader at now, or
 // nil when the work item is free; head says rev is the log's head, which
-// reads the index of current held claims.
+// reads only the current held claims whose lease has not expired at now.
 func LiveClaimAt(conn *sqlite.Conn, work string, rev, now int64, head bool) (*Claim, error) {
-	name := "claim_held_by_work_at"
-	if head {
-		name = "claim_held_by_work_head"
-	}
 	var cs []Claim
 	var err error
 	if v := viewOf(conn); v != nil && v.claims != nil {
 		cs, err = v.claims.bulkHeldByWork(work, rev)
 	} else {
-		cs, err = claimsBy(conn, name, func(st *sqlite.Stmt) {
+		name, bind := "claim_held_by_work_at", func(st *sqlite.Stmt) {
 			st.SetText(":work", work)
-			if name == "claim_held_by_work_at" {
-				st.SetInt64(":rev", rev)
+			st.SetInt64(":rev", rev)
+		}
+		if head {
+			name, bind = "claim_live_by_work_head", func(st *sqlite.Stmt) {
+				st.SetText(":work", work)
+				st.SetInt64(":now", now)
 			}
-		})
+		}
+		cs, err = claimsBy(conn, name, bind)
 	}
 	if err != nil {
 		return nil, err
