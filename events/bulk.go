@@ -51,7 +51,6 @@ func (s *Store) WriteBulk(ctx context.Context, opts WriteOptions, progress func(
 		if err := bulkPragmas(conn); err != nil {
 			return nil, err
 		}
-		defer sqlitex.ExecuteTransient(conn, "PRAGMA temp_store=DEFAULT", nil)
 		if err := sqlitex.ExecuteTransient(conn, fmt.Sprintf("PRAGMA cache_size=%d", bulkCacheKiB), nil); err != nil {
 			return nil, err
 		}

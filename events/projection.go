@@ -220,7 +220,6 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 	if err := bulkPragmas(dst); err != nil {
 		return err
 	}
-	defer sqlitex.ExecuteTransient(dst, "PRAGMA temp_store=DEFAULT", nil)
 	// The abort is armed before the projectors enter bulk mode: one that
 	// entered before another failed to must not stay there.
 	defer func() {
@@ -244,7 +243,9 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 }
 
 // bulkPragmas lets index builds at the end of a bulk rebuild sort in
-// memory, using both cores, rather than through temporary files.
+// memory, using both cores, rather than through temporary files. Store
+// connections keep temp_store=MEMORY anyway; a scratch connection (a
+// rebuild to compare with) gets it here.
 func bulkPragmas(dst *sqlite.Conn) error {
 	for _, pragma := range []string{"PRAGMA temp_store=MEMORY", "PRAGMA threads=2"} {
 		if err := sqlitex.ExecuteTransient(dst, pragma, nil); err != nil {
