@@ -414,6 +414,25 @@ func pipeline(src *sqlite.Conn, head int64, check, apply func(e *Event) error) e
 
 var errStopped = errors.New("stopped")
 
+// spare takes a second pooled connection for reading the log beside the
+// writing one, or returns nil when none frees up within two seconds (a
+// pool of one never has one). It fails only when ctx is done.
+func (s *Store) spare(ctx context.Context) (*sqlite.Conn, error) {
+	takeCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	conn, err := s.pool.Take(takeCtx)
+	if err != nil || conn == nil {
+		if ctx.Err() != nil {
+			return nil, mapErr("open connection", ctx.Err())
+		}
+		return nil, nil
+	}
+	// Take ties the connection's interrupt to takeCtx, which ends when
+	// this returns: tie it to the caller's ctx instead.
+	conn.SetInterrupt(ctx.Done())
+	return conn, nil
+}
+
 // EnsureProjectionTable creates the projections bookkeeping table on a
 // scratch connection that has no awr schema.
 func EnsureProjectionTable(conn *sqlite.Conn) error {

@@ -501,12 +501,12 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 	}
 	e := env(st)
 	var initRes *commands.InitResult
-	rev, err := commands.Batch(ctx, e, "awr", func(ctx context.Context) error {
+	rev, err := commands.Batch(ctx, e, "awr", func(b *commands.Env) error {
 		var err error
-		if initRes, err = commands.Init(ctx, e, commands.InitRequest{Name: p.manifest.Name}); err != nil {
+		if initRes, err = commands.Init(ctx, b, commands.InitRequest{Name: p.manifest.Name}); err != nil {
 			return err
 		}
-		_, err = commands.IndexSources(ctx, e, commands.IndexSourcesRequest{Sources: payloads})
+		_, err = commands.IndexSources(ctx, b, commands.IndexSourcesRequest{Sources: payloads})
 		return err
 	})
 	if err != nil {

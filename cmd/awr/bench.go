@@ -21,7 +21,7 @@ import (
 
 type benchCmd struct {
 	Project  benchProjectCmd  `cmd:"" help:"Write a synthetic project (goals, rules, a YAML ledger, a Markdown plan) into DIR and initialize it."`
-	Generate benchGenerateCmd `cmd:"" help:"Append a realistic multi-agent history to the project, through the command code, in bulk."`
+	Generate benchGenerateCmd `cmd:"" help:"Append a realistic multi-agent history to the project, through the command code, 1,000 commands per transaction."`
 	Run      benchRunCmd      `cmd:"" help:"Measure latency, replay throughput and context economy on the project."`
 }
 
@@ -139,13 +139,18 @@ func (c *benchGenerateCmd) Run(app *App) error {
 	if c.Agents <= 0 {
 		return fault.New(fault.Usage, "bench generate: --agents %d: want a positive number", c.Agents).With("flag", "--agents").WithHint("awr bench generate --agents 8")
 	}
-	st, err := app.Store()
+	dir, err := app.projectDir()
 	if err != nil {
 		return err
 	}
+	st, err := bench.OpenForGenerate(app.Ctx, events.DBPath(dir), events.Options{Progress: app.progress("rebuilding projections"), LockTimeout: app.timeout})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	t0 := time.Now()
 	res, err := bench.Generate(app.Ctx, st, bench.GenerateOptions{Events: c.Events, Agents: c.Agents, Seed: c.Seed,
-		Progress: app.progressAlways("generating"), FoldProgress: app.progress("reading the log")})
+		Progress: app.progressAlways("generating")})
 	if err != nil {
 		return err
 	}
