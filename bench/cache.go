@@ -52,6 +52,12 @@ func CachedLog(ctx context.Context, dir string, n int64, progress func(done, tot
 	if err != nil {
 		return "", err
 	}
+	if err := st.Close(); err != nil {
+		return "", err
+	}
+	if st, err = OpenForGenerate(ctx, tmp, events.Options{}); err != nil {
+		return "", err
+	}
 	if _, err := Generate(ctx, st, GenerateOptions{Events: n, Seed: 1, Progress: progress}); err != nil {
 		st.Close()
 		return "", err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"runtime/debug"
 	"sort"
 	"time"
 
@@ -59,23 +58,16 @@ type GenerateOptions struct {
 	Agents int
 	// Seed makes the history deterministic.
 	Seed int64
-	// Batch is the number of commands per round: the simulated clock
-	// advances between rounds (default 1000).
+	// Batch is the number of commands per round: each round is one
+	// commands.Batch transaction, and the simulated clock advances between
+	// rounds (default 1000).
 	Batch int
 	// Start is the simulated clock's start (default one minute after the
 	// log's latest event).
 	Start time.Time
-	// Incremental appends each round in its own transaction through
-	// commands.Batch, with projections applied event by event, instead of
-	// one commands.Bulk transaction. It is the slow reference the bulk path
-	// is tested against: both append the same events.
-	Incremental bool
 	// Progress, if set, is called after each round with the events
 	// appended so far and Events.
 	Progress func(done, total int64)
-	// FoldProgress, if set, is called while the bulk path folds the
-	// existing log into the projections before appending.
-	FoldProgress func(done, total int64)
 }
 
 // GenerateResult reports a generated history.
@@ -84,6 +76,20 @@ type GenerateResult struct {
 	Appended int64
 	// Head is the project_revision afterwards.
 	Head int64
+}
+
+// OpenForGenerate opens the project database at path as Generate runs
+// fastest on it: events.Open with awr's projections and ordinary
+// durability, on one connection. A pooled connection drops its page cache
+// whenever another connection of the pool has written since its last
+// transaction, and the pool hands out its connections in turn; with one,
+// each round finds the pages the previous round read.
+//
+// Errors: those of events.Open.
+func OpenForGenerate(ctx context.Context, path string, opts events.Options) (*events.Store, error) {
+	opts.PoolSize = 1
+	opts.Projectors = projections.Projectors()
+	return events.Open(ctx, path, opts)
 }
 
 type agent struct {
@@ -95,9 +101,12 @@ type agent struct {
 
 // Generate appends a realistic multi-agent history of at least
 // opts.Events events to an initialized project whose sources are indexed,
-// through the same command code as the CLI. By default the whole history
-// is one commands.Bulk transaction: it commits whole or not at all, and
-// leaves projections equal to a replay of the log.
+// through the same command code and write path as the CLI: each round of
+// opts.Batch commands is one commands.Batch transaction, with every
+// projection applied event by event, so the projections it leaves are
+// those every write leaves (equal to a replay of the log). A failure
+// leaves the rounds committed before it. Open store with OpenForGenerate
+// for speed.
 //
 // Errors: InvalidInput when opts.Events is not positive or the project
 // has no claimable work item (planned or ready); NotFound for a log
@@ -159,56 +168,29 @@ func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (*
 		agents[i] = &agent{name: fmt.Sprintf("agent-%02d", i+1)}
 	}
 	target := head + opts.Events
-	round := func(ctx context.Context) error {
-		for i := 0; i < opts.Batch; i++ {
-			if h, _ := commands.Head(ctx); h >= target {
-				return nil
-			}
-			if err := step(ctx, env, rng, agents[rng.Intn(len(agents))], keys); err != nil {
-				return err
-			}
-		}
-		clock = clock.Add(time.Duration(30+rng.Intn(300)) * time.Second)
-		return nil
-	}
 	start := head
-	report := func(h int64) {
+	for head < target {
+		rev, err := commands.Batch(ctx, env, "bench", func(b *commands.Env) error {
+			for i := 0; i < opts.Batch; i++ {
+				if h, _ := b.Head(); h >= target {
+					return nil
+				}
+				if err := step(ctx, b, rng, agents[rng.Intn(len(agents))], keys); err != nil {
+					return err
+				}
+			}
+			clock = clock.Add(time.Duration(30+rng.Intn(300)) * time.Second)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		head = rev
 		if opts.Progress != nil {
-			opts.Progress(min(h-start, opts.Events), opts.Events)
+			opts.Progress(min(head-start, opts.Events), opts.Events)
 		}
 	}
-	if opts.Incremental {
-		for head < target {
-			rev, err := commands.Batch(ctx, env, "bench", round)
-			if err != nil {
-				return nil, err
-			}
-			head = rev
-			report(head)
-		}
-		return &GenerateResult{Appended: head - start, Head: head}, nil
-	}
-	keepAllocatorPages()
-	// A long bulk append allocates steadily and frees little until it
-	// ends; collecting less often trades memory for a tenth of the time.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	rev, err := commands.Bulk(ctx, env, "bench", opts.FoldProgress, func(ctx context.Context) error {
-		for {
-			h, _ := commands.Head(ctx)
-			if h >= target {
-				return nil
-			}
-			if err := round(ctx); err != nil {
-				return err
-			}
-			h, _ = commands.Head(ctx)
-			report(h)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &GenerateResult{Appended: rev - start, Head: rev}, nil
+	return &GenerateResult{Appended: head - start, Head: head}, nil
 }
 
 // hasKind reports whether the log holds an event of kind.

@@ -90,10 +90,11 @@ func TestLogByWork(t *testing.T) {
 	require.Greater(t, compared, 3000, "too few events compared")
 }
 
-// A store with a pool of one connection still generates in bulk and
-// rebuilds: with no spare connection to read the log on, both fold it on
-// the writing connection instead of waiting for one forever.
-func TestPoolOfOne_BulkAndRebuild(t *testing.T) {
+// A store with a pool of one connection (as bench generate opens one)
+// generates and rebuilds: with no spare connection to read the log on, a
+// rebuild folds it on the writing connection instead of waiting for one
+// forever.
+func TestPoolOfOne_GenerateAndRebuild(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -16,11 +16,15 @@ import (
 )
 
 // Env is what every command needs: the store, the clock and the entropy for
-// ids. Tests pass a fixed clock and a seeded reader.
+// ids. Tests pass a fixed clock and a seeded reader. An Env that Batch
+// hands to its function also carries the batch's shared transaction.
 type Env struct {
 	Store   *events.Store
 	Now     func() time.Time
 	Entropy io.Reader
+	// batch is set on the Env of a Batch: its commands join its
+	// transaction instead of opening their own.
+	batch *batch
 }
 
 // NewEnv returns an Env on the real clock and a monotonic ULID entropy
@@ -55,14 +59,13 @@ type WriteMeta struct {
 // idempotency, and the result decoded from the stored JSON so a retried
 // request gets exactly the first answer.
 func write[T any](ctx context.Context, env *Env, actor string, meta WriteMeta, streams []string, request any, fn func(tx *events.Tx) (*T, error)) (*T, error) {
-	if b, ok := ctx.Value(batchKey{}).(batch); ok {
-		tx := b.tx
-		if b.clock {
-			tx.SetNow(env.Now())
+	if b := env.batch; b != nil {
+		if b.tx == nil {
+			return nil, fault.New(fault.Internal, "batch: a command ran on the Env of a batch that has ended")
 		}
-		prev := tx.SetActor(actor)
-		defer tx.SetActor(prev)
-		return fn(tx)
+		prev := b.tx.SetActor(actor)
+		defer b.tx.SetActor(prev)
+		return fn(b.tx)
 	}
 	opts := events.WriteOptions{
 		Now:              env.Now().UTC(),
@@ -107,25 +110,32 @@ func required(field, value string) error {
 	return nil
 }
 
-type batchKey struct{}
-
-// batch is the shared transaction of Batch or Bulk; clock says every
-// command stamps its events with its own env.Now reading (Bulk) rather
-// than the batch's (Batch).
+// batch is the shared transaction of a Batch; tx is nil once it has ended.
 type batch struct {
-	tx    *events.Tx
-	clock bool
+	tx *events.Tx
 }
 
-// Batch runs fn with a context in which every command joins one shared
-// transaction: all of their events commit together, or none do. It is for
-// bulk work (generating benchmark histories, scripted imports) that must go
-// through the same command code as the CLI without paying one commit per
-// command. Inside a batch, expected revisions and request ids are not
-// checked, and every event carries the batch's clock reading.
-func Batch(ctx context.Context, env *Env, actor string, fn func(ctx context.Context) error) (int64, error) {
+// Batch runs fn with a batch Env: every command called with that Env joins
+// one shared transaction, so all of their events commit together, or none
+// do. It is for bulk work (generating benchmark histories, scripted
+// imports) that must go through the same command code as the CLI without
+// paying one commit per command. Inside a batch, expected revisions and
+// request ids are not checked, every event carries the batch's clock
+// reading (env.Now when Batch began), and a command that fails leaves the
+// events it appended before failing in the batch (commands decide before
+// they append). The batch Env must not be used after Batch returns; a
+// command called with it then fails with Internal.
+//
+// Errors: Internal when env is itself a batch Env; any error fn returns
+// (nothing is committed); those of events.Store.Write.
+func Batch(ctx context.Context, env *Env, actor string, fn func(batch *Env) error) (int64, error) {
+	if env.batch != nil {
+		return 0, fault.New(fault.Internal, "batch: batches do not nest")
+	}
 	res, err := env.Store.Write(ctx, events.WriteOptions{Now: env.Now().UTC(), Entropy: env.Entropy, Actor: actor}, func(tx *events.Tx) (any, error) {
-		return nil, fn(context.WithValue(ctx, batchKey{}, batch{tx: tx}))
+		b := &Env{Store: env.Store, Now: env.Now, Entropy: env.Entropy, batch: &batch{tx: tx}}
+		defer func() { b.batch.tx = nil }()
+		return nil, fn(b)
 	})
 	if err != nil {
 		return 0, err
@@ -133,32 +143,13 @@ func Batch(ctx context.Context, env *Env, actor string, fn func(ctx context.Cont
 	return res.Revision, nil
 }
 
-// Bulk is Batch for long histories: every command joins one shared
-// transaction written with events.Store.WriteBulk, which keeps the
-// projections in memory while fn runs and writes them through the bulk
-// rebuild path at the end, so they equal a replay of the log. Each command
-// stamps its events with its own env.Now reading. Inside fn, Head reports
-// the project_revision so far. Expected revisions and request ids are not
-// checked. progress, if set, is called while the existing log is folded
-// into the projections before fn runs.
-func Bulk(ctx context.Context, env *Env, actor string, progress func(done, total int64), fn func(ctx context.Context) error) (int64, error) {
-	res, err := env.Store.WriteBulk(ctx, events.WriteOptions{Now: env.Now().UTC(), Entropy: env.Entropy, Actor: actor}, progress, func(tx *events.Tx) error {
-		return fn(context.WithValue(ctx, batchKey{}, batch{tx: tx, clock: true}))
-	})
-	if err != nil {
-		return 0, err
-	}
-	return res.Revision, nil
-}
-
-// Head returns the project_revision inside a Batch or Bulk, and false
-// outside one.
-func Head(ctx context.Context) (int64, bool) {
-	b, ok := ctx.Value(batchKey{}).(batch)
-	if !ok {
+// Head returns the project_revision reached so far inside the batch of a
+// batch Env, and false for an Env outside a batch (or after it ended).
+func (env *Env) Head() (int64, bool) {
+	if env.batch == nil || env.batch.tx == nil {
 		return 0, false
 	}
-	return b.tx.Head(), true
+	return env.batch.tx.Head(), true
 }
 
 // RefuseSecrets is refuseSecrets for the layers above commands (a text

@@ -237,8 +237,9 @@ type LaunchResult struct {
 // StartSession and ResumeSession (ClaimConflict, DependencyBlocked, ...).
 func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult, error) {
 	out := &LaunchResult{}
-	rev, err := Batch(ctx, env, req.Address, func(ctx context.Context) error {
-		tx := ctx.Value(batchKey{}).(batch).tx
+	// Inside, env is the batch's: the session command joins its transaction.
+	rev, err := Batch(ctx, env, req.Address, func(env *Env) error {
+		tx := env.batch.tx
 		seat, err := RequireSeat(tx.Conn, req.Address, tx.Head())
 		if err != nil {
 			return err

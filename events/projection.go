@@ -222,7 +222,6 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 	if err := bulkPragmas(dst); err != nil {
 		return err
 	}
-	defer sqlitex.ExecuteTransient(dst, "PRAGMA temp_store=DEFAULT", nil)
 	// The abort is armed before the projectors enter bulk mode: one that
 	// entered before another failed to must not stay there.
 	defer func() {
@@ -246,7 +245,9 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 }
 
 // bulkPragmas lets index builds at the end of a bulk rebuild sort in
-// memory, using both cores, rather than through temporary files.
+// memory, using both cores, rather than through temporary files. Store
+// connections keep temp_store=MEMORY anyway; a scratch connection (a
+// rebuild to compare with) gets it here.
 func bulkPragmas(dst *sqlite.Conn) error {
 	for _, pragma := range []string{"PRAGMA temp_store=MEMORY", "PRAGMA threads=2"} {
 		if err := sqlitex.ExecuteTransient(dst, pragma, nil); err != nil {
@@ -426,6 +427,25 @@ func pipeline(src *sqlite.Conn, head int64, check func(e *Event) error, apply fu
 }
 
 var errStopped = errors.New("stopped")
+
+// spare takes a second pooled connection for reading the log beside the
+// writing one, or returns nil when none frees up within two seconds (a
+// pool of one never has one). It fails only when ctx is done.
+func (s *Store) spare(ctx context.Context) (*sqlite.Conn, error) {
+	takeCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	conn, err := s.pool.Take(takeCtx)
+	if err != nil || conn == nil {
+		if ctx.Err() != nil {
+			return nil, mapErr("open connection", ctx.Err())
+		}
+		return nil, nil
+	}
+	// Take ties the connection's interrupt to takeCtx, which ends when
+	// this returns: tie it to the caller's ctx instead.
+	conn.SetInterrupt(ctx.Done())
+	return conn, nil
+}
 
 // EnsureProjectionTable creates the projections bookkeeping table on a
 // scratch connection that has no awr schema.

@@ -96,7 +96,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		Flags:    sqlite.OpenReadWrite | sqlite.OpenWAL | sqlite.OpenNoMutex,
 		PoolSize: size,
 		PrepareConn: func(conn *sqlite.Conn) error {
-			for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + sync, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB)} {
+			// temp_store=MEMORY keeps statement journals in small
+			// in-memory chunks. Every append opens one (the events table
+			// has a trigger); by default each is a 64 KiB buffer, spilled
+			// to a temporary file beyond that, which the pure-Go allocator
+			// maps and unmaps again for every statement.
+			for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + sync, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY"} {
 				if err := sqlitex.ExecuteTransient(conn, pragma, nil); err != nil {
 					return err
 				}

@@ -79,9 +79,6 @@ type Tx struct {
 	versions  map[string]int64
 	appended  []*Event
 	startHead int64
-	// discard stops Append from retaining events (bulk writes append
-	// millions).
-	discard bool
 }
 
 // Head returns the current project_revision inside the transaction.
@@ -96,15 +93,6 @@ func (tx *Tx) Now() time.Time { return tx.opts.Now }
 // NewID returns a fresh ULID from the write's clock and entropy.
 func (tx *Tx) NewID() string {
 	return ulid.MustNew(ulid.Timestamp(tx.opts.Now), tx.opts.Entropy).String()
-}
-
-// SetNow changes the clock reading stamped on subsequent appends and their
-// ids, for bulk writes that span simulated time. Time is an input: the
-// caller decides it, as with WriteOptions.Now.
-func (tx *Tx) SetNow(now time.Time) {
-	if !now.IsZero() {
-		tx.opts.Now = now.UTC()
-	}
 }
 
 // SetActor changes the actor stamped on subsequent appends and returns the
@@ -269,7 +257,7 @@ func (tx *Tx) insert(e *Event, keep bool) error {
 	tx.lastHash = e.Hash
 	tx.lastTime = e.OccurredAt
 	tx.versions[e.Stream] = e.StreamVersion
-	if keep && !tx.discard {
+	if keep {
 		tx.appended = append(tx.appended, e)
 	}
 	return nil

@@ -12,18 +12,18 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/intake"
 	awr "github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 )
 
-// project copies a fixture project into a fresh directory.
+// project copies a fixture project, read from the source tree (only the
+// demo's is embedded in the binary), into a fresh directory.
 func project(t *testing.T, name string) string {
 	t.Helper()
-	dir, err := fixtures.CopyProject(name, t.TempDir())
-	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "projects", name))))
 	return dir
 }
 

@@ -31,6 +31,10 @@ type Options struct {
 	Progress func(desc string) func(done, total int64)
 	// Version is awr's version, recorded by init.
 	Version string
+	// PoolSize is the number of database connections; the store's
+	// default when zero. One connection keeps its page cache across a
+	// long run of writes (bench generate).
+	PoolSize int
 	// Rig configures the seats' launcher (tmux) for the rig operations.
 	Rig RigOptions
 }
@@ -120,7 +124,7 @@ func (p *Project) open(ctx context.Context, create bool) (*events.Store, *comman
 		progress = p.opts.Progress("rebuilding projections")
 	}
 	st, err := events.Open(ctx, events.DBPath(p.dir), events.Options{Create: create, Projectors: projections.Projectors(),
-		Progress: progress, LockTimeout: p.opts.LockTimeout})
+		Progress: progress, LockTimeout: p.opts.LockTimeout, PoolSize: p.opts.PoolSize})
 	if err != nil {
 		return nil, nil, err
 	}

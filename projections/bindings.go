@@ -19,7 +19,6 @@ type Binding struct {
 type bindings struct {
 	base
 	rows versions[Binding]
-	seq  int64 // last seq applied, in bulk mode
 }
 
 func newBindings() *bindings {
@@ -38,19 +37,16 @@ func newBindings() *bindings {
 // BeginBulk starts a rebuild with bindings held in memory.
 func (p *bindings) BeginBulk(conn *sqlite.Conn) error {
 	p.rows.beginBulk()
-	enterBulk(conn, func(v *bulkView) { v.bindings = p })
 	return p.base.BeginBulk(conn)
 }
 
 // AbortBulk drops the in-memory state of a failed bulk build.
 func (p *bindings) AbortBulk(conn *sqlite.Conn) {
 	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
-	leaveBulk(conn, func(v *bulkView) { v.bindings = nil })
 }
 
 // EndBulk writes the open bindings and creates the indexes.
 func (p *bindings) EndBulk(conn *sqlite.Conn) error {
-	leaveBulk(conn, func(v *bulkView) { v.bindings = nil })
 	if err := p.rows.endBulk(conn); err != nil {
 		return err
 	}
@@ -59,7 +55,6 @@ func (p *bindings) EndBulk(conn *sqlite.Conn) error {
 
 // Apply records a client_bound event as the new binding of its external session.
 func (p *bindings) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	p.seq = e.Seq
 	if e.Kind != events.KindClientBound {
 		return nil
 	}
@@ -105,19 +100,6 @@ func bindingsBy(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]B
 
 // BindingAt returns the binding of an external session at rev, or nil.
 func BindingAt(conn *sqlite.Conn, external string, rev int64) (*Binding, error) {
-	if v := viewOf(conn); v != nil && v.bindings != nil {
-		p := v.bindings
-		if err := atHead("binding", rev, p.seq); err != nil {
-			return nil, err
-		}
-		cur, ok := p.rows.current[external]
-		if !ok {
-			return nil, nil
-		}
-		b := *cur
-		b.Revision = p.rows.from[external]
-		return &b, nil
-	}
 	bs, err := bindingsBy(conn, "binding_at", func(st *sqlite.Stmt) {
 		st.SetText(":external_session", external)
 		st.SetInt64(":rev", rev)

@@ -21,45 +21,9 @@ type Checkpoint struct {
 	RecordedAt          int64    `json:"recorded_at"`
 }
 
-type checkpoints struct {
-	base
-	bulk bool
-	seq  int64 // last seq applied, in bulk mode
-	// In bulk mode: each session's latest checkpoint and compiled context,
-	// and the latest seq at which a context hash was compiled for a
-	// session (key session_id NUL context_hash).
-	last        map[string]checkpointRef
-	lastContext map[string]string
-	contexts    map[string]int64
-}
-
-// checkpointRef locates a checkpoint: its event's seq and id.
-type checkpointRef struct {
-	seq int64
-	id  string
-}
-
-// BeginBulk starts a rebuild; the tables are written as events come, the
-// indexes wait for EndBulk, and the latest checkpoint and contexts of each
-// session are kept in memory for reads at the head.
-func (p *checkpoints) BeginBulk(conn *sqlite.Conn) error {
-	p.bulk = true
-	p.last, p.lastContext, p.contexts = map[string]checkpointRef{}, map[string]string{}, map[string]int64{}
-	enterBulk(conn, func(v *bulkView) { v.checkpoints = p })
-	return p.base.BeginBulk(conn)
-}
-
-// EndBulk drops the in-memory state and creates the indexes.
-func (p *checkpoints) EndBulk(conn *sqlite.Conn) error {
-	p.AbortBulk(conn)
-	return p.base.EndBulk(conn)
-}
-
-// AbortBulk drops the in-memory state of a bulk build.
-func (p *checkpoints) AbortBulk(conn *sqlite.Conn) {
-	p.bulk, p.last, p.lastContext, p.contexts = false, nil, nil, nil
-	leaveBulk(conn, func(v *bulkView) { v.checkpoints = nil })
-}
+// checkpoints holds no rows in memory: in a bulk rebuild its tables are
+// written as events come and only its indexes wait for EndBulk.
+type checkpoints struct{ base }
 
 // The checkpoints projection indexes which events are checkpoints and
 // compiled contexts of which session; the checkpoint itself is read from
@@ -73,15 +37,11 @@ func newCheckpoints() *checkpoints {
 
 // Apply indexes checkpoint_recorded and context_compiled events by session.
 func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	p.seq = e.Seq
 	switch e.Kind {
 	case events.KindCheckpointRecorded:
 		pl, err := payload[events.CheckpointRecorded](e, v)
 		if err != nil {
 			return err
-		}
-		if p.bulk {
-			p.last[pl.SessionID] = checkpointRef{seq: e.Seq, id: e.ID}
 		}
 		return exec(conn, "checkpoint_insert", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", e.Seq)
@@ -91,10 +51,6 @@ func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload
 		pl, err := payload[events.ContextCompiled](e, v)
 		if err != nil {
 			return err
-		}
-		if p.bulk {
-			p.lastContext[pl.SessionID] = pl.ContextHash
-			p.contexts[pl.SessionID+"\x00"+pl.ContextHash] = e.Seq
 		}
 		return exec(conn, "context_insert", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", e.Seq)
@@ -156,12 +112,6 @@ func SessionCheckpointsAt(conn *sqlite.Conn, session string, rev int64) ([]Check
 // ContextCompiledFor returns the seq at which contextHash was compiled for
 // session by rev, or 0 when it never was.
 func ContextCompiledFor(conn *sqlite.Conn, session, contextHash string, rev int64) (int64, error) {
-	if v := viewOf(conn); v != nil && v.checkpoints != nil {
-		if err := atHead("compiled context", rev, v.checkpoints.seq); err != nil {
-			return 0, err
-		}
-		return v.checkpoints.contexts[session+"\x00"+contextHash], nil
-	}
 	var seq int64
 	err := query(conn, "context_for_session_at", func(st *sqlite.Stmt) {
 		st.SetText(":session_id", session)

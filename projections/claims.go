@@ -48,12 +48,6 @@ func (c *Claim) StateAt(now int64) string {
 type claims struct {
 	base
 	rows versions[Claim]
-	seq  int64 // last seq applied, in bulk mode
-	// In bulk mode: claim ids by session, held claim ids by work (live
-	// or lapsed), and the highest fencing token issued per work item.
-	bySession map[string]map[string]bool
-	byWork    map[string]map[string]*Claim
-	maxToken  map[string]int64
 }
 
 func newClaims() *claims {
@@ -69,22 +63,16 @@ func newClaims() *claims {
 // BeginBulk starts a rebuild with claims held in memory.
 func (p *claims) BeginBulk(conn *sqlite.Conn) error {
 	p.rows.beginBulk()
-	p.bySession, p.byWork, p.maxToken = map[string]map[string]bool{}, map[string]map[string]*Claim{}, map[string]int64{}
-	enterBulk(conn, func(v *bulkView) { v.claims = p })
 	return p.base.BeginBulk(conn)
 }
 
 // AbortBulk drops the in-memory state of a failed bulk build.
 func (p *claims) AbortBulk(conn *sqlite.Conn) {
 	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
-	p.bySession, p.byWork, p.maxToken = nil, nil, nil
-	leaveBulk(conn, func(v *bulkView) { v.claims = nil })
 }
 
 // EndBulk writes the open claims and creates the indexes.
 func (p *claims) EndBulk(conn *sqlite.Conn) error {
-	leaveBulk(conn, func(v *bulkView) { v.claims = nil })
-	p.bySession, p.byWork, p.maxToken = nil, nil, nil
 	if err := p.rows.endBulk(conn); err != nil {
 		return err
 	}
@@ -93,77 +81,35 @@ func (p *claims) EndBulk(conn *sqlite.Conn) error {
 
 // Apply folds claim acquisitions, renewals and releases into claim versions.
 func (p *claims) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	p.seq = e.Seq
 	switch e.Kind {
 	case events.KindClaimAcquired:
 		pl, err := payload[events.ClaimAcquired](e, v)
 		if err != nil {
 			return err
 		}
-		if p.rows.bulk {
-			index(p.bySession, pl.SessionID, pl.ClaimID)
-			p.maxToken[pl.Work] = max(p.maxToken[pl.Work], pl.FencingToken)
-		}
-		if err := p.rows.put(conn, pl.ClaimID, e.Seq, &Claim{
+		return p.rows.put(conn, pl.ClaimID, e.Seq, &Claim{
 			ID: pl.ClaimID, Work: pl.Work, SessionID: pl.SessionID, Agent: pl.Agent, AcquiredAt: e.OccurredAt,
 			ExpiresAt: pl.ExpiresAt, FencingToken: pl.FencingToken, State: ClaimHeld, Revision: e.Seq,
-		}); err != nil {
-			return err
-		}
-		p.reindex(pl.ClaimID)
-		return nil
+		})
 	case events.KindClaimRenewed:
 		pl, err := payload[events.ClaimRenewed](e, v)
 		if err != nil {
 			return err
 		}
-		if err := p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) { c.ExpiresAt = pl.ExpiresAt }); err != nil {
-			return err
-		}
-		p.reindex(pl.ClaimID)
-		return nil
+		return p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) { c.ExpiresAt = pl.ExpiresAt })
 	case events.KindClaimReleased:
 		pl, err := payload[events.ClaimReleased](e, v)
 		if err != nil {
 			return err
 		}
-		if err := p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) {
+		return p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) {
 			c.State, c.ReleaseReason, c.ReleasedAt = ClaimReleased, pl.Reason, e.OccurredAt
 			if pl.Reason == events.ReleaseMoved {
 				c.State = ClaimMoved
 			}
-		}); err != nil {
-			return err
-		}
-		p.reindex(pl.ClaimID)
-		return nil
+		})
 	}
 	return nil
-}
-
-// reindex files claim id's current version under its work item while it
-// is held, in bulk mode.
-func (p *claims) reindex(id string) {
-	if !p.rows.bulk {
-		return
-	}
-	c := p.rows.current[id]
-	if c.State != ClaimHeld {
-		delete(p.byWork[c.Work], id)
-		return
-	}
-	if p.byWork[c.Work] == nil {
-		p.byWork[c.Work] = map[string]*Claim{}
-	}
-	p.byWork[c.Work][id] = c
-}
-
-// index adds id to the set under key.
-func index(m map[string]map[string]bool, key, id string) {
-	if m[key] == nil {
-		m[key] = map[string]bool{}
-	}
-	m[key][id] = true
 }
 
 func putClaim(conn *sqlite.Conn, c *Claim, from, to int64) error {
@@ -229,24 +175,19 @@ func ClaimAt(conn *sqlite.Conn, id string, rev int64) (*Claim, error) {
 
 // LiveClaimAt returns the claim holding work at rev for a reader at now, or
 // nil when the work item is free; head says rev is the log's head, which
-// reads the index of current held claims.
+// reads only the current held claims whose lease has not expired at now.
 func LiveClaimAt(conn *sqlite.Conn, work string, rev, now int64, head bool) (*Claim, error) {
-	name := "claim_held_by_work_at"
+	name, bind := "claim_held_by_work_at", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(":rev", rev)
+	}
 	if head {
-		name = "claim_held_by_work_head"
-	}
-	var cs []Claim
-	var err error
-	if v := viewOf(conn); v != nil && v.claims != nil {
-		cs, err = v.claims.bulkHeldByWork(work, rev)
-	} else {
-		cs, err = claimsBy(conn, name, func(st *sqlite.Stmt) {
+		name, bind = "claim_live_by_work_head", func(st *sqlite.Stmt) {
 			st.SetText(":work", work)
-			if name == "claim_held_by_work_at" {
-				st.SetInt64(":rev", rev)
-			}
-		})
+			st.SetInt64(":now", now)
+		}
 	}
+	cs, err := claimsBy(conn, name, bind)
 	if err != nil {
 		return nil, err
 	}
@@ -287,9 +228,6 @@ func ClaimsAt(conn *sqlite.Conn, rev int64) ([]Claim, error) {
 
 // SessionClaimsAt lists the claims of a session at rev, newest token first.
 func SessionClaimsAt(conn *sqlite.Conn, session string, rev int64) ([]Claim, error) {
-	if v := viewOf(conn); v != nil && v.claims != nil {
-		return v.claims.bulkSessionClaims(session, rev)
-	}
 	return claimsBy(conn, "claim_by_session_at", func(st *sqlite.Stmt) {
 		st.SetText(":session_id", session)
 		st.SetInt64(":rev", rev)
@@ -299,12 +237,6 @@ func SessionClaimsAt(conn *sqlite.Conn, session string, rev int64) ([]Claim, err
 // MaxFencingToken returns the highest fencing token issued for work up to
 // rev (0 when none).
 func MaxFencingToken(conn *sqlite.Conn, work string, rev int64) (int64, error) {
-	if v := viewOf(conn); v != nil && v.claims != nil {
-		if err := atHead("fencing token", rev, v.claims.seq); err != nil {
-			return 0, err
-		}
-		return v.claims.maxToken[work], nil
-	}
 	var tok int64
 	err := query(conn, "claim_max_token", func(st *sqlite.Stmt) {
 		st.SetText(":work", work)

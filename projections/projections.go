@@ -40,11 +40,6 @@ func exec(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) error {
 // query runs a named statement with bind applied and calls row for each
 // result row.
 func query(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt), row func(st *sqlite.Stmt) error) error {
-	if v := viewOf(conn); v != nil {
-		if err := v.guard(name); err != nil {
-			return err
-		}
-	}
 	st := prep(conn, name)
 	bind(st)
 	defer st.Reset()

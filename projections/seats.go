@@ -93,19 +93,16 @@ func newSeats() *seats {
 // BeginBulk starts a rebuild with the current seats held in memory.
 func (p *seats) BeginBulk(conn *sqlite.Conn) error {
 	p.rows.beginBulk()
-	enterBulk(conn, func(v *bulkView) { v.seats = p })
 	return p.base.BeginBulk(conn)
 }
 
 // AbortBulk drops the in-memory state of a failed bulk build.
 func (p *seats) AbortBulk(conn *sqlite.Conn) {
 	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
-	leaveBulk(conn, func(v *bulkView) { v.seats = nil })
 }
 
 // EndBulk writes the current seats and creates the indexes.
 func (p *seats) EndBulk(conn *sqlite.Conn) error {
-	leaveBulk(conn, func(v *bulkView) { v.seats = nil })
 	if err := p.rows.endBulk(conn); err != nil {
 		return err
 	}

@@ -39,7 +39,6 @@ type Session struct {
 type sessions struct {
 	base
 	rows versions[Session]
-	seq  int64 // last seq applied, in bulk mode
 }
 
 func newSessions() *sessions {
@@ -55,19 +54,16 @@ func newSessions() *sessions {
 // BeginBulk starts a rebuild with sessions held in memory.
 func (p *sessions) BeginBulk(conn *sqlite.Conn) error {
 	p.rows.beginBulk()
-	enterBulk(conn, func(v *bulkView) { v.sessions = p })
 	return p.base.BeginBulk(conn)
 }
 
 // AbortBulk drops the in-memory state of a failed bulk build.
 func (p *sessions) AbortBulk(conn *sqlite.Conn) {
 	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
-	leaveBulk(conn, func(v *bulkView) { v.sessions = nil })
 }
 
 // EndBulk writes the open sessions and creates the indexes.
 func (p *sessions) EndBulk(conn *sqlite.Conn) error {
-	leaveBulk(conn, func(v *bulkView) { v.sessions = nil })
 	if err := p.rows.endBulk(conn); err != nil {
 		return err
 	}
@@ -76,7 +72,6 @@ func (p *sessions) EndBulk(conn *sqlite.Conn) error {
 
 // Apply folds session starts, resumes and ends into session versions.
 func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	p.seq = e.Seq
 	switch e.Kind {
 	case events.KindSessionStarted:
 		pl, err := payload[events.SessionStarted](e, v)
@@ -157,9 +152,6 @@ func scanSession(st *sqlite.Stmt) *Session {
 // SessionAt returns session id as of revision rev, or nil if it did not
 // exist then.
 func SessionAt(conn *sqlite.Conn, id string, rev int64) (*Session, error) {
-	if v := viewOf(conn); v != nil && v.sessions != nil {
-		return v.bulkSession(conn, id, rev)
-	}
 	s, err := sessionRowAt(conn, id, rev)
 	if err != nil || s == nil {
 		return s, err

@@ -36,7 +36,6 @@ type work struct {
 	base
 	sources versions[Source]
 	tables  map[string]*elementTable
-	seq     int64 // last seq applied, in bulk mode
 }
 
 // element is one keyed thing parsed from a source (a work item, goal or
@@ -56,12 +55,6 @@ type elementTable struct {
 	valueCol string
 	rows     versions[element]
 	bySource map[string]map[string]bool
-	// byKey maps an element key to its open element keys (source NUL key
-	// NUL ordinal), during a bulk build.
-	byKey map[string]map[string]bool
-	// decoded caches the work items decoded from open elements, during a
-	// bulk build (an element's JSON never changes).
-	decoded map[*element]events.WorkItem
 }
 
 func newWork() *work {
@@ -93,10 +86,7 @@ func (p *work) BeginBulk(conn *sqlite.Conn) error {
 	for _, t := range p.tables {
 		t.rows.beginBulk()
 		t.bySource = map[string]map[string]bool{}
-		t.byKey = map[string]map[string]bool{}
-		t.decoded = map[*element]events.WorkItem{}
 	}
-	enterBulk(conn, func(v *bulkView) { v.work = p })
 	return p.base.BeginBulk(conn)
 }
 
@@ -105,14 +95,12 @@ func (p *work) AbortBulk(conn *sqlite.Conn) {
 	p.sources.bulk, p.sources.current, p.sources.from = false, nil, nil
 	for _, t := range p.tables {
 		t.rows.bulk, t.rows.current, t.rows.from = false, nil, nil
-		t.bySource, t.byKey, t.decoded = nil, nil, nil
+		t.bySource = nil
 	}
-	leaveBulk(conn, func(v *bulkView) { v.work = nil })
 }
 
 // EndBulk writes the open rows and creates the indexes.
 func (p *work) EndBulk(conn *sqlite.Conn) error {
-	leaveBulk(conn, func(v *bulkView) { v.work = nil })
 	if err := p.sources.endBulk(conn); err != nil {
 		return err
 	}
@@ -121,14 +109,13 @@ func (p *work) EndBulk(conn *sqlite.Conn) error {
 		if err := t.rows.endBulk(conn); err != nil {
 			return err
 		}
-		t.bySource, t.byKey, t.decoded = nil, nil, nil
+		t.bySource = nil
 	}
 	return p.base.EndBulk(conn)
 }
 
 // Apply replaces a source's sources row, items, goals and rules with a new index of it.
 func (p *work) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	p.seq = e.Seq
 	if e.Kind != events.KindSourceIndexed {
 		return nil
 	}
@@ -292,7 +279,6 @@ func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []
 				t.bySource[source] = map[string]bool{}
 			}
 			t.bySource[source][lk] = true
-			index(t.byKey, el.key, source+"\x00"+lk)
 		}
 	}
 	for lk := range current {
@@ -304,7 +290,6 @@ func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []
 		}
 		if t.rows.bulk {
 			delete(t.bySource[source], lk)
-			delete(t.byKey[strings.SplitN(lk, "\x00", 2)[0]], source+"\x00"+lk)
 		}
 	}
 	return nil
@@ -359,9 +344,6 @@ func WorkItemsAt(conn *sqlite.Conn, rev int64) ([]WorkItem, error) {
 // WorkItemAt returns the work items with key as of rev: one normally, more
 // when two sources declare the same key.
 func WorkItemAt(conn *sqlite.Conn, key string, rev int64) ([]WorkItem, error) {
-	if v := viewOf(conn); v != nil && v.work != nil {
-		return v.work.bulkItems(key, rev)
-	}
 	return scanItems(conn, "item_by_key_at", func(st *sqlite.Stmt) {
 		st.SetText(":key", key)
 		st.SetInt64(":rev", rev)

@@ -19,7 +19,7 @@ import (
 
 type benchCmd struct {
 	Project  benchProjectCmd  `cmd:"" help:"Write a synthetic project (goals, rules, a YAML ledger, a Markdown plan) into DIR and initialize it."`
-	Generate benchGenerateCmd `cmd:"" help:"Append a realistic multi-agent history to the project, through the command code, in bulk."`
+	Generate benchGenerateCmd `cmd:"" help:"Append a realistic multi-agent history to the project, through the command code, 1,000 commands per transaction."`
 	Run      benchRunCmd      `cmd:"" help:"Measure latency, replay throughput and context economy on the project."`
 }
 
@@ -133,17 +133,18 @@ func (c *benchGenerateCmd) Run(app *App) error {
 	if c.Agents <= 0 {
 		return fault.New(fault.Usage, "bench generate: --agents %d: want a positive number", c.Agents).With("flag", "--agents").WithHint("awr bench generate --agents 8")
 	}
-	p, err := app.project()
+	p, err := project.Open(app.Ctx, app.Project, project.Options{Now: app.Now, LockTimeout: app.timeout, Progress: app.progress, Version: Version(), PoolSize: 1})
 	if err != nil {
 		return err
 	}
+	defer p.Close()
 	st, err := p.EventLog(app.Ctx)
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
 	res, err := bench.Generate(app.Ctx, st, bench.GenerateOptions{Events: c.Events, Agents: c.Agents, Seed: c.Seed,
-		Progress: app.progressAlways("generating"), FoldProgress: app.progress("reading the log")})
+		Progress: app.progressAlways("generating")})
 	if err != nil {
 		return err
 	}
