@@ -272,3 +272,22 @@ func TestRenewClaim_DefaultIsTheSameRequest(t *testing.T) {
 	_, err = commands.RenewClaim(ctx, te.Env, commands.RenewRequest{SessionID: start.Session.ID, TTLms: new(int64(5)), WriteMeta: meta})
 	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
 }
+
+func TestLaunchSeat_RecordsContextInTheLaunch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := withGoal(t, newTestEnv(t))
+	decl, err := commands.DeclareSeat(ctx, te.Env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "T-1"})
+	require.NoError(t, err)
+	l, err := commands.LaunchSeat(ctx, te.Env, commands.LaunchRequest{Address: "build@portal", Mode: "fresh", Conversation: "c-1", TmuxSession: "t", ContextFile: "f"})
+	require.NoError(t, err)
+	require.NoError(t, l.ContextError)
+	require.NotNil(t, l.Context)
+	// The session, its claim, the launch and the session's context record
+	// are one commit.
+	require.Equal(t, []events.Kind{events.KindSessionStarted, events.KindClaimAcquired, events.KindSeatLaunched, events.KindContextCompiled},
+		kinds(t, te.Store, decl.ProjectRevision))
+	require.Equal(t, l.ProjectRevision, l.Context.RecordedSeq)
+	require.Equal(t, l.Context.RecordedSeq, recorded(t, te.Store, l.SessionID, l.Context.WorkContext.ContextHash))
+	require.True(t, compiledAt(l.Context.WorkContext, l.Seq), l.Context.WorkContext.RenderedContext)
+}

@@ -221,6 +221,9 @@ type LaunchRequest struct {
 	// it: another launch since then is a RevisionConflict, so two
 	// concurrent `rig up`s never launch one seat twice.
 	LaunchedSeq int64
+	// Budget is the token budget of the session's context packet; 0 is
+	// workcontext.DefaultBudget.
+	Budget int
 }
 
 // LaunchResult is the session started for the seat.
@@ -229,10 +232,18 @@ type LaunchResult struct {
 	ClaimID         string
 	Seq             int64
 	ProjectRevision int64
+	// Context is the session's packet, compiled and recorded in the launch's
+	// transaction; nil when it could not be compiled (ContextError says
+	// why), in which case the launch stands without it.
+	Context      *CompileResult
+	ContextError error
 }
 
-// LaunchSeat starts (or resumes) the seat's session and appends
-// seat_launched, atomically: a crash leaves either both or neither.
+// LaunchSeat starts (or resumes) the seat's session, appends
+// seat_launched, and compiles and records the session's context packet,
+// atomically: a crash leaves all of it or none. A packet that cannot be
+// compiled (over budget) does not undo the launch; it is reported in
+// ContextError.
 // Errors: NotFound; InvalidInput for a seat without work; the errors of
 // StartSession and ResumeSession (ClaimConflict, DependencyBlocked, ...).
 func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult, error) {
@@ -278,6 +289,18 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 			return err
 		}
 		out.Seq = ev.Seq
+		c, err := compileAt(tx.Conn, tx.Head(), seat.Work, out.SessionID, req.Budget)
+		if err != nil {
+			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
+				return err
+			}
+			out.ContextError = err
+			return nil
+		}
+		if err := recordCompiled(tx, c, out.SessionID); err != nil {
+			return err
+		}
+		out.Context = c
 		return nil
 	})
 	if err != nil {

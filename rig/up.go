@@ -255,7 +255,7 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 		ttl = m.TTL.Milliseconds()
 	}
 	l, err := commands.LaunchSeat(ctx, m.Env, commands.LaunchRequest{Address: s.Address, Mode: mode, FromSession: p.FromSession,
-		Conversation: p.Conversation, TmuxSession: name, ContextFile: file, RestoreID: restoreID, TTLms: ttl, LaunchedSeq: s.LaunchedSeq})
+		Conversation: p.Conversation, TmuxSession: name, ContextFile: file, RestoreID: restoreID, TTLms: ttl, LaunchedSeq: s.LaunchedSeq, Budget: m.Budget})
 	if err != nil {
 		switch fault.CodeOf(err) {
 		case fault.Storage, fault.Internal, fault.RevisionConflict:
@@ -270,9 +270,9 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 		return fail("could not start the seat's session: "+msg, err, "")
 	}
 	p.SessionID = l.SessionID
-	comp, cerr := commands.CompileContext(ctx, m.Env, commands.CompileRequest{Work: s.Work, Session: l.SessionID, Budget: m.Budget})
+	comp := l.Context
 	if comp == nil {
-		return fail("could not compile the seat's context: "+cerr.Error(), cerr, l.SessionID)
+		return fail("could not compile the seat's context: "+l.ContextError.Error(), l.ContextError, l.SessionID)
 	}
 	vars := map[string]string{"seat": s.Address, "rig": s.Rig, "role": s.Role, "session": l.SessionID, "conversation": p.Conversation,
 		"context_file": file, "project": m.Dir, "work": s.Work}
