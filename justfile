@@ -13,7 +13,7 @@ lint:
     test -z "$(gofmt -l .)"
     go vet ./...
 
-# Run the benchmarks (the 1M-event log is generated once, about a minute, and cached).
+# Run the benchmarks (the 1M-event log is generated once, about three minutes on 2 cores, and cached).
 bench:
     go test -run '^$' -bench . -benchtime 1x ./bench
 
