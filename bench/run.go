@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/intake"
@@ -109,10 +108,6 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 	if err != nil {
 		return nil, err
 	}
-	env, err := p.Env(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if opts.Count <= 0 {
 		opts.Count = 20
 	}
@@ -163,11 +158,11 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 	if err != nil {
 		return nil, err
 	}
-	start := commands.StartRequest{Work: items[0].Key, Agent: "bench-run", Provider: "bench", Model: "none"}
+	start := project.SessionStartRequest{Work: items[0].Key, Agent: "bench-run", Provider: "bench", Model: "none"}
 	if len(ready.Ready) > 0 {
 		start.Work, start.Claim, start.TTLms = ready.Ready[0].Key, true, 3_600_000
 	}
-	started, err := commands.StartSession(ctx, env, start)
+	started, err := p.SessionStart(ctx, start)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +173,7 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 		// A run that fails part way must not leave its session (and a
 		// claim) open in the user's project.
 		if !ended {
-			_, _ = commands.EndSession(context.WithoutCancel(ctx), env, commands.EndRequest{SessionID: sid, Outcome: events.OutcomeAbandoned,
+			_, _ = p.SessionEnd(context.WithoutCancel(ctx), project.SessionEndRequest{SessionID: sid, Outcome: events.OutcomeAbandoned,
 				Reason: "bench run failed", Agent: "bench-run"})
 		}
 	}()
@@ -216,7 +211,7 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 		}},
 		{"checkpoint append (in process)", func() error {
 			n++
-			_, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: sid, Agent: "bench-run",
+			_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: sid, Agent: "bench-run",
 				Digest: fmt.Sprintf("Measured step %d of the benchmark run.", n), NextAction: "Record the next measurement",
 				OpenLoops: []string{"Compare with the last published figures"}})
 			return err
@@ -234,7 +229,7 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 			return nil, err
 		}
 	}
-	if _, err := commands.EndSession(ctx, env, commands.EndRequest{SessionID: sid, Outcome: events.OutcomeIncomplete, Agent: "bench-run"}); err != nil {
+	if _, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: sid, Outcome: events.OutcomeIncomplete, Agent: "bench-run"}); err != nil {
 		return nil, err
 	}
 	ended = true

@@ -84,7 +84,6 @@ func (p *Project) SessionEnd(ctx context.Context, req SessionEndRequest) (*Sessi
 	if err != nil {
 		return nil, err
 	}
-	req.Reason = ""
 	return commands.EndSession(ctx, env, req)
 }
 
