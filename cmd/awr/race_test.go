@@ -24,12 +24,7 @@ func TestClaimRace_Processes(t *testing.T) {
 	bin := buildAWR(t)
 	dir, err := fixtures.CopyProject("checkout", t.TempDir())
 	require.NoError(t, err)
-	awr := func(args ...string) *exec.Cmd {
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "AWR_PROJECT="+dir, "AWR_TIMEOUT=30s", "TZ=UTC", "NO_COLOR=1")
-		return cmd
-	}
+	awr := awrIn(bin, dir)
 	out, err := awr("init", "--accept", "--json").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
@@ -160,12 +155,7 @@ func TestSourceAddRace_Processes(t *testing.T) {
 	bin := buildAWR(t)
 	dir, err := fixtures.CopyProject("checkout", t.TempDir())
 	require.NoError(t, err)
-	awr := func(args ...string) *exec.Cmd {
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "AWR_PROJECT="+dir, "AWR_TIMEOUT=30s", "TZ=UTC", "NO_COLOR=1")
-		return cmd
-	}
+	awr := awrIn(bin, dir)
 	out, err := awr("init", "--accept", "--json").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "notes"), 0o755))
@@ -206,4 +196,14 @@ func TestSourceAddRace_Processes(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(out, &re))
 	require.Empty(t, re.Removed, "%s", out)
+}
+
+// awrIn returns a maker of awr commands run by bin on the project in dir.
+func awrIn(bin, dir string) func(args ...string) *exec.Cmd {
+	return func(args ...string) *exec.Cmd {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "AWR_PROJECT="+dir, "AWR_TIMEOUT=30s", "TZ=UTC", "NO_COLOR=1")
+		return cmd
+	}
 }
