@@ -80,11 +80,7 @@ func (p *Project) SessionCheckpoint(ctx context.Context, req SessionCheckpointRe
 // SessionEnd ends a session and releases its claim.
 // Errors: those of commands.EndSession.
 func (p *Project) SessionEnd(ctx context.Context, req SessionEndRequest) (*SessionEndResult, error) {
-	env, err := p.Env(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return commands.EndSession(ctx, env, req)
+	return command(ctx, p, commands.EndSession, req)
 }
 
 // SessionResume continues a session in a new one and compiles its context,
