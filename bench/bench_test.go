@@ -81,7 +81,7 @@ func benchmarkAppend(b *testing.B, n int64) {
 	// file.
 	checkpoint := func(i int) error {
 		_, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "bench",
-			Digest: fmt.Sprintf("step %d", i), NextAction: "continue", OpenLoops: []string{"one"}})
+			Digest: fmt.Sprintf("step %d", i), NextAction: "continue", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"one"}}})
 		return err
 	}
 	for i := 0; i < 200; i++ {

@@ -249,7 +249,7 @@ func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys
 		}
 		_, err = commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: a.session, Agent: a.name,
 			Digest:     fmt.Sprintf("Implemented step %d of %s; tests written, not yet run.", rng.Intn(20), a.work),
-			NextAction: fmt.Sprintf("Run the tests for %s and fix what fails", a.work), OpenLoops: loops})
+			NextAction: fmt.Sprintf("Run the tests for %s and fix what fails", a.work), KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: loops}})
 	case n < 72:
 		_, err = commands.RenewClaim(ctx, env, commands.RenewRequest{SessionID: a.session, TTLms: new(int64(10+rng.Intn(20)) * 60_000)})
 	case n < 78:

@@ -213,7 +213,7 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 			n++
 			_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: sid, Agent: "bench-run",
 				Digest: fmt.Sprintf("Measured step %d of the benchmark run.", n), NextAction: "Record the next measurement",
-				OpenLoops: []string{"Compare with the last published figures"}})
+				KnowledgeFlags: project.KnowledgeFlags{OpenLoops: []string{"Compare with the last published figures"}}})
 			return err
 		}},
 		{"context compile (process)", proc("context", "compile", "--work", start.Work, "--budget", strconv.Itoa(opts.Budget), "--json")},

@@ -6,55 +6,72 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
 )
 
-// CheckpointRequest records what an agent did and will do next.
+// CheckpointRequest records what an agent did and will do next, and what
+// it changed in the work item's loops, decisions, facts and hypotheses.
 type CheckpointRequest struct {
-	SessionID   string   `name:"session" required:"" json:"session" help:"Session id." placeholder:"ID"`
-	Agent       string   `name:"agent" required:"" json:"agent" help:"Who records it (a label)." placeholder:"LABEL"`
-	ContextHash string   `name:"context-hash" json:"context_hash,omitempty" help:"Hash of the context packet the work was based on (from context compile)." placeholder:"H"`
-	Digest      string   `name:"digest" required:"" json:"digest" help:"What was actually done (never a claim that tests passed unless they ran)." placeholder:"TEXT"`
-	NextAction  string   `name:"next-action" required:"" json:"next_action" help:"The exact next action." placeholder:"TEXT"`
-	OpenLoops   []string `name:"open-loop" sep:"none" json:"open_loops,omitempty" help:"An open loop: an unfinished thread a successor must know (repeatable)." placeholder:"TEXT"`
+	SessionID   string `name:"session" required:"" json:"session" help:"Session id." placeholder:"ID"`
+	Agent       string `name:"agent" required:"" json:"agent" help:"Who records it (a label)." placeholder:"LABEL"`
+	ContextHash string `name:"context-hash" json:"context_hash,omitempty" help:"Hash of the context packet the work was based on (from context compile)." placeholder:"H"`
+	Digest      string `name:"digest" required:"" json:"digest" help:"What was actually done (never a claim that tests passed unless they ran)." placeholder:"TEXT"`
+	NextAction  string `name:"next-action" required:"" json:"next_action" help:"The exact next action." placeholder:"TEXT"`
+	KnowledgeFlags
+	// Stale lists the sources the door found changed since they were
+	// indexed: a context hash does not verify on them. No front end sets
+	// it.
+	Stale []string `kong:"-" json:"-"`
 	WriteMeta
 }
 
-// CheckpointResult is the recorded checkpoint.
+// Warning is something a command did that its caller must know, though it
+// is not an error.
+type Warning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// WarnOpenLoopsOverCap is the warning code of a work item with more open
+// loops than the manifest's cap.
+const WarnOpenLoopsOverCap = "open_loops_over_cap"
+
+// DefaultOpenLoopCap is how many open loops a work item may carry before
+// every checkpoint and packet warns.
+const DefaultOpenLoopCap = 20
+
+// CheckpointResult is the recorded checkpoint and the work item's
+// knowledge after it: what is in force and what it closed.
 type CheckpointResult struct {
 	Replay
-	Checkpoint      projections.Checkpoint `json:"checkpoint"`
-	ProjectRevision int64                  `json:"project_revision"`
+	Checkpoint      projections.Checkpoint      `json:"checkpoint"`
+	Knowledge       *projections.KnowledgeState `json:"knowledge"`
+	Warnings        []Warning                   `json:"warnings"`
+	ProjectRevision int64                       `json:"project_revision"`
 }
 
 // RecordCheckpoint appends checkpoint_recorded to an active session. The
 // revision check is scoped to the session's own stream, so other agents'
-// work never conflicts with it. context_hash_verified is true only when
-// that hash was compiled for this session.
-// Errors: InvalidInput for an empty digest or next action; NotFound and
-// InvalidTransition for a missing or ended session; ClaimConflict when the
-// session's lease was superseded.
+// work never conflicts with it. Loops, decisions, facts and hypotheses the
+// request does not mention stay as they were. context_hash_verified is
+// true only when that hash was compiled for this session while it held
+// the work, from fresh sources, and the work item has not changed in its
+// source since; otherwise context_hash_note says why not.
+// Errors: InvalidInput for an empty digest, next action or knowledge text;
+// NotFound and InvalidTransition for a missing or ended session, and for a
+// knowledge id unknown or already closed (see planKnowledge); ClaimConflict
+// when the session's lease was superseded. Nothing is written on error.
 func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*CheckpointResult, error) {
 	for _, f := range [][2]string{{"session", req.SessionID}, {"agent", req.Agent}, {"digest", req.Digest}, {"next_action", req.NextAction}} {
 		if err := required(f[0], f[1]); err != nil {
 			return nil, err
 		}
 	}
-	fields := [][2]string{{"agent", req.Agent}, {"digest", req.Digest}, {"next_action", req.NextAction}}
-	for i, l := range req.OpenLoops {
-		fields = append(fields, [2]string{fmt.Sprintf("open_loops[%d]", i), l})
-	}
+	fields := append([][2]string{{"agent", req.Agent}, {"digest", req.Digest}, {"next_action", req.NextAction}}, req.KnowledgeFlags.texts()...)
 	if err := refuseSecrets("checkpoint", fields...); err != nil {
 		return nil, err
 	}
-	var loops []string
-	for _, l := range req.OpenLoops {
-		if strings.TrimSpace(l) == "" {
-			return nil, fault.New(fault.InvalidInput, "checkpoint: an --open-loop is empty").With("field", "open_loops")
-		}
-		loops = append(loops, l)
-	}
+	loopCap := DefaultOpenLoopCap
 	return write(ctx, env, req.Agent, req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*CheckpointResult, error) {
 		s, err := activeSession(tx, "checkpoint", req.SessionID)
 		if err != nil {
@@ -63,18 +80,20 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		if err := fence(tx, "checkpoint", s); err != nil {
 			return nil, err
 		}
-		verified := false
+		changes, err := planKnowledge(tx, s.Work, req.KnowledgeFlags)
+		if err != nil {
+			return nil, err
+		}
+		verified, note := false, ""
 		if req.ContextHash != "" {
-			seq, err := projections.ContextCompiledFor(tx.Conn, s.ID, req.ContextHash, tx.Head())
-			if err != nil {
+			if verified, note, err = verifyContextHash(tx, s, req.ContextHash, req.Stale); err != nil {
 				return nil, err
 			}
-			verified = seq > 0
 		}
 		id := tx.NewID()
 		e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, ID: id, Payload: events.CheckpointRecorded{
 			CheckpointID: id, SessionID: s.ID, Work: s.Work, Agent: req.Agent, ContextHash: req.ContextHash,
-			ContextHashVerified: verified, Digest: req.Digest, NextAction: req.NextAction, OpenLoops: loops,
+			ContextHashVerified: verified, ContextHashNote: note, Digest: req.Digest, NextAction: req.NextAction, Changes: changes,
 		}})
 		if err != nil {
 			return nil, err
@@ -83,8 +102,64 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		if err != nil {
 			return nil, err
 		}
-		return &CheckpointResult{Checkpoint: *cp, ProjectRevision: tx.Head()}, nil
+		k, err := projections.KnowledgeStateAt(tx.Conn, s.Work, e.Seq, e.Seq-1)
+		if err != nil {
+			return nil, err
+		}
+		out := &CheckpointResult{Checkpoint: *cp, Knowledge: k, Warnings: []Warning{}, ProjectRevision: tx.Head()}
+		if w := LoopCapWarning(s.Work, len(k.OpenLoops), loopCap); w != nil {
+			out.Warnings = append(out.Warnings, *w)
+		}
+		return out, nil
 	})
+}
+
+// LoopCapWarning is the open_loops_over_cap warning of a work item with
+// more than limit open loops, or nil.
+func LoopCapWarning(work string, open, limit int) *Warning {
+	if limit < 1 || open <= limit {
+		return nil
+	}
+	return &Warning{Code: WarnOpenLoopsOverCap, Message: fmt.Sprintf("%s has %d open loops, more than the cap of %d: resolve or drop the ones that died (awr context hygiene --work %s)", work, open, limit, work)}
+}
+
+// verifyContextHash decides whether a checkpoint's context hash is
+// verified, and if not, why: the hash must have been compiled for session
+// s while it held the live claim on its work, from sources that are still
+// fresh, and the work item must not have changed in its source since.
+func verifyContextHash(tx *events.Tx, s *projections.Session, hash string, stale []string) (bool, string, error) {
+	seq, err := projections.ContextCompiledFor(tx.Conn, s.ID, hash, tx.Head())
+	if err != nil {
+		return false, "", err
+	}
+	if seq == 0 {
+		return false, "the hash was never compiled for session " + s.ID, nil
+	}
+	var compiled *events.ContextCompiled
+	if err := events.ScanEvents(tx.Conn, seq, seq, func(e *events.Event) error {
+		v, err := events.Decode(e)
+		if err != nil {
+			return err
+		}
+		compiled, _ = v.(*events.ContextCompiled)
+		return nil
+	}); err != nil {
+		return false, "", err
+	}
+	if compiled == nil || !compiled.Held {
+		return false, fmt.Sprintf("compiled at seq %d while session %s held no live claim on %s", seq, s.ID, s.Work), nil
+	}
+	changed, err := projections.ItemChangedAfter(tx.Conn, s.Work, seq, tx.Head())
+	if err != nil {
+		return false, "", err
+	}
+	if changed > 0 {
+		return false, fmt.Sprintf("%s changed in its source at seq %d, after the compile at seq %d", s.Work, changed, seq), nil
+	}
+	if len(stale) > 0 {
+		return false, "sources changed since they were indexed: " + strings.Join(stale, ", "), nil
+	}
+	return true, "", nil
 }
 
 // ContextRecordRequest records a compiled context packet for a session.
@@ -120,9 +195,13 @@ func RecordContext(ctx context.Context, env *Env, req ContextRecordRequest) (*Co
 		if err != nil {
 			return nil, err
 		}
+		held, err := holdsLive(tx, s.ID)
+		if err != nil {
+			return nil, err
+		}
 		e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, Payload: events.ContextCompiled{
 			SessionID: s.ID, Work: s.Work, ContextHash: req.ContextHash, TokenEstimate: req.TokenEstimate,
-			TokenBudget: req.TokenBudget, Complete: req.Complete,
+			TokenBudget: req.TokenBudget, Complete: req.Complete, Held: held,
 		}})
 		if err != nil {
 			return nil, err

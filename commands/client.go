@@ -21,14 +21,15 @@ type BindRequest struct {
 
 // BindingView is a binding with what a host needs to continue.
 type BindingView struct {
-	Client          string   `json:"client"`
-	ExternalSession string   `json:"external_session"`
-	SessionID       string   `json:"session_id"`
-	Work            string   `json:"work"`
-	CheckpointID    string   `json:"checkpoint_id"`
-	NextAction      string   `json:"next_action"`
-	OpenLoops       []string `json:"open_loops"`
-	ContextHash     string   `json:"context_hash"`
+	Client          string `json:"client"`
+	ExternalSession string `json:"external_session"`
+	SessionID       string `json:"session_id"`
+	Work            string `json:"work"`
+	CheckpointID    string `json:"checkpoint_id"`
+	NextAction      string `json:"next_action"`
+	// OpenLoops are the work item's open loops, with their ids.
+	OpenLoops   []projections.Knowledge `json:"open_loops"`
+	ContextHash string                  `json:"context_hash"`
 }
 
 // BindResult reports the binding and whether an event was written.
@@ -129,7 +130,7 @@ func latestSuccessor(tx *events.Tx, id string) (string, error) {
 // bindingView assembles what a host needs from a session: its latest
 // checkpoint (its own, or the one it inherited).
 func bindingView(tx *events.Tx, client, external string, s *projections.Session) (*BindingView, error) {
-	v := &BindingView{Client: client, ExternalSession: external, SessionID: s.ID, Work: s.Work, OpenLoops: []string{}, ContextHash: s.LastContextHash}
+	v := &BindingView{Client: client, ExternalSession: external, SessionID: s.ID, Work: s.Work, ContextHash: s.LastContextHash}
 	cpID := s.LastCheckpointID
 	for cur := s; cpID == "" && cur != nil && cur.PredecessorID != ""; {
 		prev, err := projections.SessionAt(tx.Conn, cur.PredecessorID, tx.Head())
@@ -147,11 +148,16 @@ func bindingView(tx *events.Tx, client, external string, s *projections.Session)
 			return nil, err
 		}
 		if cp != nil {
-			v.CheckpointID, v.NextAction, v.OpenLoops = cp.ID, cp.NextAction, cp.OpenLoops
+			v.CheckpointID, v.NextAction = cp.ID, cp.NextAction
 			if v.ContextHash == "" {
 				v.ContextHash = cp.ContextHash
 			}
 		}
 	}
+	k, err := projections.KnowledgeStateAt(tx.Conn, s.Work, tx.Head(), tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	v.OpenLoops = k.OpenLoops
 	return v, nil
 }

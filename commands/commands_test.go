@@ -106,7 +106,7 @@ func TestHandoff(t *testing.T) {
 	sid := start.Session.ID
 	_, err = commands.RecordContext(ctx, te.Env, commands.ContextRecordRequest{SessionID: sid, ContextHash: "ctx1", TokenEstimate: 10, TokenBudget: 5000, Complete: true})
 	require.NoError(t, err)
-	cp, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: sid, Agent: "a1", ContextHash: "ctx1", Digest: "did x", NextAction: "do y", OpenLoops: []string{"loop"}})
+	cp, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: sid, Agent: "a1", ContextHash: "ctx1", Digest: "did x", NextAction: "do y", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"loop"}}})
 	require.NoError(t, err)
 	require.True(t, cp.Checkpoint.ContextHashVerified)
 	bind, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "claude", ExternalSession: "claude:abc", Work: "T-1", SessionID: sid})
@@ -225,7 +225,7 @@ func TestSecretsNeverEnterTheLog(t *testing.T) {
 			return err
 		}},
 		{"open_loops[1]", func() error {
-			_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: "d", NextAction: "n", OpenLoops: []string{"fine", "-----BEGIN PRIVATE KEY-----"}})
+			_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: "d", NextAction: "n", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"fine", "-----BEGIN PRIVATE KEY-----"}}})
 			return err
 		}},
 		{"agent", func() error {

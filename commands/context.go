@@ -84,12 +84,17 @@ func recordCompiled(tx *events.Tx, res *CompileResult, session string) error {
 	if err != nil {
 		return err
 	}
+	held, err := holdsLive(tx, s.ID)
+	if err != nil {
+		return err
+	}
 	prev := tx.SetActor("awr")
 	defer tx.SetActor(prev)
 	p := res.WorkContext
 	e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, Payload: events.ContextCompiled{
 		SessionID: s.ID, Work: s.Work, ContextHash: p.ContextHash, TokenEstimate: p.TokenEstimate,
 		TokenBudget: p.TokenBudget, Complete: res.Completeness.Complete,
+		Held: held,
 	}})
 	if err != nil {
 		return err

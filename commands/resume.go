@@ -170,6 +170,9 @@ type HandoffResult struct {
 		Claim       *ClaimView          `json:"claim"`
 	} `json:"resumed"`
 	Checkpoint *projections.Checkpoint `json:"checkpoint"`
+	// Knowledge is the work item's loops, decisions, facts and hypotheses
+	// the successor inherits, with those the inherited checkpoint closed.
+	Knowledge *projections.KnowledgeState `json:"knowledge"`
 	// ContextReady is true only when the compiled context is complete and
 	// within budget.
 	ContextReady    bool                      `json:"context_ready"`
@@ -210,6 +213,13 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 		out.Resumed.Session, out.Resumed.FromSession, out.Resumed.Claim = r.Session, r.FromSession, r.Claim
 		if r.Checkpoint == nil {
 			out.RecoveryGaps = append(out.RecoveryGaps, "the predecessor recorded no checkpoint: there is no digest, next action or open loops to inherit")
+		}
+		since := tx.Head()
+		if r.Checkpoint != nil {
+			since = r.Checkpoint.Seq - 1
+		}
+		if out.Knowledge, err = projections.KnowledgeStateAt(tx.Conn, r.Session.Work, tx.Head(), since); err != nil {
+			return nil, err
 		}
 		if r.Claim == nil {
 			out.RecoveryGaps = append(out.RecoveryGaps, "the successor holds no claim on "+r.Session.Work)

@@ -209,6 +209,13 @@ func heldClaim(tx *events.Tx, session string) (*projections.Claim, error) {
 	return nil, nil
 }
 
+// holdsLive reports whether session holds a live claim at the
+// transaction's clock.
+func holdsLive(tx *events.Tx, session string) (bool, error) {
+	c, err := heldClaim(tx, session)
+	return c != nil && c.LiveAt(tx.Now().UnixMilli()), err
+}
+
 // fence refuses a write from a session whose claim was superseded: a later
 // claim on the work carries a higher fencing token, whether or not that
 // claim is still live. A fenced session must resume to continue.

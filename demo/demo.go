@@ -18,6 +18,7 @@ import (
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/intake"
 	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/projections"
 )
 
 // Options configures a demo run.
@@ -171,13 +172,16 @@ func (r *runner) script() error {
 		SessionID: sid, Agent: "builder", ContextHash: hash,
 		Digest:     "Added carts table migration and CartStore.Save; unit tests for Save written, not yet run.",
 		NextAction: "Run the cart store tests, then wire Save into the cart handler",
-		OpenLoops:  []string{"Decide cart TTL for anonymous users", "Migration not yet applied to staging"},
-		WriteMeta:  project.WriteMeta{ExpectedRevision: &ctxRec.ProjectRevision},
+		KnowledgeFlags: project.KnowledgeFlags{
+			OpenLoops: []string{"Decide cart TTL for anonymous users", "Migration not yet applied to staging"},
+			Decisions: []string{"Carts live in their own table, keyed by user or anonymous token"},
+		},
+		WriteMeta: project.WriteMeta{ExpectedRevision: &ctxRec.ProjectRevision},
 	})
 	if err != nil {
 		return err
 	}
-	r.step(fmt.Sprintf("awr session checkpoint --session %s --agent builder --context-hash %s… --digest … --next-action … --open-loop … --open-loop … --expected-revision %d", sid, hash[:19], ctxRec.ProjectRevision),
+	r.step(fmt.Sprintf("awr session checkpoint --session %s --agent builder --context-hash %s… --digest … --next-action … --open-loop … --open-loop … --decision … --expected-revision %d", sid, hash[:19], ctxRec.ProjectRevision),
 		fmt.Sprintf("checkpoint %s at seq %d, context_hash_verified %v", cp.Checkpoint.ID, cp.Checkpoint.Seq, cp.Checkpoint.ContextHashVerified),
 		cp.ProjectRevision, map[string]any{"checkpoint_id": cp.Checkpoint.ID})
 	checkpointRev := cp.ProjectRevision
@@ -207,7 +211,7 @@ func (r *runner) script() error {
 	succ := res.Session
 	r.step(fmt.Sprintf("awr session resume --from-session %s --agent builder-2 --provider openai --model gpt-5 --expected-revision %d", sid, bind.ProjectRevision),
 		fmt.Sprintf("successor %s inherits checkpoint %s; claim moved (fencing token %d); predecessor ended as interrupted", succ.ID, res.Checkpoint.ID, res.Claim.FencingToken),
-		res.ProjectRevision, map[string]any{"session_id": succ.ID, "next_action": res.Checkpoint.NextAction, "open_loops": res.Checkpoint.OpenLoops})
+		res.ProjectRevision, map[string]any{"session_id": succ.ID, "next_action": res.Checkpoint.NextAction, "open_loops": loopLines(cp.Knowledge.OpenLoops)})
 
 	rec, err := r.p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: succ.ID})
 	if err != nil {
@@ -307,4 +311,13 @@ func reimport(ctx context.Context, export []byte, headHash string, want *project
 	}
 	return imp.HeadHash == headHash && got.HeadHash == want.HeadHash && got.Sessions == want.Sessions &&
 		got.WorkItems == want.WorkItems && got.ProjectRevision == want.ProjectRevision, nil
+}
+
+// loopLines renders open loops as "L-1: text".
+func loopLines(loops []projections.Knowledge) []string {
+	out := []string{}
+	for _, l := range loops {
+		out = append(out, l.ID+": "+l.Text)
+	}
+	return out
 }

@@ -35,6 +35,9 @@ type ContextCompiled struct {
 	TokenEstimate int    `json:"token_estimate"`
 	TokenBudget   int    `json:"token_budget"`
 	Complete      bool   `json:"complete"`
+	// Held says the session held the live claim on the work when the
+	// packet was compiled; a checkpoint's hash verifies only then.
+	Held bool `json:"held,omitempty"`
 }
 
 // Kind returns KindContextCompiled.
@@ -51,7 +54,15 @@ type CheckpointRecorded struct {
 	ContextHashVerified bool     `json:"context_hash_verified"`
 	Digest              string   `json:"digest"`
 	NextAction          string   `json:"next_action"`
-	OpenLoops           []string `json:"open_loops,omitempty"`
+	// OpenLoops is the form of loops in logs written before knowledge
+	// ids: each text opens a loop unless an open loop of the work item has
+	// the same text. Checkpoints now say what they change in Changes.
+	OpenLoops []string `json:"open_loops,omitempty"`
+	// Changes opens, resolves, drops, confirms, retracts and supersedes
+	// the loops, decisions, facts and hypotheses of the work item.
+	Changes []KnowledgeChange `json:"changes,omitempty"`
+	// ContextHashNote says why a given context hash is not verified.
+	ContextHashNote string `json:"context_hash_note,omitempty"`
 }
 
 // Kind returns KindCheckpointRecorded.

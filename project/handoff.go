@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/workcontext"
 )
 
@@ -18,6 +19,12 @@ type (
 	WriteMeta = commands.WriteMeta
 	// SessionStartRequest is `awr session start` and awr_session_start.
 	SessionStartRequest = commands.StartRequest
+	// KnowledgeState is a work item's loops, decisions, facts and
+	// hypotheses at a revision.
+	KnowledgeState = projections.KnowledgeState
+	// KnowledgeFlags are a checkpoint's loop, decision, fact and
+	// hypothesis changes.
+	KnowledgeFlags = commands.KnowledgeFlags
 	// SessionCheckpointRequest is `awr session checkpoint` and
 	// awr_session_checkpoint.
 	SessionCheckpointRequest = commands.CheckpointRequest

@@ -21,16 +21,24 @@ type ClaimState struct {
 
 // RecoveryReport is `awr recovery inspect`.
 type RecoveryReport struct {
-	Session         projections.Session     `json:"session"`
-	Claim           *ClaimState             `json:"claim"`
-	Checkpoint      *projections.Checkpoint `json:"checkpoint"`
-	Inherited       bool                    `json:"checkpoint_inherited"`
-	Bindings        []projections.Binding   `json:"bindings"`
-	PredecessorID   string                  `json:"predecessor_id,omitempty"`
-	SuccessorID     string                  `json:"successor_id,omitempty"`
-	ChangedSince    []LogEvent              `json:"changed_since_checkpoint"`
-	NextStep        string                  `json:"next_step"`
-	ProjectRevision int64                   `json:"project_revision"`
+	Session       projections.Session     `json:"session"`
+	Claim         *ClaimState             `json:"claim"`
+	Checkpoint    *projections.Checkpoint `json:"checkpoint"`
+	Inherited     bool                    `json:"checkpoint_inherited"`
+	Bindings      []projections.Binding   `json:"bindings"`
+	PredecessorID string                  `json:"predecessor_id,omitempty"`
+	SuccessorID   string                  `json:"successor_id,omitempty"`
+	ChangedSince  []LogEvent              `json:"changed_since_checkpoint"`
+	// Knowledge is the work item's loops, decisions, facts and
+	// hypotheses, with those the latest checkpoint closed.
+	Knowledge *projections.KnowledgeState `json:"knowledge"`
+	// RegisterChanges lists the fields of the work item that changed in
+	// its source after the latest checkpoint; NextAction puts the
+	// register's next action beside the checkpoint's.
+	RegisterChanges []workcontext.FieldChange `json:"register_changed_since_checkpoint"`
+	NextAction      workcontext.NextAction    `json:"next_action"`
+	NextStep        string                    `json:"next_step"`
+	ProjectRevision int64                     `json:"project_revision"`
 }
 
 // RecoveryInspectRequest is `awr recovery inspect` and awr_recovery_inspect.
@@ -75,6 +83,10 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 		if in.Latest != nil {
 			rep.Checkpoint = in.Latest
 			rep.Inherited = in.Latest.SessionID != s.ID
+		}
+		rep.Knowledge, rep.RegisterChanges, rep.NextAction = in.Knowledge, in.Changed, workcontext.NextActionOf(&in)
+		if rep.RegisterChanges == nil {
+			rep.RegisterChanges = []workcontext.FieldChange{}
 		}
 		if rep.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev); err != nil {
 			return err

@@ -11,11 +11,14 @@ import (
 // SessionView is `awr session show`: a session with its claims,
 // checkpoints and bindings.
 type SessionView struct {
-	Session         projections.Session      `json:"session"`
-	Claims          []projections.Claim      `json:"claims"`
-	Checkpoints     []projections.Checkpoint `json:"checkpoints"`
-	Bindings        []projections.Binding    `json:"bindings"`
-	ProjectRevision int64                    `json:"project_revision"`
+	Session     projections.Session      `json:"session"`
+	Claims      []projections.Claim      `json:"claims"`
+	Checkpoints []projections.Checkpoint `json:"checkpoints"`
+	Bindings    []projections.Binding    `json:"bindings"`
+	// Knowledge is the session's work item's loops, decisions, facts and
+	// hypotheses at the revision.
+	Knowledge       *projections.KnowledgeState `json:"knowledge"`
+	ProjectRevision int64                       `json:"project_revision"`
 }
 
 // SessionShowRequest is `awr session show` and awr_session_show.
@@ -44,6 +47,13 @@ func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*Ses
 			return err
 		}
 		if v.Checkpoints, err = projections.SessionCheckpointsAt(r.Conn, s.ID, rev); err != nil {
+			return err
+		}
+		since := rev
+		if n := len(v.Checkpoints); n > 0 {
+			since = v.Checkpoints[n-1].Seq - 1
+		}
+		if v.Knowledge, err = projections.KnowledgeStateAt(r.Conn, s.Work, rev, since); err != nil {
 			return err
 		}
 		v.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev)

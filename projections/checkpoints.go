@@ -17,8 +17,14 @@ type Checkpoint struct {
 	ContextHashVerified bool     `json:"context_hash_verified"`
 	Digest              string   `json:"digest"`
 	NextAction          string   `json:"next_action"`
-	OpenLoops           []string `json:"open_loops"`
-	RecordedAt          int64    `json:"recorded_at"`
+	ContextHashNote     string   `json:"context_hash_note,omitempty"`
+	// Changes is what the checkpoint did to the work item's loops,
+	// decisions, facts and hypotheses.
+	Changes []events.KnowledgeChange `json:"changes"`
+	// OpenLoops holds the loop texts of a checkpoint written before
+	// knowledge ids (each opened a loop unless one was open with it).
+	OpenLoops  []string `json:"open_loops,omitempty"`
+	RecordedAt int64    `json:"recorded_at"`
 }
 
 // checkpoints holds no rows in memory: in a bulk rebuild its tables are
@@ -67,14 +73,14 @@ func checkpointOf(e *events.Event) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	loops := pl.OpenLoops
-	if loops == nil {
-		loops = []string{}
+	changes := pl.Changes
+	if changes == nil {
+		changes = []events.KnowledgeChange{}
 	}
 	return &Checkpoint{
 		ID: pl.CheckpointID, Seq: e.Seq, SessionID: pl.SessionID, Work: pl.Work, Agent: pl.Agent,
 		ContextHash: pl.ContextHash, ContextHashVerified: pl.ContextHashVerified, Digest: pl.Digest,
-		NextAction: pl.NextAction, OpenLoops: loops, RecordedAt: e.OccurredAt,
+		NextAction: pl.NextAction, ContextHashNote: pl.ContextHashNote, Changes: changes, OpenLoops: pl.OpenLoops, RecordedAt: e.OccurredAt,
 	}, nil
 }
 

@@ -377,3 +377,45 @@ func RulesAt(conn *sqlite.Conn, rev int64) ([]events.Rule, error) {
 	})
 	return out, err
 }
+
+// ItemChangedAfter returns the first seq in (from, rev] at which a version
+// of work item key began or ended (a source_indexed event changed it), or
+// 0 when none did.
+func ItemChangedAfter(conn *sqlite.Conn, key string, from, rev int64) (int64, error) {
+	var seq int64
+	err := query(conn, "item_changed_between", func(st *sqlite.Stmt) {
+		st.SetText(":key", key)
+		st.SetInt64(":from", from)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		seq = st.GetInt64("seq")
+		return nil
+	})
+	return seq, err
+}
+
+// ItemVersion is one version of a work item and the seq it began at.
+type ItemVersion struct {
+	WorkItem
+	From int64
+}
+
+// ItemVersionsSince lists the versions of work item key that began in
+// (from, rev], oldest first.
+func ItemVersionsSince(conn *sqlite.Conn, key string, from, rev int64) ([]ItemVersion, error) {
+	var out []ItemVersion
+	err := query(conn, "item_versions_since", func(st *sqlite.Stmt) {
+		st.SetText(":key", key)
+		st.SetInt64(":from", from)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		var it WorkItem
+		if err := json.Unmarshal([]byte(st.GetText("item")), &it.WorkItem); err != nil {
+			return err
+		}
+		it.SourcePath = st.GetText("source_path")
+		out = append(out, ItemVersion{WorkItem: it, From: st.GetInt64("valid_from")})
+		return nil
+	})
+	return out, err
+}

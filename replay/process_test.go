@@ -78,7 +78,7 @@ func childMain(mode, dir, agent string) int {
 			}
 			session, rev = "", res.ProjectRevision
 		default:
-			res, err := commands.RecordCheckpoint(wctx, env, commands.CheckpointRequest{SessionID: session, Agent: agent, Digest: fmt.Sprintf("step %d", i), NextAction: "next", OpenLoops: []string{"loop"}})
+			res, err := commands.RecordCheckpoint(wctx, env, commands.CheckpointRequest{SessionID: session, Agent: agent, Digest: fmt.Sprintf("step %d", i), NextAction: "next", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"loop"}}})
 			if err != nil {
 				cancel()
 				fmt.Fprintln(os.Stderr, "child checkpoint:", err)

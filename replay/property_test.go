@@ -97,7 +97,7 @@ func (w *world) step() {
 		}
 	case 3:
 		loops := rapid.SliceOfN(rapid.SampledFrom([]string{"x", "y", "z"}), 0, 2).Draw(w.t, "loops")
-		_, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: w.session(), Agent: "a", Digest: "did", NextAction: "next", OpenLoops: loops,
+		_, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: w.session(), Agent: "a", Digest: "did", NextAction: "next", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: loops},
 			ContextHash: rapid.SampledFrom([]string{"", "c1", "c2"}).Draw(w.t, "ctxhash")})
 		w.check(err)
 	case 4:

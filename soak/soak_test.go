@@ -102,7 +102,7 @@ func handoffChild(dir, work, agent string) int {
 			return fail("record context", err)
 		}
 		a.ack(ctx, cres.ProjectRevision)
-		kres, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: session, Agent: agent, Digest: fmt.Sprintf("step %d", i), NextAction: "next", OpenLoops: []string{"loop a", "loop b"}})
+		kres, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: session, Agent: agent, Digest: fmt.Sprintf("step %d", i), NextAction: "next", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"loop a", "loop b"}}})
 		if err != nil {
 			return fail("checkpoint", err)
 		}

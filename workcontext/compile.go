@@ -15,6 +15,15 @@ import (
 // DefaultBudget is the token budget when none is given.
 const DefaultBudget = 5000
 
+// DefaultOpenLoopCap is the number of open loops above which a packet
+// warns (open_loops_over_cap) when the manifest sets none.
+const DefaultOpenLoopCap = 20
+
+// IssueOpenLoopsOverCap opens the completeness issue of a work item with
+// more open loops than its cap. It is a warning: every loop is still in
+// the packet, and the packet is not incomplete for it.
+const IssueOpenLoopsOverCap = "open_loops_over_cap"
+
 // Dependency is one prerequisite of the work item as of the compile.
 type Dependency struct {
 	Key      string `json:"key"`
@@ -25,13 +34,21 @@ type Dependency struct {
 
 // Input is everything a packet may draw on, read at one revision.
 type Input struct {
-	Work          string
-	Item          *projections.WorkItem
-	Goals         []events.Goal
-	Rules         []events.Rule
-	Dependencies  []Dependency
-	Latest        *projections.Checkpoint
-	Earlier       []projections.Checkpoint
+	Work         string
+	Item         *projections.WorkItem
+	Goals        []events.Goal
+	Rules        []events.Rule
+	Dependencies []Dependency
+	Latest       *projections.Checkpoint
+	Earlier      []projections.Checkpoint
+	// Knowledge is the work item's loops, decisions, facts and hypotheses
+	// (nil before its first checkpoint); Changed, the fields of the item
+	// that changed in its source after the latest checkpoint.
+	Knowledge *projections.KnowledgeState
+	Changed   []FieldChange
+	// LoopCap is the number of open loops above which the packet warns
+	// (0: DefaultOpenLoopCap).
+	LoopCap       int
 	Related       []projections.WorkItem
 	History       []string
 	StaleSources  []string
@@ -67,6 +84,13 @@ type Packet struct {
 	Tokenizer       string     `json:"tokenizer"`
 	Selected        []Selected `json:"selected"`
 	Omitted         []Omitted  `json:"omitted"`
+	// Knowledge is what the packet carries of the work item's loops,
+	// decisions, facts and hypotheses (null before any checkpoint).
+	Knowledge *projections.KnowledgeState `json:"knowledge"`
+	// ChangedSinceCheckpoint lists the fields of the work item that
+	// changed in its source after the latest checkpoint.
+	ChangedSinceCheckpoint []FieldChange `json:"changed_since_checkpoint"`
+	NextAction             NextAction    `json:"next_action"`
 }
 
 // Completeness says which required facts the packet holds.
@@ -167,7 +191,11 @@ func Compile(in Input) (*Packet, *Completeness, error) {
 	}
 	sum := sha256.Sum256([]byte(text))
 	p := &Packet{Work: in.Work, RenderedContext: text, ContextHash: "sha256:" + hex.EncodeToString(sum[:]), TokenEstimate: total,
-		RequiredTokens: reqTokens, TokenBudget: budget, Tokenizer: Tokenizer, Selected: []Selected{}, Omitted: []Omitted{}}
+		RequiredTokens: reqTokens, TokenBudget: budget, Tokenizer: Tokenizer, Selected: []Selected{}, Omitted: []Omitted{},
+		Knowledge: in.Knowledge, ChangedSinceCheckpoint: in.Changed, NextAction: NextActionOf(&in)}
+	if p.ChangedSinceCheckpoint == nil {
+		p.ChangedSinceCheckpoint = []FieldChange{}
+	}
 	for _, c := range all {
 		p.Selected = append(p.Selected, Selected{ID: c.id, Required: c.required, Tokens: c.tokens})
 	}
@@ -219,6 +247,13 @@ func completeness(in Input) *Completeness {
 		c.Issues = append(c.Issues, "source "+s+" changed since it was indexed")
 	}
 	c.Complete = c.WorkItemFound && c.GoalContextComplete && c.AcceptanceComplete && c.NextActionPresent && c.DependenciesComplete && c.RulesComplete && c.SourceFresh
+	limit := in.LoopCap
+	if limit == 0 {
+		limit = DefaultOpenLoopCap
+	}
+	if k := in.Knowledge; k != nil && len(k.OpenLoops) > limit {
+		c.Issues = append(c.Issues, fmt.Sprintf("%s: %s has %d open loops, more than the cap of %d", IssueOpenLoopsOverCap, in.Work, len(k.OpenLoops), limit))
+	}
 	return c
 }
 
@@ -281,9 +316,6 @@ func chunks(in Input) (required, optional []chunk) {
 			}
 			add(&required, "acceptance", true, lines...)
 		}
-		if strings.TrimSpace(it.NextAction) != "" {
-			add(&required, "next_action", true, "## Next action (from the register)", it.NextAction)
-		}
 		if strings.TrimSpace(it.Blocker) != "" {
 			add(&required, "blocker", true, "## Blocker", it.Blocker)
 		}
@@ -318,16 +350,40 @@ func chunks(in Input) (required, optional []chunk) {
 	if len(hard) > 0 {
 		add(&required, "hard_rules", true, append([]string{"## Hard rules"}, hard...)...)
 	}
-	if cp := in.Latest; cp != nil {
-		lines := []string{fmt.Sprintf("## Latest checkpoint %s (seq %d, session %s, by %s)", cp.ID, cp.Seq, cp.SessionID, cp.Agent),
-			"Digest: " + cp.Digest, "Next action: " + cp.NextAction}
-		if len(cp.OpenLoops) > 0 {
-			lines = append(lines, "Open loops:")
-			for _, l := range cp.OpenLoops {
-				lines = append(lines, "- "+l)
-			}
+	if lines := nextActionLines(NextActionOf(&in)); len(lines) > 0 {
+		add(&required, "next_action", true, lines...)
+	}
+	if len(in.Changed) > 0 {
+		lines := []string{"## Changed in the register since the last checkpoint"}
+		for _, c := range in.Changed {
+			lines = append(lines, fmt.Sprintf("- %s (seq %d): was %q, now %q", c.Field, c.Seq, c.Then, c.Now))
 		}
-		add(&required, "checkpoint", true, lines...)
+		add(&required, "changed_since_checkpoint", true, lines...)
+	}
+	if cp := in.Latest; cp != nil {
+		add(&required, "checkpoint", true, fmt.Sprintf("## Latest checkpoint %s (seq %d, session %s, by %s)", cp.ID, cp.Seq, cp.SessionID, cp.Agent),
+			"Digest: "+cp.Digest)
+	}
+	k := in.Knowledge
+	if k != nil && len(k.OpenLoops) > 0 {
+		add(&required, "open_loops", true, append([]string{fmt.Sprintf("## Open loops (%d)", len(k.OpenLoops))}, knowledgeLines(k.OpenLoops, loopDetail)...)...)
+	}
+	if k != nil && len(k.Decisions) > 0 {
+		add(&required, "decisions", true, append([]string{"## Decisions in force"}, knowledgeLines(k.Decisions, func(*projections.Knowledge) string { return "" })...)...)
+	}
+	if k != nil && len(k.Closed) > 0 {
+		add(&required, "closed_since_checkpoint", true, append([]string{"## Closed since the previous checkpoint (shown once)"}, knowledgeLines(k.Closed, closedDetail)...)...)
+	}
+	if k != nil && len(k.Facts) > 0 {
+		add(&optional, "facts", false, append([]string{"## Facts"}, knowledgeLines(k.Facts, func(f *projections.Knowledge) string {
+			if f.ConfirmedSeq > 0 {
+				return fmt.Sprintf("confirmed at seq %d", f.ConfirmedSeq)
+			}
+			return ""
+		})...)...)
+	}
+	if k != nil && len(k.Hypotheses) > 0 {
+		add(&optional, "hypotheses", false, append([]string{"## Hypotheses (unverified: confirm or retract them)"}, knowledgeLines(k.Hypotheses, func(*projections.Knowledge) string { return "" })...)...)
 	}
 	if len(in.Related) > 0 {
 		lines := []string{"## Related work"}
@@ -351,4 +407,28 @@ func chunks(in Input) (required, optional []chunk) {
 		add(&optional, "history", false, append([]string{"## Recent history of " + in.Work}, in.History...)...)
 	}
 	return required, optional
+}
+
+// nextActionLines renders the next action: the register's and the latest
+// checkpoint's, labelled, and said to differ when they do.
+func nextActionLines(na NextAction) []string {
+	switch {
+	case na.Source == "" && na.Checkpoint == "":
+		return nil
+	case na.Checkpoint == "":
+		return []string{"## Next action (from the register)", na.Source}
+	case na.Source == "":
+		return []string{fmt.Sprintf("## Next action (from the latest checkpoint, seq %d)", na.CheckpointSeq), na.Checkpoint}
+	case !na.DiffersFromSource:
+		return []string{"## Next action (the register and the latest checkpoint agree)", na.Checkpoint}
+	}
+	lines := []string{"## Next action: the register and the latest checkpoint differ",
+		"From the register: " + na.Source,
+		fmt.Sprintf("From the latest checkpoint (seq %d): %s", na.CheckpointSeq, na.Checkpoint)}
+	if na.SourceChangedSeq > 0 {
+		lines = append(lines, fmt.Sprintf("The register's next action changed at seq %d, after the checkpoint: it is the newer statement of intent.", na.SourceChangedSeq))
+	} else {
+		lines = append(lines, "The register did not change after the checkpoint: the checkpoint's is the newer statement of progress.")
+	}
+	return lines
 }

@@ -18,9 +18,10 @@ func input() Input {
 		Goals: []events.Goal{{Key: "G-1", Title: "Resumable checkout", Status: "active"}},
 		Rules: []events.Rule{{Key: "R-1", Text: "Never log card numbers.", Strength: "hard"}, {Key: "R-2", Text: "Prefer small PRs.", Strength: "soft"}},
 		Latest: &projections.Checkpoint{ID: "cp1", Seq: 7, SessionID: "s1", Agent: "builder", Digest: "Wrote the migration.",
-			NextAction: "Run the tests", OpenLoops: []string{"Decide the TTL"}},
-		Related: []projections.WorkItem{{WorkItem: events.WorkItem{Key: "CART-2", Title: "Restore at sign-in", Status: "planned"}}},
-		History: []string{"- seq 4 claim_acquired by builder"},
+			NextAction: "Run the tests"},
+		Knowledge: &projections.KnowledgeState{OpenLoops: []projections.Knowledge{{ID: "L-1", Kind: "loop", Text: "Decide the TTL", State: "open", OpenedSeq: 7, Sessions: 1}}},
+		Related:   []projections.WorkItem{{WorkItem: events.WorkItem{Key: "CART-2", Title: "Restore at sign-in", Status: "planned"}}},
+		History:   []string{"- seq 4 claim_acquired by builder"},
 	}
 }
 

@@ -110,6 +110,16 @@ func Gather(conn *sqlite.Conn, rev int64, work, session string) (Input, error) {
 		}
 		in.Earlier = earlier
 	}
+	if in.Latest != nil {
+		// Items close only at checkpoints: those the latest closed are
+		// shown once, until the next checkpoint.
+		if in.Knowledge, err = projections.KnowledgeStateAt(conn, work, rev, in.Latest.Seq-1); err != nil {
+			return in, err
+		}
+		if in.Changed, err = changedSince(conn, work, in.Latest.Seq, rev, in.Item); err != nil {
+			return in, err
+		}
+	}
 	hist, err := history(conn, rev, work)
 	if err != nil {
 		return in, err

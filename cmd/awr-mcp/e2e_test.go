@@ -158,7 +158,10 @@ func TestHandoff(t *testing.T) {
 	succ := field(res, "resumed.session.id").(string)
 	require.Equal(t, sid, field(res, "resumed.from_session"))
 	require.Equal(t, "write the cart on every change", field(res, "checkpoint.next_action"))
-	require.Equal(t, []any{"idempotency of writes"}, field(res, "checkpoint.open_loops"))
+	loops := field(res, "knowledge.open_loops").([]any)
+	require.Len(t, loops, 1)
+	require.Equal(t, "L-1", loops[0].(map[string]any)["id"])
+	require.Equal(t, "idempotency of writes", loops[0].(map[string]any)["text"])
 	require.Equal(t, true, res["context_ready"])
 
 	ok(t, second, "awr_context_compile", map[string]any{"work": "CART-1", "session": succ})

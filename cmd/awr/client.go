@@ -22,7 +22,7 @@ func (c *clientBindCmd) Run(app *App) error {
 		b := res.Binding
 		fmt.Fprintf(w, "%s bound to session %s on %s\nnext action: %s\n", b.ExternalSession, b.SessionID, b.Work, b.NextAction)
 		for _, l := range b.OpenLoops {
-			fmt.Fprintf(w, "open loop: %s\n", l)
+			fmt.Fprintf(w, "open loop %s: %s\n", l.ID, l.Text)
 		}
 	})
 }

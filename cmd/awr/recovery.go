@@ -32,9 +32,13 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 				from = " (inherited from " + cp.SessionID + ")"
 			}
 			fmt.Fprintf(w, "last checkpoint %s%s: %s\nnext action: %s\n", cp.ID, from, cp.Digest, cp.NextAction)
-			for _, l := range cp.OpenLoops {
-				fmt.Fprintf(w, "open loop: %s\n", l)
+			if rep.NextAction.DiffersFromSource {
+				fmt.Fprintf(w, "the register's next action differs: %s\n", rep.NextAction.Source)
 			}
+			for _, c := range rep.RegisterChanges {
+				fmt.Fprintf(w, "changed in the register since the checkpoint: %s (seq %d): %q -> %q\n", c.Field, c.Seq, c.Then, c.Now)
+			}
+			printKnowledge(w, rep.Knowledge)
 		} else {
 			fmt.Fprintln(w, "no checkpoint recorded")
 		}

@@ -51,9 +51,14 @@ type sessionCheckpointCmd struct {
 func (c *sessionCheckpointCmd) Run(app *App) error {
 	return call(app, (*project.Project).SessionCheckpoint, c.SessionCheckpointRequest, func(w io.Writer, res *project.CheckpointResult) {
 		cp := res.Checkpoint
-		fmt.Fprintf(w, "checkpoint %s at seq %d (context hash verified: %v)\nnext action: %s\n", cp.ID, cp.Seq, cp.ContextHashVerified, cp.NextAction)
-		for _, l := range cp.OpenLoops {
-			fmt.Fprintf(w, "open loop: %s\n", l)
+		fmt.Fprintf(w, "checkpoint %s at seq %d (context hash verified: %v)\n", cp.ID, cp.Seq, cp.ContextHashVerified)
+		if cp.ContextHashNote != "" {
+			fmt.Fprintf(w, "context hash not verified: %s\n", cp.ContextHashNote)
+		}
+		fmt.Fprintf(w, "next action: %s\n", cp.NextAction)
+		printKnowledge(w, res.Knowledge)
+		for _, warn := range res.Warnings {
+			fmt.Fprintf(w, "warning %s: %s\n", warn.Code, warn.Message)
 		}
 	})
 }
@@ -89,10 +94,8 @@ func (c *sessionResumeCmd) Run(app *App) error {
 		}
 		if cp := res.Checkpoint; cp != nil {
 			fmt.Fprintf(w, "inherited checkpoint %s: %s\nnext action: %s\n", cp.ID, cp.Digest, cp.NextAction)
-			for _, l := range cp.OpenLoops {
-				fmt.Fprintf(w, "open loop: %s\n", l)
-			}
 		}
+		printKnowledge(w, res.Knowledge)
 		fmt.Fprintf(w, "context ready: %v", res.ContextReady)
 		if res.Context != nil {
 			fmt.Fprintf(w, " (%d of %d tokens, %s)", res.Context.TokenEstimate, res.Context.TokenBudget, res.Context.ContextHash)
@@ -129,12 +132,13 @@ func (c *sessionShowCmd) Run(app *App) error {
 			fmt.Fprintf(tw, "claim\t%s token %d, %s, expires %s\n", cl.ID, cl.FencingToken, cl.StateAt(app.Now().UnixMilli()), ms(cl.ExpiresAt))
 		}
 		for _, cp := range v.Checkpoints {
-			fmt.Fprintf(tw, "checkpoint\tseq %d: %s | next: %s | loops: %s\n", cp.Seq, cp.Digest, cp.NextAction, strings.Join(cp.OpenLoops, "; "))
+			fmt.Fprintf(tw, "checkpoint\tseq %d: %s | next: %s\n", cp.Seq, cp.Digest, cp.NextAction)
 		}
 		for _, b := range v.Bindings {
 			fmt.Fprintf(tw, "bound\t%s (%s)\n", b.ExternalSession, b.Client)
 		}
 		tw.Flush()
+		printKnowledge(w, v.Knowledge)
 	})
 }
 
@@ -165,5 +169,32 @@ func shortLived() {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(-1)
 		debug.SetMemoryLimit(256 << 20)
+	}
+}
+
+// printKnowledge writes a work item's open loops, decisions, facts and
+// hypotheses, each with its id, and what the latest checkpoint closed.
+func printKnowledge(w io.Writer, k *project.KnowledgeState) {
+	if k == nil {
+		return
+	}
+	for _, l := range k.OpenLoops {
+		fmt.Fprintf(w, "open loop %s: %s\n", l.ID, l.Text)
+	}
+	for _, d := range k.Decisions {
+		fmt.Fprintf(w, "decision %s: %s\n", d.ID, d.Text)
+	}
+	for _, f := range k.Facts {
+		fmt.Fprintf(w, "fact %s: %s\n", f.ID, f.Text)
+	}
+	for _, h := range k.Hypotheses {
+		fmt.Fprintf(w, "hypothesis %s (unverified): %s\n", h.ID, h.Text)
+	}
+	for _, c := range k.Closed {
+		note := ""
+		if c.Note != "" {
+			note = ": " + c.Note
+		}
+		fmt.Fprintf(w, "%s %s %s%s\n", c.Kind, c.ID, c.State, note)
 	}
 }

@@ -1,0 +1,364 @@
+package projections
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/awr-dev/awr/events"
+	"zombiezen.com/go/sqlite"
+)
+
+// Knowledge states. A loop is open until resolved or dropped; a decision,
+// fact or hypothesis is active until retracted or superseded.
+const (
+	KnowledgeOpen       = "open"
+	KnowledgeActive     = "active"
+	KnowledgeResolved   = "resolved"
+	KnowledgeDropped    = "dropped"
+	KnowledgeRetracted  = "retracted"
+	KnowledgeSuperseded = "superseded"
+)
+
+// Knowledge is the read model of one open loop, decision, fact or
+// hypothesis of a work item. It belongs to the work item, not to a
+// session: it lives across the sessions on the item until a checkpoint
+// closes it.
+type Knowledge struct {
+	ID   string `json:"id"`
+	Work string `json:"work"`
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+	// State is open or active while the item is in force.
+	State string `json:"state"`
+	// Note is the resolution or the reason it was closed.
+	Note          string `json:"note,omitempty"`
+	OpenedSeq     int64  `json:"opened_seq"`
+	OpenedSession string `json:"opened_session"`
+	OpenedAt      int64  `json:"opened_at"`
+	ClosedSeq     int64  `json:"closed_seq,omitempty"`
+	ClosedSession string `json:"closed_session,omitempty"`
+	// ConfirmedSeq is the seq of the checkpoint that confirmed a
+	// hypothesis, which made it a fact.
+	ConfirmedSeq int64  `json:"confirmed_seq,omitempty"`
+	Supersedes   string `json:"supersedes,omitempty"`
+	SupersededBy string `json:"superseded_by,omitempty"`
+	// Sessions is how many sessions on the work item the item has been in
+	// force during (the one that opened it included), as of the read.
+	Sessions int `json:"sessions"`
+	// Revision is the seq of the event that produced this version.
+	Revision int64 `json:"revision"`
+}
+
+// Live reports whether the item is still in force (an open loop, or an
+// active decision, fact or hypothesis).
+func (k *Knowledge) Live() bool { return k.State == KnowledgeOpen || k.State == KnowledgeActive }
+
+type knowledge struct {
+	base
+	rows versions[Knowledge]
+}
+
+func newKnowledge() *knowledge {
+	p := &knowledge{base: base{name: "knowledge", version: 1, schema: "knowledge", tables: []Table{
+		{Name: "p_knowledge", Key: []string{"work", "item_id"}, Temporal: true},
+	}}}
+	// Rebuilt like the incremental path (no rows held in memory): the
+	// unique index serves the lookups while the others wait for EndBulk.
+	p.rows = versions[Knowledge]{insert: putKnowledge, load: loadKnowledge, close: closeKnowledge}
+	return p
+}
+
+func knowledgeKey(work, id string) string { return work + "\x00" + id }
+
+func splitKnowledgeKey(key string) (work, id string) {
+	work, id, _ = strings.Cut(key, "\x00")
+	return work, id
+}
+
+func putKnowledge(conn *sqlite.Conn, k *Knowledge, from, to int64) error {
+	num, err := knowledgeNum(k.ID)
+	if err != nil {
+		return err
+	}
+	return exec(conn, "knowledge_insert", func(st *sqlite.Stmt) {
+		st.SetText(":work", k.Work)
+		st.SetText(":item_id", k.ID)
+		st.SetText(":kind", k.Kind)
+		st.SetInt64(":num", num)
+		st.SetText(":text", k.Text)
+		st.SetText(":state", k.State)
+		st.SetText(":note", k.Note)
+		st.SetInt64(":opened_seq", k.OpenedSeq)
+		st.SetText(":opened_session", k.OpenedSession)
+		st.SetInt64(":opened_at", k.OpenedAt)
+		st.SetInt64(":closed_seq", k.ClosedSeq)
+		st.SetText(":closed_session", k.ClosedSession)
+		st.SetInt64(":confirmed_seq", k.ConfirmedSeq)
+		st.SetText(":supersedes", k.Supersedes)
+		st.SetText(":superseded_by", k.SupersededBy)
+		st.SetInt64(":valid_from", from)
+		setValidTo(st, to)
+	})
+}
+
+func loadKnowledge(conn *sqlite.Conn, key string, _ int64) (*Knowledge, error) {
+	work, id := splitKnowledgeKey(key)
+	var out *Knowledge
+	err := query(conn, "knowledge_open_row", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetText(":item_id", id)
+	}, func(st *sqlite.Stmt) error {
+		out = scanKnowledge(st)
+		return nil
+	})
+	return out, err
+}
+
+func closeKnowledge(conn *sqlite.Conn, key string, seq int64) error {
+	work, id := splitKnowledgeKey(key)
+	return exec(conn, "knowledge_close", func(st *sqlite.Stmt) {
+		st.SetInt64(":seq", seq)
+		st.SetText(":work", work)
+		st.SetText(":item_id", id)
+	})
+}
+
+func scanKnowledge(st *sqlite.Stmt) *Knowledge {
+	return &Knowledge{
+		ID: st.GetText("item_id"), Work: st.GetText("work"), Kind: st.GetText("kind"), Text: st.GetText("text"),
+		State: st.GetText("state"), Note: st.GetText("note"), OpenedSeq: st.GetInt64("opened_seq"),
+		OpenedSession: st.GetText("opened_session"), OpenedAt: st.GetInt64("opened_at"),
+		ClosedSeq: st.GetInt64("closed_seq"), ClosedSession: st.GetText("closed_session"),
+		ConfirmedSeq: st.GetInt64("confirmed_seq"), Supersedes: st.GetText("supersedes"),
+		SupersededBy: st.GetText("superseded_by"), Revision: st.GetInt64("valid_from"),
+	}
+}
+
+// knowledgeNum is the number of an id such as L-12.
+func knowledgeNum(id string) (int64, error) {
+	_, n, ok := strings.Cut(id, "-")
+	num, err := strconv.ParseInt(n, 10, 64)
+	if !ok || err != nil || num < 1 {
+		return 0, fmt.Errorf("knowledge id %q is not PREFIX-N", id)
+	}
+	return num, nil
+}
+
+// NormalizeText is how knowledge texts are compared: surrounding space
+// trimmed and inner runs of white space made one space. Two loops whose
+// texts normalize equal are the same loop.
+func NormalizeText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Apply folds the knowledge changes of checkpoint_recorded events. A
+// checkpoint's open_loops texts (the form logs written before knowledge
+// ids used) open a loop unless an open loop of the work item has the same
+// text; nothing closes by omission.
+func (p *knowledge) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
+	if e.Kind != events.KindCheckpointRecorded {
+		return nil
+	}
+	pl, err := payload[events.CheckpointRecorded](e, v)
+	if err != nil {
+		return err
+	}
+	if len(pl.OpenLoops) > 0 {
+		open, err := OpenKnowledge(conn, pl.Work)
+		if err != nil {
+			return err
+		}
+		next, err := NextKnowledgeNum(conn, pl.Work, events.KnowledgeLoop, e.Seq)
+		if err != nil {
+			return err
+		}
+		have := map[string]bool{}
+		for _, k := range open {
+			if k.Kind == events.KnowledgeLoop {
+				have[NormalizeText(k.Text)] = true
+			}
+		}
+		for _, text := range pl.OpenLoops {
+			if have[NormalizeText(text)] {
+				continue
+			}
+			have[NormalizeText(text)] = true
+			id := fmt.Sprintf("L-%d", next)
+			next++
+			if err := p.open(conn, e, pl, events.KnowledgeChange{Op: events.ChangeOpen, ID: id, Kind: events.KnowledgeLoop, Text: text}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range pl.Changes {
+		if err := p.change(conn, e, pl, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *knowledge) open(conn *sqlite.Conn, e *events.Event, pl *events.CheckpointRecorded, c events.KnowledgeChange) error {
+	state := KnowledgeActive
+	if c.Kind == events.KnowledgeLoop {
+		state = KnowledgeOpen
+	}
+	return p.rows.put(conn, knowledgeKey(pl.Work, c.ID), e.Seq, &Knowledge{
+		ID: c.ID, Work: pl.Work, Kind: c.Kind, Text: c.Text, State: state, OpenedSeq: e.Seq,
+		OpenedSession: pl.SessionID, OpenedAt: e.OccurredAt, Supersedes: c.Supersedes, Revision: e.Seq,
+	})
+}
+
+func (p *knowledge) change(conn *sqlite.Conn, e *events.Event, pl *events.CheckpointRecorded, c events.KnowledgeChange) error {
+	if c.Op == events.ChangeOpen {
+		return p.open(conn, e, pl, c)
+	}
+	key := knowledgeKey(pl.Work, c.ID)
+	cur, err := p.rows.get(conn, key, e.Seq)
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		return fmt.Errorf("event %d: knowledge %s of %s: %s of an item never opened", e.Seq, c.ID, pl.Work, c.Op)
+	}
+	closeAs := func(state string) {
+		cur.State, cur.Note, cur.ClosedSeq, cur.ClosedSession = state, c.Note, e.Seq, pl.SessionID
+	}
+	switch c.Op {
+	case events.ChangeResolve:
+		closeAs(KnowledgeResolved)
+	case events.ChangeDrop:
+		closeAs(KnowledgeDropped)
+	case events.ChangeRetract:
+		closeAs(KnowledgeRetracted)
+	case events.ChangeSupersede:
+		closeAs(KnowledgeSuperseded)
+		cur.SupersededBy = c.By
+	case events.ChangeConfirm:
+		cur.Kind, cur.ConfirmedSeq = events.KnowledgeFact, e.Seq
+	default:
+		return fmt.Errorf("event %d: knowledge %s: unknown change %q", e.Seq, c.ID, c.Op)
+	}
+	cur.Revision = e.Seq
+	return p.rows.put(conn, key, e.Seq, cur)
+}
+
+// OpenKnowledge lists the current versions of a work item's knowledge
+// items, live or closed, at the head (for writers inside a transaction).
+func OpenKnowledge(conn *sqlite.Conn, work string) ([]Knowledge, error) {
+	var out []Knowledge
+	err := query(conn, "knowledge_open_by_work", func(st *sqlite.Stmt) { st.SetText(":work", work) }, func(st *sqlite.Stmt) error {
+		out = append(out, *scanKnowledge(st))
+		return nil
+	})
+	return out, err
+}
+
+// NextKnowledgeNum returns the number the next item of kind on work gets
+// (one more than the highest used by rev).
+func NextKnowledgeNum(conn *sqlite.Conn, work, kind string, rev int64) (int64, error) {
+	var n int64
+	err := query(conn, "knowledge_max_num", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetText(":prefix", events.KnowledgePrefix(kind))
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		n = st.GetInt64("num")
+		return nil
+	})
+	return n + 1, err
+}
+
+// KnowledgeAt lists a work item's knowledge items as of rev (live and
+// closed), by kind and number, with Sessions counted from the sessions on
+// the item at rev.
+func KnowledgeAt(conn *sqlite.Conn, work string, rev int64) ([]Knowledge, error) {
+	var out []Knowledge
+	err := query(conn, "knowledge_by_work_at", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		out = append(out, *scanKnowledge(st))
+		return nil
+	})
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	sessions, err := SessionsAt(conn, rev, work)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Sessions = sessionsDuring(sessions, &out[i], rev)
+	}
+	return out, nil
+}
+
+// sessionsDuring counts the sessions alive at some point while k was in
+// force: started before it closed (or by rev) and not ended before it
+// opened.
+func sessionsDuring(sessions []Session, k *Knowledge, rev int64) int {
+	until := rev
+	if k.ClosedSeq > 0 {
+		until = k.ClosedSeq
+	}
+	n := 0
+	for _, s := range sessions {
+		if s.StartRevision > until {
+			continue
+		}
+		if s.Status == SessionEnded && s.EndedAt < k.OpenedAt {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// KnowledgeState is a work item's knowledge at a revision as reads and
+// packets show it: what is in force, and what closed since a checkpoint
+// (shown once, with its resolution or reason).
+type KnowledgeState struct {
+	OpenLoops  []Knowledge `json:"open_loops"`
+	Decisions  []Knowledge `json:"decisions"`
+	Facts      []Knowledge `json:"facts"`
+	Hypotheses []Knowledge `json:"hypotheses"`
+	// Closed lists the items closed after the Since seq: resolved and
+	// dropped loops, retracted and superseded items.
+	Closed []Knowledge `json:"closed_since_checkpoint"`
+	// Since is the seq after which closed items are listed.
+	Since int64 `json:"closed_since_seq"`
+}
+
+// KnowledgeStateAt returns work's knowledge at rev, with the items closed
+// after since.
+func KnowledgeStateAt(conn *sqlite.Conn, work string, rev, since int64) (*KnowledgeState, error) {
+	all, err := KnowledgeAt(conn, work, rev)
+	if err != nil {
+		return nil, err
+	}
+	return SortKnowledge(all, since), nil
+}
+
+// SortKnowledge files items into a KnowledgeState.
+func SortKnowledge(all []Knowledge, since int64) *KnowledgeState {
+	st := &KnowledgeState{OpenLoops: []Knowledge{}, Decisions: []Knowledge{}, Facts: []Knowledge{}, Hypotheses: []Knowledge{}, Closed: []Knowledge{}, Since: since}
+	for _, k := range all {
+		if !k.Live() {
+			if k.ClosedSeq > since {
+				st.Closed = append(st.Closed, k)
+			}
+			continue
+		}
+		switch k.Kind {
+		case events.KnowledgeLoop:
+			st.OpenLoops = append(st.OpenLoops, k)
+		case events.KnowledgeDecision:
+			st.Decisions = append(st.Decisions, k)
+		case events.KnowledgeFact:
+			st.Facts = append(st.Facts, k)
+		case events.KnowledgeHypothesis:
+			st.Hypotheses = append(st.Hypotheses, k)
+		}
+	}
+	return st
+}

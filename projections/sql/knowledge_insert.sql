@@ -1,0 +1,2 @@
+INSERT INTO p_knowledge (work, item_id, kind, num, text, state, note, opened_seq, opened_session, opened_at, closed_seq, closed_session, confirmed_seq, supersedes, superseded_by, valid_from, valid_to)
+VALUES (:work, :item_id, :kind, :num, :text, :state, :note, :opened_seq, :opened_session, :opened_at, :closed_seq, :closed_session, :confirmed_seq, :supersedes, :superseded_by, :valid_from, :valid_to);
