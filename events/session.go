@@ -46,14 +46,14 @@ func (ContextCompiled) Kind() Kind { return KindContextCompiled }
 // CheckpointRecorded records what an agent actually did and what it will do
 // next (stream "session/<id>"). CheckpointID is the id of the event itself.
 type CheckpointRecorded struct {
-	CheckpointID        string   `json:"checkpoint_id"`
-	SessionID           string   `json:"session_id"`
-	Work                string   `json:"work"`
-	Agent               string   `json:"agent"`
-	ContextHash         string   `json:"context_hash,omitempty"`
-	ContextHashVerified bool     `json:"context_hash_verified"`
-	Digest              string   `json:"digest"`
-	NextAction          string   `json:"next_action"`
+	CheckpointID        string `json:"checkpoint_id"`
+	SessionID           string `json:"session_id"`
+	Work                string `json:"work"`
+	Agent               string `json:"agent"`
+	ContextHash         string `json:"context_hash,omitempty"`
+	ContextHashVerified bool   `json:"context_hash_verified"`
+	Digest              string `json:"digest"`
+	NextAction          string `json:"next_action"`
 	// OpenLoops is the form of loops in logs written before knowledge
 	// ids: each text opens a loop unless an open loop of the work item has
 	// the same text. Checkpoints now say what they change in Changes.

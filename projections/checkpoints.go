@@ -8,16 +8,16 @@ import (
 // Checkpoint is the read model of one recorded checkpoint. Checkpoints are
 // immutable: a row is written once, at its seq.
 type Checkpoint struct {
-	ID                  string   `json:"id"`
-	Seq                 int64    `json:"seq"`
-	SessionID           string   `json:"session_id"`
-	Work                string   `json:"work"`
-	Agent               string   `json:"agent"`
-	ContextHash         string   `json:"context_hash"`
-	ContextHashVerified bool     `json:"context_hash_verified"`
-	Digest              string   `json:"digest"`
-	NextAction          string   `json:"next_action"`
-	ContextHashNote     string   `json:"context_hash_note,omitempty"`
+	ID                  string `json:"id"`
+	Seq                 int64  `json:"seq"`
+	SessionID           string `json:"session_id"`
+	Work                string `json:"work"`
+	Agent               string `json:"agent"`
+	ContextHash         string `json:"context_hash"`
+	ContextHashVerified bool   `json:"context_hash_verified"`
+	Digest              string `json:"digest"`
+	NextAction          string `json:"next_action"`
+	ContextHashNote     string `json:"context_hash_note,omitempty"`
 	// Changes is what the checkpoint did to the work item's loops,
 	// decisions, facts and hypotheses.
 	Changes []events.KnowledgeChange `json:"changes"`
