@@ -116,14 +116,26 @@ func (r runner) locate(ctx context.Context, dir string) (tree, error) {
 
 func (r runner) capture(ctx context.Context, dir string) (*State, error) {
 	const op = "repo capture"
-	t, err := r.locate(ctx, dir)
-	if err != nil {
-		return nil, unverifiable(op, err)
+	// git status needs no work tree root (porcelain paths are always
+	// relative to it), so it runs alongside the rev-parse that finds it.
+	type located struct {
+		t   tree
+		err error
 	}
-	out, err := r.run(ctx, t.root, nil, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=none")
-	if err != nil {
-		return nil, unverifiable(op, err)
+	loc := make(chan located, 1)
+	go func() {
+		t, err := r.locate(ctx, dir)
+		loc <- located{t, err}
+	}()
+	out, statusErr := r.run(ctx, dir, nil, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=none")
+	l := <-loc
+	if l.err != nil {
+		return nil, unverifiable(op, l.err)
 	}
+	if statusErr != nil {
+		return nil, unverifiable(op, statusErr)
+	}
+	t := l.t
 	st, files, err := parseStatus(out)
 	if err != nil {
 		return nil, unverifiable(op, err)
