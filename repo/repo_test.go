@@ -174,6 +174,28 @@ func TestCapture(t *testing.T) {
 		require.Equal(t, []File{{Path: "first.txt", Status: StatusUntracked, Blob: f.git("hash-object", "first.txt")}}, st.DirtyFiles)
 	})
 
+	t.Run("SHA256", func(t *testing.T) {
+		t.Parallel()
+		f := &fixture{tb: t, dir: t.TempDir()}
+		f.git("init", "-q", "-b", "main", "--object-format=sha256")
+		f.write("a.txt", "a\n")
+		head := f.commit("first")
+		require.NoError(t, os.Symlink("a.txt", f.path("link")))
+		f.write("a.txt", "b\n")
+		st := f.capture()
+		require.Equal(t, head, st.Head)
+		require.Len(t, st.Head, 64)
+		f.git("add", "link")
+		require.Equal(t, []File{
+			{Path: "a.txt", Status: StatusModified, Blob: f.git("hash-object", "a.txt")},
+			{Path: "link", Status: StatusUntracked, Blob: f.git("rev-parse", ":link")},
+		}, st.DirtyFiles)
+		f.commit("second")
+		c := Compare(ctx, f.dir, st)
+		require.Equal(t, 1, c.CommitsBetween)
+		require.Equal(t, []File{{Path: "a.txt", Status: StatusModified}, {Path: "link", Status: StatusAdded}}, c.FilesChanged)
+	})
+
 	t.Run("Subdirectory", func(t *testing.T) {
 		t.Parallel()
 		f := newCommitted(t, map[string]string{"sub/dir/a.txt": "a\n", "top.txt": "t\n"})
