@@ -1,0 +1,373 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// MaxFiles is the most files a State, a Changes result or a Comparison lists;
+// beyond it the list is cut and a truncated flag set.
+const MaxFiles = 200
+
+// The statuses a File carries.
+const (
+	StatusAdded      = "added"
+	StatusModified   = "modified"
+	StatusDeleted    = "deleted"
+	StatusRenamed    = "renamed"
+	StatusUntracked  = "untracked"
+	StatusTypechange = "typechange"
+	StatusConflicted = "conflicted"
+)
+
+// State is a repository as a checkpoint captures it.
+type State struct {
+	Head             string `json:"head"`                        // full commit sha; "" in a repository with no commit yet
+	Branch           string `json:"branch,omitempty"`            // short branch name; "" when HEAD is detached
+	Dirty            bool   `json:"dirty"`                       // tracked changes (staged or not) or untracked, non-ignored files
+	DirtyFingerprint string `json:"dirty_fingerprint,omitempty"` // "sha256:<hex>" over every dirty file; "" when clean
+	DirtyFiles       []File `json:"dirty_files,omitempty"`       // sorted by path, at most MaxFiles
+	DirtyTruncated   bool   `json:"dirty_truncated,omitempty"`   // more than MaxFiles dirty files (the fingerprint still covers all)
+
+	// all is every dirty file (non-nil, maybe empty) when the State came
+	// from Capture; nil for a decoded State, whose list may be truncated.
+	all []File
+	// at is the work tree Capture read; zero for a decoded State.
+	at tree
+}
+
+// File is one path with its git status.
+type File struct {
+	Path   string `json:"path"`           // slash-separated, relative to the work tree root
+	Status string `json:"status"`         // one of: added, modified, deleted, renamed, untracked, typechange, conflicted
+	Blob   string `json:"blob,omitempty"` // git blob id of the working-tree content ("" for deleted, directories and unknown)
+	From   string `json:"from,omitempty"` // the original path of a renamed (or copied) file
+}
+
+// ErrNoGit is the cause of an *Unverifiable when the git binary cannot be run.
+var ErrNoGit = errors.New("git not found")
+
+// ErrNotRepo is the cause of an *Unverifiable when the directory is not inside
+// a git work tree.
+var ErrNotRepo = errors.New("not a git work tree")
+
+// Unverifiable is the error of a state that cannot be read; callers report
+// it, never treat it as a pass. Err is ErrNoGit, ErrNotRepo, a context error or
+// nil (git failed; Reason carries its standard error).
+type Unverifiable struct {
+	Reason string
+	Err    error
+}
+
+// Error returns the reason.
+func (e *Unverifiable) Error() string { return e.Reason }
+
+// Unwrap returns the cause, so errors.Is(err, ErrNoGit) and
+// errors.Is(err, ErrNotRepo) work.
+func (e *Unverifiable) Unwrap() error { return e.Err }
+
+// Capture reads the repository whose work tree contains dir. The error is
+// always an *Unverifiable: wrapping ErrNoGit when git cannot be run, ErrNotRepo
+// when dir is not inside a work tree, or carrying git's trimmed standard error
+// when git fails.
+func Capture(ctx context.Context, dir string) (*State, error) {
+	return defaultRunner.capture(ctx, dir)
+}
+
+// tree is a located work tree.
+type tree struct {
+	root   string // absolute path of the work tree root
+	format string // object format: "sha1" or "sha256"
+}
+
+// locate finds the work tree containing dir.
+func (r runner) locate(ctx context.Context, dir string) (tree, error) {
+	if fi, err := os.Stat(dir); err != nil {
+		return tree{}, fmt.Errorf("%w: %s", ErrNotRepo, err)
+	} else if !fi.IsDir() {
+		return tree{}, fmt.Errorf("%w: %s is not a directory", ErrNotRepo, dir)
+	}
+	out, err := r.run(ctx, dir, nil, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-object-format")
+	if err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) && (strings.Contains(ge.stderr, "not a git repository") || strings.Contains(ge.stderr, "must be run in a work tree")) {
+			return tree{}, fmt.Errorf("%w: %s: %s", ErrNotRepo, dir, ge.stderr)
+		}
+		return tree{}, err
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != 3 || lines[0] != "true" {
+		return tree{}, fmt.Errorf("%w: %s", ErrNotRepo, dir)
+	}
+	return tree{root: lines[1], format: lines[2]}, nil
+}
+
+func (r runner) capture(ctx context.Context, dir string) (*State, error) {
+	const op = "repo capture"
+	// git status needs no work tree root (porcelain paths are always
+	// relative to it), so it runs alongside the rev-parse that finds it.
+	type located struct {
+		t   tree
+		err error
+	}
+	loc := make(chan located, 1)
+	go func() {
+		t, err := r.locate(ctx, dir)
+		loc <- located{t, err}
+	}()
+	out, statusErr := r.run(ctx, dir, nil, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=none")
+	l := <-loc
+	if l.err != nil {
+		return nil, unverifiable(op, l.err)
+	}
+	if statusErr != nil {
+		return nil, unverifiable(op, statusErr)
+	}
+	t := l.t
+	st, files, err := parseStatus(out)
+	if err != nil {
+		return nil, unverifiable(op, err)
+	}
+	if err := r.hashBlobs(ctx, t, files); err != nil {
+		return nil, unverifiable(op, err)
+	}
+	st.setDirty(files)
+	st.at = t
+	return st, nil
+}
+
+// setDirty records files (sorted by path) as the dirty files of s.
+func (s *State) setDirty(files []File) {
+	s.all = files
+	s.Dirty = len(files) > 0
+	s.DirtyFingerprint = fingerprint(files)
+	s.DirtyFiles, s.DirtyTruncated = capFiles(files)
+	if len(files) == 0 {
+		s.DirtyFiles = nil
+	}
+}
+
+// capFiles returns at most MaxFiles of files and whether it cut any.
+func capFiles(files []File) ([]File, bool) {
+	if len(files) > MaxFiles {
+		return files[:MaxFiles:MaxFiles], true
+	}
+	return files, false
+}
+
+// fingerprint is "sha256:<hex>" over the records path, status, blob and from
+// of every file, each field NUL-terminated, in path order; "" for none.
+func fingerprint(files []File) string {
+	if len(files) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for _, f := range files {
+		for _, s := range [...]string{f.Path, f.Status, f.Blob, f.From} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// parseStatus reads git status --porcelain=v2 -z --branch output into a State
+// (head and branch) and the dirty files sorted by path, one per path.
+func parseStatus(out []byte) (*State, []File, error) {
+	st := &State{}
+	byPath := map[string]File{}
+	add := func(f File) {
+		// A staged deletion of a file that is back in the work tree shows
+		// twice, as deleted and as untracked: the untracked entry describes
+		// the work tree.
+		if old, ok := byPath[f.Path]; ok && f.Status == StatusDeleted && old.Status != StatusDeleted {
+			return
+		}
+		byPath[f.Path] = f
+	}
+	recs := splitNUL(out)
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		if rec == "" {
+			continue
+		}
+		switch rec[0] {
+		case '#':
+			key, val, _ := strings.Cut(strings.TrimPrefix(rec, "# "), " ")
+			switch key {
+			case "branch.oid":
+				if val != "(initial)" {
+					st.Head = val
+				}
+			case "branch.head":
+				if val != "(detached)" {
+					st.Branch = val
+				}
+			}
+		case '1':
+			fields := strings.SplitN(rec, " ", 9)
+			if len(fields) != 9 {
+				return nil, nil, fmt.Errorf("unreadable status record %q", rec)
+			}
+			add(File{Path: fields[8], Status: trackedStatus(fields[1])})
+		case '2':
+			fields := strings.SplitN(rec, " ", 10)
+			if len(fields) != 10 || i+1 >= len(recs) {
+				return nil, nil, fmt.Errorf("unreadable status record %q", rec)
+			}
+			i++
+			add(File{Path: fields[9], Status: trackedStatus(fields[1]), From: recs[i]})
+		case 'u':
+			fields := strings.SplitN(rec, " ", 11)
+			if len(fields) != 11 {
+				return nil, nil, fmt.Errorf("unreadable status record %q", rec)
+			}
+			add(File{Path: fields[10], Status: StatusConflicted})
+		case '?':
+			add(File{Path: strings.TrimPrefix(rec, "? "), Status: StatusUntracked})
+		case '!':
+			// Ignored files are not dirty.
+		default:
+			return nil, nil, fmt.Errorf("unreadable status record %q", rec)
+		}
+	}
+	files := make([]File, 0, len(byPath))
+	for _, f := range byPath {
+		if f.Status != StatusRenamed && f.Status != StatusAdded {
+			f.From = ""
+		}
+		files = append(files, f)
+	}
+	sortFiles(files)
+	return st, files, nil
+}
+
+// trackedStatus maps a porcelain v2 XY field of a tracked entry to a status.
+func trackedStatus(xy string) string {
+	if len(xy) != 2 {
+		return StatusModified
+	}
+	x, y := xy[0], xy[1]
+	switch {
+	case x == 'U' || y == 'U' || xy == "AA" || xy == "DD":
+		return StatusConflicted
+	case x == 'D' || y == 'D':
+		return StatusDeleted
+	case x == 'R':
+		return StatusRenamed
+	case x == 'A' || x == 'C':
+		return StatusAdded
+	case x == 'T' || y == 'T':
+		return StatusTypechange
+	default:
+		return StatusModified
+	}
+}
+
+func sortFiles(files []File) {
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+}
+
+// hashBlobs fills in the blob id of every dirty file present in the work
+// tree: regular files through one git hash-object --stdin-paths (with the
+// repository's filters, as git add would store them), symbolic links over
+// their target. Directories and other kinds get no blob.
+func (r runner) hashBlobs(ctx context.Context, t tree, files []File) error {
+	var stdin bytes.Buffer
+	var regular []int
+	for i := range files {
+		f := &files[i]
+		if f.Status == StatusDeleted {
+			continue
+		}
+		full := filepath.Join(t.root, filepath.FromSlash(f.Path))
+		fi, err := os.Lstat(full)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		switch mode := fi.Mode(); {
+		case mode.IsRegular():
+			regular = append(regular, i)
+			stdin.WriteString(stdinPath(f.Path))
+			stdin.WriteByte('\n')
+		case mode&fs.ModeSymlink != 0:
+			target, err := os.Readlink(full)
+			if err != nil {
+				return err
+			}
+			f.Blob = blobID(t.format, []byte(filepath.ToSlash(target)))
+		}
+	}
+	if len(regular) == 0 {
+		return nil
+	}
+	out, err := r.run(ctx, t.root, &stdin, "hash-object", "--stdin-paths")
+	if err != nil {
+		return err
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(regular) {
+		return fmt.Errorf("git hash-object: %d ids for %d files", len(ids), len(regular))
+	}
+	for k, i := range regular {
+		files[i].Blob = ids[k]
+	}
+	return nil
+}
+
+// stdinPath writes path as git hash-object --stdin-paths reads it: verbatim,
+// or C-quoted when it holds a control character (a newline, a trailing
+// carriage return) or starts with a double quote.
+func stdinPath(path string) string {
+	needs := strings.HasPrefix(path, `"`)
+	for i := 0; i < len(path) && !needs; i++ {
+		needs = path[i] < 0x20 || path[i] == 0x7f
+	}
+	if !needs {
+		return path
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			b.WriteString(`\` + fmt.Sprintf("%03o", c))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// blobID is the id git gives a blob holding content in the given object
+// format.
+func blobID(format string, content []byte) string {
+	var h hash.Hash
+	if format == "sha256" {
+		h = sha256.New()
+	} else {
+		h = sha1.New()
+	}
+	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
+}
