@@ -22,6 +22,10 @@ type CheckpointRequest struct {
 	// indexed: a context hash does not verify on them. No front end sets
 	// it.
 	Stale []string `kong:"-" json:"-"`
+	// Repo is the session's repository as the door captured it, with the
+	// files changed since the chain's previous checkpoint. No front end
+	// sets it.
+	Repo *events.RepoRecord `kong:"-" json:"-"`
 	WriteMeta
 }
 
@@ -93,7 +97,7 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		id := tx.NewID()
 		e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, ID: id, Payload: events.CheckpointRecorded{
 			CheckpointID: id, SessionID: s.ID, Work: s.Work, Agent: req.Agent, ContextHash: req.ContextHash,
-			ContextHashVerified: verified, ContextHashNote: note, Digest: req.Digest, NextAction: req.NextAction, Changes: changes,
+			ContextHashVerified: verified, ContextHashNote: note, Digest: req.Digest, NextAction: req.NextAction, Changes: changes, Repo: req.Repo,
 		}})
 		if err != nil {
 			return nil, err

@@ -16,6 +16,9 @@ type CompileRequest struct {
 	Work    string `name:"work" required:"" json:"work" help:"Work item key." placeholder:"KEY"`
 	Session string `name:"session" json:"session,omitempty" help:"Record the compile for this session, so checkpoints can prove their context (not with --at)." placeholder:"ID"`
 	Budget  int    `name:"budget" json:"budget,omitempty" help:"Token budget, o200k_base (default 5000)." placeholder:"N"`
+	// Repo is the door's comparison of the latest checkpoint's repository
+	// with the repository now. No front end sets it.
+	Repo *workcontext.RepoCheck `kong:"-" json:"-"`
 	Read
 }
 
@@ -53,12 +56,12 @@ func CompileContext(ctx context.Context, env *Env, req CompileRequest) (*Compile
 			if err != nil {
 				return err
 			}
-			res, err = compileAt(r.Conn, rev, req.Work, "", req.Budget)
+			res, err = compileAt(r.Conn, rev, req.Work, "", req.Budget, req.Repo)
 			return err
 		})
 	} else {
 		res, err = write(ctx, env, "awr", WriteMeta{}, []string{"session/" + req.Session}, req, func(tx *events.Tx) (*CompileResult, error) {
-			return compileInTx(tx, req.Work, req.Session, req.Budget)
+			return compileInTx(tx, req.Work, req.Session, req.Budget, req.Repo)
 		})
 	}
 	if err != nil {
@@ -69,8 +72,8 @@ func CompileContext(ctx context.Context, env *Env, req CompileRequest) (*Compile
 
 // compileInTx compiles work's packet for an active session at the
 // transaction's head and appends its context_compiled event.
-func compileInTx(tx *events.Tx, work, session string, budget int) (*CompileResult, error) {
-	res, err := compileAt(tx.Conn, tx.Head(), work, session, budget)
+func compileInTx(tx *events.Tx, work, session string, budget int, check *workcontext.RepoCheck) (*CompileResult, error) {
+	res, err := compileAt(tx.Conn, tx.Head(), work, session, budget, check)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +114,10 @@ func StaleError(op string, stale []string) error {
 }
 
 // compileAt compiles work's packet (for session's chain, if set) from the
-// projections at rev.
-func compileAt(conn *sqlite.Conn, rev int64, work, session string, budget int) (*CompileResult, error) {
+// projections at rev. check, when set, is the door's comparison of the
+// repository with the latest checkpoint's: it goes into the packet when it
+// was made against the checkpoint the packet inherits.
+func compileAt(conn *sqlite.Conn, rev int64, work, session string, budget int, check *workcontext.RepoCheck) (*CompileResult, error) {
 	if session != "" {
 		s, err := projections.SessionAt(conn, session, rev)
 		if err != nil {
@@ -130,6 +135,12 @@ func compileAt(conn *sqlite.Conn, rev int64, work, session string, budget int) (
 		return nil, err
 	}
 	in.Budget = budget
+	if check != nil && in.Latest != nil {
+		in.Repo = check
+		if check.Checkpoint != in.Latest.ID {
+			in.Repo = workcontext.Unverifiable(in.Latest.ID, in.Latest.Seq, "checkpoint "+in.Latest.ID+" was recorded while the repository was being read: compile again")
+		}
+	}
 	packet, comp, err := workcontext.Compile(in)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,9 @@ type ResumeRequest struct {
 	// one, false resumes without a claim.
 	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"True (--claim) also takes a free claim; false (--no-claim) resumes without one; omitted moves a live claim."`
 	TTLms int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds." placeholder:"N"`
+	// Repo is the door's comparison of the inherited checkpoint's
+	// repository with the repository now. No front end sets it.
+	Repo *workcontext.RepoCheck `kong:"-" json:"-"`
 	WriteMeta
 }
 
@@ -228,7 +231,7 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 			out.RecoveryGaps = append(out.RecoveryGaps, "context not compiled: "+StaleError("context compile", stale).Error())
 			return out, nil
 		}
-		c, err := compileAt(tx.Conn, tx.Head(), r.Session.Work, r.Session.ID, req.Budget)
+		c, err := compileAt(tx.Conn, tx.Head(), r.Session.Work, r.Session.ID, req.Budget, req.Repo)
 		if err != nil {
 			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
 				return nil, err

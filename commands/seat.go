@@ -289,7 +289,7 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 			return err
 		}
 		out.Seq = ev.Seq
-		c, err := compileAt(tx.Conn, tx.Head(), seat.Work, out.SessionID, req.Budget)
+		c, err := compileAt(tx.Conn, tx.Head(), seat.Work, out.SessionID, req.Budget, nil)
 		if err != nil {
 			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
 				return err

@@ -28,10 +28,16 @@ type StartRequest struct {
 	Model    string `name:"model" json:"model,omitempty" help:"The model (a label; awr never calls a model)." placeholder:"LABEL"`
 	Claim    bool   `name:"claim" json:"claim,omitempty" help:"Reserve the work item for this session (requires fresh sources)."`
 	TTLms    int64  `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease length of the claim in milliseconds (0: no expiry)." placeholder:"N"`
+	Workdir  string `name:"workdir" json:"workdir,omitempty" help:"The session's working directory, whose git repository its checkpoints record (default: the project root)." placeholder:"DIR"`
 	// Stale lists the sources the door found changed since they were
 	// indexed; a claim is refused on them (after a retried request id has
 	// had its first answer). No front end sets it.
 	Stale []string `kong:"-" json:"-"`
+	// Repo is the repository the door captured in the working directory,
+	// whose path, relative to the project root, is RepoDir. No front end
+	// sets them.
+	Repo    *events.RepoRecord `kong:"-" json:"-"`
+	RepoDir string             `kong:"-" json:"-"`
 	WriteMeta
 }
 
@@ -76,6 +82,7 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 		id := tx.NewID()
 		if _, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{
 			SessionID: id, Work: req.Work, Agent: req.Agent, Provider: req.Provider, Model: req.Model,
+			Workdir: req.RepoDir, Repo: req.Repo,
 		}}); err != nil {
 			return nil, err
 		}

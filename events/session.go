@@ -1,5 +1,27 @@
 package events
 
+import "github.com/awr-dev/awr/repo"
+
+// RepoRecord is the git repository a session works in as an event
+// captured it: its state (nil when it could not be read, with the reason
+// in Unverifiable) and, on a checkpoint, the files changed since the
+// previous checkpoint of the session's chain (or since the session
+// started). It is captured into the event and never re-read for an old
+// revision.
+type RepoRecord struct {
+	State        *repo.State `json:"state,omitempty"`
+	Unverifiable string      `json:"unverifiable,omitempty"`
+	FilesChanged []repo.File `json:"files_changed,omitempty"`
+	// FilesSince names what FilesChanged is relative to: a checkpoint id,
+	// or "session_start".
+	FilesSince     string `json:"files_changed_since,omitempty"`
+	FilesTruncated bool   `json:"files_changed_truncated,omitempty"`
+}
+
+// FilesSinceStart is RepoRecord.FilesSince for files changed since the
+// session started.
+const FilesSinceStart = "session_start"
+
 // SessionStarted opens a work session (stream "session/<id>").
 type SessionStarted struct {
 	SessionID     string `json:"session_id"`
@@ -8,6 +30,10 @@ type SessionStarted struct {
 	Provider      string `json:"provider,omitempty"`
 	Model         string `json:"model,omitempty"`
 	PredecessorID string `json:"predecessor_id,omitempty"`
+	// Workdir is the session's working directory, relative to the project
+	// root ("" for the root itself); Repo, its repository at the start.
+	Workdir string      `json:"workdir,omitempty"`
+	Repo    *RepoRecord `json:"repo,omitempty"`
 }
 
 // Kind returns KindSessionStarted.
@@ -63,6 +89,8 @@ type CheckpointRecorded struct {
 	Changes []KnowledgeChange `json:"changes,omitempty"`
 	// ContextHashNote says why a given context hash is not verified.
 	ContextHashNote string `json:"context_hash_note,omitempty"`
+	// Repo is the session's repository at the checkpoint.
+	Repo *RepoRecord `json:"repo,omitempty"`
 }
 
 // Kind returns KindCheckpointRecorded.

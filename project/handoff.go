@@ -69,6 +69,12 @@ func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*S
 	if err != nil {
 		return nil, err
 	}
+	dir, rel, err := p.workdir(req.Workdir)
+	if err != nil {
+		return nil, err
+	}
+	req.RepoDir = rel
+	req.Repo, _ = captureRepo(ctx, dir)
 	req.Stale = nil
 	if req.Claim {
 		if req.Stale, err = p.StaleSources(ctx); err != nil {
@@ -81,7 +87,19 @@ func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*S
 // SessionCheckpoint records what was done, the next action and the open
 // loops. Errors: those of commands.RecordCheckpoint.
 func (p *Project) SessionCheckpoint(ctx context.Context, req SessionCheckpointRequest) (*CheckpointResult, error) {
-	return command(ctx, p, commands.RecordCheckpoint, req)
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.ContextHash != "" {
+		if req.Stale, err = p.StaleSources(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if req.Repo, err = p.checkpointRepo(ctx, req.SessionID); err != nil {
+		return nil, err
+	}
+	return commands.RecordCheckpoint(ctx, env, req)
 }
 
 // SessionEnd ends a session and releases its claim.
@@ -104,6 +122,9 @@ func (p *Project) SessionResume(ctx context.Context, req SessionResumeRequest) (
 	if err != nil {
 		return nil, err
 	}
+	if req.Repo, err = p.repoCheck(ctx, "", req.FromSession); err != nil {
+		return nil, err
+	}
 	return commands.ResumeWithContext(ctx, env, req, stale)
 }
 
@@ -119,6 +140,9 @@ func (p *Project) ContextCompile(ctx context.Context, req ContextCompileRequest)
 	}
 	if req.Work != "" && !req.Past() {
 		if err := p.requireFresh(ctx, "context compile"); err != nil {
+			return nil, err
+		}
+		if req.Repo, err = p.repoCheck(ctx, req.Work, req.Session); err != nil {
 			return nil, err
 		}
 	}

@@ -37,6 +37,9 @@ type RecoveryReport struct {
 	// register's next action beside the checkpoint's.
 	RegisterChanges []workcontext.FieldChange `json:"register_changed_since_checkpoint"`
 	NextAction      workcontext.NextAction    `json:"next_action"`
+	// Repository compares the repository the checkpoint recorded with the
+	// repository now (null at a past revision, or without a checkpoint).
+	Repository *workcontext.RepoCheck `json:"repository"`
 	NextStep        string                    `json:"next_step"`
 	ProjectRevision int64                     `json:"project_revision"`
 }
@@ -112,6 +115,15 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !req.Past() && rep.Checkpoint != nil {
+		sr, err := p.sessionRepoOf(ctx, session)
+		if err != nil {
+			return nil, err
+		}
+		if sr != nil {
+			rep.Repository = compareRepo(ctx, sr.dir, rep.Checkpoint)
+		}
 	}
 	return rep, nil
 }

@@ -1,6 +1,8 @@
 package projections
 
 import (
+	"fmt"
+
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
 )
@@ -25,6 +27,9 @@ type Checkpoint struct {
 	// knowledge ids (each opened a loop unless one was open with it).
 	OpenLoops  []string `json:"open_loops,omitempty"`
 	RecordedAt int64    `json:"recorded_at"`
+	// Repo is the repository the checkpoint recorded (nil in logs written
+	// before awr recorded it).
+	Repo *events.RepoRecord `json:"repo,omitempty"`
 }
 
 // checkpoints holds no rows in memory: in a bulk rebuild its tables are
@@ -80,7 +85,7 @@ func checkpointOf(e *events.Event) (*Checkpoint, error) {
 	return &Checkpoint{
 		ID: pl.CheckpointID, Seq: e.Seq, SessionID: pl.SessionID, Work: pl.Work, Agent: pl.Agent,
 		ContextHash: pl.ContextHash, ContextHashVerified: pl.ContextHashVerified, Digest: pl.Digest,
-		NextAction: pl.NextAction, ContextHashNote: pl.ContextHashNote, Changes: changes, OpenLoops: pl.OpenLoops, RecordedAt: e.OccurredAt,
+		NextAction: pl.NextAction, ContextHashNote: pl.ContextHashNote, Changes: changes, OpenLoops: pl.OpenLoops, RecordedAt: e.OccurredAt, Repo: pl.Repo,
 	}, nil
 }
 
@@ -128,4 +133,38 @@ func ContextCompiledFor(conn *sqlite.Conn, session, contextHash string, rev int6
 		return nil
 	})
 	return seq, err
+}
+
+// ChainCheckpointAt returns the latest checkpoint of session's chain as of
+// rev: the session's own, or the one it inherited back along its
+// predecessors; nil when none recorded one.
+func ChainCheckpointAt(conn *sqlite.Conn, session string, rev int64) (*Checkpoint, error) {
+	seen := map[string]bool{}
+	for id := session; id != "" && !seen[id]; {
+		seen[id] = true
+		s, err := SessionAt(conn, id, rev)
+		if err != nil || s == nil {
+			return nil, err
+		}
+		if s.LastCheckpointID != "" {
+			return CheckpointAt(conn, s.LastCheckpointID, rev)
+		}
+		id = s.PredecessorID
+	}
+	return nil, nil
+}
+
+// SessionStartOf returns the session_started payload of s (its working
+// directory and starting repository).
+func SessionStartOf(conn *sqlite.Conn, s *Session) (*events.SessionStarted, error) {
+	var out *events.SessionStarted
+	err := events.ScanEvents(conn, s.StartRevision, s.StartRevision, func(e *events.Event) error {
+		v, err := decode[events.SessionStarted](e)
+		out = v
+		return err
+	})
+	if err == nil && out == nil {
+		err = fmt.Errorf("session %s: no session_started at seq %d", s.ID, s.StartRevision)
+	}
+	return out, err
 }

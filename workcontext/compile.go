@@ -46,6 +46,9 @@ type Input struct {
 	// that changed in its source after the latest checkpoint.
 	Knowledge *projections.KnowledgeState
 	Changed   []FieldChange
+	// Repo compares the repository the latest checkpoint recorded with
+	// the repository now (nil: not compared, as at a past revision).
+	Repo *RepoCheck
 	// LoopCap is the number of open loops above which the packet warns
 	// (0: DefaultOpenLoopCap).
 	LoopCap       int
@@ -91,6 +94,10 @@ type Packet struct {
 	// changed in its source after the latest checkpoint.
 	ChangedSinceCheckpoint []FieldChange `json:"changed_since_checkpoint"`
 	NextAction             NextAction    `json:"next_action"`
+	// Repository compares the repository the latest checkpoint recorded
+	// with the repository at the compile (null when not compared: no
+	// checkpoint yet, or a past revision).
+	Repository *RepoCheck `json:"repository"`
 }
 
 // Completeness says which required facts the packet holds.
@@ -192,7 +199,7 @@ func Compile(in Input) (*Packet, *Completeness, error) {
 	sum := sha256.Sum256([]byte(text))
 	p := &Packet{Work: in.Work, RenderedContext: text, ContextHash: "sha256:" + hex.EncodeToString(sum[:]), TokenEstimate: total,
 		RequiredTokens: reqTokens, TokenBudget: budget, Tokenizer: Tokenizer, Selected: []Selected{}, Omitted: []Omitted{},
-		Knowledge: in.Knowledge, ChangedSinceCheckpoint: in.Changed, NextAction: NextActionOf(&in)}
+		Knowledge: in.Knowledge, ChangedSinceCheckpoint: in.Changed, NextAction: NextActionOf(&in), Repository: in.Repo}
 	if p.ChangedSinceCheckpoint == nil {
 		p.ChangedSinceCheckpoint = []FieldChange{}
 	}
@@ -363,6 +370,9 @@ func chunks(in Input) (required, optional []chunk) {
 	if cp := in.Latest; cp != nil {
 		add(&required, "checkpoint", true, fmt.Sprintf("## Latest checkpoint %s (seq %d, session %s, by %s)", cp.ID, cp.Seq, cp.SessionID, cp.Agent),
 			"Digest: "+cp.Digest)
+	}
+	if in.Repo != nil {
+		add(&required, "repository", true, repositoryLines(in.Repo)...)
 	}
 	k := in.Knowledge
 	if k != nil && len(k.OpenLoops) > 0 {
