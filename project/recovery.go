@@ -39,9 +39,9 @@ type RecoveryReport struct {
 	NextAction      workcontext.NextAction    `json:"next_action"`
 	// Repository compares the repository the checkpoint recorded with the
 	// repository now (null at a past revision, or without a checkpoint).
-	Repository *workcontext.RepoCheck `json:"repository"`
-	NextStep        string                    `json:"next_step"`
-	ProjectRevision int64                     `json:"project_revision"`
+	Repository      *workcontext.RepoCheck `json:"repository"`
+	NextStep        string                 `json:"next_step"`
+	ProjectRevision int64                  `json:"project_revision"`
 }
 
 // RecoveryInspectRequest is `awr recovery inspect` and awr_recovery_inspect.
