@@ -34,6 +34,7 @@ const (
 	KindSeatRestored       Kind = "seat_restored"
 	KindRestoreCompleted   Kind = "restore_completed"
 	KindSeatDecided        Kind = "seat_decided"
+	KindRestatementChecked Kind = "restatement_checked"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -69,6 +70,7 @@ var payloadTypes = map[Kind]func() Payload{
 	KindSeatRestored:       func() Payload { return new(SeatRestored) },
 	KindRestoreCompleted:   func() Payload { return new(RestoreCompleted) },
 	KindSeatDecided:        func() Payload { return new(SeatDecided) },
+	KindRestatementChecked: func() Payload { return new(RestatementChecked) },
 }
 
 // Kinds returns every known kind, sorted.

@@ -115,3 +115,26 @@ type SessionEnded struct {
 
 // Kind returns KindSessionEnded.
 func (SessionEnded) Kind() Kind { return KindSessionEnded }
+
+// RestatementItem is one field of a successor's restatement compared with
+// the recorded state: match, missing, extra, mismatch or unverifiable.
+type RestatementItem struct {
+	Field    string `json:"field"`
+	Status   string `json:"status"`
+	Expected string `json:"expected,omitempty"`
+	Stated   string `json:"stated,omitempty"`
+}
+
+// RestatementChecked records that a session's restatement of its handoff
+// was checked against the recorded state (stream "session/<id>"), so an
+// auditor can see that a handoff was proven, or where it was not.
+type RestatementChecked struct {
+	SessionID    string            `json:"session_id"`
+	Work         string            `json:"work"`
+	CheckpointID string            `json:"checkpoint_id,omitempty"`
+	Verdict      string            `json:"verdict"`
+	Items        []RestatementItem `json:"items"`
+}
+
+// Kind returns KindRestatementChecked.
+func (RestatementChecked) Kind() Kind { return KindRestatementChecked }

@@ -25,11 +25,14 @@ const (
 	BudgetExceeded    Code = "BudgetExceeded"
 	ContextIncomplete Code = "ContextIncomplete"
 	RestoreIncomplete Code = "RestoreIncomplete"
-	VerifyFailed      Code = "VerifyFailed"
-	RuleViolation     Code = "RuleViolation"
-	Storage           Code = "Storage"
-	Usage             Code = "Usage"
-	Internal          Code = "Internal"
+	// RestatementMismatch: a successor's restatement of the handoff does not
+	// match the recorded state (awr recovery verify).
+	RestatementMismatch Code = "RestatementMismatch"
+	VerifyFailed        Code = "VerifyFailed"
+	RuleViolation       Code = "RuleViolation"
+	Storage             Code = "Storage"
+	Usage               Code = "Usage"
+	Internal            Code = "Internal"
 )
 
 // Error is a coded awr error. Message is lowercase and prefixed with the

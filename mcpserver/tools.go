@@ -76,6 +76,15 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_recovery_inspect", title: "Inspect recovery", readOnly: true,
 		desc: "Where a session stands and the exact step to take next (read-only), as `awr recovery inspect --json`: claim state, last or inherited checkpoint, bindings, predecessor/successor, changes since the checkpoint."},
 		op((*project.Project).RecoveryInspect))
+	add(s, tool{name: "awr_recovery_verify", title: "Prove a handoff was understood",
+		desc: "Check a successor's restatement of its handoff (next_action, open_loops and decisions as ids or texts, files_touched, remaining_check) against the recorded state and the repository, as `awr recovery verify --json`: verdict verified or attention_required and items[] with field, status (match, missing, extra, mismatch, unverifiable), expected and stated. Records restatement_checked; a verdict other than verified comes as RestatementMismatch with the report in result."},
+		func(ctx context.Context, p *project.Project, in project.RecoveryVerifyRequest) (any, error) {
+			res, err := p.RecoveryVerify(ctx, in, nil)
+			if res == nil {
+				return nil, err
+			}
+			return res, err
+		})
 	add(s, tool{name: "awr_rig_ps", title: "Show a rig", readOnly: true,
 		desc: "Each seat of a rig with its state (running, stopped, recoverable, attention_required), session, conversation and last restore outcome, as `awr rig ps NAME --json`; at the head it also says whether each seat's tmux pane runs."},
 		op((*project.Project).RigPs))

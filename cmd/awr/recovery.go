@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,24 @@ import (
 
 type recoveryCmd struct {
 	Inspect recoveryInspectCmd `cmd:"" help:"Where a session stands and the exact command to run next (read-only)."`
+	Verify  recoveryVerifyCmd  `cmd:"" help:"Prove a handoff was understood: check a successor's restatement against the recorded state and the repository."`
+}
+
+type recoveryVerifyCmd struct {
+	project.RecoveryVerifyRequest
+}
+
+// Run checks a restatement; exit 1 (RestatementMismatch) unless verified.
+func (c *recoveryVerifyCmd) Run(app *App) error {
+	verify := func(p *project.Project, ctx context.Context, req project.RecoveryVerifyRequest) (*project.RestatementResult, error) {
+		return p.RecoveryVerify(ctx, req, app.Stdin)
+	}
+	return call(app, verify, c.RecoveryVerifyRequest, func(w io.Writer, res *project.RestatementResult) {
+		fmt.Fprintf(w, "restatement of session %s (checkpoint %s): %s (seq %d)\n", res.Session, res.Checkpoint, res.Verdict, res.Seq)
+		for _, it := range res.Items {
+			fmt.Fprintf(w, "%-12s %-16s expected %q, stated %q\n", it.Status, it.Field, it.Expected, it.Stated)
+		}
+	})
 }
 
 type recoveryInspectCmd struct {

@@ -1,0 +1,355 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/repo"
+	"github.com/awr-dev/awr/workcontext"
+)
+
+// Restatement is a successor's account of the handoff it received: what
+// it will do next, the open loops and decisions it inherited (ids or
+// texts), the files the work touched and the check that remains.
+type Restatement struct {
+	NextAction     string   `json:"next_action"`
+	OpenLoops      []string `json:"open_loops"`
+	Decisions      []string `json:"decisions"`
+	FilesTouched   []string `json:"files_touched"`
+	RemainingCheck string   `json:"remaining_check"`
+}
+
+// Restatement verdicts and item statuses.
+const (
+	VerdictVerified          = "verified"
+	VerdictAttentionRequired = "attention_required"
+
+	ItemMatch        = "match"
+	ItemMissing      = "missing"
+	ItemExtra        = "extra"
+	ItemMismatch     = "mismatch"
+	ItemUnverifiable = "unverifiable"
+)
+
+// VerifyRestatementRequest is `awr recovery verify` and
+// awr_recovery_verify: a session's restatement, from a file or standard
+// input on the CLI (--input), inline over MCP (restatement).
+type VerifyRestatementRequest struct {
+	Session     string       `name:"session" required:"" json:"session" help:"The successor session whose handoff is checked." placeholder:"ID"`
+	Input       string       `name:"input" json:"input,omitempty" help:"The restatement as JSON (next_action, open_loops, decisions, files_touched, remaining_check): a file, or - for standard input." placeholder:"FILE|-"`
+	Restatement *Restatement `kong:"-" json:"restatement,omitempty" help:"The restatement itself (instead of input): next_action, open_loops and decisions (ids or texts), files_touched, remaining_check."`
+	// Repo is the door's comparison of the latest checkpoint's repository
+	// with the repository now. No front end sets it.
+	Repo *workcontext.RepoCheck `kong:"-" json:"-"`
+	WriteMeta
+}
+
+// RestatementResult is the verdict and the field-by-field comparison.
+type RestatementResult struct {
+	Replay
+	Session         string                   `json:"session"`
+	Work            string                   `json:"work"`
+	Checkpoint      string                   `json:"checkpoint"`
+	Verdict         string                   `json:"verdict"`
+	Items           []events.RestatementItem `json:"items"`
+	Seq             int64                    `json:"seq"`
+	ProjectRevision int64                    `json:"project_revision"`
+}
+
+// VerifyRestatement compares a successor's restatement with the recorded
+// state of its session's chain (latest checkpoint, open loops and
+// decisions of the work item, files recorded as changed, acceptance
+// criteria) and the repository now, and appends restatement_checked with
+// the verdict. Ids match exactly (case aside); texts, next actions and
+// file paths match after normalizing (case, white space, trailing
+// punctuation; "./" and trailing slashes in paths). The event is written
+// whatever the verdict; a verdict other than verified is returned with a
+// RestatementMismatch error, after the result.
+// Errors: InvalidInput without a restatement; NotFound for an unknown
+// session; InvalidTransition when its chain recorded no checkpoint.
+func VerifyRestatement(ctx context.Context, env *Env, req VerifyRestatementRequest) (*RestatementResult, error) {
+	if err := required("session", req.Session); err != nil {
+		return nil, err
+	}
+	rs := req.Restatement
+	if rs == nil {
+		return nil, fault.New(fault.Usage, "recovery verify: no restatement given: --input FILE or - is required").With("flag", "--input").
+			WithHint("awr recovery verify --session %s --input restatement.json", req.Session)
+	}
+	fields := [][2]string{{"next_action", rs.NextAction}, {"remaining_check", rs.RemainingCheck}}
+	for i, s := range rs.OpenLoops {
+		fields = append(fields, [2]string{fmt.Sprintf("open_loops[%d]", i), s})
+	}
+	for i, s := range rs.Decisions {
+		fields = append(fields, [2]string{fmt.Sprintf("decisions[%d]", i), s})
+	}
+	if err := refuseSecrets("recovery verify", fields...); err != nil {
+		return nil, err
+	}
+	res, err := write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.Session}, req, func(tx *events.Tx) (*RestatementResult, error) {
+		s, err := projections.SessionAt(tx.Conn, req.Session, tx.Head())
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			return nil, fault.New(fault.NotFound, "recovery verify: session %s not found", req.Session).With("session_id", req.Session).WithHint("awr session list")
+		}
+		in, err := workcontext.Gather(tx.Conn, tx.Head(), s.Work, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		if in.Latest == nil {
+			return nil, fault.New(fault.InvalidTransition, "recovery verify: session %s and its predecessors recorded no checkpoint: there is no handoff to restate", s.ID).
+				With("session_id", s.ID).WithHint("awr recovery inspect --session %s", s.ID)
+		}
+		touched, recorded, err := filesTouched(tx, s)
+		if err != nil {
+			return nil, err
+		}
+		items := compareRestatement(rs, &in, touched, recorded, req.Repo)
+		verdict := VerdictVerified
+		for _, it := range items {
+			if it.Status != ItemMatch {
+				verdict = VerdictAttentionRequired
+			}
+		}
+		e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, Payload: events.RestatementChecked{
+			SessionID: s.ID, Work: s.Work, CheckpointID: in.Latest.ID, Verdict: verdict, Items: items,
+		}})
+		if err != nil {
+			return nil, err
+		}
+		return &RestatementResult{Session: s.ID, Work: s.Work, Checkpoint: in.Latest.ID, Verdict: verdict, Items: items, Seq: e.Seq, ProjectRevision: tx.Head()}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.Verdict != VerdictVerified {
+		var off []string
+		for _, it := range res.Items {
+			if it.Status != ItemMatch {
+				off = append(off, it.Field+" "+it.Status)
+			}
+		}
+		return res, fault.New(fault.RestatementMismatch, "recovery verify: the restatement of session %s does not match the recorded state: %s", res.Session, strings.Join(off, ", ")).
+			With("session_id", res.Session).With("verdict", res.Verdict).WithHint("awr recovery inspect --session %s", res.Session)
+	}
+	return res, nil
+}
+
+// filesTouched is the union of the files the chain's checkpoints
+// recorded as changed and the files dirty at its latest recorded state;
+// recorded says whether any checkpoint of the chain recorded a readable
+// repository.
+func filesTouched(tx *events.Tx, s *projections.Session) (map[string]bool, bool, error) {
+	files := map[string]bool{}
+	recorded := false
+	seen := map[string]bool{}
+	var latestState *repo.State
+	for id := s.ID; id != "" && !seen[id]; {
+		seen[id] = true
+		cur, err := projections.SessionAt(tx.Conn, id, tx.Head())
+		if err != nil {
+			return nil, false, err
+		}
+		if cur == nil {
+			break
+		}
+		cps, err := projections.SessionCheckpointsAt(tx.Conn, cur.ID, tx.Head())
+		if err != nil {
+			return nil, false, err
+		}
+		for i := len(cps) - 1; i >= 0; i-- {
+			r := cps[i].Repo
+			if r == nil || r.State == nil {
+				continue
+			}
+			recorded = true
+			if latestState == nil {
+				latestState = r.State
+			}
+			for _, f := range r.FilesChanged {
+				files[normPath(f.Path)] = true
+			}
+		}
+		id = cur.PredecessorID
+	}
+	if latestState != nil {
+		for _, f := range latestState.DirtyFiles {
+			files[normPath(f.Path)] = true
+		}
+	}
+	return files, recorded, nil
+}
+
+// compareRestatement compares each field of rs with the recorded state.
+func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[string]bool, recorded bool, check *workcontext.RepoCheck) []events.RestatementItem {
+	var items []events.RestatementItem
+	add := func(field, status, expected, stated string) {
+		items = append(items, events.RestatementItem{Field: field, Status: status, Expected: expected, Stated: stated})
+	}
+	// The next action: the latest checkpoint's, or the register's when it
+	// changed after the checkpoint (the newer intent).
+	na := workcontext.NextActionOf(in)
+	switch {
+	case strings.TrimSpace(rs.NextAction) == "":
+		add("next_action", ItemMissing, na.Checkpoint, "")
+	case normText(rs.NextAction) == normText(na.Checkpoint),
+		na.SourceChangedSeq > 0 && normText(rs.NextAction) == normText(na.Source):
+		add("next_action", ItemMatch, na.Checkpoint, rs.NextAction)
+	default:
+		add("next_action", ItemMismatch, na.Checkpoint, rs.NextAction)
+	}
+	var loops, decisions []projections.Knowledge
+	if in.Knowledge != nil {
+		loops, decisions = in.Knowledge.OpenLoops, in.Knowledge.Decisions
+	}
+	var all []projections.Knowledge
+	if in.Knowledge != nil {
+		all = append(append(append(append(all, in.Knowledge.OpenLoops...), in.Knowledge.Decisions...), in.Knowledge.Facts...), in.Knowledge.Hypotheses...)
+		all = append(all, in.Knowledge.Closed...)
+	}
+	items = append(items, compareKnowledge("open_loops", rs.OpenLoops, loops, all)...)
+	items = append(items, compareKnowledge("decisions", rs.Decisions, decisions, all)...)
+	// Files: what the chain recorded, and what changed since its latest
+	// checkpoint in the repository now.
+	expected := map[string]bool{}
+	for f := range touched {
+		expected[f] = true
+	}
+	repoKnown := recorded
+	if check != nil {
+		switch {
+		case check.Status == repo.CompareUnverifiable:
+			repoKnown = false
+			add("repository", ItemUnverifiable, "the repository checkpoint "+check.Checkpoint+" recorded", check.Reason)
+		case check.HeadRewritten:
+			add("repository", ItemMismatch, "HEAD "+check.RecordedHead+" or a descendant", "HEAD "+check.CurrentHead+": the recorded commit is not an ancestor")
+		default:
+			add("repository", ItemMatch, "HEAD "+check.RecordedHead+" or a descendant", "HEAD "+check.CurrentHead)
+		}
+		for _, f := range check.FilesChanged {
+			expected[normPath(f.Path)] = true
+		}
+	}
+	if !repoKnown {
+		add("files_touched", ItemUnverifiable, "no repository recorded by the chain's checkpoints", strings.Join(rs.FilesTouched, ", "))
+	} else {
+		stated := map[string]string{}
+		for _, f := range rs.FilesTouched {
+			if n := normPath(f); n != "" {
+				stated[n] = f
+			}
+		}
+		for _, f := range sortedKeys(expected) {
+			if raw, ok := stated[f]; ok {
+				add("files_touched", ItemMatch, f, raw)
+			} else {
+				add("files_touched", ItemMissing, f, "")
+			}
+		}
+		for _, f := range sortedKeys(stated) {
+			if !expected[f] {
+				add("files_touched", ItemExtra, "", stated[f])
+			}
+		}
+	}
+	// The remaining check: one of the acceptance criteria.
+	var acc []string
+	if in.Item != nil {
+		acc = in.Item.Acceptance
+	}
+	switch {
+	case len(acc) == 0:
+		add("remaining_check", ItemUnverifiable, "the work item has no acceptance criteria", rs.RemainingCheck)
+	case strings.TrimSpace(rs.RemainingCheck) == "":
+		add("remaining_check", ItemMissing, strings.Join(acc, "; "), "")
+	default:
+		st := ItemMismatch
+		for _, a := range acc {
+			if x, y := normText(a), normText(rs.RemainingCheck); x == y || strings.Contains(y, x) || strings.Contains(x, y) {
+				st = ItemMatch
+			}
+		}
+		add("remaining_check", st, strings.Join(acc, "; "), rs.RemainingCheck)
+	}
+	return items
+}
+
+// compareKnowledge matches stated ids or texts with the live items of a
+// field: each live item stated is a match, each not stated is missing; a
+// stated id of a closed item is a mismatch; anything else stated is extra.
+func compareKnowledge(field string, stated []string, live, all []projections.Knowledge) []events.RestatementItem {
+	var items []events.RestatementItem
+	found := map[string]bool{}
+	for _, raw := range stated {
+		s := strings.TrimSpace(raw)
+		if s == "" {
+			continue
+		}
+		var hit *projections.Knowledge
+		for i := range live {
+			if strings.EqualFold(live[i].ID, s) || normText(live[i].Text) == normText(s) {
+				hit = &live[i]
+				break
+			}
+		}
+		switch {
+		case hit != nil && !found[hit.ID]:
+			found[hit.ID] = true
+			items = append(items, events.RestatementItem{Field: field, Status: ItemMatch, Expected: hit.ID + ": " + hit.Text, Stated: raw})
+		case hit != nil:
+			// stated twice: the second adds nothing
+		default:
+			item := events.RestatementItem{Field: field, Status: ItemExtra, Stated: raw}
+			for i := range all {
+				if !strings.EqualFold(all[i].ID, s) {
+					continue
+				}
+				item.Status, item.Expected = ItemMismatch, fmt.Sprintf("%s is %s, not in force", all[i].ID, all[i].State)
+				if all[i].Live() {
+					item.Expected = fmt.Sprintf("%s is a %s, not one of the %s", all[i].ID, all[i].Kind, strings.ReplaceAll(field, "_", " "))
+				}
+			}
+			items = append(items, item)
+		}
+	}
+	for i := range live {
+		if !found[live[i].ID] {
+			items = append(items, events.RestatementItem{Field: field, Status: ItemMissing, Expected: live[i].ID + ": " + live[i].Text})
+		}
+	}
+	return items
+}
+
+// normText is how restated texts compare: case folded, white space made
+// single spaces, surrounding punctuation dropped.
+func normText(s string) string {
+	s = strings.ToLower(projections.NormalizeText(s))
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+}
+
+// normPath is how file paths compare: slash-separated, without "./" or a
+// trailing slash.
+func normPath(p string) string {
+	p = strings.TrimSpace(strings.ReplaceAll(p, "\\", "/"))
+	for strings.HasPrefix(p, "./") {
+		p = p[2:]
+	}
+	return strings.TrimRight(p, "/")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
