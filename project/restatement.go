@@ -92,4 +92,3 @@ func readRestatement(input string, stdin io.Reader, dir string) (*Restatement, e
 	}
 	return &rs, nil
 }
-
