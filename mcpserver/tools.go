@@ -76,6 +76,9 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_recovery_inspect", title: "Inspect recovery", readOnly: true,
 		desc: "Where a session stands and the exact step to take next (read-only), as `awr recovery inspect --json`: claim state, last or inherited checkpoint, bindings, predecessor/successor, changes since the checkpoint."},
 		op((*project.Project).RecoveryInspect))
+	add(s, tool{name: "awr_context_hygiene", title: "What deserves pruning", readOnly: true,
+		desc: "List what deserves pruning, as `awr context hygiene --json`: loops open for 3 or more sessions, hypotheses unconfirmed over 3 sessions, facts and decisions recorded before a later change to their work item's source, checkpoints whose recorded HEAD is no longer an ancestor of HEAD; each finding has the exact command that retires it."},
+		op((*project.Project).ContextHygiene))
 	add(s, tool{name: "awr_recovery_verify", title: "Prove a handoff was understood",
 		desc: "Check a successor's restatement of its handoff (next_action, open_loops and decisions as ids or texts, files_touched, remaining_check) against the recorded state and the repository, as `awr recovery verify --json`: verdict verified or attention_required and items[] with field, status (match, missing, extra, mismatch, unverifiable), expected and stated. Records restatement_checked; a verdict other than verified comes as RestatementMismatch with the report in result."},
 		func(ctx context.Context, p *project.Project, in project.RecoveryVerifyRequest) (any, error) {

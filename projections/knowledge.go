@@ -362,3 +362,14 @@ func SortKnowledge(all []Knowledge, since int64) *KnowledgeState {
 	}
 	return st
 }
+
+// AllKnowledgeWorkAt lists the work items that have knowledge items at
+// rev.
+func AllKnowledgeWorkAt(conn *sqlite.Conn, rev int64) ([]string, error) {
+	var out []string
+	err := query(conn, "knowledge_works_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, func(st *sqlite.Stmt) error {
+		out = append(out, st.GetText("work"))
+		return nil
+	})
+	return out, err
+}

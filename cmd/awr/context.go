@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/awr-dev/awr/project"
@@ -8,6 +9,24 @@ import (
 
 type contextCmd struct {
 	Compile contextCompileCmd `cmd:"" help:"Compile the bounded context packet for a work item (prints the packet)."`
+	Hygiene contextHygieneCmd `cmd:"" help:"List what deserves pruning (long-open loops, unconfirmed hypotheses, knowledge older than a source change, checkpoints off the current history), each with the command that retires it (read-only)."`
+}
+
+type contextHygieneCmd struct {
+	project.HygieneRequest
+}
+
+// Run lists hygiene findings.
+func (c *contextHygieneCmd) Run(app *App) error {
+	return call(app, (*project.Project).ContextHygiene, c.HygieneRequest, func(w io.Writer, res *project.HygieneReport) {
+		if len(res.Findings) == 0 {
+			fmt.Fprintf(w, "nothing to prune (project_revision %d, repository %s)\n", res.ProjectRevision, res.Repository)
+			return
+		}
+		for _, f := range res.Findings {
+			fmt.Fprintf(w, "%s %s %s: %s\n  %s\n", f.Work, f.ID, f.Kind, f.Reason, f.Command)
+		}
+	})
 }
 
 type contextCompileCmd struct {
