@@ -116,9 +116,15 @@ func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
 			return nil, err
 		}
 	}
+	// The successor works where its predecessor did.
+	prevStart, err := projections.SessionStartOf(tx.Conn, prev)
+	if err != nil {
+		return nil, err
+	}
 	id := tx.NewID()
 	if _, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{
 		SessionID: id, Work: prev.Work, Agent: req.Agent, Provider: req.Provider, Model: req.Model, PredecessorID: prev.ID,
+		Workdir: prevStart.Workdir,
 	}}); err != nil {
 		return nil, err
 	}

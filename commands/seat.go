@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -272,7 +273,8 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 			}
 			out.SessionID, claimView = res.Session.ID, res.Claim
 		} else {
-			res, err := StartSession(ctx, env, StartRequest{Work: seat.Work, Agent: req.Address, Provider: seat.Runtime, Claim: true, TTLms: req.TTLms})
+			res, err := StartSession(ctx, env, StartRequest{Work: seat.Work, Agent: req.Address, Provider: seat.Runtime, Claim: true, TTLms: req.TTLms,
+				RepoDir: seatWorkdir(seat.Cwd)})
 			if err != nil {
 				return err
 			}
@@ -430,4 +432,14 @@ func CompleteRestore(ctx context.Context, env *Env, pl events.RestoreCompleted) 
 		return 0, err
 	}
 	return res.Rev, nil
+}
+
+// seatWorkdir is the working directory recorded for a seat's session: its
+// cwd when that is relative to the project root ("" for the root).
+func seatWorkdir(cwd string) string {
+	cwd = filepath.ToSlash(filepath.Clean(cwd))
+	if cwd == "." || filepath.IsAbs(cwd) || strings.HasPrefix(cwd, "../") || cwd == ".." {
+		return ""
+	}
+	return cwd
 }
