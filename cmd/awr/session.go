@@ -56,6 +56,15 @@ func (c *sessionCheckpointCmd) Run(app *App) error {
 			fmt.Fprintf(w, "context hash not verified: %s\n", cp.ContextHashNote)
 		}
 		fmt.Fprintf(w, "next action: %s\n", cp.NextAction)
+		if r := cp.Repo; r != nil && r.State != nil {
+			since := "(no earlier state recorded)"
+			if r.FilesSince != "" {
+				since = "since " + r.FilesSince
+			}
+			fmt.Fprintf(w, "repository: HEAD %.12s, dirty %v, %d files changed %s\n", r.State.Head, r.State.Dirty, len(r.FilesChanged), since)
+		} else if r != nil {
+			fmt.Fprintf(w, "repository: unverifiable (%s)\n", r.Unverifiable)
+		}
 		printKnowledge(w, res.Knowledge)
 		for _, warn := range res.Warnings {
 			fmt.Fprintf(w, "warning %s: %s\n", warn.Code, warn.Message)
