@@ -171,16 +171,28 @@ func TestCrash_KillDuringAppend(t *testing.T) {
 		require.NoError(t, cmd.Start())
 		var lines []string
 		var mu sync.Mutex
-		done := make(chan struct{})
+		done, first := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(done)
 			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
+			for n := 0; sc.Scan(); n++ {
 				mu.Lock()
 				lines = append(lines, sc.Text())
 				mu.Unlock()
+				if n == 0 {
+					close(first)
+				}
 			}
 		}()
+		// Every fifth child is killed only after its first acknowledged
+		// write, so a loaded machine (a slow process start under -race)
+		// still kills some children in the middle of appending.
+		if i%5 == 0 {
+			select {
+			case <-first:
+			case <-time.After(10 * time.Second):
+			}
+		}
 		time.Sleep(time.Duration(20+rng.Intn(120)) * time.Millisecond)
 		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		<-done
