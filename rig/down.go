@@ -11,8 +11,11 @@ import (
 )
 
 // DefaultStopMessage is typed to a seat's agent when its rig goes down,
-// unless the seat or `rig down --message` says otherwise.
-const DefaultStopMessage = "awr: rig {rig} is going down. Record a checkpoint now: awr session checkpoint --session {session} --agent {seat} --digest 'WHAT YOU DID' --next-action 'WHAT COMES NEXT'"
+// unless the seat or `rig down --message` says otherwise. It is one line:
+// tmux types it into the pane and sends Enter once. It names the
+// knowledge flags, so the agent keeps its loops, decisions and facts for
+// its successor instead of only its digest.
+const DefaultStopMessage = "awr: rig {rig} is going down. Record a checkpoint now: awr session checkpoint --session {session} --agent {seat} --digest 'WHAT YOU DID' --next-action 'WHAT COMES NEXT', with --open-loop 'TEXT' for each unfinished thread (loops you do not resolve stay open), --resolve-loop ID=HOW for the ones you finished, --decision 'TEXT' and --fact 'TEXT' for what a successor must keep"
 
 // DownOptions selects a rig and how to take it down.
 type DownOptions struct {

@@ -40,7 +40,9 @@ func TestUpDownUp_Resumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"client bind", firstSession, "T-1", "Build the login page"} {
+	for _, want := range []string{"client bind", firstSession, "T-1", "Build the login page",
+		"## Keep what a successor needs", "--open-loop", "--resolve-loop ID=", "--drop-loop ID=", "--decision", "--fact", "--hypothesis", "--confirm ID", "--retract ID=", "--supersede ID=",
+		"recovery verify --session " + firstSession + " --input restatement.json", `"open_loops": ["L-1", ...]`, `"remaining_check"`} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("context file lacks %q", want)
 		}
@@ -440,6 +442,22 @@ func TestSecretsStayOut(t *testing.T) {
 	}
 	if fmt.Sprint(f.kinds()) != fmt.Sprint(before) {
 		t.Fatal("a refused down wrote events")
+	}
+}
+
+// The default stop message is one line (tmux types it and sends Enter
+// once), keeps its placeholders, and names the flags that keep a
+// successor's loops, decisions and facts.
+func TestDefaultStopMessage(t *testing.T) {
+	msg := rig.DefaultStopMessage
+	if strings.ContainsAny(msg, "\r\n") {
+		t.Fatalf("the stop message is not one line: %q", msg)
+	}
+	for _, want := range []string{"{rig}", "--session {session}", "--agent {seat}", "--digest", "--next-action",
+		"--open-loop", "loops you do not resolve stay open", "--resolve-loop ID=", "--decision", "--fact"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the stop message lacks %q: %s", want, msg)
+		}
 	}
 }
 

@@ -322,7 +322,31 @@ func exitFile(contextFile string) string {
 	return strings.TrimSuffix(contextFile, ".md") + ".exit"
 }
 
+// keepKnowledge tells a seat's agent how a checkpoint keeps what its
+// successor needs. Every flag is repeatable; what a checkpoint does not
+// mention stays as it was.
+const keepKnowledge = `## Keep what a successor needs
+
+Add these to the checkpoint, each as often as needed; what you do not mention stays as it was:
+
+- --open-loop 'TEXT': an unfinished thread; it stays open until you resolve or drop it.
+- --resolve-loop ID=HOW: a loop you finished, and how.
+- --drop-loop ID=WHY: a loop that will not be done, and why.
+- --decision 'TEXT': a choice a successor must keep.
+- --fact 'TEXT': something the work established.
+- --hypothesis 'TEXT': something you believe but have not checked; --confirm ID once checked.
+- --retract ID=WHY: a decision, fact or hypothesis found wrong.
+- --supersede ID='TEXT': a new version of a decision, fact or hypothesis.
+
+`
+
+// restatementShape is the JSON a resumed agent writes to restatement.json
+// for the restatement check.
+const restatementShape = "restatement.json restates the packet in your own reading:\n\n" +
+	"    {\"next_action\": \"...\", \"open_loops\": [\"L-1\", ...], \"decisions\": [\"D-1\", ...], \"files_touched\": [\"path\", ...], \"remaining_check\": \"...\"}\n\n"
+
 // contextFile is what the agent is given: how to report and checkpoint,
+// what a checkpoint keeps for a successor, how to prove a resume,
 // then the compiled context.
 func contextFile(s *projections.Seat, session, conv, project, packet string) string {
 	host := s.Runtime
@@ -337,6 +361,9 @@ func contextFile(s *projections.Seat, session, conv, project, packet string) str
 		shellQuote(project), host, host, id, s.Work, session)
 	fmt.Fprintf(&b, "Checkpoint when you finish a step, and whenever you are asked to stop:\n\n    awr --project %s session checkpoint --session %s --agent %s --digest 'WHAT YOU DID' --next-action 'WHAT COMES NEXT'\n\n",
 		shellQuote(project), session, s.Address)
+	b.WriteString(keepKnowledge)
+	fmt.Fprintf(&b, "When you resume: read the packet below, then prove you understood it:\n\n    awr --project %s recovery verify --session %s --input restatement.json\n\n%s",
+		shellQuote(project), session, restatementShape)
 	b.WriteString("---\n\n")
 	b.WriteString(packet)
 	return b.String()
