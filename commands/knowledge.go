@@ -86,6 +86,7 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 	}
 	var changes []events.KnowledgeChange
 	named := map[string]string{}
+	closing := map[string]bool{} // ids this checkpoint closes
 	// target finds the live item an id names, for the change op.
 	target := func(op, raw string, kinds ...string) (*projections.Knowledge, string, error) {
 		flag := knowledgeFlag[op]
@@ -122,6 +123,7 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 			return nil, err
 		}
 		changes = append(changes, events.KnowledgeChange{Op: events.ChangeResolve, ID: k.ID, Note: note})
+		closing[k.ID] = true
 	}
 	for _, raw := range f.DropLoops {
 		k, note, err := target(events.ChangeDrop, raw, events.KnowledgeLoop)
@@ -129,6 +131,7 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 			return nil, err
 		}
 		changes = append(changes, events.KnowledgeChange{Op: events.ChangeDrop, ID: k.ID, Note: note})
+		closing[k.ID] = true
 	}
 	for _, raw := range f.Confirm {
 		k, _, err := target(events.ChangeConfirm, raw, events.KnowledgeHypothesis)
@@ -136,6 +139,11 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 			return nil, err
 		}
 		changes = append(changes, events.KnowledgeChange{Op: events.ChangeConfirm, ID: k.ID})
+		// A confirmed hypothesis is a fact: the same text given as a fact
+		// is that fact.
+		norm := projections.NormalizeText(k.Text)
+		delete(liveText, events.KnowledgeHypothesis+"\x00"+norm)
+		liveText[events.KnowledgeFact+"\x00"+norm] = k.ID
 	}
 	for _, raw := range f.Retract {
 		k, note, err := target(events.ChangeRetract, raw, events.KnowledgeDecision, events.KnowledgeFact, events.KnowledgeHypothesis)
@@ -143,6 +151,7 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 			return nil, err
 		}
 		changes = append(changes, events.KnowledgeChange{Op: events.ChangeRetract, ID: k.ID, Note: note})
+		closing[k.ID] = true
 	}
 	var opens []events.KnowledgeChange
 	for _, raw := range f.Supersede {
@@ -158,7 +167,10 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 			return nil, err
 		}
 		changes = append(changes, events.KnowledgeChange{Op: events.ChangeSupersede, ID: k.ID, By: id})
+		closing[k.ID] = true
 		opens = append(opens, events.KnowledgeChange{Op: events.ChangeOpen, ID: id, Kind: k.Kind, Text: text, Supersedes: k.ID})
+		// The new version is live: the same text given again is it.
+		liveText[k.Kind+"\x00"+projections.NormalizeText(text)] = id
 	}
 	for _, add := range []struct {
 		kind, flag string
@@ -174,7 +186,7 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 			if norm == "" {
 				return nil, fault.New(fault.InvalidInput, "checkpoint: a %s is empty", add.flag).With("flag", add.flag)
 			}
-			if id, ok := liveText[add.kind+"\x00"+norm]; ok && named[id] == "" {
+			if id, ok := liveText[add.kind+"\x00"+norm]; ok && !closing[id] {
 				continue // the same text as a live item is that item
 			}
 			id, err := newID(add.kind)

@@ -199,7 +199,7 @@ func (m *kModel) apply(f commands.KnowledgeFlags) (*kModel, []fault.Code) {
 // makes a fact, match nothing in the same checkpoint. Two checkpoints
 // show the difference: --fact A, then --supersede F-1=B --fact B leaves
 // both F-2 and F-3 in force with the text B.
-const matchAfterChanges = false
+const matchAfterChanges = true
 
 // restates reports whether a new text of kind, normalized to norm, is an
 // item already in force: m is the knowledge before the checkpoint, next
