@@ -24,7 +24,8 @@ type Env struct {
 	Now     func() time.Time
 	Entropy io.Reader
 	// Policy is the project's continuity settings (the manifest's
-	// [continuity] table); NewEnv sets DefaultPolicy.
+	// [continuity] table); NewEnv sets DefaultPolicy, and the zero Policy
+	// (an Env built as a literal) stands for it too (see Env.policy).
 	Policy Policy
 	// batch is set on the Env of a Batch: its commands join its
 	// transaction instead of opening their own.
@@ -61,6 +62,21 @@ const (
 // nothing: a one-hour lease and 20 open loops.
 func DefaultPolicy() Policy {
 	return Policy{ClaimTTLms: DefaultClaimTTLms, OpenLoopCap: DefaultOpenLoopCap}
+}
+
+// policy returns the policy commands apply: env.Policy, or DefaultPolicy
+// for the zero Policy, which no manifest gives (open_loop_cap is at least
+// 1), so that an Env built without one never hands out claims that do not
+// expire. An OpenLoopCap below 1 is DefaultOpenLoopCap.
+func (env *Env) policy() Policy {
+	p := env.Policy
+	if p == (Policy{}) {
+		return DefaultPolicy()
+	}
+	if p.OpenLoopCap < 1 {
+		p.OpenLoopCap = DefaultOpenLoopCap
+	}
+	return p
 }
 
 type lockedEntropy struct {

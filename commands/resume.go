@@ -22,7 +22,9 @@ type ResumeRequest struct {
 	// Claim: nil moves a live claim (default), true also acquires a free
 	// one, false resumes without a claim.
 	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"True (--claim) also takes a free claim; false (--no-claim) resumes without one; omitted moves a live claim."`
-	TTLms int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds." placeholder:"N"`
+	// TTLms is the lease of a new or moved claim; nil gives a new claim
+	// the project's lease and lets a moved claim keep the lease it had.
+	TTLms *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds (default: a moved claim keeps its lease, a new one gets the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	WriteMeta
 }
 
@@ -44,26 +46,36 @@ type ResumeResult struct {
 // it already has a successor (named in details); ClaimConflict when another
 // session took the work (nothing is written then).
 func ResumeSession(ctx context.Context, env *Env, req ResumeRequest) (*ResumeResult, error) {
-	if err := checkResume(req); err != nil {
+	if err := checkResume(env, req); err != nil {
 		return nil, err
 	}
+	pol := env.policy()
 	return write(ctx, env, req.Agent, req.WriteMeta, []string{"session/" + req.FromSession}, req, func(tx *events.Tx) (*ResumeResult, error) {
-		return resume(tx, req)
+		return resume(tx, pol, req)
 	})
 }
 
-// checkResume checks a resume request's fields.
-func checkResume(req ResumeRequest) error {
+// checkResume checks a resume request's fields. An explicit TTLms is
+// checked against the policy; a missing one is left nil (not filled in
+// before the request's fingerprint), because for a moved claim it means
+// "keep the lease", which no length says.
+func checkResume(env *Env, req ResumeRequest) error {
 	for _, f := range [][2]string{{"from_session", req.FromSession}, {"agent", req.Agent}} {
 		if err := required(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	if req.TTLms != nil {
+		if _, err := leaseTTL("resume", env.policy(), req.TTLms); err != nil {
 			return err
 		}
 	}
 	return refuseSecrets("resume", [2]string{"agent", req.Agent}, [2]string{"provider", req.Provider}, [2]string{"model", req.Model})
 }
 
-// resume appends the successor session inside tx (see ResumeSession).
-func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
+// resume appends the successor session inside tx (see ResumeSession); pol
+// gives the lease of a new claim.
+func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error) {
 	prev, err := projections.SessionAt(tx.Conn, req.FromSession, tx.Head())
 	if err != nil {
 		return nil, err
@@ -126,13 +138,21 @@ func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
 		}}); err != nil {
 			return nil, err
 		}
-		// The moved claim keeps the lease it had, unless a new one is
-		// asked for: moving never extends a lease by itself.
-		expires := old.ExpiresAt
-		if req.TTLms > 0 {
-			expires = tx.Now().UnixMilli() + req.TTLms
+		// The moved claim keeps the lease it had, and its length, unless
+		// a new one is asked for: moving never extends a lease by itself.
+		// A claim without expiry gets the policy's lease when the policy
+		// has one: only the manifest keeps claims from expiring.
+		expires, ttl := old.ExpiresAt, leaseLength(old)
+		switch {
+		case req.TTLms != nil:
+			expires, ttl = 0, *req.TTLms
+			if ttl > 0 {
+				expires = now + ttl
+			}
+		case expires == 0 && pol.ClaimTTLms > 0:
+			expires, ttl = now+pol.ClaimTTLms, pol.ClaimTTLms
 		}
-		if claim, err = acquireUntil(tx, prev.Work, id, req.Agent, expires, prev.ID); err != nil {
+		if claim, err = acquireUntil(tx, prev.Work, id, req.Agent, expires, ttl, prev.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -142,7 +162,11 @@ func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
 		}
 	}
 	if acquireNew {
-		if claim, err = acquire(tx, prev.Work, id, req.Agent, req.TTLms, ""); err != nil {
+		ttl := pol.ClaimTTLms
+		if req.TTLms != nil {
+			ttl = *req.TTLms
+		}
+		if claim, err = acquire(tx, prev.Work, id, req.Agent, ttl, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -190,9 +214,10 @@ type HandoffResult struct {
 // returns the first answer, context included.
 // Errors: those of ResumeSession; Storage when the packet cannot be read.
 func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale []string) (*HandoffResult, error) {
-	if err := checkResume(req); err != nil {
+	if err := checkResume(env, req); err != nil {
 		return nil, err
 	}
+	pol := env.policy()
 	if req.Budget == 0 {
 		req.Budget = workcontext.DefaultBudget // the same request whether the default is said or not
 	}
@@ -202,7 +227,7 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 		if len(stale) > 0 && (req.Claim == nil || *req.Claim) {
 			return nil, StaleError("resume", stale)
 		}
-		r, err := resume(tx, req)
+		r, err := resume(tx, pol, req)
 		if err != nil {
 			return nil, err
 		}
