@@ -63,6 +63,9 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		if err := fence(tx, "checkpoint", s); err != nil {
 			return nil, err
 		}
+		if err := renewHeld(tx, s); err != nil {
+			return nil, err
+		}
 		verified := false
 		if req.ContextHash != "" {
 			seq, err := projections.ContextCompiledFor(tx.Conn, s.ID, req.ContextHash, tx.Head())

@@ -84,6 +84,9 @@ func recordCompiled(tx *events.Tx, res *CompileResult, session string) error {
 	if err != nil {
 		return err
 	}
+	if err := renewHeld(tx, s); err != nil {
+		return err
+	}
 	prev := tx.SetActor("awr")
 	defer tx.SetActor(prev)
 	p := res.WorkContext

@@ -73,8 +73,11 @@ func TestRenewClaim(t *testing.T) {
 		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
 		require.NoError(t, te.checkpoint(a.Session.ID, "a1"))
 
-		// And it lapses at the renewed expiry.
-		te.advance(3 * time.Second)
+		// The holder's checkpoint renewed it by the length the renewal
+		// recorded, and it lapses at that expiry.
+		live = te.liveClaim(t)
+		require.Equal(t, te.now.UnixMilli()+5000, live.ExpiresAt)
+		te.advance(5 * time.Second)
 		require.Nil(t, te.liveClaim(t))
 	})
 	t.Run("AfterExpiryWhileFree", func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/stretchr/testify/require"
 )
@@ -122,5 +123,96 @@ func TestLease_ErrNoExpiry(t *testing.T) {
 		require.NoError(t, err)
 		b := te.start(t, "a2", 0)
 		require.Zero(t, b.Claim.ExpiresAt)
+	})
+}
+
+// TestRenewHeld: every write by the holder (a checkpoint, a bind, a
+// recorded context) renews its lease by the recorded length, past the old
+// expiry if no one took the work; a renewal that would move the expiry by
+// less than 1% of the length is skipped; a non-holder's write, a
+// superseded claim and a claim without expiry are left alone.
+func TestRenewHeld(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bind := func(te *testEnv, session string) error {
+		_, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "host", ExternalSession: "host:c-1", Work: "T-1", SessionID: session})
+		return err
+	}
+	compile := func(te *testEnv, session string) error {
+		_, err := commands.CompileContext(ctx, te.Env, commands.CompileRequest{Work: "T-1", Session: session})
+		return err
+	}
+	for name, write := range map[string]func(te *testEnv, session string) error{
+		"Checkpoint": func(te *testEnv, session string) error { return te.checkpoint(session, "a1") },
+		"Bind":       bind,
+		"Compile":    compile,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			te := withGoal(t, newTestEnv(t))
+			a := te.start(t, "a1", 60000)
+			te.advance(30 * time.Second)
+			from := te.head(t)
+			require.NoError(t, write(te, a.Session.ID))
+			require.Equal(t, events.KindClaimRenewed, kinds(t, te.Store, from)[0])
+			live := te.liveClaim(t)
+			require.Equal(t, te.now.UnixMilli()+60000, live.ExpiresAt, "renewed to now + the recorded length")
+			require.EqualValues(t, 60000, live.TTLms)
+			require.EqualValues(t, 1, live.FencingToken, "a renewal keeps the token")
+
+			// Within 1% of the length (600 ms), nothing is renewed.
+			te.advance(500 * time.Millisecond)
+			from = te.head(t)
+			require.NoError(t, write(te, a.Session.ID))
+			require.NotContains(t, kinds(t, te.Store, from), events.KindClaimRenewed)
+
+			// A lapsed lease no one took is the holder's still: renewed.
+			te.advance(2 * time.Minute)
+			require.Nil(t, te.liveClaim(t))
+			require.NoError(t, write(te, a.Session.ID))
+			live = te.liveClaim(t)
+			require.NotNil(t, live)
+			require.Equal(t, a.Session.ID, live.SessionID)
+			require.Equal(t, te.now.UnixMilli()+60000, live.ExpiresAt)
+		})
+	}
+	t.Run("NotANonHolder", func(t *testing.T) {
+		t.Parallel()
+		te := withGoal(t, newTestEnv(t))
+		a := te.start(t, "a1", 60000)
+		b, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "b1"})
+		require.NoError(t, err)
+		te.advance(30 * time.Second)
+		from := te.head(t)
+		require.NoError(t, te.checkpoint(b.Session.ID, "b1"))
+		require.NoError(t, bind(te, b.Session.ID))
+		require.NoError(t, compile(te, b.Session.ID))
+		require.NotContains(t, kinds(t, te.Store, from), events.KindClaimRenewed)
+		require.Equal(t, a.Claim.ExpiresAt, te.liveClaim(t).ExpiresAt, "the holder's lease did not move")
+	})
+	t.Run("NotASupersededClaim", func(t *testing.T) {
+		t.Parallel()
+		te := withGoal(t, newTestEnv(t))
+		a := te.start(t, "a1", 1000)
+		te.advance(2 * time.Second)
+		b := te.start(t, "b1", 60000)
+		from := te.head(t)
+		// The fenced session's bind and compile still work; they renew
+		// nothing (its checkpoint is refused by the fence).
+		require.NoError(t, bind(te, a.Session.ID))
+		require.NoError(t, compile(te, a.Session.ID))
+		require.NotContains(t, kinds(t, te.Store, from), events.KindClaimRenewed)
+		require.Equal(t, b.Session.ID, te.liveClaim(t).SessionID)
+	})
+	t.Run("NotAClaimWithoutExpiry", func(t *testing.T) {
+		t.Parallel()
+		te := withGoal(t, newTestEnv(t))
+		te.Policy = commands.Policy{ClaimTTLms: 0, OpenLoopCap: commands.DefaultOpenLoopCap}
+		a := te.start(t, "a1", 0)
+		te.advance(time.Hour)
+		from := te.head(t)
+		require.NoError(t, te.checkpoint(a.Session.ID, "a1"))
+		require.NotContains(t, kinds(t, te.Store, from), events.KindClaimRenewed)
+		require.Zero(t, te.liveClaim(t).ExpiresAt)
 	})
 }
