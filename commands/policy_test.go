@@ -216,3 +216,123 @@ func TestRenewHeld(t *testing.T) {
 		require.Zero(t, te.liveClaim(t).ExpiresAt)
 	})
 }
+
+// TestAcquireClaim: an active session takes the claim on its work item
+// with the policy's lease; every refusal writes nothing.
+func TestAcquireClaim(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	session := func(t *testing.T, te *testEnv, work, agent string) string {
+		t.Helper()
+		s, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: work, Agent: agent})
+		require.NoError(t, err)
+		return s.Session.ID
+	}
+	acquire := func(te *testEnv, id string) (*commands.ClaimResult, error) {
+		return commands.AcquireClaim(ctx, te.Env, commands.AcquireRequest{SessionID: id})
+	}
+	refused := func(t *testing.T, te *testEnv, code fault.Code, fn func() error) *fault.Error {
+		t.Helper()
+		head := te.head(t)
+		err := fn()
+		require.True(t, fault.Is(err, code), "want %s: %v", code, err)
+		require.Equal(t, head, te.head(t), "a refused acquire appends nothing")
+		return fault.As(err)
+	}
+	t.Run("OK", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		id := session(t, te, "T-1", "a1")
+		from := te.head(t)
+		res, err := acquire(te, id)
+		require.NoError(t, err)
+		require.Equal(t, []events.Kind{events.KindClaimAcquired}, kinds(t, te.Store, from))
+		require.Equal(t, id, res.Claim.SessionID)
+		require.Equal(t, "a1", res.Claim.Agent)
+		require.Equal(t, "held", res.State)
+		require.EqualValues(t, 1, res.Claim.FencingToken)
+		require.Equal(t, te.now.UnixMilli()+commands.DefaultClaimTTLms, res.Claim.ExpiresAt)
+		require.Equal(t, te.head(t), res.ProjectRevision)
+		require.Equal(t, id, te.liveClaim(t).SessionID)
+
+		// Explicit lease, and the same request id answers the same.
+		id2 := session(t, te, "T-1", "a2")
+		_, err = commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: id, Outcome: "incomplete"})
+		require.NoError(t, err)
+		req := commands.AcquireRequest{SessionID: id2, TTLms: new(int64(5000)), WriteMeta: commands.WriteMeta{RequestID: "r-1"}}
+		first, err := commands.AcquireClaim(ctx, te.Env, req)
+		require.NoError(t, err)
+		require.Equal(t, te.now.UnixMilli()+5000, first.Claim.ExpiresAt)
+		require.EqualValues(t, 2, first.Claim.FencingToken)
+		again, err := commands.AcquireClaim(ctx, te.Env, req)
+		require.NoError(t, err)
+		require.True(t, again.Replayed)
+		require.Equal(t, first.Claim, again.Claim)
+	})
+	t.Run("ErrClaimConflict", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 60000)
+		id := session(t, te, "T-1", "b1")
+		fe := refused(t, te, fault.ClaimConflict, func() error { _, err := acquire(te, id); return err })
+		require.Equal(t, a.Session.ID, fe.Details["holder_session"])
+		require.Equal(t, "a1", fe.Details["holder_agent"])
+		require.EqualValues(t, a.Claim.ExpiresAt, fe.Details["expires_at"])
+		// Once the holder's lease lapses, the work is free.
+		te.advance(time.Minute + time.Millisecond)
+		res, err := acquire(te, id)
+		require.NoError(t, err)
+		require.EqualValues(t, 2, res.Claim.FencingToken)
+		// And the former holder, now fenced, cannot take it back.
+		te.advance(2 * time.Hour)
+		refused(t, te, fault.ClaimConflict, func() error { _, err := acquire(te, a.Session.ID); return err })
+	})
+	t.Run("ErrAlreadyHeld", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		fe := refused(t, te, fault.InvalidTransition, func() error { _, err := acquire(te, a.Session.ID); return err })
+		require.Equal(t, "awr claim renew --session "+a.Session.ID, fe.Hint)
+		require.Equal(t, a.Claim.ID, fe.Details["claim_id"])
+		// A lapsed lease no one took is still the session's: renew it.
+		te.advance(time.Minute)
+		fe = refused(t, te, fault.InvalidTransition, func() error { _, err := acquire(te, a.Session.ID); return err })
+		require.Equal(t, "awr claim renew --session "+a.Session.ID, fe.Hint)
+	})
+	t.Run("ErrSession", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		refused(t, te, fault.NotFound, func() error { _, err := acquire(te, "01NOPE"); return err })
+		refused(t, te, fault.InvalidInput, func() error { _, err := acquire(te, ""); return err })
+		id := session(t, te, "T-1", "a1")
+		_, err := commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: id, Outcome: "incomplete"})
+		require.NoError(t, err)
+		fe := refused(t, te, fault.InvalidTransition, func() error { _, err := acquire(te, id); return err })
+		require.Contains(t, fe.Hint, "awr session resume --from-session "+id)
+	})
+	t.Run("ErrReadiness", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		blocked := session(t, te, "T-2", "a1")
+		refused(t, te, fault.DependencyBlocked, func() error { _, err := acquire(te, blocked); return err })
+		done := session(t, te, "T-3", "a1")
+		refused(t, te, fault.InvalidTransition, func() error { _, err := acquire(te, done); return err })
+	})
+	t.Run("ErrInput", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		id := session(t, te, "T-1", "a1")
+		refused(t, te, fault.SourceStale, func() error {
+			_, err := commands.AcquireClaim(ctx, te.Env, commands.AcquireRequest{SessionID: id, Stale: []string{"ledger.yaml"}})
+			return err
+		})
+		refused(t, te, fault.InvalidInput, func() error {
+			_, err := commands.AcquireClaim(ctx, te.Env, commands.AcquireRequest{SessionID: id, TTLms: new(int64(0))})
+			return err
+		})
+		refused(t, te, fault.InvalidInput, func() error {
+			_, err := commands.AcquireClaim(ctx, te.Env, commands.AcquireRequest{SessionID: id, TTLms: new(int64(-5))})
+			return err
+		})
+	})
+}
