@@ -336,3 +336,87 @@ func TestAcquireClaim(t *testing.T) {
 		})
 	})
 }
+
+// TestResume_TakesTheClaim: without --claim or --no-claim a resume takes
+// the claim: it moves a live one, acquires free work, and fails with
+// ClaimConflict, creating nothing, when another session holds the work;
+// --no-claim resumes without one and releases the predecessor's.
+func TestResume_TakesTheClaim(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	resume := func(te *testEnv, from, agent string, claim *bool) (*commands.ResumeResult, error) {
+		return commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: from, Agent: agent, Claim: claim})
+	}
+	t.Run("MovesALiveClaim", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 60000)
+		res, err := resume(te, a.Session.ID, "a2", nil)
+		require.NoError(t, err)
+		require.Equal(t, a.Session.ID, res.FromSession)
+		require.Equal(t, res.Session.ID, te.liveClaim(t).SessionID)
+		require.EqualValues(t, 2, res.Claim.FencingToken)
+	})
+	t.Run("AcquiresFreeWork", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		s, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1"})
+		require.NoError(t, err)
+		_, err = commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: s.Session.ID, Outcome: "interrupted"})
+		require.NoError(t, err)
+		res, err := resume(te, s.Session.ID, "a2", nil)
+		require.NoError(t, err)
+		require.NotNil(t, res.Claim, "the default takes the free work")
+		require.Equal(t, res.Session.ID, res.Claim.SessionID)
+		require.Equal(t, te.now.UnixMilli()+commands.DefaultClaimTTLms, res.Claim.ExpiresAt)
+		require.Equal(t, res.Session.ID, te.liveClaim(t).SessionID)
+
+		// --claim is the same as the default.
+		te2 := newTestEnv(t)
+		s2, err := commands.StartSession(ctx, te2.Env, commands.StartRequest{Work: "T-1", Agent: "a1"})
+		require.NoError(t, err)
+		res2, err := resume(te2, s2.Session.ID, "a2", new(true))
+		require.NoError(t, err)
+		require.NotNil(t, res2.Claim)
+	})
+	t.Run("ErrClaimConflict", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		te.advance(2 * time.Second)
+		b := te.start(t, "b1", 60000)
+		head := te.head(t)
+		_, err := resume(te, a.Session.ID, "a2", nil)
+		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
+		fe := fault.As(err)
+		require.Equal(t, b.Session.ID, fe.Details["holder_session"])
+		require.Equal(t, "awr session resume --from-session "+a.Session.ID+" --agent a2 --no-claim", fe.Hint)
+		require.Equal(t, head, te.head(t), "a refused resume creates nothing")
+
+		// The handoff with context refuses alike.
+		_, err = commands.ResumeWithContext(ctx, te.Env, commands.ResumeRequest{FromSession: a.Session.ID, Agent: "a2"}, nil)
+		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
+		require.Equal(t, head, te.head(t))
+
+		// --no-claim resumes beside the holder.
+		res, err := resume(te, a.Session.ID, "a2", new(false))
+		require.NoError(t, err)
+		require.Nil(t, res.Claim)
+		require.Equal(t, b.Session.ID, te.liveClaim(t).SessionID)
+	})
+	t.Run("NoClaimReleasesThePredecessors", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 60000)
+		from := te.head(t)
+		res, err := resume(te, a.Session.ID, "a2", new(false))
+		require.NoError(t, err)
+		require.Nil(t, res.Claim)
+		require.Nil(t, te.liveClaim(t), "the predecessor's claim was released as it ended")
+		require.Contains(t, kinds(t, te.Store, from), events.KindClaimReleased)
+
+		h, err := commands.ResumeWithContext(ctx, te.Env, commands.ResumeRequest{FromSession: res.Session.ID, Agent: "a3", Claim: new(false)}, nil)
+		require.NoError(t, err)
+		require.Contains(t, h.RecoveryGaps, "the successor holds no claim on T-1 (resumed with --no-claim); take it with: awr claim acquire --session "+h.Resumed.Session.ID)
+	})
+}

@@ -19,9 +19,10 @@ type ResumeRequest struct {
 	// Budget is the token budget of the successor's context packet
 	// (ResumeWithContext); 0 is the default.
 	Budget int `name:"budget" json:"budget,omitempty" help:"Token budget of the context packet (default 5000)." placeholder:"N"`
-	// Claim: nil moves a live claim (default), true also acquires a free
-	// one, false resumes without a claim.
-	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"True (--claim) also takes a free claim; false (--no-claim) resumes without one; omitted moves a live claim."`
+	// Claim: nil (the default) and true take the claim: the predecessor's
+	// live claim moves, otherwise the work is acquired when free; false
+	// resumes without a claim.
+	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"Take the claim (the default): move the predecessor's live claim, or acquire the work when it is free (ClaimConflict when another session holds it); false (--no-claim) resumes without one and releases the predecessor's."`
 	// TTLms is the lease of a new or moved claim; nil gives a new claim
 	// the project's lease and lets a moved claim keep the lease it had.
 	TTLms *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds (default: a moved claim keeps its lease, a new one gets the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
@@ -39,12 +40,19 @@ type ResumeResult struct {
 }
 
 // ResumeSession creates a successor session linked to its predecessor. An
-// active predecessor is ended as interrupted in the same transaction; its
-// live claim moves to the successor with a new fencing token; an expired or
-// released claim is re-acquired when the work is free and a claim was asked
-// for. Errors: NotFound for an unknown predecessor; InvalidTransition when
-// it already has a successor (named in details); ClaimConflict when another
-// session took the work (nothing is written then).
+// active predecessor is ended as interrupted in the same transaction.
+// Unless Claim is false, the successor takes the claim: the predecessor's
+// live claim moves to it with a new fencing token (keeping its lease unless
+// TTLms names one); otherwise (an expired or released claim, or none) the
+// work is acquired with the policy's lease when it is free. With Claim
+// false the successor holds no claim, and a live claim of an active
+// predecessor is released when it ends.
+// Errors: InvalidInput for missing fields and a refused --ttl-ms; NotFound
+// for an unknown predecessor; InvalidTransition when it already has a
+// successor (named in details) or when the work's status forbids a claim;
+// ClaimConflict when another session holds a live claim on the work or the
+// predecessor's claim was superseded; DependencyBlocked for an open
+// required dependency. Nothing is written on any error.
 func ResumeSession(ctx context.Context, env *Env, req ResumeRequest) (*ResumeResult, error) {
 	if err := checkResume(env, req); err != nil {
 		return nil, err
@@ -95,8 +103,9 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 	if err != nil {
 		return nil, err
 	}
-	move := old != nil && old.LiveAt(now) && (req.Claim == nil || *req.Claim)
-	acquireNew := !move && req.Claim != nil && *req.Claim
+	want := req.Claim == nil || *req.Claim
+	move := want && old != nil && old.LiveAt(now)
+	acquireNew := want && !move
 	if move {
 		if err := fence(tx, "resume", prev); err != nil {
 			return nil, err
@@ -104,6 +113,9 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 	}
 	if acquireNew {
 		if _, err := checkClaimable(tx, prev.Work, ""); err != nil {
+			if fe := fault.As(err); fe.Code == fault.ClaimConflict {
+				fe.WithHint("awr session resume --from-session %s --agent %s --no-claim", prev.ID, req.Agent)
+			}
 			return nil, err
 		}
 	}
@@ -237,7 +249,7 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 			out.RecoveryGaps = append(out.RecoveryGaps, "the predecessor recorded no checkpoint: there is no digest, next action or open loops to inherit")
 		}
 		if r.Claim == nil {
-			out.RecoveryGaps = append(out.RecoveryGaps, "the successor holds no claim on "+r.Session.Work)
+			out.RecoveryGaps = append(out.RecoveryGaps, "the successor holds no claim on "+r.Session.Work+" (resumed with --no-claim); take it with: awr claim acquire --session "+r.Session.ID)
 		}
 		if len(stale) > 0 {
 			out.RecoveryGaps = append(out.RecoveryGaps, "context not compiled: "+StaleError("context compile", stale).Error())
