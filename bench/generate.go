@@ -228,7 +228,7 @@ func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys
 			return nil
 		}
 		work := keys[rng.Intn(len(keys))]
-		res, err := commands.StartSession(ctx, env, commands.StartRequest{Work: work, Agent: a.name, Provider: "anthropic", Model: "claude", Claim: true, TTLms: int64(5+rng.Intn(30)) * 60_000})
+		res, err := commands.StartSession(ctx, env, commands.StartRequest{Work: work, Agent: a.name, Provider: "anthropic", Model: "claude", Claim: true, TTLms: new(int64(5+rng.Intn(30)) * 60_000)})
 		if err != nil {
 			if tolerable(err) {
 				return nil

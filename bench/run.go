@@ -160,7 +160,7 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 	}
 	start := project.SessionStartRequest{Work: items[0].Key, Agent: "bench-run", Provider: "bench", Model: "none"}
 	if len(ready.Ready) > 0 {
-		start.Work, start.Claim, start.TTLms = ready.Ready[0].Key, true, 3_600_000
+		start.Work, start.Claim, start.TTLms = ready.Ready[0].Key, true, new(int64(3_600_000))
 	}
 	started, err := p.SessionStart(ctx, start)
 	if err != nil {

@@ -40,10 +40,6 @@ type Warning struct {
 // loops than the manifest's cap.
 const WarnOpenLoopsOverCap = "open_loops_over_cap"
 
-// DefaultOpenLoopCap is how many open loops a work item may carry before
-// every checkpoint and packet warns.
-const DefaultOpenLoopCap = 20
-
 // CheckpointResult is the recorded checkpoint and the work item's
 // knowledge after it: what is in force and what it closed.
 type CheckpointResult struct {
@@ -75,13 +71,16 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 	if err := refuseSecrets("checkpoint", fields...); err != nil {
 		return nil, err
 	}
-	loopCap := DefaultOpenLoopCap
+	loopCap := env.policy().OpenLoopCap
 	return write(ctx, env, req.Agent, req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*CheckpointResult, error) {
 		s, err := activeSession(tx, "checkpoint", req.SessionID)
 		if err != nil {
 			return nil, err
 		}
 		if err := fence(tx, "checkpoint", s); err != nil {
+			return nil, err
+		}
+		if err := renewHeld(tx, s); err != nil {
 			return nil, err
 		}
 		changes, err := planKnowledge(tx, s.Work, req.KnowledgeFlags)

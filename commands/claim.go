@@ -11,15 +11,13 @@ import (
 // RenewRequest extends the lease of a session's claim.
 type RenewRequest struct {
 	SessionID string `name:"session" required:"" json:"session" help:"Session id (the claim's holder)." placeholder:"ID"`
-	// TTLms is the new lease from now; nil is DefaultTTLms, 0 no expiry.
-	TTLms *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"New lease from now in milliseconds (default 1800000; 0: no expiry)." placeholder:"N"`
+	// TTLms is the new lease from now; nil is the project's lease
+	// (Policy.ClaimTTLms), 0 no expiry (only when the policy is 0 too).
+	TTLms *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"New lease from now in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	WriteMeta
 }
 
-// DefaultTTLms is the lease a renewal gives when it names none: 30 minutes.
-const DefaultTTLms = 1800000
-
-// ClaimResult reports a claim after renew or release.
+// ClaimResult reports a claim after acquire, renew or release.
 type ClaimResult struct {
 	Replay
 	Claim           ClaimView `json:"claim"`
@@ -27,20 +25,88 @@ type ClaimResult struct {
 	ProjectRevision int64     `json:"project_revision"`
 }
 
+// leaseTTL returns the lease length a request asks for: the policy's when
+// ttl is nil. A negative length is refused, and so is 0 (a claim that never
+// expires) unless the policy is 0 itself: only the manifest can make claims
+// without expiry.
+func leaseTTL(op string, p Policy, ttl *int64) (int64, error) {
+	if ttl == nil {
+		return p.ClaimTTLms, nil
+	}
+	switch {
+	case *ttl < 0:
+		return 0, fault.New(fault.InvalidInput, "%s: --ttl-ms %d is negative", op, *ttl).With("field", "ttl_ms")
+	case *ttl == 0 && p.ClaimTTLms != 0:
+		return 0, fault.New(fault.InvalidInput, "%s: --ttl-ms 0 asks for a claim that never expires, which only the manifest's continuity.claim_ttl_ms = 0 allows", op).
+			With("field", "ttl_ms").With("setting", "continuity.claim_ttl_ms").With("claim_ttl_ms", p.ClaimTTLms).
+			WithHint("omit --ttl-ms for the project's lease (%d ms), or set claim_ttl_ms = 0 under [continuity] in .awr/project.toml", p.ClaimTTLms)
+	}
+	return *ttl, nil
+}
+
+// leaseLength is what a renewal by the holder extends c's lease by: the
+// length recorded with the claim or its latest renewal, or, for a claim
+// recorded before lengths were, the lease it was acquired with
+// (expires_at - acquired_at, the best the log says). 0 for a claim without
+// a lease.
+func leaseLength(c *projections.Claim) int64 {
+	switch {
+	case c.ExpiresAt == 0:
+		return 0
+	case c.TTLms > 0:
+		return c.TTLms
+	}
+	return max(c.ExpiresAt-c.AcquiredAt, 0)
+}
+
+// renewHeld extends the lease of the claim session s holds to now plus
+// its length (leaseLength): every write by the holder (a checkpoint, a
+// bind, a recorded context) renews it, so a claim follows the work and
+// lapses only when the work stops. A claim without a lease, a session
+// without a claim, and a claim superseded by a later one (a higher fencing
+// token: the fence decides that case, and a renewal never revives it) are
+// left alone. A lease that lapsed while no one took the work is the
+// holder's still and is renewed. A renewal that would move the expiry by
+// less than 1% of the lease length is skipped, so a burst of writes does
+// not append one claim_renewed each: the lease is then at least 99% of its
+// length from now.
+func renewHeld(tx *events.Tx, s *projections.Session) error {
+	c, err := heldClaim(tx, s.ID)
+	if err != nil || c == nil {
+		return err
+	}
+	ttl := leaseLength(c)
+	if ttl <= 0 {
+		return nil
+	}
+	top, err := projections.MaxFencingToken(tx.Conn, c.Work, tx.Head())
+	if err != nil || top > c.FencingToken {
+		return err
+	}
+	expires := tx.Now().UnixMilli() + ttl
+	if expires-c.ExpiresAt < ttl/100 {
+		return nil
+	}
+	_, err = tx.Append(events.NewEvent{Stream: "work/" + c.Work, Payload: events.ClaimRenewed{
+		ClaimID: c.ID, Work: c.Work, SessionID: s.ID, ExpiresAt: expires, TTLms: ttl,
+	}})
+	return err
+}
+
 // RenewClaim extends the lease of the session's live claim by TTLms from
-// now (DefaultTTLms when nil; 0 removes the expiry). Only the holder renews: a session whose lease
-// expired and was taken by another gets ClaimConflict; a session without a
-// live claim gets InvalidTransition.
+// now (the policy's lease when nil; 0 removes the expiry, allowed only
+// when the policy is 0). The length is recorded, so later renewals by the
+// holder's writes extend by it. Only the holder renews: a session whose
+// lease expired and was taken by another gets ClaimConflict; a session
+// without a live claim gets InvalidTransition; a refused --ttl-ms is
+// InvalidInput.
 func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, error) {
 	if err := required("session", req.SessionID); err != nil {
 		return nil, err
 	}
-	ttl := int64(DefaultTTLms)
-	if req.TTLms != nil {
-		ttl = *req.TTLms
-	}
-	if ttl < 0 {
-		return nil, fault.New(fault.InvalidInput, "renew claim: --ttl-ms %d is negative", ttl).With("field", "ttl_ms")
+	ttl, err := leaseTTL("renew claim", env.policy(), req.TTLms)
+	if err != nil {
+		return nil, err
 	}
 	req.TTLms = &ttl // the same request whether the default is said or not
 	return write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*ClaimResult, error) {
@@ -57,7 +123,7 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 		}
 		if c == nil {
 			return nil, fault.New(fault.InvalidTransition, "renew claim: session %s holds no claim", s.ID).With("session_id", s.ID).
-				WithHint("awr session resume --from-session %s --claim", s.ID)
+				WithHint("awr claim acquire --session %s", s.ID)
 		}
 		now := tx.Now().UnixMilli()
 		if err := fence(tx, "renew claim", s); err != nil {
@@ -67,13 +133,87 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 		// still this session's to renew.
 		r := events.ClaimRenewed{ClaimID: c.ID, Work: c.Work, SessionID: s.ID}
 		if ttl > 0 {
-			r.ExpiresAt = now + ttl
+			r.ExpiresAt, r.TTLms = now+ttl, ttl
 		}
 		if _, err := tx.Append(events.NewEvent{Stream: "work/" + c.Work, Payload: r}); err != nil {
 			return nil, err
 		}
-		return &ClaimResult{Claim: ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: r.ExpiresAt, FencingToken: c.FencingToken},
+		return &ClaimResult{Claim: ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: r.ExpiresAt, TTLms: r.TTLms, FencingToken: c.FencingToken},
 			State: projections.ClaimHeld, ProjectRevision: tx.Head()}, nil
+	})
+}
+
+// AcquireRequest gives an active session the claim on its work item:
+// `awr claim acquire` and the awr_claim_acquire tool.
+type AcquireRequest struct {
+	SessionID string `name:"session" required:"" json:"session" help:"Session id (active; it takes the claim on its own work item)." placeholder:"ID"`
+	// TTLms is the lease from now; nil is the project's lease.
+	TTLms *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
+	// Stale lists the sources the door found changed since they were
+	// indexed; the claim is refused on them (after a retried request id
+	// has had its first answer). No front end sets it.
+	Stale []string `kong:"-" json:"-"`
+	WriteMeta
+}
+
+// AcquireClaim gives the active session req.SessionID the claim on its
+// work item, with a lease of TTLms (the policy's when nil), as `session
+// start --claim` would have. Nothing is written on any error.
+// Errors: InvalidInput for a missing session or a refused --ttl-ms;
+// SourceStale when the door found changed sources; NotFound for an
+// unknown session; InvalidTransition for an ended session, for one that
+// already holds its claim (hint: renew it) and for work whose status or
+// blocker forbid it; ClaimConflict when another session holds a live claim
+// (details name the holder) or when this session's claim was superseded;
+// DependencyBlocked for an open required dependency; RevisionConflict when
+// the session's or the work item's stream moved past the expected
+// revision.
+func AcquireClaim(ctx context.Context, env *Env, req AcquireRequest) (*ClaimResult, error) {
+	if err := required("session", req.SessionID); err != nil {
+		return nil, err
+	}
+	ttl, err := leaseTTL("acquire claim", env.policy(), req.TTLms)
+	if err != nil {
+		return nil, err
+	}
+	req.TTLms = &ttl // the same request whether the default is said or not
+	return write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*ClaimResult, error) {
+		if len(req.Stale) > 0 {
+			return nil, StaleError("acquire claim", req.Stale)
+		}
+		s, err := activeSession(tx, "acquire claim", req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.Guard("work/" + s.Work); err != nil {
+			return nil, err
+		}
+		held, err := heldClaim(tx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		if held != nil {
+			if err := fence(tx, "acquire claim", s); err != nil {
+				return nil, err
+			}
+			state := "holds"
+			if !held.LiveAt(tx.Now().UnixMilli()) {
+				state = "still holds (its lease lapsed, no one took the work)"
+			}
+			return nil, fault.New(fault.InvalidTransition, "acquire claim: session %s %s claim %s on %s", s.ID, state, held.ID, s.Work).
+				With("session_id", s.ID).With("claim_id", held.ID).With("expires_at", held.ExpiresAt).With("fencing_token", held.FencingToken).
+				WithHint("awr claim renew --session %s", s.ID)
+		}
+		if _, err := checkClaimable(tx, s.Work, ""); err != nil {
+			return nil, err
+		}
+		prev := tx.SetActor(s.Agent)
+		defer tx.SetActor(prev)
+		c, err := acquire(tx, s.Work, s.ID, s.Agent, ttl, "")
+		if err != nil {
+			return nil, err
+		}
+		return &ClaimResult{Claim: *c, State: projections.ClaimHeld, ProjectRevision: tx.Head()}, nil
 	})
 }
 
@@ -105,7 +245,7 @@ func ReleaseClaim(ctx context.Context, env *Env, req ReleaseRequest) (*ClaimResu
 		}}); err != nil {
 			return nil, err
 		}
-		return &ClaimResult{Claim: ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: c.ExpiresAt, FencingToken: c.FencingToken},
+		return &ClaimResult{Claim: ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: c.ExpiresAt, TTLms: c.TTLms, FencingToken: c.FencingToken},
 			State: projections.ClaimReleased, ProjectRevision: tx.Head()}, nil
 	})
 }

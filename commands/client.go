@@ -42,8 +42,9 @@ type BindResult struct {
 
 // BindClient binds external session "HOST:ID" to a session: the one named,
 // the latest successor of FromSession, or (when neither is given) the
-// latest successor of the session it is already bound to. Binding to the
-// session it already points at writes nothing.
+// latest successor of the session it is already bound to. Binding an
+// active session renews the lease of the claim it holds (see renewHeld).
+// Binding to the session it already points at writes no client_bound.
 func BindClient(ctx context.Context, env *Env, req BindRequest) (*BindResult, error) {
 	for _, f := range [][2]string{{"client", req.Client}, {"external_session", req.ExternalSession}, {"work", req.Work}} {
 		if err := required(f[0], f[1]); err != nil {
@@ -91,6 +92,13 @@ func BindClient(ctx context.Context, env *Env, req BindRequest) (*BindResult, er
 		}
 		if s.Work != req.Work {
 			return nil, fault.New(fault.InvalidInput, "bind client: session %s works on %s, not %s", s.ID, s.Work, req.Work).With("session_id", s.ID).With("work", s.Work)
+		}
+		// A bind is the holder's sign of life: it renews the lease of the
+		// claim an active session holds.
+		if s.Status == projections.SessionActive {
+			if err := renewHeld(tx, s); err != nil {
+				return nil, err
+			}
 		}
 		view, err := bindingView(tx, req.Client, req.ExternalSession, s)
 		if err != nil {

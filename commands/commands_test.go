@@ -56,7 +56,7 @@ func TestStartSession(t *testing.T) {
 	ctx := context.Background()
 	t.Run("OK", func(t *testing.T) {
 		te := newTestEnv(t)
-		res, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Provider: "p", Model: "m", Claim: true, TTLms: 60000})
+		res, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Provider: "p", Model: "m", Claim: true, TTLms: new(int64(60000))})
 		require.NoError(t, err)
 		require.Equal(t, "T-1", res.Session.Work)
 		require.NotNil(t, res.Claim)
@@ -66,7 +66,7 @@ func TestStartSession(t *testing.T) {
 	})
 	t.Run("ErrClaimConflict", func(t *testing.T) {
 		te := newTestEnv(t)
-		first, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: 1000})
+		first, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: new(int64(1000))})
 		require.NoError(t, err)
 		_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a2", Claim: true})
 		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
@@ -101,7 +101,7 @@ func TestHandoff(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: 600000})
+	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: new(int64(600000))})
 	require.NoError(t, err)
 	sid := start.Session.ID
 	_, err = commands.RecordContext(ctx, te.Env, commands.ContextRecordRequest{SessionID: sid, ContextHash: "ctx1", TokenEstimate: 10, TokenBudget: 5000, Complete: true})

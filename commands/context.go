@@ -56,12 +56,12 @@ func CompileContext(ctx context.Context, env *Env, req CompileRequest) (*Compile
 			if err != nil {
 				return err
 			}
-			res, err = compileAt(r.Conn, rev, req.Work, "", req.Budget, req.Repo)
+			res, err = compileAt(r.Conn, rev, req.Work, "", compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
 			return err
 		})
 	} else {
 		res, err = write(ctx, env, "awr", WriteMeta{}, []string{"session/" + req.Session}, req, func(tx *events.Tx) (*CompileResult, error) {
-			return compileInTx(tx, req.Work, req.Session, req.Budget, req.Repo)
+			return compileInTx(tx, req.Work, req.Session, compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
 		})
 	}
 	if err != nil {
@@ -72,8 +72,8 @@ func CompileContext(ctx context.Context, env *Env, req CompileRequest) (*Compile
 
 // compileInTx compiles work's packet for an active session at the
 // transaction's head and appends its context_compiled event.
-func compileInTx(tx *events.Tx, work, session string, budget int, check *workcontext.RepoCheck) (*CompileResult, error) {
-	res, err := compileAt(tx.Conn, tx.Head(), work, session, budget, check)
+func compileInTx(tx *events.Tx, work, session string, opts compileOpts) (*CompileResult, error) {
+	res, err := compileAt(tx.Conn, tx.Head(), work, session, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +85,9 @@ func compileInTx(tx *events.Tx, work, session string, budget int, check *workcon
 func recordCompiled(tx *events.Tx, res *CompileResult, session string) error {
 	s, err := activeSession(tx, "record context", session)
 	if err != nil {
+		return err
+	}
+	if err := renewHeld(tx, s); err != nil {
 		return err
 	}
 	held, err := holdsLive(tx, s.ID)
@@ -113,11 +116,18 @@ func StaleError(op string, stale []string) error {
 		With("sources", stale).WithHint("awr source reindex")
 }
 
+// compileOpts is how a packet is compiled: its token budget (0: the
+// default), the open-loop cap it warns above, and the door's comparison of
+// the repository with the latest checkpoint's (nil: not compared).
+type compileOpts struct {
+	budget, loopCap int
+	repo            *workcontext.RepoCheck
+}
+
 // compileAt compiles work's packet (for session's chain, if set) from the
-// projections at rev. check, when set, is the door's comparison of the
-// repository with the latest checkpoint's: it goes into the packet when it
-// was made against the checkpoint the packet inherits.
-func compileAt(conn *sqlite.Conn, rev int64, work, session string, budget int, check *workcontext.RepoCheck) (*CompileResult, error) {
+// projections at rev. The repository comparison goes into the packet when
+// it was made against the checkpoint the packet inherits.
+func compileAt(conn *sqlite.Conn, rev int64, work, session string, opts compileOpts) (*CompileResult, error) {
 	if session != "" {
 		s, err := projections.SessionAt(conn, session, rev)
 		if err != nil {
@@ -134,8 +144,8 @@ func compileAt(conn *sqlite.Conn, rev int64, work, session string, budget int, c
 	if err != nil {
 		return nil, err
 	}
-	in.Budget = budget
-	if check != nil && in.Latest != nil {
+	in.Budget, in.LoopCap = opts.budget, opts.loopCap
+	if check := opts.repo; check != nil && in.Latest != nil {
 		in.Repo = check
 		if check.Checkpoint != in.Latest.ID {
 			in.Repo = workcontext.Unverifiable(in.Latest.ID, in.Latest.Seq, "checkpoint "+in.Latest.ID+" was recorded while the repository was being read: compile again")

@@ -15,22 +15,68 @@ import (
 	"github.com/oklog/ulid/v2"
 )
 
-// Env is what every command needs: the store, the clock and the entropy for
-// ids. Tests pass a fixed clock and a seeded reader. An Env that Batch
-// hands to its function also carries the batch's shared transaction.
+// Env is what every command needs: the store, the clock, the entropy for
+// ids and the project's policy. Tests pass a fixed clock and a seeded
+// reader. An Env that Batch hands to its function also carries the
+// batch's shared transaction.
 type Env struct {
 	Store   *events.Store
 	Now     func() time.Time
 	Entropy io.Reader
+	// Policy is the project's continuity settings (the manifest's
+	// [continuity] table); NewEnv sets DefaultPolicy, and the zero Policy
+	// (an Env built as a literal) stands for it too (see Env.policy).
+	Policy Policy
 	// batch is set on the Env of a Batch: its commands join its
 	// transaction instead of opening their own.
 	batch *batch
 }
 
-// NewEnv returns an Env on the real clock and a monotonic ULID entropy
-// source seeded from crypto/rand.
+// NewEnv returns an Env on the real clock, a monotonic ULID entropy
+// source seeded from crypto/rand and DefaultPolicy.
 func NewEnv(store *events.Store) *Env {
-	return &Env{Store: store, Now: time.Now, Entropy: &lockedEntropy{src: ulid.Monotonic(rand.Reader, 0)}}
+	return &Env{Store: store, Now: time.Now, Entropy: &lockedEntropy{src: ulid.Monotonic(rand.Reader, 0)}, Policy: DefaultPolicy()}
+}
+
+// Policy is what a project decides about continuity, read from its
+// manifest's [continuity] table by the project door.
+type Policy struct {
+	// ClaimTTLms is the lease, in milliseconds, of a claim taken or
+	// renewed without --ttl-ms; 0 means claims never expire, and only
+	// then may a request ask for a claim without expiry.
+	ClaimTTLms int64
+	// OpenLoopCap bounds the open loops a checkpoint carries forward.
+	OpenLoopCap int
+}
+
+// The defaults of a project whose manifest has no [continuity] table.
+const (
+	// DefaultClaimTTLms is the lease of a claim when the manifest names
+	// none: one hour.
+	DefaultClaimTTLms int64 = 3600000
+	// DefaultOpenLoopCap is the open-loop cap when the manifest names none.
+	DefaultOpenLoopCap = 20
+)
+
+// DefaultPolicy returns the policy of a project whose manifest says
+// nothing: a one-hour lease and 20 open loops.
+func DefaultPolicy() Policy {
+	return Policy{ClaimTTLms: DefaultClaimTTLms, OpenLoopCap: DefaultOpenLoopCap}
+}
+
+// policy returns the policy commands apply: env.Policy, or DefaultPolicy
+// for the zero Policy, which no manifest gives (open_loop_cap is at least
+// 1), so that an Env built without one never hands out claims that do not
+// expire. An OpenLoopCap below 1 is DefaultOpenLoopCap.
+func (env *Env) policy() Policy {
+	p := env.Policy
+	if p == (Policy{}) {
+		return DefaultPolicy()
+	}
+	if p.OpenLoopCap < 1 {
+		p.OpenLoopCap = DefaultOpenLoopCap
+	}
+	return p
 }
 
 type lockedEntropy struct {
@@ -133,7 +179,7 @@ func Batch(ctx context.Context, env *Env, actor string, fn func(batch *Env) erro
 		return 0, fault.New(fault.Internal, "batch: batches do not nest")
 	}
 	res, err := env.Store.Write(ctx, events.WriteOptions{Now: env.Now().UTC(), Entropy: env.Entropy, Actor: actor}, func(tx *events.Tx) (any, error) {
-		b := &Env{Store: env.Store, Now: env.Now, Entropy: env.Entropy, batch: &batch{tx: tx}}
+		b := &Env{Store: env.Store, Now: env.Now, Entropy: env.Entropy, Policy: env.Policy, batch: &batch{tx: tx}}
 		defer func() { b.batch.tx = nil }()
 		return nil, fn(b)
 	})

@@ -12,10 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// start opens a session on T-1 with a claim of ttl ms.
+// start opens a session on T-1 with a claim of ttl ms (0: the policy's
+// lease, no --ttl-ms).
 func (te *testEnv) start(t *testing.T, agent string, ttl int64) *commands.StartResult {
 	t.Helper()
-	res, err := commands.StartSession(context.Background(), te.Env, commands.StartRequest{Work: "T-1", Agent: agent, Claim: true, TTLms: ttl})
+	req := commands.StartRequest{Work: "T-1", Agent: agent, Claim: true}
+	if ttl != 0 {
+		req.TTLms = &ttl
+	}
+	res, err := commands.StartSession(context.Background(), te.Env, req)
 	require.NoError(t, err)
 	require.NotNil(t, res.Claim)
 	return res
@@ -68,8 +73,11 @@ func TestRenewClaim(t *testing.T) {
 		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
 		require.NoError(t, te.checkpoint(a.Session.ID, "a1"))
 
-		// And it lapses at the renewed expiry.
-		te.advance(3 * time.Second)
+		// The holder's checkpoint renewed it by the length the renewal
+		// recorded, and it lapses at that expiry.
+		live = te.liveClaim(t)
+		require.Equal(t, te.now.UnixMilli()+5000, live.ExpiresAt)
+		te.advance(5 * time.Second)
 		require.Nil(t, te.liveClaim(t))
 	})
 	t.Run("AfterExpiryWhileFree", func(t *testing.T) {
@@ -225,10 +233,13 @@ func TestReleaseClaim(t *testing.T) {
 	require.EqualValues(t, 3, c.Claim.FencingToken)
 }
 
+// TestClaimWithoutExpiry: with the manifest's claim_ttl_ms = 0, claims
+// never expire and --ttl-ms 0 may say so.
 func TestClaimWithoutExpiry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
+	te.Policy = commands.Policy{ClaimTTLms: 0, OpenLoopCap: commands.DefaultOpenLoopCap}
 	a := te.start(t, "a1", 0)
 	require.Zero(t, a.Claim.ExpiresAt, "a lease of 0 has no expiry")
 

@@ -19,10 +19,13 @@ type ResumeRequest struct {
 	// Budget is the token budget of the successor's context packet
 	// (ResumeWithContext); 0 is the default.
 	Budget int `name:"budget" json:"budget,omitempty" help:"Token budget of the context packet (default 5000)." placeholder:"N"`
-	// Claim: nil moves a live claim (default), true also acquires a free
-	// one, false resumes without a claim.
-	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"True (--claim) also takes a free claim; false (--no-claim) resumes without one; omitted moves a live claim."`
-	TTLms int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds." placeholder:"N"`
+	// Claim: nil (the default) and true take the claim: the predecessor's
+	// live claim moves, otherwise the work is acquired when free; false
+	// resumes without a claim.
+	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"Take the claim (the default): move the predecessor's live claim, or acquire the work when it is free (ClaimConflict when another session holds it); false (--no-claim) resumes without one and releases the predecessor's."`
+	// TTLms is the lease of a new or moved claim; nil gives a new claim
+	// the project's lease and lets a moved claim keep the lease it had.
+	TTLms *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds (default: a moved claim keeps its lease, a new one gets the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	// Repo is the door's comparison of the inherited checkpoint's
 	// repository with the repository now. No front end sets it.
 	Repo *workcontext.RepoCheck `kong:"-" json:"-"`
@@ -40,33 +43,50 @@ type ResumeResult struct {
 }
 
 // ResumeSession creates a successor session linked to its predecessor. An
-// active predecessor is ended as interrupted in the same transaction; its
-// live claim moves to the successor with a new fencing token; an expired or
-// released claim is re-acquired when the work is free and a claim was asked
-// for. Errors: NotFound for an unknown predecessor; InvalidTransition when
-// it already has a successor (named in details); ClaimConflict when another
-// session took the work (nothing is written then).
+// active predecessor is ended as interrupted in the same transaction.
+// Unless Claim is false, the successor takes the claim: the predecessor's
+// live claim moves to it with a new fencing token (keeping its lease unless
+// TTLms names one); otherwise (an expired or released claim, or none) the
+// work is acquired with the policy's lease when it is free. With Claim
+// false the successor holds no claim, and a live claim of an active
+// predecessor is released when it ends.
+// Errors: InvalidInput for missing fields and a refused --ttl-ms; NotFound
+// for an unknown predecessor; InvalidTransition when it already has a
+// successor (named in details) or when the work's status forbids a claim;
+// ClaimConflict when another session holds a live claim on the work or the
+// predecessor's claim was superseded; DependencyBlocked for an open
+// required dependency. Nothing is written on any error.
 func ResumeSession(ctx context.Context, env *Env, req ResumeRequest) (*ResumeResult, error) {
-	if err := checkResume(req); err != nil {
+	if err := checkResume(env, req); err != nil {
 		return nil, err
 	}
+	pol := env.policy()
 	return write(ctx, env, req.Agent, req.WriteMeta, []string{"session/" + req.FromSession}, req, func(tx *events.Tx) (*ResumeResult, error) {
-		return resume(tx, req)
+		return resume(tx, pol, req)
 	})
 }
 
-// checkResume checks a resume request's fields.
-func checkResume(req ResumeRequest) error {
+// checkResume checks a resume request's fields. An explicit TTLms is
+// checked against the policy; a missing one is left nil (not filled in
+// before the request's fingerprint), because for a moved claim it means
+// "keep the lease", which no length says.
+func checkResume(env *Env, req ResumeRequest) error {
 	for _, f := range [][2]string{{"from_session", req.FromSession}, {"agent", req.Agent}} {
 		if err := required(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	if req.TTLms != nil {
+		if _, err := leaseTTL("resume", env.policy(), req.TTLms); err != nil {
 			return err
 		}
 	}
 	return refuseSecrets("resume", [2]string{"agent", req.Agent}, [2]string{"provider", req.Provider}, [2]string{"model", req.Model})
 }
 
-// resume appends the successor session inside tx (see ResumeSession).
-func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
+// resume appends the successor session inside tx (see ResumeSession); pol
+// gives the lease of a new claim.
+func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error) {
 	prev, err := projections.SessionAt(tx.Conn, req.FromSession, tx.Head())
 	if err != nil {
 		return nil, err
@@ -86,8 +106,9 @@ func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	move := old != nil && old.LiveAt(now) && (req.Claim == nil || *req.Claim)
-	acquireNew := !move && req.Claim != nil && *req.Claim
+	want := req.Claim == nil || *req.Claim
+	move := want && old != nil && old.LiveAt(now)
+	acquireNew := want && !move
 	if move {
 		if err := fence(tx, "resume", prev); err != nil {
 			return nil, err
@@ -95,6 +116,9 @@ func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
 	}
 	if acquireNew {
 		if _, err := checkClaimable(tx, prev.Work, ""); err != nil {
+			if fe := fault.As(err); fe.Code == fault.ClaimConflict {
+				fe.WithHint("awr session resume --from-session %s --agent %s --no-claim", prev.ID, req.Agent)
+			}
 			return nil, err
 		}
 	}
@@ -135,13 +159,21 @@ func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
 		}}); err != nil {
 			return nil, err
 		}
-		// The moved claim keeps the lease it had, unless a new one is
-		// asked for: moving never extends a lease by itself.
-		expires := old.ExpiresAt
-		if req.TTLms > 0 {
-			expires = tx.Now().UnixMilli() + req.TTLms
+		// The moved claim keeps the lease it had, and its length, unless
+		// a new one is asked for: moving never extends a lease by itself.
+		// A claim without expiry gets the policy's lease when the policy
+		// has one: only the manifest keeps claims from expiring.
+		expires, ttl := old.ExpiresAt, leaseLength(old)
+		switch {
+		case req.TTLms != nil:
+			expires, ttl = 0, *req.TTLms
+			if ttl > 0 {
+				expires = now + ttl
+			}
+		case expires == 0 && pol.ClaimTTLms > 0:
+			expires, ttl = now+pol.ClaimTTLms, pol.ClaimTTLms
 		}
-		if claim, err = acquireUntil(tx, prev.Work, id, req.Agent, expires, prev.ID); err != nil {
+		if claim, err = acquireUntil(tx, prev.Work, id, req.Agent, expires, ttl, prev.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -151,7 +183,11 @@ func resume(tx *events.Tx, req ResumeRequest) (*ResumeResult, error) {
 		}
 	}
 	if acquireNew {
-		if claim, err = acquire(tx, prev.Work, id, req.Agent, req.TTLms, ""); err != nil {
+		ttl := pol.ClaimTTLms
+		if req.TTLms != nil {
+			ttl = *req.TTLms
+		}
+		if claim, err = acquire(tx, prev.Work, id, req.Agent, ttl, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -202,9 +238,10 @@ type HandoffResult struct {
 // returns the first answer, context included.
 // Errors: those of ResumeSession; Storage when the packet cannot be read.
 func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale []string) (*HandoffResult, error) {
-	if err := checkResume(req); err != nil {
+	if err := checkResume(env, req); err != nil {
 		return nil, err
 	}
+	pol := env.policy()
 	if req.Budget == 0 {
 		req.Budget = workcontext.DefaultBudget // the same request whether the default is said or not
 	}
@@ -214,7 +251,7 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 		if len(stale) > 0 && (req.Claim == nil || *req.Claim) {
 			return nil, StaleError("resume", stale)
 		}
-		r, err := resume(tx, req)
+		r, err := resume(tx, pol, req)
 		if err != nil {
 			return nil, err
 		}
@@ -231,13 +268,13 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 			return nil, err
 		}
 		if r.Claim == nil {
-			out.RecoveryGaps = append(out.RecoveryGaps, "the successor holds no claim on "+r.Session.Work)
+			out.RecoveryGaps = append(out.RecoveryGaps, "the successor holds no claim on "+r.Session.Work+" (resumed with --no-claim); take it with: awr claim acquire --session "+r.Session.ID)
 		}
 		if len(stale) > 0 {
 			out.RecoveryGaps = append(out.RecoveryGaps, "context not compiled: "+StaleError("context compile", stale).Error())
 			return out, nil
 		}
-		c, err := compileAt(tx.Conn, tx.Head(), r.Session.Work, r.Session.ID, req.Budget, req.Repo)
+		c, err := compileAt(tx.Conn, tx.Head(), r.Session.Work, r.Session.ID, compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
 		if err != nil {
 			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
 				return nil, err

@@ -217,7 +217,9 @@ type LaunchRequest struct {
 	TmuxSession  string
 	ContextFile  string
 	RestoreID    string
-	TTLms        int64
+	// TTLms is the lease of the seat's claim; 0 is the policy's (a moved
+	// claim keeps the lease it had).
+	TTLms int64
 	// LaunchedSeq is the seq of the seat's last launch as the caller read
 	// it: another launch since then is a RevisionConflict, so two
 	// concurrent `rig up`s never launch one seat twice.
@@ -265,15 +267,19 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 				WithHint("awr seat add %s --runtime %s --work KEY", req.Address, seat.Runtime)
 		}
 		claim := true
+		var ttl *int64
+		if req.TTLms != 0 {
+			ttl = &req.TTLms
+		}
 		var claimView *ClaimView
 		if req.FromSession != "" {
-			res, err := ResumeSession(ctx, env, ResumeRequest{FromSession: req.FromSession, Agent: req.Address, Provider: seat.Runtime, Claim: &claim, TTLms: req.TTLms})
+			res, err := ResumeSession(ctx, env, ResumeRequest{FromSession: req.FromSession, Agent: req.Address, Provider: seat.Runtime, Claim: &claim, TTLms: ttl})
 			if err != nil {
 				return err
 			}
 			out.SessionID, claimView = res.Session.ID, res.Claim
 		} else {
-			res, err := StartSession(ctx, env, StartRequest{Work: seat.Work, Agent: req.Address, Provider: seat.Runtime, Claim: true, TTLms: req.TTLms,
+			res, err := StartSession(ctx, env, StartRequest{Work: seat.Work, Agent: req.Address, Provider: seat.Runtime, Claim: true, TTLms: ttl,
 				RepoDir: seatWorkdir(seat.Cwd)})
 			if err != nil {
 				return err
@@ -291,7 +297,7 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 			return err
 		}
 		out.Seq = ev.Seq
-		c, err := compileAt(tx.Conn, tx.Head(), seat.Work, out.SessionID, req.Budget, nil)
+		c, err := compileAt(tx.Conn, tx.Head(), seat.Work, out.SessionID, compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap})
 		if err != nil {
 			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
 				return err

@@ -16,7 +16,10 @@ type ClaimView struct {
 	SessionID string `json:"session_id"`
 	Agent     string `json:"agent"`
 	// ExpiresAt is UTC milliseconds; 0 for a claim without a lease.
-	ExpiresAt    int64 `json:"expires_at"`
+	ExpiresAt int64 `json:"expires_at"`
+	// TTLms is the lease length a renewal by the holder extends it by;
+	// 0 when not recorded or without a lease.
+	TTLms        int64 `json:"ttl_ms,omitempty"`
 	FencingToken int64 `json:"fencing_token"`
 }
 
@@ -27,8 +30,10 @@ type StartRequest struct {
 	Provider string `name:"provider" json:"provider,omitempty" help:"The agent's provider (a label)." placeholder:"NAME"`
 	Model    string `name:"model" json:"model,omitempty" help:"The model (a label; awr never calls a model)." placeholder:"LABEL"`
 	Claim    bool   `name:"claim" json:"claim,omitempty" help:"Reserve the work item for this session (requires fresh sources)."`
-	TTLms    int64  `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease length of the claim in milliseconds (0: no expiry)." placeholder:"N"`
-	Workdir  string `name:"workdir" json:"workdir,omitempty" help:"The session's working directory, whose git repository its checkpoints record (default: the project root)." placeholder:"DIR"`
+	// TTLms is the lease of the claim; nil is the project's lease
+	// (Policy.ClaimTTLms), 0 no expiry (only when the policy is 0 too).
+	TTLms   *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of the claim in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
+	Workdir string `name:"workdir" json:"workdir,omitempty" help:"The session's working directory, whose git repository its checkpoints record (default: the project root)." placeholder:"DIR"`
 	// Stale lists the sources the door found changed since they were
 	// indexed; a claim is refused on them (after a retried request id has
 	// had its first answer). No front end sets it.
@@ -49,8 +54,10 @@ type StartResult struct {
 	ProjectRevision int64               `json:"project_revision"`
 }
 
-// StartSession opens a session. With Claim it reserves the work item.
-// Errors: InvalidInput for missing fields; NotFound for an unknown work item;
+// StartSession opens a session. With Claim it reserves the work item for
+// TTLms (the policy's lease when nil).
+// Errors: InvalidInput for missing fields and a refused --ttl-ms (negative,
+// or 0 unless the policy is 0); NotFound for an unknown work item;
 // InvalidTransition when the item's status or blocker forbid work;
 // DependencyBlocked when a required dependency is open; ClaimConflict when
 // another session holds a live claim; RevisionConflict when the work item's
@@ -61,8 +68,14 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 			return nil, err
 		}
 	}
-	if req.TTLms < 0 {
-		return nil, fault.New(fault.InvalidInput, "start session: --ttl-ms %d is negative", req.TTLms).With("field", "ttl_ms")
+	if req.Claim || req.TTLms != nil {
+		ttl, err := leaseTTL("start session", env.policy(), req.TTLms)
+		if err != nil {
+			return nil, err
+		}
+		if req.Claim {
+			req.TTLms = &ttl // the same request whether the default is said or not
+		}
 	}
 	if err := refuseSecrets("start session", [2]string{"agent", req.Agent}, [2]string{"provider", req.Provider}, [2]string{"model", req.Model}); err != nil {
 		return nil, err
@@ -88,7 +101,7 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 		}
 		res := &StartResult{}
 		if req.Claim {
-			c, err := acquire(tx, req.Work, id, req.Agent, req.TTLms, "")
+			c, err := acquire(tx, req.Work, id, req.Agent, *req.TTLms, "")
 			if err != nil {
 				return nil, err
 			}
@@ -165,20 +178,25 @@ func acquire(tx *events.Tx, work, session, agent string, ttl int64, movedFrom st
 	if ttl > 0 {
 		expires = tx.Now().UnixMilli() + ttl
 	}
-	return acquireUntil(tx, work, session, agent, expires, movedFrom)
+	return acquireUntil(tx, work, session, agent, expires, ttl, movedFrom)
 }
 
-// acquireUntil appends claim_acquired with an absolute expiry (0: none).
-func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt int64, movedFrom string) (*ClaimView, error) {
+// acquireUntil appends claim_acquired with an absolute expiry (0: none)
+// and the lease length renewals extend it by (recorded only with an
+// expiry).
+func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt, ttl int64, movedFrom string) (*ClaimView, error) {
 	tok, err := projections.MaxFencingToken(tx.Conn, work, tx.Head())
 	if err != nil {
 		return nil, err
 	}
-	c := events.ClaimAcquired{ClaimID: tx.NewID(), Work: work, SessionID: session, Agent: agent, FencingToken: tok + 1, MovedFrom: movedFrom, ExpiresAt: expiresAt}
+	if expiresAt == 0 {
+		ttl = 0
+	}
+	c := events.ClaimAcquired{ClaimID: tx.NewID(), Work: work, SessionID: session, Agent: agent, FencingToken: tok + 1, MovedFrom: movedFrom, ExpiresAt: expiresAt, TTLms: ttl}
 	if _, err := tx.Append(events.NewEvent{Stream: "work/" + work, Payload: c}); err != nil {
 		return nil, err
 	}
-	return &ClaimView{ID: c.ClaimID, Work: work, SessionID: session, Agent: agent, ExpiresAt: c.ExpiresAt, FencingToken: c.FencingToken}, nil
+	return &ClaimView{ID: c.ClaimID, Work: work, SessionID: session, Agent: agent, ExpiresAt: c.ExpiresAt, TTLms: c.TTLms, FencingToken: c.FencingToken}, nil
 }
 
 // activeSession returns session id, requiring it to exist and be active.
@@ -314,7 +332,7 @@ func endSession(tx *events.Tx, s *projections.Session, outcome, reason string) (
 		}}); err != nil {
 			return nil, err
 		}
-		released = &ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: c.ExpiresAt, FencingToken: c.FencingToken}
+		released = &ClaimView{ID: c.ID, Work: c.Work, SessionID: s.ID, Agent: c.Agent, ExpiresAt: c.ExpiresAt, TTLms: c.TTLms, FencingToken: c.FencingToken}
 	}
 	if _, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, Payload: events.SessionEnded{
 		SessionID: s.ID, Work: s.Work, Outcome: outcome, Reason: reason,

@@ -150,7 +150,7 @@ func (r *runner) script() error {
 	r.step("awr ready", "claimable now: "+strings.Join(keys, ", "), ready.ProjectRevision, nil)
 
 	rev := status.ProjectRevision
-	start, err := r.p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Provider: "anthropic", Model: "claude-opus", Claim: true, TTLms: 30 * 60 * 1000, WriteMeta: project.WriteMeta{ExpectedRevision: &rev}})
+	start, err := r.p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Provider: "anthropic", Model: "claude-opus", Claim: true, TTLms: new(int64(30 * 60 * 1000)), WriteMeta: project.WriteMeta{ExpectedRevision: &rev}})
 	if err != nil {
 		return err
 	}

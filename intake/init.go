@@ -146,6 +146,10 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 		p.Ambiguous = []Ambiguity{}
 	}
 	p.manifest = &Manifest{Version: ManifestVersion, Name: p.Name, Sources: sources}
+	if hasManifest {
+		// Init maps sources; the existing [continuity] settings are kept.
+		p.manifest.Continuity = existing.Continuity
+	}
 	if err := p.manifest.Validate("--source/--status-map"); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/source"
 )
@@ -26,11 +27,44 @@ const (
 // ManifestVersion is the manifest format this awr writes.
 const ManifestVersion = 1
 
-// Manifest is .awr/project.toml: the project's name and its sources.
+// Manifest is .awr/project.toml: the project's name, its sources and,
+// optionally, its continuity settings.
 type Manifest struct {
 	Version int              `toml:"version" json:"version"`
 	Name    string           `toml:"name" json:"name"`
 	Sources []ManifestSource `toml:"sources" json:"sources"`
+	// Continuity is the optional [continuity] table; nil when absent.
+	Continuity *Continuity `toml:"continuity,omitempty" json:"continuity,omitempty"`
+}
+
+// Continuity is the manifest's [continuity] table: how long a claim's
+// lease lasts and how many open loops a checkpoint carries. A key that is
+// absent takes its default (see Manifest.Policy).
+type Continuity struct {
+	// ClaimTTLms is the lease of a claim taken without --ttl-ms, in
+	// milliseconds; 0 means claims never expire (the only way a claim
+	// without expiry can exist). Nil is commands.DefaultClaimTTLms.
+	ClaimTTLms *int64 `toml:"claim_ttl_ms,omitempty" json:"claim_ttl_ms,omitempty"`
+	// OpenLoopCap bounds the open loops carried forward (at least 1); nil
+	// is commands.DefaultOpenLoopCap.
+	OpenLoopCap *int `toml:"open_loop_cap,omitempty" json:"open_loop_cap,omitempty"`
+}
+
+// Policy returns the continuity policy the manifest sets: each
+// [continuity] key it names, commands.DefaultPolicy for the others (and
+// for a nil manifest).
+func (m *Manifest) Policy() commands.Policy {
+	p := commands.DefaultPolicy()
+	if m == nil || m.Continuity == nil {
+		return p
+	}
+	if c := m.Continuity; c.ClaimTTLms != nil {
+		p.ClaimTTLms = *c.ClaimTTLms
+	}
+	if c := m.Continuity; c.OpenLoopCap != nil {
+		p.OpenLoopCap = *c.OpenLoopCap
+	}
+	return p
 }
 
 // ManifestSource maps one file to an adapter and a role.
@@ -73,6 +107,16 @@ func (m *Manifest) Validate(path string) error {
 	}
 	if err := validUTF8(path, m); err != nil {
 		return err
+	}
+	if c := m.Continuity; c != nil {
+		if c.ClaimTTLms != nil && *c.ClaimTTLms < 0 {
+			return fault.New(fault.InvalidInput, "manifest %s: continuity.claim_ttl_ms = %d is negative (milliseconds; 0 means claims never expire)", path, *c.ClaimTTLms).
+				With("path", path).With("key", "continuity.claim_ttl_ms").WithHint("fix continuity.claim_ttl_ms in %s, then run the command again", path)
+		}
+		if c.OpenLoopCap != nil && *c.OpenLoopCap < 1 {
+			return fault.New(fault.InvalidInput, "manifest %s: continuity.open_loop_cap = %d must be at least 1", path, *c.OpenLoopCap).
+				With("path", path).With("key", "continuity.open_loop_cap").WithHint("fix continuity.open_loop_cap in %s, then run the command again", path)
+		}
 	}
 	seen := map[string]bool{}
 	for i, s := range m.Sources {

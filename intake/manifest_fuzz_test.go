@@ -55,6 +55,8 @@ func FuzzReadManifest(f *testing.F) {
 	f.Add([]byte("name = [\n"))
 	f.Add([]byte("name = \"x\"\nextra = 1\n"))
 	f.Add([]byte("name = \"\\u0000\"\n"))
+	f.Add([]byte("version = 1\nname = \"x\"\n[continuity]\nclaim_ttl_ms = 0\nopen_loop_cap = 3\n"))
+	f.Add([]byte("name = \"x\"\n[continuity]\nclaim_ttl_ms = -5\n"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		m, ok, err := intake.ReadManifest(manifestDir(t, raw))
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/intake"
 	"github.com/stretchr/testify/require"
@@ -54,4 +55,56 @@ func TestWriteManifest_ErrNotUTF8(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, "before", back.Name, "%s: the old manifest was replaced", name)
 	}
+}
+
+// TestReadManifest_Continuity: the [continuity] table sets the claim lease
+// and the open-loop cap; an absent key keeps its default, an explicit 0
+// lease means no expiry, and a value out of range is InvalidInput naming
+// the manifest and the key. Every manifest that reads survives a write →
+// read round trip.
+func TestReadManifest_Continuity(t *testing.T) {
+	t.Parallel()
+	const head = "version = 1\nname = \"x\"\n"
+	t.Run("OK", func(t *testing.T) {
+		t.Parallel()
+		for _, tc := range []struct {
+			raw      string
+			ttl      int64
+			loopsCap int
+		}{
+			{head, commands.DefaultClaimTTLms, commands.DefaultOpenLoopCap},
+			{head + "[continuity]\n", commands.DefaultClaimTTLms, commands.DefaultOpenLoopCap},
+			{head + "[continuity]\nclaim_ttl_ms = 600000\n", 600000, commands.DefaultOpenLoopCap},
+			{head + "[continuity]\nclaim_ttl_ms = 0\n", 0, commands.DefaultOpenLoopCap},
+			{head + "[continuity]\nopen_loop_cap = 5\n", commands.DefaultClaimTTLms, 5},
+			{head + "[continuity]\nclaim_ttl_ms = 1\nopen_loop_cap = 1\n", 1, 1},
+		} {
+			m, ok, err := intake.ReadManifest(manifestDir(t, []byte(tc.raw)))
+			require.NoError(t, err, tc.raw)
+			require.True(t, ok)
+			require.Equal(t, commands.Policy{ClaimTTLms: tc.ttl, OpenLoopCap: tc.loopsCap}, m.Policy(), tc.raw)
+			requireRoundTrip(t, m)
+		}
+		require.Equal(t, commands.DefaultPolicy(), (*intake.Manifest)(nil).Policy())
+	})
+	t.Run("ErrInvalidInput", func(t *testing.T) {
+		t.Parallel()
+		for raw, key := range map[string]string{
+			head + "[continuity]\nclaim_ttl_ms = -1\n":  "continuity.claim_ttl_ms",
+			head + "[continuity]\nopen_loop_cap = 0\n":  "continuity.open_loop_cap",
+			head + "[continuity]\nopen_loop_cap = -3\n": "continuity.open_loop_cap",
+		} {
+			dir := manifestDir(t, []byte(raw))
+			_, ok, err := intake.ReadManifest(dir)
+			require.False(t, ok)
+			fe := fault.As(err)
+			require.Equal(t, fault.InvalidInput, fe.Code, "%q: %v", raw, err)
+			require.Equal(t, key, fe.Details["key"], raw)
+			require.Contains(t, fe.Message, intake.ManifestPath(dir))
+			require.Contains(t, fe.Message, key)
+		}
+		_, _, err := intake.ReadManifest(manifestDir(t, []byte(head+"[continuity]\nclaim_ttl = 5\n")))
+		require.True(t, fault.Is(err, fault.InvalidInput))
+		require.Contains(t, err.Error(), "unknown field continuity.claim_ttl")
+	})
 }

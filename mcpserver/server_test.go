@@ -137,7 +137,7 @@ func TestServer_ListTools(t *testing.T) {
 		require.Equal(t, false, schema["additionalProperties"], tl.Name)
 	}
 	require.ElementsMatch(t, []string{"awr_status", "awr_ready", "awr_intake_inspect", "awr_source_reindex", "awr_session_start",
-		"awr_session_checkpoint", "awr_session_end", "awr_session_resume", "awr_session_show", "awr_session_list", "awr_claim_renew",
+		"awr_session_checkpoint", "awr_session_end", "awr_session_resume", "awr_session_show", "awr_session_list", "awr_claim_acquire", "awr_claim_renew",
 		"awr_context_compile", "awr_recovery_inspect", "awr_client_bind", "awr_log", "awr_rig_ps", "awr_seat_show",
 		"awr_claim_release", "awr_client_show", "awr_source_list", "awr_source_add", "awr_verify", "awr_seat_list", "awr_seat_add", "awr_seat_remove", "awr_recovery_verify", "awr_context_hygiene"}, names)
 }
@@ -196,6 +196,17 @@ func TestServer_Tools(t *testing.T) {
 
 	end := ok(t, cs, "awr_session_end", map[string]any{"session": succ, "outcome": "completed", "agent": "successor"})
 	require.Equal(t, "completed", get(end, "session.outcome"))
+
+	// A session started without a claim takes it later; a second acquire
+	// is refused with a hint to renew.
+	other := ok(t, cs, "awr_session_start", map[string]any{"work": "CART-1", "agent": "other"})
+	oid := get(other, "session.id").(string)
+	acq := ok(t, cs, "awr_claim_acquire", map[string]any{"session": oid})
+	require.Equal(t, oid, get(acq, "claim.session_id"))
+	require.Equal(t, "held", acq["state"])
+	again := fails(t, cs, "awr_claim_acquire", map[string]any{"session": oid}, "InvalidTransition")
+	require.Equal(t, "awr claim renew --session "+oid, again["hint"])
+	fails(t, cs, "awr_claim_acquire", map[string]any{"session": oid, "ttl_ms": 0}, "InvalidInput")
 
 	lg := ok(t, cs, "awr_log", map[string]any{"session": succ, "limit": 0})
 	require.NotEmpty(t, lg["events"])

@@ -60,6 +60,10 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_session_list", title: "List sessions", readOnly: true,
 		desc: "Sessions oldest first, optionally only active ones or those on one work item, as `awr session list --json`."},
 		op((*project.Project).SessionList))
+	add(s, tool{name: "awr_claim_acquire", title: "Acquire a claim",
+		desc: "Give an active session the claim on its work item (a lease with a fencing token; the manifest's continuity.claim_ttl_ms unless ttl_ms is given), as `awr claim acquire --json`. " +
+			"Fails with SourceStale when sources changed, ClaimConflict when another session holds the work, InvalidTransition when the session already holds it (renew it instead)."},
+		op((*project.Project).ClaimAcquire))
 	add(s, tool{name: "awr_claim_renew", title: "Renew a claim",
 		desc: "Extend the lease of a session's claim (the holder only), as `awr claim renew --json`."},
 		op((*project.Project).ClaimRenew))

@@ -32,6 +32,8 @@ type (
 	SessionEndRequest = commands.EndRequest
 	// SessionResumeRequest is `awr session resume` and awr_session_resume.
 	SessionResumeRequest = commands.ResumeRequest
+	// ClaimAcquireRequest is `awr claim acquire` and awr_claim_acquire.
+	ClaimAcquireRequest = commands.AcquireRequest
 	// ClaimRenewRequest is `awr claim renew` and awr_claim_renew.
 	ClaimRenewRequest = commands.RenewRequest
 	// ClaimReleaseRequest is `awr claim release` and awr_claim_release.
@@ -54,7 +56,7 @@ type (
 	// ResumeResult is the successor session, what it inherited and its
 	// compiled context.
 	ResumeResult = commands.HandoffResult
-	// ClaimResult is a claim after renew or release.
+	// ClaimResult is a claim after acquire, renew or release.
 	ClaimResult = commands.ClaimResult
 	// BindResult is a host binding with what the host needs to continue.
 	BindResult = commands.BindResult
@@ -147,6 +149,20 @@ func (p *Project) ContextCompile(ctx context.Context, req ContextCompileRequest)
 		}
 	}
 	return commands.CompileContext(ctx, env, req)
+}
+
+// ClaimAcquire gives an active session the claim on its work item; it
+// requires fresh sources, as SessionStart with a claim does.
+// Errors: SourceStale; those of commands.AcquireClaim.
+func (p *Project) ClaimAcquire(ctx context.Context, req ClaimAcquireRequest) (*ClaimResult, error) {
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.Stale, err = p.StaleSources(ctx); err != nil {
+		return nil, err
+	}
+	return commands.AcquireClaim(ctx, env, req)
 }
 
 // ClaimRenew extends the lease of a session's claim.

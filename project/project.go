@@ -104,12 +104,26 @@ func (p *Project) EventLog(ctx context.Context) (*events.Store, error) {
 	return st, err
 }
 
-// Env returns the command environment (log, clock, entropy) of the
-// project, opening the log on first use, for layers that append through
-// the command code directly (bench generate).
+// Env returns the command environment (log, clock, entropy, policy) of
+// the project, opening the log on first use, for layers that append
+// through the command code directly (bench generate). The policy is read
+// from the manifest's [continuity] table at each call, so a long-lived
+// front end (the MCP server) follows an edited manifest; without a
+// manifest it is commands.DefaultPolicy.
+// Errors: those of opening the log; InvalidInput for a manifest that does
+// not read.
 func (p *Project) Env(ctx context.Context) (*commands.Env, error) {
 	_, env, err := p.open(ctx, false)
-	return env, err
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := intake.ReadManifest(p.dir)
+	if err != nil {
+		return nil, err
+	}
+	cp := *env
+	cp.Policy = m.Policy()
+	return &cp, nil
 }
 
 // open opens (with create, creates) the event log once.

@@ -3,7 +3,6 @@ package project
 import (
 	"context"
 	"fmt"
-	"github.com/awr-dev/awr/commands"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
@@ -143,7 +142,7 @@ func nextStep(rep *RecoveryReport, heldByOther bool) string {
 		// Fenced: another session holds the work now.
 		return fmt.Sprintf("awr session end --session %s --outcome interrupted", s.ID)
 	case rep.Claim != nil && rep.Claim.StateNow == "expired":
-		return fmt.Sprintf("awr claim renew --session %s --ttl-ms %d", s.ID, commands.DefaultTTLms)
+		return "awr claim renew --session " + s.ID
 	default:
 		return fmt.Sprintf("awr context compile --work %s --session %s", s.Work, s.ID)
 	}

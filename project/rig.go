@@ -132,7 +132,7 @@ type RigUpRequest struct {
 	Fresh         []string      `name:"fresh" json:"fresh,omitempty" help:"Relaunch this seat with a new conversation (repeatable); the decision is recorded." placeholder:"ROLE@RIG"`
 	Plan          bool          `name:"plan" json:"plan,omitempty" help:"Show the per-seat decisions without touching anything."`
 	VerifyTimeout time.Duration `name:"verify-timeout" default:"30s" json:"verify_timeout,omitempty" help:"How long a launched agent has to report its conversation id."`
-	TTL           time.Duration `name:"ttl" default:"0s" json:"ttl,omitempty" help:"Lease of the claims taken for seats (0: no expiry)."`
+	TTL           time.Duration `name:"ttl" default:"0s" json:"ttl,omitempty" help:"Lease of the claims taken for seats (default 0s: the project's lease, the manifest's continuity.claim_ttl_ms, 1h when unset)."`
 }
 
 // RigUp launches every stopped seat of a rig, restoring from its latest

@@ -17,12 +17,15 @@ const (
 
 // Claim is the read model of one reservation of a work item.
 type Claim struct {
-	ID            string `json:"id"`
-	Work          string `json:"work"`
-	SessionID     string `json:"session_id"`
-	Agent         string `json:"agent"`
-	AcquiredAt    int64  `json:"acquired_at"`
-	ExpiresAt     int64  `json:"expires_at,omitempty"`
+	ID         string `json:"id"`
+	Work       string `json:"work"`
+	SessionID  string `json:"session_id"`
+	Agent      string `json:"agent"`
+	AcquiredAt int64  `json:"acquired_at"`
+	ExpiresAt  int64  `json:"expires_at,omitempty"`
+	// TTLms is the lease length recorded with the claim or its latest
+	// renewal (0 when none was recorded or the claim has no lease).
+	TTLms         int64  `json:"ttl_ms,omitempty"`
 	FencingToken  int64  `json:"fencing_token"`
 	State         string `json:"state"`
 	ReleaseReason string `json:"release_reason,omitempty"`
@@ -51,7 +54,7 @@ type claims struct {
 }
 
 func newClaims() *claims {
-	p := &claims{base: base{name: "claims", version: 7, schema: "claims", tables: []Table{
+	p := &claims{base: base{name: "claims", version: 8, schema: "claims", tables: []Table{
 		{Name: "p_claims", Key: []string{"claim_id"}, Temporal: true},
 	}}}
 	p.rows = versions[Claim]{insert: putClaim, load: ClaimAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
@@ -89,14 +92,21 @@ func (p *claims) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) err
 		}
 		return p.rows.put(conn, pl.ClaimID, e.Seq, &Claim{
 			ID: pl.ClaimID, Work: pl.Work, SessionID: pl.SessionID, Agent: pl.Agent, AcquiredAt: e.OccurredAt,
-			ExpiresAt: pl.ExpiresAt, FencingToken: pl.FencingToken, State: ClaimHeld, Revision: e.Seq,
+			ExpiresAt: pl.ExpiresAt, TTLms: pl.TTLms, FencingToken: pl.FencingToken, State: ClaimHeld, Revision: e.Seq,
 		})
 	case events.KindClaimRenewed:
 		pl, err := payload[events.ClaimRenewed](e, v)
 		if err != nil {
 			return err
 		}
-		return p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) { c.ExpiresAt = pl.ExpiresAt })
+		return p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) {
+			c.ExpiresAt = pl.ExpiresAt
+			// A renewal that names its length sets it; an older one keeps
+			// the length the claim had, unless it removed the lease.
+			if pl.TTLms > 0 || pl.ExpiresAt == 0 {
+				c.TTLms = pl.TTLms
+			}
+		})
 	case events.KindClaimReleased:
 		pl, err := payload[events.ClaimReleased](e, v)
 		if err != nil {
@@ -120,6 +130,7 @@ func putClaim(conn *sqlite.Conn, c *Claim, from, to int64) error {
 		st.SetText(":agent", c.Agent)
 		st.SetInt64(":acquired_at", c.AcquiredAt)
 		st.SetInt64(":expires_at", c.ExpiresAt)
+		st.SetInt64(":ttl_ms", c.TTLms)
 		st.SetInt64(":fencing_token", c.FencingToken)
 		st.SetText(":state", c.State)
 		st.SetText(":release_reason", c.ReleaseReason)
@@ -146,7 +157,7 @@ func (p *claims) update(conn *sqlite.Conn, seq int64, id string, change func(c *
 func scanClaim(st *sqlite.Stmt) *Claim {
 	return &Claim{
 		ID: st.GetText("claim_id"), Work: st.GetText("work"), SessionID: st.GetText("session_id"), Agent: st.GetText("agent"),
-		AcquiredAt: st.GetInt64("acquired_at"), ExpiresAt: st.GetInt64("expires_at"), FencingToken: st.GetInt64("fencing_token"),
+		AcquiredAt: st.GetInt64("acquired_at"), ExpiresAt: st.GetInt64("expires_at"), TTLms: st.GetInt64("ttl_ms"), FencingToken: st.GetInt64("fencing_token"),
 		State: st.GetText("state"), ReleaseReason: st.GetText("release_reason"), ReleasedAt: st.GetInt64("released_at"),
 		Revision: st.GetInt64("valid_from"),
 	}

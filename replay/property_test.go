@@ -46,6 +46,15 @@ func domain(err error) bool {
 	return false
 }
 
+// lease is a drawn lease of n seconds, or the policy's (nil) for 0: only
+// the manifest may ask for claims that never expire.
+func lease(n int) *int64 {
+	if n == 0 {
+		return nil
+	}
+	return new(int64(n) * 1000)
+}
+
 func (w *world) check(err error) {
 	if err != nil && !domain(err) {
 		w.t.Fatalf("unexpected error: %v", err)
@@ -90,7 +99,7 @@ func (w *world) step() {
 		w.check(err)
 	case 1, 2:
 		res, err := commands.StartSession(ctx, env, commands.StartRequest{Work: rapid.SampledFrom(w.keys).Draw(w.t, "work"), Agent: rapid.SampledFrom([]string{"a", "b", "c"}).Draw(w.t, "agent"),
-			Claim: rapid.Bool().Draw(w.t, "claim"), TTLms: int64(rapid.IntRange(0, 3).Draw(w.t, "ttl")) * 1000})
+			Claim: rapid.Bool().Draw(w.t, "claim"), TTLms: lease(rapid.IntRange(0, 3).Draw(w.t, "ttl"))})
 		w.check(err)
 		if err == nil {
 			w.sessions = append(w.sessions, res.Session.ID)
@@ -104,7 +113,7 @@ func (w *world) step() {
 		_, err := commands.RecordContext(ctx, env, commands.ContextRecordRequest{SessionID: w.session(), ContextHash: rapid.SampledFrom([]string{"c1", "c2"}).Draw(w.t, "ctx"), TokenBudget: 5000})
 		w.check(err)
 	case 5:
-		_, err := commands.RenewClaim(ctx, env, commands.RenewRequest{SessionID: w.session(), TTLms: new(int64(rapid.IntRange(0, 3).Draw(w.t, "rttl")) * 1000)})
+		_, err := commands.RenewClaim(ctx, env, commands.RenewRequest{SessionID: w.session(), TTLms: lease(rapid.IntRange(0, 3).Draw(w.t, "rttl"))})
 		w.check(err)
 	case 6:
 		_, err := commands.ReleaseClaim(ctx, env, commands.ReleaseRequest{SessionID: w.session()})

@@ -38,7 +38,8 @@ type Manager struct {
 	// Budget is the token budget of the context packets; 0 is
 	// workcontext.DefaultBudget.
 	Budget int
-	// TTL is the lease of the claims taken for seats; 0 means no expiry.
+	// TTL is the lease of the claims taken for seats; 0 is the project's
+	// lease (commands.Policy.ClaimTTLms).
 	TTL time.Duration
 	// Crashpoint, for crash tests only: "restore_started" or
 	// "seat_restored:N" kills the process right after that event.

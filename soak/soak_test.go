@@ -85,7 +85,7 @@ func handoffChild(dir, work, agent string) int {
 	session := ""
 	for i := 0; ; i++ {
 		if session == "" {
-			res, err := commands.StartSession(ctx, env, commands.StartRequest{Work: work, Agent: agent, Claim: true, TTLms: claimTTL})
+			res, err := commands.StartSession(ctx, env, commands.StartRequest{Work: work, Agent: agent, Claim: true, TTLms: new(int64(claimTTL))})
 			if fault.Is(err, fault.ClaimConflict) {
 				// A killed predecessor's lease has not expired yet.
 				time.Sleep(20 * time.Millisecond)

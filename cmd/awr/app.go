@@ -43,7 +43,7 @@ type CLI struct {
 	Intake     intakeCmd   `cmd:"" help:"The organization report: gaps, actions, executable work."`
 	Session    sessionCmd  `cmd:"" help:"Start, checkpoint, end, resume, show and list work sessions."`
 	Context    contextCmd  `cmd:"" help:"Compile the context packet for a work item."`
-	Claim      claimCmd    `cmd:"" help:"Renew or release a session's claim."`
+	Claim      claimCmd    `cmd:"" help:"Acquire, renew or release a session's claim."`
 	Recovery   recoveryCmd `cmd:"" help:"Inspect where a session stands and what to run next."`
 	Client     clientCmd   `cmd:"" help:"Bind a host conversation to a session, and show bindings."`
 	Seat       seatCmd     `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`

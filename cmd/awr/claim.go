@@ -8,8 +8,20 @@ import (
 )
 
 type claimCmd struct {
+	Acquire claimAcquireCmd `cmd:"" help:"Give an active session the claim on its work item."`
 	Renew   claimRenewCmd   `cmd:"" help:"Extend the lease of the session's claim (the holder only)."`
 	Release claimReleaseCmd `cmd:"" help:"Let the session's claim go early."`
+}
+
+type claimAcquireCmd struct {
+	project.ClaimAcquireRequest
+}
+
+// Run acquires a claim.
+func (c *claimAcquireCmd) Run(app *App) error {
+	return call(app, (*project.Project).ClaimAcquire, c.ClaimAcquireRequest, func(w io.Writer, res *project.ClaimResult) {
+		fmt.Fprintf(w, "claim %s on %s for session %s, fencing token %d, %s\n", res.Claim.ID, res.Claim.Work, res.Claim.SessionID, res.Claim.FencingToken, lease(res.Claim.ExpiresAt, app.Now().UnixMilli()))
+	})
 }
 
 type claimRenewCmd struct {
@@ -19,7 +31,7 @@ type claimRenewCmd struct {
 // Run renews a lease.
 func (c *claimRenewCmd) Run(app *App) error {
 	return call(app, (*project.Project).ClaimRenew, c.ClaimRenewRequest, func(w io.Writer, res *project.ClaimResult) {
-		fmt.Fprintf(w, "claim on %s renewed until %s (fencing token %d)\n", res.Claim.Work, ms(res.Claim.ExpiresAt), res.Claim.FencingToken)
+		fmt.Fprintf(w, "claim on %s renewed, %s (fencing token %d)\n", res.Claim.Work, lease(res.Claim.ExpiresAt, app.Now().UnixMilli()), res.Claim.FencingToken)
 	})
 }
 

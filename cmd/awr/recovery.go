@@ -41,7 +41,7 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 		s := rep.Session
 		fmt.Fprintf(w, "session %s on %s: %s (project_revision %d)\n", s.ID, s.Work, strings.TrimSpace(s.Status+" "+s.Outcome), rep.ProjectRevision)
 		if rep.Claim != nil {
-			fmt.Fprintf(w, "claim: %s, fencing token %d, expires %s\n", rep.Claim.StateNow, rep.Claim.FencingToken, ms(rep.Claim.ExpiresAt))
+			fmt.Fprintf(w, "claim: %s, fencing token %d, %s\n", rep.Claim.StateNow, rep.Claim.FencingToken, leaseEnd(rep.Claim.ExpiresAt, rep.Claim.StateNow == "expired"))
 		} else {
 			fmt.Fprintln(w, "claim: none")
 		}

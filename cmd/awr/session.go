@@ -19,6 +19,23 @@ func ms(t int64) string {
 	return time.UnixMilli(t).UTC().Format(time.RFC3339)
 }
 
+// lease says when a claim's lease ends, for a reader at now (UTC ms): a
+// claim without expiry exists only when the manifest says so.
+func lease(expiresAt, now int64) string {
+	return leaseEnd(expiresAt, expiresAt != 0 && expiresAt <= now)
+}
+
+// leaseEnd is lease for a caller that knows whether the lease lapsed.
+func leaseEnd(expiresAt int64, expired bool) string {
+	switch {
+	case expiresAt == 0:
+		return "no expiry (manifest claim_ttl_ms = 0)"
+	case expired:
+		return "expired at " + ms(expiresAt)
+	}
+	return "expires " + ms(expiresAt)
+}
+
 type sessionCmd struct {
 	Start      sessionStartCmd      `cmd:"" help:"Start a session on a work item, optionally claiming it."`
 	Checkpoint sessionCheckpointCmd `cmd:"" help:"Record what was done, the next action and the open loops."`
@@ -37,7 +54,7 @@ func (c *sessionStartCmd) Run(app *App) error {
 	return call(app, (*project.Project).SessionStart, c.SessionStartRequest, func(w io.Writer, res *project.SessionStartResult) {
 		fmt.Fprintf(w, "session %s started on %s by %s (project_revision %d)\n", res.Session.ID, res.Session.Work, res.Session.Agent, res.ProjectRevision)
 		if res.Claim != nil {
-			fmt.Fprintf(w, "claim %s, fencing token %d, expires %s\n", res.Claim.ID, res.Claim.FencingToken, ms(res.Claim.ExpiresAt))
+			fmt.Fprintf(w, "claim %s, fencing token %d, %s\n", res.Claim.ID, res.Claim.FencingToken, lease(res.Claim.ExpiresAt, app.Now().UnixMilli()))
 		}
 		fmt.Fprintf(w, "next: awr context compile --work %s --session %s\n", res.Session.Work, res.Session.ID)
 	})
@@ -99,7 +116,7 @@ func (c *sessionResumeCmd) Run(app *App) error {
 		s := res.Resumed.Session
 		fmt.Fprintf(w, "session %s resumes %s on %s (project_revision %d)\n", s.ID, res.Resumed.FromSession, s.Work, res.ProjectRevision)
 		if res.Resumed.Claim != nil {
-			fmt.Fprintf(w, "claim: fencing token %d, expires %s\n", res.Resumed.Claim.FencingToken, ms(res.Resumed.Claim.ExpiresAt))
+			fmt.Fprintf(w, "claim: fencing token %d, %s\n", res.Resumed.Claim.FencingToken, lease(res.Resumed.Claim.ExpiresAt, app.Now().UnixMilli()))
 		}
 		if cp := res.Checkpoint; cp != nil {
 			fmt.Fprintf(w, "inherited checkpoint %s: %s\nnext action: %s\n", cp.ID, cp.Digest, cp.NextAction)
@@ -138,7 +155,7 @@ func (c *sessionShowCmd) Run(app *App) error {
 			fmt.Fprintf(tw, "successor\t%s\n", s.SuccessorID)
 		}
 		for _, cl := range v.Claims {
-			fmt.Fprintf(tw, "claim\t%s token %d, %s, expires %s\n", cl.ID, cl.FencingToken, cl.StateAt(app.Now().UnixMilli()), ms(cl.ExpiresAt))
+			fmt.Fprintf(tw, "claim\t%s token %d, %s, %s\n", cl.ID, cl.FencingToken, cl.StateAt(app.Now().UnixMilli()), lease(cl.ExpiresAt, app.Now().UnixMilli()))
 		}
 		for _, cp := range v.Checkpoints {
 			fmt.Fprintf(tw, "checkpoint\tseq %d: %s | next: %s\n", cp.Seq, cp.Digest, cp.NextAction)

@@ -6,6 +6,7 @@ CREATE TABLE p_claims (
   agent          TEXT    NOT NULL,
   acquired_at    INTEGER NOT NULL,
   expires_at     INTEGER NOT NULL,
+  ttl_ms         INTEGER NOT NULL,
   fencing_token  INTEGER NOT NULL,
   state          TEXT    NOT NULL,
   release_reason TEXT    NOT NULL,
