@@ -200,9 +200,10 @@ func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[stri
 	switch {
 	case strings.TrimSpace(rs.NextAction) == "":
 		add("next_action", ItemMissing, na.Checkpoint, "")
-	case normText(rs.NextAction) == normText(na.Checkpoint),
-		na.SourceChangedSeq > 0 && normText(rs.NextAction) == normText(na.Source):
+	case normText(rs.NextAction) == normText(na.Checkpoint):
 		add("next_action", ItemMatch, na.Checkpoint, rs.NextAction)
+	case na.SourceChangedSeq > 0 && normText(rs.NextAction) == normText(na.Source):
+		add("next_action", ItemMatch, na.Source, rs.NextAction)
 	default:
 		add("next_action", ItemMismatch, na.Checkpoint, rs.NextAction)
 	}
@@ -273,7 +274,8 @@ func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[stri
 	default:
 		st := ItemMismatch
 		for _, a := range acc {
-			if x, y := normText(a), normText(rs.RemainingCheck); x == y || strings.Contains(y, x) || strings.Contains(x, y) {
+			// The criterion itself, or a sentence that contains it whole.
+			if x, y := normText(a), normText(rs.RemainingCheck); x != "" && (x == y || strings.Contains(y, x)) {
 				st = ItemMatch
 			}
 		}

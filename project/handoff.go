@@ -22,6 +22,9 @@ type (
 	// KnowledgeState is a work item's loops, decisions, facts and
 	// hypotheses at a revision.
 	KnowledgeState = projections.KnowledgeState
+	// RepoCheck compares the repository a checkpoint recorded with the
+	// repository now.
+	RepoCheck = workcontext.RepoCheck
 	// KnowledgeFlags are a checkpoint's loop, decision, fact and
 	// hypothesis changes.
 	KnowledgeFlags = commands.KnowledgeFlags

@@ -44,8 +44,9 @@ type Finding struct {
 type HygieneReport struct {
 	Findings []Finding `json:"findings"`
 	// Repository says whether the checkpoint heads could be checked
-	// against the repository: checked, unverifiable (with the reason) or
-	// not_checked (a past revision).
+	// against the repository: checked, "unverifiable: REASON", or
+	// "not_checked" (a past revision; with a reason when no checkpoint
+	// recorded a HEAD).
 	Repository      string `json:"repository"`
 	ProjectRevision int64  `json:"project_revision"`
 }
@@ -145,6 +146,9 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 		return out, nil
 	}
 	out.Repository = "checked"
+	if len(heads) == 0 {
+		out.Repository = "not_checked: no checkpoint recorded a repository HEAD"
+	}
 	captured := map[string]*repo.State{}
 	for _, h := range heads {
 		now, err := captured[h.dir], error(nil)

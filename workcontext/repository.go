@@ -36,7 +36,7 @@ func repositoryLines(c *RepoCheck) []string {
 	if r := c.Recorded; r != nil {
 		state := "clean"
 		if r.Dirty {
-			state = fmt.Sprintf("dirty (%d files)", len(r.DirtyFiles))
+			state = "dirty (" + plural(len(r.DirtyFiles), "file") + ")"
 		}
 		lines = append(lines, fmt.Sprintf("Recorded: HEAD %s on %s, worktree %s", short(r.Head), branchName(r.Branch), state))
 	}
@@ -49,7 +49,7 @@ func repositoryLines(c *RepoCheck) []string {
 	case c.HeadRewritten:
 		lines = append(lines, fmt.Sprintf("HEAD moved %s -> %s: the recorded commit is not an ancestor of HEAD (reset, rebase or another branch)", short(c.RecordedHead), short(c.CurrentHead)))
 	case c.HeadMoved:
-		lines = append(lines, fmt.Sprintf("HEAD moved %s -> %s (%d commits since the checkpoint):", short(c.RecordedHead), short(c.CurrentHead), c.CommitsBetween))
+		lines = append(lines, fmt.Sprintf("HEAD moved %s -> %s (%s since the checkpoint):", short(c.RecordedHead), short(c.CurrentHead), plural(c.CommitsBetween, "commit")))
 		for _, cm := range c.Commits {
 			lines = append(lines, "- "+cm.Sha+" "+cm.Subject)
 		}
@@ -61,7 +61,7 @@ func repositoryLines(c *RepoCheck) []string {
 		lines = append(lines, "The worktree changed since the checkpoint (its uncommitted content is not what the checkpoint saw).")
 	}
 	if n := len(c.FilesChanged); n > 0 {
-		lines = append(lines, fmt.Sprintf("Files changed since the checkpoint (%d):", n))
+		lines = append(lines, fmt.Sprintf("Files changed since the checkpoint (%s):", plural(n, "file")))
 		for i, f := range c.FilesChanged {
 			if i == maxPacketFiles {
 				lines = append(lines, fmt.Sprintf("- and %d more", n-maxPacketFiles))
@@ -91,4 +91,12 @@ func branchName(b string) string {
 		return "a detached HEAD"
 	}
 	return "branch " + b
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -58,24 +58,7 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 				fmt.Fprintf(w, "changed in the register since the checkpoint: %s (seq %d): %q -> %q\n", c.Field, c.Seq, c.Then, c.Now)
 			}
 			printKnowledge(w, rep.Knowledge)
-			if r := rep.Repository; r != nil {
-				fmt.Fprintf(w, "repository since the checkpoint: %s", r.Status)
-				switch {
-				case r.Status == "unverifiable":
-					fmt.Fprintf(w, " (%s)", r.Reason)
-				case r.HeadRewritten:
-					fmt.Fprintf(w, "; HEAD %.12s is not an ancestor of HEAD %.12s", r.RecordedHead, r.CurrentHead)
-				case r.HeadMoved:
-					fmt.Fprintf(w, "; HEAD moved %.12s -> %.12s (%d commits)", r.RecordedHead, r.CurrentHead, r.CommitsBetween)
-				}
-				if r.WorktreeChanged {
-					fmt.Fprint(w, "; worktree changed")
-				}
-				if n := len(r.FilesChanged); n > 0 {
-					fmt.Fprintf(w, "; %d files changed", n)
-				}
-				fmt.Fprintln(w)
-			}
+			printRepository(w, rep.Repository)
 		} else {
 			fmt.Fprintln(w, "no checkpoint recorded")
 		}
@@ -97,4 +80,28 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 		}
 		fmt.Fprintf(w, "next: %s\n", rep.NextStep)
 	})
+}
+
+// printRepository writes one line on what the repository did since the
+// checkpoint it was compared with.
+func printRepository(w io.Writer, r *project.RepoCheck) {
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(w, "repository since checkpoint %s: %s", r.Checkpoint, r.Status)
+	switch {
+	case r.Status == "unverifiable":
+		fmt.Fprintf(w, " (%s)", r.Reason)
+	case r.HeadRewritten:
+		fmt.Fprintf(w, "; HEAD %.12s is not an ancestor of HEAD %.12s", r.RecordedHead, r.CurrentHead)
+	case r.HeadMoved:
+		fmt.Fprintf(w, "; HEAD moved %.12s -> %.12s (%d commits)", r.RecordedHead, r.CurrentHead, r.CommitsBetween)
+	}
+	if r.WorktreeChanged {
+		fmt.Fprint(w, "; worktree changed")
+	}
+	if n := len(r.FilesChanged); n > 0 {
+		fmt.Fprintf(w, "; files changed: %d", n)
+	}
+	fmt.Fprintln(w)
 }

@@ -122,6 +122,9 @@ func (c *sessionResumeCmd) Run(app *App) error {
 			fmt.Fprintf(w, "inherited checkpoint %s: %s\nnext action: %s\n", cp.ID, cp.Digest, cp.NextAction)
 		}
 		printKnowledge(w, res.Knowledge)
+		if res.Context != nil {
+			printRepository(w, res.Context.Repository)
+		}
 		fmt.Fprintf(w, "context ready: %v", res.ContextReady)
 		if res.Context != nil {
 			fmt.Fprintf(w, " (%d of %d tokens, %s)", res.Context.TokenEstimate, res.Context.TokenBudget, res.Context.ContextHash)
