@@ -21,7 +21,8 @@ func newWorklog() *worklog {
 }
 
 // Apply records the event under its work item when it has one: claims,
-// session lifecycle, contexts, checkpoints and bindings.
+// session lifecycle, contexts, checkpoints, bindings and restatement
+// checks.
 func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	var work string
 	switch pl := v.(type) {
@@ -42,6 +43,8 @@ func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) er
 	case *events.SessionEnded:
 		work = pl.Work
 	case *events.ClientBound:
+		work = pl.Work
+	case *events.RestatementChecked:
 		work = pl.Work
 	}
 	if work == "" {
