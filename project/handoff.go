@@ -186,6 +186,11 @@ func (p *Project) ClientBind(ctx context.Context, req ClientBindRequest) (*BindR
 	return command(ctx, p, commands.BindClient, req)
 }
 
+// SafeText renders a recorded value for a terminal or a packet: control
+// characters escaped, further lines of a multi-line value quoted behind
+// "  > " (see workcontext.SafeText).
+func SafeText(s string) string { return workcontext.SafeText(s) }
+
 // WarmTokenizer starts loading the context tokenizer in the background, so
 // a command that will compile a packet overlaps that load with opening the
 // project.

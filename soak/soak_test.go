@@ -179,12 +179,19 @@ func parseAcks(out string, acked map[int64]string) error {
 
 // killOne runs one handoff child on work and SIGKILLs it after a random
 // delay, returning what it printed.
-func killOne(dir, work, agent string, delay time.Duration) (string, error) {
+func killOne(dir, work, agent string, delay time.Duration, afterFirstAck bool) (string, error) {
 	cmd := childCmd(dir, "handoff", "AWR_TEST_WORK="+work, "AWR_TEST_AGENT="+agent)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout := &firstWrite{first: make(chan struct{})}
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		return "", err
+	}
+	if afterFirstAck {
+		select {
+		case <-stdout.first:
+		case <-time.After(10 * time.Second):
+		}
 	}
 	time.Sleep(delay)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -272,7 +279,10 @@ func TestSoak_KillDuringHandoff(t *testing.T) {
 			rng := rand.New(rand.NewSource(seed + int64(w)))
 			work := fmt.Sprintf("W-%d", w+1)
 			for i := w; i < kills; i += workItems {
-				out, err := killOne(dir, work, fmt.Sprintf("agent-%d", i), time.Duration(30+rng.Intn(250))*time.Millisecond)
+				// Every fifth child dies only after its first acknowledged
+				// write, so a loaded machine (slow process starts under
+				// -race) still kills children in the middle of a handoff.
+				out, err := killOne(dir, work, fmt.Sprintf("agent-%d", i), time.Duration(30+rng.Intn(250))*time.Millisecond, i%5 == 0)
 				mu.Lock()
 				if err == nil {
 					err = parseAcks(out, acked)
@@ -292,4 +302,31 @@ func TestSoak_KillDuringHandoff(t *testing.T) {
 	head := assertSoundLog(t, dir, acked)
 	require.Greater(t, len(acked), workItems, "children acknowledged almost nothing")
 	t.Logf("%d kills, %d acknowledged writes, head %d", kills, len(acked), head)
+}
+
+// firstWrite collects a child's output and closes first at its first
+// write.
+type firstWrite struct {
+	mu    sync.Mutex
+	buf   strings.Builder
+	first chan struct{}
+	seen  bool
+}
+
+// Write appends p and signals the first write.
+func (w *firstWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.seen && len(p) > 0 {
+		w.seen = true
+		close(w.first)
+	}
+	return w.buf.Write(p)
+}
+
+// String returns what was written.
+func (w *firstWrite) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

@@ -293,38 +293,38 @@ func chunks(in Input) (required, optional []chunk) {
 	if it != nil {
 		for _, g := range in.Goals {
 			if g.Key == it.Goal {
-				lines := []string{"## Goal " + g.Key + ": " + g.Title}
+				lines := []string{"## Goal " + SafeText(g.Key) + ": " + SafeText(g.Title)}
 				if g.Status != "" {
-					lines = append(lines, "Status: "+g.Status)
+					lines = append(lines, "Status: "+SafeText(g.Status))
 				}
 				if g.Summary != "" {
-					lines = append(lines, g.Summary)
+					lines = append(lines, SafeText(g.Summary))
 				}
 				add(&required, "goal", true, lines...)
 			}
 		}
-		work := []string{"## Work " + it.Key + ": " + it.Title, "Status: " + it.Status}
+		work := []string{"## Work " + SafeText(it.Key) + ": " + SafeText(it.Title), "Status: " + SafeText(it.Status)}
 		if it.Priority != "" {
-			work = append(work, "Priority: "+it.Priority)
+			work = append(work, "Priority: "+SafeText(it.Priority))
 		}
 		if it.Summary != "" {
-			work = append(work, it.Summary)
+			work = append(work, SafeText(it.Summary))
 		}
 		ref := it.Source
 		if ref.Path == "" {
 			ref.Path = it.SourcePath
 		}
-		work = append(work, fmt.Sprintf("Source: %s:%d-%d", ref.Path, ref.LineStart, ref.LineEnd))
+		work = append(work, fmt.Sprintf("Source: %s:%d-%d", SafeText(ref.Path), ref.LineStart, ref.LineEnd))
 		add(&required, "work", true, work...)
 		if len(it.Acceptance) > 0 {
 			lines := []string{"## Acceptance criteria"}
 			for _, a := range it.Acceptance {
-				lines = append(lines, "- "+a)
+				lines = append(lines, "- "+SafeText(a))
 			}
 			add(&required, "acceptance", true, lines...)
 		}
 		if strings.TrimSpace(it.Blocker) != "" {
-			add(&required, "blocker", true, "## Blocker", it.Blocker)
+			add(&required, "blocker", true, "## Blocker", SafeText(it.Blocker))
 		}
 	}
 	var open []string
@@ -334,7 +334,7 @@ func chunks(in Input) (required, optional []chunk) {
 			if !d.Found {
 				st = "not declared"
 			}
-			open = append(open, "- "+d.Key+": "+st)
+			open = append(open, "- "+SafeText(d.Key)+": "+SafeText(st))
 		}
 	}
 	if len(open) > 0 {
@@ -342,9 +342,9 @@ func chunks(in Input) (required, optional []chunk) {
 	}
 	var hard, soft []string
 	for _, r := range in.Rules {
-		line := "- " + r.Key + ": " + r.Text
+		line := "- " + SafeText(r.Key) + ": " + SafeText(r.Text)
 		if len(r.Paths) > 0 {
-			line += " (paths: " + strings.Join(r.Paths, ", ") + ")"
+			line += " (paths: " + SafeText(strings.Join(r.Paths, ", ")) + ")"
 		}
 		if r.Strength == "hard" {
 			hard = append(hard, line)
@@ -368,8 +368,8 @@ func chunks(in Input) (required, optional []chunk) {
 		add(&required, "changed_since_checkpoint", true, lines...)
 	}
 	if cp := in.Latest; cp != nil {
-		add(&required, "checkpoint", true, fmt.Sprintf("## Latest checkpoint %s (seq %d, session %s, by %s)", cp.ID, cp.Seq, cp.SessionID, cp.Agent),
-			"Digest: "+cp.Digest)
+		add(&required, "checkpoint", true, fmt.Sprintf("## Latest checkpoint %s (seq %d, session %s, by %s)", cp.ID, cp.Seq, cp.SessionID, SafeText(cp.Agent)),
+			"Digest: "+SafeText(cp.Digest))
 	}
 	if in.Repo != nil {
 		add(&required, "repository", true, repositoryLines(in.Repo)...)
@@ -398,7 +398,7 @@ func chunks(in Input) (required, optional []chunk) {
 	if len(in.Related) > 0 {
 		lines := []string{"## Related work"}
 		for _, r := range in.Related {
-			lines = append(lines, "- "+r.Key+" ("+r.Status+"): "+r.Title)
+			lines = append(lines, "- "+SafeText(r.Key)+" ("+SafeText(r.Status)+"): "+SafeText(r.Title))
 		}
 		add(&optional, "related", false, lines...)
 	}
@@ -409,7 +409,7 @@ func chunks(in Input) (required, optional []chunk) {
 		lines := []string{"## Earlier checkpoints"}
 		for i := len(in.Earlier) - 1; i >= 0; i-- {
 			cp := in.Earlier[i]
-			lines = append(lines, fmt.Sprintf("- seq %d (%s): %s Next: %s", cp.Seq, cp.Agent, cp.Digest, cp.NextAction))
+			lines = append(lines, fmt.Sprintf("- seq %d (%s): %s Next: %s", cp.Seq, SafeText(cp.Agent), SafeText(cp.Digest), SafeText(cp.NextAction)))
 		}
 		add(&optional, "earlier_checkpoints", false, lines...)
 	}
@@ -426,15 +426,15 @@ func nextActionLines(na NextAction) []string {
 	case na.Source == "" && na.Checkpoint == "":
 		return nil
 	case na.Checkpoint == "":
-		return []string{"## Next action (from the register)", na.Source}
+		return []string{"## Next action (from the register)", SafeText(na.Source)}
 	case na.Source == "":
-		return []string{fmt.Sprintf("## Next action (from the latest checkpoint, seq %d)", na.CheckpointSeq), na.Checkpoint}
+		return []string{fmt.Sprintf("## Next action (from the latest checkpoint, seq %d)", na.CheckpointSeq), SafeText(na.Checkpoint)}
 	case !na.DiffersFromSource:
-		return []string{"## Next action (the register and the latest checkpoint agree)", na.Checkpoint}
+		return []string{"## Next action (the register and the latest checkpoint agree)", SafeText(na.Checkpoint)}
 	}
 	lines := []string{"## Next action: the register and the latest checkpoint differ",
-		"From the register: " + na.Source,
-		fmt.Sprintf("From the latest checkpoint (seq %d): %s", na.CheckpointSeq, na.Checkpoint)}
+		"From the register: " + SafeText(na.Source),
+		fmt.Sprintf("From the latest checkpoint (seq %d): %s", na.CheckpointSeq, SafeText(na.Checkpoint))}
 	if na.SourceChangedSeq > 0 {
 		lines = append(lines, fmt.Sprintf("The register's next action changed at seq %d, after the checkpoint: it is the newer statement of intent.", na.SourceChangedSeq))
 	} else {

@@ -117,7 +117,7 @@ func knowledgeLines(items []projections.Knowledge, detail func(k *projections.Kn
 	var lines []string
 	for i := range items {
 		k := &items[i]
-		line := "- " + k.ID + ": " + k.Text
+		line := "- " + k.ID + ": " + SafeText(k.Text)
 		if d := detail(k); d != "" {
 			line += " (" + d + ")"
 		}
@@ -142,7 +142,7 @@ func closedDetail(k *projections.Knowledge) string {
 		s += " by " + k.SupersededBy
 	}
 	if k.Note != "" {
-		s += ": " + k.Note
+		s += ": " + SafeText(k.Note)
 	}
 	return s
 }

@@ -185,7 +185,7 @@ func history(conn *sqlite.Conn, rev int64, work string) ([]string, error) {
 	var lines []string
 	for i := len(evs) - 1; i >= 0; i-- {
 		e := evs[i]
-		lines = append(lines, fmt.Sprintf("- seq %d %s %s by %s", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format(time.RFC3339), e.Kind, e.Actor))
+		lines = append(lines, fmt.Sprintf("- seq %d %s %s by %s", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format(time.RFC3339), e.Kind, SafeText(e.Actor)))
 	}
 	return lines, nil
 }

@@ -31,7 +31,7 @@ func Unverifiable(cp string, seq int64, reason string) *RepoCheck {
 func repositoryLines(c *RepoCheck) []string {
 	lines := []string{fmt.Sprintf("## Repository since checkpoint %s (seq %d)", c.Checkpoint, c.CheckpointSeq)}
 	if c.Status == repo.CompareUnverifiable {
-		return append(lines, "UNVERIFIABLE: "+c.Reason, "Do not assume the repository is as the checkpoint left it: look (git status, git log).")
+		return append(lines, "UNVERIFIABLE: "+SafeText(c.Reason), "Do not assume the repository is as the checkpoint left it: look (git status, git log).")
 	}
 	if r := c.Recorded; r != nil {
 		state := "clean"
@@ -51,7 +51,7 @@ func repositoryLines(c *RepoCheck) []string {
 	case c.HeadMoved:
 		lines = append(lines, fmt.Sprintf("HEAD moved %s -> %s (%s since the checkpoint):", short(c.RecordedHead), short(c.CurrentHead), plural(c.CommitsBetween, "commit")))
 		for _, cm := range c.Commits {
-			lines = append(lines, "- "+cm.Sha+" "+cm.Subject)
+			lines = append(lines, "- "+cm.Sha+" "+SafeText(cm.Subject))
 		}
 	}
 	if c.BranchChanged {
@@ -67,7 +67,7 @@ func repositoryLines(c *RepoCheck) []string {
 				lines = append(lines, fmt.Sprintf("- and %d more", n-maxPacketFiles))
 				break
 			}
-			lines = append(lines, "- "+f.Path+" ("+f.Status+")")
+			lines = append(lines, "- "+SafeText(f.Path)+" ("+f.Status+")")
 		}
 	}
 	if c.Reason != "" {

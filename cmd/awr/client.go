@@ -20,9 +20,9 @@ type clientBindCmd struct {
 func (c *clientBindCmd) Run(app *App) error {
 	return call(app, (*project.Project).ClientBind, c.ClientBindRequest, func(w io.Writer, res *project.BindResult) {
 		b := res.Binding
-		fmt.Fprintf(w, "%s bound to session %s on %s\nnext action: %s\n", b.ExternalSession, b.SessionID, b.Work, b.NextAction)
+		fmt.Fprintf(w, "%s bound to session %s on %s\nnext action: %s\n", safe(b.ExternalSession), b.SessionID, b.Work, safe(b.NextAction))
 		for _, l := range b.OpenLoops {
-			fmt.Fprintf(w, "open loop %s: %s\n", l.ID, l.Text)
+			fmt.Fprintf(w, "open loop %s: %s\n", l.ID, safe(l.Text))
 		}
 	})
 }

@@ -50,9 +50,9 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 			if rep.Inherited {
 				from = " (inherited from " + cp.SessionID + ")"
 			}
-			fmt.Fprintf(w, "last checkpoint %s%s: %s\nnext action: %s\n", cp.ID, from, cp.Digest, cp.NextAction)
+			fmt.Fprintf(w, "last checkpoint %s%s: %s\nnext action: %s\n", cp.ID, from, safe(cp.Digest), safe(cp.NextAction))
 			if rep.NextAction.DiffersFromSource {
-				fmt.Fprintf(w, "the register's next action differs: %s\n", rep.NextAction.Source)
+				fmt.Fprintf(w, "the register's next action differs: %s\n", safe(rep.NextAction.Source))
 			}
 			for _, c := range rep.RegisterChanges {
 				fmt.Fprintf(w, "changed in the register since the checkpoint: %s (seq %d): %q -> %q\n", c.Field, c.Seq, c.Then, c.Now)
@@ -91,7 +91,7 @@ func printRepository(w io.Writer, r *project.RepoCheck) {
 	fmt.Fprintf(w, "repository since checkpoint %s: %s", r.Checkpoint, r.Status)
 	switch {
 	case r.Status == "unverifiable":
-		fmt.Fprintf(w, " (%s)", r.Reason)
+		fmt.Fprintf(w, " (%s)", safe(r.Reason))
 	case r.HeadRewritten:
 		fmt.Fprintf(w, "; HEAD %.12s is not an ancestor of HEAD %.12s", r.RecordedHead, r.CurrentHead)
 	case r.HeadMoved:

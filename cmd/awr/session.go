@@ -72,7 +72,7 @@ func (c *sessionCheckpointCmd) Run(app *App) error {
 		if cp.ContextHashNote != "" {
 			fmt.Fprintf(w, "context hash not verified: %s\n", cp.ContextHashNote)
 		}
-		fmt.Fprintf(w, "next action: %s\n", cp.NextAction)
+		fmt.Fprintf(w, "next action: %s\n", safe(cp.NextAction))
 		if r := cp.Repo; r != nil && r.State != nil {
 			since := "(no earlier state recorded)"
 			if r.FilesSince != "" {
@@ -119,7 +119,7 @@ func (c *sessionResumeCmd) Run(app *App) error {
 			fmt.Fprintf(w, "claim: fencing token %d, %s\n", res.Resumed.Claim.FencingToken, lease(res.Resumed.Claim.ExpiresAt, app.Now().UnixMilli()))
 		}
 		if cp := res.Checkpoint; cp != nil {
-			fmt.Fprintf(w, "inherited checkpoint %s: %s\nnext action: %s\n", cp.ID, cp.Digest, cp.NextAction)
+			fmt.Fprintf(w, "inherited checkpoint %s: %s\nnext action: %s\n", cp.ID, safe(cp.Digest), safe(cp.NextAction))
 		}
 		printKnowledge(w, res.Knowledge)
 		if res.Context != nil {
@@ -146,9 +146,9 @@ func (c *sessionShowCmd) Run(app *App) error {
 	return call(app, (*project.Project).SessionShow, c.SessionShowRequest, func(w io.Writer, v *project.SessionView) {
 		s := v.Session
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		agent := s.Agent
+		agent := safe(s.Agent)
 		if pm := strings.TrimSpace(s.Provider + " " + s.Model); pm != "" {
-			agent += " (" + pm + ")"
+			agent += " (" + safe(pm) + ")"
 		}
 		fmt.Fprintf(tw, "session\t%s\nwork\t%s\nagent\t%s\nstatus\t%s\nstarted\t%s (seq %d)\n", s.ID, s.Work, agent, strings.TrimSpace(s.Status+" "+s.Outcome), ms(s.StartedAt), s.StartRevision)
 		if s.PredecessorID != "" {
@@ -161,7 +161,7 @@ func (c *sessionShowCmd) Run(app *App) error {
 			fmt.Fprintf(tw, "claim\t%s token %d, %s, %s\n", cl.ID, cl.FencingToken, cl.StateAt(app.Now().UnixMilli()), lease(cl.ExpiresAt, app.Now().UnixMilli()))
 		}
 		for _, cp := range v.Checkpoints {
-			fmt.Fprintf(tw, "checkpoint\tseq %d: %s | next: %s\n", cp.Seq, cp.Digest, cp.NextAction)
+			fmt.Fprintf(tw, "checkpoint\tseq %d: %s | next: %s\n", cp.Seq, safe(cp.Digest), safe(cp.NextAction))
 		}
 		for _, b := range v.Bindings {
 			fmt.Fprintf(tw, "bound\t%s (%s)\n", b.ExternalSession, b.Client)
@@ -208,22 +208,25 @@ func printKnowledge(w io.Writer, k *project.KnowledgeState) {
 		return
 	}
 	for _, l := range k.OpenLoops {
-		fmt.Fprintf(w, "open loop %s: %s\n", l.ID, l.Text)
+		fmt.Fprintf(w, "open loop %s: %s\n", l.ID, safe(l.Text))
 	}
 	for _, d := range k.Decisions {
-		fmt.Fprintf(w, "decision %s: %s\n", d.ID, d.Text)
+		fmt.Fprintf(w, "decision %s: %s\n", d.ID, safe(d.Text))
 	}
 	for _, f := range k.Facts {
-		fmt.Fprintf(w, "fact %s: %s\n", f.ID, f.Text)
+		fmt.Fprintf(w, "fact %s: %s\n", f.ID, safe(f.Text))
 	}
 	for _, h := range k.Hypotheses {
-		fmt.Fprintf(w, "hypothesis %s (unverified): %s\n", h.ID, h.Text)
+		fmt.Fprintf(w, "hypothesis %s (unverified): %s\n", h.ID, safe(h.Text))
 	}
 	for _, c := range k.Closed {
 		note := ""
 		if c.Note != "" {
-			note = ": " + c.Note
+			note = ": " + safe(c.Note)
 		}
 		fmt.Fprintf(w, "%s %s %s%s\n", c.Kind, c.ID, c.State, note)
 	}
 }
+
+// safe renders a recorded value for the terminal (project.SafeText).
+func safe(s string) string { return project.SafeText(s) }
