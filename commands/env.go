@@ -56,6 +56,10 @@ const (
 	DefaultClaimTTLms int64 = 3600000
 	// DefaultOpenLoopCap is the open-loop cap when the manifest names none.
 	DefaultOpenLoopCap = 20
+	// MaxTTLms is the longest lease a claim may have: 30 days. It bounds
+	// --ttl-ms and the manifest's claim_ttl_ms, so an expiry never
+	// overflows.
+	MaxTTLms int64 = 30 * 24 * 3600 * 1000
 )
 
 // DefaultPolicy returns the policy of a project whose manifest says

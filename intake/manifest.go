@@ -113,6 +113,10 @@ func (m *Manifest) Validate(path string) error {
 			return fault.New(fault.InvalidInput, "manifest %s: continuity.claim_ttl_ms = %d is negative (milliseconds; 0 means claims never expire)", path, *c.ClaimTTLms).
 				With("path", path).With("key", "continuity.claim_ttl_ms").WithHint("fix continuity.claim_ttl_ms in %s, then run the command again", path)
 		}
+		if c.ClaimTTLms != nil && *c.ClaimTTLms > commands.MaxTTLms {
+			return fault.New(fault.InvalidInput, "manifest %s: continuity.claim_ttl_ms = %d is longer than the longest lease, %d (30 days)", path, *c.ClaimTTLms, commands.MaxTTLms).
+				With("path", path).With("key", "continuity.claim_ttl_ms").With("max", commands.MaxTTLms).WithHint("fix continuity.claim_ttl_ms in %s, then run the command again", path)
+		}
 		if c.OpenLoopCap != nil && *c.OpenLoopCap < 1 {
 			return fault.New(fault.InvalidInput, "manifest %s: continuity.open_loop_cap = %d must be at least 1", path, *c.OpenLoopCap).
 				With("path", path).With("key", "continuity.open_loop_cap").WithHint("fix continuity.open_loop_cap in %s, then run the command again", path)

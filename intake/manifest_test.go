@@ -90,9 +90,10 @@ func TestReadManifest_Continuity(t *testing.T) {
 	t.Run("ErrInvalidInput", func(t *testing.T) {
 		t.Parallel()
 		for raw, key := range map[string]string{
-			head + "[continuity]\nclaim_ttl_ms = -1\n":  "continuity.claim_ttl_ms",
-			head + "[continuity]\nopen_loop_cap = 0\n":  "continuity.open_loop_cap",
-			head + "[continuity]\nopen_loop_cap = -3\n": "continuity.open_loop_cap",
+			head + "[continuity]\nclaim_ttl_ms = -1\n":                  "continuity.claim_ttl_ms",
+			head + "[continuity]\nclaim_ttl_ms = 9223372036854775807\n": "continuity.claim_ttl_ms",
+			head + "[continuity]\nopen_loop_cap = 0\n":                  "continuity.open_loop_cap",
+			head + "[continuity]\nopen_loop_cap = -3\n":                 "continuity.open_loop_cap",
 		} {
 			dir := manifestDir(t, []byte(raw))
 			_, ok, err := intake.ReadManifest(dir)
