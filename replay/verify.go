@@ -42,13 +42,16 @@ type ChainFault struct {
 // VerifyChain walks the log on conn in seq order and returns the first
 // fault: a gap or repeat in seq, a prev_hash that is not the previous
 // event's hash, a hash that does not recompute (an edited row), a
-// stream_version out of sequence, an unknown kind or an undecodable
-// payload. It reads every row in seq (rowid) order, whatever its seq, so
+// stream_version out of sequence, an occurred_at earlier than the
+// previous event's (time must not run backwards in seq), an unknown kind
+// or an undecodable payload. It reads every row in seq (rowid) order, whatever its seq, so
 // rows inserted, deleted or reordered behind the triggers' back are caught
 // too. nil means sound.
 func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault, err error) {
 	var chain events.ChainCheck
 	versions := map[string]int64{}
+	var prevAt int64
+	prevSeq := int64(0)
 	stop := errors.New("stop")
 	err = events.ScanEvents(conn, math.MinInt64, math.MaxInt64, func(e *events.Event) error {
 		fail := func(format string, args ...any) error {
@@ -73,6 +76,10 @@ func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault
 			return fail("stream %s version %d, expected %d", e.Stream, e.StreamVersion, want)
 		}
 		versions[e.Stream] = e.StreamVersion
+		if prevSeq > 0 && e.OccurredAt < prevAt {
+			return fail("time runs backwards: occurred_at %d is earlier than seq %d's %d", e.OccurredAt, prevSeq, prevAt)
+		}
+		prevAt, prevSeq = e.OccurredAt, e.Seq
 		checked++
 		return nil
 	})
