@@ -62,6 +62,13 @@ func DBPath(projectDir string) string { return filepath.Join(projectDir, ".awr",
 // Storage when the file is not an awr database, comes from a newer awr, or
 // cannot be opened.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if !opts.Create && emptyFile(path) && !hasWAL(path) && emptyFile(path) {
+		// An empty file is not an empty project: it lost its schema and
+		// every event. Opening it would write a new schema and call it
+		// sound.
+		return nil, fault.New(fault.Storage, "open project database %s: the database file is empty (0 bytes): it is damaged; restore it from a backup, or import an export into a new project", path).
+			With("path", path).WithHint("awr import EXPORT.jsonl --project NEW_DIR")
+	}
 	if _, err := os.Stat(path); err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			return nil, fault.Wrap(fault.Storage, err, "open project database %s", path)
@@ -426,3 +433,18 @@ func count(conn *sqlite.Conn, name string) (int, error) {
 // TriggersInstalled counts the append-only triggers present (3 when the log
 // is protected).
 func TriggersInstalled(conn *sqlite.Conn) (int, error) { return count(conn, "trigger_count") }
+
+// emptyFile reports whether path is an existing file of 0 bytes. Open
+// asks twice around hasWAL: a checkpoint by another process between the
+// two looks moves the schema from the log into the file.
+func emptyFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == 0
+}
+
+// hasWAL reports whether the database at path has a write-ahead log with
+// content (a new database's schema can live there before a checkpoint).
+func hasWAL(path string) bool {
+	fi, err := os.Stat(path + "-wal")
+	return err == nil && fi.Size() > 0
+}
