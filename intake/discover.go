@@ -140,7 +140,11 @@ func Discover(dir string) (*Inventory, error) {
 				c.Adapter, c.Role, c.Kind, c.Reason = source.YAMLLedger, RoleTasks, "yaml_ledger", "YAML ledger by name"
 				inv.YAMLLedgers = append(inv.YAMLLedgers, c)
 			case taskMarkdown.MatchString(name):
-				content, err := os.ReadFile(p)
+				if _, err := sourceFile(dir, rel); err != nil {
+					inv.Skipped = append(inv.Skipped, Skipped{Path: rel, Reason: "unreadable: " + err.Error()})
+					return nil
+				}
+				content, err := readBounded(p, maxSourceSize)
 				if err != nil {
 					inv.Skipped = append(inv.Skipped, Skipped{Path: rel, Reason: "unreadable: " + err.Error()})
 					return nil

@@ -316,7 +316,10 @@ func chosen(op, dir string, inv *Inventory, paths []string) ([]ManifestSource, e
 			return nil, fault.New(fault.InvalidInput, "%s %s: looks like a secret; awr never reads it", op, raw).With("path", raw)
 		}
 		full := filepath.Join(dir, filepath.FromSlash(rel))
-		content, err := os.ReadFile(full)
+		if _, err := sourceFile(dir, rel); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fault.New(fault.InvalidInput, "%s %s: %v", op, raw, err).With("path", raw).WithHint("awr init")
+		}
+		content, err := readBounded(full, maxSourceSize)
 		if err != nil {
 			return nil, fault.New(fault.InvalidInput, "%s %s: not a readable file of the project", op, raw).With("path", raw).WithHint("awr init")
 		}

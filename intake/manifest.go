@@ -192,12 +192,19 @@ func validUTF8(path string, m *Manifest) error {
 	return nil
 }
 
+// maxManifestSize bounds .awr/project.toml.
+const maxManifestSize = 1 << 20
+
 // ReadManifest reads the project's manifest; ok is false when there is none.
 // Errors: InvalidInput naming path:line for TOML that does not parse or
 // fields that are wrong.
 func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 	path := ManifestPath(dir)
-	raw, err := os.ReadFile(path)
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, false, fault.New(fault.InvalidInput, "manifest %s: not a regular file (%s)", path, fi.Mode().Type()).
+			With("path", path).WithHint("awr init --accept")
+	}
+	raw, err := readBounded(path, maxManifestSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}

@@ -3,8 +3,10 @@ package intake
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
@@ -14,6 +16,46 @@ import (
 // maxSourceSize bounds a source file; larger files are reported, not read.
 const maxSourceSize = 16 << 20
 
+// sourceFile checks that rel names a file awr may read as a source of
+// the project at dir, and returns its info: once every symbolic link is
+// followed it is still inside the project, neither its name nor its
+// target's looks like a secret (.env, keys, tokens), and it is a regular
+// file (never a FIFO, device or directory, which could block or never
+// end) of at most maxSourceSize bytes. A missing file gives an error that
+// is os.ErrNotExist.
+func sourceFile(dir, rel string) (os.FileInfo, error) {
+	full := filepath.Join(dir, filepath.FromSlash(rel))
+	if _, err := os.Lstat(full); err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	inside, err := filepath.Rel(root, real)
+	if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) || filepath.IsAbs(inside) {
+		return nil, fmt.Errorf("it links outside the project (to %s)", real)
+	}
+	if secretName.MatchString(filepath.Base(real)) || secretName.MatchString(filepath.Base(full)) {
+		return nil, fmt.Errorf("it is or links to a file that looks like a secret (%s); awr never reads it", filepath.ToSlash(inside))
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	if fi.Size() > maxSourceSize {
+		return nil, fmt.Errorf("%d bytes is more than the %d a source may have", fi.Size(), maxSourceSize)
+	}
+	return fi, nil
+}
+
 // Read reads and parses one manifest source into the payload of a
 // source_indexed event. A missing file is reported through missing; an
 // unreadable or oversized one yields a payload whose only content is an
@@ -21,7 +63,7 @@ const maxSourceSize = 16 << 20
 func Read(dir string, ms ManifestSource) (si events.SourceIndexed, missing bool) {
 	full := filepath.Join(dir, filepath.FromSlash(ms.Path))
 	si = events.SourceIndexed{Path: ms.Path, Adapter: ms.Adapter, Role: ms.Role, OptionsHash: OptionsHash(ms)}
-	fi, err := os.Stat(full)
+	fi, err := sourceFile(dir, ms.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return si, true
 	}
@@ -33,13 +75,7 @@ func Read(dir string, ms ManifestSource) (si events.SourceIndexed, missing bool)
 	if err != nil {
 		return unreadable(err.Error())
 	}
-	if !fi.Mode().IsRegular() {
-		return unreadable("not a regular file")
-	}
-	if fi.Size() > maxSourceSize {
-		return unreadable(fmt.Sprintf("%d bytes is more than the %d a source may have", fi.Size(), maxSourceSize))
-	}
-	content, err := os.ReadFile(full)
+	content, err := readBounded(full, maxSourceSize)
 	if err != nil {
 		return unreadable(err.Error())
 	}
@@ -86,16 +122,20 @@ func Compare(dir string, m *Manifest, indexed []projections.Source) []SourceStat
 			st.ContentHash, st.RevisionIndexed, st.Items, st.Issues = idx.ContentHash, idx.Revision, idx.ItemCount, len(idx.Issues)
 		}
 		full := filepath.Join(dir, filepath.FromSlash(ms.Path))
-		fi, err := os.Stat(full)
+		fi, err := sourceFile(dir, ms.Path)
 		switch {
-		case err != nil:
+		case errors.Is(err, os.ErrNotExist):
 			st.Freshness = Missing
+		case err != nil:
+			// Not readable as a source any more (a link out of the
+			// project, a FIFO): stale, so a reindex records why.
+			st.Freshness = Stale
 		case !ok:
 			st.Freshness = New
 		case fi.Size() == idx.Size && fi.ModTime().UnixMilli() == idx.ModTimeMS:
 			st.Freshness = Fresh
 		default:
-			content, err := os.ReadFile(full)
+			content, err := readBounded(full, maxSourceSize)
 			if err == nil && source.Hash(content) == idx.ContentHash {
 				st.Freshness = Fresh
 			} else {
@@ -117,4 +157,22 @@ func OptionsHash(ms ManifestSource) string {
 		StatusMap map[string]string `json:"status_map"`
 		FieldMap  map[string]string `json:"field_map"`
 	}{ms.Adapter, ms.Role, ms.StatusMap, ms.FieldMap})
+}
+
+// readBounded reads at most limit bytes of path, and fails on more: a file
+// that grows between its stat and its read is still bounded.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("more than the %d bytes a file may have here", limit)
+	}
+	return b, nil
 }

@@ -1,0 +1,52 @@
+package intake_test
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/source"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRead_FIFOIsRefusedBeforeOpening: a FIFO as a source is reported as
+// not a regular file at once; opening it would block until a writer came
+// (issue #13, row 8).
+func TestRead_FIFOIsRefusedBeforeOpening(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "f.md"), 0o600))
+	done := make(chan struct{})
+	var issue string
+	go func() {
+		defer close(done)
+		si, missing := intake.Read(dir, intake.ManifestSource{Path: "f.md", Adapter: source.MarkdownChecklist, Role: intake.RoleTasks})
+		require.False(t, missing)
+		require.Len(t, si.Issues, 1)
+		issue = si.Issues[0].Message
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a FIFO source blocked")
+	}
+	require.Contains(t, issue, "not a regular file")
+}
+
+// TestRead_LinkToSecretIsRefused: a source that links to a secret-looking
+// file is reported without its content (issue #13, row 6).
+func TestRead_LinkToSecretIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".env"), []byte("TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"), 0o600))
+	require.NoError(t, os.Symlink(".env", filepath.Join(dir, "todo.md")))
+	si, missing := intake.Read(dir, intake.ManifestSource{Path: "todo.md", Adapter: source.MarkdownChecklist, Role: intake.RoleTasks})
+	require.False(t, missing)
+	require.Len(t, si.Issues, 1)
+	require.Contains(t, si.Issues[0].Message, "looks like a secret")
+	require.NotContains(t, si.Issues[0].Message, "ghp_")
+	require.Empty(t, si.Items)
+}
