@@ -62,14 +62,17 @@ func (p *Project) Replay(ctx context.Context, req ReplayRequest) (*RebuildResult
 // ExportRequest is `awr export`.
 type ExportRequest struct {
 	Read
-	Output string `name:"output" short:"o" type:"path" json:"output,omitempty" help:"Write to FILE instead of stdout (written to a temporary file, then renamed)." placeholder:"FILE"`
+	Output string `name:"output" short:"o" type:"path" json:"output,omitempty" help:"Write to FILE instead of stdout (written to a temporary file, then renamed); FILE must not exist unless --force." placeholder:"FILE"`
+	Force  bool   `name:"force" json:"force,omitempty" help:"Replace an existing regular FILE."`
 }
 
 // Export writes the log up to the request's revision as JSONL, one
 // envelope per line: to req.Output (atomically: a temporary file, synced,
 // then renamed) or, without one, to w.
 // Errors: Storage when the file cannot be written; InvalidInput for an at
-// revision beyond the head.
+// revision beyond the head, for an output that exists (unless Force) and
+// for one that is not a regular file (a device, a directory, a symbolic
+// link: never replaced or written through).
 func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*ExportResult, error) {
 	st, err := p.EventLog(ctx)
 	if err != nil {
@@ -88,6 +91,16 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 			return nil, err
 		}
 		return res, bw.Flush()
+	}
+	if fi, err := os.Lstat(req.Output); err == nil {
+		switch {
+		case !fi.Mode().IsRegular():
+			return nil, fault.New(fault.InvalidInput, "export: --output %s is not a regular file (%s); awr writes only regular files", req.Output, fi.Mode().Type()).
+				With("flag", "--output").With("path", req.Output).WithHint("awr export --output NEW_FILE.jsonl")
+		case !req.Force:
+			return nil, fault.New(fault.InvalidInput, "export: --output %s exists", req.Output).
+				With("flag", "--output").With("path", req.Output).WithHint("awr export --output %s --force", req.Output)
+		}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(req.Output), ".awr-export-*")
 	if err != nil {
