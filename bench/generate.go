@@ -65,6 +65,11 @@ type GenerateOptions struct {
 	// Start is the simulated clock's start (default one minute after the
 	// log's latest event).
 	Start time.Time
+	// End is the latest time the history may reach (default: the real
+	// now), so a generated log never lies in the future and never blocks
+	// new claims at the real clock. The clock advances 30–330 s a round
+	// while it is far from End, and by half the time left once it is near.
+	End time.Time
 	// Progress, if set, is called after each round with the events
 	// appended so far and Events.
 	Progress func(done, total int64)
@@ -160,6 +165,9 @@ func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (*
 	if opts.Start.IsZero() {
 		opts.Start = time.UnixMilli(latest).UTC().Add(time.Minute)
 	}
+	if opts.End.IsZero() {
+		opts.End = time.Now().UTC()
+	}
 	rng := rand.New(rand.NewSource(opts.Seed))
 	clock := opts.Start
 	env := &commands.Env{Store: store, Now: func() time.Time { return clock }, Entropy: rand.New(rand.NewSource(opts.Seed + 1))}
@@ -179,7 +187,7 @@ func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (*
 					return err
 				}
 			}
-			clock = clock.Add(time.Duration(30+rng.Intn(300)) * time.Second)
+			clock = advance(clock, opts.End, time.Duration(30+rng.Intn(300))*time.Second)
 			return nil
 		})
 		if err != nil {
@@ -273,4 +281,13 @@ func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys
 		return err
 	}
 	return nil
+}
+
+// advance moves the simulated clock on by step, or by half the time left
+// before end when step would pass it: the clock never reaches past end.
+func advance(clock, end time.Time, step time.Duration) time.Time {
+	if left := end.Sub(clock); step > left/2 {
+		step = max(left/2, 0)
+	}
+	return clock.Add(step)
 }
