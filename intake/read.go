@@ -83,6 +83,7 @@ func Read(dir string, ms ManifestSource) (si events.SourceIndexed, missing bool)
 	si.ContentHash = source.Hash(content)
 	si.Size, si.ModTimeMS = fi.Size(), fi.ModTime().UnixMilli()
 	si.Items, si.Goals, si.Rules, si.Issues = res.Items, res.Goals, res.Rules, res.Issues
+	withholdSecrets(&si)
 	return si, false
 }
 

@@ -50,3 +50,30 @@ func TestRead_LinkToSecretIsRefused(t *testing.T) {
 	require.NotContains(t, si.Issues[0].Message, "ghp_")
 	require.Empty(t, si.Items)
 }
+
+// TestRead_SecretsInSourcesAreWithheld: a token in a task's title or an
+// acceptance criterion never enters the log; an issue names where it was
+// and its kind (issue #13, row 16).
+func TestRead_SecretsInSourcesAreWithheld(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	content := "# TODO\n\n- [ ] W-1: Rotate ghp_abcdefghijklmnopqrstuvwxyz0123456789 today\n- [ ] W-2: Plain work\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte(content), 0o600))
+	si, missing := intake.Read(dir, intake.ManifestSource{Path: "TODO.md", Adapter: source.MarkdownChecklist, Role: intake.RoleTasks})
+	require.False(t, missing)
+	require.Len(t, si.Items, 2)
+	require.NotContains(t, si.Items[0].Title, "ghp_")
+	require.Contains(t, si.Items[0].Title, "[withheld: ")
+	require.Equal(t, "Plain work", si.Items[1].Title)
+	var found bool
+	for _, is := range si.Issues {
+		require.NotContains(t, is.Message, "ghp_")
+		if is.Code == intake.IssueSecretWithheld {
+			found = true
+			require.Equal(t, "TODO.md", is.Path)
+			require.Equal(t, 3, is.Line)
+			require.Equal(t, "W-1", is.Key)
+		}
+	}
+	require.True(t, found, "%+v", si.Issues)
+}
