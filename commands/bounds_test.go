@@ -3,6 +3,7 @@ package commands_test
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/awr-dev/awr/commands"
@@ -43,4 +44,47 @@ func TestLease_Bounded(t *testing.T) {
 	_, err = commands.AcquireClaim(ctx, te.Env, commands.AcquireRequest{SessionID: start.Session.ID, TTLms: &huge})
 	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
 	require.Equal(t, before, head())
+}
+
+// TestFields_Bounded: one bound per field, for every command (issue #13,
+// row 15: a 2 MiB agent label, or one with a NUL, was logged through MCP).
+func TestFields_Bounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := newTestEnv(t)
+	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
+	require.NoError(t, err)
+	var before int64
+	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { before = r.Head; return nil }))
+	big := strings.Repeat("x", 2<<20)
+	for name, call := range map[string]func() error{
+		"huge agent": func() error {
+			_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: big})
+			return err
+		},
+		"agent with NUL": func() error {
+			_, err := commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: start.Session.ID, Agent: "a\x00b"})
+			return err
+		},
+		"model with ESC": func() error {
+			_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Model: "m\x1b[2J"})
+			return err
+		},
+		"huge digest": func() error {
+			_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: big, NextAction: "n"})
+			return err
+		},
+		"digest with NUL": func() error {
+			_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: "d\x00", NextAction: "n"})
+			return err
+		},
+	} {
+		err := call()
+		require.True(t, fault.Is(err, fault.InvalidInput), "%s: %v", name, err)
+		require.NotEmpty(t, fault.As(err).Details["field"], name)
+	}
+	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
+		require.Equal(t, before, r.Head, "a refused field writes nothing")
+		return nil
+	}))
 }

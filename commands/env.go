@@ -212,10 +212,51 @@ func RefuseSecrets(op string, fields ...[2]string) error { return refuseSecrets(
 // never echoes it.
 func refuseSecrets(op string, fields ...[2]string) error {
 	for _, f := range fields {
+		if err := checkField(op, f[0], f[1]); err != nil {
+			return err
+		}
 		if found, ok := secret.Find(f[1]); ok {
 			return fault.New(fault.RuleViolation, "%s: %s holds what looks like a %s; secrets never enter the log", op, f[0], found.Kind).
 				With("field", f[0]).With("kind", found.Kind).WithHint("remove the secret from %s and retry", f[0])
 		}
+	}
+	return nil
+}
+
+// Bounds of what a request may record: a label (who, with which provider
+// and model, from which host) is one short line; a text (a digest, a next
+// action, a loop) may be long, but not unbounded.
+const (
+	MaxLabelBytes = 200
+	MaxTextBytes  = 64 << 10
+)
+
+// labelFields are the fields that name someone or something.
+var labelFields = map[string]bool{"agent": true, "provider": true, "model": true, "client": true, "external_session": true}
+
+// checkField bounds one recorded field: a label at MaxLabelBytes with no
+// control character, any text at MaxTextBytes with no NUL. One check for
+// every field of every command, so the CLI and MCP refuse alike.
+// Errors: InvalidInput naming the field and the bound.
+func checkField(op, field, v string) error {
+	if labelFields[field] {
+		if len(v) > MaxLabelBytes {
+			return fault.New(fault.InvalidInput, "%s: %s is %d bytes, more than the %d a label may have", op, field, len(v), MaxLabelBytes).
+				With("field", field).With("max", MaxLabelBytes)
+		}
+		for _, r := range v {
+			if r < 0x20 || r == 0x7f {
+				return fault.New(fault.InvalidInput, "%s: %s holds a control character (%q); a label is one plain line", op, field, r).With("field", field)
+			}
+		}
+		return nil
+	}
+	if len(v) > MaxTextBytes {
+		return fault.New(fault.InvalidInput, "%s: %s is %d bytes, more than the %d a text may have", op, field, len(v), MaxTextBytes).
+			With("field", field).With("max", MaxTextBytes)
+	}
+	if strings.ContainsRune(v, 0) {
+		return fault.New(fault.InvalidInput, "%s: %s holds a NUL character", op, field).With("field", field)
 	}
 	return nil
 }

@@ -105,6 +105,10 @@ func (m *Manifest) Validate(path string) error {
 	if strings.TrimSpace(m.Name) == "" {
 		return fault.New(fault.InvalidInput, "manifest %s: name is empty", path).With("path", path)
 	}
+	if m.Version < 0 || m.Version > ManifestVersion { // 0: written without a version, read as the current one
+		return fault.New(fault.InvalidInput, "manifest %s: version = %d, and this awr reads version %d manifests", path, m.Version, ManifestVersion).
+			With("path", path).With("key", "version").With("version", m.Version).WithHint("fix version in %s, then run the command again", path)
+	}
 	if err := validUTF8(path, m); err != nil {
 		return err
 	}

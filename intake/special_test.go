@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/intake"
 	"github.com/awr-dev/awr/source"
 	"github.com/stretchr/testify/require"
@@ -76,4 +77,17 @@ func TestRead_SecretsInSourcesAreWithheld(t *testing.T) {
 		}
 	}
 	require.True(t, found, "%+v", si.Issues)
+}
+
+// TestReadManifest_NewerVersionIsRefused: a manifest of a version this awr
+// does not know is refused, not read as if it were its own (issue #13,
+// row 15).
+func TestReadManifest_NewerVersionIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".awr"), 0o700))
+	require.NoError(t, os.WriteFile(intake.ManifestPath(dir), []byte("version = 99\nname = \"x\"\n"), 0o600))
+	_, _, err := intake.ReadManifest(dir)
+	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
+	require.Equal(t, "version", fault.As(err).Details["key"])
 }

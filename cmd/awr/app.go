@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"reflect"
+	"strconv"
 
 	"fmt"
 	"io"
@@ -88,6 +90,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Exit(func(code int) { panic(exitCode(code)) }),
+		kong.TypeMapper(reflect.TypeOf(int64(0)), decimal(64)),
+		kong.TypeMapper(reflect.TypeOf(int(0)), decimal(strconv.IntSize)),
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "awr:", err)
@@ -226,4 +230,22 @@ func call[Req, Res any](app *App, op func(*project.Project, context.Context, Req
 		return rerr
 	}
 	return err
+}
+
+// decimal parses integer flags in base 10 only: kong's own mapper also
+// reads 0x5 as hex and 010 as octal, so `--at 010` would read revision 8.
+func decimal(bits int) kong.MapperFunc {
+	return func(ctx *kong.DecodeContext, target reflect.Value) error {
+		t, err := ctx.Scan.PopValue("int")
+		if err != nil {
+			return err
+		}
+		sv := fmt.Sprint(t.Value)
+		n, err := strconv.ParseInt(sv, 10, bits)
+		if err != nil {
+			return fmt.Errorf("expected a decimal integer but got %q", sv)
+		}
+		target.SetInt(n)
+		return nil
+	}
 }
