@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,7 +22,8 @@ func ServeStdio(ctx context.Context, opts Options) error {
 	if opts.Logger != nil {
 		opts.Logger.Info("awr-mcp serving", "project", s.project.Dir(), "version", s.opts.Version)
 	}
-	err = s.Run(ctx, &mcp.StdioTransport{})
+	out := &lockedWriter{w: os.Stdout}
+	err = s.Run(ctx, &mcp.IOTransport{Reader: framed(os.Stdin, out), Writer: out})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
 		return nil
 	}

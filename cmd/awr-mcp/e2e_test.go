@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -264,4 +266,53 @@ func TestAwrMCP(t *testing.T) {
 	out, err := exec.Command(awr, "--project", dir, "--json", "status").Output()
 	require.NoError(t, err)
 	require.Equal(t, strings.TrimSuffix(string(out), "\n"), text)
+}
+
+// TestMalformedMessages: a malformed JSON-RPC message gets a JSON-RPC
+// error and the server keeps serving (issue #13, row 10: before, awr-mcp
+// exited on the first one and a truncated object swallowed the next).
+func TestMalformedMessages(t *testing.T) {
+	awr, bin := binaries(t)
+	dir := project(t, awr)
+	cmd := exec.Command(bin, "--project", dir)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() {
+		stdin.Close()
+		cmd.Wait()
+	}()
+	lines := []string{
+		`garbage`,
+		`42`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`,
+		`{"id":2,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+	}
+	for _, l := range lines {
+		_, err := io.WriteString(stdin, l+"\n")
+		require.NoError(t, err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
+	var got []map[string]any
+	for len(got) < len(lines) && sc.Scan() {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), sc.Text())
+		got = append(got, m)
+	}
+	require.Len(t, got, len(lines))
+	codes := []float64{-32700, -32600, -32600, -32600, -32600, -32700}
+	for i, want := range codes {
+		e, ok := got[i]["error"].(map[string]any)
+		require.True(t, ok, "answer %d: %v", i, got[i])
+		require.Equal(t, want, e["code"], "answer %d: %v", i, got[i])
+	}
+	require.EqualValues(t, 2, got[4]["id"], "an answer keeps a valid id")
+	require.EqualValues(t, 4, got[6]["id"])
+	require.NotNil(t, got[6]["result"], "the server still answers after malformed messages: %v", got[6])
 }
