@@ -413,13 +413,13 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 			With("path", ManifestPath(dir)).WithHint("edit %s, then awr source reindex", ManifestPath(dir))
 	}
 	_, dbErr := os.Stat(events.DBPath(dir))
+	var rev int64
+	var id string
 	if hasManifest && dbErr == nil && len(p.files) == 0 {
 		st, err := open(false)
 		if err != nil {
 			return nil, err
 		}
-		var rev int64
-		var id string
 		if err := st.Read(ctx, func(r *events.Reader) error {
 			rev = r.Head
 			return events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
@@ -433,6 +433,10 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		}); err != nil {
 			return nil, err
 		}
+	}
+	// A log with no project_initialized is what an interrupted init
+	// leaves (the schema, no event): a rerun finishes it below.
+	if hasManifest && dbErr == nil && len(p.files) == 0 && (rev > 0 || id != "") {
 		out := *p
 		out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Writes, out.Next = "unchanged", false, rev, id, []Write{}, "awr status"
 		if gitRepo(dir) && !ignored(dir) {
