@@ -93,6 +93,7 @@ func Import(ctx context.Context, store *events.Store, r io.Reader, source string
 		sc.Buffer(make([]byte, 0, 1<<16), maxLine)
 		line := 0
 		var prev *events.Event
+		domain := newDomainCheck()
 		for sc.Scan() {
 			line++
 			if err := ctx.Err(); err != nil {
@@ -115,6 +116,13 @@ func Import(ctx context.Context, store *events.Store, r io.Reader, source string
 				return nil, lineErr(source, line, fmt.Errorf("seq %d: time runs backwards: occurred_at %d is earlier than seq %d's %d", e.Seq, e.OccurredAt, prev.Seq, prev.OccurredAt))
 			}
 			prev = e
+			v, err := events.Decode(e)
+			if err != nil {
+				return nil, lineErr(source, line, fmt.Errorf("seq %d: payload does not decode: %v", e.Seq, err))
+			}
+			if problem := domain.check(e, v); problem != "" {
+				return nil, lineErr(source, line, fmt.Errorf("seq %d: %s", e.Seq, problem))
+			}
 			res.Events++
 			res.HeadHash = fmt.Sprintf("%x", e.Hash)
 		}

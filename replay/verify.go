@@ -43,8 +43,11 @@ type ChainFault struct {
 // fault: a gap or repeat in seq, a prev_hash that is not the previous
 // event's hash, a hash that does not recompute (an edited row), a
 // stream_version out of sequence, an occurred_at earlier than the
-// previous event's (time must not run backwards in seq), an unknown kind
-// or an undecodable payload. It reads every row in seq (rowid) order, whatever its seq, so
+// previous event's (time must not run backwards in seq), an unknown kind,
+// an undecodable payload, or a broken invariant of the domain (see
+// domainCheck: an event off its payload's stream, fencing tokens that do
+// not increase, two live claims on one work item), which a forger who
+// re-hashes the whole log cannot hide. It reads every row in seq (rowid) order, whatever its seq, so
 // rows inserted, deleted or reordered behind the triggers' back are caught
 // too. nil means sound.
 func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault, err error) {
@@ -52,6 +55,7 @@ func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault
 	versions := map[string]int64{}
 	var prevAt int64
 	prevSeq := int64(0)
+	domain := newDomainCheck()
 	stop := errors.New("stop")
 	err = events.ScanEvents(conn, math.MinInt64, math.MaxInt64, func(e *events.Event) error {
 		fail := func(format string, args ...any) error {
@@ -69,7 +73,8 @@ func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault
 		if !events.Known(e.Kind) {
 			return fail("unknown event kind %q", e.Kind)
 		}
-		if _, err := events.Decode(e); err != nil {
+		v, err := events.Decode(e)
+		if err != nil {
 			return fail("payload does not decode: %v", err)
 		}
 		if want := versions[e.Stream] + 1; e.StreamVersion != want {
@@ -80,6 +85,9 @@ func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault
 			return fail("time runs backwards: occurred_at %d is earlier than seq %d's %d", e.OccurredAt, prevSeq, prevAt)
 		}
 		prevAt, prevSeq = e.OccurredAt, e.Seq
+		if problem := domain.check(e, v); problem != "" {
+			return fail("%s", problem)
+		}
 		checked++
 		return nil
 	})
