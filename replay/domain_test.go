@@ -68,7 +68,9 @@ func TestImport_RefusesForgedDomain(t *testing.T) {
 		want string
 	}{
 		// seq 10 moves the claim to the successor with token 2.
-		{"RepeatedFencingToken", func(t *testing.T) func([]*events.Event) int { return payloadEdit(t, 9, `"fencing_token":2`, `"fencing_token":1`) }, "seq 10", "not above the 1 already issued"},
+		{"RepeatedFencingToken", func(t *testing.T) func([]*events.Event) int {
+			return payloadEdit(t, 9, `"fencing_token":2`, `"fencing_token":1`)
+		}, "seq 10", "not above the 1 already issued"},
 		// seq 6 is the builder's checkpoint on its own session stream.
 		{"EventOffItsStream", func(t *testing.T) func([]*events.Event) int {
 			return payloadEdit(t, 5, `"session_id":"`, `"session_id":"X`)
