@@ -14,9 +14,22 @@ import (
 )
 
 // forge decodes the demo log, lets edit change it, and re-hashes every
-// event from the first it changed, so the chain holds and only the domain
-// can tell.
+// event from the first it changed (the index edit returns), so the chain
+// holds and only the domain can tell. It returns the forged JSONL.
 func forge(t *testing.T, export []byte, edit func(evs []*events.Event) int) string {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range forgeEvents(t, export, edit) {
+		line, err := jsonMarshal(e.ToEnvelope())
+		require.NoError(t, err)
+		b.Write(line)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// forgeEvents is forge's log as events.
+func forgeEvents(t *testing.T, export []byte, edit func(evs []*events.Event) int) []*events.Event {
 	t.Helper()
 	var evs []*events.Event
 	for _, l := range strings.Split(strings.TrimSpace(string(export)), "\n") {
@@ -32,14 +45,7 @@ func forge(t *testing.T, export []byte, edit func(evs []*events.Event) int) stri
 		evs[i].PrevHash = evs[i-1].Hash
 		evs[i].Hash = events.ComputeHash(evs[i].PrevHash, evs[i])
 	}
-	var b strings.Builder
-	for _, e := range evs {
-		line, err := jsonMarshal(e.ToEnvelope())
-		require.NoError(t, err)
-		b.Write(line)
-		b.WriteString("\n")
-	}
-	return b.String()
+	return evs
 }
 
 // payloadEdit replaces old by new in the payload of the event at index i
@@ -120,11 +126,8 @@ func dropEvent(t *testing.T, i int) func(evs []*events.Event) int {
 func TestVerify_FailsOnForgedDomain(t *testing.T) {
 	t.Parallel()
 	dir, export := demoProject(t)
-	forged := forge(t, export, payloadEdit(t, 9, `"fencing_token":2`, `"fencing_token":1`))
 	var stmts []string
-	for _, l := range strings.Split(strings.TrimSpace(forged), "\n")[9:] {
-		e, err := replay.DecodeEnvelopeLine([]byte(l))
-		require.NoError(t, err)
+	for _, e := range forgeEvents(t, export, payloadEdit(t, 9, `"fencing_token":2`, `"fencing_token":1`))[9:] {
 		stmts = append(stmts, fmt.Sprintf("UPDATE events SET payload = '%s', prev_hash = X'%s', hash = X'%s' WHERE seq = %d",
 			strings.ReplaceAll(string(e.Payload), "'", "''"), hex.EncodeToString(e.PrevHash), hex.EncodeToString(e.Hash), e.Seq))
 	}

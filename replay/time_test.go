@@ -17,18 +17,10 @@ import (
 // and every hash from seq 9 on is recomputed, so the chain itself holds.
 func backwards(t *testing.T, export []byte) []*events.Event {
 	t.Helper()
-	var evs []*events.Event
-	for _, l := range strings.Split(strings.TrimSpace(string(export)), "\n") {
-		e, err := replay.DecodeEnvelopeLine([]byte(l))
-		require.NoError(t, err)
-		evs = append(evs, e)
-	}
-	evs[8].OccurredAt = evs[7].OccurredAt - 1000
-	for i := 8; i < len(evs); i++ {
-		evs[i].PrevHash = evs[i-1].Hash
-		evs[i].Hash = events.ComputeHash(evs[i].PrevHash, evs[i])
-	}
-	return evs
+	return forgeEvents(t, export, func(evs []*events.Event) int {
+		evs[8].OccurredAt = evs[7].OccurredAt - 1000
+		return 8
+	})
 }
 
 // TestTime_RunsBackwards: a re-hashed log whose time runs backwards is
