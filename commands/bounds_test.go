@@ -10,6 +10,8 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/stretchr/testify/require"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
 )
 
 // TestLease_Bounded: a lease near the int64 maximum is refused with the
@@ -85,6 +87,32 @@ func TestFields_Bounded(t *testing.T) {
 	}
 	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
 		require.Equal(t, before, r.Head, "a refused field writes nothing")
+		return nil
+	}))
+}
+
+// TestClaim_NeverDecidedOnATamperedProjection: with the claims projection
+// emptied behind awr's back, a rival claim is refused (Storage, hint awr
+// replay) instead of getting the holder's fencing token (issue #13,
+// row 13).
+func TestClaim_NeverDecidedOnATamperedProjection(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := newTestEnv(t)
+	_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "holder", Claim: true})
+	require.NoError(t, err)
+	conn, err := sqlite.OpenConn(te.Store.Path(), sqlite.OpenReadWrite)
+	require.NoError(t, err)
+	require.NoError(t, sqlitex.ExecuteTransient(conn, "DELETE FROM p_claims WHERE work = 'T-1'", nil))
+	require.NoError(t, conn.Close())
+	var before int64
+	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { before = r.Head; return nil }))
+	_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "rival", Claim: true})
+	require.True(t, fault.Is(err, fault.Storage), "%v", err)
+	require.Contains(t, err.Error(), "disagrees with the log")
+	require.Equal(t, "awr replay", fault.As(err).Hint)
+	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
+		require.Equal(t, before, r.Head, "nothing written")
 		return nil
 	}))
 }

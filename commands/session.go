@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -144,6 +145,17 @@ func checkClaimable(tx *events.Tx, work, except string) (*projections.Readiness,
 	if err != nil {
 		return nil, err
 	}
+	live, err := projections.LiveClaimAt(tx.Conn, work, tx.Head(), tx.Now().UnixMilli(), true)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := projections.MaxFencingToken(tx.Conn, work, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := checkClaimsAgree(tx, work, live, tok); err != nil {
+		return nil, err
+	}
 	if !ok {
 		return nil, fault.New(fault.NotFound, "work item %q not found", work).With("work", work).WithHint("awr ready --all")
 	}
@@ -188,6 +200,13 @@ func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt, ttl int
 	tok, err := projections.MaxFencingToken(tx.Conn, work, tx.Head())
 	if err != nil {
 		return nil, err
+	}
+	// The token comes from the log as well: a projection that lost a
+	// claim would hand out a token already issued.
+	if lc, err := latestClaimInLog(tx, work); err != nil {
+		return nil, err
+	} else if lc != nil && lc.token != tok {
+		return nil, projectionDisagrees(work, "the highest fencing token is "+strconv.FormatInt(lc.token, 10)+" in the log, "+strconv.FormatInt(tok, 10)+" in the projection")
 	}
 	if expiresAt == 0 {
 		ttl = 0

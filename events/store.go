@@ -448,3 +448,18 @@ func hasWAL(path string) bool {
 	fi, err := os.Stat(path + "-wal")
 	return err == nil && fi.Size() > 0
 }
+
+// LastOfKind returns the latest event of kind on stream after seq after,
+// read from the log itself (never a projection), or nil.
+func LastOfKind(conn *sqlite.Conn, stream string, kind Kind, after int64) (*Event, error) {
+	st := prep(conn, "stream_last_of_kind")
+	st.SetText(":stream", stream)
+	st.SetText(":kind", string(kind))
+	st.SetInt64(":after", after)
+	defer st.Reset()
+	row, err := st.Step()
+	if err != nil || !row {
+		return nil, err
+	}
+	return EventFromRow(st), nil
+}

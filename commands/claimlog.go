@@ -1,0 +1,91 @@
+package commands
+
+import (
+	"strconv"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+)
+
+// logClaim is a work item's latest claim as the log itself says it: the
+// claim decisions are checked against it, so a projection that disagrees
+// with the log (rows deleted or edited behind awr's back) can never decide
+// a write.
+type logClaim struct {
+	id       string
+	session  string
+	token    int64
+	expires  int64
+	released bool
+}
+
+// latestClaimInLog folds work's stream for its latest claim: the last
+// claim_acquired, and whether a claim_released or claim_renewed followed
+// it. The invariants verify checks (increasing tokens, one live claim)
+// make that claim the only one that can be live. nil when the item was
+// never claimed.
+func latestClaimInLog(tx *events.Tx, work string) (*logClaim, error) {
+	stream := "work/" + work
+	e, err := events.LastOfKind(tx.Conn, stream, events.KindClaimAcquired, 0)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	v, err := events.Decode(e)
+	if err != nil {
+		return nil, err
+	}
+	a := v.(*events.ClaimAcquired)
+	c := &logClaim{id: a.ClaimID, session: a.SessionID, token: a.FencingToken, expires: a.ExpiresAt}
+	if rel, err := events.LastOfKind(tx.Conn, stream, events.KindClaimReleased, e.Seq); err != nil {
+		return nil, err
+	} else if rel != nil {
+		c.released = true
+	}
+	if ren, err := events.LastOfKind(tx.Conn, stream, events.KindClaimRenewed, e.Seq); err != nil {
+		return nil, err
+	} else if ren != nil {
+		v, err := events.Decode(ren)
+		if err != nil {
+			return nil, err
+		}
+		c.expires = v.(*events.ClaimRenewed).ExpiresAt
+	}
+	return c, nil
+}
+
+// live reports whether the claim holds its work at now.
+func (c *logClaim) live(now int64) bool {
+	return c != nil && !c.released && (c.expires == 0 || now < c.expires)
+}
+
+// projectionDisagrees is the Storage error of a claims projection that
+// does not say what the log says about work.
+func projectionDisagrees(work, what string) error {
+	return fault.New(fault.Storage, "claim %s: the claims projection disagrees with the log (%s); no claim is decided on it", work, what).
+		With("work", work).WithHint("awr replay")
+}
+
+// checkClaimsAgree compares the projection's live claim on work (nil:
+// free) and its highest fencing token with the log's.
+func checkClaimsAgree(tx *events.Tx, work string, live *projections.Claim, token int64) (*logClaim, error) {
+	lc, err := latestClaimInLog(tx, work)
+	if err != nil {
+		return nil, err
+	}
+	var logToken int64
+	if lc != nil {
+		logToken = lc.token
+	}
+	if logToken != token {
+		return nil, projectionDisagrees(work, "the highest fencing token is "+strconv.FormatInt(logToken, 10)+" in the log, "+strconv.FormatInt(token, 10)+" in the projection")
+	}
+	now := tx.Now().UnixMilli()
+	switch {
+	case lc.live(now) && (live == nil || live.ID != lc.id):
+		return nil, projectionDisagrees(work, "claim "+lc.id+" of session "+lc.session+" holds it in the log")
+	case !lc.live(now) && live != nil:
+		return nil, projectionDisagrees(work, "claim "+live.ID+" holds it in the projection only")
+	}
+	return lc, nil
+}
