@@ -73,12 +73,8 @@ func checkClaimsAgree(tx *events.Tx, work string, live *projections.Claim, token
 	if err != nil {
 		return nil, err
 	}
-	var logToken int64
-	if lc != nil {
-		logToken = lc.token
-	}
-	if logToken != token {
-		return nil, projectionDisagrees(work, "the highest fencing token is "+strconv.FormatInt(logToken, 10)+" in the log, "+strconv.FormatInt(token, 10)+" in the projection")
+	if err := tokensAgree(work, lc, token); err != nil {
+		return nil, err
 	}
 	now := tx.Now().UnixMilli()
 	switch {
@@ -88,4 +84,17 @@ func checkClaimsAgree(tx *events.Tx, work string, live *projections.Claim, token
 		return nil, projectionDisagrees(work, "claim "+live.ID+" holds it in the projection only")
 	}
 	return lc, nil
+}
+
+// tokensAgree compares the highest fencing token the projection gives
+// for work with the log's latest claim (nil: never claimed).
+func tokensAgree(work string, lc *logClaim, token int64) error {
+	var logToken int64
+	if lc != nil {
+		logToken = lc.token
+	}
+	if logToken != token {
+		return projectionDisagrees(work, "the highest fencing token is "+strconv.FormatInt(logToken, 10)+" in the log, "+strconv.FormatInt(token, 10)+" in the projection")
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -203,10 +202,12 @@ func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt, ttl int
 	}
 	// The token comes from the log as well: a projection that lost a
 	// claim would hand out a token already issued.
-	if lc, err := latestClaimInLog(tx, work); err != nil {
+	lc, err := latestClaimInLog(tx, work)
+	if err != nil {
 		return nil, err
-	} else if lc != nil && lc.token != tok {
-		return nil, projectionDisagrees(work, "the highest fencing token is "+strconv.FormatInt(lc.token, 10)+" in the log, "+strconv.FormatInt(tok, 10)+" in the projection")
+	}
+	if err := tokensAgree(work, lc, tok); err != nil {
+		return nil, err
 	}
 	if expiresAt == 0 {
 		ttl = 0
