@@ -116,3 +116,44 @@ func TestClaim_NeverDecidedOnATamperedProjection(t *testing.T) {
 		return nil
 	}))
 }
+
+// TestSession_NeverDecidedOnATamperedProjection: a sessions projection
+// edited behind awr's back (an ended session marked active again, a
+// running one deleted) decides no write: the session's state is read from
+// its stream in the log too (issue #13, row 13).
+func TestSession_NeverDecidedOnATamperedProjection(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, sql string
+		end       bool
+	}{
+		{"EndedMarkedActive", "UPDATE p_sessions SET status = 'active', outcome = ''", true},
+		{"RunningDeleted", "DELETE FROM p_sessions", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			te := newTestEnv(t)
+			st, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
+			require.NoError(t, err)
+			if tc.end {
+				_, err = commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: st.Session.ID, Outcome: "completed"})
+				require.NoError(t, err)
+			}
+			conn, err := sqlite.OpenConn(te.Store.Path(), sqlite.OpenReadWrite)
+			require.NoError(t, err)
+			require.NoError(t, sqlitex.ExecuteTransient(conn, tc.sql, nil))
+			require.NoError(t, conn.Close())
+			var before int64
+			require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { before = r.Head; return nil }))
+			_, err = commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: st.Session.ID, Agent: "a", Digest: "d", NextAction: "n"})
+			require.True(t, fault.Is(err, fault.Storage), "%v", err)
+			require.Contains(t, err.Error(), "the sessions projection disagrees with the log")
+			require.Equal(t, "awr replay", fault.As(err).Hint)
+			require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
+				require.Equal(t, before, r.Head, "nothing written")
+				return nil
+			}))
+		})
+	}
+}

@@ -98,3 +98,34 @@ func tokensAgree(work string, lc *logClaim, token int64) error {
 	}
 	return nil
 }
+
+// sessionAgrees compares what the sessions projection says of session id
+// (s, nil when it knows none) with the log's session stream: the session
+// exists when the stream holds its session_started, and runs until a
+// session_ended.
+func sessionAgrees(tx *events.Tx, op, id string, s *projections.Session) error {
+	stream := "session/" + id
+	started, err := events.LastOfKind(tx.Conn, stream, events.KindSessionStarted, 0)
+	if err != nil {
+		return err
+	}
+	ended, err := events.LastOfKind(tx.Conn, stream, events.KindSessionEnded, 0)
+	if err != nil {
+		return err
+	}
+	disagrees := func(what string) error {
+		return fault.New(fault.Storage, "%s: the sessions projection disagrees with the log (%s); nothing is decided on it", op, what).
+			With("session_id", id).WithHint("awr replay")
+	}
+	switch {
+	case s == nil && started != nil:
+		return disagrees("session " + id + " started at seq " + strconv.FormatInt(started.Seq, 10) + " in the log")
+	case s != nil && started == nil:
+		return disagrees("session " + id + " exists in the projection only")
+	case s != nil && s.Status == projections.SessionActive && ended != nil:
+		return disagrees("session " + id + " ended at seq " + strconv.FormatInt(ended.Seq, 10) + " in the log")
+	case s != nil && s.Status != projections.SessionActive && started != nil && ended == nil:
+		return disagrees("session " + id + " is still running in the log")
+	}
+	return nil
+}

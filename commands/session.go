@@ -220,9 +220,15 @@ func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt, ttl int
 }
 
 // activeSession returns session id, requiring it to exist and be active.
+// Whether it exists and runs is read from the log's session stream as
+// well, so a sessions projection edited behind awr's back never lets an
+// ended session write (or hides a running one).
 func activeSession(tx *events.Tx, op, id string) (*projections.Session, error) {
 	s, err := projections.SessionAt(tx.Conn, id, tx.Head())
 	if err != nil {
+		return nil, err
+	}
+	if err := sessionAgrees(tx, op, id, s); err != nil {
 		return nil, err
 	}
 	if s == nil {

@@ -317,7 +317,15 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 		}
 		return nil
 	}
+	// The log's own rules are folded on the applying side: a forged log
+	// that keeps its hash chain (every event re-hashed) is refused here
+	// too, so a rebuild never blesses it.
+	rules := NewInvariants(time.Now())
 	apply := func(e *Event, payload Payload) error {
+		if problem := rules.Check(e, payload); problem != "" {
+			return fault.New(fault.VerifyFailed, "replay: seq %d: %s; nothing was rebuilt", e.Seq, problem).
+				With("first_bad_seq", e.Seq).WithHint("awr verify")
+		}
 		for _, p := range ps {
 			if err := p.Apply(dst, e, payload); err != nil {
 				return fmt.Errorf("apply seq %d to projection %s: %w", e.Seq, p.Name(), err)

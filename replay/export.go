@@ -92,8 +92,7 @@ func Import(ctx context.Context, store *events.Store, r io.Reader, source string
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 0, 1<<16), maxLine)
 		line := 0
-		var prev *events.Event
-		domain := newDomainCheck()
+		rules := events.NewInvariants(time.Now())
 		for sc.Scan() {
 			line++
 			if err := ctx.Err(); err != nil {
@@ -110,17 +109,13 @@ func Import(ctx context.Context, store *events.Store, r io.Reader, source string
 			if err := tx.AppendRaw(e); err != nil {
 				return nil, lineErr(source, line, err)
 			}
-			// Checked once the line is known to continue the chain, so a
-			// spliced or edited log is named by its chain fault first.
-			if prev != nil && e.OccurredAt < prev.OccurredAt {
-				return nil, lineErr(source, line, fmt.Errorf("seq %d: time runs backwards: occurred_at %d is earlier than seq %d's %d", e.Seq, e.OccurredAt, prev.Seq, prev.OccurredAt))
-			}
-			prev = e
 			v, err := events.Decode(e)
 			if err != nil {
 				return nil, lineErr(source, line, fmt.Errorf("seq %d: payload does not decode: %v", e.Seq, err))
 			}
-			if problem := domain.check(e, v); problem != "" {
+			// Checked once the line is known to continue the chain, so a
+			// spliced or edited log is named by its chain fault first.
+			if problem := rules.Check(e, v); problem != "" {
 				return nil, lineErr(source, line, fmt.Errorf("seq %d: %s", e.Seq, problem))
 			}
 			res.Events++

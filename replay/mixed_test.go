@@ -22,7 +22,7 @@ import (
 func otherProject(t *testing.T) (string, []byte) {
 	t.Helper()
 	dir := t.TempDir()
-	clock := time.Date(2027, 3, 4, 15, 0, 0, 0, time.UTC)
+	clock := time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC)
 	rep, err := demo.Run(context.Background(), demo.Options{Dir: dir, Now: func() time.Time {
 		clock = clock.Add(700 * time.Millisecond)
 		return clock

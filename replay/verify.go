@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
@@ -42,20 +43,17 @@ type ChainFault struct {
 // VerifyChain walks the log on conn in seq order and returns the first
 // fault: a gap or repeat in seq, a prev_hash that is not the previous
 // event's hash, a hash that does not recompute (an edited row), a
-// stream_version out of sequence, an occurred_at earlier than the
-// previous event's (time must not run backwards in seq), an unknown kind,
-// an undecodable payload, or a broken invariant of the domain (see
-// domainCheck: an event off its payload's stream, fencing tokens that do
-// not increase, two live claims on one work item), which a forger who
+// unknown kind, an undecodable payload, or a broken rule of the log
+// (events.Invariants: time that runs backwards or lies in the future, a
+// stream version out of sequence, an event off its payload's stream, a
+// session or claim on a work item no source declares, fencing tokens that
+// do not increase, two live claims on one work item), which a forger who
 // re-hashes the whole log cannot hide. It reads every row in seq (rowid) order, whatever its seq, so
 // rows inserted, deleted or reordered behind the triggers' back are caught
 // too. nil means sound.
 func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault, err error) {
 	var chain events.ChainCheck
-	versions := map[string]int64{}
-	var prevAt int64
-	prevSeq := int64(0)
-	domain := newDomainCheck()
+	rules := events.NewInvariants(time.Now())
 	stop := errors.New("stop")
 	err = events.ScanEvents(conn, math.MinInt64, math.MaxInt64, func(e *events.Event) error {
 		fail := func(format string, args ...any) error {
@@ -77,15 +75,7 @@ func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault
 		if err != nil {
 			return fail("payload does not decode: %v", err)
 		}
-		if want := versions[e.Stream] + 1; e.StreamVersion != want {
-			return fail("stream %s version %d, expected %d", e.Stream, e.StreamVersion, want)
-		}
-		versions[e.Stream] = e.StreamVersion
-		if prevSeq > 0 && e.OccurredAt < prevAt {
-			return fail("time runs backwards: occurred_at %d is earlier than seq %d's %d", e.OccurredAt, prevSeq, prevAt)
-		}
-		prevAt, prevSeq = e.OccurredAt, e.Seq
-		if problem := domain.check(e, v); problem != "" {
+		if problem := rules.Check(e, v); problem != "" {
 			return fail("%s", problem)
 		}
 		checked++

@@ -1,0 +1,259 @@
+package events
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// FutureTolerance is how far after the checking machine's clock an
+// event's time may lie: clocks of machines sharing a log drift apart, a
+// forged date (year 3000) does not.
+const FutureTolerance = time.Hour
+
+// Invariants folds a log in seq order and names the first event that
+// breaks a rule the log itself must keep, beyond its hash chain (which a
+// forger who re-hashes every event can keep intact):
+//
+//   - time: never before 1970, never more than FutureTolerance after the
+//     checking machine's clock, never earlier than the previous event's;
+//   - streams: each stream's versions run 1, 2, 3…, and every event sits
+//     on the stream its payload names;
+//   - sessions: a session stream starts with session_started; a session
+//     starts on a work item some source declares (or continues a session
+//     that started); nothing is compiled, checkpointed or ended on a
+//     session after it ended; an event names its session's own work item;
+//   - claims: a claim is acquired by a started, unended session on its own
+//     work item, which a source declares (unless the claim moves from a
+//     predecessor); fencing tokens of a work item strictly increase; a
+//     work item never has two live claims (a claim is live from its
+//     acquisition until it is released or its lease runs out); a renewal
+//     or release names a claim that was acquired and not released, and a
+//     renewal names the work item's latest claim.
+//
+// Verify, import and every rebuild of the projections run it, so a forged
+// log is refused wherever it is read in full. The zero value is not
+// ready: use NewInvariants.
+type Invariants struct {
+	now      int64 // the latest acceptable occurred_at
+	prevAt   int64
+	prevSeq  int64
+	versions map[string]int64
+	keys     map[string][]string // source path → the keys its latest index declares
+	declared map[string]int      // work key → how many sources declare it
+	sessions map[string]*sessionFold
+	claims   map[string]*claimFold
+	latest   map[string]string // work key → its latest claim
+	maxToken map[string]int64
+}
+
+type sessionFold struct {
+	work    string
+	endedAt int64 // the seq of its session_ended; 0 while it runs
+}
+
+type claimFold struct {
+	work     string
+	session  string
+	released bool
+	expires  int64
+}
+
+// NewInvariants returns a fold for a log read at now (the machine's
+// clock; events more than FutureTolerance after it are refused).
+func NewInvariants(now time.Time) *Invariants {
+	return &Invariants{
+		now:      now.Add(FutureTolerance).UnixMilli(),
+		versions: map[string]int64{},
+		keys:     map[string][]string{},
+		declared: map[string]int{},
+		sessions: map[string]*sessionFold{},
+		claims:   map[string]*claimFold{},
+		latest:   map[string]string{},
+		maxToken: map[string]int64{},
+	}
+}
+
+// Check folds e, whose decoded payload is v, and returns the rule it
+// breaks ("" when none). Events must come in seq order, after their hash
+// chain was checked.
+func (c *Invariants) Check(e *Event, v Payload) string {
+	if problem := c.envelope(e); problem != "" {
+		return problem
+	}
+	if problem := c.stream(e, v); problem != "" {
+		return "domain: " + problem
+	}
+	if problem := c.domain(e, v); problem != "" {
+		return "domain: " + problem
+	}
+	return ""
+}
+
+func (c *Invariants) envelope(e *Event) string {
+	switch {
+	case e.OccurredAt < 0:
+		return fmt.Sprintf("time before 1970: occurred_at %d", e.OccurredAt)
+	case e.OccurredAt > c.now:
+		return fmt.Sprintf("time lies in the future: occurred_at %d (%s) is more than %s after this machine's clock", e.OccurredAt,
+			time.UnixMilli(e.OccurredAt).UTC().Format(time.RFC3339), FutureTolerance)
+	case c.prevSeq > 0 && e.OccurredAt < c.prevAt:
+		return fmt.Sprintf("time runs backwards: occurred_at %d is earlier than seq %d's %d", e.OccurredAt, c.prevSeq, c.prevAt)
+	}
+	c.prevAt, c.prevSeq = e.OccurredAt, e.Seq
+	if want := c.versions[e.Stream] + 1; e.StreamVersion != want {
+		return fmt.Sprintf("stream %s version %d does not follow %d", e.Stream, e.StreamVersion, want-1)
+	}
+	c.versions[e.Stream] = e.StreamVersion
+	return ""
+}
+
+// stream checks that e sits on the stream its payload names.
+func (c *Invariants) stream(e *Event, v Payload) string {
+	want := ""
+	switch pl := v.(type) {
+	case *ProjectInitialized:
+		want = "project"
+	case *SourceIndexed:
+		want = "source/" + pl.Path
+	case *SessionStarted:
+		want = "session/" + pl.SessionID
+	case *SessionResumed:
+		want = "session/" + pl.SessionID
+	case *ContextCompiled:
+		want = "session/" + pl.SessionID
+	case *CheckpointRecorded:
+		want = "session/" + pl.SessionID
+	case *SessionEnded:
+		want = "session/" + pl.SessionID
+	case *RestatementChecked:
+		want = "session/" + pl.SessionID
+	case *ClientBound:
+		want = "client/" + pl.ExternalSession
+	case *ClaimAcquired:
+		want = "work/" + pl.Work
+	case *ClaimRenewed:
+		want = "work/" + pl.Work
+	case *ClaimReleased:
+		want = "work/" + pl.Work
+	}
+	if want != "" && e.Stream != want {
+		return fmt.Sprintf("a %s on stream %s, where its payload names %s", e.Kind, e.Stream, want)
+	}
+	if strings.HasPrefix(e.Stream, "session/") && e.StreamVersion == 1 && e.Kind != KindSessionStarted {
+		return fmt.Sprintf("a %s on %s, which never started", e.Kind, e.Stream)
+	}
+	return ""
+}
+
+func (c *Invariants) domain(e *Event, v Payload) string {
+	switch pl := v.(type) {
+	case *SourceIndexed:
+		for _, k := range c.keys[pl.Path] {
+			if c.declared[k]--; c.declared[k] == 0 {
+				delete(c.declared, k)
+			}
+		}
+		delete(c.keys, pl.Path)
+		if pl.Removed {
+			return ""
+		}
+		keys := make([]string, 0, len(pl.Items))
+		for _, it := range pl.Items {
+			keys = append(keys, it.Key)
+			c.declared[it.Key]++
+		}
+		c.keys[pl.Path] = keys
+	case *SessionStarted:
+		if e.StreamVersion != 1 {
+			return fmt.Sprintf("session %s is started a second time", pl.SessionID)
+		}
+		if pl.PredecessorID != "" {
+			if c.sessions[pl.PredecessorID] == nil {
+				return fmt.Sprintf("session %s continues session %s, which never started", pl.SessionID, pl.PredecessorID)
+			}
+		} else if c.declared[pl.Work] == 0 {
+			return fmt.Sprintf("session %s starts on work item %s, which no source declares", pl.SessionID, pl.Work)
+		}
+		c.sessions[pl.SessionID] = &sessionFold{work: pl.Work}
+	case *SessionResumed:
+		return c.onSession(e, pl.SessionID, pl.Work, false)
+	case *RestatementChecked:
+		return c.onSession(e, pl.SessionID, pl.Work, false)
+	case *ContextCompiled:
+		return c.onSession(e, pl.SessionID, pl.Work, true)
+	case *CheckpointRecorded:
+		return c.onSession(e, pl.SessionID, pl.Work, true)
+	case *SessionEnded:
+		if problem := c.onSession(e, pl.SessionID, pl.Work, true); problem != "" {
+			return problem
+		}
+		c.sessions[pl.SessionID].endedAt = e.Seq
+	case *ClaimAcquired:
+		return c.acquire(e, pl)
+	case *ClaimRenewed:
+		cl := c.claims[pl.ClaimID]
+		switch {
+		case cl == nil || cl.work != pl.Work:
+			return fmt.Sprintf("claim %s on %s is renewed but was never acquired there", pl.ClaimID, pl.Work)
+		case cl.released:
+			return fmt.Sprintf("claim %s on %s is renewed after it was released", pl.ClaimID, pl.Work)
+		case c.latest[pl.Work] != pl.ClaimID:
+			return fmt.Sprintf("claim %s on %s is renewed after claim %s superseded it", pl.ClaimID, pl.Work, c.latest[pl.Work])
+		}
+		cl.expires = pl.ExpiresAt
+	case *ClaimReleased:
+		cl := c.claims[pl.ClaimID]
+		switch {
+		case cl == nil || cl.work != pl.Work:
+			return fmt.Sprintf("claim %s on %s is released but was never acquired there", pl.ClaimID, pl.Work)
+		case cl.released:
+			return fmt.Sprintf("claim %s on %s is released twice", pl.ClaimID, pl.Work)
+		case cl.session != pl.SessionID:
+			return fmt.Sprintf("claim %s on %s is released by session %s, but session %s holds it", pl.ClaimID, pl.Work, pl.SessionID, cl.session)
+		}
+		cl.released = true
+	}
+	return ""
+}
+
+// onSession checks an event on a started session: that it names the
+// session's own work item and, when running is set, that the session has
+// not ended.
+func (c *Invariants) onSession(e *Event, session, work string, running bool) string {
+	s := c.sessions[session]
+	switch {
+	case s == nil:
+		return fmt.Sprintf("a %s on session %s, which never started", e.Kind, session)
+	case work != "" && work != s.work:
+		return fmt.Sprintf("a %s names work item %s, but session %s works on %s", e.Kind, work, session, s.work)
+	case running && s.endedAt != 0:
+		return fmt.Sprintf("a %s on session %s, which ended at seq %d", e.Kind, session, s.endedAt)
+	}
+	return ""
+}
+
+func (c *Invariants) acquire(e *Event, pl *ClaimAcquired) string {
+	s := c.sessions[pl.SessionID]
+	switch {
+	case pl.MovedFrom == "" && c.declared[pl.Work] == 0:
+		return fmt.Sprintf("claim %s is acquired on work item %s, which no source declares", pl.ClaimID, pl.Work)
+	case s == nil:
+		return fmt.Sprintf("claim %s on %s is acquired by session %s, which never started", pl.ClaimID, pl.Work, pl.SessionID)
+	case s.work != pl.Work:
+		return fmt.Sprintf("claim %s on %s is acquired by session %s, which works on %s", pl.ClaimID, pl.Work, pl.SessionID, s.work)
+	case s.endedAt != 0:
+		return fmt.Sprintf("claim %s on %s is acquired by session %s, which ended at seq %d", pl.ClaimID, pl.Work, pl.SessionID, s.endedAt)
+	case pl.FencingToken <= c.maxToken[pl.Work]:
+		return fmt.Sprintf("claim %s on %s has fencing token %d, not above the %d already issued", pl.ClaimID, pl.Work, pl.FencingToken, c.maxToken[pl.Work])
+	}
+	// Tokens increase and a claim needs the previous one dead, so only
+	// the latest claim of a work item can still be live.
+	if prev := c.claims[c.latest[pl.Work]]; prev != nil && !prev.released && (prev.expires == 0 || e.OccurredAt < prev.expires) {
+		return fmt.Sprintf("claim %s on %s is acquired while claim %s still holds it", pl.ClaimID, pl.Work, c.latest[pl.Work])
+	}
+	c.maxToken[pl.Work] = pl.FencingToken
+	c.latest[pl.Work] = pl.ClaimID
+	c.claims[pl.ClaimID] = &claimFold{work: pl.Work, session: pl.SessionID, expires: pl.ExpiresAt}
+	return ""
+}
