@@ -338,7 +338,7 @@ func economy(ctx context.Context, p *project.Project, items []projections.WorkIt
 		}
 	}
 	for _, it := range items {
-		c, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: it.Key, Budget: budget})
+		c, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: it.Key, Budget: &budget})
 		if err != nil {
 			return eco, err
 		}

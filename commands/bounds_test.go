@@ -9,6 +9,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/workcontext"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -156,4 +157,54 @@ func TestSession_NeverDecidedOnATamperedProjection(t *testing.T) {
 			}))
 		})
 	}
+}
+
+// TestBudget_OneCheck: a token budget is left out (the default) or 1 to
+// MaxBudget, for compile and resume alike; 0 is not a silent default and a
+// negative budget is never accepted (issue #13, row 15).
+func TestBudget_OneCheck(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := withGoal(t, newTestEnv(t))
+	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
+	require.NoError(t, err)
+	res, err := commands.CompileContext(ctx, te.Env, commands.CompileRequest{Work: "T-1"})
+	require.NoError(t, err)
+	require.Equal(t, workcontext.DefaultBudget, res.WorkContext.TokenBudget, "no budget given is the default")
+	res, err = commands.CompileContext(ctx, te.Env, commands.CompileRequest{Work: "T-1", Budget: new(commands.MaxBudget)})
+	require.NoError(t, err)
+	require.Equal(t, commands.MaxBudget, res.WorkContext.TokenBudget)
+	var before int64
+	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { before = r.Head; return nil }))
+	for _, b := range []int{0, -1, commands.MaxBudget + 1} {
+		_, err := commands.CompileContext(ctx, te.Env, commands.CompileRequest{Work: "T-1", Session: start.Session.ID, Budget: new(b)})
+		require.True(t, fault.Is(err, fault.InvalidInput), "compile --budget %d: %v", b, err)
+		require.Equal(t, "--budget", fault.As(err).Details["flag"])
+		_, err = commands.ResumeWithContext(ctx, te.Env, commands.ResumeRequest{FromSession: start.Session.ID, Agent: "b", Budget: new(b)}, nil)
+		require.True(t, fault.Is(err, fault.InvalidInput), "resume --budget %d: %v", b, err)
+		require.Equal(t, "--budget", fault.As(err).Details["flag"])
+	}
+	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
+		require.Equal(t, before, r.Head, "nothing written")
+		return nil
+	}))
+}
+
+// TestCheckpoint_ContextHashIsAHash: a --context-hash that is not
+// "sha256:" and 64 hex digits is refused before anything is written.
+func TestCheckpoint_ContextHashIsAHash(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	te := newTestEnv(t)
+	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
+	require.NoError(t, err)
+	for _, h := range []string{"zzz", "sha256:", "sha256:" + strings.Repeat("A", 64), "sha256:" + strings.Repeat("a", 63), "md5:" + strings.Repeat("a", 64)} {
+		_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: "d", NextAction: "n", ContextHash: h})
+		require.True(t, fault.Is(err, fault.InvalidInput), "%q: %v", h, err)
+		require.Equal(t, "--context-hash", fault.As(err).Details["flag"])
+		require.Equal(t, "awr context compile --work T-1 --session "+start.Session.ID, fault.As(err).Hint)
+	}
+	cp, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: "d", NextAction: "n", ContextHash: "sha256:" + strings.Repeat("0a", 32)})
+	require.NoError(t, err)
+	require.Equal(t, start.ProjectRevision+1, cp.ProjectRevision, "the refused ones wrote nothing")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -80,6 +81,10 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		if err := fence(tx, "checkpoint", s); err != nil {
 			return nil, err
 		}
+		if req.ContextHash != "" && !isContextHash(req.ContextHash) {
+			return nil, fault.New(fault.InvalidInput, "checkpoint: --context-hash %q is not a context hash (sha256: and 64 lowercase hex digits, as context compile prints it)", req.ContextHash).
+				With("flag", "--context-hash").WithHint("awr context compile --work %s --session %s", s.Work, s.ID)
+		}
 		if err := renewHeld(tx, s); err != nil {
 			return nil, err
 		}
@@ -124,6 +129,21 @@ func LoopCapWarning(work string, open, limit int) *Warning {
 		return nil
 	}
 	return &Warning{Code: WarnOpenLoopsOverCap, Message: fmt.Sprintf("%s has %d open loops, more than the cap of %d: resolve or drop the ones that died (awr context hygiene --work %s)", work, open, limit, work)}
+}
+
+// isContextHash reports whether h reads as a packet's hash: "sha256:"
+// and 64 lowercase hex digits.
+func isContextHash(h string) bool {
+	hexPart, ok := strings.CutPrefix(h, "sha256:")
+	if !ok || len(hexPart) != 64 {
+		return false
+	}
+	for _, r := range hexPart {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // verifyContextHash decides whether a checkpoint's context hash is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,9 +105,9 @@ func TestHandoff(t *testing.T) {
 	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: new(int64(600000))})
 	require.NoError(t, err)
 	sid := start.Session.ID
-	_, err = commands.RecordContext(ctx, te.Env, commands.ContextRecordRequest{SessionID: sid, ContextHash: "ctx1", TokenEstimate: 10, TokenBudget: 5000, Complete: true})
+	_, err = commands.RecordContext(ctx, te.Env, commands.ContextRecordRequest{SessionID: sid, ContextHash: "sha256:" + strings.Repeat("c1", 32), TokenEstimate: 10, TokenBudget: 5000, Complete: true})
 	require.NoError(t, err)
-	cp, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: sid, Agent: "a1", ContextHash: "ctx1", Digest: "did x", NextAction: "do y", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"loop"}}})
+	cp, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: sid, Agent: "a1", ContextHash: "sha256:" + strings.Repeat("c1", 32), Digest: "did x", NextAction: "do y", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"loop"}}})
 	require.NoError(t, err)
 	require.True(t, cp.Checkpoint.ContextHashVerified)
 	bind, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "claude", ExternalSession: "claude:abc", Work: "T-1", SessionID: sid})

@@ -15,7 +15,7 @@ import (
 type CompileRequest struct {
 	Work    string `name:"work" required:"" json:"work" help:"Work item key." placeholder:"KEY"`
 	Session string `name:"session" json:"session,omitempty" help:"Record the compile for this session, so checkpoints can prove their context (not with --at)." placeholder:"ID"`
-	Budget  int    `name:"budget" json:"budget,omitempty" help:"Token budget, o200k_base (default 5000)." placeholder:"N"`
+	Budget  *int   `name:"budget" json:"budget,omitempty" help:"Token budget, o200k_base, 1 to 1000000 (default 5000)." placeholder:"N"`
 	// Repo is the door's comparison of the latest checkpoint's repository
 	// with the repository now. No front end sets it.
 	Repo *workcontext.RepoCheck `kong:"-" json:"-"`
@@ -48,20 +48,24 @@ func CompileContext(ctx context.Context, env *Env, req CompileRequest) (*Compile
 	if req.Past() && req.Session != "" {
 		return nil, fault.New(fault.Usage, "context compile: --at reads the past and cannot record a compile for --session").WithHint("drop --session or --at")
 	}
+	budget, err := budgetOf("context compile", req.Budget)
+	if err != nil {
+		return nil, err
+	}
+	req.Budget = &budget // the same request whether the default is said or not
 	var res *CompileResult
-	var err error
 	if req.Session == "" {
 		err = env.Store.Read(ctx, func(r *events.Reader) error {
 			rev, _, err := req.Resolve(r, env.Now().UnixMilli())
 			if err != nil {
 				return err
 			}
-			res, err = compileAt(r.Conn, rev, req.Work, "", compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
+			res, err = compileAt(r.Conn, rev, req.Work, "", compileOpts{budget: budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
 			return err
 		})
 	} else {
 		res, err = write(ctx, env, "awr", WriteMeta{}, []string{"session/" + req.Session}, req, func(tx *events.Tx) (*CompileResult, error) {
-			return compileInTx(tx, req.Work, req.Session, compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
+			return compileInTx(tx, req.Work, req.Session, compileOpts{budget: budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
 		})
 	}
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/secret"
+	"github.com/awr-dev/awr/workcontext"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -230,6 +231,26 @@ const (
 	MaxLabelBytes = 200
 	MaxTextBytes  = 64 << 10
 )
+
+// MaxBudget bounds the token budget of a context packet: far above any
+// host's context window, so a budget beyond it is a typo.
+const MaxBudget = 1_000_000
+
+// budgetOf returns the token budget a request asks for (the default,
+// workcontext.DefaultBudget, when it names none). One check for every
+// operation that compiles a packet, on the CLI and MCP alike.
+// Errors: InvalidInput naming --budget for a budget below 1 or above
+// MaxBudget (0 is not "the default": leave the flag out for that).
+func budgetOf(op string, b *int) (int, error) {
+	if b == nil {
+		return workcontext.DefaultBudget, nil
+	}
+	if *b < 1 || *b > MaxBudget {
+		return 0, fault.New(fault.InvalidInput, "%s: --budget %d: a token budget is 1 to %d (leave it out for the default, %d)", op, *b, MaxBudget, workcontext.DefaultBudget).
+			With("flag", "--budget").With("min", 1).With("max", MaxBudget)
+	}
+	return *b, nil
+}
 
 // labelFields are the fields that name someone or something.
 var labelFields = map[string]bool{"agent": true, "provider": true, "model": true, "client": true, "external_session": true}

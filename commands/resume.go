@@ -18,7 +18,7 @@ type ResumeRequest struct {
 	Model       string `name:"model" json:"model,omitempty" help:"The successor's model (a label)." placeholder:"LABEL"`
 	// Budget is the token budget of the successor's context packet
 	// (ResumeWithContext); 0 is the default.
-	Budget int `name:"budget" json:"budget,omitempty" help:"Token budget of the context packet (default 5000)." placeholder:"N"`
+	Budget *int `name:"budget" json:"budget,omitempty" help:"Token budget of the context packet, 1 to 1000000 (default 5000)." placeholder:"N"`
 	// Claim: nil (the default) and true take the claim: the predecessor's
 	// live claim moves, otherwise the work is acquired when free; false
 	// resumes without a claim.
@@ -242,9 +242,11 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 		return nil, err
 	}
 	pol := env.policy()
-	if req.Budget == 0 {
-		req.Budget = workcontext.DefaultBudget // the same request whether the default is said or not
+	budget, err := budgetOf("resume", req.Budget)
+	if err != nil {
+		return nil, err
 	}
+	req.Budget = &budget // the same request whether the default is said or not
 	return write(ctx, env, req.Agent, req.WriteMeta, []string{"session/" + req.FromSession}, req, func(tx *events.Tx) (*HandoffResult, error) {
 		// Decided here, after a retried request id has had its first
 		// answer: taking or moving a claim needs fresh sources.
@@ -274,7 +276,7 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 			out.RecoveryGaps = append(out.RecoveryGaps, "context not compiled: "+StaleError("context compile", stale).Error())
 			return out, nil
 		}
-		c, err := compileAt(tx.Conn, tx.Head(), r.Session.Work, r.Session.ID, compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
+		c, err := compileAt(tx.Conn, tx.Head(), r.Session.Work, r.Session.ID, compileOpts{budget: budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
 		if err != nil {
 			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
 				return nil, err

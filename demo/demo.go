@@ -159,7 +159,7 @@ func (r *runner) script() error {
 		fmt.Sprintf("session %s, claim fencing token %d, lease until %s", sid, start.Claim.FencingToken, time.UnixMilli(start.Claim.ExpiresAt).UTC().Format(time.RFC3339)),
 		start.ProjectRevision, map[string]any{"session_id": sid, "fencing_token": start.Claim.FencingToken})
 
-	compiled, err := r.p.ContextCompile(ctx, project.ContextCompileRequest{Work: "CART-1", Session: sid, Budget: 5000})
+	compiled, err := r.p.ContextCompile(ctx, project.ContextCompileRequest{Work: "CART-1", Session: sid, Budget: new(5000)})
 	if err != nil {
 		return err
 	}

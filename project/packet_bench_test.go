@@ -41,7 +41,7 @@ func packetGrowth(tb testing.TB, hygiene bool) (required, loops []int) {
 	for s := 0; s < 10; s++ {
 		var drop []string
 		if s > 0 {
-			res, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: session, Agent: fmt.Sprintf("a%d", s), Budget: 100000})
+			res, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: session, Agent: fmt.Sprintf("a%d", s), Budget: new(100000)})
 			require.NoError(tb, err)
 			session = res.Resumed.Session.ID
 			if hygiene {
@@ -65,7 +65,7 @@ func packetGrowth(tb testing.TB, hygiene bool) (required, loops []int) {
 			_, err := p.SessionCheckpoint(ctx, req)
 			require.NoError(tb, err)
 		}
-		c, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: "W-1", Budget: 100000})
+		c, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: "W-1", Budget: new(100000)})
 		if err != nil && !strings.Contains(err.Error(), "incomplete") {
 			require.NoError(tb, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,9 @@ type world struct {
 	sessions []string
 	keys     []string
 }
+
+// Two context hashes, as context compile prints them.
+var ctxC1, ctxC2 = "sha256:" + strings.Repeat("c1", 32), "sha256:" + strings.Repeat("c2", 32)
 
 func openProject(t require.TestingT, dir string) *events.Store {
 	st, err := events.Open(context.Background(), events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
@@ -107,10 +111,10 @@ func (w *world) step() {
 	case 3:
 		loops := rapid.SliceOfN(rapid.SampledFrom([]string{"x", "y", "z"}), 0, 2).Draw(w.t, "loops")
 		_, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: w.session(), Agent: "a", Digest: "did", NextAction: "next", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: loops},
-			ContextHash: rapid.SampledFrom([]string{"", "c1", "c2"}).Draw(w.t, "ctxhash")})
+			ContextHash: rapid.SampledFrom([]string{"", ctxC1, ctxC2}).Draw(w.t, "ctxhash")})
 		w.check(err)
 	case 4:
-		_, err := commands.RecordContext(ctx, env, commands.ContextRecordRequest{SessionID: w.session(), ContextHash: rapid.SampledFrom([]string{"c1", "c2"}).Draw(w.t, "ctx"), TokenBudget: 5000})
+		_, err := commands.RecordContext(ctx, env, commands.ContextRecordRequest{SessionID: w.session(), ContextHash: rapid.SampledFrom([]string{ctxC1, ctxC2}).Draw(w.t, "ctx"), TokenBudget: 5000})
 		w.check(err)
 	case 5:
 		_, err := commands.RenewClaim(ctx, env, commands.RenewRequest{SessionID: w.session(), TTLms: lease(rapid.IntRange(0, 3).Draw(w.t, "rttl"))})

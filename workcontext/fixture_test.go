@@ -64,7 +64,7 @@ func TestCompile_150Tasks(t *testing.T) {
 	var report strings.Builder
 	report.WriteString("| task | status | required facts | present | tokens |\n|------|--------|----------------|---------|--------|\n")
 	for _, it := range items {
-		res, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: it.Key, Budget: 5000})
+		res, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: it.Key, Budget: new(5000)})
 		require.NoError(t, err, it.Key)
 		text := res.WorkContext.RenderedContext
 		require.LessOrEqual(t, res.WorkContext.TokenEstimate, 5000, it.Key)
@@ -109,7 +109,7 @@ func BenchmarkCompile_150Tasks(b *testing.B) {
 	ctx := context.Background()
 	p := project150(b)
 	for b.Loop() {
-		if _, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: "T-075", Budget: 5000}); err != nil {
+		if _, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: "T-075", Budget: new(5000)}); err != nil {
 			b.Fatal(err)
 		}
 	}
