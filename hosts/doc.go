@@ -1,0 +1,17 @@
+// Package hosts holds what awr knows about the hosts agents run in (Claude
+// Code, OpenAI Codex CLI, Google Gemini CLI): how each delivers a hook event,
+// how each wants it answered, and where and how its hooks are configured. It
+// is pure host logic: it reads no awr store and decides nothing about the
+// work; the CLI's hook command calls it on either side of one project API
+// call.
+//
+// Parse (or Read, bounded at MaxPayload) turns a host's JSON payload into a
+// normalized Event: awr's event Name (session_start, before_agent,
+// pre_compact, post_compact, stop, session_end) and the fields awr uses,
+// checked per host and event; unknown fields are tolerated because hosts add
+// them. Event.Key identifies one occurrence, so a repeated delivery (Codex
+// runs a hook installed at both scopes twice) is recorded once.
+//
+// The host facts live in one table (specs in host.go), each group of rows
+// naming the host documentation page it follows.
+package hosts
