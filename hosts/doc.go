@@ -12,6 +12,16 @@
 // them. Event.Key identifies one occurrence, so a repeated delivery (Codex
 // runs a hook installed at both scopes twice) is recorded once.
 //
+// Render writes an Answer (context for the model, a request to keep the
+// agent going, a one-line reminder for the user) in the host's own format,
+// keeping only what the event can carry and naming the rest in
+// Output.Dropped: Claude and Codex read context from hookSpecificOutput,
+// Gemini reads only JSON (so its empty answer is "{}"), Codex's compaction
+// events and Claude's PreCompact have no context field, and a stop event is
+// never blocked while the host reports stop_hook_active. Context is bounded
+// by MaxContext; Fit drops whole optional parts first and Truncate, the last
+// resort, marks its cut. Every answer exits 0: a hook never breaks its host.
+//
 // The host facts live in one table (specs in host.go), each group of rows
 // naming the host documentation page it follows.
 package hosts

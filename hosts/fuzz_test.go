@@ -1,0 +1,54 @@
+package hosts
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// FuzzParse: no payload makes Parse panic; an accepted payload gives an
+// event awr handles, with a key, and every answer to it renders as the
+// host's format requires (one JSON object or nothing; always JSON for
+// Gemini) with exit code 0.
+func FuzzParse(f *testing.F) {
+	for _, h := range Hosts() {
+		for _, file := range payloads(f, h) {
+			f.Add(string(h), fixture(f, h, file))
+		}
+	}
+	f.Add("claude", []byte(`{"session_id":"s","cwd":"/p","hook_event_name":"Stop","stop_hook_active":true}`))
+	f.Add("gemini", []byte(`{"session_id":"s","cwd":"/p","hook_event_name":"SessionStart","source":"startup"}{}`))
+	f.Add("codex", []byte("\xff{\"session_id\":1}"))
+	f.Add("nobody", []byte(`{}`))
+	f.Fuzz(func(t *testing.T, host string, payload []byte) {
+		h := Host(host)
+		e, err := Parse(h, payload)
+		if err != nil {
+			if e.Name != "" || e.Fields != nil {
+				t.Fatalf("an error with a partial event: %+v", e)
+			}
+			return
+		}
+		if _, ok := lookup(e.Host, e.HostEvent); !ok || e.ConversationID == "" || e.Cwd == "" {
+			t.Fatalf("accepted an event awr does not handle: %+v", e)
+		}
+		if e.Key() == "" {
+			t.Fatal("no key")
+		}
+		for _, a := range []Answer{{}, {Context: string(payload), Reminder: string(payload)}, {Block: true, Reason: string(payload)}} {
+			out := Render(e, a)
+			if out.ExitCode != 0 {
+				t.Fatalf("exit %d", out.ExitCode)
+			}
+			if len(out.Stdout) == 0 {
+				if h == Gemini {
+					t.Fatal("empty stdout for Gemini")
+				}
+				continue
+			}
+			var obj map[string]any
+			if err := json.Unmarshal(out.Stdout, &obj); err != nil {
+				t.Fatalf("stdout is not one JSON object: %q", out.Stdout)
+			}
+		}
+	})
+}
