@@ -22,6 +22,14 @@
 // by MaxContext; Fit drops whole optional parts first and Truncate, the last
 // resort, marks its cut. Every answer exits 0: a hook never breaks its host.
 //
+// Install and Uninstall merge awr's hooks into a host's settings file bytes,
+// keeping every other key and hook in place (key order preserved, awr's
+// group appended or replaced in place), idempotently, and recognizing awr's
+// handlers by their command (IsAwrCommand). Invalid JSON is refused with the
+// line and column. SettingsPath gives each host's file per scope; ReadSettings,
+// Fingerprint and Unchanged detect a file that changed since a preview;
+// WriteAtomic replaces it safely.
+//
 // The host facts live in one table (specs in host.go), each group of rows
 // naming the host documentation page it follows.
 package hosts

@@ -52,3 +52,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzInstall: whatever a settings file holds, Install either refuses it or
+// returns valid JSON that a second install leaves byte for byte and that
+// Uninstall accepts.
+func FuzzInstall(f *testing.F) {
+	for _, h := range Hosts() {
+		f.Add(string(h), raw(f, h, otherTool(h)))
+		f.Add(string(h), raw(f, h, broken(h)))
+	}
+	f.Add("claude", []byte(`{"hooks":{"Stop":[{"hooks":[{"command":"awr client hook"}]},1,"x"]}}`))
+	f.Add("codex", []byte(`{"a":1,"a":2,"hooks":{}, "hooks":{"Stop":[]}}`))
+	f.Fuzz(func(t *testing.T, host string, existing []byte) {
+		h := Host(host)
+		if !h.valid() {
+			h = Claude
+		}
+		out, err := Install(h, existing, command(h))
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("invalid JSON out: %q", out)
+		}
+		again, err := Install(h, out, command(h))
+		if err != nil || string(again) != string(out) {
+			t.Fatalf("second install differs (%v):\n%s\n---\n%s", err, out, again)
+		}
+		back, err := Uninstall(h, out)
+		if err != nil || !json.Valid(back) {
+			t.Fatalf("uninstall: %v %q", err, back)
+		}
+	})
+}
