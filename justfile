@@ -28,6 +28,8 @@ fuzz time="30s":
     go test -run '^$' -fuzz '^FuzzWriteManifest$' -fuzztime {{time}} ./intake
     go test -run '^$' -fuzz '^FuzzFind$' -fuzztime {{time}} ./secret
     go test -run '^$' -fuzz '^FuzzToolArguments$' -fuzztime {{time}} ./mcpserver
+    go test -run '^$' -fuzz '^FuzzParse$' -fuzztime {{time}} ./hosts
+    go test -run '^$' -fuzz '^FuzzInstall$' -fuzztime {{time}} ./hosts
     for t in FuzzChecklist FuzzTable FuzzHeadings FuzzGoals FuzzRules FuzzPlan FuzzYAMLLedger; do go test -run '^$' -fuzz "^$t\$" -fuzztime {{time}} ./source; done
 
 # Run the scripted handoff on a temporary project.
