@@ -63,20 +63,9 @@ func (s *Store) syncProjections(ctx context.Context, progress func(done, total i
 func (s *Store) forgetRetired(ctx context.Context) error {
 	var retired []string
 	if err := s.Read(ctx, func(r *Reader) error {
-		states, err := ProjectionStates(r.Conn)
-		if err != nil {
-			return err
-		}
-		known := map[string]bool{}
-		for _, p := range s.projectors {
-			known[p.Name()] = true
-		}
-		for _, st := range states {
-			if !known[st.Name] {
-				retired = append(retired, st.Name)
-			}
-		}
-		return nil
+		var err error
+		retired, err = retiredProjections(r.Conn, s.projectors)
+		return err
 	}); err != nil || len(retired) == 0 {
 		return err
 	}
@@ -93,6 +82,26 @@ func (s *Store) forgetRetired(ctx context.Context) error {
 		return nil, nil
 	})
 	return err
+}
+
+// retiredProjections names the projections with bookkeeping on conn that
+// are not among ps.
+func retiredProjections(conn *sqlite.Conn, ps []Projector) ([]string, error) {
+	states, err := ProjectionStates(conn)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	for _, p := range ps {
+		known[p.Name()] = true
+	}
+	var retired []string
+	for _, st := range states {
+		if !known[st.Name] {
+			retired = append(retired, st.Name)
+		}
+	}
+	return retired, nil
 }
 
 func (s *Store) staleProjectors(ctx context.Context) ([]Projector, error) {
@@ -157,6 +166,9 @@ func (s *Store) Rebuild(ctx context.Context, progress func(done, total int64)) e
 }
 
 func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done, total int64), onlyIfStale bool) (err error) {
+	if s.ro != nil {
+		return s.readOnlyError("rebuild projections")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	conn, err := s.take(ctx)
@@ -190,6 +202,9 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 		if len(ps) == 0 {
 			return nil
 		}
+	}
+	if s.oneConn {
+		return RebuildOn(conn, ps, head, progress)
 	}
 	// A second connection reads the log while this one writes projections,
 	// when the pool has one to spare.

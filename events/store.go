@@ -36,6 +36,16 @@ type Options struct {
 	// waits as long as the caller's context allows. It bounds the wait
 	// only, never the work done once the lock is held.
 	LockTimeout time.Duration
+	// ReadOnly opens the database for reading only, for a process that
+	// cannot write it or its directory (see Writable): Open and every read
+	// write nothing to the database, its write-ahead log or its directory
+	// and create no file there (an existing -shm index the process may
+	// write is used as by any SQLite reader), and every write is refused
+	// with Storage "database is read-only; nothing was written". What a
+	// writable open would first write (a pending migration, a projection
+	// rebuild) is done instead on an in-memory copy that the reads are
+	// then served from. It excludes Create.
+	ReadOnly bool
 }
 
 // Store is an open project event log in SQLite, awr's Log. It is safe for
@@ -51,16 +61,20 @@ type Store struct {
 	closeOnce   sync.Once
 	closeErr    error
 	mu          sync.Mutex // serializes in-process writers so they queue in Go rather than in SQLite's busy handler
+	ro          *readOnly  // set when opened with Options.ReadOnly
+	oneConn     bool       // the pool has one connection: a rebuild reads the log on the writing one
 }
 
 // DBPath returns the database path of the project rooted at dir.
 func DBPath(projectDir string) string { return filepath.Join(projectDir, ".awr", "awr.db") }
 
 // Open opens (and with opts.Create creates) the event log at path, runs
-// pending migrations and rebuilds projections whose version changed.
+// pending migrations and rebuilds projections whose version changed
+// (with opts.ReadOnly, on an in-memory copy).
 // Errors: NotFound when the database is missing and Create is false;
 // Storage when the file is not an awr database, comes from a newer awr, or
-// cannot be opened.
+// cannot be opened (read-only: cannot be read without writing);
+// InvalidInput for an unknown synchronous mode, or Create with ReadOnly.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if !opts.Create && emptyFile(path) && !hasWAL(path) && emptyFile(path) {
 		// An empty file is not an empty project: it lost its schema and
@@ -86,6 +100,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		}
 		f.Close()
 	}
+	if opts.Create && opts.ReadOnly {
+		return nil, fault.New(fault.InvalidInput, "open project: a read-only open cannot create the database")
+	}
 	sync := strings.ToUpper(opts.Synchronous)
 	if sync == "" {
 		sync = "FULL"
@@ -95,27 +112,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	default:
 		return nil, fault.New(fault.InvalidInput, "open project: synchronous mode %q is not OFF, NORMAL, FULL or EXTRA", opts.Synchronous)
 	}
-	size := opts.PoolSize
-	if size <= 0 {
-		size = 2
+	if opts.PoolSize <= 0 {
+		opts.PoolSize = 2
 	}
-	pool, err := sqlitex.NewPool(path, sqlitex.PoolOptions{
-		Flags:    sqlite.OpenReadWrite | sqlite.OpenWAL | sqlite.OpenNoMutex,
-		PoolSize: size,
-		PrepareConn: func(conn *sqlite.Conn) error {
-			// temp_store=MEMORY keeps statement journals in small
-			// in-memory chunks. Every append opens one (the events table
-			// has a trigger); by default each is a 64 KiB buffer, spilled
-			// to a temporary file beyond that, which the pure-Go allocator
-			// maps and unmaps again for every statement.
-			for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + sync, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY"} {
-				if err := sqlitex.ExecuteTransient(conn, pragma, nil); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
-	})
+	opts.Synchronous = sync
+	if opts.ReadOnly {
+		return openReadOnly(ctx, path, opts)
+	}
+	pool, err := newPool(path, sqlite.OpenReadWrite|sqlite.OpenWAL|sqlite.OpenNoMutex, opts)
 	if err != nil {
 		return nil, mapErr("open project database", err)
 	}
@@ -135,6 +139,28 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newPool opens opts.PoolSize connections to uri with flags, each set up
+// with the store's pragmas.
+func newPool(uri string, flags sqlite.OpenFlags, opts Options) (*sqlitex.Pool, error) {
+	return sqlitex.NewPool(uri, sqlitex.PoolOptions{
+		Flags:    flags,
+		PoolSize: opts.PoolSize,
+		PrepareConn: func(conn *sqlite.Conn) error {
+			// temp_store=MEMORY keeps statement journals in small
+			// in-memory chunks. Every append opens one (the events table
+			// has a trigger); by default each is a 64 KiB buffer, spilled
+			// to a temporary file beyond that, which the pure-Go allocator
+			// maps and unmaps again for every statement.
+			for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + opts.Synchronous, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY"} {
+				if err := sqlitex.ExecuteTransient(conn, pragma, nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
 }
 
 // beginImmediate starts a write transaction, waiting for the write lock at
@@ -157,7 +183,13 @@ func (s *Store) Projectors() []Projector { return s.projectors }
 
 // Close closes every connection. Closing twice is a no-op.
 func (s *Store) Close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.pool.Close() })
+	s.closeOnce.Do(func() {
+		if s.ro != nil {
+			s.closeErr = s.ro.close()
+			return
+		}
+		s.closeErr = s.pool.Close()
+	})
 	return s.closeErr
 }
 
@@ -179,29 +211,13 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 		return err
 	}
 	defer s.pool.Put(conn)
-	var appID, version int
-	if err := sqlitex.ExecuteTransient(conn, "PRAGMA application_id", &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
-		appID = st.ColumnInt(0)
-		return nil
-	}}); err != nil {
-		return mapErr("read schema", err)
-	}
-	if err := sqlitex.ExecuteTransient(conn, "PRAGMA user_version", &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
-		version = st.ColumnInt(0)
-		return nil
-	}}); err != nil {
-		return mapErr("read schema", err)
+	appID, version, err := readSchema(conn)
+	if err != nil {
+		return err
 	}
 	steps := migrations()
-	if appID != 0 && appID != applicationID {
-		return fault.New(fault.Storage, "open project database %s: not an awr database (application_id %#x)", s.path, appID)
-	}
-	if version > len(steps) {
-		return fault.New(fault.Storage, "open project database %s: schema version %d is newer than this awr supports (%d)", s.path, version, len(steps)).
-			With("schema_version", version).With("supported", len(steps)).WithHint("upgrade awr")
-	}
-	if version == len(steps) && appID == applicationID {
-		return nil
+	if pending, err := checkSchema(s.path, appID, version); err != nil || !pending {
+		return err
 	}
 	endFn, err := s.beginImmediate(ctx, conn)
 	if err != nil {
@@ -236,6 +252,37 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 		return mapErr("migrate schema", err)
 	}
 	return nil
+}
+
+// readSchema returns the database's application_id and user_version.
+func readSchema(conn *sqlite.Conn) (appID, version int, err error) {
+	for _, q := range []struct {
+		pragma string
+		dst    *int
+	}{{"PRAGMA application_id", &appID}, {"PRAGMA user_version", &version}} {
+		if err := sqlitex.ExecuteTransient(conn, q.pragma, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
+			*q.dst = st.ColumnInt(0)
+			return nil
+		}}); err != nil {
+			return 0, 0, mapErr("read schema", err)
+		}
+	}
+	return appID, version, nil
+}
+
+// checkSchema reports whether the database at path, with appID and
+// version, needs migrating. Errors: Storage when it is another
+// application's database or comes from a newer awr.
+func checkSchema(path string, appID, version int) (pending bool, err error) {
+	steps := len(migrations())
+	if appID != 0 && appID != applicationID {
+		return false, fault.New(fault.Storage, "open project database %s: not an awr database (application_id %#x)", path, appID)
+	}
+	if version > steps {
+		return false, fault.New(fault.Storage, "open project database %s: schema version %d is newer than this awr supports (%d)", path, version, steps).
+			With("schema_version", version).With("supported", steps).WithHint("upgrade awr")
+	}
+	return version != steps || appID != applicationID, nil
 }
 
 // headOf returns the latest seq (0 when empty), its hash and occurred_at.
@@ -278,7 +325,22 @@ type Reader struct {
 }
 
 // Read runs fn on a consistent snapshot. It never writes.
+// Errors: Storage when the database cannot be read (read-only: when it
+// changed under a read that SQLite could not lock, hint retry); an error
+// fn returns, coded, or wrapped as Storage.
 func (s *Store) Read(ctx context.Context, fn func(r *Reader) error) (err error) {
+	if s.ro != nil {
+		v, release, rerr := s.ro.enter(ctx, s)
+		if rerr != nil {
+			return rerr
+		}
+		defer release()
+		defer func() {
+			if cerr := v.checkUnchanged(s.path); cerr != nil {
+				err = cerr
+			}
+		}()
+	}
 	conn, err := s.take(ctx)
 	if err != nil {
 		return err

@@ -427,6 +427,9 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 // error comes back coded (an interrupt as "interrupted; nothing was
 // written", SQLite's codes through mapErr) with no result.
 func (s *Store) writer(ctx context.Context, op string, fn func(conn *sqlite.Conn) (*WriteResult, error)) (res *WriteResult, err error) {
+	if s.ro != nil {
+		return nil, s.readOnlyError(op)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	conn, err := s.take(ctx)

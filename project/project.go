@@ -126,7 +126,8 @@ func (p *Project) Env(ctx context.Context) (*commands.Env, error) {
 	return &cp, nil
 }
 
-// open opens (with create, creates) the event log once.
+// open opens (with create, creates) the event log once: read-only when
+// this process may not write it (events.Writable).
 func (p *Project) open(ctx context.Context, create bool) (*events.Store, *commands.Env, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -137,7 +138,10 @@ func (p *Project) open(ctx context.Context, create bool) (*events.Store, *comman
 	if p.opts.Progress != nil {
 		progress = p.opts.Progress("rebuilding projections")
 	}
-	st, err := events.Open(ctx, events.DBPath(p.dir), events.Options{Create: create, Projectors: projections.Projectors(),
+	// A process that may not write the database still reads it: the
+	// store then refuses every write with Storage.
+	path := events.DBPath(p.dir)
+	st, err := events.Open(ctx, path, events.Options{Create: create, ReadOnly: !create && !events.Writable(path), Projectors: projections.Projectors(),
 		Progress: progress, LockTimeout: p.opts.LockTimeout, PoolSize: p.opts.PoolSize})
 	if err != nil {
 		return nil, nil, err
