@@ -7,4 +7,9 @@
 // the command prints with --json, as structured content and as text.
 // Domain errors become tool errors carrying the CLI's code, message,
 // details and hint; protocol errors are left to protocol faults.
+//
+// It also serves read-only resources (resources.go: the status, and the
+// context packets of sessions and work items, compiled through the door
+// without recording them) and the resume_work prompt (prompts.go). Their
+// errors are JSON-RPC errors whose data is the CLI's error object.
 package mcpserver

@@ -72,6 +72,8 @@ func New(opts Options) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{},
 	})
 	s.register()
+	s.registerResources()
+	s.registerPrompts()
 	return s, nil
 }
 
