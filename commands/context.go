@@ -48,7 +48,7 @@ func CompileContext(ctx context.Context, env *Env, req CompileRequest) (*Compile
 	if req.Past() && req.Session != "" {
 		return nil, fault.New(fault.Usage, "context compile: --at reads the past and cannot record a compile for --session").WithHint("drop --session or --at")
 	}
-	budget, err := budgetOf("context compile", req.Budget)
+	budget, err := BudgetOf("context compile", req.Budget)
 	if err != nil {
 		return nil, err
 	}

@@ -236,12 +236,12 @@ const (
 // host's context window, so a budget beyond it is a typo.
 const MaxBudget = 1_000_000
 
-// budgetOf returns the token budget a request asks for (the default,
+// BudgetOf returns the token budget a request asks for (the default,
 // workcontext.DefaultBudget, when it names none). One check for every
 // operation that compiles a packet, on the CLI and MCP alike.
 // Errors: InvalidInput naming --budget for a budget below 1 or above
 // MaxBudget (0 is not "the default": leave the flag out for that).
-func budgetOf(op string, b *int) (int, error) {
+func BudgetOf(op string, b *int) (int, error) {
 	if b == nil {
 		return workcontext.DefaultBudget, nil
 	}

@@ -242,7 +242,7 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 		return nil, err
 	}
 	pol := env.policy()
-	budget, err := budgetOf("resume", req.Budget)
+	budget, err := BudgetOf("resume", req.Budget)
 	if err != nil {
 		return nil, err
 	}

@@ -43,13 +43,9 @@ func (p *Project) ContextPacket(ctx context.Context, req ContextPacketRequest) (
 	if session == "" && work == "" {
 		return nil, fault.New(fault.InvalidInput, "context packet: a session or a work item is required").WithHint("awr session list --active")
 	}
-	budget := workcontext.DefaultBudget
-	if req.Budget != nil {
-		if *req.Budget < 1 || *req.Budget > commands.MaxBudget {
-			return nil, fault.New(fault.InvalidInput, "context packet: budget %d: a token budget is 1 to %d", *req.Budget, commands.MaxBudget).
-				With("min", 1).With("max", commands.MaxBudget)
-		}
-		budget = *req.Budget
+	budget, err := commands.BudgetOf("context packet", req.Budget)
+	if err != nil {
+		return nil, err
 	}
 	env, err := p.Env(ctx)
 	if err != nil {
