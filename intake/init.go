@@ -3,8 +3,10 @@ package intake
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -387,13 +389,24 @@ items:
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// Accept applies a preview: it writes the manifest and the generated files
-// (never overwriting a file), creates the log with project_initialized and
-// one source_indexed per source in one transaction, and adds .awr/ to
-// .gitignore in a git repository. Accepting what is already there changes
-// nothing and says so.
-// Errors: SourceConflict when candidates are ambiguous (naming them) or an
-// existing manifest differs; the storage errors of the log.
+// Accept applies a preview atomically: nothing makes the directory a
+// project until the log holding project_initialized and one source_indexed
+// per source has committed. The manifest and the generated files (never
+// overwriting a file) are first staged under .awr/init-pending; a new log
+// is built whole at a temporary path in .awr/ and only then linked to
+// .awr/awr.db, the commit point (a log an older awr left with its schema
+// and no event is finished in place, in one transaction); the staged files
+// are published after it (FinishInit, which any later open of the log
+// completes if this one is cut short). In a git repository .awr/ is then
+// added to .gitignore. An interruption before the commit point leaves the
+// directory as it was, but for leftovers the next init or import removes
+// (RemoveLeftovers); one after it leaves the whole project. Accepting what
+// is already there changes nothing and says so. The caller serializes
+// concurrent inits and imports of one directory.
+// Errors: SourceConflict when candidates are ambiguous (naming them), an
+// existing manifest differs, or another process created the log first;
+// the storage errors of the log; ctx's when it is cancelled before the
+// commit point.
 func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Store, error), env func(*events.Store) *commands.Env) (*Preview, error) {
 	dir := p.Project
 	if len(p.Ambiguous) > 0 {
@@ -404,6 +417,28 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		return nil, fault.New(fault.SourceConflict, "init: more than one candidate for a role (%s); awr will not guess", strings.Join(parts, "; ")).
 			With("ambiguous", p.Ambiguous).WithHint("%s", p.Accept)
 	}
+	_, dbErr := os.Stat(events.DBPath(dir))
+	hasDB := dbErr == nil
+	var st *events.Store
+	var rev int64
+	var id string
+	if hasDB {
+		// Opened as for creation: a log with no event (what an older awr
+		// left when interrupted) is not a project, and is finished below.
+		var err error
+		if st, err = open(true); err != nil {
+			return nil, err
+		}
+		if rev, id, err = head(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	if rev > 0 {
+		// A committed init may not have published its manifest yet.
+		if err := FinishInit(dir); err != nil {
+			return nil, err
+		}
+	}
 	existing, hasManifest, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -412,31 +447,7 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		return nil, fault.New(fault.SourceConflict, "init: %s already exists and maps different sources; it is never overwritten", ManifestPath(dir)).
 			With("path", ManifestPath(dir)).WithHint("edit %s, then awr source reindex", ManifestPath(dir))
 	}
-	_, dbErr := os.Stat(events.DBPath(dir))
-	var rev int64
-	var id string
-	if hasManifest && dbErr == nil && len(p.files) == 0 {
-		st, err := open(false)
-		if err != nil {
-			return nil, err
-		}
-		if err := st.Read(ctx, func(r *events.Reader) error {
-			rev = r.Head
-			return events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
-				if v, _ := events.Decode(e); v != nil {
-					if pi, ok := v.(*events.ProjectInitialized); ok {
-						id = pi.ProjectID
-					}
-				}
-				return nil
-			})
-		}); err != nil {
-			return nil, err
-		}
-	}
-	// A log with no project_initialized is what an interrupted init
-	// leaves (the schema, no event): a rerun finishes it below.
-	if hasManifest && dbErr == nil && len(p.files) == 0 && (rev > 0 || id != "") {
+	if hasManifest && rev > 0 && len(p.files) == 0 {
 		out := *p
 		out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Writes, out.Next = "unchanged", false, rev, id, []Write{}, "awr status"
 		if gitRepo(dir) && !ignored(dir) {
@@ -448,77 +459,90 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		return &out, nil
 	}
 
-	var created []string
-	undo := func() {
-		for i := len(created) - 1; i >= 0; i-- {
-			os.Remove(created[i])
-		}
-	}
 	awrDir := filepath.Join(dir, ".awr")
+	newDir := false
 	if _, err := os.Stat(awrDir); errors.Is(err, os.ErrNotExist) {
 		if err := os.Mkdir(awrDir, 0o700); err != nil {
 			return nil, fault.Wrap(fault.Storage, err, "init: create .awr")
 		}
-		created = append(created, awrDir)
+		newDir = true
 	}
-	for _, rel := range []string{intakeGoals, intakeLedger} {
-		content, ok := p.files[rel]
-		if !ok {
-			continue
-		}
-		full := filepath.Join(dir, filepath.FromSlash(rel))
-		if _, err := os.Stat(filepath.Dir(full)); errors.Is(err, os.ErrNotExist) {
-			if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
-				undo()
-				return nil, fault.Wrap(fault.Storage, err, "init: create %s", filepath.Dir(rel))
+	committed := false
+	defer func() {
+		if !committed {
+			// Leave the directory as it was found.
+			RemoveLeftovers(dir)
+			if newDir {
+				os.Remove(awrDir)
 			}
-			created = append(created, filepath.Dir(full))
 		}
-		if err := writeNew(full, content); err != nil {
-			undo()
-			return nil, err
-		}
-		created = append(created, full)
+	}()
+	if rev == 0 {
+		// What an earlier interrupted init or import left.
+		RemoveLeftovers(dir)
+	}
+	staged := map[string][]byte{}
+	for rel, content := range p.files {
+		staged[rel] = content
 	}
 	if !hasManifest {
 		raw, err := p.manifest.Encode()
 		if err != nil {
-			undo()
 			return nil, fault.Wrap(fault.Internal, err, "init: encode manifest")
 		}
-		if err := writeNew(ManifestPath(dir), raw); err != nil {
-			undo()
-			return nil, err
-		}
-		created = append(created, ManifestPath(dir))
+		staged[".awr/project.toml"] = raw
 	}
-	newDB := errors.Is(dbErr, os.ErrNotExist)
-	st, err := open(true)
-	if err != nil {
-		undo()
+	if err := stage(dir, staged); err != nil {
 		return nil, err
-	}
-	if newDB {
-		created = append(created, events.DBPath(dir), events.DBPath(dir)+"-wal", events.DBPath(dir)+"-shm")
 	}
 	var payloads []events.SourceIndexed
 	for _, ms := range p.manifest.Sources {
 		si, missing := Read(dir, ms)
+		if _, ok := p.files[ms.Path]; ok {
+			// A generated file is indexed from where it is staged: moving
+			// it into place keeps its content, size and time.
+			if staged, gone := Read(pendingDir(dir), ms); !gone {
+				si, missing = staged, false
+			}
+		}
 		if missing {
-			undo()
 			return nil, fault.New(fault.SourceConflict, "init: source %s is missing", ms.Path).With("path", ms.Path).WithHint("awr init")
 		}
 		payloads = append(payloads, si)
 	}
-	e := env(st)
-	res, err := commands.InitAndIndex(ctx, e, commands.InitIndexRequest{Name: p.manifest.Name, Sources: payloads})
+	req := commands.InitIndexRequest{Name: p.manifest.Name, Sources: payloads}
+	var res *commands.InitIndexResult
+	if hasDB {
+		// In place, in one transaction: its commit is the commit point.
+		res, err = commands.InitAndIndex(ctx, env(st), req)
+	} else {
+		err = BuildLog(ctx, dir, func(st *events.Store) error {
+			res, err = commands.InitAndIndex(ctx, env(st), req)
+			return err
+		})
+	}
 	if err != nil {
-		st.Close()
-		undo()
+		if ctx.Err() != nil {
+			return nil, Interrupted("init", p.Accept)
+		}
+		return nil, err
+	}
+	committed = true
+	if newDir {
+		// The .awr entry itself must survive a crash.
+		syncDir(dir)
+	}
+	if err := FinishInit(dir); err != nil {
 		return nil, err
 	}
 	if gitRepo(dir) && !ignored(dir) {
 		if err := appendIgnore(dir); err != nil {
+			return nil, err
+		}
+	}
+	if !hasDB {
+		// The caller's handle on the log it can now open.
+		if _, err := open(false); err != nil {
 			return nil, err
 		}
 	}
@@ -527,7 +551,220 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 	return &out, nil
 }
 
-// writeNew creates a file that must not exist yet.
+// Interrupted is the error of an init or import cancelled (Ctrl-C,
+// SIGTERM) before its commit point: nothing was written. hint is the
+// command that starts it again.
+func Interrupted(op, hint string) error {
+	return fault.New(fault.Storage, "%s: interrupted before it committed; nothing was written", op).WithHint("%s", hint)
+}
+
+// head returns the log's project_revision and, when its first event is
+// project_initialized, the project id.
+func head(ctx context.Context, st *events.Store) (rev int64, id string, err error) {
+	err = st.Read(ctx, func(r *events.Reader) error {
+		rev = r.Head
+		return events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
+			if v, _ := events.Decode(e); v != nil {
+				if pi, ok := v.(*events.ProjectInitialized); ok {
+					id = pi.ProjectID
+				}
+			}
+			return nil
+		})
+	})
+	return rev, id, err
+}
+
+// The names of what an init or an import writes before its commit point,
+// inside .awr/.
+const (
+	// pendingName is the folder an init stages its files in, mirroring
+	// their place in the project (.awr/init-pending/.awr/project.toml).
+	pendingName = "init-pending"
+	// tempLogPrefix begins the name of a log being built, and of its
+	// -wal and -shm companions.
+	tempLogPrefix = ".awr.db.tmp-"
+)
+
+func pendingDir(dir string) string { return filepath.Join(dir, ".awr", pendingName) }
+
+// stage writes files (by project-relative path) into the staging folder
+// all at once: each is written and synced in a private folder, which is
+// then renamed to .awr/init-pending, so FinishInit never sees a part of
+// them. A file already in the project is never overwritten.
+// Errors: SourceConflict for a file that exists; Storage.
+func stage(dir string, files map[string][]byte) error {
+	if len(files) == 0 {
+		return nil
+	}
+	private, err := os.MkdirTemp(filepath.Join(dir, ".awr"), pendingName+".tmp-")
+	if err != nil {
+		return fault.Wrap(fault.Storage, err, "init: stage the files to create")
+	}
+	defer os.RemoveAll(private)
+	for rel, content := range files {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel))); err == nil {
+			return fault.New(fault.SourceConflict, "init: %s already exists; it is never overwritten", rel).With("path", rel)
+		}
+		path := filepath.Join(private, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fault.Wrap(fault.Storage, err, "init: stage %s", rel)
+		}
+		if err := writeNew(path, content); err != nil {
+			return err
+		}
+		syncDir(filepath.Dir(path))
+	}
+	if err := os.Rename(private, pendingDir(dir)); err != nil {
+		return fault.Wrap(fault.Storage, err, "init: stage the files to create")
+	}
+	syncDir(filepath.Join(dir, ".awr"))
+	return nil
+}
+
+// FinishInit publishes what an init staged before its log committed: each
+// file under .awr/init-pending moves to its place in the project unless a
+// file is already there (which is kept), then the staging folder goes. It
+// is idempotent and safe to run from several processes at once. Call it
+// only for a log with events: the staged files of an init whose log never
+// committed are leftovers (RemoveLeftovers).
+// Errors: Storage when a file cannot be moved into place.
+func FinishInit(dir string) error {
+	root := pendingDir(dir)
+	if _, err := os.Lstat(root); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	synced := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // another process is publishing it
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		final := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
+			return err
+		}
+		if err := publish(path, final); err != nil && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		synced[filepath.Dir(final)] = true
+		return nil
+	})
+	if err != nil {
+		return fault.Wrap(fault.Storage, err, "init: publish the staged files").WithHint("awr init --accept")
+	}
+	for d := range synced {
+		syncDir(d)
+	}
+	os.RemoveAll(root)
+	return nil
+}
+
+// RemoveLeftovers removes what an interrupted init or import left in .awr/
+// before its commit point: the staging folder and logs being built. Call
+// it only while no log with events is in place and no other init or import
+// of the directory runs.
+func RemoveLeftovers(dir string) {
+	os.RemoveAll(pendingDir(dir))
+	for _, pattern := range []string{tempLogPrefix + "*", pendingName + ".tmp-*"} {
+		leftovers, _ := filepath.Glob(filepath.Join(dir, ".awr", pattern))
+		for _, path := range leftovers {
+			os.RemoveAll(path)
+		}
+	}
+}
+
+// BuildLog creates the project's event log atomically: build fills a new
+// log at a temporary path in .awr/ (created if missing), which is closed,
+// so that its WAL is checkpointed into it, synced, and only then linked to
+// .awr/awr.db. Until that link nothing makes the directory a project: an
+// interruption leaves at most the temporary files, which the next init or
+// import removes. ctx is checked last before the link.
+// Errors: SourceConflict when .awr/awr.db appeared meanwhile; Storage;
+// those of build; ctx.Err() when ctx is done before the link.
+func BuildLog(ctx context.Context, dir string, build func(st *events.Store) error) error {
+	awrDir := filepath.Join(dir, ".awr")
+	if err := os.MkdirAll(awrDir, 0o700); err != nil {
+		return fault.Wrap(fault.Storage, err, "create project directory")
+	}
+	tmp := filepath.Join(awrDir, tempLogPrefix+rand.Text())
+	defer func() {
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			os.Remove(tmp + suffix)
+		}
+	}()
+	st, err := events.Open(ctx, tmp, events.Options{Create: true, Projectors: projections.Projectors()})
+	if err != nil {
+		return err
+	}
+	if err := build(st); err != nil {
+		st.Close()
+		return err
+	}
+	if err := st.Close(); err != nil {
+		return fault.Wrap(fault.Storage, err, "create project database: close")
+	}
+	if fi, err := os.Stat(tmp + "-wal"); err == nil && fi.Size() > 0 {
+		// The log is not whole in its main file: never publish it.
+		return fault.New(fault.Storage, "create project database: the write-ahead log of %s was not checkpointed", tmp)
+	}
+	f, err := os.OpenFile(tmp, os.O_RDWR, 0)
+	if err != nil {
+		return fault.Wrap(fault.Storage, err, "create project database")
+	}
+	err = f.Sync()
+	f.Close()
+	if err != nil {
+		return fault.Wrap(fault.Storage, err, "create project database: sync")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := publish(tmp, events.DBPath(dir)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fault.New(fault.SourceConflict, "create project database: %s appeared meanwhile; another init or import created it", events.DBPath(dir)).
+				With("path", events.DBPath(dir)).WithHint("awr status")
+		}
+		return fault.Wrap(fault.Storage, err, "create project database")
+	}
+	syncDir(awrDir)
+	return nil
+}
+
+// publish gives the file at tmp the name final, never replacing a file
+// there (fs.ErrExist): a hard link, then the temporary name goes; where
+// the file system has no hard links, a rename once final is found absent.
+func publish(tmp, final string) error {
+	err := os.Link(tmp, final)
+	switch {
+	case err == nil:
+		os.Remove(tmp)
+		return nil
+	case errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if _, err := os.Lstat(final); err == nil {
+		return fs.ErrExist
+	}
+	return os.Rename(tmp, final)
+}
+
+// syncDir makes the entries of a folder durable; where a folder cannot be
+// synced (some platforms) nothing more can be done.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// writeNew creates a file that must not exist yet, its content synced.
 func writeNew(path string, content []byte) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -537,6 +774,10 @@ func writeNew(path string, content []byte) error {
 		return fault.Wrap(fault.Storage, err, "init: create %s", path)
 	}
 	if _, err := f.Write(content); err != nil {
+		f.Close()
+		return fault.Wrap(fault.Storage, err, "init: write %s", path)
+	}
+	if err := f.Sync(); err != nil {
 		f.Close()
 		return fault.Wrap(fault.Storage, err, "init: write %s", path)
 	}

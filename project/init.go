@@ -2,8 +2,10 @@ package project
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -59,17 +61,27 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 	}
 	opts := intake.InitOptions{Name: req.Name, Goal: req.Goal, Sources: req.Source, StatusMap: sm, FieldMap: fm, Version: p.opts.Version}
 	var existing *StatusResult
+	interrupted := false
 	if p.exists() {
-		if existing, err = p.Status(ctx, StatusRequest{}); err != nil {
+		existing, err = p.Status(ctx, StatusRequest{})
+		switch {
+		case fault.Is(err, fault.NotFound) && p.exists():
+			// A log with no event: an init was interrupted; this one
+			// finishes it.
+			existing, interrupted = nil, true
+		case err != nil:
 			return nil, err
 		}
-		if opts.Name == "" && existing.ProjectName != "" {
+		if existing != nil && opts.Name == "" && existing.ProjectName != "" {
 			opts.Name = existing.ProjectName
 		}
 	}
 	plan, err := intake.Plan(dir, opts)
 	if err != nil {
 		return nil, err
+	}
+	if interrupted {
+		plan.Writes = append(plan.Writes, intake.Write{Path: ".awr/awr.db", Action: fmt.Sprintf("finish: the log an interrupted init left has no event; add project_initialized and %d source_indexed", len(plan.Mapping))})
 	}
 	if !req.Accept {
 		plan.Status, plan.RequiresAccept, plan.Next = "preview", true, plan.Accept
@@ -81,18 +93,77 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 		}
 		return plan, nil
 	}
-	res, err := intake.Accept(ctx, plan, func(create bool) (*events.Store, error) {
-		st, _, err := p.open(ctx, create)
-		return st, err
-	}, func(*events.Store) *commands.Env {
-		_, env, _ := p.open(ctx, false)
-		return env
-	})
+	if ctx.Err() != nil {
+		return nil, intake.Interrupted("init", plan.Accept)
+	}
+	unlock, err := lockDir(dir)
 	if err != nil {
-		// A failed accept closes the log it opened (and removes what it
-		// created); forget it so a later call opens it afresh.
+		return nil, err
+	}
+	defer unlock()
+	res, err := intake.Accept(ctx, plan, func(create bool) (*events.Store, error) {
+		// Opening is not cancelled: Accept opens the log it has just
+		// committed, and a cancel must not turn that into a failure.
+		st, _, err := p.open(context.WithoutCancel(ctx), create)
+		return st, err
+	}, p.envFor)
+	if err != nil {
+		// A failed accept removes what it created; forget the log it
+		// opened so a later call opens it afresh.
 		p.Close()
 		return nil, err
 	}
 	return res, nil
+}
+
+// envFor is the command environment of the project on st: the project's
+// clock and entropy.
+func (p *Project) envFor(st *events.Store) *commands.Env {
+	env := commands.NewEnv(st)
+	env.Now = p.opts.Now
+	if p.opts.Entropy != nil {
+		env.Entropy = p.opts.Entropy
+	}
+	return env
+}
+
+// settle checks a log just opened for use: one with no event is what an
+// init interrupted before its commit left (by an older awr, or made by
+// hand), not a project; in one with events, the files its init staged and
+// had not yet published are published.
+// Errors: NotFound (hint `awr init --accept`) for a log with no event;
+// Storage.
+func (p *Project) settle(ctx context.Context, st *events.Store) error {
+	var head int64
+	if err := st.Read(ctx, func(r *events.Reader) error {
+		head = r.Head
+		return nil
+	}); err != nil {
+		return err
+	}
+	if head == 0 {
+		return fault.New(fault.NotFound, "open project: %s is not a project yet: the init that created its log was interrupted before the first event (.awr/awr.db has no event)", p.dir).
+			With("path", events.DBPath(p.dir)).With("project_revision", 0).WithHint("awr init --accept")
+	}
+	return intake.FinishInit(p.dir)
+}
+
+// lockDir takes an exclusive lock on the project directory itself (flock,
+// advisory, released when the process ends) for an init or an import, so
+// that two of them never build or clean up each other's files. It creates
+// nothing.
+// Errors: Storage when the directory cannot be opened or locked.
+func lockDir(dir string) (func(), error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "lock %s", dir)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fault.Wrap(fault.Storage, err, "lock %s", dir)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }

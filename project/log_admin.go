@@ -10,6 +10,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/intake"
 	"github.com/awr-dev/awr/replay"
 )
 
@@ -133,10 +134,13 @@ type ImportRequest struct {
 
 // Import imports a JSONL export into a project without events, verifying
 // the chain and the domain's rules as it goes; stdin is read for File "-".
-// A failed import leaves nothing behind: a database or .awr directory it
-// created is removed.
+// It is atomic: into a new project, the log is built whole at a temporary
+// path and only then linked to .awr/awr.db (intake.BuildLog), so an
+// interrupted or failed import leaves no log behind (and removes a .awr
+// directory it created); into a log with no event, it is one transaction.
 // Errors: InvalidInput for an unreadable file, a project directory that
-// does not exist, or a log that does not verify (naming the line).
+// does not exist, or a log that does not verify (naming the line);
+// InvalidTransition for a project that has events.
 func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader) (*ImportResult, error) {
 	r, name := stdin, "stdin"
 	if req.File != "-" && req.File != "" {
@@ -151,24 +155,51 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir).WithHint("mkdir -p %s", dir)
 	}
-	_, dirErr := os.Stat(filepath.Join(dir, ".awr"))
-	_, dbErr := os.Stat(events.DBPath(dir))
-	newDir, newDB := os.IsNotExist(dirErr), os.IsNotExist(dbErr)
-	st, _, err := p.open(ctx, true)
+	unlock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	res, err := replay.Import(ctx, st, bufio.NewReaderSize(r, 1<<16), name)
-	if err != nil {
-		// Leave no half-made project behind: remove what this import created.
-		p.Close()
-		if newDB {
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				os.Remove(events.DBPath(dir) + suffix)
-			}
+	defer unlock()
+	in := bufio.NewReaderSize(r, 1<<16)
+	if _, err := os.Stat(events.DBPath(dir)); err == nil {
+		st, _, err := p.open(ctx, true)
+		if err != nil {
+			return nil, err
 		}
+		var head int64
+		if err := st.Read(ctx, func(r *events.Reader) error {
+			head = r.Head
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		if head == 0 {
+			// What an interrupted init staged must not become this
+			// project's.
+			intake.RemoveLeftovers(dir)
+		}
+		res, err := replay.Import(ctx, st, in, name)
+		if err != nil && ctx.Err() != nil {
+			return nil, intake.Interrupted("import", "awr import "+req.File)
+		}
+		return res, err
+	}
+	_, dirErr := os.Stat(filepath.Join(dir, ".awr"))
+	newDir := os.IsNotExist(dirErr)
+	if !newDir {
+		intake.RemoveLeftovers(dir)
+	}
+	var res *ImportResult
+	err = intake.BuildLog(ctx, dir, func(st *events.Store) error {
+		res, err = replay.Import(ctx, st, in, name)
+		return err
+	})
+	if err != nil {
 		if newDir {
 			os.RemoveAll(filepath.Join(dir, ".awr"))
+		}
+		if ctx.Err() != nil {
+			return nil, intake.Interrupted("import", "awr import "+req.File)
 		}
 		return nil, err
 	}

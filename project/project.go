@@ -146,11 +146,13 @@ func (p *Project) open(ctx context.Context, create bool) (*events.Store, *comman
 	if err != nil {
 		return nil, nil, err
 	}
-	env := commands.NewEnv(st)
-	env.Now = p.opts.Now
-	if p.opts.Entropy != nil {
-		env.Entropy = p.opts.Entropy
+	if !create {
+		if err := p.settle(ctx, st); err != nil {
+			st.Close()
+			return nil, nil, err
+		}
 	}
+	env := p.envFor(st)
 	p.store, p.env = st, env
 	return st, env, nil
 }
