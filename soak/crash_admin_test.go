@@ -27,17 +27,6 @@ func adminKills() int {
 	return 10
 }
 
-// buildAWR builds the awr command once for the test.
-func buildAWR(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	require.NoError(t, err, "the go command is needed to build awr")
-	bin := filepath.Join(t.TempDir(), "awr")
-	out, err := exec.Command(goTool, "build", "-o", bin, "../cmd/awr").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	return bin
-}
-
 // awrRun is one finished awr process.
 type awrRun struct {
 	code           int
@@ -257,7 +246,7 @@ func todo(n int) []byte {
 // and usable: status answers, verify passes, a following write commits,
 // and nothing acknowledged is lost.
 func TestCrash_AdminCommands(t *testing.T) {
-	bin := buildAWR(t)
+	bin := awrBinary(t)
 	kills := adminKills()
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)

@@ -26,13 +26,11 @@ type awrCLI struct {
 	bin, cache string
 }
 
-func buildAWR(t *testing.T) awrCLI {
+func readOnlyCLI(t *testing.T) awrCLI {
 	t.Helper()
+	bin := awrBinary(t)
 	dir := t.TempDir()
 	openUp(t, dir)
-	bin := filepath.Join(dir, "awr")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/awr").CombinedOutput()
-	require.NoError(t, err, "go build ../cmd/awr: %s", out)
 	cache := filepath.Join(dir, "cache")
 	require.NoError(t, os.Mkdir(cache, 0o777))
 	require.NoError(t, os.Chmod(cache, 0o777))
@@ -150,7 +148,7 @@ func copyFiles(t *testing.T, from, to string, names ...string) {
 // project: Reads, then Refusals.
 func TestReadOnly(t *testing.T) {
 	t.Parallel()
-	cli := buildAWR(t)
+	cli := readOnlyCLI(t)
 	t.Run("Reads", func(t *testing.T) { testReadOnlyReads(t, cli) })
 	t.Run("Refusals", func(t *testing.T) { testReadOnlyRefusals(t, cli) })
 }

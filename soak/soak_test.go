@@ -30,7 +30,9 @@ import (
 func TestMain(m *testing.M) {
 	switch mode := os.Getenv("AWR_TEST_CHILD"); mode {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		removeBuilt()
+		os.Exit(code)
 	case "handoff":
 		os.Exit(handoffChild(os.Getenv("AWR_TEST_PROJECT"), os.Getenv("AWR_TEST_WORK"), os.Getenv("AWR_TEST_AGENT")))
 	case "write":
