@@ -115,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		// Ctrl-C or SIGTERM interrupts SQLite: an open write rolls back
 		// whole, so nothing half-written remains.
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptible(stderr)
 		defer stop()
 		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout}
 		defer app.close()
@@ -126,6 +126,49 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 type exitCode int
+
+// graceAfterSignal is how long a command may take to stop once SIGINT or
+// SIGTERM cancelled its context before awr exits anyway: a read blocked
+// on a terminal or a pipe (`import -`, `recovery verify --input -`) never
+// sees the cancellation. A transaction cut off this way rolls back whole,
+// as one a kill cuts off does.
+const graceAfterSignal = 2 * time.Second
+
+// interruptible returns the context of one command: cancelled by the
+// first SIGINT or SIGTERM; a second signal, or graceAfterSignal without
+// the command returning, exits at once with 128 + the signal's number.
+func interruptible(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		var sig os.Signal
+		select {
+		case <-done:
+			return
+		case sig = <-sigs:
+		}
+		cancel()
+		select {
+		case <-done:
+			return
+		case <-sigs:
+		case <-time.After(graceAfterSignal):
+		}
+		code := 130
+		if sig == syscall.SIGTERM {
+			code = 143
+		}
+		fmt.Fprintf(stderr, "awr: stopped by %s before the command finished; a write it had not committed was rolled back\n", sig)
+		os.Exit(code)
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
 
 func hasFlag(args []string, flag string) bool {
 	for _, a := range args {

@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/stretchr/testify/require"
@@ -205,5 +208,39 @@ func awrIn(bin, dir string) func(args ...string) *exec.Cmd {
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "AWR_PROJECT="+dir, "AWR_TIMEOUT=30s", "TZ=UTC", "NO_COLOR=1")
 		return cmd
+	}
+}
+
+// TestSignal_StopsABlockedCommand: a command blocked reading a pipe that
+// never closes (`import -`) still stops on SIGTERM, and on SIGINT, within
+// the grace period, leaving no project behind (issue #13, row 8).
+func TestSignal_StopsABlockedCommand(t *testing.T) {
+	t.Parallel()
+	bin := buildAWR(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		dir := t.TempDir()
+		cmd := exec.Command(bin, "import", "-", "--project", dir)
+		stdin, err := cmd.StdinPipe() // held open: the read never ends
+		require.NoError(t, err)
+		defer stdin.Close()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Start())
+		time.Sleep(300 * time.Millisecond) // let it reach the read
+		require.NoError(t, cmd.Process.Signal(sig))
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		select {
+		case err := <-exited:
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, "%s", stderr.String())
+			require.Equal(t, 128+int(sig), ee.ExitCode(), "%s", stderr.String())
+			require.Contains(t, stderr.String(), "stopped by")
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("awr import - did not stop on %s: %s", sig, stderr.String())
+		}
+		_, err = os.Stat(filepath.Join(dir, ".awr", "awr.db"))
+		require.True(t, os.IsNotExist(err), "no project left behind: %v", err)
 	}
 }
