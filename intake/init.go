@@ -535,6 +535,9 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 	if err := FinishInit(dir); err != nil {
 		return nil, err
 	}
+	if err := RecordProjectID(dir, res.Project.ProjectID); err != nil {
+		return nil, err
+	}
 	if gitRepo(dir) && !ignored(dir) {
 		if err := appendIgnore(dir); err != nil {
 			return nil, err
@@ -549,6 +552,50 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 	out := *p
 	out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Next = "initialized", false, res.ProjectRevision, res.Project.ProjectID, p.Organization.NextAction
 	return &out, nil
+}
+
+// ProjectIDPath is where a project keeps the id of its log's project,
+// beside the log and, like it, never shared (the manifest is the team's
+// and every checkout of it has a log of its own).
+func ProjectIDPath(dir string) string { return filepath.Join(dir, ".awr", "project-id") }
+
+// RecordProjectID writes id to ProjectIDPath (a temporary file, synced,
+// renamed), so that another project's database put in .awr/ is noticed at
+// open. An init or import cut short before it leaves none, and nothing is
+// checked.
+// Errors: Storage when the file cannot be written.
+func RecordProjectID(dir, id string) error {
+	path := ProjectIDPath(dir)
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".project-id-*")
+	if err != nil {
+		return fault.Wrap(fault.Storage, err, "record project id")
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(id + "\n")
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fault.Wrap(fault.Storage, err, "record project id %s", path)
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// RecordedProjectID returns the id ProjectIDPath holds ("" when there is
+// none).
+func RecordedProjectID(dir string) string {
+	b, err := readBounded(ProjectIDPath(dir), 256)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // Interrupted is the error of an init or import cancelled (Ctrl-C,

@@ -145,7 +145,32 @@ func (p *Project) settle(ctx context.Context, st *events.Store) error {
 		return fault.New(fault.NotFound, "open project: %s is not a project yet: the init that created its log was interrupted before the first event (.awr/awr.db has no event)", p.dir).
 			With("path", events.DBPath(p.dir)).With("project_revision", 0).WithHint("awr init --accept")
 	}
-	return intake.FinishInit(p.dir)
+	if err := intake.FinishInit(p.dir); err != nil {
+		return err
+	}
+	return identityAgrees(ctx, p.dir, st, "open project")
+}
+
+// identityAgrees refuses a log whose project is not the one this
+// directory recorded (another project's database put in .awr/): its
+// project_initialized must carry the id in .awr/project-id. A project
+// without that file (made by an older awr) is not checked.
+// Errors: Storage naming both ids.
+func identityAgrees(ctx context.Context, dir string, st *events.Store, op string) error {
+	want := intake.RecordedProjectID(dir)
+	if want == "" {
+		return nil
+	}
+	id, name, err := projectOf(ctx, st)
+	if err != nil {
+		return err
+	}
+	if id == want {
+		return nil
+	}
+	return fault.New(fault.Storage, "%s: %s holds the log of project %s (%q), but %s says this is project %s: the database is another project's", op, events.DBPath(dir), id, name, intake.ProjectIDPath(dir), want).
+		With("path", events.DBPath(dir)).With("project_id", id).With("recorded_project_id", want).
+		WithHint("awr import EXPORT.jsonl --project NEW_DIR")
 }
 
 // lockDir takes an exclusive lock on the project directory itself (flock,
@@ -166,4 +191,19 @@ func lockDir(dir string) (func(), error) {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// projectOf returns the id and name the log's project_initialized gives.
+func projectOf(ctx context.Context, st *events.Store) (id, name string, err error) {
+	err = st.Read(ctx, func(r *events.Reader) error {
+		return events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
+			if v, err := events.Decode(e); err == nil {
+				if pi, ok := v.(*events.ProjectInitialized); ok {
+					id, name = pi.ProjectID, pi.Name
+				}
+			}
+			return nil
+		})
+	})
+	return id, name, err
 }

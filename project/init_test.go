@@ -118,7 +118,7 @@ func TestInit_LeftoversAreNotAProject(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "initialized", res.Status)
 	require.Equal(t, "proj", res.Name, "nothing is taken from the staged manifest")
-	require.Subset(t, []string{"awr.db", "awr.db-shm", "awr.db-wal", "project.toml"}, entries(t, filepath.Join(dir, ".awr")), "the leftovers are gone")
+	require.Subset(t, []string{"awr.db", "awr.db-shm", "awr.db-wal", "project-id", "project.toml"}, entries(t, filepath.Join(dir, ".awr")), "the leftovers are gone")
 	m, ok, err := intake.ReadManifest(dir)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -276,4 +276,91 @@ func TestImport_Atomic(t *testing.T) {
 		require.NoFileExists(t, intake.ManifestPath(dir), "the staged manifest is not this project's")
 		require.NoDirExists(t, filepath.Join(dir, ".awr", "init-pending"))
 	})
+}
+
+// TestIdentity_ForeignDatabaseIsRefused: another project's database put
+// in .awr/ is noticed at open, and an export of another project is not
+// imported where a project id is recorded (issue #13, row 15).
+func TestIdentity_ForeignDatabaseIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	mine := initialized(t, []byte("# TODO\n\n- [ ] W-1: Mine\n"))
+	theirs := initialized(t, []byte("# TODO\n\n- [ ] W-1: Theirs\n"))
+	require.NotEmpty(t, intake.RecordedProjectID(mine))
+
+	var export bytes.Buffer
+	p, err := project.Open(ctx, theirs, project.Options{})
+	require.NoError(t, err)
+	_, err = p.Export(ctx, project.ExportRequest{}, &export)
+	require.NoError(t, err)
+	p.Close()
+
+	t.Run("ErrSwappedDatabase", func(t *testing.T) {
+		dir := t.TempDir()
+		copyTree(t, mine, dir)
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(events.DBPath(dir) + suffix)
+		}
+		b, err := os.ReadFile(events.DBPath(theirs))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(events.DBPath(dir), b, 0o600))
+		p, err := project.Open(ctx, dir, project.Options{})
+		require.NoError(t, err)
+		defer p.Close()
+		_, err = p.Status(ctx, project.StatusRequest{})
+		fe := fault.As(err)
+		require.Equal(t, fault.Storage, fe.Code, "%v", err)
+		require.Contains(t, fe.Message, "the database is another project's")
+		require.Equal(t, intake.RecordedProjectID(mine), fe.Details["recorded_project_id"])
+		require.Equal(t, intake.RecordedProjectID(theirs), fe.Details["project_id"])
+	})
+	t.Run("ErrImportOfAnotherProject", func(t *testing.T) {
+		dir := t.TempDir()
+		copyTree(t, mine, dir)
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(events.DBPath(dir) + suffix)
+		}
+		p, err := project.Open(ctx, dir, project.Options{})
+		require.NoError(t, err)
+		defer p.Close()
+		_, err = p.Import(ctx, project.ImportRequest{File: "-"}, bytes.NewReader(export.Bytes()))
+		require.True(t, fault.Is(err, fault.Storage), "%v", err)
+		_, statErr := os.Stat(events.DBPath(dir))
+		require.True(t, os.IsNotExist(statErr), "nothing linked in")
+	})
+	t.Run("OK_ImportOfItsOwnExport", func(t *testing.T) {
+		dir := t.TempDir()
+		var own bytes.Buffer
+		p, err := project.Open(ctx, mine, project.Options{})
+		require.NoError(t, err)
+		_, err = p.Export(ctx, project.ExportRequest{}, &own)
+		require.NoError(t, err)
+		p.Close()
+		q, err := project.Open(ctx, dir, project.Options{})
+		require.NoError(t, err)
+		defer q.Close()
+		_, err = q.Import(ctx, project.ImportRequest{File: "-"}, bytes.NewReader(own.Bytes()))
+		require.NoError(t, err)
+		require.Equal(t, intake.RecordedProjectID(mine), intake.RecordedProjectID(dir), "an import records its project")
+	})
+}
+
+// copyTree copies the regular files below src into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	require.NoError(t, filepath.Walk(src, func(path string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if fi.IsDir() {
+			return os.MkdirAll(target, 0o700)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o600)
+	}))
 }

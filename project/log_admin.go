@@ -191,9 +191,16 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	}
 	var res *ImportResult
 	err = intake.BuildLog(ctx, dir, func(st *events.Store) error {
-		res, err = replay.Import(ctx, st, in, name)
-		return err
+		if res, err = replay.Import(ctx, st, in, name); err != nil {
+			return err
+		}
+		// Not linked in where another project's id is recorded: every
+		// open would then refuse it.
+		return identityAgrees(ctx, dir, st, "import")
 	})
+	if err == nil {
+		err = recordImportedID(ctx, dir, p)
+	}
 	if err != nil {
 		if newDir {
 			os.RemoveAll(filepath.Join(dir, ".awr"))
@@ -204,4 +211,18 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		return nil, err
 	}
 	return res, nil
+}
+
+// recordImportedID records the project id of the log an import linked in
+// (see intake.RecordProjectID).
+func recordImportedID(ctx context.Context, dir string, p *Project) error {
+	st, err := p.EventLog(ctx)
+	if err != nil {
+		return err
+	}
+	id, _, err := projectOf(ctx, st)
+	if err != nil {
+		return err
+	}
+	return intake.RecordProjectID(dir, id)
 }
