@@ -110,12 +110,12 @@ func TestHandoff(t *testing.T) {
 	cp, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: sid, Agent: "a1", ContextHash: "sha256:" + strings.Repeat("c1", 32), Digest: "did x", NextAction: "do y", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"loop"}}})
 	require.NoError(t, err)
 	require.True(t, cp.Checkpoint.ContextHashVerified)
-	bind, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "claude", ExternalSession: "claude:abc", Work: "T-1", SessionID: sid})
+	bind, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "claude", ExternalSession: "abc", Work: "T-1", SessionID: sid})
 	require.NoError(t, err)
 	require.True(t, bind.Changed)
 	require.Equal(t, "do y", bind.Binding.NextAction)
 
-	res, err := commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: sid, Agent: "a2"})
+	res, err := commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: sid, Agent: "a2", Client: "claude", ExternalSession: "abc"})
 	require.NoError(t, err)
 	require.NotEqual(t, sid, res.Session.ID)
 	require.NotNil(t, res.Claim)
@@ -127,12 +127,12 @@ func TestHandoff(t *testing.T) {
 	require.True(t, fault.Is(err, fault.InvalidTransition), "%v", err)
 	require.Equal(t, res.Session.ID, fault.As(err).Details["successor_id"])
 
-	// Rebinding follows the resume.
-	again, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "claude", ExternalSession: "claude:abc", Work: "T-1"})
+	// Rebinding follows the resume made for this conversation.
+	again, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "claude", ExternalSession: "abc", Work: "T-1"})
 	require.NoError(t, err)
 	require.Equal(t, res.Session.ID, again.Binding.SessionID)
 	require.Equal(t, "do y", again.Binding.NextAction)
-	same, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "claude", ExternalSession: "claude:abc", Work: "T-1"})
+	same, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "claude", ExternalSession: "abc", Work: "T-1"})
 	require.NoError(t, err)
 	require.False(t, same.Changed)
 

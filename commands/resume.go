@@ -29,6 +29,11 @@ type ResumeRequest struct {
 	// Repo is the door's comparison of the inherited checkpoint's
 	// repository with the repository now. No front end sets it.
 	Repo *workcontext.RepoCheck `kong:"-" json:"-"`
+	// Client and ExternalSession name the host conversation the resume is
+	// made for (see ConversationKey): recorded in session_resumed, they
+	// let that conversation's binding, and no other, follow the resume.
+	Client          string `name:"client" json:"client,omitempty" help:"The host of the conversation the resume is made for: claude, codex, gemini or generic." placeholder:"NAME"`
+	ExternalSession string `name:"external-session" json:"external_session,omitempty" help:"The conversation the resume is made for (as with client bind); only its binding may follow the resume." placeholder:"ID"`
 	WriteMeta
 }
 
@@ -81,7 +86,16 @@ func checkResume(env *Env, req ResumeRequest) error {
 			return err
 		}
 	}
-	return refuseSecrets("resume", [2]string{"agent", req.Agent}, [2]string{"provider", req.Provider}, [2]string{"model", req.Model})
+	if req.Client != "" && req.ExternalSession == "" {
+		return fault.New(fault.InvalidInput, "resume: --client names the host of --external-session; give both").With("field", "external_session")
+	}
+	if req.ExternalSession != "" {
+		if _, err := ConversationKey("resume", req.Client, req.ExternalSession); err != nil {
+			return err
+		}
+	}
+	return refuseSecrets("resume", [2]string{"agent", req.Agent}, [2]string{"provider", req.Provider}, [2]string{"model", req.Model},
+		[2]string{"client", req.Client}, [2]string{"external_session", req.ExternalSession})
 }
 
 // resume appends the successor session inside tx (see ResumeSession); pol
@@ -192,6 +206,12 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 		}
 	}
 	rp := events.SessionResumed{SessionID: id, FromSession: prev.ID, Work: prev.Work}
+	if req.ExternalSession != "" {
+		// Checked by checkResume.
+		if rp.ExternalSession, err = ConversationKey("resume", req.Client, req.ExternalSession); err != nil {
+			return nil, err
+		}
+	}
 	if last != nil {
 		rp.CheckpointID = last.ID
 	}

@@ -220,12 +220,14 @@ func (r *runner) script() error {
 	r.step("awr recovery inspect --session "+succ.ID, fmt.Sprintf("claim %s (token %d); checkpoint inherited: %v; next: %s", rec.Claim.StateNow, rec.Claim.FencingToken, rec.Inherited, rec.NextStep),
 		rec.ProjectRevision, map[string]any{"next_step": rec.NextStep})
 
-	rebind, err := r.p.ClientBind(ctx, project.ClientBindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1"})
+	// The resume named no conversation, so the old binding cannot follow
+	// it by itself: the conversation is handed to the successor by name.
+	rebind, err := r.p.ClientBind(ctx, project.ClientBindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1", SessionID: succ.ID})
 	if err != nil {
 		return err
 	}
-	r.step("awr client bind --client claude-code --external-session claude-code:conv-7f3a --work CART-1",
-		"binding follows the resume to "+rebind.Binding.SessionID, rebind.ProjectRevision, nil)
+	r.step("awr client bind --client claude-code --external-session claude-code:conv-7f3a --work CART-1 --session "+succ.ID,
+		"binding handed to the successor "+rebind.Binding.SessionID, rebind.ProjectRevision, nil)
 
 	logRes, err := r.p.Log(ctx, project.LogRequest{Work: "CART-1"})
 	if err != nil {

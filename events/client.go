@@ -1,7 +1,9 @@
 package events
 
-// ClientBound ties a host conversation (external session "HOST:ID") to an awr
-// session (stream "client/<external session>").
+// ClientBound ties a host conversation to an awr session (stream
+// "client/<external session>"). ExternalSession is the conversation's key:
+// "CLIENT:ID" for claude, codex and gemini (the id as the host reports it),
+// the "HOST:ID" a generic client gave otherwise.
 type ClientBound struct {
 	Client          string `json:"client"`
 	ExternalSession string `json:"external_session"`

@@ -46,6 +46,10 @@ type SessionResumed struct {
 	FromSession  string `json:"from_session"`
 	Work         string `json:"work"`
 	CheckpointID string `json:"checkpoint_id,omitempty"`
+	// ExternalSession is the key of the host conversation the resume was
+	// made for ("CLIENT:ID" or "HOST:ID"): only that conversation's
+	// binding may follow the resume into the new session.
+	ExternalSession string `json:"external_session,omitempty"`
 }
 
 // Kind returns KindSessionResumed.

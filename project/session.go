@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
@@ -106,31 +107,52 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 	return out, nil
 }
 
-// ClientView is `awr client show`.
+// ClientView is `awr client show`: the binding, what its host needs to
+// continue (Summary: checkpoint, next action, open loops, context hash,
+// the same view client bind returns) and, when the bound session has been
+// resumed, its successor and whether the conversation may follow it.
 type ClientView struct {
-	Binding         *projections.Binding `json:"binding"`
-	ProjectRevision int64                `json:"project_revision"`
+	Binding         *projections.Binding    `json:"binding"`
+	Summary         *commands.BindingView   `json:"summary"`
+	Successor       *commands.SuccessorView `json:"successor,omitempty"`
+	ProjectRevision int64                   `json:"project_revision"`
 }
 
 // ClientShowRequest is `awr client show` and awr_client_show.
 type ClientShowRequest struct {
-	ExternalSession string `name:"external-session" required:"" json:"external_session" help:"The host's conversation id, as HOST:ID." placeholder:"HOST:ID"`
+	Client          string `name:"client" json:"client,omitempty" help:"The host: claude, codex or gemini (the id as the host reports it); omit it for a generic HOST:ID." placeholder:"NAME"`
+	ExternalSession string `name:"external-session" required:"" json:"external_session" help:"The host's conversation id: as claude, codex or gemini report it (with --client); HOST:ID otherwise." placeholder:"ID"`
 	Read
 }
 
-// ClientShow returns what a host conversation is bound to.
-// Errors: NotFound when it is not bound at that revision.
+// ClientShow returns what a host conversation is bound to, with what its
+// host needs to continue.
+// Errors: InvalidInput for a malformed id (see commands.ConversationKey);
+// NotFound when it is not bound at that revision.
 func (p *Project) ClientShow(ctx context.Context, req ClientShowRequest) (*ClientView, error) {
-	externalSession := req.ExternalSession
+	key := req.ExternalSession
+	if req.Client != "" {
+		var err error
+		if key, err = commands.ConversationKey("client show", req.Client, req.ExternalSession); err != nil {
+			return nil, err
+		}
+	}
 	v := &ClientView{}
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		v.ProjectRevision = rev
 		var err error
-		v.Binding, err = projections.BindingAt(r.Conn, externalSession, rev)
+		v.Binding, err = projections.BindingAt(r.Conn, key, rev)
 		if err == nil && v.Binding == nil {
-			err = fault.New(fault.NotFound, "client show: %s is not bound", externalSession).With("external_session", externalSession).
-				WithHint("awr client bind --client NAME --external-session %s --work KEY --session ID", externalSession)
+			hint := fault.New(fault.NotFound, "client show: %s is not bound", key).With("external_session", key)
+			if req.Client != "" {
+				return hint.WithHint("awr client bind --client %s --external-session %s --work KEY --session ID", req.Client, req.ExternalSession)
+			}
+			return hint.WithHint("awr client bind --client NAME --external-session %s --work KEY --session ID", key)
 		}
+		if err != nil {
+			return err
+		}
+		v.Summary, v.Successor, err = commands.BindingSummary(r.Conn, rev, v.Binding)
 		return err
 	})
 	if err != nil {

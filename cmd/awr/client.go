@@ -35,5 +35,20 @@ type clientShowCmd struct {
 func (c *clientShowCmd) Run(app *App) error {
 	return call(app, (*project.Project).ClientShow, c.ClientShowRequest, func(w io.Writer, v *project.ClientView) {
 		fmt.Fprintf(w, "%s (%s) is bound to session %s on %s since %s\n", v.Binding.ExternalSession, v.Binding.Client, v.Binding.SessionID, v.Binding.Work, ms(v.Binding.BoundAt))
+		fmt.Fprintf(w, "next action: %s\n", safe(v.Summary.NextAction))
+		for _, l := range v.Summary.OpenLoops {
+			fmt.Fprintf(w, "open loop %s: %s\n", l.ID, safe(l.Text))
+		}
+		if s := v.Successor; s != nil {
+			if s.MayFollow {
+				fmt.Fprintf(w, "resumed by %s (%s) for this conversation: awr client bind --client %s --external-session %s --work %s\n", s.SessionID, safe(s.Agent), safe(v.Binding.Client), safe(c.ExternalSession), v.Binding.Work)
+			} else {
+				whom := "another conversation"
+				if s.ResumedFor == "" {
+					whom = "no conversation"
+				}
+				fmt.Fprintf(w, "stale: session %s was resumed by %s (%s) for %s; see awr recovery inspect --session %s\n", v.Binding.SessionID, s.SessionID, safe(s.Agent), whom, s.SessionID)
+			}
+		}
 	})
 }
