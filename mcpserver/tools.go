@@ -108,10 +108,10 @@ func (s *Server) register() {
 		desc: "Retire a stopped seat (its history stays in the log), as `awr seat remove --json`."},
 		op((*project.Project).SeatRemove))
 	add(s, tool{name: "awr_client_bind", title: "Bind a host conversation",
-		desc: "Tie a host conversation (HOST:ID) to a session so its checkpoints survive compaction, as `awr client bind --json`; from_session binds to that session's latest successor."},
+		desc: "Tie a host conversation (its own id for client claude, codex or gemini; HOST:ID for any other client) to a session so its checkpoints survive compaction, as `awr client bind --json`; from_session binds to that session's latest successor."},
 		op((*project.Project).ClientBind))
 	add(s, tool{name: "awr_client_show", title: "Show a host binding", readOnly: true,
-		desc: "What a host conversation (HOST:ID) is bound to, as `awr client show --json`."},
+		desc: "What a host conversation is bound to (with the packet-ready summary and, once another agent resumed the session, whether it may follow), as `awr client show --json`."},
 		op((*project.Project).ClientShow))
 	add(s, tool{name: "awr_log", title: "List events", readOnly: true,
 		desc: "Events oldest first, filtered by session, work item, kind or revision range, as `awr log --json`; next_since pages on."},
