@@ -10,7 +10,41 @@ type ClientBound struct {
 	SessionID       string `json:"session_id"`
 	Work            string `json:"work"`
 	CheckpointID    string `json:"checkpoint_id,omitempty"`
+	// ContinuesFrom is the key of the conversation this one continues: a
+	// host that cleared or switched its conversation gave it a new id, and
+	// the hook bound the new one where the old one was.
+	ContinuesFrom string `json:"continues_from,omitempty"`
 }
 
 // Kind returns KindClientBound.
 func (ClientBound) Kind() Kind { return KindClientBound }
+
+// HostEventRecorded records one hook delivery of a host for a bound
+// conversation (stream "client/<key>", the binding's): the host compacted
+// the conversation, it stopped a turn, the conversation started or ended.
+// It never changes the awr session: a conversation that ends leaves its
+// session running and its claim held. Delivery identifies the occurrence
+// (hosts.Event.Key), so a delivery seen twice is recorded once.
+type HostEventRecorded struct {
+	Client          string `json:"client"`
+	ExternalSession string `json:"external_session"`
+	SessionID       string `json:"session_id"`
+	Work            string `json:"work"`
+	// Event is awr's name for it (session_start, before_agent,
+	// pre_compact, stop, session_end); HostEvent, the host's.
+	Event          string `json:"event"`
+	HostEvent      string `json:"host_event"`
+	Source         string `json:"source,omitempty"`
+	Trigger        string `json:"trigger,omitempty"`
+	Reason         string `json:"reason,omitempty"`
+	StopHookActive bool   `json:"stop_hook_active,omitempty"`
+	Delivery       string `json:"delivery"`
+	// Answer is what awr answered: "context" (the packet, ContextHash),
+	// "block" (the host was asked to continue the turn), "reminder", or
+	// "" (nothing).
+	Answer      string `json:"answer,omitempty"`
+	ContextHash string `json:"context_hash,omitempty"`
+}
+
+// Kind returns KindHostEventRecorded.
+func (HostEventRecorded) Kind() Kind { return KindHostEventRecorded }

@@ -35,6 +35,7 @@ const (
 	KindRestoreCompleted   Kind = "restore_completed"
 	KindSeatDecided        Kind = "seat_decided"
 	KindRestatementChecked Kind = "restatement_checked"
+	KindHostEventRecorded  Kind = "host_event_recorded"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -71,6 +72,7 @@ var payloadTypes = map[Kind]func() Payload{
 	KindRestoreCompleted:   func() Payload { return new(RestoreCompleted) },
 	KindSeatDecided:        func() Payload { return new(SeatDecided) },
 	KindRestatementChecked: func() Payload { return new(RestatementChecked) },
+	KindHostEventRecorded:  func() Payload { return new(HostEventRecorded) },
 }
 
 // Kinds returns every known kind, sorted.

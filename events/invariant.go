@@ -130,6 +130,8 @@ func (c *Invariants) stream(e *Event, v Payload) string {
 		want = "session/" + pl.SessionID
 	case *ClientBound:
 		want = "client/" + pl.ExternalSession
+	case *HostEventRecorded:
+		want = "client/" + pl.ExternalSession
 	case *ClaimAcquired:
 		want = "work/" + pl.Work
 	case *ClaimRenewed:

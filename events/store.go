@@ -525,3 +525,43 @@ func LastOfKind(conn *sqlite.Conn, stream string, kind Kind, after int64) (*Even
 	}
 	return EventFromRow(st), nil
 }
+
+// LatestOfKind calls fn with the latest events of kind on stream, newest
+// first, at most limit of them, read from the log itself; fn returns false
+// to stop early.
+func LatestOfKind(conn *sqlite.Conn, stream string, kind Kind, limit int, fn func(*Event) bool) error {
+	st := prep(conn, "stream_kind_desc")
+	st.SetText(":stream", stream)
+	st.SetText(":kind", string(kind))
+	st.SetInt64(":limit", int64(limit))
+	defer st.Reset()
+	for {
+		row, err := st.Step()
+		if err != nil || !row {
+			return err
+		}
+		if !fn(EventFromRow(st)) {
+			return nil
+		}
+	}
+}
+
+// RecentOfKind calls fn with the events of kind after seq after, on any
+// stream, newest first, at most limit of them; fn returns false to stop
+// early.
+func RecentOfKind(conn *sqlite.Conn, kind Kind, after int64, limit int, fn func(*Event) bool) error {
+	st := prep(conn, "kind_since_desc")
+	st.SetText(":kind", string(kind))
+	st.SetInt64(":after", after)
+	st.SetInt64(":limit", int64(limit))
+	defer st.Reset()
+	for {
+		row, err := st.Step()
+		if err != nil || !row {
+			return err
+		}
+		if !fn(EventFromRow(st)) {
+			return nil
+		}
+	}
+}

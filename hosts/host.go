@@ -170,3 +170,20 @@ func Installed(h Host) []string {
 	}
 	return out
 }
+
+// Capability is what an answer to one host event can carry.
+type Capability struct {
+	Context  bool // model-visible context
+	Reminder bool // a one-line message shown to the user
+	Block    bool // a request to keep the agent going
+}
+
+// CapabilityOf returns what an answer to host h's event n can carry (all
+// false for an event h does not have).
+func CapabilityOf(h Host, n Name) Capability {
+	s, ok := specOf(h, n)
+	if !ok {
+		return Capability{}
+	}
+	return Capability{Context: s.context, Reminder: s.reminder, Block: s.block != ""}
+}

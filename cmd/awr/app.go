@@ -129,7 +129,7 @@ type exitCode int
 
 // graceAfterSignal is how long a command may take to stop once SIGINT or
 // SIGTERM cancelled its context before awr exits anyway: a read blocked
-// on a terminal or a pipe (`import -`, `recovery verify --input -`) never
+// on a terminal or a pipe (`recovery verify --input -`) never
 // sees the cancellation. A transaction cut off this way rolls back whole,
 // as one a kill cuts off does.
 const graceAfterSignal = 2 * time.Second
@@ -206,13 +206,18 @@ func (a *App) project() (*project.Project, error) {
 	if a.proj != nil {
 		return a.proj, nil
 	}
-	p, err := project.Open(a.Ctx, a.Project, project.Options{Now: a.Now, LockTimeout: a.timeout, Progress: a.progress, Version: Version(),
-		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET"), AwrBin: awrBinary(), Crashpoint: os.Getenv("AWR_TEST_CRASHPOINT")}})
+	p, err := project.Open(a.Ctx, a.Project, a.options())
 	if err != nil {
 		return nil, err
 	}
 	a.proj = p
 	return p, nil
+}
+
+// options are the door's options for this process.
+func (a *App) options() project.Options {
+	return project.Options{Now: a.Now, LockTimeout: a.timeout, Progress: a.progress, Version: Version(),
+		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET"), AwrBin: awrBinary(), Crashpoint: os.Getenv("AWR_TEST_CRASHPOINT")}}
 }
 
 func (a *App) close() {

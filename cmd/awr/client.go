@@ -10,6 +10,7 @@ import (
 type clientCmd struct {
 	Bind clientBindCmd `cmd:"" help:"Tie a host conversation to a session so its checkpoints survive compaction."`
 	Show clientShowCmd `cmd:"" help:"Show what a host conversation is bound to."`
+	Hook clientHookCmd `cmd:"" help:"Answer one hook event of a host (JSON on stdin); the host runs it, never fails because of it."`
 }
 
 type clientBindCmd struct {
@@ -51,4 +52,18 @@ func (c *clientShowCmd) Run(app *App) error {
 			}
 		}
 	})
+}
+
+type clientHookCmd struct {
+	project.HookRequest
+}
+
+// Run answers a hook event: the host's own format on stdout, exit 0
+// whatever happens (problems go to .awr/hooks.log).
+func (c *clientHookCmd) Run(app *App) error {
+	opts := app.options()
+	opts.Progress = nil // nothing on the terminal: the host reads stdout
+	res := project.AnswerHook(app.Ctx, app.Project, c.HookRequest, app.Stdin, opts)
+	app.Stdout.Write(res.Stdout)
+	return nil
 }

@@ -212,14 +212,26 @@ func awrIn(bin, dir string) func(args ...string) *exec.Cmd {
 }
 
 // TestSignal_StopsABlockedCommand: a command blocked reading a pipe that
-// never closes (`import -`) still stops on SIGTERM, and on SIGINT, within
-// the grace period, leaving no project behind (issue #13, row 8).
+// never closes (`recovery verify --input -`) still stops on SIGTERM, and
+// on SIGINT, within the grace period, writing nothing (issue #13, row 8:
+// before, the signal was swallowed and the command hung).
 func TestSignal_StopsABlockedCommand(t *testing.T) {
 	t.Parallel()
 	bin := buildAWR(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("- [ ] T-1: Work\n"), 0o644))
+	awr := awrIn(bin, dir)
+	out, err := awr("init", "--accept").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	out, err = awr("session", "start", "--work", "T-1", "--agent", "a", "--json").Output()
+	require.NoError(t, err, "%s", out)
+	var start struct {
+		Session  struct{ ID string } `json:"session"`
+		Revision int64               `json:"project_revision"`
+	}
+	require.NoError(t, json.Unmarshal(out, &start))
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		dir := t.TempDir()
-		cmd := exec.Command(bin, "import", "-", "--project", dir)
+		cmd := awr("recovery", "verify", "--session", start.Session.ID, "--input", "-")
 		stdin, err := cmd.StdinPipe() // held open: the read never ends
 		require.NoError(t, err)
 		defer stdin.Close()
@@ -238,9 +250,14 @@ func TestSignal_StopsABlockedCommand(t *testing.T) {
 			require.Contains(t, stderr.String(), "stopped by")
 		case <-time.After(30 * time.Second):
 			cmd.Process.Kill()
-			t.Fatalf("awr import - did not stop on %s: %s", sig, stderr.String())
+			t.Fatalf("awr recovery verify --input - did not stop on %s: %s", sig, stderr.String())
 		}
-		_, err = os.Stat(filepath.Join(dir, ".awr", "awr.db"))
-		require.True(t, os.IsNotExist(err), "no project left behind: %v", err)
 	}
+	out, err = awr("status", "--json").Output()
+	require.NoError(t, err, "%s", out)
+	var status struct {
+		Revision int64 `json:"project_revision"`
+	}
+	require.NoError(t, json.Unmarshal(out, &status))
+	require.Equal(t, start.Revision, status.Revision, "nothing written")
 }

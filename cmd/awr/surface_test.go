@@ -27,6 +27,7 @@ var cliOnly = map[string]string{
 	"rig up":         "launches agents in tmux on the supervisor's machine",
 	"rig down":       "types into agents' panes and stops them on the supervisor's machine",
 	"rig apply":      "reads a YAML spec from the supervisor's file system",
+	"client hook":    "the host runs it with the event on stdin and reads its answer on stdout",
 }
 
 // leaves returns each leaf command of the CLI with the struct kong fills.

@@ -1,0 +1,357 @@
+package commands
+
+import (
+	"context"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
+)
+
+// DuplicateWindow is how long after a recorded hook delivery an identical
+// one without an occurrence id (a Claude SessionStart or Stop) is taken for
+// the same delivery seen twice rather than a new occurrence.
+const DuplicateWindow = 5 * time.Second
+
+// ContinuationWindow is how long after a host ended a conversation to
+// clear or switch it the new conversation's start may continue it.
+const ContinuationWindow = 2 * time.Minute
+
+// HostEventRequest records one hook delivery of a host (see
+// events.HostEventRecorded). No front end builds it: the door's hook
+// answerer does, from the payload the host sent.
+type HostEventRequest struct {
+	Client string // claude, codex or gemini
+	Key    string // the conversation's key (ConversationKey)
+	Event  string // awr's name of the event
+	// HostEvent, Source, Trigger, Reason and StopHookActive are the
+	// payload's, as the hosts package read them.
+	HostEvent      string
+	Source         string
+	Trigger        string
+	Reason         string
+	StopHookActive bool
+	// Delivery identifies the occurrence (hosts.Event.Key); Occurrence
+	// says whether the host sent an id of its own for it (then an equal
+	// Delivery is the same occurrence whenever it comes).
+	Delivery   string
+	Occurrence bool
+	// Answer and ContextHash are what the door answered.
+	Answer      string
+	ContextHash string
+	// ContinuesFrom, for a conversation the log does not know yet, names
+	// the conversation it continues: Key is bound where that one is.
+	ContinuesFrom string
+	// NoBlock turns off asking the host to continue at a stop; Reminds
+	// says the host shows a reminder for this event.
+	NoBlock bool
+	Reminds bool
+}
+
+// HostEventResult says what was recorded and, for a stop, whether the
+// host is asked to continue the turn.
+type HostEventResult struct {
+	Recorded  bool   `json:"recorded"`
+	Duplicate bool   `json:"duplicate"`
+	Seq       int64  `json:"seq,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	Work      string `json:"work,omitempty"`
+	// Block: the bound session holds its work and recorded no checkpoint
+	// since the conversation's previous stop (or since it was bound).
+	Block bool `json:"block,omitempty"`
+	// Remind: the bound session compiled a packet after its last
+	// checkpoint (a compaction would lose what came since).
+	Remind          bool  `json:"remind,omitempty"`
+	ProjectRevision int64 `json:"project_revision"`
+}
+
+// RecordHostEvent appends host_event_recorded for a conversation that is
+// bound (and, with ContinuesFrom, first binds it where the conversation it
+// continues is bound). A conversation the log does not know writes
+// nothing; a delivery already recorded writes nothing either. For a stop
+// it decides, inside the same transaction, whether the host is asked to
+// continue the turn (never when the host says it already continues
+// because of a stop hook, never with NoBlock).
+// Errors: RuleViolation for a secret in a field; InvalidInput for a field
+// too long.
+func RecordHostEvent(ctx context.Context, env *Env, req HostEventRequest) (*HostEventResult, error) {
+	fields := [][2]string{{"client", req.Client}, {"external_session", req.Key}, {"source", req.Source}, {"trigger", req.Trigger}, {"reason", req.Reason}}
+	if err := refuseSecrets("record host event", fields...); err != nil {
+		return nil, err
+	}
+	streams := []string{"client/" + req.Key}
+	if req.ContinuesFrom != "" {
+		streams = append(streams, "client/"+req.ContinuesFrom)
+	}
+	return write(ctx, env, req.Client, WriteMeta{}, streams, req, func(tx *events.Tx) (*HostEventResult, error) {
+		rev := tx.Head()
+		res := &HostEventResult{}
+		b, err := projections.BindingAt(tx.Conn, req.Key, rev)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil && req.ContinuesFrom != "" {
+			if b, err = continueConversation(tx, req); err != nil {
+				return nil, err
+			}
+		}
+		if b == nil {
+			res.ProjectRevision = tx.Head()
+			return res, nil
+		}
+		res.SessionID, res.Work = b.SessionID, b.Work
+		last, err := latestHostEvents(tx.Conn, req.Key, 1)
+		if err != nil {
+			return nil, err
+		}
+		if len(last) == 1 && last[0].payload.Delivery == req.Delivery &&
+			(req.Occurrence || tx.Now().UnixMilli()-last[0].at < DuplicateWindow.Milliseconds()) {
+			res.Duplicate, res.ProjectRevision = true, tx.Head()
+			return res, nil
+		}
+		s, err := projections.SessionAt(tx.Conn, b.SessionID, rev)
+		if err != nil {
+			return nil, err
+		}
+		answer := req.Answer
+		switch req.Event {
+		case "stop":
+			if res.Block, err = shouldBlock(tx, req, b, s); err != nil {
+				return nil, err
+			}
+			if res.Block {
+				answer = "block"
+			}
+		case "pre_compact":
+			if res.Remind, err = compiledSinceCheckpoint(tx.Conn, s); err != nil {
+				return nil, err
+			}
+			if res.Remind && req.Reminds && answer == "" {
+				answer = "reminder"
+			}
+		}
+		e, err := tx.Append(events.NewEvent{Stream: "client/" + req.Key, Payload: events.HostEventRecorded{
+			Client: req.Client, ExternalSession: req.Key, SessionID: b.SessionID, Work: b.Work,
+			Event: req.Event, HostEvent: req.HostEvent, Source: req.Source, Trigger: req.Trigger, Reason: req.Reason,
+			StopHookActive: req.StopHookActive, Delivery: req.Delivery, Answer: answer, ContextHash: req.ContextHash,
+		}})
+		if err != nil {
+			return nil, err
+		}
+		res.Recorded, res.Seq, res.ProjectRevision = true, e.Seq, tx.Head()
+		return res, nil
+	})
+}
+
+// continueConversation binds req.Key to the session req.ContinuesFrom is
+// bound to, recording the lineage; nil when that conversation is not
+// bound (any more).
+func continueConversation(tx *events.Tx, req HostEventRequest) (*projections.Binding, error) {
+	old, err := projections.BindingAt(tx.Conn, req.ContinuesFrom, tx.Head())
+	if err != nil || old == nil {
+		return nil, err
+	}
+	if _, err := tx.Append(events.NewEvent{Stream: "client/" + req.Key, Payload: events.ClientBound{
+		Client: req.Client, ExternalSession: req.Key, SessionID: old.SessionID, Work: old.Work,
+		CheckpointID: old.CheckpointID, ContinuesFrom: req.ContinuesFrom,
+	}}); err != nil {
+		return nil, err
+	}
+	return projections.BindingAt(tx.Conn, req.Key, tx.Head())
+}
+
+// shouldBlock decides a stop: block when the bound session is active (not
+// resumed away), holds a live claim, and recorded no checkpoint since the
+// conversation's previous stop (or its binding).
+func shouldBlock(tx *events.Tx, req HostEventRequest, b *projections.Binding, s *projections.Session) (bool, error) {
+	if req.NoBlock || req.StopHookActive || s == nil || s.Status != projections.SessionActive {
+		return false, nil
+	}
+	live, err := holdsLive(tx, s.ID)
+	if err != nil || !live {
+		return false, err
+	}
+	since, err := previousStop(tx.Conn, req.Key)
+	if err != nil {
+		return false, err
+	}
+	if since == 0 {
+		bound, err := events.LastOfKind(tx.Conn, "client/"+req.Key, events.KindClientBound, 0)
+		if err != nil || bound == nil {
+			return false, err
+		}
+		since = bound.Seq
+	}
+	cp, err := events.LastOfKind(tx.Conn, "session/"+s.ID, events.KindCheckpointRecorded, since)
+	return cp == nil, err
+}
+
+// previousStop returns the seq of the conversation's latest recorded stop
+// (0 when none).
+func previousStop(conn *sqlite.Conn, key string) (int64, error) {
+	var seq int64
+	var derr error
+	err := events.LatestOfKind(conn, "client/"+key, events.KindHostEventRecorded, 1000, func(e *events.Event) bool {
+		v, err := events.Decode(e)
+		if err != nil {
+			derr = err
+			return false
+		}
+		if v.(*events.HostEventRecorded).Event == "stop" {
+			seq = e.Seq
+			return false
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return seq, err
+}
+
+// compiledSinceCheckpoint reports whether session s compiled a packet
+// after its latest checkpoint (or compiled one and never checkpointed).
+func compiledSinceCheckpoint(conn *sqlite.Conn, s *projections.Session) (bool, error) {
+	if s == nil || s.Status != projections.SessionActive {
+		return false, nil
+	}
+	stream := "session/" + s.ID
+	compiled, err := events.LastOfKind(conn, stream, events.KindContextCompiled, 0)
+	if err != nil || compiled == nil {
+		return false, err
+	}
+	cp, err := events.LastOfKind(conn, stream, events.KindCheckpointRecorded, compiled.Seq)
+	return cp == nil, err
+}
+
+// hostEvent is a recorded hook delivery with its time.
+type hostEvent struct {
+	seq, at int64
+	payload *events.HostEventRecorded
+}
+
+// latestHostEvents returns the conversation's latest n recorded
+// deliveries, newest first.
+func latestHostEvents(conn *sqlite.Conn, key string, n int) ([]hostEvent, error) {
+	var out []hostEvent
+	var derr error
+	err := events.LatestOfKind(conn, "client/"+key, events.KindHostEventRecorded, n, func(e *events.Event) bool {
+		v, err := events.Decode(e)
+		if err != nil {
+			derr = err
+			return false
+		}
+		out = append(out, hostEvent{seq: e.Seq, at: e.OccurredAt, payload: v.(*events.HostEventRecorded)})
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return out, err
+}
+
+// ConversationState is what the log says of a host conversation at a
+// revision: its binding, the session bound and, when that session was
+// resumed, whether the conversation may follow it.
+type ConversationState struct {
+	Binding *projections.Binding
+	Session *projections.Session
+	// Follow is the session the conversation works in: the bound one, or
+	// the successor a resume made for this conversation.
+	Follow string
+	// Stale is the error of a conversation whose session was resumed for
+	// another conversation (or for none); nil otherwise.
+	Stale error
+	// CompactionPending: the latest recorded delivery is a compaction,
+	// with no context given back since.
+	CompactionPending bool
+}
+
+// Conversation reads the state of conversation key at rev.
+func Conversation(conn *sqlite.Conn, rev int64, key string) (*ConversationState, error) {
+	b, err := projections.BindingAt(conn, key, rev)
+	if err != nil || b == nil {
+		return &ConversationState{}, err
+	}
+	st := &ConversationState{Binding: b}
+	if st.Session, err = projections.SessionAt(conn, b.SessionID, rev); err != nil {
+		return nil, err
+	}
+	if st.Session == nil {
+		return nil, fault.New(fault.NotFound, "hook: session %s of %s not found", b.SessionID, key).With("session_id", b.SessionID)
+	}
+	st.Follow, err = follow(conn, rev, "hook", key, b.SessionID)
+	if fe := fault.As(err); err != nil && fe.Code == fault.InvalidTransition {
+		st.Follow, st.Stale, err = b.SessionID, err, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	last, err := latestHostEvents(conn, key, 1)
+	if err != nil {
+		return nil, err
+	}
+	st.CompactionPending = len(last) == 1 && last[0].payload.Event == "pre_compact"
+	return st, nil
+}
+
+// PendingContinuation returns the key of the conversation of client that
+// a new conversation starting now may continue: the latest one whose host
+// ended it to clear or switch it (reason clear or resume) within
+// ContinuationWindow, that is still bound and that no conversation
+// continues yet; "" when there is none.
+func PendingContinuation(conn *sqlite.Conn, rev int64, client string, now time.Time) (string, error) {
+	var cands []string
+	var derr error
+	after := max(rev-2000, 0)
+	oldest := now.Add(-ContinuationWindow).UnixMilli()
+	err := events.RecentOfKind(conn, events.KindHostEventRecorded, after, 200, func(e *events.Event) bool {
+		if e.Seq > rev {
+			return true
+		}
+		if e.OccurredAt < oldest {
+			return false
+		}
+		v, err := events.Decode(e)
+		if err != nil {
+			derr = err
+			return false
+		}
+		h := v.(*events.HostEventRecorded)
+		if h.Client == client && h.Event == "session_end" && (h.Reason == "clear" || h.Reason == "resume") {
+			cands = append(cands, h.ExternalSession)
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil || len(cands) == 0 {
+		return "", err
+	}
+	continued := map[string]bool{}
+	err = events.RecentOfKind(conn, events.KindClientBound, after, 200, func(e *events.Event) bool {
+		if v, err := events.Decode(e); err == nil {
+			if from := v.(*events.ClientBound).ContinuesFrom; from != "" {
+				continued[from] = true
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return "", err
+	}
+	for _, key := range cands {
+		if continued[key] {
+			continue
+		}
+		if b, err := projections.BindingAt(conn, key, rev); err != nil {
+			return "", err
+		} else if b != nil {
+			return key, nil
+		}
+	}
+	return "", nil
+}
