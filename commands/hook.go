@@ -58,6 +58,7 @@ type HostEventResult struct {
 	Seq       int64  `json:"seq,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
 	Work      string `json:"work,omitempty"`
+	Agent     string `json:"agent,omitempty"`
 	// Block: the bound session holds its work and recorded no checkpoint
 	// since the conversation's previous stop (or since it was bound).
 	Block bool `json:"block,omitempty"`
@@ -114,6 +115,9 @@ func RecordHostEvent(ctx context.Context, env *Env, req HostEventRequest) (*Host
 		s, err := projections.SessionAt(tx.Conn, b.SessionID, rev)
 		if err != nil {
 			return nil, err
+		}
+		if s != nil {
+			res.Agent = s.Agent
 		}
 		answer := req.Answer
 		switch req.Event {

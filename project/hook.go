@@ -200,16 +200,25 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 		if err != nil || !res.Block {
 			return hosts.Answer{}, err
 		}
-		return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work)}, nil
+		return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work, res.Agent)}, nil
 	}
 	return hosts.Answer{}, nil
 }
 
-// stopReason is what a blocked stop tells the agent to do.
-func stopReason(session, work string) string {
+// stopReason is what a blocked stop tells the agent to do: the exact
+// command, with the session's own agent label.
+func stopReason(session, work, agent string) string {
 	return fmt.Sprintf("awr: session %s holds %s and has recorded no checkpoint since the previous stop. Record one now, then stop: "+
-		"awr session checkpoint --session %s --agent AGENT --digest 'what you did' --next-action 'the exact next step' "+
-		"(add --open-loop TEXT for what is still open, --decision TEXT for what was settled).", session, work, session)
+		"awr session checkpoint --session %s --agent %s --digest 'what you did' --next-action 'the exact next step' "+
+		"(add --open-loop TEXT for what is still open, --decision TEXT for what was settled).", session, work, session, shellWord(agent))
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@/:+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // conversation reads the state of conversation key at the head.

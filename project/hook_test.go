@@ -229,3 +229,34 @@ func indentJSON(b []byte) string {
 	return string(out)
 }
 
+
+// TestHook_NeverStoresASecret: a payload field holding a credential is
+// not recorded; the host gets its empty answer and .awr/hooks.log a line
+// that does not quote it.
+func TestHook_NeverStoresASecret(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	_, err := fixtures.CopyProject("checkout", dir)
+	require.NoError(t, err)
+	p, err := project.Open(ctx, dir, project.Options{})
+	require.NoError(t, err)
+	defer p.Close()
+	_, err = p.Init(ctx, project.InitRequest{Accept: true})
+	require.NoError(t, err)
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	conversation := fixtureField(t, "claude", "session_end", "session_id")
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: start.Session.ID})
+	require.NoError(t, err)
+	before := head(t, p)
+	secret := "ghp_" + strings.Repeat("a1B2c3D4e5", 4)[:36]
+	payload := fixture(t, "claude", "session_end", dir, map[string]string{"reason": secret})
+	res := project.AnswerHook(ctx, "", project.HookRequest{Client: "claude"}, bytes.NewReader(payload), project.Options{})
+	require.Empty(t, res.Stdout)
+	require.Equal(t, before, head(t, p), "nothing recorded")
+	log, err := os.ReadFile(filepath.Join(dir, ".awr", "hooks.log"))
+	require.NoError(t, err)
+	require.Contains(t, string(log), "RuleViolation")
+	require.NotContains(t, string(log), secret)
+}

@@ -55,10 +55,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"jsonfield": cmdJSONField,
-			"jsonkeys":  cmdJSONKeys,
-			"jsonget":   cmdJSONGet,
-			"editline":  cmdEditLine,
+			"jsoncontains": cmdJSONContains,
+			"jsonfield":    cmdJSONField,
+			"jsonkeys":     cmdJSONKeys,
+			"jsonget":      cmdJSONGet,
+			"editline":     cmdEditLine,
 		},
 	})
 }
@@ -82,6 +83,25 @@ func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if r := render(got); r != args[2] {
 		ts.Fatalf("%s %s: got %s, want %s", args[0], args[1], r, args[2])
+	}
+}
+
+// cmdJSONContains implements `jsoncontains FILE PATH TEXT`: the string
+// at PATH contains TEXT (with `!`, it does not).
+func cmdJSONContains(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: jsoncontains FILE PATH TEXT")
+	}
+	got, err := lookup(readJSON(ts, args[0]), args[1])
+	if err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	text, ok := got.(string)
+	if !ok {
+		ts.Fatalf("%s %s: %s is not a string", args[0], args[1], render(got))
+	}
+	if strings.Contains(text, args[2]) == neg {
+		ts.Fatalf("%s %s: %q, want it %sto contain %q", args[0], args[1], text, map[bool]string{true: "not ", false: ""}[neg], args[2])
 	}
 }
 
