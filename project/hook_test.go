@@ -260,3 +260,51 @@ func TestHook_NeverStoresASecret(t *testing.T) {
 	require.Contains(t, string(log), "RuleViolation")
 	require.NotContains(t, string(log), secret)
 }
+
+// TestHook_StaleConversationGetsNoPacket: a conversation whose session
+// another agent resumed (for another conversation) is told who continues
+// instead of getting the packet; a payload whose cwd is in no project gets
+// the empty answer and writes nothing.
+func TestHook_StaleConversationGetsNoPacket(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	_, err := fixtures.CopyProject("checkout", dir)
+	require.NoError(t, err)
+	p, err := project.Open(ctx, dir, project.Options{})
+	require.NoError(t, err)
+	defer p.Close()
+	_, err = p.Init(ctx, project.InitRequest{Accept: true})
+	require.NoError(t, err)
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	conversation := fixtureField(t, "claude", "session_start_compact", "session_id")
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: start.Session.ID})
+	require.NoError(t, err)
+	resumed, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: start.Session.ID, Agent: "reviewer", Client: "codex", ExternalSession: "other-conversation"})
+	require.NoError(t, err)
+
+	payload := fixture(t, "claude", "session_start_compact", dir, nil)
+	res := project.AnswerHook(ctx, "", project.HookRequest{Client: "claude"}, bytes.NewReader(payload), project.Options{})
+	var out struct {
+		Specific struct {
+			Context string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal(res.Stdout, &out), "%s", res.Stdout)
+	require.Contains(t, out.Specific.Context, "continued elsewhere")
+	require.Contains(t, out.Specific.Context, resumed.Resumed.Session.ID)
+	require.NotContains(t, out.Specific.Context, "# Work context", "no packet for a stale conversation")
+
+	nowhere := filepath.Join(t.TempDir(), "not-a-project")
+	require.NoError(t, os.MkdirAll(nowhere, 0o755))
+	before := head(t, p)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(payload, &m))
+	m["cwd"] = nowhere
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	res = project.AnswerHook(ctx, "", project.HookRequest{Client: "claude"}, bytes.NewReader(b), project.Options{})
+	require.Empty(t, res.Stdout)
+	require.Equal(t, before, head(t, p), "nothing written")
+}
