@@ -137,8 +137,8 @@ func TestHook_Hosts(t *testing.T) {
 			s, err := p.SessionShow(ctx, project.SessionShowRequest{Session: session})
 			require.NoError(t, err)
 			require.Equal(t, "active", s.Session.Status)
-	require.NotEmpty(t, s.Claims)
-	require.Equal(t, "held", s.Claims[len(s.Claims)-1].State, "the claim is still held")
+			require.NotEmpty(t, s.Claims)
+			require.Equal(t, "held", s.Claims[len(s.Claims)-1].State, "the claim is still held")
 
 			log, err := os.ReadFile(filepath.Join(dir, ".awr", "hooks.log"))
 			require.NoError(t, err)
@@ -228,7 +228,6 @@ func indentJSON(b []byte) string {
 	out, _ := json.MarshalIndent(v, "", "  ")
 	return string(out)
 }
-
 
 // TestHook_NeverStoresASecret: a payload field holding a credential is
 // not recorded; the host gets its empty answer and .awr/hooks.log a line
