@@ -213,14 +213,6 @@ func stopReason(session, work, agent string) string {
 		"(add --open-loop TEXT for what is still open, --decision TEXT for what was settled).", session, work, session, shellWord(agent))
 }
 
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@/:+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // conversation reads the state of conversation key at the head.
 func (p *Project) conversation(ctx context.Context, key string) (*commands.ConversationState, error) {
 	var st *commands.ConversationState

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/awr-dev/awr/project"
 )
@@ -11,6 +12,9 @@ type clientCmd struct {
 	Bind clientBindCmd `cmd:"" help:"Tie a host conversation to a session so its checkpoints survive compaction."`
 	Show clientShowCmd `cmd:"" help:"Show what a host conversation is bound to."`
 	Hook clientHookCmd `cmd:"" help:"Answer one hook event of a host (JSON on stdin); the host runs it, never fails because of it."`
+
+	Install   clientInstallCmd   `cmd:"" help:"Preview, then (with --accept) merge awr's hooks into a host's settings file."`
+	Uninstall clientUninstallCmd `cmd:"" help:"Preview, then (with --accept) remove awr's hooks from a host's settings file."`
 }
 
 type clientBindCmd struct {
@@ -66,4 +70,68 @@ func (c *clientHookCmd) Run(app *App) error {
 	res := project.AnswerHook(app.Ctx, app.Project, c.HookRequest, app.Stdin, opts)
 	app.Stdout.Write(res.Stdout)
 	return nil
+}
+
+type clientInstallCmd struct {
+	project.ClientInstallRequest
+}
+
+// Run previews or writes awr's hooks into a host's settings file.
+func (c *clientInstallCmd) Run(app *App) error {
+	return call(app, (*project.Project).ClientInstall, c.ClientInstallRequest, hostText)
+}
+
+type clientUninstallCmd struct {
+	project.ClientUninstallRequest
+}
+
+// Run previews or removes awr's hooks from a host's settings file.
+func (c *clientUninstallCmd) Run(app *App) error {
+	return call(app, (*project.Project).ClientUninstall, c.ClientUninstallRequest, hostText)
+}
+
+// hostText renders an install or uninstall: the file, what changes, the
+// checks, the host's notes and the next command.
+func hostText(w io.Writer, r *project.HostInstallResult) {
+	events := strings.Join(r.Events, ", ")
+	if events == "" {
+		events = "none"
+	}
+	switch r.Status {
+	case project.HostPreview:
+		fmt.Fprintf(w, "preview: nothing was written. %s (%s scope) would become:\n\n", r.Path, r.Scope)
+		fmt.Fprint(w, r.Content)
+		if !strings.HasSuffix(r.Content, "\n") {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+		if r.Command != "" {
+			fmt.Fprintf(w, "awr's hooks: %s\ncommand: %s\n", events, r.Command)
+		} else {
+			fmt.Fprintf(w, "awr's hooks removed from: %s\n", events)
+		}
+	case project.HostInstalled:
+		fmt.Fprintf(w, "installed awr's hooks for %s into %s: %s\ncommand: %s\n", r.Client, r.Path, events, r.Command)
+	case project.HostUninstalled:
+		fmt.Fprintf(w, "removed awr's hooks for %s from %s: %s\n", r.Client, r.Path, events)
+	default:
+		what := "already holds awr's hooks"
+		if r.Command == "" {
+			what = "holds no awr hook"
+		}
+		fmt.Fprintf(w, "unchanged: %s %s; nothing to write\n", r.Path, what)
+	}
+	for _, c := range r.Checks {
+		state := "ok"
+		if !c.OK {
+			state = "FAILED"
+		}
+		fmt.Fprintf(w, "check %s: %s: %s\n", c.Name, state, safe(c.Detail))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if r.Next != "" {
+		fmt.Fprintf(w, "to accept: %s\n", r.Next)
+	}
 }
