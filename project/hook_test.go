@@ -307,3 +307,75 @@ func TestHook_StaleConversationGetsNoPacket(t *testing.T) {
 	require.Empty(t, res.Stdout)
 	require.Equal(t, before, head(t, p), "nothing written")
 }
+
+// TestHook_EveryRecordedPayload: every recorded payload of every host,
+// bound and not, gets an answer in its host's format: nothing or one JSON
+// object (always an object for Gemini CLI), and the log moves only for
+// the events awr records.
+func TestHook_EveryRecordedPayload(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, host := range []string{"claude", "codex", "gemini"} {
+		t.Run(host, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			_, err := fixtures.CopyProject("checkout", dir)
+			require.NoError(t, err)
+			p, err := project.Open(ctx, dir, project.Options{})
+			require.NoError(t, err)
+			defer p.Close()
+			_, err = p.Init(ctx, project.InitRequest{Accept: true})
+			require.NoError(t, err)
+			files, err := filepath.Glob(filepath.Join("..", "fixtures", "hooks", host, "*.json"))
+			require.NoError(t, err)
+			var payloads []string
+			for _, f := range files {
+				if base := filepath.Base(f); !strings.HasPrefix(base, "settings_") && !strings.HasPrefix(base, "hooks_") {
+					payloads = append(payloads, strings.TrimSuffix(base, ".json"))
+				}
+			}
+			require.NotEmpty(t, payloads)
+			answer := func(name string) []byte {
+				res := project.AnswerHook(ctx, "", project.HookRequest{Client: host}, bytes.NewReader(fixture(t, host, name, dir, nil)), project.Options{})
+				if host == "gemini" {
+					require.NotEmpty(t, res.Stdout, "%s: Gemini CLI always gets a JSON object", name)
+				}
+				if len(res.Stdout) > 0 {
+					var obj map[string]any
+					require.NoError(t, json.Unmarshal(res.Stdout, &obj), "%s: %s", name, res.Stdout)
+				}
+				if strings.Contains(name, "tool") {
+					// Tool events are recorded to show one awr does not
+					// handle: the empty answer and a line in the log.
+					require.Len(t, res.Log, 1, name)
+					require.Contains(t, res.Log[0], "event not handled")
+				} else {
+					require.Empty(t, res.Log, "%s: every other recorded payload is understood", name)
+				}
+				return res.Stdout
+			}
+			before := head(t, p)
+			for _, name := range payloads {
+				answer(name)
+			}
+			require.Equal(t, before, head(t, p), "nothing is written for conversations awr does not know")
+
+			start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+			require.NoError(t, err)
+			bound := map[string]bool{}
+			for _, conv := range []string{fixtureField(t, host, "session_start_startup", "session_id"), fixtureField(t, host, "session_start_clear", "session_id")} {
+				bound[conv] = true
+				_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: host, ExternalSession: conv, Work: "CART-1", SessionID: start.Session.ID})
+				require.NoError(t, err)
+			}
+			for _, name := range payloads {
+				before := head(t, p)
+				answer(name)
+				recorded := head(t, p) > before
+				handled := bound[fixtureField(t, host, name, "session_id")] && !strings.Contains(name, "tool") && !strings.Contains(name, "post_compact") && !strings.Contains(name, "user_prompt") &&
+					!(name == "before_agent")
+				require.Equal(t, handled, recorded, "%s: recorded only when awr keeps the event", name)
+			}
+		})
+	}
+}

@@ -47,7 +47,7 @@ type CLI struct {
 	Context    contextCmd  `cmd:"" help:"Compile the context packet for a work item."`
 	Claim      claimCmd    `cmd:"" help:"Acquire, renew or release a session's claim."`
 	Recovery   recoveryCmd `cmd:"" help:"Inspect where a session stands and what to run next."`
-	Client     clientCmd   `cmd:"" help:"Bind a host conversation to a session, and show bindings."`
+	Client     clientCmd   `cmd:"" help:"Host conversations: bind one to a session, show a binding, answer a host's hook, install or uninstall awr's hooks."`
 	Seat       seatCmd     `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
 	Rig        rigCmd      `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`
 	Log        logCmd      `cmd:"" help:"List events oldest first, filtered."`
