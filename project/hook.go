@@ -41,7 +41,8 @@ var packetBudgets = []int{2000, 5000}
 
 // AnswerHook answers one hook event of host req.Client read from payload:
 // it finds the project from the payload's cwd (the nearest directory up
-// that holds .awr/awr.db) unless projectDir is set, records what the log
+// that holds .awr/awr.db; the hook's own working directory when the
+// payload names none that exists) unless projectDir is set, records what the log
 // keeps of the event, and renders the answer in the host's own format. It
 // never fails its host: a malformed payload, an unknown event, no project
 // or any error gives the host's empty answer and a line in .awr/hooks.log
@@ -55,12 +56,22 @@ func AnswerHook(ctx context.Context, projectDir string, req HookRequest, payload
 	}
 	empty := hosts.Empty(h).Stdout
 	res.Stdout = empty
-	e, err := hosts.Read(h, payload)
+	var e hosts.Event
+	defer func() {
+		// Not even a bug of awr's may break the host.
+		if r := recover(); r != nil {
+			res.Stdout = empty
+			res.log(h, e, fault.New(fault.Internal, "hook: %v", r))
+		}
+	}()
+	e, err = hosts.Read(h, payload)
 	dir := projectDir
 	if dir == "" && err == nil {
 		dir = findProject(e.Cwd)
 	}
-	if dir == "" && projectDir == "" {
+	if fi, serr := os.Stat(e.Cwd); dir == "" && projectDir == "" && (err != nil || serr != nil || !fi.IsDir()) {
+		// No usable cwd in the payload: the hook's own working
+		// directory, where the host runs it.
 		if cwd, cerr := os.Getwd(); cerr == nil {
 			dir = findProject(cwd)
 		}
