@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +57,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"jsoncontains": cmdJSONContains,
+			"normalize":    cmdNormalize,
 			"jsonfield":    cmdJSONField,
 			"jsonkeys":     cmdJSONKeys,
 			"jsonget":      cmdJSONGet,
@@ -84,6 +86,42 @@ func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
 	if r := render(got); r != args[2] {
 		ts.Fatalf("%s %s: got %s, want %s", args[0], args[1], r, args[2])
 	}
+}
+
+// volatile are the parts of an answer that differ from run to run: ids,
+// hashes and times.
+var volatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`), "ULID"},
+	{regexp.MustCompile(`sha256:[0-9a-f]{64}`), "sha256:HASH"},
+	{regexp.MustCompile(`\b[0-9a-f]{64}\b`), "HASH"},
+	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`), "TIME"},
+}
+
+// cmdNormalize implements `normalize FILE OUT`: FILE (or stdout, stderr),
+// pretty-printed when it is JSON, with ids, hashes and times replaced by
+// placeholders, is written to OUT, for a `cmp OUT GOLDEN` that -update
+// can refresh.
+func cmdNormalize(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: normalize FILE OUT")
+	}
+	text := ts.ReadFile(args[0])
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err == nil {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		ts.Check(enc.Encode(v))
+		text = b.String()
+	}
+	for _, r := range volatile {
+		text = r.re.ReplaceAllString(text, r.with)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(text), 0o644))
 }
 
 // cmdJSONContains implements `jsoncontains FILE PATH TEXT`: the string
