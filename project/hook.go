@@ -67,13 +67,13 @@ func AnswerHook(ctx context.Context, projectDir string, req HookRequest, payload
 	e, err = hosts.Read(h, payload)
 	dir := projectDir
 	if dir == "" && err == nil {
-		dir = findProject(e.Cwd)
+		dir = Find(e.Cwd)
 	}
 	if fi, serr := os.Stat(e.Cwd); dir == "" && projectDir == "" && (err != nil || serr != nil || !fi.IsDir()) {
 		// No usable cwd in the payload: the hook's own working
 		// directory, where the host runs it.
 		if cwd, cerr := os.Getwd(); cerr == nil {
-			dir = findProject(cwd)
+			dir = Find(cwd)
 		}
 	}
 	res.Dir = dir
@@ -101,22 +101,6 @@ func AnswerHook(ctx context.Context, projectDir string, req HookRequest, payload
 		res.Stdout = empty
 	}
 	return res
-}
-
-// findProject returns the nearest directory from dir up that holds an awr
-// project, or "".
-func findProject(dir string) string {
-	if dir == "" {
-		return ""
-	}
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Stat(events.DBPath(d)); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
 }
 
 // log appends one line naming the host, the event and err to

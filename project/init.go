@@ -43,7 +43,9 @@ func pairs(flag string, vals []string) (map[string]string, error) {
 // the manifest mapping its own task files, the event log, and the first
 // index of every source. A project whose log exists keeps the name and id
 // it was created with.
-// Errors: InvalidInput when the directory does not exist; Usage for a
+// Errors: InvalidTransition in a directory inside another project found
+// from the working directory (name the directory with --project to nest
+// one); InvalidInput when the directory does not exist; Usage for a
 // malformed map; SourceConflict for ambiguous candidates or a manifest
 // that differs; those of the log.
 func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error) {
@@ -58,6 +60,12 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 	fm, err := pairs("--field-map", req.FieldMap)
 	if err != nil {
 		return nil, err
+	}
+	if p.within != "" {
+		// Found above the working directory: initializing here would
+		// make a second project nested in the first.
+		return nil, fault.New(fault.InvalidTransition, "init: %s is inside the awr project at %s; a project nested in it is made only by naming its directory (awr init --project %s)", p.within, dir, p.within).
+			With("project", dir).With("path", p.within).WithHint("awr status")
 	}
 	opts := intake.InitOptions{Name: req.Name, Goal: req.Goal, Sources: req.Source, StatusMap: sm, FieldMap: fm, Version: p.opts.Version}
 	var existing *StatusResult

@@ -46,24 +46,35 @@ type Options struct {
 type Project struct {
 	dir  string
 	opts Options
+	// within is the directory the project was looked for from when it
+	// was found above it (as git finds .git); "" when the directory was
+	// named or is the working directory itself.
+	within string
 
 	mu    sync.Mutex
 	store *events.Store
 	env   *commands.Env
 }
 
-// Open returns the project rooted at dir (made absolute). It does not
-// touch the event log: the log is opened by the first operation that needs
-// it, so a project can be inspected and initialized through the same door
-// before it has a log. It is the only constructor of a Project.
+// Open returns the project rooted at dir (made absolute); with dir "" it
+// finds the project as git finds its repository: the nearest directory,
+// from the working directory up, that holds one (Find), else the working
+// directory itself. It does not touch the event log: the log is opened by
+// the first operation that needs it, so a project can be inspected and
+// initialized through the same door before it has a log. It is the only
+// constructor of a Project.
 // Errors: InvalidInput when dir cannot be made absolute.
 func Open(ctx context.Context, dir string, opts Options) (*Project, error) {
+	within := ""
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, fault.Wrap(fault.Storage, err, "find project directory")
 		}
 		dir = wd
+		if found := Find(wd); found != "" && found != wd {
+			dir, within = found, wd
+		}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -75,7 +86,38 @@ func Open(ctx context.Context, dir string, opts Options) (*Project, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	return &Project{dir: abs, opts: opts}, nil
+	return &Project{dir: abs, opts: opts, within: within}, nil
+}
+
+// fromWorkingDir returns a relative path the user gave as the project
+// sees it: relative to the working directory when the project was found
+// above it (`cd proj/docs && awr source add todo.md` adds docs/todo.md).
+func (p *Project) fromWorkingDir(path string) string {
+	if p.within == "" || path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	if rel, err := filepath.Rel(p.dir, filepath.Join(p.within, path)); err == nil {
+		return rel
+	}
+	return path
+}
+
+// Find returns the nearest directory from dir up that holds an awr
+// project (.awr/ with its log or its manifest), or "" when none does.
+func Find(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		for _, f := range []string{events.DBPath(d), intake.ManifestPath(d)} {
+			if _, err := os.Stat(f); err == nil {
+				return d
+			}
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // Dir returns the project's absolute directory.

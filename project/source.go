@@ -91,7 +91,7 @@ func (p *Project) SourceAdd(ctx context.Context, req SourceAddRequest) (*SourceA
 		return nil, err
 	}
 	defer unlock()
-	m, ms, err := intake.AddSource(p.dir, req.Path, req.Adapter, req.Role)
+	m, ms, err := intake.AddSource(p.dir, p.fromWorkingDir(req.Path), req.Adapter, req.Role)
 	if err != nil {
 		return nil, err
 	}

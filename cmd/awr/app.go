@@ -32,7 +32,7 @@ func Version() string { return buildinfo.Version(version) }
 // CLI is awr's command line. Global flags are accepted before or after the
 // subcommand.
 type CLI struct {
-	Project string        `help:"Project directory (default: current directory)." env:"AWR_PROJECT" placeholder:"PATH"`
+	Project string        `help:"Project directory (default: the nearest directory from here up that holds .awr/, as git finds .git; else the current directory)." env:"AWR_PROJECT" placeholder:"PATH"`
 	JSON    bool          `name:"json" help:"Print exactly one JSON object on stdout; errors as JSON on stderr."`
 	Timeout time.Duration `help:"How long to wait for a busy project database before failing." default:"30s" env:"AWR_TIMEOUT"`
 	Version bool          `help:"Print the version and exit (as JSON with --json)."`
