@@ -192,7 +192,7 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 		p.Writes = append(p.Writes, Write{Path: ".awr/awr.db", Action: fmt.Sprintf("create (mode 0600): the event log, with project_initialized and %d source_indexed", len(sources))})
 	}
 	if gitRepo(dir) && !ignored(dir) {
-		p.Writes = append(p.Writes, Write{Path: ".gitignore", Action: "append .awr/"})
+		p.Writes = append(p.Writes, Write{Path: ".gitignore", Action: ignoreAction})
 	}
 
 	// The organization the sources would give.
@@ -351,6 +351,25 @@ func gitRepo(dir string) bool {
 	return err == nil
 }
 
+// runtimeIgnores are the files under .awr/ that are this machine's
+// runtime state, never the team's: the log and its companions, leftovers
+// of an interrupted init, the hooks log, locks, the project id and the
+// seats' context files. The manifest and .awr/intake/ are the team's and
+// stay tracked.
+var runtimeIgnores = []string{
+	".awr/awr.db", ".awr/awr.db-*", ".awr/.awr.db.tmp-*", ".awr/init-pending*",
+	".awr/hooks.log*", ".awr/*.lock", ".awr/project-id", ".awr/seats/",
+}
+
+// ignoreMarker opens the block init appends to .gitignore.
+const ignoreMarker = "# awr: this machine's runtime state (.awr/project.toml and .awr/intake/ are the team's: keep them tracked)"
+
+// ignoreAction is what the preview says init does to .gitignore.
+const ignoreAction = "append awr's runtime files (.awr/awr.db*, hooks log, locks, seat context files; not the manifest or .awr/intake/)"
+
+// ignored reports whether .gitignore already keeps awr's runtime files
+// out: init's block is there, or .awr/ as a whole is ignored (a choice
+// the team made, left alone).
 func ignored(dir string) bool {
 	b, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
 	if err != nil {
@@ -358,7 +377,7 @@ func ignored(dir string) bool {
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		switch strings.TrimSpace(l) {
-		case ".awr", ".awr/", "/.awr", "/.awr/":
+		case ".awr", ".awr/", "/.awr", "/.awr/", ignoreMarker:
 			return true
 		}
 	}
@@ -454,7 +473,7 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 			if err := appendIgnore(dir); err != nil {
 				return nil, err
 			}
-			out.Status, out.Writes = "initialized", []Write{{Path: ".gitignore", Action: "append .awr/"}}
+			out.Status, out.Writes = "initialized", []Write{{Path: ".gitignore", Action: ignoreAction}}
 		}
 		return &out, nil
 	}
@@ -838,7 +857,10 @@ func appendIgnore(dir string) error {
 	if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
 		b.WriteString("\n")
 	}
-	b.WriteString(".awr/\n")
+	b.WriteString(ignoreMarker + "\n")
+	for _, p := range runtimeIgnores {
+		b.WriteString(p + "\n")
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fault.Wrap(fault.Storage, err, "init: update .gitignore")
