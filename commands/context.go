@@ -148,6 +148,11 @@ func compileAt(conn *sqlite.Conn, rev int64, work, session string, opts compileO
 	if err != nil {
 		return nil, err
 	}
+	if in.Item == nil {
+		// The same answer as session start gives for an unknown key.
+		return nil, fault.New(fault.NotFound, "context compile: work item %q not found at revision %d", work, rev).
+			With("work", work).WithHint("awr ready --all")
+	}
 	in.Budget, in.LoopCap = opts.budget, opts.loopCap
 	if check := opts.repo; check != nil && in.Latest != nil {
 		in.Repo = check
