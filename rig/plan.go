@@ -121,6 +121,9 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 	case resume == "":
 		return awaiting(fmt.Sprintf("runtime %s has no resume command, so conversation %s cannot be resumed", s.Runtime, conv))
 	default:
+		if why := missingConversation(s.Runtime, cwd, conv); why != "" { // rig/conversation.go
+			return awaiting(why)
+		}
 		p.Action, p.Outcome, p.Conversation, tmpl = ActionResume, events.SeatResumed, conv, resume
 		p.Reason = fmt.Sprintf("resume conversation %s", conv)
 	}
