@@ -208,3 +208,15 @@ func TestCheckpoint_ContextHashIsAHash(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, start.ProjectRevision+1, cp.ProjectRevision, "the refused ones wrote nothing")
 }
+
+// TestCompile_UnknownWorkIsNotFound: an unknown work key is NotFound in
+// context compile, as in session start, with no packet (issue #15, item 9).
+func TestCompile_UnknownWorkIsNotFound(t *testing.T) {
+	t.Parallel()
+	te := newTestEnv(t)
+	res, err := commands.CompileContext(context.Background(), te.Env, commands.CompileRequest{Work: "NOPE-1"})
+	require.True(t, fault.Is(err, fault.NotFound), "%v", err)
+	require.Nil(t, res)
+	require.Equal(t, "NOPE-1", fault.As(err).Details["work"])
+	require.Equal(t, "awr ready --all", fault.As(err).Hint)
+}
