@@ -1,5 +1,9 @@
 # awr development recipes. Each is a plain go command you can run without just.
 
+# Build static, trimmed binaries of awr and awr-mcp into bin/ (no cgo: SQLite is pure Go).
+build:
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/ ./cmd/awr ./cmd/awr-mcp
+
 # Run the test suite.
 test:
     go test ./...

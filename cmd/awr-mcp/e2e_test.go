@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/awr-dev/awr/buildinfo"
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -117,7 +119,8 @@ func TestVersion(t *testing.T) {
 	_, bin := binaries(t)
 	out, err := exec.Command(bin, "--version").Output()
 	require.NoError(t, err)
-	require.Equal(t, "awr-mcp dev\n", string(out))
+	// A build in a git checkout carries the revision after the version.
+	require.Regexp(t, `^awr-mcp `+regexp.QuoteMeta(buildinfo.Semver)+`(\+[0-9a-f]{12}(-dirty)?)?\n$`, string(out))
 }
 
 // TestHandoff runs the whole handoff through MCP alone: one agent starts
