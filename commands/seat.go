@@ -227,6 +227,9 @@ type LaunchRequest struct {
 	// Budget is the token budget of the session's context packet; 0 is
 	// workcontext.DefaultBudget.
 	Budget int
+	// Repo is the repository of the seat's directory at the launch (nil
+	// outside a git work tree), recorded as the launch's reference.
+	Repo *events.SeatRepo
 }
 
 // LaunchResult is the session started for the seat.
@@ -291,7 +294,7 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 		}
 		ev, err := tx.Append(events.NewEvent{Stream: "seat/" + req.Address, Payload: events.SeatLaunched{
 			Address: req.Address, Rig: seat.Rig, Mode: req.Mode, SessionID: out.SessionID, ClaimID: out.ClaimID, TmuxSession: req.TmuxSession,
-			ContextFile: req.ContextFile, Conversation: req.Conversation, RestoreID: req.RestoreID,
+			ContextFile: req.ContextFile, Conversation: req.Conversation, RestoreID: req.RestoreID, Repo: req.Repo,
 		}})
 		if err != nil {
 			return err
@@ -448,4 +451,66 @@ func seatWorkdir(cwd string) string {
 		return ""
 	}
 	return cwd
+}
+
+// ClearAttentionRequest answers a seat's attention_required: a person
+// looked, and says what they checked and decided.
+type ClearAttentionRequest struct {
+	Address string `arg:"" name:"address" json:"address" help:"Seat address ROLE@RIG." placeholder:"ROLE@RIG"`
+	Reason  string `name:"reason" required:"" json:"reason" help:"What you checked and decided (recorded in the log)." placeholder:"TEXT"`
+	WriteMeta
+}
+
+// ClearAttentionResult is the seat after its attention was answered.
+type ClearAttentionResult struct {
+	Replay
+	Address string `json:"address"`
+	// AttentionSeq, AttentionRestoreID and AttentionReason are the
+	// attention_required answered: its seat_restored's seq, its restore
+	// and its reason.
+	AttentionSeq       int64             `json:"attention_seq"`
+	AttentionRestoreID string            `json:"attention_restore_id,omitempty"`
+	AttentionReason    string            `json:"attention_reason"`
+	Reason             string            `json:"reason"`
+	Seat               *projections.Seat `json:"seat"`
+	ProjectRevision    int64             `json:"project_revision"`
+}
+
+// ClearSeatAttention records a person's answer to the seat's pending
+// attention_required (seat_attention_cleared); until then every `rig up`
+// reports the seat attention_required.
+// Errors: InvalidInput for a malformed address or an empty reason;
+// RuleViolation for a reason that holds a secret; NotFound for an unknown
+// seat; InvalidTransition when no attention is pending.
+func ClearSeatAttention(ctx context.Context, env *Env, req ClearAttentionRequest) (*ClearAttentionResult, error) {
+	_, rig, err := ParseAddress(req.Address)
+	if err != nil {
+		return nil, err
+	}
+	if err := required("reason", req.Reason); err != nil {
+		return nil, err
+	}
+	if err := refuseSecrets("seat clear-attention", [2]string{"reason", req.Reason}); err != nil {
+		return nil, err
+	}
+	return write(ctx, env, "awr", req.WriteMeta, []string{"seat/" + req.Address}, req, func(tx *events.Tx) (*ClearAttentionResult, error) {
+		cur, err := RequireSeat(tx.Conn, req.Address, tx.Head())
+		if err != nil {
+			return nil, err
+		}
+		if cur.AttentionSeq == 0 {
+			return nil, fault.New(fault.InvalidTransition, "seat clear-attention: %s has no attention_required to answer", req.Address).
+				With("address", req.Address).WithHint("awr rig ps %s", rig)
+		}
+		pl := events.SeatAttentionCleared{Address: req.Address, Rig: rig, Reason: req.Reason, AttentionSeq: cur.AttentionSeq, RestoreID: cur.AttentionRestoreID}
+		if _, err := tx.Append(events.NewEvent{Stream: "seat/" + req.Address, Payload: pl}); err != nil {
+			return nil, err
+		}
+		res := &ClearAttentionResult{Address: req.Address, AttentionSeq: cur.AttentionSeq, AttentionRestoreID: cur.AttentionRestoreID,
+			AttentionReason: cur.AttentionReason, Reason: req.Reason, ProjectRevision: tx.Head()}
+		if res.Seat, err = projections.SeatAt(tx.Conn, req.Address, tx.Head()); err != nil {
+			return nil, err
+		}
+		return res, nil
+	})
 }

@@ -14,28 +14,29 @@ type Kind string
 // The event kinds awr writes. Payload structs live one file per aggregate:
 // project.go, source.go, session.go, claim.go, client.go, rig.go.
 const (
-	KindProjectInitialized Kind = "project_initialized"
-	KindSourceIndexed      Kind = "source_indexed"
-	KindSessionStarted     Kind = "session_started"
-	KindClaimAcquired      Kind = "claim_acquired"
-	KindClaimRenewed       Kind = "claim_renewed"
-	KindClaimReleased      Kind = "claim_released"
-	KindContextCompiled    Kind = "context_compiled"
-	KindCheckpointRecorded Kind = "checkpoint_recorded"
-	KindSessionEnded       Kind = "session_ended"
-	KindSessionResumed     Kind = "session_resumed"
-	KindClientBound        Kind = "client_bound"
-	KindSeatDeclared       Kind = "seat_declared"
-	KindSeatRemoved        Kind = "seat_removed"
-	KindSeatLaunched       Kind = "seat_launched"
-	KindStopRequested      Kind = "stop_requested"
-	KindRigSnapshotTaken   Kind = "rig_snapshot_taken"
-	KindRestoreStarted     Kind = "restore_started"
-	KindSeatRestored       Kind = "seat_restored"
-	KindRestoreCompleted   Kind = "restore_completed"
-	KindSeatDecided        Kind = "seat_decided"
-	KindRestatementChecked Kind = "restatement_checked"
-	KindHostEventRecorded  Kind = "host_event_recorded"
+	KindProjectInitialized   Kind = "project_initialized"
+	KindSourceIndexed        Kind = "source_indexed"
+	KindSessionStarted       Kind = "session_started"
+	KindClaimAcquired        Kind = "claim_acquired"
+	KindClaimRenewed         Kind = "claim_renewed"
+	KindClaimReleased        Kind = "claim_released"
+	KindContextCompiled      Kind = "context_compiled"
+	KindCheckpointRecorded   Kind = "checkpoint_recorded"
+	KindSessionEnded         Kind = "session_ended"
+	KindSessionResumed       Kind = "session_resumed"
+	KindClientBound          Kind = "client_bound"
+	KindSeatDeclared         Kind = "seat_declared"
+	KindSeatRemoved          Kind = "seat_removed"
+	KindSeatLaunched         Kind = "seat_launched"
+	KindStopRequested        Kind = "stop_requested"
+	KindRigSnapshotTaken     Kind = "rig_snapshot_taken"
+	KindRestoreStarted       Kind = "restore_started"
+	KindSeatRestored         Kind = "seat_restored"
+	KindRestoreCompleted     Kind = "restore_completed"
+	KindSeatDecided          Kind = "seat_decided"
+	KindSeatAttentionCleared Kind = "seat_attention_cleared"
+	KindRestatementChecked   Kind = "restatement_checked"
+	KindHostEventRecorded    Kind = "host_event_recorded"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -51,28 +52,29 @@ type Payload interface {
 // payloadTypes maps each kind to a constructor of its payload struct; the
 // constructed payload's Kind is the key (TestPayloadTypes checks it).
 var payloadTypes = map[Kind]func() Payload{
-	KindProjectInitialized: func() Payload { return new(ProjectInitialized) },
-	KindSourceIndexed:      func() Payload { return new(SourceIndexed) },
-	KindSessionStarted:     func() Payload { return new(SessionStarted) },
-	KindClaimAcquired:      func() Payload { return new(ClaimAcquired) },
-	KindClaimRenewed:       func() Payload { return new(ClaimRenewed) },
-	KindClaimReleased:      func() Payload { return new(ClaimReleased) },
-	KindContextCompiled:    func() Payload { return new(ContextCompiled) },
-	KindCheckpointRecorded: func() Payload { return new(CheckpointRecorded) },
-	KindSessionEnded:       func() Payload { return new(SessionEnded) },
-	KindSessionResumed:     func() Payload { return new(SessionResumed) },
-	KindClientBound:        func() Payload { return new(ClientBound) },
-	KindSeatDeclared:       func() Payload { return new(SeatDeclared) },
-	KindSeatRemoved:        func() Payload { return new(SeatRemoved) },
-	KindSeatLaunched:       func() Payload { return new(SeatLaunched) },
-	KindStopRequested:      func() Payload { return new(StopRequested) },
-	KindRigSnapshotTaken:   func() Payload { return new(RigSnapshotTaken) },
-	KindRestoreStarted:     func() Payload { return new(RestoreStarted) },
-	KindSeatRestored:       func() Payload { return new(SeatRestored) },
-	KindRestoreCompleted:   func() Payload { return new(RestoreCompleted) },
-	KindSeatDecided:        func() Payload { return new(SeatDecided) },
-	KindRestatementChecked: func() Payload { return new(RestatementChecked) },
-	KindHostEventRecorded:  func() Payload { return new(HostEventRecorded) },
+	KindProjectInitialized:   func() Payload { return new(ProjectInitialized) },
+	KindSourceIndexed:        func() Payload { return new(SourceIndexed) },
+	KindSessionStarted:       func() Payload { return new(SessionStarted) },
+	KindClaimAcquired:        func() Payload { return new(ClaimAcquired) },
+	KindClaimRenewed:         func() Payload { return new(ClaimRenewed) },
+	KindClaimReleased:        func() Payload { return new(ClaimReleased) },
+	KindContextCompiled:      func() Payload { return new(ContextCompiled) },
+	KindCheckpointRecorded:   func() Payload { return new(CheckpointRecorded) },
+	KindSessionEnded:         func() Payload { return new(SessionEnded) },
+	KindSessionResumed:       func() Payload { return new(SessionResumed) },
+	KindClientBound:          func() Payload { return new(ClientBound) },
+	KindSeatDeclared:         func() Payload { return new(SeatDeclared) },
+	KindSeatRemoved:          func() Payload { return new(SeatRemoved) },
+	KindSeatLaunched:         func() Payload { return new(SeatLaunched) },
+	KindStopRequested:        func() Payload { return new(StopRequested) },
+	KindRigSnapshotTaken:     func() Payload { return new(RigSnapshotTaken) },
+	KindRestoreStarted:       func() Payload { return new(RestoreStarted) },
+	KindSeatRestored:         func() Payload { return new(SeatRestored) },
+	KindRestoreCompleted:     func() Payload { return new(RestoreCompleted) },
+	KindSeatDecided:          func() Payload { return new(SeatDecided) },
+	KindSeatAttentionCleared: func() Payload { return new(SeatAttentionCleared) },
+	KindRestatementChecked:   func() Payload { return new(RestatementChecked) },
+	KindHostEventRecorded:    func() Payload { return new(HostEventRecorded) },
 }
 
 // Kinds returns every known kind, sorted.

@@ -74,6 +74,20 @@ type SeatLaunched struct {
 	ContextFile  string `json:"context_file"`
 	Conversation string `json:"conversation,omitempty"`
 	RestoreID    string `json:"restore_id,omitempty"`
+	// Repo is the repository of the seat's directory at the launch, the
+	// reference a later restore compares with when nothing newer (a
+	// checkpoint, a snapshot) recorded it; nil outside a git work tree.
+	Repo *SeatRepo `json:"repo,omitempty"`
+}
+
+// SeatRepo is the repository state a seat's launch records: HEAD,
+// whether the worktree is dirty (awr's own .awr directory excluded) and
+// the dirty content's fingerprint ("sha256:<hex>" over each dirty file's
+// path, status and content hash; "" when clean).
+type SeatRepo struct {
+	Head             string `json:"head"`
+	Dirty            bool   `json:"dirty"`
+	DirtyFingerprint string `json:"dirty_fingerprint,omitempty"`
 }
 
 // Kind returns KindSeatLaunched.
@@ -105,7 +119,10 @@ type SnapshotSeat struct {
 	Cwd           string `json:"cwd"`
 	RepoHead      string `json:"repo_head,omitempty"`
 	WorktreeDirty bool   `json:"worktree_dirty"`
-	Running       bool   `json:"running"`
+	// DirtyFingerprint fingerprints the dirty content (as SeatRepo's);
+	// "" when clean, and in snapshots recorded before it existed.
+	DirtyFingerprint string `json:"dirty_fingerprint,omitempty"`
+	Running          bool   `json:"running"`
 }
 
 // RigSnapshotTaken records a rig's per-seat manifest (stream "rig/<name>").
@@ -159,6 +176,17 @@ type SeatEvidence struct {
 	Error           string   `json:"error,omitempty"`
 	Command         string   `json:"command,omitempty"`
 	VerifyTimeoutMS int64    `json:"verify_timeout_ms,omitempty"`
+	// Reference names the recorded repository state the restore compared
+	// with ("snapshot ID", "checkpoint ID", "launch at seq N"): the newest
+	// of them. SnapshotHead, SnapshotDirty and SnapshotFingerprint are that
+	// state; CurrentHead, CurrentDirty and CurrentFingerprint the state at
+	// the restore.
+	Reference           string `json:"reference,omitempty"`
+	SnapshotFingerprint string `json:"snapshot_dirty_fingerprint,omitempty"`
+	CurrentFingerprint  string `json:"current_dirty_fingerprint,omitempty"`
+	// PendingAttention is the reason of an earlier attention_required that
+	// nobody has answered yet (awr seat clear-attention).
+	PendingAttention string `json:"pending_attention,omitempty"`
 }
 
 // PaneTailOrNil returns the pane lines of e (nil when e is nil).
@@ -212,3 +240,17 @@ type SeatDecided struct {
 
 // Kind returns KindSeatDecided.
 func (SeatDecided) Kind() Kind { return KindSeatDecided }
+
+// SeatAttentionCleared records a person's answer to a seat's
+// attention_required (stream "seat/<address>"): what they checked and
+// decided. AttentionSeq is the seq of the seat_restored it answers.
+type SeatAttentionCleared struct {
+	Address      string `json:"address"`
+	Rig          string `json:"rig"`
+	Reason       string `json:"reason"`
+	AttentionSeq int64  `json:"attention_seq"`
+	RestoreID    string `json:"restore_id,omitempty"`
+}
+
+// Kind returns KindSeatAttentionCleared.
+func (SeatAttentionCleared) Kind() Kind { return KindSeatAttentionCleared }

@@ -93,7 +93,7 @@ func (s *Server) register() {
 			return res, err
 		})
 	add(s, tool{name: "awr_rig_ps", title: "Show a rig", readOnly: true,
-		desc: "Each seat of a rig with its state (running, stopped, recoverable, attention_required), session, conversation and last restore outcome, as `awr rig ps NAME --json`; at the head it also says whether each seat's tmux pane runs."},
+		desc: "Each seat of a rig with its state (running, stopped, recoverable, awaiting-decision, attention_required), session, conversation and last restore outcome, as `awr rig ps NAME --json`; at the head it also says whether each seat's tmux pane runs."},
 		op((*project.Project).RigPs))
 	add(s, tool{name: "awr_seat_show", title: "Show a seat", readOnly: true,
 		desc: "A seat (ROLE@RIG) with its declaration, state and occupants over time (sessions, conversations, outcomes), as `awr seat show ADDRESS --json`."},
@@ -107,6 +107,9 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_seat_remove", title: "Retire a seat",
 		desc: "Retire a stopped seat (its history stays in the log), as `awr seat remove --json`."},
 		op((*project.Project).SeatRemove))
+	add(s, tool{name: "awr_seat_clear_attention", title: "Answer a seat's attention",
+		desc: "Answer a seat's attention_required after looking at it: record what was checked and decided (reason), as `awr seat clear-attention ADDRESS --reason TEXT --json`; until then every rig up reports the seat attention_required."},
+		op((*project.Project).SeatClearAttention))
 	add(s, tool{name: "awr_client_bind", title: "Bind a host conversation",
 		desc: "Tie a host conversation (its own id for client claude, codex or gemini; HOST:ID for any other client) to a session so its checkpoints survive compaction, as `awr client bind --json`; from_session binds to that session's latest successor."},
 		op((*project.Project).ClientBind))

@@ -32,6 +32,11 @@ type (
 	SeatRemoveRequest = commands.RemoveSeatRequest
 	// SeatResult is a seat after a declaration or removal.
 	SeatResult = commands.SeatResult
+	// SeatClearAttentionRequest is `awr seat clear-attention` and
+	// awr_seat_clear_attention.
+	SeatClearAttentionRequest = commands.ClearAttentionRequest
+	// SeatClearAttentionResult is a seat after its attention was answered.
+	SeatClearAttentionResult = commands.ClearAttentionResult
 	// PsResult is `awr rig ps`.
 	PsResult = rig.PsResult
 	// PsSeat is one seat of a rig as `awr rig ps` shows it.
@@ -74,6 +79,12 @@ func (p *Project) SeatAdd(ctx context.Context, req SeatAddRequest) (*SeatResult,
 // SeatRemove retires a stopped seat. Errors: those of commands.RemoveSeat.
 func (p *Project) SeatRemove(ctx context.Context, req SeatRemoveRequest) (*SeatResult, error) {
 	return command(ctx, p, commands.RemoveSeat, req)
+}
+
+// SeatClearAttention records a person's answer to a seat's
+// attention_required. Errors: those of commands.ClearSeatAttention.
+func (p *Project) SeatClearAttention(ctx context.Context, req SeatClearAttentionRequest) (*SeatClearAttentionResult, error) {
+	return command(ctx, p, commands.ClearSeatAttention, req)
 }
 
 // SeatShowRequest is `awr seat show` and awr_seat_show.

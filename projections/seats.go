@@ -48,7 +48,15 @@ type Seat struct {
 	RestoredReason  string `json:"restored_reason,omitempty"`
 	Decision        string `json:"decision,omitempty"`
 	DecisionScope   string `json:"decision_scope,omitempty"`
-	Revision        int64  `json:"revision"`
+	// LaunchRepo is the repository the last launch recorded.
+	LaunchRepo *events.SeatRepo `json:"launch_repo,omitempty"`
+	// AttentionSeq, AttentionReason and AttentionRestoreID are the first
+	// attention_required outcome nobody has answered yet (awr seat
+	// clear-attention answers it); AttentionSeq is 0 when none is pending.
+	AttentionSeq       int64  `json:"attention_seq,omitempty"`
+	AttentionReason    string `json:"attention_reason,omitempty"`
+	AttentionRestoreID string `json:"attention_restore_id,omitempty"`
+	Revision           int64  `json:"revision"`
 }
 
 // SeatLogEntry is one thing that happened to a seat: declared, launched,
@@ -75,7 +83,7 @@ type seats struct {
 }
 
 func newSeats() *seats {
-	p := &seats{base: base{name: "seats", version: 2, schema: "seats", tables: []Table{
+	p := &seats{base: base{name: "seats", version: 3, schema: "seats", tables: []Table{
 		{Name: "p_seats", Key: []string{"address"}, Temporal: true},
 		{Name: "p_seat_sessions", Key: []string{"session_id"}},
 		{Name: "p_seat_log", Key: []string{"seq"}},
@@ -144,6 +152,7 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) erro
 			s.SessionID, s.ClaimID, s.TmuxSession, s.ContextFile = pl.SessionID, pl.ClaimID, pl.TmuxSession, pl.ContextFile
 			s.LaunchMode, s.LaunchedSeq, s.ExpectedConversation = pl.Mode, e.Seq, pl.Conversation
 			s.Conversation, s.Host, s.SessionActive, s.StopRequestedSeq = "", "", true, 0
+			s.LaunchRepo = pl.Repo
 		}, func() error {
 			return exec(conn, "seat_session_insert", func(st *sqlite.Stmt) {
 				st.SetText(":session_id", pl.SessionID)
@@ -170,6 +179,11 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) erro
 				return
 			}
 			s.LastOutcome, s.LastReason, s.LastRestoreID, s.LastOutcomeSeq = pl.Outcome, pl.Reason, pl.RestoreID, e.Seq
+			if pl.Outcome == events.SeatAttentionRequired && s.AttentionSeq == 0 {
+				// Pending until a person answers it; later restores that
+				// repeat it keep the first.
+				s.AttentionSeq, s.AttentionReason, s.AttentionRestoreID = e.Seq, pl.Reason, pl.RestoreID
+			}
 			if pl.Outcome == events.SeatAwaitingDecision && pl.Evidence != nil && pl.Evidence.ReportedConv != "" {
 				// The id the agent came back with was not the seat's
 				// conversation: the seat keeps the one it had.
@@ -182,6 +196,14 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) erro
 			return err
 		}
 		return p.change(conn, e, pl.Address, "decided", pl, func(s *Seat) { s.Decision, s.DecisionScope = pl.Decision, pl.Scope }, nil)
+	case events.KindSeatAttentionCleared:
+		pl, err := payload[events.SeatAttentionCleared](e, v)
+		if err != nil {
+			return err
+		}
+		return p.change(conn, e, pl.Address, "attention_cleared", pl, func(s *Seat) {
+			s.AttentionSeq, s.AttentionReason, s.AttentionRestoreID = 0, "", ""
+		}, nil)
 	case events.KindClientBound:
 		pl, err := payload[events.ClientBound](e, v)
 		if err != nil {

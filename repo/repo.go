@@ -371,3 +371,63 @@ func blobID(format string, content []byte) string {
 	h.Write(content)
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// RelPath returns dir relative to the root of the work tree s was captured
+// in, slash-separated; ok is false for a decoded State and for a dir
+// outside that work tree.
+func (s *State) RelPath(dir string) (rel string, ok bool) {
+	if s.at.root == "" {
+		return "", false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	root := s.at.root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	if a, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = a
+	}
+	r, err := filepath.Rel(root, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// Without returns s without the dirty files at or under prefix (a
+// slash-separated path relative to the work tree root), its dirty flag and
+// fingerprint recomputed over the files that remain. It returns s itself
+// when no file is under prefix, and when s is a decoded State whose list
+// was truncated (its fingerprint cannot be recomputed).
+func (s *State) Without(prefix string) *State {
+	prefix = strings.TrimSuffix(prefix, "/")
+	if s == nil || prefix == "" || prefix == "." {
+		return s
+	}
+	files := s.all
+	if files == nil {
+		if s.DirtyTruncated {
+			return s
+		}
+		files = s.DirtyFiles
+	}
+	var kept []File
+	for _, f := range files {
+		if f.Path == prefix || strings.HasPrefix(f.Path, prefix+"/") {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if len(kept) == len(files) {
+		return s
+	}
+	out := &State{Head: s.Head, Branch: s.Branch, at: s.at}
+	if kept == nil {
+		kept = []File{}
+	}
+	out.setDirty(kept)
+	return out
+}

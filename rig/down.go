@@ -121,8 +121,8 @@ func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, erro
 						e.ClaimID = s.ClaimID
 					}
 				}
-				if head, dirty, ok := repoState(ctx, e.Cwd); ok {
-					e.RepoHead, e.WorktreeDirty = head, dirty
+				if cur, _, ok := m.repoState(ctx, e.Cwd); ok {
+					e.RepoHead, e.WorktreeDirty, e.DirtyFingerprint = cur.Head, cur.Dirty, cur.DirtyFingerprint
 				}
 				snap.Seats = append(snap.Seats, e)
 			}

@@ -2,25 +2,28 @@ package rig
 
 import (
 	"context"
-	"os/exec"
-	"strings"
+	"path/filepath"
 	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/repo"
 )
 
-// repoState reads the repository HEAD of dir and whether its worktree has
-// changes (awr's own .awr directory excluded). ok is false outside a git
-// repository or without git.
-func repoState(ctx context.Context, dir string) (head string, dirty, ok bool) {
+// repoState reads the repository of dir: HEAD, whether its worktree has
+// changes and their content fingerprint, awr's own .awr directory
+// excluded (awrRel is that directory relative to the work tree root, ""
+// when it lies outside). ok is false outside a git work tree or without
+// git.
+func (m *Manager) repoState(ctx context.Context, dir string) (cur *events.SeatRepo, awrRel string, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "HEAD").Output()
+	st, err := repo.Capture(ctx, dir)
 	if err != nil {
-		return "", false, false
+		return nil, "", false
 	}
-	head = strings.TrimSpace(string(out))
-	st, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain", "--", ".", ":(exclude).awr").Output()
-	if err != nil {
-		return head, false, true
+	if rel, in := st.RelPath(filepath.Join(m.Dir, ".awr")); in {
+		awrRel = rel
+		st = st.Without(rel)
 	}
-	return head, len(strings.TrimSpace(string(st))) > 0, true
+	return &events.SeatRepo{Head: st.Head, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}, awrRel, true
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/projections"
 )
 
 // Launch actions a plan may take for a seat.
@@ -33,11 +34,14 @@ type SeatPlan struct {
 	Evidence     *events.SeatEvidence `json:"evidence,omitempty"`
 	Hint         string               `json:"hint,omitempty"`
 
-	// decide: a --fresh decision to record; repoMoved: launch, then ask a
-	// person to look.
+	// decide: a --fresh decision to record; attention: launch, then ask a
+	// person to look (attnWhy says why, for the agent); current is the
+	// repository at the decision, recorded with the launch.
 	decide    bool
 	scope     string
-	repoMoved bool
+	attention bool
+	attnWhy   string
+	current   *events.SeatRepo
 	seat      *seatState
 	// deadSince is when the launched pane was first seen dead without
 	// an exit status.
@@ -76,10 +80,17 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 		if s.LaunchMode == events.LaunchResume {
 			p.Outcome = events.SeatResumed
 		}
+		p.compareRepo(ctx, m, ss, m.seatDir(s.Cwd))
+		p.pendingAttention(s)
 		return p
 	case ss.alive:
 		p.Outcome, p.SessionID, p.Conversation = events.SeatRunning, s.SessionID, s.Conversation
 		p.Reason = fmt.Sprintf("already running in tmux session %s; nothing launched", s.TmuxSession)
+		if s.AttentionSeq != 0 {
+			p.Outcome = events.SeatAttentionRequired
+			p.Reason = fmt.Sprintf("running in tmux session %s, but the attention_required recorded at seq %d is not answered yet: %s", s.TmuxSession, s.AttentionSeq, s.AttentionReason)
+			p.Evidence = &events.SeatEvidence{PendingAttention: s.AttentionReason}
+		}
 		return p
 	}
 	// The seat is stopped, or its session is active but its agent is gone
@@ -145,16 +156,69 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 		p.Hint = fmt.Sprintf("install %s or redeclare the seat with --command", prog)
 		return p
 	}
-	if ss.snap != nil && ss.snap.RepoHead != "" {
-		head, dirty, ok := repoState(ctx, cwd)
-		if ok && (head != ss.snap.RepoHead || dirty != ss.snap.WorktreeDirty) {
-			p.repoMoved = true
-			p.Evidence = &events.SeatEvidence{SnapshotHead: ss.snap.RepoHead, CurrentHead: head, SnapshotDirty: ss.snap.WorktreeDirty, CurrentDirty: dirty}
-			p.Outcome = events.SeatAttentionRequired
-			p.Reason += "; but " + repoChange(ss.snap.RepoHead, head, ss.snap.WorktreeDirty, dirty) + " since the snapshot: look before work continues"
-		}
-	}
+	p.compareRepo(ctx, m, ss, cwd)
+	p.pendingAttention(s)
 	return p
+}
+
+// pendingAttention carries an unanswered attention_required into a
+// launch's outcome.
+func (p *SeatPlan) pendingAttention(s *projections.Seat) {
+	if s.AttentionSeq == 0 {
+		return
+	}
+	why := fmt.Sprintf("the attention_required recorded at seq %d is not answered yet", s.AttentionSeq)
+	p.attend(why, why)
+	if p.Evidence == nil {
+		p.Evidence = &events.SeatEvidence{}
+	}
+	p.Evidence.PendingAttention = s.AttentionReason
+}
+
+// attend marks a launch that must end in attention_required, and says
+// why: to a person in the reason, to the agent in forAgent (typed into its
+// pane, so it names nothing the agent would take as a request).
+func (p *SeatPlan) attend(why, forAgent string) {
+	p.attention = true
+	p.Outcome = events.SeatAttentionRequired
+	p.Reason += "; but " + why + ": look before work continues"
+	if p.attnWhy != "" {
+		p.attnWhy += "; "
+	}
+	p.attnWhy += forAgent
+}
+
+// compareRepo compares the seat's repository now with the newest state
+// recorded for it (snapshot, checkpoint, launch): a moved HEAD or changed
+// dirty content asks a person to look, with both states in the evidence.
+// A reference recorded dirty without a fingerprint (before they were
+// recorded) is compared by its dirty flag only.
+func (p *SeatPlan) compareRepo(ctx context.Context, m *Manager, ss *seatState, cwd string) {
+	ref := ss.ref
+	if ref == nil {
+		return
+	}
+	cur, awrRel, ok := m.repoState(ctx, cwd)
+	if !ok {
+		return
+	}
+	want := ref.repo
+	if ref.state != nil && awrRel != "" {
+		st := ref.state.Without(awrRel)
+		want = events.SeatRepo{Head: st.Head, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}
+	}
+	p.current = cur
+	content := want.Dirty != cur.Dirty
+	if !content && (!want.Dirty || want.DirtyFingerprint != "") {
+		content = want.DirtyFingerprint != cur.DirtyFingerprint
+	}
+	if want.Head == cur.Head && !content {
+		return
+	}
+	p.Evidence = &events.SeatEvidence{Reference: ref.label, SnapshotHead: want.Head, CurrentHead: cur.Head, SnapshotDirty: want.Dirty, CurrentDirty: cur.Dirty,
+		SnapshotFingerprint: want.DirtyFingerprint, CurrentFingerprint: cur.DirtyFingerprint}
+	change := repoChange(want, *cur)
+	p.attend(change+" since the "+ref.label, change+" since awr last recorded it")
 }
 
 // attemptHolds says whether the outcome recorded for the seat earlier in
@@ -169,11 +233,13 @@ func attemptHolds(ss *seatState) bool {
 	return ss.alive
 }
 
-func repoChange(oldHead, newHead string, oldDirty, newDirty bool) string {
+func repoChange(old, cur events.SeatRepo) string {
 	switch {
-	case oldHead != newHead:
-		return fmt.Sprintf("the repository HEAD moved from %s to %s", short(oldHead), short(newHead))
-	case newDirty:
+	case old.Head != cur.Head:
+		return fmt.Sprintf("the repository HEAD moved from %s to %s", short(old.Head), short(cur.Head))
+	case cur.Dirty && old.Dirty:
+		return "the worktree's uncommitted changes are different"
+	case cur.Dirty:
 		return "the worktree changed"
 	default:
 		return "the worktree's uncommitted changes are gone"

@@ -3,17 +3,28 @@ package rig
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
 )
 
-// Seat states `rig ps` reports.
+// Seat states `rig ps` reports (docs/rigs.md defines each).
 const (
-	StateRunning           = "running"
-	StateStopped           = "stopped"
-	StateRecoverable       = "recoverable"
+	// StateRunning: the seat's session is active (and, at the head, its
+	// pane runs).
+	StateRunning = "running"
+	// StateStopped: declared, never launched.
+	StateStopped = "stopped"
+	// StateRecoverable: stopped after a launch (or, at the head, active
+	// with its agent gone): rig up continues from its session.
+	StateRecoverable = "recoverable"
+	// StateAwaitingDecision: its last restore could not resume it and
+	// nothing runs for it until someone decides (rig up --fresh).
+	StateAwaitingDecision = "awaiting-decision"
+	// StateAttentionRequired: a restore asked a person to look and no one
+	// has answered yet (awr seat clear-attention).
 	StateAttentionRequired = "attention_required"
 )
 
@@ -29,6 +40,9 @@ type PsSeat struct {
 	TmuxSession  string `json:"tmux_session,omitempty"`
 	LastOutcome  string `json:"last_outcome,omitempty"`
 	LastReason   string `json:"last_reason,omitempty"`
+	// Hint is the command that answers the seat's state, when it needs
+	// one (attention_required, awaiting-decision).
+	Hint string `json:"hint,omitempty"`
 	// TmuxAlive is read from tmux at the head only.
 	TmuxAlive *bool `json:"tmux_alive,omitempty"`
 }
@@ -47,16 +61,16 @@ type PsResult struct {
 // the head): an active session whose agent is gone is recoverable.
 func state(ss *seatState, live bool) string {
 	s := &ss.seat
-	if s.SessionActive {
-		if live && !ss.alive {
-			return StateRecoverable
-		}
-		if s.LastOutcome == events.SeatAttentionRequired && s.LastOutcomeSeq > s.LaunchedSeq {
-			return StateAttentionRequired
-		}
+	switch {
+	case s.AttentionSeq != 0:
+		return StateAttentionRequired
+	case s.SessionActive && live && !ss.alive:
+		return StateRecoverable
+	case s.SessionActive:
 		return StateRunning
-	}
-	if s.SessionID != "" {
+	case s.LastOutcome == events.SeatAwaitingDecision && s.LastOutcomeSeq > s.LaunchedSeq:
+		return StateAwaitingDecision
+	case s.SessionID != "":
 		return StateRecoverable
 	}
 	return StateStopped
@@ -68,6 +82,12 @@ func psSeat(ss *seatState, live bool) *PsSeat {
 		Conversation: s.Conversation, TmuxSession: s.TmuxSession, LastOutcome: s.LastOutcome, LastReason: s.LastReason}
 	if p.Conversation == "" {
 		p.Conversation = s.LastConversation
+	}
+	switch p.State {
+	case StateAttentionRequired:
+		p.Hint = clearHint(s.Address)
+	case StateAwaitingDecision:
+		p.Hint = fmt.Sprintf("awr rig up %s --fresh %s", s.Rig, s.Address)
 	}
 	if live {
 		alive := ss.alive

@@ -177,7 +177,8 @@ func TestSeveralSeats_OnlySomeResume(t *testing.T) {
 	for _, s := range ps.Seats {
 		states[s.Address] = s.State
 	}
-	if states[build] != rig.StateRunning || states[docs] != rig.StateAttentionRequired || states[review] != rig.StateRecoverable {
+	if states[build] != rig.StateRunning || states[docs] != rig.StateAttentionRequired || states[review] != rig.StateAwaitingDecision ||
+		states[test] != rig.StateRunning || states[ops] != rig.StateRecoverable {
 		t.Fatalf("ps states: %v", states)
 	}
 
@@ -196,6 +197,13 @@ func TestSeveralSeats_OnlySomeResume(t *testing.T) {
 	res3 := f.up(rig.UpOptions{Fresh: []string{review}})
 	if outcomes(res3)[review] != events.SeatFreshPrimed {
 		t.Fatalf("fresh review: %+v", seatOf(res3, review))
+	}
+	// The unanswered attention is never hidden: docs is still
+	// attention_required (not running), so the rig is not fully restored.
+	for _, r := range []*rig.UpResult{res2, res3} {
+		if d := seatOf(r, docs); d.Outcome != events.SeatAttentionRequired || d.Hint != "awr seat clear-attention "+docs+" --reason 'WHAT YOU CHECKED'" || r.Result == rig.FullyRestored {
+			t.Fatalf("repeated up hid the attention: %s %+v", r.Result, d)
+		}
 	}
 	if f.kinds()[events.KindSeatDecided] != 1 {
 		t.Fatal("the decision was not recorded as an event")

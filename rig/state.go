@@ -13,6 +13,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/repo"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -86,6 +87,60 @@ type seatState struct {
 	launched bool
 	// workIssue says why the seat's work cannot be claimed now (head only).
 	workIssue string
+	// ref is the newest recorded repository state of the seat (snapshot
+	// entry, last checkpoint, last launch), nil when none recorded one.
+	ref *repoRef
+}
+
+// repoRef is a recorded repository state a restore compares with.
+type repoRef struct {
+	// label names it: "snapshot ID", "checkpoint ID", "launch at seq N".
+	label string
+	seq   int64
+	repo  events.SeatRepo
+	// state is a checkpoint's full record: .awr is excluded from it at
+	// comparison time, where its path in the work tree is known.
+	state *repo.State
+}
+
+// offer keeps the newest of the seat's references.
+func (ss *seatState) offer(r *repoRef) {
+	if ss.ref == nil || r.seq > ss.ref.seq {
+		ss.ref = r
+	}
+}
+
+// references finds the seat's recorded repository states as of rev: its
+// entry in the latest snapshot, its session chain's last checkpoint and
+// its last launch (unless that launch belongs to the unfinished attempt).
+// The newest is the one a restore compares with.
+func (ss *seatState) references(r *events.Reader, snap *events.RigSnapshotTaken, snapSeq, rev int64) error {
+	s := &ss.seat
+	if snap != nil {
+		for _, e := range snap.Seats {
+			if e.Address == s.Address && (e.RepoHead != "" || e.WorktreeDirty) {
+				ss.offer(&repoRef{label: "snapshot " + snap.SnapshotID, seq: snapSeq,
+					repo: events.SeatRepo{Head: e.RepoHead, Dirty: e.WorktreeDirty, DirtyFingerprint: e.DirtyFingerprint}})
+			}
+		}
+	}
+	if s.SessionID != "" {
+		cp, err := projections.ChainCheckpointAt(r.Conn, s.SessionID, rev)
+		if err != nil {
+			return err
+		}
+		if cp != nil && cp.Repo != nil && cp.Repo.State != nil {
+			st := cp.Repo.State
+			ss.offer(&repoRef{label: "checkpoint " + cp.ID, seq: cp.Seq, state: st,
+				repo: events.SeatRepo{Head: st.Head, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}})
+		}
+	}
+	if s.LaunchRepo != nil && !ss.launched {
+		// A launch of the unfinished attempt recorded the repository as
+		// that attempt found it: the reference is what came before.
+		ss.offer(&repoRef{label: fmt.Sprintf("launch at seq %d", s.LaunchedSeq), seq: s.LaunchedSeq, repo: *s.LaunchRepo})
+	}
+	return nil
 }
 
 // rigState is a rig as a restore or a ps sees it.
@@ -182,6 +237,9 @@ func (m *Manager) load(ctx context.Context, rig string, at commands.Read, live b
 						ss.snap = &st.snapshot.Seats[j]
 					}
 				}
+			}
+			if err := ss.references(r, st.snapshot, st.snapshotSeq, rev); err != nil {
+				return err
 			}
 			if live {
 				if ss.workIssue, err = workIssue(r, &ss.seat, m.Env.Now().UnixMilli()); err != nil {

@@ -64,6 +64,16 @@ func allRunning(seats []*SeatPlan) bool {
 	return true
 }
 
+// attentionHints gives each attention_required seat the command that
+// answers it.
+func attentionHints(seats []*SeatPlan) {
+	for _, s := range seats {
+		if s.Outcome == events.SeatAttentionRequired && s.Hint == "" {
+			s.Hint = clearHint(s.Address)
+		}
+	}
+}
+
 func rollUp(seats []*SeatPlan) string {
 	ok := 0
 	for _, s := range seats {
@@ -131,6 +141,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 	}
 	if opts.Plan {
 		res.Result = rollUp(res.Seats)
+		attentionHints(res.Seats)
 		return res, nil
 	}
 	if st.unfinished == nil && allRunning(res.Seats) {
@@ -200,6 +211,7 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 		return nil, err
 	}
 	res.Result = rollUp(res.Seats)
+	attentionHints(res.Seats)
 	rev, err := commands.CompleteRestore(ctx, m.Env, events.RestoreCompleted{RestoreID: res.RestoreID, Rig: st.rig, Result: res.Result})
 	if err != nil {
 		return nil, err
@@ -254,8 +266,13 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 	if m.TTL > 0 {
 		ttl = m.TTL.Milliseconds()
 	}
+	cur := p.current
+	if cur == nil {
+		cur, _, _ = m.repoState(ctx, m.seatDir(s.Cwd))
+	}
 	l, err := commands.LaunchSeat(ctx, m.Env, commands.LaunchRequest{Address: s.Address, Mode: mode, FromSession: p.FromSession,
-		Conversation: p.Conversation, TmuxSession: name, ContextFile: file, RestoreID: restoreID, TTLms: ttl, LaunchedSeq: s.LaunchedSeq, Budget: m.Budget})
+		Conversation: p.Conversation, TmuxSession: name, ContextFile: file, RestoreID: restoreID, TTLms: ttl, LaunchedSeq: s.LaunchedSeq, Budget: m.Budget,
+		Repo: cur})
 	if err != nil {
 		switch fault.CodeOf(err) {
 		case fault.Storage, fault.Internal, fault.RevisionConflict:
@@ -276,7 +293,11 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 	}
 	vars := map[string]string{"seat": s.Address, "rig": s.Rig, "role": s.Role, "session": l.SessionID, "conversation": p.Conversation,
 		"context_file": file, "project": m.Dir, "work": s.Work}
-	body := contextFile(s, l.SessionID, p.Conversation, m.Dir, comp.WorkContext.RenderedContext)
+	attention := ""
+	if p.attention {
+		attention = p.attnWhy
+	}
+	body := contextFile(s, l.SessionID, p.Conversation, m.Dir, attention, comp.WorkContext.RenderedContext)
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		return fail("could not write the context file", err, l.SessionID)
 	}
@@ -348,7 +369,7 @@ const restatementShape = "restatement.json restates the packet in your own readi
 // contextFile is what the agent is given: how to report and checkpoint,
 // what a checkpoint keeps for a successor, how to prove a resume,
 // then the compiled context.
-func contextFile(s *projections.Seat, session, conv, project, packet string) string {
+func contextFile(s *projections.Seat, session, conv, project, attention, packet string) string {
 	host := s.Runtime
 	id := conv
 	if id == "" {
@@ -357,6 +378,11 @@ func contextFile(s *projections.Seat, session, conv, project, packet string) str
 	var b strings.Builder
 	fmt.Fprintf(&b, "# awr seat %s\n\n", s.Address)
 	fmt.Fprintf(&b, "You work in seat %s on %s, in awr session %s.\n\n", s.Address, s.Work, session)
+	if attention != "" {
+		fmt.Fprintf(&b, "## Your seat needs attention\n\nThis restore asks a person to look before work continues: %s.\n"+
+			"Report your conversation id as below, then do not change the repository until a person has answered with:\n\n    %s\n\n",
+			attention, clearHint(s.Address))
+	}
 	fmt.Fprintf(&b, "First, report your conversation id:\n\n    awr --project %s client bind --client %s --external-session %s:%s --work %s --session %s\n\n",
 		shellQuote(project), host, host, id, s.Work, session)
 	fmt.Fprintf(&b, "Checkpoint when you finish a step, and whenever you are asked to stop:\n\n    awr --project %s session checkpoint --session %s --agent %s --digest 'WHAT YOU DID' --next-action 'WHAT COMES NEXT'\n\n",
@@ -435,9 +461,10 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 				fmt.Sprintf("the agent came back with conversation %s, not %s: the original conversation was not resumed", reported, cur.ExpectedConversation))
 		}
 		p.Conversation = reported
-		if p.repoMoved {
+		if p.attention {
 			ev.PaneTail = m.Tmux.Tail(ctx, name, 10)
 			p.Outcome = events.SeatAttentionRequired
+			m.tellAttention(ctx, name, s.Address, p.attnWhy)
 			return true, nil
 		}
 		switch {
@@ -501,7 +528,27 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 	ev.ExpectedConv = cur.ExpectedConversation
 	p.Outcome = events.SeatAttentionRequired
 	p.Reason = fmt.Sprintf("the agent is running but did not report its conversation within %s; look at tmux session %s", timeout, name)
+	m.tellAttention(ctx, name, s.Address, fmt.Sprintf("awr did not see your conversation id within %s", timeout))
 	return true, nil
+}
+
+// clearHint is the command that answers a seat's attention_required.
+func clearHint(address string) string {
+	return fmt.Sprintf("awr seat clear-attention %s --reason 'WHAT YOU CHECKED'", address)
+}
+
+// AttentionMessage is typed into the pane of an agent left running with
+// attention_required ({seat}, {rig} and {why} are filled in). It is one
+// line, and asks for nothing the agent must record.
+const AttentionMessage = "awr: seat {seat} needs a person's attention before work continues: {why}. Do not change the repository until a person answers with awr seat clear-attention {seat}; awr rig ps {rig} shows the seat's state"
+
+// tellAttention types why the seat needs attention into the agent's
+// pane. A pane that cannot be typed into keeps the outcome: the reason is
+// in the log and in rig ps.
+func (m *Manager) tellAttention(ctx context.Context, tmux, address, why string) {
+	_, rig, _ := strings.Cut(address, "@")
+	msg := renderText(AttentionMessage, map[string]string{"seat": address, "rig": rig, "why": why})
+	_ = m.Tmux.SendLine(ctx, tmux, msg)
 }
 
 // stop leaves nothing running for a seat that did not make it: its tmux

@@ -13,6 +13,20 @@ type seatCmd struct {
 	Remove seatRemoveCmd `cmd:"" help:"Retire a stopped seat (its history stays in the log)."`
 	Show   seatShowCmd   `cmd:"" help:"A seat and its occupants over time: sessions, conversations, outcomes."`
 	List   seatListCmd   `cmd:"" help:"List seats with their state."`
+
+	ClearAttention seatClearAttentionCmd `cmd:"" name:"clear-attention" help:"Answer a seat's attention_required: record what you checked and decided."`
+}
+
+type seatClearAttentionCmd struct {
+	project.SeatClearAttentionRequest
+}
+
+// Run answers a seat's attention_required.
+func (c *seatClearAttentionCmd) Run(app *App) error {
+	return call(app, (*project.Project).SeatClearAttention, c.SeatClearAttentionRequest, func(w io.Writer, res *project.SeatClearAttentionResult) {
+		fmt.Fprintf(w, "seat %s: attention_required of seq %d answered: %s\n", res.Address, res.AttentionSeq, res.Reason)
+		fmt.Fprintf(w, "next: awr rig up %s\n", res.Seat.Rig)
+	})
 }
 
 type seatAddCmd struct {
@@ -71,9 +85,14 @@ func (c *seatListCmd) Run(app *App) error {
 
 func printSeats(w io.Writer, seats []*project.PsSeat) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEAT\tSTATE\tPOLICY\tSESSION\tCONVERSATION\tLAST OUTCOME")
+	fmt.Fprintln(tw, "SEAT\tSTATE\tPOLICY\tSESSION\tCONVERSATION\tLAST OUTCOME\tTMUX SESSION")
 	for _, s := range seats {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Address, s.State, s.Policy, orDash(s.SessionID), orDash(s.Conversation), orDash(s.LastOutcome))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Address, s.State, s.Policy, orDash(s.SessionID), orDash(s.Conversation), orDash(s.LastOutcome), orDash(s.TmuxSession))
 	}
 	tw.Flush()
+	for _, s := range seats {
+		if s.Hint != "" {
+			fmt.Fprintf(w, "%s: %s; next: %s\n", s.Address, s.State, s.Hint)
+		}
+	}
 }

@@ -56,6 +56,12 @@ func leaves(t *testing.T) map[string]reflect.Value {
 	return out
 }
 
+// toolName is the MCP tool of a CLI path: awr_ plus its words (and the
+// words of a hyphenated command) joined by _.
+func toolName(path string) string {
+	return "awr_" + strings.NewReplacer(" ", "_", "-", "_").Replace(path)
+}
+
 // request returns the door request type a command struct embeds, or nil.
 func request(v reflect.Value) reflect.Type {
 	t := v.Type()
@@ -85,7 +91,7 @@ func TestSurfaces_OneDeclarationPerOperation(t *testing.T) {
 	cmds := leaves(t)
 	var missing, extra, stale []string
 	for path, target := range cmds {
-		name := "awr_" + strings.ReplaceAll(path, " ", "_")
+		name := toolName(path)
 		in, onMCP := tools[name]
 		_, exempt := cliOnly[path]
 		switch {
@@ -103,8 +109,12 @@ func TestSurfaces_OneDeclarationPerOperation(t *testing.T) {
 				"awr %s: its request %v is declared outside the door and commands", path, req)
 		}
 	}
+	names := map[string]bool{}
+	for path := range cmds {
+		names[toolName(path)] = true
+	}
 	for name := range tools {
-		if _, ok := cmds[strings.ReplaceAll(strings.TrimPrefix(name, "awr_"), "_", " ")]; !ok {
+		if !names[name] {
 			extra = append(extra, name)
 		}
 	}
