@@ -36,6 +36,7 @@ const (
 	KindSeatDecided        Kind = "seat_decided"
 	KindRestatementChecked Kind = "restatement_checked"
 	KindHostEventRecorded  Kind = "host_event_recorded"
+	KindSeatMessageSent    Kind = "seat_message_sent"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -73,6 +74,7 @@ var payloadTypes = map[Kind]func() Payload{
 	KindSeatDecided:        func() Payload { return new(SeatDecided) },
 	KindRestatementChecked: func() Payload { return new(RestatementChecked) },
 	KindHostEventRecorded:  func() Payload { return new(HostEventRecorded) },
+	KindSeatMessageSent:    func() Payload { return new(SeatMessageSent) },
 }
 
 // Kinds returns every known kind, sorted.
