@@ -112,7 +112,7 @@ func (m *Manager) Capture(ctx context.Context, address string, n int) (*CaptureR
 	}
 	if n < 1 || n > MaxCaptureLines {
 		return nil, fault.New(fault.InvalidInput, "rig capture: --lines %d: capture 1 to %d lines (leave it out for %d)", n, MaxCaptureLines, DefaultCaptureLines).
-			With("flag", "--lines").With("min", 1).With("max", MaxCaptureLines)
+			With("flag", "--lines").With("min", 1).With("max", MaxCaptureLines).WithHint("awr rig capture %s --lines %d", address, MaxCaptureLines)
 	}
 	s, head, err := m.seatAtHead(ctx, address)
 	if err != nil {
