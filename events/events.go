@@ -37,6 +37,7 @@ const (
 	KindSeatAttentionCleared Kind = "seat_attention_cleared"
 	KindRestatementChecked   Kind = "restatement_checked"
 	KindHostEventRecorded    Kind = "host_event_recorded"
+	KindSeatMessageSent      Kind = "seat_message_sent"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -75,6 +76,7 @@ var payloadTypes = map[Kind]func() Payload{
 	KindSeatAttentionCleared: func() Payload { return new(SeatAttentionCleared) },
 	KindRestatementChecked:   func() Payload { return new(RestatementChecked) },
 	KindHostEventRecorded:    func() Payload { return new(HostEventRecorded) },
+	KindSeatMessageSent:      func() Payload { return new(SeatMessageSent) },
 }
 
 // Kinds returns every known kind, sorted.

@@ -138,6 +138,8 @@ func (c *Invariants) stream(e *Event, v Payload) string {
 		want = "work/" + pl.Work
 	case *ClaimReleased:
 		want = "work/" + pl.Work
+	case *SeatMessageSent:
+		want = "seat/" + pl.Address
 	}
 	if want != "" && e.Stream != want {
 		return fmt.Sprintf("a %s on stream %s, where its payload names %s", e.Kind, e.Stream, want)

@@ -254,3 +254,19 @@ type SeatAttentionCleared struct {
 
 // Kind returns KindSeatAttentionCleared.
 func (SeatAttentionCleared) Kind() Kind { return KindSeatAttentionCleared }
+
+// SeatMessageSent records a message typed into a running seat's pane by
+// `awr rig send` (stream "seat/<address>"): who sent it (Agent, empty when
+// unnamed), the seat's session at the time and the exact text. It is
+// written before the text is typed, so the log holds every attempt to
+// talk to an agent, including one whose typing then failed.
+type SeatMessageSent struct {
+	Address   string `json:"address"`
+	Rig       string `json:"rig"`
+	SessionID string `json:"session_id"`
+	Agent     string `json:"agent,omitempty"`
+	Text      string `json:"text"`
+}
+
+// Kind returns KindSeatMessageSent.
+func (SeatMessageSent) Kind() Kind { return KindSeatMessageSent }

@@ -139,7 +139,8 @@ func TestServer_ListTools(t *testing.T) {
 	require.ElementsMatch(t, []string{"awr_status", "awr_ready", "awr_intake_inspect", "awr_source_reindex", "awr_session_start",
 		"awr_session_checkpoint", "awr_session_end", "awr_session_resume", "awr_session_show", "awr_session_list", "awr_claim_acquire", "awr_claim_renew",
 		"awr_context_compile", "awr_recovery_inspect", "awr_client_bind", "awr_log", "awr_rig_ps", "awr_seat_show",
-		"awr_claim_release", "awr_client_show", "awr_source_list", "awr_source_add", "awr_verify", "awr_seat_list", "awr_seat_add", "awr_seat_remove", "awr_seat_clear_attention", "awr_recovery_verify", "awr_context_hygiene"}, names)
+		"awr_claim_release", "awr_client_show", "awr_source_list", "awr_source_add", "awr_verify", "awr_seat_list", "awr_seat_add", "awr_seat_remove", "awr_seat_clear_attention", "awr_recovery_verify", "awr_context_hygiene",
+		"awr_rig_up", "awr_rig_down", "awr_rig_send", "awr_rig_capture", "awr_rig_snapshot"}, names)
 }
 
 func TestServer_Tools(t *testing.T) {
@@ -373,4 +374,35 @@ func TestServer_Rigs(t *testing.T) {
 	fails(t, cs, "awr_rig_ps", map[string]any{"rig": "nope"}, "NotFound")
 	fails(t, cs, "awr_seat_show", map[string]any{"address": "nobody"}, "InvalidInput")
 	fails(t, cs, "awr_seat_show", map[string]any{"address": "x@portal"}, "NotFound")
+}
+
+// The rig operations that act answer over MCP with the CLI's refusals,
+// before anything is launched or written.
+func TestServer_RigRefusals(t *testing.T) {
+	t.Parallel()
+	dir := initProject(t)
+	st, err := events.Open(context.Background(), events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	env := &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(3))}
+	_, err = commands.DeclareSeat(context.Background(), env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "CART-1"})
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	cs := connect(t, dir)
+	before := rev(t, ok(t, cs, "awr_status", nil))
+
+	fails(t, cs, "awr_rig_up", map[string]any{"rig": "nope"}, "NotFound")
+	fails(t, cs, "awr_rig_up", map[string]any{"rig": "portal", "fresh": []string{"x@portal"}}, "InvalidInput")
+	fails(t, cs, "awr_rig_up", map[string]any{"rig": "portal", "verify_timeout": "30s"}, "InvalidInput")
+	token := "ghp_" + strings.Repeat("q", 36)
+	out := fails(t, cs, "awr_rig_down", map[string]any{"rig": "portal", "message": "stop " + token}, "RuleViolation")
+	require.NotContains(t, out["message"], token)
+	out = fails(t, cs, "awr_rig_send", map[string]any{"seat": "build@portal", "text": "hello"}, "InvalidTransition")
+	require.Equal(t, "awr rig up portal", out["hint"])
+	fails(t, cs, "awr_rig_send", map[string]any{"seat": "build@portal", "text": "esc \x1b[2J"}, "InvalidInput")
+	fails(t, cs, "awr_rig_send", map[string]any{"seat": "build@portal", "text": "use " + token}, "RuleViolation")
+	fails(t, cs, "awr_rig_send", map[string]any{"seat": "build@portal"}, "InvalidInput")
+	fails(t, cs, "awr_rig_capture", map[string]any{"seat": "build@portal"}, "InvalidTransition")
+	fails(t, cs, "awr_rig_capture", map[string]any{"seat": "build@portal", "lines": 2001}, "InvalidInput")
+	fails(t, cs, "awr_rig_snapshot", map[string]any{"rig": "portal"}, "InvalidTransition")
+	require.Equal(t, before, rev(t, ok(t, cs, "awr_status", nil)), "nothing was appended")
 }

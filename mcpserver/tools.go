@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"reflect"
+	"time"
 
 	"github.com/awr-dev/awr/project"
 )
@@ -110,6 +111,25 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_seat_clear_attention", title: "Answer a seat's attention",
 		desc: "Answer a seat's attention_required after looking at it: record what was checked and decided (reason), as `awr seat clear-attention ADDRESS --reason TEXT --json`; until then every rig up reports the seat attention_required."},
 		op((*project.Project).SeatClearAttention))
+	add(s, tool{name: "awr_rig_up", title: "Bring a rig up",
+		desc: "Launch every stopped seat of a rig in tmux, restoring from its latest snapshot, and report one outcome per seat (resumed, fresh-primed, awaiting-decision, attention_required, failed, running), as `awr rig up NAME --json`; waits up to verify_timeout for each agent's report. " +
+			"Durations are nanoseconds (omitted or 0: verify_timeout 30s, ttl the project's lease). Anything but fully_restored comes as RestoreIncomplete with the result; a concurrent up gives RevisionConflict, one in progress in another process InvalidTransition."},
+		withDefaults(op((*project.Project).RigUp)))
+	add(s, tool{name: "awr_rig_down", title: "Take a rig down",
+		desc: "Ask each running seat to checkpoint (its stop message typed into its pane), wait up to grace, optionally record a snapshot, then stop the seats and end their sessions as interrupted, as `awr rig down NAME --json`. " +
+			"grace is nanoseconds (omitted or 0: 30s). A message holding a secret is RuleViolation, nothing written."},
+		withDefaults(op((*project.Project).RigDown)))
+	add(s, tool{name: "awr_rig_send", title: "Type into a seat",
+		desc: "Type a message into a running seat's pane, then Enter, as `awr rig send SEAT TEXT --json`; recorded first as seat_message_sent (seat, session, agent, text) for the audit. " +
+			"Plain text and newlines only, at most 16 KiB, no secret; a seat that is not running is InvalidTransition (hint: rig up). Read the answer with awr_rig_capture."},
+		op((*project.Project).RigSend))
+	add(s, tool{name: "awr_rig_capture", title: "Read a seat's pane", readOnly: true,
+		desc: "The last lines of a seat's tmux pane (lines 1 to 2000, default 50), each line that looks like a credential replaced by a note, as `awr rig capture SEAT --json`: lines, withheld, running. Writes nothing; a seat without a pane is InvalidTransition."},
+		op((*project.Project).RigCapture))
+	add(s, tool{name: "awr_rig_snapshot", title: "Snapshot a running rig",
+		desc: "Record a snapshot of a running rig (the per-seat manifest rig down records: session, last checkpoint, conversation id, repository HEAD) and leave every seat running, as `awr rig snapshot NAME --json`; a later rig up restores from it. " +
+			"Refused (InvalidTransition) when no seat runs or a restore is unfinished; RevisionConflict when a restore started meanwhile."},
+		op((*project.Project).RigSnapshot))
 	add(s, tool{name: "awr_client_bind", title: "Bind a host conversation",
 		desc: "Tie a host conversation (its own id for client claude, codex or gemini; HOST:ID for any other client) to a session so its checkpoints survive compaction, as `awr client bind --json`; from_session binds to that session's latest successor."},
 		op((*project.Project).ClientBind))
@@ -128,4 +148,23 @@ func (s *Server) register() {
 func isNilPointer(v any) bool {
 	rv := reflect.ValueOf(v)
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// withDefaults fills the zero durations of a request with the defaults
+// its CLI flags declare (the `default` tag), so an MCP call that omits
+// verify_timeout or grace waits as the CLI does.
+func withDefaults[In any](h handlerFunc[In]) handlerFunc[In] {
+	return func(ctx context.Context, p *project.Project, in In) (any, error) {
+		v := reflect.ValueOf(&in).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			f, tag := v.Field(i), v.Type().Field(i).Tag.Get("default")
+			if tag == "" || f.Type() != reflect.TypeFor[time.Duration]() || !f.IsZero() {
+				continue
+			}
+			if d, err := time.ParseDuration(tag); err == nil {
+				f.SetInt(int64(d))
+			}
+		}
+		return h(ctx, p, in)
+	}
 }

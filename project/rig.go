@@ -2,6 +2,9 @@ package project
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -66,8 +69,31 @@ func (p *Project) rigManager(ctx context.Context) (*rig.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	bin := p.opts.Rig.AwrBin
+	if bin == "" {
+		bin = siblingAwr()
+	}
 	return &rig.Manager{Dir: p.dir, Env: env, Stale: p.StaleSources, Tmux: rig.Tmux{Socket: p.opts.Rig.TmuxSocket},
-		AwrBin: p.opts.Rig.AwrBin, Crashpoint: p.opts.Rig.Crashpoint}, nil
+		AwrBin: bin, Crashpoint: p.opts.Rig.Crashpoint}, nil
+}
+
+// siblingAwr is the awr executable beside the running one (awr-mcp ships
+// next to awr), else the one on PATH, else "" (agents then find awr on
+// their own PATH).
+func siblingAwr() string {
+	if exe, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(exe), "awr"); p != exe {
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+				return p
+			}
+		}
+	}
+	if p, err := exec.LookPath("awr"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	return ""
 }
 
 // SeatAdd declares a seat (unchanged declarations write nothing).
@@ -215,4 +241,64 @@ func (p *Project) RigApply(ctx context.Context, req RigApplyRequest) (*RigApplyR
 		return nil, err
 	}
 	return m.Apply(ctx, req.File)
+}
+
+// RigSendResult is `awr rig send`.
+type RigSendResult = rig.SendResult
+
+// RigCaptureResult is `awr rig capture`.
+type RigCaptureResult = rig.CaptureResult
+
+// RigSnapshotResult is `awr rig snapshot`.
+type RigSnapshotResult = rig.SnapshotResult
+
+// RigSendRequest is `awr rig send` and awr_rig_send.
+type RigSendRequest struct {
+	Seat      string `arg:"" name:"seat" json:"seat" help:"Seat address ROLE@RIG." placeholder:"ROLE@RIG"`
+	Text      string `arg:"" name:"text" json:"text" help:"What to type into the seat's pane (plain text and newlines; Enter is pressed after it)." placeholder:"TEXT"`
+	Agent     string `name:"agent" json:"agent,omitempty" help:"Who sends it (a label, recorded for the audit)." placeholder:"LABEL"`
+	RequestID string `name:"request-id" json:"request_id,omitempty" help:"Make a retried send idempotent: the same id returns the first answer and types nothing." placeholder:"ID"`
+}
+
+// RigSend types a message into a running seat's pane, then Enter, and
+// records it (seat_message_sent) first.
+// Errors: those of rig.Manager.Send.
+func (p *Project) RigSend(ctx context.Context, req RigSendRequest) (*RigSendResult, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.Send(ctx, rig.SendOptions{Address: req.Seat, Text: req.Text, Agent: req.Agent, RequestID: req.RequestID})
+}
+
+// RigCaptureRequest is `awr rig capture` and awr_rig_capture.
+type RigCaptureRequest struct {
+	Seat  string `arg:"" name:"seat" json:"seat" help:"Seat address ROLE@RIG." placeholder:"ROLE@RIG"`
+	Lines int    `name:"lines" json:"lines,omitempty" help:"How many of the pane's last lines (1 to 2000; 0 or omitted: 50)." placeholder:"N"`
+}
+
+// RigCapture returns the last lines of a seat's pane, lines that look
+// like a credential withheld. It writes nothing.
+// Errors: those of rig.Manager.Capture.
+func (p *Project) RigCapture(ctx context.Context, req RigCaptureRequest) (*RigCaptureResult, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.Capture(ctx, req.Seat, req.Lines)
+}
+
+// RigSnapshotRequest is `awr rig snapshot` and awr_rig_snapshot.
+type RigSnapshotRequest struct {
+	Rig string `arg:"" name:"rig" json:"rig" help:"Rig name." placeholder:"NAME"`
+}
+
+// RigSnapshot records a snapshot of a running rig and leaves it running.
+// Errors: those of rig.Manager.Snapshot.
+func (p *Project) RigSnapshot(ctx context.Context, req RigSnapshotRequest) (*RigSnapshotResult, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.Snapshot(ctx, req.Rig)
 }

@@ -106,28 +106,7 @@ func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, erro
 		return nil, err
 	}
 	if opts.Snapshot {
-		snap := events.RigSnapshotTaken{SnapshotID: m.newID(), Rig: st.rig}
-		err := m.Env.Store.Read(ctx, func(r *events.Reader) error {
-			snap.Watermark = r.Head
-			for i, ss := range st.seats {
-				s := &ss.seat
-				e := events.SnapshotSeat{Address: s.Address, Conversation: s.LastConversation, Host: s.LastHost, Cwd: m.seatDir(s.Cwd),
-					Running: ss.alive, Checkpointed: res.Seats[i].Checkpointed}
-				if sess, err := projections.SessionAt(r.Conn, s.SessionID, r.Head); err != nil {
-					return err
-				} else if sess != nil {
-					e.SessionID, e.CheckpointSeq, e.CheckpointID = sess.ID, sess.LastCheckpointSeq, sess.LastCheckpointID
-					if s.SessionActive {
-						e.ClaimID = s.ClaimID
-					}
-				}
-				if cur, _, ok := m.repoState(ctx, e.Cwd); ok {
-					e.RepoHead, e.WorktreeDirty, e.DirtyFingerprint = cur.Head, cur.Dirty, cur.DirtyFingerprint
-				}
-				snap.Seats = append(snap.Seats, e)
-			}
-			return nil
-		})
+		snap, err := m.buildSnapshot(ctx, st, func(i int) bool { return res.Seats[i].Checkpointed })
 		if err != nil {
 			return nil, err
 		}
@@ -191,4 +170,35 @@ func (m *Manager) awaitCheckpoints(ctx context.Context, st *rigState, res *DownR
 		case <-time.After(m.poll()):
 		}
 	}
+}
+
+// buildSnapshot reads the rig's per-seat manifest at the head, for `rig
+// down --snapshot` and for `rig snapshot` (which leaves the rig running):
+// each seat's session, claim, last checkpoint, conversation, directory and
+// repository state. checkpointed(i) says whether seat i checkpointed after
+// being asked to stop.
+func (m *Manager) buildSnapshot(ctx context.Context, st *rigState, checkpointed func(i int) bool) (events.RigSnapshotTaken, error) {
+	snap := events.RigSnapshotTaken{SnapshotID: m.newID(), Rig: st.rig}
+	err := m.Env.Store.Read(ctx, func(r *events.Reader) error {
+		snap.Watermark = r.Head
+		for i, ss := range st.seats {
+			s := &ss.seat
+			e := events.SnapshotSeat{Address: s.Address, Conversation: s.LastConversation, Host: s.LastHost, Cwd: m.seatDir(s.Cwd),
+				Running: ss.alive, Checkpointed: checkpointed(i)}
+			if sess, err := projections.SessionAt(r.Conn, s.SessionID, r.Head); err != nil {
+				return err
+			} else if sess != nil {
+				e.SessionID, e.CheckpointSeq, e.CheckpointID = sess.ID, sess.LastCheckpointSeq, sess.LastCheckpointID
+				if s.SessionActive {
+					e.ClaimID = s.ClaimID
+				}
+			}
+			if cur, _, ok := m.repoState(ctx, e.Cwd); ok {
+				e.RepoHead, e.WorktreeDirty, e.DirtyFingerprint = cur.Head, cur.Dirty, cur.DirtyFingerprint
+			}
+			snap.Seats = append(snap.Seats, e)
+		}
+		return nil
+	})
+	return snap, err
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Tmux drives a tmux server through its command line. Socket, when set,
@@ -139,4 +140,46 @@ func (t Tmux) Tail(ctx context.Context, name string, n int) []string {
 		lines = lines[len(lines)-n:]
 	}
 	return lines
+}
+
+// sendChunk bounds the literal text of one send-keys: tmux refuses a
+// command longer than its message size (about 16 KiB).
+const sendChunk = 4096
+
+// SendText types text into the session's pane as literal keys, in pieces
+// tmux accepts (a newline is typed as one), then Enter.
+func (t Tmux) SendText(ctx context.Context, name, text string) error {
+	for len(text) > 0 {
+		n := min(len(text), sendChunk)
+		for n < len(text) && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		if _, err := t.run(ctx, "send-keys", "-t", "="+name+":", "-l", text[:n]); err != nil {
+			return err
+		}
+		text = text[n:]
+	}
+	_, err := t.run(ctx, "send-keys", "-t", "="+name+":", "Enter")
+	return err
+}
+
+// Capture returns the last n lines of the session's pane, its history
+// included (wrapped lines joined, trailing spaces and the blank lines
+// below the last output dropped).
+func (t Tmux) Capture(ctx context.Context, name string, n int) ([]string, error) {
+	out, err := t.run(ctx, "capture-pane", "-p", "-J", "-t", "="+name+":", "-S", "-"+strconv.Itoa(n))
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(out, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines, nil
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/awr-dev/awr/buildinfo"
 	"github.com/awr-dev/awr/fixtures"
@@ -133,7 +135,7 @@ func TestHandoff(t *testing.T) {
 	first := serve(t, bin, "--project", dir)
 	tools, err := first.ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	require.Len(t, tools.Tools, 29)
+	require.Len(t, tools.Tools, 34)
 
 	ready := ok(t, first, "awr_ready", map[string]any{})
 	require.Equal(t, "CART-1", field(ready, "ready").([]any)[0].(map[string]any)["key"])
@@ -318,4 +320,49 @@ func TestMalformedMessages(t *testing.T) {
 	require.EqualValues(t, 2, got[4]["id"], "an answer keeps a valid id")
 	require.EqualValues(t, 4, got[6]["id"])
 	require.NotNil(t, got[6]["result"], "the server still answers after malformed messages: %v", got[6])
+}
+
+// The rig tools drive real agents: up launches the fake agent in tmux,
+// send types into its pane (it checkpoints when asked), capture reads the
+// pane, snapshot leaves the rig running, down stops it; send to a stopped
+// seat is refused.
+func TestRigTools(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	awr, awrMCP := binaries(t)
+	out, err := exec.Command("go", "build", "-o", binDir, "github.com/awr-dev/awr/fixtures/fakeagent/cmd/fakeagent").CombinedOutput()
+	require.NoError(t, err, string(out))
+	dir := project(t, awr)
+	out, err = exec.Command(awr, "--project", dir, "seat", "add", "build@portal", "--runtime", "generic", "--work", "CART-1",
+		"--command", "fakeagent --conversation {conversation}", "--resume-command", "fakeagent --resume --conversation {conversation}").CombinedOutput()
+	require.NoError(t, err, string(out))
+	socket := "awr-mcp-e2e-" + filepath.Base(dir)
+	t.Cleanup(func() { exec.Command("tmux", "-L", socket, "kill-server").Run() })
+	cmd := exec.Command(awrMCP, "--project", dir)
+	cmd.Env = append(os.Environ(), "AWR_TMUX_SOCKET="+socket, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { cs.Close() })
+
+	up := ok(t, cs, "awr_rig_up", map[string]any{"rig": "portal", "verify_timeout": int64(15e9)})
+	require.Equal(t, "fully_restored", up["result"], "%v", up)
+	sent := ok(t, cs, "awr_rig_send", map[string]any{"seat": "build@portal", "text": "please checkpoint now", "agent": "e2e"})
+	require.Equal(t, float64(len("please checkpoint now")), sent["bytes"])
+	var lines []any
+	require.Eventually(t, func() bool {
+		capt := ok(t, cs, "awr_rig_capture", map[string]any{"seat": "build@portal", "lines": 20})
+		lines = capt["lines"].([]any)
+		return strings.Contains(fmt.Sprint(lines), "checkpoint 1 recorded")
+	}, 10*time.Second, 50*time.Millisecond, "pane: %v", lines)
+	snap := ok(t, cs, "awr_rig_snapshot", map[string]any{"rig": "portal"})
+	require.Equal(t, true, field(snap, "seats").([]any)[0].(map[string]any)["running"])
+	ps := ok(t, cs, "awr_rig_ps", map[string]any{"rig": "portal"})
+	require.Equal(t, "running", ps["seats"].([]any)[0].(map[string]any)["state"])
+	require.Equal(t, snap["snapshot"], ps["snapshot"])
+	down := ok(t, cs, "awr_rig_down", map[string]any{"rig": "portal", "snapshot": true, "grace": int64(10e9)})
+	require.Equal(t, true, down["seats"].([]any)[0].(map[string]any)["checkpointed"], "%v", down)
+	_, res, isErr := call(t, cs, "awr_rig_send", map[string]any{"seat": "build@portal", "text": "hello"})
+	require.True(t, isErr)
+	require.Equal(t, "InvalidTransition", res["code"])
 }

@@ -15,6 +15,10 @@ type rigCmd struct {
 	Down  rigDownCmd  `cmd:"" help:"Ask each seat to checkpoint, optionally snapshot, then stop the seats."`
 	Ps    rigPsCmd    `cmd:"" help:"Each seat's state, session, conversation and last outcome."`
 	Apply rigApplyCmd `cmd:"" help:"Declare a rig's seats from a YAML spec (seats it no longer lists are removed)."`
+
+	Send     rigSendCmd     `cmd:"" help:"Type a message into a running seat's pane, then Enter (recorded for the audit)."`
+	Capture  rigCaptureCmd  `cmd:"" help:"The last lines of a seat's pane, lines that look like a credential withheld."`
+	Snapshot rigSnapshotCmd `cmd:"" help:"Record a snapshot of a running rig and leave it running."`
 }
 
 type rigUpCmd struct {
@@ -121,4 +125,54 @@ func awrBinary() string {
 	}
 	bin, _ := os.Executable()
 	return bin
+}
+
+type rigSendCmd struct {
+	project.RigSendRequest
+}
+
+// Run types a message into a seat's pane.
+func (c *rigSendCmd) Run(app *App) error {
+	return call(app, (*project.Project).RigSend, c.RigSendRequest, func(w io.Writer, res *project.RigSendResult) {
+		verb := "sent"
+		if res.Replayed {
+			verb = "already sent"
+		}
+		fmt.Fprintf(w, "%s %d bytes to %s (seq %d)\n", verb, res.Bytes, res.Address, res.Seq)
+		fmt.Fprintf(w, "next: awr rig capture %s\n", res.Address)
+	})
+}
+
+type rigCaptureCmd struct {
+	project.RigCaptureRequest
+}
+
+// Run prints a seat's last pane lines.
+func (c *rigCaptureCmd) Run(app *App) error {
+	return call(app, (*project.Project).RigCapture, c.RigCaptureRequest, func(w io.Writer, res *project.RigCaptureResult) {
+		for _, l := range res.Lines {
+			fmt.Fprintln(w, l)
+		}
+		if !res.Running {
+			fmt.Fprintf(w, "(%s: the agent is not running)\n", res.Address)
+		}
+	})
+}
+
+type rigSnapshotCmd struct {
+	project.RigSnapshotRequest
+}
+
+// Run snapshots a running rig.
+func (c *rigSnapshotCmd) Run(app *App) error {
+	return call(app, (*project.Project).RigSnapshot, c.RigSnapshotRequest, func(w io.Writer, res *project.RigSnapshotResult) {
+		fmt.Fprintf(w, "rig %s snapshot %s at seq %d (the rig keeps running)\n", res.Rig, res.Snapshot, res.SnapshotSeq)
+		for _, s := range res.Seats {
+			state := "stopped"
+			if s.Running {
+				state = "running"
+			}
+			fmt.Fprintf(w, "  %-24s %-8s checkpoint seq %d, conversation %s\n", s.Address, state, s.CheckpointSeq, orDash(s.Conversation))
+		}
+	})
 }

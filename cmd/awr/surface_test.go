@@ -24,8 +24,6 @@ var cliOnly = map[string]string{
 	"bench project":    "writes a synthetic project for measurement",
 	"bench generate":   "appends a synthetic history for measurement",
 	"bench run":        "measures awr by running its binary",
-	"rig up":           "launches agents in tmux on the supervisor's machine",
-	"rig down":         "types into agents' panes and stops them on the supervisor's machine",
 	"rig apply":        "reads a YAML spec from the supervisor's file system",
 	"client install":   "writes the host's settings on this machine, not the project's log",
 	"client uninstall": "writes the host's settings on this machine, not the project's log",
