@@ -383,8 +383,14 @@ func contextFile(s *projections.Seat, session, conv, project, attention, packet 
 			"Report your conversation id as below, then do not change the repository until a person has answered with:\n\n    %s\n\n",
 			attention, clearHint(s.Address))
 	}
-	fmt.Fprintf(&b, "First, report your conversation id:\n\n    awr --project %s client bind --client %s --external-session %s:%s --work %s --session %s\n\n",
-		shellQuote(project), host, host, id, s.Work, session)
+	// claude, codex and gemini conversations are named as the host
+	// reports them; any other host's as HOST:ID (see client bind).
+	external := host + ":" + id
+	if host == "claude" || host == "codex" || host == "gemini" {
+		external = id
+	}
+	fmt.Fprintf(&b, "First, report your conversation id:\n\n    awr --project %s client bind --client %s --external-session %s --work %s --session %s\n\n",
+		shellQuote(project), host, external, s.Work, session)
 	fmt.Fprintf(&b, "Checkpoint when you finish a step, and whenever you are asked to stop:\n\n    awr --project %s session checkpoint --session %s --agent %s --digest 'WHAT YOU DID' --next-action 'WHAT COMES NEXT'\n\n",
 		shellQuote(project), session, s.Address)
 	b.WriteString(keepKnowledge)
