@@ -7,9 +7,11 @@ import (
 )
 
 // FutureTolerance is how far after the checking machine's clock an
-// event's time may lie: clocks of machines sharing a log drift apart, a
-// forged date (year 3000) does not.
-const FutureTolerance = time.Hour
+// event's time may lie: clocks drift and jump (a machine whose clock ran
+// fast stamps its events ahead, and every later event is stamped at
+// least that late, since time never runs backwards in seq), a forged date
+// (year 3000) is far beyond a day.
+const FutureTolerance = 24 * time.Hour
 
 // Invariants folds a log in seq order and names the first event that
 // breaks a rule the log itself must keep, beyond its hash chain (which a

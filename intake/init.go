@@ -358,7 +358,7 @@ func gitRepo(dir string) bool {
 // stay tracked.
 var runtimeIgnores = []string{
 	".awr/awr.db", ".awr/awr.db-*", ".awr/.awr.db.tmp-*", ".awr/init-pending*",
-	".awr/hooks.log*", ".awr/*.lock", ".awr/project-id", ".awr/seats/",
+	".awr/hooks.log*", ".awr/*.lock", ".awr/project-id", ".awr/.project-id-*", ".awr/seats/",
 }
 
 // ignoreMarker opens the block init appends to .gitignore.
@@ -738,7 +738,7 @@ func FinishInit(dir string) error {
 // of the directory runs.
 func RemoveLeftovers(dir string) {
 	os.RemoveAll(pendingDir(dir))
-	for _, pattern := range []string{tempLogPrefix + "*", pendingName + ".tmp-*"} {
+	for _, pattern := range []string{tempLogPrefix + "*", pendingName + ".tmp-*", ".project-id-*"} {
 		leftovers, _ := filepath.Glob(filepath.Join(dir, ".awr", pattern))
 		for _, path := range leftovers {
 			os.RemoveAll(path)

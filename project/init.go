@@ -153,8 +153,12 @@ func (p *Project) settle(ctx context.Context, st *events.Store) error {
 		return fault.New(fault.NotFound, "open project: %s is not a project yet: the init that created its log was interrupted before the first event (.awr/awr.db has no event)", p.dir).
 			With("path", events.DBPath(p.dir)).With("project_revision", 0).WithHint("awr init --accept")
 	}
-	if err := intake.FinishInit(p.dir); err != nil {
-		return err
+	// A reader that may not write the project leaves a publication cut
+	// short for its owner to finish: a read never writes.
+	if events.Writable(events.DBPath(p.dir)) {
+		if err := intake.FinishInit(p.dir); err != nil {
+			return err
+		}
 	}
 	return identityAgrees(ctx, p.dir, st, "open project")
 }

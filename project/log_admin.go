@@ -182,7 +182,21 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		if err != nil && ctx.Err() != nil {
 			return nil, intake.Interrupted("import", "awr import "+req.File)
 		}
-		return res, err
+		if err != nil {
+			return nil, err
+		}
+		// Imported in place (into a log an older awr left empty): the
+		// identity is checked, and recorded where none is.
+		bg := context.WithoutCancel(ctx)
+		if err := identityAgrees(bg, dir, st, "import"); err != nil {
+			return res, err
+		}
+		if intake.RecordedProjectID(dir) == "" {
+			if err := recordImportedID(bg, dir, p); err != nil {
+				return res, err
+			}
+		}
+		return res, nil
 	}
 	_, dirErr := os.Stat(filepath.Join(dir, ".awr"))
 	newDir := os.IsNotExist(dirErr)
@@ -199,7 +213,13 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		return identityAgrees(ctx, dir, st, "import")
 	})
 	if err == nil {
-		err = recordImportedID(ctx, dir, p)
+		// Past the commit point: nothing is removed any more, and a
+		// signal no longer stops what is left (recording the id).
+		if rerr := recordImportedID(context.WithoutCancel(ctx), dir, p); rerr != nil {
+			return res, fault.Wrap(fault.Storage, rerr, "import: the log was imported (%d events, project_revision %d), but its project id could not be recorded in %s", res.Events, res.ProjectRevision, intake.ProjectIDPath(dir)).
+				WithHint("awr verify")
+		}
+		return res, nil
 	}
 	if err != nil {
 		if newDir {

@@ -110,15 +110,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}()
 		kctx, err := parser.Parse(args)
 		if err != nil {
+			if hook, gemini := hookArgs(args); hook {
+				// A host reads a failing hook as a refusal (Claude Code
+				// blocks a stop on exit 2): a command line this binary
+				// does not understand (an older awr at the installed
+				// path) still answers with the host's empty answer.
+				if gemini {
+					fmt.Fprintln(stdout, "{}")
+				}
+				return
+			}
 			code = report(stderr, jsonOut, fault.New(fault.Usage, "%s", err.Error()).WithHint("awr --help"))
 			return
 		}
 		// Ctrl-C or SIGTERM interrupts SQLite: an open write rolls back
 		// whole, so nothing half-written remains.
 		ctx, stop := interruptible(stderr)
-		defer stop()
 		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout}
 		defer app.close()
+		// The watchdog stops before the log is closed: a command that
+		// finished is never reported as stopped by a late signal.
+		defer stop()
 		err = kctx.Run(app)
 		code = report(stderr, cli.JSON, err)
 	}()
@@ -126,6 +138,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 type exitCode int
+
+// hookArgs reports whether args run `client hook`, and whether for
+// Gemini CLI (whose empty answer is {}).
+func hookArgs(args []string) (hook, gemini bool) {
+	client := false
+	for _, a := range args {
+		switch {
+		case a == "client":
+			client = true
+		case a == "hook" && client:
+			hook = true
+		case strings.Contains(a, "gemini"):
+			gemini = true
+		}
+	}
+	return hook, gemini
+}
 
 // graceAfterSignal is how long a command may take to stop once SIGINT or
 // SIGTERM cancelled its context before awr exits anyway: a read blocked
@@ -160,7 +189,7 @@ func interruptible(stderr io.Writer) (context.Context, func()) {
 		if sig == syscall.SIGTERM {
 			code = 143
 		}
-		fmt.Fprintf(stderr, "awr: stopped by %s before the command finished; a write it had not committed was rolled back\n", sig)
+		fmt.Fprintf(stderr, "awr: stopped by %s before the command finished; what it had not committed was rolled back\n", sig)
 		os.Exit(code)
 	}()
 	return ctx, func() {
