@@ -19,13 +19,19 @@ import (
 // what it read to the command, which records it or compares it.
 
 // workdir resolves a session's working directory: rel is relative to the
-// project root ("" is the root). It returns the absolute directory and the
-// form recorded in the log.
+// project root ("" is the root), or, when the project was found above the
+// working directory, to the working directory ("" is that directory, where
+// the agent runs). It returns the absolute directory and the form
+// recorded in the log.
 // Errors: InvalidInput for a directory outside the project or missing.
 func (p *Project) workdir(rel string) (abs, recorded string, err error) {
+	if strings.TrimSpace(rel) == "" && p.within != "" {
+		rel = "."
+	}
 	if strings.TrimSpace(rel) == "" {
 		return p.dir, "", nil
 	}
+	rel = p.fromWorkingDir(rel)
 	abs = rel
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(p.dir, rel)
