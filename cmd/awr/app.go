@@ -77,6 +77,13 @@ type App struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	var cli CLI
 	jsonOut := hasFlag(args, "--json")
+	// `awr` alone and `awr help [COMMAND...]` show the help, as --help
+	// does, with exit status 0.
+	if len(args) == 0 {
+		args = []string{"--help"}
+	} else if args[0] == "help" {
+		args = append(append([]string{}, args[1:]...), "--help")
+	}
 	if hasFlag(args, "--version") {
 		// Answer before parsing, as a version flag should, in the same
 		// shape as `awr version`.
