@@ -366,3 +366,24 @@ func TestRigTools(t *testing.T) {
 	require.True(t, isErr)
 	require.Equal(t, "InvalidTransition", res["code"])
 }
+
+// TestFlags: awr-mcp's command line reads like awr's: --help on stdout
+// with exit 0, a bad flag or value a usage error with exit 2 naming the
+// help.
+func TestFlags(t *testing.T) {
+	_, bin := binaries(t)
+	out, err := exec.Command(bin, "--help").Output()
+	require.NoError(t, err)
+	require.Contains(t, string(out), "Usage: awr-mcp [flags]")
+	require.Contains(t, string(out), "--log-level")
+	for _, args := range [][]string{{"--nope"}, {"extra"}, {"--log-level", "loud"}} {
+		cmd := exec.Command(bin, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "%v", args)
+		require.Equal(t, 2, ee.ExitCode(), "%v", args)
+		require.Contains(t, stderr.String(), "next: awr-mcp --help", "%v", args)
+	}
+}

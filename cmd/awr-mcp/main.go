@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/awr-dev/awr/buildinfo"
 	"github.com/awr-dev/awr/mcpserver"
 )
@@ -26,40 +26,57 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("awr-mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	project := fs.String("project", os.Getenv("AWR_PROJECT"), "project directory (default: $AWR_PROJECT, else the current directory)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	timeout := fs.Duration("timeout", 30*time.Second, "how long a write waits for a busy project database")
-	level := fs.String("log-level", "info", "least severe log level written to stderr: debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
+// flags is awr-mcp's command line, in the same style as awr's.
+type flags struct {
+	Project  string        `help:"Project directory (default: the nearest directory from here up that holds .awr/, as git finds .git; else the current directory)." env:"AWR_PROJECT" placeholder:"PATH"`
+	Timeout  time.Duration `help:"How long a write waits for a busy project database." default:"30s"`
+	LogLevel string        `name:"log-level" help:"Least severe log level written to stderr." enum:"debug,info,warn,error" default:"info"`
+	Version  bool          `help:"Print the version and exit."`
+}
+
+type exitCode int
+
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	var c flags
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(exitCode)
+			if !ok {
+				panic(r)
+			}
+			code = int(e)
 		}
+	}()
+	parser, err := kong.New(&c,
+		kong.Name("awr-mcp"),
+		kong.Description("awr-mcp serves awr's tools, resources and prompts to an agent host over the Model Context Protocol on stdio (the same server as awr mcp). Stdout carries only protocol messages; logs go to stderr."),
+		kong.Writers(stdout, stderr),
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Exit(func(code int) { panic(exitCode(code)) }),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "awr-mcp:", err)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "awr-mcp: unexpected argument %s\n", fs.Arg(0))
+	if _, err := parser.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "awr-mcp: %s (Usage)\n  next: awr-mcp --help\n", err)
 		return 2
 	}
-	if *showVersion {
+	if c.Version {
 		fmt.Fprintf(stdout, "awr-mcp %s\n", buildinfo.Version(version))
 		return 0
 	}
 	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
-		fmt.Fprintf(stderr, "awr-mcp: --log-level %s: %v\n", *level, err)
+	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		fmt.Fprintf(stderr, "awr-mcp: --log-level %s: %v\n", c.LogLevel, err)
 		return 2
-	}
-	dir := *project
-	if dir == "" {
-		dir = "."
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
-	err := mcpserver.ServeStdio(ctx, mcpserver.Options{Project: dir, Version: buildinfo.Version(version), Timeout: *timeout, Logger: logger})
+	// An empty project is found as the CLI finds it (project.Open).
+	err = mcpserver.ServeStdio(ctx, mcpserver.Options{Project: c.Project, Version: buildinfo.Version(version), Timeout: c.Timeout, Logger: logger})
 	if err != nil {
 		logger.Error("awr-mcp stopped", "err", err)
 		return 1
