@@ -80,16 +80,9 @@ func TestHook_Hosts(t *testing.T) {
 		t.Run(host, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dir := t.TempDir()
-			_, err := fixtures.CopyProject("checkout", dir)
-			require.NoError(t, err)
 			clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 			opts := project.Options{Now: func() time.Time { return clock }, Entropy: ulid.Monotonic(rand.New(rand.NewSource(1)), 0)}
-			p, err := project.Open(ctx, dir, opts)
-			require.NoError(t, err)
-			defer p.Close()
-			_, err = p.Init(ctx, project.InitRequest{Accept: true})
-			require.NoError(t, err)
+			dir, p := checkoutProject(t, opts)
 			start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
 			require.NoError(t, err)
 			session := start.Session.ID
@@ -154,6 +147,22 @@ func TestHook_Hosts(t *testing.T) {
 			require.Equal(t, string(want), out.String(), "go test ./project -run TestHook_Hosts -update")
 		})
 	}
+}
+
+// checkoutProject initializes a copy of the demo's project with opts and
+// returns its directory and the open project (closed with the test).
+func checkoutProject(t *testing.T, opts project.Options) (string, *project.Project) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	_, err := fixtures.CopyProject("checkout", dir)
+	require.NoError(t, err)
+	p, err := project.Open(ctx, dir, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+	_, err = p.Init(ctx, project.InitRequest{Accept: true})
+	require.NoError(t, err)
+	return dir, p
 }
 
 func fixtureField(t *testing.T, host, name, field string) string {
@@ -235,14 +244,7 @@ func indentJSON(b []byte) string {
 func TestHook_NeverStoresASecret(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	_, err := fixtures.CopyProject("checkout", dir)
-	require.NoError(t, err)
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	defer p.Close()
-	_, err = p.Init(ctx, project.InitRequest{Accept: true})
-	require.NoError(t, err)
+	dir, p := checkoutProject(t, project.Options{})
 	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
 	require.NoError(t, err)
 	conversation := fixtureField(t, "claude", "session_end", "session_id")
@@ -267,14 +269,7 @@ func TestHook_NeverStoresASecret(t *testing.T) {
 func TestHook_StaleConversationGetsNoPacket(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	_, err := fixtures.CopyProject("checkout", dir)
-	require.NoError(t, err)
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	defer p.Close()
-	_, err = p.Init(ctx, project.InitRequest{Accept: true})
-	require.NoError(t, err)
+	dir, p := checkoutProject(t, project.Options{})
 	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
 	require.NoError(t, err)
 	conversation := fixtureField(t, "claude", "session_start_compact", "session_id")
@@ -318,14 +313,7 @@ func TestHook_EveryRecordedPayload(t *testing.T) {
 	for _, host := range []string{"claude", "codex", "gemini"} {
 		t.Run(host, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			_, err := fixtures.CopyProject("checkout", dir)
-			require.NoError(t, err)
-			p, err := project.Open(ctx, dir, project.Options{})
-			require.NoError(t, err)
-			defer p.Close()
-			_, err = p.Init(ctx, project.InitRequest{Accept: true})
-			require.NoError(t, err)
+			dir, p := checkoutProject(t, project.Options{})
 			files, err := filepath.Glob(filepath.Join("..", "fixtures", "hooks", host, "*.json"))
 			require.NoError(t, err)
 			var payloads []string
