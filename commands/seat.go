@@ -2,8 +2,10 @@ package commands
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -59,6 +61,41 @@ func checkTemplate(address, field, tmpl string) error {
 	return nil
 }
 
+// StorePlaceholders are the placeholders a conversation store may use.
+var StorePlaceholders = []string{"conversation", "project", "home"}
+
+// checkStore checks a seat's conversation store: runtime generic only
+// (awr knows where claude and codex keep theirs), with {conversation} and
+// no other placeholder than StorePlaceholders.
+func checkStore(d *events.SeatDeclared) error {
+	store := d.ConversationStore
+	if store == "" {
+		return nil
+	}
+	bad := func(format string, args ...any) error {
+		return fault.New(fault.InvalidInput, "seat %s: --conversation-store %s", d.Address, fmt.Sprintf(format, args...)).
+			With("address", d.Address).With("field", "conversation_store").
+			WithHint("awr seat add %s --runtime generic --command %s --conversation-store '.agent/conversations/{conversation}.json'", d.Address, shellWord(d.Command))
+	}
+	if d.Runtime != events.RuntimeGeneric {
+		return bad("is for runtime generic: awr knows where %s keeps its conversations", d.Runtime)
+	}
+	if !strings.Contains(store, "{conversation}") {
+		return bad("%q does not name the conversation: it needs {conversation}", store)
+	}
+	for _, m := range placeholderRE.FindAllStringSubmatch(store, -1) {
+		if !slices.Contains(StorePlaceholders, m[1]) || strings.HasPrefix(m[0], "$") {
+			return bad("%q uses %s; a store may use only {%s}", store, m[0], strings.Join(StorePlaceholders, "}, {"))
+		}
+	}
+	return nil
+}
+
+// shellWord quotes s as one POSIX shell word.
+func shellWord(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // SeatRequest declares or redeclares a seat.
 type SeatRequest struct {
 	Address       string `arg:"" name:"address" json:"address" help:"Seat address ROLE@RIG, e.g. build@portal." placeholder:"ROLE@RIG"`
@@ -69,6 +106,8 @@ type SeatRequest struct {
 	Cwd           string `name:"cwd" json:"cwd,omitempty" help:"Directory the agent runs in (relative to the project)." placeholder:"DIR"`
 	Policy        string `name:"policy" default:"resume_if_possible" enum:"resume_if_possible,relaunch_fresh,checkpoint_only" json:"policy,omitempty" help:"Restore policy: resume_if_possible (default), relaunch_fresh or checkpoint_only." placeholder:"POLICY"`
 	StopMessage   string `name:"stop-message" json:"stop_message,omitempty" help:"Message typed to the agent when its rig goes down (placeholders as for --command)." placeholder:"TEXT"`
+	// ConversationStore: see events.SeatDeclared.
+	ConversationStore string `name:"conversation-store" json:"conversation_store,omitempty" help:"Runtime generic: the file that holds a conversation, a template with {conversation} (and {project}, {home}) relative to --cwd, so a restore can tell a conversation that is gone." placeholder:"TEMPLATE"`
 	WriteMeta
 }
 
@@ -88,7 +127,8 @@ func (req SeatRequest) Declaration() (*events.SeatDeclared, error) {
 		return nil, err
 	}
 	d := &events.SeatDeclared{Address: req.Address, Role: role, Rig: rig, Runtime: req.Runtime, Command: req.Command,
-		ResumeCommand: req.ResumeCommand, Work: req.Work, Cwd: req.Cwd, Policy: orDefault(req.Policy, events.PolicyResumeIfPossible), StopMessage: req.StopMessage}
+		ResumeCommand: req.ResumeCommand, Work: req.Work, Cwd: req.Cwd, Policy: orDefault(req.Policy, events.PolicyResumeIfPossible), StopMessage: req.StopMessage,
+		ConversationStore: req.ConversationStore}
 	switch d.Runtime {
 	case events.RuntimeGeneric:
 		if strings.TrimSpace(d.Command) == "" {
@@ -109,8 +149,11 @@ func (req SeatRequest) Declaration() (*events.SeatDeclared, error) {
 			return nil, err
 		}
 	}
+	if err := checkStore(d); err != nil {
+		return nil, err
+	}
 	if err := refuseSecrets("seat", [2]string{"command", d.Command}, [2]string{"resume_command", d.ResumeCommand},
-		[2]string{"stop_message", d.StopMessage}, [2]string{"cwd", d.Cwd}, [2]string{"work", d.Work}); err != nil {
+		[2]string{"stop_message", d.StopMessage}, [2]string{"cwd", d.Cwd}, [2]string{"work", d.Work}, [2]string{"conversation_store", d.ConversationStore}); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -38,6 +38,7 @@ const (
 	KindRestatementChecked   Kind = "restatement_checked"
 	KindHostEventRecorded    Kind = "host_event_recorded"
 	KindSeatMessageSent      Kind = "seat_message_sent"
+	KindSeatReconciled       Kind = "seat_reconciled"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -77,6 +78,7 @@ var payloadTypes = map[Kind]func() Payload{
 	KindRestatementChecked:   func() Payload { return new(RestatementChecked) },
 	KindHostEventRecorded:    func() Payload { return new(HostEventRecorded) },
 	KindSeatMessageSent:      func() Payload { return new(SeatMessageSent) },
+	KindSeatReconciled:       func() Payload { return new(SeatReconciled) },
 }
 
 // Kinds returns every known kind, sorted.

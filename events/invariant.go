@@ -51,7 +51,8 @@ type Invariants struct {
 
 type sessionFold struct {
 	work    string
-	endedAt int64 // the seq of its session_ended; 0 while it runs
+	pred    string // the session it continues, "" for a first session
+	endedAt int64  // the seq of its session_ended; 0 while it runs
 }
 
 type claimFold struct {
@@ -142,6 +143,8 @@ func (c *Invariants) stream(e *Event, v Payload) string {
 		want = "work/" + pl.Work
 	case *SeatMessageSent:
 		want = "seat/" + pl.Address
+	case *SeatReconciled:
+		want = "seat/" + pl.Address
 	}
 	if want != "" && e.Stream != want {
 		return fmt.Sprintf("a %s on stream %s, where its payload names %s", e.Kind, e.Stream, want)
@@ -181,7 +184,9 @@ func (c *Invariants) domain(e *Event, v Payload) string {
 		} else if c.declared[pl.Work] == 0 {
 			return fmt.Sprintf("session %s starts on work item %s, which no source declares", pl.SessionID, pl.Work)
 		}
-		c.sessions[pl.SessionID] = &sessionFold{work: pl.Work}
+		c.sessions[pl.SessionID] = &sessionFold{work: pl.Work, pred: pl.PredecessorID}
+	case *SeatReconciled:
+		return c.reconciled(pl)
 	case *SessionResumed:
 		return c.onSession(e, pl.SessionID, pl.Work, false)
 	case *RestatementChecked:
@@ -221,6 +226,27 @@ func (c *Invariants) domain(e *Event, v Payload) string {
 		cl.released = true
 	}
 	return ""
+}
+
+// reconciled checks an adoption: the adopted session continues the seat's
+// session (through any number of resumes), and it is recorded as running
+// exactly when it has not ended.
+func (c *Invariants) reconciled(pl *SeatReconciled) string {
+	s := c.sessions[pl.SessionID]
+	if s == nil || c.sessions[pl.FromSession] == nil {
+		return fmt.Sprintf("seat %s adopts session %s from session %s, which never started", pl.Address, pl.SessionID, pl.FromSession)
+	}
+	if (s.endedAt == 0) != pl.SessionActive {
+		return fmt.Sprintf("seat %s adopts session %s as running=%t, but it ended at seq %d", pl.Address, pl.SessionID, pl.SessionActive, s.endedAt)
+	}
+	for id, n := s.pred, 0; ; id, n = c.sessions[id].pred, n+1 {
+		switch {
+		case id == pl.FromSession:
+			return ""
+		case id == "" || c.sessions[id] == nil || n > len(c.sessions):
+			return fmt.Sprintf("seat %s adopts session %s, which does not continue its session %s", pl.Address, pl.SessionID, pl.FromSession)
+		}
+	}
 }
 
 // onSession checks an event on a started session: that it names the

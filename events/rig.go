@@ -39,6 +39,12 @@ type SeatDeclared struct {
 	Cwd           string `json:"cwd,omitempty"`
 	Policy        string `json:"policy"`
 	StopMessage   string `json:"stop_message,omitempty"`
+	// ConversationStore is where a generic runtime keeps a conversation:
+	// a path template with {conversation} (and {project}, {home}),
+	// relative to the seat's working directory. Empty: awr cannot tell
+	// whether a conversation still exists (claude and codex stores are
+	// known).
+	ConversationStore string `json:"conversation_store,omitempty"`
 }
 
 // Kind returns KindSeatDeclared.
@@ -270,3 +276,29 @@ type SeatMessageSent struct {
 
 // Kind returns KindSeatMessageSent.
 func (SeatMessageSent) Kind() Kind { return KindSeatMessageSent }
+
+// SeatReconciled records that a person adopted, as a seat's session, the
+// successor someone resumed from the seat's session by hand (stream
+// "seat/<address>"): who (By, also the event's actor) and why. FromSession
+// is the seat's session before, SessionID the adopted end of its chain;
+// SessionActive says whether that session was still running, ClaimID is
+// its live claim on the seat's work ("" when none), Conversation and Host
+// the conversation bound to it, and Repo the seat's repository at the
+// adoption, the reference the next restore compares with. Nothing is
+// typed into the seat's pane.
+type SeatReconciled struct {
+	Address       string    `json:"address"`
+	Rig           string    `json:"rig"`
+	FromSession   string    `json:"from_session"`
+	SessionID     string    `json:"session_id"`
+	SessionActive bool      `json:"session_active"`
+	ClaimID       string    `json:"claim_id,omitempty"`
+	Conversation  string    `json:"conversation,omitempty"`
+	Host          string    `json:"host,omitempty"`
+	Repo          *SeatRepo `json:"repo,omitempty"`
+	By            string    `json:"by"`
+	Reason        string    `json:"reason"`
+}
+
+// Kind returns KindSeatReconciled.
+func (SeatReconciled) Kind() Kind { return KindSeatReconciled }

@@ -111,6 +111,10 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_seat_clear_attention", title: "Answer a seat's attention",
 		desc: "Answer a seat's attention_required after looking at it: record what was checked and decided (reason), as `awr seat clear-attention ADDRESS --reason TEXT --json`; until then every rig up reports the seat attention_required."},
 		op((*project.Project).SeatClearAttention))
+	add(s, tool{name: "awr_seat_reconcile", title: "Adopt a hand-resumed session",
+		desc: "Adopt, as a seat's session, the session someone resumed from it by hand (session: which one, default the newest of the chain), recording who (by, default the user running the server) and why (reason), as `awr seat reconcile ADDRESS --reason TEXT --json`; nothing is typed into the seat's pane. " +
+			"Until then rig up reports the seat awaiting-decision. No hand-resumed session is InvalidTransition."},
+		op((*project.Project).SeatReconcile))
 	add(s, tool{name: "awr_rig_up", title: "Bring a rig up",
 		desc: "Launch every stopped seat of a rig in tmux, restoring from its latest snapshot, and report one outcome per seat (resumed, fresh-primed, awaiting-decision, attention_required, failed, running), as `awr rig up NAME --json`; waits up to verify_timeout for each agent's report. " +
 			"Durations are nanoseconds (omitted or 0: verify_timeout 30s, ttl the project's lease). Anything but fully_restored comes as RestoreIncomplete with the result; a concurrent up gives RevisionConflict, one in progress in another process InvalidTransition."},
@@ -126,6 +130,10 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_rig_capture", title: "Read a seat's pane", readOnly: true,
 		desc: "The last lines of a seat's tmux pane (lines 1 to 2000, default 50), each line that looks like a credential replaced by a note, as `awr rig capture SEAT --json`: lines, withheld, running. Writes nothing; a seat without a pane is InvalidTransition."},
 		op((*project.Project).RigCapture))
+	add(s, tool{name: "awr_rig_restore_check", title: "Check a rig before an up", readOnly: true,
+		desc: "Before a rig up: for each seat, checks (name, status green|yellow|red, evidence, remediation) of its working directory, program, conversation where its runtime keeps it, repository against its last known state, work, pending attention and hand-resumed sessions, plus tmux and the sources for the rig, and the outcome rig up would give (as rig up --plan), as `awr rig restore-check NAME --json`. " +
+			"Writes nothing. Unless the up would be fully_restored with no red check it comes as RestoreIncomplete with the result."},
+		op((*project.Project).RigRestoreCheck))
 	add(s, tool{name: "awr_rig_snapshot", title: "Snapshot a running rig",
 		desc: "Record a snapshot of a running rig (the per-seat manifest rig down records: session, last checkpoint, conversation id, repository HEAD) and leave every seat running, as `awr rig snapshot NAME --json`; a later rig up restores from it. " +
 			"Refused (InvalidTransition) when no seat runs or a restore is unfinished; RevisionConflict when a restore started meanwhile."},

@@ -2,8 +2,10 @@ package project
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"time"
@@ -40,6 +42,10 @@ type (
 	SeatClearAttentionRequest = commands.ClearAttentionRequest
 	// SeatClearAttentionResult is a seat after its attention was answered.
 	SeatClearAttentionResult = commands.ClearAttentionResult
+	// SeatReconcileRequest is `awr seat reconcile` and awr_seat_reconcile.
+	SeatReconcileRequest = commands.ReconcileRequest
+	// SeatReconcileResult is a seat after it adopted a hand-resumed session.
+	SeatReconcileResult = commands.ReconcileResult
 	// PsResult is `awr rig ps`.
 	PsResult = rig.PsResult
 	// PsSeat is one seat of a rig as `awr rig ps` shows it.
@@ -54,6 +60,10 @@ type (
 	RigDownResult = rig.DownResult
 	// RigApplyResult is `awr rig apply`.
 	RigApplyResult = rig.ApplyResult
+	// RigRestoreCheckResult is `awr rig restore-check`.
+	RigRestoreCheckResult = rig.RestoreCheckResult
+	// RigCheck is one check of `awr rig restore-check`.
+	RigCheck = rig.Check
 )
 
 // The outcomes a seat's restore reports.
@@ -111,6 +121,32 @@ func (p *Project) SeatRemove(ctx context.Context, req SeatRemoveRequest) (*SeatR
 // attention_required. Errors: those of commands.ClearSeatAttention.
 func (p *Project) SeatClearAttention(ctx context.Context, req SeatClearAttentionRequest) (*SeatClearAttentionResult, error) {
 	return command(ctx, p, commands.ClearSeatAttention, req)
+}
+
+// SeatReconcile adopts, as the seat's session, the session someone
+// resumed from it by hand, recording who (By, default the login name of
+// the user running awr) and why; it types nothing into the seat's pane.
+// Errors: those of commands.ReconcileSeat.
+func (p *Project) SeatReconcile(ctx context.Context, req SeatReconcileRequest) (*SeatReconcileResult, error) {
+	if strings.TrimSpace(req.By) == "" {
+		req.By = loginName()
+	}
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.Reconcile(ctx, req)
+}
+
+// loginName is the user running awr, for records of who decided.
+func loginName() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if n := os.Getenv("USER"); n != "" {
+		return n
+	}
+	return "unknown"
 }
 
 // SeatShowRequest is `awr seat show` and awr_seat_show.
@@ -207,6 +243,55 @@ func (p *Project) RigUp(ctx context.Context, req RigUpRequest) (*RigUpResult, er
 		}
 	}
 	return res, e.WithHint("awr rig ps %s", req.Rig)
+}
+
+// RigRestoreCheckRequest is `awr rig restore-check` and
+// awr_rig_restore_check.
+type RigRestoreCheckRequest struct {
+	Rig string `arg:"" name:"rig" json:"rig" help:"Rig name." placeholder:"NAME"`
+}
+
+// RigRestoreCheck looks at everything a `rig up` of the rig depends on,
+// per seat, and writes nothing. Unless the up would come back
+// fully_restored with no red check, the result comes with a
+// RestoreIncomplete error whose hint is the first remediation.
+// Errors: those of rig.Manager.RestoreCheck; RestoreIncomplete.
+func (p *Project) RigRestoreCheck(ctx context.Context, req RigRestoreCheckRequest) (*RigRestoreCheckResult, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := m.RestoreCheck(ctx, req.Rig)
+	if err != nil {
+		return nil, err
+	}
+	if res.Result == rig.FullyRestored && res.Status != rig.CheckRed {
+		return res, nil
+	}
+	var bad []string
+	remedy := ""
+	note := func(where string, c *rig.Check) {
+		if c.Status == rig.CheckGreen {
+			return
+		}
+		bad = append(bad, fmt.Sprintf("%s %s %s", where, c.Name, c.Status))
+		if remedy == "" && c.Status == res.Status {
+			remedy = c.Remediation
+		}
+	}
+	for _, c := range res.Checks {
+		note(req.Rig, c)
+	}
+	for _, sc := range res.Seats {
+		for _, c := range sc.Checks {
+			note(sc.Address, c)
+		}
+	}
+	e := fault.New(fault.RestoreIncomplete, "rig %s would be %s: %s", req.Rig, res.Result, strings.Join(bad, ", ")).With("rig", req.Rig).With("result", res.Result).With("status", res.Status)
+	if remedy == "" {
+		remedy = "awr rig ps " + req.Rig
+	}
+	return res, e.WithHint("%s", remedy)
 }
 
 // RigDownRequest is `awr rig down`.

@@ -204,6 +204,29 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) erro
 		return p.change(conn, e, pl.Address, "attention_cleared", pl, func(s *Seat) {
 			s.AttentionSeq, s.AttentionReason, s.AttentionRestoreID = 0, "", ""
 		}, nil)
+	case events.KindSeatReconciled:
+		pl, err := payload[events.SeatReconciled](e, v)
+		if err != nil {
+			return err
+		}
+		return p.change(conn, e, pl.Address, "reconciled", pl, func(s *Seat) {
+			// The adopted session is the seat's as a launch's would be:
+			// its later events change the seat, a concurrent launch
+			// prepared before it conflicts, and its repository is the
+			// reference the next restore compares with.
+			s.SessionID, s.ClaimID, s.SessionActive, s.StopRequestedSeq = pl.SessionID, pl.ClaimID, pl.SessionActive, 0
+			s.LaunchedSeq, s.LaunchRepo, s.ExpectedConversation = e.Seq, pl.Repo, pl.Conversation
+			s.Conversation, s.Host = pl.Conversation, pl.Host
+			if pl.Conversation != "" {
+				s.LastConversation, s.LastHost = pl.Conversation, pl.Host
+			}
+		}, func() error {
+			return exec(conn, "seat_session_insert", func(st *sqlite.Stmt) {
+				st.SetText(":session_id", pl.SessionID)
+				st.SetText(":address", pl.Address)
+				st.SetInt64(":seq", e.Seq)
+			})
+		})
 	case events.KindClientBound:
 		pl, err := payload[events.ClientBound](e, v)
 		if err != nil {
@@ -245,11 +268,8 @@ func (p *seats) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) erro
 // is logged for the seat, and changes the seat only while that session is
 // still the seat's current one.
 func (p *seats) sessionEvent(conn *sqlite.Conn, e *events.Event, session, kind string, data any, fn func(s *Seat)) error {
-	address := ""
-	if err := query(conn, "seat_session_lookup", func(st *sqlite.Stmt) { st.SetText(":session_id", session) }, func(st *sqlite.Stmt) error {
-		address = st.GetText("address")
-		return nil
-	}); err != nil || address == "" {
+	address, err := SeatOfSession(conn, session)
+	if err != nil || address == "" {
 		return err
 	}
 	s, err := p.rows.get(conn, address, e.Seq)
@@ -417,4 +437,15 @@ func RestoreCompletedAt(conn *sqlite.Conn, rig, id string, rev int64) (bool, err
 		return nil
 	})
 	return found, err
+}
+
+// SeatOfSession returns the address of the seat that launched or adopted
+// session, or "" when no seat did. A seat removed later still owns it.
+func SeatOfSession(conn *sqlite.Conn, session string) (string, error) {
+	address := ""
+	err := query(conn, "seat_session_lookup", func(st *sqlite.Stmt) { st.SetText(":session_id", session) }, func(st *sqlite.Stmt) error {
+		address = st.GetText("address")
+		return nil
+	})
+	return address, err
 }

@@ -81,14 +81,35 @@ func claudeSlug(cwd string) string {
 	}, cwd)
 }
 
-// missingConversation says why conversation id of the seat's runtime
-// cannot be resumed from directory cwd, or "" when it is where the runtime
-// keeps it (or awr cannot tell). It reads awr's own environment, which the
-// seat's agent inherits.
-func missingConversation(runtime, cwd, id string) string {
-	ok, where := ConversationExists(runtime, cwd, id, os.Getenv)
+// missingConversation says why conversation id of seat s cannot be
+// resumed from directory cwd, or "" when it is where the runtime keeps it
+// (or awr cannot tell). It reads awr's own environment, which the seat's
+// agent inherits.
+func (m *Manager) missingConversation(s *events.SeatDeclared, cwd, id string) string {
+	ok, where := m.conversationExists(s, cwd, id, os.Getenv)
 	if ok {
 		return ""
 	}
-	return fmt.Sprintf("conversation %s is not in %s's store (looked for %s), so it cannot be resumed", id, runtime, where)
+	return fmt.Sprintf("conversation %s is not in %s's store (looked for %s), so it cannot be resumed", id, s.Runtime, where)
+}
+
+// conversationExists is ConversationExists for seat s, whose declared
+// conversation store (runtime generic) says where its agent keeps them.
+func (m *Manager) conversationExists(s *events.SeatDeclared, cwd, id string, getenv func(string) string) (bool, string) {
+	if s.Runtime != events.RuntimeGeneric || s.ConversationStore == "" {
+		return ConversationExists(s.Runtime, cwd, id, getenv)
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	p := strings.NewReplacer("{conversation}", id, "{project}", m.Dir, "{home}", home).Replace(s.ConversationStore)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	if id == "" || strings.ContainsAny(id, "/\\") || id == "." || id == ".." {
+		return false, p
+	}
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular(), p
 }

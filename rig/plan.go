@@ -93,6 +93,13 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 		}
 		return p
 	}
+	if n := len(ss.successors); n > 0 {
+		// Relaunching would resume the seat's session a second time, or
+		// run a second agent beside the one resumed by hand.
+		awaiting(fmt.Sprintf("session %s was resumed by hand as %s; adopt it, so it is not resumed twice", s.SessionID, ss.successors[n-1]))
+		p.Hint = reconcileHint(s.Address)
+		return p
+	}
 	// The seat is stopped, or its session is active but its agent is gone
 	// (a machine restart): it needs a launch.
 	cwd := m.seatDir(s.Cwd)
@@ -132,7 +139,7 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 	case resume == "":
 		return awaiting(fmt.Sprintf("runtime %s has no resume command, so conversation %s cannot be resumed", s.Runtime, conv))
 	default:
-		if why := missingConversation(s.Runtime, cwd, conv); why != "" { // rig/conversation.go
+		if why := m.missingConversation(&s.SeatDeclared, cwd, conv); why != "" { // rig/conversation.go
 			return awaiting(why)
 		}
 		p.Action, p.Outcome, p.Conversation, tmpl = ActionResume, events.SeatResumed, conv, resume
@@ -191,34 +198,61 @@ func (p *SeatPlan) attend(why, forAgent string) {
 // compareRepo compares the seat's repository now with the newest state
 // recorded for it (snapshot, checkpoint, launch): a moved HEAD or changed
 // dirty content asks a person to look, with both states in the evidence.
-// A reference recorded dirty without a fingerprint (before they were
-// recorded) is compared by its dirty flag only.
 func (p *SeatPlan) compareRepo(ctx context.Context, m *Manager, ss *seatState, cwd string) {
+	d := m.repoDrift(ctx, ss, cwd)
+	if d.current == nil {
+		return
+	}
+	p.current = d.current
+	if d.change == "" {
+		return
+	}
+	p.Evidence = d.evidence
+	p.attend(d.change+" since the "+ss.ref.label, d.change+" since awr last recorded it")
+}
+
+// drift is a seat's repository now against its reference.
+type drift struct {
+	// current is the repository now; nil when the seat has no reference
+	// or its directory is not a git work tree.
+	current *events.SeatRepo
+	// want is the reference, without the project's .awr.
+	want events.SeatRepo
+	// change says what changed ("" when nothing did); evidence holds both
+	// states.
+	change   string
+	evidence *events.SeatEvidence
+}
+
+// repoDrift compares the seat's repository in cwd with its reference. A
+// reference recorded dirty without a fingerprint (before they were
+// recorded) is compared by its dirty flag only.
+func (m *Manager) repoDrift(ctx context.Context, ss *seatState, cwd string) drift {
 	ref := ss.ref
 	if ref == nil {
-		return
+		return drift{}
 	}
 	cur, awrRel, ok := m.repoState(ctx, cwd)
 	if !ok {
-		return
+		return drift{}
 	}
 	want := ref.repo
 	if ref.state != nil && awrRel != "" {
 		st := ref.state.Without(awrRel)
 		want = events.SeatRepo{Head: st.Head, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}
 	}
-	p.current = cur
+	d := drift{current: cur, want: want}
 	content := want.Dirty != cur.Dirty
 	if !content && (!want.Dirty || want.DirtyFingerprint != "") {
 		content = want.DirtyFingerprint != cur.DirtyFingerprint
 	}
 	if want.Head == cur.Head && !content {
-		return
+		return d
 	}
-	p.Evidence = &events.SeatEvidence{Reference: ref.label, SnapshotHead: want.Head, CurrentHead: cur.Head, SnapshotDirty: want.Dirty, CurrentDirty: cur.Dirty,
+	d.evidence = &events.SeatEvidence{Reference: ref.label, SnapshotHead: want.Head, CurrentHead: cur.Head, SnapshotDirty: want.Dirty, CurrentDirty: cur.Dirty,
 		SnapshotFingerprint: want.DirtyFingerprint, CurrentFingerprint: cur.DirtyFingerprint}
-	change := repoChange(want, *cur)
-	p.attend(change+" since the "+ref.label, change+" since awr last recorded it")
+	d.change = repoChange(want, *cur)
+	return d
 }
 
 // attemptHolds says whether the outcome recorded for the seat earlier in

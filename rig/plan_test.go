@@ -3,6 +3,8 @@ package rig_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/awr-dev/awr/commands"
@@ -11,11 +13,13 @@ import (
 	"pgregory.net/rapid"
 )
 
-// `rig up --plan` and `rig up` agree, seat by seat, on the action and the
-// outcome, over generated seat states: policies, seats with and without a
-// conversation history, --fresh, missing directories and programs, work
-// claimed by someone else. Plan
-// writes nothing. The agents cooperate here (an agent that misbehaves
+// `rig up --plan`, `rig restore-check` and `rig up` agree, seat by seat,
+// on the outcome (plan and up on the action too), over generated seat
+// states: policies, seats with and without a conversation history,
+// --fresh, missing directories and programs, work claimed by someone else,
+// conversations gone from the agent's store, sessions resumed by hand, and
+// the repository committed to or edited after the stop. Plan and
+// restore-check write nothing. The agents cooperate here (an agent that misbehaves
 // after launch is something no plan can foresee; those outcomes are
 // covered one by one in rig_test.go).
 func TestPlanAgreesWithApply(t *testing.T) {
@@ -28,6 +32,7 @@ func TestPlanAgreesWithApply(t *testing.T) {
 			addr                                 string
 			policy                               string
 			history, fresh, noCwd, noProg, taken bool
+			lostConv, byHand                     bool
 		}
 		var seats []gen
 		for i := 0; i < n; i++ {
@@ -40,10 +45,25 @@ func TestPlanAgreesWithApply(t *testing.T) {
 				noProg:  rapid.IntRange(0, 5).Draw(rt, "noProg") == 0,
 				taken:   rapid.IntRange(0, 5).Draw(rt, "taken") == 0,
 			})
+			g := &seats[len(seats)-1]
+			if g.history {
+				g.lostConv = rapid.IntRange(0, 3).Draw(rt, "lostConv") == 0
+				g.byHand = !g.taken && rapid.IntRange(0, 4).Draw(rt, "byHand") == 0
+			}
 		}
+		commit := rapid.IntRange(0, 3).Draw(rt, "commit") == 0
+		edit := rapid.IntRange(0, 3).Draw(rt, "edit") == 0
+		// The project is a git work tree; the agents' own files are
+		// ignored, so only the drawn commit and edit change it.
+		f.write(".gitignore", ".awr/\n.fakeagent/\n")
+		f.write("notes.txt", "v1\n")
+		f.git("init", "-q")
+		f.git("add", ".")
+		f.git("commit", "-qm", "first")
 		declare := func(g gen, cwd, prog string) {
 			if _, err := commands.DeclareSeat(ctx, f.m.Env, commands.SeatRequest{Address: g.addr, Runtime: "generic", Work: works[int(g.addr[1]-'0')],
-				Command: prog + " --conversation {conversation}", ResumeCommand: prog + " --resume --conversation {conversation}", Policy: g.policy, Cwd: cwd}); err != nil {
+				Command: prog + " --conversation {conversation}", ResumeCommand: prog + " --resume --conversation {conversation}", Policy: g.policy, Cwd: cwd,
+				ConversationStore: fakeStore}); err != nil {
 				rt.Fatal(err)
 			}
 		}
@@ -57,6 +77,27 @@ func TestPlanAgreesWithApply(t *testing.T) {
 		if withHistory {
 			f.up(rig.UpOptions{})
 			f.down(true)
+			for _, g := range seats {
+				if g.history && g.lostConv {
+					if conv := f.seatAt(g.addr).LastConversation; conv != "" {
+						if err := os.Remove(filepath.Join(f.dir, ".fakeagent", "conversations", conv)); err != nil {
+							rt.Fatal(err)
+						}
+					}
+				}
+				if g.history && g.byHand {
+					if _, err := commands.ResumeSession(ctx, f.m.Env, commands.ResumeRequest{FromSession: f.seatAt(g.addr).SessionID, Agent: "by-hand"}); err != nil {
+						rt.Fatal(err)
+					}
+				}
+			}
+			if commit {
+				f.write("notes.txt", "v2\n")
+				f.git("commit", "-qam", "after the stop")
+			}
+			if edit {
+				f.write("notes.txt", "edited, not committed\n")
+			}
 		}
 		var fresh []string
 		for _, g := range seats {
@@ -83,6 +124,13 @@ func TestPlanAgreesWithApply(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
+		var check *rig.RestoreCheckResult
+		if len(fresh) == 0 {
+			// restore-check predicts an up without --fresh.
+			if check, err = f.m.RestoreCheck(ctx, "portal"); err != nil {
+				rt.Fatal(err)
+			}
+		}
 		if after := f.kinds(); fmt.Sprint(after) != fmt.Sprint(head) {
 			rt.Fatalf("--plan wrote events: %v -> %v", head, after)
 		}
@@ -92,8 +140,13 @@ func TestPlanAgreesWithApply(t *testing.T) {
 			if p.Action != a.Action || p.Outcome != a.Outcome {
 				rt.Fatalf("%s %+v: plan %s/%s (%s), apply %s/%s (%s)", g.addr, g, p.Action, p.Outcome, p.Reason, a.Action, a.Outcome, a.Reason)
 			}
+			if check != nil {
+				if c := seatCheck(check, g.addr); c.Outcome != a.Outcome || c.Action != a.Action {
+					rt.Fatalf("%s %+v: restore-check %s/%s (%s), apply %s/%s (%s)", g.addr, g, c.Action, c.Outcome, c.Reason, a.Action, a.Outcome, a.Reason)
+				}
+			}
 		}
-		if plan.Result != res.Result {
+		if plan.Result != res.Result || (check != nil && check.Result != res.Result) {
 			rt.Fatalf("plan result %s, apply %s", plan.Result, res.Result)
 		}
 		f.down(false)

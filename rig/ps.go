@@ -43,6 +43,9 @@ type PsSeat struct {
 	// Hint is the command that answers the seat's state, when it needs
 	// one (attention_required, awaiting-decision).
 	Hint string `json:"hint,omitempty"`
+	// ResumedBy is the session someone resumed from the seat's session by
+	// hand, waiting for `awr seat reconcile` to adopt it.
+	ResumedBy string `json:"resumed_by,omitempty"`
 	// TmuxAlive is read from tmux at the head only.
 	TmuxAlive *bool `json:"tmux_alive,omitempty"`
 }
@@ -64,6 +67,8 @@ func state(ss *seatState, live bool) string {
 	switch {
 	case s.AttentionSeq != 0:
 		return StateAttentionRequired
+	case len(ss.successors) > 0:
+		return StateAwaitingDecision
 	case s.SessionActive && live && !ss.alive:
 		return StateRecoverable
 	case s.SessionActive:
@@ -88,6 +93,10 @@ func psSeat(ss *seatState, live bool) *PsSeat {
 		p.Hint = clearHint(s.Address)
 	case StateAwaitingDecision:
 		p.Hint = fmt.Sprintf("awr rig up %s --fresh %s", s.Rig, s.Address)
+		if len(ss.successors) > 0 {
+			p.Hint = reconcileHint(s.Address)
+			p.ResumedBy = ss.successors[len(ss.successors)-1]
+		}
 	}
 	if live {
 		alive := ss.alive
@@ -135,20 +144,31 @@ func (m *Manager) List(ctx context.Context, rig string, at commands.Read) (*List
 	live := !at.Past()
 	res := &ListResult{Seats: []*PsSeat{}}
 	var seats []projections.Seat
+	var successors [][]string
 	err := m.Env.Store.Read(ctx, func(r *events.Reader) error {
 		rev, _, err := at.Resolve(r, 0)
 		if err != nil {
 			return err
 		}
 		res.ProjectRevision = rev
-		seats, err = projections.SeatsAt(r.Conn, rig, rev)
-		return err
+		if seats, err = projections.SeatsAt(r.Conn, rig, rev); err != nil {
+			return err
+		}
+		successors = make([][]string, len(seats))
+		for i := range seats {
+			ss := &seatState{seat: seats[i]}
+			if err := ss.handResumed(r.Conn, rev); err != nil {
+				return err
+			}
+			successors[i] = ss.successors
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	for i := range seats {
-		ss := &seatState{seat: seats[i]}
+		ss := &seatState{seat: seats[i], successors: successors[i]}
 		if live {
 			ss.alive = ss.seat.SessionActive && m.paneAlive(ctx, ss.seat.TmuxSession)
 		}
@@ -185,6 +205,7 @@ func (m *Manager) Show(ctx context.Context, address string, at commands.Read) (*
 	}
 	live := !at.Past()
 	res := &ShowResult{Occupants: []*Occupant{}}
+	var show *seatState
 	err := m.Env.Store.Read(ctx, func(r *events.Reader) error {
 		rev, _, err := at.Resolve(r, 0)
 		if err != nil {
@@ -197,6 +218,10 @@ func (m *Manager) Show(ctx context.Context, address string, at commands.Read) (*
 		if res.History, err = projections.SeatLogAt(r.Conn, address, rev); err != nil {
 			return err
 		}
+		show = &seatState{seat: *res.Seat}
+		if err := show.handResumed(r.Conn, rev); err != nil {
+			return err
+		}
 		bySession := map[string]*Occupant{}
 		for _, e := range res.History {
 			switch e.Kind {
@@ -207,6 +232,14 @@ func (m *Manager) Show(ctx context.Context, address string, at commands.Read) (*
 				}
 				o := &Occupant{SessionID: l.SessionID, Mode: l.Mode, LaunchedSeq: e.Seq}
 				bySession[l.SessionID] = o
+				res.Occupants = append(res.Occupants, o)
+			case "reconciled":
+				var x events.SeatReconciled
+				if err := json.Unmarshal(e.Data, &x); err != nil {
+					return err
+				}
+				o := &Occupant{SessionID: x.SessionID, Mode: "reconciled", LaunchedSeq: e.Seq, Conversation: x.Conversation}
+				bySession[x.SessionID] = o
 				res.Occupants = append(res.Occupants, o)
 			case "bound":
 				var b struct {
@@ -242,10 +275,9 @@ func (m *Manager) Show(ctx context.Context, address string, at commands.Read) (*
 	if err != nil {
 		return nil, err
 	}
-	ss := &seatState{seat: *res.Seat}
 	if live {
-		ss.alive = ss.seat.SessionActive && m.paneAlive(ctx, ss.seat.TmuxSession)
+		show.alive = show.seat.SessionActive && m.paneAlive(ctx, show.seat.TmuxSession)
 	}
-	res.State = state(ss, live)
+	res.State = state(show, live)
 	return res, nil
 }

@@ -37,7 +37,9 @@ type SpecSeat struct {
 	Cwd           string `yaml:"cwd"`
 	Policy        string `yaml:"policy"`
 	StopMessage   string `yaml:"stop_message"`
-	line          int
+	// ConversationStore: see events.SeatDeclared.
+	ConversationStore string `yaml:"conversation_store"`
+	line              int
 }
 
 // maxSpec bounds a spec file.
@@ -94,7 +96,8 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 				}
 				s := SpecSeat{line: n.Line}
 				fields := map[string]*string{"role": &s.Role, "runtime": &s.Runtime, "command": &s.Command, "resume_command": &s.ResumeCommand,
-					"work": &s.Work, "cwd": &s.Cwd, "policy": &s.Policy, "stop_message": &s.StopMessage}
+					"work": &s.Work, "cwd": &s.Cwd, "policy": &s.Policy, "stop_message": &s.StopMessage,
+					"conversation_store": &s.ConversationStore}
 				given := map[string]int{}
 				for j := 0; j+1 < len(n.Content); j += 2 {
 					fk, fv := n.Content[j], n.Content[j+1]
@@ -152,7 +155,7 @@ func (s SpecSeat) request(rig string) commands.SeatRequest {
 		rt = events.RuntimeGeneric
 	}
 	return commands.SeatRequest{Address: s.Role + "@" + rig, Runtime: rt, Command: s.Command, ResumeCommand: s.ResumeCommand,
-		Work: s.Work, Cwd: s.Cwd, Policy: s.Policy, StopMessage: s.StopMessage}
+		Work: s.Work, Cwd: s.Cwd, Policy: s.Policy, StopMessage: s.StopMessage, ConversationStore: s.ConversationStore}
 }
 
 // ApplySeat is what apply did to one seat.

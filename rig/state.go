@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
@@ -15,6 +16,7 @@ import (
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/repo"
 	"github.com/oklog/ulid/v2"
+	"zombiezen.com/go/sqlite"
 )
 
 // Manager runs the rigs of one project.
@@ -90,6 +92,28 @@ type seatState struct {
 	// ref is the newest recorded repository state of the seat (snapshot
 	// entry, last checkpoint, last launch), nil when none recorded one.
 	ref *repoRef
+	// successors are the sessions someone resumed from the seat's session
+	// by hand, oldest first: until `awr seat reconcile` adopts one, the
+	// seat cannot be relaunched.
+	successors []string
+}
+
+// handResumed fills ss.successors as of rev.
+func (ss *seatState) handResumed(conn *sqlite.Conn, rev int64) error {
+	if ss.seat.SessionID == "" || ss.seat.SessionActive {
+		return nil
+	}
+	chain, err := commands.SuccessorChain(conn, ss.seat.SessionID, rev)
+	if err != nil {
+		return err
+	}
+	ss.successors = chain[1:]
+	return nil
+}
+
+// reconcileHint is the command that adopts a hand-resumed session.
+func reconcileHint(address string) string {
+	return fmt.Sprintf("awr seat reconcile %s --reason 'WHY THE SEAT KEEPS IT'", address)
 }
 
 // repoRef is a recorded repository state a restore compares with.
@@ -241,8 +265,11 @@ func (m *Manager) load(ctx context.Context, rig string, at commands.Read, live b
 			if err := ss.references(r, st.snapshot, st.snapshotSeq, rev); err != nil {
 				return err
 			}
+			if err := ss.handResumed(r.Conn, rev); err != nil {
+				return err
+			}
 			if live {
-				if ss.workIssue, err = workIssue(r, &ss.seat, m.Env.Now().UnixMilli()); err != nil {
+				if ss.workIssue, err = workIssue(r, ss, m.Env.Now().UnixMilli()); err != nil {
 					return err
 				}
 			}
@@ -262,8 +289,11 @@ func (m *Manager) load(ctx context.Context, rig string, at commands.Read, live b
 }
 
 // workIssue says why a launch could not claim the seat's work now, or "".
-// The seat's own session's claim is no obstacle: a launch takes it over.
-func workIssue(r *events.Reader, s *projections.Seat, now int64) (string, error) {
+// The seat's own session's claim is no obstacle: a launch takes it over;
+// nor is that of a session resumed from it by hand, which a reconcile
+// makes the seat's.
+func workIssue(r *events.Reader, ss *seatState, now int64) (string, error) {
+	s := &ss.seat
 	if s.Work == "" {
 		return "the seat has no work item to claim", nil
 	}
@@ -272,7 +302,7 @@ func workIssue(r *events.Reader, s *projections.Seat, now int64) (string, error)
 		return fmt.Sprintf("work item %s not found", s.Work), err
 	}
 	for _, reason := range rd.Reasons {
-		if reason.Code == projections.ReasonClaimed && rd.Claim != nil && rd.Claim.SessionID == s.SessionID {
+		if reason.Code == projections.ReasonClaimed && rd.Claim != nil && (rd.Claim.SessionID == s.SessionID || slices.Contains(ss.successors, rd.Claim.SessionID)) {
 			continue
 		}
 		return fmt.Sprintf("cannot claim %s: %s", s.Work, reason.Message), nil

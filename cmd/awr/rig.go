@@ -19,6 +19,34 @@ type rigCmd struct {
 	Send     rigSendCmd     `cmd:"" help:"Type a message into a running seat's pane, then Enter (recorded for the audit)."`
 	Capture  rigCaptureCmd  `cmd:"" help:"The last lines of a seat's pane, lines that look like a credential withheld."`
 	Snapshot rigSnapshotCmd `cmd:"" help:"Record a snapshot of a running rig and leave it running."`
+
+	RestoreCheck rigRestoreCheckCmd `cmd:"" name:"restore-check" help:"Before an up: check each seat's directory, program, conversation, repository and work (writes nothing)."`
+}
+
+type rigRestoreCheckCmd struct {
+	project.RigRestoreCheckRequest
+}
+
+// Run checks what a rig up depends on. It exits 1 unless the up would
+// come back fully_restored with no red check.
+func (c *rigRestoreCheckCmd) Run(app *App) error {
+	return call(app, (*project.Project).RigRestoreCheck, c.RigRestoreCheckRequest, func(w io.Writer, res *project.RigRestoreCheckResult) {
+		fmt.Fprintf(w, "rig %s restore-check: %s (rig up would be %s)\n", res.Rig, res.Status, res.Result)
+		printChecks(w, "  ", res.Checks)
+		for _, s := range res.Seats {
+			fmt.Fprintf(w, "  %s: %s, would be %s: %s\n", s.Address, s.Status, s.Outcome, s.Reason)
+			printChecks(w, "    ", s.Checks)
+		}
+	})
+}
+
+func printChecks(w io.Writer, indent string, checks []*project.RigCheck) {
+	for _, c := range checks {
+		fmt.Fprintf(w, "%s%-6s %-12s %s\n", indent, c.Status, c.Name, c.Evidence)
+		if c.Remediation != "" {
+			fmt.Fprintf(w, "%s%-6s %-12s next: %s\n", indent, "", "", c.Remediation)
+		}
+	}
 }
 
 type rigUpCmd struct {

@@ -15,6 +15,23 @@ type seatCmd struct {
 	List   seatListCmd   `cmd:"" help:"List seats with their state."`
 
 	ClearAttention seatClearAttentionCmd `cmd:"" name:"clear-attention" help:"Answer a seat's attention_required: record what you checked and decided."`
+	Reconcile      seatReconcileCmd      `cmd:"" help:"Adopt the session someone resumed from a seat's session by hand, recording who and why."`
+}
+
+type seatReconcileCmd struct {
+	project.SeatReconcileRequest
+}
+
+// Run adopts a hand-resumed session as the seat's.
+func (c *seatReconcileCmd) Run(app *App) error {
+	return call(app, (*project.Project).SeatReconcile, c.SeatReconcileRequest, func(w io.Writer, res *project.SeatReconcileResult) {
+		state := "ended"
+		if res.SessionActive {
+			state = "running"
+		}
+		fmt.Fprintf(w, "seat %s adopted session %s (%s, resumed by hand for %s) in place of %s, by %s: %s\n", res.Address, res.SessionID, state, res.Agent, res.FromSession, res.By, res.Reason)
+		fmt.Fprintf(w, "next: awr rig up %s\n", res.Seat.Rig)
+	})
 }
 
 type seatClearAttentionCmd struct {

@@ -1,0 +1,128 @@
+package mcpserver_test
+
+import (
+	"context"
+	"math/rand"
+	"os"
+	"os/exec"
+	"os/user"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/projections"
+	"github.com/stretchr/testify/require"
+)
+
+// openEnv opens dir's log for a test to write through commands directly.
+func openEnv(t *testing.T, dir string, seed int64) *commands.Env {
+	t.Helper()
+	st, err := events.Open(context.Background(), events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	return &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(seed))}
+}
+
+// awr_rig_restore_check runs the CLI's checks over MCP: a program not on
+// PATH is red, and the result comes with RestoreIncomplete; nothing is
+// written.
+func TestServer_RigRestoreCheck(t *testing.T) {
+	t.Parallel()
+	dir := initProject(t)
+	env := openEnv(t, dir, 4)
+	_, err := commands.DeclareSeat(context.Background(), env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "no-such-agent-qq {context_file}", Work: "CART-1"})
+	require.NoError(t, err)
+	cs := connect(t, dir)
+	before := rev(t, ok(t, cs, "awr_status", nil))
+
+	out := fails(t, cs, "awr_rig_restore_check", map[string]any{"rig": "portal"}, "RestoreIncomplete")
+	res := out["result"].(map[string]any)
+	require.Equal(t, "red", res["status"])
+	seat := res["seats"].([]any)[0].(map[string]any)
+	require.Equal(t, "failed", seat["outcome"])
+	var program map[string]any
+	for _, c := range seat["checks"].([]any) {
+		if c.(map[string]any)["name"] == "program" {
+			program = c.(map[string]any)
+		}
+	}
+	require.Equal(t, "red", program["status"], "%v", seat)
+	require.Contains(t, program["evidence"], "no-such-agent-qq")
+	fails(t, cs, "awr_rig_restore_check", map[string]any{"rig": "nope"}, "NotFound")
+	require.Equal(t, before, rev(t, ok(t, cs, "awr_status", nil)), "nothing was appended")
+}
+
+// awr_seat_reconcile adopts a session resumed by hand, recording the
+// user running the server as who adopted it unless told.
+func TestServer_SeatReconcile(t *testing.T) {
+	t.Parallel()
+	dir := initProject(t)
+	env := openEnv(t, dir, 5)
+	ctx := context.Background()
+	_, err := commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "CART-1"})
+	require.NoError(t, err)
+	l, err := commands.LaunchSeat(ctx, env, commands.LaunchRequest{Address: "build@portal", Mode: events.LaunchStart, TmuxSession: "awr-test-none"})
+	require.NoError(t, err)
+	cs := connect(t, dir)
+	fails(t, cs, "awr_seat_reconcile", map[string]any{"address": "build@portal", "reason": "nothing yet"}, "InvalidTransition")
+	r, err := commands.ResumeSession(ctx, env, commands.ResumeRequest{FromSession: l.SessionID, Agent: "alice"})
+	require.NoError(t, err)
+	fails(t, cs, "awr_seat_reconcile", map[string]any{"address": "build@portal"}, "InvalidInput")
+
+	out := ok(t, cs, "awr_seat_reconcile", map[string]any{"address": "build@portal", "reason": "alice took over"})
+	require.Equal(t, r.Session.ID, out["session_id"])
+	require.Equal(t, l.SessionID, out["from_session"])
+	u, err := user.Current()
+	require.NoError(t, err)
+	require.Equal(t, u.Username, out["by"])
+	require.Equal(t, r.Session.ID, get(out, "seat.session_id"))
+	show := ok(t, cs, "awr_seat_show", map[string]any{"address": "build@portal"})
+	occ := show["occupants"].([]any)
+	require.Equal(t, "reconciled", occ[len(occ)-1].(map[string]any)["mode"])
+}
+
+// awr_rig_up refuses, as the CLI does, while another process restores
+// the rig: a restore attempt owned by a live process that is not the
+// server is InvalidTransition naming that process, and nothing is
+// launched or written.
+func TestServer_RigUpInProgressElsewhere(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("this test needs tmux on PATH (.ci/run installs it): %v", err)
+	}
+	t.Parallel()
+	dir := initProject(t)
+	env := openEnv(t, dir, 6)
+	ctx := context.Background()
+	_, err := commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "sh -c 'sleep 60' {context_file}", Work: "CART-1"})
+	require.NoError(t, err)
+
+	// The other restorer: a real process, alive for the whole test.
+	other := exec.Command("sleep", "60")
+	require.NoError(t, other.Start())
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	host, _ := os.Hostname()
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	var head int64
+	require.NoError(t, env.Store.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }))
+	_, err = commands.StartRestore(ctx, env, events.RestoreStarted{RestoreID: "01RESTOREELSEWHERE000000000", Rig: "portal", Seats: []string{"build@portal"},
+		Owner: &events.RestoreOwner{Host: host, BootID: strings.TrimSpace(string(boot)), PID: other.Process.Pid}}, head)
+	require.NoError(t, err)
+
+	cs := connect(t, dir)
+	before := rev(t, ok(t, cs, "awr_status", nil))
+	out := fails(t, cs, "awr_rig_up", map[string]any{"rig": "portal"}, "InvalidTransition")
+	require.Contains(t, out["message"], "is in progress in process "+strconv.Itoa(other.Process.Pid))
+	require.Equal(t, "awr rig ps portal", out["hint"])
+	ps := ok(t, cs, "awr_rig_ps", map[string]any{"rig": "portal"})
+	require.Equal(t, "01RESTOREELSEWHERE000000000", ps["unfinished_restore"])
+	require.Equal(t, before, rev(t, ok(t, cs, "awr_status", nil)), "nothing was appended")
+
+	// Once that process is gone, the up takes the attempt over.
+	require.NoError(t, other.Process.Kill())
+	other.Wait()
+	plan := ok(t, cs, "awr_rig_up", map[string]any{"rig": "portal", "plan": true})
+	require.Equal(t, "fresh-primed", plan["seats"].([]any)[0].(map[string]any)["outcome"])
+}
