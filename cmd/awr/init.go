@@ -32,7 +32,7 @@ func printPreview(w io.Writer, p *project.InitResult) {
 	case "updated":
 		files := 0
 		for _, wr := range p.Writes {
-			if wr.Path != ".awr/awr.db" {
+			if wr.Path != ".awr/awr.db" && !strings.HasPrefix(wr.Action, "keep") {
 				files++
 			}
 		}
