@@ -73,7 +73,7 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		return nil, err
 	}
 	loopCap := env.policy().OpenLoopCap
-	return write(ctx, env, req.Agent, req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*CheckpointResult, error) {
+	return sessionWrite(ctx, env, req.Agent, "checkpoint", req.SessionID, req.WriteMeta, req, func(tx *events.Tx) (*CheckpointResult, error) {
 		s, err := activeSession(tx, "checkpoint", req.SessionID)
 		if err != nil {
 			return nil, err
@@ -213,7 +213,7 @@ func RecordContext(ctx context.Context, env *Env, req ContextRecordRequest) (*Co
 			return nil, err
 		}
 	}
-	return write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*ContextRecordResult, error) {
+	return sessionWrite(ctx, env, "awr", "record context", req.SessionID, req.WriteMeta, req, func(tx *events.Tx) (*ContextRecordResult, error) {
 		s, err := activeSession(tx, "record context", req.SessionID)
 		if err != nil {
 			return nil, err

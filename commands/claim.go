@@ -112,7 +112,7 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 		return nil, err
 	}
 	req.TTLms = &ttl // the same request whether the default is said or not
-	return write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*ClaimResult, error) {
+	return sessionWrite(ctx, env, "awr", "renew claim", req.SessionID, req.WriteMeta, req, func(tx *events.Tx) (*ClaimResult, error) {
 		s, err := activeSession(tx, "renew claim", req.SessionID)
 		if err != nil {
 			return nil, err
@@ -180,7 +180,7 @@ func AcquireClaim(ctx context.Context, env *Env, req AcquireRequest) (*ClaimResu
 		return nil, err
 	}
 	req.TTLms = &ttl // the same request whether the default is said or not
-	return write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*ClaimResult, error) {
+	return sessionWrite(ctx, env, "awr", "acquire claim", req.SessionID, req.WriteMeta, req, func(tx *events.Tx) (*ClaimResult, error) {
 		if len(req.Stale) > 0 {
 			return nil, StaleError("acquire claim", req.Stale)
 		}
@@ -231,7 +231,7 @@ func ReleaseClaim(ctx context.Context, env *Env, req ReleaseRequest) (*ClaimResu
 	if err := required("session", req.SessionID); err != nil {
 		return nil, err
 	}
-	return write(ctx, env, "awr", req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*ClaimResult, error) {
+	return sessionWrite(ctx, env, "awr", "release claim", req.SessionID, req.WriteMeta, req, func(tx *events.Tx) (*ClaimResult, error) {
 		s, err := activeSession(tx, "release claim", req.SessionID)
 		if err != nil {
 			return nil, err

@@ -119,6 +119,9 @@ func BindClient(ctx context.Context, env *Env, req BindRequest) (*BindResult, er
 	stream := "client/" + key
 	return write(ctx, env, req.Client, req.WriteMeta, []string{stream}, req, func(tx *events.Tx) (*BindResult, error) {
 		rev := tx.Head()
+		if err := KnownWork(tx.Conn, "bind client", req.Work, rev); err != nil {
+			return nil, err
+		}
 		cur, err := projections.BindingAt(tx.Conn, key, rev)
 		if err != nil {
 			return nil, err

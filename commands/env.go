@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -117,6 +118,11 @@ func write[T any](ctx context.Context, env *Env, actor string, meta WriteMeta, s
 		prev := b.tx.SetActor(actor)
 		defer b.tx.SetActor(prev)
 		return fn(b.tx)
+	}
+	if meta.ExpectedRevision != nil {
+		if err := RevisionOf("", "--expected-revision", *meta.ExpectedRevision); err != nil {
+			return nil, err
+		}
 	}
 	opts := events.WriteOptions{
 		Now:              env.Now().UTC(),
@@ -250,6 +256,33 @@ func BudgetOf(op string, b *int) (int, error) {
 			With("flag", "--budget").With("min", 1).With("max", MaxBudget)
 	}
 	return *b, nil
+}
+
+// CountOf checks a count flag (--limit): 0 or more, 0 meaning all. One
+// check for every operation that takes a count, on the CLI and MCP alike.
+// Errors: InvalidInput naming op and flag for a negative count.
+func CountOf(op, flag string, n int) error {
+	if n < 0 {
+		return fault.New(fault.InvalidInput, "%s: %s %d is negative; use 0 for all", op, flag, n).
+			With("flag", flag).With("min", 0).WithHint("awr %s %s 0", op, flag)
+	}
+	return nil
+}
+
+// RevisionOf checks a revision flag (--at, --since, --until,
+// --expected-revision): 0 or more. One check for every operation that
+// takes a revision, on the CLI and MCP alike (reads check --at in
+// Read.Resolve, writes --expected-revision in every write).
+// Errors: InvalidInput naming the flag for a negative revision.
+func RevisionOf(op, flag string, rev int64) error {
+	if rev < 0 {
+		msg := fmt.Sprintf("%s %d: a revision is 0 or more", flag, rev)
+		if op != "" {
+			msg = op + ": " + msg
+		}
+		return fault.New(fault.InvalidInput, "%s", msg).With("flag", flag).With("min", 0).WithHint("awr status")
+	}
+	return nil
 }
 
 // labelFields are the fields that name someone or something.

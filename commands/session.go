@@ -7,6 +7,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
 )
 
 // ClaimView is a claim as commands report it.
@@ -235,14 +236,47 @@ func activeSession(tx *events.Tx, op, id string) (*projections.Session, error) {
 		return nil, fault.New(fault.NotFound, "%s: session %s not found", op, id).With("session_id", id).WithHint("awr session list")
 	}
 	if s.Status != projections.SessionActive {
-		hint := "awr session resume --from-session " + id
-		if s.SuccessorID != "" {
-			hint = "continue in session " + s.SuccessorID
-		}
-		return nil, fault.New(fault.InvalidTransition, "%s: session %s is %s (%s)", op, id, s.Status, s.Outcome).
-			With("session_id", id).With("status", s.Status).WithHint("%s", hint)
+		return nil, notActive(op, s)
 	}
 	return s, nil
+}
+
+// notActive is the InvalidTransition of a write to session s, which has
+// ended.
+func notActive(op string, s *projections.Session) error {
+	hint := "awr session resume --from-session " + s.ID
+	if s.SuccessorID != "" {
+		hint = "continue in session " + s.SuccessorID
+	}
+	return fault.New(fault.InvalidTransition, "%s: session %s is %s (%s)", op, s.ID, s.Status, s.Outcome).
+		With("session_id", s.ID).With("status", s.Status).WithHint("%s", hint)
+}
+
+// sessionWrite is write for a command that writes to an active session
+// (op names it as activeSession does). The session's state answers
+// before the revision: a write the state refuses whatever revision it
+// names (the session has ended, which is for good) is InvalidTransition,
+// never the RevisionConflict whose suggested retry would fail with it.
+// A repeated request id still gets its first answer.
+func sessionWrite[T any](ctx context.Context, env *Env, actor, op, session string, meta WriteMeta, request any, fn func(tx *events.Tx) (*T, error)) (*T, error) {
+	res, err := write(ctx, env, actor, meta, []string{"session/" + session}, request, fn)
+	if !fault.Is(err, fault.RevisionConflict) {
+		return res, err
+	}
+	var ended error
+	if rerr := env.Store.Read(ctx, func(r *events.Reader) error {
+		s, err := projections.SessionAt(r.Conn, session, r.Head)
+		if err == nil && s != nil && s.Status != projections.SessionActive {
+			ended = notActive(op, s)
+		}
+		return err
+	}); rerr != nil {
+		return nil, rerr
+	}
+	if ended != nil {
+		return nil, ended
+	}
+	return nil, err
 }
 
 // heldClaim returns the session's claim still in state held (live or
@@ -325,7 +359,7 @@ func EndSession(ctx context.Context, env *Env, req EndRequest) (*EndResult, erro
 	default:
 		return nil, fault.New(fault.InvalidInput, "end session: --outcome %q is not completed, incomplete, interrupted or abandoned", req.Outcome).With("field", "outcome")
 	}
-	return write(ctx, env, orDefault(req.Agent, "awr"), req.WriteMeta, []string{"session/" + req.SessionID}, req, func(tx *events.Tx) (*EndResult, error) {
+	return sessionWrite(ctx, env, orDefault(req.Agent, "awr"), "end session", req.SessionID, req.WriteMeta, req, func(tx *events.Tx) (*EndResult, error) {
 		s, err := activeSession(tx, "end session", req.SessionID)
 		if err != nil {
 			return nil, err
@@ -373,4 +407,22 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// KnownWork checks that key names a work item at rev: one a source
+// declares there, or one the log has events about (a key whose source
+// later dropped it keeps its history). Every command that takes a work
+// key gives this one answer for a key that is neither.
+// Errors: NotFound naming op, the key and rev (hint `awr ready --all`).
+func KnownWork(conn *sqlite.Conn, op, key string, rev int64) error {
+	items, err := projections.WorkItemAt(conn, key, rev)
+	if err != nil || len(items) > 0 {
+		return err
+	}
+	evs, err := projections.WorkEventsAt(conn, key, "", rev, 1)
+	if err != nil || len(evs) > 0 {
+		return err
+	}
+	return fault.New(fault.NotFound, "%s: work item %q not found at revision %d", op, key, rev).
+		With("work", key).WithHint("awr ready --all")
 }

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,7 +56,14 @@ type Preview struct {
 
 	manifest *Manifest
 	files    map[string][]byte // generated files to create, by relative path
+	updates  map[string][]byte // awr's own files to replace (the intake goal), by relative path
+	extends  bool              // the existing manifest only gains the intake files
+	conflict bool              // the existing manifest says otherwise
 }
+
+// Conflict reports whether the preview found an existing manifest that
+// says otherwise than the flags (which init never rewrites).
+func (p *Preview) Conflict() bool { return p.conflict }
 
 // intakeGoals and intakeLedger are the files --goal proposes.
 const (
@@ -69,7 +79,7 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	if err != nil {
 		return nil, fault.Wrap(fault.Storage, err, "init: look for sources")
 	}
-	p := &Preview{Project: dir, Inventory: inv, Writes: []Write{}, Ambiguous: []Ambiguity{}, files: map[string][]byte{}}
+	p := &Preview{Project: dir, Inventory: inv, Writes: []Write{}, Ambiguous: []Ambiguity{}, files: map[string][]byte{}, updates: map[string][]byte{}}
 	p.Name = opts.Name
 	if p.Name == "" {
 		p.Name = filepath.Base(dir)
@@ -79,6 +89,7 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 		return nil, err
 	}
 	var sources []ManifestSource
+	var keep []Write // existing files used as they are
 	switch {
 	case len(opts.Sources) > 0:
 		sources, err = chosen("init: --source", dir, inv, opts.Sources)
@@ -118,8 +129,29 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 		if hasGoals {
 			return nil, fault.New(fault.InvalidInput, "init: --goal is for a project with no goal, and this one has a goals source").WithHint("awr init")
 		}
-		p.files[intakeGoals] = goalsFileFor(opts.Goal)
-		p.files[intakeLedger] = ledgerFile()
+		// The goal lives in one place, the intake goals file: a new goal
+		// creates it, a changed one updates its G-1 there; the ledger is
+		// created once and is the team's from then on.
+		switch old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(intakeGoals))); {
+		case errors.Is(err, os.ErrNotExist):
+			p.files[intakeGoals] = goalsFileFor(opts.Goal)
+		case err != nil:
+			return nil, fault.Wrap(fault.Storage, err, "init: read %s", intakeGoals)
+		default:
+			updated, err := setGoal(old, opts.Goal)
+			if err != nil {
+				return nil, err
+			}
+			if !bytes.Equal(updated, old) {
+				p.updates[intakeGoals] = updated
+			}
+		}
+		switch old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(intakeLedger))); {
+		case errors.Is(err, os.ErrNotExist):
+			p.files[intakeLedger] = ledgerFile()
+		case err != nil || !bytes.Equal(old, ledgerFile()):
+			keep = append(keep, Write{Path: intakeLedger, Action: "keep: the existing file is used as it is"})
+		}
 		for _, gen := range []ManifestSource{
 			{Path: intakeGoals, Adapter: source.GoalsMarkdown, Role: RoleGoals},
 			{Path: intakeLedger, Adapter: source.YAMLLedger, Role: RoleTasks},
@@ -169,27 +201,41 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	switch {
 	case !hasManifest:
 		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: fmt.Sprintf("create: the manifest (project %q, %d sources)", p.Name, len(sources))})
+	case extendsManifest(existing, p.manifest):
+		p.extends = true
+		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: "update: add " + strings.Join(added(existing, p.manifest), " and ") + " to the sources"})
 	case !existing.Equal(p.manifest):
+		p.conflict = true
 		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: "conflict: an existing manifest says otherwise; it is never overwritten"})
 	}
+	var touched []string
 	for _, rel := range []string{intakeGoals, intakeLedger} {
-		content, ok := p.files[rel]
-		if !ok {
-			continue
-		}
-		old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
-		switch {
-		case err != nil:
+		if _, ok := p.files[rel]; ok {
 			p.Writes = append(p.Writes, Write{Path: rel, Action: "create"})
-		case bytes.Equal(old, content):
-			delete(p.files, rel)
-		default:
-			delete(p.files, rel)
-			p.Writes = append(p.Writes, Write{Path: rel, Action: "keep: the existing file is used as it is"})
+			touched = append(touched, rel)
+		}
+		if _, ok := p.updates[rel]; ok {
+			p.Writes = append(p.Writes, Write{Path: rel, Action: fmt.Sprintf("update: the goal G-1 becomes %q", oneLine(opts.Goal))})
+			touched = append(touched, rel)
 		}
 	}
-	if !hasDB {
+	if p.conflict || len(p.files)+len(p.updates) > 0 || p.extends || !hasDB {
+		// Said only when something else is written: a retry that writes
+		// nothing has nothing to keep.
+		p.Writes = append(p.Writes, keep...)
+	}
+	if p.extends {
+		for _, rel := range added(existing, p.manifest) {
+			if !slices.Contains(touched, rel) {
+				touched = append(touched, rel)
+			}
+		}
+	}
+	switch {
+	case !hasDB:
 		p.Writes = append(p.Writes, Write{Path: ".awr/awr.db", Action: fmt.Sprintf("create (mode 0600): the event log, with project_initialized and %d source_indexed", len(sources))})
+	case len(touched) > 0:
+		p.Writes = append(p.Writes, Write{Path: ".awr/awr.db", Action: "append source_indexed for " + strings.Join(touched, " and ")})
 	}
 	if gitRepo(dir) && !ignored(dir) {
 		p.Writes = append(p.Writes, Write{Path: ".gitignore", Action: ignoreAction})
@@ -201,7 +247,11 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	var items []projections.WorkItem
 	for _, ms := range sources {
 		var si events.SourceIndexed
-		if content, ok := p.files[ms.Path]; ok {
+		content, ok := p.files[ms.Path]
+		if !ok {
+			content, ok = p.updates[ms.Path]
+		}
+		if ok {
 			res := source.Parse(ms.Adapter, ms.Path, content, ms.Options)
 			si = events.SourceIndexed{Path: ms.Path, Items: res.Items, Goals: res.Goals, Rules: res.Rules, Issues: res.Issues}
 		} else {
@@ -236,6 +286,71 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 		}
 	}
 	return p, nil
+}
+
+// extendsManifest reports whether m is old with only the intake files
+// added to its sources (what --goal does to an initialized project).
+func extendsManifest(old, m *Manifest) bool {
+	add := added(old, m)
+	if len(add) == 0 {
+		return false
+	}
+	cp := *old
+	cp.Sources = append([]ManifestSource(nil), old.Sources...)
+	for _, s := range m.Sources {
+		if slices.Contains(add, s.Path) {
+			cp.Sources = append(cp.Sources, s)
+		}
+	}
+	return cp.Equal(m)
+}
+
+// added lists the intake files m lists and old does not.
+func added(old, m *Manifest) []string {
+	var out []string
+	for _, s := range m.Sources {
+		if s.Path != intakeGoals && s.Path != intakeLedger {
+			continue
+		}
+		if !slices.ContainsFunc(old.Sources, func(o ManifestSource) bool { return o.Path == s.Path }) {
+			out = append(out, s.Path)
+		}
+	}
+	return out
+}
+
+// g1Heading is the heading of the goal init writes (goalsFileFor).
+var g1Heading = regexp.MustCompile(`^##\s+G-1\b\s*(?:—|-|:)?\s*(.*)$`)
+
+// setGoal returns the intake goals file content with its goal G-1 set to
+// goal: the heading's title and, when it still repeats the old title, its
+// Summary line. The rest of the file (the team's edits) is kept.
+// Errors: InvalidInput when the file has no G-1 heading to update.
+func setGoal(content []byte, goal string) ([]byte, error) {
+	lines := strings.Split(string(content), "\n")
+	at := -1
+	var oldTitle string
+	for i, l := range lines {
+		if m := g1Heading.FindStringSubmatch(strings.TrimRight(l, "\r")); m != nil {
+			at, oldTitle = i, strings.TrimSpace(m[1])
+			break
+		}
+	}
+	if at < 0 {
+		return nil, fault.New(fault.InvalidInput, "init: --goal updates goal G-1 of %s, and that file has no G-1 heading; declare the goal there yourself", intakeGoals).
+			With("path", intakeGoals).WithHint("awr source reindex")
+	}
+	goal = oneLine(goal)
+	lines[at] = "## G-1 — " + goal
+	for i := at + 1; i < len(lines) && !strings.HasPrefix(lines[i], "#"); i++ {
+		if v, ok := strings.CutPrefix(strings.TrimRight(lines[i], "\r"), "Summary:"); ok {
+			if strings.TrimSpace(v) == oldTitle {
+				lines[i] = "Summary: " + goal
+			}
+			break
+		}
+	}
+	return []byte(strings.Join(lines, "\n")), nil
 }
 
 // acceptCommand is the exact command that applies the preview.
@@ -462,9 +577,13 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 	if err != nil {
 		return nil, err
 	}
-	if hasManifest && !existing.Equal(p.manifest) {
+	extends := hasManifest && extendsManifest(existing, p.manifest)
+	if hasManifest && !existing.Equal(p.manifest) && !extends {
 		return nil, fault.New(fault.SourceConflict, "init: %s already exists and maps different sources; it is never overwritten", ManifestPath(dir)).
 			With("path", ManifestPath(dir)).WithHint("edit %s, then awr source reindex", ManifestPath(dir))
+	}
+	if rev > 0 && (extends || len(p.files) > 0 || len(p.updates) > 0) {
+		return update(ctx, p, st, env, rev, id, extends)
 	}
 	if hasManifest && rev > 0 && len(p.files) == 0 {
 		out := *p
@@ -513,6 +632,17 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 	}
 	if err := stage(dir, staged); err != nil {
 		return nil, err
+	}
+	// awr's own files that change in place (the intake goal, the
+	// manifest gaining the intake files) are replaced before the log
+	// commits: cut short, the same command finishes them.
+	if err := replaceFiles(dir, p.updates); err != nil {
+		return nil, err
+	}
+	if extends {
+		if err := WriteManifest(dir, p.manifest); err != nil {
+			return nil, err
+		}
 	}
 	var payloads []events.SourceIndexed
 	for _, ms := range p.manifest.Sources {
@@ -571,6 +701,101 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 	out := *p
 	out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Next = "initialized", false, res.ProjectRevision, res.Project.ProjectID, p.Organization.NextAction
 	return &out, nil
+}
+
+// update applies a preview to a project whose log has events: the
+// intake files are created (never over a file) or, for the goal,
+// replaced atomically, the manifest gains them, and one transaction
+// appends source_indexed for each of them that changed. The files are
+// written before the log commits: an update cut short leaves them stale
+// or not indexed, as every command says, and the same init finishes it.
+// Errors: SourceConflict for a file created meanwhile; Storage; those of
+// commands.IndexSources.
+func update(ctx context.Context, p *Preview, st *events.Store, env func(*events.Store) *commands.Env, rev int64, id string, extends bool) (*Preview, error) {
+	dir := p.Project
+	for _, rel := range slices.Sorted(maps.Keys(p.files)) {
+		if err := placeNew(dir, rel, p.files[rel]); err != nil {
+			return nil, err
+		}
+	}
+	if err := replaceFiles(dir, p.updates); err != nil {
+		return nil, err
+	}
+	if extends {
+		if err := WriteManifest(dir, p.manifest); err != nil {
+			return nil, err
+		}
+	}
+	var payloads []events.SourceIndexed
+	for _, ms := range p.manifest.Sources {
+		if ms.Path != intakeGoals && ms.Path != intakeLedger {
+			continue
+		}
+		si, missing := Read(dir, ms)
+		if missing {
+			return nil, fault.New(fault.SourceConflict, "init: source %s is missing", ms.Path).With("path", ms.Path).WithHint("awr source list")
+		}
+		payloads = append(payloads, si)
+	}
+	res, err := commands.IndexSources(ctx, env(st), commands.IndexSourcesRequest{Sources: payloads})
+	if err != nil {
+		return nil, err
+	}
+	if gitRepo(dir) && !ignored(dir) {
+		if err := appendIgnore(dir); err != nil {
+			return nil, err
+		}
+	}
+	out := *p
+	out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Next = "updated", false, res.ProjectRevision, id, p.Organization.NextAction
+	if len(res.Indexed) == 0 && res.ProjectRevision == rev {
+		out.Status = "unchanged"
+	}
+	return &out, nil
+}
+
+// placeNew writes a file of the project that must not exist yet: written
+// and synced under a temporary name beside it, then linked into place.
+// Errors: SourceConflict when the file appeared meanwhile; Storage.
+func placeNew(dir, rel string, content []byte) error {
+	final := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
+		return fault.Wrap(fault.Storage, err, "init: create %s", rel)
+	}
+	tmp := filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".tmp-"+rand.Text())
+	defer os.Remove(tmp)
+	if err := writeNew(tmp, content); err != nil {
+		return err
+	}
+	if err := publish(tmp, final); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fault.New(fault.SourceConflict, "init: %s already exists; it is never overwritten", rel).With("path", rel).WithHint("awr init")
+		}
+		return fault.Wrap(fault.Storage, err, "init: create %s", rel)
+	}
+	syncDir(filepath.Dir(final))
+	return nil
+}
+
+// replaceFiles replaces each of awr's own files (by project-relative
+// path) atomically: written and synced under a temporary name beside it,
+// then renamed over it.
+// Errors: Storage.
+func replaceFiles(dir string, files map[string][]byte) error {
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		final := filepath.Join(dir, filepath.FromSlash(rel))
+		tmp := filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".tmp-"+rand.Text())
+		err := writeNew(tmp, files[rel])
+		if err == nil {
+			err = os.Rename(tmp, final)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return fault.Wrap(fault.Storage, err, "init: update %s", rel)
+		}
+		syncDir(filepath.Dir(final))
+	}
+	return nil
 }
 
 // ProjectIDPath is where a project keeps the id of its log's project,

@@ -124,10 +124,7 @@ func Organize(f Facts) Organization {
 		}
 		org.Gaps = append(org.Gaps, g)
 	}
-	goals := map[string]bool{}
-	for _, g := range f.Goals {
-		goals[g.Key] = true
-	}
+	goals := GoalKeys(f.Goals)
 	if len(f.Goals) == 0 {
 		org.Gaps = append(org.Gaps, Gap{Code: GapGoalMissing, Message: "no goal is declared (GOALS.md, or goals in a ledger)"})
 	}
@@ -167,7 +164,7 @@ func Organize(f Facts) Organization {
 				}
 			}
 		}
-		if r.Ready && goals[it.Goal] && len(it.Acceptance) > 0 && strings.TrimSpace(it.NextAction) != "" {
+		if r.Ready && len(Unexecutable(it, goals)) == 0 {
 			org.ExecutableWork = append(org.ExecutableWork, it.Key)
 		}
 	}
@@ -196,6 +193,52 @@ func Organize(f Facts) Organization {
 		org.NextAction = first.Command
 	}
 	return org
+}
+
+// Why codes of an item that is not executable.
+const (
+	WhyNoGoal         = "no_goal"
+	WhyGoalUndeclared = "goal_undeclared"
+	WhyNoAcceptance   = "no_acceptance"
+	WhyNoNextAction   = "no_next_action"
+)
+
+// Why is one reason a work item is not executable.
+type Why struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Unexecutable returns why an item cannot be executed as organized, in
+// this order: it names no goal, or one not among goals (the keys of the
+// declared goals); it has no acceptance criteria; it has no next action.
+// None means the item is executable once it is ready to claim. It is the
+// one judgement of executability: the organization report
+// (ExecutableWork) and `awr ready` both use it.
+func Unexecutable(it projections.WorkItem, goals map[string]bool) []Why {
+	var out []Why
+	switch {
+	case it.Goal == "":
+		out = append(out, Why{Code: WhyNoGoal, Message: "no goal"})
+	case !goals[it.Goal]:
+		out = append(out, Why{Code: WhyGoalUndeclared, Message: "goal " + it.Goal + " is not declared"})
+	}
+	if len(it.Acceptance) == 0 {
+		out = append(out, Why{Code: WhyNoAcceptance, Message: "no acceptance criteria"})
+	}
+	if strings.TrimSpace(it.NextAction) == "" {
+		out = append(out, Why{Code: WhyNoNextAction, Message: "no next action"})
+	}
+	return out
+}
+
+// GoalKeys is the set of the keys of goals.
+func GoalKeys(goals []events.Goal) map[string]bool {
+	out := map[string]bool{}
+	for _, g := range goals {
+		out[g.Key] = true
+	}
+	return out
 }
 
 // organizationalGaps reports whether some gap is the team's to fix in its
@@ -255,7 +298,7 @@ func actions(org Organization) []Action {
 		if p := org.sourceFor(RoleGoals); p != "" {
 			out = append(out, Action{Instruction: "declare the project's goal in " + p + " (a heading per goal with its status and summary)", DoneWhen: "awr intake inspect reports no goal_missing gap", Command: "awr source reindex"})
 		} else {
-			out = append(out, Action{Instruction: "declare the project's goal in GOALS.md (a heading per goal with its status and summary)", DoneWhen: "awr intake inspect reports no goal_missing gap", Command: "awr source add GOALS.md"})
+			out = append(out, Action{Instruction: "declare the project's goal (init writes it to " + intakeGoals + " with an intake task; or write GOALS.md yourself, then run awr source add GOALS.md)", DoneWhen: "awr intake inspect reports no goal_missing gap", Command: "awr init --goal TEXT --accept"})
 		}
 	}
 	if len(has(GapWorkMissing)) > 0 {

@@ -108,8 +108,11 @@ type SourceState struct {
 }
 
 // Compare reports the freshness of every manifest source against the
-// indexed sources: size and mtime first, the content hash only when those
-// differ, so an unchanged project costs one stat per source.
+// indexed sources: how the manifest says to read it (OptionsHash) first,
+// then size and mtime, the content hash only when those differ, so an
+// unchanged project costs one stat per source. A source whose adapter,
+// role, status_map or field_map changed since it was indexed is stale even
+// when its file is not: reindexing it would read it otherwise.
 func Compare(dir string, m *Manifest, indexed []projections.Source) []SourceState {
 	byPath := map[string]projections.Source{}
 	for _, s := range indexed {
@@ -133,6 +136,8 @@ func Compare(dir string, m *Manifest, indexed []projections.Source) []SourceStat
 			st.Freshness = Stale
 		case !ok:
 			st.Freshness = New
+		case idx.OptionsHash != OptionsHash(ms):
+			st.Freshness = Stale
 		case fi.Size() == idx.Size && fi.ModTime().UnixMilli() == idx.ModTimeMS:
 			st.Freshness = Fresh
 		default:
@@ -152,12 +157,20 @@ func Compare(dir string, m *Manifest, indexed []projections.Source) []SourceStat
 // maps. Indexing compares it, with the content hash, to decide whether a
 // source changed.
 func OptionsHash(ms ManifestSource) string {
+	// An empty map reads as no map: the manifest on disk decodes an
+	// absent table as nil, a copy of it may hold an empty one.
+	orNil := func(m map[string]string) map[string]string {
+		if len(m) == 0 {
+			return nil
+		}
+		return m
+	}
 	return events.Fingerprint(struct {
 		Adapter   string            `json:"adapter"`
 		Role      string            `json:"role"`
 		StatusMap map[string]string `json:"status_map"`
 		FieldMap  map[string]string `json:"field_map"`
-	}{ms.Adapter, ms.Role, ms.StatusMap, ms.FieldMap})
+	}{ms.Adapter, ms.Role, orNil(ms.StatusMap), orNil(ms.FieldMap)})
 }
 
 // readBounded reads at most limit bytes of path, and fails on more: a file

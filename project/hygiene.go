@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"fmt"
+	"github.com/awr-dev/awr/commands"
 	"path/filepath"
 	"sort"
 
@@ -66,7 +67,11 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		out.ProjectRevision = rev
 		works := []string{req.Work}
-		if req.Work == "" {
+		if req.Work != "" {
+			if err := commands.KnownWork(r.Conn, "context hygiene", req.Work, rev); err != nil {
+				return err
+			}
+		} else {
 			all, err := projections.AllKnowledgeWorkAt(r.Conn, rev)
 			if err != nil {
 				return err

@@ -47,7 +47,10 @@ func pairs(flag string, vals []string) (map[string]string, error) {
 // from the working directory (name the directory with --project to nest
 // one); InvalidInput when the directory does not exist; Usage for a
 // malformed map; SourceConflict for ambiguous candidates or a manifest
-// that differs; those of the log.
+// that differs otherwise than by gaining the intake files; those of the
+// log. On an initialized project --goal sets or updates the goal (G-1 of
+// .awr/intake/GOALS.md, indexed in the same call): the same goal again
+// changes nothing.
 func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error) {
 	dir := p.dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
@@ -91,6 +94,20 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 	if interrupted {
 		plan.Writes = append(plan.Writes, intake.Write{Path: ".awr/awr.db", Action: fmt.Sprintf("finish: the log an interrupted init left has no event; add project_initialized and %d source_indexed", len(plan.Mapping))})
 	}
+	if plan.Conflict() {
+		// The manifest is the team's: init never rewrites what it says,
+		// and offers no accept that would fail. An edit of it is seen
+		// as stale, and indexed by a reindex.
+		plan.Status, plan.RequiresAccept, plan.Accept, plan.Next = "conflict", false, "", "awr source reindex"
+		if existing != nil {
+			plan.ProjectRevision, plan.ProjectID = existing.ProjectRevision, existing.ProjectID
+		}
+		if req.Accept {
+			return nil, fault.New(fault.SourceConflict, "init: %s already exists and maps different sources; it is never overwritten", intake.ManifestPath(dir)).
+				With("path", intake.ManifestPath(dir)).WithHint("awr source reindex")
+		}
+		return plan, nil
+	}
 	if !req.Accept {
 		plan.Status, plan.RequiresAccept, plan.Next = "preview", true, plan.Accept
 		if existing != nil {
@@ -109,6 +126,15 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 		return nil, err
 	}
 	defer unlock()
+	if existing != nil {
+		// The manifest may gain the intake files: serialized with
+		// source add, so neither loses the other's entry.
+		unlockManifest, err := p.lockManifest()
+		if err != nil {
+			return nil, err
+		}
+		defer unlockManifest()
+	}
 	res, err := intake.Accept(ctx, plan, func(create bool) (*events.Store, error) {
 		// Opening is not cancelled: Accept opens the log it has just
 		// committed, and a cancel must not turn that into a failure.
@@ -120,6 +146,15 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 		// opened so a later call opens it afresh.
 		p.Close()
 		return nil, err
+	}
+	if res.Status == "updated" {
+		// What the log now holds decides what comes next (a claim on the
+		// intake work, other sources), not the preview.
+		in, err := p.IntakeInspect(ctx, IntakeInspectRequest{})
+		if err != nil {
+			return nil, err
+		}
+		res.Organization, res.Next = in.Organization, in.NextAction
 	}
 	return res, nil
 }

@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"encoding/json"
+	"github.com/awr-dev/awr/commands"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
@@ -55,9 +56,10 @@ type LogRequest struct {
 func (p *Project) Log(ctx context.Context, req LogRequest) (*LogResult, error) {
 	f := LogFilter{Session: req.Session, Work: req.Work, Kind: req.Kind, Since: req.Since, Until: req.Until, Limit: DefaultLogLimit}
 	if req.Limit != nil {
+		if err := commands.CountOf("log", "--limit", *req.Limit); err != nil {
+			return nil, err
+		}
 		switch n := *req.Limit; {
-		case n < 0:
-			return nil, fault.New(fault.InvalidInput, "log: --limit %d is negative; use 0 for all events", n).With("flag", "--limit").WithHint("awr log --limit 0")
 		case n == 0:
 			f.Limit = -1
 		default:
@@ -68,13 +70,21 @@ func (p *Project) Log(ctx context.Context, req LogRequest) (*LogResult, error) {
 		return nil, fault.New(fault.InvalidInput, "log: --kind %q is not an event kind", f.Kind).With("kinds", events.Kinds()).
 			WithHint("awr log --kind %s", events.KindCheckpointRecorded)
 	}
-	if f.Since < 0 || f.Until < 0 {
-		return nil, fault.New(fault.InvalidInput, "log: --since and --until must not be negative").WithHint("awr status")
+	if err := commands.RevisionOf("log", "--since", f.Since); err != nil {
+		return nil, err
+	}
+	if err := commands.RevisionOf("log", "--until", f.Until); err != nil {
+		return nil, err
 	}
 	limit := f.Limit
 	res := &LogResult{Events: []LogEvent{}}
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		res.ProjectRevision = rev
+		if f.Work != "" {
+			if err := commands.KnownWork(r.Conn, "log", f.Work, rev); err != nil {
+				return err
+			}
+		}
 		until := rev
 		if f.Until > 0 && f.Until < until {
 			until = f.Until

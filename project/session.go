@@ -93,6 +93,11 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 	out := &SessionList{Sessions: []projections.Session{}}
 	err := p.read(ctx, opts.Read, func(r *events.Reader, rev, _ int64) error {
 		out.ProjectRevision = rev
+		if opts.Work != "" {
+			if err := commands.KnownWork(r.Conn, "session list", opts.Work, rev); err != nil {
+				return err
+			}
+		}
 		ss, err := projections.SessionsAt(r.Conn, rev, opts.Work)
 		for _, s := range ss {
 			if !opts.Active || s.Status == projections.SessionActive {

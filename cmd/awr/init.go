@@ -29,6 +29,16 @@ func printPreview(w io.Writer, p *project.InitResult) {
 		} else {
 			fmt.Fprintf(w, "initialized project %q: %s indexed (project_revision %d)\n", p.Name, plural(len(p.Mapping), "source"), p.ProjectRevision)
 		}
+	case "updated":
+		files := 0
+		for _, wr := range p.Writes {
+			if wr.Path != ".awr/awr.db" && !strings.HasPrefix(wr.Action, "keep") {
+				files++
+			}
+		}
+		fmt.Fprintf(w, "updated project %q: %s written and indexed (project_revision %d)\n", p.Name, plural(files, "file"), p.ProjectRevision)
+	case "conflict":
+		fmt.Fprintf(w, "conflict: nothing was written. %s already maps the sources otherwise, and init never rewrites it:\nedit it (sources, status_map, field_map), then index what changed with awr source reindex.\n", ".awr/project.toml")
 	default:
 		fmt.Fprintf(w, "preview: nothing was written. awr would initialize %s as project %q.\n", p.Project, p.Name)
 	}
@@ -42,7 +52,13 @@ func printPreview(w io.Writer, p *project.InitResult) {
 	for _, a := range p.Ambiguous {
 		fmt.Fprintf(tw, "\nambiguous %s: %s (choose with --source)\n", a.Role, strings.Join(a.Candidates, ", "))
 	}
-	if p.Status == "preview" && len(p.Writes) > 0 {
+	if p.Status == "updated" && len(p.Writes) > 0 {
+		fmt.Fprintln(tw, "\nwrote:")
+		for _, wr := range p.Writes {
+			fmt.Fprintf(tw, "  %s\t%s\n", wr.Path, wr.Action)
+		}
+	}
+	if (p.Status == "preview" || p.Status == "conflict") && len(p.Writes) > 0 {
 		fmt.Fprintln(tw, "\nwould write:")
 		for _, wr := range p.Writes {
 			fmt.Fprintf(tw, "  %s\t%s\n", wr.Path, wr.Action)

@@ -20,10 +20,14 @@ func (c *readyCmd) Run(app *App) error {
 		if len(res.Ready) == 0 {
 			fmt.Fprintf(tw, "no work is ready (project_revision %d)\n", res.ProjectRevision)
 		} else {
-			fmt.Fprintln(tw, "KEY\tPRIORITY\tTITLE\tNEXT ACTION\tSOURCE")
+			fmt.Fprintln(tw, "KEY\tPRIORITY\tTITLE\tEXECUTABLE\tSOURCE\tNEXT ACTION")
 		}
 		for _, it := range res.Ready {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s:%d\n", it.Key, it.Priority, it.Title, clip(it.NextAction, 60), it.Source.Path, it.Source.LineStart)
+			lines := wrap(it.NextAction, 60)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s:%d\t%s\n", it.Key, it.Priority, it.Title, executable(it), it.Source.Path, it.Source.LineStart, lines[0])
+			for _, l := range lines[1:] {
+				fmt.Fprintf(tw, "\t\t\t\t\t%s\n", l)
+			}
 		}
 		if res.ReadyTotal > len(res.Ready) {
 			fmt.Fprintf(tw, "… %d ready in all\n", res.ReadyTotal)
@@ -35,12 +39,54 @@ func (c *readyCmd) Run(app *App) error {
 				for _, r := range it.Reasons {
 					why = append(why, r.Message)
 				}
+				for _, r := range it.NotExecutable {
+					why = append(why, r.Message)
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", it.Key, it.Status, strings.Join(why, "; "))
 			}
 		}
 		tw.Flush()
+		for _, it := range res.Ready {
+			if it.Executable {
+				fmt.Fprintf(w, "next: awr session start --work %s --agent NAME --claim\n", it.Key)
+				return
+			}
+		}
 		if len(res.Ready) > 0 {
-			fmt.Fprintf(w, "next: awr session start --work %s --agent NAME --claim\n", res.Ready[0].Key)
+			// Claimable, but not organized enough to start on.
+			fmt.Fprintln(w, "next: awr intake inspect")
 		}
 	})
+}
+
+// executable is the EXECUTABLE cell of a ready item: yes, or no and why.
+func executable(it project.ReadyItem) string {
+	if it.Executable {
+		return "yes"
+	}
+	var why []string
+	for _, r := range it.NotExecutable {
+		why = append(why, r.Message)
+	}
+	return "no: " + strings.Join(why, ", ")
+}
+
+// wrap breaks s into lines of at most width characters at spaces (a
+// longer word stands alone); an empty s is one empty line.
+func wrap(s string, width int) []string {
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return []string{""}
+	}
+	var lines []string
+	cur := words[0]
+	for _, w := range words[1:] {
+		if len([]rune(cur))+1+len([]rune(w)) > width {
+			lines = append(lines, cur)
+			cur = w
+			continue
+		}
+		cur += " " + w
+	}
+	return append(lines, cur)
 }
