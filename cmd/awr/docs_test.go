@@ -38,6 +38,9 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 //	    in the scenario's directory (bash, pipefail; a heredoc runs with its
 //	    lines); the lines after it, up to the next "$ " line, are its
 //	    output (stdout and stderr). A lone "…" line stands for any lines.
+//	<!-- doctest: run whole -->
+//	    the same for a block that is one command, its first line: all the
+//	    rest is its output, even lines that start with "$ ".
 //
 // A command whose shown output holds an awr error ("awr: ... (Code)" or
 // {"code":...}) must exit 1, or 2 for Usage; any other must exit 0.
@@ -87,20 +90,25 @@ var directive = regexp.MustCompile(`^<!-- doctest: (\w+)\s*(.*?)\s*-->$`)
 
 func (d *docRun) run() {
 	d.renames = map[string]string{}
-	inBlock, runBlock := false, false
+	inBlock, runBlock, whole := false, false, false
 	var block []int
 	for i := 0; i < len(d.lines); i++ {
 		line := d.lines[i]
 		if strings.HasPrefix(line, "```") {
 			if inBlock {
 				if runBlock {
-					d.block(block)
+					d.block(block, whole)
 				}
 				inBlock, runBlock, block = false, false, nil
 				continue
 			}
 			inBlock = true
-			runBlock = i > 0 && strings.TrimSpace(d.lines[i-1]) == "<!-- doctest: run -->"
+			prev := ""
+			if i > 0 {
+				prev = strings.TrimSpace(d.lines[i-1])
+			}
+			runBlock = prev == "<!-- doctest: run -->" || prev == "<!-- doctest: run whole -->"
+			whole = prev == "<!-- doctest: run whole -->"
 			continue
 		}
 		if inBlock {
@@ -203,8 +211,10 @@ func (d *docRun) exec(cmd string) (string, int) {
 
 var heredoc = regexp.MustCompile(`<<-?'?(\w+)'?`)
 
-// block runs the commands of one runnable block.
-func (d *docRun) block(idx []int) {
+// block runs the commands of one runnable block; whole says the block is
+// one command, its first line, and all the rest its output (an output
+// whose own lines start with "$ ").
+func (d *docRun) block(idx []int, whole bool) {
 	d.need(idx[0])
 	d.ran++
 	for k := 0; k < len(idx); {
@@ -227,7 +237,7 @@ func (d *docRun) block(idx []int) {
 			}
 		}
 		from := k
-		for k < len(idx) && !strings.HasPrefix(d.lines[idx[k]], "$ ") {
+		for k < len(idx) && (whole || !strings.HasPrefix(d.lines[idx[k]], "$ ")) {
 			k++
 		}
 		var want []string
