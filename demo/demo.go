@@ -1,6 +1,8 @@
-// Package demo runs awr's scripted handoff on a temporary project: the
-// sequence a user would type, with the key fields of every answer, ending
-// with proof that the log verifies, replays and re-imports identically.
+// Package demo runs awr's scripted handoff on a temporary project (or one it
+// keeps): the sequence a user would type, with the key fields of every
+// answer and what was recorded in full, the successor's packet as the
+// evidence of the handoff, ending with proof that the log verifies, replays
+// and re-imports identically.
 package demo
 
 import (
@@ -36,8 +38,11 @@ type Options struct {
 
 // Step is one demonstrated command and what it answered.
 type Step struct {
-	Command  string         `json:"command"`
-	Result   string         `json:"result"`
+	Command string `json:"command"`
+	Result  string `json:"result"`
+	// Detail is what the step recorded or read, in full, one line each
+	// (the digest, the next action, each open loop; the packet).
+	Detail   []string       `json:"detail,omitempty"`
 	Fields   map[string]any `json:"fields,omitempty"`
 	Revision int64          `json:"project_revision"`
 }
@@ -50,6 +55,10 @@ type Report struct {
 	HeadHash        string `json:"head_hash"`
 	Verified        bool   `json:"verified"`
 	ImportMatches   bool   `json:"import_matches"`
+	// Kept says the project stays in Project after the run (Options.Dir);
+	// otherwise Project named a temporary directory, removed when Run
+	// returned.
+	Kept bool `json:"kept"`
 	// Export is the JSONL log, for recording fixtures.
 	Export []byte `json:"-"`
 }
@@ -63,17 +72,32 @@ type runner struct {
 	indexed []string
 }
 
-func (r *runner) step(cmd, result string, rev int64, fields map[string]any) {
-	r.report.Steps = append(r.report.Steps, Step{Command: cmd, Result: result, Fields: fields, Revision: rev})
+func (r *runner) step(cmd, result string, rev int64, fields map[string]any, detail ...string) {
+	r.report.Steps = append(r.report.Steps, Step{Command: cmd, Result: result, Detail: detail, Fields: fields, Revision: rev})
 	if r.out != nil {
 		fmt.Fprintf(r.out, "$ %s\n  %s\n", cmd, result)
+		for _, d := range detail {
+			if d == "" {
+				fmt.Fprintln(r.out)
+				continue
+			}
+			fmt.Fprintf(r.out, "    %s\n", d)
+		}
 	}
+}
+
+// word quotes s as a shell word when it needs it.
+func word(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Run executes the demo. Errors are any command's error: the demo stops at
 // the first step that fails.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	dir := opts.Dir
+	dir, kept := opts.Dir, opts.Dir != ""
 	if dir != "" {
 		if err := emptyDir(dir); err != nil {
 			return nil, err
@@ -117,7 +141,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{ctx: ctx, p: p, out: opts.Out, report: &Report{Project: dir}, initRes: initRes}
+	r := &runner{ctx: ctx, p: p, out: opts.Out, report: &Report{Project: dir, Kept: kept}, initRes: initRes}
 	for _, m := range initRes.Mapping {
 		si, _ := intake.Read(dir, m)
 		r.indexed = append(r.indexed, fmt.Sprintf("%s: %d items, %d goals, %d rules", m.Path, len(si.Items), len(si.Goals), len(si.Rules)))
@@ -165,25 +189,32 @@ func (r *runner) script() error {
 	}
 	hash := compiled.WorkContext.ContextHash
 	ctxRec := struct{ ProjectRevision int64 }{compiled.ProjectRevision}
-	r.step("awr context compile --work CART-1 --session "+sid, fmt.Sprintf("packet of %d o200k_base tokens (budget %d), complete %v, hash %s…, recorded for the session",
-		compiled.WorkContext.TokenEstimate, compiled.WorkContext.TokenBudget, compiled.Completeness.Complete, hash[:19]), compiled.ProjectRevision, map[string]any{"context_hash": hash})
+	r.step("awr context compile --work CART-1 --session "+sid, fmt.Sprintf("packet of %d o200k_base tokens (budget %d), complete %v, hash %s, recorded for the session",
+		compiled.WorkContext.TokenEstimate, compiled.WorkContext.TokenBudget, compiled.Completeness.Complete, hash), compiled.ProjectRevision, map[string]any{"context_hash": hash})
 
+	digest := "Added carts table migration and CartStore.Save; unit tests for Save written, not yet run."
+	next := "Run the cart store tests, then wire Save into the cart handler"
+	loops := []string{"Decide cart TTL for anonymous users", "Migration not yet applied to staging"}
+	decisions := []string{"Carts live in their own table, keyed by user or anonymous token"}
 	cp, err := r.p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{
 		SessionID: sid, Agent: "builder", ContextHash: hash,
-		Digest:     "Added carts table migration and CartStore.Save; unit tests for Save written, not yet run.",
-		NextAction: "Run the cart store tests, then wire Save into the cart handler",
-		KnowledgeFlags: project.KnowledgeFlags{
-			OpenLoops: []string{"Decide cart TTL for anonymous users", "Migration not yet applied to staging"},
-			Decisions: []string{"Carts live in their own table, keyed by user or anonymous token"},
-		},
-		WriteMeta: project.WriteMeta{ExpectedRevision: &ctxRec.ProjectRevision},
+		Digest: digest, NextAction: next,
+		KnowledgeFlags: project.KnowledgeFlags{OpenLoops: loops, Decisions: decisions},
+		WriteMeta:      project.WriteMeta{ExpectedRevision: &ctxRec.ProjectRevision},
 	})
 	if err != nil {
 		return err
 	}
-	r.step(fmt.Sprintf("awr session checkpoint --session %s --agent builder --context-hash %s… --digest … --next-action … --open-loop … --open-loop … --decision … --expected-revision %d", sid, hash[:19], ctxRec.ProjectRevision),
-		fmt.Sprintf("checkpoint %s at seq %d, context_hash_verified %v", cp.Checkpoint.ID, cp.Checkpoint.Seq, cp.Checkpoint.ContextHashVerified),
-		cp.ProjectRevision, map[string]any{"checkpoint_id": cp.Checkpoint.ID})
+	cmd := fmt.Sprintf("awr session checkpoint --session %s --agent builder --context-hash %s --digest %s --next-action %s", sid, hash, word(digest), word(next))
+	for _, l := range loops {
+		cmd += " --open-loop " + word(l)
+	}
+	for _, d := range decisions {
+		cmd += " --decision " + word(d)
+	}
+	r.step(fmt.Sprintf("%s --expected-revision %d", cmd, ctxRec.ProjectRevision),
+		fmt.Sprintf("checkpoint %s at seq %d, context_hash_verified %v; recorded:", cp.Checkpoint.ID, cp.Checkpoint.Seq, cp.Checkpoint.ContextHashVerified),
+		cp.ProjectRevision, map[string]any{"checkpoint_id": cp.Checkpoint.ID}, recorded(cp.Checkpoint.Digest, cp.Checkpoint.NextAction, cp.Knowledge)...)
 	checkpointRev := cp.ProjectRevision
 
 	bind, err := r.p.ClientBind(ctx, project.ClientBindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1", SessionID: sid})
@@ -210,8 +241,9 @@ func (r *runner) script() error {
 	}
 	succ := res.Session
 	r.step(fmt.Sprintf("awr session resume --from-session %s --agent builder-2 --provider openai --model gpt-5 --expected-revision %d", sid, bind.ProjectRevision),
-		fmt.Sprintf("successor %s inherits checkpoint %s; claim moved (fencing token %d); predecessor ended as interrupted", succ.ID, res.Checkpoint.ID, res.Claim.FencingToken),
-		res.ProjectRevision, map[string]any{"session_id": succ.ID, "next_action": res.Checkpoint.NextAction, "open_loops": loopLines(cp.Knowledge.OpenLoops)})
+		fmt.Sprintf("successor %s inherits checkpoint %s; claim moved (fencing token %d); predecessor ended as interrupted; it inherits:", succ.ID, res.Checkpoint.ID, res.Claim.FencingToken),
+		res.ProjectRevision, map[string]any{"session_id": succ.ID, "digest": res.Checkpoint.Digest, "next_action": res.Checkpoint.NextAction, "open_loops": loopLines(cp.Knowledge.OpenLoops)},
+		recorded(res.Checkpoint.Digest, res.Checkpoint.NextAction, cp.Knowledge)...)
 
 	rec, err := r.p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: succ.ID})
 	if err != nil {
@@ -228,6 +260,18 @@ func (r *runner) script() error {
 	}
 	r.step("awr client bind --client claude-code --external-session claude-code:conv-7f3a --work CART-1 --session "+succ.ID,
 		"binding handed to the successor "+rebind.Binding.SessionID, rebind.ProjectRevision, nil)
+
+	// The evidence of the handoff: the packet the successor is handed, in
+	// full, read without writing (the log the demo records stays as it is).
+	packet, err := r.p.ContextPacket(ctx, project.ContextPacketRequest{Session: succ.ID})
+	if err != nil {
+		return err
+	}
+	pk := packet.WorkContext
+	r.step("(the successor's packet, as awr session resume hands it over and awr context compile --work CART-1 --session "+succ.ID+" compiles it)",
+		fmt.Sprintf("%d o200k_base tokens (budget %d), complete %v, hash %s:", pk.TokenEstimate, pk.TokenBudget, packet.Completeness.Complete, pk.ContextHash),
+		packet.ProjectRevision, map[string]any{"context_hash": pk.ContextHash, "packet": pk.RenderedContext},
+		strings.Split(strings.TrimRight(pk.RenderedContext, "\n"), "\n")...)
 
 	logRes, err := r.p.Log(ctx, project.LogRequest{Work: "CART-1"})
 	if err != nil {
@@ -254,7 +298,7 @@ func (r *runner) script() error {
 	if err != nil {
 		return err
 	}
-	r.step("awr verify", fmt.Sprintf("%d events, hash chain intact, %d projections equal a rebuild; head hash %s…", ver.EventsChecked, len(ver.Projections), ver.HeadHash[:16]), ver.ProjectRevision, nil)
+	r.step("awr verify", fmt.Sprintf("%d events, hash chain intact, %d projections equal a rebuild; head hash %s", ver.EventsChecked, len(ver.Projections), ver.HeadHash), ver.ProjectRevision, nil)
 
 	var buf bytes.Buffer
 	exp, err := r.p.Export(ctx, project.ExportRequest{}, &buf)
@@ -279,13 +323,13 @@ func emptyDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return fault.New(fault.InvalidInput, "demo: --dir %s does not exist", dir).With("path", dir).WithHint("mkdir %s", dir)
+			return fault.New(fault.InvalidInput, "demo: --keep %s does not exist", dir).With("path", dir).WithHint("mkdir %s", dir)
 		}
-		return fault.New(fault.InvalidInput, "demo: --dir %s: %v", dir, err).With("path", dir)
+		return fault.New(fault.InvalidInput, "demo: --keep %s: %v", dir, err).With("path", dir)
 	}
 	if len(entries) > 0 {
-		return fault.New(fault.InvalidInput, "demo: --dir %s is not empty; the demo needs an empty directory", dir).With("entries", len(entries)).
-			With("path", dir).WithHint("awr demo --dir EMPTY_DIR, or awr demo for a temporary one")
+		return fault.New(fault.InvalidInput, "demo: --keep %s is not empty; the demo needs an empty directory", dir).With("entries", len(entries)).
+			With("path", dir).WithHint("awr demo --keep EMPTY_DIR, or awr demo for a temporary one")
 	}
 	return nil
 }
@@ -313,6 +357,21 @@ func reimport(ctx context.Context, export []byte, headHash string, want *project
 	}
 	return imp.HeadHash == headHash && got.HeadHash == want.HeadHash && got.Sessions == want.Sessions &&
 		got.WorkItems == want.WorkItems && got.ProjectRevision == want.ProjectRevision, nil
+}
+
+// recorded renders what a checkpoint recorded, in full: its digest, next
+// action, open loops and decisions.
+func recorded(digest, next string, k *projections.KnowledgeState) []string {
+	out := []string{"digest: " + digest, "next action: " + next}
+	if k != nil {
+		for _, l := range k.OpenLoops {
+			out = append(out, "open loop "+l.ID+": "+l.Text)
+		}
+		for _, d := range k.Decisions {
+			out = append(out, "decision "+d.ID+": "+d.Text)
+		}
+	}
+	return out
 }
 
 // loopLines renders open loops as "L-1: text".

@@ -43,6 +43,10 @@ type RecoveryReport struct {
 	ProjectRevision int64                  `json:"project_revision"`
 }
 
+// RecoveryChangedLimit bounds the events a recovery report lists as changed
+// since the checkpoint (the first ones after it).
+const RecoveryChangedLimit = 50
+
 // RecoveryInspectRequest is `awr recovery inspect` and awr_recovery_inspect.
 type RecoveryInspectRequest struct {
 	Session string `name:"session" required:"" json:"session" help:"Session id." placeholder:"ID"`
@@ -100,7 +104,7 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 		if rep.Checkpoint != nil {
 			since = rep.Checkpoint.Seq
 		}
-		log, err := LogOn(r, rev, LogFilter{Work: s.Work, Since: since, Limit: 50})
+		log, err := LogOn(r, rev, LogFilter{Work: s.Work, Since: since, Limit: RecoveryChangedLimit})
 		if err != nil {
 			return err
 		}

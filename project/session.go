@@ -6,6 +6,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/intake"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -77,21 +78,37 @@ func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*Ses
 
 // SessionList is `awr session list`.
 type SessionList struct {
-	Sessions        []projections.Session `json:"sessions"`
-	ProjectRevision int64                 `json:"project_revision"`
+	Sessions []SessionEntry `json:"sessions"`
+	// StaleCount is the number of listed sessions that are stale.
+	StaleCount      int   `json:"stale_count"`
+	ProjectRevision int64 `json:"project_revision"`
+}
+
+// SessionEntry is one session of a list: the session and whether it is
+// stale (see StaleSession), with the command that ends it when it is.
+type SessionEntry struct {
+	projections.Session
+	Stale bool `json:"stale"`
+	// IdleSince is the occurred_at (UTC ms) of the stale session's last
+	// event; EndCommand ends it. Both are set only when Stale is.
+	IdleSince  int64  `json:"idle_since,omitempty"`
+	EndCommand string `json:"end_command,omitempty"`
 }
 
 // SessionListRequest is `awr session list` and awr_session_list.
 type SessionListRequest struct {
-	Active bool   `name:"active" json:"active,omitempty" help:"Only active sessions."`
+	Active bool   `name:"active" json:"active,omitempty" help:"Only active sessions (stale ones included)."`
+	Stale  bool   `name:"stale" json:"stale,omitempty" help:"Only stale sessions: active, idle past the project's lease and holding no live claim."`
 	Work   string `name:"work" json:"work,omitempty" help:"Only sessions on this work item." placeholder:"KEY"`
 	Read
 }
 
-// SessionList lists sessions oldest first.
+// SessionList lists sessions oldest first, each marked stale or not as of
+// the request's revision and its clock.
 func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*SessionList, error) {
-	out := &SessionList{Sessions: []projections.Session{}}
-	err := p.read(ctx, opts.Read, func(r *events.Reader, rev, _ int64) error {
+	out := &SessionList{Sessions: []SessionEntry{}}
+	ttl := p.leaseTTL()
+	err := p.read(ctx, opts.Read, func(r *events.Reader, rev, now int64) error {
 		out.ProjectRevision = rev
 		if opts.Work != "" {
 			if err := commands.KnownWork(r.Conn, "session list", opts.Work, rev); err != nil {
@@ -99,15 +116,99 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 			}
 		}
 		ss, err := projections.SessionsAt(r.Conn, rev, opts.Work)
+		if err != nil {
+			return err
+		}
+		var active []projections.Session
 		for _, s := range ss {
-			if !opts.Active || s.Status == projections.SessionActive {
-				out.Sessions = append(out.Sessions, s)
+			if s.Status == projections.SessionActive {
+				active = append(active, s)
 			}
 		}
-		return err
+		stale, err := staleSessions(r, rev, now, ttl, active)
+		if err != nil {
+			return err
+		}
+		for _, s := range ss {
+			e := SessionEntry{Session: s}
+			if st, ok := stale[s.ID]; ok {
+				e.Stale, e.IdleSince, e.EndCommand = true, st.IdleSince, st.EndCommand
+			}
+			switch {
+			case opts.Stale && !e.Stale, opts.Active && s.Status != projections.SessionActive:
+				continue
+			}
+			if e.Stale {
+				out.StaleCount++
+			}
+			out.Sessions = append(out.Sessions, e)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// StaleSession is a session that is active, holds no live claim, and
+// whose last event (on its own stream: start, checkpoint, context compile,
+// restatement) is at least the project's lease old at the reader's clock
+// (the head's now, or the time of event REV under --at). Nothing is
+// written to make a session stale: it is read from the log as of the
+// revision, like a lease's expiry. With claim_ttl_ms = 0 (leases that
+// never expire) no session is stale.
+type StaleSession struct {
+	ID    string `json:"id"`
+	Work  string `json:"work"`
+	Agent string `json:"agent"`
+	// LastEventSeq and IdleSince are the seq and occurred_at (UTC ms) of
+	// the session's last event.
+	LastEventSeq int64 `json:"last_event_seq"`
+	IdleSince    int64 `json:"idle_since"`
+	// EndCommand is the complete command that ends it.
+	EndCommand string `json:"end_command"`
+}
+
+// leaseTTL is the project's lease (the manifest's continuity.claim_ttl_ms,
+// the default when it is unset or the manifest does not read: a reader
+// reports, it does not refuse on a manifest a write would refuse).
+func (p *Project) leaseTTL() int64 {
+	m, _, err := intake.ReadManifest(p.dir)
+	if err != nil {
+		return commands.DefaultClaimTTLms
+	}
+	return m.Policy().ClaimTTLms
+}
+
+// staleSessions returns, by id, those of the active sessions that are
+// stale at rev for a reader at now, given the project's lease ttl.
+func staleSessions(r *events.Reader, rev, now, ttl int64, active []projections.Session) (map[string]StaleSession, error) {
+	out := map[string]StaleSession{}
+	if ttl <= 0 || len(active) == 0 {
+		return out, nil
+	}
+	live, err := projections.LiveClaimsAt(r.Conn, rev, now, rev == r.Head)
+	if err != nil {
+		return nil, err
+	}
+	holds := map[string]bool{}
+	for _, c := range live {
+		holds[c.SessionID] = true
+	}
+	for _, s := range active {
+		if holds[s.ID] {
+			continue
+		}
+		seq, at, err := projections.SessionLastEventAt(r.Conn, s.ID, rev)
+		if err != nil {
+			return nil, err
+		}
+		if seq == 0 || at+ttl > now {
+			continue
+		}
+		out[s.ID] = StaleSession{ID: s.ID, Work: s.Work, Agent: s.Agent, LastEventSeq: seq, IdleSince: at,
+			EndCommand: "awr session end --session " + s.ID + " --outcome abandoned"}
 	}
 	return out, nil
 }

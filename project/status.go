@@ -38,8 +38,11 @@ type StatusResult struct {
 	// waiting (on a dependency) and blocked.
 	Queues Queues `json:"queues"`
 	// NextAction is the one command a newcomer should run next.
-	NextAction  string             `json:"next_action"`
-	Projections []ProjectionStatus `json:"projections"`
+	NextAction string `json:"next_action"`
+	// StaleSessions lists the stale sessions, oldest first, each with the
+	// command that ends it.
+	StaleSessions []StaleSession     `json:"stale_sessions"`
+	Projections   []ProjectionStatus `json:"projections"`
 }
 
 // Queues are the work items by what they wait for.
@@ -59,9 +62,11 @@ type QueueItem struct {
 	Reason string  `json:"reason,omitempty"`
 }
 
-// SessionCounts counts sessions by state.
+// SessionCounts counts sessions by state: Stale counts the active
+// sessions that are stale (see StaleSession).
 type SessionCounts struct {
 	Active int `json:"active"`
+	Stale  int `json:"stale"`
 }
 
 // StatusRequest is `awr status` and awr_status.
@@ -70,9 +75,11 @@ type StatusRequest struct {
 }
 
 // Status reports the log's revision, size and head hash, the projections'
-// versions and freshness, and basic counts, as of the request's revision.
+// versions and freshness, and basic counts, the work queues and the stale
+// sessions, as of the request's revision.
 func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult, error) {
-	res := &StatusResult{SchemaVersion: events.SchemaVersion()}
+	res := &StatusResult{SchemaVersion: events.SchemaVersion(), StaleSessions: []StaleSession{}}
+	ttl := p.leaseTTL()
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		res.ProjectRevision, res.Head, res.EventCount = rev, r.Head, rev
 		if req.Past() {
@@ -95,10 +102,21 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			}
 		}
 		head := rev == r.Head
-		var err error
-		if res.Sessions.Active, err = projections.ActiveSessionCountAt(r.Conn, rev, head); err != nil {
+		active, err := projections.ActiveSessionsAt(r.Conn, rev, head)
+		if err != nil {
 			return err
 		}
+		res.Sessions.Active = len(active)
+		stale, err := staleSessions(r, rev, now, ttl, active)
+		if err != nil {
+			return err
+		}
+		for _, s := range active {
+			if st, ok := stale[s.ID]; ok {
+				res.StaleSessions = append(res.StaleSessions, st)
+			}
+		}
+		res.Sessions.Stale = len(res.StaleSessions)
 		live, err := projections.LiveClaimsAt(r.Conn, rev, now, head)
 		if err != nil {
 			return err

@@ -263,3 +263,18 @@ func ActiveSessionCountAt(conn *sqlite.Conn, rev int64, head bool) (int, error) 
 	})
 	return n, err
 }
+
+// SessionLastEventAt returns the seq and occurred_at (UTC ms) of the latest
+// event on session id's own stream (its start, checkpoints, compiled
+// contexts, restatements, end) at or before rev, or zeros when there is
+// none. It is one index lookup, whatever rev is.
+func SessionLastEventAt(conn *sqlite.Conn, id string, rev int64) (seq, at int64, err error) {
+	err = query(conn, "session_last_event_at", func(st *sqlite.Stmt) {
+		st.SetText(":stream", "session/"+id)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		seq, at = st.GetInt64("seq"), st.GetInt64("occurred_at")
+		return nil
+	})
+	return seq, at, err
+}

@@ -35,17 +35,17 @@ type recoveryInspectCmd struct {
 	project.RecoveryInspectRequest
 }
 
-// Run reports recovery state.
+// Run reports recovery state, each line worded for the state it reports:
+// a released or moved claim names no lease, a session without a
+// checkpoint lists its work's log as such, and what changed since a
+// checkpoint is always said, nothing included.
 func (c *recoveryInspectCmd) Run(app *App) error {
 	return call(app, (*project.Project).RecoveryInspect, c.RecoveryInspectRequest, func(w io.Writer, rep *project.RecoveryReport) {
 		s := rep.Session
 		fmt.Fprintf(w, "session %s on %s: %s (project_revision %d)\n", s.ID, s.Work, strings.TrimSpace(s.Status+" "+s.Outcome), rep.ProjectRevision)
-		if rep.Claim != nil {
-			fmt.Fprintf(w, "claim: %s, fencing token %d, %s\n", rep.Claim.StateNow, rep.Claim.FencingToken, leaseEnd(rep.Claim.ExpiresAt, rep.Claim.StateNow == "expired"))
-		} else {
-			fmt.Fprintln(w, "claim: none")
-		}
-		if cp := rep.Checkpoint; cp != nil {
+		fmt.Fprintf(w, "claim: %s\n", claimLine(rep))
+		cp := rep.Checkpoint
+		if cp != nil {
 			from := ""
 			if rep.Inherited {
 				from = " (inherited from " + cp.SessionID + ")"
@@ -54,13 +54,17 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 			if rep.NextAction.DiffersFromSource {
 				fmt.Fprintf(w, "the register's next action differs: %s\n", safe(rep.NextAction.Source))
 			}
-			for _, c := range rep.RegisterChanges {
-				fmt.Fprintf(w, "changed in the register since the checkpoint: %s (seq %d): %q -> %q\n", c.Field, c.Seq, c.Then, c.Now)
+			for _, ch := range rep.RegisterChanges {
+				fmt.Fprintf(w, "changed in the register since the checkpoint: %s (seq %d): %q -> %q\n", ch.Field, ch.Seq, ch.Then, ch.Now)
 			}
 			printKnowledge(w, rep.Knowledge)
-			printRepository(w, rep.Repository)
+			if rep.Repository != nil {
+				printRepository(w, rep.Repository)
+			} else if c.At != nil {
+				fmt.Fprintln(w, "repository: not compared at a past revision (--at)")
+			}
 		} else {
-			fmt.Fprintln(w, "no checkpoint recorded")
+			fmt.Fprintf(w, "no checkpoint recorded on %s\n", s.Work)
 		}
 		for _, b := range rep.Bindings {
 			fmt.Fprintf(w, "bound: %s (%s)\n", b.ExternalSession, b.Client)
@@ -71,15 +75,53 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 		if rep.SuccessorID != "" {
 			fmt.Fprintf(w, "successor: %s\n", rep.SuccessorID)
 		}
-		if n := len(rep.ChangedSince); n > 0 {
-			var kinds []string
-			for _, e := range rep.ChangedSince {
-				kinds = append(kinds, fmt.Sprintf("%d %s", e.Seq, e.Kind))
-			}
-			fmt.Fprintf(w, "changed on %s since the checkpoint: %s\n", s.Work, strings.Join(kinds, ", "))
+		var kinds []string
+		for _, e := range rep.ChangedSince {
+			kinds = append(kinds, fmt.Sprintf("%d %s", e.Seq, e.Kind))
+		}
+		list := strings.Join(kinds, ", ")
+		since := int64(0)
+		if cp != nil {
+			since = cp.Seq
+		}
+		if len(rep.ChangedSince) == project.RecoveryChangedLimit {
+			list += fmt.Sprintf(" (the first %d; all: awr log --work %s --since %d)", project.RecoveryChangedLimit, s.Work, since)
+		}
+		switch {
+		case cp == nil && len(kinds) > 0:
+			fmt.Fprintf(w, "log of %s (no checkpoint to compare with): %s\n", s.Work, list)
+		case cp != nil && len(kinds) > 0:
+			fmt.Fprintf(w, "changed on %s since the checkpoint: %s\n", s.Work, list)
+		case cp != nil:
+			fmt.Fprintf(w, "nothing changed on %s since the checkpoint\n", s.Work)
 		}
 		fmt.Fprintf(w, "next: %s\n", rep.NextStep)
 	})
+}
+
+// claimLine says what the session's claim is, worded for its state: only
+// a live or expired claim has a lease to speak of.
+func claimLine(rep *project.RecoveryReport) string {
+	cl := rep.Claim
+	if cl == nil {
+		return "none"
+	}
+	switch cl.StateNow {
+	case "live":
+		return fmt.Sprintf("live, fencing token %d, %s", cl.FencingToken, leaseEnd(cl.ExpiresAt, false))
+	case "expired":
+		return fmt.Sprintf("%s, fencing token %d", leaseEnd(cl.ExpiresAt, true), cl.FencingToken)
+	case "moved":
+		if rep.SuccessorID != "" {
+			return fmt.Sprintf("moved to successor %s (fencing token %d here)", rep.SuccessorID, cl.FencingToken)
+		}
+		return fmt.Sprintf("moved (fencing token %d here)", cl.FencingToken)
+	}
+	why := ""
+	if cl.ReleaseReason != "" {
+		why = " (" + cl.ReleaseReason + ")"
+	}
+	return fmt.Sprintf("%s%s, fencing token %d", cl.StateNow, why, cl.FencingToken)
 }
 
 // printRepository writes one line on what the repository did since the

@@ -175,19 +175,28 @@ type sessionListCmd struct {
 	project.SessionListRequest
 }
 
-// Run lists sessions.
+// Run lists sessions; a stale one says so in its status, and the
+// commands that end the stale ones follow the table.
 func (c *sessionListCmd) Run(app *App) error {
 	return call(app, (*project.Project).SessionList, c.SessionListRequest, func(w io.Writer, out *project.SessionList) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SESSION\tWORK\tAGENT\tSTATUS\tSTARTED\tLAST CHECKPOINT")
 		for _, s := range out.Sessions {
 			st := s.Status
-			if s.Outcome != "" {
+			switch {
+			case s.Stale:
+				st = "stale"
+			case s.Outcome != "":
 				st += " (" + s.Outcome + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", s.ID, s.Work, s.Agent, st, ms(s.StartedAt), s.LastCheckpointSeq)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", s.ID, s.Work, safe(s.Agent), st, ms(s.StartedAt), s.LastCheckpointSeq)
 		}
 		tw.Flush()
+		for _, s := range out.Sessions {
+			if s.Stale {
+				fmt.Fprintf(w, "stale %s, idle since %s, holds no claim; end it: %s\n", s.ID, ms(s.IdleSince), s.EndCommand)
+			}
+		}
 	})
 }
 

@@ -12,9 +12,14 @@ import (
 
 type statusCmd struct {
 	project.StatusRequest
+	Full bool `name:"full" help:"Also show the log's size, last event time, head hash and each projection's version and freshness (--json always has them)."`
 }
 
-// Run prints the project status.
+// shownStale is how many stale sessions the short status names.
+const shownStale = 3
+
+// Run prints the project status: short by default (counts, queues, stale
+// sessions, next action), everything with --full.
 func (c *statusCmd) Run(app *App) error {
 	return call(app, (*project.Project).Status, c.StatusRequest, func(w io.Writer, res *project.StatusResult) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -24,12 +29,18 @@ func (c *statusCmd) Run(app *App) error {
 		} else {
 			fmt.Fprintf(tw, "project_revision\t%d\n", res.ProjectRevision)
 		}
-		fmt.Fprintf(tw, "events\t%d\n", res.EventCount)
-		if res.LastEventAt > 0 {
-			fmt.Fprintf(tw, "last event\t%s\n", time.UnixMilli(res.LastEventAt).UTC().Format(time.RFC3339))
+		if c.Full {
+			fmt.Fprintf(tw, "events\t%d\n", res.EventCount)
+			if res.LastEventAt > 0 {
+				fmt.Fprintf(tw, "last event\t%s\n", time.UnixMilli(res.LastEventAt).UTC().Format(time.RFC3339))
+			}
+			fmt.Fprintf(tw, "head hash\t%s\n", res.HeadHash)
 		}
-		fmt.Fprintf(tw, "head hash\t%s\n", res.HeadHash)
-		fmt.Fprintf(tw, "sessions\t%d active\n", res.Sessions.Active)
+		sessions := fmt.Sprintf("%d active", res.Sessions.Active)
+		if res.Sessions.Stale > 0 {
+			sessions += fmt.Sprintf(", %d of them stale", res.Sessions.Stale)
+		}
+		fmt.Fprintf(tw, "sessions\t%s\n", sessions)
 		fmt.Fprintf(tw, "claims\t%d live\n", res.LiveClaims)
 		fmt.Fprintf(tw, "work items\t%d (%d ready)\n", res.WorkItems, res.ReadyCount)
 		if len(res.Counts) > 0 {
@@ -64,13 +75,22 @@ func (c *statusCmd) Run(app *App) error {
 		queue("waiting", res.Queues.Waiting)
 		queue("blocked", res.Queues.Blocked)
 		for _, p := range res.Projections {
-			fresh := "fresh"
-			if !p.Fresh {
-				fresh = "STALE (run: awr replay)"
+			if c.Full || !p.Fresh {
+				fresh := "fresh"
+				if !p.Fresh {
+					fresh = "STALE (run: awr replay)"
+				}
+				fmt.Fprintf(tw, "projection %s\tv%d at seq %d, %s\n", p.Name, p.Version, p.LastSeq, fresh)
 			}
-			fmt.Fprintf(tw, "projection %s\tv%d at seq %d, %s\n", p.Name, p.Version, p.LastSeq, fresh)
 		}
 		tw.Flush()
+		for i, s := range res.StaleSessions {
+			if i == shownStale && !c.Full {
+				fmt.Fprintf(w, "… %d more stale sessions: awr session list --stale\n", len(res.StaleSessions)-shownStale)
+				break
+			}
+			fmt.Fprintf(w, "stale session %s on %s (%s), idle since %s: %s\n", s.ID, s.Work, safe(s.Agent), ms(s.IdleSince), s.EndCommand)
+		}
 		fmt.Fprintf(w, "next: %s\n", res.NextAction)
 	})
 }
