@@ -157,6 +157,9 @@ type AcquireRequest struct {
 	// has had its first answer). No front end sets it.
 	Stale []string `kong:"-" json:"-"`
 	WriteMeta
+	// ForWork, when set (awr work claim), is the item the session must
+	// work on; no front end sets it.
+	ForWork string `kong:"-" json:"-"`
 }
 
 // AcquireClaim gives the active session req.SessionID the claim on its
@@ -186,6 +189,9 @@ func AcquireClaim(ctx context.Context, env *Env, req AcquireRequest) (*ClaimResu
 		}
 		s, err := activeSession(tx, "acquire claim", req.SessionID)
 		if err != nil {
+			return nil, err
+		}
+		if err := onWork("work claim", req.ForWork, s); err != nil {
 			return nil, err
 		}
 		if err := tx.Guard("work/" + s.Work); err != nil {
@@ -224,6 +230,9 @@ func AcquireClaim(ctx context.Context, env *Env, req AcquireRequest) (*ClaimResu
 type ReleaseRequest struct {
 	SessionID string `name:"session" required:"" json:"session" help:"Session id (the claim's holder)." placeholder:"ID"`
 	WriteMeta
+	// ForWork, when set (awr work release), is the item the session must
+	// work on and hold; no front end sets it.
+	ForWork string `kong:"-" json:"-"`
 }
 
 // ReleaseClaim releases the session's claim. The session stays active.
@@ -236,9 +245,22 @@ func ReleaseClaim(ctx context.Context, env *Env, req ReleaseRequest) (*ClaimResu
 		if err != nil {
 			return nil, err
 		}
+		if err := onWork("work release", req.ForWork, s); err != nil {
+			return nil, err
+		}
 		c, err := heldClaim(tx, s.ID)
 		if err != nil {
 			return nil, err
+		}
+		if c == nil && req.ForWork != "" {
+			live, err := projections.LiveClaimAt(tx.Conn, req.ForWork, tx.Head(), tx.Now().UnixMilli(), true)
+			if err != nil {
+				return nil, err
+			}
+			if live != nil {
+				return nil, fault.New(fault.ClaimConflict, "work release: %s is held by session %s (%s), not %s; only the holder releases it", req.ForWork, live.SessionID, live.Agent, s.ID).
+					With("work", req.ForWork).With("holder_session", live.SessionID).With("holder_agent", live.Agent).WithHint("awr work show %s", req.ForWork)
+			}
 		}
 		if c == nil {
 			return nil, fault.New(fault.InvalidTransition, "release claim: session %s holds no claim", s.ID).With("session_id", s.ID)

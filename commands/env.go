@@ -49,6 +49,9 @@ type Policy struct {
 	ClaimTTLms int64
 	// OpenLoopCap bounds the open loops a checkpoint carries forward.
 	OpenLoopCap int
+	// EvidenceLevel is the weakest evidence level (observed, reported,
+	// note) that carries an acceptance criterion to completion.
+	EvidenceLevel string
 }
 
 // The defaults of a project whose manifest has no [continuity] table.
@@ -58,6 +61,9 @@ const (
 	DefaultClaimTTLms int64 = 3600000
 	// DefaultOpenLoopCap is the open-loop cap when the manifest names none.
 	DefaultOpenLoopCap = 20
+	// DefaultEvidenceLevel is the evidence level completion requires when
+	// the manifest names none: a result awr observed or one reported.
+	DefaultEvidenceLevel = events.LevelReported
 	// MaxTTLms is the longest lease a claim may have: 30 days. It bounds
 	// --ttl-ms and the manifest's claim_ttl_ms, so an expiry never
 	// overflows.
@@ -67,7 +73,7 @@ const (
 // DefaultPolicy returns the policy of a project whose manifest says
 // nothing: a one-hour lease and 20 open loops.
 func DefaultPolicy() Policy {
-	return Policy{ClaimTTLms: DefaultClaimTTLms, OpenLoopCap: DefaultOpenLoopCap}
+	return Policy{ClaimTTLms: DefaultClaimTTLms, OpenLoopCap: DefaultOpenLoopCap, EvidenceLevel: DefaultEvidenceLevel}
 }
 
 // policy returns the policy commands apply: env.Policy, or DefaultPolicy
@@ -81,6 +87,9 @@ func (env *Env) policy() Policy {
 	}
 	if p.OpenLoopCap < 1 {
 		p.OpenLoopCap = DefaultOpenLoopCap
+	}
+	if p.EvidenceLevel == "" {
+		p.EvidenceLevel = DefaultEvidenceLevel
 	}
 	return p
 }

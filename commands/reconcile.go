@@ -92,7 +92,7 @@ func ReconcileSeat(ctx context.Context, env *Env, req ReconcileRequest) (*Reconc
 			i := slices.Index(chain, req.Session)
 			if i < 1 {
 				return nil, fault.New(fault.InvalidInput, "seat reconcile: --session %s does not continue %s's session %s (its successors: %s)", req.Session, req.Address, cur.SessionID, strings.Join(chain[1:], ", ")).
-					With("field", "session").With("chain", chain).WithHint("awr seat reconcile %s --session %s --reason 'WHY THE SEAT KEEPS IT'", req.Address, chain[len(chain)-1])
+					With("field", "session").With("chain", chain).WithHint("awr seat reconcile %s --session %s --reason 'WHAT YOU CHECKED'", req.Address, chain[len(chain)-1])
 			}
 			chain = chain[:i+1]
 		}

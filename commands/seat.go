@@ -91,8 +91,12 @@ func checkStore(d *events.SeatDeclared) error {
 	return nil
 }
 
-// shellWord quotes s as one POSIX shell word.
+// shellWord quotes s as one POSIX shell word: as is when it holds only
+// characters the shell leaves alone, else in single quotes.
 func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
+		return s
+	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 

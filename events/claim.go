@@ -41,12 +41,14 @@ const (
 	ReleaseMoved      = "moved"
 )
 
-// ClaimReleased lets a claim go (stream "work/<key>").
+// ClaimReleased lets a claim go (stream "work/<key>"). ToSession names
+// the session a handoff moved it to (`awr work handoff`; reason moved).
 type ClaimReleased struct {
 	ClaimID   string `json:"claim_id"`
 	Work      string `json:"work"`
 	SessionID string `json:"session_id"`
 	Reason    string `json:"reason"`
+	ToSession string `json:"to_session,omitempty"`
 }
 
 // Kind returns KindClaimReleased.

@@ -39,6 +39,8 @@ const (
 	KindHostEventRecorded    Kind = "host_event_recorded"
 	KindSeatMessageSent      Kind = "seat_message_sent"
 	KindSeatReconciled       Kind = "seat_reconciled"
+	KindEvidenceRecorded     Kind = "evidence_recorded"
+	KindWorkVerified         Kind = "work_verified"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -79,6 +81,8 @@ var payloadTypes = map[Kind]func() Payload{
 	KindHostEventRecorded:    func() Payload { return new(HostEventRecorded) },
 	KindSeatMessageSent:      func() Payload { return new(SeatMessageSent) },
 	KindSeatReconciled:       func() Payload { return new(SeatReconciled) },
+	KindEvidenceRecorded:     func() Payload { return new(EvidenceRecorded) },
+	KindWorkVerified:         func() Payload { return new(WorkVerified) },
 }
 
 // Kinds returns every known kind, sorted.

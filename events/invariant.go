@@ -145,6 +145,10 @@ func (c *Invariants) stream(e *Event, v Payload) string {
 		want = "seat/" + pl.Address
 	case *SeatReconciled:
 		want = "seat/" + pl.Address
+	case *EvidenceRecorded:
+		want = "evidence/" + pl.Work
+	case *WorkVerified:
+		want = "evidence/" + pl.Work
 	}
 	if want != "" && e.Stream != want {
 		return fmt.Sprintf("a %s on stream %s, where its payload names %s", e.Kind, e.Stream, want)
@@ -187,6 +191,12 @@ func (c *Invariants) domain(e *Event, v Payload) string {
 		c.sessions[pl.SessionID] = &sessionFold{work: pl.Work, pred: pl.PredecessorID}
 	case *SeatReconciled:
 		return c.reconciled(pl)
+	case *EvidenceRecorded:
+		if pl.SessionID != "" {
+			return c.onSession(e, pl.SessionID, pl.Work, false)
+		}
+	case *WorkVerified:
+		return c.onSession(e, pl.SessionID, pl.Work, true)
 	case *SessionResumed:
 		return c.onSession(e, pl.SessionID, pl.Work, false)
 	case *RestatementChecked:

@@ -29,10 +29,14 @@ const (
 	// match the recorded state (awr recovery verify).
 	RestatementMismatch Code = "RestatementMismatch"
 	VerifyFailed        Code = "VerifyFailed"
-	RuleViolation       Code = "RuleViolation"
-	Storage             Code = "Storage"
-	Usage               Code = "Usage"
-	Internal            Code = "Internal"
+	// EvidenceMissing: a work item cannot be completed because an
+	// acceptance criterion lacks passing evidence at the current
+	// repository state (awr work complete).
+	EvidenceMissing Code = "EvidenceMissing"
+	RuleViolation   Code = "RuleViolation"
+	Storage         Code = "Storage"
+	Usage           Code = "Usage"
+	Internal        Code = "Internal"
 )
 
 // Error is a coded awr error. Message is lowercase and prefixed with the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/source"
 )
@@ -48,6 +49,10 @@ type Continuity struct {
 	// OpenLoopCap bounds the open loops carried forward (at least 1); nil
 	// is commands.DefaultOpenLoopCap.
 	OpenLoopCap *int `toml:"open_loop_cap,omitempty" json:"open_loop_cap,omitempty"`
+	// EvidenceLevel is the weakest evidence (observed, reported or note)
+	// that carries an acceptance criterion to `awr work complete`; nil is
+	// commands.DefaultEvidenceLevel (reported).
+	EvidenceLevel *string `toml:"evidence_level,omitempty" json:"evidence_level,omitempty"`
 }
 
 // Policy returns the continuity policy the manifest sets: each
@@ -63,6 +68,9 @@ func (m *Manifest) Policy() commands.Policy {
 	}
 	if c := m.Continuity; c.OpenLoopCap != nil {
 		p.OpenLoopCap = *c.OpenLoopCap
+	}
+	if c := m.Continuity; c.EvidenceLevel != nil {
+		p.EvidenceLevel = *c.EvidenceLevel
 	}
 	return p
 }
@@ -120,6 +128,10 @@ func (m *Manifest) Validate(path string) error {
 		if c.ClaimTTLms != nil && *c.ClaimTTLms > commands.MaxTTLms {
 			return fault.New(fault.InvalidInput, "manifest %s: continuity.claim_ttl_ms = %d is longer than the longest lease, %d (30 days)", path, *c.ClaimTTLms, commands.MaxTTLms).
 				With("path", path).With("key", "continuity.claim_ttl_ms").With("max", commands.MaxTTLms).WithHint("fix continuity.claim_ttl_ms in %s, then run the command again", path)
+		}
+		if l := c.EvidenceLevel; l != nil && *l != events.LevelObserved && *l != events.LevelReported && *l != events.LevelNote {
+			return fault.New(fault.InvalidInput, "manifest %s: continuity.evidence_level = %q is not observed, reported or note", path, *l).
+				With("path", path).With("key", "continuity.evidence_level").WithHint("fix continuity.evidence_level in %s, then run the command again", path)
 		}
 		if c.OpenLoopCap != nil && *c.OpenLoopCap < 1 {
 			return fault.New(fault.InvalidInput, "manifest %s: continuity.open_loop_cap = %d must be at least 1", path, *c.OpenLoopCap).

@@ -71,18 +71,21 @@ func TestReadManifest_Continuity(t *testing.T) {
 			raw      string
 			ttl      int64
 			loopsCap int
+			level    string
 		}{
-			{head, commands.DefaultClaimTTLms, commands.DefaultOpenLoopCap},
-			{head + "[continuity]\n", commands.DefaultClaimTTLms, commands.DefaultOpenLoopCap},
-			{head + "[continuity]\nclaim_ttl_ms = 600000\n", 600000, commands.DefaultOpenLoopCap},
-			{head + "[continuity]\nclaim_ttl_ms = 0\n", 0, commands.DefaultOpenLoopCap},
-			{head + "[continuity]\nopen_loop_cap = 5\n", commands.DefaultClaimTTLms, 5},
-			{head + "[continuity]\nclaim_ttl_ms = 1\nopen_loop_cap = 1\n", 1, 1},
+			{head, commands.DefaultClaimTTLms, commands.DefaultOpenLoopCap, commands.DefaultEvidenceLevel},
+			{head + "[continuity]\n", commands.DefaultClaimTTLms, commands.DefaultOpenLoopCap, commands.DefaultEvidenceLevel},
+			{head + "[continuity]\nclaim_ttl_ms = 600000\n", 600000, commands.DefaultOpenLoopCap, commands.DefaultEvidenceLevel},
+			{head + "[continuity]\nclaim_ttl_ms = 0\n", 0, commands.DefaultOpenLoopCap, commands.DefaultEvidenceLevel},
+			{head + "[continuity]\nopen_loop_cap = 5\n", commands.DefaultClaimTTLms, 5, commands.DefaultEvidenceLevel},
+			{head + "[continuity]\nclaim_ttl_ms = 1\nopen_loop_cap = 1\n", 1, 1, commands.DefaultEvidenceLevel},
+			{head + "[continuity]\nevidence_level = \"observed\"\n", commands.DefaultClaimTTLms, commands.DefaultOpenLoopCap, "observed"},
+			{head + "[continuity]\nevidence_level = \"note\"\n", commands.DefaultClaimTTLms, commands.DefaultOpenLoopCap, "note"},
 		} {
 			m, ok, err := intake.ReadManifest(manifestDir(t, []byte(tc.raw)))
 			require.NoError(t, err, tc.raw)
 			require.True(t, ok)
-			require.Equal(t, commands.Policy{ClaimTTLms: tc.ttl, OpenLoopCap: tc.loopsCap}, m.Policy(), tc.raw)
+			require.Equal(t, commands.Policy{ClaimTTLms: tc.ttl, OpenLoopCap: tc.loopsCap, EvidenceLevel: tc.level}, m.Policy(), tc.raw)
 			requireRoundTrip(t, m)
 		}
 		require.Equal(t, commands.DefaultPolicy(), (*intake.Manifest)(nil).Policy())
@@ -94,6 +97,7 @@ func TestReadManifest_Continuity(t *testing.T) {
 			head + "[continuity]\nclaim_ttl_ms = 9223372036854775807\n": "continuity.claim_ttl_ms",
 			head + "[continuity]\nopen_loop_cap = 0\n":                  "continuity.open_loop_cap",
 			head + "[continuity]\nopen_loop_cap = -3\n":                 "continuity.open_loop_cap",
+			head + "[continuity]\nevidence_level = \"strong\"\n":        "continuity.evidence_level",
 		} {
 			dir := manifestDir(t, []byte(raw))
 			_, ok, err := intake.ReadManifest(dir)

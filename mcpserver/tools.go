@@ -144,6 +144,27 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_client_show", title: "Show a host binding", readOnly: true,
 		desc: "What a host conversation is bound to (with the packet-ready summary and, once another agent resumed the session, whether it may follow), as `awr client show --json`."},
 		op((*project.Project).ClientShow))
+	add(s, tool{name: "awr_work_show", title: "Show a work item", readOnly: true,
+		desc: "A work item as indexed (title, status, priority, acceptance, next action, dependencies), its provenance (source lines, content hash, indexed seq), progress (the register's next action beside the latest checkpoint's), live claim, sessions, open loops and active decisions and facts, evidence and completion state, as `awr work show KEY --json`; at the head evidence is judged against the repository now."},
+		op((*project.Project).WorkShow))
+	add(s, tool{name: "awr_work_history", title: "A work item's history", readOnly: true,
+		desc: "Every event that concerns a work item (claims, its sessions' events, bindings, evidence, and the source_indexed events that changed it), oldest first, as `awr work history KEY --json`; since and next_since page on, kind (a list) filters, limit 1 to 10000 (100)."},
+		op((*project.Project).WorkHistory))
+	add(s, tool{name: "awr_work_claim", title: "Claim a work item",
+		desc: "Claim a work item for an active session working on it, as `awr work claim KEY --session S --json`; ClaimConflict names the holder."},
+		op((*project.Project).WorkClaim))
+	add(s, tool{name: "awr_work_release", title: "Release a work item",
+		desc: "Release a work item's claim, by its holder only, as `awr work release KEY --session S --json`; another holder is ClaimConflict."},
+		op((*project.Project).WorkRelease))
+	add(s, tool{name: "awr_work_handoff", title: "Hand a work item over",
+		desc: "Move a work item's live claim from from_session (which must have recorded a checkpoint) to to_session (live, on the same item, holding no claim) in one transaction: a new claim id and fencing token, the same lease, as `awr work handoff KEY --from-session S --to-session T --json`."},
+		op((*project.Project).WorkHandoff))
+	add(s, tool{name: "awr_evidence_add", title: "Record evidence",
+		desc: "Record evidence against an acceptance criterion (criterion: its number or text) of a work item, as `awr evidence add --json`: command (awr runs it with sh -c in the session's directory and records exit code, duration, output hash and the repository: level observed; with exit_code, a reported result, not run), file (content hash, level reported) or note (level note). Exactly one of them."},
+		op((*project.Project).EvidenceAdd))
+	add(s, tool{name: "awr_work_complete", title: "Complete a work item",
+		desc: "Record work_verified for a work item once every acceptance criterion has passing evidence at the current repository state and the project's evidence level (the session holds the live claim), as `awr work complete KEY --session S --json`; otherwise EvidenceMissing lists each criterion and what it lacks. awr never edits the team's source."},
+		op((*project.Project).WorkComplete))
 	add(s, tool{name: "awr_log", title: "List events", readOnly: true,
 		desc: "Events oldest first, filtered by session, work item, kind or revision range, as `awr log --json`; next_since pages on."},
 		op((*project.Project).Log))

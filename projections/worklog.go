@@ -1,6 +1,8 @@
 package projections
 
 import (
+	"encoding/json"
+
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
 )
@@ -22,7 +24,7 @@ func newWorklog() *worklog {
 
 // Apply records the event under its work item when it has one: claims,
 // session lifecycle, contexts, checkpoints, bindings and restatement
-// checks.
+// checks, evidence and verifications.
 func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	var work string
 	switch pl := v.(type) {
@@ -46,6 +48,10 @@ func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) er
 		work = pl.Work
 	case *events.RestatementChecked:
 		work = pl.Work
+	case *events.EvidenceRecorded:
+		work = pl.Work
+	case *events.WorkVerified:
+		work = pl.Work
 	}
 	if work == "" {
 		return nil
@@ -58,7 +64,7 @@ func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) er
 }
 
 // WorkEventsAt returns up to limit events of work at rev (of one kind when
-// kind is not empty), newest first.
+// kind is not empty), newest first; a negative limit returns them all.
 func WorkEventsAt(conn *sqlite.Conn, work string, kind events.Kind, rev int64, limit int) ([]*events.Event, error) {
 	var out []*events.Event
 	err := query(conn, "worklog_events_desc", func(st *sqlite.Stmt) {
@@ -93,4 +99,31 @@ func LatestCheckpointsOfWorkAt(conn *sqlite.Conn, work string, rev int64, n int)
 		out = append(out, *c)
 	}
 	return out, nil
+}
+
+// WorkHistoryAt returns the events that concern work in (since, rev],
+// oldest first, at most limit: those the worklog indexes and the
+// source_indexed events that changed the item (began or ended one of its
+// versions), of the given kinds when kinds is not empty.
+func WorkHistoryAt(conn *sqlite.Conn, work string, since, rev int64, kinds []string, limit int) ([]*events.Event, error) {
+	var out []*events.Event
+	ks, err := json.Marshal(kinds)
+	if err != nil {
+		return nil, err
+	}
+	err = query(conn, "work_history", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(":since", since)
+		st.SetInt64(":rev", rev)
+		if len(kinds) == 0 {
+			st.SetNull(":kinds")
+		} else {
+			st.SetText(":kinds", string(ks))
+		}
+		st.SetInt64(":limit", int64(limit))
+	}, func(st *sqlite.Stmt) error {
+		out = append(out, events.EventFromRow(st))
+		return nil
+	})
+	return out, err
 }

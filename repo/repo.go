@@ -431,3 +431,18 @@ func (s *State) Without(prefix string) *State {
 	out.setDirty(kept)
 	return out
 }
+
+// CaptureWithout is Capture of dir with the directory exclude (an awr
+// project's .awr) left out of the dirty files, so awr's own writes never
+// read as a change to the work. rel is exclude relative to the work tree
+// root ("" when it lies outside it). Errors: those of Capture.
+func CaptureWithout(ctx context.Context, dir, exclude string) (st *State, rel string, err error) {
+	st, err = Capture(ctx, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if rel, in := st.RelPath(exclude); in {
+		return st.Without(rel), rel, nil
+	}
+	return st, "", nil
+}

@@ -17,13 +17,9 @@ import (
 func (m *Manager) repoState(ctx context.Context, dir string) (cur *events.SeatRepo, awrRel string, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	st, err := repo.Capture(ctx, dir)
+	st, rel, err := repo.CaptureWithout(ctx, dir, filepath.Join(m.Dir, ".awr"))
 	if err != nil {
 		return nil, "", false
 	}
-	if rel, in := st.RelPath(filepath.Join(m.Dir, ".awr")); in {
-		awrRel = rel
-		st = st.Without(rel)
-	}
-	return &events.SeatRepo{Head: st.Head, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}, awrRel, true
+	return &events.SeatRepo{Head: st.Head, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}, rel, true
 }

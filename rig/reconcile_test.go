@@ -45,7 +45,7 @@ func TestReconcile_AfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := f.up(rig.UpOptions{})
-	hint := "awr seat reconcile " + a + " --reason 'WHY THE SEAT KEEPS IT'"
+	hint := "awr seat reconcile " + a + " --reason 'WHAT YOU CHECKED'"
 	for _, p := range []*rig.SeatPlan{seatOf(plan, a), seatOf(res, a)} {
 		if p.Outcome != events.SeatAwaitingDecision || p.Hint != hint || !strings.Contains(p.Reason, succ) {
 			t.Fatalf("up with a hand-resumed session: %s %q hint %q", p.Outcome, p.Reason, p.Hint)

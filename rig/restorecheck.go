@@ -183,7 +183,7 @@ func (m *Manager) checkSeat(ctx context.Context, st *rigState, ss *seatState, p 
 		}
 	}
 	if prog, ok := findProgram(tmpl, cwd, m.agentPath()); !ok {
-		add(CheckProgram, CheckRed, fmt.Sprintf("awr seat add %s --runtime %s --command 'PROGRAM ARGS'", s.Address, s.Runtime), "%s not found on the agents' PATH (from %s)", prog, tmpl)
+		add(CheckProgram, CheckRed, "awr seat show "+s.Address, "%s not found on the agents' PATH (from %s)", prog, tmpl)
 	} else if prog == "" {
 		add(CheckProgram, CheckGreen, "", "%q runs through the shell: its program is not looked up", tmpl)
 	} else {

@@ -113,7 +113,7 @@ func (ss *seatState) handResumed(conn *sqlite.Conn, rev int64) error {
 
 // reconcileHint is the command that adopts a hand-resumed session.
 func reconcileHint(address string) string {
-	return fmt.Sprintf("awr seat reconcile %s --reason 'WHY THE SEAT KEEPS IT'", address)
+	return fmt.Sprintf("awr seat reconcile %s --reason 'WHAT YOU CHECKED'", address)
 }
 
 // repoRef is a recorded repository state a restore compares with.

@@ -46,6 +46,8 @@ type CLI struct {
 	Session    sessionCmd  `cmd:"" help:"Start, checkpoint, end, resume, show and list work sessions."`
 	Context    contextCmd  `cmd:"" help:"Compile the context packet for a work item."`
 	Claim      claimCmd    `cmd:"" help:"Acquire, renew or release a session's claim."`
+	Work       workCmd     `cmd:"" help:"A work item: show it, its history, claim, release, hand off and complete it."`
+	Evidence   evidenceCmd `cmd:"" help:"Record evidence against a work item's acceptance criteria."`
 	Recovery   recoveryCmd `cmd:"" help:"Inspect where a session stands and what to run next."`
 	Client     clientCmd   `cmd:"" help:"Host conversations: bind one to a session, show a binding, answer a host's hook, install or uninstall awr's hooks."`
 	Seat       seatCmd     `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
