@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -72,6 +73,7 @@ type App struct {
 	Now     func() time.Time
 	proj    *project.Project
 	timeout time.Duration
+	hints   hinter
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -88,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Answer before parsing, as a version flag should, in the same
 		// shape as `awr version`.
 		app := &App{Stdout: stdout, JSON: jsonOut}
-		return report(stderr, jsonOut, (&versionCmd{}).Run(app))
+		return report(stderr, jsonOut, hinter{}, (&versionCmd{}).Run(app))
 	}
 	parser, err := kong.New(&cli,
 		kong.Name("awr"),
@@ -104,6 +106,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "awr:", err)
 		return 2
 	}
+	enumPlaceholders(parser.Model.Node)
+	hints := hinter{root: parser.Model.Node, project: projectArg(args)}
 	code := 0
 	func() {
 		defer func() {
@@ -127,19 +131,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 				}
 				return
 			}
-			code = report(stderr, jsonOut, fault.New(fault.Usage, "%s", err.Error()).WithHint("awr --help"))
+			code = report(stderr, jsonOut, hints, fault.New(fault.Usage, "%s", err.Error()).WithHint("%s", usageHint(err)))
 			return
 		}
 		// Ctrl-C or SIGTERM interrupts SQLite: an open write rolls back
 		// whole, so nothing half-written remains.
 		ctx, stop := interruptible(stderr)
-		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout}
+		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout, hints: hints}
 		defer app.close()
 		// The watchdog stops before the log is closed: a command that
 		// finished is never reported as stopped by a late signal.
 		defer stop()
 		err = kctx.Run(app)
-		code = report(stderr, cli.JSON, err)
+		code = report(stderr, cli.JSON, hints, err)
 	}()
 	return code
 }
@@ -219,19 +223,22 @@ func hasFlag(args []string, flag string) bool {
 }
 
 // report prints err (as text, or as the one error object on stderr) and
-// returns the exit code.
-func report(stderr io.Writer, jsonOut bool, err error) int {
+// returns the exit code. Its hint is completed by hints.
+func report(stderr io.Writer, jsonOut bool, hints hinter, err error) int {
 	if err == nil {
 		return 0
 	}
 	fe := fault.As(err)
+	hint := hints.text(fe.Hint)
 	if jsonOut {
-		b, _ := json.Marshal(fault.ObjectOf(err))
+		o := fault.ObjectOf(err)
+		o.Hint = hint
+		b, _ := json.Marshal(o)
 		fmt.Fprintln(stderr, string(b))
 	} else {
 		fmt.Fprintf(stderr, "awr: %s (%s)\n", fe.Message, fe.Code)
-		if fe.Hint != "" {
-			fmt.Fprintf(stderr, "  next: %s\n", fe.Hint)
+		if hint != "" {
+			fmt.Fprintf(stderr, "  next: %s\n", hint)
 		}
 	}
 	return fault.ExitCode(fe)
@@ -262,15 +269,22 @@ func (a *App) close() {
 	}
 }
 
-// render prints v as one JSON object, or calls text.
+// render prints v as one JSON object, or calls text; either way the
+// commands it names are completed by a.hints.
 func (a *App) render(v any, text func(w io.Writer)) error {
+	var buf bytes.Buffer
 	if a.JSON {
-		enc := json.NewEncoder(a.Stdout)
+		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := a.Stdout.Write(a.hints.json(buf.Bytes()))
+		return err
 	}
-	text(a.Stdout)
-	return nil
+	text(&buf)
+	_, err := io.WriteString(a.Stdout, a.hints.lines(buf.String()))
+	return err
 }
 
 // progress returns a progress callback drawing a bar on a terminal stderr,
@@ -314,6 +328,27 @@ func call[Req, Res any](app *App, op func(*project.Project, context.Context, Req
 		return rerr
 	}
 	return err
+}
+
+// enumPlaceholders makes every flag with a fixed set of values show
+// them, in the help and in usage errors (--outcome=completed|incomplete|…):
+// its placeholder becomes the values, the empty one (the default) left out.
+func enumPlaceholders(n *kong.Node) {
+	for _, f := range n.Flags {
+		if f.Enum == "" {
+			continue
+		}
+		var vals []string
+		for _, v := range f.EnumSlice() {
+			if v != "" {
+				vals = append(vals, v)
+			}
+		}
+		f.PlaceHolder = strings.Join(vals, "|")
+	}
+	for _, c := range n.Children {
+		enumPlaceholders(c)
+	}
 }
 
 // decimal parses integer flags in base 10 only: kong's own mapper also

@@ -40,7 +40,7 @@ func (c *readyCmd) Run(app *App) error {
 		}
 		tw.Flush()
 		if len(res.Ready) > 0 {
-			fmt.Fprintf(w, "next: awr session start --work %s --agent NAME --claim\n", res.Ready[0].Key)
+			fmt.Fprintf(w, "next: awr session start --work %s --agent \"$USER\" --claim\n", res.Ready[0].Key)
 		}
 	})
 }
