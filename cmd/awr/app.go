@@ -38,27 +38,29 @@ type CLI struct {
 	Timeout time.Duration `help:"How long to wait for a busy project database before failing." default:"30s" env:"AWR_TIMEOUT"`
 	Version bool          `help:"Print the version and exit (as JSON with --json)."`
 
-	VersionCmd versionCmd  `cmd:"" name:"version" help:"Print the version."`
-	Init       initCmd     `cmd:"" help:"Preview, then (with --accept) index the project's own task files into a new event log."`
-	Status     statusCmd   `cmd:"" help:"Show project_revision, work by status, the queues and the next command."`
-	Ready      readyCmd    `cmd:"" help:"List the work that can be claimed now."`
-	Source     sourceCmd   `cmd:"" help:"Reindex and list the project's sources."`
-	Intake     intakeCmd   `cmd:"" help:"The organization report: gaps, actions, executable work."`
-	Session    sessionCmd  `cmd:"" help:"Start, checkpoint, end, resume, show and list work sessions."`
-	Context    contextCmd  `cmd:"" help:"Compile the context packet for a work item."`
-	Claim      claimCmd    `cmd:"" help:"Acquire, renew or release a session's claim."`
-	Recovery   recoveryCmd `cmd:"" help:"Inspect where a session stands and what to run next."`
-	Client     clientCmd   `cmd:"" help:"Host conversations: bind one to a session, show a binding, answer a host's hook, install or uninstall awr's hooks."`
-	Seat       seatCmd     `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
-	Rig        rigCmd      `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`
-	Log        logCmd      `cmd:"" help:"List events oldest first, filtered."`
-	MCP        mcpCmd      `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`
-	Replay     replayCmd   `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
-	Verify     verifyCmd   `cmd:"" help:"Check seq continuity, the hash chain and projection checksums."`
-	Export     exportCmd   `cmd:"" help:"Write the whole log as JSONL, one envelope per line."`
-	Import     importCmd   `cmd:"" help:"Import a JSONL export into an empty project, verifying the chain."`
-	Demo       demoCmd     `cmd:"" help:"Run a scripted handoff on a temporary project and show each step."`
-	Bench      benchCmd    `cmd:"" help:"Write a synthetic project, generate a history on it, and measure awr there."`
+	VersionCmd versionCmd    `cmd:"" name:"version" help:"Print the version."`
+	Init       initCmd       `cmd:"" help:"Preview, then (with --accept) index the project's own task files into a new event log."`
+	Status     statusCmd     `cmd:"" help:"Show project_revision, work by status, the queues and the next command."`
+	Ready      readyCmd      `cmd:"" help:"List the work that can be claimed now."`
+	Source     sourceCmd     `cmd:"" help:"Reindex and list the project's sources."`
+	Intake     intakeCmd     `cmd:"" help:"The organization report: gaps, actions, executable work."`
+	Session    sessionCmd    `cmd:"" help:"Start, checkpoint, end, resume, show and list work sessions."`
+	Context    contextCmd    `cmd:"" help:"Compile the context packet for a work item."`
+	Claim      claimCmd      `cmd:"" help:"Acquire, renew or release a session's claim."`
+	Recovery   recoveryCmd   `cmd:"" help:"Inspect where a session stands and what to run next."`
+	Client     clientCmd     `cmd:"" help:"Host conversations: bind one to a session, show a binding, answer a host's hook, install or uninstall awr's hooks."`
+	Seat       seatCmd       `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
+	Rig        rigCmd        `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`
+	Log        logCmd        `cmd:"" help:"List events oldest first, filtered."`
+	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`
+	Replay     replayCmd     `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
+	Verify     verifyCmd     `cmd:"" help:"Check seq continuity, the hash chain and projection checksums."`
+	Export     exportCmd     `cmd:"" help:"Write the whole log as JSONL, one envelope per line."`
+	Import     importCmd     `cmd:"" help:"Import a JSONL export into an empty project, verifying the chain."`
+	Demo       demoCmd       `cmd:"" help:"Run a scripted handoff on a temporary project and show each step."`
+	Bench      benchCmd      `cmd:"" help:"Write a synthetic project, generate a history on it, and measure awr there."`
+	Completion completionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish): commands, flags, their values, and the project's work keys and session ids."`
+	Complete   completeCmd   `cmd:"" name:"__complete" hidden:"" help:"Print the completions of the last word (for the completion scripts)."`
 }
 
 // App is what every command's Run receives: the parsed globals, the output

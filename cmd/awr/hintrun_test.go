@@ -47,9 +47,10 @@ var acceptedPlaceholders = map[string]bool{
 	"ROLE": true, "WHAT": true, "NEXT": true, "SOURCE_DIR": true,
 }
 
-// transcripts are the commands whose output shows commands they ran on
-// a project of their own (awr demo), not hints for the project here.
-var transcripts = map[string]bool{"demo": true}
+// transcripts are the commands whose output holds commands that are not
+// hints: those awr demo ran on a project of its own, and the shell code
+// of a completion script.
+var transcripts = map[string]bool{"demo": true, "completion": true}
 
 // hintRun is one hint's run, as recorded for the script's check.
 type hintRun struct {
