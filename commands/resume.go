@@ -110,7 +110,7 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 	}
 	if prev.SuccessorID != "" {
 		return nil, fault.New(fault.InvalidTransition, "resume: session %s was already resumed by %s", prev.ID, prev.SuccessorID).
-			With("session_id", prev.ID).With("successor_id", prev.SuccessorID).WithHint("awr session resume --from-session %s", prev.SuccessorID)
+			With("session_id", prev.ID).With("successor_id", prev.SuccessorID).WithHint("awr session resume --from-session %s --agent %s", prev.SuccessorID, req.Agent)
 	}
 	if err := tx.Guard("work/" + prev.Work); err != nil {
 		return nil, err

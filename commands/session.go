@@ -316,7 +316,7 @@ func fence(tx *events.Tx, op string, s *projections.Session) error {
 	if top > mine.FencingToken {
 		e := fault.New(fault.ClaimConflict, "%s: session %s holds fencing token %d, but token %d was issued on %s since", op, s.ID, mine.FencingToken, top, s.Work).
 			With("session_id", s.ID).With("fencing_token", mine.FencingToken).With("latest_fencing_token", top).
-			WithHint("awr session resume --from-session %s", s.ID)
+			WithHint("awr session resume --from-session %s --agent %s", s.ID, s.Agent)
 		if live, err := projections.LiveClaimAt(tx.Conn, s.Work, tx.Head(), tx.Now().UnixMilli(), true); err == nil && live != nil {
 			e.With("holder_session", live.SessionID).With("holder_agent", live.Agent).With("expires_at", live.ExpiresAt).With("holder_fencing_token", live.FencingToken)
 		}

@@ -329,7 +329,7 @@ func emptyDir(dir string) error {
 	}
 	if len(entries) > 0 {
 		return fault.New(fault.InvalidInput, "demo: --keep %s is not empty; the demo needs an empty directory", dir).With("entries", len(entries)).
-			With("path", dir).WithHint("awr demo --keep EMPTY_DIR, or awr demo for a temporary one")
+			With("path", dir).WithHint("awr demo (a temporary project), or awr demo --keep EMPTY_DIR")
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func mapErr(op string, err error) error {
 			WithHint("check the permissions of .awr/awr.db")
 	case sqlite.ResultCorrupt, sqlite.ResultNotADB:
 		return fault.Wrap(fault.Storage, err, "%s: database file is damaged", op).
-			WithHint("restore .awr/awr.db from a backup, or awr import an export into an empty project")
+			WithHint("restore .awr/awr.db from a backup, or import an export into an empty project: awr import EXPORT.jsonl --project NEW_DIR")
 	case sqlite.ResultIOErr:
 		return fault.Wrap(fault.Storage, err, "%s: the database file could not be written or read (disk full, file too large, or a failing disk); nothing was written", op).
 			WithHint("free disk space or check the disk, then retry")

@@ -416,7 +416,7 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 		// that a later reader cannot see.
 		if fi, err := os.Stat(s.path); err != nil || !os.SameFile(fi, s.ident) {
 			return nil, fault.New(fault.Storage, "write: the project database %s was removed or replaced while open; nothing was written", s.path).
-				With("path", s.path).WithHint("restore the database from a backup or an export (awr import), then retry")
+				With("path", s.path).WithHint("restore the database from a backup, or import an export into an empty project (awr import EXPORT.jsonl --project NEW_DIR), then retry")
 		}
 		return &WriteResult{Result: raw, Events: tx.appended, Revision: tx.head}, nil
 	})

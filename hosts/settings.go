@@ -134,7 +134,7 @@ func Install(h Host, existing []byte, command string) ([]byte, error) {
 	}
 	if strings.ContainsAny(command, "\x00\r\n") || !IsAwrCommand(command, nil) {
 		return nil, fault.Wrap(fault.InvalidInput, ErrNotAwrCommand, "%s: %q", op, command).
-			With("command", command).WithHint("awr client install builds the command itself; pass the awr binary followed by client hook --client %s", h)
+			With("command", command).WithHint("client install builds the command itself; pass the awr binary followed by client hook --client %s", h)
 	}
 	doc, err := load(op, existing)
 	if err != nil {

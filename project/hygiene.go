@@ -93,7 +93,7 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 					session = s.ID
 				}
 			}
-			checkpoint := fmt.Sprintf("awr session checkpoint --session %s --agent NAME --digest 'Pruned what died' --next-action 'NEXT'", session)
+			checkpoint := fmt.Sprintf("awr session checkpoint --session %s --agent \"$USER\" --digest 'Pruned what died' --next-action 'NEXT'", session)
 			for _, k := range items {
 				if !k.Live() {
 					continue
@@ -174,7 +174,7 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 			reason = fmt.Sprintf("it recorded HEAD %.12s, which the repository cannot place: %s", h.head, unverifiableReason(err))
 		}
 		out.Findings = append(out.Findings, Finding{Kind: FindingHeadNotAncestor, Work: h.work, ID: h.checkpoint, Reason: reason,
-			Command: fmt.Sprintf("awr session checkpoint --session %s --agent NAME --digest 'Restated against HEAD %.12s' --next-action 'NEXT'", h.session, now.Head)})
+			Command: fmt.Sprintf("awr session checkpoint --session %s --agent \"$USER\" --digest 'Restated against HEAD %.12s' --next-action 'NEXT'", h.session, now.Head)})
 	}
 	sort.SliceStable(out.Findings, func(i, j int) bool { return out.Findings[i].Work < out.Findings[j].Work })
 	return out, nil

@@ -146,7 +146,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	if req.File != "-" && req.File != "" {
 		f, err := os.Open(req.File)
 		if err != nil {
-			return nil, fault.New(fault.InvalidInput, "import: cannot read %s: %v", req.File, errors.Unwrap(err)).With("path", req.File).WithHint("awr export --output FILE")
+			return nil, fault.New(fault.InvalidInput, "import: cannot read %s: %v", req.File, errors.Unwrap(err)).With("path", req.File).WithHint("awr export --project SOURCE_DIR --output FILE")
 		}
 		defer f.Close()
 		r, name = f, req.File

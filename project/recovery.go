@@ -139,9 +139,9 @@ func nextStep(rep *RecoveryReport, heldByOther bool) string {
 	case s.Status != projections.SessionActive && s.Outcome == "completed":
 		return "awr ready"
 	case s.Status != projections.SessionActive && heldByOther:
-		return fmt.Sprintf("awr session resume --from-session %s --agent NAME --provider NAME --model LABEL --no-claim", s.ID)
+		return fmt.Sprintf(`awr session resume --from-session %s --agent "$USER" --no-claim`, s.ID)
 	case s.Status != projections.SessionActive:
-		return fmt.Sprintf("awr session resume --from-session %s --agent NAME --provider NAME --model LABEL", s.ID)
+		return fmt.Sprintf(`awr session resume --from-session %s --agent "$USER"`, s.ID)
 	case heldByOther:
 		// Fenced: another session holds the work now.
 		return fmt.Sprintf("awr session end --session %s --outcome interrupted", s.ID)

@@ -152,7 +152,7 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		}
 		switch {
 		case len(res.Queues.Ready) > 0:
-			res.NextAction = "awr session start --work " + res.Queues.Ready[0].Key + " --agent NAME --claim"
+			res.NextAction = "awr session start --work " + res.Queues.Ready[0].Key + ` --agent "$USER" --claim`
 		case res.WorkItems == 0:
 			res.NextAction = "awr intake inspect"
 		default:

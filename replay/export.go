@@ -128,7 +128,7 @@ func Import(ctx context.Context, store *events.Store, r io.Reader, source string
 			return nil, fault.Wrap(fault.Storage, err, "import: read %s", source)
 		}
 		if res.Events == 0 {
-			return nil, fault.New(fault.InvalidInput, "import: %s holds no events", source).WithHint("awr export --output FILE")
+			return nil, fault.New(fault.InvalidInput, "import: %s holds no events", source).WithHint("awr export --project SOURCE_DIR --output FILE")
 		}
 		res.ProjectRevision = tx.Head()
 		return res, nil

@@ -172,7 +172,7 @@ func Verify(ctx context.Context, store *events.Store, progress func(done, total 
 			e = fault.New(fault.VerifyFailed, "verify: seq %d: %s", res.FirstBadSeq, res.Problem).With("first_bad_seq", res.FirstBadSeq).With("project_revision", res.ProjectRevision)
 			e.Hint = "the log was altered outside awr; restore .awr/awr.db from a backup or re-import an export"
 		} else if res.Problem == "the append-only triggers were removed" {
-			e.Hint = "the chain is intact: awr export --output FILE, then awr import FILE into an empty project, gives a database with its triggers"
+			e.Hint = "the chain is intact; for a database with its triggers: awr export --output FILE, then awr import FILE --project EMPTY_DIR"
 		} else {
 			e.Hint = "awr replay"
 		}

@@ -322,7 +322,7 @@ func (m *Manager) paneAlive(ctx context.Context, name string) bool {
 func requireSeats(st *rigState) error {
 	if len(st.seats) == 0 {
 		return fault.New(fault.NotFound, "rig %s has no seats", st.rig).With("rig", st.rig).
-			WithHint("awr seat add ROLE@%s --runtime generic --command 'my-agent {context_file}' --work KEY", st.rig)
+			WithHint("awr seat add ROLE@%s --runtime generic --command 'my-agent {context_file}'", st.rig)
 	}
 	return nil
 }

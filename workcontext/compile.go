@@ -154,7 +154,7 @@ func Compile(in Input) (*Packet, *Completeness, error) {
 	reqTokens += hTokens
 	if reqTokens > budget {
 		return nil, nil, fault.New(fault.BudgetExceeded, "context compile: the required facts of %s take %d tokens, more than the budget of %d", in.Work, reqTokens, budget).
-			With("required", reqTokens).With("budget", budget).WithHint("awr context compile --work %s --budget %d", in.Work, roundUp(reqTokens))
+			With("required", reqTokens).With("budget", budget).WithHint("%s", budgetHint(in.Work, in.SessionID, roundUp(reqTokens)))
 	}
 	all = append(all, required...)
 	used := reqTokens
@@ -441,4 +441,13 @@ func nextActionLines(na NextAction) []string {
 		lines = append(lines, "The register did not change after the checkpoint: the checkpoint's is the newer statement of progress.")
 	}
 	return lines
+}
+
+// budgetHint is the compile to retry with a budget that fits: for the
+// same session when there is one, so the retry still records the compile.
+func budgetHint(work, session string, budget int) string {
+	if session != "" {
+		return fmt.Sprintf("awr context compile --work %s --session %s --budget %d", work, session, budget)
+	}
+	return fmt.Sprintf("awr context compile --work %s --budget %d", work, budget)
 }

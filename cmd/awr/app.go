@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -37,29 +38,31 @@ type CLI struct {
 	Timeout time.Duration `help:"How long to wait for a busy project database before failing." default:"30s" env:"AWR_TIMEOUT"`
 	Version bool          `help:"Print the version and exit (as JSON with --json)."`
 
-	VersionCmd versionCmd  `cmd:"" name:"version" help:"Print the version."`
-	Init       initCmd     `cmd:"" help:"Preview, then (with --accept) index the project's own task files into a new event log."`
-	Status     statusCmd   `cmd:"" help:"Show project_revision, work by status, the queues and the next command."`
-	Ready      readyCmd    `cmd:"" help:"List the work that can be claimed now."`
-	Source     sourceCmd   `cmd:"" help:"Reindex and list the project's sources."`
-	Intake     intakeCmd   `cmd:"" help:"The organization report: gaps, actions, executable work."`
-	Session    sessionCmd  `cmd:"" help:"Start, checkpoint, end, resume, show and list work sessions."`
-	Context    contextCmd  `cmd:"" help:"Compile the context packet for a work item."`
-	Claim      claimCmd    `cmd:"" help:"Acquire, renew or release a session's claim."`
-	Work       workCmd     `cmd:"" help:"A work item: show it, its history, claim, release, hand off and complete it."`
-	Evidence   evidenceCmd `cmd:"" help:"Record evidence against a work item's acceptance criteria."`
-	Recovery   recoveryCmd `cmd:"" help:"Inspect where a session stands and what to run next."`
-	Client     clientCmd   `cmd:"" help:"Host conversations: bind one to a session, show a binding, answer a host's hook, install or uninstall awr's hooks."`
-	Seat       seatCmd     `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
-	Rig        rigCmd      `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`
-	Log        logCmd      `cmd:"" help:"List events oldest first, filtered."`
-	MCP        mcpCmd      `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`
-	Replay     replayCmd   `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
-	Verify     verifyCmd   `cmd:"" help:"Check seq continuity, the hash chain and projection checksums."`
-	Export     exportCmd   `cmd:"" help:"Write the whole log as JSONL, one envelope per line."`
-	Import     importCmd   `cmd:"" help:"Import a JSONL export into an empty project, verifying the chain."`
-	Demo       demoCmd     `cmd:"" help:"Run a scripted handoff on a temporary project and show each step."`
-	Bench      benchCmd    `cmd:"" help:"Write a synthetic project, generate a history on it, and measure awr there."`
+	VersionCmd versionCmd    `cmd:"" name:"version" help:"Print the version."`
+	Init       initCmd       `cmd:"" help:"Preview, then (with --accept) index the project's own task files into a new event log."`
+	Status     statusCmd     `cmd:"" help:"Show project_revision, work by status, the queues and the next command."`
+	Ready      readyCmd      `cmd:"" help:"List the work that can be claimed now."`
+	Source     sourceCmd     `cmd:"" help:"Reindex and list the project's sources."`
+	Intake     intakeCmd     `cmd:"" help:"The organization report: gaps, actions, executable work."`
+	Session    sessionCmd    `cmd:"" help:"Start, checkpoint, end, resume, show and list work sessions."`
+	Context    contextCmd    `cmd:"" help:"Compile the context packet for a work item."`
+	Claim      claimCmd      `cmd:"" help:"Acquire, renew or release a session's claim."`
+	Work       workCmd       `cmd:"" help:"A work item: show it, its history, claim, release, hand off and complete it."`
+	Evidence   evidenceCmd   `cmd:"" help:"Record evidence against a work item's acceptance criteria."`
+	Recovery   recoveryCmd   `cmd:"" help:"Inspect where a session stands and what to run next."`
+	Client     clientCmd     `cmd:"" help:"Host conversations: bind one to a session, show a binding, answer a host's hook, install or uninstall awr's hooks."`
+	Seat       seatCmd       `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
+	Rig        rigCmd        `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`
+	Log        logCmd        `cmd:"" help:"List events oldest first, filtered."`
+	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`
+	Replay     replayCmd     `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
+	Verify     verifyCmd     `cmd:"" help:"Check seq continuity, the hash chain and projection checksums."`
+	Export     exportCmd     `cmd:"" help:"Write the whole log as JSONL, one envelope per line."`
+	Import     importCmd     `cmd:"" help:"Import a JSONL export into an empty project, verifying the chain."`
+	Demo       demoCmd       `cmd:"" help:"Run a scripted handoff on a temporary project and show each step."`
+	Bench      benchCmd      `cmd:"" help:"Write a synthetic project, generate a history on it, and measure awr there."`
+	Completion completionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish): commands, flags, their values, and the project's work keys and session ids."`
+	Complete   completeCmd   `cmd:"" name:"__complete" hidden:"" help:"Print the completions of the last word (for the completion scripts)."`
 }
 
 // App is what every command's Run receives: the parsed globals, the output
@@ -74,6 +77,7 @@ type App struct {
 	Now     func() time.Time
 	proj    *project.Project
 	timeout time.Duration
+	hints   hinter
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -90,7 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Answer before parsing, as a version flag should, in the same
 		// shape as `awr version`.
 		app := &App{Stdout: stdout, JSON: jsonOut}
-		return report(stderr, jsonOut, (&versionCmd{}).Run(app))
+		return report(stderr, jsonOut, hinter{}, (&versionCmd{}).Run(app))
 	}
 	parser, err := kong.New(&cli,
 		kong.Name("awr"),
@@ -106,6 +110,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "awr:", err)
 		return 2
 	}
+	enumPlaceholders(parser.Model.Node)
+	hints := hinter{root: parser.Model.Node, project: projectArg(args)}
 	code := 0
 	func() {
 		defer func() {
@@ -129,19 +135,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 				}
 				return
 			}
-			code = report(stderr, jsonOut, fault.New(fault.Usage, "%s", err.Error()).WithHint("awr --help"))
+			code = report(stderr, jsonOut, hints, fault.New(fault.Usage, "%s", err.Error()).WithHint("%s", usageHint(err)))
 			return
 		}
 		// Ctrl-C or SIGTERM interrupts SQLite: an open write rolls back
 		// whole, so nothing half-written remains.
 		ctx, stop := interruptible(stderr)
-		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout}
+		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout, hints: hints}
 		defer app.close()
 		// The watchdog stops before the log is closed: a command that
 		// finished is never reported as stopped by a late signal.
 		defer stop()
 		err = kctx.Run(app)
-		code = report(stderr, cli.JSON, err)
+		code = report(stderr, cli.JSON, hints, err)
 	}()
 	return code
 }
@@ -221,19 +227,22 @@ func hasFlag(args []string, flag string) bool {
 }
 
 // report prints err (as text, or as the one error object on stderr) and
-// returns the exit code.
-func report(stderr io.Writer, jsonOut bool, err error) int {
+// returns the exit code. Its hint is completed by hints.
+func report(stderr io.Writer, jsonOut bool, hints hinter, err error) int {
 	if err == nil {
 		return 0
 	}
 	fe := fault.As(err)
+	hint := hints.text(fe.Hint)
 	if jsonOut {
-		b, _ := json.Marshal(fault.ObjectOf(err))
+		o := fault.ObjectOf(err)
+		o.Hint = hint
+		b, _ := json.Marshal(o)
 		fmt.Fprintln(stderr, string(b))
 	} else {
 		fmt.Fprintf(stderr, "awr: %s (%s)\n", fe.Message, fe.Code)
-		if fe.Hint != "" {
-			fmt.Fprintf(stderr, "  next: %s\n", fe.Hint)
+		if hint != "" {
+			fmt.Fprintf(stderr, "  next: %s\n", hint)
 		}
 	}
 	return fault.ExitCode(fe)
@@ -264,15 +273,22 @@ func (a *App) close() {
 	}
 }
 
-// render prints v as one JSON object, or calls text.
+// render prints v as one JSON object, or calls text; either way the
+// commands it names are completed by a.hints.
 func (a *App) render(v any, text func(w io.Writer)) error {
+	var buf bytes.Buffer
 	if a.JSON {
-		enc := json.NewEncoder(a.Stdout)
+		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := a.Stdout.Write(a.hints.json(buf.Bytes()))
+		return err
 	}
-	text(a.Stdout)
-	return nil
+	text(&buf)
+	_, err := io.WriteString(a.Stdout, a.hints.lines(buf.String()))
+	return err
 }
 
 // progress returns a progress callback drawing a bar on a terminal stderr,
@@ -316,6 +332,27 @@ func call[Req, Res any](app *App, op func(*project.Project, context.Context, Req
 		return rerr
 	}
 	return err
+}
+
+// enumPlaceholders makes every flag with a fixed set of values show
+// them, in the help and in usage errors (--outcome=completed|incomplete|…):
+// its placeholder becomes the values, the empty one (the default) left out.
+func enumPlaceholders(n *kong.Node) {
+	for _, f := range n.Flags {
+		if f.Enum == "" {
+			continue
+		}
+		var vals []string
+		for _, v := range f.EnumSlice() {
+			if v != "" {
+				vals = append(vals, v)
+			}
+		}
+		f.PlaceHolder = strings.Join(vals, "|")
+	}
+	for _, c := range n.Children {
+		enumPlaceholders(c)
+	}
 }
 
 // decimal parses integer flags in base 10 only: kong's own mapper also

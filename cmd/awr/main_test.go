@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -21,17 +22,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite cmp goldens inside testdata/script/*.txtar from the actual output")
 
+var runHints = flag.Bool("hints", true, "run every hint a script prints, in a copy of its work directory (hintrun_test.go)")
+
 // TestMain lets the test binary double as the awr command inside scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"awr":       func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"awr":       func() { os.Exit(runAwrCollectingHints()) },
 		"fakeagent": func() { fakeagent.Main(); os.Exit(0) },
 	})
 }
 
-// TestScripts runs every testdata/script/*.txtar against the real CLI.
+// TestScripts runs every testdata/script/*.txtar against the real CLI,
+// and every hint the scripts print (see hintrun_test.go).
 func TestScripts(t *testing.T) {
 	t.Parallel()
+	hintRoot := t.TempDir()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		UpdateScripts:       *update,
@@ -52,6 +57,14 @@ func TestScripts(t *testing.T) {
 			// Each `exec awr` under -race would otherwise sleep 1s at exit.
 			if os.Getenv("GORACE") == "" {
 				env.Setenv("GORACE", "atexit_sleep_ms=0")
+			}
+			if *runHints {
+				dir := filepath.Join(hintRoot, filepath.Base(env.WorkDir))
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+				env.Setenv(hintsEnv, dir)
+				env.Defer(func() { checkHints(env, dir) })
 			}
 			return nil
 		},

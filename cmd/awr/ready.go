@@ -48,7 +48,7 @@ func (c *readyCmd) Run(app *App) error {
 		tw.Flush()
 		for _, it := range res.Ready {
 			if it.Executable {
-				fmt.Fprintf(w, "next: awr session start --work %s --agent NAME --claim\n", it.Key)
+				fmt.Fprintf(w, "next: awr session start --work %s --agent \"$USER\" --claim\n", it.Key)
 				return
 			}
 		}

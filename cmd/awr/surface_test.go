@@ -28,6 +28,8 @@ var cliOnly = map[string]string{
 	"client install":   "writes the host's settings on this machine, not the project's log",
 	"client uninstall": "writes the host's settings on this machine, not the project's log",
 	"client hook":      "the host runs it with the event on stdin and reads its answer on stdout",
+	"completion":       "prints a script for the user's shell",
+	"__complete":       "the shell's completion script calls it for each word",
 }
 
 // leaves returns each leaf command of the CLI with the struct kong fills.

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// hinter makes the commands awr prints complete for the user who reads
+// them: when the command line named the project with --project, every
+// awr command in a hint, a next: line or a to accept: line gets the same
+// --project, inserted after the subcommand's path (awr session list
+// --project DIR ...). It is applied once, at the CLI's edge, to errors,
+// text and JSON alike, so no call site has to know the flag.
+type hinter struct {
+	root    *kong.Node
+	project string // as the user wrote it; "" when --project was not given
+}
+
+// projectArg returns the value of --project on the command line, "" when
+// it is not there (AWR_PROJECT stays in the environment of the next
+// command, so a hint needs nothing for it).
+func projectArg(args []string) string {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return ""
+		case a == "--project" && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(a, "--project="):
+			return strings.TrimPrefix(a, "--project=")
+		}
+	}
+	return ""
+}
+
+// commandSpans returns the [start, end) byte ranges of the awr commands
+// in text: each begins with "awr " followed by one of awr's commands or a
+// flag, at the start of text or after a space, "(" or "`", and runs to
+// the end of text or to the first ", ", "; ", " (", ")" or "`" after it. A
+// hint is prose around at most a few such commands ("edit FILE, then awr
+// source reindex").
+func commandSpans(root *kong.Node, text string) [][2]int {
+	var spans [][2]int
+	for i := 0; i+4 <= len(text); {
+		j := strings.Index(text[i:], "awr ")
+		if j < 0 {
+			break
+		}
+		start := i + j
+		i = start + 4
+		if start > 0 && !strings.ContainsRune(" (`", rune(text[start-1])) {
+			continue
+		}
+		first, _, _ := strings.Cut(text[start+4:], " ")
+		first = strings.TrimRight(first, ",;).`")
+		if !strings.HasPrefix(first, "-") && child(root, first) == nil {
+			continue
+		}
+		end := len(text)
+		for _, sep := range []string{", ", "; ", " (", ")", "`"} {
+			if k := strings.Index(text[start+4:], sep); k >= 0 && start+4+k < end {
+				end = start + 4 + k
+			}
+		}
+		// A sentence's full stop is not part of the command; a word "."
+		// (--project .) is.
+		for end > start && text[end-1] == ' ' || end > start+1 && text[end-1] == '.' && text[end-2] != ' ' {
+			end--
+		}
+		spans = append(spans, [2]int{start, end})
+		i = end
+	}
+	return spans
+}
+
+// child returns n's subcommand called name, or nil.
+func child(n *kong.Node, name string) *kong.Node {
+	if n == nil {
+		return nil
+	}
+	for _, c := range n.Children {
+		if c.Type != kong.CommandNode {
+			continue
+		}
+		if c.Name == name {
+			return c
+		}
+		for _, a := range c.Aliases {
+			if a == name {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// command rewrites one awr command: --project after its subcommand path,
+// unless it names a project already or asks for help.
+func (h hinter) command(cmd string) string {
+	words := strings.Fields(cmd)
+	for _, w := range words {
+		if w == "--project" || strings.HasPrefix(w, "--project=") || w == "--help" {
+			return cmd
+		}
+	}
+	// Find where the path ends: after "awr" and each word that is a
+	// subcommand of the one before.
+	n, at := h.root, len("awr")
+	rest := cmd[at:]
+	for {
+		trimmed := strings.TrimLeft(rest, " ")
+		word, _, _ := strings.Cut(trimmed, " ")
+		c := child(n, word)
+		if word == "" || c == nil {
+			break
+		}
+		n = c
+		skip := len(rest) - len(trimmed) + len(word)
+		at += skip
+		rest = rest[skip:]
+	}
+	return cmd[:at] + " --project " + shellQuote(h.project) + cmd[at:]
+}
+
+// text rewrites every awr command in s.
+func (h hinter) text(s string) string {
+	if h.project == "" {
+		return s
+	}
+	spans := commandSpans(h.root, s)
+	for k := len(spans) - 1; k >= 0; k-- {
+		sp := spans[k]
+		s = s[:sp[0]] + h.command(s[sp[0]:sp[1]]) + s[sp[1]:]
+	}
+	return s
+}
+
+// hintLine finds the hints of awr's text output: what follows "next: "
+// or "to accept: ", and a parenthesised "(awr ...)".
+var hintLine = regexp.MustCompile(`(next: |to accept: |\(awr )(.*)$`)
+
+// lines rewrites the hints of a text answer, line by line.
+func (h hinter) lines(s string) string {
+	if h.project == "" {
+		return s
+	}
+	ls := strings.SplitAfter(s, "\n")
+	for i, l := range ls {
+		nl := strings.HasSuffix(l, "\n")
+		l = strings.TrimSuffix(l, "\n")
+		if m := hintLine.FindStringSubmatchIndex(l); m != nil {
+			from := m[4]
+			if strings.HasPrefix(l[m[2]:m[3]], "(") {
+				from = m[2] + 1
+			}
+			l = l[:from] + h.text(l[from:])
+		}
+		if nl {
+			l += "\n"
+		}
+		ls[i] = l
+	}
+	return strings.Join(ls, "")
+}
+
+// hintKeys are the JSON fields that hold a command to run next.
+var hintKeys = map[string]bool{"hint": true, "next": true, "next_step": true, "next_action": true, "accept": true}
+
+// json rewrites the hints of one JSON document (as encoded by the
+// renderer: one value, then a newline), keeping its keys in order.
+func (h hinter) json(doc []byte) []byte {
+	if h.project == "" {
+		return doc
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	// Each open container: whether it is an object, how many elements
+	// (or keys) it has so far, whether a key comes next, and the key of
+	// the value being read.
+	type frame struct {
+		object, wantKey bool
+		n               int
+		key             string
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return doc
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			out.WriteByte(byte(d))
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && stack[len(stack)-1].object {
+				stack[len(stack)-1].wantKey = true
+			}
+			continue
+		}
+		switch {
+		case top != nil && top.object && top.wantKey:
+			if top.n > 0 {
+				out.WriteByte(',')
+			}
+			top.n++
+			top.key, _ = tok.(string)
+			writeJSON(enc, &out, top.key)
+			out.WriteByte(':')
+			top.wantKey = false
+			continue
+		case top != nil && !top.object:
+			if top.n > 0 {
+				out.WriteByte(',')
+			}
+			top.n++
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			out.WriteByte(byte(t))
+			stack = append(stack, &frame{object: t == '{', wantKey: t == '{'})
+			continue
+		case string:
+			if top != nil && top.object && hintKeys[top.key] {
+				t = h.text(t)
+			}
+			writeJSON(enc, &out, t)
+		default:
+			writeJSON(enc, &out, t)
+		}
+		if top != nil && top.object {
+			top.wantKey = true
+		}
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
+}
+
+func writeJSON(enc *json.Encoder, out *bytes.Buffer, v any) {
+	_ = enc.Encode(v)
+	out.Truncate(out.Len() - 1) // the encoder's newline
+}
+
+// shellQuote returns s as one shell word.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-:@+=,%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// usageHint is the help to name for a command line kong could not parse:
+// that of the deepest command it recognised.
+func usageHint(err error) string {
+	pe, ok := err.(*kong.ParseError)
+	if !ok || pe.Context == nil {
+		return "awr --help"
+	}
+	var path []string
+	for _, p := range pe.Context.Path {
+		if p.Command != nil {
+			path = append(path, p.Command.Name)
+		}
+	}
+	return strings.TrimSpace("awr "+strings.Join(path, " ")) + " --help"
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/alecthomas/kong"
+	"github.com/stretchr/testify/require"
+)
+
+func testHinter(t *testing.T, dir string) hinter {
+	t.Helper()
+	var cli CLI
+	parser, err := kong.New(&cli, kong.Name("awr"), kong.Exit(func(int) {}))
+	require.NoError(t, err)
+	return hinter{root: parser.Model.Node, project: dir}
+}
+
+// TestHinter_Text: --project goes after the subcommand's path of every
+// awr command in a hint, prose and all, and nowhere else.
+func TestHinter_Text(t *testing.T) {
+	h := testHinter(t, "my proj")
+	for in, want := range map[string]string{
+		"awr status":                                                  "awr status --project 'my proj'",
+		"awr session list --active --work W-1":                        "awr session list --project 'my proj' --active --work W-1",
+		"awr context compile --work W-1 --session S1":                 "awr context compile --project 'my proj' --work W-1 --session S1",
+		"edit x.toml, then awr source reindex":                        "edit x.toml, then awr source reindex --project 'my proj'",
+		"awr demo (a temporary project), or awr demo --dir EMPTY_DIR": "awr demo --project 'my proj' (a temporary project), or awr demo --project 'my proj' --dir EMPTY_DIR",
+		"awr import EXPORT.jsonl --project NEW_DIR":                   "awr import EXPORT.jsonl --project NEW_DIR",
+		"awr init --help":                                             "awr init --help",
+		"run any awr command once":                                    "run any awr command once",
+		"upgrade awr":                                                 "upgrade awr",
+		"awr verify.":                                                 "awr verify --project 'my proj'.",
+	} {
+		require.Equal(t, want, h.text(in), in)
+	}
+	require.Equal(t, "awr status", testHinter(t, "").text("awr status"), "no --project given: unchanged")
+	require.Equal(t, "awr init --project . --accept", testHinter(t, ".").text("awr init --accept"))
+}
+
+// TestHinter_JSON rewrites the hint fields of a JSON answer and keeps
+// every other byte, keys in order.
+func TestHinter_JSON(t *testing.T) {
+	h := testHinter(t, "p")
+	in := `{"z":1,"next_action":"awr ready --all","items":[{"hint":"awr rig ps r","title":"awr status"},{}],"a":null,"b":[true,"x"],"next":"awr status"}` + "\n"
+	want := `{"z":1,"next_action":"awr ready --project p --all","items":[{"hint":"awr rig ps --project p r","title":"awr status"},{}],"a":null,"b":[true,"x"],"next":"awr status --project p"}` + "\n"
+	require.Equal(t, want, string(h.json([]byte(in))))
+}
+
+// TestRun_HintsCarryProject: with --project, the error's hint, the text
+// answer's next: line and the JSON answer's hint fields all carry it.
+func TestRun_HintsCarryProject(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "p")
+	require.NoError(t, os.MkdirAll(p, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p, "TODO.md"), []byte("# Tasks\n\n- [ ] W-1 Write the store\n"), 0o644))
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, run([]string{"init", "--project", p, "--accept"}, &out, &errb), errb.String())
+	out.Reset()
+	require.Equal(t, 0, run([]string{"status", "--project", p}, &out, &errb), errb.String())
+	require.Contains(t, out.String(), "next: awr session start --project "+p+" --work W-1")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"--project", p, "status", "--json"}, &out, &errb), errb.String())
+	require.Contains(t, out.String(), `"next_action":"awr session start --project `+p+` --work W-1`)
+	errb.Reset()
+	require.Equal(t, 1, run([]string{"session", "start", "--project", p, "--work", "NOPE", "--agent", "a"}, &out, &errb))
+	require.Contains(t, errb.String(), "next: awr ready --project "+p+" --all")
+	errb.Reset()
+	require.Equal(t, 2, run([]string{"session", "end", "--project", p}, &out, &errb))
+	require.Contains(t, errb.String(), "--outcome=completed|incomplete|interrupted|abandoned")
+	require.Contains(t, errb.String(), "next: awr session end --help")
+}
