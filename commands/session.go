@@ -244,7 +244,7 @@ func activeSession(tx *events.Tx, op, id string) (*projections.Session, error) {
 // notActive is the InvalidTransition of a write to session s, which has
 // ended.
 func notActive(op string, s *projections.Session) error {
-	hint := "awr session resume --from-session " + s.ID
+	hint := "awr session resume --from-session " + s.ID + " --agent \"$USER\""
 	if s.SuccessorID != "" {
 		hint = "continue in session " + s.SuccessorID
 	}

@@ -298,7 +298,7 @@ func actions(org Organization) []Action {
 		if p := org.sourceFor(RoleGoals); p != "" {
 			out = append(out, Action{Instruction: "declare the project's goal in " + p + " (a heading per goal with its status and summary)", DoneWhen: "awr intake inspect reports no goal_missing gap", Command: "awr source reindex"})
 		} else {
-			out = append(out, Action{Instruction: "declare the project's goal (init writes it to " + intakeGoals + " with an intake task; or write GOALS.md yourself, then run awr source add GOALS.md)", DoneWhen: "awr intake inspect reports no goal_missing gap", Command: "awr init --goal TEXT --accept"})
+			out = append(out, Action{Instruction: "declare the project's goal (init writes it to " + intakeGoals + " with an intake task; or write GOALS.md yourself, then run awr source add GOALS.md)", DoneWhen: "awr intake inspect reports no goal_missing gap", Command: "awr init --goal 'WHAT YOU ARE BUILDING' --accept"})
 		}
 	}
 	if len(has(GapWorkMissing)) > 0 {
