@@ -12,7 +12,8 @@ import (
 type Kind string
 
 // The event kinds awr writes. Payload structs live one file per aggregate:
-// project.go, source.go, session.go, claim.go, client.go, rig.go.
+// project.go, source.go, session.go, claim.go, client.go, rig.go,
+// execution.go.
 const (
 	KindProjectInitialized   Kind = "project_initialized"
 	KindSourceIndexed        Kind = "source_indexed"
@@ -39,6 +40,8 @@ const (
 	KindHostEventRecorded    Kind = "host_event_recorded"
 	KindSeatMessageSent      Kind = "seat_message_sent"
 	KindSeatReconciled       Kind = "seat_reconciled"
+	KindExecutionStarted     Kind = "execution_started"
+	KindExecutionFinished    Kind = "execution_finished"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -79,6 +82,8 @@ var payloadTypes = map[Kind]func() Payload{
 	KindHostEventRecorded:    func() Payload { return new(HostEventRecorded) },
 	KindSeatMessageSent:      func() Payload { return new(SeatMessageSent) },
 	KindSeatReconciled:       func() Payload { return new(SeatReconciled) },
+	KindExecutionStarted:     func() Payload { return new(ExecutionStarted) },
+	KindExecutionFinished:    func() Payload { return new(ExecutionFinished) },
 }
 
 // Kinds returns every known kind, sorted.
