@@ -78,6 +78,9 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 			}
 			fmt.Fprintf(w, "changed on %s since the checkpoint: %s\n", s.Work, strings.Join(kinds, ", "))
 		}
+		for _, x := range rep.Executions {
+			fmt.Fprintf(w, "executed: %s %s%s (seq %d; awr exec show %s)\n", safe(x.Key), x.State, exitText(&x), x.StartedSeq, x.ID)
+		}
 		fmt.Fprintf(w, "next: %s\n", rep.NextStep)
 	})
 }

@@ -28,6 +28,7 @@ var cliOnly = map[string]string{
 	"client install":   "writes the host's settings on this machine, not the project's log",
 	"client uninstall": "writes the host's settings on this machine, not the project's log",
 	"client hook":      "the host runs it with the event on stdin and reads its answer on stdout",
+	"exec run":         "runs an arbitrary command on the machine that serves the tools; agents run side effects through the CLI",
 }
 
 // leaves returns each leaf command of the CLI with the struct kong fills.
