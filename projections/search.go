@@ -2,7 +2,6 @@ package projections
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -243,7 +242,7 @@ func SearchAt(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]Search
 	}, func(st *sqlite.Stmt) error {
 		out = append(out, SearchHit{Kind: st.GetText("kind"), Ref: st.GetText("ref"), Work: st.GetText("work"), SessionID: st.GetText("session_id"),
 			State: st.GetText("state"), Seq: st.GetInt64("seq"), Title: st.GetText("title"), Snippet: st.GetText("snippet"),
-			Score: math.Round(-st.GetFloat("bm25")*1e4) / 1e4})
+			Score: -st.GetFloat("bm25")})
 		return nil
 	})
 	return out, err

@@ -46,6 +46,10 @@ func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) er
 		work = pl.Work
 	case *events.RestatementChecked:
 		work = pl.Work
+	case *events.ExecutionStarted:
+		work = pl.Work
+	case *events.ExecutionFinished:
+		work = pl.Work
 	}
 	if work == "" {
 		return nil
