@@ -12,7 +12,8 @@ import (
 type Kind string
 
 // The event kinds awr writes. Payload structs live one file per aggregate:
-// project.go, source.go, session.go, claim.go, client.go, rig.go.
+// project.go, source.go, session.go, claim.go, client.go, rig.go,
+// execution.go.
 const (
 	KindProjectInitialized   Kind = "project_initialized"
 	KindSourceIndexed        Kind = "source_indexed"
@@ -41,6 +42,8 @@ const (
 	KindSeatReconciled       Kind = "seat_reconciled"
 	KindEvidenceRecorded     Kind = "evidence_recorded"
 	KindWorkVerified         Kind = "work_verified"
+	KindExecutionStarted     Kind = "execution_started"
+	KindExecutionFinished    Kind = "execution_finished"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -83,6 +86,8 @@ var payloadTypes = map[Kind]func() Payload{
 	KindSeatReconciled:       func() Payload { return new(SeatReconciled) },
 	KindEvidenceRecorded:     func() Payload { return new(EvidenceRecorded) },
 	KindWorkVerified:         func() Payload { return new(WorkVerified) },
+	KindExecutionStarted:     func() Payload { return new(ExecutionStarted) },
+	KindExecutionFinished:    func() Payload { return new(ExecutionFinished) },
 }
 
 // Kinds returns every known kind, sorted.

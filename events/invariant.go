@@ -31,7 +31,13 @@ const FutureTolerance = 24 * time.Hour
 //     work item never has two live claims (a claim is live from its
 //     acquisition until it is released or its lease runs out); a renewal
 //     or release names a claim that was acquired and not released, and a
-//     renewal names the work item's latest claim.
+//     renewal names the work item's latest claim;
+//   - executions: an execution is started by a started, unended session
+//     on its own work item that holds the item's latest claim; a key's
+//     later execution names the latest one it retries, which never
+//     finished or failed (a key that succeeded runs no more); a finish
+//     names an execution started on the same stream, by the same
+//     session, that has not finished.
 //
 // Verify, import and every rebuild of the projections run it, so a forged
 // log is refused wherever it is read in full. The zero value is not
@@ -47,6 +53,15 @@ type Invariants struct {
 	claims   map[string]*claimFold
 	latest   map[string]string // work key → its latest claim
 	maxToken map[string]int64
+	execs    map[string]*execFold
+	keyLast  map[string]string // execution stream → its latest execution
+}
+
+type execFold struct {
+	stream   string
+	session  string
+	finished bool
+	exit     int
 }
 
 type sessionFold struct {
@@ -74,6 +89,8 @@ func NewInvariants(now time.Time) *Invariants {
 		claims:   map[string]*claimFold{},
 		latest:   map[string]string{},
 		maxToken: map[string]int64{},
+		execs:    map[string]*execFold{},
+		keyLast:  map[string]string{},
 	}
 }
 
@@ -149,6 +166,10 @@ func (c *Invariants) stream(e *Event, v Payload) string {
 		want = "evidence/" + pl.Work
 	case *WorkVerified:
 		want = "evidence/" + pl.Work
+	case *ExecutionStarted:
+		want = ExecutionStream(pl.Work, pl.Key)
+	case *ExecutionFinished:
+		want = ExecutionStream(pl.Work, pl.Key)
 	}
 	if want != "" && e.Stream != want {
 		return fmt.Sprintf("a %s on stream %s, where its payload names %s", e.Kind, e.Stream, want)
@@ -234,7 +255,47 @@ func (c *Invariants) domain(e *Event, v Payload) string {
 			return fmt.Sprintf("claim %s on %s is released by session %s, but session %s holds it", pl.ClaimID, pl.Work, pl.SessionID, cl.session)
 		}
 		cl.released = true
+	case *ExecutionStarted:
+		return c.execStarted(e, pl)
+	case *ExecutionFinished:
+		x := c.execs[pl.ExecutionID]
+		switch {
+		case x == nil || x.stream != e.Stream:
+			return fmt.Sprintf("execution %s finishes on %s, where it never started", pl.ExecutionID, e.Stream)
+		case x.finished:
+			return fmt.Sprintf("execution %s finishes twice", pl.ExecutionID)
+		case x.session != pl.SessionID:
+			return fmt.Sprintf("execution %s is finished by session %s, but session %s started it", pl.ExecutionID, pl.SessionID, x.session)
+		}
+		x.finished, x.exit = true, pl.ExitCode
 	}
+	return ""
+}
+
+// execStarted checks a new execution: who runs it, and that its key may
+// run again.
+func (c *Invariants) execStarted(e *Event, pl *ExecutionStarted) string {
+	if c.execs[pl.ExecutionID] != nil {
+		return fmt.Sprintf("execution %s is started a second time", pl.ExecutionID)
+	}
+	if problem := c.onSession(e, pl.SessionID, pl.Work, true); problem != "" {
+		return problem
+	}
+	if cl := c.claims[c.latest[pl.Work]]; cl == nil || cl.released || cl.session != pl.SessionID {
+		return fmt.Sprintf("execution %s of %s is started by session %s, which does not hold the claim on %s", pl.ExecutionID, pl.Key, pl.SessionID, pl.Work)
+	}
+	last := c.keyLast[e.Stream]
+	switch prev := c.execs[last]; {
+	case prev == nil && pl.Retries != "":
+		return fmt.Sprintf("execution %s retries %s, which is not an execution of %s on %s", pl.ExecutionID, pl.Retries, pl.Key, pl.Work)
+	case prev == nil:
+	case pl.Retries != last:
+		return fmt.Sprintf("execution %s runs %s on %s again without retrying its latest execution %s", pl.ExecutionID, pl.Key, pl.Work, last)
+	case prev.finished && prev.exit == 0:
+		return fmt.Sprintf("execution %s runs %s on %s again after execution %s succeeded", pl.ExecutionID, pl.Key, pl.Work, last)
+	}
+	c.execs[pl.ExecutionID] = &execFold{stream: e.Stream, session: pl.SessionID}
+	c.keyLast[e.Stream] = pl.ExecutionID
 	return ""
 }
 

@@ -473,7 +473,7 @@ func gitRepo(dir string) bool {
 // stay tracked.
 var runtimeIgnores = []string{
 	".awr/awr.db", ".awr/awr.db-*", ".awr/.awr.db.tmp-*", ".awr/init-pending*",
-	".awr/hooks.log*", ".awr/*.lock", ".awr/project-id", ".awr/.project-id-*", ".awr/seats/",
+	".awr/hooks.log*", ".awr/*.lock", ".awr/project-id", ".awr/.project-id-*", ".awr/seats/", ".awr/executions/",
 }
 
 // ignoreMarker opens the block init appends to .gitignore.

@@ -171,6 +171,7 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_verify", title: "Verify the log", readOnly: true,
 		desc: "Check seq continuity, the hash chain, the domain's rules and the projection checksums, as `awr verify --json`; a failure names the first bad seq and comes as VerifyFailed with the report in result."},
 		op((*project.Project).Verify))
+	s.registerExec()
 }
 
 // isNilPointer reports whether v is a typed nil pointer.

@@ -14,7 +14,11 @@ type IntakeResult struct {
 	Organization    intake.Organization  `json:"organization"`
 	Sources         []intake.SourceState `json:"sources"`
 	ExecutableWork  []string             `json:"executable_work"`
-	NextAction      string               `json:"next_action"`
+	// AwaitingVerification lists the items the source marks completed for
+	// which the log holds no work_verified: awr never takes a source's
+	// word for done (awr work complete records it with evidence).
+	AwaitingVerification []string `json:"awaiting_verification"`
+	NextAction           string   `json:"next_action"`
 }
 
 // SourcesResult is `awr source list`.
@@ -72,7 +76,7 @@ func (p *Project) IntakeInspect(ctx context.Context, req IntakeInspectRequest) (
 	dir := p.dir
 	if !p.exists() {
 		org := intake.Organize(intake.Facts{})
-		return &IntakeResult{Organization: org, Sources: []intake.SourceState{}, ExecutableWork: org.ExecutableWork, NextAction: org.NextAction}, nil
+		return &IntakeResult{Organization: org, Sources: []intake.SourceState{}, ExecutableWork: org.ExecutableWork, AwaitingVerification: []string{}, NextAction: org.NextAction}, nil
 	}
 	m, _, err := intake.ReadManifest(dir)
 	if err != nil {
@@ -85,6 +89,19 @@ func (p *Project) IntakeInspect(ctx context.Context, req IntakeInspectRequest) (
 			return err
 		}
 		res.ProjectRevision, res.Sources = rev, states
+		res.AwaitingVerification = []string{}
+		for _, rd := range f.Readiness {
+			if rd.Item.Status != projections.StatusCompleted {
+				continue
+			}
+			vs, err := projections.WorkEventsAt(r.Conn, rd.Item.Key, events.KindWorkVerified, rev, 1)
+			if err != nil {
+				return err
+			}
+			if len(vs) == 0 {
+				res.AwaitingVerification = append(res.AwaitingVerification, rd.Item.Key)
+			}
+		}
 		res.Organization = intake.Organize(f)
 		res.ExecutableWork, res.NextAction = res.Organization.ExecutableWork, res.Organization.NextAction
 		return nil

@@ -36,6 +36,11 @@ type RecoveryReport struct {
 	// register's next action beside the checkpoint's.
 	RegisterChanges []workcontext.FieldChange `json:"register_changed_since_checkpoint"`
 	NextAction      workcontext.NextAction    `json:"next_action"`
+	// Executions are the latest side effects run on the work item through
+	// `awr exec run` (newest first, at most workcontext.MaxExecutions) of
+	// ExecutionCount in all: what a successor must not do twice.
+	Executions     []ExecutionView `json:"executions"`
+	ExecutionCount int             `json:"execution_count"`
 	// Repository compares the repository the checkpoint recorded with the
 	// repository now (null at a past revision, or without a checkpoint).
 	Repository      *workcontext.RepoCheck `json:"repository"`
@@ -93,6 +98,14 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 		rep.Knowledge, rep.RegisterChanges, rep.NextAction = in.Knowledge, in.Changed, workcontext.NextActionOf(&in)
 		if rep.RegisterChanges == nil {
 			rep.RegisterChanges = []workcontext.FieldChange{}
+		}
+		rep.Executions, rep.ExecutionCount = []ExecutionView{}, in.ExecutionCount
+		for i := range in.Executions {
+			v, err := p.viewAt(r, rev, &in.Executions[i])
+			if err != nil {
+				return err
+			}
+			rep.Executions = append(rep.Executions, v)
 		}
 		if rep.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev); err != nil {
 			return err

@@ -108,7 +108,7 @@ func (b base) EndBulk(conn *sqlite.Conn) error { return b.createIndexes(conn) }
 // All returns every projection, in the order they are applied.
 func All() []Projection {
 	return []Projection{
-		newSessions(), newClaims(), newCheckpoints(), newBindings(), newWork(), newSeats(), newWorklog(), newKnowledge(),
+		newSessions(), newClaims(), newCheckpoints(), newBindings(), newWork(), newSeats(), newWorklog(), newKnowledge(), newExecutions(), newSearch(),
 	}
 }
 

@@ -52,6 +52,10 @@ func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) er
 		work = pl.Work
 	case *events.WorkVerified:
 		work = pl.Work
+	case *events.ExecutionStarted:
+		work = pl.Work
+	case *events.ExecutionFinished:
+		work = pl.Work
 	}
 	if work == "" {
 		return nil

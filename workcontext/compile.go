@@ -51,15 +51,19 @@ type Input struct {
 	Repo *RepoCheck
 	// LoopCap is the number of open loops above which the packet warns
 	// (0: DefaultOpenLoopCap).
-	LoopCap       int
-	Related       []projections.WorkItem
-	History       []string
-	StaleSources  []string
-	RuleIssues    []string
-	Budget        int
-	SessionID     string
-	AtRevision    int64
-	RenderHeaders bool
+	LoopCap int
+	// Executions are the latest side effects run on the work item
+	// (newest first, at most MaxExecutions) of ExecutionCount in all.
+	Executions     []projections.Execution
+	ExecutionCount int
+	Related        []projections.WorkItem
+	History        []string
+	StaleSources   []string
+	RuleIssues     []string
+	Budget         int
+	SessionID      string
+	AtRevision     int64
+	RenderHeaders  bool
 }
 
 // Selected is a chunk included in the packet.
@@ -374,6 +378,9 @@ func chunks(in Input) (required, optional []chunk) {
 	if in.Repo != nil {
 		add(&required, "repository", true, repositoryLines(in.Repo)...)
 	}
+	if len(in.Executions) > 0 {
+		add(&required, "executions", true, executionLines(in.Executions, in.ExecutionCount)...)
+	}
 	k := in.Knowledge
 	if k != nil && len(k.OpenLoops) > 0 {
 		add(&required, "open_loops", true, append([]string{fmt.Sprintf("## Open loops (%d)", len(k.OpenLoops))}, knowledgeLines(k.OpenLoops, loopDetail)...)...)
@@ -450,4 +457,30 @@ func budgetHint(work, session string, budget int) string {
 		return fmt.Sprintf("awr context compile --work %s --session %s --budget %d", work, session, budget)
 	}
 	return fmt.Sprintf("awr context compile --work %s --budget %d", work, budget)
+}
+
+// MaxExecutions bounds the executions a packet lists.
+const MaxExecutions = 5
+
+// executionLines renders what was already done on the work item through
+// `awr exec run`, so a successor does not do it twice.
+func executionLines(xs []projections.Execution, total int) []string {
+	lines := []string{fmt.Sprintf("## Side effects already run (%d recorded, latest %d; awr exec list --work %s)", total, len(xs), SafeText(xs[0].Work))}
+	for _, x := range xs {
+		state := x.State
+		switch {
+		case x.State == projections.ExecStarted:
+			state = "no finish recorded (running, or unknown if its process died): awr exec show " + x.ID + " before running it again"
+		case x.Signal != "":
+			state += " (" + x.Signal + ")"
+		case x.ExitCode != nil:
+			state += fmt.Sprintf(" (exit %d)", *x.ExitCode)
+		}
+		line := fmt.Sprintf("- %s (seq %d): %s", SafeText(x.Key), x.StartedSeq, state)
+		if x.Purpose != "" {
+			line += ". Purpose: " + SafeText(x.Purpose)
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }

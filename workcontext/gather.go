@@ -120,6 +120,9 @@ func Gather(conn *sqlite.Conn, rev int64, work, session string) (Input, error) {
 			return in, err
 		}
 	}
+	if in.Executions, in.ExecutionCount, err = projections.LatestExecutionsOfWorkAt(conn, work, rev, MaxExecutions); err != nil {
+		return in, err
+	}
 	hist, err := history(conn, rev, work)
 	if err != nil {
 		return in, err

@@ -135,7 +135,7 @@ func TestHandoff(t *testing.T) {
 	first := serve(t, bin, "--project", dir)
 	tools, err := first.ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	require.Len(t, tools.Tools, 34)
+	require.Len(t, tools.Tools, 46)
 
 	ready := ok(t, first, "awr_ready", map[string]any{})
 	require.Equal(t, "CART-1", field(ready, "ready").([]any)[0].(map[string]any)["key"])
@@ -187,15 +187,14 @@ func TestHandoff(t *testing.T) {
 	} {
 		text, _, isErr := call(t, second, c.tool, c.args)
 		require.False(t, isErr, text)
-		out, err := exec.Command(awr, append([]string{"--project", dir, "--json"}, c.cli...)...).Output()
-		require.NoError(t, err)
-		require.Equal(t, strings.TrimSuffix(string(out), "\n"), text, c.tool)
+		require.Equal(t, cli(t, awr, dir, c.cli...), text, c.tool)
 	}
 
 	// A domain error carries the CLI's error object.
 	text, _, isErr := call(t, second, "awr_session_start", map[string]any{"work": "NOPE-1", "agent": "x", "claim": true})
 	require.True(t, isErr)
-	cmd := exec.Command(awr, "--project", dir, "--json", "session", "start", "--work", "NOPE-1", "--agent", "x", "--claim")
+	cmd := exec.Command(awr, "--json", "session", "start", "--work", "NOPE-1", "--agent", "x", "--claim")
+	cmd.Dir = dir // found as an agent in it finds it: no --project in the hint
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	require.Error(t, cmd.Run())
@@ -268,9 +267,7 @@ func TestAwrMCP(t *testing.T) {
 	cs := serve(t, awr, "--project", dir, "mcp", "--log-level", "debug")
 	text, _, isErr := call(t, cs, "awr_status", map[string]any{})
 	require.False(t, isErr, text)
-	out, err := exec.Command(awr, "--project", dir, "--json", "status").Output()
-	require.NoError(t, err)
-	require.Equal(t, strings.TrimSuffix(string(out), "\n"), text)
+	require.Equal(t, cli(t, awr, dir, "status"), text)
 }
 
 // TestMalformedMessages: a malformed JSON-RPC message gets a JSON-RPC

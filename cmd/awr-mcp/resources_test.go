@@ -25,9 +25,14 @@ func rpcFault(t *testing.T, err error) (int64, map[string]any) {
 }
 
 // cli runs awr with --json on dir and returns stdout.
+// cli runs awr --json in dir, finding the project there as an agent in it
+// does: with --project its hints would name the directory, which the MCP
+// server's do not.
 func cli(t *testing.T, awr, dir string, args ...string) string {
 	t.Helper()
-	out, err := exec.Command(awr, append([]string{"--project", dir, "--json"}, args...)...).Output()
+	cmd := exec.Command(awr, append([]string{"--json"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
 	require.NoError(t, err, strings.Join(args, " "))
 	return strings.TrimSuffix(string(out), "\n")
 }

@@ -50,6 +50,8 @@ type CLI struct {
 	Work       workCmd       `cmd:"" help:"A work item: show it, its history, claim, release, hand off and complete it."`
 	Evidence   evidenceCmd   `cmd:"" help:"Record evidence against a work item's acceptance criteria."`
 	Recovery   recoveryCmd   `cmd:"" help:"Inspect where a session stands and what to run next."`
+	Exec       execCmd       `cmd:"" help:"Run side effects at most once per work item and key; list and show executions."`
+	Search     searchCmd     `cmd:"" help:"Full-text search over work items, checkpoints, loops, decisions, facts and executions."`
 	Client     clientCmd     `cmd:"" help:"Host conversations: bind one to a session, show a binding, answer a host's hook, install or uninstall awr's hooks."`
 	Seat       seatCmd       `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
 	Rig        rigCmd        `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`

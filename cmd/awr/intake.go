@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/awr-dev/awr/project"
 )
@@ -26,6 +27,9 @@ func (c *intakeInspectCmd) Run(app *App) error {
 			if a.Command != "" {
 				fmt.Fprintf(w, "     run: %s\n", a.Command)
 			}
+		}
+		if len(res.AwaitingVerification) > 0 {
+			fmt.Fprintf(w, "\nawaiting_verification (completed in the source, no work_verified in the log): %s\n", strings.Join(res.AwaitingVerification, ", "))
 		}
 		fmt.Fprintf(w, "next: %s\n", res.NextAction)
 	})

@@ -95,6 +95,9 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 		case cp != nil:
 			fmt.Fprintf(w, "nothing changed on %s since the checkpoint\n", s.Work)
 		}
+		for _, x := range rep.Executions {
+			fmt.Fprintf(w, "executed: %s %s%s (seq %d; awr exec show %s)\n", safe(x.Key), x.State, exitText(&x), x.StartedSeq, x.ID)
+		}
 		fmt.Fprintf(w, "next: %s\n", rep.NextStep)
 	})
 }

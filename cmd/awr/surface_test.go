@@ -30,6 +30,7 @@ var cliOnly = map[string]string{
 	"client hook":      "the host runs it with the event on stdin and reads its answer on stdout",
 	"completion":       "prints a script for the user's shell",
 	"__complete":       "the shell's completion script calls it for each word",
+	"exec run":         "runs an arbitrary command on the machine that serves the tools; agents run side effects through the CLI",
 }
 
 // leaves returns each leaf command of the CLI with the struct kong fills.

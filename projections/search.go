@@ -1,0 +1,249 @@
+package projections
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/awr-dev/awr/events"
+	"zombiezen.com/go/sqlite"
+)
+
+// The kinds of document the search projection indexes.
+const (
+	SearchWork       = "work"
+	SearchCheckpoint = "checkpoint"
+	SearchLoop       = events.KnowledgeLoop
+	SearchDecision   = events.KnowledgeDecision
+	SearchFact       = events.KnowledgeFact
+	SearchHypothesis = events.KnowledgeHypothesis
+	SearchExecution  = "execution"
+)
+
+// SearchKinds lists every kind of document search finds, in the order
+// the docs give them.
+var SearchKinds = []string{SearchWork, SearchCheckpoint, SearchLoop, SearchDecision, SearchFact, SearchHypothesis, SearchExecution}
+
+// searchDoc is one version of one indexed document: a work item as its
+// source declares it, a checkpoint, a knowledge item (with its state) or
+// an execution (its key, purpose and command line).
+type searchDoc struct {
+	doc, kind, ref, work, session, source, state string
+	seq                                          int64
+	title, body                                  string
+}
+
+type search struct {
+	base
+	rows versions[searchDoc]
+}
+
+func newSearch() *search {
+	p := &search{base: base{name: "search", version: 1, schema: "search", tables: []Table{
+		{Name: "p_search", Key: []string{"doc"}, Temporal: true},
+	}}}
+	// Rebuilt like the incremental path (ids are assigned in the same
+	// order), with the full-text index filled row by row.
+	p.rows = versions[searchDoc]{insert: putSearchDoc, load: loadSearchDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
+		return exec(conn, "search_close", func(st *sqlite.Stmt) {
+			st.SetInt64(":seq", seq)
+			st.SetText(":doc", doc)
+		})
+	}}
+	return p
+}
+
+func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
+	if err := exec(conn, "search_insert", func(st *sqlite.Stmt) {
+		st.SetText(":doc", d.doc)
+		st.SetText(":kind", d.kind)
+		st.SetText(":ref", d.ref)
+		st.SetText(":work", d.work)
+		st.SetText(":session_id", d.session)
+		st.SetText(":source", d.source)
+		st.SetText(":state", d.state)
+		st.SetInt64(":seq", d.seq)
+		st.SetText(":title", d.title)
+		st.SetText(":body", d.body)
+		st.SetInt64(":valid_from", from)
+		setValidTo(st, to)
+	}); err != nil {
+		return err
+	}
+	id := conn.LastInsertRowID()
+	return exec(conn, "search_fts_insert", func(st *sqlite.Stmt) {
+		st.SetInt64(":id", id)
+		st.SetText(":title", d.title)
+		st.SetText(":body", d.body)
+	})
+}
+
+func loadSearchDoc(conn *sqlite.Conn, doc string, _ int64) (*searchDoc, error) {
+	var out *searchDoc
+	err := query(conn, "search_open_row", func(st *sqlite.Stmt) { st.SetText(":doc", doc) }, func(st *sqlite.Stmt) error {
+		out = &searchDoc{doc: st.GetText("doc"), kind: st.GetText("kind"), ref: st.GetText("ref"), work: st.GetText("work"),
+			session: st.GetText("session_id"), source: st.GetText("source"), state: st.GetText("state"), seq: st.GetInt64("seq"),
+			title: st.GetText("title"), body: st.GetText("body")}
+		return nil
+	})
+	return out, err
+}
+
+// set makes d the open version of its document unless the open version
+// already says the same.
+func (p *search) set(conn *sqlite.Conn, seq int64, d *searchDoc) error {
+	cur, err := p.rows.get(conn, d.doc, seq)
+	if err != nil {
+		return err
+	}
+	if cur != nil && cur.kind == d.kind && cur.title == d.title && cur.body == d.body && cur.state == d.state && cur.session == d.session {
+		return nil
+	}
+	return p.rows.put(conn, d.doc, seq, d)
+}
+
+func lines(parts ...string) string {
+	var out []string
+	for _, s := range parts {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// Apply indexes the texts of source_indexed (work items),
+// checkpoint_recorded (the checkpoint and the knowledge it changes) and
+// execution_started events.
+func (p *search) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
+	switch pl := v.(type) {
+	case *events.SourceIndexed:
+		return p.source(conn, e, pl)
+	case *events.CheckpointRecorded:
+		return p.checkpoint(conn, e, pl)
+	case *events.ExecutionStarted:
+		return p.set(conn, e.Seq, &searchDoc{doc: "x\x00" + pl.ExecutionID, kind: SearchExecution, ref: pl.ExecutionID, work: pl.Work,
+			session: pl.SessionID, state: ExecStarted, seq: e.Seq, title: pl.Key, body: lines(pl.Purpose, strings.Join(pl.Argv, " "))})
+	}
+	return nil
+}
+
+func (p *search) source(conn *sqlite.Conn, e *events.Event, pl *events.SourceIndexed) error {
+	var open []string
+	if err := query(conn, "search_open_by_source", func(st *sqlite.Stmt) { st.SetText(":source", pl.Path) }, func(st *sqlite.Stmt) error {
+		open = append(open, st.GetText("doc"))
+		return nil
+	}); err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	if !pl.Removed {
+		for _, it := range pl.Items {
+			doc := "w\x00" + pl.Path + "\x00" + it.Key
+			if keep[doc] {
+				continue // a key declared twice in one source: its first declaration
+			}
+			keep[doc] = true
+			body := lines(append([]string{it.NextAction, it.Summary, it.Blocker}, it.Acceptance...)...)
+			if err := p.set(conn, e.Seq, &searchDoc{doc: doc, kind: SearchWork, ref: it.Key, work: it.Key, source: pl.Path,
+				state: it.Status, seq: e.Seq, title: it.Title, body: body}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, doc := range open {
+		if !keep[doc] {
+			if err := p.rows.drop(conn, doc, e.Seq); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (p *search) checkpoint(conn *sqlite.Conn, e *events.Event, pl *events.CheckpointRecorded) error {
+	if err := p.set(conn, e.Seq, &searchDoc{doc: "c\x00" + pl.CheckpointID, kind: SearchCheckpoint, ref: pl.CheckpointID, work: pl.Work,
+		session: pl.SessionID, seq: e.Seq, title: pl.Digest, body: pl.NextAction}); err != nil {
+		return err
+	}
+	// Loops a checkpoint recorded as bare texts (logs older than
+	// knowledge ids) are found by their checkpoint.
+	for i, text := range pl.OpenLoops {
+		if err := p.set(conn, e.Seq, &searchDoc{doc: fmt.Sprintf("k\x00%s\x00%s#%d", pl.Work, pl.CheckpointID, i), kind: SearchLoop, work: pl.Work,
+			session: pl.SessionID, state: KnowledgeOpen, seq: e.Seq, title: text}); err != nil {
+			return err
+		}
+	}
+	for _, c := range pl.Changes {
+		doc := "k\x00" + pl.Work + "\x00" + c.ID
+		if c.Op == events.ChangeOpen {
+			state := KnowledgeActive
+			if c.Kind == events.KnowledgeLoop {
+				state = KnowledgeOpen
+			}
+			if err := p.set(conn, e.Seq, &searchDoc{doc: doc, kind: c.Kind, ref: c.ID, work: pl.Work, session: pl.SessionID,
+				state: state, seq: e.Seq, title: c.Text}); err != nil {
+				return err
+			}
+			continue
+		}
+		cur, err := p.rows.get(conn, doc, e.Seq)
+		if err != nil || cur == nil {
+			return err
+		}
+		switch c.Op {
+		case events.ChangeResolve:
+			cur.state = KnowledgeResolved
+		case events.ChangeDrop:
+			cur.state = KnowledgeDropped
+		case events.ChangeRetract:
+			cur.state = KnowledgeRetracted
+		case events.ChangeSupersede:
+			cur.state = KnowledgeSuperseded
+		case events.ChangeConfirm:
+			cur.kind = events.KnowledgeFact
+		}
+		cur.body = lines(cur.body, c.Note)
+		if err := p.set(conn, e.Seq, cur); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SearchHit is one document a search found, as of the read's revision.
+type SearchHit struct {
+	Kind string `json:"kind"`
+	// Ref is the document's id: the work item's key, the checkpoint's,
+	// knowledge item's or execution's id ("" for a loop recorded as a bare
+	// text, before loops had ids).
+	Ref       string `json:"ref"`
+	Work      string `json:"work,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	State     string `json:"state,omitempty"`
+	// Seq is the event that recorded the text found.
+	Seq     int64  `json:"seq"`
+	Title   string `json:"title"`
+	Snippet string `json:"snippet"`
+	// Score is the BM25 relevance (higher is better), relative to this
+	// search only.
+	Score float64 `json:"score"`
+}
+
+// SearchAt runs an FTS5 query over the documents visible at rev, best
+// match first (BM25, the title weighing twice the body), at most limit,
+// of one kind when kind is set.
+func SearchAt(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]SearchHit, error) {
+	out := []SearchHit{}
+	err := query(conn, "search_match_at", func(st *sqlite.Stmt) {
+		st.SetText(":query", q)
+		st.SetInt64(":rev", rev)
+		st.SetText(":kind", kind)
+		st.SetInt64(":limit", int64(limit))
+	}, func(st *sqlite.Stmt) error {
+		out = append(out, SearchHit{Kind: st.GetText("kind"), Ref: st.GetText("ref"), Work: st.GetText("work"), SessionID: st.GetText("session_id"),
+			State: st.GetText("state"), Seq: st.GetInt64("seq"), Title: st.GetText("title"), Snippet: st.GetText("snippet"),
+			Score: -st.GetFloat("bm25")})
+		return nil
+	})
+	return out, err
+}

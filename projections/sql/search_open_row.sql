@@ -1,0 +1,1 @@
+SELECT * FROM p_search WHERE doc = :doc AND valid_to IS NULL;
