@@ -39,6 +39,9 @@ const (
 	ReleaseExplicit   = "released"
 	ReleaseSessionEnd = "session_ended"
 	ReleaseMoved      = "moved"
+	// ReleaseRepaired: awr doctor repair expire-claim released a claim no
+	// live agent would (Note says why).
+	ReleaseRepaired = "repaired"
 )
 
 // ClaimReleased lets a claim go (stream "work/<key>"). ToSession names
@@ -49,6 +52,7 @@ type ClaimReleased struct {
 	SessionID string `json:"session_id"`
 	Reason    string `json:"reason"`
 	ToSession string `json:"to_session,omitempty"`
+	Note      string `json:"note,omitempty"`
 }
 
 // Kind returns KindClaimReleased.

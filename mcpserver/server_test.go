@@ -142,7 +142,8 @@ func TestServer_ListTools(t *testing.T) {
 		"awr_claim_release", "awr_client_show", "awr_source_list", "awr_source_add", "awr_verify", "awr_seat_list", "awr_seat_add", "awr_seat_remove", "awr_seat_clear_attention", "awr_seat_reconcile", "awr_recovery_verify", "awr_context_hygiene",
 		"awr_rig_up", "awr_rig_down", "awr_rig_send", "awr_rig_capture", "awr_rig_snapshot", "awr_rig_restore_check",
 		"awr_work_show", "awr_work_history", "awr_work_claim", "awr_work_release", "awr_work_handoff", "awr_evidence_add", "awr_work_complete",
-		"awr_exec_list", "awr_exec_show", "awr_search"}, names)
+		"awr_exec_list", "awr_exec_show", "awr_search",
+		"awr_doctor_check", "awr_doctor_repair_expire_claim", "awr_doctor_repair_end_session", "awr_doctor_repair_abandon_execution"}, names)
 }
 
 func TestServer_Tools(t *testing.T) {

@@ -165,6 +165,18 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_work_complete", title: "Complete a work item",
 		desc: "Record work_verified for a work item once every acceptance criterion has passing evidence at the current repository state and the project's evidence level (the session holds the live claim), as `awr work complete KEY --session S --json`; otherwise EvidenceMissing lists each criterion and what it lacks. awr never edits the team's source."},
 		op((*project.Project).WorkComplete))
+	add(s, tool{name: "awr_doctor_check", title: "Find what needs repair", readOnly: true,
+		desc: "What keeps the project from continuing cleanly, as `awr doctor --json`: findings (code, severity error|warning|info, subject, message, repair: the complete command) for projections behind the log, stale sessions, claims of seats whose agent is gone, missing or changed sources, hosts in use without awr's hooks, executions whose process died unfinished, and a directory or database others may write; ok is false on any error or warning."},
+		op((*project.Project).Doctor))
+	add(s, tool{name: "awr_doctor_repair_expire_claim", title: "Release a dead claim",
+		desc: "Release a held claim no live agent will release (claim_released, reason repaired, the reason recorded), as `awr doctor repair expire-claim ID --reason TEXT --json`."},
+		op((*project.Project).DoctorExpireClaim))
+	add(s, tool{name: "awr_doctor_repair_end_session", title: "End a stale session",
+		desc: "End an active session as abandoned with the reason recorded (its claim, if any, released), as `awr doctor repair end-session ID --reason TEXT --json`."},
+		op((*project.Project).DoctorEndSession))
+	add(s, tool{name: "awr_doctor_repair_abandon_execution", title: "Abandon an unknown execution",
+		desc: "Record the finish of an execution whose process died without one (exit -1, the reason as its error; the key then runs again only with --retry-failed), as `awr doctor repair abandon-execution ID --reason TEXT --json`; a running one is InvalidTransition."},
+		op((*project.Project).DoctorAbandonExecution))
 	add(s, tool{name: "awr_log", title: "List events", readOnly: true,
 		desc: "Events oldest first, filtered by session, work item, kind or revision range, as `awr log --json`; next_since pages on."},
 		op((*project.Project).Log))

@@ -52,6 +52,7 @@ type CLI struct {
 	Recovery   recoveryCmd   `cmd:"" help:"Inspect where a session stands and what to run next."`
 	Exec       execCmd       `cmd:"" help:"Run side effects at most once per work item and key; list and show executions."`
 	Search     searchCmd     `cmd:"" help:"Full-text search over work items, checkpoints, loops, decisions, facts and executions."`
+	Doctor     doctorCmd     `cmd:"" help:"Find what keeps the project from continuing cleanly, with the command that repairs each; repair one."`
 	Client     clientCmd     `cmd:"" help:"Host conversations: bind one to a session, show a binding, answer a host's hook, install or uninstall awr's hooks."`
 	Seat       seatCmd       `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
 	Rig        rigCmd        `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`

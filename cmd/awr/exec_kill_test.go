@@ -59,6 +59,16 @@ func TestExecRun_KilledBetweenStartAndFinish(t *testing.T) {
 	require.Equal(t, "running", x["state"], "awr still runs it")
 	id := x["id"].(string)
 
+	doctor := func() string {
+		out, err := awr("doctor", "--json").Output()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	require.NotContains(t, doctor(), "execution_unknown", "a running execution is no finding")
+	out, err = awr("doctor", "repair", "abandon-execution", id, "--reason", "x", "--json").CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), `"code":"InvalidTransition"`, "a running execution is not abandoned")
+
 	// A second run while the first one runs is refused, --retry-unknown or not.
 	out, err = awr("exec", "run", "--session", s, "--key", "migrate", "--retry-unknown", "--json", "--", "true").CombinedOutput()
 	require.Error(t, err)
@@ -76,6 +86,8 @@ func TestExecRun_KilledBetweenStartAndFinish(t *testing.T) {
 	x = list()["executions"].([]any)[0].(map[string]any)
 	require.Equal(t, "unknown", x["state"])
 	require.Nil(t, x["exit_code"])
+	require.Contains(t, doctor(), `"code":"execution_unknown","severity":"warning","subject":"`+id+`"`)
+	require.Contains(t, doctor(), `"repair":"awr doctor repair abandon-execution `+id+` --reason 'WHAT YOU CHECKED'"`)
 
 	out, err = awr("exec", "show", id, "--json").Output()
 	require.NoError(t, err, "%s", out)
@@ -115,6 +127,47 @@ func TestExecRun_KilledBetweenStartAndFinish(t *testing.T) {
 	xs = list("--work", "CART-1")["executions"].([]any)
 	require.Len(t, xs, 2)
 	require.Equal(t, res.Execution.ID, xs[0].(map[string]any)["retried_by"])
+	require.NotContains(t, doctor(), "execution_unknown", "a retried execution is no finding")
+
+	// Another key killed the same way, then abandoned by the doctor's
+	// repair: it is failed, with the reason as its error.
+	run = awr("exec", "run", "--session", s, "--key", "deploy", "--", "sh", "-c", "echo $$ > "+pidFile+"; echo running; exec sleep 60")
+	stdout, err = run.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, run.Start())
+	line, err = bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "running\n", line)
+	require.NoError(t, run.Process.Signal(syscall.SIGKILL))
+	_ = run.Wait()
+	raw, err = os.ReadFile(pidFile)
+	require.NoError(t, err)
+	child, err = strconv.Atoi(strings.TrimSpace(string(raw)))
+	require.NoError(t, err)
+	_ = syscall.Kill(child, syscall.SIGKILL)
+	byKey := func(key string) map[string]any {
+		for _, x := range list("--work", "CART-1")["executions"].([]any) {
+			if x.(map[string]any)["key"] == key {
+				return x.(map[string]any)
+			}
+		}
+		t.Fatalf("no execution of key %s", key)
+		return nil
+	}
+	deploy := byKey("deploy")
+	require.Equal(t, "unknown", deploy["state"])
+	require.Contains(t, doctor(), deploy["id"].(string))
+	out, err = awr("doctor", "repair", "abandon-execution", deploy["id"].(string), "--reason", "the deploy log shows it never started", "--json").Output()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), `"kind":"execution_finished"`)
+	deploy = byKey("deploy")
+	require.Equal(t, "failed", deploy["state"])
+	require.Contains(t, deploy["error"], "abandoned by awr doctor: the deploy log shows it never started")
+	require.NotContains(t, doctor(), "execution_unknown")
+	out, err = awr("doctor", "repair", "abandon-execution", deploy["id"].(string), "--reason", "again", "--json").CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), `"code":"InvalidTransition"`)
+
 	out, err = awr("verify", "--json").Output()
 	require.NoError(t, err, "%s", out)
 }
