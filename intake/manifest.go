@@ -81,6 +81,32 @@ type ManifestSource struct {
 	Adapter string `toml:"adapter" json:"adapter"`
 	Role    string `toml:"role" json:"role"`
 	source.Options
+	// Domain is an AWR manifest's source domain: read and kept, not used.
+	Domain string `toml:"domain,omitempty" json:"domain,omitempty"`
+	// AWROptions is an AWR manifest's [sources.options] table (status_map,
+	// field_map); ReadManifest merges it into Options.
+	AWROptions *source.Options `toml:"options,omitempty" json:"-"`
+}
+
+// mergeAWROptions moves an AWR [sources.options] table into the source's
+// own options; a map given both ways is InvalidInput.
+func (s *ManifestSource) mergeAWROptions(path string, i int) error {
+	o := s.AWROptions
+	if o == nil {
+		return nil
+	}
+	s.AWROptions = nil
+	if (len(o.StatusMap) > 0 && len(s.StatusMap) > 0) || (len(o.FieldMap) > 0 && len(s.FieldMap) > 0) {
+		return fault.New(fault.InvalidInput, "manifest %s: sources[%d] (%s) gives status_map or field_map both in the source and in [sources.options]", path, i, s.Path).
+			With("path", path).WithHint("keep one of them in %s, then run the command again", path)
+	}
+	if len(o.StatusMap) > 0 {
+		s.StatusMap = o.StatusMap
+	}
+	if len(o.FieldMap) > 0 {
+		s.FieldMap = o.FieldMap
+	}
+	return nil
 }
 
 // ManifestPath returns the manifest path of the project rooted at dir.
@@ -240,6 +266,11 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		return nil, false, fault.New(fault.InvalidInput, "manifest %s: unknown field %s", path, undecoded[0]).With("path", path)
+	}
+	for i := range m.Sources {
+		if err := m.Sources[i].mergeAWROptions(path, i); err != nil {
+			return nil, false, err
+		}
 	}
 	if err := m.Validate(path); err != nil {
 		return nil, false, err

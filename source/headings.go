@@ -4,7 +4,10 @@ import (
 	"strings"
 )
 
-func init() { register(MarkdownHeadings, parseHeadings) }
+func init() {
+	register(MarkdownHeadings, parseHeadings)
+	register(AWRMarkdownLedger, parseHeadings)
+}
 
 // parseHeadings is the markdown_headings adapter. Each heading that opens
 // with a KEY is one item:
@@ -75,6 +78,13 @@ func (d *mdDoc) headingItems(plan bool) {
 		}
 		inItemUntil = end
 		dr := newDraft(h.key, h.title, d.lines[h.idx].n)
+		for _, a := range h.attrs {
+			// Attributes are labels written on the heading: matched as
+			// labels are, and set before the body's.
+			if f, ok := d.fields.label(a[0]); ok && f != fieldKey {
+				dr.setField(f, a[1], d.lines[h.idx].n)
+			}
+		}
 		last := d.body(dr, d.lines[h.idx+1:end])
 		d.finish(dr, d.lines[h.idx].n, last)
 	}

@@ -357,6 +357,9 @@ type heading struct {
 	text  string
 	key   string // the KEY it opens with, if any (see headingKey)
 	title string // the text after the KEY and its separator
+	// attrs are the key=value pairs of a trailing attribute block
+	// (`## Title {#id key=value}`), in order.
+	attrs [][2]string
 }
 
 // headingOf reads an ATX heading: up to three spaces, 1–6 '#', a space,
@@ -389,10 +392,70 @@ func (d *mdDoc) headings() []heading {
 			continue
 		}
 		h := heading{idx: i, level: lv, text: text}
-		h.key, h.title, _ = headingKey(text)
+		if rest, id, attrs, ok := headingAttrs(text); ok {
+			h.text, h.attrs = rest, attrs
+			if id != "" {
+				h.key, h.title = id, rest
+				if k, t, ok := headingKey(rest); ok && k == id {
+					h.title = t // "## T-1 — Title {#T-1}": the key once
+				}
+				hs = append(hs, h)
+				continue
+			}
+		}
+		h.key, h.title, _ = headingKey(h.text)
 		hs = append(hs, h)
 	}
 	return hs
+}
+
+// headingAttrs splits a trailing attribute block off a heading, as AWR's
+// markdown ledgers (and Pandoc) write it: `Title {#id key=value
+// key2="two words" .class}`. It returns the heading text without the
+// block, the #id ("" without one) and the key=value pairs (classes are
+// dropped); ok is false when the heading ends in no well-formed block.
+func headingAttrs(text string) (rest, id string, attrs [][2]string, ok bool) {
+	t := strings.TrimRight(text, " \t")
+	if !strings.HasSuffix(t, "}") {
+		return text, "", nil, false
+	}
+	open := strings.LastIndexByte(t, '{')
+	if open < 0 {
+		return text, "", nil, false
+	}
+	inner := t[open+1 : len(t)-1]
+	for len(inner) > 0 {
+		inner = strings.TrimLeft(inner, " \t")
+		if inner == "" {
+			break
+		}
+		var tok string
+		if i := strings.IndexAny(inner, " \t"); i >= 0 && !strings.Contains(inner[:i], "=\"") {
+			tok, inner = inner[:i], inner[i:]
+		} else if eq := strings.Index(inner, "=\""); eq >= 0 && !strings.ContainsAny(inner[:eq], " \t") {
+			end := strings.IndexByte(inner[eq+2:], '"')
+			if end < 0 {
+				return text, "", nil, false
+			}
+			tok, inner = inner[:eq+2+end+1], inner[eq+2+end+1:]
+		} else {
+			tok, inner = inner, ""
+		}
+		switch {
+		case strings.HasPrefix(tok, "#") && len(tok) > 1:
+			id = tok[1:]
+		case strings.HasPrefix(tok, "."):
+		case strings.Contains(tok, "="):
+			k, v, _ := strings.Cut(tok, "=")
+			if k == "" {
+				return text, "", nil, false
+			}
+			attrs = append(attrs, [2]string{k, strings.Trim(v, "\"")})
+		default:
+			return text, "", nil, false
+		}
+	}
+	return strings.TrimRight(t[:open], " \t"), id, attrs, true
 }
 
 // headingKey reads `KEY — title`, `KEY: title`, `KEY - title`,

@@ -20,6 +20,13 @@ const (
 	GoalsMarkdown     = "goals_markdown"
 	PlanMarkdown      = "plan_markdown"
 	RulesMarkdown     = "rules_markdown"
+
+	// AWRYAMLLedger and AWRMarkdownLedger are the adapter names of the
+	// Rust AWR's manifests, read as yaml_ledger and markdown_headings
+	// (heading attributes included), so a team's AWR manifest opens as
+	// it is.
+	AWRYAMLLedger     = "yaml-ledger-v1"
+	AWRMarkdownLedger = "markdown-ledger-v1"
 )
 
 // Source issue codes.

@@ -79,7 +79,10 @@ const (
 	yamlMaxMergeDepth = 8
 )
 
-func init() { register(YAMLLedger, parseYAMLLedger) }
+func init() {
+	register(YAMLLedger, parseYAMLLedger)
+	register(AWRYAMLLedger, parseYAMLLedger)
+}
 
 // parseYAMLLedger is the YAMLLedger parser. It never panics: an internal
 // failure becomes one malformed issue.

@@ -145,12 +145,35 @@ func jsonHints(v any, key string) []string {
 // digits; GOALS.md and EXPORT.jsonl are names of files).
 var placeholder = regexp.MustCompile(`^([A-Z][A-Z_]+)([@= ].*)?$`)
 
+// shapeRE replaces in a hint what varies from run to run (ids, hashes,
+// numbers): what makes a hint a usage error, an unknown command or a
+// placeholder is its shape, not its ids.
+var shapeRE = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`), "UUID"},
+	{regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`), "ULID"},
+	{regexp.MustCompile(`\b[0-9a-f]{12,64}\b`), "HEX"},
+	{regexp.MustCompile(`[0-9]+`), "N"},
+}
+
+func shapeOf(command, work string) string {
+	s := strings.ReplaceAll(command, work, "$WORK")
+	for _, r := range shapeRE {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
+	return s
+}
+
 // runHint runs one command in a copy of $WORK and records what happened.
-// A hint printed again in the same script's same state is run once.
+// A hint of a shape already run anywhere in the suite (the same command
+// and flags, other ids) is run once: under -race every run is an awr
+// process, and the suite prints the same hints in many scripts.
 func runHint(dir, from, hint, command string) {
 	work := os.Getenv("WORK")
-	sum := sha256.Sum256([]byte(command + "\x00" + from))
-	f, err := os.OpenFile(filepath.Join(dir, "seen-"+hex.EncodeToString(sum[:8])), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	sum := sha256.Sum256([]byte(shapeOf(command, work)))
+	f, err := os.OpenFile(filepath.Join(filepath.Dir(dir), "seen-"+hex.EncodeToString(sum[:8])), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return
 	}
