@@ -2,12 +2,14 @@ package rig_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/rig"
 )
 
@@ -158,4 +160,45 @@ func TestReconcile_PaneAlive(t *testing.T) {
 		t.Fatalf("seat show: %s %+v", show.State, last)
 	}
 	f.verifyLog()
+}
+
+// awr doctor finds the live claim of a seat whose agent is gone (a machine
+// restart) and names the restore that answers it; after the restore it is
+// no finding.
+func TestDoctor_SeatAgentGone(t *testing.T) {
+	f := newFixture(t)
+	a := f.seat("a", "T-1", events.PolicyResumeIfPossible)
+	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {
+		t.Fatalf("first up: %+v", r.Seats)
+	}
+	door, err := project.Open(context.Background(), f.dir, project.Options{Rig: project.RigOptions{TmuxSocket: f.socket, AwrBin: filepath.Join(bin, "awr")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer door.Close()
+	doctor := func() []project.DoctorFinding {
+		res, err := door.Doctor(context.Background(), project.DoctorRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []project.DoctorFinding
+		for _, fd := range res.Findings {
+			if fd.Code == project.FindingClaimAgentGone {
+				out = append(out, fd)
+			}
+		}
+		return out
+	}
+	if got := doctor(); len(got) != 0 {
+		t.Fatalf("a running seat is a finding: %+v", got)
+	}
+	f.restart()
+	got := doctor()
+	if len(got) != 1 || got[0].Subject != f.seatAt(a).ClaimID || got[0].Repair != "awr rig up portal" || !strings.Contains(got[0].Message, a) {
+		t.Fatalf("after a restart: %+v", got)
+	}
+	f.up(rig.UpOptions{})
+	if got := doctor(); len(got) != 0 {
+		t.Fatalf("after the restore: %+v", got)
+	}
 }
