@@ -12,13 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/process"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/secret"
 	"golang.org/x/sys/unix"
@@ -270,61 +270,14 @@ func execRepo(ctx context.Context, dir string) *events.ExecutionRepo {
 
 // selfProcess identifies this awr process for execution_started.
 func selfProcess() *events.ExecutionProcess {
-	host, _ := os.Hostname()
-	pr := &events.ExecutionProcess{Host: host, BootID: bootID(), PID: os.Getpid()}
-	pr.StartTicks, _ = startTicks(pr.PID)
-	return pr
+	id := process.Self()
+	return &events.ExecutionProcess{Host: id.Host, BootID: id.BootID, PID: id.PID, StartTicks: id.StartTicks}
 }
 
-// processAlive reports whether the process pr names still runs. One on
-// another host, or one that cannot be told apart, counts as running: awr
-// refuses rather than run twice what another machine may be running.
+// processAlive reports whether the process pr names still runs (see
+// process.Running).
 func processAlive(pr *events.ExecutionProcess) bool {
-	if pr == nil {
-		return false
-	}
-	if host, _ := os.Hostname(); pr.Host != host {
-		return true
-	}
-	if pr.BootID != "" && bootID() != "" && pr.BootID != bootID() {
-		return false // the machine restarted since
-	}
-	if ticks, ok := startTicks(pr.PID); ok && pr.StartTicks != 0 {
-		return ticks == pr.StartTicks // the PID may have been reused
-	}
-	err := syscall.Kill(pr.PID, 0)
-	return err == nil || err == syscall.EPERM
-}
-
-func bootID() string {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
-
-// startTicks reads a process's start time from /proc/PID/stat (field 22,
-// after the parenthesised command name); a zombie counts as gone.
-func startTicks(pid int) (int64, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, false
-	}
-	if f[0] == "Z" || f[0] == "X" {
-		return -1, true
-	}
-	n, err := strconv.ParseInt(f[19], 10, 64)
-	return n, err == nil
+	return pr != nil && process.Running(process.Identity{Host: pr.Host, BootID: pr.BootID, PID: pr.PID, StartTicks: pr.StartTicks})
 }
 
 // execView is x as a reader sees it. An unfinished execution is running
