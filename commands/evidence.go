@@ -246,7 +246,7 @@ func JudgeCriteria(it *events.WorkItem, evidence []*events.EvidenceRecorded, seq
 
 func judge(ev *events.EvidenceRecorded, obs Observed) (state, lacks string) {
 	if obs.Compare && !sameRepo(ev.Repo, obs.Repo) {
-		return CriterionStale, fmt.Sprintf("its evidence (seq of %s) was recorded at %s, and the repository is now at %s", ev.EvidenceID, repoWords(ev.Repo), repoWords(obs.Repo))
+		return CriterionStale, fmt.Sprintf("its evidence %s was recorded at %s, and the repository is now at %s", ev.EvidenceID, repoWords(ev.Repo), repoWords(obs.Repo))
 	}
 	if obs.Compare && ev.Basis == events.EvidenceFile && obs.FileHash[ev.Path] != ev.FileHash {
 		return CriterionStale, fmt.Sprintf("file %s changed since its evidence %s", ev.Path, ev.EvidenceID)

@@ -133,7 +133,7 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 	if err := p.doctorSeats(ctx, add); err != nil {
 		return nil, err
 	}
-	p.doctorSources(add)
+	p.doctorSources(ctx, add)
 	p.doctorHooks(clients, add)
 	p.doctorPermissions(add)
 	rank := map[string]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
@@ -189,7 +189,7 @@ func (p *Project) doctorSeats(ctx context.Context, add func(DoctorFinding)) erro
 
 // doctorSources reports manifest sources that are missing, changed since
 // they were indexed, or indexed with issues.
-func (p *Project) doctorSources(add func(DoctorFinding)) {
+func (p *Project) doctorSources(ctx context.Context, add func(DoctorFinding)) {
 	m, ok, err := intake.ReadManifest(p.dir)
 	if err != nil {
 		add(DoctorFinding{Code: FindingSourceMissing, Severity: SeverityError, Subject: intake.ManifestPath(p.dir), Message: err.Error(), Repair: "awr intake inspect"})
@@ -198,11 +198,11 @@ func (p *Project) doctorSources(add func(DoctorFinding)) {
 	if !ok {
 		return
 	}
-	st, err := p.EventLog(context.Background())
+	st, err := p.EventLog(ctx)
 	if err != nil {
 		return
 	}
-	_ = st.Read(context.Background(), func(r *events.Reader) error {
+	_ = st.Read(ctx, func(r *events.Reader) error {
 		indexed, err := projections.SourcesAt(r.Conn, r.Head, true)
 		if err != nil {
 			return err
