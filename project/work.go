@@ -371,15 +371,22 @@ func (r *WorkShowResult) judge(obs commands.Observed) {
 	c.AwaitingVerification = r.Work.Status == "completed" && c.State != CompletionVerified
 }
 
-// coversCriteria reports whether v verified exactly the criteria given.
+// coversCriteria reports whether v verified exactly the criteria given,
+// in any order (evidence follows a criterion's text, not its position).
 func coversCriteria(v *events.WorkVerified, criteria []string) bool {
 	if len(v.Criteria) != len(criteria) {
 		return false
 	}
-	for i, c := range criteria {
-		if projections.NormalizeText(v.Criteria[i].Criterion) != projections.NormalizeText(c) {
+	want := map[string]int{}
+	for _, c := range criteria {
+		want[projections.NormalizeText(c)]++
+	}
+	for _, c := range v.Criteria {
+		k := projections.NormalizeText(c.Criterion)
+		if want[k] == 0 {
 			return false
 		}
+		want[k]--
 	}
 	return true
 }
