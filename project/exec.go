@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/awr-dev/awr/commands"
@@ -141,8 +142,11 @@ func (p *Project) runExecution(ctx context.Context, x *projections.Execution, di
 	cmd := exec.Command(x.Argv[0], x.Argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stdin = stdin
-	cmd.Stdout = io.MultiWriter(keptOut, passthrough{stdout})
-	cmd.Stderr = io.MultiWriter(keptErr, passthrough{stderr})
+	// The two streams are copied by two goroutines, and may go to one
+	// writer (with --json both go to stderr): one lock for both.
+	var mu sync.Mutex
+	cmd.Stdout = io.MultiWriter(keptOut, passthrough{w: stdout, mu: &mu})
+	cmd.Stderr = io.MultiWriter(keptErr, passthrough{w: stderr, mu: &mu})
 	began := p.opts.Now()
 	fin := &events.ExecutionFinished{ExecutionID: x.ID}
 	err = cmd.Run()
@@ -181,12 +185,18 @@ func exitStatus(x *projections.Execution) int {
 }
 
 // passthrough streams the command's output to a terminal that may go
-// away: a failed write there never stops the command or its record.
-type passthrough struct{ w io.Writer }
+// away: a failed write there never stops the command or its record. mu
+// serialises the writes of both streams.
+type passthrough struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
 
 func (t passthrough) Write(b []byte) (int, error) {
 	if t.w != nil {
+		t.mu.Lock()
 		t.w.Write(b)
+		t.mu.Unlock()
 	}
 	return len(b), nil
 }
