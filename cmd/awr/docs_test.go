@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -41,6 +43,19 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 //	<!-- doctest: run whole -->
 //	    the same for a block that is one command, its first line: all the
 //	    rest is its output, even lines that start with "$ ".
+//	<!-- doctest: let TOKEN COMMAND -->
+//	    runs COMMAND there, unshown, and binds the id or hash TOKEN the doc
+//	    shows to what COMMAND prints (trimmed): a state the prose describes
+//	    (a session started off-page) that the doc's commands name.
+//	<!-- doctest: skip REASON -->
+//	    before a fenced block: the block does not run, for REASON (it needs
+//	    a real agent host, a wall-clock wait of minutes, ...).
+//
+// Every fenced block holding an awr command ("$ " line naming awr) must
+// be marked run or skip; the test logs how many blocks each doc runs and
+// skips. In a scenario whose directory the doc shows under /tmp/, every
+// /tmp/ path of a command is a path under the scenario's own temporary
+// root, and printed back as /tmp/.
 //
 // A command whose shown output holds an awr error ("awr: ... (Code)" or
 // {"code":...}) must exit 1, or 2 for Usage; any other must exit 0.
@@ -59,6 +74,7 @@ func TestDocs(t *testing.T) {
 			d := &docRun{t: t, path: path, lines: strings.Split(string(src), "\n")}
 			d.run()
 			require.NotZero(t, d.ran, "%s has no runnable block (mark one with <!-- doctest: run -->)", path)
+			t.Logf("%s: %d blocks run, %d skipped", path, d.ran, d.skipped)
 			if *updateDocs {
 				require.NoError(t, os.WriteFile(path, []byte(d.rewritten()), 0o644))
 			}
@@ -71,14 +87,18 @@ type docRun struct {
 	path  string
 	lines []string
 	ran   int
-	// scenario
-	dir, shownDir string
-	tokens        *tokenMap
+	// skipped counts the blocks marked skip.
+	skipped int
+	// scenario; root is its temporary directory, and root+"/tmp" the
+	// /tmp the doc shows.
+	root, dir, shownDir string
+	tokens              *tokenMap
 	// edits are the output ranges to rewrite with -update-docs.
 	edits []docEdit
 	// renames maps, over the whole doc, a shown token to the real one.
 	renames map[string]string
 	failed  bool
+	sockets map[string]bool
 }
 
 type docEdit struct {
@@ -90,6 +110,7 @@ var directive = regexp.MustCompile(`^<!-- doctest: (\w+)\s*(.*?)\s*-->$`)
 
 func (d *docRun) run() {
 	d.renames = map[string]string{}
+	d.sockets = map[string]bool{}
 	inBlock, runBlock, whole := false, false, false
 	var block []int
 	for i := 0; i < len(d.lines); i++ {
@@ -109,6 +130,23 @@ func (d *docRun) run() {
 			}
 			runBlock = prev == "<!-- doctest: run -->" || prev == "<!-- doctest: run whole -->"
 			whole = prev == "<!-- doctest: run whole -->"
+			skip := directive.FindStringSubmatch(prev)
+			marked := runBlock
+			if skip != nil && skip[1] == "skip" {
+				if skip[2] == "" {
+					d.fail(i-1, "doctest skip needs a reason")
+				}
+				d.skipped++
+				marked = true
+			}
+			if !marked {
+				for j := i + 1; j < len(d.lines) && !strings.HasPrefix(d.lines[j], "```"); j++ {
+					if awrCommand.MatchString(d.lines[j]) {
+						d.fail(i, "a block with an awr command is neither run nor skipped: mark it <!-- doctest: run --> or <!-- doctest: skip REASON -->")
+						break
+					}
+				}
+			}
 			continue
 		}
 		if inBlock {
@@ -124,10 +162,18 @@ func (d *docRun) run() {
 			d.project(i, strings.Fields(m[2]))
 		case "sh":
 			d.need(i)
-			if out, code := d.exec(m[2]); code != 0 {
+			if out, code := d.exec(d.toReal(m[2])); code != 0 {
 				d.fail(i, "doctest sh %s: exit %d\n%s", m[2], code, out)
 			}
-		case "run":
+		case "let":
+			d.need(i)
+			tok, cmd, _ := strings.Cut(m[2], " ")
+			out, code := d.exec(d.toReal(cmd))
+			if code != 0 {
+				d.fail(i, "doctest let %s: exit %d\n%s", m[2], code, out)
+			}
+			d.tokens.bind(tok, strings.TrimSpace(out))
+		case "run", "skip":
 		default:
 			d.fail(i, "unknown doctest directive %q", m[1])
 		}
@@ -163,7 +209,10 @@ func (d *docRun) project(line int, args []string) {
 		}
 	}
 	dir := filepath.Join(root, name)
-	if shown != "" {
+	switch {
+	case strings.HasPrefix(shown, "/tmp/"):
+		dir = filepath.Join(root, shown)
+	case shown != "":
 		dir = filepath.Join(root, filepath.Base(shown))
 	}
 	if name == "empty" {
@@ -172,7 +221,8 @@ func (d *docRun) project(line int, args []string) {
 		_, err := fixtures.CopyProject(name, dir)
 		require.NoError(d.t, err)
 	}
-	d.dir, d.shownDir, d.tokens = dir, shown, newTokenMap(d.renames)
+	require.NoError(d.t, os.MkdirAll(filepath.Join(root, "tmp"), 0o755))
+	d.root, d.dir, d.shownDir, d.tokens = root, dir, shown, newTokenMap(d.renames)
 	if git {
 		if out, code := d.exec("git init -q -b main && git add . && git commit -qm 'the fixture'"); code != 0 {
 			d.t.Fatalf("%s:%d: git init: %s", d.path, line+1, out)
@@ -184,15 +234,24 @@ func (d *docRun) project(line int, args []string) {
 func (d *docRun) exec(cmd string) (string, int) {
 	c := exec.Command("bash", "-c", "set -o pipefail\n"+cmd)
 	c.Dir = d.dir
-	home := filepath.Join(filepath.Dir(d.dir), "home")
+	home := filepath.Join(d.root, "home")
 	_ = os.MkdirAll(home, 0o755)
+	// Rig examples run their agents on a private tmux server, gone when
+	// the test ends.
+	sum := sha256.Sum256([]byte(d.root))
+	socket := "awr-doc-" + hex.EncodeToString(sum[:6])
+	if _, ok := d.sockets[socket]; !ok {
+		d.sockets[socket] = true
+		d.t.Cleanup(func() { _ = exec.Command("tmux", "-L", socket, "kill-server").Run() })
+	}
 	env := []string{"TZ=UTC", "LANG=C", "COLUMNS=80", "NO_COLOR=1", "HOME=" + home, "AWR_TIMEOUT=10s",
+		"AWR_TMUX_SOCKET=" + socket, "GORACE=atexit_sleep_ms=0",
 		"GIT_AUTHOR_NAME=doc", "GIT_AUTHOR_EMAIL=doc@example.com", "GIT_COMMITTER_NAME=doc", "GIT_COMMITTER_EMAIL=doc@example.com",
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "PATH", "GORACE", "GOCOVERDIR", "TMPDIR":
+		case "PATH", "GOCOVERDIR", "TMPDIR":
 			env = append(env, kv)
 		}
 	}
@@ -250,18 +309,43 @@ func (d *docRun) block(idx []int, whole bool) {
 
 var awrError = regexp.MustCompile(`^(awr: .*\((\w+)\)|\{"code":"(\w+)")`)
 
-func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to int) {
+// toReal turns a command the doc shows into the one to run: bound ids
+// and hashes the real ones, the shown directories the scenario's.
+func (d *docRun) toReal(cmd string) string {
 	real := d.tokens.toReal(cmd)
-	if d.shownDir != "" {
+	switch {
+	case strings.HasPrefix(d.shownDir, "/tmp/"):
+		real = shownTmp.ReplaceAllString(real, "${1}"+d.root+"/tmp/")
+	case d.shownDir != "":
 		real = strings.ReplaceAll(real, d.shownDir, d.dir)
 	}
+	return real
+}
+
+// toShown turns what a command printed into what the doc shows.
+func (d *docRun) toShown(out string) string {
+	switch {
+	case strings.HasPrefix(d.shownDir, "/tmp/"):
+		return strings.ReplaceAll(out, d.root+"/tmp/", "/tmp/")
+	case d.shownDir != "":
+		return strings.ReplaceAll(out, d.dir, d.shownDir)
+	}
+	return out
+}
+
+var (
+	shownTmp = regexp.MustCompile(`(^|[\s='"<>(:])/tmp/`)
+	// awrCommand is a doc line that runs awr.
+	awrCommand = regexp.MustCompile(`^\$ .*\bawr\b`)
+)
+
+func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to int) {
+	real := d.toReal(cmd)
 	out, code := d.exec(real)
 	if os.Getenv("DOCTEST_TRACE") != "" {
 		d.t.Logf("%s:%d: $ %s\n(exit %d)\n%s", d.path, line+1, real, code, out)
 	}
-	if d.shownDir != "" {
-		out = strings.ReplaceAll(out, d.dir, d.shownDir)
-	}
+	out = d.toShown(out)
 	got := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if strings.TrimRight(out, "\n") == "" {
 		got = nil
@@ -379,6 +463,16 @@ func (m *tokenMap) pair(shown, printed string) {
 			m.renames[a[i]] = b[i]
 		}
 	}
+}
+
+// bind binds the shown token to the real one.
+func (m *tokenMap) bind(shown, real string) {
+	kind := "let"
+	m.n[kind]++
+	ph := fmt.Sprintf("<%s%d>", kind, m.n[kind])
+	m.shown[shown], m.real[real] = ph, ph
+	m.toShown[ph], m.toRealTok[ph] = shown, real
+	m.renames[shown] = real
 }
 
 // toReal replaces the bound shown tokens of a command with the real ones.
