@@ -33,6 +33,9 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 //	    directory for "empty") in a temporary directory (a git repository
 //	    with one commit with git); PATH is the directory the doc's text
 //	    shows for it.
+//	    With as=LABEL, the scenario can be taken up again later with
+//	<!-- doctest: scenario LABEL -->
+//	    (a doc whose sections alternate between two projects).
 //	<!-- doctest: sh COMMAND -->
 //	    runs COMMAND there, unshown (a precondition the prose states).
 //	<!-- doctest: run -->
@@ -99,6 +102,13 @@ type docRun struct {
 	renames map[string]string
 	failed  bool
 	sockets map[string]bool
+	// scenarios are the ones a project directive labelled with as=.
+	scenarios map[string]scenario
+}
+
+type scenario struct {
+	root, dir, shownDir string
+	tokens              *tokenMap
 }
 
 type docEdit struct {
@@ -111,6 +121,7 @@ var directive = regexp.MustCompile(`^<!-- doctest: (\w+)\s*(.*?)\s*-->$`)
 func (d *docRun) run() {
 	d.renames = map[string]string{}
 	d.sockets = map[string]bool{}
+	d.scenarios = map[string]scenario{}
 	inBlock, runBlock, whole := false, false, false
 	var block []int
 	for i := 0; i < len(d.lines); i++ {
@@ -165,6 +176,12 @@ func (d *docRun) run() {
 			if out, code := d.exec(d.toReal(m[2])); code != 0 {
 				d.fail(i, "doctest sh %s: exit %d\n%s", m[2], code, out)
 			}
+		case "scenario":
+			sc, ok := d.scenarios[m[2]]
+			if !ok {
+				d.t.Fatalf("%s:%d: doctest scenario %q: no project directive named it (as=%s)", d.path, i+1, m[2], m[2])
+			}
+			d.root, d.dir, d.shownDir, d.tokens = sc.root, sc.dir, sc.shownDir, sc.tokens
 		case "let":
 			d.need(i)
 			tok, cmd, _ := strings.Cut(m[2], " ")
@@ -197,11 +214,13 @@ func (d *docRun) project(line int, args []string) {
 		d.t.Fatalf("%s:%d: doctest project needs a fixture name", d.path, line+1)
 	}
 	root := d.t.TempDir()
-	name, git, shown := args[0], false, ""
+	name, git, shown, label := args[0], false, "", ""
 	for _, a := range args[1:] {
 		switch {
 		case a == "git":
 			git = true
+		case strings.HasPrefix(a, "as="):
+			label = strings.TrimPrefix(a, "as=")
 		case strings.HasPrefix(a, "dir="):
 			shown = strings.TrimPrefix(a, "dir=")
 		default:
@@ -223,6 +242,9 @@ func (d *docRun) project(line int, args []string) {
 	}
 	require.NoError(d.t, os.MkdirAll(filepath.Join(root, "tmp"), 0o755))
 	d.root, d.dir, d.shownDir, d.tokens = root, dir, shown, newTokenMap(d.renames)
+	if label != "" {
+		d.scenarios[label] = scenario{root: root, dir: dir, shownDir: shown, tokens: d.tokens}
+	}
 	if git {
 		if out, code := d.exec("git init -q -b main && git add . && git commit -qm 'the fixture'"); code != 0 {
 			d.t.Fatalf("%s:%d: git init: %s", d.path, line+1, out)
