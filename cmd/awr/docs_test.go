@@ -36,6 +36,10 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 //	    With as=LABEL, the scenario can be taken up again later with
 //	<!-- doctest: scenario LABEL -->
 //	    (a doc whose sections alternate between two projects).
+//	<!-- doctest: copy LABEL -->
+//	    copies the scenario as it is now to another temporary directory,
+//	    a scenario named LABEL (its ids and hashes are the same): a copy
+//	    "taken just before" a write the doc shows twice.
 //	<!-- doctest: sh COMMAND -->
 //	    runs COMMAND there, unshown (a precondition the prose states).
 //	<!-- doctest: run -->
@@ -182,6 +186,15 @@ func (d *docRun) run() {
 				d.t.Fatalf("%s:%d: doctest scenario %q: no project directive named it (as=%s)", d.path, i+1, m[2], m[2])
 			}
 			d.root, d.dir, d.shownDir, d.tokens = sc.root, sc.dir, sc.shownDir, sc.tokens
+		case "copy":
+			d.need(i)
+			root := d.t.TempDir()
+			if out, err := exec.Command("cp", "-a", d.root+"/.", root).CombinedOutput(); err != nil {
+				d.t.Fatalf("%s:%d: doctest copy: %v\n%s", d.path, i+1, err, out)
+			}
+			rel, err := filepath.Rel(d.root, d.dir)
+			require.NoError(d.t, err)
+			d.scenarios[m[2]] = scenario{root: root, dir: filepath.Join(root, rel), shownDir: d.shownDir, tokens: d.tokens}
 		case "let":
 			d.need(i)
 			tok, cmd, _ := strings.Cut(m[2], " ")
@@ -190,6 +203,7 @@ func (d *docRun) run() {
 				d.fail(i, "doctest let %s: exit %d\n%s", m[2], code, out)
 			}
 			d.tokens.bind(tok, strings.TrimSpace(out))
+			d.checkClash(i)
 		case "run", "skip":
 		default:
 			d.fail(i, "unknown doctest directive %q", m[1])
@@ -331,6 +345,13 @@ func (d *docRun) block(idx []int, whole bool) {
 
 var awrError = regexp.MustCompile(`^(awr: .*\((\w+)\)|\{"code":"(\w+)")`)
 
+func (d *docRun) checkClash(line int) {
+	for _, tok := range d.tokens.clash {
+		d.fail(line, "%s stands for two different real ids or hashes in this doc (in two scenarios?): show another one here", tok)
+	}
+	d.tokens.clash = nil
+}
+
 // toReal turns a command the doc shows into the one to run: bound ids
 // and hashes the real ones, the shown directories the scenario's.
 func (d *docRun) toReal(cmd string) string {
@@ -385,6 +406,7 @@ func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to i
 		}
 	}
 	d.tokens.pair(strings.Join(want, "\n"), strings.Join(got, "\n"))
+	d.checkClash(line)
 	if !matchLines(d.tokens.normalize(want, false), d.tokens.normalize(got, true)) {
 		d.fail(line, "$ %s\nshown:\n%s\nprinted:\n%s", cmd, strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
@@ -450,6 +472,8 @@ type tokenMap struct {
 	n           map[string]int
 	// renames collects shown -> real over every scenario of the doc.
 	renames map[string]string
+	// clash lists the shown tokens bound to two real ones.
+	clash []string
 }
 
 func newTokenMap(renames map[string]string) *tokenMap {
@@ -482,7 +506,7 @@ func (m *tokenMap) pair(shown, printed string) {
 			ph := fmt.Sprintf("<%s%d>", k.kind, m.n[k.kind])
 			m.shown[a[i]], m.real[b[i]] = ph, ph
 			m.toShown[ph], m.toRealTok[ph] = a[i], b[i]
-			m.renames[a[i]] = b[i]
+			m.rename(a[i], b[i])
 		}
 	}
 }
@@ -494,6 +518,16 @@ func (m *tokenMap) bind(shown, real string) {
 	ph := fmt.Sprintf("<%s%d>", kind, m.n[kind])
 	m.shown[shown], m.real[real] = ph, ph
 	m.toShown[ph], m.toRealTok[ph] = shown, real
+	m.rename(shown, real)
+}
+
+// rename records that the doc's token shown stands for real; -update-docs
+// renames it over the whole doc, so one shown id must stand for one real
+// id in every scenario.
+func (m *tokenMap) rename(shown, real string) {
+	if r, ok := m.renames[shown]; ok && r != real {
+		m.clash = append(m.clash, shown)
+	}
 	m.renames[shown] = real
 }
 
@@ -527,7 +561,7 @@ func renameAll(text string, renames map[string]string) string {
 var (
 	rfcTime   = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b`)
 	msTime    = regexp.MustCompile(`\b1\d{12}\b`)
-	tokenNums = regexp.MustCompile(`("(?:token_estimate|required_tokens|tokens|token_budget_used)":)\d+|\b\d+( of \d+)? (o200k_base )?tokens\b`)
+	tokenNums = regexp.MustCompile(`("(?:token_estimate|required_tokens|tokens|token_budget_used|required)":)\d+|\b\d+( of \d+)? (o200k_base )?tokens\b|\bto \d+ of \d+\b`)
 	spaces    = regexp.MustCompile(`\s+`)
 	// cut is the end of a value awr cut to fit its column.
 	cut = regexp.MustCompile(`[0-9A-Za-z_:<>?-]*…`)
@@ -556,6 +590,9 @@ func (m *tokenMap) normalize(lines []string, printed bool) []string {
 		l = tokenNums.ReplaceAllStringFunc(l, func(s string) string {
 			if strings.HasPrefix(s, `"`) {
 				return s[:strings.Index(s, ":")+1] + "<n>"
+			}
+			if strings.HasPrefix(s, "to ") {
+				return "to <n> of <n>"
 			}
 			return "<n> tokens"
 		})
