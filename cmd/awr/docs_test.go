@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,6 +41,9 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 //	    copies the scenario as it is now to another temporary directory,
 //	    a scenario named LABEL (its ids and hashes are the same): a copy
 //	    "taken just before" a write the doc shows twice.
+//	<!-- doctest: fixture NAME PATH -->
+//	    copies fixtures/projects/NAME to PATH (a /tmp/ path of the doc)
+//	    in the scenario's root: another project the doc's commands name.
 //	<!-- doctest: sh COMMAND -->
 //	    runs COMMAND there, unshown (a precondition the prose states).
 //	<!-- doctest: run -->
@@ -94,6 +98,8 @@ type docRun struct {
 	path  string
 	lines []string
 	ran   int
+	// lastCode is the exit code of the last step.
+	lastCode int
 	// skipped counts the blocks marked skip.
 	skipped int
 	// scenario; root is its temporary directory, and root+"/tmp" the
@@ -186,6 +192,13 @@ func (d *docRun) run() {
 				d.t.Fatalf("%s:%d: doctest scenario %q: no project directive named it (as=%s)", d.path, i+1, m[2], m[2])
 			}
 			d.root, d.dir, d.shownDir, d.tokens = sc.root, sc.dir, sc.shownDir, sc.tokens
+		case "fixture":
+			d.need(i)
+			args := strings.Fields(m[2])
+			if len(args) != 2 || !strings.HasPrefix(args[1], "/tmp/") {
+				d.t.Fatalf("%s:%d: doctest fixture NAME /tmp/PATH", d.path, i+1)
+			}
+			require.NoError(d.t, copyFixture(args[0], filepath.Join(d.root, args[1])))
 		case "copy":
 			d.need(i)
 			root := d.t.TempDir()
@@ -248,11 +261,9 @@ func (d *docRun) project(line int, args []string) {
 	case shown != "":
 		dir = filepath.Join(root, filepath.Base(shown))
 	}
-	if name == "empty" {
-		require.NoError(d.t, os.MkdirAll(dir, 0o755))
-	} else {
-		_, err := fixtures.CopyProject(name, dir)
-		require.NoError(d.t, err)
+	require.NoError(d.t, os.MkdirAll(dir, 0o755))
+	if name != "empty" {
+		require.NoError(d.t, copyFixture(name, dir))
 	}
 	require.NoError(d.t, os.MkdirAll(filepath.Join(root, "tmp"), 0o755))
 	d.root, d.dir, d.shownDir, d.tokens = root, dir, shown, newTokenMap(d.renames)
@@ -264,6 +275,19 @@ func (d *docRun) project(line int, args []string) {
 			d.t.Fatalf("%s:%d: git init: %s", d.path, line+1, out)
 		}
 	}
+}
+
+// copyFixture copies fixtures/projects/NAME into dir: the embedded copy
+// of the demo's project, the source tree's for the others.
+func copyFixture(name, dir string) error {
+	if name == "checkout" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		_, err := fixtures.CopyProject(name, dir)
+		return err
+	}
+	return os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "fixtures", "projects", name)))
 }
 
 // exec runs one command line in the scenario's directory.
@@ -343,6 +367,8 @@ func (d *docRun) block(idx []int, whole bool) {
 	}
 }
 
+var sqliteError = regexp.MustCompile(`^Error: .*\((\d+)\)$`)
+
 var awrError = regexp.MustCompile(`^(awr: .*\((\w+)\)|\{"code":"(\w+)")`)
 
 func (d *docRun) checkClash(line int) {
@@ -380,7 +406,9 @@ var (
 
 func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to int) {
 	real := d.toReal(cmd)
-	out, code := d.exec(real)
+	// Each step is its own shell; "$?" is the exit code of the one before.
+	out, code := d.exec(fmt.Sprintf("(exit %d)\n%s", d.lastCode, real))
+	d.lastCode = code
 	if os.Getenv("DOCTEST_TRACE") != "" {
 		d.t.Logf("%s:%d: $ %s\n(exit %d)\n%s", d.path, line+1, real, code, out)
 	}
@@ -400,6 +428,10 @@ func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to i
 	for _, l := range want {
 		if wantCode == -2 {
 			break
+		}
+		if m := sqliteError.FindStringSubmatch(l); m != nil {
+			// sqlite3 exits with the error's code
+			wantCode, _ = strconv.Atoi(m[1])
 		}
 		if m := awrError.FindStringSubmatch(l); m != nil {
 			wantCode = 1
@@ -494,6 +526,7 @@ var tokenKinds = []struct {
 	{"hash", regexp.MustCompile(`\b[0-9a-f]{64}\b`)},
 	{"commit", regexp.MustCompile(`\b[0-9a-f]{40}\b`)},
 	{"head", regexp.MustCompile(`\b[0-9a-f]{12}\b`)},
+	{"sum", regexp.MustCompile(`\b[0-9a-f]{16}\b`)},
 	{"short", regexp.MustCompile(`\b[0-9a-f]{7}\b`)},
 }
 
