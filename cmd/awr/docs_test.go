@@ -406,8 +406,18 @@ var (
 
 func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to int) {
 	real := d.toReal(cmd)
-	// Each step is its own shell; "$?" is the exit code of the one before.
-	out, code := d.exec(fmt.Sprintf("(exit %d)\n%s", d.lastCode, real))
+	// Each step is its own shell, which takes over the shell variables the
+	// steps before set in the scenario ("loops=(...)", then "${loops[@]}"),
+	// and in which "$?" is the exit code of the step before.
+	vars := filepath.Join(d.root, ".doctest-vars")
+	out, code := d.exec(fmt.Sprintf(`source %[1]q 2>/dev/null
+__doctest_base="$(compgen -v)"
+(exit %[2]d)
+%[3]s
+__doctest_rc=$?
+__doctest_new=$(comm -13 <(echo "$__doctest_base" | sort) <(compgen -v | sort) | grep -v '^__doctest_')
+[ -z "$__doctest_new" ] || declare -p $__doctest_new >>%[1]q 2>/dev/null
+exit $__doctest_rc`, vars, d.lastCode, real))
 	d.lastCode = code
 	if os.Getenv("DOCTEST_TRACE") != "" {
 		d.t.Logf("%s:%d: $ %s\n(exit %d)\n%s", d.path, line+1, real, code, out)
