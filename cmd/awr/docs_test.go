@@ -405,6 +405,16 @@ var (
 )
 
 func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to int) {
+	// An id the command names stands for one an earlier output showed, or
+	// a let bound; any other is a stale id of an older run (unless the
+	// command is shown failing on it).
+	if !strings.Contains(strings.Join(want, "\n"), "(NotFound)") {
+		for _, id := range tokenKinds[0].re.FindAllString(cmd, -1) {
+			if _, ok := d.tokens.shown[id]; !ok {
+				d.fail(line, "%s in the command is shown by no output before it and bound by no let", id)
+			}
+		}
+	}
 	real := d.toReal(cmd)
 	// Each step is its own shell, which takes over the shell variables the
 	// steps before set in the scenario ("loops=(...)", then "${loops[@]}"),
