@@ -37,6 +37,9 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 //	    With as=LABEL, the scenario can be taken up again later with
 //	<!-- doctest: scenario LABEL -->
 //	    (a doc whose sections alternate between two projects).
+//	<!-- doctest: file SRC DST -->
+//	    copies the repository's file SRC (fixtures/hooks/claude/stop.json)
+//	    to DST in the scenario's directory: an input the doc's commands read.
 //	<!-- doctest: copy LABEL -->
 //	    copies the scenario as it is now to another temporary directory,
 //	    a scenario named LABEL (its ids and hashes are the same): a copy
@@ -199,6 +202,15 @@ func (d *docRun) run() {
 				d.t.Fatalf("%s:%d: doctest fixture NAME /tmp/PATH", d.path, i+1)
 			}
 			require.NoError(d.t, copyFixture(args[0], filepath.Join(d.root, args[1])))
+		case "file":
+			d.need(i)
+			args := strings.Fields(m[2])
+			if len(args) != 2 || strings.Contains(args[0], "..") {
+				d.t.Fatalf("%s:%d: doctest file SRC DST, SRC a path of the repository", d.path, i+1)
+			}
+			b, err := os.ReadFile(filepath.Join("..", "..", args[0]))
+			require.NoError(d.t, err)
+			require.NoError(d.t, os.WriteFile(filepath.Join(d.dir, args[1]), b, 0o644))
 		case "copy":
 			d.need(i)
 			root := d.t.TempDir()
