@@ -75,8 +75,8 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 // {"code":...}) must exit 1, or 2 for Usage; any other must exit 0.
 // Before comparing, ids (ULIDs), hashes and git commits are matched up in
 // order of appearance (a doc id seen once stands for the real id at that
-// place, in later commands too), and times, token counts and runs of
-// spaces are normalised. -update-docs rewrites the shown output, and the
+// place, in later commands too), and times, durations in ms, token
+// counts and runs of spaces are normalised. -update-docs rewrites the shown output, and the
 // ids and hashes after it, from the run.
 func TestDocs(t *testing.T) {
 	for _, name := range checkedDocs {
@@ -632,7 +632,7 @@ func renameAll(text string, renames map[string]string) string {
 var (
 	rfcTime   = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b`)
 	msTime    = regexp.MustCompile(`\b1\d{12}\b`)
-	tokenNums = regexp.MustCompile(`("(?:token_estimate|required_tokens|tokens|token_budget_used|required)":)\d+|\b\d+( of \d+)? (o200k_base )?tokens\b|\bto \d+ of \d+\b`)
+	tokenNums = regexp.MustCompile(`("(?:token_estimate|required_tokens|tokens|token_budget_used|required|duration_ms)":)\d+|\b\d+ ms\b|\b\d+( of \d+)? (o200k_base )?tokens\b|\bto \d+ of \d+\b`)
 	spaces    = regexp.MustCompile(`\s+`)
 	// cut is the end of a value awr cut to fit its column.
 	cut = regexp.MustCompile(`[0-9A-Za-z_:<>?-]*…`)
@@ -664,6 +664,9 @@ func (m *tokenMap) normalize(lines []string, printed bool) []string {
 			}
 			if strings.HasPrefix(s, "to ") {
 				return "to <n> of <n>"
+			}
+			if strings.HasSuffix(s, " ms") {
+				return "<n> ms"
 			}
 			return "<n> tokens"
 		})
