@@ -71,13 +71,21 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 // temporary root (where a scenario the doc shows under /tmp/ lives too),
 // printed back as /tmp/.
 //
+// The steps of a scenario share the shell variables they set, and "$?"
+// is the exit code of the step before ("$ echo $?").
+//
 // A command whose shown output holds an awr error ("awr: ... (Code)" or
-// {"code":...}) must exit 1, or 2 for Usage; any other must exit 0.
-// Before comparing, ids (ULIDs), hashes and git commits are matched up in
-// order of appearance (a doc id seen once stands for the real id at that
-// place, in later commands too), and times, durations in ms, token
-// counts and runs of spaces are normalised. -update-docs rewrites the shown output, and the
-// ids and hashes after it, from the run.
+// {"code":...}) must exit 1, or 2 for Usage, one that shows a sqlite3
+// "Error: ... (N)" must exit N, one that echoes its own exit code
+// ("; echo "exit $?"") must exit 0, and any other must exit 0. An id a
+// command names must be one an earlier output showed or a let bound
+// (unless the command is shown failing with NotFound). Before comparing,
+// ids (ULIDs), hashes, git commits and checksums are matched up in order
+// of appearance (a doc id seen once stands for the real id at that place,
+// in later commands too; one shown id stands for one real id in the whole
+// doc), and times, durations in ms, token counts and runs of spaces are
+// normalised. -update-docs rewrites the shown output, and the ids and
+// hashes after it, from the run.
 func TestDocs(t *testing.T) {
 	for _, name := range checkedDocs {
 		t.Run(strings.TrimSuffix(name, ".md"), func(t *testing.T) {
