@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,6 +34,19 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 //	    directory for "empty") in a temporary directory (a git repository
 //	    with one commit with git); PATH is the directory the doc's text
 //	    shows for it.
+//	    With as=LABEL, the scenario can be taken up again later with
+//	<!-- doctest: scenario LABEL -->
+//	    (a doc whose sections alternate between two projects).
+//	<!-- doctest: file SRC DST -->
+//	    copies the repository's file SRC (fixtures/hooks/claude/stop.json)
+//	    to DST in the scenario's directory: an input the doc's commands read.
+//	<!-- doctest: copy LABEL -->
+//	    copies the scenario as it is now to another temporary directory,
+//	    a scenario named LABEL (its ids and hashes are the same): a copy
+//	    "taken just before" a write the doc shows twice.
+//	<!-- doctest: fixture NAME PATH -->
+//	    copies fixtures/projects/NAME to PATH (a /tmp/ path of the doc)
+//	    in the scenario's root: another project the doc's commands name.
 //	<!-- doctest: sh COMMAND -->
 //	    runs COMMAND there, unshown (a precondition the prose states).
 //	<!-- doctest: run -->
@@ -41,24 +57,47 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 //	<!-- doctest: run whole -->
 //	    the same for a block that is one command, its first line: all the
 //	    rest is its output, even lines that start with "$ ".
+//	<!-- doctest: let TOKEN COMMAND -->
+//	    runs COMMAND there, unshown, and binds the id or hash TOKEN the doc
+//	    shows to what COMMAND prints (trimmed): a state the prose describes
+//	    (a session started off-page) that the doc's commands name.
+//	<!-- doctest: skip REASON -->
+//	    before a fenced block: the block does not run, for REASON (it needs
+//	    a real agent host, a wall-clock wait of minutes, ...).
+//
+// Every fenced block holding an awr command ("$ " line naming awr) must
+// be marked run or skip; the test logs how many blocks each doc runs and
+// skips. Every /tmp/ path of a command is a path under the scenario's own
+// temporary root (where a scenario the doc shows under /tmp/ lives too),
+// printed back as /tmp/.
+//
+// The steps of a scenario share the shell variables they set, and "$?"
+// is the exit code of the step before ("$ echo $?").
 //
 // A command whose shown output holds an awr error ("awr: ... (Code)" or
-// {"code":...}) must exit 1, or 2 for Usage; any other must exit 0.
-// Before comparing, ids (ULIDs), hashes and git commits are matched up in
-// order of appearance (a doc id seen once stands for the real id at that
-// place, in later commands too), and times, token counts and runs of
-// spaces are normalised. -update-docs rewrites the shown output, and the
-// ids and hashes after it, from the run.
+// {"code":...}) must exit 1, or 2 for Usage, one that shows a sqlite3
+// "Error: ... (N)" must exit N, one that echoes its own exit code
+// ("; echo "exit $?"") must exit 0, and any other must exit 0. An id a
+// command names must be one an earlier output showed or a let bound
+// (unless the command is shown failing with NotFound). Before comparing,
+// ids (ULIDs), hashes, git commits and checksums are matched up in order
+// of appearance (a doc id seen once stands for the real id at that place,
+// in later commands too; one shown id stands for one real id in the whole
+// doc), and times, durations in ms, token counts and runs of spaces are
+// normalised. -update-docs rewrites the shown output, and the ids and
+// hashes after it, from the run.
 func TestDocs(t *testing.T) {
+	bin := docsBinary(t)
 	for _, name := range checkedDocs {
 		t.Run(strings.TrimSuffix(name, ".md"), func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("..", "..", "docs", name)
 			src, err := os.ReadFile(path)
 			require.NoError(t, err)
-			d := &docRun{t: t, path: path, lines: strings.Split(string(src), "\n")}
+			d := &docRun{t: t, path: path, bin: bin, lines: strings.Split(string(src), "\n")}
 			d.run()
 			require.NotZero(t, d.ran, "%s has no runnable block (mark one with <!-- doctest: run -->)", path)
+			t.Logf("%s: %d blocks run, %d skipped", path, d.ran, d.skipped)
 			if *updateDocs {
 				require.NoError(t, os.WriteFile(path, []byte(d.rewritten()), 0o644))
 			}
@@ -66,19 +105,51 @@ func TestDocs(t *testing.T) {
 	}
 }
 
+// docsBinary builds the awr the docs show, as .ci/run and the install
+// section build it (static, trimmed paths; no VCS stamp, so `awr version`
+// prints what the docs show), into a temporary directory put first on the
+// examples' PATH. The test binary doubles as awr for the testscripts, but
+// under -race each of its runs is several times slower, and a doc scenario
+// whose steps lie more than 1% of a lease apart shows a claim_renewed the
+// doc does not: the docs run the real binary at its real speed.
+func docsBinary(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	c := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", dir+string(os.PathSeparator), ".")
+	c.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := c.CombinedOutput()
+	require.NoError(t, err, "go build ./cmd/awr: %s", out)
+	return dir
+}
+
 type docRun struct {
-	t     *testing.T
-	path  string
+	t    *testing.T
+	path string
+	// bin is the directory of the awr binary the examples run.
+	bin   string
 	lines []string
 	ran   int
-	// scenario
-	dir, shownDir string
-	tokens        *tokenMap
+	// lastCode is the exit code of the last step.
+	lastCode int
+	// skipped counts the blocks marked skip.
+	skipped int
+	// scenario; root is its temporary directory, and root+"/tmp" the
+	// /tmp the doc shows.
+	root, dir, shownDir string
+	tokens              *tokenMap
 	// edits are the output ranges to rewrite with -update-docs.
 	edits []docEdit
 	// renames maps, over the whole doc, a shown token to the real one.
 	renames map[string]string
 	failed  bool
+	sockets map[string]bool
+	// scenarios are the ones a project directive labelled with as=.
+	scenarios map[string]scenario
+}
+
+type scenario struct {
+	root, dir, shownDir string
+	tokens              *tokenMap
 }
 
 type docEdit struct {
@@ -90,6 +161,8 @@ var directive = regexp.MustCompile(`^<!-- doctest: (\w+)\s*(.*?)\s*-->$`)
 
 func (d *docRun) run() {
 	d.renames = map[string]string{}
+	d.sockets = map[string]bool{}
+	d.scenarios = map[string]scenario{}
 	inBlock, runBlock, whole := false, false, false
 	var block []int
 	for i := 0; i < len(d.lines); i++ {
@@ -109,6 +182,23 @@ func (d *docRun) run() {
 			}
 			runBlock = prev == "<!-- doctest: run -->" || prev == "<!-- doctest: run whole -->"
 			whole = prev == "<!-- doctest: run whole -->"
+			skip := directive.FindStringSubmatch(prev)
+			marked := runBlock
+			if skip != nil && skip[1] == "skip" {
+				if skip[2] == "" {
+					d.fail(i-1, "doctest skip needs a reason")
+				}
+				d.skipped++
+				marked = true
+			}
+			if !marked {
+				for j := i + 1; j < len(d.lines) && !strings.HasPrefix(d.lines[j], "```"); j++ {
+					if awrCommand.MatchString(d.lines[j]) {
+						d.fail(i, "a block with an awr command is neither run nor skipped: mark it <!-- doctest: run --> or <!-- doctest: skip REASON -->")
+						break
+					}
+				}
+			}
 			continue
 		}
 		if inBlock {
@@ -124,10 +214,50 @@ func (d *docRun) run() {
 			d.project(i, strings.Fields(m[2]))
 		case "sh":
 			d.need(i)
-			if out, code := d.exec(m[2]); code != 0 {
+			if out, code := d.exec(d.toReal(m[2])); code != 0 {
 				d.fail(i, "doctest sh %s: exit %d\n%s", m[2], code, out)
 			}
-		case "run":
+		case "scenario":
+			sc, ok := d.scenarios[m[2]]
+			if !ok {
+				d.t.Fatalf("%s:%d: doctest scenario %q: no project directive named it (as=%s)", d.path, i+1, m[2], m[2])
+			}
+			d.root, d.dir, d.shownDir, d.tokens = sc.root, sc.dir, sc.shownDir, sc.tokens
+		case "fixture":
+			d.need(i)
+			args := strings.Fields(m[2])
+			if len(args) != 2 || !strings.HasPrefix(args[1], "/tmp/") {
+				d.t.Fatalf("%s:%d: doctest fixture NAME /tmp/PATH", d.path, i+1)
+			}
+			require.NoError(d.t, copyFixture(args[0], filepath.Join(d.root, args[1])))
+		case "file":
+			d.need(i)
+			args := strings.Fields(m[2])
+			if len(args) != 2 || strings.Contains(args[0], "..") {
+				d.t.Fatalf("%s:%d: doctest file SRC DST, SRC a path of the repository", d.path, i+1)
+			}
+			b, err := os.ReadFile(filepath.Join("..", "..", args[0]))
+			require.NoError(d.t, err)
+			require.NoError(d.t, os.WriteFile(filepath.Join(d.dir, args[1]), b, 0o644))
+		case "copy":
+			d.need(i)
+			root := d.t.TempDir()
+			if out, err := exec.Command("cp", "-a", d.root+"/.", root).CombinedOutput(); err != nil {
+				d.t.Fatalf("%s:%d: doctest copy: %v\n%s", d.path, i+1, err, out)
+			}
+			rel, err := filepath.Rel(d.root, d.dir)
+			require.NoError(d.t, err)
+			d.scenarios[m[2]] = scenario{root: root, dir: filepath.Join(root, rel), shownDir: d.shownDir, tokens: d.tokens}
+		case "let":
+			d.need(i)
+			tok, cmd, _ := strings.Cut(m[2], " ")
+			out, code := d.exec(d.toReal(cmd))
+			if code != 0 {
+				d.fail(i, "doctest let %s: exit %d\n%s", m[2], code, out)
+			}
+			d.tokens.bind(tok, strings.TrimSpace(out))
+			d.checkClash(i)
+		case "run", "skip":
 		default:
 			d.fail(i, "unknown doctest directive %q", m[1])
 		}
@@ -151,11 +281,13 @@ func (d *docRun) project(line int, args []string) {
 		d.t.Fatalf("%s:%d: doctest project needs a fixture name", d.path, line+1)
 	}
 	root := d.t.TempDir()
-	name, git, shown := args[0], false, ""
+	name, git, shown, label := args[0], false, "", ""
 	for _, a := range args[1:] {
 		switch {
 		case a == "git":
 			git = true
+		case strings.HasPrefix(a, "as="):
+			label = strings.TrimPrefix(a, "as=")
 		case strings.HasPrefix(a, "dir="):
 			shown = strings.TrimPrefix(a, "dir=")
 		default:
@@ -163,16 +295,21 @@ func (d *docRun) project(line int, args []string) {
 		}
 	}
 	dir := filepath.Join(root, name)
-	if shown != "" {
+	switch {
+	case strings.HasPrefix(shown, "/tmp/"):
+		dir = filepath.Join(root, shown)
+	case shown != "":
 		dir = filepath.Join(root, filepath.Base(shown))
 	}
-	if name == "empty" {
-		require.NoError(d.t, os.MkdirAll(dir, 0o755))
-	} else {
-		_, err := fixtures.CopyProject(name, dir)
-		require.NoError(d.t, err)
+	require.NoError(d.t, os.MkdirAll(dir, 0o755))
+	if name != "empty" {
+		require.NoError(d.t, copyFixture(name, dir))
 	}
-	d.dir, d.shownDir, d.tokens = dir, shown, newTokenMap(d.renames)
+	require.NoError(d.t, os.MkdirAll(filepath.Join(root, "tmp"), 0o755))
+	d.root, d.dir, d.shownDir, d.tokens = root, dir, shown, newTokenMap(d.renames)
+	if label != "" {
+		d.scenarios[label] = scenario{root: root, dir: dir, shownDir: shown, tokens: d.tokens}
+	}
 	if git {
 		if out, code := d.exec("git init -q -b main && git add . && git commit -qm 'the fixture'"); code != 0 {
 			d.t.Fatalf("%s:%d: git init: %s", d.path, line+1, out)
@@ -180,19 +317,43 @@ func (d *docRun) project(line int, args []string) {
 	}
 }
 
+// copyFixture copies fixtures/projects/NAME into dir: the embedded copy
+// of the demo's project, the source tree's for the others.
+func copyFixture(name, dir string) error {
+	if name == "checkout" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		_, err := fixtures.CopyProject(name, dir)
+		return err
+	}
+	return os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "fixtures", "projects", name)))
+}
+
 // exec runs one command line in the scenario's directory.
 func (d *docRun) exec(cmd string) (string, int) {
 	c := exec.Command("bash", "-c", "set -o pipefail\n"+cmd)
 	c.Dir = d.dir
-	home := filepath.Join(filepath.Dir(d.dir), "home")
+	home := filepath.Join(d.root, "home")
 	_ = os.MkdirAll(home, 0o755)
+	// Rig examples run their agents on a private tmux server, gone when
+	// the test ends.
+	sum := sha256.Sum256([]byte(d.root))
+	socket := "awr-doc-" + hex.EncodeToString(sum[:6])
+	if _, ok := d.sockets[socket]; !ok {
+		d.sockets[socket] = true
+		d.t.Cleanup(func() { _ = exec.Command("tmux", "-L", socket, "kill-server").Run() })
+	}
 	env := []string{"TZ=UTC", "LANG=C", "COLUMNS=80", "NO_COLOR=1", "HOME=" + home, "AWR_TIMEOUT=10s",
+		"AWR_TMUX_SOCKET=" + socket, "GORACE=atexit_sleep_ms=0",
 		"GIT_AUTHOR_NAME=doc", "GIT_AUTHOR_EMAIL=doc@example.com", "GIT_COMMITTER_NAME=doc", "GIT_COMMITTER_EMAIL=doc@example.com",
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "PATH", "GORACE", "GOCOVERDIR", "TMPDIR":
+		case "PATH":
+			env = append(env, "PATH="+d.bin+string(os.PathListSeparator)+kv[len("PATH="):])
+		case "GOCOVERDIR", "TMPDIR":
 			env = append(env, kv)
 		}
 	}
@@ -248,20 +409,72 @@ func (d *docRun) block(idx []int, whole bool) {
 	}
 }
 
+var sqliteError = regexp.MustCompile(`^Error: .*\((\d+)\)$`)
+
 var awrError = regexp.MustCompile(`^(awr: .*\((\w+)\)|\{"code":"(\w+)")`)
 
-func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to int) {
-	real := d.tokens.toReal(cmd)
-	if d.shownDir != "" {
+func (d *docRun) checkClash(line int) {
+	for _, tok := range d.tokens.clash {
+		d.fail(line, "%s stands for two different real ids or hashes in this doc (in two scenarios?): show another one here", tok)
+	}
+	d.tokens.clash = nil
+}
+
+// toReal turns a command the doc shows into the one to run: bound ids
+// and hashes the real ones, the shown directories the scenario's.
+func (d *docRun) toReal(cmd string) string {
+	real := shownTmp.ReplaceAllString(d.tokens.toReal(cmd), "${1}"+d.root+"/tmp/")
+	if d.shownDir != "" && !strings.HasPrefix(d.shownDir, "/tmp/") {
 		real = strings.ReplaceAll(real, d.shownDir, d.dir)
 	}
-	out, code := d.exec(real)
+	return real
+}
+
+// toShown turns what a command printed into what the doc shows.
+func (d *docRun) toShown(out string) string {
+	if d.shownDir != "" && !strings.HasPrefix(d.shownDir, "/tmp/") {
+		out = strings.ReplaceAll(out, d.dir, d.shownDir)
+	}
+	return strings.ReplaceAll(out, d.root+"/tmp/", "/tmp/")
+}
+
+var (
+	shownTmp = regexp.MustCompile(`(^|[\s='"<>(:])/tmp/`)
+	// echoesCode is a command that prints the exit code of the one before.
+	echoesCode = regexp.MustCompile(`; echo "?(exit )?\$\?"?$`)
+	// awrCommand is a doc line that runs awr.
+	awrCommand = regexp.MustCompile(`^\$ .*\bawr\b`)
+)
+
+func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to int) {
+	// An id the command names stands for one an earlier output showed, or
+	// a let bound; any other is a stale id of an older run (unless the
+	// command is shown failing on it).
+	if !strings.Contains(strings.Join(want, "\n"), "(NotFound)") {
+		for _, id := range tokenKinds[0].re.FindAllString(cmd, -1) {
+			if _, ok := d.tokens.shown[id]; !ok {
+				d.fail(line, "%s in the command is shown by no output before it and bound by no let", id)
+			}
+		}
+	}
+	real := d.toReal(cmd)
+	// Each step is its own shell, which takes over the shell variables the
+	// steps before set in the scenario ("loops=(...)", then "${loops[@]}"),
+	// and in which "$?" is the exit code of the step before.
+	vars := filepath.Join(d.root, ".doctest-vars")
+	out, code := d.exec(fmt.Sprintf(`source %[1]q 2>/dev/null
+__doctest_base="$(compgen -v)"
+(exit %[2]d)
+%[3]s
+__doctest_rc=$?
+__doctest_new=$(comm -13 <(echo "$__doctest_base" | sort) <(compgen -v | sort) | grep -v '^__doctest_')
+[ -z "$__doctest_new" ] || declare -p $__doctest_new >>%[1]q 2>/dev/null
+exit $__doctest_rc`, vars, d.lastCode, real))
+	d.lastCode = code
 	if os.Getenv("DOCTEST_TRACE") != "" {
 		d.t.Logf("%s:%d: $ %s\n(exit %d)\n%s", d.path, line+1, real, code, out)
 	}
-	if d.shownDir != "" {
-		out = strings.ReplaceAll(out, d.dir, d.shownDir)
-	}
+	out = d.toShown(out)
 	got := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if strings.TrimRight(out, "\n") == "" {
 		got = nil
@@ -270,7 +483,18 @@ func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to i
 		want = want[:len(want)-1]
 	}
 	wantCode := 0
+	if echoesCode.MatchString(cmd) {
+		// The shown output says how the awr command exited.
+		wantCode = -2
+	}
 	for _, l := range want {
+		if wantCode == -2 {
+			break
+		}
+		if m := sqliteError.FindStringSubmatch(l); m != nil {
+			// sqlite3 exits with the error's code
+			wantCode, _ = strconv.Atoi(m[1])
+		}
 		if m := awrError.FindStringSubmatch(l); m != nil {
 			wantCode = 1
 			if m[2] == "Usage" || m[3] == "Usage" {
@@ -279,8 +503,12 @@ func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to i
 		}
 	}
 	d.tokens.pair(strings.Join(want, "\n"), strings.Join(got, "\n"))
+	d.checkClash(line)
 	if !matchLines(d.tokens.normalize(want, false), d.tokens.normalize(got, true)) {
 		d.fail(line, "$ %s\nshown:\n%s\nprinted:\n%s", cmd, strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+	if wantCode == -2 {
+		wantCode = 0
 	}
 	if code != wantCode {
 		d.fail(line, "$ %s: exit %d, want %d (the shown output decides: an awr error exits 1, 2 for Usage)\n%s", cmd, code, wantCode, out)
@@ -344,6 +572,8 @@ type tokenMap struct {
 	n           map[string]int
 	// renames collects shown -> real over every scenario of the doc.
 	renames map[string]string
+	// clash lists the shown tokens bound to two real ones.
+	clash []string
 }
 
 func newTokenMap(renames map[string]string) *tokenMap {
@@ -358,6 +588,7 @@ var tokenKinds = []struct {
 	{"hash", regexp.MustCompile(`\b[0-9a-f]{64}\b`)},
 	{"commit", regexp.MustCompile(`\b[0-9a-f]{40}\b`)},
 	{"head", regexp.MustCompile(`\b[0-9a-f]{12}\b`)},
+	{"sum", regexp.MustCompile(`\b[0-9a-f]{16}\b`)},
 	{"short", regexp.MustCompile(`\b[0-9a-f]{7}\b`)},
 }
 
@@ -376,9 +607,29 @@ func (m *tokenMap) pair(shown, printed string) {
 			ph := fmt.Sprintf("<%s%d>", k.kind, m.n[k.kind])
 			m.shown[a[i]], m.real[b[i]] = ph, ph
 			m.toShown[ph], m.toRealTok[ph] = a[i], b[i]
-			m.renames[a[i]] = b[i]
+			m.rename(a[i], b[i])
 		}
 	}
+}
+
+// bind binds the shown token to the real one.
+func (m *tokenMap) bind(shown, real string) {
+	kind := "let"
+	m.n[kind]++
+	ph := fmt.Sprintf("<%s%d>", kind, m.n[kind])
+	m.shown[shown], m.real[real] = ph, ph
+	m.toShown[ph], m.toRealTok[ph] = shown, real
+	m.rename(shown, real)
+}
+
+// rename records that the doc's token shown stands for real; -update-docs
+// renames it over the whole doc, so one shown id must stand for one real
+// id in every scenario.
+func (m *tokenMap) rename(shown, real string) {
+	if r, ok := m.renames[shown]; ok && r != real {
+		m.clash = append(m.clash, shown)
+	}
+	m.renames[shown] = real
 }
 
 // toReal replaces the bound shown tokens of a command with the real ones.
@@ -411,7 +662,7 @@ func renameAll(text string, renames map[string]string) string {
 var (
 	rfcTime   = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b`)
 	msTime    = regexp.MustCompile(`\b1\d{12}\b`)
-	tokenNums = regexp.MustCompile(`("(?:token_estimate|required_tokens|tokens|token_budget_used)":)\d+|\b\d+( of \d+)? (o200k_base )?tokens\b`)
+	tokenNums = regexp.MustCompile(`("(?:token_estimate|required_tokens|tokens|token_budget_used|required|duration_ms)":)\d+|\b\d+ ms\b|\b\d+( of \d+)? (o200k_base )?tokens\b|\bto \d+ of \d+\b`)
 	spaces    = regexp.MustCompile(`\s+`)
 	// cut is the end of a value awr cut to fit its column.
 	cut = regexp.MustCompile(`[0-9A-Za-z_:<>?-]*…`)
@@ -440,6 +691,12 @@ func (m *tokenMap) normalize(lines []string, printed bool) []string {
 		l = tokenNums.ReplaceAllStringFunc(l, func(s string) string {
 			if strings.HasPrefix(s, `"`) {
 				return s[:strings.Index(s, ":")+1] + "<n>"
+			}
+			if strings.HasPrefix(s, "to ") {
+				return "to <n> of <n>"
+			}
+			if strings.HasSuffix(s, " ms") {
+				return "<n> ms"
 			}
 			return "<n> tokens"
 		})
