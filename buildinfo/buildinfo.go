@@ -3,14 +3,14 @@
 package buildinfo
 
 import (
-	"regexp"
+	"github.com/awr-dev/awr/lazyre"
 	"runtime/debug"
 	"strings"
 )
 
 // pseudo matches the pseudo-version Go gives a build from a checkout
 // (v0.0.0-20261201160337-5d12a71a1a5a+dirty): not a release.
-var pseudo = regexp.MustCompile(`\d{14}-[0-9a-f]{12}`)
+var pseudo = lazyre.New(`\d{14}-[0-9a-f]{12}`)
 
 // Semver is awr's version, kept in the code and raised with every release
 // (see CHANGELOG.md).

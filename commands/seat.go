@@ -3,8 +3,8 @@ package commands
 import (
 	"context"
 	"fmt"
+	"github.com/awr-dev/awr/lazyre"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -14,7 +14,7 @@ import (
 	"zombiezen.com/go/sqlite"
 )
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+var nameRE = lazyre.New(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 
 // ParseAddress splits a seat address ROLE@RIG. Role and rig are lowercase
 // letters, digits, '-' and '_', starting with a letter or digit, at most 40
@@ -39,7 +39,7 @@ func CheckRigName(rig string) error {
 // Placeholders are the names a seat's command templates may use.
 var Placeholders = []string{"seat", "rig", "role", "session", "conversation", "context_file", "project", "work"}
 
-var placeholderRE = regexp.MustCompile(`\$?\{([a-z_]+)\}`)
+var placeholderRE = lazyre.New(`\$?\{([a-z_]+)\}`)
 
 // checkTemplate refuses placeholders awr does not know. Shell expansions
 // (${name}) are left to the shell.

@@ -1,11 +1,11 @@
 package intake
 
 import (
+	"github.com/awr-dev/awr/lazyre"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -58,18 +58,18 @@ var skipDirs = map[string]bool{
 
 // secretName matches files that look like they hold credentials; they are
 // never read.
-var secretName = regexp.MustCompile(`(?i)(^\.env|\.pem$|\.key$|\.p12$|\.pfx$|^id_(rsa|dsa|ecdsa|ed25519)|secret|credential|password|token)`)
+var secretName = lazyre.New(`(?i)(^\.env|\.pem$|\.key$|\.p12$|\.pfx$|^id_(rsa|dsa|ecdsa|ed25519)|secret|credential|password|token)`)
 
 // searchDirs are where registers usually live; discovery looks only there
 // (and one level below docs/ and ledger/).
 var searchDirs = []string{".", "docs", "ledger", "planning", ".awr/intake"}
 
 var (
-	taskMarkdown = regexp.MustCompile(`(?i)^(tasks?|todo|backlog|work|.*-ledger|ledger)\.md$`)
-	taskYAML     = regexp.MustCompile(`(?i)^(.*-ledger|ledger|work-ledger|tasks?|backlog)\.ya?ml$`)
-	goalsFile    = regexp.MustCompile(`(?i)^goals\.md$`)
-	planFile     = regexp.MustCompile(`(?i)^plan\.md$`)
-	rulesFile    = regexp.MustCompile(`(?i)^rules\.md$`)
+	taskMarkdown = lazyre.New(`(?i)^(tasks?|todo|backlog|work|.*-ledger|ledger)\.md$`)
+	taskYAML     = lazyre.New(`(?i)^(.*-ledger|ledger|work-ledger|tasks?|backlog)\.ya?ml$`)
+	goalsFile    = lazyre.New(`(?i)^goals\.md$`)
+	planFile     = lazyre.New(`(?i)^plan\.md$`)
+	rulesFile    = lazyre.New(`(?i)^rules\.md$`)
 )
 
 // Discover looks through the usual places of the project rooted at dir for
@@ -171,9 +171,9 @@ func skipReason(name string) string {
 }
 
 var (
-	checkboxLine   = regexp.MustCompile(`(?m)^\s*[-*]\s+\[[ xX]\]\s+`)
-	tableSeparator = regexp.MustCompile(`(?m)^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$`)
-	keyHeading     = regexp.MustCompile(`(?m)^#{2,4}\s+[A-Za-z][A-Za-z0-9]*[-_][0-9]+\b`)
+	checkboxLine   = lazyre.New(`(?m)^\s*[-*]\s+\[[ xX]\]\s+`)
+	tableSeparator = lazyre.New(`(?m)^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$`)
+	keyHeading     = lazyre.New(`(?m)^#{2,4}\s+[A-Za-z][A-Za-z0-9]*[-_][0-9]+\b`)
 )
 
 // sniffMarkdown picks the adapter for a Markdown task register by its

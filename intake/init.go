@@ -6,11 +6,11 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/awr-dev/awr/lazyre"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -320,7 +320,7 @@ func added(old, m *Manifest) []string {
 }
 
 // g1Heading is the heading of the goal init writes (goalsFileFor).
-var g1Heading = regexp.MustCompile(`^##\s+G-1\b\s*(?:—|-|:)?\s*(.*)$`)
+var g1Heading = lazyre.New(`^##\s+G-1\b\s*(?:—|-|:)?\s*(.*)$`)
 
 // setGoal returns the intake goals file content with its goal G-1 set to
 // goal: the heading's title and, when it still repeats the old title, its

@@ -147,12 +147,12 @@ func closeInterval(conn *sqlite.Conn, openFrom, close, keyParam, key string, seq
 // BeginBulk creates the projection's tables without their secondary
 // indexes, for a rebuild.
 func (b base) BeginBulk(conn *sqlite.Conn) error {
-	return sqlitex.ExecuteScript(conn, schemas[b.schema], nil)
+	return sqlitex.ExecuteScript(conn, schemas()[b.schema], nil)
 }
 
 // createIndexes adds the secondary indexes after a bulk rebuild.
 func (b base) createIndexes(conn *sqlite.Conn) error {
-	script, ok := schemas[b.schema+"_indexes"]
+	script, ok := schemas()[b.schema+"_indexes"]
 	if !ok {
 		return nil
 	}

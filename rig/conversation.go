@@ -2,16 +2,16 @@ package rig
 
 import (
 	"fmt"
+	"github.com/awr-dev/awr/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
 )
 
 // conversationIDRE is the shape of a Claude Code or Codex conversation id.
-var conversationIDRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var conversationIDRE = lazyre.New(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // ConversationExists reports whether conversation id is kept where runtime
 // keeps its conversations for an agent started in directory cwd, and where

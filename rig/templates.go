@@ -1,10 +1,10 @@
 package rig
 
 import (
+	"github.com/awr-dev/awr/lazyre"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -49,7 +49,7 @@ func seatCommands(s *events.SeatDeclared) (start, resume string) {
 	return start, resume
 }
 
-var placeholderRE = regexp.MustCompile(`\$?\{([a-z_]+)\}`)
+var placeholderRE = lazyre.New(`\$?\{([a-z_]+)\}`)
 
 // render fills a command template. Values are single-quoted for the shell,
 // so a path or id can never break out of its argument.

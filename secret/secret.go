@@ -4,7 +4,7 @@
 package secret
 
 import (
-	"regexp"
+	"github.com/awr-dev/awr/lazyre"
 	"strings"
 	"unicode"
 )
@@ -16,7 +16,7 @@ type Finding struct {
 
 type detector struct {
 	kind string
-	re   *regexp.Regexp
+	re   *lazyre.Regexp
 	// may is a cheap necessary condition for re to match (s, and s in
 	// lower case): most text has no secret, and the regexps cost far more
 	// than these substring checks.
@@ -35,31 +35,31 @@ func hasAny(s string, subs ...string) bool {
 // detectors are the credential formats awr refuses: private key blocks,
 // common cloud and code-host tokens, and password-style assignments.
 var detectors = []detector{
-	{"private key block", regexp.MustCompile(`-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`),
+	{"private key block", lazyre.New(`-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`),
 		func(s, _ string) bool { return strings.Contains(s, "PRIVATE KEY") }},
-	{"AWS access key id", regexp.MustCompile(`\b(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`),
+	{"AWS access key id", lazyre.New(`\b(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`),
 		func(s, _ string) bool { return hasAny(s, "AKIA", "ASIA", "ABIA", "ACCA") }},
-	{"AWS secret access key", regexp.MustCompile(`(?i)aws_?secret_?access_?key\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}`),
+	{"AWS secret access key", lazyre.New(`(?i)aws_?secret_?access_?key\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}`),
 		func(_, l string) bool { return strings.Contains(l, "aws") && strings.Contains(l, "secret") }},
-	{"GitHub token", regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`),
+	{"GitHub token", lazyre.New(`\b(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`),
 		func(s, _ string) bool { return hasAny(s, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_") }},
-	{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`),
+	{"GitLab token", lazyre.New(`\bglpat-[A-Za-z0-9_\-]{20,}\b`),
 		func(s, _ string) bool { return strings.Contains(s, "glpat-") }},
-	{"Slack token", regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`),
+	{"Slack token", lazyre.New(`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`),
 		func(s, _ string) bool { return strings.Contains(s, "xox") }},
-	{"Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`),
+	{"Google API key", lazyre.New(`\bAIza[0-9A-Za-z_\-]{35}\b`),
 		func(s, _ string) bool { return strings.Contains(s, "AIza") }},
-	{"Stripe secret key", regexp.MustCompile(`\b(sk|rk)_(live|test)_[0-9A-Za-z]{16,}\b`),
+	{"Stripe secret key", lazyre.New(`\b(sk|rk)_(live|test)_[0-9A-Za-z]{16,}\b`),
 		func(s, _ string) bool { return hasAny(s, "_live_", "_test_") }},
-	{"OpenAI or Anthropic API key", regexp.MustCompile(`\bsk-(ant-|proj-)?[A-Za-z0-9_\-]{20,}\b`),
+	{"OpenAI or Anthropic API key", lazyre.New(`\bsk-(ant-|proj-)?[A-Za-z0-9_\-]{20,}\b`),
 		func(s, _ string) bool { return strings.Contains(s, "sk-") }},
-	{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`),
+	{"JSON web token", lazyre.New(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`),
 		func(s, _ string) bool { return strings.Contains(s, "eyJ") }},
-	{"password assignment", regexp.MustCompile(`(?i)(password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*["']?[^\s"']{6,}`),
+	{"password assignment", lazyre.New(`(?i)(password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*["']?[^\s"']{6,}`),
 		func(_, l string) bool {
 			return strings.ContainsAny(l, ":=") && hasAny(l, "password", "passwd", "pwd", "secret", "api", "access", "auth")
 		}},
-	{"credentials in a URL", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]{3,}@`),
+	{"credentials in a URL", lazyre.New(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]{3,}@`),
 		func(s, _ string) bool { return strings.Contains(s, "://") && strings.Contains(s, "@") }},
 }
 

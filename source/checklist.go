@@ -1,7 +1,7 @@
 package source
 
 import (
-	"regexp"
+	"github.com/awr-dev/awr/lazyre"
 	"strings"
 )
 
@@ -124,12 +124,12 @@ func (d *mdDoc) nestedLine(dr *draft, text string, n int) {
 }
 
 var (
-	parenRe    = regexp.MustCompile(`\(([^()]*)\)`)
-	prioTagRe  = regexp.MustCompile(`^[Pp][0-9]$`)
-	bangPrioRe = regexp.MustCompile(`(?:^|\s)!([Pp][0-9])\b`)
-	depsRe     = regexp.MustCompile(`(?i)(?:^|\s|[,;])(?:depends\s+on\s*:?|depends\s*:|deps\s*:|after\s*:)\s*(` +
+	parenRe    = lazyre.New(`\(([^()]*)\)`)
+	prioTagRe  = lazyre.New(`^[Pp][0-9]$`)
+	bangPrioRe = lazyre.New(`(?:^|\s)!([Pp][0-9])\b`)
+	depsRe     = lazyre.New(`(?i)(?:^|\s|[,;])(?:depends\s+on\s*:?|depends\s*:|deps\s*:|after\s*:)\s*(` +
 		keyPattern + `(?:\s*(?:,|&|\band\b)?\s*` + keyPattern + `)*)`)
-	blockerRe = regexp.MustCompile(`(?i)(?:^|\s|[,;—–-])(?:blocker|blocked)\s*:\s*(.+)$`)
+	blockerRe = lazyre.New(`(?i)(?:^|\s|[,;—–-])(?:blocker|blocked)\s*:\s*(.+)$`)
 )
 
 // checklistMarkers takes the markers out of a checklist title, setting

@@ -2,7 +2,7 @@ package source
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/awr-dev/awr/lazyre"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -185,10 +185,10 @@ func parseRules(path string, content []byte, opts Options) Result {
 }
 
 var (
-	strengthPrefixRe  = regexp.MustCompile(`(?i)^(?:\*\*|__)?(hard|soft)(?:\*\*|__)?(?:\s*:|\s+[—–-])\s*(?:\*\*|__)?\s*`)
-	strengthBracketRe = regexp.MustCompile(`(?i)[\[(]\s*(hard|soft)\s*[\])]`)
-	strengthWordRe    = regexp.MustCompile(`(?i)\b(hard|soft)\b`)
-	pathsRe           = regexp.MustCompile(`(?i)[(\[]\s*paths?\s*:\s*([^)\]]*)[)\]]`)
+	strengthPrefixRe  = lazyre.New(`(?i)^(?:\*\*|__)?(hard|soft)(?:\*\*|__)?(?:\s*:|\s+[—–-])\s*(?:\*\*|__)?\s*`)
+	strengthBracketRe = lazyre.New(`(?i)[\[(]\s*(hard|soft)\s*[\])]`)
+	strengthWordRe    = lazyre.New(`(?i)\b(hard|soft)\b`)
+	pathsRe           = lazyre.New(`(?i)[(\[]\s*paths?\s*:\s*([^)\]]*)[)\]]`)
 )
 
 // ruleDraft is a rule whose continuation lines may still follow.

@@ -3,7 +3,7 @@ package source
 import (
 	"bytes"
 	"fmt"
-	"regexp"
+	"github.com/awr-dev/awr/lazyre"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -526,7 +526,7 @@ func isThematicBreak(t string) bool {
 // keyRe is a KEY: a letter, then letters and digits in segments joined by
 // '-' or '_' (ABC-12, T-001, CART_1, ÜB-2); isKey adds that it holds an
 // ASCII digit.
-var keyRe = regexp.MustCompile(`^` + keyPattern)
+var keyRe = lazyre.New(`^` + keyPattern)
 
 const keyPattern = `\pL[\pL\pN]*(?:[-_][\pL\pN]+)+`
 
@@ -634,7 +634,7 @@ func parseLabel(s string) (label, value string, ok bool) {
 	return label, strings.TrimSpace(rest), true
 }
 
-var linkRe = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+var linkRe = lazyre.New(`\[([^\]]*)\]\([^)]*\)`)
 
 // cleanToken strips what decorates a single value: links become their
 // text, and wrapping **, __, *, _ or backticks go.
@@ -671,7 +671,7 @@ func isNil(s string) bool {
 	return false
 }
 
-var brRe = regexp.MustCompile(`(?i)<br\s*/?>`)
+var brRe = lazyre.New(`(?i)<br\s*/?>`)
 
 // splitAcceptance splits an acceptance value on ';' and <br>, dropping
 // empty parts and list markers.

@@ -1,7 +1,7 @@
 package source
 
 import (
-	"regexp"
+	"github.com/awr-dev/awr/lazyre"
 	"strings"
 )
 
@@ -51,7 +51,7 @@ func parseTable(path string, content []byte, opts Options) Result {
 	return d.done()
 }
 
-var delimCellRe = regexp.MustCompile(`^:?-+:?$`)
+var delimCellRe = lazyre.New(`^:?-+:?$`)
 
 // isDelimiterRow reports a table delimiter row: cells of dashes with
 // optional alignment colons, and at least one pipe.

@@ -56,8 +56,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/awr-dev/awr/lazyre"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,7 +129,7 @@ func yamlDocuments(content []byte) ([]*yaml.Node, error) {
 	}
 }
 
-var yamlErrorLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
+var yamlErrorLine = lazyre.New(`^(?:yaml: )?line (\d+): `)
 
 // salvageYAML reports a malformed file: one malformed issue, plus what the
 // longest cleanly parsing prefix of whole lines yields, less any element

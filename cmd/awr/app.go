@@ -99,22 +99,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 		app := &App{Stdout: stdout, JSON: jsonOut}
 		return report(stderr, jsonOut, hinter{}, (&versionCmd{}).Run(app))
 	}
-	parser, err := kong.New(&cli,
-		kong.Name("awr"),
-		kong.Description("awr keeps coding agents' work continuous across interruptions."),
-		kong.Writers(stdout, stderr),
-		kong.UsageOnError(),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Exit(func(code int) { panic(exitCode(code)) }),
-		kong.TypeMapper(reflect.TypeOf(int64(0)), decimal(64)),
-		kong.TypeMapper(reflect.TypeOf(int(0)), decimal(strconv.IntSize)),
-	)
+	// A command line that names its subcommand is parsed by a model of
+	// that subcommand alone (cmdtree.go), help by the whole one.
+	var pruned reflect.Value
+	if name := commandWord(args); name != "" && !hasFlag(args, "--help") && !hasFlag(args, "-h") {
+		if t, ok := prunedCLI(name); ok {
+			pruned = reflect.New(t)
+		}
+	}
+	target := any(&cli)
+	if pruned.IsValid() {
+		target = pruned.Interface()
+	}
+	parser, err := newParser(target, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "awr:", err)
 		return 2
 	}
-	enumPlaceholders(parser.Model.Node)
-	hints := hinter{root: parser.Model.Node, project: projectArg(args)}
+	hints := hinter{project: projectArg(args)}
+	if hints.project != "" {
+		hints.root = commandTree()
+	}
 	code := 0
 	func() {
 		defer func() {
@@ -127,6 +132,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}()
 		kctx, err := parser.Parse(args)
+		if err != nil && pruned.IsValid() {
+			// The whole model says what is wrong, in its own words.
+			if parser, err = newParser(&cli, stdout, stderr); err == nil {
+				pruned = reflect.Value{}
+				kctx, err = parser.Parse(args)
+			}
+		}
+		if pruned.IsValid() {
+			fromPruned(&cli, pruned)
+		}
 		if err != nil {
 			if hook, gemini := hookArgs(args); hook {
 				// A host reads a failing hook as a refusal (Claude Code
@@ -156,6 +171,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 type exitCode int
+
+// newParser builds the kong parser of target (a *CLI, or a pruned one).
+func newParser(target any, stdout, stderr io.Writer) (*kong.Kong, error) {
+	parser, err := kong.New(target,
+		kong.Name("awr"),
+		kong.Description("awr keeps coding agents' work continuous across interruptions."),
+		kong.Writers(stdout, stderr),
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Exit(func(code int) { panic(exitCode(code)) }),
+		kong.TypeMapper(reflect.TypeOf(int64(0)), decimal(64)),
+		kong.TypeMapper(reflect.TypeOf(int(0)), decimal(strconv.IntSize)),
+	)
+	if err != nil {
+		return nil, err
+	}
+	enumPlaceholders(parser.Model.Node)
+	return parser, nil
+}
 
 // hookArgs reports whether args run `client hook`, and whether for
 // Gemini CLI (whose empty answer is {}).

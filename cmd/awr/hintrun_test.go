@@ -82,7 +82,7 @@ func runAwrCollectingHints() int {
 		return code
 	}
 	for _, h := range printedHints(stdout.Bytes(), stderr.Bytes()) {
-		for _, sp := range commandSpans(parser.Model.Node, h) {
+		for _, sp := range commandSpans(commandTree(), h) {
 			runHint(dir, from, h, h[sp[0]:sp[1]])
 		}
 	}

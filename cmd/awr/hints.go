@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/awr-dev/awr/lazyre"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -17,7 +17,7 @@ import (
 // --project DIR ...). It is applied once, at the CLI's edge, to errors,
 // text and JSON alike, so no call site has to know the flag.
 type hinter struct {
-	root    *kong.Node
+	root    *cmdNode
 	project string // as the user wrote it; "" when --project was not given
 }
 
@@ -44,7 +44,7 @@ func projectArg(args []string) string {
 // the end of text or to the first ", ", "; ", " (", ")" or "`" after it. A
 // hint is prose around at most a few such commands ("edit FILE, then awr
 // source reindex").
-func commandSpans(root *kong.Node, text string) [][2]int {
+func commandSpans(root *cmdNode, text string) [][2]int {
 	var spans [][2]int
 	for i := 0; i+4 <= len(text); {
 		j := strings.Index(text[i:], "awr ")
@@ -58,7 +58,7 @@ func commandSpans(root *kong.Node, text string) [][2]int {
 		}
 		first, _, _ := strings.Cut(text[start+4:], " ")
 		first = strings.TrimRight(first, ",;).`")
-		if !strings.HasPrefix(first, "-") && child(root, first) == nil {
+		if !strings.HasPrefix(first, "-") && root.sub(first) == nil {
 			continue
 		}
 		end := len(text)
@@ -115,7 +115,7 @@ func (h hinter) command(cmd string) string {
 	for {
 		trimmed := strings.TrimLeft(rest, " ")
 		word, _, _ := strings.Cut(trimmed, " ")
-		c := child(n, word)
+		c := n.sub(word)
 		if word == "" || c == nil {
 			break
 		}
@@ -142,7 +142,7 @@ func (h hinter) text(s string) string {
 
 // hintLine finds the hints of awr's text output: what follows "next: "
 // or "to accept: ", and a parenthesised "(awr ...)".
-var hintLine = regexp.MustCompile(`(next: |to accept: |\(awr )(.*)$`)
+var hintLine = lazyre.New(`(next: |to accept: |\(awr )(.*)$`)
 
 // lines rewrites the hints of a text answer, line by line.
 func (h hinter) lines(s string) string {

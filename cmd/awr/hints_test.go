@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/alecthomas/kong"
@@ -12,10 +13,7 @@ import (
 
 func testHinter(t *testing.T, dir string) hinter {
 	t.Helper()
-	var cli CLI
-	parser, err := kong.New(&cli, kong.Name("awr"), kong.Exit(func(int) {}))
-	require.NoError(t, err)
-	return hinter{root: parser.Model.Node, project: dir}
+	return hinter{root: commandTree(), project: dir}
 }
 
 // TestHinter_Text: --project goes after the subcommand's path of every
@@ -71,4 +69,71 @@ func TestRun_HintsCarryProject(t *testing.T) {
 	require.Equal(t, 2, run([]string{"session", "end", "--project", p}, &out, &errb))
 	require.Contains(t, errb.String(), "--outcome=completed|incomplete|interrupted|abandoned")
 	require.Contains(t, errb.String(), "next: awr session end --help")
+}
+
+// TestCommandTree: the tree of command names read from the struct tags
+// is kong's, command for command, with the same aliases.
+func TestCommandTree(t *testing.T) {
+	var cli CLI
+	parser, err := kong.New(&cli, kong.Name("awr"), kong.Exit(func(int) {}))
+	require.NoError(t, err)
+	var walk func(k *kong.Node, c *cmdNode, path string)
+	walk = func(k *kong.Node, c *cmdNode, path string) {
+		var kids []string
+		for _, kc := range k.Children {
+			if kc.Type != kong.CommandNode {
+				continue
+			}
+			kids = append(kids, kc.Name)
+			cc := c.sub(kc.Name)
+			require.NotNil(t, cc, "%s %s: not in the command tree", path, kc.Name)
+			require.Equal(t, kc.Name, cc.name, path)
+			require.ElementsMatch(t, kc.Aliases, cc.aliases, "%s %s", path, kc.Name)
+			walk(kc, cc, path+" "+kc.Name)
+		}
+		var names []string
+		for _, cc := range c.children {
+			names = append(names, cc.name)
+		}
+		require.Equal(t, kids, names, path)
+	}
+	walk(parser.Model.Node, commandTree(), "awr")
+}
+
+// TestPrunedParse: a command line parsed by the model of its subcommand
+// alone fills the same globals and flags as the whole model, and one it
+// cannot parse fails with the whole model's error.
+func TestPrunedParse(t *testing.T) {
+	for _, args := range [][]string{
+		{"status", "--json"},
+		{"--project", "/tmp/x", "--timeout", "5s", "session", "list", "--active"},
+		{"--project=/tmp/y", "context", "compile", "--work", "W-1", "--session", "S"},
+		{"rig", "up", "portal", "--plan"},
+	} {
+		var whole CLI
+		p, err := kong.New(&whole, kong.Name("awr"), kong.Exit(func(int) {}))
+		require.NoError(t, err)
+		wctx, err := p.Parse(args)
+		require.NoError(t, err, "%v", args)
+		typ, ok := prunedCLI(commandWord(args))
+		require.True(t, ok, "%v", args)
+		v := reflect.New(typ)
+		pp, err := kong.New(v.Interface(), kong.Name("awr"), kong.Exit(func(int) {}))
+		require.NoError(t, err)
+		pctx, err := pp.Parse(args)
+		require.NoError(t, err, "%v", args)
+		var got CLI
+		fromPruned(&got, v)
+		wv, gv := reflect.ValueOf(whole), reflect.ValueOf(got)
+		for i := range typ.NumField() {
+			name := typ.Field(i).Name
+			require.Equal(t, wv.FieldByName(name).Interface(), gv.FieldByName(name).Interface(), "%v: %s", args, name)
+		}
+		require.Equal(t, wctx.Command(), pctx.Command(), "%v", args)
+	}
+	require.Equal(t, "", commandWord([]string{"--help"}))
+	require.Equal(t, "", commandWord([]string{"--bogus", "status"}))
+	require.Equal(t, "status", commandWord([]string{"--json", "status"}))
+	_, ok := prunedCLI("no-such-command")
+	require.False(t, ok)
 }

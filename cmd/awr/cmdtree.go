@@ -1,0 +1,147 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// Building kong's model reflects over every flag of every command and
+// parses all their tags: most of what a short command costs as a process.
+// So a command line that names its subcommand is parsed by a model of the
+// global flags and that one subcommand (prunedCLI), and the hints are
+// completed with a tree of command names alone (commandTree). A command
+// line the smaller model cannot parse is parsed again by the whole one, so
+// errors, help and usage read exactly as they would.
+
+// cmdNode is a command's name, its aliases and its subcommands.
+type cmdNode struct {
+	name     string
+	aliases  []string
+	children []*cmdNode
+}
+
+// sub returns n's subcommand called name (or aliased so), or nil.
+func (n *cmdNode) sub(name string) *cmdNode {
+	if n == nil {
+		return nil
+	}
+	for _, c := range n.children {
+		if c.name == name {
+			return c
+		}
+		for _, a := range c.aliases {
+			if a == name {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// commandTree is the tree of awr's command names, read from the CLI's
+// struct tags as kong reads them (TestCommandTree compares the two).
+var commandTree = sync.OnceValue(func() *cmdNode {
+	return &cmdNode{name: "awr", children: commandsOf(reflect.TypeFor[CLI]())}
+})
+
+func commandsOf(t reflect.Type) []*cmdNode {
+	var out []*cmdNode
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if _, ok := f.Tag.Lookup("cmd"); !ok {
+			continue
+		}
+		n := &cmdNode{name: commandName(f)}
+		if a := f.Tag.Get("aliases"); a != "" {
+			n.aliases = strings.Split(a, ",")
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct {
+			n.children = commandsOf(ft)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// commandName is the name kong gives a command field: its name tag, else
+// the field's name in lower case with a dash between its words.
+func commandName(f reflect.StructField) string {
+	if n := f.Tag.Get("name"); n != "" {
+		return n
+	}
+	var b strings.Builder
+	rs := []rune(f.Name)
+	for i, r := range rs {
+		if unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) ||
+			i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])) {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// globalsWithValue are the global flags whose value is the next word.
+var globalsWithValue = map[string]bool{"--project": true, "--timeout": true}
+
+// commandWord returns the first word of args that is not a global flag or
+// a global flag's value: the subcommand, or "" when args hold anything
+// else before it (an unknown flag, --help, --).
+func commandWord(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case globalsWithValue[name]:
+			if !hasValue {
+				i++
+			}
+		case name == "--json" || name == "--version":
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+// prunedCLI returns a struct type holding CLI's global flags and its
+// subcommand field called name (the same tags, so kong reads the same
+// flags); false when CLI has no such subcommand.
+func prunedCLI(name string) (reflect.Type, bool) {
+	cli := reflect.TypeFor[CLI]()
+	var fields []reflect.StructField
+	index := -1
+	for i := range cli.NumField() {
+		f := cli.Field(i)
+		if _, ok := f.Tag.Lookup("cmd"); ok {
+			if commandName(f) != name {
+				continue
+			}
+			index = i
+		}
+		fields = append(fields, f)
+	}
+	if index < 0 {
+		return nil, false
+	}
+	return reflect.StructOf(fields), true
+}
+
+// fromPruned copies what kong parsed into v (a value of a prunedCLI type)
+// into cli: the global flags and the subcommand field, by name.
+func fromPruned(cli *CLI, v reflect.Value) {
+	dst := reflect.ValueOf(cli).Elem()
+	v = v.Elem()
+	for i := range v.NumField() {
+		dst.FieldByName(v.Type().Field(i).Name).Set(v.Field(i))
+	}
+}
