@@ -2,6 +2,7 @@ package projections
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
@@ -117,6 +118,30 @@ func SessionCheckpointsAt(conn *sqlite.Conn, session string, rev int64) ([]Check
 		out = append(out, *c)
 		return nil
 	})
+	return out, err
+}
+
+// SessionLatestCheckpointsAt lists the latest n of a session's checkpoints
+// recorded by rev, oldest first: what a packet shows reads n rows, however
+// many checkpoints the session recorded.
+func SessionLatestCheckpointsAt(conn *sqlite.Conn, session string, rev int64, n int) ([]Checkpoint, error) {
+	var out []Checkpoint
+	if n <= 0 {
+		return nil, nil
+	}
+	err := query(conn, "checkpoint_latest_by_session_at", func(st *sqlite.Stmt) {
+		st.SetText(":session_id", session)
+		st.SetInt64(":rev", rev)
+		st.SetInt64(":limit", int64(n))
+	}, func(st *sqlite.Stmt) error {
+		c, err := checkpointOf(events.EventFromRow(st))
+		if err != nil {
+			return err
+		}
+		out = append(out, *c)
+		return nil
+	})
+	slices.Reverse(out)
 	return out, err
 }
 

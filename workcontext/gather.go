@@ -81,10 +81,11 @@ func Gather(conn *sqlite.Conn, rev int64, work, session string) (Input, error) {
 	}
 	// The chain is newest first and its sessions follow one another, so
 	// walking it stops once the latest checkpoint and the earlier ones the
-	// packet shows are found.
+	// packet shows are found, reading no more of each session's
+	// checkpoints than are still missing.
 	var cps []projections.Checkpoint
 	for _, id := range chain {
-		c, err := projections.SessionCheckpointsAt(conn, id, rev)
+		c, err := projections.SessionLatestCheckpointsAt(conn, id, rev, maxEarlier+1-len(cps))
 		if err != nil {
 			return in, err
 		}
