@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,4 +187,65 @@ func (s *server) stop(t *testing.T, sig syscall.Signal) int {
 		t.Fatalf("awr ui did not stop on %v within 15s", sig)
 	}
 	return s.cmd.ProcessState.ExitCode()
+}
+
+// TestCLI_UI runs the real `awr ui`: the URL on the first line (a JSON
+// object with --json), the API answering there, exit 0 on SIGTERM; a
+// refused --listen and a directory without a project fail before
+// listening.
+func TestCLI_UI(t *testing.T) {
+	f := newFixture(t)
+	srv := f.serve()
+	res, err := http.Get(srv.URL + "api/head")
+	require.NoError(t, err)
+	var head struct {
+		ProjectRevision int64 `json:"project_revision"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&head))
+	res.Body.Close()
+	require.EqualValues(t, len(f.log()), head.ProjectRevision)
+	require.Equal(t, 0, srv.stop(t, syscall.SIGTERM), "stderr: %s", srv.errb)
+	require.Contains(t, srv.errb.String(), "read-only")
+
+	t.Run("JSON", func(t *testing.T) {
+		c := exec.Command(f.awr, "ui", "--json", "--listen", "localhost:0")
+		c.Dir, c.Env = f.dir, f.env
+		stdout, err := c.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, c.Start())
+		defer c.Process.Kill()
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		require.NoError(t, err)
+		var started struct{ URL, Project string }
+		require.NoError(t, json.Unmarshal([]byte(line), &started), line)
+		require.Regexp(t, `^http://127\.0\.0\.1:\d+/$`, started.URL)
+		require.Equal(t, f.dir, started.Project)
+		require.NoError(t, c.Process.Signal(syscall.SIGINT))
+		require.NoError(t, c.Wait())
+	})
+	t.Run("ErrNotLoopback", func(t *testing.T) {
+		c := exec.Command(f.awr, "ui", "--json", "--listen", "0.0.0.0:0")
+		c.Dir, c.Env = f.dir, append(f.env, "AWR_LISTEN=0.0.0.0:0")
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		out, err := c.Output()
+		require.Error(t, err)
+		require.Equal(t, 1, c.ProcessState.ExitCode())
+		require.Empty(t, out, "no URL: nothing listened")
+		var fe struct{ Code, Message, Hint string }
+		require.NoError(t, json.Unmarshal(stderr.Bytes(), &fe), stderr.String())
+		require.Equal(t, "InvalidInput", fe.Code)
+		require.Contains(t, fe.Message, "every interface")
+		require.Equal(t, "awr ui --listen 127.0.0.1:0", fe.Hint)
+	})
+	t.Run("ErrNoProject", func(t *testing.T) {
+		c := exec.Command(f.awr, "ui", "--json", "--project", t.TempDir())
+		c.Env = f.env
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		out, err := c.Output()
+		require.Error(t, err)
+		require.Empty(t, out)
+		require.Contains(t, stderr.String(), `"code":"NotFound"`)
+	})
 }
