@@ -31,6 +31,7 @@ var cliOnly = map[string]string{
 	"completion":       "prints a script for the user's shell",
 	"__complete":       "the shell's completion script calls it for each word",
 	"exec run":         "runs an arbitrary command on the machine that serves the tools; agents run side effects through the CLI",
+	"ui":               "serves a web page until interrupted; an agent reads the same state through awr_log, awr_status and awr_verify",
 }
 
 // leaves returns each leaf command of the CLI with the struct kong fills.
