@@ -57,6 +57,7 @@ type CLI struct {
 	Seat       seatCmd       `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
 	Rig        rigCmd        `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`
 	Log        logCmd        `cmd:"" help:"List events oldest first, filtered."`
+	Audit      auditCmd      `cmd:"" help:"Write the chain-of-custody report of a session chain or a work item (Markdown or HTML), as of a revision."`
 	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`
 	Replay     replayCmd     `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
 	Verify     verifyCmd     `cmd:"" help:"Check seq continuity, the hash chain and projection checksums."`
