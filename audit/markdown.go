@@ -157,7 +157,26 @@ func Markdown(r *Report) []byte {
 			m.printf("  - %q: evidence %s (%s)\n", oneLine(c.Criterion), code(c.EvidenceID), c.Level)
 		}
 	}
-	return []byte(m.b.String())
+	return []byte(finish(m.b.String()))
+}
+
+// finish turns the marked code spans of a document into Markdown code
+// spans and escapes every "<" outside them, so no value becomes raw HTML
+// in a Markdown viewer.
+func finish(doc string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(doc, codeOpen)
+		if i < 0 {
+			b.WriteString(strings.ReplaceAll(doc, "<", `\<`))
+			return b.String()
+		}
+		b.WriteString(strings.ReplaceAll(doc[:i], "<", `\<`))
+		doc = doc[i+len(codeOpen):]
+		j := strings.Index(doc, codeClose)
+		b.WriteString(codeSpan(doc[:j]))
+		doc = doc[j+len(codeClose):]
+	}
 }
 
 // md accumulates a Markdown document.
@@ -224,8 +243,11 @@ func (m *md) repo(label string, r *Repo) {
 	}
 }
 
-// code renders s as a Markdown code span.
-func code(s string) string {
+// code marks s as a code span (see finish).
+func code(s string) string { return codeOpen + s + codeClose }
+
+// codeSpan renders s as a Markdown code span.
+func codeSpan(s string) string {
 	if s == "" {
 		return "``"
 	}
@@ -255,7 +277,7 @@ func codeOr(s, none string) string {
 }
 
 func refText(r Ref) string {
-	return fmt.Sprintf("seq %d · `%s` · %s%s", r.Seq, r.Hash, r.At, suffix(" by ", r.Actor))
+	return fmt.Sprintf("seq %d · %s · %s%s", r.Seq, code(r.Hash), r.At, suffix(" by ", r.Actor))
 }
 
 func indent(s, pad string) string {
