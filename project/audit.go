@@ -46,6 +46,8 @@ type AuditResult struct {
 // covers the log up to the revision.
 // Errors: Usage for neither or both of Session and Work and for an
 // unknown Format; NotFound for an unknown session or work item;
+// VerifyFailed, with the report (rendered, or written) in the result,
+// when the chain is broken at or before the revision;
 // InvalidInput for an at revision beyond the head and for an Output that
 // is not a regular file; Storage when the file cannot be written.
 func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, error) {
@@ -94,12 +96,17 @@ func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, er
 	}
 	if req.Output == "" {
 		res.Text = string(out)
-		return res, nil
+	} else {
+		if err := writeAtomic(req.Output, out); err != nil {
+			return nil, err
+		}
+		res.Output = req.Output
 	}
-	if err := writeAtomic(req.Output, out); err != nil {
-		return nil, err
+	if c := res.Chain; !c.Verified {
+		return res, fault.New(fault.VerifyFailed, "audit: the report says NOT VERIFIED: seq %d: %s", c.FirstBadSeq, c.Problem).
+			With("first_bad_seq", c.FirstBadSeq).With("project_revision", res.ProjectRevision).
+			WithHint("awr audit %s --at %d", subject, c.FirstBadSeq-1)
 	}
-	res.Output = req.Output
 	return res, nil
 }
 
