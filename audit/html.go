@@ -32,6 +32,7 @@ func esc(s string) string {
 // HTML renders the report as one self-contained HTML page: inline CSS,
 // no script, nothing loaded from anywhere, every value escaped.
 func HTML(r *Report) []byte {
+	r = valid(r)
 	h := &page{}
 	title := fmt.Sprintf("Audit of %s %s", r.Subject.Kind, r.Subject.ID)
 	h.printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")

@@ -8,6 +8,7 @@ import (
 
 // Markdown renders the report as a Markdown document.
 func Markdown(r *Report) []byte {
+	r = valid(r)
 	m := &md{}
 	m.printf("# Audit of %s %s\n\n", r.Subject.Kind, code(r.Subject.ID))
 	m.printf("%s\n\n", r.Intro())

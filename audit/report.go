@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -355,4 +356,20 @@ type Criterion struct {
 	Criterion  string `json:"criterion"`
 	EvidenceID string `json:"evidence_id"`
 	Level      string `json:"level"`
+}
+
+// valid returns a copy of r whose every string is valid UTF-8 (invalid
+// bytes become U+FFFD, as encoding/json writes them), so the renderings'
+// code-span marks, bytes that never occur in UTF-8, cannot occur in a
+// value. A report gathered from the log is valid already.
+func valid(r *Report) *Report {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		panic("audit: marshal report: " + err.Error())
+	}
+	out := new(Report)
+	if err := json.Unmarshal(raw, out); err != nil {
+		panic("audit: unmarshal report: " + err.Error())
+	}
+	return out
 }
