@@ -16,7 +16,7 @@ func report() *audit.Report {
 	return &audit.Report{
 		Subject: audit.Subject{Kind: audit.SubjectWork, ID: "W-1"}, ProjectID: "P", ProjectName: hostile, ProjectRevision: 3,
 		HeadHash: ref.Hash, HeadAt: ref.At, Chain: audit.Chain{Verified: false, Through: 3, FirstBadSeq: 2, Problem: hostile},
-		Work:     []audit.WorkItem{{Key: "W-1", Title: hostile, Status: "planned", Source: hostile}},
+		Work: []audit.WorkItem{{Key: "W-1", Title: hostile, Status: "planned", Source: hostile}},
 		Sessions: []audit.Session{{Started: ref, ID: "S-1", Work: "W-1", Agent: hostile, Repo: &audit.Repo{Head: "c0ffee", Branch: hostile, Dirty: true,
 			DirtyFiles: []audit.File{{Path: hostile, Status: "modified"}}}}},
 		Claims: []audit.ClaimEvent{{Ref: ref, Event: audit.ClaimReleased, ClaimID: "C-1", Work: "W-1", Session: "S-1", Reason: hostile, Note: hostile}},
