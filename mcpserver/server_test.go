@@ -224,7 +224,7 @@ func TestServer_Tools(t *testing.T) {
 	require.Contains(t, page["text"], "<!DOCTYPE html>")
 	require.NotContains(t, page["text"], "<script")
 	fails(t, cs, "awr_audit", map[string]any{}, "Usage")
-	fails(t, cs, "awr_audit", map[string]any{"work": "CART-1", "format": "pdf"}, "Usage")
+	fails(t, cs, "awr_audit", map[string]any{"work": "CART-1", "format": "pdf"}, "InvalidInput") // the schema's enum
 	fails(t, cs, "awr_audit", map[string]any{"work": "NOPE-1"}, "NotFound")
 
 	lg := ok(t, cs, "awr_log", map[string]any{"session": succ, "limit": 0})

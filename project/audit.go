@@ -25,7 +25,7 @@ type AuditRequest struct {
 	Read
 	Session string `name:"session" json:"session,omitempty" help:"Report on this session and the chain of sessions it resumed from and that resumed it." placeholder:"ID"`
 	Work    string `name:"work" json:"work,omitempty" help:"Report on this work item: every session that touched it." placeholder:"KEY"`
-	Format  string `name:"format" json:"format,omitempty" help:"md (Markdown, the default) or html (one self-contained page)." placeholder:"md|html"`
+	Format  string `name:"format" default:"md" enum:"md,html" json:"format,omitempty" help:"md (Markdown, the default) or html (one self-contained page)."`
 	Output  string `name:"output" short:"o" type:"path" json:"-" help:"Write the report to FILE (a temporary file, synced, then renamed) and print its path." placeholder:"FILE"`
 }
 
