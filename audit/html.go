@@ -17,17 +17,27 @@ ul{padding-left:1.4rem}li{margin:.15rem 0}.ref{color:#57606a;font-size:13px}.non
 // every value decoded from the log is UTF-8) while a line is built from
 // the shared wording; then the whole line is escaped and only the marks
 // become <code> tags: every value is escaped, none is trusted.
+// The same goes for a strong word and for the reference to an event
+// (0xfa to 0xff never occur in UTF-8).
 const (
 	codeOpen  = "\xfe"
 	codeClose = "\xff"
+	boldOpen  = "\xfc"
+	boldClose = "\xfd"
+	refOpen   = "\xfa"
+	refClose  = "\xfb"
 )
 
 func hcode(s string) string { return codeOpen + s + codeClose }
 
-// esc escapes a line built with hcode marks into HTML.
-func esc(s string) string {
-	return strings.NewReplacer(codeOpen, "<code>", codeClose, "</code>").Replace(html.EscapeString(s))
-}
+func hbold(s string) string { return boldOpen + s + boldClose }
+
+// marks turns the marks of an escaped line into tags.
+var marks = strings.NewReplacer(codeOpen, "<code>", codeClose, "</code>", boldOpen, "<strong>", boldClose, "</strong>",
+	refOpen, `<span class="ref">`, refClose, "</span>")
+
+// esc escapes a line built with marks into HTML.
+func esc(s string) string { return marks.Replace(html.EscapeString(s)) }
 
 // HTML renders the report as one self-contained HTML page: inline CSS,
 // no script, nothing loaded from anywhere, every value escaped.
@@ -85,7 +95,7 @@ func HTML(r *Report) []byte {
 	h.section("Claims", len(r.Claims))
 	h.begin(len(r.Claims))
 	for _, c := range r.Claims {
-		h.printf("<li>%s</li>\n", esc(fmt.Sprintf("%s: %s claim %s on %s, session %s%s", hrefText(c.Ref), c.Event, hcode(c.ClaimID), hcode(c.Work), hcode(c.Session), c.Details(hcode))))
+		h.printf("<li>%s</li>\n", esc(fmt.Sprintf("%s: %s claim %s on %s, session %s%s", hrefText(c.Ref), hbold(c.Event), hcode(c.ClaimID), hcode(c.Work), hcode(c.Session), c.Details(hcode))))
 	}
 	h.end(len(r.Claims))
 
@@ -306,5 +316,5 @@ func hcodeOr(s, none string) string {
 }
 
 func hrefText(r Ref) string {
-	return fmt.Sprintf("seq %d · %s · %s%s", r.Seq, hcode(r.Hash), r.At, suffix(" by ", r.Actor))
+	return refOpen + fmt.Sprintf("seq %d · %s · %s%s", r.Seq, hcode(r.Hash), r.At, suffix(" by ", r.Actor)) + refClose
 }
