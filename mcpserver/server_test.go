@@ -142,7 +142,7 @@ func TestServer_ListTools(t *testing.T) {
 		"awr_claim_release", "awr_client_show", "awr_source_list", "awr_source_add", "awr_verify", "awr_seat_list", "awr_seat_add", "awr_seat_remove", "awr_seat_clear_attention", "awr_seat_reconcile", "awr_recovery_verify", "awr_context_hygiene",
 		"awr_rig_up", "awr_rig_down", "awr_rig_send", "awr_rig_capture", "awr_rig_snapshot", "awr_rig_restore_check",
 		"awr_work_show", "awr_work_history", "awr_work_claim", "awr_work_release", "awr_work_handoff", "awr_evidence_add", "awr_work_complete",
-		"awr_exec_list", "awr_exec_show", "awr_search",
+		"awr_exec_list", "awr_exec_show", "awr_search", "awr_audit",
 		"awr_doctor_check", "awr_doctor_repair_expire_claim", "awr_doctor_repair_end_session", "awr_doctor_repair_abandon_execution"}, names)
 }
 
@@ -211,6 +211,21 @@ func TestServer_Tools(t *testing.T) {
 	again := fails(t, cs, "awr_claim_acquire", map[string]any{"session": oid}, "InvalidTransition")
 	require.Equal(t, "awr claim renew --session "+oid, again["hint"])
 	fails(t, cs, "awr_claim_acquire", map[string]any{"session": oid, "ttl_ms": 0}, "InvalidInput")
+
+	// awr_audit: the report as data and rendered; it writes no file.
+	au := ok(t, cs, "awr_audit", map[string]any{"session": succ})
+	require.Equal(t, "md", au["format"])
+	require.Len(t, au["sessions"], 2)
+	require.Equal(t, true, get(au, "chain.verified"))
+	require.Contains(t, au["text"], "# Audit of session `"+succ+"`")
+	require.Contains(t, au["text"], "claude-code:abc")
+	page := ok(t, cs, "awr_audit", map[string]any{"work": "CART-1", "format": "html", "at": rev(t, cp)})
+	require.Len(t, page["sessions"], 1)
+	require.Contains(t, page["text"], "<!DOCTYPE html>")
+	require.NotContains(t, page["text"], "<script")
+	fails(t, cs, "awr_audit", map[string]any{}, "Usage")
+	fails(t, cs, "awr_audit", map[string]any{"work": "CART-1", "format": "pdf"}, "InvalidInput") // the schema's enum
+	fails(t, cs, "awr_audit", map[string]any{"work": "NOPE-1"}, "NotFound")
 
 	lg := ok(t, cs, "awr_log", map[string]any{"session": succ, "limit": 0})
 	require.NotEmpty(t, lg["events"])

@@ -135,7 +135,7 @@ func TestHandoff(t *testing.T) {
 	first := serve(t, bin, "--project", dir)
 	tools, err := first.ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	require.Len(t, tools.Tools, 50)
+	require.Len(t, tools.Tools, 51)
 
 	ready := ok(t, first, "awr_ready", map[string]any{})
 	require.Equal(t, "CART-1", field(ready, "ready").([]any)[0].(map[string]any)["key"])
@@ -188,6 +188,22 @@ func TestHandoff(t *testing.T) {
 		text, _, isErr := call(t, second, c.tool, c.args)
 		require.False(t, isErr, text)
 		require.Equal(t, cli(t, awr, dir, c.cli...), text, c.tool)
+	}
+
+	// awr_audit is `awr audit --json` plus the rendering, which is the
+	// CLI's report byte for byte.
+	for _, format := range []string{"md", "html"} {
+		_, got, isErr := call(t, second, "awr_audit", map[string]any{"work": "CART-1", "format": format})
+		require.False(t, isErr, got)
+		cmd := exec.Command(awr, "audit", "--work", "CART-1", "--format", format)
+		cmd.Dir = dir
+		page, err := cmd.Output()
+		require.NoError(t, err)
+		require.Equal(t, string(page), got["text"], format)
+		delete(got, "text")
+		var want map[string]any
+		require.NoError(t, json.Unmarshal([]byte(cli(t, awr, dir, "audit", "--work", "CART-1", "--format", format)), &want))
+		require.Equal(t, want, got, format)
 	}
 
 	// A domain error carries the CLI's error object.

@@ -58,6 +58,7 @@ type CLI struct {
 	Rig        rigCmd        `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`
 	Log        logCmd        `cmd:"" help:"List events oldest first, filtered."`
 	UI         uiCmd         `cmd:"" name:"ui" help:"Serve a read-only web page of the log on loopback: a timeline per work item, a revision slider, the chain's verification; it follows the log live."`
+	Audit      auditCmd      `cmd:"" help:"Write the chain-of-custody report of a session chain or a work item (Markdown or HTML), as of a revision."`
 	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`
 	Replay     replayCmd     `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
 	Verify     verifyCmd     `cmd:"" help:"Check seq continuity, the hash chain and projection checksums."`
