@@ -22,6 +22,9 @@ type LogFilter struct {
 	Since   int64
 	Until   int64
 	Limit   int
+	// NoSources leaves out of a Work filter the source_indexed events
+	// that changed the item (recovery reports register changes apart).
+	NoSources bool
 }
 
 // DefaultLogLimit bounds `awr log` when --limit is not given.
@@ -121,12 +124,16 @@ var errStop = fault.New(fault.Internal, "stop")
 // scanLog streams matching events in seq order. An event concerns a session
 // when it is on the session's stream, or is a claim or binding event of
 // that session; it concerns a work item when it is on the work item's
-// stream, on the stream of a session working on it, or binds a host to it.
+// stream, on the stream of a session working on it, binds a host to it, or
+// is a source_indexed event that changed it (began or ended one of its
+// versions).
 func scanLog(conn *sqlite.Conn, f LogFilter, until int64, limit int, fn func(e *events.Event) error) error {
 	name := "log_range"
 	switch {
 	case f.Session != "":
 		name = "log_by_session"
+	case f.Work != "" && f.NoSources:
+		name = "log_by_work_events"
 	case f.Work != "":
 		name = "log_by_work"
 	}
