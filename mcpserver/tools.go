@@ -184,6 +184,7 @@ func (s *Server) register() {
 		desc: "Check seq continuity, the hash chain, the domain's rules and the projection checksums, as `awr verify --json`; a failure names the first bad seq and comes as VerifyFailed with the report in result."},
 		op((*project.Project).Verify))
 	s.registerExec()
+	s.registerDiff()
 }
 
 // isNilPointer reports whether v is a typed nil pointer.

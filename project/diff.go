@@ -300,7 +300,7 @@ func (d *differ) scan(res *DiffResult) error {
 				return nil
 			}
 		}
-		res.Events = append(res.Events, DiffEvent{Seq: e.Seq, Kind: string(e.Kind), Stream: e.Stream, Actor: e.Actor, OccurredAt: e.OccurredAt, Summary: summarize(e.Payload)})
+		res.Events = append(res.Events, DiffEvent{Seq: e.Seq, Kind: string(e.Kind), Stream: e.Stream, Actor: e.Actor, OccurredAt: e.OccurredAt, Summary: summarize(e.Stream, e.Payload)})
 		if e.Kind == events.KindSourceIndexed {
 			return d.sourceIndexed(e, rf)
 		}
@@ -633,8 +633,9 @@ func nullIfEmpty(r json.RawMessage) json.RawMessage {
 var summaryFields = []string{"work", "session_id", "agent", "outcome", "claim_id", "fencing_token", "reason", "from_session", "to_session",
 	"checkpoint_id", "next_action", "client", "external_session", "address", "path", "verdict", "event", "key", "exit_code"}
 
-// summarize is a short line naming what an event's payload is about.
-func summarize(payload []byte) string {
+// summarize is a short line naming what an event's payload is about; the
+// session its stream already names is left out.
+func summarize(stream string, payload []byte) string {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(payload, &m) != nil {
 		return clipRunes(string(payload), 100)
@@ -649,6 +650,9 @@ func summarize(payload []byte) string {
 		if json.Unmarshal(v, &s) != nil {
 			s = string(v)
 		}
+		if k == "session_id" && stream == "session/"+s {
+			continue
+		}
 		parts = append(parts, k+"="+s)
 	}
 	if items, ok := m["items"]; ok {
@@ -657,7 +661,7 @@ func summarize(payload []byte) string {
 			parts = append(parts, fmt.Sprintf("items=%d", len(list)))
 		}
 	}
-	return clipRunes(strings.Join(parts, " "), 120)
+	return clipRunes(strings.Join(parts, " "), 160)
 }
 
 // clipRunes shortens s to at most n runes, marking the cut.
