@@ -29,11 +29,11 @@ func printDiff(w io.Writer, res *project.DiffResult) {
 	case res.Seat != "":
 		scope = " (seat " + res.Seat + ")"
 	}
-	fmt.Fprintf(w, "diff %d..%d%s: %d events, %d entities changed\n", res.From, res.To, scope, len(res.Events), res.Changed)
+	fmt.Fprintf(w, "diff %d..%d%s: %s, %s changed\n", res.From, res.To, scope, count(len(res.Events), "event", "events"), count(res.Changed, "entity", "entities"))
 	if len(res.Events) > 0 {
 		fmt.Fprintln(w, "events")
 		for _, e := range res.Events {
-			fmt.Fprintf(w, "  %6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, clip(e.Summary, 100))
+			fmt.Fprintf(w, "  %6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, e.Summary)
 		}
 	}
 	models := []struct {
@@ -70,4 +70,12 @@ func printDiff(w io.Writer, res *project.DiffResult) {
 	if res.Changed == 0 && len(res.Events) == 0 {
 		fmt.Fprintf(w, "nothing changed between %d and %d\n", res.From, res.To)
 	}
+}
+
+// count is n with the singular or plural noun.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
