@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +19,9 @@ import (
 // TestLogByWork checks `awr log --work` (served by the worklog projection)
 // against its definition, computed from the raw log: the events of the
 // item's stream, of the session streams of every session on the item, and
-// the bindings of host conversations on the item; at the head and at
+// the bindings of host conversations on the item, and the source_indexed
+// events that changed the item (its parsed form differs from the one the
+// previous index of its source recorded); at the head and at
 // revisions in the past, with --since and --kind.
 func TestLogByWork(t *testing.T) {
 	t.Parallel()
@@ -32,9 +35,37 @@ func TestLogByWork(t *testing.T) {
 	var all []*events.Event
 	sessionWork := map[string]string{}
 	works := map[string]bool{}
+	// itemChanged[seq][key]: the source_indexed event at seq changed key.
+	itemChanged := map[int64]map[string]bool{}
+	indexed := map[string]map[string]string{}
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		return events.ScanEvents(r.Conn, 1, r.Head, func(e *events.Event) error {
 			all = append(all, e)
+			if e.Kind == events.KindSourceIndexed {
+				v, err := events.Decode(e)
+				if err != nil {
+					return err
+				}
+				s := v.(*events.SourceIndexed)
+				now := map[string]string{}
+				for _, it := range s.Items {
+					b, err := json.Marshal(it)
+					if err != nil {
+						return err
+					}
+					now[it.Key] = string(b)
+				}
+				changed := map[string]bool{}
+				for k, j := range now {
+					changed[k] = indexed[s.Path][k] != j
+				}
+				for k := range indexed[s.Path] {
+					if _, ok := now[k]; !ok {
+						changed[k] = true
+					}
+				}
+				indexed[s.Path], itemChanged[e.Seq] = now, changed
+			}
 			if e.Kind == events.KindSessionStarted {
 				v, err := events.Decode(e)
 				if err != nil {
@@ -60,6 +91,9 @@ func TestLogByWork(t *testing.T) {
 			if e.Kind == events.KindClientBound {
 				v, _ := events.Decode(e)
 				on = v.(*events.ClientBound).Work == work
+			}
+			if e.Kind == events.KindSourceIndexed {
+				on = itemChanged[e.Seq][work]
 			}
 			if on {
 				out = append(out, e.Seq)

@@ -143,7 +143,8 @@ func TestServer_ListTools(t *testing.T) {
 		"awr_rig_up", "awr_rig_down", "awr_rig_send", "awr_rig_capture", "awr_rig_snapshot", "awr_rig_restore_check",
 		"awr_work_show", "awr_work_history", "awr_work_claim", "awr_work_release", "awr_work_handoff", "awr_evidence_add", "awr_work_complete",
 		"awr_exec_list", "awr_exec_show", "awr_search", "awr_audit",
-		"awr_doctor_check", "awr_doctor_repair_expire_claim", "awr_doctor_repair_end_session", "awr_doctor_repair_abandon_execution"}, names)
+		"awr_doctor_check", "awr_doctor_repair_expire_claim", "awr_doctor_repair_end_session", "awr_doctor_repair_abandon_execution",
+		"awr_diff"}, names)
 }
 
 func TestServer_Tools(t *testing.T) {
@@ -230,6 +231,20 @@ func TestServer_Tools(t *testing.T) {
 	lg := ok(t, cs, "awr_log", map[string]any{"session": succ, "limit": 0})
 	require.NotEmpty(t, lg["events"])
 	ok(t, cs, "awr_log", map[string]any{"kind": "session_started", "since": 1, "until": 100})
+
+	// awr_diff: the other session, started after the successor ended, is
+	// added with its claim; a diff past the head is refused.
+	df := ok(t, cs, "awr_diff", map[string]any{"from": get(end, "project_revision"), "session": oid})
+	first := func(model string) map[string]any {
+		list := get(df, "changes."+model).([]any)
+		require.Len(t, list, 1, model)
+		return list[0].(map[string]any)
+	}
+	require.Equal(t, oid, first("sessions")["id"])
+	require.Equal(t, "added", first("sessions")["change"])
+	require.Equal(t, "added", first("claims")["change"])
+	fails(t, cs, "awr_diff", map[string]any{"from": 1000}, "InvalidInput")
+	fails(t, cs, "awr_diff", map[string]any{"from": 1, "session": "01NOPE"}, "NotFound")
 }
 
 func TestServer_Errors(t *testing.T) {

@@ -185,6 +185,7 @@ func (s *Server) register() {
 		op((*project.Project).Verify))
 	s.registerExec()
 	s.registerAudit()
+	s.registerDiff()
 }
 
 // isNilPointer reports whether v is a typed nil pointer.

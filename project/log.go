@@ -3,6 +3,8 @@ package project
 import (
 	"context"
 	"encoding/json"
+	"time"
+
 	"github.com/awr-dev/awr/commands"
 
 	"github.com/awr-dev/awr/events"
@@ -20,6 +22,9 @@ type LogFilter struct {
 	Since   int64
 	Until   int64
 	Limit   int
+	// NoSources leaves out of a Work filter the source_indexed events
+	// that changed the item (recovery reports register changes apart).
+	NoSources bool
 }
 
 // DefaultLogLimit bounds `awr log` when --limit is not given.
@@ -119,12 +124,16 @@ var errStop = fault.New(fault.Internal, "stop")
 // scanLog streams matching events in seq order. An event concerns a session
 // when it is on the session's stream, or is a claim or binding event of
 // that session; it concerns a work item when it is on the work item's
-// stream, on the stream of a session working on it, or binds a host to it.
+// stream, on the stream of a session working on it, binds a host to it, or
+// is a source_indexed event that changed it (began or ended one of its
+// versions).
 func scanLog(conn *sqlite.Conn, f LogFilter, until int64, limit int, fn func(e *events.Event) error) error {
 	name := "log_range"
 	switch {
 	case f.Session != "":
 		name = "log_by_session"
+	case f.Work != "" && f.NoSources:
+		name = "log_by_work_events"
 	case f.Work != "":
 		name = "log_by_work"
 	}
@@ -184,4 +193,92 @@ func LogOn(r *events.Reader, rev int64, f LogFilter) ([]LogEvent, error) {
 		err = nil
 	}
 	return out, err
+}
+
+// FollowRequest is `awr log --follow`: the filters of LogRequest (without
+// --at or --limit), from --since or, with FromHead, from the head.
+type FollowRequest struct {
+	LogRequest
+	// FromHead starts after the head at the first poll (no --since).
+	FromHead bool `json:"-" kong:"-"`
+	// Interval is the pause between polls; DefaultFollowInterval when 0.
+	Interval time.Duration `json:"-" kong:"-"`
+}
+
+// DefaultFollowInterval is how often `awr log --follow` looks for new
+// events.
+const DefaultFollowInterval = 200 * time.Millisecond
+
+// followBatch bounds the events one poll reads.
+const followBatch = 500
+
+// Follow calls each with every event that matches the request's filters,
+// oldest first, as events commit, until ctx is done (then it returns nil)
+// or --until is reached. Each poll is one short read transaction (the
+// head, then an index range on seq after the last event seen), so writers
+// are never blocked and an idle poll costs a few index seeks.
+// Errors: InvalidInput for --at or --limit, and those of Log; an error
+// returned by each.
+func (p *Project) Follow(ctx context.Context, req FollowRequest, each func(LogEvent) error) error {
+	if req.At != nil {
+		return fault.New(fault.InvalidInput, "log --follow: --at %d reads the past; --follow follows the head", *req.At).
+			With("at", *req.At).WithHint("awr log --until %d", *req.At)
+	}
+	if req.Limit != nil {
+		return fault.New(fault.InvalidInput, "log --follow: --limit does not apply; --follow prints every event until interrupted").
+			WithHint("awr log --follow")
+	}
+	interval := req.Interval
+	if interval <= 0 {
+		interval = DefaultFollowInterval
+	}
+	since := req.Since
+	if req.FromHead {
+		st, err := p.EventLog(ctx)
+		if err != nil {
+			return err
+		}
+		if err := st.Read(ctx, func(r *events.Reader) error { since = r.Head; return nil }); err != nil {
+			return stopped(ctx, err)
+		}
+	}
+	batch := followBatch
+	for {
+		if req.Until > 0 && since >= req.Until {
+			return nil
+		}
+		q := req.LogRequest
+		q.Since, q.Limit = since, &batch
+		res, err := p.Log(ctx, q)
+		if err != nil {
+			return stopped(ctx, err)
+		}
+		for _, e := range res.Events {
+			if err := each(e); err != nil {
+				return err
+			}
+			since = e.Seq
+		}
+		if res.NextSince > 0 {
+			continue
+		}
+		// Every match up to the snapshot's head was seen.
+		if res.ProjectRevision > since {
+			since = res.ProjectRevision
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(interval):
+		}
+	}
+}
+
+// stopped is nil when ctx was cancelled (an interrupted follow ends
+// cleanly), else err.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }

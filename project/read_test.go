@@ -81,9 +81,10 @@ func TestLog(t *testing.T) {
 	require.Equal(t, []int64{3, 4, 7, 9, 11}, seqs(log(project.LogFilter{Session: a})))
 	// The successor: its stream, the claim it received, the binding to it.
 	require.Equal(t, []int64{8, 10, 12, 13}, seqs(log(project.LogFilter{Session: b})))
-	// A work item: its stream and every session working on it, and bindings.
-	require.Equal(t, []int64{3, 4, 7, 8, 9, 10, 11, 12, 13}, seqs(log(project.LogFilter{Work: "W-1"})))
-	require.Equal(t, []int64{5, 6}, seqs(log(project.LogFilter{Work: "W-2"})))
+	// A work item: the source_indexed event that indexed it, its stream
+	// and every session working on it, and bindings.
+	require.Equal(t, []int64{2, 3, 4, 7, 8, 9, 10, 11, 12, 13}, seqs(log(project.LogFilter{Work: "W-1"})))
+	require.Equal(t, []int64{2, 5, 6}, seqs(log(project.LogFilter{Work: "W-2"})))
 	require.Equal(t, []int64{4, 10}, seqs(log(project.LogFilter{Work: "W-1", Kind: "claim_acquired"})))
 	require.Equal(t, []int64{10}, seqs(log(project.LogFilter{Session: b, Work: "W-1", Kind: "claim_acquired"})))
 	// Since is exclusive, until inclusive; the limit pages.

@@ -117,7 +117,7 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 		if rep.Checkpoint != nil {
 			since = rep.Checkpoint.Seq
 		}
-		log, err := LogOn(r, rev, LogFilter{Work: s.Work, Since: since, Limit: RecoveryChangedLimit})
+		log, err := LogOn(r, rev, LogFilter{Work: s.Work, Since: since, Limit: RecoveryChangedLimit, NoSources: true})
 		if err != nil {
 			return err
 		}

@@ -135,7 +135,7 @@ func TestHandoff(t *testing.T) {
 	first := serve(t, bin, "--project", dir)
 	tools, err := first.ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	require.Len(t, tools.Tools, 51)
+	require.Len(t, tools.Tools, 52)
 
 	ready := ok(t, first, "awr_ready", map[string]any{})
 	require.Equal(t, "CART-1", field(ready, "ready").([]any)[0].(map[string]any)["key"])
@@ -183,6 +183,7 @@ func TestHandoff(t *testing.T) {
 		{"awr_status", map[string]any{}, []string{"status"}},
 		{"awr_session_show", map[string]any{"session": sid}, []string{"session", "show", sid}},
 		{"awr_log", map[string]any{"work": "CART-1"}, []string{"log", "--work", "CART-1"}},
+		{"awr_diff", map[string]any{"from": 2, "work": "CART-1"}, []string{"diff", "--from", "2", "--work", "CART-1"}},
 		{"awr_session_list", map[string]any{"at": 5}, []string{"session", "list", "--at", "5"}},
 	} {
 		text, _, isErr := call(t, second, c.tool, c.args)

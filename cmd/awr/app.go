@@ -56,7 +56,8 @@ type CLI struct {
 	Client     clientCmd     `cmd:"" help:"Host conversations: bind one to a session, show a binding, answer a host's hook, install or uninstall awr's hooks."`
 	Seat       seatCmd       `cmd:"" help:"Declare, remove, show and list seats: stable addresses (ROLE@RIG) for agents' work."`
 	Rig        rigCmd        `cmd:"" help:"Bring a rig of seats up in tmux, take it down with a snapshot, restore it seat by seat."`
-	Log        logCmd        `cmd:"" help:"List events oldest first, filtered."`
+	Log        logCmd        `cmd:"" help:"List events oldest first, filtered (--follow: as they commit)."`
+	Diff       diffCmd       `cmd:"" help:"What changed in every read model between two revisions, and the events between them."`
 	UI         uiCmd         `cmd:"" name:"ui" help:"Serve a read-only web page of the log on loopback: a timeline per work item, a revision slider, the chain's verification; it follows the log live."`
 	Audit      auditCmd      `cmd:"" help:"Write the chain-of-custody report of a session chain or a work item (Markdown or HTML), as of a revision."`
 	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`

@@ -1,5 +1,11 @@
 SELECT e.seq, e.id, e.kind, e.stream, e.stream_version, e.occurred_at, e.actor, e.request_id, e.payload, e.prev_hash, e.hash
-FROM p_work_log w JOIN events e ON e.seq = w.seq
-WHERE w.work = :work AND w.seq > :since AND w.seq <= :until
-  AND (:kind IS NULL OR w.kind = :kind)
-ORDER BY w.seq LIMIT :limit;
+FROM events e
+WHERE e.seq IN (
+  SELECT w.seq FROM p_work_log w WHERE w.work = :work AND w.seq > :since AND w.seq <= :until
+  UNION
+  SELECT i.valid_from FROM p_work_items i WHERE i.key = :work AND i.valid_from > :since AND i.valid_from <= :until
+  UNION
+  SELECT i.valid_to FROM p_work_items i WHERE i.key = :work AND i.valid_to > :since AND i.valid_to <= :until
+)
+AND (:kind IS NULL OR e.kind = :kind)
+ORDER BY e.seq LIMIT :limit;

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/awr-dev/awr/project"
+)
+
+type diffCmd struct {
+	project.DiffRequest
+}
+
+// Run shows what changed between two revisions.
+func (c *diffCmd) Run(app *App) error {
+	return call(app, (*project.Project).Diff, c.DiffRequest, printDiff)
+}
+
+// printDiff renders a diff for people: the events, then each read model's
+// changed entities (+ added, - removed, ~ changed) with their fields.
+func printDiff(w io.Writer, res *project.DiffResult) {
+	scope := ""
+	switch {
+	case res.Work != "":
+		scope = " (work " + res.Work + ")"
+	case res.Session != "":
+		scope = " (session " + res.Session + ")"
+	case res.Seat != "":
+		scope = " (seat " + res.Seat + ")"
+	}
+	fmt.Fprintf(w, "diff %d..%d%s: %s, %s changed\n", res.From, res.To, scope, count(len(res.Events), "event", "events"), count(res.Changed, "entity", "entities"))
+	if len(res.Events) > 0 {
+		fmt.Fprintln(w, "events")
+		for _, e := range res.Events {
+			fmt.Fprintf(w, "  %6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, e.Summary)
+		}
+	}
+	models := []struct {
+		name string
+		ents []project.DiffEntity
+	}{
+		{"sessions", res.Changes.Sessions}, {"claims", res.Changes.Claims}, {"checkpoints", res.Changes.Checkpoints},
+		{"knowledge", res.Changes.Knowledge}, {"work items", res.Changes.WorkItems}, {"bindings", res.Changes.Bindings}, {"seats", res.Changes.Seats},
+	}
+	for _, m := range models {
+		if len(m.ents) == 0 {
+			continue
+		}
+		fmt.Fprintln(w, m.name)
+		for _, e := range m.ents {
+			mark := map[string]string{project.DiffAdded: "+", project.DiffRemoved: "-", project.DiffChanged: "~"}[e.Change]
+			work := ""
+			if e.Work != "" && e.Work != e.ID {
+				work = " (" + e.Work + ")"
+			}
+			fmt.Fprintf(w, "  %s %s%s\n", mark, e.ID, work)
+			for _, f := range e.Fields {
+				switch e.Change {
+				case project.DiffAdded:
+					fmt.Fprintf(w, "      %s: %s\n", f.Field, clip(string(f.After), 80))
+				case project.DiffRemoved:
+					fmt.Fprintf(w, "      %s: %s\n", f.Field, clip(string(f.Before), 80))
+				default:
+					fmt.Fprintf(w, "      %s: %s → %s\n", f.Field, clip(string(f.Before), 60), clip(string(f.After), 60))
+				}
+			}
+		}
+	}
+	if res.Changed == 0 && len(res.Events) == 0 {
+		fmt.Fprintf(w, "nothing changed between %d and %d\n", res.From, res.To)
+	}
+}
+
+// count is n with the singular or plural noun.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
