@@ -108,17 +108,20 @@ func TestDocs(t *testing.T) {
 // docsBinary builds the awr the docs show, as .ci/run and the install
 // section build it (static, trimmed paths; no VCS stamp, so `awr version`
 // prints what the docs show), into a temporary directory put first on the
-// examples' PATH. The test binary doubles as awr for the testscripts, but
+// examples' PATH, with the fake agent the seat and rig examples run
+// (fixtures/fakeagent) beside it. The test binary doubles as awr for the testscripts, but
 // under -race each of its runs is several times slower, and a doc scenario
 // whose steps lie more than 1% of a lease apart shows a claim_renewed the
 // doc does not: the docs run the real binary at its real speed.
 func docsBinary(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	c := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", dir+string(os.PathSeparator), ".")
-	c.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := c.CombinedOutput()
-	require.NoError(t, err, "go build ./cmd/awr: %s", out)
+	for _, pkg := range []string{".", "../../fixtures/fakeagent/cmd/fakeagent"} {
+		c := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", dir+string(os.PathSeparator), pkg)
+		c.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := c.CombinedOutput()
+		require.NoError(t, err, "go build %s: %s", pkg, out)
+	}
 	return dir
 }
 
@@ -451,7 +454,7 @@ func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to i
 	// a let bound; any other is a stale id of an older run (unless the
 	// command is shown failing on it).
 	if !strings.Contains(strings.Join(want, "\n"), "(NotFound)") {
-		for _, id := range tokenKinds[0].re.FindAllString(cmd, -1) {
+		for _, id := range ulid.FindAllString(cmd, -1) {
 			if _, ok := d.tokens.shown[id]; !ok {
 				d.fail(line, "%s in the command is shown by no output before it and bound by no let", id)
 			}
@@ -580,11 +583,18 @@ func newTokenMap(renames map[string]string) *tokenMap {
 	return &tokenMap{shown: map[string]string{}, real: map[string]string{}, toShown: map[string]string{}, toRealTok: map[string]string{}, n: map[string]int{}, renames: renames}
 }
 
+var ulid = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
+
 var tokenKinds = []struct {
 	kind string
 	re   *regexp.Regexp
 }{
-	{"id", regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)},
+	// A conversation id (a UUID) first: its last group would pass for a
+	// head.
+	{"uuid", regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)},
+	// The tmux session of a seat is named after its project's directory.
+	{"tmux", regexp.MustCompile(`\bawr-[0-9a-f]{6}\b`)},
+	{"id", ulid},
 	{"hash", regexp.MustCompile(`\b[0-9a-f]{64}\b`)},
 	{"commit", regexp.MustCompile(`\b[0-9a-f]{40}\b`)},
 	{"head", regexp.MustCompile(`\b[0-9a-f]{12}\b`)},
@@ -597,6 +607,8 @@ var tokenKinds = []struct {
 func (m *tokenMap) pair(shown, printed string) {
 	for _, k := range tokenKinds {
 		a, b := k.re.FindAllString(shown, -1), k.re.FindAllString(printed, -1)
+		// A kind's tokens are not read again as parts of another kind's.
+		shown, printed = k.re.ReplaceAllString(shown, "<>"), k.re.ReplaceAllString(printed, "<>")
 		for i := 0; i < len(a) && i < len(b); i++ {
 			_, sa := m.shown[a[i]]
 			_, sb := m.real[b[i]]
