@@ -43,7 +43,9 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 //	<!-- doctest: copy LABEL -->
 //	    copies the scenario as it is now to another temporary directory,
 //	    a scenario named LABEL (its ids and hashes are the same): a copy
-//	    "taken just before" a write the doc shows twice.
+//	    "taken just before" a write the doc shows twice. Paths under the
+//	    scenario it was copied from, which its log names, are printed back
+//	    as /tmp/ paths too.
 //	<!-- doctest: fixture NAME PATH -->
 //	    copies fixtures/projects/NAME to PATH (a /tmp/ path of the doc)
 //	    in the scenario's root: another project the doc's commands name.
@@ -80,11 +82,14 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 // ("; echo "exit $?"") must exit 0, and any other must exit 0. An id a
 // command names must be one an earlier output showed or a let bound
 // (unless the command is shown failing with NotFound). Before comparing,
-// ids (ULIDs), hashes, git commits and checksums are matched up in order
+// ids (ULIDs), conversation ids (UUIDs), the tmux sessions of seats
+// (awr-XXXXXX-ROLE@RIG, named after the project's directory), hashes, git
+// commits and checksums are matched up in order
 // of appearance (a doc id seen once stands for the real id at that place,
 // in later commands too; one shown id stands for one real id in the whole
 // doc), and times, durations in ms, token counts and runs of spaces are
-// normalised. -update-docs rewrites the shown output, and the ids and
+// normalised (and the size of the context file the fake agent of the seat
+// examples reports). -update-docs rewrites the shown output, and the ids and
 // hashes after it, from the run.
 func TestDocs(t *testing.T) {
 	bin := docsBinary(t)
@@ -148,6 +153,9 @@ type docRun struct {
 	sockets map[string]bool
 	// scenarios are the ones a project directive labelled with as=.
 	scenarios map[string]scenario
+	// roots are the temporary roots of every scenario so far: a copy's log
+	// names the paths of the scenario it was copied from.
+	roots []string
 }
 
 type scenario struct {
@@ -251,6 +259,7 @@ func (d *docRun) run() {
 			rel, err := filepath.Rel(d.root, d.dir)
 			require.NoError(d.t, err)
 			d.scenarios[m[2]] = scenario{root: root, dir: filepath.Join(root, rel), shownDir: d.shownDir, tokens: d.tokens}
+			d.roots = append(d.roots, root)
 		case "let":
 			d.need(i)
 			tok, cmd, _ := strings.Cut(m[2], " ")
@@ -310,6 +319,7 @@ func (d *docRun) project(line int, args []string) {
 	}
 	require.NoError(d.t, os.MkdirAll(filepath.Join(root, "tmp"), 0o755))
 	d.root, d.dir, d.shownDir, d.tokens = root, dir, shown, newTokenMap(d.renames)
+	d.roots = append(d.roots, root)
 	if label != "" {
 		d.scenarios[label] = scenario{root: root, dir: dir, shownDir: shown, tokens: d.tokens}
 	}
@@ -438,7 +448,10 @@ func (d *docRun) toShown(out string) string {
 	if d.shownDir != "" && !strings.HasPrefix(d.shownDir, "/tmp/") {
 		out = strings.ReplaceAll(out, d.dir, d.shownDir)
 	}
-	return strings.ReplaceAll(out, d.root+"/tmp/", "/tmp/")
+	for _, root := range d.roots {
+		out = strings.ReplaceAll(out, root+"/tmp/", "/tmp/")
+	}
+	return out
 }
 
 var (
@@ -676,6 +689,9 @@ var (
 	msTime    = regexp.MustCompile(`\b1\d{12}\b`)
 	tokenNums = regexp.MustCompile(`("(?:token_estimate|required_tokens|tokens|token_budget_used|required|duration_ms)":)\d+|\b\d+ ms\b|\b\d+( of \d+)? (o200k_base )?tokens\b|\bto \d+ of \d+\b`)
 	spaces    = regexp.MustCompile(`\s+`)
+	// contextRead is the fake agent's report of its context file, whose
+	// size follows the scenario's temporary path.
+	contextRead = regexp.MustCompile(`\bread \d+ bytes of context\b`)
 	// cut is the end of a value awr cut to fit its column.
 	cut = regexp.MustCompile(`[0-9A-Za-z_:<>?-]*…`)
 )
@@ -712,6 +728,7 @@ func (m *tokenMap) normalize(lines []string, printed bool) []string {
 			}
 			return "<n> tokens"
 		})
+		l = contextRead.ReplaceAllString(l, "read <n> bytes of context")
 		l = cut.ReplaceAllString(l, "…")
 		l = strings.TrimSpace(spaces.ReplaceAllString(l, " "))
 		out = append(out, l)
