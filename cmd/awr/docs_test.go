@@ -71,7 +71,8 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 // be marked run or skip; the test logs how many blocks each doc runs and
 // skips. Every /tmp/ path of a command is a path under the scenario's own
 // temporary root (where a scenario the doc shows under /tmp/ lives too),
-// printed back as /tmp/.
+// printed back as /tmp/. The examples' HOME is /tmp/home, and the awr
+// they run is printed as /tmp/bin/awr.
 //
 // The steps of a scenario share the shell variables they set, and "$?"
 // is the exit code of the step before ("$ echo $?").
@@ -347,7 +348,7 @@ func copyFixture(name, dir string) error {
 func (d *docRun) exec(cmd string) (string, int) {
 	c := exec.Command("bash", "-c", "set -o pipefail\n"+cmd)
 	c.Dir = d.dir
-	home := filepath.Join(d.root, "home")
+	home := filepath.Join(d.root, "tmp", "home")
 	_ = os.MkdirAll(home, 0o755)
 	// Rig examples run their agents on a private tmux server, gone when
 	// the test ends.
@@ -445,6 +446,7 @@ func (d *docRun) toReal(cmd string) string {
 
 // toShown turns what a command printed into what the doc shows.
 func (d *docRun) toShown(out string) string {
+	out = strings.ReplaceAll(out, d.bin+string(os.PathSeparator), "/tmp/bin/")
 	if d.shownDir != "" && !strings.HasPrefix(d.shownDir, "/tmp/") {
 		out = strings.ReplaceAll(out, d.dir, d.shownDir)
 	}
