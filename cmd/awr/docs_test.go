@@ -72,7 +72,11 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 // skips. Every /tmp/ path of a command is a path under the scenario's own
 // temporary root (where a scenario the doc shows under /tmp/ lives too),
 // printed back as /tmp/. The examples' HOME is /tmp/home, and the awr
-// they run is printed as /tmp/bin/awr.
+// they run is printed as /tmp/bin/awr. fakeagent (fixtures/fakeagent) is
+// on their PATH beside it, and each scenario runs its seats on its own
+// tmux server (AWR_TMUX_SOCKET), killed when the test ends. A state an
+// agent reaches on its own (a checkpoint it records when asked) is waited
+// for with a hidden sh step that polls with a deadline, never a bare sleep.
 //
 // The steps of a scenario share the shell variables they set, and "$?"
 // is the exit code of the step before ("$ echo $?").
