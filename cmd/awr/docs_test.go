@@ -43,7 +43,9 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 //	<!-- doctest: copy LABEL -->
 //	    copies the scenario as it is now to another temporary directory,
 //	    a scenario named LABEL (its ids and hashes are the same): a copy
-//	    "taken just before" a write the doc shows twice.
+//	    "taken just before" a write the doc shows twice. Paths under the
+//	    scenario it was copied from, which its log names, are printed back
+//	    as /tmp/ paths too.
 //	<!-- doctest: fixture NAME PATH -->
 //	    copies fixtures/projects/NAME to PATH (a /tmp/ path of the doc)
 //	    in the scenario's root: another project the doc's commands name.
@@ -69,7 +71,12 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 // be marked run or skip; the test logs how many blocks each doc runs and
 // skips. Every /tmp/ path of a command is a path under the scenario's own
 // temporary root (where a scenario the doc shows under /tmp/ lives too),
-// printed back as /tmp/.
+// printed back as /tmp/. The examples' HOME is /tmp/home, and the awr
+// they run is printed as /tmp/bin/awr. fakeagent (fixtures/fakeagent) is
+// on their PATH beside it, and each scenario runs its seats on its own
+// tmux server (AWR_TMUX_SOCKET), killed when the test ends. A state an
+// agent reaches on its own (a checkpoint it records when asked) is waited
+// for with a hidden sh step that polls with a deadline, never a bare sleep.
 //
 // The steps of a scenario share the shell variables they set, and "$?"
 // is the exit code of the step before ("$ echo $?").
@@ -80,11 +87,14 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 // ("; echo "exit $?"") must exit 0, and any other must exit 0. An id a
 // command names must be one an earlier output showed or a let bound
 // (unless the command is shown failing with NotFound). Before comparing,
-// ids (ULIDs), hashes, git commits and checksums are matched up in order
+// ids (ULIDs), conversation ids (UUIDs), the tmux sessions of seats
+// (awr-XXXXXX-ROLE@RIG, named after the project's directory), hashes, git
+// commits and checksums are matched up in order
 // of appearance (a doc id seen once stands for the real id at that place,
 // in later commands too; one shown id stands for one real id in the whole
 // doc), and times, durations in ms, token counts and runs of spaces are
-// normalised. -update-docs rewrites the shown output, and the ids and
+// normalised (and the size of the context file the fake agent of the seat
+// examples reports). -update-docs rewrites the shown output, and the ids and
 // hashes after it, from the run.
 func TestDocs(t *testing.T) {
 	bin := docsBinary(t)
@@ -108,17 +118,20 @@ func TestDocs(t *testing.T) {
 // docsBinary builds the awr the docs show, as .ci/run and the install
 // section build it (static, trimmed paths; no VCS stamp, so `awr version`
 // prints what the docs show), into a temporary directory put first on the
-// examples' PATH. The test binary doubles as awr for the testscripts, but
+// examples' PATH, with the fake agent the seat and rig examples run
+// (fixtures/fakeagent) beside it. The test binary doubles as awr for the testscripts, but
 // under -race each of its runs is several times slower, and a doc scenario
 // whose steps lie more than 1% of a lease apart shows a claim_renewed the
 // doc does not: the docs run the real binary at its real speed.
 func docsBinary(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	c := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", dir+string(os.PathSeparator), ".")
-	c.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := c.CombinedOutput()
-	require.NoError(t, err, "go build ./cmd/awr: %s", out)
+	for _, pkg := range []string{".", "../../fixtures/fakeagent/cmd/fakeagent"} {
+		c := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", dir+string(os.PathSeparator), pkg)
+		c.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := c.CombinedOutput()
+		require.NoError(t, err, "go build %s: %s", pkg, out)
+	}
 	return dir
 }
 
@@ -145,6 +158,9 @@ type docRun struct {
 	sockets map[string]bool
 	// scenarios are the ones a project directive labelled with as=.
 	scenarios map[string]scenario
+	// roots are the temporary roots of every scenario so far: a copy's log
+	// names the paths of the scenario it was copied from.
+	roots []string
 }
 
 type scenario struct {
@@ -248,6 +264,7 @@ func (d *docRun) run() {
 			rel, err := filepath.Rel(d.root, d.dir)
 			require.NoError(d.t, err)
 			d.scenarios[m[2]] = scenario{root: root, dir: filepath.Join(root, rel), shownDir: d.shownDir, tokens: d.tokens}
+			d.roots = append(d.roots, root)
 		case "let":
 			d.need(i)
 			tok, cmd, _ := strings.Cut(m[2], " ")
@@ -307,6 +324,7 @@ func (d *docRun) project(line int, args []string) {
 	}
 	require.NoError(d.t, os.MkdirAll(filepath.Join(root, "tmp"), 0o755))
 	d.root, d.dir, d.shownDir, d.tokens = root, dir, shown, newTokenMap(d.renames)
+	d.roots = append(d.roots, root)
 	if label != "" {
 		d.scenarios[label] = scenario{root: root, dir: dir, shownDir: shown, tokens: d.tokens}
 	}
@@ -334,7 +352,7 @@ func copyFixture(name, dir string) error {
 func (d *docRun) exec(cmd string) (string, int) {
 	c := exec.Command("bash", "-c", "set -o pipefail\n"+cmd)
 	c.Dir = d.dir
-	home := filepath.Join(d.root, "home")
+	home := filepath.Join(d.root, "tmp", "home")
 	_ = os.MkdirAll(home, 0o755)
 	// Rig examples run their agents on a private tmux server, gone when
 	// the test ends.
@@ -432,10 +450,14 @@ func (d *docRun) toReal(cmd string) string {
 
 // toShown turns what a command printed into what the doc shows.
 func (d *docRun) toShown(out string) string {
+	out = strings.ReplaceAll(out, d.bin+string(os.PathSeparator), "/tmp/bin/")
 	if d.shownDir != "" && !strings.HasPrefix(d.shownDir, "/tmp/") {
 		out = strings.ReplaceAll(out, d.dir, d.shownDir)
 	}
-	return strings.ReplaceAll(out, d.root+"/tmp/", "/tmp/")
+	for _, root := range d.roots {
+		out = strings.ReplaceAll(out, root+"/tmp/", "/tmp/")
+	}
+	return out
 }
 
 var (
@@ -451,7 +473,7 @@ func (d *docRun) step(line int, cmd string, want []string, idx []int, from, to i
 	// a let bound; any other is a stale id of an older run (unless the
 	// command is shown failing on it).
 	if !strings.Contains(strings.Join(want, "\n"), "(NotFound)") {
-		for _, id := range tokenKinds[0].re.FindAllString(cmd, -1) {
+		for _, id := range ulid.FindAllString(cmd, -1) {
 			if _, ok := d.tokens.shown[id]; !ok {
 				d.fail(line, "%s in the command is shown by no output before it and bound by no let", id)
 			}
@@ -580,11 +602,18 @@ func newTokenMap(renames map[string]string) *tokenMap {
 	return &tokenMap{shown: map[string]string{}, real: map[string]string{}, toShown: map[string]string{}, toRealTok: map[string]string{}, n: map[string]int{}, renames: renames}
 }
 
+var ulid = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
+
 var tokenKinds = []struct {
 	kind string
 	re   *regexp.Regexp
 }{
-	{"id", regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)},
+	// A conversation id (a UUID) first: its last group would pass for a
+	// head.
+	{"uuid", regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)},
+	// The tmux session of a seat is named after its project's directory.
+	{"tmux", regexp.MustCompile(`\bawr-[0-9a-f]{6}\b`)},
+	{"id", ulid},
 	{"hash", regexp.MustCompile(`\b[0-9a-f]{64}\b`)},
 	{"commit", regexp.MustCompile(`\b[0-9a-f]{40}\b`)},
 	{"head", regexp.MustCompile(`\b[0-9a-f]{12}\b`)},
@@ -597,6 +626,8 @@ var tokenKinds = []struct {
 func (m *tokenMap) pair(shown, printed string) {
 	for _, k := range tokenKinds {
 		a, b := k.re.FindAllString(shown, -1), k.re.FindAllString(printed, -1)
+		// A kind's tokens are not read again as parts of another kind's.
+		shown, printed = k.re.ReplaceAllString(shown, "<>"), k.re.ReplaceAllString(printed, "<>")
 		for i := 0; i < len(a) && i < len(b); i++ {
 			_, sa := m.shown[a[i]]
 			_, sb := m.real[b[i]]
@@ -664,6 +695,9 @@ var (
 	msTime    = regexp.MustCompile(`\b1\d{12}\b`)
 	tokenNums = regexp.MustCompile(`("(?:token_estimate|required_tokens|tokens|token_budget_used|required|duration_ms)":)\d+|\b\d+ ms\b|\b\d+( of \d+)? (o200k_base )?tokens\b|\bto \d+ of \d+\b`)
 	spaces    = regexp.MustCompile(`\s+`)
+	// contextRead is the fake agent's report of its context file, whose
+	// size follows the scenario's temporary path.
+	contextRead = regexp.MustCompile(`\bread \d+ bytes of context\b`)
 	// cut is the end of a value awr cut to fit its column.
 	cut = regexp.MustCompile(`[0-9A-Za-z_:<>?-]*…`)
 )
@@ -700,6 +734,7 @@ func (m *tokenMap) normalize(lines []string, printed bool) []string {
 			}
 			return "<n> tokens"
 		})
+		l = contextRead.ReplaceAllString(l, "read <n> bytes of context")
 		l = cut.ReplaceAllString(l, "…")
 		l = strings.TrimSpace(spaces.ReplaceAllString(l, " "))
 		out = append(out, l)
