@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -147,10 +148,11 @@ func (p *Project) runExecution(ctx context.Context, x *projections.Execution, di
 	var mu sync.Mutex
 	cmd.Stdout = io.MultiWriter(keptOut, passthrough{w: stdout, mu: &mu})
 	cmd.Stderr = io.MultiWriter(keptErr, passthrough{w: stderr, mu: &mu})
-	began := p.opts.Now()
+	// The duration is the machine's monotonic time, not the event clock.
+	began := time.Now()
 	fin := &events.ExecutionFinished{ExecutionID: x.ID}
 	err = cmd.Run()
-	fin.DurationMs = max(p.opts.Now().Sub(began).Milliseconds(), 0)
+	fin.DurationMs = time.Since(began).Milliseconds()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

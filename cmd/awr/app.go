@@ -162,7 +162,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Ctrl-C or SIGTERM interrupts SQLite: an open write rolls back
 		// whole, so nothing half-written remains.
 		ctx, stop := interruptible(stderr)
-		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: time.Now, timeout: cli.Timeout, hints: hints}
+		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: clock(), timeout: cli.Timeout, hints: hints}
 		defer app.close()
 		// The watchdog stops before the log is closed: a command that
 		// finished is never reported as stopped by a late signal.
@@ -174,6 +174,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 type exitCode int
+
+// clock returns awr's clock: the real one, or, when AWR_TEST_NOW holds a
+// time in Unix milliseconds, a clock that starts at that time when the
+// process starts and runs from there at the real pace (the docs' examples
+// run on a clock their test moves step by step, so what they show does not
+// depend on how fast the machine runs them). A write still never dates an
+// event before the log's latest one, and verify still refuses times in the
+// future.
+func clock() func() time.Time {
+	if v := os.Getenv("AWR_TEST_NOW"); v != "" {
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
+			base, start := time.UnixMilli(ms), time.Now()
+			return func() time.Time { return base.Add(time.Since(start)) }
+		}
+	}
+	return time.Now
+}
 
 // newParser builds the kong parser of target (a *CLI, or a pruned one).
 func newParser(target any, stdout, stderr io.Writer) (*kong.Kong, error) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/stretchr/testify/require"
@@ -136,4 +137,13 @@ func TestPrunedParse(t *testing.T) {
 	require.Equal(t, "status", commandWord([]string{"--json", "status"}))
 	_, ok := prunedCLI("no-such-command")
 	require.False(t, ok)
+}
+
+// TestClock: AWR_TEST_NOW (Unix ms) is where awr's clock starts when set, the real one
+// when unset or not a time.
+func TestClock(t *testing.T) {
+	t.Setenv("AWR_TEST_NOW", "1796150977321")
+	require.WithinDuration(t, time.UnixMilli(1796150977321), clock()(), time.Second)
+	t.Setenv("AWR_TEST_NOW", "soon")
+	require.WithinDuration(t, time.Now(), clock()(), time.Minute)
 }
