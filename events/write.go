@@ -51,6 +51,9 @@ type WriteOptions struct {
 	// Fingerprint identifies the request's content (e.g. a hash of its
 	// canonical arguments); required with RequestID.
 	Fingerprint string
+	// Fork marks the write that forks a replica (appends project_forked):
+	// the one write a replica accepts before it is forked.
+	Fork bool
 }
 
 // WriteResult reports a committed write.
@@ -316,7 +319,9 @@ func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string)
 // projections, stores the idempotency record, and commits, or does nothing
 // at all if any step fails.
 //
-// Errors: RevisionConflict when a stream in opts.Streams has an event newer
+// Errors: ReadOnlyReplica (details.origin, hint `awr fork --accept`) when
+// the log is an imported replica that was not forked and the write is not
+// the fork (opts.Fork); RevisionConflict when a stream in opts.Streams has an event newer
 // than opts.ExpectedRevision; InvalidInput when opts.RequestID was used for
 // a different request; Storage when the database is busy past ctx's
 // deadline or cannot be written; any error fn returns.
@@ -340,6 +345,13 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 		head, lastHash, lastTime, err := headOf(conn)
 		if err != nil {
 			return nil, err
+		}
+		// A replica refuses every write but its fork, before anything
+		// else is decided (a retried request included).
+		if head > 0 {
+			if err := checkReplica(conn, opts.Fork); err != nil {
+				return nil, err
+			}
 		}
 		// The clock was read before the lock: another writer may have
 		// committed a later reading meanwhile.

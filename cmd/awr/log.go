@@ -16,7 +16,7 @@ type logCmd struct {
 func (c *logCmd) Run(app *App) error {
 	return call(app, (*project.Project).Log, c.LogRequest, func(w io.Writer, res *project.LogResult) {
 		for _, e := range res.Events {
-			fmt.Fprintf(w, "%6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, clip(string(e.Payload), 100))
+			fmt.Fprintf(w, "%6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, eventSummary(e))
 		}
 		if res.NextSince > 0 {
 			fmt.Fprintf(w, "… more events: awr log --since %d\n", res.NextSince)
