@@ -106,7 +106,7 @@ func Fork(ctx context.Context, env *Env, req ForkRequest) (*ForkResult, error) {
 			res.Origin, res.Fork, res.Replica, err = ReplicaState(r.Conn)
 			if res.Replica {
 				res.WouldAppend = &PlannedEvent{Kind: events.KindProjectForked, Seq: r.Head + 1}
-				res.Next = "awr fork --accept --reason TEXT"
+				res.Next = "awr fork --accept"
 			}
 			return err
 		})

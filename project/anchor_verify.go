@@ -122,7 +122,7 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 			if !c.OK {
 				c.Detail = fmt.Sprintf("replica of %s: seq %d was imported with hash %.12s, the log now has %s", o.ProjectID, o.HeadSeq, o.HeadHash, orNone(found))
 				fail(fault.New(fault.VerifyFailed, "verify: seq %d: the origin's head recorded at import has hash %s, the log now has %s: the copy was rewritten after its import", o.HeadSeq, o.HeadHash, orNone(found)).
-					With("seq", o.HeadSeq).With("anchored_hash", o.HeadHash).With("found_hash", found).WithHint("awr import EXPORT.jsonl --project NEW_DIR (from the origin)"))
+					With("seq", o.HeadSeq).With("anchored_hash", o.HeadHash).With("found_hash", found).WithHint("re-import the origin's export: awr import EXPORT.jsonl --project NEW_DIR"))
 			}
 			res.Checks = append(res.Checks, c)
 		}
@@ -206,9 +206,14 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 					where = fmt.Sprintf("it is the hash of seq %d: %d event(s) were appended after it", hc.FoundAt, r.Head-hc.FoundAt)
 				}
 				c.Detail = fmt.Sprintf("the head (seq %d) has hash %.12s, not %.12s; %s", r.Head, head.hash, req.ExpectHead, where)
-				fail(fault.New(fault.VerifyFailed, "verify: --expect-head %s: the head (seq %d) has hash %s; %s", req.ExpectHead, r.Head, head.hash, where).
-					With("expected", req.ExpectHead).With("head_seq", r.Head).With("head_hash", head.hash).With("found_at", hc.FoundAt).
-					WithHint("awr log --since %d", max(hc.FoundAt, 0)))
+				e := fault.New(fault.VerifyFailed, "verify: --expect-head %s: the head (seq %d) has hash %s; %s", req.ExpectHead, r.Head, head.hash, where).
+					With("expected", req.ExpectHead).With("head_seq", r.Head).With("head_hash", head.hash).With("found_at", hc.FoundAt)
+				if hc.FoundAt > 0 {
+					e.WithHint("awr log --since %d", hc.FoundAt)
+				} else {
+					e.WithHint("the log was rewritten or is another; compare with the head you were given: awr status --full")
+				}
+				fail(e)
 			}
 			res.ExpectHead = hc
 			res.Checks = append(res.Checks, c)
