@@ -24,8 +24,6 @@ type ForkView struct {
 	Hash   string        `json:"hash"`
 	At     int64         `json:"at"`
 	Origin events.Origin `json:"origin"`
-	Reason string        `json:"reason,omitempty"`
-	By     string        `json:"by,omitempty"`
 }
 
 // ForkResult is `awr fork`: whether the project is a replica, its origin,
@@ -39,6 +37,9 @@ type ForkResult struct {
 	Replica bool           `json:"replica"`
 	Origin  *events.Origin `json:"origin,omitempty"`
 	Fork    *ForkView      `json:"fork,omitempty"`
+	// Reason and By are what the fork recorded: why, and who forked.
+	Reason string `json:"reason,omitempty"`
+	By     string `json:"by,omitempty"`
 	// WouldAppend is, in a preview of a replica, the event --accept
 	// appends and its seq.
 	WouldAppend *PlannedEvent `json:"would_append,omitempty"`
@@ -59,25 +60,21 @@ func ForkViewOf(e *events.Event) (*ForkView, error) {
 	if err := json.Unmarshal(e.Payload, &pl); err != nil {
 		return nil, fault.Wrap(fault.Storage, err, "read fork: seq %d", e.Seq)
 	}
-	return &ForkView{Seq: e.Seq, Hash: hex.EncodeToString(e.Hash), At: e.OccurredAt, Reason: pl.Reason, By: pl.By,
+	return &ForkView{Seq: e.Seq, Hash: hex.EncodeToString(e.Hash), At: e.OccurredAt,
 		Origin: events.Origin{ProjectID: pl.OriginProjectID, HeadSeq: pl.OriginHeadSeq, HeadHash: pl.OriginHeadHash, ImportedAt: pl.ImportedAt}}, nil
 }
 
-// ReplicaState reads, on conn, the log's origin and its fork: the fork of
-// this copy (after the origin's head) when it has an origin, else the
-// latest fork in its history. replica is true while the copy refuses
-// writes.
+// ReplicaState reads, on conn, the log's origin and its latest fork: the
+// fork of this copy (after the origin's head) when it was forked, else the
+// latest fork in the history it holds (a copy of a fork). replica is true
+// while the copy refuses writes: it has an origin and no fork after the
+// origin's head.
 func ReplicaState(conn *sqlite.Conn) (origin *events.Origin, fork *ForkView, replica bool, err error) {
 	origin, err = events.ReadOrigin(conn)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	var ev *events.Event
-	if origin != nil {
-		ev, err = events.ForkOf(conn, origin)
-	} else {
-		ev, err = events.LatestFork(conn)
-	}
+	ev, err := events.LatestFork(conn)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -86,7 +83,13 @@ func ReplicaState(conn *sqlite.Conn) (origin *events.Origin, fork *ForkView, rep
 			return nil, nil, false, err
 		}
 	}
-	return origin, fork, origin != nil && ev == nil, nil
+	return origin, fork, IsReplica(origin, fork), nil
+}
+
+// IsReplica reports whether a project with origin and latest fork refuses
+// writes: it was imported and not forked since.
+func IsReplica(origin *events.Origin, fork *ForkView) bool {
+	return origin != nil && (fork == nil || fork.Seq <= origin.HeadSeq)
 }
 
 // Fork previews or, with req.Accept, makes the fork of an imported
@@ -149,7 +152,7 @@ func Fork(ctx context.Context, env *Env, req ForkRequest) (*ForkResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &ForkResult{Accepted: true, Origin: origin, Fork: view, ProjectRevision: tx.Head(), Next: "awr status"}, nil
+		return &ForkResult{Accepted: true, Origin: origin, Fork: view, Reason: req.Reason, By: actor, ProjectRevision: tx.Head(), Next: "awr status"}, nil
 	})
 	if err != nil {
 		return nil, err

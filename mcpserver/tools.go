@@ -181,8 +181,15 @@ func (s *Server) register() {
 		desc: "Events oldest first, filtered by session, work item, kind or revision range, as `awr log --json`; next_since pages on."},
 		op((*project.Project).Log))
 	add(s, tool{name: "awr_verify", title: "Verify the log", readOnly: true,
-		desc: "Check seq continuity, the hash chain, the domain's rules and the projection checksums, as `awr verify --json`; a failure names the first bad seq and comes as VerifyFailed with the report in result."},
+		desc: "Check seq continuity, the hash chain, the domain's rules and the projection checksums, as `awr verify --json`; a failure names the first bad seq and comes as VerifyFailed with the report in result. " +
+			"anchors (with anchors_file, that file; without, every git note under refs/notes/awr of the project's repository) also checks each anchor of this project (awr_anchor) against the chain, naming the first one a rewrite broke in anchors.broken; expect_head checks the head event's hash."},
 		op((*project.Project).Verify))
+	add(s, tool{name: "awr_anchor", title: "Anchor the head outside the log",
+		desc: "Record the log's head (project id, seq, hash, time) outside the database, as `awr anchor --json`: to git (the default) appends the line `awr-anchor v1 project=ID seq=N hash=H at=TIME` to the git note under refs/notes/awr on the repository's HEAD commit; to a file path appends it to that file (synced). awr_verify with anchors checks them later. Outside a git repository, or with no commit, InvalidInput: use a file."},
+		op((*project.Project).Anchor))
+	add(s, tool{name: "awr_fork", title: "Fork an imported replica",
+		desc: "An imported project is a read-only replica of its origin: every write is refused with ReadOnlyReplica. Without accept, say whether the project is a replica, its origin and what the fork would append, as `awr fork --json`; with accept (and a reason), append project_forked, after which the copy accepts writes and its history diverges from the origin's, as `awr fork --accept --json`."},
+		op((*project.Project).Fork))
 	s.registerExec()
 }
 

@@ -19,6 +19,10 @@ type (
 	Origin = events.Origin
 )
 
+// IsReplica reports whether a project with this origin and latest fork
+// (status's origin and fork) refuses writes.
+func IsReplica(origin *Origin, fork *ForkView) bool { return commands.IsReplica(origin, fork) }
+
 // Fork previews the fork of an imported replica (what --accept would
 // append) or, with req.Accept, appends project_forked, after which the copy
 // accepts writes; who forks is req.Agent, else the login name. Errors:

@@ -208,11 +208,13 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		}); err != nil {
 			return nil, err
 		}
-		if head == 0 {
-			// What an interrupted init staged must not become this
-			// project's.
-			intake.RemoveLeftovers(dir)
+		if head > 0 {
+			// Refused before the store would refuse a replica's write.
+			return nil, fault.New(fault.InvalidTransition, "import: project already has %d events; import needs an empty project", head).
+				With("project_revision", head).WithHint("awr import FILE --project EMPTY_DIR")
 		}
+		// What an interrupted init staged must not become this project's.
+		intake.RemoveLeftovers(dir)
 		res, err := replay.ImportReplica(ctx, st, in, name, p.opts.Now())
 		if err != nil && ctx.Err() != nil {
 			return nil, intake.Interrupted("import", "awr import "+req.File)

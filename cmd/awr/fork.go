@@ -36,22 +36,27 @@ func (c *forkCmd) Run(app *App) error {
 	})
 }
 
-// replicaLine says in one line where an imported project came from and
+// replicaLine says in one line where an imported project came from or
 // where its fork began ("" for a project that is neither).
 func replicaLine(o *events.Origin, f *project.ForkView) string {
-	_, text := replicaLabel(o, f)
-	return text
+	lines := replicaLines(o, f)
+	if len(lines) == 0 {
+		return ""
+	}
+	return lines[len(lines)-1][1]
 }
 
-// replicaLabel is replicaLine with the label status aligns it under.
-func replicaLabel(o *events.Origin, f *project.ForkView) (label, text string) {
-	switch {
-	case f != nil:
-		return "fork", fmt.Sprintf("fork of %s at seq %d (hash %.12s), forked at seq %d on %s", f.Origin.ProjectID, f.Origin.HeadSeq, f.Origin.HeadHash, f.Seq, stamp(f.At))
-	case o != nil:
-		return "replica", fmt.Sprintf("read-only replica of %s at seq %d (hash %.12s), imported %s; writes are refused until awr fork --accept", o.ProjectID, o.HeadSeq, o.HeadHash, stamp(o.ImportedAt))
+// replicaLines are the labelled lines status prints: the fork, where one
+// is in the history, and the replica, while the project refuses writes.
+func replicaLines(o *events.Origin, f *project.ForkView) [][2]string {
+	var out [][2]string
+	if f != nil {
+		out = append(out, [2]string{"fork", fmt.Sprintf("fork of %s at seq %d (hash %.12s), forked at seq %d on %s", f.Origin.ProjectID, f.Origin.HeadSeq, f.Origin.HeadHash, f.Seq, stamp(f.At))})
 	}
-	return "", ""
+	if project.IsReplica(o, f) {
+		out = append(out, [2]string{"replica", fmt.Sprintf("read-only replica of %s at seq %d (hash %.12s), imported %s; writes are refused until awr fork --accept", o.ProjectID, o.HeadSeq, o.HeadHash, stamp(o.ImportedAt))})
+	}
+	return out
 }
 
 func stamp(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339) }
