@@ -166,7 +166,7 @@ func (s *Server) register() {
 		desc: "Record work_verified for a work item once every acceptance criterion has passing evidence at the current repository state and the project's evidence level (the session holds the live claim), as `awr work complete KEY --session S --json`; otherwise EvidenceMissing lists each criterion and what it lacks. awr never edits the team's source."},
 		op((*project.Project).WorkComplete))
 	add(s, tool{name: "awr_doctor_check", title: "Find what needs repair", readOnly: true,
-		desc: "What keeps the project from continuing cleanly, as `awr doctor --json`: findings (code, severity error|warning|info, subject, message, repair: the complete command) for projections behind the log, stale sessions, claims of seats whose agent is gone, missing or changed sources, hosts in use without awr's hooks, executions whose process died unfinished, and a directory or database others may write; ok is false on any error or warning."},
+		desc: "What keeps the project from continuing cleanly, as `awr doctor --json`: findings (code, severity error|warning|info, subject, message, repair: the complete command) for projections behind the log, stale sessions, claims of seats whose agent is gone, missing or changed sources, hosts in use without awr's hooks, executions whose process died unfinished, a directory or database others may write, and a latest anchor (git notes) far behind the head; ok is false on any error or warning."},
 		op((*project.Project).Doctor))
 	add(s, tool{name: "awr_doctor_repair_expire_claim", title: "Release a dead claim",
 		desc: "Release a held claim no live agent will release (claim_released, reason repaired, the reason recorded), as `awr doctor repair expire-claim ID --reason TEXT --json`."},
