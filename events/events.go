@@ -44,6 +44,7 @@ const (
 	KindWorkVerified         Kind = "work_verified"
 	KindExecutionStarted     Kind = "execution_started"
 	KindExecutionFinished    Kind = "execution_finished"
+	KindProjectForked        Kind = "project_forked"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -88,6 +89,7 @@ var payloadTypes = map[Kind]func() Payload{
 	KindWorkVerified:         func() Payload { return new(WorkVerified) },
 	KindExecutionStarted:     func() Payload { return new(ExecutionStarted) },
 	KindExecutionFinished:    func() Payload { return new(ExecutionFinished) },
+	KindProjectForked:        func() Payload { return new(ProjectForked) },
 }
 
 // Kinds returns every known kind, sorted.

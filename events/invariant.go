@@ -134,6 +134,8 @@ func (c *Invariants) stream(e *Event, v Payload) string {
 	switch pl := v.(type) {
 	case *ProjectInitialized:
 		want = "project"
+	case *ProjectForked:
+		want = "project"
 	case *SourceIndexed:
 		want = "source/" + pl.Path
 	case *SessionStarted:

@@ -51,6 +51,9 @@ type WriteOptions struct {
 	// Fingerprint identifies the request's content (e.g. a hash of its
 	// canonical arguments); required with RequestID.
 	Fingerprint string
+	// Fork marks the write that forks a replica (appends project_forked):
+	// the one write a replica accepts before it is forked.
+	Fork bool
 }
 
 // WriteResult reports a committed write.
@@ -79,6 +82,9 @@ type Tx struct {
 	versions  map[string]int64
 	appended  []*Event
 	startHead int64
+	// replicaChecked is set once the first Append checked that the log
+	// is not a replica that refuses writes.
+	replicaChecked bool
 }
 
 // Head returns the current project_revision inside the transaction.
@@ -123,7 +129,9 @@ func (tx *Tx) Guard(streams ...string) error {
 // Append validates and appends one event, then applies every projector to
 // it. The event's kind is ne.Payload.Kind().
 //
-// Errors: Internal when the payload is missing, of an unknown kind or does
+// Errors: ReadOnlyReplica (details.origin, hint `awr fork --accept`) when
+// the log is an imported replica that was not forked and the write is not
+// the fork (WriteOptions.Fork); Internal when the payload is missing, of an unknown kind or does
 // not encode as a JSON object, or the stream is empty; InvalidInput when
 // ne.ID is already in the log; any error a projector returns.
 func (tx *Tx) Append(ne NewEvent) (*Event, error) {
@@ -142,6 +150,14 @@ func (tx *Tx) Append(ne NewEvent) (*Event, error) {
 	}
 	if ne.Stream == "" {
 		return nil, fault.New(fault.Internal, "append event: %s without a stream", kind)
+	}
+	if !tx.replicaChecked {
+		// A replica refuses every event but its fork: the one place
+		// every write of every front end goes through.
+		if err := checkReplica(tx.Conn, tx.opts.Fork); err != nil {
+			return nil, err
+		}
+		tx.replicaChecked = true
 	}
 	sv, ok := tx.versions[ne.Stream]
 	if !ok {
@@ -316,7 +332,8 @@ func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string)
 // projections, stores the idempotency record, and commits, or does nothing
 // at all if any step fails.
 //
-// Errors: RevisionConflict when a stream in opts.Streams has an event newer
+// Errors: ReadOnlyReplica from the first Append of fn on an unforked
+// replica (see Tx.Append); RevisionConflict when a stream in opts.Streams has an event newer
 // than opts.ExpectedRevision; InvalidInput when opts.RequestID was used for
 // a different request; Storage when the database is busy past ctx's
 // deadline or cannot be written; any error fn returns.

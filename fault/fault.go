@@ -34,6 +34,9 @@ const (
 	// repository state (awr work complete).
 	EvidenceMissing Code = "EvidenceMissing"
 	RuleViolation   Code = "RuleViolation"
+	// ReadOnlyReplica: a write to an imported copy of a project (a
+	// replica), refused until it is forked on purpose (awr fork --accept).
+	ReadOnlyReplica Code = "ReadOnlyReplica"
 	Storage         Code = "Storage"
 	Usage           Code = "Usage"
 	Internal        Code = "Internal"

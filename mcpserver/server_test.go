@@ -144,7 +144,7 @@ func TestServer_ListTools(t *testing.T) {
 		"awr_work_show", "awr_work_history", "awr_work_claim", "awr_work_release", "awr_work_handoff", "awr_evidence_add", "awr_work_complete",
 		"awr_exec_list", "awr_exec_show", "awr_search", "awr_audit",
 		"awr_doctor_check", "awr_doctor_repair_expire_claim", "awr_doctor_repair_end_session", "awr_doctor_repair_abandon_execution",
-		"awr_diff"}, names)
+		"awr_diff", "awr_anchor", "awr_fork"}, names)
 }
 
 func TestServer_Tools(t *testing.T) {

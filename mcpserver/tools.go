@@ -166,7 +166,7 @@ func (s *Server) register() {
 		desc: "Record work_verified for a work item once every acceptance criterion has passing evidence at the current repository state and the project's evidence level (the session holds the live claim), as `awr work complete KEY --session S --json`; otherwise EvidenceMissing lists each criterion and what it lacks. awr never edits the team's source."},
 		op((*project.Project).WorkComplete))
 	add(s, tool{name: "awr_doctor_check", title: "Find what needs repair", readOnly: true,
-		desc: "What keeps the project from continuing cleanly, as `awr doctor --json`: findings (code, severity error|warning|info, subject, message, repair: the complete command) for projections behind the log, stale sessions, claims of seats whose agent is gone, missing or changed sources, hosts in use without awr's hooks, executions whose process died unfinished, and a directory or database others may write; ok is false on any error or warning."},
+		desc: "What keeps the project from continuing cleanly, as `awr doctor --json`: findings (code, severity error|warning|info, subject, message, repair: the complete command) for projections behind the log, stale sessions, claims of seats whose agent is gone, missing or changed sources, hosts in use without awr's hooks, executions whose process died unfinished, a directory or database others may write, and a latest anchor (git notes) far behind the head; ok is false on any error or warning."},
 		op((*project.Project).Doctor))
 	add(s, tool{name: "awr_doctor_repair_expire_claim", title: "Release a dead claim",
 		desc: "Release a held claim no live agent will release (claim_released, reason repaired, the reason recorded), as `awr doctor repair expire-claim ID --reason TEXT --json`."},
@@ -181,8 +181,15 @@ func (s *Server) register() {
 		desc: "Events oldest first, filtered by session, work item, kind or revision range, as `awr log --json`; next_since pages on."},
 		op((*project.Project).Log))
 	add(s, tool{name: "awr_verify", title: "Verify the log", readOnly: true,
-		desc: "Check seq continuity, the hash chain, the domain's rules and the projection checksums, as `awr verify --json`; a failure names the first bad seq and comes as VerifyFailed with the report in result."},
+		desc: "Check seq continuity, the hash chain, the domain's rules and the projection checksums, as `awr verify --json`; a failure names the first bad seq and comes as VerifyFailed with the report in result. " +
+			"anchors (with anchors_file, that file; without, every git note under refs/notes/awr of the project's repository) also checks each anchor of this project (awr_anchor) against the chain, naming the first one a rewrite broke in anchors.broken; expect_head checks the head event's hash."},
 		op((*project.Project).Verify))
+	add(s, tool{name: "awr_anchor", title: "Anchor the head outside the log",
+		desc: "Record the log's head (project id, seq, hash, time) outside the database, as `awr anchor --json`: to git (the default) appends the line `awr-anchor v1 project=ID seq=N hash=H at=TIME` to the git note under refs/notes/awr on the repository's HEAD commit; to a file path appends it to that file (synced). awr_verify with anchors checks them later. Outside a git repository, or with no commit, InvalidInput: use a file."},
+		op((*project.Project).Anchor))
+	add(s, tool{name: "awr_fork", title: "Fork an imported replica",
+		desc: "An imported project is a read-only replica of its origin: every write is refused with ReadOnlyReplica. Without accept, say whether the project is a replica, its origin and what the fork would append, as `awr fork --json`; with accept (and a reason), append project_forked, after which the copy accepts writes and its history diverges from the origin's, as `awr fork --accept --json`."},
+		op((*project.Project).Fork))
 	s.registerExec()
 	s.registerAudit()
 	s.registerDiff()

@@ -136,6 +136,7 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 	p.doctorSources(ctx, add)
 	p.doctorHooks(clients, add)
 	p.doctorPermissions(add)
+	p.doctorAnchors(ctx, add)
 	rank := map[string]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
 	sort.SliceStable(res.Findings, func(i, j int) bool { return rank[res.Findings[i].Severity] < rank[res.Findings[j].Severity] })
 	res.OK = true

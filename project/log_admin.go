@@ -16,8 +16,6 @@ import (
 
 // The results of the log's own operations.
 type (
-	// VerifyResult is `awr verify`.
-	VerifyResult = replay.VerifyResult
 	// RebuildResult is `awr replay`.
 	RebuildResult = replay.RebuildResult
 	// ExportResult is `awr export`.
@@ -26,18 +24,55 @@ type (
 	ImportResult = replay.ImportResult
 )
 
-// VerifyRequest is `awr verify` and awr_verify: it has no options.
-type VerifyRequest struct{}
+// VerifyRequest is `awr verify` and awr_verify.
+type VerifyRequest struct {
+	Anchors     bool   `name:"anchors" json:"anchors,omitempty" help:"Also check every anchor of this project (awr anchor) against the chain: those in FILE, or without FILE every git note under refs/notes/awr of the project's repository."`
+	AnchorsFile string `arg:"" optional:"" name:"file" type:"path" json:"anchors_file,omitempty" help:"The anchor file --anchors reads (without it, the git notes)." placeholder:"FILE"`
+	ExpectHead  string `name:"expect-head" json:"expect_head,omitempty" help:"Also check that the head event's hash is HASH (64 hex digits, as awr status prints it)." placeholder:"HASH"`
+}
+
+// VerifyResult is `awr verify`: the log's own checks, and with the request's
+// options the anchors and the expected head.
+type VerifyResult struct {
+	replay.VerifyResult
+	// Anchors is the anchor check (--anchors).
+	Anchors *AnchorCheck `json:"anchors,omitempty"`
+	// ExpectHead is the head check (--expect-head).
+	ExpectHead *HeadCheck `json:"expect_head,omitempty"`
+}
 
 // Verify checks seq continuity, the hash chain, the domain's rules and the
-// projection checksums. A failed check returns the result together with a
-// VerifyFailed error.
-func (p *Project) Verify(ctx context.Context, _ VerifyRequest) (*VerifyResult, error) {
+// projection checksums; on a replica, that the origin's head it recorded
+// is in the chain; with req.Anchors, every anchor of this project; with
+// req.ExpectHead, the head's hash. A failed check returns the result
+// together with a VerifyFailed error (an anchor broken by a rewrite:
+// details seq, anchored_hash, found_hash, where).
+// Errors: also InvalidInput for FILE without --anchors, an anchor file
+// that cannot be read, --anchors without FILE outside a git repository,
+// and an --expect-head that is not a hash.
+func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult, error) {
+	if req.AnchorsFile != "" && !req.Anchors {
+		return nil, fault.New(fault.InvalidInput, "verify: %s names an anchor file, which needs --anchors", req.AnchorsFile).
+			With("path", req.AnchorsFile).WithHint("awr verify --anchors %s", req.AnchorsFile)
+	}
+	if req.ExpectHead != "" {
+		if err := checkHashArg("--expect-head", req.ExpectHead); err != nil {
+			return nil, err
+		}
+	}
 	st, err := p.EventLog(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return replay.Verify(ctx, st, p.progress("verifying"))
+	base, err := replay.Verify(ctx, st, p.progress("verifying"))
+	if base == nil {
+		return nil, err
+	}
+	res := &VerifyResult{VerifyResult: *base}
+	if err != nil {
+		return res, err
+	}
+	return res, p.verifyWitnesses(ctx, st, req, res)
 }
 
 // ReplayRequest is `awr replay`.
@@ -173,12 +208,14 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		}); err != nil {
 			return nil, err
 		}
-		if head == 0 {
-			// What an interrupted init staged must not become this
-			// project's.
-			intake.RemoveLeftovers(dir)
+		if head > 0 {
+			// Refused before the store would refuse a replica's write.
+			return nil, fault.New(fault.InvalidTransition, "import: project already has %d events; import needs an empty project", head).
+				With("project_revision", head).WithHint("awr import FILE --project EMPTY_DIR")
 		}
-		res, err := replay.Import(ctx, st, in, name)
+		// What an interrupted init staged must not become this project's.
+		intake.RemoveLeftovers(dir)
+		res, err := replay.ImportReplica(ctx, st, in, name, p.opts.Now())
 		if err != nil && ctx.Err() != nil {
 			return nil, intake.Interrupted("import", "awr import "+req.File)
 		}
@@ -205,7 +242,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	}
 	var res *ImportResult
 	err = intake.BuildLog(ctx, dir, func(st *events.Store) error {
-		if res, err = replay.Import(ctx, st, in, name); err != nil {
+		if res, err = replay.ImportReplica(ctx, st, in, name, p.opts.Now()); err != nil {
 			return err
 		}
 		// Not linked in where another project's id is recorded: every

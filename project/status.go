@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
 )
@@ -43,6 +44,12 @@ type StatusResult struct {
 	// command that ends it.
 	StaleSessions []StaleSession     `json:"stale_sessions"`
 	Projections   []ProjectionStatus `json:"projections"`
+	// Origin is set on an imported replica: the project it was imported
+	// from and that project's head at import.
+	Origin *Origin `json:"origin,omitempty"`
+	// Fork is set once the project was forked (awr fork --accept): the
+	// project_forked event and the origin it forked from.
+	Fork *ForkView `json:"fork,omitempty"`
 }
 
 // Queues are the work items by what they wait for.
@@ -157,6 +164,16 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			res.NextAction = "awr intake inspect"
 		default:
 			res.NextAction = "awr ready --all"
+		}
+		var replica bool
+		if res.Origin, res.Fork, replica, err = commands.ReplicaState(r.Conn); err != nil {
+			return err
+		}
+		if res.Fork != nil && res.Fork.Seq > rev {
+			res.Fork = nil // forked after the revision read
+		}
+		if replica {
+			res.NextAction = "awr fork"
 		}
 		states, err := events.ProjectionStates(r.Conn)
 		if err != nil {

@@ -69,6 +69,9 @@ type ImportResult struct {
 	ProjectRevision int64  `json:"project_revision"`
 	Events          int64  `json:"events"`
 	HeadHash        string `json:"head_hash"`
+	// Origin is what an import into a project records: the project the
+	// copy is a replica of (nil for a plain Import).
+	Origin *events.Origin `json:"origin,omitempty"`
 }
 
 // maxLine bounds one JSONL line (a source_indexed event of a large
@@ -83,7 +86,21 @@ const maxLine = 64 << 20
 // fields, a seq gap, a prev_hash or hash that does not match, or a stream
 // version out of order.
 func Import(ctx context.Context, store *events.Store, r io.Reader, source string) (*ImportResult, error) {
+	return importLog(ctx, store, r, source, time.Time{})
+}
+
+// ImportReplica is Import that also records, in the same transaction, that
+// the project is a replica of the log it imported (events.Origin: the
+// project id of its project_initialized event, its head, importedAt), so
+// that every later write is refused until the copy is forked. Errors: those
+// of Import.
+func ImportReplica(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time) (*ImportResult, error) {
+	return importLog(ctx, store, r, source, importedAt)
+}
+
+func importLog(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time) (*ImportResult, error) {
 	res := &ImportResult{}
+	var originID string
 	_, err := store.Write(ctx, events.WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "import"}, func(tx *events.Tx) (any, error) {
 		if tx.Head() != 0 {
 			return nil, fault.New(fault.InvalidTransition, "import: project already has %d events; import needs an empty project", tx.Head()).
@@ -118,6 +135,12 @@ func Import(ctx context.Context, store *events.Store, r io.Reader, source string
 			if problem := rules.Check(e, v); problem != "" {
 				return nil, lineErr(source, line, fmt.Errorf("seq %d: %s", e.Seq, problem))
 			}
+			if pi, ok := v.(*events.ProjectInitialized); ok && e.Seq == 1 {
+				originID = pi.ProjectID
+			}
+			if pi, ok := v.(*events.ProjectInitialized); ok && e.Seq == 1 {
+				originID = pi.ProjectID
+			}
 			res.Events++
 			res.HeadHash = fmt.Sprintf("%x", e.Hash)
 		}
@@ -131,6 +154,13 @@ func Import(ctx context.Context, store *events.Store, r io.Reader, source string
 			return nil, fault.New(fault.InvalidInput, "import: %s holds no events", source).WithHint("awr export --project SOURCE_DIR --output FILE")
 		}
 		res.ProjectRevision = tx.Head()
+		if !importedAt.IsZero() {
+			o := events.Origin{ProjectID: originID, HeadSeq: tx.Head(), HeadHash: res.HeadHash, ImportedAt: importedAt.UnixMilli()}
+			if err := tx.RecordOrigin(o); err != nil {
+				return nil, err
+			}
+			res.Origin = &o
+		}
 		return res, nil
 	})
 	if err != nil {

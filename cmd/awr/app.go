@@ -62,9 +62,11 @@ type CLI struct {
 	Audit      auditCmd      `cmd:"" help:"Write the chain-of-custody report of a session chain or a work item (Markdown or HTML), as of a revision."`
 	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`
 	Replay     replayCmd     `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
-	Verify     verifyCmd     `cmd:"" help:"Check seq continuity, the hash chain and projection checksums."`
+	Verify     verifyCmd     `cmd:"" help:"Check seq continuity, the hash chain and projection checksums (--anchors, --expect-head: against witnesses kept outside)."`
+	Anchor     anchorCmd     `cmd:"" help:"Record the log's head outside the database: a git note (refs/notes/awr) or a line in a file."`
 	Export     exportCmd     `cmd:"" help:"Write the whole log as JSONL, one envelope per line."`
-	Import     importCmd     `cmd:"" help:"Import a JSONL export into an empty project, verifying the chain."`
+	Import     importCmd     `cmd:"" help:"Import a JSONL export into an empty project (a read-only replica), verifying the chain."`
+	Fork       forkCmd       `cmd:"" help:"Turn an imported replica into a project of its own (--accept; without it, a preview)."`
 	Demo       demoCmd       `cmd:"" help:"Run a scripted handoff on a temporary project and show each step."`
 	Bench      benchCmd      `cmd:"" help:"Write a synthetic project, generate a history on it, and measure awr there."`
 	Completion completionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish): commands, flags, their values, and the project's work keys and session ids."`

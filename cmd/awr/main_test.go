@@ -75,6 +75,7 @@ func TestScripts(t *testing.T) {
 			"jsonkeys":     cmdJSONKeys,
 			"jsonget":      cmdJSONGet,
 			"editline":     cmdEditLine,
+			"rehash":       cmdRehash,
 		},
 	})
 }

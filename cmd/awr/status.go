@@ -36,6 +36,9 @@ func (c *statusCmd) Run(app *App) error {
 			}
 			fmt.Fprintf(tw, "head hash\t%s\n", res.HeadHash)
 		}
+		for _, l := range replicaLines(res.Origin, res.Fork) {
+			fmt.Fprintf(tw, "%s\t%s\n", l[0], l[1])
+		}
 		sessions := fmt.Sprintf("%d active", res.Sessions.Active)
 		if res.Sessions.Stale > 0 {
 			sessions += fmt.Sprintf(", %d of them stale", res.Sessions.Stale)

@@ -1,0 +1,85 @@
+package events_test
+
+import (
+	"context"
+	"encoding/hex"
+	"math/rand"
+	"testing"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStore_Replica: a log with an origin refuses every appended event
+// with ReadOnlyReplica (rolled back whole, also in a write that appended
+// before), accepts a write that appends nothing, lets the fork's own write
+// through, and accepts writes once a project_forked after the origin's
+// head is in the log; the origin survives a rebuild.
+func TestStore_Replica(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(7))
+	st, _ := openStore(t)
+	_, err := st.Write(ctx, opts(rng), func(tx *events.Tx) (any, error) {
+		_, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectInitialized{ProjectID: "P", Name: "p"}})
+		return nil, err
+	})
+	require.NoError(t, err)
+	head, err := st.Head(ctx)
+	require.NoError(t, err)
+	origin := events.Origin{ProjectID: "P", HeadSeq: 1, HeadHash: hex.EncodeToString(head.Hash), ImportedAt: t0.UnixMilli()}
+
+	t.Run("NoOriginWrites", func(t *testing.T) {
+		require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+			o, err := events.ReadOrigin(r.Conn)
+			require.Nil(t, o)
+			return err
+		}))
+	})
+	_, err = st.Write(ctx, opts(rng), func(tx *events.Tx) (any, error) { return nil, tx.RecordOrigin(origin) })
+	require.NoError(t, err)
+
+	t.Run("ErrReadOnlyReplica", func(t *testing.T) {
+		_, err := appendSession(t, st, opts(rng), "s1")
+		require.Equal(t, fault.ReadOnlyReplica, fault.As(err).Code, "%v", err)
+		require.Equal(t, "awr fork --accept", fault.As(err).Hint)
+		require.Equal(t, origin, fault.As(err).Details["origin"])
+		h, err := st.Head(ctx)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, h.Revision, "nothing was written")
+	})
+	t.Run("ErrTwice", func(t *testing.T) {
+		_, err := st.Write(ctx, opts(rng), func(tx *events.Tx) (any, error) { return nil, tx.RecordOrigin(origin) })
+		require.Equal(t, fault.InvalidInput, fault.As(err).Code)
+	})
+	t.Run("NothingAppendedIsAccepted", func(t *testing.T) {
+		_, err := st.Write(ctx, opts(rng), func(tx *events.Tx) (any, error) { return "read only", nil })
+		require.NoError(t, err)
+	})
+	t.Run("OriginSurvivesRebuild", func(t *testing.T) {
+		require.NoError(t, st.Rebuild(ctx, nil))
+		require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+			o, err := events.ReadOrigin(r.Conn)
+			require.Equal(t, &origin, o)
+			return err
+		}))
+	})
+	t.Run("ForkThenWrites", func(t *testing.T) {
+		o := opts(rng)
+		o.Fork = true
+		_, err := st.Write(ctx, o, func(tx *events.Tx) (any, error) {
+			_, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectForked{OriginProjectID: "P", OriginHeadSeq: 1, OriginHeadHash: origin.HeadHash, By: "tester"}})
+			return nil, err
+		})
+		require.NoError(t, err)
+		_, err = appendSession(t, st, opts(rng), "s2")
+		require.NoError(t, err)
+		require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+			ev, err := events.ForkOf(r.Conn, &origin)
+			require.NotNil(t, ev)
+			require.EqualValues(t, 2, ev.Seq)
+			return err
+		}))
+	})
+}
