@@ -211,7 +211,8 @@ func (a admin) notAProject(dir string) {
 
 // usable requires dir to be a sound project: status answers at a revision
 // of at least minRev, verify passes and a write (a session on the first
-// ready work item) commits. It returns the status.
+// ready work item) commits; on an imported replica, the write is refused
+// with ReadOnlyReplica until the replica is forked. It returns the status.
 func (a admin) usable(dir string, minRev int64) map[string]any {
 	a.t.Helper()
 	st := a.ok(dir, "status")
@@ -221,6 +222,12 @@ func (a admin) usable(dir string, minRev int64) map[string]any {
 	ready := a.ok(dir, "ready")["ready"].([]any)
 	require.NotEmpty(a.t, ready)
 	key := ready[0].(map[string]any)["key"].(string)
+	if st["origin"] != nil {
+		r := a.run(dir, "session", "start", "--work", key, "--agent", "crash-check")
+		require.Equal(a.t, 1, r.code, "a write to a replica: %s%s", r.stdout, r.stderr)
+		require.Contains(a.t, r.stderr, "ReadOnlyReplica")
+		a.ok(dir, "fork", "--accept", "--reason", "crash check")
+	}
 	started := a.ok(dir, "session", "start", "--work", key, "--agent", "crash-check")
 	require.Greater(a.t, int64(started["project_revision"].(float64)), rev)
 	return st

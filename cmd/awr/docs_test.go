@@ -354,23 +354,24 @@ func copyFixture(name, dir string) error {
 // exec runs one command line in the scenario's directory.
 //
 // The steps run on the doc's own clock (AWR_TEST_NOW, where awr's clock
-// starts when the process starts), kept in a file of the scenario's root: it starts at the real
-// time of the doc's first step and moves 10 ms a step, 1 ms each awr
-// command (a bash function stands in for awr), and by the length of each
-// sleep (another stands in for sleep, sleeping for real too). It never runs
-// ahead of the real clock. So what an example shows does not depend on how
-// fast the machine runs it: a lease renews on a holder's write once its
-// expiry would move by 1% of the lease (36 s of an hour), which the steps
-// of a doc on a loaded machine can take, but the doc's clock gets there
-// only through the sleeps the doc shows (or within one process that runs
-// that long). Processes awr starts (agents in tmux) inherit the start time
-// of the step that started them.
+// starts when the process starts), kept in a file of the scenario's root:
+// it starts at the real time of the doc's first step and moves 100 ms a
+// step, 100 ms each awr command (a bash function stands in for awr: longer
+// than a command takes, so the events of two commands never share a
+// millisecond), and by the length of each sleep (another function stands in
+// for sleep, sleeping for real too). So what an example shows does not
+// depend on how fast the machine runs it: a lease renews on a holder's
+// write once its expiry would move by 1% of the lease (36 s of an hour),
+// which the steps of a doc on a loaded machine can take, but the doc's
+// clock gets there only through the sleeps the doc shows or hundreds of
+// commands. It runs ahead of the real clock by at most a few minutes over
+// a doc (verify accepts a day). Processes awr starts (agents in tmux)
+// inherit the start time of the step that started them.
 func (d *docRun) exec(cmd string) (string, int) {
-	real := time.Now().UnixMilli()
 	if d.clock == 0 {
-		d.clock = real
+		d.clock = time.Now().UnixMilli()
 	}
-	d.clock = min(d.clock+100, real)
+	d.clock += 100
 	clockFile := filepath.Join(d.root, ".doc-clock")
 	if err := os.WriteFile(clockFile, []byte(strconv.FormatInt(d.clock, 10)), 0o644); err != nil {
 		return err.Error(), -1
@@ -378,12 +379,12 @@ func (d *docRun) exec(cmd string) (string, int) {
 	defer func() {
 		if b, err := os.ReadFile(clockFile); err == nil {
 			if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > d.clock {
-				d.clock = min(v, time.Now().UnixMilli())
+				d.clock = v
 			}
 		}
 	}()
 	prelude := "set -o pipefail\nexport AWR_DOC_CLOCK=" + shellQuote(clockFile) + " AWR_DOC_BIN=" + shellQuote(filepath.Join(d.bin, "awr")) + "\n" +
-		`awr() { local t; t=$(( $(< "$AWR_DOC_CLOCK") + 1 )); echo "$t" > "$AWR_DOC_CLOCK"; AWR_TEST_NOW=$t "$AWR_DOC_BIN" "$@"; }` + "\n" +
+		`awr() { local t; t=$(( $(< "$AWR_DOC_CLOCK") + 100 )); echo "$t" > "$AWR_DOC_CLOCK"; AWR_TEST_NOW=$t "$AWR_DOC_BIN" "$@"; }` + "\n" +
 		`sleep() { command sleep "$@" && awk -v s="$1" '{ printf "%.0f\n", $1 + s * 1000 }' "$AWR_DOC_CLOCK" > "$AWR_DOC_CLOCK.new" && mv "$AWR_DOC_CLOCK.new" "$AWR_DOC_CLOCK"; }` + "\n"
 	c := exec.Command("bash", "-c", prelude+cmd)
 	c.Dir = d.dir
