@@ -148,12 +148,19 @@ func TestSend_Refusals(t *testing.T) {
 	f.up(rig.UpOptions{})
 	f.captureUntil(build, "bound conversation")
 	s := f.seatAt(build)
-	if err := exec.Command("tmux", "-L", f.socket, "respawn-pane", "-k", "-t", "="+s.TmuxSession+":", "echo agent gone").Run(); err != nil {
+	// The agent prints and lives a moment (a process that exits at once
+	// can leave its pane dead before tmux read its output), then exits.
+	if err := exec.Command("tmux", "-L", f.socket, "respawn-pane", "-k", "-t", "="+s.TmuxSession+":", "echo agent gone; sleep 0.3").Run(); err != nil {
 		t.Fatal(err)
 	}
 	capt := f.captureUntil(build, "agent gone")
-	if capt.Running {
-		t.Fatalf("capture says a dead agent runs: %+v", capt)
+	for deadline := time.Now().Add(10 * time.Second); capt.Running; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("capture says a dead agent runs: %+v", capt)
+		}
+		if capt, err = f.m.Capture(ctx, build, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := f.m.Send(ctx, rig.SendOptions{Address: build, Text: "hello"}); !fault.Is(err, fault.InvalidTransition) {
 		t.Fatalf("send to a dead agent: %v", err)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -293,4 +294,57 @@ func tamper(t *testing.T, dir string, stmts ...string) {
 	for _, q := range append([]string{"DROP TRIGGER events_no_update", "DROP TRIGGER events_no_delete", "DROP TRIGGER events_seq_gapless"}, stmts...) {
 		require.NoError(t, sqlitex.ExecuteTransient(conn, q, nil), q)
 	}
+}
+
+// TestBrowser_Replica: on an imported copy the page says it is a replica
+// of its origin, at the head recorded at import, and once the copy is
+// forked (by another process, while the page is open) it shows where the
+// fork began, both as `awr status` reports them.
+func TestBrowser_Replica(t *testing.T) {
+	browser := chromium(t)
+	f := newFixture(t)
+	export := filepath.Join(t.TempDir(), "checkout.jsonl")
+	f.run("export", "--output", export)
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	require.NoError(t, os.MkdirAll(copyDir, 0o755))
+	f.run("import", export, "--project", copyDir)
+	f.dir = copyDir
+	for i, kv := range f.env {
+		if strings.HasPrefix(kv, "AWR_PROJECT=") {
+			f.env[i] = "AWR_PROJECT=" + copyDir
+		}
+	}
+	origin := f.jsonOf("status")["origin"].(map[string]any)
+	srv := f.serve()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(browser), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 900))...)
+	defer cancelAlloc()
+	bctx, cancelTab := chromedp.NewContext(actx)
+	defer cancelTab()
+	wait := func(what, expr string) {
+		t.Helper()
+		_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
+		require.NoError(t, err, "waiting for %s (%s)", what, expr)
+	}
+	text := func(id string) string {
+		t.Helper()
+		s, err := chromedp.Run(bctx, chromedp.Evaluate[string](fmt.Sprintf(`document.getElementById(%q).textContent`, id)))
+		require.NoError(t, err)
+		return s
+	}
+
+	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(srv.URL)))
+	wait("the page", `document.body.dataset.ready === "true"`)
+	wait("the replica banner", fmt.Sprintf(`document.getElementById("origin") !== null && document.getElementById("origin").dataset.seq === "%v"`, origin["head_seq"]))
+	require.Contains(t, text("origin"), origin["project_id"].(string))
+
+	fork := f.jsonOf("fork", "--accept", "--reason", "audit copy")
+	st := f.jsonOf("status")["fork"].(map[string]any)
+	require.NotNil(t, fork)
+	wait("the fork banner, live", fmt.Sprintf(`document.getElementById("fork") !== null && document.getElementById("fork").dataset.seq === "%v"`, st["seq"]))
+	require.Contains(t, text("fork"), fmt.Sprintf("Forked at seq %v", st["seq"]))
+	require.Equal(t, 0, srv.stop(t, syscall.SIGINT), "stderr: %s", srv.errb)
 }
