@@ -77,8 +77,8 @@ func LatestFork(conn *sqlite.Conn) (*Event, error) {
 	return LastOfKind(conn, "project", KindProjectForked, 0)
 }
 
-// replicaError is the refusal of a write to an unforked replica.
-func replicaError(o *Origin) error {
+// ReplicaError is the refusal of a write to an unforked replica.
+func ReplicaError(o *Origin) error {
 	short := o.HeadHash
 	if len(short) > 12 {
 		short = short[:12]
@@ -100,7 +100,7 @@ func checkReplica(conn *sqlite.Conn, fork bool) error {
 		return err
 	}
 	if ev == nil && !fork {
-		return replicaError(o)
+		return ReplicaError(o)
 	}
 	return nil
 }

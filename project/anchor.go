@@ -7,9 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/awr-dev/awr/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +34,7 @@ const AnchorNotesRef = "refs/notes/awr"
 // anchorTag opens every anchor line; it versions the format.
 const anchorTag = "awr-anchor v1"
 
-var anchorLine = regexp.MustCompile(`^awr-anchor v1 project=(\S+) seq=([0-9]+) hash=([0-9a-f]{64}) at=(\S+)$`)
+var anchorLine = lazyre.New(`^awr-anchor v1 project=(\S+) seq=([0-9]+) hash=([0-9a-f]{64}) at=(\S+)(?: fork=([0-9a-f]{64}))?$`)
 
 // Anchor is one recorded anchor.
 type Anchor struct {
@@ -42,6 +42,11 @@ type Anchor struct {
 	Seq       int64  `json:"seq"`
 	Hash      string `json:"hash"`
 	At        string `json:"at"`
+	// Fork is the hash of the project_forked event that made the
+	// anchoring copy a fork of its origin, "" for the origin's own line of
+	// history (a fork keeps the origin's project id: the fork field tells
+	// its anchors from the origin's in a shared repository or file).
+	Fork string `json:"fork,omitempty"`
 	// Where is where the anchor was read from: FILE:LINE, or
 	// git:COMMIT:LINE for a line of the note on COMMIT.
 	Where string `json:"where,omitempty"`
@@ -49,7 +54,11 @@ type Anchor struct {
 
 // Line returns a's line in the anchor format.
 func (a Anchor) Line() string {
-	return fmt.Sprintf("%s project=%s seq=%d hash=%s at=%s", anchorTag, a.ProjectID, a.Seq, a.Hash, a.At)
+	line := fmt.Sprintf("%s project=%s seq=%d hash=%s at=%s", anchorTag, a.ProjectID, a.Seq, a.Hash, a.At)
+	if a.Fork != "" {
+		line += " fork=" + a.Fork
+	}
+	return line
 }
 
 // parseAnchors reads the anchor lines of text, where names the source
@@ -72,7 +81,7 @@ func parseAnchors(text []byte, where string) (out []Anchor, bad []string) {
 			bad = append(bad, fmt.Sprintf("%s:%d", where, n))
 			continue
 		}
-		out = append(out, Anchor{ProjectID: m[1], Seq: seq, Hash: m[3], At: m[4], Where: fmt.Sprintf("%s:%d", where, n)})
+		out = append(out, Anchor{ProjectID: m[1], Seq: seq, Hash: m[3], At: m[4], Fork: m[5], Where: fmt.Sprintf("%s:%d", where, n)})
 	}
 	return out, bad
 }
@@ -127,7 +136,8 @@ func (p *Project) Anchor(ctx context.Context, req AnchorRequest) (*AnchorResult,
 			return err
 		}
 		a = Anchor{ProjectID: h.projectID, Seq: r.Head, Hash: h.hash}
-		return nil
+		a.Fork, _, err = forkLine(r)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -166,6 +176,21 @@ type headInfo struct {
 	hash      string
 }
 
+// forkLine returns the hash of the project_forked event that made the log
+// of r a fork of its origin ("" for an origin, or a replica not forked),
+// and the origin recorded at import (nil for an origin).
+func forkLine(r *events.Reader) (string, *events.Origin, error) {
+	o, err := events.ReadOrigin(r.Conn)
+	if err != nil || o == nil {
+		return "", nil, err
+	}
+	f, err := events.ForkOf(r.Conn, o)
+	if err != nil || f == nil {
+		return "", o, err
+	}
+	return hex.EncodeToString(f.Hash), o, nil
+}
+
 // headEvent returns the project id (from project_initialized) and the
 // head's hash of the snapshot r.
 func headEvent(r *events.Reader) (headInfo, error) {
@@ -192,9 +217,17 @@ func appendAnchorFile(path, line string) (int, error) {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return 0, fault.New(fault.InvalidInput, "anchor: --to %s is not a regular file (%s)", path, fi.Mode().Type()).With("path", path).WithHint("awr anchor --to NEW_FILE")
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return 0, fault.Wrap(fault.Storage, err, "anchor: open %s", path).With("path", path)
+	}
+	// A file whose last line has no newline (edited by hand) gets one
+	// first, so the anchor is a line of its own.
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			line = "\n" + line
+		}
 	}
 	if _, err := f.WriteString(line + "\n"); err != nil {
 		f.Close()

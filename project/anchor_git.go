@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -83,6 +84,18 @@ func (g *anchorRepo) appendNote(ctx context.Context, line string) (string, int, 
 			With("repository", g.top).WithHint("awr anchor --to FILE")
 	}
 	commit := strings.TrimSpace(string(out))
+	// The note is read, then written whole: anchors taken at once (a git
+	// hook and a host hook) take turns, so none loses the other's line.
+	gitDir, err := runGit(ctx, g.top, nil, "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		return "", 0, fault.New(fault.Storage, "anchor: git cannot name the repository's directory in %s: %s", g.top, err).
+			With("repository", g.top).WithHint("awr anchor --to FILE")
+	}
+	unlock, err := flock(filepath.Join(strings.TrimSpace(string(gitDir)), "awr-notes.lock"), "anchor: lock the notes of")
+	if err != nil {
+		return "", 0, err
+	}
+	defer unlock()
 	existing, err := runGit(ctx, g.top, nil, "notes", "--ref="+AnchorNotesRef, "show", commit)
 	if err != nil {
 		existing = nil // no note on this commit yet

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -23,7 +24,9 @@ type AnchorCheck struct {
 	Checked int `json:"checked"`
 	// Latest is the anchor with the highest seq that holds.
 	Latest *Anchor `json:"latest,omitempty"`
-	// Ignored are anchors of other projects (another project id).
+	// Ignored are anchors of other projects (another project id), of
+	// another line of history (another fork, or the origin's events after
+	// this copy was made).
 	Ignored []Anchor `json:"ignored"`
 	// Malformed names the lines (where) that open like an anchor but do
 	// not parse.
@@ -85,8 +88,12 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 	if req.Anchors {
 		var err error
 		if req.AnchorsFile != "" {
-			source = req.AnchorsFile
-			anchors, malformed, err = readAnchorFile(req.AnchorsFile)
+			path := req.AnchorsFile
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(p.dir, p.fromWorkingDir(path))
+			}
+			source = path
+			anchors, malformed, err = readAnchorFile(path)
 		} else {
 			var g *anchorRepo
 			if g, err = gitRepo(ctx, p.dir, "verify"); err == nil {
@@ -128,9 +135,18 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 		}
 		if req.Anchors {
 			ac := &AnchorCheck{OK: true, Source: source, Ignored: []Anchor{}, Malformed: malformed}
+			fork, origin, err := forkLine(r)
+			if err != nil {
+				return err
+			}
 			var mine []Anchor
 			for _, a := range anchors {
-				if a.ProjectID != head.projectID {
+				switch {
+				case a.ProjectID != head.projectID,
+					// another fork's, or a fork's seen from its origin
+					a.Fork != fork && a.Fork != "",
+					// the origin's own history after this copy was made
+					a.Fork == "" && origin != nil && a.Seq > origin.HeadSeq:
 					ac.Ignored = append(ac.Ignored, a)
 					continue
 				}
@@ -172,7 +188,7 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 				fail(fault.New(fault.VerifyFailed, "verify: anchor %s is not an anchor line (%s project=ID seq=N hash=HEX at=TIME)", malformed[0], anchorTag).
 					With("where", malformed[0]).WithHint("awr anchor"))
 			case ac.Checked == 0:
-				c.OK, c.Detail = false, fmt.Sprintf("%s: no anchor of project %s (%d of other projects)", source, head.projectID, len(ac.Ignored))
+				c.OK, c.Detail = false, fmt.Sprintf("%s: no anchor of project %s (%d of other projects or lines of history)", source, head.projectID, len(ac.Ignored))
 				hint := "awr anchor"
 				if req.AnchorsFile != "" {
 					hint = "awr anchor --to " + req.AnchorsFile
@@ -182,7 +198,7 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 			default:
 				c.Detail = fmt.Sprintf("%d anchor(s) of this project hold, the latest at seq %d (%s)", ac.Checked, ac.Latest.Seq, ac.Latest.Where)
 				if len(ac.Ignored) > 0 {
-					c.Detail += fmt.Sprintf("; %d of other projects ignored", len(ac.Ignored))
+					c.Detail += fmt.Sprintf("; %d of other projects or lines of history ignored", len(ac.Ignored))
 				}
 			}
 			ac.OK = c.OK

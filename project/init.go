@@ -118,6 +118,11 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 		}
 		return plan, nil
 	}
+	if existing != nil && existing.Origin != nil && commands.IsReplica(existing.Origin, existing.Fork) && (req.Goal != "" || len(plan.Mapping) > 0) {
+		// Indexing or setting the goal appends, which a replica refuses:
+		// refused before the first file changes.
+		return nil, events.ReplicaError(existing.Origin)
+	}
 	if ctx.Err() != nil {
 		return nil, intake.Interrupted("init", plan.Accept)
 	}

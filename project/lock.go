@@ -19,13 +19,20 @@ func (p *Project) lockManifest() (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fault.Wrap(fault.Storage, err, "lock manifest")
 	}
+	return flock(path, "lock manifest")
+}
+
+// flock takes an exclusive advisory lock on the file at path (created when
+// missing), held until the returned function is called; what names the
+// lock in errors (Storage).
+func flock(path, what string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "lock manifest %s", path)
+		return nil, fault.Wrap(fault.Storage, err, "%s %s", what, path)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
-		return nil, fault.Wrap(fault.Storage, err, "lock manifest %s", path)
+		return nil, fault.Wrap(fault.Storage, err, "%s %s", what, path)
 	}
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)

@@ -138,9 +138,6 @@ func importLog(ctx context.Context, store *events.Store, r io.Reader, source str
 			if pi, ok := v.(*events.ProjectInitialized); ok && e.Seq == 1 {
 				originID = pi.ProjectID
 			}
-			if pi, ok := v.(*events.ProjectInitialized); ok && e.Seq == 1 {
-				originID = pi.ProjectID
-			}
 			res.Events++
 			res.HeadHash = fmt.Sprintf("%x", e.Hash)
 		}
