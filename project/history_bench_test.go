@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/project"
-	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,18 +14,7 @@ import (
 // recorded n checkpoints, and the session's id.
 func sessionWithCheckpoints(tb testing.TB, n int) (*project.Project, string) {
 	ctx := context.Background()
-	dir := tb.TempDir()
-	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(tb, err)
-	env := commands.NewEnv(st)
-	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "history"})
-	require.NoError(tb, err)
-	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
-		Items: []events.WorkItem{{Key: "W-1", Title: "Persist orders", Status: "planned", NextAction: "Write the store", Acceptance: []string{"Orders survive a restart"}}}}}, false)
-	require.NoError(tb, err)
-	require.NoError(tb, st.Close())
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(tb, err)
+	p := openW1(tb)
 	tb.Cleanup(func() { p.Close() })
 	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
 	require.NoError(tb, err)

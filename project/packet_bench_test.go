@@ -19,7 +19,9 @@ import (
 // runs `context hygiene` when it resumes and drops the loops it lists (open
 // for 3 sessions or more). It returns the packet's required tokens and
 // open loops after every 10th checkpoint.
-func packetGrowth(tb testing.TB, hygiene bool) (required, loops []int) {
+// openW1 returns a new project holding one work item, W-1 (no goal), open
+// through the door.
+func openW1(tb testing.TB) *project.Project {
 	ctx := context.Background()
 	dir := tb.TempDir()
 	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
@@ -33,6 +35,12 @@ func packetGrowth(tb testing.TB, hygiene bool) (required, loops []int) {
 	require.NoError(tb, st.Close())
 	p, err := project.Open(ctx, dir, project.Options{})
 	require.NoError(tb, err)
+	return p
+}
+
+func packetGrowth(tb testing.TB, hygiene bool) (required, loops []int) {
+	ctx := context.Background()
+	p := openW1(tb)
 	defer p.Close()
 	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
 	require.NoError(tb, err)
