@@ -2,6 +2,8 @@ package project
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -32,4 +34,21 @@ func (p *Project) Fork(ctx context.Context, req ForkRequest) (*ForkResult, error
 		req.Agent = loginName()
 	}
 	return command(ctx, p, commands.Fork, req)
+}
+
+// ForkSummary returns where a project_forked event says its fork began
+// ("fork of P at seq N (hash H): reason"), and false for any other event.
+func ForkSummary(e LogEvent) (string, bool) {
+	if e.Kind != events.KindProjectForked {
+		return "", false
+	}
+	var pl events.ProjectForked
+	if json.Unmarshal(e.Payload, &pl) != nil {
+		return "", false
+	}
+	s := fmt.Sprintf("fork of %s at seq %d (hash %.12s)", pl.OriginProjectID, pl.OriginHeadSeq, pl.OriginHeadHash)
+	if pl.Reason != "" {
+		s += ": " + pl.Reason
+	}
+	return s, true
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/project"
 )
 
@@ -38,7 +36,7 @@ func (c *forkCmd) Run(app *App) error {
 
 // replicaLine says in one line where an imported project came from or
 // where its fork began ("" for a project that is neither).
-func replicaLine(o *events.Origin, f *project.ForkView) string {
+func replicaLine(o *project.Origin, f *project.ForkView) string {
 	lines := replicaLines(o, f)
 	if len(lines) == 0 {
 		return ""
@@ -48,7 +46,7 @@ func replicaLine(o *events.Origin, f *project.ForkView) string {
 
 // replicaLines are the labelled lines status prints: the fork, where one
 // is in the history, and the replica, while the project refuses writes.
-func replicaLines(o *events.Origin, f *project.ForkView) [][2]string {
+func replicaLines(o *project.Origin, f *project.ForkView) [][2]string {
 	var out [][2]string
 	if f != nil {
 		out = append(out, [2]string{"fork", fmt.Sprintf("fork of %s at seq %d (hash %.12s), forked at seq %d on %s", f.Origin.ProjectID, f.Origin.HeadSeq, f.Origin.HeadHash, f.Seq, stamp(f.At))})
@@ -64,15 +62,8 @@ func stamp(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC333
 // eventSummary is what `awr log` prints after an event's stream: the
 // payload, clipped, or for a fork where it began.
 func eventSummary(e project.LogEvent) string {
-	if e.Kind == events.KindProjectForked {
-		var pl events.ProjectForked
-		if json.Unmarshal(e.Payload, &pl) == nil {
-			s := fmt.Sprintf("fork of %s at seq %d (hash %.12s)", pl.OriginProjectID, pl.OriginHeadSeq, pl.OriginHeadHash)
-			if pl.Reason != "" {
-				s += ": " + pl.Reason
-			}
-			return clip(s, 100)
-		}
+	if s, ok := project.ForkSummary(e); ok {
+		return clip(s, 100)
 	}
 	return clip(string(e.Payload), 100)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"reflect"
 	"sort"
 	"strings"
@@ -164,5 +165,20 @@ func TestSurfaces_SchemaFromFlags(t *testing.T) {
 			}
 		}
 		walk(tl.Input)
+	}
+}
+
+// TestSingleDoor: the front ends (the CLI, the MCP server, the web page)
+// reach the core only through package project.
+func TestSingleDoor(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, ".", "../../mcpserver", "../../ui").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	core := []string{"events", "projections", "commands", "replay", "intake", "workcontext", "source", "rig", "hosts"}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		for _, imp := range strings.Fields(line)[1:] {
+			for _, c := range core {
+				require.NotEqual(t, "github.com/awr-dev/awr/"+c, imp, "%s imports a core package behind the door", strings.Fields(line)[0])
+			}
+		}
 	}
 }
