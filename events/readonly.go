@@ -74,7 +74,7 @@ type readOnly struct {
 // the files it was taken from and, for a copy, the connection that keeps
 // the copy in memory.
 type view struct {
-	pool      *sqlitex.Pool
+	pool      *connPool
 	immutable bool         // read from the file alone, without locks
 	memory    *sqlite.Conn // holds the in-memory copy; nil when reads go to the file
 	at        files        // the database's files when the view was taken
@@ -289,7 +289,7 @@ func takeView(ctx context.Context, path string, opts Options) (*view, error) {
 // needsFold reports whether a writable open of the database would write
 // before serving a read: a migration, projections to rebuild, retired
 // projections to forget. Errors: Storage as checkSchema.
-func needsFold(ctx context.Context, path string, pool *sqlitex.Pool, ps []Projector) (fold bool, err error) {
+func needsFold(ctx context.Context, path string, pool *connPool, ps []Projector) (fold bool, err error) {
 	conn, err := pool.Take(ctx)
 	if err != nil {
 		return false, openError(path, err)
@@ -339,7 +339,7 @@ var memories atomic.Int64
 // copyToMemory copies the database pool reads into a new in-memory
 // database that the connections of this process can share, and returns
 // the connection that keeps it alive and its URI.
-func copyToMemory(ctx context.Context, pool *sqlitex.Pool) (*sqlite.Conn, string, error) {
+func copyToMemory(ctx context.Context, pool *connPool) (*sqlite.Conn, string, error) {
 	src, err := pool.Take(ctx)
 	if err != nil {
 		return nil, "", mapErr("copy the database into memory", err)

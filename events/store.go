@@ -55,7 +55,7 @@ type Options struct {
 type Store struct {
 	path        string
 	ident       os.FileInfo // the database file opened, to notice it being removed or replaced
-	pool        *sqlitex.Pool
+	pool        *connPool
 	projectors  []Projector
 	lockTimeout time.Duration
 	closeOnce   sync.Once
@@ -141,25 +141,22 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// newPool opens opts.PoolSize connections to uri with flags, each set up
-// with the store's pragmas.
-func newPool(uri string, flags sqlite.OpenFlags, opts Options) (*sqlitex.Pool, error) {
-	return sqlitex.NewPool(uri, sqlitex.PoolOptions{
-		Flags:    flags,
-		PoolSize: opts.PoolSize,
-		PrepareConn: func(conn *sqlite.Conn) error {
-			// temp_store=MEMORY keeps statement journals in small
-			// in-memory chunks. Every append opens one (the events table
-			// has a trigger); by default each is a 64 KiB buffer, spilled
-			// to a temporary file beyond that, which the pure-Go allocator
-			// maps and unmaps again for every statement.
-			for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + opts.Synchronous, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY"} {
-				if err := sqlitex.ExecuteTransient(conn, pragma, nil); err != nil {
-					return err
-				}
+// newPool returns a pool of up to opts.PoolSize connections to uri with
+// flags, each set up with the store's pragmas when it is opened: the first
+// at once, the others when they are needed.
+func newPool(uri string, flags sqlite.OpenFlags, opts Options) (*connPool, error) {
+	return newConnPool(uri, flags, opts.PoolSize, func(conn *sqlite.Conn) error {
+		// temp_store=MEMORY keeps statement journals in small
+		// in-memory chunks. Every append opens one (the events table
+		// has a trigger); by default each is a 64 KiB buffer, spilled
+		// to a temporary file beyond that, which the pure-Go allocator
+		// maps and unmaps again for every statement.
+		for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + opts.Synchronous, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY"} {
+			if err := sqlitex.ExecuteTransient(conn, pragma, nil); err != nil {
+				return err
 			}
-			return nil
-		},
+		}
+		return nil
 	})
 }
 
