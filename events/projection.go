@@ -48,26 +48,56 @@ func (s *Store) syncProjections(ctx context.Context, progress func(done, total i
 	if len(s.projectors) == 0 {
 		return nil
 	}
-	if err := s.forgetRetired(ctx); err != nil {
+	var retired []string
+	var stale []Projector
+	if err := s.Read(ctx, func(r *Reader) (err error) {
+		retired, stale, err = projectionWork(r.Conn, s.projectors, r.Head)
+		return err
+	}); err != nil {
 		return err
 	}
-	stale, err := s.staleProjectors(ctx)
-	if err != nil || len(stale) == 0 {
+	if err := s.forgetRetired(ctx, retired); err != nil {
 		return err
+	}
+	if len(stale) == 0 {
+		return nil
 	}
 	return s.rebuild(ctx, stale, progress, true)
 }
 
+// projectionWork reads the projections' bookkeeping on conn, at head, once:
+// retired names the projections with bookkeeping that are not among ps,
+// stale the projectors of ps that are missing, of another version, or
+// behind head.
+func projectionWork(conn *sqlite.Conn, ps []Projector, head int64) (retired []string, stale []Projector, err error) {
+	states, err := ProjectionStates(conn)
+	if err != nil {
+		return nil, nil, err
+	}
+	byName := make(map[string]ProjectionState, len(states))
+	for _, st := range states {
+		byName[st.Name] = st
+	}
+	for _, p := range ps {
+		st, ok := byName[p.Name()]
+		if !ok || st.Version != p.Version() || st.LastSeq < head {
+			stale = append(stale, p)
+		}
+		delete(byName, p.Name())
+	}
+	for _, st := range states {
+		if _, left := byName[st.Name]; left {
+			retired = append(retired, st.Name)
+		}
+	}
+	return retired, stale, nil
+}
+
 // forgetRetired removes the bookkeeping of projections this awr no longer
 // has, so they are not reported as stale.
-func (s *Store) forgetRetired(ctx context.Context) error {
-	var retired []string
-	if err := s.Read(ctx, func(r *Reader) error {
-		var err error
-		retired, err = retiredProjections(r.Conn, s.projectors)
-		return err
-	}); err != nil || len(retired) == 0 {
-		return err
+func (s *Store) forgetRetired(ctx context.Context, retired []string) error {
+	if len(retired) == 0 {
+		return nil
 	}
 	_, err := s.Write(ctx, WriteOptions{Now: time.Unix(0, 0), Entropy: strings.NewReader(""), Actor: "awr"}, func(tx *Tx) (any, error) {
 		for _, name := range retired {
@@ -82,43 +112,6 @@ func (s *Store) forgetRetired(ctx context.Context) error {
 		return nil, nil
 	})
 	return err
-}
-
-// retiredProjections names the projections with bookkeeping on conn that
-// are not among ps.
-func retiredProjections(conn *sqlite.Conn, ps []Projector) ([]string, error) {
-	states, err := ProjectionStates(conn)
-	if err != nil {
-		return nil, err
-	}
-	known := map[string]bool{}
-	for _, p := range ps {
-		known[p.Name()] = true
-	}
-	var retired []string
-	for _, st := range states {
-		if !known[st.Name] {
-			retired = append(retired, st.Name)
-		}
-	}
-	return retired, nil
-}
-
-func (s *Store) staleProjectors(ctx context.Context) ([]Projector, error) {
-	var stale []Projector
-	err := s.Read(ctx, func(r *Reader) error {
-		for _, p := range s.projectors {
-			version, last, ok, err := projectionState(r.Conn, p.Name())
-			if err != nil {
-				return err
-			}
-			if !ok || version != p.Version() || last < r.Head {
-				stale = append(stale, p)
-			}
-		}
-		return nil
-	})
-	return stale, err
 }
 
 func projectionState(conn *sqlite.Conn, name string) (version int, last int64, ok bool, err error) {

@@ -313,24 +313,12 @@ func needsFold(ctx context.Context, path string, pool *connPool, ps []Projector)
 	if len(ps) == 0 {
 		return false, nil
 	}
-	retired, err := retiredProjections(conn, ps)
-	if err != nil || len(retired) > 0 {
-		return len(retired) > 0, err
-	}
 	head, _, _, err := headOf(conn)
 	if err != nil {
 		return false, err
 	}
-	for _, p := range ps {
-		version, last, ok, err := projectionState(conn, p.Name())
-		if err != nil {
-			return false, err
-		}
-		if !ok || version != p.Version() || last < head {
-			return true, nil
-		}
-	}
-	return false, nil
+	retired, stale, err := projectionWork(conn, ps, head)
+	return len(retired) > 0 || len(stale) > 0, err
 }
 
 // memories numbers the in-memory copies of this process.

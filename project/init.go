@@ -11,6 +11,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/intake"
+	"zombiezen.com/go/sqlite"
 )
 
 // InitRequest is `awr init`.
@@ -182,10 +183,14 @@ func (p *Project) envFor(st *events.Store) *commands.Env {
 // Errors: NotFound (hint `awr init --accept`) for a log with no event;
 // Storage.
 func (p *Project) settle(ctx context.Context, st *events.Store) error {
+	// One read gives the head and the project the log belongs to.
 	var head int64
+	var id, name string
 	if err := st.Read(ctx, func(r *events.Reader) error {
 		head = r.Head
-		return nil
+		var err error
+		id, name, err = projectOn(r.Conn)
+		return err
 	}); err != nil {
 		return err
 	}
@@ -200,7 +205,7 @@ func (p *Project) settle(ctx context.Context, st *events.Store) error {
 			return err
 		}
 	}
-	return identityAgrees(ctx, p.dir, st, "open project")
+	return idAgrees(p.dir, id, name, "open project")
 }
 
 // identityAgrees refuses a log whose project is not the one this
@@ -209,15 +214,20 @@ func (p *Project) settle(ctx context.Context, st *events.Store) error {
 // without that file (made by an older awr) is not checked.
 // Errors: Storage naming both ids.
 func identityAgrees(ctx context.Context, dir string, st *events.Store, op string) error {
-	want := intake.RecordedProjectID(dir)
-	if want == "" {
+	if intake.RecordedProjectID(dir) == "" {
 		return nil
 	}
 	id, name, err := projectOf(ctx, st)
 	if err != nil {
 		return err
 	}
-	if id == want {
+	return idAgrees(dir, id, name, op)
+}
+
+// idAgrees is identityAgrees with the log's project id and name in hand.
+func idAgrees(dir, id, name, op string) error {
+	want := intake.RecordedProjectID(dir)
+	if want == "" || id == want {
 		return nil
 	}
 	return fault.New(fault.Storage, "%s: %s holds the log of project %s (%q), but %s says this is project %s: the database is another project's", op, events.DBPath(dir), id, name, intake.ProjectIDPath(dir), want).
@@ -248,14 +258,21 @@ func lockDir(dir string) (func(), error) {
 // projectOf returns the id and name the log's project_initialized gives.
 func projectOf(ctx context.Context, st *events.Store) (id, name string, err error) {
 	err = st.Read(ctx, func(r *events.Reader) error {
-		return events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
-			if v, err := events.Decode(e); err == nil {
-				if pi, ok := v.(*events.ProjectInitialized); ok {
-					id, name = pi.ProjectID, pi.Name
-				}
+		id, name, err = projectOn(r.Conn)
+		return err
+	})
+	return id, name, err
+}
+
+// projectOn is projectOf inside a read the caller holds.
+func projectOn(conn *sqlite.Conn) (id, name string, err error) {
+	err = events.ScanEvents(conn, 1, 1, func(e *events.Event) error {
+		if v, err := events.Decode(e); err == nil {
+			if pi, ok := v.(*events.ProjectInitialized); ok {
+				id, name = pi.ProjectID, pi.Name
 			}
-			return nil
-		})
+		}
+		return nil
 	})
 	return id, name, err
 }
