@@ -61,12 +61,14 @@ type Options struct {
 // It is safe for concurrent use, and any number of Stores, in any number
 // of processes, may be open on one project.
 type Store struct {
-	pool    *pgxpool.Pool
-	project string
-	server  string // where the server is, for messages: no password
-	host    string
-	port    uint16
-	secret  string // the password, to scrub from messages; never shown
+	pool     *pgxpool.Pool
+	project  string
+	server   string // where the server is, for messages: no password
+	host     string
+	port     uint16
+	user     string
+	database string
+	secret   string // the password, to scrub from messages; never shown
 
 	mu     sync.Mutex
 	closed bool
@@ -105,7 +107,8 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
-	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port, secret: cfg.ConnConfig.Password}
+	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port,
+		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, secret: cfg.ConnConfig.Password}
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, s.mapErr("open postgres store", err)
@@ -394,6 +397,17 @@ func (s *Store) mapErr(op string, err error) error {
 	var pe *pgconn.PgError
 	var ce *pgconn.ConnectError
 	switch {
+	case errors.As(err, &ce) && errors.As(err, &pe):
+		// The server answered and refused.
+		hint := fmt.Sprintf("check the connection settings: psql %q -c 'select 1'", s.psqlTarget())
+		switch {
+		case pe.Code == "3D000":
+			hint = fmt.Sprintf("create the database (createdb -h %s -p %d -U %s %s), or name an existing one", s.host, s.port, s.user, s.database)
+		case strings.HasPrefix(pe.Code, "28"):
+			hint = fmt.Sprintf("check the user %s and its password (PGPASSWORD or ~/.pgpass): psql %q -c 'select 1'", s.user, s.psqlTarget())
+		}
+		return fault.New(fault.Storage, "%s: PostgreSQL at %s refused the connection: %s", op, s.server, msg).
+			With("server", s.server).With("sqlstate", pe.Code).WithHint("%s", hint)
 	case errors.As(err, &ce):
 		return fault.New(fault.Storage, "%s: cannot connect to PostgreSQL at %s: %s", op, s.server, msg).
 			With("server", s.server).WithHint("%s", s.readyHint())
@@ -417,6 +431,12 @@ func (s *Store) mapErr(op string, err error) error {
 	}
 	// Not coded, not the driver's: an error fn returned, kept for errors.Is.
 	return fault.Wrap(fault.Storage, err, "%s: %s", op, msg)
+}
+
+// psqlTarget is a libpq connection string for the store's server, without
+// its password.
+func (s *Store) psqlTarget() string {
+	return fmt.Sprintf("host=%s port=%d dbname=%s user=%s", s.host, s.port, s.database, s.user)
 }
 
 // readyHint is the command that checks the server is up.
