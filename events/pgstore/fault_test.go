@@ -351,3 +351,28 @@ func TestOpen_Unreachable(t *testing.T) {
 	_, err = pgstore.Open(ctx, "postgres:///x", pgstore.Options{})
 	require.True(t, fault.Is(err, fault.InvalidInput), "got %v", err)
 }
+
+// TestStore_AppendOnly refuses, in the database itself, an event that
+// would leave a gap and any UPDATE or DELETE of an event.
+func TestStore_AppendOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := newDatabase(t)
+	st := open(t, dbURL, "p")
+	_, err := appendAll(ctx, st, writeOpts(1, t0), started("s"))
+	require.NoError(t, err)
+	admin, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+	for _, stmt := range []string{
+		"UPDATE awr_events SET actor = 'mallory'",
+		"DELETE FROM awr_events",
+		`INSERT INTO awr_events (project, seq, id, kind, stream, stream_version, occurred_at, actor, payload, prev_hash, hash)
+		 SELECT project, 3, 'gap', kind, stream, 2, occurred_at, actor, payload, hash, hash FROM awr_events`,
+	} {
+		_, err := admin.Exec(ctx, stmt)
+		require.Error(t, err, stmt)
+	}
+	requireChain(t, scanAll(t, st), headOf(t, st))
+	require.EqualValues(t, 1, headOf(t, st).Revision)
+}

@@ -46,3 +46,26 @@ CREATE TABLE awr_requests (
 	result      text   NOT NULL,
 	PRIMARY KEY (project, request_id)
 );
+
+-- The log is append-only and gapless whoever writes to it, as the SQLite
+-- store's triggers make it.
+CREATE FUNCTION awr_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	RAISE EXCEPTION 'the log is append-only, % is rejected', TG_OP USING ERRCODE = 'restrict_violation';
+END
+$$;
+
+CREATE TRIGGER awr_events_no_update BEFORE UPDATE OR DELETE ON awr_events
+FOR EACH ROW EXECUTE FUNCTION awr_events_append_only();
+
+CREATE FUNCTION awr_events_gapless() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF NEW.seq <> COALESCE((SELECT max(seq) FROM awr_events WHERE project = NEW.project), 0) + 1 THEN
+		RAISE EXCEPTION 'events: seq must be exactly project_revision + 1 (got %)', NEW.seq USING ERRCODE = 'check_violation';
+	END IF;
+	RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER awr_events_seq_gapless BEFORE INSERT ON awr_events
+FOR EACH ROW EXECUTE FUNCTION awr_events_gapless();
