@@ -376,3 +376,32 @@ func TestStore_AppendOnly(t *testing.T) {
 	requireChain(t, scanAll(t, st), headOf(t, st))
 	require.EqualValues(t, 1, headOf(t, st).Revision)
 }
+
+// TestStore_LockWaitBoundedByCtx holds a project's head row from another
+// connection: an append waits for it no longer than its ctx allows, then
+// fails with Storage and writes nothing; once the row is free it goes
+// through.
+func TestStore_LockWaitBoundedByCtx(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := newDatabase(t)
+	st := open(t, dbURL, "p")
+	holder, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	defer holder.Close(ctx)
+	lock, err := holder.Begin(ctx)
+	require.NoError(t, err)
+	_, err = lock.Exec(ctx, "SELECT seq FROM awr_heads WHERE project = 'p' FOR UPDATE")
+	require.NoError(t, err)
+
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_, err = appendAll(short, st, writeOpts(1, t0), started("waits"))
+	require.True(t, fault.Is(err, fault.Storage), "want Storage, got %v", err)
+	require.Contains(t, err.Error(), "gave up waiting")
+	require.NoError(t, lock.Rollback(ctx))
+
+	res, err := appendAll(ctx, st, writeOpts(2, t0), started("after"))
+	require.NoError(t, err)
+	require.EqualValues(t, 1, res.Revision)
+}
