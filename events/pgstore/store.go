@@ -385,7 +385,15 @@ func (s *snapshot) Scan(from, to int64, fn func(e *events.Event) error) error {
 
 // mapErr turns driver errors into coded faults, naming the server, and
 // passes coded faults through unchanged. No message names the password.
-func (s *Store) mapErr(op string, err error) error {
+func (s *Store) mapErr(op string, err error) error { return s.mapErrNote(op, err, "") }
+
+// nothingWritten is the note of a write's error from before its commit:
+// the transaction is rolled back, whatever the connection did.
+const nothingWritten = "; nothing was written"
+
+// mapErrNote is mapErr with note (nothingWritten, or "") after the
+// messages of a lost connection, a full server and a wait given up.
+func (s *Store) mapErrNote(op string, err error, note string) error {
 	if err == nil {
 		return nil
 	}
@@ -412,21 +420,21 @@ func (s *Store) mapErr(op string, err error) error {
 		return fault.New(fault.Storage, "%s: cannot connect to PostgreSQL at %s: %s", op, s.server, msg).
 			With("server", s.server).WithHint("%s", s.readyHint())
 	case errors.As(err, &pe) && pe.Code == "57P01", errors.As(err, &pe) && pe.Code == "57P02", errors.As(err, &pe) && pe.Code == "57P03":
-		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s ended the connection (%s); nothing was written", op, s.server, msg).
+		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s ended the connection (%s)%s", op, s.server, msg, note).
 			With("server", s.server).WithHint("retry; %s", s.readyHint())
 	case errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03"):
 		return fault.New(fault.Storage, "%s: the database is busy (%s)", op, msg).
 			WithHint("retry; another awr process holds the project's log")
 	case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "53"):
-		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s is out of resources (%s); nothing was written", op, s.server, msg).
+		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s is out of resources (%s)%s", op, s.server, msg, note).
 			With("server", s.server).WithHint("free disk space or connections on the server, then retry")
 	case errors.As(err, &pe):
 		return fault.New(fault.Storage, "%s: %s", op, msg).With("server", s.server).With("sqlstate", pe.Code)
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		return fault.New(fault.Storage, "%s: gave up waiting for the PostgreSQL server at %s or for the project's write lock; nothing was written", op, s.server).
+		return fault.New(fault.Storage, "%s: gave up waiting for the PostgreSQL server at %s or for the project's write lock%s", op, s.server, note).
 			With("server", s.server).WithHint("retry; if it persists, %s", s.readyHint())
 	case pgconn.Timeout(err) || isNetwork(err):
-		return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s: %s", op, s.server, msg).
+		return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s: %s%s", op, s.server, msg, note).
 			With("server", s.server).WithHint("%s", s.readyHint())
 	}
 	// Not coded, not the driver's: an error fn returned, kept for errors.Is.

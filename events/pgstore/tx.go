@@ -73,7 +73,7 @@ func (tx *Tx) Append(ne events.NewEvent) (*events.Event, error) {
 		"payload": e.Payload, "prev_hash": e.PrevHash, "hash": e.Hash,
 	})
 	if err != nil {
-		return nil, tx.store.mapErr("append event", err)
+		return nil, tx.store.mapErrNote("append event", err, nothingWritten)
 	}
 	if tag.RowsAffected() != 1 {
 		// ON CONFLICT DO NOTHING keeps the transaction usable; under the
@@ -93,7 +93,7 @@ func (tx *Tx) streamVersion(stream string) (int64, error) {
 	var sv int64
 	err := tx.Tx.QueryRow(tx.ctx, q("stream_last"), pgx.NamedArgs{"project": tx.store.project, "stream": stream}).Scan(&sv)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return 0, tx.store.mapErr("append event", err)
+		return 0, tx.store.mapErrNote("append event", err, nothingWritten)
 	}
 	return sv, nil
 }
@@ -102,11 +102,11 @@ func (s *Store) checkRevision(ctx context.Context, tx pgx.Tx, expected, actual i
 	return events.CheckRevision(expected, actual, streams, func(stream string, after int64) ([]events.Conflict, error) {
 		rows, err := tx.Query(ctx, q("stream_after"), pgx.NamedArgs{"project": s.project, "stream": stream, "after": after, "actual": actual})
 		if err != nil {
-			return nil, s.mapErr("check revision", err)
+			return nil, s.mapErrNote("check revision", err, nothingWritten)
 		}
 		found, err := pgx.CollectRows(rows, pgx.RowToStructByName[conflictRow])
 		if err != nil {
-			return nil, s.mapErr("check revision", err)
+			return nil, s.mapErrNote("check revision", err, nothingWritten)
 		}
 		newer := make([]events.Conflict, len(found))
 		for i, c := range found {
@@ -144,7 +144,9 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 	}
 	defer func() {
 		if err != nil {
-			res, err = nil, s.mapErr(op, err)
+			// Every error but the commit's own comes before the commit:
+			// the transaction rolls back whole.
+			res, err = nil, s.mapErrNote(op, err, nothingWritten)
 		}
 	}()
 	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
