@@ -68,7 +68,6 @@ type Store struct {
 	port     uint16
 	user     string
 	database string
-	secret   string // the password, to scrub from messages; never shown
 
 	mu     sync.Mutex
 	closed bool
@@ -85,7 +84,8 @@ var (
 // a libpq key=value string; credentials may come from the libpq
 // environment and .pgpass), brings the database's schema forward and
 // creates the project's head when it has none. The store keeps no copy of
-// the URL, and no message names its password.
+// the URL or its password (only the driver's pool holds it, to connect),
+// and no message names the password.
 //
 // Errors: InvalidInput when url does not parse or opts.Project is empty;
 // Storage, naming the server and with a hint (a pg_isready command), when
@@ -98,17 +98,17 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fault.New(fault.InvalidInput, "open postgres store: the connection string does not parse: %s", scrub(err.Error(), "")).
+		return nil, fault.New(fault.InvalidInput, "open postgres store: the connection string does not parse: %s", err).
 			WithHint("give a URL such as postgres://HOST:5432/DB?sslmode=disable, with the password in PGPASSWORD or ~/.pgpass")
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
-		cfg.ConnConfig.ConnectTimeout = cmp(opts.ConnectTimeout, DefaultConnectTimeout)
+		cfg.ConnConfig.ConnectTimeout = orDefault(opts.ConnectTimeout, DefaultConnectTimeout)
 	}
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
 	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port,
-		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, secret: cfg.ConnConfig.Password}
+		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database}
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, s.mapErr("open postgres store", err)
@@ -124,7 +124,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-func cmp(d, def time.Duration) time.Duration {
+func orDefault(d, def time.Duration) time.Duration {
 	if d > 0 {
 		return d
 	}
@@ -401,7 +401,7 @@ func (s *Store) mapErrNote(op string, err error, note string) error {
 	if errors.As(err, &fe) {
 		return err
 	}
-	msg := scrub(err.Error(), s.secret)
+	msg := err.Error() // pgx names no password in its errors
 	var pe *pgconn.PgError
 	var ce *pgconn.ConnectError
 	switch {
@@ -458,12 +458,4 @@ func isNetwork(err error) bool {
 		return false
 	}
 	return pgconn.SafeToRetry(err) || strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "broken pipe") || strings.Contains(err.Error(), "connection reset")
-}
-
-// scrub replaces password, wherever msg holds it, with xxxxx.
-func scrub(msg, password string) string {
-	if password != "" {
-		msg = strings.ReplaceAll(msg, password, "xxxxx")
-	}
-	return msg
 }
