@@ -405,3 +405,25 @@ func TestStore_LockWaitBoundedByCtx(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 1, res.Revision)
 }
+
+// TestStore_Notify wakes a listener on channel awr_events with
+// "PROJECT:SEQ" when an append commits.
+func TestStore_Notify(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := newDatabase(t)
+	st := open(t, dbURL, "p")
+	listener, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	defer listener.Close(ctx)
+	_, err = listener.Exec(ctx, "LISTEN awr_events")
+	require.NoError(t, err)
+	_, err = appendAll(ctx, st, writeOpts(1, t0), started("a"), started("b"))
+	require.NoError(t, err)
+	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	n, err := listener.WaitForNotification(wait)
+	require.NoError(t, err)
+	require.Equal(t, "awr_events", n.Channel)
+	require.Equal(t, "p:2", n.Payload)
+}
