@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -426,4 +427,39 @@ func TestStore_Notify(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "awr_events", n.Channel)
 	require.Equal(t, "p:2", n.Payload)
+}
+
+// TestOpen_Concurrent opens several stores at once on a new database: the
+// schema is migrated once, and every store works.
+func TestOpen_Concurrent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := newDatabase(t)
+	const n = 6
+	stores := make([]*pgstore.Store, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			stores[i], errs[i] = pgstore.Open(ctx, dbURL, pgstore.Options{Project: "p"})
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		require.NoError(t, errs[i])
+		t.Cleanup(func() { stores[i].Close() })
+	}
+	admin, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+	var versions, heads int
+	require.NoError(t, admin.QueryRow(ctx, "SELECT count(*) FROM awr_schema_migrations").Scan(&versions))
+	require.Equal(t, pgstore.SchemaVersion(), versions, "each migration is applied once")
+	require.NoError(t, admin.QueryRow(ctx, "SELECT count(*) FROM awr_heads").Scan(&heads))
+	require.Equal(t, 1, heads)
+	for i, st := range stores {
+		res, err := appendAll(ctx, st, writeOpts(int64(i), t0), started(fmt.Sprintf("s%d", i)))
+		require.NoError(t, err)
+		require.EqualValues(t, i+1, res.Revision)
+	}
 }
