@@ -463,3 +463,66 @@ func TestOpen_Concurrent(t *testing.T) {
 		require.EqualValues(t, i+1, res.Revision)
 	}
 }
+
+const envKillURL = "AWR_PGSTORE_KILL_URL"
+
+// TestStore_WriterKilled SIGKILLs a process in the middle of an append,
+// after its events are inserted: the server rolls the transaction back,
+// nothing of it is in the log, and the next writer takes the head lock and
+// continues the chain.
+func TestStore_WriterKilled(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := newDatabase(t)
+	st := open(t, dbURL, "p")
+	_, err := appendAll(ctx, st, writeOpts(1, t0), started("before"))
+	require.NoError(t, err)
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess_KilledMidAppend$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envKillURL+"="+dbURL)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(stdout)
+	inside := false
+	for sc.Scan() {
+		if sc.Text() == "inside the append" {
+			inside = true
+			break
+		}
+	}
+	require.True(t, inside, "the child reached the middle of its append")
+	require.NoError(t, cmd.Process.Kill())
+	require.Error(t, cmd.Wait())
+
+	res, err := appendAll(ctx, st, writeOpts(2, t0.Add(time.Second)), started("after"))
+	require.NoError(t, err)
+	require.EqualValues(t, 2, res.Revision, "the killed write left nothing behind")
+	got := scanAll(t, st)
+	requireChain(t, got, headOf(t, st))
+	require.Equal(t, "session/after", got[1].Stream)
+}
+
+// TestHelperProcess_KilledMidAppend is the child of TestStore_WriterKilled;
+// run alone it does nothing. It inserts two events, says so, and waits
+// inside the append to be killed.
+func TestHelperProcess_KilledMidAppend(t *testing.T) {
+	dbURL := os.Getenv(envKillURL)
+	if dbURL == "" {
+		return
+	}
+	ctx := context.Background()
+	st, err := pgstore.Open(ctx, dbURL, pgstore.Options{Project: "p"})
+	require.NoError(t, err)
+	_, err = st.Append(ctx, writeOpts(3, t0), func(tx events.Appender) (any, error) {
+		for _, id := range []string{"k1", "k2"} {
+			if _, err := tx.Append(started(id)); err != nil {
+				return nil, err
+			}
+		}
+		fmt.Println("inside the append")
+		select {} // until killed
+	})
+	t.Fatalf("the append returned: %v", err)
+}
