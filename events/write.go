@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/fault"
-	"github.com/oklog/ulid/v2"
 	"zombiezen.com/go/sqlite"
 )
 
@@ -97,9 +96,7 @@ func (tx *Tx) StartRevision() int64 { return tx.startHead }
 func (tx *Tx) Now() time.Time { return tx.opts.Now }
 
 // NewID returns a fresh ULID from the write's clock and entropy.
-func (tx *Tx) NewID() string {
-	return ulid.MustNew(ulid.Timestamp(tx.opts.Now), tx.opts.Entropy).String()
-}
+func (tx *Tx) NewID() string { return NewEventID(tx.opts.Now, tx.opts.Entropy) }
 
 // SetActor changes the actor stamped on subsequent appends and returns the
 // previous one (batches run several agents' commands in one transaction).
@@ -135,66 +132,42 @@ func (tx *Tx) Guard(streams ...string) error {
 // not encode as a JSON object, or the stream is empty; InvalidInput when
 // ne.ID is already in the log; any error a projector returns.
 func (tx *Tx) Append(ne NewEvent) (*Event, error) {
-	if ne.Payload == nil {
-		return nil, fault.New(fault.Internal, "append event: no payload")
-	}
-	// Marshal first: a nil payload pointer encodes as null (refused here)
-	// rather than panic in Kind.
-	payload, err := MarshalPayload(ne.Payload)
+	e, err := Seal(ne, tx.opts, Head{Revision: tx.head, Hash: tx.lastHash, OccurredAt: tx.lastTime}, len(tx.appended) == 0, tx.streamVersion)
 	if err != nil {
-		return nil, fault.Wrap(fault.Internal, err, "append event")
+		return nil, err
 	}
-	kind := ne.Payload.Kind()
-	if !Known(kind) {
-		return nil, fault.New(fault.Internal, "append event: unknown kind %q", kind)
+	if err := tx.insert(e, true); err != nil {
+		return nil, err
 	}
-	if ne.Stream == "" {
-		return nil, fault.New(fault.Internal, "append event: %s without a stream", kind)
-	}
+	return e, nil
+}
+
+// streamVersion is Seal's look-up of a stream's latest version, after the
+// replica check.
+func (tx *Tx) streamVersion(stream string) (int64, error) {
 	if !tx.replicaChecked {
 		// A replica refuses every event but its fork: the one place
 		// every write of every front end goes through.
 		if err := checkReplica(tx.Conn, tx.opts.Fork); err != nil {
-			return nil, err
+			return 0, err
 		}
 		tx.replicaChecked = true
 	}
-	sv, ok := tx.versions[ne.Stream]
+	sv, ok := tx.versions[stream]
 	if !ok {
 		st := prep(tx.Conn, "stream_last")
-		st.SetText(":stream", ne.Stream)
+		st.SetText(":stream", stream)
 		row, err := st.Step()
 		if err != nil {
 			st.Reset()
-			return nil, err
+			return 0, err
 		}
 		if row {
 			sv = st.GetInt64("stream_version")
 		}
 		st.Reset()
 	}
-	e := &Event{
-		Seq:           tx.head + 1,
-		ID:            ne.ID,
-		Kind:          kind,
-		Stream:        ne.Stream,
-		StreamVersion: sv + 1,
-		OccurredAt:    max(tx.opts.Now.UnixMilli(), tx.lastTime),
-		Actor:         tx.opts.Actor,
-		Payload:       payload,
-		PrevHash:      tx.lastHash,
-	}
-	if e.ID == "" {
-		e.ID = tx.NewID()
-	}
-	if len(tx.appended) == 0 {
-		e.RequestID = tx.opts.RequestID
-	}
-	e.Hash = ComputeHash(e.PrevHash, e)
-	if err := tx.insert(e, true); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return sv, nil
 }
 
 // AppendRaw appends an event whose envelope and hashes are already set (an
@@ -289,42 +262,25 @@ type Conflict struct {
 }
 
 func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string) error {
-	if expected > actual {
-		return fault.New(fault.InvalidInput, "check revision: expected revision %d is beyond project_revision %d", expected, actual).
-			With("expected", expected).With("actual", actual).WithHint("awr status")
-	}
-	if expected < 0 {
-		return fault.New(fault.InvalidInput, "check revision: expected revision %d is negative", expected)
-	}
-	var conflicts []Conflict
-	seen := map[string]bool{}
-	for _, stream := range streams {
-		if seen[stream] {
-			continue
-		}
-		seen[stream] = true
+	return CheckRevision(expected, actual, streams, func(stream string, after int64) ([]Conflict, error) {
+		var newer []Conflict
 		st := prep(conn, "stream_after")
 		st.SetText(":stream", stream)
-		st.SetInt64(":after", expected)
+		st.SetInt64(":after", after)
 		for {
 			row, err := st.Step()
 			if err != nil {
 				st.Reset()
-				return err
+				return nil, err
 			}
 			if !row || st.GetInt64("seq") > actual {
 				break // the write's own events never conflict with it
 			}
-			conflicts = append(conflicts, Conflict{Seq: st.GetInt64("seq"), Kind: Kind(st.GetText("kind")), Stream: st.GetText("stream")})
+			newer = append(newer, Conflict{Seq: st.GetInt64("seq"), Kind: Kind(st.GetText("kind")), Stream: st.GetText("stream")})
 		}
 		st.Reset()
-	}
-	if len(conflicts) == 0 {
-		return nil
-	}
-	return fault.New(fault.RevisionConflict, "check revision: %d newer event(s) on the streams this write depends on since revision %d", len(conflicts), expected).
-		With("expected", expected).With("actual", actual).With("conflicts", conflicts).
-		WithHint("re-read the state, then retry with --expected-revision %d", actual)
+		return newer, nil
+	})
 }
 
 // Write runs fn in one IMMEDIATE transaction: it checks the request id and
@@ -338,14 +294,8 @@ func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string)
 // a different request; Storage when the database is busy past ctx's
 // deadline or cannot be written; any error fn returns.
 func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error)) (res *WriteResult, err error) {
-	if opts.Now.IsZero() || opts.Entropy == nil {
-		return nil, fault.New(fault.Internal, "write: clock and entropy are required inputs")
-	}
-	if opts.Actor == "" {
-		return nil, fault.New(fault.InvalidInput, "write: actor is required")
-	}
-	if opts.RequestID != "" && opts.Fingerprint == "" {
-		return nil, fault.New(fault.Internal, "write: a request id needs a fingerprint")
+	if err := CheckWriteOptions(opts); err != nil {
+		return nil, err
 	}
 	return s.writer(ctx, "write", func(conn *sqlite.Conn) (res *WriteResult, err error) {
 		endFn, err := s.beginImmediate(ctx, conn)
@@ -360,9 +310,7 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 		}
 		// The clock was read before the lock: another writer may have
 		// committed a later reading meanwhile.
-		if opts.Now.UnixMilli() < lastTime {
-			opts.Now = time.UnixMilli(lastTime).UTC()
-		}
+		opts.Now = ClampNow(opts.Now, lastTime)
 		if opts.RequestID != "" {
 			prior, found, err := lookupRequest(conn, opts.RequestID)
 			if err != nil {
@@ -370,8 +318,7 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 			}
 			if found {
 				if prior.fingerprint != opts.Fingerprint {
-					return nil, fault.New(fault.InvalidInput, "write: request id %q was already used for a different request (seq %d)", opts.RequestID, prior.firstSeq).
-						With("request_id", opts.RequestID).With("seq", prior.firstSeq).WithHint("use a new request id")
+					return nil, RequestIDUsed(opts.RequestID, prior.firstSeq, true)
 				}
 				return &WriteResult{Result: prior.result, Replayed: true, Revision: head}, nil
 			}
@@ -388,8 +335,7 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 				return nil, err
 			}
 			if row {
-				return nil, fault.New(fault.InvalidInput, "write: request id %q was already used (seq %d)", opts.RequestID, seq).
-					With("request_id", opts.RequestID).With("seq", seq).WithHint("use a new request id")
+				return nil, RequestIDUsed(opts.RequestID, seq, false)
 			}
 		}
 		if opts.ExpectedRevision != nil {

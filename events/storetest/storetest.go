@@ -47,6 +47,7 @@ func Exercise(t *testing.T, open func(t *testing.T) events.Log) {
 		{"HashChain", testHashChain},
 		{"Scan", testScan},
 		{"Close", testClose},
+		{"DuplicateID", testDuplicateID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -594,4 +595,22 @@ func testClose(t *testing.T, open func(t *testing.T) events.Log) {
 	// The database outlives the instance: another opens it as it was.
 	again := open(t)
 	require.EqualValues(t, 1, head(t, again).Revision)
+}
+
+func testDuplicateID(t *testing.T, open func(t *testing.T) events.Log) {
+	log := open(t)
+	first := mustWrite(t, log, opts(t0), started("s1"))
+	id := first.Events[0].ID
+	before := head(t, log)
+
+	// An id already in the log is refused, and the write appends nothing,
+	// not even its events before the refused one.
+	_, err := write(t, log, opts(t0.Add(time.Second)), started("s2"), events.NewEvent{Stream: "session/s3", Payload: events.SessionStarted{SessionID: "s3"}, ID: id})
+	requireCode(t, err, fault.InvalidInput)
+	require.Equal(t, before, head(t, log))
+	require.Len(t, all(t, log), 1)
+
+	// A fresh id in the next write goes through.
+	res := mustWrite(t, log, opts(t0.Add(2*time.Second)), started("s2"))
+	require.EqualValues(t, 2, res.Revision)
 }

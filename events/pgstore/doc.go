@@ -1,0 +1,17 @@
+// Package pgstore is the PostgreSQL event store: an events.Log over one
+// PostgreSQL database, with the envelope, canonical encoding and hash chain
+// of the SQLite store (events.Store), held to the same conformance suite
+// (events/storetest).
+//
+// One database holds the logs of any number of projects, told apart by a
+// project column: a row per project in awr_heads, and the project in the
+// key of every event and idempotency record. Each appending transaction
+// locks its project's head row (SELECT ... FOR UPDATE) and advances it, so
+// a project's seqs are assigned without gaps and in commit order across
+// every process and machine that writes to it; reads at a revision run in
+// a REPEATABLE READ transaction capped at that revision. The schema is
+// created and moved forward by numbered, embedded migrations recorded in
+// awr_schema_migrations. Each commit that appends sends a NOTIFY on the
+// channel awr_events ("PROJECT:SEQ"), a wake-up for followers that read
+// the log by position.
+package pgstore

@@ -1,0 +1,1 @@
+SELECT seq, hash, occurred_at FROM awr_heads WHERE project = @project

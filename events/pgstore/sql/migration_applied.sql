@@ -1,0 +1,1 @@
+INSERT INTO awr_schema_migrations (version) VALUES (@version)

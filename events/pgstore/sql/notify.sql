@@ -1,0 +1,1 @@
+SELECT pg_notify('awr_events', @project::text || ':' || (@seq::bigint)::text)

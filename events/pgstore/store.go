@@ -1,0 +1,461 @@
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed sql/*.sql
+var sqlFiles embed.FS
+
+//go:embed schema/*.sql
+var schemaFiles embed.FS
+
+// statements holds every embedded statement, keyed by file name; each file
+// holds one statement, with named parameters (@name).
+var statements = events.LoadSQL(sqlFiles, "sql")
+
+func q(name string) string {
+	s, ok := statements[name]
+	if !ok {
+		panic(fmt.Sprintf("pgstore: no statement %q", name))
+	}
+	return s
+}
+
+// migrateLockKey is the advisory lock that serializes migrations of one
+// database ("awr.pgstore" as a number).
+const migrateLockKey = 0x6177722e7067
+
+// DefaultConnectTimeout bounds each connection attempt when neither the
+// URL (connect_timeout) nor Options sets a timeout.
+const DefaultConnectTimeout = 10 * time.Second
+
+// Options configures Open.
+type Options struct {
+	// Project names the project whose log this store holds; one database
+	// holds any number of projects. Required.
+	Project string
+	// ConnectTimeout bounds each connection attempt when the URL sets no
+	// connect_timeout (DefaultConnectTimeout when zero); ctx bounds it too.
+	ConnectTimeout time.Duration
+	// MaxConns caps the store's connection pool (pgxpool's default when
+	// zero).
+	MaxConns int32
+}
+
+// Store is a project's event log in a PostgreSQL database: an events.Log.
+// It is safe for concurrent use, and any number of Stores, in any number
+// of processes, may be open on one project.
+type Store struct {
+	pool     *pgxpool.Pool
+	project  string
+	server   string // where the server is, for messages: no password
+	host     string
+	port     uint16
+	user     string
+	database string
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// The PostgreSQL store and its transaction are an events.Log and an
+// events.Appender.
+var (
+	_ events.Log      = (*Store)(nil)
+	_ events.Appender = (*Tx)(nil)
+)
+
+// Open connects to the PostgreSQL database url names (a postgres:// URL or
+// a libpq key=value string; credentials may come from the libpq
+// environment and .pgpass), brings the database's schema forward and
+// creates the project's head when it has none. The store keeps no copy of
+// the URL or its password (only the driver's pool holds it, to connect),
+// and no message names the password.
+//
+// Errors: InvalidInput when url does not parse or opts.Project is empty;
+// Storage, naming the server and with a hint (a pg_isready command), when
+// the server cannot be reached within the connect timeout or ctx, refuses
+// the connection, or holds a schema newer than this awr supports (hint
+// `upgrade awr`).
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	if opts.Project == "" {
+		return nil, fault.New(fault.InvalidInput, "open postgres store: a project name is required")
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fault.New(fault.InvalidInput, "open postgres store: the connection string does not parse: %s", err).
+			WithHint("give a URL such as postgres://HOST:5432/DB?sslmode=disable, with the password in PGPASSWORD or ~/.pgpass")
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = orDefault(opts.ConnectTimeout, DefaultConnectTimeout)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port,
+		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database}
+	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, s.mapErr("open postgres store", err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.pool.Close()
+		return nil, s.mapErr("open postgres store", err)
+	}
+	if _, err := s.pool.Exec(ctx, q("head_create"), pgx.NamedArgs{"project": s.project, "zero_hash": make([]byte, events.HashSize)}); err != nil {
+		s.pool.Close()
+		return nil, s.mapErr("open postgres store", err)
+	}
+	return s, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// describe names the server and database of c for messages, without the
+// password: "host:port/database as user".
+func describe(c *pgx.ConnConfig) string {
+	return fmt.Sprintf("%s:%d/%s as %s", c.Host, c.Port, c.Database, c.User)
+}
+
+// Project returns the project whose log the store holds.
+func (s *Store) Project() string { return s.project }
+
+// Pool returns the store's connection pool, for code beside the log in the
+// same database (projections).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close releases the store's connections, waiting for operations in
+// flight. Closing twice is a no-op; other methods fail with Storage once
+// the store is closed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.pool.Close()
+	return nil
+}
+
+func (s *Store) checkOpen(op string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fault.New(fault.Storage, "%s: the postgres store of project %s is closed", op, s.project)
+	}
+	return nil
+}
+
+// SchemaVersion returns the number of migrations this awr knows: the
+// schema version of a database it has opened.
+func SchemaVersion() int { return len(migrations()) }
+
+type migration struct {
+	version int
+	sql     string
+}
+
+func migrations() []migration {
+	entries, err := fs.ReadDir(schemaFiles, "schema")
+	if err != nil {
+		panic(err)
+	}
+	var out []migration
+	for i, e := range entries { // ReadDir sorts by name: 001.sql, 002.sql, ...
+		v, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".sql"))
+		if err != nil || v != i+1 {
+			panic(fmt.Sprintf("pgstore: migration %s is not number %d", e.Name(), i+1))
+		}
+		b, err := fs.ReadFile(schemaFiles, "schema/"+e.Name())
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, migration{version: v, sql: string(b)})
+	}
+	return out
+}
+
+// migrate applies the migrations the database lacks, each with its
+// version record, in one transaction under an advisory lock, so that
+// stores opening at once on a new database migrate it once.
+func (s *Store) migrate(ctx context.Context) (err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if _, err := tx.Exec(ctx, q("migrate_lock"), pgx.NamedArgs{"key": int64(migrateLockKey)}); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, q("migrations_table")); err != nil {
+		return err
+	}
+	var version int
+	if err := tx.QueryRow(ctx, q("migrations_version")).Scan(&version); err != nil {
+		return err
+	}
+	steps := migrations()
+	if version > len(steps) {
+		return fault.New(fault.Storage, "open postgres store: the database %s has schema version %d, newer than this awr supports (%d)", s.server, version, len(steps)).
+			With("schema_version", version).With("supported", len(steps)).WithHint("upgrade awr")
+	}
+	for _, m := range steps[version:] {
+		// One version's statements run as one simple-protocol batch.
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %03d: %w", m.version, err)
+		}
+		if _, err := tx.Exec(ctx, q("migration_applied"), pgx.NamedArgs{"version": m.version}); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// Head returns the latest event's revision, hash and time, as
+// events.Log.Head specifies. Errors: Storage when the store cannot be read.
+func (s *Store) Head(ctx context.Context) (events.Head, error) {
+	const op = "read head"
+	if err := s.checkOpen(op); err != nil {
+		return events.Head{}, err
+	}
+	var h events.Head
+	err := s.pool.QueryRow(ctx, q("head"), pgx.NamedArgs{"project": s.project}).Scan(&h.Revision, &h.Hash, &h.OccurredAt)
+	if err != nil {
+		return events.Head{}, s.mapErr(op, err)
+	}
+	return h, nil
+}
+
+// read runs fn in a REPEATABLE READ, READ ONLY transaction: one snapshot
+// of the database, taken at its first statement.
+func (s *Store) read(ctx context.Context, op string, fn func(tx pgx.Tx) error) (err error) {
+	if err := s.checkOpen(op); err != nil {
+		return err
+	}
+	defer func() { err = s.mapErr(op, err) }()
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// ReadAt runs fn on a snapshot of the log at revision rev (the head when
+// rev is negative), as events.Log.ReadAt specifies. Errors: InvalidInput
+// when rev is beyond the head; Storage when the database cannot be read;
+// an error fn returns, coded, or wrapped as Storage.
+func (s *Store) ReadAt(ctx context.Context, rev int64, fn func(snap events.Snapshot) error) error {
+	return s.read(ctx, "read at revision", func(tx pgx.Tx) error {
+		var head events.Head
+		if err := tx.QueryRow(ctx, q("head"), pgx.NamedArgs{"project": s.project}).Scan(&head.Revision, &head.Hash, &head.OccurredAt); err != nil {
+			return err
+		}
+		if rev < 0 {
+			rev = head.Revision
+		}
+		if rev > head.Revision {
+			return fault.New(fault.InvalidInput, "read at revision: revision %d is beyond project_revision %d", rev, head.Revision).
+				With("at", rev).With("project_revision", head.Revision).WithHint("awr status")
+		}
+		if rev < head.Revision {
+			head = events.Head{Revision: rev, Hash: make([]byte, events.HashSize)}
+			if rev > 0 {
+				err := tx.QueryRow(ctx, q("event_at"), pgx.NamedArgs{"project": s.project, "seq": rev}).Scan(&head.Revision, &head.Hash, &head.OccurredAt)
+				if errors.Is(err, pgx.ErrNoRows) {
+					return fault.New(fault.Storage, "read at revision: no event %d below project_revision in project %s", rev, s.project).WithHint("awr verify")
+				}
+				if err != nil {
+					return err
+				}
+			}
+		}
+		return fn(&snapshot{ctx: ctx, store: s, tx: tx, head: head})
+	})
+}
+
+// Scan calls fn for events from..to (inclusive) in seq order, read from
+// one snapshot, as events.Log.Scan specifies.
+func (s *Store) Scan(ctx context.Context, from, to int64, fn func(e *events.Event) error) error {
+	return s.read(ctx, "scan events", func(tx pgx.Tx) error { return s.scan(ctx, tx, from, to, fn) })
+}
+
+// scanPage is how many events a scan reads per query: fn runs between
+// queries, never while a result is open, so it may use the transaction.
+const scanPage = 512
+
+func (s *Store) scan(ctx context.Context, tx pgx.Tx, from, to int64, fn func(e *events.Event) error) error {
+	for from <= to {
+		rows, err := tx.Query(ctx, q("events_range"), pgx.NamedArgs{"project": s.project, "from": from, "to": to, "limit": scanPage})
+		if err != nil {
+			return err
+		}
+		page, err := pgx.CollectRows(rows, pgx.RowToStructByName[eventRow])
+		if err != nil {
+			return err
+		}
+		for _, r := range page {
+			if err := fn(r.event()); err != nil {
+				return err
+			}
+		}
+		if len(page) < scanPage {
+			return nil
+		}
+		from = page[len(page)-1].Seq + 1
+	}
+	return nil
+}
+
+// eventRow is a row of awr_events, its columns read by name.
+type eventRow struct {
+	Seq           int64   `db:"seq"`
+	ID            string  `db:"id"`
+	Kind          string  `db:"kind"`
+	Stream        string  `db:"stream"`
+	StreamVersion int64   `db:"stream_version"`
+	OccurredAt    int64   `db:"occurred_at"`
+	Actor         string  `db:"actor"`
+	RequestID     *string `db:"request_id"`
+	Payload       []byte  `db:"payload"`
+	PrevHash      []byte  `db:"prev_hash"`
+	Hash          []byte  `db:"hash"`
+}
+
+func (r *eventRow) event() *events.Event {
+	e := &events.Event{Seq: r.Seq, ID: r.ID, Kind: events.Kind(r.Kind), Stream: r.Stream, StreamVersion: r.StreamVersion,
+		OccurredAt: r.OccurredAt, Actor: r.Actor, Payload: r.Payload, PrevHash: r.PrevHash, Hash: r.Hash}
+	if r.RequestID != nil {
+		e.RequestID = *r.RequestID
+	}
+	return e
+}
+
+// snapshot is the PostgreSQL store's events.Snapshot: a REPEATABLE READ
+// transaction, capped at head.
+type snapshot struct {
+	ctx   context.Context
+	store *Store
+	tx    pgx.Tx
+	head  events.Head
+}
+
+func (s *snapshot) Head() events.Head { return s.head }
+
+func (s *snapshot) Scan(from, to int64, fn func(e *events.Event) error) error {
+	var fnErr error
+	err := s.store.scan(s.ctx, s.tx, from, min(to, s.head.Revision), func(e *events.Event) error {
+		fnErr = fn(e)
+		return fnErr
+	})
+	if err != nil && fnErr == nil {
+		return s.store.mapErr("scan events", err)
+	}
+	return err
+}
+
+// mapErr turns driver errors into coded faults, naming the server, and
+// passes coded faults through unchanged. No message names the password.
+func (s *Store) mapErr(op string, err error) error { return s.mapErrNote(op, err, "") }
+
+// nothingWritten is the note of a write's error from before its commit:
+// the transaction is rolled back, whatever the connection did.
+const nothingWritten = "; nothing was written"
+
+// mapErrNote is mapErr with note (nothingWritten, or "") after the
+// messages of a lost connection, a full server and a wait given up.
+func (s *Store) mapErrNote(op string, err error, note string) error {
+	if err == nil {
+		return nil
+	}
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	msg := err.Error() // pgx names no password in its errors
+	var pe *pgconn.PgError
+	var ce *pgconn.ConnectError
+	switch {
+	case errors.As(err, &ce) && errors.As(err, &pe):
+		// The server answered and refused.
+		hint := fmt.Sprintf("check the connection settings: psql %q -c 'select 1'", s.psqlTarget())
+		switch {
+		case pe.Code == "3D000":
+			hint = fmt.Sprintf("create the database (createdb -h %s -p %d -U %s %s), or name an existing one", s.host, s.port, s.user, s.database)
+		case strings.HasPrefix(pe.Code, "28"):
+			hint = fmt.Sprintf("check the user %s and its password (PGPASSWORD or ~/.pgpass): psql %q -c 'select 1'", s.user, s.psqlTarget())
+		}
+		return fault.New(fault.Storage, "%s: PostgreSQL at %s refused the connection: %s", op, s.server, msg).
+			With("server", s.server).With("sqlstate", pe.Code).WithHint("%s", hint)
+	case errors.As(err, &ce):
+		return fault.New(fault.Storage, "%s: cannot connect to PostgreSQL at %s: %s", op, s.server, msg).
+			With("server", s.server).WithHint("%s", s.readyHint())
+	case errors.As(err, &pe) && pe.Code == "57P01", errors.As(err, &pe) && pe.Code == "57P02", errors.As(err, &pe) && pe.Code == "57P03":
+		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s ended the connection (%s)%s", op, s.server, msg, note).
+			With("server", s.server).WithHint("retry; %s", s.readyHint())
+	case errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03"):
+		return fault.New(fault.Storage, "%s: the database is busy (%s)", op, msg).
+			WithHint("retry; another awr process holds the project's log")
+	case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "53"):
+		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s is out of resources (%s)%s", op, s.server, msg, note).
+			With("server", s.server).WithHint("free disk space or connections on the server, then retry")
+	case errors.As(err, &pe):
+		return fault.New(fault.Storage, "%s: %s", op, msg).With("server", s.server).With("sqlstate", pe.Code)
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return fault.New(fault.Storage, "%s: gave up waiting for the PostgreSQL server at %s or for the project's write lock%s", op, s.server, note).
+			With("server", s.server).WithHint("retry; if it persists, %s", s.readyHint())
+	case pgconn.Timeout(err) || isNetwork(err):
+		return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s: %s%s", op, s.server, msg, note).
+			With("server", s.server).WithHint("%s", s.readyHint())
+	}
+	// Not coded, not the driver's: an error fn returned, kept for errors.Is.
+	return fault.Wrap(fault.Storage, err, "%s: %s", op, msg)
+}
+
+// psqlTarget is a libpq connection string for the store's server, without
+// its password.
+func (s *Store) psqlTarget() string {
+	return fmt.Sprintf("host=%s port=%d dbname=%s user=%s", s.host, s.port, s.database, s.user)
+}
+
+// readyHint is the command that checks the server is up.
+func (s *Store) readyHint() string {
+	return fmt.Sprintf("check that the server is up and reachable: pg_isready -h %s -p %d", s.host, s.port)
+}
+
+func isNetwork(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return false
+	}
+	return pgconn.SafeToRetry(err) || strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "broken pipe") || strings.Contains(err.Error(), "connection reset")
+}

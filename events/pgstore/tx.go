@@ -1,0 +1,250 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Tx is an open write transaction of the PostgreSQL store, as Append hands
+// it to its fn: an events.Appender. Its events are visible to statements
+// on Tx.Tx at once, and to everyone else at commit.
+type Tx struct {
+	// Tx is the PostgreSQL transaction, for code that writes beside the
+	// log in the same transaction (projections).
+	Tx pgx.Tx
+
+	ctx       context.Context
+	store     *Store
+	opts      events.WriteOptions
+	head      events.Head
+	startHead int64
+	versions  map[string]int64
+	appended  []*events.Event
+}
+
+// Head returns the project_revision inside the transaction, counting the
+// events appended so far.
+func (tx *Tx) Head() int64 { return tx.head.Revision }
+
+// StartRevision returns the project_revision when the transaction began.
+func (tx *Tx) StartRevision() int64 { return tx.startHead }
+
+// Now returns the write's clock reading.
+func (tx *Tx) Now() time.Time { return tx.opts.Now }
+
+// NewID returns a fresh ULID from the write's clock and entropy.
+func (tx *Tx) NewID() string { return events.NewEventID(tx.opts.Now, tx.opts.Entropy) }
+
+// Guard checks the write's expected revision against more streams, as
+// events.Appender.Guard specifies; the write's own events never conflict
+// with it. Errors: RevisionConflict as Append reports it.
+func (tx *Tx) Guard(streams ...string) error {
+	if tx.opts.ExpectedRevision == nil {
+		return nil
+	}
+	return tx.store.checkRevision(tx.ctx, tx.Tx, *tx.opts.ExpectedRevision, tx.startHead, streams)
+}
+
+// Append seals ne as the next event (events.Seal) and inserts it.
+//
+// Errors: Internal when the payload is missing, of an unknown kind or does
+// not encode as a JSON object, or the stream is empty; InvalidInput when
+// ne.ID (or the write's request id) is already in the log; Storage when
+// the database cannot be written.
+func (tx *Tx) Append(ne events.NewEvent) (*events.Event, error) {
+	e, err := events.Seal(ne, tx.opts, tx.head, len(tx.appended) == 0, tx.streamVersion)
+	if err != nil {
+		return nil, err
+	}
+	var requestID *string
+	if e.RequestID != "" {
+		requestID = &e.RequestID
+	}
+	tag, err := tx.Tx.Exec(tx.ctx, q("insert_event"), pgx.NamedArgs{
+		"project": tx.store.project, "seq": e.Seq, "id": e.ID, "kind": string(e.Kind), "stream": e.Stream,
+		"stream_version": e.StreamVersion, "occurred_at": e.OccurredAt, "actor": e.Actor, "request_id": requestID,
+		"payload": e.Payload, "prev_hash": e.PrevHash, "hash": e.Hash,
+	})
+	if err != nil {
+		return nil, tx.store.mapErrNote("append event", err, nothingWritten)
+	}
+	if tag.RowsAffected() != 1 {
+		// ON CONFLICT DO NOTHING keeps the transaction usable; under the
+		// head lock only an id or a request id can collide.
+		return nil, fault.New(fault.InvalidInput, "append event: seq %d: id %s or request id %q is already in the log", e.Seq, e.ID, e.RequestID)
+	}
+	tx.head = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
+	tx.versions[e.Stream] = e.StreamVersion
+	tx.appended = append(tx.appended, e)
+	return e, nil
+}
+
+func (tx *Tx) streamVersion(stream string) (int64, error) {
+	if sv, ok := tx.versions[stream]; ok {
+		return sv, nil
+	}
+	var sv int64
+	err := tx.Tx.QueryRow(tx.ctx, q("stream_last"), pgx.NamedArgs{"project": tx.store.project, "stream": stream}).Scan(&sv)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return 0, tx.store.mapErrNote("append event", err, nothingWritten)
+	}
+	return sv, nil
+}
+
+func (s *Store) checkRevision(ctx context.Context, tx pgx.Tx, expected, actual int64, streams []string) error {
+	return events.CheckRevision(expected, actual, streams, func(stream string, after int64) ([]events.Conflict, error) {
+		rows, err := tx.Query(ctx, q("stream_after"), pgx.NamedArgs{"project": s.project, "stream": stream, "after": after, "actual": actual})
+		if err != nil {
+			return nil, s.mapErrNote("check revision", err, nothingWritten)
+		}
+		found, err := pgx.CollectRows(rows, pgx.RowToStructByName[conflictRow])
+		if err != nil {
+			return nil, s.mapErrNote("check revision", err, nothingWritten)
+		}
+		newer := make([]events.Conflict, len(found))
+		for i, c := range found {
+			newer[i] = events.Conflict{Seq: c.Seq, Kind: events.Kind(c.Kind), Stream: c.Stream}
+		}
+		return newer, nil
+	})
+}
+
+// conflictRow is a row of stream_after, its columns read by name.
+type conflictRow struct {
+	Seq    int64  `db:"seq"`
+	Kind   string `db:"kind"`
+	Stream string `db:"stream"`
+}
+
+// Append runs fn in one transaction that holds the project's head row
+// lock, as events.Log.Append specifies: it checks the request id and the
+// scoped expected revision, lets fn append, advances the head, stores the
+// idempotency record and commits, or does nothing at all if any step
+// fails. Writers of every process and machine queue on the head row, each
+// as long as its ctx allows.
+//
+// Errors: as events.Log.Append; Storage when the server cannot be
+// reached, ends the connection, or fails the commit (when the connection
+// is lost during the commit itself, the message says the write may have
+// been committed: a retry with the same request id is safe).
+func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx events.Appender) (any, error)) (res *events.WriteResult, err error) {
+	const op = "append events"
+	if err := events.CheckWriteOptions(opts); err != nil {
+		return nil, err
+	}
+	if err := s.checkOpen(op); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			// Every error but the commit's own comes before the commit:
+			// the transaction rolls back whole.
+			res, err = nil, s.mapErrNote(op, err, nothingWritten)
+		}
+	}()
+	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			ptx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	// The lock: every later statement of this READ COMMITTED transaction
+	// sees every write committed before it was granted.
+	var head events.Head
+	if err := ptx.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}).Scan(&head.Revision, &head.Hash, &head.OccurredAt); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
+		}
+		return nil, err
+	}
+	opts.Now = events.ClampNow(opts.Now, head.OccurredAt)
+	if opts.RequestID != "" {
+		var prior struct {
+			fingerprint string
+			firstSeq    int64
+			result      string
+		}
+		err := ptx.QueryRow(ctx, q("request_get"), pgx.NamedArgs{"project": s.project, "request_id": opts.RequestID}).Scan(&prior.fingerprint, &prior.firstSeq, &prior.result)
+		switch {
+		case err == nil:
+			if prior.fingerprint != opts.Fingerprint {
+				return nil, events.RequestIDUsed(opts.RequestID, prior.firstSeq, true)
+			}
+			return &events.WriteResult{Result: json.RawMessage(prior.result), Replayed: true, Revision: head.Revision}, nil
+		case !errors.Is(err, pgx.ErrNoRows):
+			return nil, err
+		}
+		// An imported log carries request ids without their records.
+		var seq int64
+		err = ptx.QueryRow(ctx, q("request_seq"), pgx.NamedArgs{"project": s.project, "request_id": opts.RequestID}).Scan(&seq)
+		if err == nil {
+			return nil, events.RequestIDUsed(opts.RequestID, seq, false)
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return nil, err
+		}
+	}
+	if opts.ExpectedRevision != nil {
+		if err := s.checkRevision(ctx, ptx, *opts.ExpectedRevision, head.Revision, opts.Streams); err != nil {
+			return nil, err
+		}
+	}
+	tx := &Tx{Tx: ptx, ctx: ctx, store: s, opts: opts, head: head, startHead: head.Revision, versions: map[string]int64{}}
+	value, err := fn(tx)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "%s: encode result", op)
+	}
+	if tx.head.Revision != tx.startHead {
+		tag, err := ptx.Exec(ctx, q("head_advance"), pgx.NamedArgs{"project": s.project, "seq": tx.head.Revision,
+			"hash": tx.head.Hash, "occurred_at": tx.head.OccurredAt, "start_seq": tx.startHead})
+		if err != nil {
+			return nil, err
+		}
+		if tag.RowsAffected() != 1 {
+			return nil, fault.New(fault.Internal, "%s: the head of project %s moved while its lock was held", op, s.project)
+		}
+		if _, err := ptx.Exec(ctx, q("notify"), pgx.NamedArgs{"project": s.project, "seq": tx.head.Revision}); err != nil {
+			return nil, err
+		}
+	}
+	if opts.RequestID != "" {
+		var first, last int64
+		if n := len(tx.appended); n > 0 {
+			first, last = tx.appended[0].Seq, tx.appended[n-1].Seq
+		}
+		if _, err := ptx.Exec(ctx, q("request_put"), pgx.NamedArgs{"project": s.project, "request_id": opts.RequestID,
+			"fingerprint": opts.Fingerprint, "first_seq": first, "last_seq": last, "result": string(raw)}); err != nil {
+			return nil, err
+		}
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		var pe *pgconn.PgError
+		if errors.Is(err, pgx.ErrTxCommitRollback) {
+			return nil, fault.New(fault.Storage, "%s: an earlier statement failed, so the server rolled the transaction back; nothing was written", op)
+		}
+		if !errors.As(err, &pe) && ctx.Err() == nil {
+			// The commit was sent; whether the server applied it before
+			// the connection went is unknown.
+			return nil, fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit; the write may have been committed", op, s.server).
+				With("server", s.server).WithHint("check the head (awr status), or retry with the same request id")
+		}
+		return nil, err
+	}
+	committed = true
+	return &events.WriteResult{Result: raw, Events: tx.appended, Revision: tx.head.Revision}, nil
+}
