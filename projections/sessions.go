@@ -278,3 +278,31 @@ func SessionLastEventAt(conn *sqlite.Conn, id string, rev int64) (seq, at int64,
 	})
 	return seq, at, err
 }
+
+// LatestSessionOfWorkAt returns the id of the session that started last
+// on work at or before rev ("" when none did): the one whose
+// session_started has the highest seq. It walks the item's session
+// versions newest first by the (work, valid_from) index and stops at the
+// first version older than the best start found, since a version never
+// precedes its session's start: it reads the versions written since that
+// start (a few), however many sessions and checkpoints came before.
+func LatestSessionOfWorkAt(conn *sqlite.Conn, work string, rev int64) (string, error) {
+	st := prep(conn, "session_latest_start_by_work_at")
+	st.SetText(":work", work)
+	st.SetInt64(":rev", rev)
+	defer st.Reset()
+	var id string
+	var start int64
+	for {
+		row, err := st.Step()
+		if err != nil {
+			return "", fmt.Errorf("session_latest_start_by_work_at: %w", err)
+		}
+		if !row || st.GetInt64("valid_from") < start {
+			return id, nil
+		}
+		if s := st.GetInt64("start_revision"); s > start {
+			id, start = st.GetText("session_id"), s
+		}
+	}
+}
