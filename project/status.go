@@ -3,6 +3,8 @@ package project
 import (
 	"context"
 	"encoding/hex"
+	"sort"
+	"strings"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -41,7 +43,9 @@ type StatusResult struct {
 	// NextAction is the one command a newcomer should run next.
 	NextAction string `json:"next_action"`
 	// StaleSessions lists the stale sessions, oldest first, each with the
-	// command that ends it.
+	// command that ends it: the MaxStaleListed most recently started when
+	// there are more (Sessions.Stale counts them all; awr session list
+	// --stale lists them all).
 	StaleSessions []StaleSession     `json:"stale_sessions"`
 	Projections   []ProjectionStatus `json:"projections"`
 	// Origin is set on an imported replica: the project it was imported
@@ -109,27 +113,17 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			}
 		}
 		head := rev == r.Head
-		active, err := projections.ActiveSessionsAt(r.Conn, rev, head)
-		if err != nil {
-			return err
-		}
-		res.Sessions.Active = len(active)
-		stale, err := staleSessions(r, rev, now, ttl, active)
-		if err != nil {
-			return err
-		}
-		for _, s := range active {
-			if st, ok := stale[s.ID]; ok {
-				res.StaleSessions = append(res.StaleSessions, st)
-			}
-		}
-		res.Sessions.Stale = len(res.StaleSessions)
+		// Live claims are read once: the stale sessions and the readiness
+		// of every item follow from them.
 		live, err := projections.LiveClaimsAt(r.Conn, rev, now, head)
 		if err != nil {
 			return err
 		}
 		res.LiveClaims = len(live)
-		ready, err := projections.ReadinessAt(r.Conn, rev, now, head)
+		if err := statusSessions(r, rev, now, ttl, head, live, res); err != nil {
+			return err
+		}
+		ready, err := projections.ReadinessFrom(r.Conn, rev, live)
 		if err != nil {
 			return err
 		}
@@ -211,4 +205,102 @@ func firstReason(r projections.Readiness) string {
 		return ""
 	}
 	return r.Reasons[0].Message
+}
+
+// MaxStaleListed is how many stale sessions status lists at most.
+const MaxStaleListed = 50
+
+// statusSessions counts the sessions active and stale at rev and lists
+// the latest stale ones, in reads that do not grow with the sessions
+// history left active (dropped conversations leave thousands): a session
+// is stale when it holds no live claim and its stream has no event in the
+// last ttl, and since occurred_at never decreases with seq those events
+// are the log's tail, found by a binary search on seq. The count is the
+// active count less the active sessions that are fresh; the list walks
+// the active sessions newest first and stops at MaxStaleListed.
+func statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []projections.Claim, res *StatusResult) error {
+	n, err := projections.ActiveSessionCountAt(r.Conn, rev, head)
+	if err != nil {
+		return err
+	}
+	res.Sessions.Active = n
+	if ttl <= 0 || n == 0 {
+		return nil
+	}
+	fresh := map[string]bool{}
+	for _, c := range live {
+		fresh[c.SessionID] = true
+	}
+	from, err := firstAfter(r, rev, now-ttl)
+	if err != nil {
+		return err
+	}
+	if err := events.ScanEvents(r.Conn, from, rev, func(e *events.Event) error {
+		if id, ok := strings.CutPrefix(e.Stream, "session/"); ok {
+			fresh[id] = true
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	freshActive := 0
+	for id := range fresh {
+		s, err := projections.SessionAt(r.Conn, id, rev)
+		if err != nil {
+			return err
+		}
+		if s != nil && s.Status == projections.SessionActive {
+			freshActive++
+		}
+	}
+	res.Sessions.Stale = n - freshActive
+	var list []projections.Session
+	listed := 0
+	if err := projections.RecentActiveSessionsAt(r.Conn, rev, head, func(s *projections.Session) bool {
+		if !fresh[s.ID] {
+			list = append(list, *s)
+			listed++
+		}
+		return listed < MaxStaleListed && listed < res.Sessions.Stale
+	}); err != nil {
+		return err
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].StartedAt != list[j].StartedAt {
+			return list[i].StartedAt < list[j].StartedAt
+		}
+		return list[i].ID < list[j].ID
+	})
+	if len(list) > MaxStaleListed {
+		list = list[len(list)-MaxStaleListed:]
+	}
+	for _, s := range list {
+		seq, at, err := projections.SessionLastEventAt(r.Conn, s.ID, rev)
+		if err != nil {
+			return err
+		}
+		res.StaleSessions = append(res.StaleSessions, StaleSession{ID: s.ID, Work: s.Work, Agent: s.Agent, LastEventSeq: seq, IdleSince: at,
+			EndCommand: "awr session end --session " + s.ID + " --outcome abandoned"})
+	}
+	return nil
+}
+
+// firstAfter returns the first seq at or before rev whose event occurred
+// after t (rev+1 when none did), by a binary search on seq: occurred_at
+// never decreases with seq (design invariant 9).
+func firstAfter(r *events.Reader, rev, t int64) (int64, error) {
+	lo, hi := int64(1), rev+1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		at, err := events.EventTime(r.Conn, mid)
+		if err != nil {
+			return 0, err
+		}
+		if at > t {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, nil
 }

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/awr-dev/awr/events"
@@ -305,4 +306,40 @@ func LatestSessionOfWorkAt(conn *sqlite.Conn, work string, rev int64) (string, e
 			id, start = st.GetText("session_id"), s
 		}
 	}
+}
+
+// errEnough stops a walk that has what it needs.
+var errEnough = errors.New("enough")
+
+// RecentActiveSessionsAt calls fn with the sessions active at rev (head:
+// rev is the log's head): at a past revision first those whose active
+// version was closed after rev (all of them), then the open active
+// versions, most recently versioned first, until fn returns false. The
+// sessions carry no checkpoint or context fields. It reads the rows fn
+// asks for (plus, at a past revision, the versions active then and closed
+// since), not every session history left active.
+func RecentActiveSessionsAt(conn *sqlite.Conn, rev int64, head bool, fn func(*Session) bool) error {
+	bind := func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }
+	if !head {
+		if err := query(conn, "session_active_closed_at", bind, func(st *sqlite.Stmt) error {
+			fn(scanSession(st))
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	name := "session_active_open_desc"
+	if head {
+		name, bind = "session_active_head_desc", func(*sqlite.Stmt) {}
+	}
+	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
+		if !fn(scanSession(st)) {
+			return errEnough
+		}
+		return nil
+	})
+	if errors.Is(err, errEnough) {
+		return nil
+	}
+	return err
 }
