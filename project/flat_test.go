@@ -2,12 +2,15 @@ package project_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,4 +51,73 @@ func TestCompile_LatestSession(t *testing.T) {
 	past := compile(&before)
 	require.Contains(t, past, "session "+first.Session.ID)
 	require.NotContains(t, past, second.Session.ID)
+}
+
+// TestStatus_StaleSessions: status counts every stale session and lists
+// the latest MaxStaleListed of them, oldest first, the same ones and in
+// the same order as the tail of session list --stale; a session with an
+// event within the lease is not stale, at the head and at a past
+// revision.
+func TestStatus_StaleSessions(t *testing.T) {
+	ctx := context.Background()
+	dir := openW1Dir(t)
+	clock := time.Now()
+	p, err := project.Open(ctx, dir, project.Options{Now: func() time.Time { return clock }})
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+	const idle = project.MaxStaleListed + 7
+	for i := range idle {
+		_, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: fmt.Sprintf("a%d", i)})
+		require.NoError(t, err)
+		clock = clock.Add(time.Millisecond)
+	}
+	clock = clock.Add(2 * time.Hour) // past the lease (an hour at most)
+	fresh, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "fresh"})
+	require.NoError(t, err)
+	mid := fresh.ProjectRevision
+
+	check := func(at *int64, active, stale int) {
+		st, err := p.Status(ctx, project.StatusRequest{Read: commands.Read{At: at}})
+		require.NoError(t, err)
+		require.Equal(t, active, st.Sessions.Active)
+		require.Equal(t, stale, st.Sessions.Stale)
+		list, err := p.SessionList(ctx, project.SessionListRequest{Stale: true, Read: commands.Read{At: at}})
+		require.NoError(t, err)
+		require.Len(t, list.Sessions, stale)
+		want := list.Sessions[max(0, stale-project.MaxStaleListed):]
+		require.Len(t, st.StaleSessions, len(want))
+		for i, s := range st.StaleSessions {
+			require.Equal(t, want[i].ID, s.ID)
+			require.Equal(t, want[i].IdleSince, s.IdleSince)
+			require.NotEqual(t, fresh.Session.ID, s.ID)
+		}
+	}
+	check(nil, idle+1, idle)
+	// Ending idle sessions later does not change the answer at mid.
+	clock = clock.Add(time.Second)
+	list, err := p.SessionList(ctx, project.SessionListRequest{Stale: true})
+	require.NoError(t, err)
+	for _, s := range list.Sessions[:3] {
+		_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: s.ID, Agent: s.Agent, Outcome: events.OutcomeAbandoned})
+		require.NoError(t, err)
+	}
+	check(&mid, idle+1, idle)
+	check(nil, idle-2, idle-3)
+}
+
+// openW1Dir is openW1's project directory, for a test that opens it with
+// its own options.
+func openW1Dir(tb testing.TB) string {
+	ctx := context.Background()
+	dir := tb.TempDir()
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
+	require.NoError(tb, err)
+	env := commands.NewEnv(st)
+	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "stale"})
+	require.NoError(tb, err)
+	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
+		Items: []events.WorkItem{{Key: "W-1", Title: "Persist orders", Status: "planned", NextAction: "Write the store"}}}}, false)
+	require.NoError(tb, err)
+	require.NoError(tb, st.Close())
+	return dir
 }

@@ -255,13 +255,16 @@ func statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []pro
 	}
 	res.Sessions.Stale = n - freshActive
 	var list []projections.Session
-	listed := 0
-	if err := projections.RecentActiveSessionsAt(r.Conn, rev, head, func(s *projections.Session) bool {
+	listed, open := 0, 0 // stale sessions found, and among the open versions
+	if err := projections.RecentActiveSessionsAt(r.Conn, rev, head, func(s *projections.Session, isOpen bool) bool {
 		if !fresh[s.ID] {
 			list = append(list, *s)
 			listed++
+			if isOpen {
+				open++
+			}
 		}
-		return listed < MaxStaleListed && listed < res.Sessions.Stale
+		return open < MaxStaleListed && listed < res.Sessions.Stale
 	}); err != nil {
 		return err
 	}

@@ -314,15 +314,16 @@ var errEnough = errors.New("enough")
 // RecentActiveSessionsAt calls fn with the sessions active at rev (head:
 // rev is the log's head): at a past revision first those whose active
 // version was closed after rev (all of them), then the open active
-// versions, most recently versioned first, until fn returns false. The
+// versions (open set), most recently versioned first, until fn returns
+// false. The
 // sessions carry no checkpoint or context fields. It reads the rows fn
 // asks for (plus, at a past revision, the versions active then and closed
 // since), not every session history left active.
-func RecentActiveSessionsAt(conn *sqlite.Conn, rev int64, head bool, fn func(*Session) bool) error {
+func RecentActiveSessionsAt(conn *sqlite.Conn, rev int64, head bool, fn func(s *Session, open bool) bool) error {
 	bind := func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }
 	if !head {
 		if err := query(conn, "session_active_closed_at", bind, func(st *sqlite.Stmt) error {
-			fn(scanSession(st))
+			fn(scanSession(st), false)
 			return nil
 		}); err != nil {
 			return err
@@ -333,7 +334,7 @@ func RecentActiveSessionsAt(conn *sqlite.Conn, rev int64, head bool, fn func(*Se
 		name, bind = "session_active_head_desc", func(*sqlite.Stmt) {}
 	}
 	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
-		if !fn(scanSession(st)) {
+		if !fn(scanSession(st), true) {
 			return errEnough
 		}
 		return nil
