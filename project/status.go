@@ -43,8 +43,8 @@ type StatusResult struct {
 	// NextAction is the one command a newcomer should run next.
 	NextAction string `json:"next_action"`
 	// StaleSessions lists the stale sessions, oldest first, each with the
-	// command that ends it: the MaxStaleListed most recently started when
-	// there are more (Sessions.Stale counts them all; awr session list
+	// command that ends it: the MaxStaleListed latest started (or resumed
+	// from) when there are more (Sessions.Stale counts them all; awr session list
 	// --stale lists them all).
 	StaleSessions []StaleSession     `json:"stale_sessions"`
 	Projections   []ProjectionStatus `json:"projections"`
