@@ -56,8 +56,9 @@ func TestCompile_LatestSession(t *testing.T) {
 // TestStatus_StaleSessions: status counts every stale session and lists
 // the latest MaxStaleListed of them, oldest first, the same ones and in
 // the same order as the tail of session list --stale; a session with an
-// event within the lease is not stale, at the head and at a past
-// revision.
+// event within the lease is not stale, at the head and at past
+// revisions, whether status reads the log's tail (fewer recent events
+// than active sessions) or each session's last event (more).
 func TestStatus_StaleSessions(t *testing.T) {
 	ctx := context.Background()
 	dir := openW1Dir(t)
@@ -74,7 +75,14 @@ func TestStatus_StaleSessions(t *testing.T) {
 	clock = clock.Add(2 * time.Hour) // past the lease (an hour at most)
 	fresh, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "fresh"})
 	require.NoError(t, err)
-	mid := fresh.ProjectRevision
+	tail := fresh.ProjectRevision // one recent event: status reads the log's tail
+	for i := range idle + 3 {
+		_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: fresh.Session.ID, Agent: "fresh", Digest: fmt.Sprintf("step %d", i), NextAction: "Go on"})
+		require.NoError(t, err)
+	}
+	st, err := p.Status(ctx, project.StatusRequest{})
+	require.NoError(t, err)
+	mid := st.ProjectRevision // more recent events than sessions: status asks each session
 
 	check := func(at *int64, active, stale int) {
 		st, err := p.Status(ctx, project.StatusRequest{Read: commands.Read{At: at}})
@@ -92,6 +100,7 @@ func TestStatus_StaleSessions(t *testing.T) {
 			require.NotEqual(t, fresh.Session.ID, s.ID)
 		}
 	}
+	check(&tail, idle+1, idle)
 	check(nil, idle+1, idle)
 	// Ending idle sessions later does not change the answer at mid.
 	clock = clock.Add(time.Second)

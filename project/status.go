@@ -215,9 +215,12 @@ const MaxStaleListed = 50
 // history left active (dropped conversations leave thousands): a session
 // is stale when it holds no live claim and its stream has no event in the
 // last ttl, and since occurred_at never decreases with seq those events
-// are the log's tail, found by a binary search on seq. The count is the
-// active count less the active sessions that are fresh; the list walks
-// the active sessions newest first and stops at MaxStaleListed.
+// are the log's tail, found by a binary search on seq. Whichever is
+// smaller is read: the active sessions (each one's last event), or the
+// tail's events (the count is then the active count less the active
+// sessions that are fresh, and the list walks the active sessions newest
+// first and stops at MaxStaleListed). So the cost follows the smaller of
+// the sessions running and the last lease's activity, not the history.
 func statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []projections.Claim, res *StatusResult) error {
 	n, err := projections.ActiveSessionCountAt(r.Conn, rev, head)
 	if err != nil {
@@ -227,50 +230,27 @@ func statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []pro
 	if ttl <= 0 || n == 0 {
 		return nil
 	}
-	fresh := map[string]bool{}
+	holds := map[string]bool{}
 	for _, c := range live {
-		fresh[c.SessionID] = true
+		holds[c.SessionID] = true
 	}
 	from, err := firstAfter(r, rev, now-ttl)
 	if err != nil {
 		return err
 	}
-	if err := events.ScanEvents(r.Conn, from, rev, func(e *events.Event) error {
-		if id, ok := strings.CutPrefix(e.Stream, "session/"); ok {
-			fresh[id] = true
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	freshActive := 0
-	for id := range fresh {
-		s, err := projections.SessionAt(r.Conn, id, rev)
-		if err != nil {
+	var list []staleCandidate
+	if rev-from+1 > int64(n) {
+		// Fewer active sessions than recent events: ask each session.
+		if list, err = staleByLastEvent(r, rev, now, ttl, head, holds); err != nil {
 			return err
 		}
-		if s != nil && s.Status == projections.SessionActive {
-			freshActive++
-		}
-	}
-	res.Sessions.Stale = n - freshActive
-	var list []projections.Session
-	listed, open := 0, 0 // stale sessions found, and among the open versions
-	if err := projections.RecentActiveSessionsAt(r.Conn, rev, head, func(s *projections.Session, isOpen bool) bool {
-		if !fresh[s.ID] {
-			list = append(list, *s)
-			listed++
-			if isOpen {
-				open++
-			}
-		}
-		return open < MaxStaleListed && listed < res.Sessions.Stale
-	}); err != nil {
+		res.Sessions.Stale = len(list)
+	} else if list, err = staleByRecentEvents(r, rev, head, n, from, holds, res); err != nil {
 		return err
 	}
 	sort.Slice(list, func(i, j int) bool {
-		if list[i].StartedAt != list[j].StartedAt {
-			return list[i].StartedAt < list[j].StartedAt
+		if list[i].startedAt != list[j].startedAt {
+			return list[i].startedAt < list[j].startedAt
 		}
 		return list[i].ID < list[j].ID
 	})
@@ -278,14 +258,93 @@ func statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []pro
 		list = list[len(list)-MaxStaleListed:]
 	}
 	for _, s := range list {
-		seq, at, err := projections.SessionLastEventAt(r.Conn, s.ID, rev)
-		if err != nil {
-			return err
+		if s.LastEventSeq == 0 {
+			if s.LastEventSeq, s.IdleSince, err = projections.SessionLastEventAt(r.Conn, s.ID, rev); err != nil {
+				return err
+			}
 		}
-		res.StaleSessions = append(res.StaleSessions, StaleSession{ID: s.ID, Work: s.Work, Agent: s.Agent, LastEventSeq: seq, IdleSince: at,
-			EndCommand: "awr session end --session " + s.ID + " --outcome abandoned"})
+		s.EndCommand = "awr session end --session " + s.ID + " --outcome abandoned"
+		res.StaleSessions = append(res.StaleSessions, s.StaleSession)
 	}
 	return nil
+}
+
+// staleCandidate is a stale session with its start, for ordering.
+type staleCandidate struct {
+	StaleSession
+	startedAt int64
+}
+
+func candidate(s *projections.Session) staleCandidate {
+	return staleCandidate{StaleSession: StaleSession{ID: s.ID, Work: s.Work, Agent: s.Agent}, startedAt: s.StartedAt}
+}
+
+// staleByLastEvent reads every session active at rev and the last event
+// of each that holds no live claim: the cheaper way while the active
+// sessions are fewer than the events of the last lease.
+func staleByLastEvent(r *events.Reader, rev, now, ttl int64, head bool, holds map[string]bool) ([]staleCandidate, error) {
+	var out []staleCandidate
+	var err error
+	walkErr := projections.RecentActiveSessionsAt(r.Conn, rev, head, func(s *projections.Session, _ bool) bool {
+		if holds[s.ID] {
+			return true
+		}
+		var seq, at int64
+		if seq, at, err = projections.SessionLastEventAt(r.Conn, s.ID, rev); err != nil {
+			return false
+		}
+		if seq != 0 && at+ttl <= now {
+			c := candidate(s)
+			c.LastEventSeq, c.IdleSince = seq, at
+			out = append(out, c)
+		}
+		return true
+	})
+	if err == nil {
+		err = walkErr
+	}
+	return out, err
+}
+
+// staleByRecentEvents counts the stale sessions as the n active less those
+// that are fresh (a live claim, or an event on their stream from seq
+// from on), and lists the latest of the others: the cheaper way once
+// history has left more sessions active than the last lease has events.
+func staleByRecentEvents(r *events.Reader, rev int64, head bool, n int, from int64, holds map[string]bool, res *StatusResult) ([]staleCandidate, error) {
+	fresh := map[string]bool{}
+	for id := range holds {
+		fresh[id] = true
+	}
+	if err := events.StreamsBetween(r.Conn, from, rev, "session/", func(stream string) bool {
+		fresh[strings.TrimPrefix(stream, "session/")] = true
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	freshActive := 0
+	for id := range fresh {
+		s, err := projections.SessionAt(r.Conn, id, rev)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil && s.Status == projections.SessionActive {
+			freshActive++
+		}
+	}
+	res.Sessions.Stale = n - freshActive
+	var out []staleCandidate
+	listed, open := 0, 0 // stale sessions found, and among the open versions
+	err := projections.RecentActiveSessionsAt(r.Conn, rev, head, func(s *projections.Session, isOpen bool) bool {
+		if !fresh[s.ID] {
+			out = append(out, candidate(s))
+			listed++
+			if isOpen {
+				open++
+			}
+		}
+		return open < MaxStaleListed && listed < res.Sessions.Stale
+	})
+	return out, err
 }
 
 // firstAfter returns the first seq at or before rev whose event occurred
