@@ -30,3 +30,17 @@ func TestKindLookups_SeekTheIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamsBetween_ReadsTheRange: the streams of a seq range are read
+// from that range of the table (a prefix on the stream must not turn it
+// into a walk of a stream index).
+func TestStreamsBetween_ReadsTheRange(t *testing.T) {
+	st, _ := openStore(t)
+	err := st.Read(context.Background(), func(r *events.Reader) error {
+		plan, err := events.QueryPlan(r.Conn, events.Statement("streams_between"))
+		require.NoError(t, err)
+		require.Equal(t, []string{"SEARCH events USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"}, plan)
+		return nil
+	})
+	require.NoError(t, err)
+}
