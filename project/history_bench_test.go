@@ -29,7 +29,9 @@ func sessionWithCheckpoints(tb testing.TB, n int) (*project.Project, string) {
 // BenchmarkHistory_Checkpoints: compiling the packet and inspecting the
 // recovery of a session cost the same with 5 and with 5,000 checkpoints
 // (issue #17's target: the second within 1.2x the first), since a packet
-// shows the latest checkpoint and 8 earlier ones and reads no others.
+// shows the latest checkpoint and 8 earlier ones and reads no others; so
+// does recording one more checkpoint (its checks against the log seek
+// events_stream_kind instead of walking the session's stream).
 func BenchmarkHistory_Checkpoints(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{5, 5000} {
@@ -46,6 +48,13 @@ func BenchmarkHistory_Checkpoints(b *testing.B) {
 		b.Run(fmt.Sprintf("recovery/checkpoints=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				_, err := p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: session})
+				require.NoError(b, err)
+			}
+		})
+		b.Run(fmt.Sprintf("checkpoint/checkpoints=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "a0",
+					Digest: "Did one more step of the store", NextAction: "Write the next part of the store"})
 				require.NoError(b, err)
 			}
 		})

@@ -3,6 +3,8 @@ package project
 import (
 	"context"
 	"encoding/hex"
+	"sort"
+	"strings"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -41,7 +43,9 @@ type StatusResult struct {
 	// NextAction is the one command a newcomer should run next.
 	NextAction string `json:"next_action"`
 	// StaleSessions lists the stale sessions, oldest first, each with the
-	// command that ends it.
+	// command that ends it: the MaxStaleListed latest started (or resumed
+	// from) when there are more (Sessions.Stale counts them all; awr session list
+	// --stale lists them all).
 	StaleSessions []StaleSession     `json:"stale_sessions"`
 	Projections   []ProjectionStatus `json:"projections"`
 	// Origin is set on an imported replica: the project it was imported
@@ -109,27 +113,17 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			}
 		}
 		head := rev == r.Head
-		active, err := projections.ActiveSessionsAt(r.Conn, rev, head)
-		if err != nil {
-			return err
-		}
-		res.Sessions.Active = len(active)
-		stale, err := staleSessions(r, rev, now, ttl, active)
-		if err != nil {
-			return err
-		}
-		for _, s := range active {
-			if st, ok := stale[s.ID]; ok {
-				res.StaleSessions = append(res.StaleSessions, st)
-			}
-		}
-		res.Sessions.Stale = len(res.StaleSessions)
+		// Live claims are read once: the stale sessions and the readiness
+		// of every item follow from them.
 		live, err := projections.LiveClaimsAt(r.Conn, rev, now, head)
 		if err != nil {
 			return err
 		}
 		res.LiveClaims = len(live)
-		ready, err := projections.ReadinessAt(r.Conn, rev, now, head)
+		if err := statusSessions(r, rev, now, ttl, head, live, res); err != nil {
+			return err
+		}
+		ready, err := projections.ReadinessFrom(r.Conn, rev, live)
 		if err != nil {
 			return err
 		}
@@ -211,4 +205,164 @@ func firstReason(r projections.Readiness) string {
 		return ""
 	}
 	return r.Reasons[0].Message
+}
+
+// MaxStaleListed is how many stale sessions status lists at most.
+const MaxStaleListed = 50
+
+// statusSessions counts the sessions active and stale at rev and lists
+// the latest stale ones, in reads that do not grow with the sessions
+// history left active (dropped conversations leave thousands): a session
+// is stale when it holds no live claim and its stream has no event in the
+// last ttl, and since occurred_at never decreases with seq those events
+// are the log's tail, found by a binary search on seq. Whichever is
+// smaller is read: the active sessions (each one's last event), or the
+// tail's events (the count is then the active count less the active
+// sessions that are fresh, and the list walks the active sessions newest
+// first and stops at MaxStaleListed). So the cost follows the smaller of
+// the sessions running and the last lease's activity, not the history.
+func statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []projections.Claim, res *StatusResult) error {
+	n, err := projections.ActiveSessionCountAt(r.Conn, rev, head)
+	if err != nil {
+		return err
+	}
+	res.Sessions.Active = n
+	if ttl <= 0 || n == 0 {
+		return nil
+	}
+	holds := map[string]bool{}
+	for _, c := range live {
+		holds[c.SessionID] = true
+	}
+	from, err := firstAfter(r, rev, now-ttl)
+	if err != nil {
+		return err
+	}
+	var list []staleCandidate
+	if rev-from+1 > int64(n) {
+		// Fewer active sessions than recent events: ask each session.
+		if list, err = staleByLastEvent(r, rev, now, ttl, head, holds); err != nil {
+			return err
+		}
+		res.Sessions.Stale = len(list)
+	} else if list, err = staleByRecentEvents(r, rev, head, n, from, holds, res); err != nil {
+		return err
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].startedAt != list[j].startedAt {
+			return list[i].startedAt < list[j].startedAt
+		}
+		return list[i].ID < list[j].ID
+	})
+	if len(list) > MaxStaleListed {
+		list = list[len(list)-MaxStaleListed:]
+	}
+	for _, s := range list {
+		if s.LastEventSeq == 0 {
+			if s.LastEventSeq, s.IdleSince, err = projections.SessionLastEventAt(r.Conn, s.ID, rev); err != nil {
+				return err
+			}
+		}
+		s.EndCommand = "awr session end --session " + s.ID + " --outcome abandoned"
+		res.StaleSessions = append(res.StaleSessions, s.StaleSession)
+	}
+	return nil
+}
+
+// staleCandidate is a stale session with its start, for ordering.
+type staleCandidate struct {
+	StaleSession
+	startedAt int64
+}
+
+func candidate(s *projections.Session) staleCandidate {
+	return staleCandidate{StaleSession: StaleSession{ID: s.ID, Work: s.Work, Agent: s.Agent}, startedAt: s.StartedAt}
+}
+
+// staleByLastEvent reads every session active at rev and the last event
+// of each that holds no live claim: the cheaper way while the active
+// sessions are fewer than the events of the last lease.
+func staleByLastEvent(r *events.Reader, rev, now, ttl int64, head bool, holds map[string]bool) ([]staleCandidate, error) {
+	var out []staleCandidate
+	var err error
+	walkErr := projections.RecentActiveSessionsAt(r.Conn, rev, head, func(s *projections.Session, _ bool) bool {
+		if holds[s.ID] {
+			return true
+		}
+		var seq, at int64
+		if seq, at, err = projections.SessionLastEventAt(r.Conn, s.ID, rev); err != nil {
+			return false
+		}
+		if seq != 0 && at+ttl <= now {
+			c := candidate(s)
+			c.LastEventSeq, c.IdleSince = seq, at
+			out = append(out, c)
+		}
+		return true
+	})
+	if err == nil {
+		err = walkErr
+	}
+	return out, err
+}
+
+// staleByRecentEvents counts the stale sessions as the n active less those
+// that are fresh (a live claim, or an event on their stream from seq
+// from on), and lists the latest of the others: the cheaper way once
+// history has left more sessions active than the last lease has events.
+func staleByRecentEvents(r *events.Reader, rev int64, head bool, n int, from int64, holds map[string]bool, res *StatusResult) ([]staleCandidate, error) {
+	fresh := map[string]bool{}
+	for id := range holds {
+		fresh[id] = true
+	}
+	if err := events.StreamsBetween(r.Conn, from, rev, "session/", func(stream string) bool {
+		fresh[strings.TrimPrefix(stream, "session/")] = true
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	freshActive := 0
+	for id := range fresh {
+		s, err := projections.SessionAt(r.Conn, id, rev)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil && s.Status == projections.SessionActive {
+			freshActive++
+		}
+	}
+	res.Sessions.Stale = n - freshActive
+	var out []staleCandidate
+	listed, open := 0, 0 // stale sessions found, and among the open versions
+	err := projections.RecentActiveSessionsAt(r.Conn, rev, head, func(s *projections.Session, isOpen bool) bool {
+		if !fresh[s.ID] {
+			out = append(out, candidate(s))
+			listed++
+			if isOpen {
+				open++
+			}
+		}
+		return open < MaxStaleListed && listed < res.Sessions.Stale
+	})
+	return out, err
+}
+
+// firstAfter returns the first seq at or before rev whose event occurred
+// after t (rev+1 when none did), by a binary search on seq: occurred_at
+// never decreases with seq (design invariant 9).
+func firstAfter(r *events.Reader, rev, t int64) (int64, error) {
+	lo, hi := int64(1), rev+1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		at, err := events.EventTime(r.Conn, mid)
+		if err != nil {
+			return 0, err
+		}
+		if at > t {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, nil
 }

@@ -58,13 +58,29 @@ func ReadinessAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Readiness, err
 	if err != nil {
 		return nil, err
 	}
+	return readiness(items, held), nil
+}
+
+// ReadinessFrom is ReadinessAt for a caller that has read the live
+// claims at rev already (LiveClaimsAt), so they are not read twice.
+func ReadinessFrom(conn *sqlite.Conn, rev int64, held []Claim) ([]Readiness, error) {
+	items, err := WorkItemsAt(conn, rev)
+	if err != nil {
+		return nil, err
+	}
+	return readiness(items, held), nil
+}
+
+// readiness evaluates items against the live claims held (newest token
+// first per item).
+func readiness(items []WorkItem, held []Claim) []Readiness {
 	live := map[string]*Claim{}
 	for i := range held {
 		if _, ok := live[held[i].Work]; !ok {
 			live[held[i].Work] = &held[i]
 		}
 	}
-	return Evaluate(items, live), nil
+	return Evaluate(items, live)
 }
 
 // Evaluate computes readiness for a set of work items held in memory (the

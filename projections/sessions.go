@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/awr-dev/awr/events"
@@ -277,4 +278,69 @@ func SessionLastEventAt(conn *sqlite.Conn, id string, rev int64) (seq, at int64,
 		return nil
 	})
 	return seq, at, err
+}
+
+// LatestSessionOfWorkAt returns the id of the session that started last
+// on work at or before rev ("" when none did): the one whose
+// session_started has the highest seq. It walks the item's session
+// versions newest first by the (work, valid_from) index and stops at the
+// first version older than the best start found, since a version never
+// precedes its session's start: it reads the versions written since that
+// start (a few), however many sessions and checkpoints came before.
+func LatestSessionOfWorkAt(conn *sqlite.Conn, work string, rev int64) (string, error) {
+	st := prep(conn, "session_latest_start_by_work_at")
+	st.SetText(":work", work)
+	st.SetInt64(":rev", rev)
+	defer st.Reset()
+	var id string
+	var start int64
+	for {
+		row, err := st.Step()
+		if err != nil {
+			return "", fmt.Errorf("session_latest_start_by_work_at: %w", err)
+		}
+		if !row || st.GetInt64("valid_from") < start {
+			return id, nil
+		}
+		if s := st.GetInt64("start_revision"); s > start {
+			id, start = st.GetText("session_id"), s
+		}
+	}
+}
+
+// errEnough stops a walk that has what it needs.
+var errEnough = errors.New("enough")
+
+// RecentActiveSessionsAt calls fn with the sessions active at rev (head:
+// rev is the log's head): at a past revision first those whose active
+// version was closed after rev (all of them), then the open active
+// versions (open set), most recently versioned first, until fn returns
+// false. The
+// sessions carry no checkpoint or context fields. It reads the rows fn
+// asks for (plus, at a past revision, the versions active then and closed
+// since), not every session history left active.
+func RecentActiveSessionsAt(conn *sqlite.Conn, rev int64, head bool, fn func(s *Session, open bool) bool) error {
+	bind := func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }
+	if !head {
+		if err := query(conn, "session_active_closed_at", bind, func(st *sqlite.Stmt) error {
+			fn(scanSession(st), false)
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	name := "session_active_open_desc"
+	if head {
+		name, bind = "session_active_head_desc", func(*sqlite.Stmt) {}
+	}
+	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
+		if !fn(scanSession(st), true) {
+			return errEnough
+		}
+		return nil
+	})
+	if errors.Is(err, errEnough) {
+		return nil
+	}
+	return err
 }

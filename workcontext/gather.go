@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
 )
@@ -153,15 +152,14 @@ func RuleInScope(rulePaths, itemPaths []string) bool {
 // a session, the chain of the latest session started on work.
 func sessionChain(conn *sqlite.Conn, rev int64, work, session string) ([]string, error) {
 	if session == "" {
-		evs, err := projections.WorkEventsAt(conn, work, events.KindSessionStarted, rev, 1)
-		if err != nil || len(evs) == 0 {
+		// The sessions projection knows each session's start, so the
+		// latest start is a few rows of its index, not a walk of the
+		// item's work log past every checkpoint since.
+		id, err := projections.LatestSessionOfWorkAt(conn, work, rev)
+		if err != nil || id == "" {
 			return nil, err
 		}
-		v, err := events.Decode(evs[0])
-		if err != nil {
-			return nil, err
-		}
-		session = v.(*events.SessionStarted).SessionID
+		session = id
 	}
 	var out []string
 	seen := map[string]bool{}

@@ -87,12 +87,16 @@ func (c *statusCmd) Run(app *App) error {
 			}
 		}
 		tw.Flush()
-		for i, s := range res.StaleSessions {
-			if i == shownStale && !c.Full {
-				fmt.Fprintf(w, "… %d more stale sessions: awr session list --stale\n", len(res.StaleSessions)-shownStale)
+		shown := 0
+		for _, s := range res.StaleSessions {
+			if shown == shownStale && !c.Full {
 				break
 			}
 			fmt.Fprintf(w, "stale session %s on %s (%s), idle since %s: %s\n", s.ID, s.Work, safe(s.Agent), ms(s.IdleSince), s.EndCommand)
+			shown++
+		}
+		if more := res.Sessions.Stale - shown; more > 0 {
+			fmt.Fprintf(w, "… %d more stale sessions: awr session list --stale\n", more)
 		}
 		fmt.Fprintf(w, "next: %s\n", res.NextAction)
 	})

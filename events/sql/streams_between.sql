@@ -1,0 +1,1 @@
+SELECT stream FROM events WHERE seq >= :from AND seq <= :to ORDER BY seq;
