@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +123,27 @@ func (t Tmux) Pane(ctx context.Context, name string) (PaneState, error) {
 		return PaneState{Dead: true, Status: 128 + sig, StatusKnown: true}, nil
 	}
 	return PaneState{Dead: true}, nil
+}
+
+// SettledTail is Tail once the pane's output has settled: an agent that
+// has just reported (bound its conversation) is still printing what it
+// did, so the pane is read again every 50 ms until two reads agree, for at
+// most a second.
+func (t Tmux) SettledTail(ctx context.Context, name string, n int) []string {
+	lines := t.Tail(ctx, name, n)
+	for range 20 {
+		select {
+		case <-ctx.Done():
+			return lines
+		case <-time.After(50 * time.Millisecond):
+		}
+		again := t.Tail(ctx, name, n)
+		if slices.Equal(again, lines) {
+			return lines
+		}
+		lines = again
+	}
+	return lines
 }
 
 // Tail returns the last n non-empty lines of the session's pane.

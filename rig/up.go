@@ -461,14 +461,14 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 	if cur.Conversation != "" {
 		reported := cur.Conversation
 		if resume && reported != cur.ExpectedConversation {
-			ev.ExpectedConv, ev.ReportedConv, ev.PaneTail = cur.ExpectedConversation, reported, m.Tmux.Tail(ctx, name, 10)
+			ev.ExpectedConv, ev.ReportedConv, ev.PaneTail = cur.ExpectedConversation, reported, m.Tmux.SettledTail(ctx, name, 10)
 			p.Conversation = cur.ExpectedConversation
 			return true, m.stop(ctx, p, cur, events.SeatAwaitingDecision,
 				fmt.Sprintf("the agent came back with conversation %s, not %s: the original conversation was not resumed", reported, cur.ExpectedConversation))
 		}
 		p.Conversation = reported
 		if p.attention {
-			ev.PaneTail = m.Tmux.Tail(ctx, name, 10)
+			ev.PaneTail = m.Tmux.SettledTail(ctx, name, 10)
 			p.Outcome = events.SeatAttentionRequired
 			m.tellAttention(ctx, name, s.Address, p.attnWhy)
 			return true, nil
