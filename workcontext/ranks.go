@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"sync"
-
-	"github.com/dlclark/regexp2/v2"
 )
 
 // The o200k_base vocabulary is embedded in the binary as one sorted byte
@@ -30,10 +28,6 @@ import (
 //go:embed o200k_base.ranks
 var embeddedTable string
 
-// splitPattern is o200k_base's pre-tokenization rule: text is cut into
-// pieces by it before byte-pair merging, and no token spans two pieces.
-const splitPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-
 // tableMagic opens a rank table; it names the format and the library
 // release the vocabulary came from.
 const tableMagic = "awr-o200k_base-ranks-v1 tiktoken-go/tokenizer@v0.10.0\n"
@@ -44,7 +38,6 @@ type rankTable struct {
 	offs  string // (n+1) uint32
 	ranks string // n uint32
 	blob  string
-	split *regexp2.Regexp
 }
 
 func u32(s string, i int) uint32 {
@@ -74,19 +67,11 @@ func (t *rankTable) rank(s string) (uint32, bool) {
 }
 
 // count returns the number of o200k_base tokens in text.
-func (t *rankTable) count(text string) (int, error) {
+func (t *rankTable) count(text string) int {
+	rs := []rune(text)
 	n := 0
-	m, err := t.split.FindStringMatch(text)
-	if err != nil {
-		return 0, err
-	}
-	for m != nil {
-		n += t.pieceTokens(m.String())
-		if m, err = t.split.FindNextMatch(m); err != nil {
-			return 0, err
-		}
-	}
-	return n, nil
+	split(rs, func(start, end int) { n += t.pieceTokens(string(rs[start:end])) })
+	return n
 }
 
 // pieceTokens merges a piece's bytes pairwise, lowest rank first, as
@@ -156,15 +141,11 @@ func openTable(raw string) (*rankTable, error) {
 	return t, nil
 }
 
-// table is the embedded table with its split rule compiled, made on first
-// use.
+// table is the embedded table, checked on first use.
 var table = sync.OnceValues(func() (*rankTable, error) {
 	t, err := openTable(embeddedTable)
 	if err != nil {
 		return nil, fmt.Errorf("embedded o200k_base table: %w", err)
-	}
-	if t.split, err = regexp2.Compile(splitPattern, regexp2.None); err != nil {
-		return nil, fmt.Errorf("o200k_base split rule: %w", err)
 	}
 	return t, nil
 })

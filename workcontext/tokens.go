@@ -6,17 +6,16 @@ const Tokenizer = "o200k_base"
 
 // Count returns the number of o200k_base tokens in text, exactly as the
 // tiktoken-go/tokenizer library counts them (TestRankTable_MatchesLibrary).
-// It fails only if the embedded table is damaged or the split rule fails
-// on text.
+// It fails only if the embedded table is damaged.
 func Count(text string) (int, error) {
 	t, err := table()
 	if err != nil {
 		return 0, err
 	}
-	return t.count(text)
+	return t.count(text), nil
 }
 
-// Warm compiles what counting needs (the pre-tokenization rule, well under
-// a millisecond) so that a caller can overlap it with other start-up work:
-// call `go workcontext.Warm()` early.
+// Warm checks the embedded table's header, the only start-up work counting
+// has (a few comparisons, no allocation beyond the view): callers that
+// start it early with `go workcontext.Warm()` may keep doing so.
 func Warm() { _, _ = table() }
