@@ -12,15 +12,26 @@ import (
 // Regexp is a *regexp.Regexp compiled on first use. Its methods are the
 // ones of regexp.Regexp that awr calls.
 type Regexp struct {
-	re func() *regexp.Regexp
+	src      string
+	once     sync.Once
+	compiled *regexp.Regexp
 }
 
 // New returns the expression src, compiled on first use; an invalid src
 // panics then, as regexp.MustCompile does at initialisation (the tests of
-// the package that declares it reach every use).
+// the package that declares it reach every use). New itself only records
+// src: a package-level expression costs one small allocation at start-up,
+// or none when the compiler lays it out statically.
 func New(src string) *Regexp {
-	return &Regexp{re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })}
+	return &Regexp{src: src}
 }
+
+func (r *Regexp) re() *regexp.Regexp {
+	r.once.Do(r.compile)
+	return r.compiled
+}
+
+func (r *Regexp) compile() { r.compiled = regexp.MustCompile(r.src) }
 
 // Regexp returns the compiled expression.
 func (r *Regexp) Regexp() *regexp.Regexp { return r.re() }

@@ -9,7 +9,7 @@ import (
 // kinds are the names Find may return.
 func kinds() map[string]bool {
 	out := map[string]bool{}
-	for _, d := range detectors {
+	for _, d := range detectors() {
 		out[d.kind] = true
 	}
 	return out
@@ -40,7 +40,7 @@ func FuzzFind(f *testing.F) {
 	all := kinds()
 	f.Fuzz(func(t *testing.T, text string, at uint) {
 		lower := strings.Map(fold, text)
-		for _, d := range detectors {
+		for _, d := range detectors() {
 			if d.re.MatchString(text) && !d.may(text, lower) {
 				t.Fatalf("%s: the prefilter hides a match in %q", d.kind, text)
 			}

@@ -51,7 +51,7 @@ func TestPrefilterIsNecessary(t *testing.T) {
 	}
 	for _, text := range texts {
 		lower := strings.Map(fold, text)
-		for _, d := range detectors {
+		for _, d := range detectors() {
 			if d.re.MatchString(text) && !d.may(text, lower) {
 				t.Errorf("%s: the prefilter hides a match in %q", d.kind, text)
 			}

@@ -21,20 +21,14 @@ import (
 )
 
 // awrCLI is the awr binary built for the read-only tests, in a directory
-// every user may enter, with a tokenizer cache every user may write.
+// every user may enter.
 type awrCLI struct {
-	bin, cache string
+	bin string
 }
 
 func readOnlyCLI(t *testing.T) awrCLI {
 	t.Helper()
-	bin := awrBinary(t)
-	dir := t.TempDir()
-	openUp(t, dir)
-	cache := filepath.Join(dir, "cache")
-	require.NoError(t, os.Mkdir(cache, 0o777))
-	require.NoError(t, os.Chmod(cache, 0o777))
-	return awrCLI{bin: bin, cache: cache}
+	return awrCLI{bin: awrBinary(t)}
 }
 
 // openUp lets every user enter dir and its parent (t.TempDir makes them
@@ -59,7 +53,6 @@ func (a awrCLI) run(t *testing.T, dir string, reader bool, args ...string) resul
 	t.Helper()
 	cmd := exec.Command(a.bin, append(args, "--json", "--project", dir)...)
 	cmd.Dir = "/"
-	cmd.Env = append(os.Environ(), "AWR_CACHE_DIR="+a.cache)
 	if reader && os.Geteuid() == 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}

@@ -1,66 +1,77 @@
 package workcontext
 
 import (
-	"bytes"
-	"encoding/binary"
+	_ "embed"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"runtime/debug"
-	"sort"
 	"sync"
-
-	"github.com/dlclark/regexp2/v2"
-	"github.com/tiktoken-go/tokenizer"
 )
 
-// The tokenizer library builds its 200,000-entry vocabulary map the first
-// time it is used in a process, about 14 ms: longer than the rest of a
-// `context compile`. rankTable holds the same vocabulary as one sorted
-// byte table, written once per machine to the user cache directory and
-// read back in about a millisecond; counting with it gives the library's
-// counts exactly (TestRankTable_MatchesLibrary).
+// The o200k_base vocabulary is embedded in the binary as one sorted byte
+// table (o200k_base.ranks), generated from the tokenizer library by
+// `go test ./workcontext -run TestRankTable -update`. Lookups read offsets,
+// ranks and token bytes straight out of the embedded string: loading it
+// costs nothing per entry, and nothing is built, cached or downloaded at
+// run time. TestRankTable_MatchesLibrary checks that the committed file is
+// exactly what the library yields and that counting with it gives the
+// library's counts.
+//
+// Layout (integers are little-endian uint32):
+//
+//	tableMagic
+//	n                     number of tokens
+//	offs[0..n]            token i is blob[offs[i]:offs[i+1]]
+//	ranks[0..n-1]         rank (token id) of token i
+//	blob                  the tokens' bytes, concatenated in sorted order
 
-// splitPattern is o200k_base's pre-tokenization rule: text is cut into
-// pieces by it before byte-pair merging, and no token spans two pieces.
-const splitPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+//go:embed o200k_base.ranks
+var embeddedTable string
 
-// tableMagic opens a cached table; the version names the library release
-// the vocabulary came from, so an upgrade rebuilds it.
+// tableMagic opens a rank table; it names the format and the library
+// release the vocabulary came from.
 const tableMagic = "awr-o200k_base-ranks-v1 tiktoken-go/tokenizer@v0.10.0\n"
 
+// rankTable is a view of an encoded table: no field is decoded up front.
 type rankTable struct {
-	blob  []byte   // the tokens' bytes, concatenated in sorted order
-	offs  []uint32 // token i is blob[offs[i]:offs[i+1]]
-	ranks []uint32 // rank (token id) of token i
-	split *regexp2.Regexp
+	n     int
+	offs  string // (n+1) uint32
+	ranks string // n uint32
+	blob  string
+}
+
+func u32(s string, i int) uint32 {
+	s = s[4*i : 4*i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// token returns the bytes of token i.
+func (t *rankTable) token(i int) string {
+	return t.blob[u32(t.offs, i):u32(t.offs, i+1)]
 }
 
 func (t *rankTable) rank(s string) (uint32, bool) {
-	n := len(t.ranks)
-	i := sort.Search(n, func(i int) bool { return string(t.blob[t.offs[i]:t.offs[i+1]]) >= s })
-	if i < n && string(t.blob[t.offs[i]:t.offs[i+1]]) == s {
-		return t.ranks[i], true
+	lo, hi := 0, t.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.token(m) < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < t.n && t.token(lo) == s {
+		return u32(t.ranks, lo), true
 	}
 	return 0, false
 }
 
 // count returns the number of o200k_base tokens in text.
-func (t *rankTable) count(text string) (int, error) {
+func (t *rankTable) count(text string) int {
+	rs := []rune(text)
 	n := 0
-	m, err := t.split.FindStringMatch(text)
-	if err != nil {
-		return 0, err
-	}
-	for m != nil {
-		n += t.pieceTokens(m.String())
-		if m, err = t.split.FindNextMatch(m); err != nil {
-			return 0, err
-		}
-	}
-	return n, nil
+	split(rs, func(start, end int) { n += t.pieceTokens(string(rs[start:end])) })
+	return n
 }
 
 // pieceTokens merges a piece's bytes pairwise, lowest rank first, as
@@ -108,150 +119,33 @@ func (t *rankTable) pieceTokens(piece string) int {
 	return len(bounds) - 1
 }
 
-// encode writes the table in the cache format: magic, count, offsets,
-// ranks, bytes.
-func (t *rankTable) encode() []byte {
-	var b bytes.Buffer
-	b.WriteString(tableMagic)
-	binary.Write(&b, binary.LittleEndian, uint32(len(t.ranks)))
-	binary.Write(&b, binary.LittleEndian, t.offs)
-	binary.Write(&b, binary.LittleEndian, t.ranks)
-	b.Write(t.blob)
-	return b.Bytes()
-}
-
-func decodeTable(raw []byte) (*rankTable, error) {
-	if !bytes.HasPrefix(raw, []byte(tableMagic)) {
+// openTable checks an encoded table's header and sizes and returns a view
+// of it; it reads no entry.
+func openTable(raw string) (*rankTable, error) {
+	if len(raw) < len(tableMagic) || raw[:len(tableMagic)] != tableMagic {
 		return nil, errors.New("not a rank table of this version")
 	}
 	raw = raw[len(tableMagic):]
 	if len(raw) < 4 {
 		return nil, errors.New("truncated")
 	}
-	n := int(binary.LittleEndian.Uint32(raw))
+	n := int(u32(raw, 0))
 	raw = raw[4:]
-	need := 4*(n+1) + 4*n
-	if n < 1000 || len(raw) < need {
+	if n < 1000 || len(raw) < 4*(n+1)+4*n {
 		return nil, errors.New("truncated")
 	}
-	t := &rankTable{offs: make([]uint32, n+1), ranks: make([]uint32, n)}
-	for i := range t.offs {
-		t.offs[i] = binary.LittleEndian.Uint32(raw[4*i:])
-	}
-	raw = raw[4*(n+1):]
-	for i := range t.ranks {
-		t.ranks[i] = binary.LittleEndian.Uint32(raw[4*i:])
-	}
-	t.blob = raw[4*n:]
-	if int(t.offs[n]) != len(t.blob) {
-		return nil, fmt.Errorf("blob is %d bytes, offsets say %d", len(t.blob), t.offs[n])
+	t := &rankTable{n: n, offs: raw[:4*(n+1)], ranks: raw[4*(n+1) : 4*(2*n+1)], blob: raw[4*(2*n+1):]}
+	if u32(t.offs, 0) != 0 || int(u32(t.offs, n)) != len(t.blob) {
+		return nil, fmt.Errorf("blob is %d bytes, offsets say %d", len(t.blob), u32(t.offs, n))
 	}
 	return t, nil
 }
 
-// buildTable reads the vocabulary out of the tokenizer library (token by
-// token, through Decode) into a sorted table.
-func buildTable(codec tokenizer.Codec) (*rankTable, error) {
-	type entry struct {
-		tok  string
-		rank uint32
+// table is the embedded table, checked on first use.
+var table = sync.OnceValues(func() (*rankTable, error) {
+	t, err := openTable(embeddedTable)
+	if err != nil {
+		return nil, fmt.Errorf("embedded o200k_base table: %w", err)
 	}
-	var es []entry
-	for id := uint(0); id < 200000; id++ {
-		s, err := codec.Decode([]uint{id})
-		if err != nil || s == "" {
-			continue
-		}
-		es = append(es, entry{s, uint32(id)})
-	}
-	if len(es) < 190000 {
-		return nil, fmt.Errorf("only %d tokens decoded", len(es))
-	}
-	sort.Slice(es, func(i, j int) bool { return es[i].tok < es[j].tok })
-	t := &rankTable{offs: make([]uint32, 0, len(es)+1), ranks: make([]uint32, 0, len(es))}
-	var blob bytes.Buffer
-	for i, e := range es {
-		if i > 0 && es[i-1].tok == e.tok {
-			return nil, fmt.Errorf("token %q decoded twice", e.tok)
-		}
-		t.offs = append(t.offs, uint32(blob.Len()))
-		t.ranks = append(t.ranks, e.rank)
-		blob.WriteString(e.tok)
-	}
-	t.offs = append(t.offs, uint32(blob.Len()))
-	t.blob = blob.Bytes()
 	return t, nil
-}
-
-// cachePath is where the table lives: AWR_CACHE_DIR, else the user cache
-// directory.
-func cachePath() (string, error) {
-	dir := os.Getenv("AWR_CACHE_DIR")
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(base, "awr")
-	}
-	return filepath.Join(dir, "o200k_base.ranks"), nil
-}
-
-var (
-	tableOnce sync.Once
-	table     *rankTable
-)
-
-// loadTable returns the cached table, or nil when there is none (yet).
-func loadTable() *rankTable {
-	tableOnce.Do(func() {
-		path, err := cachePath()
-		if err != nil {
-			return
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return
-		}
-		t, err := decodeTable(raw)
-		if err != nil {
-			return
-		}
-		split, err := regexp2.Compile(splitPattern, regexp2.None)
-		if err != nil {
-			return
-		}
-		t.split = split
-		table = t
-	})
-	return table
-}
-
-// saveTable writes the table for later processes, atomically. Failing to
-// cache is not an error: counting works without it.
-func saveTable(codec tokenizer.Codec) {
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	path, err := cachePath()
-	if err != nil {
-		return
-	}
-	t, err := buildTable(codec)
-	if err != nil {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".o200k-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(t.encode())
-	if cerr := tmp.Close(); werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-	}
-}
+})

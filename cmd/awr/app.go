@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -240,37 +242,80 @@ const graceAfterSignal = 2 * time.Second
 // interruptible returns the context of one command: cancelled by the
 // first SIGINT or SIGTERM; a second signal, or graceAfterSignal without
 // the command returning, exits at once with 128 + the signal's number.
+//
+// The signals are caught from the first time anything asks the context
+// whether it is done (Done or Err, as SQLite, a wait or a derived context
+// does): installing the handler starts two threads, about a tenth of a
+// short command's whole cost, and a command that never looks at its
+// context (version, help, completion) could not act on a cancellation
+// anyway. Until then a signal stops the process as it stops any program,
+// which leaves no more behind than a kill does.
 func interruptible(stderr io.Writer) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+	inner, cancel := context.WithCancel(context.Background())
+	ctx := &signalContext{Context: inner}
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
-	go func() {
-		var sig os.Signal
-		select {
-		case <-done:
-			return
-		case sig = <-sigs:
-		}
-		cancel()
-		select {
-		case <-done:
-			return
-		case <-sigs:
-		case <-time.After(graceAfterSignal):
-		}
-		code := 130
-		if sig == syscall.SIGTERM {
-			code = 143
-		}
-		fmt.Fprintf(stderr, "awr: stopped by %s before the command finished; what it had not committed was rolled back\n", sig)
-		os.Exit(code)
-	}()
+	ctx.install = func() {
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			var sig os.Signal
+			select {
+			case <-done:
+				return
+			case sig = <-sigs:
+			}
+			cancel()
+			select {
+			case <-done:
+				return
+			case <-sigs:
+			case <-time.After(graceAfterSignal):
+			}
+			code := 130
+			if sig == syscall.SIGTERM {
+				code = 143
+			}
+			fmt.Fprintf(stderr, "awr: stopped by %s before the command finished; what it had not committed was rolled back\n", sig)
+			os.Exit(code)
+		}()
+	}
 	return ctx, func() {
-		signal.Stop(sigs)
+		ctx.once.Do(func() {}) // no handler from now on
+		if ctx.installed() {
+			signal.Stop(sigs)
+		}
 		close(done)
 		cancel()
 	}
+}
+
+// signalContext is a command's context that catches the signals which
+// cancel it from the first Done or Err on (interruptible).
+type signalContext struct {
+	context.Context
+	once    sync.Once
+	install func()
+	caught  atomic.Bool
+}
+
+func (c *signalContext) catch() {
+	c.once.Do(func() {
+		c.install()
+		c.caught.Store(true)
+	})
+}
+
+// installed reports whether the signal handler was installed.
+func (c *signalContext) installed() bool { return c.caught.Load() }
+
+func (c *signalContext) Done() <-chan struct{} {
+	c.catch()
+	return c.Context.Done()
+}
+
+func (c *signalContext) Err() error {
+	c.catch()
+	return c.Context.Err()
 }
 
 func hasFlag(args []string, flag string) bool {
