@@ -6,6 +6,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
 )
 
 // The kinds of document the search projection indexes.
@@ -35,6 +36,9 @@ type searchDoc struct {
 type search struct {
 	base
 	rows versions[searchDoc]
+	// bulk defers the full-text index of a rebuild to one FTS5 'rebuild'
+	// at the end, over the same rows.
+	bulk bool
 }
 
 func newSearch() *search {
@@ -43,7 +47,7 @@ func newSearch() *search {
 	}}}
 	// Rebuilt like the incremental path (ids are assigned in the same
 	// order), with the full-text index filled row by row.
-	p.rows = versions[searchDoc]{insert: putSearchDoc, load: loadSearchDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
+	p.rows = versions[searchDoc]{insert: p.putDoc, load: loadSearchDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
 		return exec(conn, "search_close", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", seq)
 			st.SetText(":doc", doc)
@@ -52,7 +56,30 @@ func newSearch() *search {
 	return p
 }
 
-func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
+// BeginBulk starts a rebuild; the rows are written as incrementally, the
+// full-text index at the end.
+func (p *search) BeginBulk(conn *sqlite.Conn) error {
+	p.bulk = true
+	return p.base.BeginBulk(conn)
+}
+
+// AbortBulk leaves bulk mode after a failed rebuild.
+func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk = false }
+
+// EndBulk fills the full-text index from the rows written.
+func (p *search) EndBulk(conn *sqlite.Conn) error {
+	p.bulk = false
+	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO p_search_fts (p_search_fts) VALUES ('rebuild')", nil); err != nil {
+		return fmt.Errorf("search: fill the full-text index: %w", err)
+	}
+	return p.base.EndBulk(conn)
+}
+
+func (p *search) putDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
+	return putSearchDoc(conn, d, from, to, !p.bulk)
+}
+
+func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64, fts bool) error {
 	if err := exec(conn, "search_insert", func(st *sqlite.Stmt) {
 		st.SetText(":doc", d.doc)
 		st.SetText(":kind", d.kind)
@@ -68,6 +95,9 @@ func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
 		setValidTo(st, to)
 	}); err != nil {
 		return err
+	}
+	if !fts {
+		return nil
 	}
 	id := conn.LastInsertRowID()
 	return exec(conn, "search_fts_insert", func(st *sqlite.Stmt) {
