@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/awr-dev/awr/fault"
@@ -321,14 +323,17 @@ func endBulk(dst *sqlite.Conn, ps []Projector) error {
 func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done, total int64)) error {
 	var done int64
 	var chain ChainCheck
+	broken := func(seq int64, problem string) error {
+		return fault.New(fault.VerifyFailed, "replay: seq %d: %s; nothing was rebuilt", seq, problem).
+			With("first_bad_seq", seq).WithHint("awr verify")
+	}
 	check := func(e *Event) error {
 		if problem := chain.Check(e); problem != "" {
 			seq := e.Seq
 			if e.Seq > chain.Expected() {
 				seq = chain.Expected()
 			}
-			return fault.New(fault.VerifyFailed, "replay: seq %d: %s; nothing was rebuilt", seq, problem).
-				With("first_bad_seq", seq).WithHint("awr verify")
+			return broken(seq, problem)
 		}
 		return nil
 	}
@@ -379,7 +384,18 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 		}
 		return nil
 	}
-	return pipeline(src, head, check, apply)
+	link := func(e *Event) error {
+		if problem := chain.link(e); problem != "" {
+			seq := e.Seq
+			if e.Seq > chain.Expected() {
+				seq = chain.Expected()
+			}
+			return broken(seq, problem)
+		}
+		chain.advance(e)
+		return nil
+	}
+	return pipeline(src, head, link, broken, apply)
 }
 
 // decodedEvent is an event read for folding, with its payload decoded.
@@ -388,63 +404,116 @@ type decodedEvent struct {
 	payload Payload
 }
 
-// pipeline reads, checks (the hash chain) and decodes events 1..head from
-// src on one goroutine while apply folds them on the caller's, so a rebuild
-// uses both of a small machine's cores. src must not be used by anyone else
-// meanwhile.
-func pipeline(src *sqlite.Conn, head int64, check func(e *Event) error, apply func(e *Event, payload Payload) error) error {
+// foldBatch is a run of events on its way to the fold: read and linked in
+// order by the reader, then hashed and decoded by a worker, which closes
+// done when the batch is ready.
+type foldBatch struct {
+	events  []decodedEvent
+	stopErr error // what stopped the reader after these events, if anything
+	err     error // the first problem of the batch, in seq order
+	done    chan struct{}
+}
+
+// pipeline folds events 1..head from src in three stages, so a rebuild
+// uses every core of a small machine: one goroutine reads the rows and
+// checks that each links to the one before (seq and prev_hash); workers
+// recompute the hashes and decode the payloads of whole batches in
+// parallel; apply folds the batches, in seq order, on the caller's
+// goroutine. The first problem in seq order wins, as in a sequential
+// check: a batch with one is not applied. src must not be used by anyone
+// else meanwhile.
+func pipeline(src *sqlite.Conn, head int64, link func(e *Event) error, broken func(seq int64, problem string) error, apply func(e *Event, payload Payload) error) error {
 	const batch = 512
-	batches := make(chan []decodedEvent, 8)
+	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
+	ordered := make(chan *foldBatch, 4*workers)
+	work := make(chan *foldBatch, 4*workers)
 	stop := make(chan struct{})
-	readErr := make(chan error, 1)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				b.err = hashAndDecode(b.events, broken)
+				if b.err == nil {
+					b.err = b.stopErr
+				}
+				close(b.done)
+			}
+		}()
+	}
 	go func() {
-		defer close(batches)
+		defer close(ordered)
+		defer close(work)
+		send := func(b *foldBatch) bool {
+			select {
+			case ordered <- b:
+			case <-stop:
+				return false
+			}
+			select {
+			case work <- b:
+				return true
+			case <-stop:
+				close(b.done)
+				return false
+			}
+		}
 		buf := make([]decodedEvent, 0, batch)
 		err := ScanEvents(src, 1, head, func(e *Event) error {
-			if err := check(e); err != nil {
+			if err := link(e); err != nil {
 				return err
 			}
-			payload, err := Decode(e)
-			if err != nil {
-				return err
-			}
-			buf = append(buf, decodedEvent{e: e, payload: payload})
+			buf = append(buf, decodedEvent{e: e})
 			if len(buf) == batch {
-				select {
-				case batches <- buf:
-				case <-stop:
+				if !send(&foldBatch{events: buf, done: make(chan struct{})}) {
 					return errStopped
 				}
 				buf = make([]decodedEvent, 0, batch)
 			}
 			return nil
 		})
-		if err == nil && len(buf) > 0 {
-			select {
-			case batches <- buf:
-			case <-stop:
-			}
+		if err == errStopped {
+			return
 		}
-		readErr <- err
+		if err != nil || len(buf) > 0 {
+			send(&foldBatch{events: buf, stopErr: err, done: make(chan struct{})})
+		}
 	}()
-	var applyErr error
-	for b := range batches {
-		if applyErr != nil {
+	var foldErr error
+	for b := range ordered {
+		if foldErr != nil {
 			continue
 		}
-		for _, d := range b {
-			if applyErr = apply(d.e, d.payload); applyErr != nil {
+		<-b.done
+		if foldErr = b.err; foldErr != nil {
+			close(stop)
+			continue
+		}
+		for _, d := range b.events {
+			if foldErr = apply(d.e, d.payload); foldErr != nil {
 				close(stop)
 				break
 			}
 		}
 	}
-	rerr := <-readErr
-	if applyErr != nil {
-		return applyErr
-	}
-	if rerr != nil && rerr != errStopped {
-		return rerr
+	wg.Wait()
+	return foldErr
+}
+
+// hashAndDecode checks the hash of each event of a batch and decodes its
+// payload, stopping at the first problem.
+func hashAndDecode(evs []decodedEvent, broken func(seq int64, problem string) error) error {
+	for i := range evs {
+		e := evs[i].e
+		if problem := hashProblem(e); problem != "" {
+			return broken(e.Seq, problem)
+		}
+		payload, err := Decode(e)
+		if err != nil {
+			return err
+		}
+		evs[i].payload = payload
 	}
 	return nil
 }
