@@ -101,38 +101,48 @@ func compareOnSnapshot(r *events.Reader, progress func(done, total int64)) (live
 
 // scratchChecksums folds events 1..head from src into a throwaway database
 // and returns the checksums of the result.
-func scratchChecksums(src *sqlite.Conn, head int64, progress func(done, total int64)) (_ []ProjectionChecksum, err error) {
+func scratchChecksums(src *sqlite.Conn, head int64, progress func(done, total int64)) (sums []ProjectionChecksum, err error) {
+	err = withScratch(func(dst *sqlite.Conn) error {
+		endFn, err := sqlitex.ImmediateTransaction(dst)
+		if err != nil {
+			return fault.Wrap(fault.Storage, err, "prepare scratch database")
+		}
+		err = events.RebuildFrom(src, dst, projections.Projectors(), head, progress)
+		endFn(&err)
+		if err != nil {
+			if fault.Is(err, fault.VerifyFailed) {
+				return err
+			}
+			return fault.Wrap(fault.Storage, err, "rebuild into scratch database")
+		}
+		sums, err = checksums(dst)
+		return err
+	})
+	return sums, err
+}
+
+// withScratch calls fn with a connection to a throwaway database, removed
+// afterwards.
+func withScratch(fn func(dst *sqlite.Conn) error) error {
 	dir, err := os.MkdirTemp("", "awr-scratch-")
 	if err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "create scratch database")
+		return fault.Wrap(fault.Storage, err, "create scratch database")
 	}
 	defer os.RemoveAll(dir)
 	dst, err := sqlite.OpenConn(filepath.Join(dir, "scratch.db"), sqlite.OpenReadWrite|sqlite.OpenCreate)
 	if err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "open scratch database")
+		return fault.Wrap(fault.Storage, err, "open scratch database")
 	}
 	defer dst.Close()
 	for _, pragma := range []string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF", "PRAGMA cache_size=-65536"} {
 		if err := sqlitex.ExecuteTransient(dst, pragma, nil); err != nil {
-			return nil, fault.Wrap(fault.Storage, err, "prepare scratch database")
+			return fault.Wrap(fault.Storage, err, "prepare scratch database")
 		}
 	}
 	if err := events.EnsureProjectionTable(dst); err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "prepare scratch database")
+		return fault.Wrap(fault.Storage, err, "prepare scratch database")
 	}
-	endFn, err := sqlitex.ImmediateTransaction(dst)
-	if err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "prepare scratch database")
-	}
-	err = events.RebuildFrom(src, dst, projections.Projectors(), head, progress)
-	endFn(&err)
-	if err != nil {
-		if fault.Is(err, fault.VerifyFailed) {
-			return nil, err
-		}
-		return nil, fault.Wrap(fault.Storage, err, "rebuild into scratch database")
-	}
-	return checksums(dst)
+	return fn(dst)
 }
 
 // RebuildAndVerify rebuilds into a scratch copy and compares (replay
