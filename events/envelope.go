@@ -191,6 +191,19 @@ type ChainCheck struct {
 // the one expected, its prev_hash is the previous event's hash and its hash
 // recomputes from its content. Otherwise it names the problem.
 func (c *ChainCheck) Check(e *Event) string {
+	if problem := c.link(e); problem != "" {
+		return problem
+	}
+	if problem := hashProblem(e); problem != "" {
+		return problem
+	}
+	c.advance(e)
+	return ""
+}
+
+// link checks e's place in the chain (its seq and prev_hash), not its own
+// hash.
+func (c *ChainCheck) link(e *Event) string {
 	if c.next == 0 {
 		c.next, c.prev = 1, make([]byte, HashSize)
 	}
@@ -202,10 +215,18 @@ func (c *ChainCheck) Check(e *Event) string {
 	case string(e.PrevHash) != string(c.prev):
 		return fmt.Sprintf("prev_hash %s does not match the hash of seq %d (%s)", shortHex(e.PrevHash), e.Seq-1, shortHex(c.prev))
 	}
+	return ""
+}
+
+func (c *ChainCheck) advance(e *Event) { c.prev, c.next = e.Hash, c.next+1 }
+
+// hashProblem says whether e's hash recomputes from its content; it
+// depends on e alone, so events can be hashed in parallel once their links
+// are checked in order.
+func hashProblem(e *Event) string {
 	if got := ComputeHash(e.PrevHash, e); string(got) != string(e.Hash) {
 		return fmt.Sprintf("hash does not match the event's content (stored %s, computed %s): the row was edited", shortHex(e.Hash), shortHex(got))
 	}
-	c.prev, c.next = e.Hash, c.next+1
 	return ""
 }
 

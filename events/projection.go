@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/awr-dev/awr/fault"
@@ -314,14 +317,17 @@ func endBulk(dst *sqlite.Conn, ps []Projector) error {
 func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done, total int64)) error {
 	var done int64
 	var chain ChainCheck
+	broken := func(seq int64, problem string) error {
+		return fault.New(fault.VerifyFailed, "replay: seq %d: %s; nothing was rebuilt", seq, problem).
+			With("first_bad_seq", seq).WithHint("awr verify")
+	}
 	check := func(e *Event) error {
 		if problem := chain.Check(e); problem != "" {
 			seq := e.Seq
 			if e.Seq > chain.Expected() {
 				seq = chain.Expected()
 			}
-			return fault.New(fault.VerifyFailed, "replay: seq %d: %s; nothing was rebuilt", seq, problem).
-				With("first_bad_seq", seq).WithHint("awr verify")
+			return broken(seq, problem)
 		}
 		return nil
 	}
@@ -372,7 +378,126 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 		}
 		return nil
 	}
-	return pipeline(src, head, check, apply)
+	link := func(e *Event) error {
+		if problem := chain.link(e); problem != "" {
+			seq := e.Seq
+			if e.Seq > chain.Expected() {
+				seq = chain.Expected()
+			}
+			return broken(seq, problem)
+		}
+		chain.advance(e)
+		return nil
+	}
+	inspect := func(e *Event) (Payload, error) {
+		if problem := hashProblem(e); problem != "" {
+			return nil, broken(e.Seq, problem)
+		}
+		return Decode(e)
+	}
+	return pipeline(src, 1, head, link, inspect, apply)
+}
+
+// LogFault is the first problem a verifying fold found in the log: the
+// seq named and what is wrong there.
+type LogFault struct {
+	Seq     int64
+	Problem string
+	head    []byte // the hash of the last event whose own hash checked
+}
+
+func (f *LogFault) Error() string { return fmt.Sprintf("seq %d: %s", f.Seq, f.Problem) }
+
+// VerifyFold is the walk of `awr verify` and a scratch rebuild in one
+// pass over the log. It reads every row of src in rowid order, whatever
+// its seq, so rows inserted, deleted or reordered behind the triggers'
+// back are caught; checks each event's place in the chain, its hash, its
+// kind, its payload and the log's rules (Invariants at now); and folds ps
+// into dst, which must hold no projections yet (the caller owns its
+// transaction). checked counts the events found sound before the first
+// fault, head is the hash of the last event whose hash recomputed (32
+// zero bytes before any) and bad is the first fault, nil for a sound log,
+// whose projections dst then holds, recorded at seq checked. It reads on
+// one goroutine, hashes and decodes on workers and folds on the caller's,
+// like a rebuild.
+func VerifyFold(src, dst *sqlite.Conn, ps []Projector, now time.Time, progress func(done, total int64)) (checked int64, head []byte, bad *LogFault, err error) {
+	var total int64
+	if total, _, _, err = headOf(src); err != nil {
+		return 0, nil, nil, err
+	}
+	if err := bulkPragmas(dst); err != nil {
+		return 0, nil, nil, err
+	}
+	defer func() {
+		if err != nil || bad != nil {
+			abortBulk(dst, ps)
+		}
+	}()
+	if err = beginBulk(dst, ps); err != nil {
+		return 0, nil, nil, err
+	}
+	var chain ChainCheck
+	head = make([]byte, HashSize)
+	link := func(e *Event) error {
+		want := chain.Expected()
+		if problem := chain.link(e); problem != "" {
+			seq := e.Seq
+			if e.Seq > want {
+				seq = want
+			}
+			return &LogFault{Seq: seq, Problem: problem}
+		}
+		chain.advance(e)
+		return nil
+	}
+	inspect := func(e *Event) (Payload, error) {
+		if problem := hashProblem(e); problem != "" {
+			return nil, &LogFault{Seq: e.Seq, Problem: problem}
+		}
+		if !Known(e.Kind) {
+			return nil, &LogFault{Seq: e.Seq, Problem: fmt.Sprintf("unknown event kind %q", e.Kind), head: e.Hash}
+		}
+		v, err := Decode(e)
+		if err != nil {
+			return nil, &LogFault{Seq: e.Seq, Problem: fmt.Sprintf("payload does not decode: %v", err), head: e.Hash}
+		}
+		return v, nil
+	}
+	rules := NewInvariants(now)
+	apply := func(e *Event, payload Payload) error {
+		if problem := rules.Check(e, payload); problem != "" {
+			return &LogFault{Seq: e.Seq, Problem: problem, head: e.Hash}
+		}
+		for _, p := range ps {
+			if err := p.Apply(dst, e, payload); err != nil {
+				return fmt.Errorf("apply seq %d to projection %s: %w", e.Seq, p.Name(), err)
+			}
+		}
+		checked++
+		head = e.Hash
+		if progress != nil && (checked%4096 == 0 || checked == total) {
+			progress(checked, total)
+		}
+		return nil
+	}
+	err = pipeline(src, math.MinInt64, math.MaxInt64, link, inspect, apply)
+	var lf *LogFault
+	if errors.As(err, &lf) {
+		if lf.head != nil {
+			head = lf.head
+		}
+		return checked, head, lf, nil
+	}
+	if err != nil {
+		return checked, head, nil, err
+	}
+	if err := endBulk(dst, ps); err != nil {
+		return checked, head, nil, err
+	}
+	if progress != nil && total == 0 {
+		progress(0, 0)
+	}
+	return checked, head, nil, markProjections(dst, ps, checked)
 }
 
 // decodedEvent is an event read for folding, with its payload decoded.
@@ -381,65 +506,116 @@ type decodedEvent struct {
 	payload Payload
 }
 
-// pipeline reads, checks (the hash chain) and decodes events 1..head from
-// src on one goroutine while apply folds them on the caller's, so a rebuild
-// uses both of a small machine's cores. src must not be used by anyone else
-// meanwhile.
-func pipeline(src *sqlite.Conn, head int64, check func(e *Event) error, apply func(e *Event, payload Payload) error) error {
+// foldBatch is a run of events on its way to the fold: read and linked in
+// order by the reader, then hashed and decoded by a worker, which closes
+// done when the batch is ready.
+type foldBatch struct {
+	events  []decodedEvent
+	stopErr error // what stopped the reader after these events, if anything
+	ok      int   // how many events, from the first, were inspected sound
+	err     error // the problem after those ok events, if any
+	done    chan struct{}
+}
+
+// pipeline folds events 1..head from src in three stages, so a rebuild
+// uses every core of a small machine: one goroutine reads the rows and
+// checks that each links to the one before (seq and prev_hash); workers
+// recompute the hashes and decode the payloads of whole batches in
+// parallel; apply folds the batches, in seq order, on the caller's
+// goroutine. The first problem in seq order wins, as in a sequential
+// check: the events before a problem are applied (and may fail there),
+// the rest are not. src must not be used by anyone else meanwhile.
+func pipeline(src *sqlite.Conn, from, to int64, link func(e *Event) error, inspect func(e *Event) (Payload, error), apply func(e *Event, payload Payload) error) error {
 	const batch = 512
-	batches := make(chan []decodedEvent, 8)
+	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
+	ordered := make(chan *foldBatch, 4*workers)
+	work := make(chan *foldBatch, 4*workers)
 	stop := make(chan struct{})
-	readErr := make(chan error, 1)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				b.ok, b.err = inspectAll(b.events, inspect)
+				if b.err == nil {
+					b.err = b.stopErr
+				}
+				close(b.done)
+			}
+		}()
+	}
 	go func() {
-		defer close(batches)
+		defer close(ordered)
+		defer close(work)
+		send := func(b *foldBatch) bool {
+			select {
+			case ordered <- b:
+			case <-stop:
+				return false
+			}
+			select {
+			case work <- b:
+				return true
+			case <-stop:
+				close(b.done)
+				return false
+			}
+		}
 		buf := make([]decodedEvent, 0, batch)
-		err := ScanEvents(src, 1, head, func(e *Event) error {
-			if err := check(e); err != nil {
+		err := ScanEvents(src, from, to, func(e *Event) error {
+			if err := link(e); err != nil {
 				return err
 			}
-			payload, err := Decode(e)
-			if err != nil {
-				return err
-			}
-			buf = append(buf, decodedEvent{e: e, payload: payload})
+			buf = append(buf, decodedEvent{e: e})
 			if len(buf) == batch {
-				select {
-				case batches <- buf:
-				case <-stop:
+				if !send(&foldBatch{events: buf, done: make(chan struct{})}) {
 					return errStopped
 				}
 				buf = make([]decodedEvent, 0, batch)
 			}
 			return nil
 		})
-		if err == nil && len(buf) > 0 {
-			select {
-			case batches <- buf:
-			case <-stop:
-			}
+		if err == errStopped {
+			return
 		}
-		readErr <- err
+		if err != nil || len(buf) > 0 {
+			send(&foldBatch{events: buf, stopErr: err, done: make(chan struct{})})
+		}
 	}()
-	var applyErr error
-	for b := range batches {
-		if applyErr != nil {
+	var foldErr error
+	for b := range ordered {
+		if foldErr != nil {
 			continue
 		}
-		for _, d := range b {
-			if applyErr = apply(d.e, d.payload); applyErr != nil {
-				close(stop)
+		<-b.done
+		for _, d := range b.events[:b.ok] {
+			if foldErr = apply(d.e, d.payload); foldErr != nil {
 				break
 			}
 		}
+		if foldErr == nil {
+			foldErr = b.err
+		}
+		if foldErr != nil {
+			close(stop)
+		}
 	}
-	rerr := <-readErr
-	if applyErr != nil {
-		return applyErr
+	wg.Wait()
+	return foldErr
+}
+
+// inspectAll runs inspect on each event of a batch in order, keeping the
+// payloads, and stops at the first problem: ok events come before it.
+func inspectAll(evs []decodedEvent, inspect func(e *Event) (Payload, error)) (ok int, err error) {
+	for i := range evs {
+		payload, err := inspect(evs[i].e)
+		if err != nil {
+			return i, err
+		}
+		evs[i].payload = payload
 	}
-	if rerr != nil && rerr != errStopped {
-		return rerr
-	}
-	return nil
+	return len(evs), nil
 }
 
 var errStopped = errors.New("stopped")

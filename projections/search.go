@@ -6,6 +6,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
 )
 
 // The kinds of document the search projection indexes.
@@ -35,15 +36,27 @@ type searchDoc struct {
 type search struct {
 	base
 	rows versions[searchDoc]
+	// bulk defers the full-text index of a rebuild to one FTS5 'rebuild'
+	// at the end, over the same rows, and keeps the open version of each
+	// document in open, so the fold reads none back and closes only the
+	// documents that have one.
+	bulk bool
+	open map[string]*searchDoc
 }
 
 func newSearch() *search {
 	p := &search{base: base{name: "search", version: 1, schema: "search", tables: []Table{
 		{Name: "p_search", Key: []string{"doc"}, Temporal: true},
 	}}}
-	// Rebuilt like the incremental path (ids are assigned in the same
-	// order), with the full-text index filled row by row.
-	p.rows = versions[searchDoc]{insert: putSearchDoc, load: loadSearchDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
+	// Rebuilt like the incremental path: the same rows written in the
+	// same order (ids are assigned in that order).
+	p.rows = versions[searchDoc]{insert: p.putDoc, load: p.loadDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
+		if p.bulk {
+			if p.open[doc] == nil {
+				return nil
+			}
+			delete(p.open, doc)
+		}
 		return exec(conn, "search_close", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", seq)
 			st.SetText(":doc", doc)
@@ -52,7 +65,47 @@ func newSearch() *search {
 	return p
 }
 
-func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
+// BeginBulk starts a rebuild; the rows are written as incrementally, the
+// full-text index at the end.
+func (p *search) BeginBulk(conn *sqlite.Conn) error {
+	p.bulk, p.open = true, map[string]*searchDoc{}
+	return p.base.BeginBulk(conn)
+}
+
+// AbortBulk leaves bulk mode after a failed rebuild.
+func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk, p.open = false, nil }
+
+// EndBulk fills the full-text index from the rows written.
+func (p *search) EndBulk(conn *sqlite.Conn) error {
+	p.bulk, p.open = false, nil
+	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO p_search_fts (p_search_fts) VALUES ('rebuild')", nil); err != nil {
+		return fmt.Errorf("search: fill the full-text index: %w", err)
+	}
+	return p.base.EndBulk(conn)
+}
+
+func (p *search) putDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
+	if p.bulk {
+		cp := *d
+		p.open[d.doc] = &cp
+	}
+	return putSearchDoc(conn, d, from, to, !p.bulk)
+}
+
+// loadDoc reads the open version of doc (a copy of it, in bulk mode).
+func (p *search) loadDoc(conn *sqlite.Conn, doc string, seq int64) (*searchDoc, error) {
+	if !p.bulk {
+		return loadSearchDoc(conn, doc, seq)
+	}
+	cur := p.open[doc]
+	if cur == nil {
+		return nil, nil
+	}
+	cp := *cur
+	return &cp, nil
+}
+
+func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64, fts bool) error {
 	if err := exec(conn, "search_insert", func(st *sqlite.Stmt) {
 		st.SetText(":doc", d.doc)
 		st.SetText(":kind", d.kind)
@@ -68,6 +121,9 @@ func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
 		setValidTo(st, to)
 	}); err != nil {
 		return err
+	}
+	if !fts {
+		return nil
 	}
 	id := conn.LastInsertRowID()
 	return exec(conn, "search_fts_insert", func(st *sqlite.Stmt) {

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"encoding/json"
+	"sort"
 
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
@@ -11,60 +12,128 @@ import (
 // (stream work/KEY), every event of the sessions that work on it (their
 // session streams) and the bindings of host conversations to those
 // sessions. Rows are only ever added, so a read at any revision is a range
-// of the (work, seq) index: `awr log --work`, the history and the latest
-// checkpoints of a context packet, and recovery cost what they return, not
-// the size of the item's history.
-type worklog struct{ base }
+// of the table's (work, seq) key: `awr log --work`, the history and the
+// latest checkpoints of a context packet, and recovery cost what they
+// return, not the size of the item's history.
+//
+// The table is clustered on (work, seq) (WITHOUT ROWID): the rows are the
+// index, with no second B-tree to build. A bulk rebuild holds the rows in
+// memory, grouped by work item, and writes them at the end in key order,
+// so every insert appends to the B-tree.
+type worklog struct {
+	base
+	bulk  bool
+	rows  map[string][]workLogRow
+	names map[string]string // interned work keys and kinds
+}
+
+type workLogRow struct {
+	seq  int64
+	kind string
+}
 
 func newWorklog() *worklog {
-	return &worklog{base: base{name: "worklog", version: 2, schema: "worklog", tables: []Table{
-		{Name: "p_work_log", Key: []string{"seq"}},
+	return &worklog{base: base{name: "worklog", version: 3, schema: "worklog", tables: []Table{
+		{Name: "p_work_log", Key: []string{"work", "seq"}},
 	}}}
+}
+
+// BeginBulk starts a rebuild with the rows held in memory.
+func (p *worklog) BeginBulk(conn *sqlite.Conn) error {
+	p.bulk, p.rows, p.names = true, map[string][]workLogRow{}, map[string]string{}
+	return p.base.BeginBulk(conn)
+}
+
+// AbortBulk drops the rows of a failed bulk build.
+func (p *worklog) AbortBulk(conn *sqlite.Conn) {
+	p.bulk, p.rows, p.names = false, nil, nil
+}
+
+// EndBulk writes the held rows in (work, seq) order.
+func (p *worklog) EndBulk(conn *sqlite.Conn) error {
+	works := make([]string, 0, len(p.rows))
+	for w := range p.rows {
+		works = append(works, w)
+	}
+	sort.Strings(works)
+	rows := p.rows
+	p.bulk, p.rows, p.names = false, nil, nil
+	for _, w := range works {
+		// Rows were added in seq order.
+		for _, r := range rows[w] {
+			if err := insertWorkLog(conn, w, r.seq, r.kind); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (p *worklog) intern(s string) string {
+	if v, ok := p.names[s]; ok {
+		return v
+	}
+	p.names[s] = s
+	return s
+}
+
+func insertWorkLog(conn *sqlite.Conn, work string, seq int64, kind string) error {
+	return exec(conn, "worklog_insert", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(":seq", seq)
+		st.SetText(":kind", kind)
+	})
 }
 
 // Apply records the event under its work item when it has one: claims,
 // session lifecycle, contexts, checkpoints, bindings and restatement
 // checks, evidence and verifications.
 func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	var work string
-	switch pl := v.(type) {
-	case *events.ClaimAcquired:
-		work = pl.Work
-	case *events.ClaimRenewed:
-		work = pl.Work
-	case *events.ClaimReleased:
-		work = pl.Work
-	case *events.SessionStarted:
-		work = pl.Work
-	case *events.SessionResumed:
-		work = pl.Work
-	case *events.ContextCompiled:
-		work = pl.Work
-	case *events.CheckpointRecorded:
-		work = pl.Work
-	case *events.SessionEnded:
-		work = pl.Work
-	case *events.ClientBound:
-		work = pl.Work
-	case *events.RestatementChecked:
-		work = pl.Work
-	case *events.EvidenceRecorded:
-		work = pl.Work
-	case *events.WorkVerified:
-		work = pl.Work
-	case *events.ExecutionStarted:
-		work = pl.Work
-	case *events.ExecutionFinished:
-		work = pl.Work
-	}
+	work := workOf(v)
 	if work == "" {
 		return nil
 	}
-	return exec(conn, "worklog_insert", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":seq", e.Seq)
-		st.SetText(":kind", string(e.Kind))
-	})
+	if p.bulk {
+		work = p.intern(work)
+		p.rows[work] = append(p.rows[work], workLogRow{seq: e.Seq, kind: p.intern(string(e.Kind))})
+		return nil
+	}
+	return insertWorkLog(conn, work, e.Seq, string(e.Kind))
+}
+
+// workOf returns the work item an event's payload concerns, or "".
+func workOf(v events.Payload) string {
+	switch pl := v.(type) {
+	case *events.ClaimAcquired:
+		return pl.Work
+	case *events.ClaimRenewed:
+		return pl.Work
+	case *events.ClaimReleased:
+		return pl.Work
+	case *events.SessionStarted:
+		return pl.Work
+	case *events.SessionResumed:
+		return pl.Work
+	case *events.ContextCompiled:
+		return pl.Work
+	case *events.CheckpointRecorded:
+		return pl.Work
+	case *events.SessionEnded:
+		return pl.Work
+	case *events.ClientBound:
+		return pl.Work
+	case *events.RestatementChecked:
+		return pl.Work
+	case *events.EvidenceRecorded:
+		return pl.Work
+	case *events.WorkVerified:
+		return pl.Work
+	case *events.ExecutionStarted:
+		return pl.Work
+	case *events.ExecutionFinished:
+		return pl.Work
+	}
+	return ""
 }
 
 // WorkEventsAt returns up to limit events of work at rev (of one kind when

@@ -22,11 +22,12 @@ type RebuildResult struct {
 	Mismatches      []Mismatch           `json:"mismatches,omitempty"`
 }
 
-// ProjectionChecksum is one projection's checksum.
+// ProjectionChecksum is one projection's checksum (empty after a plain
+// rebuild, which computes none: `replay --verify` and `verify` do).
 type ProjectionChecksum struct {
 	Name     string `json:"name"`
 	Version  int    `json:"version"`
-	Checksum string `json:"checksum"`
+	Checksum string `json:"checksum,omitempty"`
 }
 
 // Mismatch is a projection whose live checksum differs from a rebuild.
@@ -37,7 +38,9 @@ type Mismatch struct {
 }
 
 // Rebuild drops every projection and replays the whole log into it, in one
-// transaction; progress may be nil.
+// transaction; progress may be nil. It lists the projections rebuilt
+// without checksums: hashing every row costs a sixth of a rebuild, and
+// only a comparison needs them (RebuildAndVerify, Verify).
 func Rebuild(ctx context.Context, store *events.Store, progress func(done, total int64)) (*RebuildResult, error) {
 	if err := store.Rebuild(ctx, progress); err != nil {
 		return nil, err
@@ -45,10 +48,11 @@ func Rebuild(ctx context.Context, store *events.Store, progress func(done, total
 	res := &RebuildResult{}
 	err := store.Read(ctx, func(r *events.Reader) error {
 		res.ProjectRevision, res.EventsApplied = r.Head, r.Head
-		sums, err := checksums(r.Conn)
-		res.Projections = sums
-		return err
+		return nil
 	})
+	for _, p := range projections.All() {
+		res.Projections = append(res.Projections, ProjectionChecksum{Name: p.Name(), Version: p.Version()})
+	}
 	return res, err
 }
 
@@ -97,38 +101,48 @@ func compareOnSnapshot(r *events.Reader, progress func(done, total int64)) (live
 
 // scratchChecksums folds events 1..head from src into a throwaway database
 // and returns the checksums of the result.
-func scratchChecksums(src *sqlite.Conn, head int64, progress func(done, total int64)) (_ []ProjectionChecksum, err error) {
+func scratchChecksums(src *sqlite.Conn, head int64, progress func(done, total int64)) (sums []ProjectionChecksum, err error) {
+	err = withScratch(func(dst *sqlite.Conn) error {
+		endFn, err := sqlitex.ImmediateTransaction(dst)
+		if err != nil {
+			return fault.Wrap(fault.Storage, err, "prepare scratch database")
+		}
+		err = events.RebuildFrom(src, dst, projections.Projectors(), head, progress)
+		endFn(&err)
+		if err != nil {
+			if fault.Is(err, fault.VerifyFailed) {
+				return err
+			}
+			return fault.Wrap(fault.Storage, err, "rebuild into scratch database")
+		}
+		sums, err = checksums(dst)
+		return err
+	})
+	return sums, err
+}
+
+// withScratch calls fn with a connection to a throwaway database, removed
+// afterwards.
+func withScratch(fn func(dst *sqlite.Conn) error) error {
 	dir, err := os.MkdirTemp("", "awr-scratch-")
 	if err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "create scratch database")
+		return fault.Wrap(fault.Storage, err, "create scratch database")
 	}
 	defer os.RemoveAll(dir)
 	dst, err := sqlite.OpenConn(filepath.Join(dir, "scratch.db"), sqlite.OpenReadWrite|sqlite.OpenCreate)
 	if err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "open scratch database")
+		return fault.Wrap(fault.Storage, err, "open scratch database")
 	}
 	defer dst.Close()
 	for _, pragma := range []string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF", "PRAGMA cache_size=-65536"} {
 		if err := sqlitex.ExecuteTransient(dst, pragma, nil); err != nil {
-			return nil, fault.Wrap(fault.Storage, err, "prepare scratch database")
+			return fault.Wrap(fault.Storage, err, "prepare scratch database")
 		}
 	}
 	if err := events.EnsureProjectionTable(dst); err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "prepare scratch database")
+		return fault.Wrap(fault.Storage, err, "prepare scratch database")
 	}
-	endFn, err := sqlitex.ImmediateTransaction(dst)
-	if err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "prepare scratch database")
-	}
-	err = events.RebuildFrom(src, dst, projections.Projectors(), head, progress)
-	endFn(&err)
-	if err != nil {
-		if fault.Is(err, fault.VerifyFailed) {
-			return nil, err
-		}
-		return nil, fault.Wrap(fault.Storage, err, "rebuild into scratch database")
-	}
-	return checksums(dst)
+	return fn(dst)
 }
 
 // RebuildAndVerify rebuilds into a scratch copy and compares (replay

@@ -12,6 +12,7 @@ import (
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
 )
 
 // Check is one verification step's outcome.
@@ -87,6 +88,31 @@ func VerifyChain(conn *sqlite.Conn) (checked int64, head []byte, bad *ChainFault
 	return checked, chain.Head(), bad, err
 }
 
+// verifyAndRebuild walks the log on src as VerifyChain does and, in the
+// same pass, folds it into a scratch database; for a sound log it returns
+// the checksums of that rebuild.
+func verifyAndRebuild(src *sqlite.Conn, progress func(done, total int64)) (checked int64, head []byte, bad *ChainFault, sums []ProjectionChecksum, err error) {
+	err = withScratch(func(dst *sqlite.Conn) error {
+		endFn, err := sqlitex.ImmediateTransaction(dst)
+		if err != nil {
+			return fault.Wrap(fault.Storage, err, "prepare scratch database")
+		}
+		var lf *events.LogFault
+		checked, head, lf, err = events.VerifyFold(src, dst, projections.Projectors(), time.Now(), progress)
+		endFn(&err)
+		if err != nil {
+			return fault.Wrap(fault.Storage, err, "rebuild into scratch database")
+		}
+		if lf != nil {
+			bad = &ChainFault{Seq: lf.Seq, Problem: lf.Problem}
+			return nil
+		}
+		sums, err = checksums(dst)
+		return err
+	})
+	return checked, head, bad, sums, err
+}
+
 // Verify checks the whole project: seq continuity and the hash chain, the
 // append-only triggers, each projection's bookkeeping (version and last
 // seq), and each projection's checksum against a scratch rebuild from the
@@ -96,7 +122,9 @@ func Verify(ctx context.Context, store *events.Store, progress func(done, total 
 	res := &VerifyResult{OK: true, Projections: []ProjectionChecksum{}, Checks: []Check{}}
 	err := store.Read(ctx, func(r *events.Reader) error {
 		res.ProjectRevision = r.Head
-		checked, head, bad, err := VerifyChain(r.Conn)
+		// One pass walks the chain and rebuilds every projection into a
+		// scratch database, for the comparison below.
+		checked, head, bad, rebuilt, err := verifyAndRebuild(r.Conn, progress)
 		if err != nil {
 			return err
 		}
@@ -146,10 +174,16 @@ func Verify(ctx context.Context, store *events.Store, progress func(done, total 
 		if res.FirstBadSeq > 0 {
 			return nil
 		}
-		// The checksum comparison reads the same snapshot as the chain check.
-		live, mismatches, err := compareOnSnapshot(r, progress)
+		// The live checksums read the same snapshot as the chain walk.
+		live, err := checksums(r.Conn)
 		if err != nil {
 			return err
+		}
+		var mismatches []Mismatch
+		for i := range live {
+			if live[i].Checksum != rebuilt[i].Checksum {
+				mismatches = append(mismatches, Mismatch{Name: live[i].Name, Live: live[i].Checksum, Rebuilt: rebuilt[i].Checksum})
+			}
 		}
 		res.Projections, res.Mismatches = live, mismatches
 		c := Check{Name: "projection_checksums", OK: len(mismatches) == 0, Detail: fmt.Sprintf("%d projections equal a rebuild from the log", len(live)-len(mismatches))}

@@ -20,6 +20,10 @@ func (c *replayCmd) Run(app *App) error {
 		}
 		fmt.Fprintf(w, "%s %d projections from %d events (project_revision %d)\n", verb, len(res.Projections), res.EventsApplied, res.ProjectRevision)
 		for _, p := range res.Projections {
+			if p.Checksum == "" {
+				fmt.Fprintf(w, "  %-12s v%d\n", p.Name, p.Version)
+				continue
+			}
 			fmt.Fprintf(w, "  %-12s v%d  %s\n", p.Name, p.Version, p.Checksum[:16])
 		}
 		for _, m := range res.Mismatches {

@@ -1,1 +1,0 @@
-CREATE INDEX p_work_log_work ON p_work_log (work, seq);
