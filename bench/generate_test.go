@@ -179,3 +179,17 @@ func TestGenerate_NeverInTheFuture(t *testing.T) {
 		})
 	}))
 }
+
+// TestGenerate_PayloadsDecodeToThemselves: every payload the commands of
+// a generated history append is the value a decode of its stored bytes
+// gives (AWR_VERIFY_PAYLOADS=1 makes each append check it), so the
+// projectors, which are handed the struct, see what a replay sees.
+func TestGenerate_PayloadsDecodeToThemselves(t *testing.T) {
+	t.Setenv("AWR_VERIFY_PAYLOADS", "1")
+	ctx := context.Background()
+	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 40, 3)
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 4000, Seed: 5, Agents: 6, Batch: 100})
+	require.NoError(t, err)
+}

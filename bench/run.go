@@ -34,6 +34,15 @@ type RunOptions struct {
 	Budget int
 	// Progress, if set, is told the name of each measurement as it starts.
 	Progress func(name string)
+	// Compare also measures every figure of issue #17's targets (see
+	// Target) as paired, interleaved runs, into RunResult.Targets.
+	Compare bool
+	// Pairs is the number of paired runs of each target ratio (default 40).
+	Pairs int
+	// Floor is a hello-world binary for the startup target; when empty,
+	// one is built with `go` from PATH and cached in FloorCache.
+	Floor      string
+	FloorCache string
 }
 
 // Measurement is the distribution of one measured operation.
@@ -86,6 +95,9 @@ type RunResult struct {
 	Work          string        `json:"work"`
 	Measurements  []Measurement `json:"measurements"`
 	Context       Economy       `json:"context"`
+	// Targets and Floor are set by --compare (RunOptions.Compare) only.
+	Targets []Target `json:"targets,omitempty"`
+	Floor   *Floor   `json:"floor,omitempty"`
 }
 
 // Run measures awr on the initialized project p: latency of a checkpoint
@@ -229,6 +241,26 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 			return nil, err
 		}
 	}
+	if opts.Compare {
+		if opts.Pairs <= 0 {
+			opts.Pairs = 40
+		}
+		if opts.FloorCache == "" {
+			dir, err := os.UserCacheDir()
+			if err != nil {
+				dir = os.TempDir()
+			}
+			opts.FloorCache = filepath.Join(dir, "awr", "bench-floor")
+		}
+		c := &compareEnv{ctx: ctx, p: p, opts: opts, proc: proc, session: sid, work: start.Work, early: early, first: firstSession,
+			env: func(env []string, args ...string) func() error {
+				full := append([]string{"--project", p.Dir()}, args...)
+				return func() error { return runChildEnv(ctx, opts.Exe, full, env) }
+			}}
+		if res.Targets, res.Floor, err = compare(c); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: sid, Outcome: events.OutcomeIncomplete, Agent: "bench-run"}); err != nil {
 		return nil, err
 	}
@@ -266,8 +298,16 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 // runChild runs the awr binary with args, as `awr` (argv[0]), and fails
 // with its stderr when it exits non-zero.
 func runChild(ctx context.Context, exe string, args []string) error {
+	return runChildEnv(ctx, exe, args, nil)
+}
+
+// runChildEnv is runChild with env added to the environment.
+func runChildEnv(ctx context.Context, exe string, args, env []string) error {
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Args[0] = "awr"
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

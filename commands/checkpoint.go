@@ -99,14 +99,15 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 			}
 		}
 		id := tx.NewID()
-		e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, ID: id, Payload: events.CheckpointRecorded{
+		pl := events.CheckpointRecorded{
 			CheckpointID: id, SessionID: s.ID, Work: s.Work, Agent: req.Agent, ContextHash: req.ContextHash,
 			ContextHashVerified: verified, ContextHashNote: note, Digest: req.Digest, NextAction: req.NextAction, Changes: changes, Repo: req.Repo,
-		}})
+		}
+		e, err := tx.Append(events.NewEvent{Stream: "session/" + s.ID, ID: id, Payload: pl})
 		if err != nil {
 			return nil, err
 		}
-		cp, err := projections.CheckpointAt(tx.Conn, id, e.Seq)
+		cp, err := appendedCheckpoint(e, pl)
 		if err != nil {
 			return nil, err
 		}
@@ -120,6 +121,31 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		}
 		return out, nil
 	})
+}
+
+// appendedCheckpoint is the checkpoint e records, as projections.CheckpointAt
+// reads it back, built from pl, the payload e was encoded from, without
+// reading it again; when the encoding holds U+FFFD (invalid UTF-8 that
+// encoding/json replaced), from the stored bytes instead, which is what a
+// read gives (TestRecordCheckpoint_ResultIsTheStoredCheckpoint compares
+// the two).
+func appendedCheckpoint(e *events.Event, pl events.CheckpointRecorded) (*projections.Checkpoint, error) {
+	if strings.Contains(string(e.Payload), "\uFFFD") || strings.Contains(string(e.Payload), `\ufffd`) {
+		v, err := events.Decode(e)
+		if err != nil {
+			return nil, err
+		}
+		pl = *v.(*events.CheckpointRecorded)
+	}
+	changes := pl.Changes
+	if changes == nil {
+		changes = []events.KnowledgeChange{}
+	}
+	return &projections.Checkpoint{
+		ID: pl.CheckpointID, Seq: e.Seq, SessionID: pl.SessionID, Work: pl.Work, Agent: pl.Agent,
+		ContextHash: pl.ContextHash, ContextHashVerified: pl.ContextHashVerified, Digest: pl.Digest,
+		NextAction: pl.NextAction, ContextHashNote: pl.ContextHashNote, Changes: changes, OpenLoops: pl.OpenLoops, RecordedAt: e.OccurredAt, Repo: pl.Repo,
+	}, nil
 }
 
 // LoopCapWarning is the open_loops_over_cap warning of a work item with

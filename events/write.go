@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"time"
 
 	"github.com/awr-dev/awr/fault"
@@ -136,7 +138,7 @@ func (tx *Tx) Append(ne NewEvent) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := tx.insert(e, true); err != nil {
+	if err := tx.insertTyped(e, ne.Payload); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -204,7 +206,69 @@ func (tx *Tx) AppendRaw(e *Event) error {
 	return tx.insert(e, false)
 }
 
-func (tx *Tx) insert(e *Event, keep bool) error {
+// insertTyped inserts e, an event Append built from the payload struct
+// given, and hands the projectors that struct rather than a decode of the
+// bytes just encoded, when the two are the same value: the struct is of the
+// kind's payload type (a value is copied into a fresh pointer, as Decode
+// returns), and its encoding holds no U+FFFD, the one character
+// encoding/json writes in place of what it cannot encode (invalid UTF-8),
+// so decoding the bytes gives the same struct back. Otherwise, and always
+// when AWR_VERIFY_PAYLOADS=1 (the tests' check that the two agree), it
+// decodes the stored bytes.
+func (tx *Tx) insertTyped(e *Event, given Payload) error {
+	var typed Payload
+	if len(tx.store.projectors) > 0 && !replaced(e.Payload) {
+		typed = asPointer(e.Kind, given)
+	}
+	if typed != nil && os.Getenv("AWR_VERIFY_PAYLOADS") == "1" {
+		decoded, err := Decode(e)
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(decoded, typed) {
+			return fault.New(fault.Internal, "append event: seq %d: the %s payload given and its stored encoding decode to different values", e.Seq, e.Kind).
+				With("seq", e.Seq).With("kind", e.Kind)
+		}
+	}
+	return tx.insertWith(e, true, typed)
+}
+
+// replaced reports whether an encoded payload holds U+FFFD, raw or as
+// the escape encoding/json writes for invalid UTF-8.
+func replaced(raw []byte) bool {
+	return bytes.Contains(raw, []byte("\uFFFD")) || bytes.Contains(raw, []byte(`\ufffd`))
+}
+
+// asPointer returns p as the pointer type DecodePayload makes for kind (a
+// struct value copied into a new pointer), or nil when p is of another
+// type.
+func asPointer(kind Kind, p Payload) Payload {
+	mk, ok := payloadTypes[kind]
+	if !ok {
+		return nil
+	}
+	want := reflect.TypeOf(mk())
+	v := reflect.ValueOf(p)
+	switch {
+	case v.Type() == want:
+		if v.IsNil() {
+			return nil
+		}
+		return p
+	case reflect.PointerTo(v.Type()) == want:
+		ptr := reflect.New(v.Type())
+		ptr.Elem().Set(v)
+		typed, _ := ptr.Interface().(Payload)
+		return typed
+	}
+	return nil
+}
+
+func (tx *Tx) insert(e *Event, keep bool) error { return tx.insertWith(e, keep, nil) }
+
+// insertWith inserts e and applies the projectors to typed, its payload
+// struct, or, when typed is nil, to the payload decoded from e's bytes.
+func (tx *Tx) insertWith(e *Event, keep bool, typed Payload) error {
 	st := prep(tx.Conn, "insert_event")
 	st.SetInt64(":seq", e.Seq)
 	st.SetText(":id", e.ID)
@@ -230,11 +294,15 @@ func (tx *Tx) insert(e *Event, keep bool) error {
 		return err
 	}
 	if len(tx.store.projectors) > 0 {
-		// Decoded from the stored bytes, not taken from the caller's
-		// struct, so projectors see what a replay will see.
-		payload, err := Decode(e)
-		if err != nil {
-			return err
+		// The caller's struct only when it is what a decode of the
+		// stored bytes gives (insertTyped), so projectors see what a
+		// replay will see.
+		payload := typed
+		if payload == nil {
+			var err error
+			if payload, err = Decode(e); err != nil {
+				return err
+			}
 		}
 		for _, p := range tx.store.projectors {
 			if err := p.Apply(tx.Conn, e, payload); err != nil {

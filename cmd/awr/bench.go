@@ -180,6 +180,10 @@ type benchRunCmd struct {
 	Count       int `help:"Repetitions of each latency measurement." default:"20" placeholder:"N"`
 	ReplayCount int `name:"replay-count" help:"Full replays to time." default:"3" placeholder:"N"`
 	Budget      int `help:"Token budget of the context packets (o200k_base)." default:"5000" placeholder:"N"`
+	// Compare adds issue #17's targets, each measured as paired runs.
+	Compare bool   `help:"Also measure every target of the speed issue (#17) as paired, interleaved runs, and print each against its bound."`
+	Pairs   int    `help:"Paired runs per target ratio (with --compare)." default:"40" placeholder:"N"`
+	Floor   string `help:"Hello-world Go binary to divide startup by (with --compare; default: built with go from PATH, cached per Go version)." type:"path" placeholder:"PATH"`
 }
 
 // Run measures awr on the project.
@@ -187,7 +191,7 @@ func (c *benchRunCmd) Run(app *App) error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"--count", c.Count}, {"--replay-count", c.ReplayCount}, {"--budget", c.Budget}} {
+	}{{"--count", c.Count}, {"--replay-count", c.ReplayCount}, {"--budget", c.Budget}, {"--pairs", c.Pairs}} {
 		if f.v <= 0 {
 			return fault.New(fault.Usage, "bench run: %s %d: want a positive number", f.name, f.v).With("flag", f.name).WithHint("awr bench run --help")
 		}
@@ -204,7 +208,8 @@ func (c *benchRunCmd) Run(app *App) error {
 	if f, ok := app.Stderr.(*os.File); ok && !app.JSON && isTerminal(f) {
 		progress = func(name string) { fmt.Fprintf(f, "measuring %s\n", name) }
 	}
-	res, err := bench.Run(app.Ctx, p, bench.RunOptions{Exe: exe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress})
+	res, err := bench.Run(app.Ctx, p, bench.RunOptions{Exe: exe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress,
+		Compare: c.Compare, Pairs: c.Pairs, Floor: c.Floor})
 	if err != nil {
 		return err
 	}
@@ -228,6 +233,54 @@ func printBenchRun(w io.Writer, res *bench.RunResult) {
 	fmt.Fprintf(w, "  required facts preserved: %d of %d\n", e.FactsPresent, e.RequiredFacts)
 	for _, m := range e.Missing {
 		fmt.Fprintf(w, "  missing: %s\n", m)
+	}
+	if res.Targets != nil {
+		printTargets(w, res)
+	}
+}
+
+// printTargets prints --compare's table: each target figure against its
+// bound, with the per-pair distribution.
+func printTargets(w io.Writer, res *bench.RunResult) {
+	fmt.Fprintf(w, "\ntargets of issue #17 (paired, interleaved runs in this one run):\n")
+	if f := res.Floor; f != nil {
+		switch {
+		case f.Path == "":
+			fmt.Fprintf(w, "  floor: unavailable (%s)\n", f.Reason)
+		case f.GoVersion != "":
+			fmt.Fprintf(w, "  floor: %s (built with %s)\n", f.Path, f.GoVersion)
+		default:
+			fmt.Fprintf(w, "  floor: %s (%s)\n", f.Path, f.Source)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "id\tfigure\ttarget\tmeasured\tmin\tmedian\tp95\tmet\n")
+	opt := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return num(*v)
+	}
+	for _, t := range res.Targets {
+		bound := "<= "
+		if t.Bound == "min" {
+			bound = ">= "
+		}
+		measured := opt(t.Measured)
+		if t.MeasuredP95 != nil {
+			measured += " (p95 " + num(*t.MeasuredP95) + ")"
+		}
+		met := "n/a"
+		if t.Met != nil {
+			met = map[bool]string{true: "yes", false: "NO"}[*t.Met]
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, bound, num(t.Target), measured, opt(t.Min), opt(t.Median), opt(t.P95), met)
+	}
+	tw.Flush()
+	for _, t := range res.Targets {
+		if t.Measured == nil {
+			fmt.Fprintf(w, "  %d %s: %s; measure with: %s\n", t.ID, t.Name, t.Reason, t.Command)
+		}
 	}
 }
 
