@@ -727,10 +727,11 @@ func renameAll(text string, renames map[string]string) string {
 }
 
 var (
-	rfcTime   = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b`)
-	msTime    = regexp.MustCompile(`\b1\d{12}\b`)
-	tokenNums = regexp.MustCompile(`("(?:token_estimate|required_tokens|tokens|token_budget_used|required|duration_ms)":)\d+|\b\d+ ms\b|\b\d+( of \d+)? (o200k_base )?tokens\b|\bto \d+ of \d+\b`)
-	spaces    = regexp.MustCompile(`\s+`)
+	rfcTime          = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b`)
+	msTime           = regexp.MustCompile(`\b1\d{12}\b`)
+	evidenceDuration = regexp.MustCompile(`"duration_ms":\d+,`)
+	tokenNums        = regexp.MustCompile(`("(?:token_estimate|required_tokens|tokens|token_budget_used|required|duration_ms)":)\d+|\b\d+ ms\b|\b\d+( of \d+)? (o200k_base )?tokens\b|\bto \d+ of \d+\b`)
+	spaces           = regexp.MustCompile(`\s+`)
 	// contextRead is the fake agent's report of its context file, whose
 	// size follows the scenario's temporary path.
 	contextRead = regexp.MustCompile(`\bread \d+ bytes of context\b`)
@@ -758,6 +759,9 @@ func (m *tokenMap) normalize(lines []string, printed bool) []string {
 		}
 		l = rfcTime.ReplaceAllString(l, "<time>")
 		l = msTime.ReplaceAllString(l, "<ms>")
+		// Evidence leaves duration_ms out when its run took under a
+		// millisecond: shown and run compare with no duration_ms at all.
+		l = evidenceDuration.ReplaceAllString(l, "")
 		l = tokenNums.ReplaceAllStringFunc(l, func(s string) string {
 			if strings.HasPrefix(s, `"`) {
 				return s[:strings.Index(s, ":")+1] + "<n>"
