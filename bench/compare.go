@@ -532,7 +532,7 @@ func (c *compareEnv) replayTargets() ([]Target, error) {
 // version (target 6, within target 2): the rank table is embedded, so a
 // compile must cost the same with nowhere to cache.
 func (c *compareEnv) unwritableCache(version func() error) (Target, error) {
-	t := Target{ID: 6, Name: "context compile with an unwritable cache directory / awr version (p50 and p95)", Bound: "max", Target: 1.5}
+	t := Target{ID: 6, Name: "context compile with no writable cache directory / awr version (p50 and p95)", Bound: "max", Target: 1.5}
 	dir, err := os.MkdirTemp("", "awr-nocache-")
 	if err != nil {
 		return t, fault.Wrap(fault.Storage, err, "bench run: temporary directory")
