@@ -19,6 +19,10 @@ type connPool struct {
 	uri     string
 	flags   sqlite.OpenFlags
 	prepare func(*sqlite.Conn) error
+	// check, when set, runs before every connection after the first is
+	// opened: a later connection opens the file by path, so a database
+	// removed or replaced since the first would put it on another file.
+	check func() error
 
 	slots  chan struct{} // one token per connection that may be taken
 	closed chan struct{}
@@ -53,6 +57,14 @@ func newConnPool(uri string, flags sqlite.OpenFlags, size int, prepare func(*sql
 }
 
 func (p *connPool) open() (*sqlite.Conn, error) {
+	p.mu.Lock()
+	later := p.opened > 0
+	p.mu.Unlock()
+	if later && p.check != nil {
+		if err := p.check(); err != nil {
+			return nil, err
+		}
+	}
 	conn, err := sqlite.OpenConn(p.uri, p.flags)
 	if err != nil {
 		return nil, err
@@ -101,6 +113,16 @@ func (p *connPool) Take(ctx context.Context) (*sqlite.Conn, error) {
 	cctx, cancel := context.WithCancel(ctx)
 	conn.SetInterrupt(cctx.Done())
 	p.mu.Lock()
+	if p.isShut {
+		// Close ran while this connection was being opened or handed
+		// over: it cannot see the connection, so close it here.
+		p.mu.Unlock()
+		conn.SetInterrupt(nil)
+		cancel()
+		conn.Close()
+		p.slots <- struct{}{}
+		return nil, errPoolClosed
+	}
 	p.taken[conn] = cancel
 	p.mu.Unlock()
 	return conn, nil

@@ -2,10 +2,12 @@ package events
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/fault"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"
 )
@@ -55,4 +57,76 @@ func TestConnPool_OpensOnDemand(t *testing.T) {
 	require.NoError(t, <-closed)
 	_, err = st.pool.Take(ctx)
 	require.Error(t, err, "Take after Close")
+}
+
+// TestConnPool_LaterConnectionRefusesReplacedFile: the pool opens its
+// second connection by path; once the database file was replaced by
+// another, that connection would read and write a different file, so the
+// pool refuses to open it (Storage) and keeps the first.
+func TestConnPool_LaterConnectionRefusesReplacedFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "awr.db")
+	st, err := Open(ctx, path, Options{Create: true})
+	require.NoError(t, err)
+	defer st.Close()
+	other, err := Open(ctx, filepath.Join(dir, "other.db"), Options{Create: true})
+	require.NoError(t, err)
+	require.NoError(t, other.Close())
+	require.NoError(t, os.Rename(filepath.Join(dir, "other.db"), path))
+
+	a, err := st.pool.Take(ctx)
+	require.NoError(t, err, "the connection already open stays usable")
+	_, err = st.pool.Take(ctx)
+	require.Error(t, err)
+	require.True(t, fault.Is(err, fault.Storage), "%v", err)
+	require.Contains(t, err.Error(), "removed or replaced while open")
+	require.Equal(t, 1, st.pool.Opened(), "no connection was opened on the other file")
+	st.pool.Put(a)
+}
+
+// TestConnPool_CloseWhileOpening: a Take that is opening a connection when
+// Close runs gets errPoolClosed and closes that connection itself (Close
+// cannot see it to interrupt it), and Close returns without a Put.
+func TestConnPool_CloseWhileOpening(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "awr.db")
+	st, err := Open(ctx, path, Options{Create: true})
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+
+	entered, release := make(chan struct{}), make(chan struct{})
+	var opens int
+	p, err := newConnPool(path, sqlite.OpenReadWrite|sqlite.OpenNoMutex, 2, func(*sqlite.Conn) error {
+		opens++
+		if opens == 2 {
+			close(entered)
+			<-release
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	hold, err := p.Take(ctx) // the one open connection: the next Take opens another
+	require.NoError(t, err)
+
+	took := make(chan error, 1)
+	go func() {
+		c, err := p.Take(ctx)
+		if c != nil {
+			p.Put(c)
+		}
+		took <- err
+	}()
+	<-entered
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	require.Eventually(t, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.isShut
+	}, 5*time.Second, time.Millisecond)
+	close(release)
+	require.ErrorIs(t, <-took, errPoolClosed)
+	p.Put(hold)
+	require.NoError(t, <-closed)
 }

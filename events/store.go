@@ -128,6 +128,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fault.Wrap(fault.Storage, err, "open project database %s", path)
 	}
+	pool.check = func() error { return s.stillOpen("open a connection") }
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -139,6 +140,16 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// stillOpen is a Storage error, for op, when the database file at the store's path
+// is no longer the one it opened (removed, or replaced by another file).
+func (s *Store) stillOpen(op string) error {
+	if fi, err := os.Stat(s.path); err != nil || !os.SameFile(fi, s.ident) {
+		return fault.New(fault.Storage, "%s: the project database %s was removed or replaced while open; nothing was written", op, s.path).
+			With("path", s.path).WithHint("restore the database from a backup, or import an export into an empty project (awr import EXPORT.jsonl --project NEW_DIR), then retry")
+	}
+	return nil
 }
 
 // newPool returns a pool of up to opts.PoolSize connections to uri with

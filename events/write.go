@@ -445,9 +445,8 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 		// A database removed or replaced under an open store would take the
 		// commit into an unlinked file: refuse, so nothing is acknowledged
 		// that a later reader cannot see.
-		if fi, err := os.Stat(s.path); err != nil || !os.SameFile(fi, s.ident) {
-			return nil, fault.New(fault.Storage, "write: the project database %s was removed or replaced while open; nothing was written", s.path).
-				With("path", s.path).WithHint("restore the database from a backup, or import an export into an empty project (awr import EXPORT.jsonl --project NEW_DIR), then retry")
+		if err := s.stillOpen("write"); err != nil {
+			return nil, err
 		}
 		return &WriteResult{Result: raw, Events: tx.appended, Revision: tx.head}, nil
 	})

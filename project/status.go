@@ -248,9 +248,12 @@ func statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []pro
 	} else if list, err = staleByRecentEvents(r, rev, head, n, from, holds, res); err != nil {
 		return err
 	}
+	// Both ways order by the revision of the session's active version,
+	// the order staleByRecentEvents walks in, so that the sessions
+	// listed do not depend on which way was cheaper.
 	sort.Slice(list, func(i, j int) bool {
-		if list[i].startedAt != list[j].startedAt {
-			return list[i].startedAt < list[j].startedAt
+		if list[i].version != list[j].version {
+			return list[i].version < list[j].version
 		}
 		return list[i].ID < list[j].ID
 	})
@@ -269,14 +272,15 @@ func statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []pro
 	return nil
 }
 
-// staleCandidate is a stale session with its start, for ordering.
+// staleCandidate is a stale session with the revision of its active
+// version (its start, or its resume), for ordering.
 type staleCandidate struct {
 	StaleSession
-	startedAt int64
+	version int64
 }
 
 func candidate(s *projections.Session) staleCandidate {
-	return staleCandidate{StaleSession: StaleSession{ID: s.ID, Work: s.Work, Agent: s.Agent}, startedAt: s.StartedAt}
+	return staleCandidate{StaleSession: StaleSession{ID: s.ID, Work: s.Work, Agent: s.Agent}, version: s.Revision}
 }
 
 // staleByLastEvent reads every session active at rev and the last event

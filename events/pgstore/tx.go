@@ -237,10 +237,12 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 		if errors.Is(err, pgx.ErrTxCommitRollback) {
 			return nil, fault.New(fault.Storage, "%s: an earlier statement failed, so the server rolled the transaction back; nothing was written", op)
 		}
-		if !errors.As(err, &pe) && ctx.Err() == nil {
-			// The commit was sent; whether the server applied it before
-			// the connection went is unknown.
-			return nil, fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit; the write may have been committed", op, s.server).
+		if !errors.As(err, &pe) && !pgconn.SafeToRetry(err) {
+			// The commit was sent, and the connection went (or ctx
+			// ended) before the answer came: whether the server applied
+			// it is unknown. pgx says SafeToRetry only when nothing was
+			// sent, the one case that is "nothing was written".
+			return nil, fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit (%v); the write may have been committed", op, s.server, err).
 				With("server", s.server).WithHint("check the head (awr status), or retry with the same request id")
 		}
 		return nil, err
