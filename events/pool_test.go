@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
@@ -129,4 +130,37 @@ func TestConnPool_CloseWhileOpening(t *testing.T) {
 	require.ErrorIs(t, <-took, errPoolClosed)
 	p.Put(hold)
 	require.NoError(t, <-closed)
+}
+
+// TestStore_Leave: a store this process only read is left open for the
+// exit to release (its pool is not shut); one it wrote to is closed, so
+// that its close checkpoints the WAL and removes it as Close does.
+func TestStore_Leave(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "awr.db")
+	st, err := Open(ctx, path, Options{Create: true})
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+
+	reader, err := Open(ctx, path, Options{})
+	require.NoError(t, err)
+	require.NoError(t, reader.Read(ctx, func(r *Reader) error { return nil }))
+	require.NoError(t, reader.Leave())
+	reader.pool.mu.Lock()
+	shut := reader.pool.isShut
+	reader.pool.mu.Unlock()
+	require.False(t, shut, "a store that only read is left to the exit")
+	require.NoError(t, reader.pool.Close()) // what the exit would release
+
+	writer, err := Open(ctx, path, Options{})
+	require.NoError(t, err)
+	_, err = writer.Append(ctx, WriteOptions{Now: time.Now(), Entropy: rand.New(rand.NewSource(1)), Actor: "tester"}, func(tx Appender) (any, error) {
+		return tx.Append(NewEvent{Stream: "project", Payload: ProjectInitialized{ProjectID: "P", Name: "p"}})
+	})
+	require.NoError(t, err)
+	require.NoError(t, writer.Leave())
+	_, err = writer.pool.Take(ctx)
+	require.ErrorIs(t, err, errPoolClosed, "a store that wrote is closed")
+	_, err = os.Stat(path + "-wal")
+	require.True(t, os.IsNotExist(err), "its close checkpointed and removed the WAL")
 }

@@ -138,6 +138,19 @@ func (p *Project) Close() error {
 	return err
 }
 
+// Leave ends the project for a process about to exit (events.Store.Leave):
+// a store this process only read is left for the exit to release.
+func (p *Project) Leave() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.store == nil {
+		return nil
+	}
+	err := p.store.Leave()
+	p.store, p.env = nil, nil
+	return err
+}
+
 // EventLog returns the project's event log, opening it on first use, for
 // the layers that measure or replay it whole (bench, demo).
 // Errors: NotFound (hint `awr init`) when the project has no log; Storage.

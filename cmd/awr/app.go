@@ -371,8 +371,17 @@ func (a *App) options() project.Options {
 		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET"), AwrBin: awrBinary(), Crashpoint: os.Getenv("AWR_TEST_CRASHPOINT")}}
 }
 
+// leaveAtExit is set by a process that exits once run returns (main): its
+// project is left for the exit to release when it only read
+// (project.Project.Leave), instead of being torn down page by page.
+var leaveAtExit bool
+
 func (a *App) close() {
-	if a.proj != nil {
+	switch {
+	case a.proj == nil:
+	case leaveAtExit:
+		a.proj.Leave()
+	default:
 		a.proj.Close()
 	}
 }

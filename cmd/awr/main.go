@@ -6,5 +6,6 @@ package main
 import "os"
 
 func main() {
+	leaveAtExit = true
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

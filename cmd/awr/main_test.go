@@ -27,7 +27,7 @@ var runHints = flag.Bool("hints", true, "run every hint a script prints, in a co
 // TestMain lets the test binary double as the awr command inside scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"awr":       func() { os.Exit(runAwrCollectingHints()) },
+		"awr":       func() { leaveAtExit = true; os.Exit(runAwrCollectingHints()) },
 		"fakeagent": func() { fakeagent.Main(); os.Exit(0) },
 	})
 }
