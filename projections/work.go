@@ -324,9 +324,16 @@ func SourcesAt(conn *sqlite.Conn, rev int64, head bool) ([]Source, error) {
 
 func scanItems(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]WorkItem, error) {
 	var out []WorkItem
+	var buf []byte // one buffer for every row's JSON: Unmarshal keeps none of it
 	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
 		var it WorkItem
-		if err := json.Unmarshal([]byte(st.GetText("item")), &it.WorkItem); err != nil {
+		n := st.GetLen("item")
+		if cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		st.GetBytes("item", buf)
+		if err := json.Unmarshal(buf, &it.WorkItem); err != nil {
 			return err
 		}
 		it.SourcePath = st.GetText("source_path")
