@@ -372,3 +372,33 @@ func TestUnverifiable(t *testing.T) {
 	require.True(t, errors.Is(err, ErrNotRepo))
 	require.False(t, errors.Is(err, ErrNoGit))
 }
+
+// TestCapture_OutsideAnyRepo: a directory with no .git (or HEAD) in it or
+// above it is ErrNotRepo without running git (a git that cannot be found
+// is not reported); a path that reaches a work tree through a symbolic
+// link, a .git above, or GIT_DIR in the environment still goes to git.
+func TestCapture_OutsideAnyRepo(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	require.True(t, outsideAnyRepo(dir), "the test needs a temporary directory with no .git or HEAD above it")
+	_, err := missingGit(t).capture(ctx, dir)
+	require.ErrorIs(t, err, ErrNotRepo)
+	require.NotErrorIs(t, err, ErrNoGit, "no git ran")
+	require.Contains(t, err.Error(), "no .git in it or in any parent directory")
+
+	f := newCommitted(t, map[string]string{"a.txt": "a\n"})
+	sub := filepath.Join(f.dir, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	require.False(t, outsideAnyRepo(sub), ".git above")
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(sub, link))
+	require.False(t, outsideAnyRepo(link), "a work tree reached through a symbolic link")
+	st, err := Capture(ctx, link)
+	require.NoError(t, err)
+	require.NotEmpty(t, st.Head)
+
+	t.Setenv("GIT_DIR", filepath.Join(f.dir, ".git"))
+	require.False(t, outsideAnyRepo(dir), "GIT_DIR names a repository")
+	_, err = missingGit(t).capture(ctx, dir)
+	require.ErrorIs(t, err, ErrNoGit, "with GIT_DIR set, git decides")
+}
