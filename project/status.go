@@ -241,7 +241,7 @@ func statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []pro
 	var list []staleCandidate
 	if rev-from+1 > int64(n) {
 		// Fewer active sessions than recent events: ask each session.
-		if list, err = staleByLastEvent(r, rev, now, ttl, head, holds); err != nil {
+		if list, err = staleByLastEvent(r, rev, head, from, holds); err != nil {
 			return err
 		}
 		res.Sessions.Stale = len(list)
@@ -261,8 +261,13 @@ func statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []pro
 		list = list[len(list)-MaxStaleListed:]
 	}
 	for _, s := range list {
-		if s.LastEventSeq == 0 {
+		switch {
+		case s.LastEventSeq == 0:
 			if s.LastEventSeq, s.IdleSince, err = projections.SessionLastEventAt(r.Conn, s.ID, rev); err != nil {
+				return err
+			}
+		default: // staleByLastEvent found the seq; its time only for those listed
+			if s.IdleSince, err = events.EventTime(r.Conn, s.LastEventSeq); err != nil {
 				return err
 			}
 		}
@@ -283,23 +288,26 @@ func candidate(s *projections.Session) staleCandidate {
 	return staleCandidate{StaleSession: StaleSession{ID: s.ID, Work: s.Work, Agent: s.Agent}, version: s.Revision}
 }
 
-// staleByLastEvent reads every session active at rev and the last event
-// of each that holds no live claim: the cheaper way while the active
-// sessions are fewer than the events of the last lease.
-func staleByLastEvent(r *events.Reader, rev, now, ttl int64, head bool, holds map[string]bool) ([]staleCandidate, error) {
+// staleByLastEvent reads every session active at rev and the seq of the
+// last event of each that holds no live claim: the cheaper way while the
+// active sessions are fewer than the events of the last lease. A session
+// is stale when that seq is before from, the first event within the
+// lease (occurred_at never decreases with seq), so the read is the
+// stream index alone; the times of the sessions listed are read after.
+func staleByLastEvent(r *events.Reader, rev int64, head bool, from int64, holds map[string]bool) ([]staleCandidate, error) {
 	var out []staleCandidate
 	var err error
 	walkErr := projections.RecentActiveSessionsAt(r.Conn, rev, head, func(s *projections.Session, _ bool) bool {
 		if holds[s.ID] {
 			return true
 		}
-		var seq, at int64
-		if seq, at, err = projections.SessionLastEventAt(r.Conn, s.ID, rev); err != nil {
+		var seq int64
+		if seq, err = projections.SessionLastSeqAt(r.Conn, s.ID, rev); err != nil {
 			return false
 		}
-		if seq != 0 && at+ttl <= now {
+		if seq != 0 && seq < from {
 			c := candidate(s)
-			c.LastEventSeq, c.IdleSince = seq, at
+			c.LastEventSeq = seq
 			out = append(out, c)
 		}
 		return true

@@ -280,6 +280,19 @@ func SessionLastEventAt(conn *sqlite.Conn, id string, rev int64) (seq, at int64,
 	return seq, at, err
 }
 
+// SessionLastSeqAt returns the seq of the last event on session id's
+// stream at or before rev (0 when none), reading the stream index only.
+func SessionLastSeqAt(conn *sqlite.Conn, id string, rev int64) (seq int64, err error) {
+	err = query(conn, "session_last_seq_at", func(st *sqlite.Stmt) {
+		st.SetText(":stream", "session/"+id)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		seq = st.GetInt64("seq")
+		return nil
+	})
+	return seq, err
+}
+
 // LatestSessionOfWorkAt returns the id of the session that started last
 // on work at or before rev ("" when none did): the one whose
 // session_started has the highest seq. It walks the item's session
