@@ -127,26 +127,20 @@ func (p *Project) Dir() string { return p.dir }
 func (p *Project) Now() time.Time { return p.opts.Now() }
 
 // Close closes the event log if it was opened. Closing twice is a no-op.
-func (p *Project) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.store == nil {
-		return nil
-	}
-	err := p.store.Close()
-	p.store, p.env = nil, nil
-	return err
-}
+func (p *Project) Close() error { return p.end((*events.Store).Close) }
 
 // Leave ends the project for a process about to exit (events.Store.Leave):
 // a store this process only read is left for the exit to release.
-func (p *Project) Leave() error {
+func (p *Project) Leave() error { return p.end((*events.Store).Leave) }
+
+// end ends the event log, if it was opened, with how.
+func (p *Project) end(how func(*events.Store) error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.store == nil {
 		return nil
 	}
-	err := p.store.Leave()
+	err := how(p.store)
 	p.store, p.env = nil, nil
 	return err
 }
