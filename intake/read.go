@@ -56,6 +56,23 @@ func sourceFile(dir, rel string) (os.FileInfo, error) {
 	return fi, nil
 }
 
+// Hash returns the content hash Read would record for manifest source ms
+// of the project at dir, without parsing the file: missing when the file
+// is not there, ok false when it cannot be read as a source (Read then
+// records why).
+func Hash(dir string, ms ManifestSource) (hash string, missing, ok bool) {
+	if _, err := sourceFile(dir, ms.Path); errors.Is(err, os.ErrNotExist) {
+		return "", true, false
+	} else if err != nil {
+		return "", false, false
+	}
+	content, err := readBounded(filepath.Join(dir, filepath.FromSlash(ms.Path)), maxSourceSize)
+	if err != nil {
+		return "", false, false
+	}
+	return source.Hash(content), false, true
+}
+
 // Read reads and parses one manifest source into the payload of a
 // source_indexed event. A missing file is reported through missing; an
 // unreadable or oversized one yields a payload whose only content is an

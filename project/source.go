@@ -7,6 +7,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/projections"
 )
 
 // SourceReindexRequest is `awr source reindex` and awr_source_reindex.
@@ -25,7 +26,10 @@ type ReindexResult struct {
 // appends source_indexed for each one that changed (every one with force)
 // and a removal for each indexed path no longer in the manifest: what is
 // compared and what is written are the same revision. Files listed but
-// absent are reported as missing.
+// absent are reported as missing. When a read shows that nothing would
+// be appended (and neither force nor a request id nor an expected
+// revision is given), that read is the answer: no file is parsed and no
+// write is begun.
 // Errors: NotFound without a manifest; those of commands.IndexSources.
 func (p *Project) SourceReindex(ctx context.Context, req SourceReindexRequest) (*ReindexResult, error) {
 	env, err := p.Env(ctx)
@@ -38,6 +42,11 @@ func (p *Project) SourceReindex(ctx context.Context, req SourceReindexRequest) (
 	}
 	if !ok {
 		return nil, fault.New(fault.NotFound, "source reindex: %s is missing", intake.ManifestPath(p.dir)).WithHint("awr init")
+	}
+	if !req.Force && req.WriteMeta == (commands.WriteMeta{}) {
+		if res, err := p.reindexUnchanged(ctx, m); res != nil || err != nil {
+			return res, err
+		}
 	}
 	in := commands.IndexSourcesRequest{Force: req.Force, Prune: true, WriteMeta: req.WriteMeta}
 	res := &ReindexResult{Missing: []string{}}
@@ -56,6 +65,54 @@ func (p *Project) SourceReindex(ctx context.Context, req SourceReindexRequest) (
 	}
 	res.IndexSourcesResult = out
 	return res, nil
+}
+
+// reindexUnchanged is the answer of a reindex that would append nothing,
+// found by a read: every source the manifest lists that is on disk hashes
+// to what the log holds for it with the same options, and nothing indexed
+// is left out of the manifest. It is nil (and the caller indexes in a
+// write, parsing every source) as soon as one of those fails. The answer
+// is the one the write would give at the revision read: no file is
+// parsed, no lock is taken and nothing is written.
+func (p *Project) reindexUnchanged(ctx context.Context, m *intake.Manifest) (*ReindexResult, error) {
+	var res *ReindexResult
+	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
+		indexed, err := projections.SourcesAt(r.Conn, rev, true)
+		if err != nil {
+			return err
+		}
+		current := map[string]string{}
+		for _, s := range indexed {
+			current[s.Path] = s.ContentHash + "\x00" + s.OptionsHash
+		}
+		out := &ReindexResult{Missing: []string{}, IndexSourcesResult: &commands.IndexSourcesResult{
+			Indexed: []commands.IndexResult{}, Unchanged: []string{}, Removed: []string{}, ProjectRevision: rev}}
+		listed := map[string]bool{}
+		for _, ms := range m.Sources {
+			listed[ms.Path] = true
+			hash, missing, ok := intake.Hash(p.dir, ms)
+			switch {
+			case missing:
+				out.Missing = append(out.Missing, ms.Path)
+				continue
+			case !ok:
+				return nil // unreadable: the write records why
+			}
+			h, ok := current[ms.Path]
+			if !ok || h != hash+"\x00"+intake.OptionsHash(ms) {
+				return nil
+			}
+			out.Unchanged = append(out.Unchanged, ms.Path)
+		}
+		for _, s := range indexed {
+			if !listed[s.Path] {
+				return nil // to be removed
+			}
+		}
+		res = out
+		return nil
+	})
+	return res, err
 }
 
 // SourceAddRequest is `awr source add` and awr_source_add.
