@@ -36,9 +36,7 @@ func FuzzCanonicalCompact(f *testing.F) {
 		}
 		got, err := canonicalCompact(compact.Bytes())
 		if err != nil {
-			var v any
-			dup := json.Unmarshal(compact.Bytes(), &v) == nil && hasDuplicateKey(compact.Bytes())
-			if !dup {
+			if !hasDuplicateKey(compact.Bytes()) {
 				t.Fatalf("fast path refused compact %q: %v", compact.Bytes(), err)
 			}
 			return
@@ -49,9 +47,12 @@ func FuzzCanonicalCompact(f *testing.F) {
 	})
 }
 
-// hasDuplicateKey reports whether some object in doc repeats a key.
+// hasDuplicateKey reports whether some object in doc repeats a key. Numbers
+// stay text (UseNumber), so one beyond float64 (1e555) does not end the
+// walk before a repeated key is seen.
 func hasDuplicateKey(doc []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
 	var walk func() bool
 	walk = func() bool {
 		tok, err := dec.Token()
