@@ -47,6 +47,10 @@ type Options struct {
 	// rebuild) is done instead on an in-memory copy that the reads are
 	// then served from. It excludes Create.
 	ReadOnly bool
+	// Upstream, if set, is the shared log this database caches (see
+	// Upstream): every read catches up from it first, every write commits
+	// to it first. The store closes it. It excludes ReadOnly.
+	Upstream Upstream
 }
 
 // Store is an open project event log in SQLite, awr's Log. It is safe for
@@ -65,6 +69,7 @@ type Store struct {
 	mu          sync.Mutex  // serializes in-process writers so they queue in Go rather than in SQLite's busy handler
 	ro          *readOnly   // set when opened with Options.ReadOnly
 	oneConn     bool        // the pool has one connection: a rebuild reads the log on the writing one
+	up          Upstream    // the shared log this database caches, or nil
 }
 
 // DBPath returns the database path of the project rooted at dir.
@@ -119,13 +124,16 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	opts.Synchronous = sync
 	if opts.ReadOnly {
+		if opts.Upstream != nil {
+			return nil, fault.New(fault.InvalidInput, "open project: the cache of a shared log cannot be opened read-only")
+		}
 		return openReadOnly(ctx, path, opts)
 	}
 	pool, err := newPool(path, sqlite.OpenReadWrite|sqlite.OpenWAL|sqlite.OpenNoMutex, opts)
 	if err != nil {
 		return nil, mapErr("open project database", err)
 	}
-	s := &Store{path: path, pool: pool, projectors: opts.Projectors, lockTimeout: opts.LockTimeout}
+	s := &Store{path: path, pool: pool, projectors: opts.Projectors, lockTimeout: opts.LockTimeout, up: opts.Upstream}
 	if s.ident, err = os.Stat(path); err != nil {
 		pool.Close()
 		return nil, fault.Wrap(fault.Storage, err, "open project database %s", path)
@@ -200,6 +208,9 @@ func (s *Store) Close() error {
 			return
 		}
 		s.closeErr = s.pool.Close()
+		if s.up != nil {
+			s.closeErr = errors.Join(s.closeErr, s.up.Close())
+		}
 	})
 	return s.closeErr
 }
@@ -354,11 +365,17 @@ type Reader struct {
 	HeadTime int64
 }
 
-// Read runs fn on a consistent snapshot. It never writes.
+// Read runs fn on a consistent snapshot. It never writes, but for the
+// cache of a shared log, which first catches up (CatchUp).
 // Errors: Storage when the database cannot be read (read-only: when it
-// changed under a read that SQLite could not lock, hint retry); an error
-// fn returns, coded, or wrapped as Storage.
+// changed under a read that SQLite could not lock, hint retry); those of
+// CatchUp; an error fn returns, coded, or wrapped as Storage.
 func (s *Store) Read(ctx context.Context, fn func(r *Reader) error) (err error) {
+	if s.up != nil {
+		if _, err := s.CatchUp(ctx); err != nil {
+			return err
+		}
+	}
 	if s.ro != nil {
 		v, release, rerr := s.ro.enter(ctx, s)
 		if rerr != nil {

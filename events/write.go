@@ -86,6 +86,8 @@ type Tx struct {
 	// replicaChecked is set once the first Append checked that the log
 	// is not a replica that refuses writes.
 	replicaChecked bool
+	// raw counts the events appended with AppendRaw.
+	raw int
 }
 
 // Head returns the current project_revision inside the transaction.
@@ -203,6 +205,7 @@ func (tx *Tx) AppendRaw(e *Event) error {
 	if e.StreamVersion != sv+1 {
 		return fault.New(fault.InvalidInput, "append event: seq %d: stream %s version %d does not follow %d", e.Seq, e.Stream, e.StreamVersion, sv)
 	}
+	tx.raw++
 	return tx.insert(e, false)
 }
 
@@ -365,6 +368,16 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 	if err := CheckWriteOptions(opts); err != nil {
 		return nil, err
 	}
+	if s.up != nil {
+		return s.writeThrough(ctx, opts, fn)
+	}
+	return s.writeLocal(ctx, opts, fn, nil)
+}
+
+// writeLocal is Write on this SQLite file; beforeCommit, if set, runs last
+// inside the transaction with the write's result, and its error rolls the
+// write back.
+func (s *Store) writeLocal(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error), beforeCommit func(tx *Tx, r *WriteResult) error) (res *WriteResult, err error) {
 	return s.writer(ctx, "write", func(conn *sqlite.Conn) (res *WriteResult, err error) {
 		endFn, err := s.beginImmediate(ctx, conn)
 		if err != nil {
@@ -448,7 +461,13 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 		if err := s.stillOpen("write"); err != nil {
 			return nil, err
 		}
-		return &WriteResult{Result: raw, Events: tx.appended, Revision: tx.head}, nil
+		out := &WriteResult{Result: raw, Events: tx.appended, Revision: tx.head}
+		if beforeCommit != nil {
+			if err := beforeCommit(tx, out); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
 	})
 }
 

@@ -97,3 +97,35 @@ func TestStore_Conformance(t *testing.T) {
 	t.Parallel()
 	storetest.Exercise(t, openPG)
 }
+
+// openCache opens, as another machine would, a new SQLite cache of the
+// test's project on its PostgreSQL database: its own file, caught up from
+// and writing through the shared log.
+func openCache(t *testing.T) events.Log {
+	t.Helper()
+	dbURL, ok := pgDBs.Load(t)
+	if !ok {
+		dbURL, _ = pgDBs.LoadOrStore(t, newDatabase(t))
+		t.Cleanup(func() { pgDBs.Delete(t) })
+	}
+	up, err := pgstore.Open(context.Background(), dbURL.(string), pgstore.Options{Project: "conformance"})
+	require.NoError(t, err)
+	path := fmt.Sprintf("%s/cache-%d.db", t.TempDir(), dbCount.Add(1))
+	st, err := events.Open(context.Background(), path, events.Options{Create: true, Upstream: up})
+	if err != nil {
+		up.Close()
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// TestCache_Conformance holds the SQLite cache of a shared PostgreSQL log
+// to the same contract: every open is another machine's cache, so the
+// suite's concurrent writers, conflicts and request ids run across
+// machines.
+func TestCache_Conformance(t *testing.T) {
+	serverURL(t)
+	t.Parallel()
+	storetest.Exercise(t, openCache)
+}

@@ -63,22 +63,8 @@ func (tx *Tx) Append(ne events.NewEvent) (*events.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	var requestID *string
-	if e.RequestID != "" {
-		requestID = &e.RequestID
-	}
-	tag, err := tx.Tx.Exec(tx.ctx, q("insert_event"), pgx.NamedArgs{
-		"project": tx.store.project, "seq": e.Seq, "id": e.ID, "kind": string(e.Kind), "stream": e.Stream,
-		"stream_version": e.StreamVersion, "occurred_at": e.OccurredAt, "actor": e.Actor, "request_id": requestID,
-		"payload": e.Payload, "prev_hash": e.PrevHash, "hash": e.Hash,
-	})
-	if err != nil {
-		return nil, tx.store.mapErrNote("append event", err, nothingWritten)
-	}
-	if tag.RowsAffected() != 1 {
-		// ON CONFLICT DO NOTHING keeps the transaction usable; under the
-		// head lock only an id or a request id can collide.
-		return nil, fault.New(fault.InvalidInput, "append event: seq %d: id %s or request id %q is already in the log", e.Seq, e.ID, e.RequestID)
+	if err := tx.store.insert(tx.ctx, tx.Tx, e); err != nil {
+		return nil, err
 	}
 	tx.head = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
 	tx.versions[e.Stream] = e.StreamVersion
@@ -159,31 +145,20 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 			ptx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	// The lock: every later statement of this READ COMMITTED transaction
-	// sees every write committed before it was granted.
-	var head events.Head
-	if err := ptx.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}).Scan(&head.Revision, &head.Hash, &head.OccurredAt); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
-		}
+	head, err := s.lockHead(ctx, ptx, op)
+	if err != nil {
 		return nil, err
 	}
 	opts.Now = events.ClampNow(opts.Now, head.OccurredAt)
 	if opts.RequestID != "" {
-		var prior struct {
-			fingerprint string
-			firstSeq    int64
-			result      string
-		}
-		err := ptx.QueryRow(ctx, q("request_get"), pgx.NamedArgs{"project": s.project, "request_id": opts.RequestID}).Scan(&prior.fingerprint, &prior.firstSeq, &prior.result)
+		prior, found, err := s.request(ctx, ptx, opts.RequestID)
 		switch {
-		case err == nil:
-			if prior.fingerprint != opts.Fingerprint {
-				return nil, events.RequestIDUsed(opts.RequestID, prior.firstSeq, true)
-			}
-			return &events.WriteResult{Result: json.RawMessage(prior.result), Replayed: true, Revision: head.Revision}, nil
-		case !errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
 			return nil, err
+		case found && prior.Fingerprint != opts.Fingerprint:
+			return nil, events.RequestIDUsed(opts.RequestID, prior.FirstSeq, true)
+		case found:
+			return &events.WriteResult{Result: prior.Result, Replayed: true, Revision: head.Revision}, nil
 		}
 		// An imported log carries request ids without their records.
 		var seq int64
@@ -209,44 +184,120 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 	if err != nil {
 		return nil, fault.Wrap(fault.Internal, err, "%s: encode result", op)
 	}
-	if tx.head.Revision != tx.startHead {
-		tag, err := ptx.Exec(ctx, q("head_advance"), pgx.NamedArgs{"project": s.project, "seq": tx.head.Revision,
-			"hash": tx.head.Hash, "occurred_at": tx.head.OccurredAt, "start_seq": tx.startHead})
-		if err != nil {
-			return nil, err
-		}
-		if tag.RowsAffected() != 1 {
-			return nil, fault.New(fault.Internal, "%s: the head of project %s moved while its lock was held", op, s.project)
-		}
-		if _, err := ptx.Exec(ctx, q("notify"), pgx.NamedArgs{"project": s.project, "seq": tx.head.Revision}); err != nil {
-			return nil, err
-		}
-	}
+	var rec *events.RequestRecord
 	if opts.RequestID != "" {
-		var first, last int64
+		rec = &events.RequestRecord{ID: opts.RequestID, Fingerprint: opts.Fingerprint, Result: raw}
 		if n := len(tx.appended); n > 0 {
-			first, last = tx.appended[0].Seq, tx.appended[n-1].Seq
-		}
-		if _, err := ptx.Exec(ctx, q("request_put"), pgx.NamedArgs{"project": s.project, "request_id": opts.RequestID,
-			"fingerprint": opts.Fingerprint, "first_seq": first, "last_seq": last, "result": string(raw)}); err != nil {
-			return nil, err
+			rec.FirstSeq, rec.LastSeq = tx.appended[0].Seq, tx.appended[n-1].Seq
 		}
 	}
-	if err := ptx.Commit(ctx); err != nil {
-		var pe *pgconn.PgError
-		if errors.Is(err, pgx.ErrTxCommitRollback) {
-			return nil, fault.New(fault.Storage, "%s: an earlier statement failed, so the server rolled the transaction back; nothing was written", op)
-		}
-		if !errors.As(err, &pe) && !pgconn.SafeToRetry(err) {
-			// The commit was sent, and the connection went (or ctx
-			// ended) before the answer came: whether the server applied
-			// it is unknown. pgx says SafeToRetry only when nothing was
-			// sent, the one case that is "nothing was written".
-			return nil, fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit (%v); the write may have been committed", op, s.server, err).
-				With("server", s.server).WithHint("check the head (awr status), or retry with the same request id")
-		}
+	if err := s.finish(ctx, ptx, op, tx.startHead, tx.head, rec); err != nil {
+		return nil, err
+	}
+	if err := s.commit(ctx, ptx, op); err != nil {
 		return nil, err
 	}
 	committed = true
 	return &events.WriteResult{Result: raw, Events: tx.appended, Revision: tx.head.Revision}, nil
+}
+
+// lockHead locks the project's head row in ptx and returns the head: every
+// later statement of the READ COMMITTED transaction sees every write
+// committed before the lock was granted.
+func (s *Store) lockHead(ctx context.Context, ptx pgx.Tx, op string) (events.Head, error) {
+	var head events.Head
+	if err := ptx.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}).Scan(&head.Revision, &head.Hash, &head.OccurredAt); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return head, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
+		}
+		return head, err
+	}
+	return head, nil
+}
+
+// request returns the idempotency record of request id, if any.
+func (s *Store) request(ctx context.Context, ptx pgx.Tx, id string) (events.RequestRecord, bool, error) {
+	rec := events.RequestRecord{ID: id}
+	var result string
+	err := ptx.QueryRow(ctx, q("request_get"), pgx.NamedArgs{"project": s.project, "request_id": id}).Scan(&rec.Fingerprint, &rec.FirstSeq, &result)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return events.RequestRecord{}, false, nil
+	}
+	if err != nil {
+		return events.RequestRecord{}, false, err
+	}
+	rec.Result = json.RawMessage(result)
+	return rec, true, nil
+}
+
+// insert inserts the sealed event e in ptx.
+// Errors: InvalidInput when its id or request id is already in the log;
+// Storage.
+func (s *Store) insert(ctx context.Context, ptx pgx.Tx, e *events.Event) error {
+	var requestID *string
+	if e.RequestID != "" {
+		requestID = &e.RequestID
+	}
+	tag, err := ptx.Exec(ctx, q("insert_event"), pgx.NamedArgs{
+		"project": s.project, "seq": e.Seq, "id": e.ID, "kind": string(e.Kind), "stream": e.Stream,
+		"stream_version": e.StreamVersion, "occurred_at": e.OccurredAt, "actor": e.Actor, "request_id": requestID,
+		"payload": e.Payload, "prev_hash": e.PrevHash, "hash": e.Hash,
+	})
+	if err != nil {
+		return s.mapErrNote("append event", err, nothingWritten)
+	}
+	if tag.RowsAffected() != 1 {
+		// ON CONFLICT DO NOTHING keeps the transaction usable; under the
+		// head lock only an id or a request id can collide.
+		return fault.New(fault.InvalidInput, "append event: seq %d: id %s or request id %q is already in the log", e.Seq, e.ID, e.RequestID)
+	}
+	return nil
+}
+
+// finish advances the head from start to head (when events were
+// appended), wakes the listeners, and stores rec, the write's
+// idempotency record, when not nil.
+func (s *Store) finish(ctx context.Context, ptx pgx.Tx, op string, start int64, head events.Head, rec *events.RequestRecord) error {
+	if head.Revision != start {
+		tag, err := ptx.Exec(ctx, q("head_advance"), pgx.NamedArgs{"project": s.project, "seq": head.Revision,
+			"hash": head.Hash, "occurred_at": head.OccurredAt, "start_seq": start})
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != 1 {
+			return fault.New(fault.Internal, "%s: the head of project %s moved while its lock was held", op, s.project)
+		}
+		if _, err := ptx.Exec(ctx, q("notify"), pgx.NamedArgs{"project": s.project, "seq": head.Revision}); err != nil {
+			return err
+		}
+	}
+	if rec != nil {
+		if _, err := ptx.Exec(ctx, q("request_put"), pgx.NamedArgs{"project": s.project, "request_id": rec.ID,
+			"fingerprint": rec.Fingerprint, "first_seq": rec.FirstSeq, "last_seq": rec.LastSeq, "result": string(rec.Result)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commit commits ptx. Errors: Storage; when the connection is lost during
+// the commit itself, the message says the write may have been committed.
+func (s *Store) commit(ctx context.Context, ptx pgx.Tx, op string) error {
+	err := ptx.Commit(ctx)
+	if err == nil {
+		return nil
+	}
+	var pe *pgconn.PgError
+	if errors.Is(err, pgx.ErrTxCommitRollback) {
+		return fault.New(fault.Storage, "%s: an earlier statement failed, so the server rolled the transaction back; nothing was written", op)
+	}
+	if !errors.As(err, &pe) && !pgconn.SafeToRetry(err) {
+		// The commit was sent, and the connection went (or ctx ended)
+		// before the answer came: whether the server applied it is
+		// unknown. pgx says SafeToRetry only when nothing was sent, the
+		// one case that is "nothing was written".
+		return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit (%v); the write may have been committed", op, s.server, err).
+			With("server", s.server).WithHint("check the head (awr status), or retry with the same request id")
+	}
+	return err
 }

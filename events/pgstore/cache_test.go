@@ -1,0 +1,112 @@
+package pgstore_test
+
+import (
+	"context"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/events/pgstore"
+	"github.com/awr-dev/awr/fault"
+	"github.com/stretchr/testify/require"
+)
+
+// cacheAt opens the SQLite cache at path of project on the database at
+// dbURL, closed when t ends.
+func cacheAt(t *testing.T, dbURL, project, path string) *events.Store {
+	t.Helper()
+	up, err := pgstore.Open(context.Background(), dbURL, pgstore.Options{Project: project})
+	require.NoError(t, err)
+	st, err := events.Open(context.Background(), path, events.Options{Create: true, Upstream: up})
+	if err != nil {
+		up.Close()
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func cacheWrite(t *testing.T, st *events.Store, o events.WriteOptions, id string) (*events.WriteResult, error) {
+	t.Helper()
+	return st.Write(context.Background(), o, func(tx *events.Tx) (any, error) {
+		_, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}})
+		return map[string]string{"started": id}, err
+	})
+}
+
+func cacheOpts(seed int64) events.WriteOptions {
+	return events.WriteOptions{Now: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC), Entropy: rand.New(rand.NewSource(seed)), Actor: "cache-test"}
+}
+
+// TestCache_AcrossMachines: a write on one machine's cache is read on
+// another's; a request retried on the other machine is the same write; a
+// cache removed is built again from the shared log; a cache of another
+// log is refused, not overwritten.
+func TestCache_AcrossMachines(t *testing.T) {
+	serverURL(t)
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := newDatabase(t)
+	a := cacheAt(t, dbURL, "p", filepath.Join(t.TempDir(), "a.db"))
+	bPath := filepath.Join(t.TempDir(), "b.db")
+	b := cacheAt(t, dbURL, "p", bPath)
+
+	o := cacheOpts(1)
+	o.RequestID, o.Fingerprint = "req-1", "fp-1"
+	first, err := cacheWrite(t, a, o, "S-1")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), first.Revision)
+
+	hb, err := b.Head(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), hb.Revision, "machine b reads machine a's write")
+	require.Equal(t, first.Events[0].Hash, hb.Hash)
+
+	o2 := cacheOpts(2)
+	o2.RequestID, o2.Fingerprint = "req-1", "fp-1"
+	again, err := cacheWrite(t, b, o2, "S-1")
+	require.NoError(t, err)
+	require.True(t, again.Replayed, "the request retried on another machine is the first write")
+	require.JSONEq(t, string(first.Result), string(again.Result))
+	o3 := cacheOpts(3)
+	o3.RequestID, o3.Fingerprint = "req-1", "fp-other"
+	_, err = cacheWrite(t, b, o3, "S-2")
+	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
+
+	_, err = cacheWrite(t, b, cacheOpts(4), "S-2")
+	require.NoError(t, err)
+	ha, err := a.Head(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), ha.Revision)
+
+	// Removed, the cache is built again, byte for byte.
+	require.NoError(t, b.Close())
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(bPath + suffix)
+	}
+	b = cacheAt(t, dbURL, "p", bPath)
+	var fromA, fromB []*events.Event
+	require.NoError(t, a.Scan(ctx, 1, 10, func(e *events.Event) error { fromA = append(fromA, e); return nil }))
+	require.NoError(t, b.Scan(ctx, 1, 10, func(e *events.Event) error { fromB = append(fromB, e); return nil }))
+	require.Equal(t, fromA, fromB)
+
+	// A cache holding another log (project q's) is refused on read and on
+	// write, and keeps what it holds.
+	qPath := filepath.Join(t.TempDir(), "q.db")
+	q := cacheAt(t, dbURL, "q", qPath)
+	_, err = cacheWrite(t, q, cacheOpts(5), "Q-1")
+	require.NoError(t, err)
+	require.NoError(t, q.Close())
+	wrong := cacheAt(t, dbURL, "p", qPath)
+	_, err = wrong.Head(ctx)
+	require.True(t, fault.Is(err, fault.VerifyFailed), "%v", err)
+	_, err = cacheWrite(t, wrong, cacheOpts(6), "S-3")
+	require.True(t, fault.Is(err, fault.VerifyFailed), "%v", err)
+	require.Contains(t, fault.As(err).Hint, "mv "+qPath)
+	hp, err := a.Head(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), hp.Revision, "the refused write reached no log")
+}

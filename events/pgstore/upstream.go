@@ -1,0 +1,116 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
+	"github.com/jackc/pgx/v5"
+)
+
+// The PostgreSQL store is the shared log a project's SQLite cache catches
+// up from and writes through (events.Options.Upstream).
+var _ events.Upstream = (*Store)(nil)
+
+// Describe names the store for messages and reports, without the
+// password: "postgres HOST:PORT/DB as USER, project KEY".
+func (s *Store) Describe() string {
+	return fmt.Sprintf("postgres %s, project %s", s.server, s.project)
+}
+
+// Locked runs fn in one transaction that holds the project's head row
+// lock, as events.Upstream.Locked specifies: fn sees the head at the lock
+// and every event committed before it, and what it commits through the
+// LockedLog is committed with the head advanced; anything else rolls back.
+//
+// Errors: Storage when the server cannot be reached, ends the connection
+// or fails the commit (when the connection is lost during the commit
+// itself, the message says the write may have been committed); InvalidInput
+// when an event's id or request id is already in the log; an error fn
+// returns, coded, or wrapped as Storage.
+func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (err error) {
+	const op = "append events"
+	if err := s.checkOpen(op); err != nil {
+		return err
+	}
+	lw := &lockedLog{ctx: ctx, store: s}
+	defer func() {
+		if err != nil && !lw.committed {
+			err = s.mapErrNote(op, err, nothingWritten)
+		}
+	}()
+	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if !lw.committed {
+			ptx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	lw.tx = ptx
+	if lw.head, err = s.lockHead(ctx, ptx, op); err != nil {
+		return err
+	}
+	return fn(lw)
+}
+
+// lockedLog is the PostgreSQL store's events.LockedLog.
+type lockedLog struct {
+	ctx       context.Context
+	store     *Store
+	tx        pgx.Tx
+	head      events.Head
+	committed bool
+}
+
+func (w *lockedLog) Head() events.Head { return w.head }
+
+func (w *lockedLog) Scan(from, to int64, fn func(e *events.Event) error) error {
+	var fnErr error
+	err := w.store.scan(w.ctx, w.tx, from, min(to, w.head.Revision), func(e *events.Event) error {
+		fnErr = fn(e)
+		return fnErr
+	})
+	if err != nil && fnErr == nil {
+		return w.store.mapErrNote("catch up", err, nothingWritten)
+	}
+	return err
+}
+
+func (w *lockedLog) Request(id string) (events.RequestRecord, bool, error) {
+	rec, found, err := w.store.request(w.ctx, w.tx, id)
+	if err != nil {
+		return rec, false, w.store.mapErrNote("look up request", err, nothingWritten)
+	}
+	return rec, found, nil
+}
+
+// Commit inserts evs, which must continue the locked head (seq, prev_hash),
+// stores rec and commits.
+func (w *lockedLog) Commit(evs []*events.Event, rec *events.RequestRecord) error {
+	const op = "append events"
+	if w.committed {
+		return fault.New(fault.Internal, "%s: the transaction was already committed", op)
+	}
+	head := w.head
+	for _, e := range evs {
+		if e.Seq != head.Revision+1 || string(e.PrevHash) != string(head.Hash) {
+			return fault.New(fault.Internal, "%s: event %d does not continue the shared log's head %d", op, e.Seq, head.Revision)
+		}
+		if err := w.store.insert(w.ctx, w.tx, e); err != nil {
+			return err
+		}
+		head = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
+	}
+	if err := w.store.finish(w.ctx, w.tx, op, w.head.Revision, head, rec); err != nil {
+		return w.store.mapErrNote(op, err, nothingWritten)
+	}
+	if err := w.store.commit(w.ctx, w.tx, op); err != nil {
+		return w.store.mapErrNote(op, err, nothingWritten)
+	}
+	w.committed = true
+	w.head = head
+	return nil
+}
