@@ -62,6 +62,9 @@ type InitIndexRequest struct {
 	Name       string                 `json:"name"`
 	AWRVersion string                 `json:"awr_version,omitempty"`
 	Sources    []events.SourceIndexed `json:"sources"`
+	// Fresh requires an empty log: the log is being built for a new
+	// project, so events already in it are another init's.
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // InitIndexResult is the new project and what was indexed.
@@ -83,6 +86,12 @@ func InitAndIndex(ctx context.Context, env *Env, req InitIndexRequest) (*InitInd
 		return nil, err
 	}
 	return write(ctx, env, "awr", WriteMeta{}, []string{"project"}, nil, func(tx *events.Tx) (*InitIndexResult, error) {
+		if req.Fresh && tx.Head() != 0 {
+			// A shared log another init filled first (this one caught up
+			// from it) is that project, not this one.
+			return nil, fault.New(fault.SourceConflict, "init: the log already holds %d events: another init created the project first", tx.Head()).
+				With("project_revision", tx.Head()).WithHint("awr status")
+		}
 		p, err := initProject(tx, InitRequest{Name: req.Name, AWRVersion: req.AWRVersion})
 		if err != nil {
 			return nil, err

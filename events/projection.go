@@ -102,7 +102,8 @@ func (s *Store) forgetRetired(ctx context.Context, retired []string) error {
 	if len(retired) == 0 {
 		return nil
 	}
-	_, err := s.Write(ctx, WriteOptions{Now: time.Unix(0, 0), Entropy: strings.NewReader(""), Actor: "awr"}, func(tx *Tx) (any, error) {
+	// Bookkeeping of this file, never the shared log's.
+	_, err := s.writeLocal(ctx, WriteOptions{Now: time.Unix(0, 0), Entropy: strings.NewReader(""), Actor: "awr"}, func(tx *Tx) (any, error) {
 		for _, name := range retired {
 			st := prep(tx.Conn, "projection_delete")
 			st.SetText(":name", name)
@@ -113,7 +114,7 @@ func (s *Store) forgetRetired(ctx context.Context, retired []string) error {
 			}
 		}
 		return nil, nil
-	})
+	}, nil)
 	return err
 }
 

@@ -133,7 +133,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, mapErr("open project database", err)
 	}
-	s := &Store{path: path, pool: pool, projectors: opts.Projectors, lockTimeout: opts.LockTimeout, up: opts.Upstream}
+	s := &Store{path: path, pool: pool, projectors: opts.Projectors, lockTimeout: opts.LockTimeout}
 	if s.ident, err = os.Stat(path); err != nil {
 		pool.Close()
 		return nil, fault.Wrap(fault.Storage, err, "open project database %s", path)
@@ -148,6 +148,20 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		// opens, with stale projections, so that `awr verify` can say why.
 		pool.Close()
 		return nil, err
+	}
+	// The cache is brought to its own projections first, then says it is
+	// this shared log's cache (refused when it is a log of its own or
+	// another project's cache); the shared log's events come at the
+	// first read.
+	if s.up = opts.Upstream; s.up != nil {
+		mark, err := s.Mark(ctx)
+		if err == nil && (mark == nil || mark.Project != s.up.Project()) {
+			err = s.markShared(ctx)
+		}
+		if err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/fault"
+	"zombiezen.com/go/sqlite"
 )
 
 // Upstream is a shared log that a Store caches: the project's one log,
@@ -31,8 +32,10 @@ type Upstream interface {
 	// else (fn failing, or returning without a commit) rolls back.
 	Locked(ctx context.Context, fn func(w LockedLog) error) error
 	// Describe names the shared log for messages and reports, without
-	// any credential: "postgres HOST:PORT/DB project KEY".
+	// any credential: "postgres HOST:PORT/DB as USER, project KEY".
 	Describe() string
+	// Project is the project's key in the shared store.
+	Project() string
 	// Close releases the shared log's connections.
 	Close() error
 }
@@ -47,6 +50,9 @@ type LockedLog interface {
 	// Request returns the idempotency record of request id, if the shared
 	// log has one: a request is idempotent across machines.
 	Request(id string) (RequestRecord, bool, error)
+	// Append inserts evs, sealed to continue Head and the events appended
+	// before them, without committing (a copy of a whole log, in steps).
+	Append(evs []*Event) error
 	// Commit appends evs, sealed by the cache to continue Head, with rec
 	// (when not nil) the idempotency record of the write, advances the
 	// head and commits. When it returns nil the write is acknowledged;
@@ -201,7 +207,12 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 			return err
 		}
 		var pushed *WriteResult
-		r, err := s.writeLocal(ctx, opts, fn, func(tx *Tx, r *WriteResult) error {
+		r, err := s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
+			if err := s.stillWhere(tx); err != nil {
+				return nil, err
+			}
+			return fn(tx)
+		}, func(tx *Tx, r *WriteResult) error {
 			if tx.raw > 0 {
 				return fault.New(fault.Internal, "write: events with their hashes (an import) cannot be appended to the shared log %s this way", s.up.Describe())
 			}
@@ -233,4 +244,214 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 		return nil, err
 	}
 	return res, nil
+}
+
+// SharedMark is what a cache records of the shared log it copies: the
+// project's key there and where the store is (for messages).
+type SharedMark struct {
+	Project string `json:"project"`
+	Store   string `json:"store"`
+}
+
+// SharedOf returns the mark of a database that caches a shared log, or nil
+// for a project's own log.
+func SharedOf(conn *sqlite.Conn) (*SharedMark, error) {
+	st := prep(conn, "shared_get")
+	defer st.Reset()
+	row, err := st.Step()
+	if err != nil || !row {
+		return nil, err
+	}
+	return &SharedMark{Project: st.GetText("project"), Store: st.GetText("store")}, nil
+}
+
+// markShared records, once, that the store's database is the cache of its
+// Upstream for project (a no-op when it says so already).
+// Errors: VerifyFailed when the database is a project's own log with
+// events (its log would be left behind: `awr migrate` moves it) or the
+// cache of another project; Storage.
+func (s *Store) markShared(ctx context.Context) error {
+	if s.up == nil {
+		return fault.New(fault.Internal, "mark shared: the store has no upstream")
+	}
+	project := s.up.Project()
+	_, err := s.writeLocal(ctx, WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "awr"}, func(tx *Tx) (any, error) {
+		mark, err := SharedOf(tx.Conn)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case mark != nil && mark.Project != project:
+			return nil, fault.New(fault.VerifyFailed, "open project: %s is the cache of project %s (%s), not of project %s: nothing was written", s.path, mark.Project, mark.Store, project).
+				With("path", s.path).With("cached_project", mark.Project).With("project", project).
+				WithHint("move the cache aside and let the next command build it again from the shared log: mv %s %s.other && awr status", s.path, s.path)
+		case mark != nil:
+			return nil, nil
+		case tx.Head() > 0:
+			return nil, fault.New(fault.VerifyFailed, "open project: %s is this project's own log (%d events), but the manifest names the shared store %s: its events are not there; nothing was written", s.path, tx.Head(), s.up.Describe()).
+				With("path", s.path).With("project_revision", tx.Head()).
+				WithHint("move the log into the shared store: awr migrate --to URL (the URL of the manifest's [store] table)")
+		}
+		st := prep(tx.Conn, "shared_put")
+		st.SetText(":project", project)
+		st.SetText(":store", s.up.Describe())
+		_, err = st.Step()
+		st.Reset()
+		return nil, err
+	}, nil)
+	return err
+}
+
+// Mark returns the database's SharedMark, or nil for a project's own log,
+// read without catching up.
+// Errors: Storage.
+func (s *Store) Mark(ctx context.Context) (*SharedMark, error) {
+	conn, err := s.take(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.pool.Put(conn)
+	m, err := SharedOf(conn)
+	return m, mapErr("read the shared mark", err)
+}
+
+// SetShared records mark in the write transaction (nil removes it): a
+// migration makes a project's own log the cache of the shared log it was
+// copied to, or the cache a log of its own.
+func (tx *Tx) SetShared(mark *SharedMark) error {
+	if mark == nil {
+		st := prep(tx.Conn, "shared_delete")
+		_, err := st.Step()
+		st.Reset()
+		return err
+	}
+	st := prep(tx.Conn, "shared_put")
+	st.SetText(":project", mark.Project)
+	st.SetText(":store", mark.Store)
+	_, err := st.Step()
+	st.Reset()
+	return err
+}
+
+// AttachResult reports Attach.
+type AttachResult struct {
+	// Head is the log's head, the same in both places.
+	Head Head
+	// Copied is the number of events copied (0 when up already held
+	// exactly this log, from an attach cut short before its end).
+	Copied int64
+}
+
+// Attach copies this project's own log whole into up, an empty shared
+// log, and makes the file up's cache: inside one write transaction of the
+// file (nothing is appended here meanwhile) the events go to up under its
+// write lock, in batches, and commit there at once; then, with the copy
+// committed, check runs (it verifies the copy and switches the manifest)
+// and the file is marked as up's cache and commits. A shared log that
+// already holds exactly this log (an attach cut short) is not copied
+// again. The store keeps no upstream: the caller opens the project anew.
+//
+// Errors: InvalidTransition when the file is already a cache, or is an
+// imported replica that was not forked; SourceConflict when up holds
+// another log; those of up and check (after a failed check the shared log
+// holds the copy, and the file is unchanged: the same attach resumes).
+func (s *Store) Attach(ctx context.Context, up Upstream, check func(tx *Tx, h Head) error) (*AttachResult, error) {
+	if s.up != nil {
+		return nil, fault.New(fault.InvalidTransition, "migrate: %s is already the cache of %s", s.path, s.up.Describe())
+	}
+	res := &AttachResult{}
+	_, err := s.writeLocal(ctx, WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "awr"}, func(tx *Tx) (any, error) {
+		mark, err := SharedOf(tx.Conn)
+		if err != nil {
+			return nil, err
+		}
+		if mark != nil {
+			return nil, fault.New(fault.InvalidTransition, "migrate: %s is already the cache of %s (project %s)", s.path, mark.Store, mark.Project).
+				With("path", s.path).WithHint("awr status")
+		}
+		if err := checkReplica(tx.Conn, false); fault.Is(err, fault.ReadOnlyReplica) {
+			return nil, fault.New(fault.InvalidTransition, "migrate: %s is an imported replica; a replica is not moved, its fork is", s.path).
+				With("path", s.path).WithHint("awr fork --accept")
+		} else if err != nil {
+			return nil, err
+		}
+		res.Head = Head{Revision: tx.head, Hash: tx.lastHash, OccurredAt: tx.lastTime}
+		if err := up.Locked(ctx, func(w LockedLog) error {
+			h := w.Head()
+			switch {
+			case h.Revision == res.Head.Revision && bytesEqual(h.Hash, res.Head.Hash):
+				return nil // copied already
+			case h.Revision > 0:
+				return fault.New(fault.SourceConflict, "migrate: the shared store (%s) already holds another log for this project (project_revision %d, head %x); nothing was copied", up.Describe(), h.Revision, h.Hash).
+					With("store", up.Describe()).With("project_revision", h.Revision).
+					WithHint("give the project another key in that store: awr migrate --to URL --key OTHER_KEY")
+			}
+			for from := int64(1); from <= res.Head.Revision; from += catchUpBatch {
+				var batch []*Event
+				if err := ScanEvents(tx.Conn, from, min(from+catchUpBatch-1, res.Head.Revision), func(e *Event) error {
+					batch = append(batch, e)
+					return nil
+				}); err != nil {
+					return err
+				}
+				if err := w.Append(batch); err != nil {
+					return err
+				}
+				res.Copied += int64(len(batch))
+			}
+			return w.Commit(nil, nil)
+		}); err != nil {
+			return nil, err
+		}
+		if err := check(tx, res.Head); err != nil {
+			return nil, err
+		}
+		return nil, tx.SetShared(&SharedMark{Project: up.Project(), Store: up.Describe()})
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Detach makes this cache a project's own log: under the shared log's
+// write lock (no machine appends meanwhile) the file catches up to the
+// shared log's head, and in one write transaction its mark goes and then
+// runs (it switches the manifest). The shared log is left as it is.
+//
+// Errors: InvalidTransition when the store caches no shared log; those
+// of CatchUp and then.
+func (s *Store) Detach(ctx context.Context, then func(tx *Tx, h Head) error) (Head, error) {
+	if s.up == nil {
+		return Head{}, fault.New(fault.InvalidTransition, "migrate: %s is the project's own log already", s.path).
+			With("path", s.path).WithHint("awr status")
+	}
+	var head Head
+	err := s.up.Locked(ctx, func(w LockedLog) error {
+		h := w.Head()
+		if err := s.catchUpTo(ctx, h, w.Scan); err != nil {
+			return err
+		}
+		head = h
+		_, err := s.writeLocal(ctx, WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "awr"}, func(tx *Tx) (any, error) {
+			if tx.head != h.Revision {
+				return nil, fault.New(fault.Internal, "migrate: the cache moved to %d while the shared log's lock was held at %d", tx.head, h.Revision)
+			}
+			if err := tx.SetShared(nil); err != nil {
+				return nil, err
+			}
+			return nil, then(tx, h)
+		}, nil)
+		return err
+	})
+	return head, err
+}
+
+// Waker is a shared log that can wake a follower (`awr log --follow`)
+// when its head may have passed a revision, instead of a poll: a wake-up
+// only; the follower reads the events by position, as every read does.
+type Waker interface {
+	// Wait returns once the head may have passed after, after max, or
+	// when ctx is done. Errors: Storage (the follower then polls).
+	Wait(ctx context.Context, after int64, max time.Duration) error
 }

@@ -371,7 +371,33 @@ func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (a
 	if s.up != nil {
 		return s.writeThrough(ctx, opts, fn)
 	}
-	return s.writeLocal(ctx, opts, fn, nil)
+	return s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
+		if err := s.stillWhere(tx); err != nil {
+			return nil, err
+		}
+		return fn(tx)
+	}, nil)
+}
+
+// stillWhere refuses a write through a store opened before its project's
+// log moved (awr migrate, in another process): a file that became a
+// shared log's cache written alone, or a cache that became a log of its
+// own written through.
+// Errors: InvalidTransition, hint: the same command again.
+func (s *Store) stillWhere(tx *Tx) error {
+	mark, err := SharedOf(tx.Conn)
+	if err != nil {
+		return err
+	}
+	switch {
+	case mark != nil && s.up == nil:
+		return fault.New(fault.InvalidTransition, "write: the project's log moved to the shared store %s while this process had it open; nothing was written", mark.Store).
+			With("store", mark.Store).WithHint("run the command again")
+	case mark == nil && s.up != nil:
+		return fault.New(fault.InvalidTransition, "write: the project's log moved out of the shared store %s into %s while this process had it open; nothing was written", s.up.Describe(), s.path).
+			With("path", s.path).WithHint("run the command again")
+	}
+	return nil
 }
 
 // writeLocal is Write on this SQLite file; beforeCommit, if set, runs last

@@ -30,6 +30,10 @@ type InitOptions struct {
 	StatusMap map[string]string // --status-map SRC=CANON
 	FieldMap  map[string]string // --field-map CANON=SRC
 	Version   string
+	// Store is --store: the URL of the shared database the log goes to
+	// (checked by CheckStoreURL); "" keeps the manifest's, or the
+	// embedded SQLite file.
+	Store string
 }
 
 // Write is one file init creates or changes.
@@ -53,6 +57,12 @@ type Preview struct {
 	Accept          string           `json:"accept"`
 	Next            string           `json:"next"`
 	ProjectRevision int64            `json:"project_revision"`
+	// Store is the shared store the log goes to (the manifest's [store]
+	// table); absent for the embedded SQLite file.
+	Store *StoreTable `json:"store,omitempty"`
+	// OpenUpstream, set by the caller for a project with a Store, opens
+	// the shared log the new log is built in.
+	OpenUpstream func(ctx context.Context) (events.Upstream, error) `json:"-"`
 
 	manifest *Manifest
 	files    map[string][]byte // generated files to create, by relative path
@@ -64,6 +74,15 @@ type Preview struct {
 // Conflict reports whether the preview found an existing manifest that
 // says otherwise than the flags (which init never rewrites).
 func (p *Preview) Conflict() bool { return p.conflict }
+
+// SharedTaken is the refusal of an init whose shared store already holds
+// the project's key: the project exists, and a checkout joins it with its
+// manifest, not with an init.
+func SharedTaken(store string, rev int64) error {
+	return fault.New(fault.SourceConflict, "init: the shared store (%s) already holds this project, at project_revision %d; a checkout joins it with a copy of that project's .awr/project.toml (its [store] table), and its next command catches up", store, rev).
+		With("store", store).With("project_revision", rev).
+		WithHint("give the new project another name: awr init --store URL --name OTHER_NAME --accept")
+}
 
 // intakeGoals and intakeLedger are the files --goal proposes.
 const (
@@ -181,13 +200,20 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	}
 	p.manifest = &Manifest{Version: ManifestVersion, Name: p.Name, Sources: sources}
 	if hasManifest {
-		// Init maps sources; the existing [continuity] settings are kept.
-		p.manifest.Continuity = existing.Continuity
+		// Init maps sources; the existing [continuity] and [store]
+		// settings are kept.
+		p.manifest.Continuity, p.manifest.Store = existing.Continuity, existing.Store
+	}
+	if opts.Store != "" {
+		p.manifest.Store = &StoreTable{URL: opts.Store, Project: p.Name}
+		if hasManifest && existing.Store != nil && existing.Store.Project != "" {
+			p.manifest.Store.Project = existing.Store.Project
+		}
 	}
 	if err := p.manifest.Validate("--source/--status-map"); err != nil {
 		return nil, err
 	}
-	p.Mapping = sources
+	p.Mapping, p.Store = sources, p.manifest.Store
 	if p.Mapping == nil {
 		p.Mapping = []ManifestSource{}
 	}
@@ -665,7 +691,14 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		// In place, in one transaction: its commit is the commit point.
 		res, err = commands.InitAndIndex(ctx, env(st), req)
 	} else {
-		err = BuildLog(ctx, dir, func(st *events.Store) error {
+		var up events.Upstream
+		if p.OpenUpstream != nil {
+			if up, err = p.OpenUpstream(ctx); err != nil {
+				return nil, err
+			}
+		}
+		err = BuildLog(ctx, dir, up, func(st *events.Store) error {
+			req.Fresh = true
 			res, err = commands.InitAndIndex(ctx, env(st), req)
 			return err
 		})
@@ -979,7 +1012,12 @@ func RemoveLeftovers(dir string) {
 // import removes. ctx is checked last before the link.
 // Errors: SourceConflict when .awr/awr.db appeared meanwhile; Storage;
 // those of build; ctx.Err() when ctx is done before the link.
-func BuildLog(ctx context.Context, dir string, build func(st *events.Store) error) error {
+//
+// With up, the log is the cache of that shared log, which must be empty:
+// build's writes commit to it first (the shared log's commit is then the
+// project's), and the cache is published after.
+// Errors: also SourceConflict when up already holds events.
+func BuildLog(ctx context.Context, dir string, up events.Upstream, build func(st *events.Store) error) error {
 	awrDir := filepath.Join(dir, ".awr")
 	if err := os.MkdirAll(awrDir, 0o700); err != nil {
 		return fault.Wrap(fault.Storage, err, "create project directory")
@@ -990,8 +1028,22 @@ func BuildLog(ctx context.Context, dir string, build func(st *events.Store) erro
 			os.Remove(tmp + suffix)
 		}
 	}()
-	st, err := events.Open(ctx, tmp, events.Options{Create: true, Projectors: projections.Projectors()})
+	if up != nil {
+		h, err := up.Head(ctx)
+		if err != nil {
+			up.Close()
+			return err
+		}
+		if h.Revision > 0 {
+			up.Close()
+			return SharedTaken(up.Describe(), h.Revision)
+		}
+	}
+	st, err := events.Open(ctx, tmp, events.Options{Create: true, Projectors: projections.Projectors(), Upstream: up})
 	if err != nil {
+		if up != nil {
+			up.Close()
+		}
 		return err
 	}
 	if err := build(st); err != nil {

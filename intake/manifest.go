@@ -36,6 +36,9 @@ type Manifest struct {
 	Sources []ManifestSource `toml:"sources" json:"sources"`
 	// Continuity is the optional [continuity] table; nil when absent.
 	Continuity *Continuity `toml:"continuity,omitempty" json:"continuity,omitempty"`
+	// Store is the optional [store] table: the log in a shared database;
+	// nil for the embedded SQLite file.
+	Store *StoreTable `toml:"store,omitempty" json:"store,omitempty"`
 }
 
 // Continuity is the manifest's [continuity] table: how long a claim's
@@ -162,6 +165,11 @@ func (m *Manifest) Validate(path string) error {
 		if c.OpenLoopCap != nil && *c.OpenLoopCap < 1 {
 			return fault.New(fault.InvalidInput, "manifest %s: continuity.open_loop_cap = %d must be at least 1", path, *c.OpenLoopCap).
 				With("path", path).With("key", "continuity.open_loop_cap").WithHint("fix continuity.open_loop_cap in %s, then run the command again", path)
+		}
+	}
+	if m.Store != nil {
+		if err := CheckStoreURL("manifest "+path+": store.url", m.Store.URL); err != nil {
+			return err
 		}
 	}
 	seen := map[string]bool{}

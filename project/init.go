@@ -22,6 +22,7 @@ type InitRequest struct {
 	Source    []string `name:"source" sep:"none" json:"source,omitempty" help:"Index this file (repeatable); settles which candidate to use when discovery finds several." placeholder:"PATH"`
 	StatusMap []string `name:"status-map" sep:"none" json:"status_map,omitempty" help:"Map a register's status word to a canonical status (repeatable)." placeholder:"SRC=CANON"`
 	FieldMap  []string `name:"field-map" sep:"none" json:"field_map,omitempty" help:"Map a canonical field to the register's own column or key (repeatable)." placeholder:"CANON=SRC"`
+	Store     string   `name:"store" json:"store,omitempty" help:"Put the project's log in a shared PostgreSQL database, for a team's machines (the manifest's [store] table; the password comes from ~/.pgpass or PGPASSWORD, never the URL). Default: $AWR_STORE, else the embedded SQLite file .awr/awr.db." placeholder:"postgres://USER@HOST:PORT/DB"`
 }
 
 // InitResult is the preview of `awr init`, or with Accept what was done.
@@ -71,7 +72,17 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 		return nil, fault.New(fault.InvalidTransition, "init: %s is inside the awr project at %s; a project nested in it is made only by naming its directory (awr init --project %s)", p.within, dir, p.within).
 			With("project", dir).With("path", p.within).WithHint("awr status")
 	}
-	opts := intake.InitOptions{Name: req.Name, Goal: req.Goal, Sources: req.Source, StatusMap: sm, FieldMap: fm, Version: p.opts.Version}
+	store, where := req.Store, "--store"
+	if store == "" && !p.exists() {
+		// The environment's store is the default of a new project only.
+		store, where = os.Getenv(EnvStore), EnvStore
+	}
+	if store != "" {
+		if err := intake.CheckStoreURL(where, store); err != nil {
+			return nil, err
+		}
+	}
+	opts := intake.InitOptions{Name: req.Name, Goal: req.Goal, Sources: req.Source, StatusMap: sm, FieldMap: fm, Version: p.opts.Version, Store: store}
 	var existing *StatusResult
 	interrupted := false
 	if p.exists() {
@@ -91,6 +102,13 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 	plan, err := intake.Plan(dir, opts)
 	if err != nil {
 		return nil, err
+	}
+	if plan.Store != nil {
+		shared := &sharedStore{url: plan.Store.URL, key: plan.Store.Project}
+		if shared.key == "" {
+			shared.key = plan.Name
+		}
+		plan.OpenUpstream = shared.openUpstream
 	}
 	if interrupted {
 		plan.Writes = append(plan.Writes, intake.Write{Path: ".awr/awr.db", Action: fmt.Sprintf("finish: the log an interrupted init left has no event; add project_initialized and %d source_indexed", len(plan.Mapping))})
@@ -182,17 +200,27 @@ func (p *Project) envFor(st *events.Store) *commands.Env {
 // had not yet published are published.
 // Errors: NotFound (hint `awr init --accept`) for a log with no event;
 // Storage.
-func (p *Project) settle(ctx context.Context, st *events.Store) error {
-	// One read gives the head and the project the log belongs to.
+func (p *Project) settle(ctx context.Context, st *events.Store, manifestErr error) error {
+	// One read gives the head, the project the log belongs to and, for a
+	// log of its own, whether the file is in fact a shared log's cache.
 	var head int64
 	var id, name string
+	var mark *events.SharedMark
 	if err := st.Read(ctx, func(r *events.Reader) error {
 		head = r.Head
 		var err error
-		id, name, err = projectOn(r.Conn)
+		if id, name, err = projectOn(r.Conn); err != nil {
+			return err
+		}
+		if st.Upstream() == nil {
+			mark, err = events.SharedOf(r.Conn)
+		}
 		return err
 	}); err != nil {
 		return err
+	}
+	if mark != nil {
+		return strayCache(st.Path(), mark, manifestErr)
 	}
 	if head == 0 {
 		return fault.New(fault.NotFound, "open project: %s is not a project yet: the init that created its log was interrupted before the first event (.awr/awr.db has no event)", p.dir).

@@ -216,7 +216,9 @@ const followBatch = 500
 // oldest first, as events commit, until ctx is done (then it returns nil)
 // or --until is reached. Each poll is one short read transaction (the
 // head, then an index range on seq after the last event seen), so writers
-// are never blocked and an idle poll costs a few index seeks.
+// are never blocked and an idle poll costs a few index seeks. On a shared
+// log the poll waits for the shared log's wake-up (NOTIFY) instead of
+// the interval, up to followWake.
 // Errors: InvalidInput for --at or --limit, and those of Log; an error
 // returned by each.
 func (p *Project) Follow(ctx context.Context, req FollowRequest, each func(LogEvent) error) error {
@@ -242,6 +244,13 @@ func (p *Project) Follow(ctx context.Context, req FollowRequest, each func(LogEv
 			return stopped(ctx, err)
 		}
 	}
+	// A shared log wakes the follow when another machine commits
+	// (LISTEN/NOTIFY); a project's own log is polled.
+	st, err := p.EventLog(ctx)
+	if err != nil {
+		return stopped(ctx, err)
+	}
+	waker, _ := st.Upstream().(events.Waker)
 	batch := followBatch
 	for {
 		if req.Until > 0 && since >= req.Until {
@@ -266,6 +275,13 @@ func (p *Project) Follow(ctx context.Context, req FollowRequest, each func(LogEv
 		if res.ProjectRevision > since {
 			since = res.ProjectRevision
 		}
+		if waker != nil && waker.Wait(ctx, since, followWake) == nil {
+			// Woken by the shared log (or its longest wait passed).
+			if ctx.Err() != nil {
+				return nil
+			}
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -273,6 +289,10 @@ func (p *Project) Follow(ctx context.Context, req FollowRequest, each func(LogEv
 		}
 	}
 }
+
+// followWake is the longest a follow of a shared log waits for a wake-up
+// before it looks anyway.
+const followWake = 5 * time.Second
 
 // stopped is nil when ctx was cancelled (an interrupted follow ends
 // cleanly), else err.

@@ -241,7 +241,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		intake.RemoveLeftovers(dir)
 	}
 	var res *ImportResult
-	err = intake.BuildLog(ctx, dir, func(st *events.Store) error {
+	err = intake.BuildLog(ctx, dir, nil, func(st *events.Store) error {
 		if res, err = replay.ImportReplica(ctx, st, in, name, p.opts.Now()); err != nil {
 			return err
 		}

@@ -187,16 +187,30 @@ func (p *Project) open(ctx context.Context, create bool) (*events.Store, *comman
 	if p.opts.Progress != nil {
 		progress = p.opts.Progress("rebuilding projections")
 	}
-	// A process that may not write the database still reads it: the
-	// store then refuses every write with Storage.
-	path := events.DBPath(p.dir)
-	st, err := events.Open(ctx, path, events.Options{Create: create, ReadOnly: !create && !events.Writable(path), Projectors: projections.Projectors(),
-		Progress: progress, LockTimeout: p.opts.LockTimeout, PoolSize: p.opts.PoolSize})
+	shared, manifestErr := p.shared()
+	if manifestErr != nil {
+		if _, err := os.Stat(events.DBPath(p.dir)); err != nil {
+			return nil, nil, manifestErr
+		}
+		// A log of its own still opens for what needs no manifest
+		// (status, log, verify); settle refuses a cache.
+	}
+	var st *events.Store
+	var err error
+	if shared != nil {
+		st, err = p.openShared(ctx, shared, progress)
+	} else {
+		// A process that may not write the database still reads it:
+		// the store then refuses every write with Storage.
+		path := events.DBPath(p.dir)
+		st, err = events.Open(ctx, path, events.Options{Create: create, ReadOnly: !create && !events.Writable(path), Projectors: projections.Projectors(),
+			Progress: progress, LockTimeout: p.opts.LockTimeout, PoolSize: p.opts.PoolSize})
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if !create {
-		if err := p.settle(ctx, st); err != nil {
+		if err := p.settle(ctx, st, manifestErr); err != nil {
 			st.Close()
 			return nil, nil, err
 		}
@@ -206,10 +220,14 @@ func (p *Project) open(ctx context.Context, create bool) (*events.Store, *comman
 	return st, env, nil
 }
 
-// exists reports whether the project has an event log on disk.
+// exists reports whether the project has an event log: on disk, or in
+// the shared store its manifest names.
 func (p *Project) exists() bool {
-	_, err := os.Stat(events.DBPath(p.dir))
-	return err == nil
+	if _, err := os.Stat(events.DBPath(p.dir)); err == nil {
+		return true
+	}
+	s, err := p.shared()
+	return err == nil && s != nil
 }
 
 // progress returns the progress callback for desc, or nil.

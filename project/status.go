@@ -51,6 +51,9 @@ type StatusResult struct {
 	// Origin is set on an imported replica: the project it was imported
 	// from and that project's head at import.
 	Origin *Origin `json:"origin,omitempty"`
+	// Store is set for a project whose log is shared (the manifest's
+	// [store] table): the shared log, and this machine's cache of it.
+	Store *StoreStatus `json:"store,omitempty"`
 	// Fork is set once the project was forked (awr fork --accept): the
 	// project_forked event and the origin it forked from.
 	Fork *ForkView `json:"fork,omitempty"`
@@ -180,6 +183,9 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if st, err := p.EventLog(ctx); err == nil && st.Upstream() != nil {
+		res.Store = p.storeStatus(st)
 	}
 	return res, nil
 }

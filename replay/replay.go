@@ -56,7 +56,9 @@ func Rebuild(ctx context.Context, store *events.Store, progress func(done, total
 	return res, err
 }
 
-func checksums(conn *sqlite.Conn) ([]ProjectionChecksum, error) {
+// Checksums returns the checksum of every projection on conn, in
+// projections.All order.
+func Checksums(conn *sqlite.Conn) ([]ProjectionChecksum, error) {
 	var out []ProjectionChecksum
 	for _, p := range projections.All() {
 		sum, err := projections.Checksum(conn, p)
@@ -83,11 +85,11 @@ func CompareWithRebuild(ctx context.Context, store *events.Store, progress func(
 // compareOnSnapshot compares the live checksums on r's snapshot with a
 // scratch rebuild of the same snapshot's log.
 func compareOnSnapshot(r *events.Reader, progress func(done, total int64)) (live []ProjectionChecksum, mismatches []Mismatch, err error) {
-	live, err = checksums(r.Conn)
+	live, err = Checksums(r.Conn)
 	if err != nil {
 		return nil, nil, err
 	}
-	rebuilt, err := scratchChecksums(r.Conn, r.Head, progress)
+	rebuilt, err := ScratchChecksums(r.Conn, r.Head, progress)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -99,9 +101,9 @@ func compareOnSnapshot(r *events.Reader, progress func(done, total int64)) (live
 	return live, mismatches, nil
 }
 
-// scratchChecksums folds events 1..head from src into a throwaway database
+// ScratchChecksums folds events 1..head from src into a throwaway database
 // and returns the checksums of the result.
-func scratchChecksums(src *sqlite.Conn, head int64, progress func(done, total int64)) (sums []ProjectionChecksum, err error) {
+func ScratchChecksums(src *sqlite.Conn, head int64, progress func(done, total int64)) (sums []ProjectionChecksum, err error) {
 	err = withScratch(func(dst *sqlite.Conn) error {
 		endFn, err := sqlitex.ImmediateTransaction(dst)
 		if err != nil {
@@ -115,7 +117,7 @@ func scratchChecksums(src *sqlite.Conn, head int64, progress func(done, total in
 			}
 			return fault.Wrap(fault.Storage, err, "rebuild into scratch database")
 		}
-		sums, err = checksums(dst)
+		sums, err = Checksums(dst)
 		return err
 	})
 	return sums, err

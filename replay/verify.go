@@ -107,7 +107,7 @@ func verifyAndRebuild(src *sqlite.Conn, progress func(done, total int64)) (check
 			bad = &ChainFault{Seq: lf.Seq, Problem: lf.Problem}
 			return nil
 		}
-		sums, err = checksums(dst)
+		sums, err = Checksums(dst)
 		return err
 	})
 	return checked, head, bad, sums, err
@@ -175,7 +175,7 @@ func Verify(ctx context.Context, store *events.Store, progress func(done, total 
 			return nil
 		}
 		// The live checksums read the same snapshot as the chain walk.
-		live, err := checksums(r.Conn)
+		live, err := Checksums(r.Conn)
 		if err != nil {
 			return err
 		}

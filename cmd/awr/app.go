@@ -69,6 +69,7 @@ type CLI struct {
 	Export     exportCmd     `cmd:"" help:"Write the whole log as JSONL, one envelope per line."`
 	Import     importCmd     `cmd:"" help:"Import a JSONL export into an empty project (a read-only replica), verifying the chain."`
 	Fork       forkCmd       `cmd:"" help:"Turn an imported replica into a project of its own (--accept; without it, a preview)."`
+	Migrate    migrateCmd    `cmd:"" help:"Move the project's log into a shared PostgreSQL database (--to postgres://...), verified equal, or back into the embedded file (--to sqlite)."`
 	Demo       demoCmd       `cmd:"" help:"Run a scripted handoff on a temporary project and show each step."`
 	Bench      benchCmd      `cmd:"" help:"Write a synthetic project, generate a history on it, and measure awr there."`
 	Completion completionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish): commands, flags, their values, and the project's work keys and session ids."`

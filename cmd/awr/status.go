@@ -36,6 +36,9 @@ func (c *statusCmd) Run(app *App) error {
 			}
 			fmt.Fprintf(tw, "head hash\t%s\n", res.HeadHash)
 		}
+		if res.Store != nil {
+			fmt.Fprintf(tw, "store\tshared: %s (this machine's cache: %s)\n", res.Store.Shared, res.Store.Path)
+		}
 		for _, l := range replicaLines(res.Origin, res.Fork) {
 			fmt.Fprintf(tw, "%s\t%s\n", l[0], l[1])
 		}

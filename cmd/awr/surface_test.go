@@ -21,6 +21,7 @@ var cliOnly = map[string]string{
 	"replay":           "an operator's repair that rebuilds every projection; not an agent's step",
 	"export":           "streams the whole log to a file or stdout, which a tool result cannot carry",
 	"import":           "creates a project from a file; an operator's step",
+	"migrate":          "moves the project's log between stores and rewrites the team's manifest; an operator's step",
 	"demo":             "a scripted walkthrough on a temporary project",
 	"bench project":    "writes a synthetic project for measurement",
 	"bench generate":   "appends a synthetic history for measurement",

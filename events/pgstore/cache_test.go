@@ -11,6 +11,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/fault"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -93,20 +94,40 @@ func TestCache_AcrossMachines(t *testing.T) {
 	require.NoError(t, b.Scan(ctx, 1, 10, func(e *events.Event) error { fromB = append(fromB, e); return nil }))
 	require.Equal(t, fromA, fromB)
 
-	// A cache holding another log (project q's) is refused on read and on
-	// write, and keeps what it holds.
+	// A cache of another project's log (q's) is refused at open, and
+	// keeps what it holds.
 	qPath := filepath.Join(t.TempDir(), "q.db")
 	q := cacheAt(t, dbURL, "q", qPath)
 	_, err = cacheWrite(t, q, cacheOpts(5), "Q-1")
 	require.NoError(t, err)
 	require.NoError(t, q.Close())
-	wrong := cacheAt(t, dbURL, "p", qPath)
-	_, err = wrong.Head(ctx)
-	require.True(t, fault.Is(err, fault.VerifyFailed), "%v", err)
-	_, err = cacheWrite(t, wrong, cacheOpts(6), "S-3")
+	up, err := pgstore.Open(ctx, dbURL, pgstore.Options{Project: "p"})
+	require.NoError(t, err)
+	_, err = events.Open(ctx, qPath, events.Options{Upstream: up})
+	up.Close()
 	require.True(t, fault.Is(err, fault.VerifyFailed), "%v", err)
 	require.Contains(t, fault.As(err).Hint, "mv "+qPath)
-	hp, err := a.Head(ctx)
+
+	// A shared log rewritten and re-hashed under a cache (its head row and
+	// its last event replaced, as someone with the database's owner
+	// rights could) is refused on read and on write: the cache is never
+	// patched to agree.
+	admin, err := pgx.Connect(ctx, dbURL)
 	require.NoError(t, err)
-	require.Equal(t, int64(2), hp.Revision, "the refused write reached no log")
+	defer admin.Close(ctx)
+	forged := make([]byte, events.HashSize)
+	forged[0] = 0xff
+	_, err = admin.Exec(ctx, "ALTER TABLE awr_events DISABLE TRIGGER USER")
+	require.NoError(t, err)
+	_, err = admin.Exec(ctx, "UPDATE awr_events SET hash = $1 WHERE project = 'p' AND seq = 2", forged)
+	require.NoError(t, err)
+	_, err = admin.Exec(ctx, "UPDATE awr_heads SET hash = $1 WHERE project = 'p'", forged)
+	require.NoError(t, err)
+	_, err = a.Head(ctx)
+	require.True(t, fault.Is(err, fault.VerifyFailed), "%v", err)
+	_, err = cacheWrite(t, a, cacheOpts(6), "S-3")
+	require.True(t, fault.Is(err, fault.VerifyFailed), "%v", err)
+	var head int64
+	require.NoError(t, admin.QueryRow(ctx, "SELECT seq FROM awr_heads WHERE project = 'p'").Scan(&head))
+	require.EqualValues(t, 2, head, "the refused write reached no log")
 }

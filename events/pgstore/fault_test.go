@@ -19,6 +19,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
+	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/fault"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -338,7 +339,7 @@ func TestOpen_Unreachable(t *testing.T) {
 			}
 		})
 	}
-	if serverURL := os.Getenv(envURL); serverURL != "" {
+	if serverURL := os.Getenv(pgtest.EnvURL); serverURL != "" {
 		// A server that answers and refuses: the hint is not pg_isready.
 		u, err := url.Parse(serverURL)
 		require.NoError(t, err)

@@ -2,69 +2,22 @@ package pgstore_test
 
 import (
 	"context"
-	"fmt"
-	"net/url"
-	"os"
+	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
+	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/events/storetest"
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
-// envURL names the environment variable that points the tests at a
-// PostgreSQL server whose databases they may create and drop.
-const envURL = "AWR_TEST_POSTGRES"
-
-// serverURL returns the test server's URL. Without one the test skips,
-// naming the command that starts a server, except in CI (CI set), where
-// the PostgreSQL tests must run: there it fails.
-func serverURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv(envURL)
-	if u == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not set, and CI is: the PostgreSQL store's tests must run in CI; .ci/run starts a cluster (.ci/pg-up) and sets it", envURL)
-		}
-		t.Skipf("%s is not set: start a throwaway PostgreSQL cluster with `eval \"$(.ci/pg-up)\"` from the repository root, then rerun", envURL)
-	}
-	return u
-}
-
-var dbCount atomic.Int64
-
-// newDatabase creates an empty database on the test server, dropped when t
-// ends, and returns its URL.
-func newDatabase(t *testing.T) string {
-	t.Helper()
-	base := serverURL(t)
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	require.NoError(t, err)
-	defer admin.Close(ctx)
-	name := fmt.Sprintf("awr_test_%d_%d", os.Getpid(), dbCount.Add(1))
-	_, err = admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0")
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		admin, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-			return
-		}
-		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(base)
-	require.NoError(t, err, "%s must be a postgres:// URL", envURL)
-	u.Path = "/" + name
-	return u.String()
-}
+// serverURL and newDatabase are pgtest's, for the tests of this package.
+var (
+	serverURL   = func(t *testing.T) string { return pgtest.ServerURL(t) }
+	newDatabase = func(t *testing.T) string { return pgtest.NewDatabase(t) }
+)
 
 // open opens a store of project on the database at dbURL, closed when t
 // ends.
@@ -110,7 +63,7 @@ func openCache(t *testing.T) events.Log {
 	}
 	up, err := pgstore.Open(context.Background(), dbURL.(string), pgstore.Options{Project: "conformance"})
 	require.NoError(t, err)
-	path := fmt.Sprintf("%s/cache-%d.db", t.TempDir(), dbCount.Add(1))
+	path := filepath.Join(t.TempDir(), "cache.db") // a new directory per open
 	st, err := events.Open(context.Background(), path, events.Options{Create: true, Upstream: up})
 	if err != nil {
 		up.Close()

@@ -71,6 +71,9 @@ type Store struct {
 
 	mu     sync.Mutex
 	closed bool
+
+	listenMu sync.Mutex
+	listener *pgx.Conn // the LISTEN awr_events connection of Wait, or nil
 }
 
 // The PostgreSQL store and its transaction are an events.Log and an
@@ -155,6 +158,12 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	s.listenMu.Lock()
+	if s.listener != nil {
+		s.listener.Close(context.Background())
+		s.listener = nil
+	}
+	s.listenMu.Unlock()
 	s.pool.Close()
 	return nil
 }

@@ -53,6 +53,7 @@ func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (
 	if lw.head, err = s.lockHead(ctx, ptx, op); err != nil {
 		return err
 	}
+	lw.pending = lw.head
 	return fn(lw)
 }
 
@@ -61,7 +62,8 @@ type lockedLog struct {
 	ctx       context.Context
 	store     *Store
 	tx        pgx.Tx
-	head      events.Head
+	head      events.Head // at the lock
+	pending   events.Head // after the events appended so far
 	committed bool
 }
 
@@ -87,30 +89,39 @@ func (w *lockedLog) Request(id string) (events.RequestRecord, bool, error) {
 	return rec, found, nil
 }
 
-// Commit inserts evs, which must continue the locked head (seq, prev_hash),
-// stores rec and commits.
-func (w *lockedLog) Commit(evs []*events.Event, rec *events.RequestRecord) error {
+// Append inserts evs, which must continue the events appended so far (the
+// locked head at first).
+func (w *lockedLog) Append(evs []*events.Event) error {
 	const op = "append events"
 	if w.committed {
 		return fault.New(fault.Internal, "%s: the transaction was already committed", op)
 	}
-	head := w.head
 	for _, e := range evs {
-		if e.Seq != head.Revision+1 || string(e.PrevHash) != string(head.Hash) {
-			return fault.New(fault.Internal, "%s: event %d does not continue the shared log's head %d", op, e.Seq, head.Revision)
+		if e.Seq != w.pending.Revision+1 || string(e.PrevHash) != string(w.pending.Hash) {
+			return fault.New(fault.Internal, "%s: event %d does not continue the shared log's head %d", op, e.Seq, w.pending.Revision)
 		}
 		if err := w.store.insert(w.ctx, w.tx, e); err != nil {
 			return err
 		}
-		head = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
+		w.pending = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
 	}
-	if err := w.store.finish(w.ctx, w.tx, op, w.head.Revision, head, rec); err != nil {
+	return nil
+}
+
+// Commit appends evs, stores rec and commits: the head advances from the
+// locked one to the last event appended.
+func (w *lockedLog) Commit(evs []*events.Event, rec *events.RequestRecord) error {
+	const op = "append events"
+	if err := w.Append(evs); err != nil {
+		return err
+	}
+	if err := w.store.finish(w.ctx, w.tx, op, w.head.Revision, w.pending, rec); err != nil {
 		return w.store.mapErrNote(op, err, nothingWritten)
 	}
 	if err := w.store.commit(w.ctx, w.tx, op); err != nil {
 		return w.store.mapErrNote(op, err, nothingWritten)
 	}
 	w.committed = true
-	w.head = head
+	w.head = w.pending
 	return nil
 }

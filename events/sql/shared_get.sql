@@ -1,0 +1,1 @@
+SELECT project, store FROM shared_store WHERE id = 1;

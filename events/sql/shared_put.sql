@@ -1,0 +1,2 @@
+INSERT INTO shared_store (id, project, store) VALUES (1, :project, :store)
+ON CONFLICT (id) DO UPDATE SET store = excluded.store;
