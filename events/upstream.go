@@ -123,9 +123,16 @@ func (s *Store) localHeadFull(ctx context.Context) (h Head, err error) {
 	return Head{Revision: seq, Hash: hash, OccurredAt: t}, nil
 }
 
+// bulkCatchUp is the gap from an empty cache above which a catch-up
+// appends the events unfolded and rebuilds the projections once at its
+// end (a machine joining a long log), as a replay does, instead of
+// folding each event as it comes.
+const bulkCatchUp = 2048
+
 // catchUpTo appends to the cache the shared log's events after the
 // cache's head up to h, read with scan, in batches.
 func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64, fn func(e *Event) error) error) error {
+	bulk := false
 	for {
 		local, err := s.localHeadFull(ctx)
 		if err != nil {
@@ -138,7 +145,13 @@ func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64,
 			if !bytesEqual(local.Hash, h.Hash) {
 				return s.diverged("has event %d with hash %x, the shared log has %x", local.Revision, local.Hash, h.Hash)
 			}
+			if bulk && len(s.projectors) > 0 {
+				// Cut short before this, the next open rebuilds them.
+				return s.rebuild(ctx, s.projectors, nil, true)
+			}
 			return nil
+		case local.Revision == 0 && h.Revision > bulkCatchUp && len(s.projectors) > 0:
+			bulk = true
 		}
 		var batch []*Event
 		to := min(h.Revision, local.Revision+catchUpBatch)
@@ -152,7 +165,7 @@ func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64,
 			return fault.New(fault.Storage, "catch up from %s: the shared log's head is %d but it gives no event after %d", s.up.Describe(), h.Revision, local.Revision).
 				WithHint("awr verify")
 		}
-		opts := WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "catch-up"}
+		opts := WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "catch-up", unfolded: bulk}
 		if _, err := s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
 			for _, e := range batch {
 				if e.Seq <= tx.head {

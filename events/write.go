@@ -55,6 +55,10 @@ type WriteOptions struct {
 	// Fork marks the write that forks a replica (appends project_forked):
 	// the one write a replica accepts before it is forked.
 	Fork bool
+	// unfolded appends without applying the projectors, and leaves their
+	// bookkeeping behind, so that the next open rebuilds them (a cache's
+	// bulk catch-up, which rebuilds them at its end).
+	unfolded bool
 }
 
 // WriteResult reports a committed write.
@@ -296,7 +300,7 @@ func (tx *Tx) insertWith(e *Event, keep bool, typed Payload) error {
 		}
 		return err
 	}
-	if len(tx.store.projectors) > 0 {
+	if len(tx.store.projectors) > 0 && !tx.opts.unfolded {
 		// The caller's struct only when it is what a decode of the
 		// stored bytes gives (insertTyped), so projectors see what a
 		// replay will see.
@@ -455,7 +459,7 @@ func (s *Store) writeLocal(ctx context.Context, opts WriteOptions, fn func(tx *T
 		if err != nil {
 			return nil, err
 		}
-		if tx.head != tx.startHead {
+		if tx.head != tx.startHead && !opts.unfolded {
 			if err := markProjections(conn, s.projectors, tx.head); err != nil {
 				return nil, err
 			}

@@ -230,19 +230,52 @@ func (s *Store) request(ctx context.Context, ptx pgx.Tx, id string) (events.Requ
 	return rec, true, nil
 }
 
-// insert inserts the sealed event e in ptx.
-// Errors: InvalidInput when its id or request id is already in the log;
-// Storage.
-func (s *Store) insert(ctx context.Context, ptx pgx.Tx, e *events.Event) error {
+// insertAll inserts the sealed events evs in ptx in one round trip (a
+// pipelined batch), as insert does each.
+func (s *Store) insertAll(ctx context.Context, ptx pgx.Tx, evs []*events.Event) error {
+	if len(evs) == 1 {
+		return s.insert(ctx, ptx, evs[0])
+	}
+	b := &pgx.Batch{}
+	for _, e := range evs {
+		b.Queue(q("insert_event"), insertArgs(s.project, e))
+	}
+	br := ptx.SendBatch(ctx, b)
+	for _, e := range evs {
+		tag, err := br.Exec()
+		if err != nil {
+			br.Close()
+			return s.mapErrNote("append event", err, nothingWritten)
+		}
+		if tag.RowsAffected() != 1 {
+			br.Close()
+			return fault.New(fault.InvalidInput, "append event: seq %d: id %s or request id %q is already in the log", e.Seq, e.ID, e.RequestID)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return s.mapErrNote("append event", err, nothingWritten)
+	}
+	return nil
+}
+
+// insertArgs are the insert_event arguments of e.
+func insertArgs(project string, e *events.Event) pgx.NamedArgs {
 	var requestID *string
 	if e.RequestID != "" {
 		requestID = &e.RequestID
 	}
-	tag, err := ptx.Exec(ctx, q("insert_event"), pgx.NamedArgs{
-		"project": s.project, "seq": e.Seq, "id": e.ID, "kind": string(e.Kind), "stream": e.Stream,
+	return pgx.NamedArgs{
+		"project": project, "seq": e.Seq, "id": e.ID, "kind": string(e.Kind), "stream": e.Stream,
 		"stream_version": e.StreamVersion, "occurred_at": e.OccurredAt, "actor": e.Actor, "request_id": requestID,
 		"payload": e.Payload, "prev_hash": e.PrevHash, "hash": e.Hash,
-	})
+	}
+}
+
+// insert inserts the sealed event e in ptx.
+// Errors: InvalidInput when its id or request id is already in the log;
+// Storage.
+func (s *Store) insert(ctx context.Context, ptx pgx.Tx, e *events.Event) error {
+	tag, err := ptx.Exec(ctx, q("insert_event"), insertArgs(s.project, e))
 	if err != nil {
 		return s.mapErrNote("append event", err, nothingWritten)
 	}

@@ -96,15 +96,20 @@ func (w *lockedLog) Append(evs []*events.Event) error {
 	if w.committed {
 		return fault.New(fault.Internal, "%s: the transaction was already committed", op)
 	}
-	for _, e := range evs {
-		if e.Seq != w.pending.Revision+1 || string(e.PrevHash) != string(w.pending.Hash) {
-			return fault.New(fault.Internal, "%s: event %d does not continue the shared log's head %d", op, e.Seq, w.pending.Revision)
-		}
-		if err := w.store.insert(w.ctx, w.tx, e); err != nil {
-			return err
-		}
-		w.pending = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
+	if len(evs) == 0 {
+		return nil
 	}
+	prev := w.pending
+	for _, e := range evs {
+		if e.Seq != prev.Revision+1 || string(e.PrevHash) != string(prev.Hash) {
+			return fault.New(fault.Internal, "%s: event %d does not continue the shared log's head %d", op, e.Seq, prev.Revision)
+		}
+		prev = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
+	}
+	if err := w.store.insertAll(w.ctx, w.tx, evs); err != nil {
+		return err
+	}
+	w.pending = prev
 	return nil
 }
 
