@@ -124,15 +124,14 @@ func (s *Store) localHeadFull(ctx context.Context) (h Head, err error) {
 }
 
 // bulkCatchUp is the gap from an empty cache above which a catch-up
-// appends the events unfolded and rebuilds the projections once at its
-// end (a machine joining a long log), as a replay does, instead of
-// folding each event as it comes.
+// appends the events unfolded and rebuilds the projections once
+// (bulkCatchUp, a machine joining a long log), as a replay does, instead
+// of folding each event as it comes.
 const bulkCatchUp = 2048
 
 // catchUpTo appends to the cache the shared log's events after the
 // cache's head up to h, read with scan, in batches.
 func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64, fn func(e *Event) error) error) error {
-	bulk := false
 	for {
 		local, err := s.localHeadFull(ctx)
 		if err != nil {
@@ -145,13 +144,12 @@ func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64,
 			if !bytesEqual(local.Hash, h.Hash) {
 				return s.diverged("has event %d with hash %x, the shared log has %x", local.Revision, local.Hash, h.Hash)
 			}
-			if bulk && len(s.projectors) > 0 {
-				// Cut short before this, the next open rebuilds them.
-				return s.rebuild(ctx, s.projectors, nil, true)
-			}
 			return nil
 		case local.Revision == 0 && h.Revision > bulkCatchUp && len(s.projectors) > 0:
-			bulk = true
+			if err := s.bulkCatchUp(ctx, h, scan); err != nil {
+				return err
+			}
+			continue
 		}
 		var batch []*Event
 		to := min(h.Revision, local.Revision+catchUpBatch)
@@ -165,7 +163,7 @@ func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64,
 			return fault.New(fault.Storage, "catch up from %s: the shared log's head is %d but it gives no event after %d", s.up.Describe(), h.Revision, local.Revision).
 				WithHint("awr verify")
 		}
-		opts := WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "catch-up", unfolded: bulk}
+		opts := WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "catch-up"}
 		if _, err := s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
 			for _, e := range batch {
 				if e.Seq <= tx.head {
@@ -183,6 +181,39 @@ func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64,
 			return err
 		}
 	}
+}
+
+// bulkCatchUp fills an empty cache with the shared log's events up to h
+// in one write transaction: the events appended unfolded, then every
+// projection rebuilt once from them (as a replay does), and the whole
+// committed at once, so no reader or writer of this machine ever sees
+// events the projections do not hold.
+func (s *Store) bulkCatchUp(ctx context.Context, h Head, scan func(from, to int64, fn func(e *Event) error) error) error {
+	opts := WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "catch-up", unfolded: true}
+	_, err := s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
+		if tx.head != 0 {
+			return nil, nil // another process of this machine filled it meanwhile
+		}
+		for from := int64(1); from <= h.Revision; from += catchUpBatch {
+			if err := scan(from, min(from+catchUpBatch-1, h.Revision), func(e *Event) error {
+				if err := tx.AppendRaw(e); err != nil {
+					if fault.Is(err, fault.InvalidInput) {
+						return s.diverged("does not continue into the shared log's event %d: %v", e.Seq, err)
+					}
+					return err
+				}
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+		}
+		if tx.head != h.Revision {
+			return nil, fault.New(fault.Storage, "catch up from %s: the shared log's head is %d but it gave events up to %d", s.up.Describe(), h.Revision, tx.head).
+				WithHint("awr verify")
+		}
+		return nil, RebuildOn(tx.Conn, s.projectors, tx.head, nil)
+	}, nil)
+	return err
 }
 
 // diverged is the VerifyFailed of a cache the shared log does not continue.

@@ -55,9 +55,9 @@ type WriteOptions struct {
 	// Fork marks the write that forks a replica (appends project_forked):
 	// the one write a replica accepts before it is forked.
 	Fork bool
-	// unfolded appends without applying the projectors, and leaves their
-	// bookkeeping behind, so that the next open rebuilds them (a cache's
-	// bulk catch-up, which rebuilds them at its end).
+	// unfolded appends without applying the projectors or marking them
+	// (a cache's bulk catch-up, which rebuilds them in the same
+	// transaction).
 	unfolded bool
 }
 

@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/replay"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -130,4 +133,74 @@ func TestCache_AcrossMachines(t *testing.T) {
 	var head int64
 	require.NoError(t, admin.QueryRow(ctx, "SELECT seq FROM awr_heads WHERE project = 'p'").Scan(&head))
 	require.EqualValues(t, 2, head, "the refused write reached no log")
+}
+
+// TestCache_JoinInBulk: a machine joining a log longer than the bulk
+// threshold builds its cache in one transaction (events unfolded, then one
+// rebuild), and its projections are those of a machine that folded every
+// event as it wrote it.
+func TestCache_JoinInBulk(t *testing.T) {
+	serverURL(t)
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := newDatabase(t)
+	open := func(path string) *events.Store {
+		up, err := pgstore.Open(ctx, dbURL, pgstore.Options{Project: "bulk"})
+		require.NoError(t, err)
+		st, err := events.Open(ctx, path, events.Options{Create: true, Upstream: up, Projectors: projections.Projectors()})
+		if err != nil {
+			up.Close()
+		}
+		require.NoError(t, err)
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	a := open(filepath.Join(t.TempDir(), "a.db"))
+	var items []events.WorkItem
+	for i := range 7 {
+		items = append(items, events.WorkItem{Key: fmt.Sprintf("W-%d", i)})
+	}
+	_, err := a.Write(ctx, cacheOpts(100), func(tx *events.Tx) (any, error) {
+		_, err := tx.Append(events.NewEvent{Stream: "source/ledger.yaml", Payload: &events.SourceIndexed{Path: "ledger.yaml", Adapter: "yaml_ledger", ContentHash: "h", Items: items}})
+		return nil, err
+	})
+	require.NoError(t, err)
+	for w := range 10 {
+		_, err := a.Write(ctx, cacheOpts(int64(w)), func(tx *events.Tx) (any, error) {
+			for i := range 250 {
+				id := fmt.Sprintf("S-%d-%d", w, i)
+				if _, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: fmt.Sprintf("W-%d", i%7), Agent: "a"}}); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		})
+		require.NoError(t, err)
+	}
+	b := open(filepath.Join(t.TempDir(), "b.db"))
+	sums := func(st *events.Store) (head int64, out []replay.ProjectionChecksum) {
+		require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+			var err error
+			head = r.Head
+			out, err = replay.Checksums(r.Conn)
+			return err
+		}))
+		return head, out
+	}
+	headB, sumsB := sums(b)
+	headA, sumsA := sums(a)
+	require.EqualValues(t, 2501, headB)
+	require.Equal(t, headA, headB)
+	require.Equal(t, sumsA, sumsB)
+	states, err := func() (out []events.ProjectionState, err error) {
+		err = b.Read(ctx, func(r *events.Reader) error {
+			out, err = events.ProjectionStates(r.Conn)
+			return err
+		})
+		return out, err
+	}()
+	require.NoError(t, err)
+	for _, s := range states {
+		require.EqualValues(t, 2501, s.LastSeq, "projection %s is at the head", s.Name)
+	}
 }
