@@ -102,6 +102,9 @@ type agent struct {
 	session string
 	work    string
 	last    string // last session, for resumes
+	// loops are the open loops of the work item at the agent's last
+	// checkpoint, which it may resolve or drop at the next.
+	loops []string
 }
 
 // Generate appends a realistic multi-agent history of at least
@@ -226,7 +229,7 @@ func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys
 		if a.last != "" && rng.Intn(4) == 0 {
 			res, err := commands.ResumeSession(ctx, env, commands.ResumeRequest{FromSession: a.last, Agent: a.name, Provider: "anthropic", Model: "claude"})
 			if err == nil {
-				a.session, a.work, a.last = res.Session.ID, res.Session.Work, ""
+				a.session, a.work, a.last, a.loops = res.Session.ID, res.Session.Work, "", nil
 				return nil
 			}
 			a.last = ""
@@ -243,7 +246,7 @@ func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys
 			}
 			return err
 		}
-		a.session, a.work = res.Session.ID, work
+		a.session, a.work, a.loops = res.Session.ID, work, nil
 		return nil
 	}
 	var err error
@@ -255,9 +258,30 @@ func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys
 		for i := range loops {
 			loops[i] = fmt.Sprintf("Open question %d about %s", rng.Intn(100), a.work)
 		}
-		_, err = commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: a.session, Agent: a.name,
-			Digest:     fmt.Sprintf("Implemented step %d of %s; tests written, not yet run.", rng.Intn(20), a.work),
-			NextAction: fmt.Sprintf("Run the tests for %s and fix what fails", a.work), KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: loops}})
+		// An agent closes the threads it finishes: about one loop in
+		// three it has seen open is resolved at a checkpoint, one in ten
+		// dropped, so a work item carries a handful of open loops, not
+		// every question ever asked.
+		var resolve, drop []string
+		for _, id := range a.loops {
+			switch r := rng.Intn(10); {
+			case r < 3:
+				resolve = append(resolve, id+"=answered in the tests")
+			case r < 4:
+				drop = append(drop, id+"=no longer relevant")
+			}
+		}
+		var res *commands.CheckpointResult
+		res, err = commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: a.session, Agent: a.name,
+			Digest:         fmt.Sprintf("Implemented step %d of %s; tests written, not yet run.", rng.Intn(20), a.work),
+			NextAction:     fmt.Sprintf("Run the tests for %s and fix what fails", a.work),
+			KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: loops, ResolveLoops: resolve, DropLoops: drop}})
+		a.loops = a.loops[:0]
+		if err == nil && res.Knowledge != nil {
+			for _, k := range res.Knowledge.OpenLoops {
+				a.loops = append(a.loops, k.ID)
+			}
+		}
 	case n < 72:
 		_, err = commands.RenewClaim(ctx, env, commands.RenewRequest{SessionID: a.session, TTLms: new(int64(10+rng.Intn(20)) * 60_000)})
 	case n < 78:

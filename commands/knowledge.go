@@ -58,7 +58,10 @@ var knowledgeFlag = map[string]string{
 // named twice; NotFound for an id the work item never had;
 // InvalidTransition for a change to a closed item or to the wrong kind.
 func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.KnowledgeChange, error) {
-	current, err := projections.OpenKnowledge(tx.Conn, work)
+	// Only the live items are read up front; an id not among them is
+	// looked up alone, so the plan's cost follows what is in force, not
+	// every item the work has ever closed.
+	current, err := projections.LiveKnowledgeAt(tx.Conn, work, tx.Head())
 	if err != nil {
 		return nil, err
 	}
@@ -67,9 +70,18 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 	for i := range current {
 		k := &current[i]
 		byID[k.ID] = k
-		if k.Live() {
-			liveText[k.Kind+"\x00"+projections.NormalizeText(k.Text)] = k.ID
+		liveText[k.Kind+"\x00"+projections.NormalizeText(k.Text)] = k.ID
+	}
+	lookup := func(id string) (*projections.Knowledge, error) {
+		if k, ok := byID[id]; ok {
+			return k, nil
 		}
+		k, err := projections.KnowledgeItem(tx.Conn, work, id)
+		if err != nil {
+			return nil, err
+		}
+		byID[id] = k
+		return k, nil
 	}
 	next := map[string]int64{}
 	newID := func(kind string) (string, error) {
@@ -100,7 +112,10 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 			return nil, "", fault.New(fault.InvalidInput, "checkpoint: %s is named by both %s and %s", id, prev, flag).With("flag", flag).With("id", id)
 		}
 		named[id] = flag
-		k := byID[id]
+		k, err := lookup(id)
+		if err != nil {
+			return nil, "", err
+		}
 		if k == nil {
 			return nil, "", fault.New(fault.NotFound, "checkpoint: %s: %s has no loop, decision, fact or hypothesis %s", flag, work, id).
 				With("flag", flag).With("id", id).WithHint("awr context hygiene --work %s", work)

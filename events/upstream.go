@@ -59,6 +59,13 @@ type LockedLog interface {
 	// an error that says the write may have been committed leaves the
 	// answer to the next catch-up.
 	Commit(evs []*Event, rec *RequestRecord) error
+	// Requests returns every idempotency record of the shared log (a
+	// migration back to a file of its own keeps them).
+	Requests() ([]RequestRecord, error)
+	// CopyRequests stores recs in this transaction, leaving any request
+	// id the shared log holds already as it is (a migration keeps the
+	// file's records, so a retry after it is answered as before).
+	CopyRequests(recs []RequestRecord) error
 }
 
 // RequestRecord is what a write with a request id leaves for its repeats:
@@ -384,6 +391,9 @@ type AttachResult struct {
 	// Copied is the number of events copied (0 when up already held
 	// exactly this log, from an attach cut short before its end).
 	Copied int64
+	// Requests is the number of idempotency records the file holds, all
+	// of them in up afterwards.
+	Requests int64
 }
 
 // Attach copies this project's own log whole into up, an empty shared
@@ -443,6 +453,16 @@ func (s *Store) Attach(ctx context.Context, up Upstream, check func(tx *Tx, h He
 				}
 				res.Copied += int64(len(batch))
 			}
+			recs, err := localRequests(tx.Conn)
+			if err != nil {
+				return err
+			}
+			for from := 0; from < len(recs); from += catchUpBatch {
+				if err := w.CopyRequests(recs[from:min(from+catchUpBatch, len(recs))]); err != nil {
+					return err
+				}
+			}
+			res.Requests = int64(len(recs))
 			return w.Commit(nil, nil)
 		}); err != nil {
 			return nil, err
@@ -460,23 +480,24 @@ func (s *Store) Attach(ctx context.Context, up Upstream, check func(tx *Tx, h He
 
 // Detach makes this cache a project's own log: under the shared log's
 // write lock (no machine appends meanwhile) the file catches up to the
-// shared log's head, and in one write transaction its mark goes and then
-// runs (it switches the manifest). The shared log is left as it is.
+// shared log's head, and in one write transaction its mark goes, the
+// shared log's idempotency records come in (those of every machine) and
+// then runs (it switches the manifest). The shared log is left as it is.
 //
 // Errors: InvalidTransition when the store caches no shared log; those
 // of CatchUp and then.
-func (s *Store) Detach(ctx context.Context, then func(tx *Tx, h Head) error) (Head, error) {
+func (s *Store) Detach(ctx context.Context, then func(tx *Tx, h Head) error) (*AttachResult, error) {
 	if s.up == nil {
-		return Head{}, fault.New(fault.InvalidTransition, "migrate: %s is the project's own log already", s.path).
+		return nil, fault.New(fault.InvalidTransition, "migrate: %s is the project's own log already", s.path).
 			With("path", s.path).WithHint("awr status")
 	}
-	var head Head
+	res := &AttachResult{}
 	err := s.up.Locked(ctx, func(w LockedLog) error {
 		h := w.Head()
 		if err := s.catchUpTo(ctx, h, w.Scan); err != nil {
 			return err
 		}
-		head = h
+		res.Head = h
 		_, err := s.writeLocal(ctx, WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "awr"}, func(tx *Tx) (any, error) {
 			if tx.head != h.Revision {
 				return nil, fault.New(fault.Internal, "migrate: the cache moved to %d while the shared log's lock was held at %d", tx.head, h.Revision)
@@ -484,11 +505,26 @@ func (s *Store) Detach(ctx context.Context, then func(tx *Tx, h Head) error) (He
 			if err := tx.SetShared(nil); err != nil {
 				return nil, err
 			}
+			// The records of writes made on other machines come too, so
+			// their retries are answered here as they were there.
+			recs, err := w.Requests()
+			if err != nil {
+				return nil, err
+			}
+			for _, rec := range recs {
+				if err := putRequest(tx.Conn, "request_put_missing", rec); err != nil {
+					return nil, err
+				}
+			}
+			res.Requests = int64(len(recs))
 			return nil, then(tx, h)
 		}, nil)
 		return err
 	})
-	return head, err
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // Waker is a shared log that can wake a follower (`awr log --follow`)
@@ -498,4 +534,40 @@ type Waker interface {
 	// Wait returns once the head may have passed after, after max, or
 	// when ctx is done. Errors: Storage (the follower then polls).
 	Wait(ctx context.Context, after int64, max time.Duration) error
+}
+
+// localRequests returns every idempotency record of the file, by first
+// seq.
+func localRequests(conn *sqlite.Conn) ([]RequestRecord, error) {
+	st := prep(conn, "requests_all")
+	defer st.Reset()
+	var out []RequestRecord
+	for {
+		row, err := st.Step()
+		if err != nil {
+			return nil, fault.Wrap(fault.Storage, err, "read the request records")
+		}
+		if !row {
+			return out, nil
+		}
+		out = append(out, RequestRecord{ID: st.GetText("request_id"), Fingerprint: st.GetText("fingerprint"),
+			FirstSeq: st.GetInt64("first_seq"), LastSeq: st.GetInt64("last_seq"), Result: json.RawMessage(st.GetText("result"))})
+	}
+}
+
+// putRequest stores rec with statement (request_put or
+// request_put_missing).
+func putRequest(conn *sqlite.Conn, statement string, rec RequestRecord) error {
+	st := prep(conn, statement)
+	st.SetText(":request_id", rec.ID)
+	st.SetText(":fingerprint", rec.Fingerprint)
+	st.SetInt64(":first_seq", rec.FirstSeq)
+	st.SetInt64(":last_seq", rec.LastSeq)
+	st.SetText(":result", string(rec.Result))
+	_, err := st.Step()
+	st.Reset()
+	if err != nil {
+		return fault.Wrap(fault.Storage, err, "store request record %s", rec.ID)
+	}
+	return nil
 }

@@ -473,15 +473,7 @@ func (s *Store) writeLocal(ctx context.Context, opts WriteOptions, fn func(tx *T
 			if n := len(tx.appended); n > 0 {
 				first, last = tx.appended[0].Seq, tx.appended[n-1].Seq
 			}
-			st := prep(conn, "request_put")
-			st.SetText(":request_id", opts.RequestID)
-			st.SetText(":fingerprint", opts.Fingerprint)
-			st.SetInt64(":first_seq", first)
-			st.SetInt64(":last_seq", last)
-			st.SetText(":result", string(raw))
-			_, err := st.Step()
-			st.Reset()
-			if err != nil {
+			if err := putRequest(conn, "request_put", RequestRecord{ID: opts.RequestID, Fingerprint: opts.Fingerprint, FirstSeq: first, LastSeq: last, Result: raw}); err != nil {
 				return nil, err
 			}
 		}

@@ -33,6 +33,11 @@ type MigrateResult struct {
 	// Copied is the number of events copied into PostgreSQL (0 going back
 	// to sqlite, and for a copy an interrupted migration had made).
 	Copied int64 `json:"copied"`
+	// Requests is the number of idempotency records carried over (to
+	// postgres: the file's; to sqlite: the shared log's, from every
+	// machine), so a write retried with its --request-id after the move
+	// is answered with its first result, as before it.
+	Requests int64 `json:"requests"`
 	// Projections are the checksums found equal: the projections folded
 	// from the log in its new place against those of the old.
 	Projections []replay.ProjectionChecksum `json:"projections"`
@@ -144,7 +149,7 @@ func (p *Project) migrateToShared(ctx context.Context, m *intake.Manifest, req M
 	if err != nil {
 		return nil, err
 	}
-	res.ProjectRevision, res.HeadHash, res.Copied = attached.Head.Revision, hex.EncodeToString(attached.Head.Hash), attached.Copied
+	res.ProjectRevision, res.HeadHash, res.Copied, res.Requests = attached.Head.Revision, hex.EncodeToString(attached.Head.Hash), attached.Copied, attached.Requests
 	st.Close()
 	now, err := p.EventLog(ctx)
 	if err != nil {
@@ -216,7 +221,7 @@ func (p *Project) migrateToSQLite(ctx context.Context, m *intake.Manifest) (*Mig
 		return nil, err
 	}
 	res := &MigrateResult{Status: "migrated", From: "postgres", To: "sqlite", Next: "git add .awr/project.toml && git commit -m 'awr: the log is this checkout's'"}
-	h, err := st.Detach(ctx, func(tx *events.Tx, h events.Head) error {
+	detached, err := st.Detach(ctx, func(tx *events.Tx, h events.Head) error {
 		live, err := replay.Checksums(tx.Conn)
 		if err != nil {
 			return err
@@ -236,7 +241,7 @@ func (p *Project) migrateToSQLite(ctx context.Context, m *intake.Manifest) (*Mig
 	if err != nil {
 		return nil, err
 	}
-	res.ProjectRevision, res.HeadHash = h.Revision, hex.EncodeToString(h.Hash)
+	res.ProjectRevision, res.HeadHash, res.Requests = detached.Head.Revision, hex.EncodeToString(detached.Head.Hash), detached.Requests
 	p.Close()
 	now, err := p.EventLog(ctx)
 	if err != nil {

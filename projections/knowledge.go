@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -61,7 +62,7 @@ type knowledge struct {
 }
 
 func newKnowledge() *knowledge {
-	p := &knowledge{base: base{name: "knowledge", version: 1, schema: "knowledge", tables: []Table{
+	p := &knowledge{base: base{name: "knowledge", version: 2, schema: "knowledge", tables: []Table{
 		{Name: "p_knowledge", Key: []string{"work", "item_id"}, Temporal: true},
 	}}}
 	// Rebuilt like the incremental path (no rows held in memory): the
@@ -168,7 +169,7 @@ func (p *knowledge) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) 
 		if err != nil {
 			return err
 		}
-		next, err := NextKnowledgeNum(conn, pl.Work, events.KnowledgeLoop, e.Seq)
+		next, err := nextKnowledgeNum(conn, "knowledge_max_num", pl.Work, events.KnowledgeLoop, e.Seq)
 		if err != nil {
 			return err
 		}
@@ -255,10 +256,18 @@ func OpenKnowledge(conn *sqlite.Conn, work string) ([]Knowledge, error) {
 }
 
 // NextKnowledgeNum returns the number the next item of kind on work gets
-// (one more than the highest used by rev).
+// (one more than the highest used by rev), reading one row of the number
+// index.
 func NextKnowledgeNum(conn *sqlite.Conn, work, kind string, rev int64) (int64, error) {
+	return nextKnowledgeNum(conn, "knowledge_next_num", work, kind, rev)
+}
+
+// nextKnowledgeNum runs statement, knowledge_next_num or, in the fold,
+// where a bulk rebuild has not built the number index yet,
+// knowledge_max_num.
+func nextKnowledgeNum(conn *sqlite.Conn, statement, work, kind string, rev int64) (int64, error) {
 	var n int64
-	err := query(conn, "knowledge_max_num", func(st *sqlite.Stmt) {
+	err := query(conn, statement, func(st *sqlite.Stmt) {
 		st.SetText(":work", work)
 		st.SetText(":prefix", events.KnowledgePrefix(kind))
 		st.SetInt64(":rev", rev)
@@ -343,13 +352,76 @@ type KnowledgeState struct {
 }
 
 // KnowledgeStateAt returns work's knowledge at rev, with the items closed
-// after since.
+// after since. It reads the items in force at rev and those closed in
+// (since, rev], never the items closed before since, so its cost follows
+// what is in force, not the item's whole history: the result equals
+// SortKnowledge(KnowledgeAt(conn, work, rev), since).
 func KnowledgeStateAt(conn *sqlite.Conn, work string, rev, since int64) (*KnowledgeState, error) {
-	all, err := KnowledgeAt(conn, work, rev)
+	items, err := LiveKnowledgeAt(conn, work, rev)
 	if err != nil {
 		return nil, err
 	}
-	return SortKnowledge(all, since), nil
+	if since < rev {
+		err = query(conn, "knowledge_closed_between", func(st *sqlite.Stmt) {
+			st.SetText(":work", work)
+			st.SetInt64(":since", since)
+			st.SetInt64(":rev", rev)
+		}, func(st *sqlite.Stmt) error {
+			items = append(items, *scanKnowledge(st))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(items, byKindNum)
+	}
+	if len(items) > 0 {
+		starts, ends, err := sessionBoundsAt(conn, work, rev)
+		if err != nil {
+			return nil, err
+		}
+		for i := range items {
+			items[i].Sessions = sessionsDuring(starts, ends, &items[i], rev)
+		}
+	}
+	return SortKnowledge(items, since), nil
+}
+
+// LiveKnowledgeAt lists the items of work in force at rev (open loops,
+// active decisions, facts and hypotheses), by kind and number, without
+// Sessions. At the head it reads only the live items; at an earlier rev
+// also the versions that ended after rev.
+func LiveKnowledgeAt(conn *sqlite.Conn, work string, rev int64) ([]Knowledge, error) {
+	var out []Knowledge
+	err := query(conn, "knowledge_live_at", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		out = append(out, *scanKnowledge(st))
+		return nil
+	})
+	slices.SortFunc(out, byKindNum)
+	return out, err
+}
+
+// KnowledgeItem returns the current version of work's item id, live or
+// closed, or nil when work never had it.
+func KnowledgeItem(conn *sqlite.Conn, work, id string) (*Knowledge, error) {
+	return loadKnowledge(conn, knowledgeKey(work, id), 0)
+}
+
+// byKindNum orders knowledge items as the reads list them: by kind, then
+// number.
+func byKindNum(a, b Knowledge) int {
+	if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	an, _ := knowledgeNum(a.ID)
+	bn, _ := knowledgeNum(b.ID)
+	if c := cmp.Compare(an, bn); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 // SortKnowledge files items into a KnowledgeState.

@@ -303,6 +303,17 @@ func TestShared_Migrate(t *testing.T) {
 		Session struct{ ID string } `json:"session"`
 	}
 	runJSON(t, awr("session", "start", "--work", "CART-1", "--agent", "alice", "--claim", "--json"), &started)
+	// A write with a request id before the move: its retry after it, on
+	// another machine, is answered with the first result.
+	type answer struct {
+		ProjectRevision int64 `json:"project_revision"`
+		Replayed        bool  `json:"replayed"`
+	}
+	retryBefore := []string{"session", "checkpoint", "--session", started.Session.ID, "--agent", "alice", "--digest", "before the move",
+		"--next-action", "run the tests", "--request-id", "ckpt-before-move", "--json"}
+	var first answer
+	runJSON(t, awr(retryBefore...), &first)
+	require.False(t, first.Replayed)
 	var before sharedStatus
 	runJSON(t, awr("status", "--json"), &before)
 
@@ -312,6 +323,7 @@ func TestShared_Migrate(t *testing.T) {
 		ProjectRevision int64  `json:"project_revision"`
 		HeadHash        string `json:"head_hash"`
 		Copied          int64  `json:"copied"`
+		Requests        int64  `json:"requests"`
 		Projections     []struct{ Name, Checksum string }
 		Store           struct{ Kind, Shared, Path string }
 	}
@@ -321,6 +333,7 @@ func TestShared_Migrate(t *testing.T) {
 	require.Equal(t, before.ProjectRevision, up.ProjectRevision)
 	require.Equal(t, before.HeadHash, up.HeadHash)
 	require.Equal(t, up.ProjectRevision, up.Copied)
+	require.GreaterOrEqual(t, up.Requests, int64(1))
 	require.NotEmpty(t, up.Projections)
 	require.Equal(t, "postgres", up.Store.Kind)
 	var again migrated
@@ -334,11 +347,17 @@ func TestShared_Migrate(t *testing.T) {
 	var b sharedStatus
 	runJSON(t, awrB("status", "--json"), &b)
 	require.Equal(t, before.HeadHash, b.HeadHash)
+	var retried answer
+	runJSON(t, awrB(retryBefore...), &retried)
+	require.True(t, retried.Replayed, "a request made before the move is idempotent after it, on any machine")
+	require.Equal(t, first.ProjectRevision, retried.ProjectRevision)
 	// Machine B writes; A sees it.
 	var ckpt struct {
 		ProjectRevision int64 `json:"project_revision"`
 	}
-	runJSON(t, awrB("session", "checkpoint", "--session", started.Session.ID, "--agent", "alice", "--digest", "from machine b", "--next-action", "run the tests", "--json"), &ckpt)
+	retryB := []string{"session", "checkpoint", "--session", started.Session.ID, "--agent", "alice", "--digest", "from machine b",
+		"--next-action", "run the tests", "--request-id", "ckpt-on-b", "--json"}
+	runJSON(t, awrB(retryB...), &ckpt)
 	var a sharedStatus
 	runJSON(t, awr("status", "--json"), &a)
 	require.Equal(t, ckpt.ProjectRevision, a.ProjectRevision)
@@ -348,6 +367,7 @@ func TestShared_Migrate(t *testing.T) {
 	require.Equal(t, "migrated", down.Status)
 	require.Equal(t, "sqlite", down.Store.Kind)
 	require.Equal(t, a.ProjectRevision, down.ProjectRevision)
+	require.GreaterOrEqual(t, down.Requests, int64(2))
 	require.NotEmpty(t, down.Projections)
 	var own sharedStatus
 	runJSON(t, awr("status", "--json"), &own)
@@ -358,6 +378,11 @@ func TestShared_Migrate(t *testing.T) {
 	}
 	runJSON(t, awr("verify", "--json"), &verify)
 	require.True(t, verify.OK)
+	// B's write, retried here after the move back, is answered, not
+	// refused.
+	runJSON(t, awr(retryB...), &retried)
+	require.True(t, retried.Replayed, "a request made on another machine is idempotent after the move back")
+	require.Equal(t, ckpt.ProjectRevision, retried.ProjectRevision)
 	// The checkout is a project of its own again: its writes stay here.
 	runJSON(t, awr("session", "checkpoint", "--session", started.Session.ID, "--agent", "alice", "--digest", "back on sqlite", "--next-action", "run the tests", "--json"), &ckpt)
 	runJSON(t, awrB("status", "--json"), &b)

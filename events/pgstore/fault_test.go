@@ -281,6 +281,38 @@ func TestStore_Projects(t *testing.T) {
 	require.EqualValues(t, 3, headOf(t, a).Revision)
 }
 
+// TestOpen_NoLockWhenCurrent: opening a project whose database is at this
+// awr's schema and holds its head takes no lock (one query), so a
+// migration held open elsewhere never stalls ordinary commands; a new
+// project (no head yet) still goes through the migration lock.
+func TestOpen_NoLockWhenCurrent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := newDatabase(t)
+	open(t, dbURL, "known").Close()
+	admin, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+	const migrateLock = 0x6177722e7067 // "awr.pg", the store's migration lock
+	_, err = admin.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrateLock))
+	require.NoError(t, err)
+	quick, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	s, err := pgstore.Open(quick, dbURL, pgstore.Options{Project: "known"})
+	require.NoError(t, err, "a current database opens while the migration lock is held")
+	s.Close()
+	short, cancel2 := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel2()
+	_, err = pgstore.Open(short, dbURL, pgstore.Options{Project: "new"})
+	require.True(t, fault.Is(err, fault.Storage), "a new project waits for the lock: got %v", err)
+	_, err = admin.Exec(ctx, "SELECT pg_advisory_unlock($1)", int64(migrateLock))
+	require.NoError(t, err)
+	s, err = pgstore.Open(ctx, dbURL, pgstore.Options{Project: "new"})
+	require.NoError(t, err)
+	require.Equal(t, events.Head{Hash: make([]byte, events.HashSize)}, headOf(t, s))
+	s.Close()
+}
+
 // TestOpen_SchemaNewer refuses a database that a newer awr migrated.
 func TestOpen_SchemaNewer(t *testing.T) {
 	t.Parallel()

@@ -116,15 +116,44 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, s.mapErr("open postgres store", err)
 	}
-	if err := s.migrate(ctx); err != nil {
-		s.pool.Close()
-		return nil, s.mapErr("open postgres store", err)
-	}
-	if _, err := s.pool.Exec(ctx, q("head_create"), pgx.NamedArgs{"project": s.project, "zero_hash": make([]byte, events.HashSize)}); err != nil {
+	if err := s.prepare(ctx); err != nil {
 		s.pool.Close()
 		return nil, s.mapErr("open postgres store", err)
 	}
 	return s, nil
+}
+
+// prepare brings the schema forward and creates the project's head when
+// either is missing. The common case, a database at this awr's schema
+// with the project's head, costs one query and takes no lock; only
+// otherwise does it migrate under the advisory lock and create the head.
+func (s *Store) prepare(ctx context.Context) error {
+	var version int
+	var head bool
+	latest := SchemaVersion()
+	err := s.pool.QueryRow(ctx, q("open_check"), pgx.NamedArgs{"project": s.project}).Scan(&version, &head)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table: a new database
+	case err != nil:
+		return err
+	case version > latest:
+		return s.newerSchema(version)
+	case version == latest && head:
+		return nil
+	}
+	if err := s.migrate(ctx); err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, q("head_create"), pgx.NamedArgs{"project": s.project, "zero_hash": make([]byte, events.HashSize)})
+	return err
+}
+
+// newerSchema is the error for a database whose schema version is newer
+// than this awr's.
+func (s *Store) newerSchema(version int) error {
+	return fault.New(fault.Storage, "open postgres store: the database %s has schema version %d, newer than this awr supports (%d)", s.server, version, SchemaVersion()).
+		With("schema_version", version).With("supported", SchemaVersion()).WithHint("upgrade awr")
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -231,8 +260,7 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 	}
 	steps := migrations()
 	if version > len(steps) {
-		return fault.New(fault.Storage, "open postgres store: the database %s has schema version %d, newer than this awr supports (%d)", s.server, version, len(steps)).
-			With("schema_version", version).With("supported", len(steps)).WithHint("upgrade awr")
+		return s.newerSchema(version)
 	}
 	for _, m := range steps[version:] {
 		// One version's statements run as one simple-protocol batch.

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/awr-dev/awr/events"
@@ -128,5 +129,42 @@ func (w *lockedLog) Commit(evs []*events.Event, rec *events.RequestRecord) error
 	}
 	w.committed = true
 	w.head = w.pending
+	return nil
+}
+
+func (w *lockedLog) Requests() ([]events.RequestRecord, error) {
+	rows, err := w.tx.Query(w.ctx, q("requests_all"), pgx.NamedArgs{"project": w.store.project})
+	if err != nil {
+		return nil, w.store.mapErrNote("read the request records", err, nothingWritten)
+	}
+	var out []events.RequestRecord
+	for rows.Next() {
+		var rec events.RequestRecord
+		var result string
+		if err := rows.Scan(&rec.ID, &rec.Fingerprint, &rec.FirstSeq, &rec.LastSeq, &result); err != nil {
+			rows.Close()
+			return nil, w.store.mapErrNote("read the request records", err, nothingWritten)
+		}
+		rec.Result = json.RawMessage(result)
+		out = append(out, rec)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, w.store.mapErrNote("read the request records", err, nothingWritten)
+	}
+	return out, nil
+}
+
+func (w *lockedLog) CopyRequests(recs []events.RequestRecord) error {
+	if w.committed {
+		return fault.New(fault.Internal, "copy request records: the transaction was already committed")
+	}
+	b := &pgx.Batch{}
+	for _, rec := range recs {
+		b.Queue(q("request_copy"), pgx.NamedArgs{"project": w.store.project, "request_id": rec.ID, "fingerprint": rec.Fingerprint,
+			"first_seq": rec.FirstSeq, "last_seq": rec.LastSeq, "result": string(rec.Result)})
+	}
+	if err := w.tx.SendBatch(w.ctx, b).Close(); err != nil {
+		return w.store.mapErrNote("copy request records", err, nothingWritten)
+	}
 	return nil
 }

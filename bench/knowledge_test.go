@@ -1,0 +1,65 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/awr-dev/awr/bench"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/projections"
+	"github.com/stretchr/testify/require"
+)
+
+// TestKnowledgeStateAt_EqualsTheWholeHistory: the read of a work item's
+// knowledge that looks only at the items in force and those closed since
+// a seq gives what filing every item the work ever had gives, at every
+// revision of a generated history whose agents open, resolve and drop
+// loops, for several "since" seqs.
+func TestKnowledgeStateAt_EqualsTheWholeHistory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 12, 4)
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 2500, Seed: 9, Agents: 4, Batch: 40})
+	require.NoError(t, err)
+	compared, closed := 0, 0
+	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+		works, err := projections.AllKnowledgeWorkAt(r.Conn, r.Head)
+		if err != nil {
+			return err
+		}
+		require.NotEmpty(t, works)
+		for rev := int64(1); rev <= r.Head; rev += 7 {
+			for _, work := range works {
+				all, err := projections.KnowledgeAt(r.Conn, work, rev)
+				if err != nil {
+					return err
+				}
+				for _, since := range []int64{0, rev - 1, rev - 60, rev / 2, rev} {
+					since = max(since, 0)
+					want, err := json.Marshal(projections.SortKnowledge(all, since))
+					if err != nil {
+						return err
+					}
+					state, err := projections.KnowledgeStateAt(r.Conn, work, rev, since)
+					if err != nil {
+						return err
+					}
+					got, err := json.Marshal(state)
+					if err != nil {
+						return err
+					}
+					require.JSONEq(t, string(want), string(got), "work %s at %d since %d", work, rev, since)
+					compared++
+					closed += len(state.Closed)
+				}
+			}
+		}
+		return nil
+	}))
+	require.Positive(t, compared)
+	require.Positive(t, closed, "the history closes loops")
+}
