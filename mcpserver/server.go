@@ -42,6 +42,7 @@ type Server struct {
 	project *project.Project
 	opts    Options
 	tools   []Tool
+	watch   watcher // the subscriptions' watch of the project_revision
 }
 
 // Tool describes one registered tool: its name and the request type its
@@ -67,9 +68,11 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{project: p, opts: opts}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "awr", Title: "awr: agent work runtime", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: instructions,
-		Logger:       opts.Logger,
-		Capabilities: &mcp.ServerCapabilities{},
+		Instructions:       instructions,
+		Logger:             opts.Logger,
+		Capabilities:       &mcp.ServerCapabilities{},
+		SubscribeHandler:   s.onSubscribe,
+		UnsubscribeHandler: s.onUnsubscribe,
 	})
 	s.register()
 	s.registerResources()
@@ -91,8 +94,12 @@ func (s *Server) Tools() []Tool { return s.tools }
 // Run serves on t until the peer disconnects or ctx is done.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.mcp.Run(ctx, t) }
 
-// Close closes the project database, if it was opened.
-func (s *Server) Close() error { return s.project.Close() }
+// Close stops the subscriptions' watch and closes the project database,
+// if it was opened.
+func (s *Server) Close() error {
+	s.stopWatch()
+	return s.project.Close()
+}
 
 // tool describes one registration.
 type tool struct {

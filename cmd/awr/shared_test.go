@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +13,12 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/fixtures"
+	"github.com/awr-dev/awr/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -397,4 +401,58 @@ func TestShared_Migrate(t *testing.T) {
 	require.Contains(t, stderr.String(), `"code":"SourceConflict"`)
 	runJSON(t, awr("migrate", "--to", dbURL, "--key", "moving-2", "--json"), &up)
 	require.Equal(t, ckpt.ProjectRevision, up.Copied)
+}
+
+// TestShared_MCPWakeUp: an MCP server on machine B, subscribed to the
+// status, hears resources/updated when machine A writes to the shared log
+// (woken by NOTIFY, read by position), and the status it then reads shows
+// A's write.
+func TestShared_MCPWakeUp(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	bin := buildAWR(t)
+	first, err := fixtures.CopyProject("checkout", t.TempDir())
+	require.NoError(t, err)
+	awrA := awrIn(bin, first)
+	runJSON(t, awrA("init", "--store", dbURL, "--accept", "--json"), &struct{}{})
+	manifest, err := os.ReadFile(filepath.Join(first, ".awr", "project.toml"))
+	require.NoError(t, err)
+	dirB, awrB := machine(t, bin, string(manifest))
+	runJSON(t, awrB("status", "--json"), &struct{}{})
+
+	ctx := context.Background()
+	srv, err := mcpserver.New(mcpserver.Options{Project: dirB, Version: "test"})
+	require.NoError(t, err)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	require.NoError(t, err)
+	updated := make(chan string, 16)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+	}).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	defer func() {
+		cs.Close()
+		ss.Wait()
+		srv.Close()
+	}()
+	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: mcpserver.StatusURI}))
+
+	var started struct {
+		ProjectRevision int64 `json:"project_revision"`
+	}
+	runJSON(t, awrA("session", "start", "--work", "CART-1", "--agent", "alice", "--claim", "--json"), &started)
+	select {
+	case uri := <-updated:
+		require.Equal(t, mcpserver.StatusURI, uri)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no resources/updated after another machine's write")
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.StatusURI})
+	require.NoError(t, err)
+	var status struct {
+		ProjectRevision int64 `json:"project_revision"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.Contents[0].Text), &status))
+	require.Equal(t, started.ProjectRevision, status.ProjectRevision)
 }
