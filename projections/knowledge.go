@@ -293,47 +293,46 @@ func KnowledgeAt(conn *sqlite.Conn, work string, rev int64) ([]Knowledge, error)
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
-	starts, ends, err := sessionBoundsAt(conn, work, rev)
-	if err != nil {
+	if err := countSessions(conn, work, rev, out); err != nil {
 		return nil, err
-	}
-	for i := range out {
-		out[i].Sessions = sessionsDuring(starts, ends, &out[i], rev)
 	}
 	return out, nil
 }
 
-// sessionBoundsAt returns the start revisions of work's sessions at rev
-// and the end times of those that ended, each sorted, so sessionsDuring
-// counts with two binary searches instead of a pass over every session
-// per item; it reads three columns, not whole sessions.
-func sessionBoundsAt(conn *sqlite.Conn, work string, rev int64) (starts, ends []int64, err error) {
-	err = query(conn, "session_bounds_by_work_at", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		starts = append(starts, st.GetInt64("start_revision"))
-		if st.GetText("status") == SessionEnded {
-			ends = append(ends, st.GetInt64("ended_at"))
+// countSessions sets each item's Sessions as of rev: the sessions of
+// work alive at some point while it was in force, that is those started
+// by the seq it closed at (or by rev), less those that ended before the
+// seq that opened it (which all started before it). Both counts are
+// ordinals the sessions projection keeps in the log's order, read with
+// one index seek each, so the cost follows the items, not the work
+// item's history of sessions; items sharing a bound share the seek.
+func countSessions(conn *sqlite.Conn, work string, rev int64, items []Knowledge) error {
+	started, ended := map[int64]int64{}, map[int64]int64{}
+	count := func(memo map[int64]int64, stmt, param string, seq int64) (int64, error) {
+		if n, ok := memo[seq]; ok {
+			return n, nil
 		}
-		return nil
-	})
-	slices.Sort(starts)
-	slices.Sort(ends)
-	return starts, ends, err
-}
-
-// sessionsDuring counts the sessions alive at some point while k was in
-// force: started by the time it closed (or by rev), less those that ended
-// before it opened (which all started before it).
-func sessionsDuring(starts, ends []int64, k *Knowledge, rev int64) int {
-	until := rev
-	if k.ClosedSeq > 0 {
-		until = k.ClosedSeq
+		n, err := sessionOrdinal(conn, stmt, param, work, seq)
+		memo[seq] = n
+		return n, err
 	}
-	started, _ := slices.BinarySearch(starts, until+1)
-	endedBefore, _ := slices.BinarySearch(ends, k.OpenedAt)
-	return started - endedBefore
+	for i := range items {
+		k := &items[i]
+		until := rev
+		if k.ClosedSeq > 0 {
+			until = k.ClosedSeq
+		}
+		s, err := count(started, "session_started_by_work", ":until", until)
+		if err != nil {
+			return err
+		}
+		e, err := count(ended, "session_ended_by_work", ":before", k.OpenedSeq)
+		if err != nil {
+			return err
+		}
+		k.Sessions = int(s - e)
+	}
+	return nil
 }
 
 // KnowledgeState is a work item's knowledge at a revision as reads and
@@ -375,14 +374,8 @@ func KnowledgeStateAt(conn *sqlite.Conn, work string, rev, since int64) (*Knowle
 		}
 		slices.SortFunc(items, byKindNum)
 	}
-	if len(items) > 0 {
-		starts, ends, err := sessionBoundsAt(conn, work, rev)
-		if err != nil {
-			return nil, err
-		}
-		for i := range items {
-			items[i].Sessions = sessionsDuring(starts, ends, &items[i], rev)
-		}
+	if err := countSessions(conn, work, rev, items); err != nil {
+		return nil, err
 	}
 	return SortKnowledge(items, since), nil
 }

@@ -33,6 +33,15 @@ type Session struct {
 	LastCheckpointID  string `json:"last_checkpoint_id,omitempty"`
 	LastCheckpointSeq int64  `json:"last_checkpoint_seq,omitempty"`
 	LastContextHash   string `json:"last_context_hash,omitempty"`
+	// WorkNth is the session's place among the work item's sessions in
+	// the order they started (1 for the first); EndedRevision is the seq
+	// of its end (0 while active), EndNth its place among the work
+	// item's sessions in the order they ended. They let a reader count
+	// the sessions started by a seq, or ended before one, with one index
+	// seek each (sessionsDuring).
+	WorkNth       int64 `json:"-"`
+	EndedRevision int64 `json:"-"`
+	EndNth        int64 `json:"-"`
 	// Revision is the seq of the event that produced this version.
 	Revision int64 `json:"revision"`
 }
@@ -40,10 +49,14 @@ type Session struct {
 type sessions struct {
 	base
 	rows versions[Session]
+	// During a bulk rebuild, the number of sessions of each work item
+	// started and ended so far (the ordinals' source, since the indexes
+	// wait for the end of the rebuild).
+	started, ended map[string]int64
 }
 
 func newSessions() *sessions {
-	p := &sessions{base: base{name: "sessions", version: 3, schema: "sessions", tables: []Table{
+	p := &sessions{base: base{name: "sessions", version: 4, schema: "sessions", tables: []Table{
 		{Name: "p_sessions", Key: []string{"session_id"}, Temporal: true},
 	}}}
 	p.rows = versions[Session]{insert: putSession, load: sessionRowAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
@@ -55,12 +68,14 @@ func newSessions() *sessions {
 // BeginBulk starts a rebuild with sessions held in memory.
 func (p *sessions) BeginBulk(conn *sqlite.Conn) error {
 	p.rows.beginBulk()
+	p.started, p.ended = map[string]int64{}, map[string]int64{}
 	return p.base.BeginBulk(conn)
 }
 
 // AbortBulk drops the in-memory state of a failed bulk build.
 func (p *sessions) AbortBulk(conn *sqlite.Conn) {
 	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
+	p.started, p.ended = nil, nil
 }
 
 // EndBulk writes the open sessions and creates the indexes.
@@ -68,6 +83,7 @@ func (p *sessions) EndBulk(conn *sqlite.Conn) error {
 	if err := p.rows.endBulk(conn); err != nil {
 		return err
 	}
+	p.started, p.ended = nil, nil
 	return p.base.EndBulk(conn)
 }
 
@@ -79,9 +95,14 @@ func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) e
 		if err != nil {
 			return err
 		}
+		nth, err := p.nth(conn, p.started, "session_started_by_work", ":until", pl.Work, e.Seq)
+		if err != nil {
+			return err
+		}
 		return p.rows.put(conn, pl.SessionID, e.Seq, &Session{
 			ID: pl.SessionID, Work: pl.Work, Agent: pl.Agent, Provider: pl.Provider, Model: pl.Model,
 			Status: SessionActive, StartedAt: e.OccurredAt, StartRevision: e.Seq, PredecessorID: pl.PredecessorID,
+			WorkNth: nth,
 		})
 	case events.KindSessionResumed:
 		pl, err := payload[events.SessionResumed](e, v)
@@ -97,11 +118,52 @@ func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) e
 		if err != nil {
 			return err
 		}
-		return p.update(conn, e.Seq, pl.SessionID, func(s *Session) {
-			s.Status, s.Outcome, s.EndedAt = SessionEnded, pl.Outcome, e.OccurredAt
-		})
+		cur, err := p.rows.get(conn, pl.SessionID, e.Seq)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return fmt.Errorf("session %s: not started", pl.SessionID)
+		}
+		if cur.EndNth == 0 { // the first end counts; the command layer allows no other
+			if cur.EndNth, err = p.nth(conn, p.ended, "session_ended_by_work", ":before", cur.Work, e.Seq); err != nil {
+				return err
+			}
+			cur.EndedRevision = e.Seq
+		}
+		cur.Status, cur.Outcome, cur.EndedAt, cur.Revision = SessionEnded, pl.Outcome, e.OccurredAt, e.Seq
+		return p.rows.put(conn, pl.SessionID, e.Seq, cur)
 	}
 	return nil
+}
+
+// nth returns the ordinal the next session of work to start (or to end)
+// gets: one more than those before seq. During a bulk rebuild it counts
+// in memory; applied incrementally it reads the latest ordinal with one
+// seek of the index the statement names.
+func (p *sessions) nth(conn *sqlite.Conn, counts map[string]int64, stmt, param, work string, seq int64) (int64, error) {
+	if p.rows.bulk {
+		counts[work]++
+		return counts[work], nil
+	}
+	n, err := sessionOrdinal(conn, stmt, param, work, seq)
+	return n + 1, err
+}
+
+// sessionOrdinal runs one of the ordinal statements: the largest ordinal of
+// work's sessions started by seq (session_started_by_work, :until) or ended
+// before it (session_ended_by_work, :before), 0 when there is none. Since
+// ordinals follow the log's order, that is how many there are.
+func sessionOrdinal(conn *sqlite.Conn, stmt, param, work string, seq int64) (int64, error) {
+	var n int64
+	err := query(conn, stmt, func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(param, seq)
+	}, func(st *sqlite.Stmt) error {
+		n = st.ColumnInt64(0)
+		return nil
+	})
+	return n, err
 }
 
 func putSession(conn *sqlite.Conn, s *Session, from, to int64) error {
@@ -118,6 +180,9 @@ func putSession(conn *sqlite.Conn, s *Session, from, to int64) error {
 		st.SetInt64(":ended_at", s.EndedAt)
 		st.SetText(":predecessor_id", s.PredecessorID)
 		st.SetText(":successor_id", s.SuccessorID)
+		st.SetInt64(":work_nth", s.WorkNth)
+		st.SetInt64(":ended_revision", s.EndedRevision)
+		st.SetInt64(":end_nth", s.EndNth)
 		st.SetInt64(":valid_from", from)
 		setValidTo(st, to)
 		setInterval(st, from, to)
@@ -146,6 +211,7 @@ func scanSession(st *sqlite.Stmt) *Session {
 		Provider: st.GetText("provider"), Model: st.GetText("model"), Status: st.GetText("status"),
 		Outcome: st.GetText("outcome"), StartedAt: st.GetInt64("started_at"), StartRevision: st.GetInt64("start_revision"),
 		EndedAt: st.GetInt64("ended_at"), PredecessorID: st.GetText("predecessor_id"), SuccessorID: st.GetText("successor_id"),
+		WorkNth: st.GetInt64("work_nth"), EndedRevision: st.GetInt64("ended_revision"), EndNth: st.GetInt64("end_nth"),
 		Revision: st.GetInt64("valid_from"),
 	}
 }
