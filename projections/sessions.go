@@ -38,7 +38,7 @@ type Session struct {
 	// of its end (0 while active), EndNth its place among the work
 	// item's sessions in the order they ended. They let a reader count
 	// the sessions started by a seq, or ended before one, with one index
-	// seek each (sessionsDuring).
+	// seek each (countSessions).
 	WorkNth       int64 `json:"-"`
 	EndedRevision int64 `json:"-"`
 	EndNth        int64 `json:"-"`
