@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -55,6 +56,21 @@ func (s *Server) onSubscribe(_ context.Context, req *mcp.SubscribeRequest) error
 		go s.watchHead(ctx, w.done, s.headNow(ctx))
 	}
 	return nil
+}
+
+// Subscriptions returns the URIs subscribed to, sorted. A URI is listed
+// once its subscription is in force: the watch has read the head it
+// starts from, so any write after that is announced.
+func (s *Server) Subscriptions() []string {
+	w := &s.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.uris))
+	for uri := range w.uris {
+		out = append(out, uri)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // headNow returns the project_revision, or 0 when the log cannot be read.

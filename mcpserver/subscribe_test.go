@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 
 // subscriber starts a server on dir whose client sends every
 // resources/updated URI it receives to the returned channel.
-func subscriber(t *testing.T, dir string) (*mcp.ClientSession, <-chan string) {
+func subscriber(t *testing.T, dir string) (*mcpserver.Server, *mcp.ClientSession, <-chan string) {
 	t.Helper()
 	ctx := context.Background()
 	srv, err := mcpserver.New(mcpserver.Options{Project: dir, Version: "test", Now: func() time.Time { return now }})
@@ -30,7 +31,28 @@ func subscriber(t *testing.T, dir string) (*mcp.ClientSession, <-chan string) {
 		ss.Wait()
 		srv.Close()
 	})
-	return cs, updated
+	return srv, cs, updated
+}
+
+// subscribe subscribes cs to uris and waits until srv has them in force.
+// Under the protocol of 2026-07-28 the client's Subscribe only opens a
+// subscriptions/listen stream and returns before the server has handled
+// it; the server's acknowledgement, which the SDK does not pass on, is
+// the point after which no write goes unannounced.
+func subscribe(t *testing.T, srv *mcpserver.Server, cs *mcp.ClientSession, uris ...string) {
+	t.Helper()
+	for _, uri := range uris {
+		require.NoError(t, cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}))
+	}
+	require.Eventually(t, func() bool {
+		got := srv.Subscriptions()
+		for _, uri := range uris {
+			if !slices.Contains(got, uri) {
+				return false
+			}
+		}
+		return true
+	}, 20*time.Second, 10*time.Millisecond, "subscriptions to %v in force", uris)
 }
 
 // TestSubscribe_UpdatedWhenTheRevisionMoves: a client subscribed to the
@@ -40,13 +62,12 @@ func TestSubscribe_UpdatedWhenTheRevisionMoves(t *testing.T) {
 	t.Parallel()
 	dir := initProject(t)
 	ctx := context.Background()
-	cs, updated := subscriber(t, dir)
+	srv, cs, updated := subscriber(t, dir)
 	caps := cs.InitializeResult().Capabilities
 	require.NotNil(t, caps.Resources)
 	require.True(t, caps.Resources.Subscribe)
 
-	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: mcpserver.StatusURI}))
-	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: mcpserver.WorkContextURI("CART-1")}))
+	subscribe(t, srv, cs, mcpserver.StatusURI, mcpserver.WorkContextURI("CART-1"))
 
 	other := connect(t, dir) // another door on the same project, as another process
 	ok(t, other, "awr_session_start", map[string]any{"work": "CART-1", "agent": "builder", "claim": true, "ttl_ms": 600000})
@@ -65,6 +86,8 @@ func TestSubscribe_UpdatedWhenTheRevisionMoves(t *testing.T) {
 
 	require.NoError(t, cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: mcpserver.StatusURI}))
 	require.NoError(t, cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: mcpserver.WorkContextURI("CART-1")}))
+	require.Eventually(t, func() bool { return len(srv.Subscriptions()) == 0 }, 20*time.Second, 10*time.Millisecond,
+		"unsubscribed on the server")
 	// Notifications sent before the unsubscriptions were answered may
 	// still be on their way (the first write can move the head in more
 	// than one look): drain until a second passes without one.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -437,6 +438,11 @@ func TestShared_MCPWakeUp(t *testing.T) {
 		srv.Close()
 	}()
 	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: mcpserver.StatusURI}))
+	// The client's Subscribe returns before the server has the
+	// subscription in force (a subscriptions/listen stream under the
+	// newest protocol): wait for it, as the acknowledgement would.
+	require.Eventually(t, func() bool { return slices.Contains(srv.Subscriptions(), mcpserver.StatusURI) },
+		20*time.Second, 10*time.Millisecond)
 
 	var started struct {
 		ProjectRevision int64 `json:"project_revision"`
