@@ -163,6 +163,7 @@ func (s *Store) Rebuild(ctx context.Context, progress func(done, total int64)) e
 }
 
 func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done, total int64), onlyIfStale bool) (err error) {
+	defer s.catchFault("rebuild projections", &err, armFault())
 	if s.ro != nil {
 		return s.readOnlyError("rebuild projections")
 	}
@@ -564,7 +565,7 @@ func pipeline(src *sqlite.Conn, from, to int64, link func(e *Event) error, inspe
 			}
 		}
 		buf := make([]decodedEvent, 0, batch)
-		err := ScanEvents(src, from, to, func(e *Event) error {
+		err := scanGuarded(src, from, to, func(e *Event) error {
 			if err := link(e); err != nil {
 				return err
 			}

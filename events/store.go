@@ -65,11 +65,12 @@ type Store struct {
 	lockTimeout time.Duration
 	closeOnce   sync.Once
 	closeErr    error
-	wrote       atomic.Bool // a write transaction began on the store (see Leave)
-	mu          sync.Mutex  // serializes in-process writers so they queue in Go rather than in SQLite's busy handler
-	ro          *readOnly   // set when opened with Options.ReadOnly
-	oneConn     bool        // the pool has one connection: a rebuild reads the log on the writing one
-	up          Upstream    // the shared log this database caches, or nil
+	wrote       atomic.Bool                 // a write transaction began on the store (see Leave)
+	mu          sync.Mutex                  // serializes in-process writers so they queue in Go rather than in SQLite's busy handler
+	ro          *readOnly                   // set when opened with Options.ReadOnly
+	oneConn     bool                        // the pool has one connection: a rebuild reads the log on the writing one
+	up          Upstream                    // the shared log this database caches, or nil
+	faulted     atomic.Pointer[fault.Error] // the first fault on the file's mapping (see catchFault): the store is broken
 }
 
 // DBPath returns the database path of the project rooted at dir.
@@ -186,7 +187,7 @@ func newPool(uri string, flags sqlite.OpenFlags, opts Options) (*connPool, error
 		// has a trigger); by default each is a 64 KiB buffer, spilled
 		// to a temporary file beyond that, which the pure-Go allocator
 		// maps and unmaps again for every statement.
-		for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + opts.Synchronous, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY"} {
+		for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + opts.Synchronous, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY", fmt.Sprintf("PRAGMA mmap_size=%d", mmapBytes)} {
 			if err := sqlitex.ExecuteTransient(conn, pragma, nil); err != nil {
 				return err
 			}
@@ -221,6 +222,11 @@ func (s *Store) Close() error {
 			s.closeErr = s.ro.close()
 			return
 		}
+		if s.faulted.Load() != nil {
+			// Its connections were left in the middle of a call: the
+			// process's exit releases them.
+			return
+		}
 		s.closeErr = s.pool.Close()
 		if s.up != nil {
 			s.closeErr = errors.Join(s.closeErr, s.up.Close())
@@ -253,6 +259,9 @@ func (s *Store) Leave() error {
 const cacheKiB = -32768
 
 func (s *Store) take(ctx context.Context) (*sqlite.Conn, error) {
+	if err := s.brokenErr("open connection"); err != nil {
+		return nil, err
+	}
 	conn, err := s.pool.Take(ctx)
 	if err != nil {
 		return nil, mapErr("open connection", err)
@@ -261,6 +270,7 @@ func (s *Store) take(ctx context.Context) (*sqlite.Conn, error) {
 }
 
 func (s *Store) migrate(ctx context.Context) (err error) {
+	defer s.catchFault("migrate schema", &err, armFault())
 	conn, err := s.take(ctx)
 	if err != nil {
 		return err
@@ -385,6 +395,7 @@ type Reader struct {
 // changed under a read that SQLite could not lock, hint retry); those of
 // CatchUp; an error fn returns, coded, or wrapped as Storage.
 func (s *Store) Read(ctx context.Context, fn func(r *Reader) error) (err error) {
+	defer s.catchFault("read", &err, armFault())
 	if s.up != nil {
 		if _, err := s.CatchUp(ctx); err != nil {
 			return err

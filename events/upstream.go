@@ -118,6 +118,7 @@ func (s *Store) localHead(ctx context.Context) (int64, error) {
 }
 
 func (s *Store) localHeadFull(ctx context.Context) (h Head, err error) {
+	defer s.catchFault("read head", &err, armFault())
 	conn, err := s.take(ctx)
 	if err != nil {
 		return Head{}, err
@@ -356,13 +357,14 @@ func (s *Store) markShared(ctx context.Context) error {
 // Mark returns the database's SharedMark, or nil for a project's own log,
 // read without catching up.
 // Errors: Storage.
-func (s *Store) Mark(ctx context.Context) (*SharedMark, error) {
+func (s *Store) Mark(ctx context.Context) (m *SharedMark, err error) {
+	defer s.catchFault("read the shared mark", &err, armFault())
 	conn, err := s.take(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer s.pool.Put(conn)
-	m, err := SharedOf(conn)
+	m, err = SharedOf(conn)
 	return m, mapErr("read the shared mark", err)
 }
 

@@ -498,6 +498,7 @@ func (s *Store) writeLocal(ctx context.Context, opts WriteOptions, fn func(tx *T
 // error comes back coded (an interrupt as "interrupted; nothing was
 // written", SQLite's codes through mapErr) with no result.
 func (s *Store) writer(ctx context.Context, op string, fn func(conn *sqlite.Conn) (*WriteResult, error)) (res *WriteResult, err error) {
+	defer s.catchFault(op, &err, armFault())
 	if s.ro != nil {
 		return nil, s.readOnlyError(op)
 	}

@@ -323,10 +323,15 @@ func SourcesAt(conn *sqlite.Conn, rev int64, head bool) ([]Source, error) {
 }
 
 func scanItems(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]WorkItem, error) {
-	var out []WorkItem
+	// Room for a register of hundreds at once: append's doubling from one
+	// item copied a 150-item register's 352-byte items twice over, where
+	// the pages of a large allocation that stay unused are never touched
+	// (nor faulted in).
+	out := make([]WorkItem, 0, 256)
 	var buf []byte // one buffer for every row's JSON: Unmarshal keeps none of it
 	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
-		var it WorkItem
+		out = append(out, WorkItem{})
+		it := &out[len(out)-1] // decoded in place: a copy per item escaped
 		n := st.GetLen("item")
 		if cap(buf) < n {
 			buf = make([]byte, n)
@@ -337,9 +342,11 @@ func scanItems(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]Wo
 			return err
 		}
 		it.SourcePath = st.GetText("source_path")
-		out = append(out, it)
 		return nil
 	})
+	if len(out) == 0 {
+		out = nil // as before: no items is a nil list
+	}
 	return out, err
 }
 

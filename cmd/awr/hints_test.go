@@ -147,3 +147,16 @@ func TestClock(t *testing.T) {
 	t.Setenv("AWR_TEST_NOW", "soon")
 	require.WithinDuration(t, time.Now(), clock()(), time.Minute)
 }
+
+// TestHinter_JSONEdges: strings that look like keys, escapes, a hint key
+// with a value that is not a string, and a document that is not JSON.
+func TestHinter_JSONEdges(t *testing.T) {
+	h := testHinter(t, "p q")
+	in := `{"x":"a,\"hint\":\"awr status\"","y":"ends in \\","hint":"awr status","next":{"hint":"awr ready"},"next_step":7,"accept":"awr status <now>"}` + "\n"
+	want := `{"x":"a,\"hint\":\"awr status\"","y":"ends in \\","hint":"awr status --project 'p q'","next":{"hint":"awr ready --project 'p q'"},"next_step":7,"accept":"awr status --project 'p q' <now>"}` + "\n"
+	require.Equal(t, want, string(h.json([]byte(in))))
+	for _, bad := range []string{`{"hint":"awr status`, `{"hint":"awr \`, "not json\n"} {
+		require.Equal(t, bad, string(h.json([]byte(bad))))
+	}
+	require.JSONEq(t, `{"hint":"awr status --project 'p q'"}`, string(h.json([]byte("{\n  \"hint\" : \"awr status\"\n}\n"))))
+}
