@@ -1,6 +1,7 @@
 package events
 
 import (
+	"errors"
 	"runtime/debug"
 
 	"github.com/awr-dev/awr/fault"
@@ -64,12 +65,24 @@ func mappedFault(path, op string, r any) *fault.Error {
 	if path != "" {
 		db += " " + path
 	}
-	e := fault.New(fault.Storage, "%s: %s changed under this process: a read of its mapped pages failed (address %#x), as when another process cuts the file; this operation wrote nothing", op, db, af.Addr()).
+	e := fault.Wrap(fault.Storage, errMappedPage, "%s: %s changed under this process: a read of its mapped pages failed (address %#x), as when another process cuts the file; this operation wrote nothing", op, db, af.Addr()).
 		WithHint("awr verify")
 	if path != "" {
 		e = e.With("path", path)
 	}
 	return e
+}
+
+// errMappedPage is the cause of every mapped-page fault's error.
+var errMappedPage = errors.New("SIGBUS on the file's mapping")
+
+// noteFault marks the store broken when err is a mapped-page fault that
+// reached it as an error (from a rebuild's reader goroutine, which has no
+// store to mark).
+func (s *Store) noteFault(err error) {
+	if errors.Is(err, errMappedPage) {
+		s.faulted.CompareAndSwap(nil, fault.As(err))
+	}
 }
 
 // brokenErr is the error every operation of a store that faulted returns.

@@ -174,7 +174,10 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 		return err
 	}
 	defer s.pool.Put(conn)
-	defer func() { err = mapErr("rebuild projections", err) }()
+	defer func() {
+		err = mapErr("rebuild projections", err)
+		s.noteFault(err) // the reader's connection stopped in the middle of a call
+	}()
 	endFn, err := s.beginImmediate(ctx, conn)
 	if err != nil {
 		return err
