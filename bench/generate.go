@@ -196,6 +196,15 @@ func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (*
 		if err != nil {
 			return nil, err
 		}
+		if rev == head && opts.End.Sub(clock) < time.Second {
+			// Every step of the round was refused (the work is held by
+			// claims whose leases cannot lapse: the clock has reached End
+			// and stands there), so no later round can append either.
+			return nil, fault.New(fault.InvalidInput, "bench generate: no time left for the history: the simulated clock reached %s (the real now) after %d of %d events, and every command of its last round was refused (the work is claimed under leases that cannot lapse before it); a project made by awr bench project starts its log 30 days in the past",
+				opts.End.Format(time.RFC3339), head-start, opts.Events).
+				With("events", head-start).
+				WithHint("awr bench project DIR --tasks 150 && awr bench generate --project DIR --events %d", opts.Events)
+		}
 		head = rev
 		if opts.Progress != nil {
 			opts.Progress(min(head-start, opts.Events), opts.Events)

@@ -193,3 +193,26 @@ func TestGenerate_PayloadsDecodeToThemselves(t *testing.T) {
 	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 4000, Seed: 5, Agents: 6, Batch: 100})
 	require.NoError(t, err)
 }
+
+// TestGenerate_NoTimeLeft: on a log that starts at the real now (a project
+// made by awr init, not awr bench project) the simulated clock has no room
+// to run, the claims taken never lapse, and once every claimable item is
+// held no command can append: Generate says so instead of running rounds
+// that append nothing, forever.
+func TestGenerate_NoTimeLeft(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := events.Open(ctx, filepath.Join(t.TempDir(), "awr.db"), events.Options{Create: true, Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	defer st.Close()
+	now := time.Now().UTC()
+	env := &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(1))}
+	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "bench"})
+	require.NoError(t, err)
+	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: bench.Source(20, 1)}, false)
+	require.NoError(t, err)
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 1_000_000, Seed: 3, Agents: 40, Batch: 50, End: now.Add(2 * time.Minute)})
+	require.Equal(t, fault.InvalidInput, fault.CodeOf(err), "%v", err)
+	require.Contains(t, err.Error(), "no time left")
+	require.Contains(t, fault.As(err).Hint, "awr bench project DIR")
+}

@@ -102,7 +102,7 @@ func TestClaim_NeverDecidedOnATamperedProjection(t *testing.T) {
 	te := newTestEnv(t)
 	_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "holder", Claim: true})
 	require.NoError(t, err)
-	conn, err := sqlite.OpenConn(te.Store.Path(), sqlite.OpenReadWrite)
+	conn, err := events.OpenConn(te.Store.Path(), sqlite.OpenReadWrite)
 	require.NoError(t, err)
 	require.NoError(t, sqlitex.ExecuteTransient(conn, "DELETE FROM p_claims WHERE work = 'T-1'", nil))
 	require.NoError(t, conn.Close())
@@ -141,7 +141,7 @@ func TestSession_NeverDecidedOnATamperedProjection(t *testing.T) {
 				_, err = commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: st.Session.ID, Outcome: "completed"})
 				require.NoError(t, err)
 			}
-			conn, err := sqlite.OpenConn(te.Store.Path(), sqlite.OpenReadWrite)
+			conn, err := events.OpenConn(te.Store.Path(), sqlite.OpenReadWrite)
 			require.NoError(t, err)
 			require.NoError(t, sqlitex.ExecuteTransient(conn, tc.sql, nil))
 			require.NoError(t, conn.Close())

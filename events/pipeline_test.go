@@ -87,7 +87,7 @@ func TestRebuild_Pipeline(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := copyTo(t, orig)
-			conn, err := sqlite.OpenConn(p, sqlite.OpenReadWrite)
+			conn, err := events.OpenConn(p, sqlite.OpenReadWrite)
 			require.NoError(t, err)
 			require.NoError(t, sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS events_no_update", nil))
 			require.NoError(t, sqlitex.ExecuteTransient(conn, "DROP TRIGGER IF EXISTS events_no_delete", nil))

@@ -65,7 +65,7 @@ func (p *connPool) open() (*sqlite.Conn, error) {
 			return nil, err
 		}
 	}
-	conn, err := sqlite.OpenConn(p.uri, p.flags)
+	conn, err := OpenConn(p.uri, p.flags)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/sqlmem"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"
 )
@@ -163,4 +164,15 @@ func TestStore_Leave(t *testing.T) {
 	require.ErrorIs(t, err, errPoolClosed, "a store that wrote is closed")
 	_, err = os.Stat(path + "-wal")
 	require.True(t, os.IsNotExist(err), "its close checkpointed and removed the WAL")
+}
+
+// TestOpen_InstallsAllocator: every connection awr opens goes through
+// OpenConn, which puts sqlmem's allocator in place first, so in a process
+// that only opens stores the way awr does it is always in place.
+func TestOpen_InstallsAllocator(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "awr.db"), Options{Create: true})
+	require.NoError(t, err)
+	defer st.Close()
+	require.True(t, sqlmem.Installed(), "the allocator is in front of SQLite's default one")
 }

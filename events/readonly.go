@@ -334,7 +334,7 @@ func copyToMemory(ctx context.Context, pool *connPool) (*sqlite.Conn, string, er
 	}
 	defer pool.Put(src)
 	uri := fmt.Sprintf("file:awr-readonly-%d-%d?mode=memory&cache=shared", os.Getpid(), memories.Add(1))
-	mem, err := sqlite.OpenConn(uri, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenURI|sqlite.OpenNoMutex)
+	mem, err := OpenConn(uri, sqlite.OpenReadWrite|sqlite.OpenCreate|sqlite.OpenURI|sqlite.OpenNoMutex)
 	if err != nil {
 		return nil, "", mapErr("copy the database into memory", err)
 	}

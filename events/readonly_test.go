@@ -147,7 +147,7 @@ func TestOpen_ReadOnly(t *testing.T) {
 	})
 	t.Run("ErrNewerSchema", func(t *testing.T) {
 		path := closedLog(t, 1)
-		conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite)
+		conn, err := events.OpenConn(path, sqlite.OpenReadWrite)
 		require.NoError(t, err)
 		require.NoError(t, sqlitex.ExecuteTransient(conn, "PRAGMA user_version = 999", nil))
 		require.NoError(t, conn.Close())

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/awr-dev/awr/sqlmem"
 	"zombiezen.com/go/sqlite"
 )
 
@@ -93,3 +94,11 @@ func migrations() []migration {
 
 // SchemaVersion is the newest schema this build of awr knows.
 func SchemaVersion() int { return len(migrations()) }
+
+// OpenConn opens an SQLite connection, with awr's allocator put in front
+// of SQLite's default one first (sqlmem: it must be in place before the
+// first connection of the process). The flags are sqlite.OpenConn's.
+func OpenConn(uri string, flags ...sqlite.OpenFlags) (*sqlite.Conn, error) {
+	sqlmem.Install()
+	return sqlite.OpenConn(uri, flags...)
+}

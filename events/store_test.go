@@ -101,7 +101,7 @@ func TestStore_AppendOnly(t *testing.T) {
 	st, path := openStore(t)
 	_, err := appendSession(t, st, opts(rand.New(rand.NewSource(2))), "s1")
 	require.NoError(t, err)
-	conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite)
+	conn, err := events.OpenConn(path, sqlite.OpenReadWrite)
 	require.NoError(t, err)
 	defer conn.Close()
 	for _, q := range []string{
@@ -200,7 +200,7 @@ func TestOpen(t *testing.T) {
 	t.Run("ErrNewerSchema", func(t *testing.T) {
 		st, path := openStore(t)
 		st.Close()
-		conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite)
+		conn, err := events.OpenConn(path, sqlite.OpenReadWrite)
 		require.NoError(t, err)
 		require.NoError(t, sqlitex.ExecuteTransient(conn, "PRAGMA user_version = 999", nil))
 		conn.Close()
@@ -210,7 +210,7 @@ func TestOpen(t *testing.T) {
 	})
 	t.Run("ErrNotAnAWRDatabase", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "other.db")
-		conn, err := sqlite.OpenConn(path)
+		conn, err := events.OpenConn(path)
 		require.NoError(t, err)
 		require.NoError(t, sqlitex.ExecuteTransient(conn, "CREATE TABLE t (x)", nil))
 		conn.Close()
@@ -237,7 +237,7 @@ func TestStore_Busy(t *testing.T) {
 	t.Parallel()
 	st, path := openStore(t)
 	// Another connection (as another process would) holds the write lock.
-	conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite)
+	conn, err := events.OpenConn(path, sqlite.OpenReadWrite)
 	require.NoError(t, err)
 	defer conn.Close()
 	require.NoError(t, sqlitex.ExecuteTransient(conn, "BEGIN IMMEDIATE", nil))
@@ -257,7 +257,7 @@ func TestStore_LockTimeout(t *testing.T) {
 	st, err := events.Open(context.Background(), path, events.Options{Create: true, LockTimeout: 150 * time.Millisecond})
 	require.NoError(t, err)
 	defer st.Close()
-	conn, err := sqlite.OpenConn(path, sqlite.OpenReadWrite)
+	conn, err := events.OpenConn(path, sqlite.OpenReadWrite)
 	require.NoError(t, err)
 	defer conn.Close()
 	require.NoError(t, sqlitex.ExecuteTransient(conn, "BEGIN IMMEDIATE", nil))

@@ -322,12 +322,14 @@ func SourcesAt(conn *sqlite.Conn, rev int64, head bool) ([]Source, error) {
 	return out, err
 }
 
-func scanItems(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]WorkItem, error) {
-	// Room for a register of hundreds at once: append's doubling from one
-	// item copied a 150-item register's 352-byte items twice over, where
-	// the pages of a large allocation that stay unused are never touched
-	// (nor faulted in).
-	out := make([]WorkItem, 0, 256)
+func scanItems(conn *sqlite.Conn, name string, room int, bind func(st *sqlite.Stmt)) ([]WorkItem, error) {
+	// room is what the caller expects: a whole register wants room for
+	// hundreds at once (append's doubling from one item copied a 150-item
+	// register's 352-byte items twice over, where the pages of a large
+	// allocation that stay unused are never touched, nor faulted in); a
+	// lookup by key wants one, or each of the lookups a claim makes along
+	// a dependency closure allocates and clears 90 KB for the collector.
+	out := make([]WorkItem, 0, room)
 	var buf []byte // one buffer for every row's JSON: Unmarshal keeps none of it
 	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
 		out = append(out, WorkItem{})
@@ -352,13 +354,13 @@ func scanItems(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]Wo
 
 // WorkItemsAt lists every work item as of rev, by key then source.
 func WorkItemsAt(conn *sqlite.Conn, rev int64) ([]WorkItem, error) {
-	return scanItems(conn, "item_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) })
+	return scanItems(conn, "item_list_at", 256, func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) })
 }
 
 // WorkItemAt returns the work items with key as of rev: one normally, more
 // when two sources declare the same key.
 func WorkItemAt(conn *sqlite.Conn, key string, rev int64) ([]WorkItem, error) {
-	return scanItems(conn, "item_by_key_at", func(st *sqlite.Stmt) {
+	return scanItems(conn, "item_by_key_at", 1, func(st *sqlite.Stmt) {
 		st.SetText(":key", key)
 		st.SetInt64(":rev", rev)
 	})

@@ -232,7 +232,7 @@ func mustRead(t *testing.T, path string) []byte {
 func putEvents(t *testing.T, dir string, evs []*events.Event) {
 	t.Helper()
 	tamper(t, dir, "DELETE FROM events")
-	conn, err := sqlite.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
+	conn, err := events.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
 	require.NoError(t, err)
 	defer conn.Close()
 	for _, e := range evs {

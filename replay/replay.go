@@ -131,7 +131,7 @@ func withScratch(fn func(dst *sqlite.Conn) error) error {
 		return fault.Wrap(fault.Storage, err, "create scratch database")
 	}
 	defer os.RemoveAll(dir)
-	dst, err := sqlite.OpenConn(filepath.Join(dir, "scratch.db"), sqlite.OpenReadWrite|sqlite.OpenCreate)
+	dst, err := events.OpenConn(filepath.Join(dir, "scratch.db"), sqlite.OpenReadWrite|sqlite.OpenCreate)
 	if err != nil {
 		return fault.Wrap(fault.Storage, err, "open scratch database")
 	}

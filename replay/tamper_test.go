@@ -29,7 +29,7 @@ func TestVerify_EveryStoredByte(t *testing.T) {
 	t.Parallel()
 	dir, _ := demoProject(t)
 	tamper(t, dir) // drop the append-only triggers, as an attacker would
-	conn, err := sqlite.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
+	conn, err := events.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
 	require.NoError(t, err)
 	defer conn.Close()
 	_, _, bad, err := replay.VerifyChain(conn)

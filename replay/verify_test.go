@@ -39,7 +39,7 @@ func demoProject(t *testing.T) (string, []byte) {
 // dropping the append-only triggers.
 func tamper(t *testing.T, dir string, stmts ...string) {
 	t.Helper()
-	conn, err := sqlite.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
+	conn, err := events.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
 	require.NoError(t, err)
 	defer conn.Close()
 	for _, q := range append([]string{"DROP TRIGGER events_no_update", "DROP TRIGGER events_no_delete", "DROP TRIGGER events_seq_gapless"}, stmts...) {
@@ -153,7 +153,7 @@ func TestVerify_DetectsTampering(t *testing.T) {
 	t.Run("ProjectionEdited", func(t *testing.T) {
 		t.Parallel()
 		dir, _ := demoProject(t)
-		conn, err := sqlite.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
+		conn, err := events.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
 		require.NoError(t, err)
 		require.NoError(t, sqlitex.ExecuteTransient(conn, "UPDATE p_sessions SET agent = 'forged'", nil))
 		conn.Close()
@@ -265,7 +265,7 @@ func TestImport(t *testing.T) {
 func TestOpen_RebuildsChangedProjection(t *testing.T) {
 	t.Parallel()
 	dir, _ := demoProject(t)
-	conn, err := sqlite.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
+	conn, err := events.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
 	require.NoError(t, err)
 	require.NoError(t, sqlitex.ExecuteTransient(conn, "UPDATE projections SET version = 0 WHERE name = 'sessions'", nil))
 	require.NoError(t, sqlitex.ExecuteTransient(conn, "DELETE FROM p_sessions", nil))

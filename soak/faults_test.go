@@ -360,7 +360,7 @@ func TestFault_NewerSchema(t *testing.T) {
 	db := events.DBPath(dir)
 	var version int
 	setVersion := func(v int) {
-		conn, err := sqlite.OpenConn(db, sqlite.OpenReadWrite)
+		conn, err := events.OpenConn(db, sqlite.OpenReadWrite)
 		require.NoError(t, err)
 		defer conn.Close()
 		require.NoError(t, sqlitex.ExecuteTransient(conn, "PRAGMA user_version", &sqlitex.ExecOptions{ResultFunc: func(s *sqlite.Stmt) error {

@@ -194,7 +194,7 @@ func testReadOnlyReads(t *testing.T, cli awrCLI) {
 			st := open(t, dir)
 			session := populate(t, st)
 			require.NoError(t, st.Close())
-			conn, err := sqlite.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
+			conn, err := events.OpenConn(events.DBPath(dir), sqlite.OpenReadWrite)
 			require.NoError(t, err)
 			require.NoError(t, sqlitex.Execute(conn, "UPDATE projections SET version = version + 1000 WHERE name = ?", &sqlitex.ExecOptions{Args: []any{projections.All()[0].Name()}}))
 			require.NoError(t, conn.Close())

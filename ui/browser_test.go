@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/events"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
@@ -288,7 +289,7 @@ func requireState(t *testing.T, f *fixture, eval func(string, any), rev int64) {
 // the append-only triggers.
 func tamper(t *testing.T, dir string, stmts ...string) {
 	t.Helper()
-	conn, err := sqlite.OpenConn(filepath.Join(dir, ".awr", "awr.db"), sqlite.OpenReadWrite)
+	conn, err := events.OpenConn(filepath.Join(dir, ".awr", "awr.db"), sqlite.OpenReadWrite)
 	require.NoError(t, err)
 	defer conn.Close()
 	for _, q := range append([]string{"DROP TRIGGER events_no_update", "DROP TRIGGER events_no_delete", "DROP TRIGGER events_seq_gapless"}, stmts...) {

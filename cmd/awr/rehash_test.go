@@ -25,7 +25,7 @@ func cmdRehash(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil || from < 1 {
 		ts.Fatalf("rehash: bad seq %q", args[1])
 	}
-	conn, err := sqlite.OpenConn(ts.MkAbs(args[0]), sqlite.OpenReadWrite|sqlite.OpenWAL)
+	conn, err := events.OpenConn(ts.MkAbs(args[0]), sqlite.OpenReadWrite|sqlite.OpenWAL)
 	ts.Check(err)
 	defer conn.Close()
 	var evs []*events.Event
