@@ -21,10 +21,12 @@ type logClaim struct {
 }
 
 // latestClaimInLog folds work's stream for its latest claim: the last
-// claim_acquired, and whether a claim_released or claim_renewed followed
-// it. The invariants verify checks (increasing tokens, one live claim)
-// make that claim the only one that can be live. nil when the item was
-// never claimed.
+// claim_acquired, and whether a claim_released or claim_renewed of that
+// same claim followed it. A release after it may name an older claim
+// (a session that ends releases its lapsed claim after another session
+// took the item), so each is matched by claim id. The invariants verify
+// checks (increasing tokens, one live claim) make that claim the only one
+// that can be live. nil when the item was never claimed.
 func latestClaimInLog(tx *events.Tx, work string) (*logClaim, error) {
 	stream := "work/" + work
 	e, err := events.LastOfKind(tx.Conn, stream, events.KindClaimAcquired, 0)
@@ -37,21 +39,52 @@ func latestClaimInLog(tx *events.Tx, work string) (*logClaim, error) {
 	}
 	a := v.(*events.ClaimAcquired)
 	c := &logClaim{id: a.ClaimID, session: a.SessionID, token: a.FencingToken, expires: a.ExpiresAt}
-	if rel, err := events.LastOfKind(tx.Conn, stream, events.KindClaimReleased, e.Seq); err != nil {
+	rel, err := lastOfClaim(tx, stream, events.KindClaimReleased, e.Seq, a.ClaimID)
+	if err != nil {
 		return nil, err
-	} else if rel != nil {
-		c.released = true
 	}
-	if ren, err := events.LastOfKind(tx.Conn, stream, events.KindClaimRenewed, e.Seq); err != nil {
+	c.released = rel != nil
+	ren, err := lastOfClaim(tx, stream, events.KindClaimRenewed, e.Seq, a.ClaimID)
+	if err != nil {
 		return nil, err
-	} else if ren != nil {
-		v, err := events.Decode(ren)
-		if err != nil {
-			return nil, err
-		}
-		c.expires = v.(*events.ClaimRenewed).ExpiresAt
+	}
+	if ren != nil {
+		c.expires = ren.(*events.ClaimRenewed).ExpiresAt
 	}
 	return c, nil
+}
+
+// lastOfClaim is the payload of the latest event of kind on stream after
+// seq that names claim id, or nil.
+func lastOfClaim(tx *events.Tx, stream string, kind events.Kind, after int64, id string) (events.Payload, error) {
+	var found events.Payload
+	var derr error
+	err := events.LatestOfKind(tx.Conn, stream, kind, -1, func(e *events.Event) bool {
+		if e.Seq <= after {
+			return false
+		}
+		v, err := events.Decode(e)
+		if err != nil {
+			derr = err
+			return false
+		}
+		var claim string
+		switch p := v.(type) {
+		case *events.ClaimReleased:
+			claim = p.ClaimID
+		case *events.ClaimRenewed:
+			claim = p.ClaimID
+		}
+		if claim == id {
+			found = v
+			return false
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return found, err
 }
 
 // live reports whether the claim holds its work at now.

@@ -198,6 +198,26 @@ func TestFencing(t *testing.T) {
 		err = te.checkpoint(a.Session.ID, "a1")
 		require.True(t, fault.Is(err, fault.ClaimConflict), "token 1 was superseded by token 2: %v", err)
 	})
+	// The superseded holder ends after the item changed hands: its
+	// session's end releases its lapsed claim (token 1) after token 2's
+	// acquire. That release is not token 2's: the next claimant meets the
+	// holder, not a projection said to disagree with the log.
+	t.Run("SupersededHolderEnds", func(t *testing.T) {
+		t.Parallel()
+		te := newTestEnv(t)
+		a := te.start(t, "a1", 1000)
+		te.advance(1001 * time.Millisecond)
+		b := te.start(t, "a2", 60000)
+		_, err := commands.EndSession(context.Background(), te.Env, commands.EndRequest{SessionID: a.Session.ID, Outcome: "abandoned"})
+		require.NoError(t, err)
+		_, err = commands.StartSession(context.Background(), te.Env, commands.StartRequest{Work: "T-1", Agent: "a3", Claim: true})
+		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
+		require.Equal(t, b.Session.ID, fault.As(err).Details["holder_session"])
+		res, err := te.renew(b.Session.ID, 60000)
+		require.NoError(t, err, "the holder renews")
+		require.Equal(t, b.Claim.ID, res.Claim.ID)
+		require.NoError(t, te.checkpoint(b.Session.ID, "a2"))
+	})
 }
 
 func TestReleaseClaim(t *testing.T) {
