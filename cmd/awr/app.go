@@ -62,7 +62,7 @@ type CLI struct {
 	Diff       diffCmd       `cmd:"" help:"What changed in every read model between two revisions, and the events between them."`
 	UI         uiCmd         `cmd:"" name:"ui" help:"Serve a read-only web page of the log on loopback: a timeline per work item, a revision slider, the chain's verification; it follows the log live."`
 	Audit      auditCmd      `cmd:"" help:"Write the chain-of-custody report of a session chain or a work item (Markdown or HTML), as of a revision."`
-	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio (the same server as awr-mcp)."`
+	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Serve the awr tools to an agent host over MCP on stdio: runs awr-mcp, found beside awr or on PATH."`
 	Replay     replayCmd     `cmd:"" help:"Drop and rebuild every projection from the log (--verify: compare instead)."`
 	Verify     verifyCmd     `cmd:"" help:"Check seq continuity, the hash chain and projection checksums (--anchors, --expect-head: against witnesses kept outside)."`
 	Anchor     anchorCmd     `cmd:"" help:"Record the log's head outside the database: a git note (refs/notes/awr) or a line in a file."`
