@@ -22,8 +22,9 @@ func ServeStdio(ctx context.Context, opts Options) error {
 	if opts.Logger != nil {
 		opts.Logger.Info("awr-mcp serving", "project", s.project.Dir(), "version", s.opts.Version)
 	}
-	out := &lockedWriter{w: os.Stdout}
-	err = s.Run(ctx, &mcp.IOTransport{Reader: framed(os.Stdin, out), Writer: out})
+	p := newPending()
+	out := &lockedWriter{w: os.Stdout, pending: p}
+	err = s.Run(ctx, &mcp.IOTransport{Reader: framed(os.Stdin, out, p), Writer: out})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
 		return nil
 	}

@@ -401,3 +401,36 @@ func TestFlags(t *testing.T) {
 		require.Contains(t, stderr.String(), "next: awr-mcp --help", "%v", args)
 	}
 }
+
+// TestAnswersAfterInputEnds: requests piped in and the input closed (a
+// script, or a host shutting the server down by closing its stdin) each
+// get their answer before the server exits, through awr mcp as well; a
+// write in flight completes.
+func TestAnswersAfterInputEnds(t *testing.T) {
+	awr, bin := binaries(t)
+	dir := project(t, awr)
+	requests := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":"status","method":"tools/call","params":{"name":"awr_status","arguments":{}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"awr_session_start","arguments":{"work":"CART-1","agent":"piped"}}}
+`
+	for i, argv := range [][]string{{bin, "--project", dir}, {awr, "--project", dir, "mcp"}} {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stdin = strings.NewReader(requests)
+		out, err := cmd.Output()
+		require.NoError(t, err, "%v", argv)
+		ids := map[string]bool{}
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+			require.NotNil(t, m["result"], "%v: %s", argv, l)
+			ids[fmt.Sprint(m["id"])] = true
+		}
+		require.Equal(t, map[string]bool{"1": true, "status": true, "3": true}, ids, "%v: %s", argv, out)
+		var sessions struct {
+			Sessions []any `json:"sessions"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(cli(t, awr, dir, "session", "list")), &sessions))
+		require.Len(t, sessions.Sessions, i+1, "the session start each run was sent is recorded")
+	}
+}
