@@ -27,4 +27,4 @@ func QueryPlan(conn *sqlite.Conn, query string) ([]string, error) {
 
 // Statement returns the text of the embedded statement name (a file of
 // events/sql without its extension), for QueryPlan; "" when there is none.
-func Statement(name string) string { return statements[name] }
+func Statement(name string) string { q, _ := statements.Get(name); return q }

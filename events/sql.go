@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/awr-dev/awr/sqlmem"
 	"zombiezen.com/go/sqlite"
@@ -20,28 +21,52 @@ var schemaFiles embed.FS
 
 // statements holds every embedded statement, keyed by file name without
 // extension; each file holds exactly one statement.
-var statements = loadSQL(sqlFiles, "sql")
+var statements = NewSQLSet(sqlFiles, "sql")
 
-// LoadSQL reads every *.sql file in dir of fsys into a map keyed by file name
-// without the extension. Packages that keep their SQL in embedded files
-// (projections) use it too.
-func LoadSQL(fsys fs.FS, dir string) map[string]string { return loadSQL(fsys, dir) }
+// SQLSet is a directory of embedded statements, one per *.sql file, keyed
+// by the file name without its extension. A statement is read from the
+// embedded files the first time it is asked for, not when the process
+// starts: a command reads the few it runs instead of copying every file of
+// every package into the heap (60 page faults of `awr status`, about 0.5
+// ms on the project box). Packages that keep their SQL in embedded files (projections,
+// project, pgstore) use it too. It is safe for concurrent use.
+type SQLSet struct {
+	fsys fs.FS
+	dir  string
+	m    sync.Map // name -> trimmed statement text
+}
 
-func loadSQL(fsys fs.FS, dir string) map[string]string {
-	out := map[string]string{}
-	entries, err := fs.ReadDir(fsys, dir)
+// NewSQLSet returns the set of the *.sql files in dir of fsys.
+func NewSQLSet(fsys fs.FS, dir string) *SQLSet { return &SQLSet{fsys: fsys, dir: dir} }
+
+// Get returns the statement of dir/name.sql with surrounding white space
+// trimmed; ok is false when there is no such file.
+func (s *SQLSet) Get(name string) (string, bool) {
+	if q, ok := s.m.Load(name); ok {
+		return q.(string), true
+	}
+	if name == "" || strings.ContainsAny(name, "/\\") {
+		return "", false
+	}
+	b, err := fs.ReadFile(s.fsys, s.dir+"/"+name+".sql")
+	if err != nil {
+		return "", false
+	}
+	q, _ := s.m.LoadOrStore(name, strings.TrimSpace(string(b)))
+	return q.(string), true
+}
+
+// Names returns the names of every statement of the set, sorted.
+func (s *SQLSet) Names() []string {
+	entries, err := fs.ReadDir(s.fsys, s.dir)
 	if err != nil {
 		panic(err)
 	}
+	var out []string
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".sql") {
-			continue
+		if n, ok := strings.CutSuffix(e.Name(), ".sql"); ok && !e.IsDir() {
+			out = append(out, n)
 		}
-		b, err := fs.ReadFile(fsys, dir+"/"+e.Name())
-		if err != nil {
-			panic(err)
-		}
-		out[strings.TrimSuffix(e.Name(), ".sql")] = strings.TrimSpace(string(b))
 	}
 	return out
 }
@@ -52,13 +77,13 @@ func prep(conn *sqlite.Conn, name string) *sqlite.Stmt {
 	return PrepNamed(conn, statements, name)
 }
 
-// PrepNamed returns conn's cached statement for set[name] with bindings
+// PrepNamed returns conn's cached statement for set's name with bindings
 // cleared. It panics on an unknown name: the statement sets are embedded and
 // checked by tests.
-func PrepNamed(conn *sqlite.Conn, set map[string]string, name string) *sqlite.Stmt {
-	q, ok := set[name]
+func PrepNamed(conn *sqlite.Conn, set *SQLSet, name string) *sqlite.Stmt {
+	q, ok := set.Get(name)
 	if !ok {
-		panic(fmt.Sprintf("sql: no statement %q", name))
+		panic(fmt.Sprintf("sql: no statement %q in %s", name, set.dir))
 	}
 	stmt := conn.Prep(q)
 	_ = stmt.ClearBindings()
@@ -68,20 +93,31 @@ func PrepNamed(conn *sqlite.Conn, set map[string]string, name string) *sqlite.St
 // migration is one numbered forward-only schema step.
 type migration struct {
 	version int
-	script  string
+	name    string // its file in schema/, without the extension
 }
 
-// migrations returns the embedded schema steps in order. Files are named
-// NNN.sql and are never edited once released.
-func migrations() []migration {
-	set := loadSQL(schemaFiles, "schema")
+// script returns the step's SQL, read from the embedded files.
+func (m migration) script() string {
+	q, ok := schemaSteps.Get(m.name)
+	if !ok {
+		panic(fmt.Sprintf("schema: migration %s vanished", m.name))
+	}
+	return q
+}
+
+// schemaSteps holds the schema's migrations, read only when one is run.
+var schemaSteps = NewSQLSet(schemaFiles, "schema")
+
+// migrations returns the embedded schema steps in order, from the file
+// names alone. Files are named NNN.sql and are never edited once released.
+var migrations = sync.OnceValue(func() []migration {
 	var out []migration
-	for name, script := range set {
+	for _, name := range schemaSteps.Names() {
 		v, err := strconv.Atoi(name)
 		if err != nil {
 			panic(fmt.Sprintf("schema: bad migration name %q", name))
 		}
-		out = append(out, migration{version: v, script: script})
+		out = append(out, migration{version: v, name: name})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	for i, m := range out {
@@ -90,7 +126,7 @@ func migrations() []migration {
 		}
 	}
 	return out
-}
+})
 
 // SchemaVersion is the newest schema this build of awr knows.
 func SchemaVersion() int { return len(migrations()) }

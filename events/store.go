@@ -306,7 +306,7 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 		}
 	}
 	for _, m := range steps[version:] {
-		if err := sqlitex.ExecuteScript(conn, m.script, nil); err != nil {
+		if err := sqlitex.ExecuteScript(conn, m.script(), nil); err != nil {
 			return mapErr(fmt.Sprintf("migrate schema to %d", m.version), err)
 		}
 	}

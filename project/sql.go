@@ -10,7 +10,7 @@ import (
 //go:embed sql/*.sql
 var sqlFiles embed.FS
 
-var statements = events.LoadSQL(sqlFiles, "sql")
+var statements = events.NewSQLSet(sqlFiles, "sql")
 
 func prep(conn *sqlite.Conn, name string) *sqlite.Stmt {
 	return events.PrepNamed(conn, statements, name)

@@ -26,7 +26,7 @@ func TestPlans_SeekAnIndex(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := st.Read(context.Background(), func(r *events.Reader) error {
-				plan, err := events.QueryPlan(r.Conn, statements()[name])
+				plan, err := events.QueryPlan(r.Conn, mustStatement(t, name))
 				require.NoError(t, err)
 				joined := strings.Join(plan, "\n")
 				require.Contains(t, joined, "INDEX "+index, "%s", joined)
@@ -40,5 +40,36 @@ func TestPlans_SeekAnIndex(t *testing.T) {
 			})
 			require.NoError(t, err)
 		})
+	}
+}
+
+func mustStatement(t *testing.T, name string) string {
+	t.Helper()
+	q, ok := statements.Get(name)
+	require.True(t, ok, "no statement %q", name)
+	return q
+}
+
+// TestStatements_Prepare prepares every embedded statement of the
+// projections against a store holding all of them, and finds every
+// projection's schema: the sets are read on first use.
+func TestStatements_Prepare(t *testing.T) {
+	st, err := events.Open(context.Background(), events.DBPath(t.TempDir()), events.Options{Create: true, Projectors: Projectors()})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	names := statements.Names()
+	require.NotEmpty(t, names)
+	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
+		for _, name := range names {
+			s, _, err := r.Conn.PrepareTransient(mustStatement(t, name))
+			require.NoError(t, err, name)
+			require.NoError(t, s.Finalize())
+		}
+		return nil
+	}))
+	for _, name := range schemas.Names() {
+		q, ok := schemas.Get(name)
+		require.True(t, ok, name)
+		require.NotEmpty(t, q, name)
 	}
 }

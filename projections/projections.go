@@ -3,7 +3,6 @@ package projections
 import (
 	"embed"
 	"fmt"
-	"sync"
 
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
@@ -16,12 +15,12 @@ var sqlFiles embed.FS
 //go:embed schema/*.sql
 var schemaFiles embed.FS
 
-var statements = sync.OnceValue(func() map[string]string { return events.LoadSQL(sqlFiles, "sql") })
+var statements = events.NewSQLSet(sqlFiles, "sql")
 
-var schemas = sync.OnceValue(func() map[string]string { return events.LoadSQL(schemaFiles, "schema") })
+var schemas = events.NewSQLSet(schemaFiles, "schema")
 
 func prep(conn *sqlite.Conn, name string) *sqlite.Stmt {
-	return events.PrepNamed(conn, statements(), name)
+	return events.PrepNamed(conn, statements, name)
 }
 
 // exec runs a named statement with bind applied, discarding rows.
@@ -93,7 +92,7 @@ func (b base) Tables() []Table { return b.tables }
 
 // Reset drops and recreates the projection's tables and indexes.
 func (b base) Reset(conn *sqlite.Conn) error {
-	script, ok := schemas()[b.schema]
+	script, ok := schemas.Get(b.schema)
 	if !ok {
 		return fmt.Errorf("projection %s: no schema %q", b.name, b.schema)
 	}

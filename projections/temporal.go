@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"fmt"
 	"math/bits"
 	"sort"
 
@@ -147,12 +148,16 @@ func closeInterval(conn *sqlite.Conn, openFrom, close, keyParam, key string, seq
 // BeginBulk creates the projection's tables without their secondary
 // indexes, for a rebuild.
 func (b base) BeginBulk(conn *sqlite.Conn) error {
-	return sqlitex.ExecuteScript(conn, schemas()[b.schema], nil)
+	script, ok := schemas.Get(b.schema)
+	if !ok {
+		return fmt.Errorf("projection %s: no schema %q", b.name, b.schema)
+	}
+	return sqlitex.ExecuteScript(conn, script, nil)
 }
 
 // createIndexes adds the secondary indexes after a bulk rebuild.
 func (b base) createIndexes(conn *sqlite.Conn) error {
-	script, ok := schemas()[b.schema+"_indexes"]
+	script, ok := schemas.Get(b.schema + "_indexes")
 	if !ok {
 		return nil
 	}

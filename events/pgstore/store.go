@@ -26,10 +26,10 @@ var schemaFiles embed.FS
 
 // statements holds every embedded statement, keyed by file name; each file
 // holds one statement, with named parameters (@name).
-var statements = events.LoadSQL(sqlFiles, "sql")
+var statements = events.NewSQLSet(sqlFiles, "sql")
 
 func q(name string) string {
-	s, ok := statements[name]
+	s, ok := statements.Get(name)
 	if !ok {
 		panic(fmt.Sprintf("pgstore: no statement %q", name))
 	}
