@@ -340,7 +340,7 @@ func scanItems(conn *sqlite.Conn, name string, room int, bind func(st *sqlite.St
 		}
 		buf = buf[:n]
 		st.GetBytes("item", buf)
-		if err := json.Unmarshal(buf, &it.WorkItem); err != nil {
+		if err := events.DecodeWorkItem(buf, &it.WorkItem); err != nil {
 			return err
 		}
 		it.SourcePath = st.GetText("source_path")
