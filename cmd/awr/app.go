@@ -110,8 +110,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// A command line that names its subcommand is parsed by a model of
 	// that subcommand alone (cmdtree.go), help by the whole one.
 	var pruned reflect.Value
-	if name := commandWord(args); name != "" && !hasFlag(args, "--help") && !hasFlag(args, "-h") {
-		if t, ok := prunedCLI(name); ok {
+	if name, sub := commandWords(args); name != "" && !hasFlag(args, "--help") && !hasFlag(args, "-h") {
+		if t, ok := prunedCLI(name, sub); ok {
 			pruned = reflect.New(t)
 		}
 	}

@@ -94,10 +94,20 @@ var globalsWithValue = map[string]bool{"--project": true, "--timeout": true}
 // a global flag's value: the subcommand, or "" when args hold anything
 // else before it (an unknown flag, --help, --).
 func commandWord(args []string) string {
+	w, _ := commandWords(args)
+	return w
+}
+
+// commandWords is commandWord, and the word right after it when that is
+// not a flag: the subcommand of a command that has them (or an argument).
+func commandWords(args []string) (first, second string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a, "-") {
-			return a
+			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				return a, args[i+1]
+			}
+			return a, ""
 		}
 		name, _, hasValue := strings.Cut(a, "=")
 		switch {
@@ -107,26 +117,42 @@ func commandWord(args []string) string {
 			}
 		case name == "--json" || name == "--version":
 		default:
-			return ""
+			return "", ""
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // prunedCLI returns a struct type holding CLI's global flags and its
-// subcommand field called name (the same tags, so kong reads the same
-// flags); false when CLI has no such subcommand.
-func prunedCLI(name string) (reflect.Type, bool) {
-	cli := reflect.TypeFor[CLI]()
+// subcommand field called path[0] (the same tags, so kong reads the same
+// flags); false when CLI has no such subcommand. When path[1] names one
+// of that command's own subcommands, the command's struct is pruned the
+// same way, down to that one: `awr session show` builds the model of one
+// command, not of all of `session`'s.
+func prunedCLI(path ...string) (reflect.Type, bool) {
+	return pruned(reflect.TypeFor[CLI](), path)
+}
+
+// pruned is prunedCLI for the command struct t and the command words
+// below it.
+func pruned(t reflect.Type, path []string) (reflect.Type, bool) {
 	var fields []reflect.StructField
 	index := -1
-	for i := range cli.NumField() {
-		f := cli.Field(i)
+	for i := range t.NumField() {
+		f := t.Field(i)
 		if _, ok := f.Tag.Lookup("cmd"); ok {
-			if commandName(f) != name {
+			if len(path) == 0 || commandName(f) != path[0] {
 				continue
 			}
 			index = i
+			// A command's struct is rebuilt only when it is a plain
+			// group: a type made by reflect has no methods, and kong
+			// would not find hooks or help the group declared.
+			if len(path) > 1 && f.Type.Kind() == reflect.Struct && reflect.PointerTo(f.Type).NumMethod() == 0 {
+				if sub, ok := pruned(f.Type, path[1:]); ok {
+					f.Type = sub
+				}
+			}
 		}
 		fields = append(fields, f)
 	}
@@ -137,11 +163,19 @@ func prunedCLI(name string) (reflect.Type, bool) {
 }
 
 // fromPruned copies what kong parsed into v (a value of a prunedCLI type)
-// into cli: the global flags and the subcommand field, by name.
+// into cli: the global flags and the subcommand field, by name, and the
+// fields of a pruned command struct into the whole one.
 func fromPruned(cli *CLI, v reflect.Value) {
-	dst := reflect.ValueOf(cli).Elem()
-	v = v.Elem()
-	for i := range v.NumField() {
-		dst.FieldByName(v.Type().Field(i).Name).Set(v.Field(i))
+	copyPruned(reflect.ValueOf(cli).Elem(), v.Elem())
+}
+
+func copyPruned(dst, src reflect.Value) {
+	for i := range src.NumField() {
+		d := dst.FieldByName(src.Type().Field(i).Name)
+		if s := src.Field(i); s.Type() == d.Type() {
+			d.Set(s)
+		} else {
+			copyPruned(d, s)
+		}
 	}
 }

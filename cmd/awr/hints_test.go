@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -102,21 +103,30 @@ func TestCommandTree(t *testing.T) {
 }
 
 // TestPrunedParse: a command line parsed by the model of its subcommand
-// alone fills the same globals and flags as the whole model, and one it
-// cannot parse fails with the whole model's error.
+// alone (and of its sub-subcommand alone, where it names one) fills the
+// same globals and flags as the whole model, and one it cannot parse
+// fails with the whole model's error.
 func TestPrunedParse(t *testing.T) {
 	for _, args := range [][]string{
 		{"status", "--json"},
 		{"--project", "/tmp/x", "--timeout", "5s", "session", "list", "--active"},
 		{"--project=/tmp/y", "context", "compile", "--work", "W-1", "--session", "S"},
 		{"rig", "up", "portal", "--plan"},
+		{"session", "show", "S-1", "--json", "--project", "/tmp/z"},
+		{"session", "checkpoint", "--session", "S-1", "--agent", "a", "--digest", "d", "--next-action", "n", "--open-loop", "L1", "--open-loop", "L2", "--resolve-loop", "K-1=done"},
+		{"session", "start", "--work", "T-1", "--agent", "a", "--claim", "--ttl-ms", "60000"},
+		{"recovery", "inspect", "--session", "S-1", "--at", "1006"},
+		{"source", "reindex", "--json"},
+		{"session", "--json", "show", "S-1"}, // a flag before the subcommand: only the first level pruned
+		{"work", "show", "T-1", "--json"},
+		{"search", "some words", "--json"}, // a command without subcommands: the second word is an argument
 	} {
 		var whole CLI
 		p, err := kong.New(&whole, kong.Name("awr"), kong.Exit(func(int) {}))
 		require.NoError(t, err)
 		wctx, err := p.Parse(args)
 		require.NoError(t, err, "%v", args)
-		typ, ok := prunedCLI(commandWord(args))
+		typ, ok := prunedCLI(commandWords(args))
 		require.True(t, ok, "%v", args)
 		v := reflect.New(typ)
 		pp, err := kong.New(v.Interface(), kong.Name("awr"), kong.Exit(func(int) {}))
@@ -125,18 +135,56 @@ func TestPrunedParse(t *testing.T) {
 		require.NoError(t, err, "%v", args)
 		var got CLI
 		fromPruned(&got, v)
-		wv, gv := reflect.ValueOf(whole), reflect.ValueOf(got)
-		for i := range typ.NumField() {
-			name := typ.Field(i).Name
-			require.Equal(t, wv.FieldByName(name).Interface(), gv.FieldByName(name).Interface(), "%v: %s", args, name)
-		}
+		samePruned(t, typ, reflect.ValueOf(whole), reflect.ValueOf(got), fmt.Sprint(args))
 		require.Equal(t, wctx.Command(), pctx.Command(), "%v", args)
+	}
+	// `session show` prunes `session` down to `show`.
+	typ, _ := prunedCLI("session", "show")
+	session, ok := typ.FieldByName("Session")
+	require.True(t, ok)
+	require.Equal(t, 1, session.Type.NumField())
+	require.Equal(t, "Show", session.Type.Field(0).Name)
+	typ, _ = prunedCLI("session", "no-such-subcommand")
+	session, _ = typ.FieldByName("Session")
+	require.Equal(t, reflect.TypeFor[sessionCmd](), session.Type)
+
+	for _, args := range [][]string{{"session", "show"}, {"session", "bogus", "S"}, {"session", "show", "S-1", "--no-such-flag"}} {
+		var whole CLI
+		p, err := kong.New(&whole, kong.Name("awr"), kong.Exit(func(int) {}))
+		require.NoError(t, err)
+		_, werr := p.Parse(args)
+		require.Error(t, werr, "%v", args)
+		typ, ok := prunedCLI(commandWords(args))
+		require.True(t, ok)
+		pp, err := kong.New(reflect.New(typ).Interface(), kong.Name("awr"), kong.Exit(func(int) {}))
+		require.NoError(t, err)
+		_, perr := pp.Parse(args)
+		require.Error(t, perr, "%v: the pruned model refuses it too, and run parses it again with the whole one", args)
 	}
 	require.Equal(t, "", commandWord([]string{"--help"}))
 	require.Equal(t, "", commandWord([]string{"--bogus", "status"}))
 	require.Equal(t, "status", commandWord([]string{"--json", "status"}))
-	_, ok := prunedCLI("no-such-command")
+	first, second := commandWords([]string{"--project", "x", "session", "show", "--json"})
+	require.Equal(t, []string{"session", "show"}, []string{first, second})
+	first, second = commandWords([]string{"session", "--json", "show"})
+	require.Equal(t, []string{"session", ""}, []string{first, second})
+	_, ok = prunedCLI("no-such-command")
 	require.False(t, ok)
+}
+
+// samePruned requires the fields of the pruned type typ to hold the same
+// in whole and got, descending into the command structs pruned.
+func samePruned(t *testing.T, typ reflect.Type, whole, got reflect.Value, where string) {
+	t.Helper()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		w, g := whole.FieldByName(f.Name), got.FieldByName(f.Name)
+		if f.Type == w.Type() {
+			require.Equal(t, w.Interface(), g.Interface(), "%s: %s", where, f.Name)
+			continue
+		}
+		samePruned(t, f.Type, w, g, where+": "+f.Name)
+	}
 }
 
 // TestClock: AWR_TEST_NOW (Unix ms) is where awr's clock starts when set, the real one
