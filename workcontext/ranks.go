@@ -38,6 +38,9 @@ type rankTable struct {
 	offs  string // (n+1) uint32
 	ranks string // n uint32
 	blob  string
+
+	mu   sync.Mutex
+	seen map[string]int32 // piece -> its tokens, as counted before
 }
 
 func u32(s string, i int) uint32 {
@@ -66,13 +69,35 @@ func (t *rankTable) rank(s string) (uint32, bool) {
 	return 0, false
 }
 
-// count returns the number of o200k_base tokens in text.
+// count returns the number of o200k_base tokens in text. A piece's
+// count is kept for the next time it is met: a compile counts each chunk
+// of the packet and then the whole packet again, and prose repeats its
+// words, so most pieces are counted once per process instead of merged
+// anew, each of whose lookups is a binary search over the table's 200k
+// tokens touching pages of it scattered through the binary.
 func (t *rankTable) count(text string) int {
 	rs := []rune(text)
 	n := 0
-	split(rs, func(start, end int) { n += t.pieceTokens(string(rs[start:end])) })
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	split(rs, func(start, end int) {
+		piece := string(rs[start:end])
+		c, ok := t.seen[piece]
+		if !ok {
+			c = int32(t.pieceTokens(piece))
+			if t.seen == nil || len(t.seen) >= maxSeenPieces {
+				t.seen = make(map[string]int32, 256)
+			}
+			t.seen[piece] = c
+		}
+		n += int(c)
+	})
 	return n
 }
+
+// maxSeenPieces bounds the pieces whose counts a table keeps (a few MB at
+// most); past it the memory starts again empty.
+const maxSeenPieces = 1 << 16
 
 // pieceTokens merges a piece's bytes pairwise, lowest rank first, as
 // byte-pair encoding does, and returns how many tokens remain.

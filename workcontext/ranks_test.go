@@ -183,3 +183,36 @@ func TestBinaries_DoNotLinkTheTokenizerLibrary(t *testing.T) {
 	require.Contains(t, string(out), "github.com/awr-dev/awr/workcontext")
 	require.NotContains(t, string(out), "tiktoken")
 }
+
+// TestRankTable_RemembersPieces: counting with the pieces a table
+// remembers gives what merging every piece anew gives, the first time
+// and every time after, also past the bound where it forgets them all.
+func TestRankTable_RemembersPieces(t *testing.T) {
+	tab, err := openTable(embeddedTable)
+	require.NoError(t, err)
+	anew := func(text string) int {
+		rs := []rune(text)
+		n := 0
+		split(rs, func(start, end int) { n += tab.pieceTokens(string(rs[start:end])) })
+		return n
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		text := rapid.StringOf(rapid.OneOf(rapid.RuneFrom([]rune("ab Z9\n\t'.,-_/é日🎉")), rapid.Rune())).Draw(rt, "text")
+		want := anew(text)
+		require.Equal(rt, want, tab.count(text))
+		require.Equal(rt, want, tab.count(text))
+	})
+	var b strings.Builder
+	for i := range maxSeenPieces + 5000 { // as many distinct words
+		b.WriteByte(' ')
+		for n := i + 1; n > 0; n /= 26 {
+			b.WriteByte(byte('a' + n%26))
+		}
+	}
+	long := b.String()
+	want := anew(long)
+	require.Equal(t, want, tab.count(long))
+	require.LessOrEqual(t, len(tab.seen), maxSeenPieces)
+	require.Less(t, len(tab.seen), maxSeenPieces/2, "the memory started again past the bound")
+	require.Equal(t, want, tab.count(long))
+}
