@@ -366,13 +366,47 @@ func staleByRecentEvents(r *events.Reader, rev int64, head bool, n int, from int
 }
 
 // firstAfter returns the first seq at or before rev whose event occurred
-// after t (rev+1 when none did), by a binary search on seq: occurred_at
-// never decreases with seq (design invariant 9).
+// after t (rev+1 when none did): occurred_at never decreases with seq
+// (design invariant 9), so it is a search on seq.
 func firstAfter(r *events.Reader, rev, t int64) (int64, error) {
-	lo, hi := int64(1), rev+1
+	return searchAfter(rev, t, func(seq int64) (int64, error) { return events.EventTime(r.Conn, seq) })
+}
+
+// searchAfter is firstAfter over timeOf, the time of the event at a seq
+// (non-decreasing in seq). The time t is a lease back from now, so the
+// answer lies near the tail: the search gallops back from rev (seq rev,
+// rev-1, rev-3, rev-7, ...) until an event at or before t, then bisects
+// the last step. It reads about 2·log2(rev+1-answer) events, all near the
+// tail of the log, where a bisection of the whole log read log2(rev)
+// events spread across it (each a page of the file to fault in at a
+// million events); when the whole log is older than t, it reads one.
+func searchAfter(rev, t int64, timeOf func(seq int64) (int64, error)) (int64, error) {
+	hi := rev + 1 // the answer is at most hi; every seq in [hi, rev] occurred after t
+	for step := int64(1); ; step *= 2 {
+		probe := hi - step
+		if probe < 1 {
+			probe = 0
+		}
+		if probe == 0 {
+			return bisectAfter(1, hi, t, timeOf)
+		}
+		at, err := timeOf(probe)
+		if err != nil {
+			return 0, err
+		}
+		if at <= t {
+			return bisectAfter(probe+1, hi, t, timeOf)
+		}
+		hi = probe
+	}
+}
+
+// bisectAfter returns the first seq in [lo, hi) whose event occurred
+// after t, hi when none did.
+func bisectAfter(lo, hi, t int64, timeOf func(seq int64) (int64, error)) (int64, error) {
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		at, err := events.EventTime(r.Conn, mid)
+		at, err := timeOf(mid)
 		if err != nil {
 			return 0, err
 		}
