@@ -28,8 +28,9 @@ var statements = NewSQLSet(sqlFiles, "sql")
 // embedded files the first time it is asked for, not when the process
 // starts: a command reads the few it runs instead of copying every file of
 // every package into the heap (60 page faults of `awr status`, about 0.5
-// ms on the project box). Packages that keep their SQL in embedded files (projections,
-// project, pgstore) use it too. It is safe for concurrent use.
+// ms on the project box). Packages that keep their SQL in embedded files
+// (projections, project, pgstore) use it too. It is safe for concurrent
+// use.
 type SQLSet struct {
 	fsys fs.FS
 	dir  string

@@ -385,9 +385,6 @@ func searchAfter(rev, t int64, timeOf func(seq int64) (int64, error)) (int64, er
 	for step := int64(1); ; step *= 2 {
 		probe := hi - step
 		if probe < 1 {
-			probe = 0
-		}
-		if probe == 0 {
 			return bisectAfter(1, hi, t, timeOf)
 		}
 		at, err := timeOf(probe)
