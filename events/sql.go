@@ -72,6 +72,27 @@ func (s *SQLSet) Names() []string {
 	return out
 }
 
+// PrepareAll prepares every statement of the set on conn and finalizes
+// it, and returns the first that does not prepare, by name: the set is
+// read on first use, so tests call this to find a broken file before a
+// command does.
+func (s *SQLSet) PrepareAll(conn *sqlite.Conn) error {
+	for _, name := range s.Names() {
+		q, ok := s.Get(name)
+		if !ok {
+			return fmt.Errorf("%s/%s.sql: unreadable", s.dir, name)
+		}
+		st, _, err := conn.PrepareTransient(q)
+		if err != nil {
+			return fmt.Errorf("%s/%s.sql: %w", s.dir, name, err)
+		}
+		if err := st.Finalize(); err != nil {
+			return fmt.Errorf("%s/%s.sql: %w", s.dir, name, err)
+		}
+	}
+	return nil
+}
+
 // prep returns the cached prepared statement for the named embedded query,
 // with its bindings cleared.
 func prep(conn *sqlite.Conn, name string) *sqlite.Stmt {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
 )
@@ -71,16 +72,10 @@ func TestStatements_Prepare(t *testing.T) {
 	st, err := Open(context.Background(), DBPath(t.TempDir()), Options{Create: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	require.NoError(t, st.Read(context.Background(), func(r *Reader) error {
-		for _, name := range statements.Names() {
-			q, ok := statements.Get(name)
-			require.True(t, ok, name)
-			s, _, err := r.Conn.PrepareTransient(q)
-			require.NoError(t, err, name)
-			require.NoError(t, s.Finalize())
-		}
-		return nil
-	}))
+	require.NoError(t, st.Read(context.Background(), func(r *Reader) error { return statements.PrepareAll(r.Conn) }))
+	broken := NewSQLSet(fstest.MapFS{"q/ok.sql": {Data: []byte("SELECT 1")}, "q/bad.sql": {Data: []byte("SELEC nothing")}}, "q")
+	err = st.Read(context.Background(), func(r *Reader) error { return broken.PrepareAll(r.Conn) })
+	require.ErrorContains(t, err, "q/bad.sql: ")
 	steps := migrations()
 	require.Equal(t, SchemaVersion(), len(steps))
 	for i, m := range steps {

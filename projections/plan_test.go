@@ -57,16 +57,8 @@ func TestStatements_Prepare(t *testing.T) {
 	st, err := events.Open(context.Background(), events.DBPath(t.TempDir()), events.Options{Create: true, Projectors: Projectors()})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	names := statements.Names()
-	require.NotEmpty(t, names)
-	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
-		for _, name := range names {
-			s, _, err := r.Conn.PrepareTransient(mustStatement(t, name))
-			require.NoError(t, err, name)
-			require.NoError(t, s.Finalize())
-		}
-		return nil
-	}))
+	require.NotEmpty(t, statements.Names())
+	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error { return statements.PrepareAll(r.Conn) }))
 	for _, name := range schemas.Names() {
 		q, ok := schemas.Get(name)
 		require.True(t, ok, name)
