@@ -224,6 +224,8 @@ type compareEnv struct {
 	work    string
 	early   string // the early revision, as text
 	first   string // the first session of the history
+	events  int64  // the head of the log measured, before Run wrote
+	base    *baseline
 }
 
 // compare measures every figure of issue #17's targets that one project
@@ -325,10 +327,30 @@ func compare(c *compareEnv) ([]Target, *Floor, error) {
 	}
 	out = append(out, t6)
 
-	// 7. Appends at 1M against 1k need two logs.
-	out = append(out, unmeasured(7, "checkpoint at 1M events / at 1k (in process and as a process)", "ratio", "max", 1.2,
-		"needs two histories: divide the session checkpoint figure of this command on a 1M-event project by the same on a 1k-event one",
-		"go test -run '^$' -bench 'Append_1k|Append_1M' ./bench; awr bench run --compare on each project"))
+	// 7. Appends on a long log against a short one need two logs.
+	if c.base == nil {
+		out = append(out, unmeasured(7, "checkpoint at 1M events / at 1k (in process and as a process)", "ratio", "max", 1.2,
+			"needs two histories: run this on a 1M-event project with --baseline a 1k-event one; in process: the Go benchmarks",
+			"go test -run '^$' -bench 'Append_1k|Append_1M' ./bench; awr --project BIG bench run --compare --baseline SMALL"))
+		return out, floor, nil
+	}
+	progress("7: checkpoint against the baseline")
+	k := 0
+	checkpoint := func(proc func(args ...string) func() error, session string) func() error {
+		return func() error {
+			k++
+			return proc("session", "checkpoint", "--session", session, "--agent", "bench-run", "--json",
+				"--digest", fmt.Sprintf("Baseline step %d of the benchmark run.", k), "--next-action", "Record the next measurement")()
+		}
+	}
+	name := fmt.Sprintf("session checkpoint at %d events / at %d, as a process (p50 and p95)", c.events, c.base.events)
+	a, b, err := paired(o.Pairs, checkpoint(c.proc, c.session), checkpoint(c.base.proc, c.base.session))
+	if err != nil {
+		return nil, nil, fmt.Errorf("bench run: target 7: %w", err)
+	}
+	t7 := ratioTarget(Target{ID: 7, Name: name, Bound: "max", Target: 1.2}, a, b, "checkpoint on "+c.p.Dir(), "checkpoint on "+c.base.dir, true)
+	t7.Reason = "the issue names 1M events against 1k; in process: go test -run '^$' -bench 'Append_1k|Append_1M' ./bench"
+	out = append(out, t7)
 	return out, floor, nil
 }
 
@@ -440,9 +462,22 @@ func (c *compareEnv) flat() ([]Target, error) {
 			"the project has no two sessions with different numbers of checkpoints",
 			"go test ./project -run '^$' -bench History_Checkpoints"))
 	}
-	out = append(out, unmeasured(3, "status and ready at 1M events / at 10k (same register)", "ratio", "max", 1.2,
-		"needs two histories: divide the status and ready medians of this command on a 1M-event project by those on a 10k-event one",
-		"awr bench project DIR --tasks 150 --seed 1; awr --project DIR bench generate --events N; awr --project DIR bench run --compare --json"))
+	if c.base == nil {
+		out = append(out, unmeasured(3, "status and ready at 1M events / at 10k (same register)", "ratio", "max", 1.2,
+			"needs two histories: run this on a 1M-event project with --baseline a 10k-event one of the same register",
+			"awr bench project DIR --tasks 150 --seed 1; awr --project DIR bench generate --events N; awr --project BIG bench run --compare --baseline SMALL"))
+		return out, nil
+	}
+	for _, cmd := range []string{"status", "ready"} {
+		name := fmt.Sprintf("%s at %d events / at %d (same register)", cmd, c.events, c.base.events)
+		a, b, err := paired(c.opts.Pairs, c.proc(cmd, "--json"), c.base.proc(cmd, "--json"))
+		if err != nil {
+			return nil, fmt.Errorf("bench run: target 3: %s: %w", name, err)
+		}
+		t := ratioTarget(Target{ID: 3, Name: name, Bound: "max", Target: 1.2}, a, b, cmd+" on "+c.p.Dir(), cmd+" on "+c.base.dir, false)
+		t.Reason = "the issue names 1M events against 10k"
+		out = append(out, t)
+	}
 	return out, nil
 }
 

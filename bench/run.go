@@ -9,6 +9,7 @@ import (
 	"os/exec"
 
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,6 +44,11 @@ type RunOptions struct {
 	// one is built with `go` from PATH and cached in FloorCache.
 	Floor      string
 	FloorCache string
+	// Baseline, with Compare, is a project of the same register with a
+	// shorter history: status and ready (target 3) and a session
+	// checkpoint (target 7, as a process) are measured on p over it, as
+	// paired runs. Run starts and ends a session of its own there too.
+	Baseline *project.Project
 }
 
 // Measurement is the distribution of one measured operation.
@@ -100,6 +106,73 @@ type RunResult struct {
 	Floor   *Floor   `json:"floor,omitempty"`
 }
 
+// baseline is the shorter history of RunOptions.Baseline, as compare
+// measures it.
+type baseline struct {
+	dir     string
+	events  int64
+	session string // Run's session there
+	proc    func(args ...string) func() error
+}
+
+// checkBaseline checks, before Run writes anything, that b holds the
+// same register as the measured project (items), and reads its head.
+// Errors: InvalidInput when the registers differ; any error of opening b.
+func checkBaseline(ctx context.Context, b *project.Project, exe string, items []projections.WorkItem) (*baseline, error) {
+	store, err := b.EventLog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var theirs []projections.WorkItem
+	var head int64
+	if err := store.Read(ctx, func(r *events.Reader) error {
+		head = r.Head
+		var err error
+		theirs, err = projections.WorkItemsAt(r.Conn, r.Head)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	keys := func(list []projections.WorkItem) []string {
+		out := make([]string, len(list))
+		for i, it := range list {
+			out[i] = it.Key
+		}
+		sort.Strings(out)
+		return out
+	}
+	if mine, other := keys(items), keys(theirs); !slices.Equal(mine, other) {
+		return nil, fault.New(fault.InvalidInput, "bench run: --baseline %s holds another register (%d work items against this project's %d): the ratios of target 3 need the same one", b.Dir(), len(other), len(mine)).
+			With("flag", "--baseline").WithHint("awr bench project BASELINE_DIR --tasks %d --seed 1", len(mine))
+	}
+	return &baseline{dir: b.Dir(), events: head, proc: func(args ...string) func() error {
+		full := append([]string{"--project", b.Dir()}, args...)
+		return func() error { return runChild(ctx, exe, full) }
+	}}, nil
+}
+
+// start starts Run's session on the baseline (on its first ready item,
+// with a claim, as on the measured project), ended by the func it
+// returns.
+func (bl *baseline) start(ctx context.Context, b *project.Project, items []projections.WorkItem) (func(), error) {
+	start := project.SessionStartRequest{Work: items[0].Key, Agent: "bench-run", Provider: "bench", Model: "none"}
+	ready, err := b.Ready(ctx, project.ReadyRequest{Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(ready.Ready) > 0 {
+		start.Work, start.Claim, start.TTLms = ready.Ready[0].Key, true, new(int64(3_600_000))
+	}
+	started, err := b.SessionStart(ctx, start)
+	if err != nil {
+		return nil, err
+	}
+	bl.session = started.Session.ID
+	return func() {
+		_, _ = b.SessionEnd(context.WithoutCancel(ctx), project.SessionEndRequest{SessionID: bl.session, Outcome: events.OutcomeIncomplete, Agent: "bench-run"})
+	}, nil
+}
+
 // Run measures awr on the initialized project p: latency of a checkpoint
 // append (a child process and in process), of `context compile`, `ready`,
 // `status` and `recovery inspect` (child processes; the reads at the head
@@ -113,6 +186,8 @@ type RunResult struct {
 // its claim, two checkpoints per count, the claim's release and the end).
 //
 // Errors: NotFound when the project has no work item or session history;
+// InvalidInput when RunOptions.Baseline holds another register (checked
+// before anything is written);
 // InvalidInput for non-positive counts; any error of the commands or of a
 // child process (with its stderr).
 func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, error) {
@@ -159,6 +234,12 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 	}
 	if firstSession == "" {
 		return nil, fault.New(fault.NotFound, "bench run: the project has no session history to measure").WithHint("awr bench generate --events 10000")
+	}
+	var base *baseline
+	if opts.Compare && opts.Baseline != nil {
+		if base, err = checkBaseline(ctx, opts.Baseline, opts.Exe, items); err != nil {
+			return nil, err
+		}
 	}
 	res.Tasks = len(items)
 	res.EarlyRevision = min(res.Events, firstSessionSeq+1000)
@@ -252,7 +333,14 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 			}
 			opts.FloorCache = filepath.Join(dir, "awr", "bench-floor")
 		}
-		c := &compareEnv{ctx: ctx, p: p, opts: opts, proc: proc, session: sid, work: start.Work, early: early, first: firstSession,
+		if base != nil {
+			end, err := base.start(ctx, opts.Baseline, items)
+			if err != nil {
+				return nil, err
+			}
+			defer end()
+		}
+		c := &compareEnv{ctx: ctx, p: p, opts: opts, proc: proc, session: sid, work: start.Work, early: early, first: firstSession, base: base, events: res.Events,
 			env: func(env []string, args ...string) func() error {
 				full := append([]string{"--project", p.Dir()}, args...)
 				return func() error { return runChildEnv(ctx, opts.Exe, full, env) }

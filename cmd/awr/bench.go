@@ -184,6 +184,9 @@ type benchRunCmd struct {
 	Compare bool   `help:"Also measure every target of the speed issue (#17) as paired, interleaved runs, and print each against its bound."`
 	Pairs   int    `help:"Paired runs per target ratio (with --compare)." default:"40" placeholder:"N"`
 	Floor   string `help:"Hello-world Go binary to divide startup by (with --compare; default: built with go from PATH, cached per Go version)." type:"path" placeholder:"PATH"`
+	// Baseline is a second project for the targets that divide two
+	// histories (3: status and ready; 7: a checkpoint).
+	Baseline string `help:"With --compare: a project of the same register with a shorter history (10k events for target 3, 1k for target 7); status, ready and a checkpoint here are measured over the same there." type:"path" placeholder:"DIR"`
 }
 
 // Run measures awr on the project.
@@ -208,8 +211,19 @@ func (c *benchRunCmd) Run(app *App) error {
 	if f, ok := app.Stderr.(*os.File); ok && !app.JSON && isTerminal(f) {
 		progress = func(name string) { fmt.Fprintf(f, "measuring %s\n", name) }
 	}
+	var baseline *project.Project
+	if c.Baseline != "" {
+		if !c.Compare {
+			return fault.New(fault.Usage, "bench run: --baseline %s needs --compare", c.Baseline).With("flag", "--baseline").
+				WithHint("awr bench run --compare --baseline %s", c.Baseline)
+		}
+		if baseline, err = project.Open(app.Ctx, c.Baseline, app.options()); err != nil {
+			return err
+		}
+		defer baseline.Close()
+	}
 	res, err := bench.Run(app.Ctx, p, bench.RunOptions{Exe: exe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress,
-		Compare: c.Compare, Pairs: c.Pairs, Floor: c.Floor})
+		Compare: c.Compare, Pairs: c.Pairs, Floor: c.Floor, Baseline: baseline})
 	if err != nil {
 		return err
 	}
