@@ -343,12 +343,12 @@ func compare(c *compareEnv) ([]Target, *Floor, error) {
 				"--digest", fmt.Sprintf("Baseline step %d of the benchmark run.", k), "--next-action", "Record the next measurement")()
 		}
 	}
-	name := fmt.Sprintf("session checkpoint at %d events / at %d, as a process (p50 and p95)", c.events, c.base.events)
+	name := fmt.Sprintf("session checkpoint at %d events / at %d, as a process", c.events, c.base.events)
 	a, b, err := paired(o.Pairs, checkpoint(c.proc, c.session), checkpoint(c.base.proc, c.base.session))
 	if err != nil {
 		return nil, nil, fmt.Errorf("bench run: target 7: %w", err)
 	}
-	t7 := ratioTarget(Target{ID: 7, Name: name, Bound: "max", Target: 1.2}, a, b, "checkpoint on "+c.p.Dir(), "checkpoint on "+c.base.dir, true)
+	t7 := ratioTarget(Target{ID: 7, Name: name, Bound: "max", Target: 1.2}, a, b, "checkpoint on "+c.p.Dir(), "checkpoint on "+c.base.dir, false)
 	t7.Reason = "the issue names 1M events against 1k; in process: go test -run '^$' -bench 'Append_1k|Append_1M' ./bench"
 	out = append(out, t7)
 	return out, floor, nil

@@ -60,7 +60,6 @@ func TestBenchRunBaseline(t *testing.T) {
 		want := 3
 		if prefix == "session checkpoint at " {
 			want = 7
-			require.NotNil(t, tg.MeasuredP95, "target 7 names p50 and p95")
 		}
 		require.Equal(t, want, tg.ID, tg.Name)
 		require.NotNil(t, tg.Measured, tg.Name)
