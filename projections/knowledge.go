@@ -59,16 +59,60 @@ func (k *Knowledge) Live() bool { return k.State == KnowledgeOpen || k.State == 
 type knowledge struct {
 	base
 	rows versions[Knowledge]
+	// In a bulk rebuild rows holds the current version of every item, and
+	// these answer the two reads of the fold that would otherwise need the
+	// table and its indexes: maxNum the highest number opened per work
+	// item and id prefix (knowledgeNumKey), byWork the keys of each work
+	// item's items.
+	maxNum map[string]int64
+	byWork map[string][]string
 }
 
 func newKnowledge() *knowledge {
 	p := &knowledge{base: base{name: "knowledge", version: 2, schema: "knowledge", tables: []Table{
 		{Name: "p_knowledge", Key: []string{"work", "item_id"}, Temporal: true},
 	}}}
-	// Rebuilt like the incremental path (no rows held in memory): the
-	// unique index serves the lookups while the others wait for EndBulk.
 	p.rows = versions[Knowledge]{insert: putKnowledge, load: loadKnowledge, close: closeKnowledge}
 	return p
+}
+
+// BeginBulk starts a rebuild with the current version of every item held
+// in memory; a version is written when it is replaced, the current ones
+// and the indexes at EndBulk.
+func (p *knowledge) BeginBulk(conn *sqlite.Conn) error {
+	p.rows.beginBulk()
+	p.maxNum, p.byWork = map[string]int64{}, map[string][]string{}
+	return p.base.BeginBulk(conn)
+}
+
+// AbortBulk drops the in-memory state of a failed bulk build.
+func (p *knowledge) AbortBulk(conn *sqlite.Conn) {
+	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
+	p.maxNum, p.byWork = nil, nil
+}
+
+// EndBulk writes the current versions and creates the indexes.
+func (p *knowledge) EndBulk(conn *sqlite.Conn) error {
+	if err := p.rows.endBulk(conn); err != nil {
+		return err
+	}
+	p.maxNum, p.byWork = nil, nil
+	return p.base.EndBulk(conn)
+}
+
+// knowledgeNumKey keys maxNum: a work item and the first letter of an id
+// (what knowledge_max_num compares).
+func knowledgeNumKey(work, prefix string) string { return work + "\x00" + prefix }
+
+// currentOf lists, in a bulk rebuild, the current versions of work's
+// items, as OpenKnowledge reads them from the table.
+func (p *knowledge) currentOf(work string) []Knowledge {
+	keys := p.byWork[work]
+	out := make([]Knowledge, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, *p.rows.current[k])
+	}
+	return out
 }
 
 func knowledgeKey(work, id string) string { return work + "\x00" + id }
@@ -165,13 +209,18 @@ func (p *knowledge) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) 
 		return err
 	}
 	if len(pl.OpenLoops) > 0 {
-		open, err := OpenKnowledge(conn, pl.Work)
-		if err != nil {
-			return err
-		}
-		next, err := nextKnowledgeNum(conn, "knowledge_max_num", pl.Work, events.KnowledgeLoop, e.Seq)
-		if err != nil {
-			return err
+		var open []Knowledge
+		var next int64
+		if p.rows.bulk {
+			open = p.currentOf(pl.Work)
+			next = p.maxNum[knowledgeNumKey(pl.Work, events.KnowledgePrefix(events.KnowledgeLoop))] + 1
+		} else {
+			if open, err = OpenKnowledge(conn, pl.Work); err != nil {
+				return err
+			}
+			if next, err = nextKnowledgeNum(conn, "knowledge_max_num", pl.Work, events.KnowledgeLoop, e.Seq); err != nil {
+				return err
+			}
 		}
 		have := map[string]bool{}
 		for _, k := range open {
@@ -200,11 +249,23 @@ func (p *knowledge) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) 
 }
 
 func (p *knowledge) open(conn *sqlite.Conn, e *events.Event, pl *events.CheckpointRecorded, c events.KnowledgeChange) error {
+	num, err := knowledgeNum(c.ID)
+	if err != nil {
+		return err
+	}
 	state := KnowledgeActive
 	if c.Kind == events.KnowledgeLoop {
 		state = KnowledgeOpen
 	}
-	return p.rows.put(conn, knowledgeKey(pl.Work, c.ID), e.Seq, &Knowledge{
+	key := knowledgeKey(pl.Work, c.ID)
+	if p.rows.bulk {
+		nk := knowledgeNumKey(pl.Work, c.ID[:1])
+		p.maxNum[nk] = max(p.maxNum[nk], num)
+		if _, ok := p.rows.current[key]; !ok {
+			p.byWork[pl.Work] = append(p.byWork[pl.Work], key)
+		}
+	}
+	return p.rows.put(conn, key, e.Seq, &Knowledge{
 		ID: c.ID, Work: pl.Work, Kind: c.Kind, Text: c.Text, State: state, OpenedSeq: e.Seq,
 		OpenedSession: pl.SessionID, OpenedAt: e.OccurredAt, Supersedes: c.Supersedes, Revision: e.Seq,
 	})

@@ -36,46 +36,59 @@ type searchDoc struct {
 type search struct {
 	base
 	rows versions[searchDoc]
-	// bulk defers the full-text index of a rebuild to one FTS5 'rebuild'
-	// at the end, over the same rows, and keeps the open version of each
-	// document in open, so the fold reads none back and closes only the
-	// documents that have one.
-	bulk bool
-	open map[string]*searchDoc
+	// bulk writes a rebuild's rows as the incremental path does, in the
+	// same order (so with the same ids), but keeps the open version of
+	// each document in open, with its id: the fold reads no row back and
+	// closes a version by its id, so the table needs no index until
+	// EndBulk builds them, and the full-text index with them.
+	bulk   bool
+	open   map[string]*openDoc
+	nextID int64
+}
+
+// openDoc is the open version of a document in a bulk rebuild, and the
+// id of its row.
+type openDoc struct {
+	id int64
+	d  searchDoc
 }
 
 func newSearch() *search {
 	p := &search{base: base{name: "search", version: 1, schema: "search", tables: []Table{
 		{Name: "p_search", Key: []string{"doc"}, Temporal: true},
 	}}}
-	// Rebuilt like the incremental path: the same rows written in the
-	// same order (ids are assigned in that order).
 	p.rows = versions[searchDoc]{insert: p.putDoc, load: p.loadDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
-		if p.bulk {
-			if p.open[doc] == nil {
-				return nil
-			}
-			delete(p.open, doc)
+		if !p.bulk {
+			return exec(conn, "search_close", func(st *sqlite.Stmt) {
+				st.SetInt64(":seq", seq)
+				st.SetText(":doc", doc)
+			})
 		}
-		return exec(conn, "search_close", func(st *sqlite.Stmt) {
+		o := p.open[doc]
+		if o == nil {
+			return nil
+		}
+		delete(p.open, doc)
+		return exec(conn, "search_close_id", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", seq)
-			st.SetText(":doc", doc)
+			st.SetInt64(":id", o.id)
 		})
 	}}
 	return p
 }
 
 // BeginBulk starts a rebuild; the rows are written as incrementally, the
-// full-text index at the end.
+// indexes and the full-text index at the end.
 func (p *search) BeginBulk(conn *sqlite.Conn) error {
-	p.bulk, p.open = true, map[string]*searchDoc{}
+	p.bulk, p.open, p.nextID = true, map[string]*openDoc{}, 1
 	return p.base.BeginBulk(conn)
 }
 
 // AbortBulk leaves bulk mode after a failed rebuild.
 func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk, p.open = false, nil }
 
-// EndBulk fills the full-text index from the rows written.
+// EndBulk fills the full-text index from the rows written and creates the
+// indexes.
 func (p *search) EndBulk(conn *sqlite.Conn) error {
 	p.bulk, p.open = false, nil
 	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO p_search_fts (p_search_fts) VALUES ('rebuild')", nil); err != nil {
@@ -85,11 +98,18 @@ func (p *search) EndBulk(conn *sqlite.Conn) error {
 }
 
 func (p *search) putDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
-	if p.bulk {
-		cp := *d
-		p.open[d.doc] = &cp
+	if !p.bulk {
+		return putSearchDoc(conn, d, from, to)
 	}
-	return putSearchDoc(conn, d, from, to, !p.bulk)
+	id := p.nextID
+	if err := insertSearchRow(conn, id, d, from, to); err != nil {
+		return err
+	}
+	p.nextID++
+	if to == 0 {
+		p.open[d.doc] = &openDoc{id: id, d: *d}
+	}
+	return nil
 }
 
 // loadDoc reads the open version of doc (a copy of it, in bulk mode).
@@ -97,16 +117,57 @@ func (p *search) loadDoc(conn *sqlite.Conn, doc string, seq int64) (*searchDoc, 
 	if !p.bulk {
 		return loadSearchDoc(conn, doc, seq)
 	}
-	cur := p.open[doc]
-	if cur == nil {
+	o := p.open[doc]
+	if o == nil {
 		return nil, nil
 	}
-	cp := *cur
+	cp := o.d
 	return &cp, nil
 }
 
-func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64, fts bool) error {
-	if err := exec(conn, "search_insert", func(st *sqlite.Stmt) {
+// openBySource lists the documents of source path with an open version.
+func (p *search) openBySource(conn *sqlite.Conn, path string) ([]string, error) {
+	var open []string
+	if p.bulk {
+		if path == "" {
+			return nil, nil
+		}
+		for doc, o := range p.open {
+			if o.d.source == path {
+				open = append(open, doc)
+			}
+		}
+		return open, nil
+	}
+	err := query(conn, "search_open_by_source", func(st *sqlite.Stmt) { st.SetText(":source", path) }, func(st *sqlite.Stmt) error {
+		open = append(open, st.GetText("doc"))
+		return nil
+	})
+	return open, err
+}
+
+// putSearchDoc writes a version incrementally: its row, then its entry
+// in the full-text index.
+func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
+	if err := insertSearchRow(conn, 0, d, from, to); err != nil {
+		return err
+	}
+	id := conn.LastInsertRowID()
+	return exec(conn, "search_fts_insert", func(st *sqlite.Stmt) {
+		st.SetInt64(":id", id)
+		st.SetText(":title", d.title)
+		st.SetText(":body", d.body)
+	})
+}
+
+// insertSearchRow writes one row of p_search with id (0: the next id).
+func insertSearchRow(conn *sqlite.Conn, id int64, d *searchDoc, from, to int64) error {
+	return exec(conn, "search_insert", func(st *sqlite.Stmt) {
+		if id > 0 {
+			st.SetInt64(":id", id)
+		} else {
+			st.SetNull(":id")
+		}
 		st.SetText(":doc", d.doc)
 		st.SetText(":kind", d.kind)
 		st.SetText(":ref", d.ref)
@@ -119,17 +180,6 @@ func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64, fts bool) err
 		st.SetText(":body", d.body)
 		st.SetInt64(":valid_from", from)
 		setValidTo(st, to)
-	}); err != nil {
-		return err
-	}
-	if !fts {
-		return nil
-	}
-	id := conn.LastInsertRowID()
-	return exec(conn, "search_fts_insert", func(st *sqlite.Stmt) {
-		st.SetInt64(":id", id)
-		st.SetText(":title", d.title)
-		st.SetText(":body", d.body)
 	})
 }
 
@@ -184,11 +234,8 @@ func (p *search) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) err
 }
 
 func (p *search) source(conn *sqlite.Conn, e *events.Event, pl *events.SourceIndexed) error {
-	var open []string
-	if err := query(conn, "search_open_by_source", func(st *sqlite.Stmt) { st.SetText(":source", pl.Path) }, func(st *sqlite.Stmt) error {
-		open = append(open, st.GetText("doc"))
-		return nil
-	}); err != nil {
+	open, err := p.openBySource(conn, pl.Path)
+	if err != nil {
 		return err
 	}
 	keep := map[string]bool{}

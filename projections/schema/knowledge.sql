@@ -18,4 +18,3 @@ CREATE TABLE p_knowledge (
   valid_from     INTEGER NOT NULL,
   valid_to       INTEGER
 );
-CREATE UNIQUE INDEX p_knowledge_key ON p_knowledge (work, item_id, valid_from);

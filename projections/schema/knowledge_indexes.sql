@@ -1,3 +1,4 @@
+CREATE UNIQUE INDEX p_knowledge_key ON p_knowledge (work, item_id, valid_from);
 CREATE INDEX p_knowledge_open ON p_knowledge (work, item_id) WHERE valid_to IS NULL;
 CREATE INDEX p_knowledge_from ON p_knowledge (work, valid_from);
 CREATE INDEX p_knowledge_live ON p_knowledge (work, kind, num) WHERE valid_to IS NULL AND closed_seq = 0;

@@ -1,0 +1,1 @@
+UPDATE p_search SET valid_to = :seq WHERE id = :id;
