@@ -115,11 +115,18 @@ func (p *knowledge) currentOf(work string) []Knowledge {
 	return out
 }
 
-func knowledgeKey(work, id string) string { return work + "\x00" + id }
+// knowledgeKey is the key of work's item id in versions: the work key's
+// length, a colon, the work key and the id, so it splits back into the two
+// it was made of whatever they hold (a work key may hold a NUL or a colon).
+func knowledgeKey(work, id string) string { return strconv.Itoa(len(work)) + ":" + work + id }
 
 func splitKnowledgeKey(key string) (work, id string) {
-	work, id, _ = strings.Cut(key, "\x00")
-	return work, id
+	n, rest, _ := strings.Cut(key, ":")
+	l, err := strconv.Atoi(n)
+	if err != nil || l < 0 || l > len(rest) {
+		panic(fmt.Sprintf("projections: malformed knowledge key %q", key))
+	}
+	return rest[:l], rest[l:]
 }
 
 func putKnowledge(conn *sqlite.Conn, k *Knowledge, from, to int64) error {
@@ -258,6 +265,9 @@ func (p *knowledge) open(conn *sqlite.Conn, e *events.Event, pl *events.Checkpoi
 		state = KnowledgeOpen
 	}
 	key := knowledgeKey(pl.Work, c.ID)
+	if err := p.oneVersionPerSeq(key, pl.Work, c.ID, e.Seq); err != nil {
+		return err
+	}
 	if p.rows.bulk {
 		nk := knowledgeNumKey(pl.Work, c.ID[:1])
 		p.maxNum[nk] = max(p.maxNum[nk], num)
@@ -302,7 +312,24 @@ func (p *knowledge) change(conn *sqlite.Conn, e *events.Event, pl *events.Checkp
 		return fmt.Errorf("event %d: knowledge %s: unknown change %q", e.Seq, c.ID, c.Op)
 	}
 	cur.Revision = e.Seq
+	if err := p.oneVersionPerSeq(key, pl.Work, c.ID, e.Seq); err != nil {
+		return err
+	}
 	return p.rows.put(conn, key, e.Seq, cur)
+}
+
+// oneVersionPerSeq refuses, in a bulk rebuild, a second version of an item
+// at one seq, with the seq named as the incremental path's insert fails
+// (p_knowledge_key is unique on work, item_id and valid_from): in bulk mode
+// the index is built only at the end, where the seq is no longer known.
+func (p *knowledge) oneVersionPerSeq(key, work, id string, seq int64) error {
+	if !p.rows.bulk {
+		return nil
+	}
+	if from, ok := p.rows.from[key]; ok && from == seq {
+		return fmt.Errorf("knowledge %s of %q: a second version at seq %d: UNIQUE constraint failed: p_knowledge.work, p_knowledge.item_id, p_knowledge.valid_from", id, work, seq)
+	}
+	return nil
 }
 
 // OpenKnowledge lists the current versions of a work item's knowledge

@@ -44,13 +44,16 @@ type search struct {
 	bulk   bool
 	open   map[string]*openDoc
 	nextID int64
+	// bySource holds, in bulk mode, the open documents of each source
+	// (what p_search_source finds incrementally), for re-indexes.
+	bySource map[string]map[string]bool
 }
 
-// openDoc is the open version of a document in a bulk rebuild, and the
-// id of its row.
+// openDoc is the open version of a document in a bulk rebuild, the id of
+// its row and the seq it is valid from.
 type openDoc struct {
-	id int64
-	d  searchDoc
+	id, from int64
+	d        searchDoc
 }
 
 func newSearch() *search {
@@ -69,6 +72,9 @@ func newSearch() *search {
 			return nil
 		}
 		delete(p.open, doc)
+		if o.d.source != "" {
+			delete(p.bySource[o.d.source], doc)
+		}
 		return exec(conn, "search_close_id", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", seq)
 			st.SetInt64(":id", o.id)
@@ -80,17 +86,17 @@ func newSearch() *search {
 // BeginBulk starts a rebuild; the rows are written as incrementally, the
 // indexes and the full-text index at the end.
 func (p *search) BeginBulk(conn *sqlite.Conn) error {
-	p.bulk, p.open, p.nextID = true, map[string]*openDoc{}, 1
+	p.bulk, p.open, p.bySource, p.nextID = true, map[string]*openDoc{}, map[string]map[string]bool{}, 1
 	return p.base.BeginBulk(conn)
 }
 
 // AbortBulk leaves bulk mode after a failed rebuild.
-func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk, p.open = false, nil }
+func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk, p.open, p.bySource = false, nil, nil }
 
 // EndBulk fills the full-text index from the rows written and creates the
 // indexes.
 func (p *search) EndBulk(conn *sqlite.Conn) error {
-	p.bulk, p.open = false, nil
+	p.bulk, p.open, p.bySource = false, nil, nil
 	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO p_search_fts (p_search_fts) VALUES ('rebuild')", nil); err != nil {
 		return fmt.Errorf("search: fill the full-text index: %w", err)
 	}
@@ -107,7 +113,13 @@ func (p *search) putDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
 	}
 	p.nextID++
 	if to == 0 {
-		p.open[d.doc] = &openDoc{id: id, d: *d}
+		p.open[d.doc] = &openDoc{id: id, from: from, d: *d}
+		if d.source != "" {
+			if p.bySource[d.source] == nil {
+				p.bySource[d.source] = map[string]bool{}
+			}
+			p.bySource[d.source][d.doc] = true
+		}
 	}
 	return nil
 }
@@ -132,10 +144,8 @@ func (p *search) openBySource(conn *sqlite.Conn, path string) ([]string, error) 
 		if path == "" {
 			return nil, nil
 		}
-		for doc, o := range p.open {
-			if o.d.source == path {
-				open = append(open, doc)
-			}
+		for doc := range p.bySource[path] {
+			open = append(open, doc)
 		}
 		return open, nil
 	}
@@ -203,6 +213,12 @@ func (p *search) set(conn *sqlite.Conn, seq int64, d *searchDoc) error {
 	}
 	if cur != nil && cur.kind == d.kind && cur.title == d.title && cur.body == d.body && cur.state == d.state && cur.session == d.session {
 		return nil
+	}
+	if o := p.open[d.doc]; p.bulk && o != nil && o.from == seq {
+		// The incremental path's insert fails here on p_search_key
+		// (unique on doc and valid_from); in bulk mode that index is
+		// built only at the end, where the seq is no longer known.
+		return fmt.Errorf("search: document %q: a second version at seq %d: UNIQUE constraint failed: p_search.doc, p_search.valid_from", d.doc, seq)
 	}
 	return p.rows.put(conn, d.doc, seq, d)
 }

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -189,13 +190,28 @@ type elementValue struct {
 	cols    map[string]string
 }
 
-// elementKey identifies an element within its table; repeats of a key in
+// localKey identifies an element within its source: repeats of a key in
 // one source (ordinal > 0) are kept apart, so duplicates stay visible.
-func elementKey(source, key string, ordinal int) string {
-	return source + "\x00" + key + "\x00" + strconv.Itoa(ordinal)
-}
+func localKey(key string, ordinal int) string { return strconv.Itoa(ordinal) + ":" + key }
 
-func localKey(key string, ordinal int) string { return key + "\x00" + strconv.Itoa(ordinal) }
+// elementKey identifies an element within its table: the source path's
+// length, a colon, the path and the element's local key, so it splits
+// back into its parts whatever the path and the key hold (a key may hold
+// a NUL or a colon).
+func elementKey(source, local string) string { return strconv.Itoa(len(source)) + ":" + source + local }
+
+// splitElementKey is elementKey's inverse.
+func splitElementKey(k string) (source, key string, ordinal int) {
+	n, rest, _ := strings.Cut(k, ":")
+	l, err := strconv.Atoi(n)
+	if err != nil || l < 0 || l > len(rest) {
+		panic(fmt.Sprintf("projections: malformed element key %q", k))
+	}
+	source = rest[:l]
+	ord, key, _ := strings.Cut(rest[l:], ":")
+	ordinal, _ = strconv.Atoi(ord)
+	return source, key, ordinal
+}
 
 func (t *elementTable) insert(conn *sqlite.Conn, el *element, from, to int64) error {
 	return exec(conn, t.name+"_insert", func(st *sqlite.Stmt) {
@@ -214,12 +230,11 @@ func (t *elementTable) insert(conn *sqlite.Conn, el *element, from, to int64) er
 }
 
 func (t *elementTable) close(conn *sqlite.Conn, k string, seq int64) error {
-	parts := strings.SplitN(k, "\x00", 3)
-	ordinal, _ := strconv.Atoi(parts[2])
+	source, key, ordinal := splitElementKey(k)
 	return exec(conn, t.name+"_close", func(st *sqlite.Stmt) {
 		st.SetInt64(":seq", seq)
-		st.SetText(":source_path", parts[0])
-		st.SetText(":key", parts[1])
+		st.SetText(":source_path", source)
+		st.SetText(":key", key)
 		if t.name == "item" {
 			st.SetInt64(":ordinal", int64(ordinal))
 		}
@@ -232,7 +247,7 @@ func (t *elementTable) openBySource(conn *sqlite.Conn, source string) (map[strin
 	out := map[string]string{}
 	if t.rows.bulk {
 		for lk := range t.bySource[source] {
-			out[lk] = t.rows.current[source+"\x00"+lk].json
+			out[lk] = t.rows.current[elementKey(source, lk)].json
 		}
 		return out, nil
 	}
@@ -271,7 +286,7 @@ func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []
 		if old, had := current[lk]; had && old == string(raw) {
 			continue
 		}
-		if err := t.rows.put(conn, source+"\x00"+lk, seq, &element{key: el.key, source: source, ordinal: el.ordinal, json: string(raw), cols: el.cols}); err != nil {
+		if err := t.rows.put(conn, elementKey(source, lk), seq, &element{key: el.key, source: source, ordinal: el.ordinal, json: string(raw), cols: el.cols}); err != nil {
 			return err
 		}
 		if t.rows.bulk {
@@ -285,7 +300,7 @@ func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []
 		if seen[lk] {
 			continue
 		}
-		if err := t.rows.drop(conn, source+"\x00"+lk, seq); err != nil {
+		if err := t.rows.drop(conn, elementKey(source, lk), seq); err != nil {
 			return err
 		}
 		if t.rows.bulk {
