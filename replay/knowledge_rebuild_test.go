@@ -151,17 +151,8 @@ func TestProperty_KnowledgeAndSearchRebuild(t *testing.T) {
 	var counts knowledgeCounts
 	rapid.Check(t, func(rt *rapid.T) {
 		ctx := context.Background()
-		dir, err := os.MkdirTemp("", "awr-know-")
-		require.NoError(rt, err)
-		defer os.RemoveAll(dir)
-		st := openProject(rt, dir)
-		defer st.Close()
-		w := &world{t: rt, ctx: ctx, now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-		w.env = &commands.Env{Store: st, Now: func() time.Time { return w.now }, Entropy: rand.New(rand.NewSource(rapid.Int64().Draw(rt, "seed")))}
-		_, err = commands.Init(ctx, w.env, commands.InitRequest{Name: "know"})
-		require.NoError(rt, err)
-		_, err = commands.IndexSource(ctx, w.env, commands.IndexRequest{Source: w.source()}, false)
-		require.NoError(rt, err)
+		w, st, cleanup := newWorld(rt, "know")
+		defer cleanup()
 		// A session to checkpoint in from the start; the steps start,
 		// resume and end more.
 		res, err := commands.StartSession(ctx, w.env, commands.StartRequest{Work: rapid.SampledFrom(w.keys).Draw(rt, "first work"), Agent: "a"})

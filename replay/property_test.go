@@ -153,6 +153,27 @@ func (w *world) step() {
 	}
 }
 
+// newWorld opens a project in a new temporary directory, initializes it
+// and indexes a drawn source; cleanup closes the store and removes the
+// directory.
+func newWorld(rt *rapid.T, name string) (w *world, st *events.Store, cleanup func()) {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "awr-"+name+"-")
+	require.NoError(rt, err)
+	st = openProject(rt, dir)
+	cleanup = func() {
+		st.Close()
+		os.RemoveAll(dir)
+	}
+	w = &world{t: rt, ctx: ctx, now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	w.env = &commands.Env{Store: st, Now: func() time.Time { return w.now }, Entropy: rand.New(rand.NewSource(rapid.Int64().Draw(rt, "seed")))}
+	_, err = commands.Init(ctx, w.env, commands.InitRequest{Name: name})
+	require.NoError(rt, err)
+	_, err = commands.IndexSource(ctx, w.env, commands.IndexRequest{Source: w.source()}, false)
+	require.NoError(rt, err)
+	return w, st, cleanup
+}
+
 func checksumsAt(t require.TestingT, st *events.Store, rev int64) map[string]string {
 	out := map[string]string{}
 	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
@@ -178,17 +199,8 @@ func checksumsAt(t require.TestingT, st *events.Store, rev int64) map[string]str
 func TestProperty_ReplayEqualsIncremental(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		ctx := context.Background()
-		dir, err := os.MkdirTemp("", "awr-prop-")
-		require.NoError(rt, err)
-		defer os.RemoveAll(dir)
-		st := openProject(rt, dir)
-		defer st.Close()
-		w := &world{t: rt, ctx: ctx, now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-		w.env = &commands.Env{Store: st, Now: func() time.Time { return w.now }, Entropy: rand.New(rand.NewSource(rapid.Int64().Draw(rt, "seed")))}
-		_, err = commands.Init(ctx, w.env, commands.InitRequest{Name: "prop"})
-		require.NoError(rt, err)
-		_, err = commands.IndexSource(ctx, w.env, commands.IndexRequest{Source: w.source()}, false)
-		require.NoError(rt, err)
+		w, st, cleanup := newWorld(rt, "prop")
+		defer cleanup()
 		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
 		for i := 0; i < steps; i++ {
 			w.step()
