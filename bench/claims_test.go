@@ -24,7 +24,7 @@ func TestLiveClaimAt_HeadEqualsAt(t *testing.T) {
 	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 3000, Seed: 4, Batch: 60})
 	require.NoError(t, err)
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
-		items, err := projections.WorkItemsAt(r.Conn, r.Head)
+		items, err := projections.WorkItemsAt(r.Conn, r.Head, true)
 		require.NoError(t, err)
 		var nows []int64
 		for _, rev := range []int64{1, r.Head / 2, r.Head * 9 / 10, r.Head} {

@@ -145,7 +145,7 @@ func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (*
 		if err != nil {
 			return err
 		}
-		items, err := projections.WorkItemsAt(r.Conn, head)
+		items, err := projections.WorkItemsAt(r.Conn, head, true)
 		if err != nil {
 			return err
 		}

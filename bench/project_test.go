@@ -62,7 +62,7 @@ func TestProject_Indexes(t *testing.T) {
 		require.Empty(t, res.Organization.Gaps)
 		var items []projections.WorkItem
 		require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
-			items, err = projections.WorkItemsAt(r.Conn, r.Head)
+			items, err = projections.WorkItemsAt(r.Conn, r.Head, true)
 			return err
 		}))
 		require.Len(t, items, n)

@@ -128,7 +128,7 @@ func checkBaseline(ctx context.Context, b *project.Project, exe string, items []
 	if err := store.Read(ctx, func(r *events.Reader) error {
 		head = r.Head
 		var err error
-		theirs, err = projections.WorkItemsAt(r.Conn, r.Head)
+		theirs, err = projections.WorkItemsAt(r.Conn, r.Head, true)
 		return err
 	}); err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 	if err := store.Read(ctx, func(r *events.Reader) error {
 		res.Events = r.Head
 		var err error
-		if items, err = projections.WorkItemsAt(r.Conn, r.Head); err != nil {
+		if items, err = projections.WorkItemsAt(r.Conn, r.Head, true); err != nil {
 			return err
 		}
 		// The first session starts right after the sources are indexed.

@@ -60,7 +60,7 @@ func CompileContext(ctx context.Context, env *Env, req CompileRequest) (*Compile
 			if err != nil {
 				return err
 			}
-			res, err = compileAt(r.Conn, rev, req.Work, "", compileOpts{budget: budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
+			res, err = compileAt(r.Conn, rev, rev == r.Head, req.Work, "", compileOpts{budget: budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
 			return err
 		})
 	} else {
@@ -77,7 +77,7 @@ func CompileContext(ctx context.Context, env *Env, req CompileRequest) (*Compile
 // compileInTx compiles work's packet for an active session at the
 // transaction's head and appends its context_compiled event.
 func compileInTx(tx *events.Tx, work, session string, opts compileOpts) (*CompileResult, error) {
-	res, err := compileAt(tx.Conn, tx.Head(), work, session, opts)
+	res, err := compileAt(tx.Conn, tx.Head(), true, work, session, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ type compileOpts struct {
 // compileAt compiles work's packet (for session's chain, if set) from the
 // projections at rev. The repository comparison goes into the packet when
 // it was made against the checkpoint the packet inherits.
-func compileAt(conn *sqlite.Conn, rev int64, work, session string, opts compileOpts) (*CompileResult, error) {
+func compileAt(conn *sqlite.Conn, rev int64, head bool, work, session string, opts compileOpts) (*CompileResult, error) {
 	if session != "" {
 		s, err := projections.SessionAt(conn, session, rev)
 		if err != nil {
@@ -144,7 +144,7 @@ func compileAt(conn *sqlite.Conn, rev int64, work, session string, opts compileO
 			return nil, fault.New(fault.InvalidInput, "context compile: session %s works on %s, not %s", s.ID, s.Work, work).With("session_id", s.ID)
 		}
 	}
-	in, err := workcontext.Gather(conn, rev, work, session)
+	in, err := workcontext.Gather(conn, rev, head, work, session)
 	if err != nil {
 		return nil, err
 	}

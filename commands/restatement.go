@@ -100,7 +100,7 @@ func VerifyRestatement(ctx context.Context, env *Env, req VerifyRestatementReque
 		if s == nil {
 			return nil, fault.New(fault.NotFound, "recovery verify: session %s not found", req.Session).With("session_id", req.Session).WithHint("awr session list")
 		}
-		in, err := workcontext.Gather(tx.Conn, tx.Head(), s.Work, s.ID)
+		in, err := workcontext.Gather(tx.Conn, tx.Head(), true, s.Work, s.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -296,7 +296,7 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 			out.RecoveryGaps = append(out.RecoveryGaps, "context not compiled: "+StaleError("context compile", stale).Error())
 			return out, nil
 		}
-		c, err := compileAt(tx.Conn, tx.Head(), r.Session.Work, r.Session.ID, compileOpts{budget: budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
+		c, err := compileAt(tx.Conn, tx.Head(), true, r.Session.Work, r.Session.ID, compileOpts{budget: budget, loopCap: env.policy().OpenLoopCap, repo: req.Repo})
 		if err != nil {
 			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
 				return nil, err

@@ -347,7 +347,7 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 			return err
 		}
 		out.Seq = ev.Seq
-		c, err := compileAt(tx.Conn, tx.Head(), seat.Work, out.SessionID, compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap})
+		c, err := compileAt(tx.Conn, tx.Head(), true, seat.Work, out.SessionID, compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap})
 		if err != nil {
 			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
 				return err

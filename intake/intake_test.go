@@ -269,7 +269,7 @@ func TestAccept(t *testing.T) {
 func itemsOf(st *events.Store) (map[string]projections.WorkItem, error) {
 	out := map[string]projections.WorkItem{}
 	err := st.Read(context.Background(), func(r *events.Reader) error {
-		items, err := projections.WorkItemsAt(r.Conn, r.Head)
+		items, err := projections.WorkItemsAt(r.Conn, r.Head, true)
 		for _, it := range items {
 			out[it.Key] = it
 		}

@@ -89,7 +89,7 @@ func (p *Project) ContextPacket(ctx context.Context, req ContextPacketRequest) (
 			return fault.New(fault.NotFound, "context packet: work item %s not found at revision %d", work, rev).
 				With("work", work).WithHint("awr ready --all")
 		}
-		in, err := workcontext.Gather(r.Conn, rev, work, session)
+		in, err := workcontext.Gather(r.Conn, rev, rev == r.Head, work, session)
 		if err != nil {
 			return err
 		}

@@ -87,7 +87,7 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 				rep.Claim.StateNow = "live"
 			}
 		}
-		in, err := workcontext.Gather(r.Conn, rev, s.Work, s.ID)
+		in, err := workcontext.Gather(r.Conn, rev, rev == r.Head, s.Work, s.ID)
 		if err != nil {
 			return err
 		}

@@ -126,7 +126,7 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		if err := statusSessions(r, rev, now, ttl, head, live, res); err != nil {
 			return err
 		}
-		ready, err := projections.ReadinessFrom(r.Conn, rev, live)
+		ready, err := projections.ReadinessFrom(r.Conn, rev, head, live)
 		if err != nil {
 			return err
 		}

@@ -50,7 +50,7 @@ type NotReadyReason struct {
 // blocker, every required dependency completed, no dependency cycle, a
 // unique key and no live claim. Results are sorted by priority then key.
 func ReadinessAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Readiness, error) {
-	items, err := WorkItemsAt(conn, rev)
+	items, err := WorkItemsAt(conn, rev, head)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +63,8 @@ func ReadinessAt(conn *sqlite.Conn, rev, now int64, head bool) ([]Readiness, err
 
 // ReadinessFrom is ReadinessAt for a caller that has read the live
 // claims at rev already (LiveClaimsAt), so they are not read twice.
-func ReadinessFrom(conn *sqlite.Conn, rev int64, held []Claim) ([]Readiness, error) {
-	items, err := WorkItemsAt(conn, rev)
+func ReadinessFrom(conn *sqlite.Conn, rev int64, head bool, held []Claim) ([]Readiness, error) {
+	items, err := WorkItemsAt(conn, rev, head)
 	if err != nil {
 		return nil, err
 	}

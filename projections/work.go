@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -367,9 +368,49 @@ func scanItems(conn *sqlite.Conn, name string, room int, bind func(st *sqlite.St
 	return out, err
 }
 
-// WorkItemsAt lists every work item as of rev, by key then source.
-func WorkItemsAt(conn *sqlite.Conn, rev int64) ([]WorkItem, error) {
+// WorkItemsAt lists every work item as of rev, by key then source; head
+// says rev is the log's head, where only the current rows are read.
+func WorkItemsAt(conn *sqlite.Conn, rev int64, head bool) ([]WorkItem, error) {
+	if head {
+		// Only the current rows, through their partial index: the
+		// register's history (every version a re-index replaced) is
+		// not read at the head.
+		items, err := scanItems(conn, "item_list_current", 256, func(*sqlite.Stmt) {})
+		return mergeSources(items), err
+	}
 	return scanItems(conn, "item_list_at", 256, func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) })
+}
+
+// mergeSources puts items, as the current rows' index gives them (by
+// source, then key and ordinal), in key, source and ordinal order, as
+// item_list_at sorts them: one merge of the sources' runs, where an ORDER
+// BY key would sort in a temporary b-tree whose setup costs more than the
+// rows.
+func mergeSources(items []WorkItem) []WorkItem {
+	var runs [][]WorkItem
+	for i := 0; i < len(items); {
+		j := i + 1
+		for j < len(items) && items[j].SourcePath == items[i].SourcePath {
+			j++
+		}
+		runs = append(runs, items[i:j])
+		i = j
+	}
+	if len(runs) < 2 {
+		return items
+	}
+	out := make([]WorkItem, 0, len(items))
+	for len(out) < len(items) {
+		best := -1
+		for r, run := range runs {
+			if len(run) > 0 && (best < 0 || cmp.Or(strings.Compare(run[0].Key, runs[best][0].Key), strings.Compare(run[0].SourcePath, runs[best][0].SourcePath)) < 0) {
+				best = r
+			}
+		}
+		out = append(out, runs[best][0])
+		runs[best] = runs[best][1:]
+	}
+	return out
 }
 
 // WorkItemAt returns the work items with key as of rev: one normally, more

@@ -210,8 +210,15 @@ func TestProperty_ReplayEqualsIncremental(t *testing.T) {
 		require.NoError(rt, err)
 		require.Empty(rt, mismatches, "incremental projections differ from a rebuild")
 
-		// Readiness of one item equals the full evaluation.
+		// Readiness of one item equals the full evaluation, and the
+		// register read at the head from its current rows equals the
+		// register read as of that revision.
 		require.NoError(rt, st.Read(ctx, func(r *events.Reader) error {
+			current, err := projections.WorkItemsAt(r.Conn, r.Head, true)
+			require.NoError(rt, err)
+			asOf, err := projections.WorkItemsAt(r.Conn, r.Head, false)
+			require.NoError(rt, err)
+			require.Equal(rt, asOf, current)
 			now := w.now.UnixMilli()
 			all, err := projections.ReadinessAt(r.Conn, r.Head, now, true)
 			require.NoError(rt, err)

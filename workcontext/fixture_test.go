@@ -46,7 +46,7 @@ func TestCompile_150Tasks(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		var err error
-		if items, err = projections.WorkItemsAt(r.Conn, r.Head); err != nil {
+		if items, err = projections.WorkItemsAt(r.Conn, r.Head, true); err != nil {
 			return err
 		}
 		if goals, err = projections.GoalsAt(r.Conn, r.Head); err != nil {

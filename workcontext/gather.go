@@ -22,10 +22,11 @@ const (
 // session) may draw on: the item, goals, rules in scope, dependencies with
 // their status, the latest checkpoint of the session's chain (its own or
 // the one it inherited), earlier checkpoints, related items (same goal or
-// milestone) and the recent history of the work.
-func Gather(conn *sqlite.Conn, rev int64, work, session string) (Input, error) {
+// milestone) and the recent history of the work. head says rev is the
+// log's head, where only the register's current rows are read.
+func Gather(conn *sqlite.Conn, rev int64, head bool, work, session string) (Input, error) {
 	in := Input{Work: work, SessionID: session, AtRevision: rev}
-	items, err := projections.WorkItemsAt(conn, rev)
+	items, err := projections.WorkItemsAt(conn, rev, head)
 	if err != nil {
 		return in, err
 	}
