@@ -3,7 +3,8 @@
 // modernc.org/sqlite, with awr's allocator in front), with nothing read
 // from the log, decoded, hashed or folded. On a copy of the database
 // (VACUUM INTO a temporary directory), after dropping every projection
-// index, one transaction with synchronous=OFF:
+// index, one transaction with synchronous=OFF (its commit is not timed,
+// so the floor errs low):
 //
 //   - rows: every projection table's rows copied into a new table
 //     without indexes (CREATE TABLE ... AS SELECT);
