@@ -153,14 +153,16 @@ func measure(src string) (*floor, error) {
 	for _, t := range tables {
 		rows.stmts = append(rows.stmts, "CREATE TABLE floor_"+t+" AS SELECT * FROM "+t)
 	}
-	// The log's copy keeps the columns' declarations and the two UNIQUE
-	// constraints (their automatic indexes), then gets the named indexes
-	// (renamed: index names are unique in a schema) before its rows, so
-	// that they are maintained row by row as an append maintains them.
-	log := &phase{name: "log", stmts: []string{`CREATE TABLE floor_events (
-  seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, stream TEXT NOT NULL,
-  stream_version INTEGER NOT NULL, occurred_at INTEGER NOT NULL, actor TEXT NOT NULL,
-  request_id TEXT UNIQUE, payload TEXT NOT NULL, prev_hash BLOB NOT NULL, hash BLOB NOT NULL)`}}
+	// The log's copy is declared as the log is (its columns, and the two
+	// UNIQUE constraints with their automatic indexes) and gets the log's
+	// named indexes (renamed: index names are unique in a schema) before
+	// its rows, so that they are maintained row by row as an append
+	// maintains them.
+	logTable, err := col("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'events'")
+	if err != nil || len(logTable) != 1 || !strings.HasPrefix(logTable[0], "CREATE TABLE events (") {
+		return nil, fmt.Errorf("read the declaration of the events table: %v (%q)", err, logTable)
+	}
+	log := &phase{name: "log", stmts: []string{strings.Replace(logTable[0], "CREATE TABLE events (", "CREATE TABLE floor_events (", 1)}}
 	for _, q := range logIndexes {
 		q = strings.Replace(q, " ON events ", " ON floor_events ", 1)
 		log.stmts = append(log.stmts, strings.Replace(q, "CREATE INDEX ", "CREATE INDEX floor_", 1))
