@@ -32,7 +32,7 @@ like="tbl_name LIKE 'p\_%' ESCAPE '\\'"
 	echo "INSERT INTO p_search_fts(p_search_fts) VALUES('rebuild');"
 	echo "COMMIT;"
 } >"$dir/floor.sql"
-sqlite3 "$db" <"$dir/floor.sql" >"$dir/out" 2>&1 || { cat "$dir/out" >&2; exit 1; }
+sqlite3 -bail "$db" <"$dir/floor.sql" >"$dir/out" 2>&1 || { cat "$dir/out" >&2; exit 1; }
 awk -v events="$(q 'SELECT count(*) FROM events')" '
 	/^phase / { phase = $2; next }
 	/^Run Time/ { t[phase] += $4 }
