@@ -52,7 +52,7 @@ func subscribe(t *testing.T, srv *mcpserver.Server, cs *mcp.ClientSession, uris 
 			}
 		}
 		return true
-	}, 20*time.Second, 10*time.Millisecond, "subscriptions to %v in force", uris)
+	}, time.Minute, 10*time.Millisecond, "subscriptions to %v in force", uris)
 }
 
 // TestSubscribe_UpdatedWhenTheRevisionMoves: a client subscribed to the
@@ -72,7 +72,7 @@ func TestSubscribe_UpdatedWhenTheRevisionMoves(t *testing.T) {
 	other := connect(t, dir) // another door on the same project, as another process
 	ok(t, other, "awr_session_start", map[string]any{"work": "CART-1", "agent": "builder", "claim": true, "ttl_ms": 600000})
 	got := map[string]bool{}
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(time.Minute)
 	for len(got) < 2 {
 		select {
 		case uri := <-updated:
@@ -86,7 +86,7 @@ func TestSubscribe_UpdatedWhenTheRevisionMoves(t *testing.T) {
 
 	require.NoError(t, cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: mcpserver.StatusURI}))
 	require.NoError(t, cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: mcpserver.WorkContextURI("CART-1")}))
-	require.Eventually(t, func() bool { return len(srv.Subscriptions()) == 0 }, 20*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return len(srv.Subscriptions()) == 0 }, time.Minute, 10*time.Millisecond,
 		"unsubscribed on the server")
 	// Notifications sent before the unsubscriptions were answered may
 	// still be on their way (the first write can move the head in more

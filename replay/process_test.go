@@ -58,7 +58,7 @@ func childMain(mode, dir, agent string) int {
 	}
 	session := ""
 	for i := 0; limit < 0 || i < limit; i++ {
-		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
 		var rev int64
 		switch {
 		case session == "":

@@ -98,6 +98,7 @@ func (f *fixture) clear(addr, reason string) error {
 // states in the evidence, the agents are told why, and the attention
 // holds over repeated ups until someone answers it.
 func TestAttention_MachineRestart(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.repoSeat("a", "T-1", "repo-a")
 	b := f.repoSeat("b", "T-2", "repo-b")

@@ -11,6 +11,7 @@ import (
 // gives is one client bind accepts: the bare id for claude, codex and
 // gemini, HOST:ID for any other runtime.
 func TestContextFile_BindLine(t *testing.T) {
+	t.Parallel()
 	for runtime, want := range map[string]string{
 		"claude":  "--client claude --external-session 0e4c --work",
 		"codex":   "--client codex --external-session 0e4c --work",

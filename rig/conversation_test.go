@@ -10,6 +10,7 @@ import (
 )
 
 func TestConversationExists(t *testing.T) {
+	t.Parallel()
 	const id = "0b7f4c2e-9d1a-4e3b-8c5f-1a2b3c4d5e6f"
 	home, conf, codexHome := t.TempDir(), t.TempDir(), t.TempDir()
 	cwd := filepath.Join(t.TempDir(), "my_proj.v1")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/intake"
 	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/projections"
@@ -46,19 +47,14 @@ func run(m *testing.M) (int, error) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return 0, fmt.Errorf("rig tests need tmux on PATH (.ci/run installs it): %v", err)
 	}
-	dir, err := os.MkdirTemp("", "awr-rig-bin-")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(dir)
-	for _, pkg := range []string{"../cmd/awr", "../fixtures/fakeagent/cmd/fakeagent"} {
-		out, err := exec.Command("go", "build", "-tags", "awrtest", "-o", dir+"/", pkg).CombinedOutput()
+	for _, pkg := range []string{testkit.AWR, testkit.FakeAgent} {
+		p, err := testkit.Build(pkg)
 		if err != nil {
-			return 0, fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+			return 0, err
 		}
+		bin = filepath.Dir(p)
 	}
-	bin = dir
-	return m.Run(), nil
+	return testkit.Run(m), nil
 }
 
 // ledger is a task register with six independent ready items.
@@ -122,7 +118,7 @@ func newFixture(t testing.TB) *fixture {
 	}
 	t.Cleanup(func() { door.Close() })
 	f.m = &rig.Manager{Dir: dir, Env: commands.NewEnv(st), Stale: door.StaleSources, Tmux: rig.Tmux{Socket: f.socket},
-		AwrBin: filepath.Join(bin, "awr"), VerifyTimeout: 15 * time.Second, Poll: 50 * time.Millisecond}
+		AwrBin: filepath.Join(bin, "awr"), VerifyTimeout: time.Minute, Poll: 50 * time.Millisecond}
 	t.Cleanup(func() {
 		exec.Command("tmux", "-L", f.socket, "kill-server").Run()
 		st.Close()

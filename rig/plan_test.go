@@ -23,6 +23,7 @@ import (
 // after launch is something no plan can foresee; those outcomes are
 // covered one by one in rig_test.go).
 func TestPlanAgreesWithApply(t *testing.T) {
+	t.Parallel()
 	works := []string{"T-1", "T-2", "T-3", "T-4", "T-5", "T-6"}
 	rapid.Check(t, func(rt *rapid.T) {
 		f := newFixture(t)

@@ -32,6 +32,7 @@ func (f *fixture) reconcile(req commands.ReconcileRequest) (*commands.ReconcileR
 // adopts the hand-resumed session, recording who and why, and the up after
 // it resumes from that session.
 func TestReconcile_AfterRestart(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.seat("a", "T-1", events.PolicyResumeIfPossible)
 	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {
@@ -119,6 +120,7 @@ func TestReconcile_AfterRestart(t *testing.T) {
 // (someone took over in that pane): reconcile adopts it with its claim and
 // types nothing into the pane, and the next up finds the seat running.
 func TestReconcile_PaneAlive(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.seat("a", "T-1", events.PolicyResumeIfPossible)
 	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {
@@ -166,6 +168,7 @@ func TestReconcile_PaneAlive(t *testing.T) {
 // restart) and names the restore that answers it; after the restore it is
 // no finding.
 func TestDoctor_SeatAgentGone(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.seat("a", "T-1", events.PolicyResumeIfPossible)
 	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {

@@ -46,6 +46,7 @@ func seatCheck(res *rig.RestoreCheckResult, addr string) *rig.SeatCheck {
 // up then does, seat by seat (plan == apply), and names the check behind
 // each prediction with its evidence and remediation.
 func TestRestoreCheck_MachineRestart(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.repoSeat("a", "T-1", "repo-a")
 	b := "b@portal"
@@ -140,6 +141,7 @@ func TestRestoreCheck_MachineRestart(t *testing.T) {
 // Red checks: a missing directory, a program not on PATH and work that
 // cannot be claimed each predict failed, as the up gives.
 func TestRestoreCheck_Red(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	for _, req := range []commands.SeatRequest{

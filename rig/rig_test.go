@@ -21,6 +21,7 @@ import (
 // agent checkpoints when asked), up again resuming the same conversation
 // by id, in a successor session that inherited the checkpoint.
 func TestUpDownUp_Resumes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	build := f.seat("build", "T-1", events.PolicyResumeIfPossible)
 
@@ -107,6 +108,7 @@ func TestUpDownUp_Resumes(t *testing.T) {
 // roll-up is partial, and nothing is left running for the seat that awaits
 // a decision. The decision, once made, is an event and holds.
 func TestSeveralSeats_OnlySomeResume(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	build := f.seat("build", "T-1", events.PolicyResumeIfPossible)
 	review := f.seat("review", "T-2", events.PolicyResumeIfPossible)
@@ -125,7 +127,8 @@ func TestSeveralSeats_OnlySomeResume(t *testing.T) {
 		Command: "no-such-agent-xyz", ResumeCommand: "no-such-agent-xyz --resume {conversation}", Work: "T-5"}); err != nil {
 		t.Fatal(err)
 	}
-	f.m.VerifyTimeout = 3 * time.Second
+	// docs hangs: its wait is short; the others' is the harness's minute.
+	f.m.SeatVerifyTimeout = map[string]time.Duration{docs: 3 * time.Second}
 	res := f.up(rig.UpOptions{})
 	want := map[string]string{build: events.SeatResumed, review: events.SeatAwaitingDecision, test: events.SeatFreshPrimed,
 		docs: events.SeatAttentionRequired, ops: events.SeatFailed}
@@ -217,6 +220,7 @@ func TestSeveralSeats_OnlySomeResume(t *testing.T) {
 // failed before anything is launched: a missing cwd; and an agent that
 // cannot start. Neither loses the seat's earlier state.
 func TestFailedLaunches(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	a := f.seat("a", "T-1", events.PolicyResumeIfPossible)
@@ -259,6 +263,7 @@ func TestFailedLaunches(t *testing.T) {
 // The repository moved since the snapshot: launched, but a person must
 // look first, with both HEADs as evidence.
 func TestAttentionRequired_RepositoryMoved(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.git("init", "-q")
 	f.git("add", "ledger")
@@ -294,6 +299,7 @@ func TestAttentionRequired_RepositoryMoved(t *testing.T) {
 // checkpoint_only never launches on a restore; a seat added after the
 // snapshot never had a conversation and starts fresh.
 func TestCheckpointOnlyAndNewSeat(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	keep := f.seat("keep", "T-1", events.PolicyCheckpointOnly)
 	f.up(rig.UpOptions{})
@@ -324,6 +330,7 @@ func TestCheckpointOnlyAndNewSeat(t *testing.T) {
 // The policy belongs to the seat: many down/up cycles never change it, and
 // each cycle gives the same outcomes.
 func TestPolicyPersistsAcrossCycles(t *testing.T) {
+	t.Parallel()
 	cycles := 4
 	if os.Getenv("AWR_LONG") != "" {
 		cycles = 25
@@ -355,6 +362,7 @@ func TestPolicyPersistsAcrossCycles(t *testing.T) {
 }
 
 func TestUpErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	if _, err := f.m.Up(ctx, rig.UpOptions{Rig: "empty"}); !fault.Is(err, fault.NotFound) {
@@ -383,6 +391,7 @@ func TestUpErrors(t *testing.T) {
 // The seat's work cannot be claimed: taken by someone else, or no work at
 // all. The plan already says failed, with the reason; nothing is launched.
 func TestFailed_WorkNotClaimable(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	a := f.seat("a", "T-1", "")
@@ -414,6 +423,7 @@ func TestFailed_WorkNotClaimable(t *testing.T) {
 // like a credential is withheld from the evidence, and a --message with
 // one is refused before anything is written.
 func TestSecretsStayOut(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.seat("a", "T-1", "")
 	f.mode(a, "hang-leaky")
@@ -457,6 +467,7 @@ func TestSecretsStayOut(t *testing.T) {
 // once), keeps its placeholders, and names the flags that keep a
 // successor's loops, decisions and facts.
 func TestDefaultStopMessage(t *testing.T) {
+	t.Parallel()
 	msg := rig.DefaultStopMessage
 	if strings.ContainsAny(msg, "\r\n") {
 		t.Fatalf("the stop message is not one line: %q", msg)
@@ -472,6 +483,7 @@ func TestDefaultStopMessage(t *testing.T) {
 // Addresses that differ only in where '-' and '@' fall never share a tmux
 // session.
 func TestTmuxNamesDistinct(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	if x, y := f.m.TmuxName("a-b@c"), f.m.TmuxName("a@b-c"); x == y {
 		t.Fatalf("a-b@c and a@b-c share tmux session %s", x)

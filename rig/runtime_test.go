@@ -3,7 +3,6 @@ package rig_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures/fakeclaude"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/rig"
 )
 
@@ -22,9 +22,9 @@ import (
 func fakeRuntimes(t *testing.T) (claudeConf, codexHome string) {
 	t.Helper()
 	dir := t.TempDir()
-	for name, pkg := range map[string]string{"claude": "../fixtures/fakeclaude/cmd/fakeclaude", "codex": "../fixtures/fakecodex/cmd/fakecodex"} {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	for name, pkg := range map[string]string{"claude": testkit.FakeClaude, "codex": testkit.FakeCodex} {
+		if err := os.Symlink(testkit.Program(t, pkg), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
 		}
 	}
 	// After the builds: a new HOME would also move the build cache.

@@ -18,7 +18,7 @@ import (
 // capture polls the seat's pane until a line contains want.
 func (f *fixture) captureUntil(addr, want string) *rig.CaptureResult {
 	f.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		res, err := f.m.Capture(context.Background(), addr, 0)
 		if err != nil {
@@ -40,6 +40,7 @@ func (f *fixture) captureUntil(addr, want string) *rig.CaptureResult {
 // checkpoints when a line asks it to), is recorded for the audit with its
 // sender, and shows in the pane's capture.
 func TestSend_ReachesTheAgent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	build := f.seat("build", "T-1", "")
 	f.up(rig.UpOptions{})
@@ -107,6 +108,7 @@ func TestSend_ReachesTheAgent(t *testing.T) {
 // What a send and a capture refuse: bad text, secrets, bad bounds, and a
 // seat that does not run. Nothing is written.
 func TestSend_Refusals(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	build := f.seat("build", "T-1", "")
 	ctx := context.Background()
@@ -154,7 +156,7 @@ func TestSend_Refusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	capt := f.captureUntil(build, "agent gone")
-	for deadline := time.Now().Add(10 * time.Second); capt.Running; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); capt.Running; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("capture says a dead agent runs: %+v", capt)
 		}
@@ -169,6 +171,7 @@ func TestSend_Refusals(t *testing.T) {
 
 // A credential on an agent's screen never leaves awr through a capture.
 func TestCapture_WithholdsSecrets(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.seat("a", "T-1", "")
 	f.mode(a, "hang-leaky")
@@ -188,6 +191,7 @@ func TestCapture_WithholdsSecrets(t *testing.T) {
 // A snapshot of a running rig leaves it running, is recorded as a down's
 // would be, and a later restore (the agent died without a down) uses it.
 func TestSnapshot_RunningRig(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	build := f.seat("build", "T-1", "")
 	f.up(rig.UpOptions{})

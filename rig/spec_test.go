@@ -30,6 +30,7 @@ func changes(res *rig.ApplyResult) map[string]string {
 }
 
 func TestApply(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	spec := `rig: portal
@@ -85,6 +86,7 @@ seats:
 }
 
 func TestParseSpec_SecretKeepsItsCode(t *testing.T) {
+	t.Parallel()
 	_, err := rig.ParseSpec("rig.yaml", []byte("rig: p\nseats:\n  - role: a\n    command: agent --key ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"))
 	if !fault.Is(err, fault.RuleViolation) || !strings.HasPrefix(err.Error(), "rig.yaml:3:") || strings.Contains(err.Error(), "ghp_") {
 		t.Fatalf("got %v", err)
@@ -92,6 +94,7 @@ func TestParseSpec_SecretKeepsItsCode(t *testing.T) {
 }
 
 func TestParseSpec_Errors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, body, want string }{
 		{"not yaml", "rig: [", "rig.yaml: not YAML"},
 		{"not a mapping", "- a\n- b\n", "rig.yaml:1: the spec must be a mapping"},

@@ -36,6 +36,11 @@ type Manager struct {
 	// VerifyTimeout bounds how long a launched agent has to report its
 	// conversation id.
 	VerifyTimeout time.Duration
+	// SeatVerifyTimeout, by seat address, replaces VerifyTimeout for that
+	// seat: a test gives the seat whose agent hangs a short wait and the
+	// others a long one, so that no outcome depends on how fast the
+	// machine launches the agents that do report.
+	SeatVerifyTimeout map[string]time.Duration
 	// Poll is how often the log is read while waiting (default 100ms).
 	Poll time.Duration
 	// Budget is the token budget of the context packets; 0 is

@@ -404,15 +404,21 @@ func contextFile(s *projections.Seat, session, conv, project, attention, packet 
 // verify waits for each launched agent to report its conversation id, and
 // records each seat's outcome as soon as it is known.
 func (m *Manager) verify(ctx context.Context, rig, restoreID string, pending []*SeatPlan) error {
-	timeout := m.VerifyTimeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
+	start := time.Now()
+	timeoutOf := func(p *SeatPlan) time.Duration {
+		if d, ok := m.SeatVerifyTimeout[p.seat.seat.Address]; ok && d > 0 {
+			return d
+		}
+		if m.VerifyTimeout > 0 {
+			return m.VerifyTimeout
+		}
+		return 30 * time.Second
 	}
-	deadline := time.Now().Add(timeout)
 	for len(pending) > 0 {
 		var next []*SeatPlan
 		for _, p := range pending {
-			done, err := m.check(ctx, p, time.Now().After(deadline), timeout)
+			timeout := timeoutOf(p)
+			done, err := m.check(ctx, p, time.Since(start) > timeout, timeout)
 			if err != nil {
 				return err
 			}

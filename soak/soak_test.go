@@ -22,6 +22,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
@@ -30,9 +31,7 @@ import (
 func TestMain(m *testing.M) {
 	switch mode := os.Getenv("AWR_TEST_CHILD"); mode {
 	case "":
-		code := m.Run()
-		removeBuilt()
-		os.Exit(code)
+		os.Exit(testkit.Run(m))
 	case "handoff":
 		os.Exit(handoffChild(os.Getenv("AWR_TEST_PROJECT"), os.Getenv("AWR_TEST_WORK"), os.Getenv("AWR_TEST_AGENT")))
 	case "write":

@@ -67,7 +67,7 @@ func TestBrowser_Page(t *testing.T) {
 	// wait polls a JS expression until it is true.
 	wait := func(what, expr string) {
 		t.Helper()
-		_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
+		_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Minute), chromedp.WithPollingInterval(50*time.Millisecond)))
 		require.NoError(t, err, "waiting for %s (%s)", what, expr)
 	}
 	eval := func(expr string, v any) {
@@ -327,7 +327,7 @@ func TestBrowser_Replica(t *testing.T) {
 	defer cancelTab()
 	wait := func(what, expr string) {
 		t.Helper()
-		_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
+		_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Minute), chromedp.WithPollingInterval(50*time.Millisecond)))
 		require.NoError(t, err, "waiting for %s (%s)", what, expr)
 	}
 	text := func(id string) string {

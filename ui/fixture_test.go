@@ -9,45 +9,23 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/stretchr/testify/require"
 )
 
-var (
-	buildOnce sync.Once
-	awrPath   string
-	buildErr  error
-	buildDir  string
-)
-
-// awrBinary builds cmd/awr once per test binary and returns its path.
+// awrBinary returns the awr binary, built once per test binary
+// (fixtures/testkit).
 func awrBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "awr-ui-bin-")
-		if buildErr != nil {
-			return
-		}
-		awrPath = filepath.Join(buildDir, "awr")
-		out, err := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", awrPath, "../cmd/awr").CombinedOutput()
-		if err != nil {
-			buildErr = &buildError{out: string(out), err: err}
-		}
-	})
-	require.NoError(t, buildErr)
-	return awrPath
+	return testkit.Program(t, testkit.AWR)
 }
 
-type buildError struct {
-	out string
-	err error
-}
-
-func (e *buildError) Error() string { return "go build ../cmd/awr: " + e.err.Error() + "\n" + e.out }
+// TestMain removes the programs the kit built once the tests end.
+func TestMain(m *testing.M) { os.Exit(testkit.Run(m)) }
 
 // fixture is a project built by awr commands: a copy of the checkout
 // sample in a git repository, initialized, with alice's session on CART-1
@@ -160,7 +138,7 @@ func (f *fixture) serve(args ...string) *server {
 	select {
 	case line := <-lines:
 		s.URL = strings.TrimSpace(line)
-	case <-time.After(30 * time.Second):
+	case <-time.After(time.Minute):
 		c.Process.Kill()
 		f.t.Fatalf("awr ui printed no URL in 30s; stderr: %s", s.errb)
 	}
@@ -182,7 +160,7 @@ func (s *server) stop(t *testing.T, sig syscall.Signal) int {
 	require.NoError(t, s.cmd.Process.Signal(sig))
 	select {
 	case <-s.done:
-	case <-time.After(15 * time.Second):
+	case <-time.After(time.Minute):
 		s.cmd.Process.Kill()
 		t.Fatalf("awr ui did not stop on %v within 15s", sig)
 	}

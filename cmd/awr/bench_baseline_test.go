@@ -2,8 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,9 +17,16 @@ import (
 // ready; 7: a checkpoint as a process) as paired runs of the real binary,
 // names both histories' sizes, leaves no session of its own open in
 // either project, and refuses a baseline of another register or without
-// --compare before it writes anything.
+// --compare before it writes anything. Slow: it generates three histories
+// and runs each figure as paired processes; the short form's histories
+// are a third of the long form's (AWR_LONG=1).
 func TestBenchRunBaseline(t *testing.T) {
-	bin := filepath.Join(docsBinary(t), "awr")
+	t.Parallel()
+	bin := buildAWR(t)
+	bigN, smallN, otherN := 200, 50, 40
+	if os.Getenv("AWR_LONG") != "" {
+		bigN, smallN, otherN = 600, 150, 100
+	}
 	awr := func(args ...string) ([]byte, error) { return exec.Command(bin, args...).CombinedOutput() }
 	must := func(args ...string) []byte {
 		t.Helper()
@@ -31,7 +38,7 @@ func TestBenchRunBaseline(t *testing.T) {
 	for _, p := range []struct {
 		dir          string
 		tasks, count int
-	}{{big, 20, 600}, {small, 20, 150}, {other, 7, 100}} {
+	}{{big, 20, bigN}, {small, 20, smallN}, {other, 7, otherN}} {
 		must("bench", "project", p.dir, "--tasks", strconv.Itoa(p.tasks), "--seed", "1", "--json")
 		must("--project", p.dir, "bench", "generate", "--events", strconv.Itoa(p.count), "--json")
 	}

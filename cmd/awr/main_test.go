@@ -15,8 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awr-dev/awr/fixtures/fakeagent"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -26,7 +28,7 @@ var runHints = flag.Bool("hints", true, "run every hint a script prints, in a co
 
 // TestMain lets the test binary double as the awr command inside scripts.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(testkit.M(m), map[string]func(){
 		"awr":       func() { leaveAtExit = true; os.Exit(runAwrCollectingHints()) },
 		"fakeagent": func() { fakeagent.Main(); os.Exit(0) },
 	})
@@ -47,7 +49,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("LANG", "C")
 			env.Setenv("COLUMNS", "80")
 			env.Setenv("NO_COLOR", "1")
-			env.Setenv("AWR_TIMEOUT", "10s")
+			// A busy project database is waited for as long as a loaded
+			// machine may need; no script is about that wait.
+			env.Setenv("AWR_TIMEOUT", "60s")
 			// Rig scripts run their agents on a private tmux server, gone
 			// when the script ends.
 			sum := sha256.Sum256([]byte(env.WorkDir))
@@ -76,8 +80,27 @@ func TestScripts(t *testing.T) {
 			"jsonget":      cmdJSONGet,
 			"editline":     cmdEditLine,
 			"rehash":       cmdRehash,
+			"advance":      cmdAdvance,
 		},
 	})
+}
+
+// cmdAdvance implements `advance DURATION`: awr's clock in the commands
+// that follow (AWR_TEST_NOW) is DURATION past the later of the real time
+// and the clock the script set before. A lease or an idle time is passed
+// this way, not by sleeping: what a script shows then does not depend on
+// how fast the machine runs it.
+func cmdAdvance(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: advance DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	now := time.Now().UnixMilli()
+	if v, err := strconv.ParseInt(ts.Getenv("AWR_TEST_NOW"), 10, 64); err == nil && v > now {
+		now = v
+	}
+	ts.Setenv("AWR_TEST_NOW", strconv.FormatInt(now+d.Milliseconds(), 10))
 }
 
 // cmdJSONField implements `jsonfield FILE PATH WANT`: FILE (or stdout,

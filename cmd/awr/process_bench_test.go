@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"testing"
 	"time"
 
 	"github.com/awr-dev/awr/bench"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures/testkit"
 )
 
 // BenchmarkProcess_ContextCompile runs the built awr binary as an agent
@@ -17,14 +17,7 @@ import (
 // against the process floor `awr version`. It reports the p95 of each and
 // their ratio; speed is measured here, never asserted.
 func BenchmarkProcess_ContextCompile(b *testing.B) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin := filepath.Join(b.TempDir(), "awr")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testkit.Program(b, testkit.AWR)
 	dir := b.TempDir()
 	st, err := bench.NewProject(context.Background(), events.DBPath(dir), 150, 1)
 	if err != nil {

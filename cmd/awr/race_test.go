@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/fixtures"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -137,16 +138,11 @@ func TestClaimRace_Processes(t *testing.T) {
 	require.Equal(t, winner, list.Sessions[0].ID)
 }
 
-// buildAWR builds the awr command into a temporary directory.
+// buildAWR returns the awr command, built once for the package's tests
+// (fixtures/testkit).
 func buildAWR(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	require.NoError(t, err, "the go command is needed to build awr")
-	bin := filepath.Join(t.TempDir(), "awr")
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	return bin
+	return testkit.Program(t, testkit.AWR)
 }
 
 // TestSourceAddRace_Processes adds several files to the manifest from
@@ -254,7 +250,7 @@ func TestSignal_StopsABlockedCommand(t *testing.T) {
 			}
 			require.Equal(t, 128+int(sig), ee.ExitCode(), "%s", stderr.String())
 			require.Contains(t, stderr.String(), "stopped by")
-		case <-time.After(30 * time.Second):
+		case <-time.After(time.Minute):
 			cmd.Process.Kill()
 			t.Fatalf("awr recovery verify --input - did not stop on %s: %s", sig, stderr.String())
 		}

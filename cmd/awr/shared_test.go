@@ -451,7 +451,7 @@ func TestShared_MCPWakeUp(t *testing.T) {
 	select {
 	case uri := <-updated:
 		require.Equal(t, mcpserver.StatusURI, uri)
-	case <-time.After(30 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("no resources/updated after another machine's write")
 	}
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.StatusURI})

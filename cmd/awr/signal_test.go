@@ -47,12 +47,8 @@ func TestInterruptible_CatchesOnFirstLook(t *testing.T) {
 // context (log --follow) is still stopped cleanly by SIGINT and SIGTERM
 // (exit 0, as documented), not killed by the signal.
 func TestInterruptible_SignalStopsAFollow(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "awr")
-	c := exec.Command("go", "build", "-buildvcs=false", "-o", bin, ".")
-	out, err := c.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	proj := filepath.Join(dir, "p")
+	bin := buildAWR(t)
+	proj := filepath.Join(t.TempDir(), "p")
 	st, err := bench.NewProject(context.Background(), events.DBPath(proj), 5, 1)
 	require.NoError(t, err)
 	st.Close()

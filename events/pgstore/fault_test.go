@@ -296,7 +296,7 @@ func TestOpen_NoLockWhenCurrent(t *testing.T) {
 	const migrateLock = 0x6177722e7067 // "awr.pg", the store's migration lock
 	_, err = admin.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrateLock))
 	require.NoError(t, err)
-	quick, cancel := context.WithTimeout(ctx, 3*time.Second)
+	quick, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	s, err := pgstore.Open(quick, dbURL, pgstore.Options{Project: "known"})
 	require.NoError(t, err, "a current database opens while the migration lock is held")

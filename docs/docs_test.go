@@ -1,4 +1,4 @@
-package main
+package docs_test
 
 import (
 	"bytes"
@@ -10,12 +10,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/awr-dev/awr/fixtures"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -98,64 +101,95 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 // examples reports). -update-docs rewrites the shown output, and the ids and
 // hashes after it, from the run.
 func TestDocs(t *testing.T) {
-	bin := docsBinary(t)
+	bin := testkit.Programs(t, testkit.AWR, testkit.FakeAgent)
 	for _, name := range checkedDocs {
 		t.Run(strings.TrimSuffix(name, ".md"), func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join("..", "..", "docs", name)
-			src, err := os.ReadFile(path)
+			src, err := os.ReadFile(name)
 			require.NoError(t, err)
-			d := &docRun{t: t, path: path, bin: bin, lines: strings.Split(string(src), "\n")}
-			d.run()
-			require.NotZero(t, d.ran, "%s has no runnable block (mark one with <!-- doctest: run -->)", path)
-			t.Logf("%s: %d blocks run, %d skipped", path, d.ran, d.skipped)
-			if *updateDocs {
-				require.NoError(t, os.WriteFile(path, []byte(d.rewritten()), 0o644))
+			doc := &docFile{path: name, lines: strings.Split(string(src), "\n"), renames: &renames{m: map[string]string{}}}
+			chains := doc.parse(t)
+			// The scenarios run in parallel, each chain of them (a scenario
+			// and those that take it up again or copy it) in the doc's order.
+			runs := make([]*docRun, len(chains))
+			t.Run("scenarios", func(t *testing.T) {
+				for i, ch := range chains {
+					t.Run(fmt.Sprintf("line%d", ch.line+1), func(t *testing.T) {
+						t.Parallel()
+						runs[i] = &docRun{t: t, doc: doc, bin: bin}
+						runs[i].run(ch.items)
+					})
+				}
+			})
+			ran := 0
+			var edits []docEdit
+			for _, d := range runs {
+				if d != nil {
+					ran += d.ran
+					edits = append(edits, d.edits...)
+				}
+			}
+			require.NotZero(t, ran, "%s has no runnable block (mark one with <!-- doctest: run -->)", name)
+			t.Logf("%s: %d blocks run in %d scenario chains, %d skipped", name, ran, len(chains), doc.skipped)
+			if *updateDocs && !t.Failed() {
+				require.NoError(t, os.WriteFile(name, []byte(doc.rewritten(edits)), 0o644))
 			}
 		})
 	}
 }
 
-// docsBinary builds the awr the docs show, as .ci/run and the install
-// section build it (static, trimmed paths; no VCS stamp, so `awr version`
-// prints what the docs show), into a temporary directory put first on the
-// examples' PATH, with the fake agent the seat and rig examples run
-// (fixtures/fakeagent) beside it. The test binary doubles as awr for the testscripts, but
-// under -race each of its runs is several times slower, and a doc scenario
-// whose steps lie more than 1% of a lease apart shows a claim_renewed the
-// doc does not: the docs run the real binary at its real speed.
-func docsBinary(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, pkg := range []string{".", "../../fixtures/fakeagent/cmd/fakeagent"} {
-		c := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", dir+string(os.PathSeparator), pkg)
-		c.Env = append(os.Environ(), "CGO_ENABLED=0")
-		out, err := c.CombinedOutput()
-		require.NoError(t, err, "go build %s: %s", pkg, out)
-	}
-	return dir
+// TestMain removes the programs the kit built once the tests end.
+func TestMain(m *testing.M) { os.Exit(testkit.Run(m)) }
+
+// docFile is one checked doc: its lines, what its parse found, and the
+// renames every scenario of it shares.
+type docFile struct {
+	path    string
+	lines   []string
+	skipped int
+	renames *renames
 }
 
+// renames maps, over the whole doc, a shown token to the real one; the
+// doc's scenarios run in parallel and share it.
+type renames struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// docItem is a directive (name, arg) or a runnable block (idx, whole) at
+// line.
+type docItem struct {
+	line      int
+	name, arg string
+	idx       []int
+	whole     bool
+}
+
+// docChain is a run of items that share scenarios: a project directive
+// and what follows it up to the next project or scenario directive, with
+// every later part that takes up (scenario LABEL) a scenario it labelled
+// or copied.
+type docChain struct {
+	line  int
+	items []docItem
+}
+
+// docRun runs one chain of a doc's scenarios.
 type docRun struct {
-	t    *testing.T
-	path string
+	t   *testing.T
+	doc *docFile
 	// bin is the directory of the awr binary the examples run.
-	bin   string
-	lines []string
-	ran   int
+	bin string
+	ran int
 	// lastCode is the exit code of the last step.
 	lastCode int
-	// skipped counts the blocks marked skip.
-	skipped int
 	// scenario; root is its temporary directory, and root+"/tmp" the
 	// /tmp the doc shows.
 	root, dir, shownDir string
 	tokens              *tokenMap
 	// edits are the output ranges to rewrite with -update-docs.
-	edits []docEdit
-	// renames maps, over the whole doc, a shown token to the real one.
-	renames map[string]string
-	failed  bool
+	edits   []docEdit
 	sockets map[string]bool
 	// scenarios are the ones a project directive labelled with as=.
 	scenarios map[string]scenario
@@ -178,18 +212,23 @@ type docEdit struct {
 
 var directive = regexp.MustCompile(`^<!-- doctest: (\w+)\s*(.*?)\s*-->$`)
 
-func (d *docRun) run() {
-	d.renames = map[string]string{}
-	d.sockets = map[string]bool{}
-	d.scenarios = map[string]scenario{}
+// parse reads the doc's directives and runnable blocks into chains,
+// checks that every block with an awr command is marked, and counts the
+// skipped blocks.
+func (f *docFile) parse(t *testing.T) []*docChain {
+	var chains []*docChain
+	labels := map[string]*docChain{}
+	cur := &docChain{}
+	chains = append(chains, cur)
+	add := func(it docItem) { cur.items = append(cur.items, it) }
 	inBlock, runBlock, whole := false, false, false
 	var block []int
-	for i := 0; i < len(d.lines); i++ {
-		line := d.lines[i]
+	for i := 0; i < len(f.lines); i++ {
+		line := f.lines[i]
 		if strings.HasPrefix(line, "```") {
 			if inBlock {
 				if runBlock {
-					d.block(block, whole)
+					add(docItem{line: block0(block, i), idx: block, whole: whole})
 				}
 				inBlock, runBlock, block = false, false, nil
 				continue
@@ -197,7 +236,7 @@ func (d *docRun) run() {
 			inBlock = true
 			prev := ""
 			if i > 0 {
-				prev = strings.TrimSpace(d.lines[i-1])
+				prev = strings.TrimSpace(f.lines[i-1])
 			}
 			runBlock = prev == "<!-- doctest: run -->" || prev == "<!-- doctest: run whole -->"
 			whole = prev == "<!-- doctest: run whole -->"
@@ -205,15 +244,15 @@ func (d *docRun) run() {
 			marked := runBlock
 			if skip != nil && skip[1] == "skip" {
 				if skip[2] == "" {
-					d.fail(i-1, "doctest skip needs a reason")
+					t.Errorf("%s:%d: doctest skip needs a reason", f.path, i)
 				}
-				d.skipped++
+				f.skipped++
 				marked = true
 			}
 			if !marked {
-				for j := i + 1; j < len(d.lines) && !strings.HasPrefix(d.lines[j], "```"); j++ {
-					if awrCommand.MatchString(d.lines[j]) {
-						d.fail(i, "a block with an awr command is neither run nor skipped: mark it <!-- doctest: run --> or <!-- doctest: skip REASON -->")
+				for j := i + 1; j < len(f.lines) && !strings.HasPrefix(f.lines[j], "```"); j++ {
+					if awrCommand.MatchString(f.lines[j]) {
+						t.Errorf("%s:%d: a block with an awr command is neither run nor skipped: mark it <!-- doctest: run --> or <!-- doctest: skip REASON -->", f.path, i+1)
 						break
 					}
 				}
@@ -228,6 +267,57 @@ func (d *docRun) run() {
 		if m == nil {
 			continue
 		}
+		it := docItem{line: i, name: m[1], arg: m[2]}
+		switch m[1] {
+		case "project":
+			cur = &docChain{line: i}
+			chains = append(chains, cur)
+			for _, a := range strings.Fields(m[2]) {
+				if label, ok := strings.CutPrefix(a, "as="); ok {
+					labels[label] = cur
+				}
+			}
+		case "scenario":
+			ch, ok := labels[m[2]]
+			if !ok {
+				t.Fatalf("%s:%d: doctest scenario %q: no project directive named it (as=%s)", f.path, i+1, m[2], m[2])
+			}
+			cur = ch
+		case "copy":
+			labels[m[2]] = cur
+		case "run", "skip":
+			continue
+		}
+		add(it)
+	}
+	var out []*docChain
+	for _, ch := range chains {
+		if len(ch.items) > 0 {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// block0 is the line of a block's first line, or of its closing fence
+// when it is empty.
+func block0(block []int, fence int) int {
+	if len(block) > 0 {
+		return block[0]
+	}
+	return fence
+}
+
+// run runs the items of one chain in order.
+func (d *docRun) run(items []docItem) {
+	d.sockets = map[string]bool{}
+	d.scenarios = map[string]scenario{}
+	for _, it := range items {
+		if it.name == "" {
+			d.block(it.idx, it.whole)
+			continue
+		}
+		i, m := it.line, [3]string{"", it.name, it.arg}
 		switch m[1] {
 		case "project":
 			d.project(i, strings.Fields(m[2]))
@@ -239,30 +329,30 @@ func (d *docRun) run() {
 		case "scenario":
 			sc, ok := d.scenarios[m[2]]
 			if !ok {
-				d.t.Fatalf("%s:%d: doctest scenario %q: no project directive named it (as=%s)", d.path, i+1, m[2], m[2])
+				d.t.Fatalf("%s:%d: doctest scenario %q: no project directive named it (as=%s)", d.doc.path, i+1, m[2], m[2])
 			}
 			d.root, d.dir, d.shownDir, d.tokens = sc.root, sc.dir, sc.shownDir, sc.tokens
 		case "fixture":
 			d.need(i)
 			args := strings.Fields(m[2])
 			if len(args) != 2 || !strings.HasPrefix(args[1], "/tmp/") {
-				d.t.Fatalf("%s:%d: doctest fixture NAME /tmp/PATH", d.path, i+1)
+				d.t.Fatalf("%s:%d: doctest fixture NAME /tmp/PATH", d.doc.path, i+1)
 			}
 			require.NoError(d.t, copyFixture(args[0], filepath.Join(d.root, args[1])))
 		case "file":
 			d.need(i)
 			args := strings.Fields(m[2])
 			if len(args) != 2 || strings.Contains(args[0], "..") {
-				d.t.Fatalf("%s:%d: doctest file SRC DST, SRC a path of the repository", d.path, i+1)
+				d.t.Fatalf("%s:%d: doctest file SRC DST, SRC a path of the repository", d.doc.path, i+1)
 			}
-			b, err := os.ReadFile(filepath.Join("..", "..", args[0]))
+			b, err := os.ReadFile(filepath.Join("..", args[0]))
 			require.NoError(d.t, err)
 			require.NoError(d.t, os.WriteFile(filepath.Join(d.dir, args[1]), b, 0o644))
 		case "copy":
 			d.need(i)
 			root := d.t.TempDir()
 			if out, err := exec.Command("cp", "-a", d.root+"/.", root).CombinedOutput(); err != nil {
-				d.t.Fatalf("%s:%d: doctest copy: %v\n%s", d.path, i+1, err, out)
+				d.t.Fatalf("%s:%d: doctest copy: %v\n%s", d.doc.path, i+1, err, out)
 			}
 			rel, err := filepath.Rel(d.root, d.dir)
 			require.NoError(d.t, err)
@@ -277,7 +367,6 @@ func (d *docRun) run() {
 			}
 			d.tokens.bind(tok, strings.TrimSpace(out))
 			d.checkClash(i)
-		case "run", "skip":
 		default:
 			d.fail(i, "unknown doctest directive %q", m[1])
 		}
@@ -286,19 +375,18 @@ func (d *docRun) run() {
 
 func (d *docRun) fail(line int, format string, args ...any) {
 	d.t.Helper()
-	d.failed = true
-	d.t.Errorf("%s:%d: %s", d.path, line+1, fmt.Sprintf(format, args...))
+	d.t.Errorf("%s:%d: %s", d.doc.path, line+1, fmt.Sprintf(format, args...))
 }
 
 func (d *docRun) need(line int) {
 	if d.dir == "" {
-		d.t.Fatalf("%s:%d: a runnable example before any <!-- doctest: project NAME --> directive", d.path, line+1)
+		d.t.Fatalf("%s:%d: a runnable example before any <!-- doctest: project NAME --> directive", d.doc.path, line+1)
 	}
 }
 
 func (d *docRun) project(line int, args []string) {
 	if len(args) == 0 {
-		d.t.Fatalf("%s:%d: doctest project needs a fixture name", d.path, line+1)
+		d.t.Fatalf("%s:%d: doctest project needs a fixture name", d.doc.path, line+1)
 	}
 	root := d.t.TempDir()
 	name, git, shown, label := args[0], false, "", ""
@@ -311,7 +399,7 @@ func (d *docRun) project(line int, args []string) {
 		case strings.HasPrefix(a, "dir="):
 			shown = strings.TrimPrefix(a, "dir=")
 		default:
-			d.t.Fatalf("%s:%d: doctest project: unknown argument %q", d.path, line+1, a)
+			d.t.Fatalf("%s:%d: doctest project: unknown argument %q", d.doc.path, line+1, a)
 		}
 	}
 	dir := filepath.Join(root, name)
@@ -326,14 +414,14 @@ func (d *docRun) project(line int, args []string) {
 		require.NoError(d.t, copyFixture(name, dir))
 	}
 	require.NoError(d.t, os.MkdirAll(filepath.Join(root, "tmp"), 0o755))
-	d.root, d.dir, d.shownDir, d.tokens = root, dir, shown, newTokenMap(d.renames)
+	d.root, d.dir, d.shownDir, d.tokens = root, dir, shown, newTokenMap(d.doc.renames)
 	d.roots = append(d.roots, root)
 	if label != "" {
 		d.scenarios[label] = scenario{root: root, dir: dir, shownDir: shown, tokens: d.tokens}
 	}
 	if git {
 		if out, code := d.exec("git init -q -b main && git add . && git commit -qm 'the fixture'"); code != 0 {
-			d.t.Fatalf("%s:%d: git init: %s", d.path, line+1, out)
+			d.t.Fatalf("%s:%d: git init: %s", d.doc.path, line+1, out)
 		}
 	}
 }
@@ -348,7 +436,7 @@ func copyFixture(name, dir string) error {
 		_, err := fixtures.CopyProject(name, dir)
 		return err
 	}
-	return os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "fixtures", "projects", name)))
+	return os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "projects", name)))
 }
 
 // exec runs one command line in the scenario's directory.
@@ -359,7 +447,9 @@ func copyFixture(name, dir string) error {
 // step, 100 ms each awr command (a bash function stands in for awr: longer
 // than a command takes, so the events of two commands never share a
 // millisecond), and by the length of each sleep (another function stands in
-// for sleep, sleeping for real too). So what an example shows does not
+// for sleep: it moves the clock and does not wait, since awr reads the
+// doc's clock; a hidden step that waits on a process, an agent in tmux,
+// polls with `command sleep`). So what an example shows does not
 // depend on how fast the machine runs it: a lease renews on a holder's
 // write once its expiry would move by 1% of the lease (36 s of an hour),
 // which the steps of a doc on a loaded machine can take, but the doc's
@@ -383,9 +473,9 @@ func (d *docRun) exec(cmd string) (string, int) {
 			}
 		}
 	}()
-	prelude := "set -o pipefail\nexport AWR_DOC_CLOCK=" + shellQuote(clockFile) + " AWR_DOC_BIN=" + shellQuote(filepath.Join(d.bin, "awr")) + "\n" +
+	prelude := "set -o pipefail\n" +
 		`awr() { local t; t=$(( $(< "$AWR_DOC_CLOCK") + 100 )); echo "$t" > "$AWR_DOC_CLOCK"; AWR_TEST_NOW=$t "$AWR_DOC_BIN" "$@"; }` + "\n" +
-		`sleep() { command sleep "$@" && awk -v s="$1" '{ printf "%.0f\n", $1 + s * 1000 }' "$AWR_DOC_CLOCK" > "$AWR_DOC_CLOCK.new" && mv "$AWR_DOC_CLOCK.new" "$AWR_DOC_CLOCK"; }` + "\n"
+		`sleep() { awk -v s="$1" '{ printf "%.0f\n", $1 + s * 1000 }' "$AWR_DOC_CLOCK" > "$AWR_DOC_CLOCK.new" && mv "$AWR_DOC_CLOCK.new" "$AWR_DOC_CLOCK"; }` + "\n"
 	c := exec.Command("bash", "-c", prelude+cmd)
 	c.Dir = d.dir
 	home := filepath.Join(d.root, "tmp", "home")
@@ -398,7 +488,7 @@ func (d *docRun) exec(cmd string) (string, int) {
 		d.sockets[socket] = true
 		d.t.Cleanup(func() { _ = exec.Command("tmux", "-L", socket, "kill-server").Run() })
 	}
-	env := []string{"TZ=UTC", "LANG=C", "COLUMNS=80", "NO_COLOR=1", "HOME=" + home, "AWR_TIMEOUT=10s",
+	env := []string{"TZ=UTC", "LANG=C", "COLUMNS=80", "NO_COLOR=1", "HOME=" + home, "AWR_TIMEOUT=60s",
 		"AWR_TMUX_SOCKET=" + socket, "GORACE=atexit_sleep_ms=0",
 		"GIT_AUTHOR_NAME=doc", "GIT_AUTHOR_EMAIL=doc@example.com", "GIT_COMMITTER_NAME=doc", "GIT_COMMITTER_EMAIL=doc@example.com",
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}
@@ -411,6 +501,7 @@ func (d *docRun) exec(cmd string) (string, int) {
 			env = append(env, kv)
 		}
 	}
+	env = append(env, "AWR_DOC_CLOCK="+clockFile, "AWR_DOC_BIN="+filepath.Join(d.bin, "awr"))
 	c.Env = env
 	var buf bytes.Buffer
 	c.Stdout, c.Stderr = &buf, &buf
@@ -434,7 +525,7 @@ func (d *docRun) block(idx []int, whole bool) {
 	d.ran++
 	for k := 0; k < len(idx); {
 		i := idx[k]
-		line := d.lines[i]
+		line := d.doc.lines[i]
 		if !strings.HasPrefix(line, "$ ") {
 			d.fail(i, "a runnable block must start each command with \"$ \": %q", line)
 			return
@@ -443,7 +534,7 @@ func (d *docRun) block(idx []int, whole bool) {
 		k++
 		if m := heredoc.FindStringSubmatch(cmd); m != nil {
 			for k < len(idx) {
-				l := d.lines[idx[k]]
+				l := d.doc.lines[idx[k]]
 				cmd += "\n" + l
 				k++
 				if l == m[1] {
@@ -452,12 +543,12 @@ func (d *docRun) block(idx []int, whole bool) {
 			}
 		}
 		from := k
-		for k < len(idx) && (whole || !strings.HasPrefix(d.lines[idx[k]], "$ ")) {
+		for k < len(idx) && (whole || !strings.HasPrefix(d.doc.lines[idx[k]], "$ ")) {
 			k++
 		}
 		var want []string
 		for _, j := range idx[from:k] {
-			want = append(want, d.lines[j])
+			want = append(want, d.doc.lines[j])
 		}
 		d.step(i, cmd, want, idx, from, k)
 	}
@@ -530,7 +621,7 @@ __doctest_new=$(comm -13 <(echo "$__doctest_base" | sort) <(compgen -v | sort) |
 exit $__doctest_rc`, vars, d.lastCode, real))
 	d.lastCode = code
 	if os.Getenv("DOCTEST_TRACE") != "" {
-		d.t.Logf("%s:%d: $ %s\n(exit %d)\n%s", d.path, line+1, real, code, out)
+		d.t.Logf("%s:%d: $ %s\n(exit %d)\n%s", d.doc.path, line+1, real, code, out)
 	}
 	out = d.toShown(out)
 	got := strings.Split(strings.TrimRight(out, "\n"), "\n")
@@ -608,17 +699,20 @@ func matchLines(want, got []string) bool {
 	return len(got) > 0 && want[0] == got[0] && matchLines(want[1:], got[1:])
 }
 
-func (d *docRun) rewritten() string {
+// rewritten is the doc with the outputs of edits (from every chain)
+// and the ids and hashes of every scenario written in.
+func (f *docFile) rewritten(edits []docEdit) string {
+	slices.SortFunc(edits, func(a, b docEdit) int { return a.from - b.from })
 	var out []string
 	pos := 0
-	for _, e := range d.edits {
-		out = append(out, d.lines[pos:e.from]...)
+	for _, e := range edits {
+		out = append(out, f.lines[pos:e.from]...)
 		out = append(out, e.out...)
 		pos = e.to
 	}
-	out = append(out, d.lines[pos:]...)
+	out = append(out, f.lines[pos:]...)
 	text := strings.Join(out, "\n")
-	return renameAll(text, d.renames)
+	return renameAll(text, f.renames.m)
 }
 
 // tokenMap pairs the ids, hashes and commits a doc shows with those a run
@@ -629,12 +723,12 @@ type tokenMap struct {
 	toRealTok   map[string]string // placeholder -> real token
 	n           map[string]int
 	// renames collects shown -> real over every scenario of the doc.
-	renames map[string]string
+	renames *renames
 	// clash lists the shown tokens bound to two real ones.
 	clash []string
 }
 
-func newTokenMap(renames map[string]string) *tokenMap {
+func newTokenMap(renames *renames) *tokenMap {
 	return &tokenMap{shown: map[string]string{}, real: map[string]string{}, toShown: map[string]string{}, toRealTok: map[string]string{}, n: map[string]int{}, renames: renames}
 }
 
@@ -693,10 +787,12 @@ func (m *tokenMap) bind(shown, real string) {
 // renames it over the whole doc, so one shown id must stand for one real
 // id in every scenario.
 func (m *tokenMap) rename(shown, real string) {
-	if r, ok := m.renames[shown]; ok && r != real {
+	m.renames.mu.Lock()
+	defer m.renames.mu.Unlock()
+	if r, ok := m.renames.m[shown]; ok && r != real {
 		m.clash = append(m.clash, shown)
 	}
-	m.renames[shown] = real
+	m.renames.m[shown] = real
 }
 
 // toReal replaces the bound shown tokens of a command with the real ones.
