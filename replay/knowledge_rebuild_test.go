@@ -148,6 +148,7 @@ func (w *world) legacyCheckpoint(counts *knowledgeCounts) {
 // id, to those written event by event, for every way the commands change
 // them, and for checkpoints in the bare-text form of older logs.
 func TestProperty_KnowledgeAndSearchRebuild(t *testing.T) {
+	t.Parallel()
 	var counts knowledgeCounts
 	rapid.Check(t, func(rt *rapid.T) {
 		ctx := context.Background()
@@ -188,6 +189,7 @@ func TestProperty_KnowledgeAndSearchRebuild(t *testing.T) {
 // colon or a NUL. Every write the incremental path refuses is left out;
 // the log left must rebuild to the same tables.
 func TestProperty_RawKnowledgeRebuild(t *testing.T) {
+	t.Parallel()
 	var counts knowledgeCounts
 	rapid.Check(t, func(rt *rapid.T) {
 		ctx := context.Background()
@@ -279,6 +281,7 @@ func TestProperty_RawKnowledgeRebuild(t *testing.T) {
 // as the incremental path does, though the bulk path builds the unique
 // indexes only at the end.
 func TestRebuild_SecondVersionAtOneSeq(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := openProject(t, dir)
@@ -325,6 +328,7 @@ func TestRebuild_SecondVersionAtOneSeq(t *testing.T) {
 // decision recorded and then retracted, a loop opened and resolved, and
 // the tables equal a rebuild.
 func TestKnowledge_WorkKeyWithNUL(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openProject(t, t.TempDir())
 	defer st.Close()

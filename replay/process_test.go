@@ -155,6 +155,7 @@ func assertSoundLog(t *testing.T, dir string, acked map[int64]string) int64 {
 // the chain verifies, projections equal a rebuild, and every event a child
 // acknowledged is present. AWR_LONG=1 runs 300 kills instead of 25.
 func TestCrash_KillDuringAppend(t *testing.T) {
+	t.Parallel()
 	kills := 25
 	if os.Getenv("AWR_LONG") != "" {
 		kills = 300
@@ -214,6 +215,7 @@ func TestCrash_KillDuringAppend(t *testing.T) {
 // every write succeeds (no SQLITE_BUSY surfaces), seqs are gapless and the
 // log verifies.
 func TestConcurrency_ProcessesAppend(t *testing.T) {
+	t.Parallel()
 	const procs, writes = 4, 150
 	dir := newProcessProject(t)
 	var wg sync.WaitGroup

@@ -211,6 +211,7 @@ func checksumsAt(t require.TestingT, st *events.Store, rev int64) map[string]str
 // state read at any revision equals the state of a log truncated there;
 // and single-item readiness agrees with the full readiness evaluation.
 func TestProperty_ReplayEqualsIncremental(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		ctx := context.Background()
 		w, st, cleanup := newWorld(rt, "prop")

@@ -94,6 +94,7 @@ func (c *cluster) terminate(t *testing.T) int {
 // half-written (verify passes on two machines), and every machine ends at
 // the same head. 60 s with AWR_LONG=1, a few seconds otherwise.
 func TestShared_WritersUnderFaults(t *testing.T) {
+	t.Parallel()
 	c := ownCluster(t)
 	bin := awrBinary(t)
 	run := 6 * time.Second

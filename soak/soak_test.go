@@ -260,6 +260,7 @@ func assertSoundLog(t *testing.T, dir string, acked map[int64]string) int64 {
 // item. Afterwards the chain and projections verify against a scratch
 // rebuild and every acknowledged event is present with the same id.
 func TestSoak_KillDuringHandoff(t *testing.T) {
+	t.Parallel()
 	kills := 40
 	if os.Getenv("AWR_LONG") != "" {
 		kills = 400
