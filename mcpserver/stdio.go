@@ -24,7 +24,11 @@ func ServeStdio(ctx context.Context, opts Options) error {
 	}
 	p := newPending()
 	out := &lockedWriter{w: os.Stdout, pending: p}
-	err = s.Run(ctx, &mcp.IOTransport{Reader: framed(os.Stdin, out, p), Writer: out})
+	// framed passes on lines of at most MaxLine bytes, one per write; the
+	// SDK's own bound (per message, counted over what it reads ahead) is
+	// set so that it never trips on one of them.
+	err = s.Run(ctx, &mcp.IOTransport{Reader: framed(os.Stdin, out, p), Writer: out, MaxLineLength: 2*MaxLine + 64<<10})
+	out.flush()
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
 		return nil
 	}
