@@ -20,8 +20,9 @@ import (
 // end it (issue #47): an id of 1e400, a numeric method, an id of 1.5
 // (never answered), a 50 MiB line and a long run of bytes without a
 // newline (200 MiB with AWR_LONG set, 20 MiB otherwise). Each gets its
-// JSON-RPC error, the session goes on (initialize, tools/list and a tool
-// call are answered after them), the over-long lines are never held
+// JSON-RPC error, the session goes on (initialize, tools/list, a
+// resources/read of a URI of control characters and a tool call are
+// answered after them), the over-long lines are never held
 // whole, and the server exits cleanly when its input ends.
 func TestHostileFrames(t *testing.T) {
 	awr, bin := binaries(t)
@@ -68,6 +69,7 @@ func TestHostileFrames(t *testing.T) {
 		`{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":11,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"res","method":"resources/read","params":{"uri":"\u0000\u0007"}}`,
 		`{"jsonrpc":"2.0","id":"status","method":"tools/call","params":{"name":"awr_status","arguments":{}}}`,
 	}
 	written := make(chan error, 1)
@@ -90,13 +92,13 @@ func TestHostileFrames(t *testing.T) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 1<<20), 4<<20)
 	var got []map[string]any
-	for len(got) < len(bad)+3 && sc.Scan() {
+	for len(got) < len(bad)+4 && sc.Scan() {
 		var m map[string]any
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), sc.Text())
 		got = append(got, m)
 	}
 	require.NoError(t, <-written)
-	require.Len(t, got, len(bad)+3, "one answer per bad frame and per request")
+	require.Len(t, got, len(bad)+4, "one answer per bad frame and per request")
 	for i, b := range bad {
 		e, ok := got[i]["error"].(map[string]any)
 		require.True(t, ok, "%s: %v", b.name, got[i])
@@ -111,6 +113,9 @@ func TestHostileFrames(t *testing.T) {
 	require.NotNil(t, byID["10"]["result"], "initialize answered: %v", byID)
 	tools := byID["11"]["result"].(map[string]any)["tools"].([]any)
 	require.NotEmpty(t, tools)
+	// The SDK's resource-not-found error quoted this URI as Go, not JSON,
+	// and its answer failed to encode, ending the session.
+	require.NotNil(t, byID["res"]["error"], "%v", byID["res"])
 	require.Nil(t, byID["status"]["result"].(map[string]any)["isError"], "%v", byID["status"])
 
 	// Neither long line was held whole: the peak resident size stays far
