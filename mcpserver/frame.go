@@ -78,8 +78,9 @@ func (l *lockedWriter) Close() error { return nil }
 //     request not answered yet: -32600 Invalid Request.
 //
 // Each line gets at most one answer from framed, and none when it is
-// passed on. An answer carries the message's id when that id is valid and
-// the message is a request, null otherwise (as JSON-RPC 2.0 says).
+// passed on. An answer carries the message's id when that id is valid,
+// the message is a request and no request of that id is in flight, null
+// otherwise (as JSON-RPC 2.0 says for an id that cannot be read).
 //
 // When in ends, the server sees the end only once every request it was
 // passed has been answered (p, when not nil, counts them): a host that
@@ -108,6 +109,9 @@ func framedMax(in io.Reader, out io.Writer, p *pending, max int) io.ReadCloser {
 				continue
 			}
 			if id, code, msg := checkFrame(line); code != 0 {
+				if p != nil && p.busy(id) {
+					id = nil // the answer would seem to be that request's
+				}
 				answer(out, id, code, msg)
 				continue
 			}
@@ -248,6 +252,14 @@ func (p *pending) read(line []byte) bool {
 	}
 	p.ids[k]++
 	return true
+}
+
+// busy reports whether a request with id is passed on and not answered.
+func (p *pending) busy(id json.RawMessage) bool {
+	k := idKey(id)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return k != "" && p.ids[k] > 0
 }
 
 // answered crosses off the request a response written answers.
@@ -420,7 +432,8 @@ func parseID(raw json.RawMessage) (any, bool) {
 	return n, true
 }
 
-// answer writes one JSON-RPC error response.
+// answer writes one JSON-RPC error response of framed's own: through a
+// lockedWriter it crosses off no request passed on.
 func answer(out io.Writer, id json.RawMessage, code int, msg string) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
@@ -439,5 +452,14 @@ func answer(out io.Writer, id json.RawMessage, code int, msg string) {
 	if err != nil {
 		return
 	}
-	out.Write(append(b, '\n'))
+	b = append(b, '\n')
+	if l, ok := out.(*lockedWriter); ok {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if _, err := l.w.Write(b); err != nil && l.pending != nil {
+			l.pending.abandon()
+		}
+		return
+	}
+	out.Write(b)
 }

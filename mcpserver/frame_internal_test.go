@@ -195,8 +195,35 @@ func TestPending_DuplicateID(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(req)+"\n", string(buf[:n]))
 	// The second is answered by framed itself.
-	require.Eventually(t, func() bool { lw.flush(); return strings.Contains(out.String(), `"code":-32600`) }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(written(lw, &out), `"code":-32600`) }, 5*time.Second, time.Millisecond)
 	lw.Write([]byte(`{"jsonrpc":"2.0","id":"d","result":{}}` + "\n"))
 	_, err = r.Read(buf)
 	require.ErrorIs(t, err, io.EOF)
+}
+
+// TestFramed_OwnAnswersCrossNothing: framed's error answer to a bad line
+// that reuses the id of a request in flight neither carries that id nor
+// crosses the request off.
+func TestFramed_OwnAnswersCrossNothing(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	lw := &lockedWriter{w: &out, pending: newPending()}
+	in := `{"jsonrpc":"2.0","id":7,"method":"ping"}` + "\n" + `{"jsonrpc":"1.0","id":7,"method":"ping"}` + "\n"
+	r := framed(strings.NewReader(in), lw, lw.pending)
+	buf := make([]byte, 256)
+	_, err := r.Read(buf)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return strings.Contains(written(lw, &out), `"code":-32600`) }, 5*time.Second, time.Millisecond)
+	require.Contains(t, written(lw, &out), `"id":null`)
+	require.True(t, lw.pending.busy(json.RawMessage("7")), "the request passed on is still waited for")
+	lw.Write([]byte(`{"jsonrpc":"2.0","id":7,"result":{}}` + "\n"))
+	_, err = r.Read(buf)
+	require.ErrorIs(t, err, io.EOF)
+}
+
+// written is what lw has written to out so far.
+func written(lw *lockedWriter, out *bytes.Buffer) string {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return out.String()
 }
