@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/project"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -62,7 +64,7 @@ func New(opts Options) (*Server, error) {
 		opts.Version = "dev"
 	}
 	p, err := project.Open(context.Background(), opts.Project, project.Options{Now: opts.Now, LockTimeout: opts.Timeout, Version: opts.Version,
-		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET")}})
+		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET")}, OnAgentsWord: true})
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +76,7 @@ func New(opts Options) (*Server, error) {
 		SubscribeHandler:   s.onSubscribe,
 		UnsubscribeHandler: s.onUnsubscribe,
 	})
+	s.mcp.AddReceivingMiddleware(encodableErrors)
 	s.register()
 	s.registerResources()
 	s.registerPrompts()
@@ -268,4 +271,28 @@ func errorResult(err error, partial any) *mcp.CallToolResult {
 		b, _ = marshal(ErrorObject{Object: fault.ObjectOf(fault.New(fault.Internal, "encode error: %s", merr.Error()))})
 	}
 	return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+}
+
+// encodableErrors is a receiving middleware that keeps every error answer
+// encodable: an error whose data is not JSON would fail to encode and end
+// the session (the SDK's resource-not-found error quotes the URI with
+// Go's %q, which is not JSON for a control character: resources/read of
+// "\u0000" stopped the server). Such data is replaced by the request's
+// URI encoded as JSON, or dropped.
+func encodableErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) || len(rpc.Data) == 0 || json.Valid(rpc.Data) {
+			return res, err
+		}
+		fixed := *rpc
+		fixed.Data = nil
+		if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
+			fixed.Data, _ = json.Marshal(struct {
+				URI string `json:"uri"`
+			}{r.Params.URI})
+		}
+		return res, &fixed
+	}
 }

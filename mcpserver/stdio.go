@@ -14,6 +14,11 @@ import (
 // Logs go to opts.Logger only (stderr in both binaries): stdout carries
 // protocol messages and nothing else.
 func ServeStdio(ctx context.Context, opts Options) error {
+	return serve(ctx, opts, os.Stdin, os.Stdout)
+}
+
+// serve is ServeStdio on in and w.
+func serve(ctx context.Context, opts Options, in io.Reader, w io.Writer) error {
 	s, err := New(opts)
 	if err != nil {
 		return err
@@ -23,8 +28,12 @@ func ServeStdio(ctx context.Context, opts Options) error {
 		opts.Logger.Info("awr-mcp serving", "project", s.project.Dir(), "version", s.opts.Version)
 	}
 	p := newPending()
-	out := &lockedWriter{w: os.Stdout, pending: p}
-	err = s.Run(ctx, &mcp.IOTransport{Reader: framed(os.Stdin, out, p), Writer: out})
+	out := &lockedWriter{w: w, pending: p}
+	// framed passes on lines of at most MaxLine bytes, one per write; the
+	// SDK's own bound (per message, counted over what it reads ahead) is
+	// set so that it never trips on one of them.
+	err = s.Run(ctx, &mcp.IOTransport{Reader: framed(in, out, p), Writer: out, MaxLineLength: 2*MaxLine + 64<<10})
+	out.flush()
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
 		return nil
 	}

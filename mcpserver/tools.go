@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/project"
 )
 
@@ -103,8 +105,14 @@ func (s *Server) register() {
 		desc: "The seats of every rig (or of one) with their state, as `awr seat list --json`."},
 		op((*project.Project).SeatList))
 	add(s, tool{name: "awr_seat_add", title: "Declare a seat",
-		desc: "Declare a seat (ROLE@RIG): how its agent starts and resumes, its work and its restore policy, as `awr seat add --json`; an unchanged declaration writes nothing."},
-		op((*project.Project).SeatAdd))
+		desc: "Declare a seat (ROLE@RIG): its runtime, work and restore policy, as `awr seat add --json`; an unchanged declaration writes nothing. " +
+			"command and resume_command (the programs rig up starts) are a person's to declare, with the CLI: here they may only repeat the seat's declared ones; any other is InvalidInput, nothing written."},
+		func(ctx context.Context, p *project.Project, in project.SeatAddRequest) (any, error) {
+			if err := declaredCommands(ctx, p, in); err != nil {
+				return nil, err
+			}
+			return op((*project.Project).SeatAdd)(ctx, p, in)
+		})
 	add(s, tool{name: "awr_seat_remove", title: "Retire a seat",
 		desc: "Retire a stopped seat (its history stays in the log), as `awr seat remove --json`."},
 		op((*project.Project).SeatRemove))
@@ -160,7 +168,8 @@ func (s *Server) register() {
 		desc: "Move a work item's live claim from from_session (which must have recorded a checkpoint) to to_session (live, on the same item, holding no claim) in one transaction: a new claim id and fencing token, the same lease, as `awr work handoff KEY --from-session S --to-session T --json`."},
 		op((*project.Project).WorkHandoff))
 	add(s, tool{name: "awr_evidence_add", title: "Record evidence",
-		desc: "Record evidence against an acceptance criterion (criterion: its number or text) of a work item, as `awr evidence add --json`: command (awr runs it with sh -c in the session's directory and records exit code, duration, output hash and the repository: level observed; with exit_code, a reported result, not run), file (content hash, level reported) or note (level note). Exactly one of them."},
+		desc: "Record evidence against an acceptance criterion (criterion: its number or text) of a work item, as `awr evidence add --json`: command with exit_code (the result you observed running it yourself; awr never runs it: recorded as level reported, not observed; a command without exit_code is InvalidInput), file (content hash, level reported) or note (level note). Exactly one of them. " +
+			"Evidence of level observed comes only from a person's `awr evidence add --command` on the CLI, which runs the command."},
 		op((*project.Project).EvidenceAdd))
 	add(s, tool{name: "awr_work_complete", title: "Complete a work item",
 		desc: "Record work_verified for a work item once every acceptance criterion has passing evidence at the current repository state and the project's evidence level (the session holds the live claim), as `awr work complete KEY --session S --json`; otherwise EvidenceMissing lists each criterion and what it lacks. awr never edits the team's source."},
@@ -193,6 +202,35 @@ func (s *Server) register() {
 	s.registerExec()
 	s.registerAudit()
 	s.registerDiff()
+}
+
+// declaredCommands refuses a seat declaration over MCP whose start or
+// resume command is not the one the seat already declares: the programs a
+// rig starts are declared by a person (awr seat add, awr rig apply), never
+// on an agent's word. Errors: InvalidInput naming the field; those of
+// SeatShow other than NotFound.
+func declaredCommands(ctx context.Context, p *project.Project, in project.SeatAddRequest) error {
+	if in.Command == "" && in.ResumeCommand == "" {
+		return nil
+	}
+	var declared events.SeatDeclared
+	cur, err := p.SeatShow(ctx, project.SeatShowRequest{Address: in.Address})
+	switch {
+	case err == nil && cur.Seat != nil:
+		declared = cur.Seat.SeatDeclared
+	case err != nil && !fault.Is(err, fault.NotFound):
+		return err
+	}
+	for _, f := range []struct{ field, flag, got, want string }{
+		{"command", "--command", in.Command, declared.Command},
+		{"resume_command", "--resume-command", in.ResumeCommand, declared.ResumeCommand},
+	} {
+		if f.got != "" && f.got != f.want {
+			return fault.New(fault.InvalidInput, "seat add: %s: the program a rig starts is declared by a person with awr seat add %s, not over MCP; omit it or repeat the seat's declared one", f.field, f.flag).
+				With("field", f.field).WithHint("awr seat show %s", in.Address)
+		}
+	}
+	return nil
 }
 
 // isNilPointer reports whether v is a typed nil pointer.

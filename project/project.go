@@ -37,6 +37,11 @@ type Options struct {
 	PoolSize int
 	// Rig configures the seats' launcher (tmux) for the rig operations.
 	Rig RigOptions
+	// OnAgentsWord marks a front end that acts on an agent's word (the
+	// MCP server): through it the door runs no command it is given.
+	// Evidence with a command must then carry the exit code the caller
+	// observed, and is recorded as reported (EvidenceAdd).
+	OnAgentsWord bool
 }
 
 // Project is an open project: its directory and, opened on first use, its

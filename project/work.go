@@ -469,12 +469,21 @@ func (p *Project) WorkHistory(ctx context.Context, req WorkHistoryRequest) (*Wor
 // duration, the sha256 and size of its output (stdout and stderr
 // together) and the repository before it ran (and after, when the command
 // changed it); a file is recorded by content hash. The criterion is
-// checked before anything runs.
+// checked before anything runs. A project opened OnAgentsWord (the MCP
+// server) never runs the command: it records the exit code the caller
+// reports (level reported) and refuses a command without one.
 // Errors: those of commands.RecordEvidence; InvalidInput for a file
-// outside the project or missing.
+// outside the project or missing, and for a command without an exit code
+// OnAgentsWord.
 func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*EvidenceAddResult, error) {
 	if err := commands.CheckEvidence(req); err != nil {
 		return nil, err
+	}
+	hasCommand := strings.TrimSpace(req.Command) != ""
+	if p.opts.OnAgentsWord && hasCommand && req.ExitCode == nil {
+		return nil, fault.New(fault.InvalidInput, "evidence add: exit_code is required with command: awr runs no command on an agent's word; run it yourself and report its exit code (recorded as level reported)").
+			With("field", "exit_code").
+			WithHint("awr evidence add --work %s --criterion %s --command %s", shellWord(req.Work), shellWord(req.Criterion), shellWord(req.Command))
 	}
 	dir := p.dir
 	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
@@ -502,7 +511,7 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 	ran := &events.EvidenceRecorded{Repo: p.repoNow(ctx, dir)}
 	var tail []string
 	switch {
-	case req.Command != "" && req.ExitCode == nil:
+	case hasCommand && req.ExitCode == nil:
 		ran.Basis, ran.Level, ran.Command = events.EvidenceCommand, events.LevelObserved, req.Command
 		code, dur, hash, size, lines := runEvidence(ctx, dir, req.Command)
 		ran.ExitCode, ran.DurationMs, ran.OutputHash, ran.OutputSize, ran.Passed = &code, dur, hash, size, code == 0
@@ -510,7 +519,7 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 		if after := p.repoNow(ctx, dir); !sameSeatRepo(after, ran.Repo) {
 			ran.RepoAfter = after
 		}
-	case req.Command != "":
+	case hasCommand:
 		ran.Basis, ran.Level, ran.Command, ran.ExitCode, ran.Passed = events.EvidenceCommand, events.LevelReported, req.Command, req.ExitCode, *req.ExitCode == 0
 	case req.File != "":
 		rel, abs, err := p.projectFile(req.File)
