@@ -17,6 +17,7 @@ import (
 // a seq gives what filing every item the work ever had gives, at every
 // revision of a generated history whose agents open, resolve and drop
 // loops, for several "since" seqs.
+// Slow: it compares two ways of reading at every revision of a generated history.
 func TestKnowledgeStateAt_EqualsTheWholeHistory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

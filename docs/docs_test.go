@@ -100,6 +100,7 @@ var checkedDocs = []string{"quickstart.md", "handoff.md", "commands.md"}
 // normalised (and the size of the context file the fake agent of the seat
 // examples reports). -update-docs rewrites the shown output, and the ids and
 // hashes after it, from the run.
+// Slow: every example is an awr process, and the rig examples start agents in tmux.
 func TestDocs(t *testing.T) {
 	bin := testkit.Programs(t, testkit.AWR, testkit.FakeAgent)
 	for _, name := range checkedDocs {

@@ -147,6 +147,7 @@ func (w *world) legacyCheckpoint(counts *knowledgeCounts) {
 // and each work item's items) leave tables equal, row for row and id for
 // id, to those written event by event, for every way the commands change
 // them, and for checkpoints in the bare-text form of older logs.
+// Slow: every rapid check writes a project twice, event by event and in bulk.
 func TestProperty_KnowledgeAndSearchRebuild(t *testing.T) {
 	t.Parallel()
 	var counts knowledgeCounts
@@ -188,6 +189,7 @@ func TestProperty_KnowledgeAndSearchRebuild(t *testing.T) {
 // remove items on two source paths, on work items whose keys hold a
 // colon or a NUL. Every write the incremental path refuses is left out;
 // the log left must rebuild to the same tables.
+// Slow: every rapid check writes a project twice, event by event and in bulk.
 func TestProperty_RawKnowledgeRebuild(t *testing.T) {
 	t.Parallel()
 	var counts knowledgeCounts

@@ -154,6 +154,7 @@ func assertSoundLog(t *testing.T, dir string, acked map[int64]string) int64 {
 // moments, many times. After each kill the next child continues; at the end
 // the chain verifies, projections equal a rebuild, and every event a child
 // acknowledged is present. AWR_LONG=1 runs 300 kills instead of 25.
+// Slow: each kill waits for a child process to start and append.
 func TestCrash_KillDuringAppend(t *testing.T) {
 	t.Parallel()
 	kills := 25

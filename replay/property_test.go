@@ -210,6 +210,7 @@ func checksumsAt(t require.TestingT, st *events.Store, rev int64) map[string]str
 // the projections built incrementally equal a rebuild from the log; the
 // state read at any revision equals the state of a log truncated there;
 // and single-item readiness agrees with the full readiness evaluation.
+// Slow: every rapid check rebuilds the projections at every revision.
 func TestProperty_ReplayEqualsIncremental(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {

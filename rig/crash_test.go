@@ -110,6 +110,7 @@ func TestCrashMidRestore_Continues(t *testing.T) {
 // once; an up that loses stops (RevisionConflict, or InvalidTransition
 // while the other is restoring), and a third up finishes whatever is left
 // without launching anything again.
+// Slow: each round launches three agents in tmux and races two processes.
 func TestConcurrentUps(t *testing.T) {
 	t.Parallel()
 	rounds := 4

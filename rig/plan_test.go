@@ -22,6 +22,7 @@ import (
 // restore-check write nothing. The agents cooperate here (an agent that misbehaves
 // after launch is something no plan can foresee; those outcomes are
 // covered one by one in rig_test.go).
+// Slow: every rapid check brings a rig down and up with real agents in tmux.
 func TestPlanAgreesWithApply(t *testing.T) {
 	t.Parallel()
 	works := []string{"T-1", "T-2", "T-3", "T-4", "T-5", "T-6"}

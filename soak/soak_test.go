@@ -259,6 +259,7 @@ func assertSoundLog(t *testing.T, dir string, acked map[int64]string) int64 {
 // AWR_LONG=1); each killed child is replaced by a new one on the same work
 // item. Afterwards the chain and projections verify against a scratch
 // rebuild and every acknowledged event is present with the same id.
+// Slow: each kill waits for a child process to start and run the handoff.
 func TestSoak_KillDuringHandoff(t *testing.T) {
 	t.Parallel()
 	kills := 40

@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs every testdata/script/*.txtar against the real CLI,
 // and every hint the scripts print (see hintrun_test.go).
+// Slow: the scripts start about 1,200 awr processes, and the hints they print run too.
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	hintRoot := t.TempDir()
