@@ -42,6 +42,12 @@ type AnchorCheck struct {
 	// Broken is the first anchor, in seq order, that the log no longer
 	// holds.
 	Broken *BrokenAnchor `json:"broken,omitempty"`
+	// PastFork is the first anchor, in seq order, of a project this log
+	// was before a fork that lies after the fork (set aside), and ForkSeq
+	// the seq of that fork: with no anchor of the project itself, the
+	// fork is all that stands between the log and that anchor.
+	PastFork *Anchor `json:"past_fork,omitempty"`
+	ForkSeq  int64   `json:"fork_seq,omitempty"`
 }
 
 // BrokenAnchor is an anchor the log no longer holds: the event at its seq
@@ -253,6 +259,10 @@ func judgeAnchors(conn *sqlite.Conn, head int64, source string, anchors []Anchor
 		case to > 0 && a.Seq > to:
 			// The origin's own history after this log forked from it.
 			ac.Ignored = append(ac.Ignored, a)
+			if ac.PastFork == nil || a.Seq < ac.PastFork.Seq {
+				past := a
+				ac.PastFork, ac.ForkSeq = &past, to+1
+			}
 			continue
 		}
 		mine = append(mine, a)
@@ -339,8 +349,14 @@ func (ac *AnchorCheck) failure(op, arg string) *fault.Error {
 		if arg != "git" {
 			hint = "awr anchor --to " + arg
 		}
-		return fault.New(fault.VerifyFailed, "%s: %s holds no anchor of project %s%s%s", op, ac.Source, ac.ProjectID, ac.forkedNote(), tail).
+		e := fault.New(fault.VerifyFailed, "%s: %s holds no anchor of project %s%s%s", op, ac.Source, ac.ProjectID, ac.forkedNote(), tail).
 			With("source", ac.Source).With("project_id", ac.ProjectID).WithHint("%s", hint)
+		if a := ac.PastFork; a != nil {
+			e = fault.New(fault.VerifyFailed, "%s: %s holds no anchor of project %s, and project %s's anchor %s at seq %d lies after the fork this log claims at seq %d: unless the log was forked there, it was rewritten%s", op, ac.Source, ac.ProjectID, a.ProjectID, a.Where, a.Seq, ac.ForkSeq, tail).
+				With("source", ac.Source).With("project_id", ac.ProjectID).With("seq", ac.ForkSeq).With("where", a.Where).With("anchor", a.Line()).
+				WithHint("%s", hint)
+		}
+		return e
 	}
 	return nil
 }
