@@ -283,7 +283,13 @@ func newAnchoredLog(t *testing.T, store string) *anchoredLog {
 // shared one).
 func readLog(t *testing.T, dir string) []*events.Event {
 	t.Helper()
-	conn, err := events.OpenConn(events.DBPath(dir), sqlite.OpenReadOnly)
+	return readLogAt(t, events.DBPath(dir))
+}
+
+// readLogAt returns the events of the SQLite file path.
+func readLogAt(t *testing.T, path string) []*events.Event {
+	t.Helper()
+	conn, err := events.OpenConn(path, sqlite.OpenReadOnly)
 	require.NoError(t, err)
 	defer conn.Close()
 	var evs []*events.Event
