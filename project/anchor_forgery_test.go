@@ -474,6 +474,16 @@ func TestAnchors_RefuseForgeries(t *testing.T) {
 			f.forge(t, l, a)
 			rewriteSQLite(t, events.DBPath(a.dir), l.sealed(), l.origin)
 			checkRefused(t, f, a)
+			if f.name == "ForgedForkOfOwnID" {
+				// The forged log no longer accepts writes: a fork of the
+				// project's own id forks nothing, the origin row stands.
+				ctx := context.Background()
+				p, err := project.Open(ctx, a.dir, project.Options{})
+				require.NoError(t, err)
+				defer p.Close()
+				_, err = p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-2", Agent: "mallory"})
+				require.Equal(t, fault.ReadOnlyReplica, fault.As(err).Code, "%v", err)
+			}
 		})
 	}
 }
