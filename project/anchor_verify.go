@@ -130,7 +130,7 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 			if !c.OK {
 				c.Detail = fmt.Sprintf("replica of %s: seq %d was imported with hash %.12s, the log now has %s", o.ProjectID, o.HeadSeq, o.HeadHash, orNone(found))
 				fail(fault.New(fault.VerifyFailed, "verify: seq %d: the origin's head recorded at import has hash %s, the log now has %s: the copy was rewritten after its import", o.HeadSeq, o.HeadHash, orNone(found)).
-					With("seq", o.HeadSeq).With("anchored_hash", o.HeadHash).With("found_hash", found).WithHint("re-import the origin's export: awr import EXPORT.jsonl --project NEW_DIR"))
+					With("seq", o.HeadSeq).With("anchored_hash", o.HeadHash).With("found_hash", found).WithHint("awr import EXPORT.jsonl --project NEW_DIR"))
 			}
 			res.Checks = append(res.Checks, c)
 		}
