@@ -20,10 +20,12 @@ type ForkRequest struct {
 // ForkView is where a fork began: its project_forked event (seq, hash,
 // time) and the origin it forked from, as `awr status --json` shows it.
 type ForkView struct {
-	Seq    int64         `json:"seq"`
-	Hash   string        `json:"hash"`
-	At     int64         `json:"at"`
-	Origin events.Origin `json:"origin"`
+	// ProjectID is the fork's own project id (the origin's is in Origin).
+	ProjectID string        `json:"project_id"`
+	Seq       int64         `json:"seq"`
+	Hash      string        `json:"hash"`
+	At        int64         `json:"at"`
+	Origin    events.Origin `json:"origin"`
 }
 
 // ForkResult is `awr fork`: whether the project is a replica, its origin,
@@ -60,7 +62,7 @@ func ForkViewOf(e *events.Event) (*ForkView, error) {
 	if err := json.Unmarshal(e.Payload, &pl); err != nil {
 		return nil, fault.Wrap(fault.Storage, err, "read fork: seq %d", e.Seq)
 	}
-	return &ForkView{Seq: e.Seq, Hash: hex.EncodeToString(e.Hash), At: e.OccurredAt,
+	return &ForkView{ProjectID: pl.ProjectID, Seq: e.Seq, Hash: hex.EncodeToString(e.Hash), At: e.OccurredAt,
 		Origin: events.Origin{ProjectID: pl.OriginProjectID, HeadSeq: pl.OriginHeadSeq, HeadHash: pl.OriginHeadHash, ImportedAt: pl.ImportedAt}}, nil
 }
 
@@ -93,11 +95,16 @@ func IsReplica(origin *events.Origin, fork *ForkView) bool {
 }
 
 // Fork previews or, with req.Accept, makes the fork of an imported
-// replica: one project_forked event on stream "project" naming the origin
-// (its project id, its head when imported), the reason and who forked;
-// from then on the copy accepts writes. A preview writes nothing.
+// replica: one project_forked event on stream "project" giving the fork a
+// project id of its own (a new one: a fork never keeps its origin's id, so
+// the origin's anchors after the copy can never be taken for the fork's)
+// and naming the origin (its project id, its head when imported), the
+// reason and who forked; from then on the copy accepts writes. A preview
+// writes nothing.
 // Errors: InvalidTransition with Accept for a project that is not a
 // replica (never imported, or forked already: the fork is named);
+// VerifyFailed when the origin recorded beside the log is not the log's
+// own (another project id, or not its head: the record was altered);
 // RuleViolation for a reason that holds a secret.
 func Fork(ctx context.Context, env *Env, req ForkRequest) (*ForkResult, error) {
 	const op = "fork"
@@ -141,8 +148,19 @@ func Fork(ctx context.Context, env *Env, req ForkRequest) (*ForkResult, error) {
 			return nil, fault.New(fault.InvalidTransition, "fork: this replica of project %s was already forked at seq %d", origin.ProjectID, fork.Seq).
 				With("fork", fork).WithHint("awr log --kind project_forked")
 		}
+		lineage, err := events.ReadLineage(tx.Conn)
+		if err != nil {
+			return nil, err
+		}
+		if err := originIsHead(tx, origin, lineage); err != nil {
+			return nil, err
+		}
+		id := tx.NewID()
+		for lineage.Holds(id) {
+			id = tx.NewID()
+		}
 		e, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectForked{
-			OriginProjectID: origin.ProjectID, OriginHeadSeq: origin.HeadSeq, OriginHeadHash: origin.HeadHash,
+			ProjectID: id, OriginProjectID: origin.ProjectID, OriginHeadSeq: origin.HeadSeq, OriginHeadHash: origin.HeadHash,
 			ImportedAt: origin.ImportedAt, Reason: req.Reason, By: actor,
 		}})
 		if err != nil {
@@ -162,4 +180,25 @@ func Fork(ctx context.Context, env *Env, req ForkRequest) (*ForkResult, error) {
 		return nil, fault.Wrap(fault.Internal, err, "decode command result")
 	}
 	return out, nil
+}
+
+// originIsHead refuses a fork of a replica whose recorded origin is not
+// its own log's head: the project the log is (lineage) at the seq and
+// hash of its head. A replica refuses every write until it is forked, so
+// anything else means the record beside the log was altered, and a fork
+// would bless it.
+func originIsHead(tx *events.Tx, o *events.Origin, l *events.Lineage) error {
+	var head string
+	if err := events.ScanEvents(tx.Conn, tx.Head(), tx.Head(), func(e *events.Event) error {
+		head = hex.EncodeToString(e.Hash)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if o.ProjectID == l.Current() && o.HeadSeq == tx.Head() && o.HeadHash == head {
+		return nil
+	}
+	return fault.New(fault.VerifyFailed, "fork: the origin recorded beside the log (project %s, seq %d, hash %.12s) is not this log's head (project %s, seq %d, hash %.12s): the record was altered; nothing was written",
+		o.ProjectID, o.HeadSeq, o.HeadHash, l.Current(), tx.Head(), head).
+		With("origin", *o).With("project_revision", tx.Head()).WithHint("awr verify")
 }

@@ -37,7 +37,10 @@ const FutureTolerance = 24 * time.Hour
 //     later execution names the latest one it retries, which never
 //     finished or failed (a key that succeeded runs no more); a finish
 //     names an execution started on the same stream, by the same
-//     session, that has not finished.
+//     session, that has not finished;
+//   - forks: a project_forked forks the project the log is, at its head,
+//     under an id of its own (Lineage): a fork of a project's own id is
+//     refused.
 //
 // Verify, import and every rebuild of the projections run it, so a forged
 // log is refused wherever it is read in full. The zero value is not
@@ -55,6 +58,7 @@ type Invariants struct {
 	maxToken map[string]int64
 	execs    map[string]*execFold
 	keyLast  map[string]string // execution stream → its latest execution
+	lineage  Lineage
 }
 
 type execFold struct {
@@ -184,6 +188,8 @@ func (c *Invariants) stream(e *Event, v Payload) string {
 
 func (c *Invariants) domain(e *Event, v Payload) string {
 	switch pl := v.(type) {
+	case *ProjectInitialized, *ProjectForked:
+		return c.lineage.Fold(e, pl)
 	case *SourceIndexed:
 		for _, k := range c.keys[pl.Path] {
 			if c.declared[k]--; c.declared[k] == 0 {

@@ -1,6 +1,8 @@
 package events_test
 
 import (
+	"encoding/hex"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,4 +50,38 @@ func TestInvariants_SeatReconciled(t *testing.T) {
 	require.Contains(t, adopt(events.SeatReconciled{FromSession: "A", SessionID: "Z", SessionActive: true}), "which never started")
 	off := fold(t, append(append([]events.Payload{}, base...), &events.SeatReconciled{Address: "b@r", Rig: "r", FromSession: "A", SessionID: "C", SessionActive: true}), streams)
 	require.Contains(t, off, "where its payload names seat/b@r")
+}
+
+// A fork is a project of its own: project_forked names an id of its own
+// that the log's history never had (never the origin's: a fork of a
+// project's own id is refused), the project the log is as its origin, and
+// the event right before it as the origin's head.
+func TestInvariants_Fork(t *testing.T) {
+	t.Parallel()
+	// P, then a valid fork to Q at seq 2; the case under test is seq 3.
+	prevOf := func(seq int64) []byte { return []byte(strings.Repeat(string(rune('a'+seq)), 32)) }
+	check := func(fork events.ProjectForked) string {
+		c := events.NewInvariants(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+		pls := []events.Payload{
+			&events.ProjectInitialized{ProjectID: "P", Name: "p"},
+			&events.ProjectForked{ProjectID: "Q", OriginProjectID: "P", OriginHeadSeq: 1, OriginHeadHash: hex.EncodeToString(prevOf(2)), By: "b"},
+			&fork,
+		}
+		for i, pl := range pls {
+			seq := int64(i + 1)
+			e := &events.Event{Seq: seq, Kind: pl.Kind(), Stream: "project", StreamVersion: seq, OccurredAt: 1_700_000_000_000, PrevHash: prevOf(seq)}
+			if problem := c.Check(e, pl); problem != "" {
+				return problem
+			}
+		}
+		return ""
+	}
+	head := hex.EncodeToString(prevOf(3))
+	require.Empty(t, check(events.ProjectForked{ProjectID: "R", OriginProjectID: "Q", OriginHeadSeq: 2, OriginHeadHash: head, By: "b"}))
+	require.Contains(t, check(events.ProjectForked{OriginProjectID: "Q", OriginHeadSeq: 2, OriginHeadHash: head, By: "b"}), "under its own id")
+	require.Contains(t, check(events.ProjectForked{ProjectID: "Q", OriginProjectID: "Q", OriginHeadSeq: 2, OriginHeadHash: head, By: "b"}), "under its own id")
+	require.Contains(t, check(events.ProjectForked{ProjectID: "P", OriginProjectID: "Q", OriginHeadSeq: 2, OriginHeadHash: head, By: "b"}), "already holds: a fork of a project's own id")
+	require.Contains(t, check(events.ProjectForked{ProjectID: "R", OriginProjectID: "P", OriginHeadSeq: 2, OriginHeadHash: head, By: "b"}), "but the log is project Q there")
+	require.Contains(t, check(events.ProjectForked{ProjectID: "R", OriginProjectID: "Q", OriginHeadSeq: 1, OriginHeadHash: head, By: "b"}), "but it follows seq 2")
+	require.Contains(t, check(events.ProjectForked{ProjectID: "R", OriginProjectID: "Q", OriginHeadSeq: 2, OriginHeadHash: strings.Repeat("0", 64), By: "b"}), "but it follows seq 2")
 }

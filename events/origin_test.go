@@ -65,11 +65,40 @@ func TestStore_Replica(t *testing.T) {
 			return err
 		}))
 	})
-	t.Run("ForkThenWrites", func(t *testing.T) {
+	t.Run("ForkOfOwnIdForksNothing", func(t *testing.T) {
+		// A project_forked of the project's own id (a forger's, or an
+		// older awr's) is no fork: the replica still refuses writes.
 		o := opts(rng)
 		o.Fork = true
 		_, err := st.Write(ctx, o, func(tx *events.Tx) (any, error) {
-			_, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectForked{OriginProjectID: "P", OriginHeadSeq: 1, OriginHeadHash: origin.HeadHash, By: "tester"}})
+			_, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectForked{ProjectID: "P", OriginProjectID: "P", OriginHeadSeq: 1, OriginHeadHash: origin.HeadHash, By: "forger"}})
+			return nil, err
+		})
+		require.NoError(t, err)
+		_, err = appendSession(t, st, opts(rng), "s0")
+		require.Equal(t, fault.ReadOnlyReplica, fault.As(err).Code, "%v", err)
+		require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+			ev, err := events.ForkOf(r.Conn, &origin)
+			require.Nil(t, ev)
+			l, lerr := events.ReadLineage(r.Conn)
+			require.NoError(t, lerr)
+			require.Equal(t, []events.Line{{ProjectID: "P", From: 1}}, l.Lines)
+			return err
+		}))
+	})
+	t.Run("ForkThenWrites", func(t *testing.T) {
+		// A valid fork follows the replica's head; the forged one above
+		// sits between, so this fork names seq 2 as the head it follows.
+		var prev string
+		require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+			var err error
+			prev, err = hashAt(r, r.Head)
+			return err
+		}))
+		o := opts(rng)
+		o.Fork = true
+		_, err := st.Write(ctx, o, func(tx *events.Tx) (any, error) {
+			_, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectForked{ProjectID: "Q", OriginProjectID: "P", OriginHeadSeq: 2, OriginHeadHash: prev, By: "tester"}})
 			return nil, err
 		})
 		require.NoError(t, err)
@@ -78,8 +107,24 @@ func TestStore_Replica(t *testing.T) {
 		require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 			ev, err := events.ForkOf(r.Conn, &origin)
 			require.NotNil(t, ev)
-			require.EqualValues(t, 2, ev.Seq)
+			require.EqualValues(t, 3, ev.Seq)
+			l, lerr := events.ReadLineage(r.Conn)
+			require.NoError(t, lerr)
+			require.Equal(t, "Q", l.Current())
+			from, to, ok := l.Span("P")
+			require.True(t, ok)
+			require.EqualValues(t, [2]int64{1, 2}, [2]int64{from, to})
 			return err
 		}))
 	})
+}
+
+// hashAt returns the hex hash of the event at seq.
+func hashAt(r *events.Reader, seq int64) (string, error) {
+	var h string
+	err := events.ScanEvents(r.Conn, seq, seq, func(e *events.Event) error {
+		h = hex.EncodeToString(e.Hash)
+		return nil
+	})
+	return h, err
 }

@@ -14,9 +14,14 @@ func (ProjectInitialized) Kind() Kind { return KindProjectInitialized }
 
 // ProjectForked (stream "project") turns an imported replica into a
 // project of its own: from this event on, the copy accepts writes and its
-// history diverges from the origin's. It names the origin as the replica
-// recorded it (Origin), why the fork was made and who made it.
+// history diverges from the origin's. It names the fork's own project id
+// (never the origin's: a fork of a project's own id is refused, see
+// Lineage), the origin as the replica recorded it (Origin), why the fork
+// was made and who made it.
 type ProjectForked struct {
+	// ProjectID is the fork's own project id, from this event on: the
+	// anchors of the fork name it, those of the origin name the origin's.
+	ProjectID string `json:"project_id"`
 	// OriginProjectID is the project id of the log the replica was
 	// imported from.
 	OriginProjectID string `json:"origin_project_id"`

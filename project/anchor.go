@@ -42,10 +42,10 @@ type Anchor struct {
 	Seq       int64  `json:"seq"`
 	Hash      string `json:"hash"`
 	At        string `json:"at"`
-	// Fork is the hash of the project_forked event that made the
-	// anchoring copy a fork of its origin, "" for the origin's own line of
-	// history (a fork keeps the origin's project id: the fork field tells
-	// its anchors from the origin's in a shared repository or file).
+	// Fork is, on a line an older awr wrote, the hash of the
+	// project_forked event of a fork that kept its origin's project id. A
+	// fork now has an id of its own, and awr writes no fork field: such a
+	// line is read, and set aside.
 	Fork string `json:"fork,omitempty"`
 	// Where is where the anchor was read from: FILE:LINE, or
 	// git:COMMIT:LINE for a line of the note on COMMIT.
@@ -135,9 +135,14 @@ func (p *Project) Anchor(ctx context.Context, req AnchorRequest) (*AnchorResult,
 		if err != nil {
 			return err
 		}
-		a = Anchor{ProjectID: h.projectID, Seq: r.Head, Hash: h.hash}
-		a.Fork, _, err = forkLine(r)
-		return err
+		// The project the log is at its head: a fork anchors under its
+		// own id.
+		l, err := events.ReadLineage(r.Conn)
+		if err != nil {
+			return err
+		}
+		a = Anchor{ProjectID: l.Current(), Seq: r.Head, Hash: h.hash}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -174,21 +179,6 @@ func (p *Project) Anchor(ctx context.Context, req AnchorRequest) (*AnchorResult,
 type headInfo struct {
 	projectID string
 	hash      string
-}
-
-// forkLine returns the hash of the project_forked event that made the log
-// of r a fork of its origin ("" for an origin, or a replica not forked),
-// and the origin recorded at import (nil for an origin).
-func forkLine(r *events.Reader) (string, *events.Origin, error) {
-	o, err := events.ReadOrigin(r.Conn)
-	if err != nil || o == nil {
-		return "", nil, err
-	}
-	f, err := events.ForkOf(r.Conn, o)
-	if err != nil || f == nil {
-		return "", o, err
-	}
-	return hex.EncodeToString(f.Hash), o, nil
 }
 
 // headEvent returns the project id (from project_initialized) and the
@@ -255,10 +245,10 @@ func appendAnchorFile(path, line string) (int, error) {
 }
 
 // readAnchorFile reads the anchors of the file at path.
-func readAnchorFile(path string) ([]Anchor, []string, error) {
+func readAnchorFile(op, path string) ([]Anchor, []string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fault.New(fault.InvalidInput, "verify: --anchors %s cannot be read: %v", path, errors.Unwrap(err)).With("path", path).
+		return nil, nil, fault.New(fault.InvalidInput, "%s: --anchors %s cannot be read: %v", op, path, errors.Unwrap(err)).With("path", path).
 			WithHint("awr anchor --to %s", path)
 	}
 	a, bad := parseAnchors(b, path)

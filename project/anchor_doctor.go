@@ -42,13 +42,13 @@ func (p *Project) doctorAnchors(ctx context.Context, add func(DoctorFinding)) {
 		if r.Head == 0 {
 			return nil
 		}
-		head, err := headEvent(r)
+		l, err := events.ReadLineage(r.Conn)
 		if err != nil {
 			return err
 		}
 		var latest *Anchor
 		for i, a := range anchors {
-			if a.ProjectID == head.projectID && (latest == nil || a.Seq > latest.Seq) {
+			if a.ProjectID == l.Current() && a.Fork == "" && (latest == nil || a.Seq > latest.Seq) {
 				latest = &anchors[i]
 			}
 		}

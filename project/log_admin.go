@@ -12,6 +12,7 @@ import (
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/intake"
 	"github.com/awr-dev/awr/replay"
+	"zombiezen.com/go/sqlite"
 )
 
 // The results of the log's own operations.
@@ -20,9 +21,14 @@ type (
 	RebuildResult = replay.RebuildResult
 	// ExportResult is `awr export`.
 	ExportResult = replay.ExportResult
-	// ImportResult is `awr import`.
-	ImportResult = replay.ImportResult
 )
+
+// ImportResult is `awr import`: what was imported and, with --anchors, the
+// anchor check the imported log passed.
+type ImportResult struct {
+	replay.ImportResult
+	Anchors *AnchorCheck `json:"anchors,omitempty"`
+}
 
 // VerifyRequest is `awr verify` and awr_verify.
 type VerifyRequest struct {
@@ -43,10 +49,13 @@ type VerifyResult struct {
 
 // Verify checks seq continuity, the hash chain, the domain's rules and the
 // projection checksums; on a replica, that the origin's head it recorded
-// is in the chain; with req.Anchors, every anchor of this project; with
+// is in the chain; with req.Anchors, every anchor of this project (see
+// judgeAnchors: an anchor of the project whose seq the log holds must
+// match, whatever the origin recorded beside it or a fork says); with
 // req.ExpectHead, the head's hash. A failed check returns the result
-// together with a VerifyFailed error (an anchor broken by a rewrite:
-// details seq, anchored_hash, found_hash, where).
+// together with a VerifyFailed error; a broken anchor is the error even
+// when the log's own checks failed too (details seq, anchored_hash,
+// found_hash, where, anchor).
 // Errors: also InvalidInput for FILE without --anchors, an anchor file
 // that cannot be read, --anchors without FILE outside a git repository,
 // and an --expect-head that is not a hash.
@@ -69,10 +78,17 @@ func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult,
 		return nil, err
 	}
 	res := &VerifyResult{VerifyResult: *base}
-	if err != nil {
+	if err != nil && !req.Anchors {
 		return res, err
 	}
-	return res, p.verifyWitnesses(ctx, st, req, res)
+	// A log that fails its own checks is still held to its anchors: a
+	// forger's edit breaks a domain rule and, re-hashed, the anchors after
+	// it, and the broken anchor is the refusal that names the rewrite.
+	werr := p.verifyWitnesses(ctx, st, req, res)
+	if err != nil && (res.Anchors == nil || res.Anchors.Broken == nil) {
+		return res, err
+	}
+	return res, werr
 }
 
 // ReplayRequest is `awr replay`.
@@ -164,7 +180,8 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 
 // ImportRequest is `awr import`.
 type ImportRequest struct {
-	File string `arg:"" name:"file" type:"path" json:"file" help:"JSONL export to import ('-' for stdin)."`
+	File    string `arg:"" name:"file" type:"path" json:"file" help:"JSONL export to import ('-' for stdin)."`
+	Anchors string `name:"anchors" json:"anchors,omitempty" help:"Check the export against anchors (awr anchor) before anything is imported: those of FILE, or with git the notes under refs/notes/awr of the repository holding --project. An anchor the export does not hold refuses the import." placeholder:"FILE|git"`
 }
 
 // Import imports a JSONL export into a project without events, verifying
@@ -175,7 +192,12 @@ type ImportRequest struct {
 // directory it created); into a log with no event, it is one transaction.
 // Errors: InvalidInput for an unreadable file, a project directory that
 // does not exist, or a log that does not verify (naming the line);
-// InvalidTransition for a project that has events.
+// InvalidTransition for a project that has events. With req.Anchors, the
+// imported log is held to the anchors as verify --anchors holds a log
+// (judgeAnchors) inside the import's transaction: a broken anchor is
+// VerifyFailed naming its seq and line (also when the log breaks a domain
+// rule too), and nothing is imported; so is an export with no anchor of
+// its project.
 func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader) (*ImportResult, error) {
 	r, name := stdin, "stdin"
 	if req.File != "-" && req.File != "" {
@@ -189,6 +211,25 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	dir := p.dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir).WithHint("mkdir -p %s", dir)
+	}
+	res := &ImportResult{}
+	var witness replay.Witness
+	if req.Anchors != "" {
+		source, anchors, malformed, err := p.loadAnchors(ctx, "import", req.Anchors)
+		if err != nil {
+			return nil, err
+		}
+		witness = func(conn *sqlite.Conn, head int64) error {
+			ac, err := judgeAnchors(conn, head, source, anchors, malformed)
+			if err != nil {
+				return err
+			}
+			res.Anchors = ac
+			if e := ac.failure("import", req.Anchors); e != nil {
+				return e.With("path", name)
+			}
+			return nil
+		}
 	}
 	unlock, err := lockDir(dir)
 	if err != nil {
@@ -215,13 +256,14 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		}
 		// What an interrupted init staged must not become this project's.
 		intake.RemoveLeftovers(dir)
-		res, err := replay.ImportReplica(ctx, st, in, name, p.opts.Now())
+		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness)
 		if err != nil && ctx.Err() != nil {
 			return nil, intake.Interrupted("import", "awr import "+req.File)
 		}
 		if err != nil {
 			return nil, err
 		}
+		res.ImportResult = *imp
 		// Imported in place (into a log an older awr left empty): the
 		// identity is checked, and recorded where none is.
 		bg := context.WithoutCancel(ctx)
@@ -240,11 +282,12 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	if !newDir {
 		intake.RemoveLeftovers(dir)
 	}
-	var res *ImportResult
 	err = intake.BuildLog(ctx, dir, nil, func(st *events.Store) error {
-		if res, err = replay.ImportReplica(ctx, st, in, name, p.opts.Now()); err != nil {
+		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness)
+		if err != nil {
 			return err
 		}
+		res.ImportResult = *imp
 		// Not linked in where another project's id is recorded: every
 		// open would then refuse it.
 		return identityAgrees(ctx, dir, st, "import")

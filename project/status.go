@@ -169,6 +169,9 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		if res.Fork != nil && res.Fork.Seq > rev {
 			res.Fork = nil // forked after the revision read
 		}
+		if res.Fork != nil {
+			res.ProjectID = res.Fork.ProjectID // a fork is a project of its own
+		}
 		if replica {
 			res.NextAction = "awr fork"
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"zombiezen.com/go/sqlite"
 )
 
 // ExportResult reports an export.
@@ -86,7 +87,7 @@ const maxLine = 64 << 20
 // fields, a seq gap, a prev_hash or hash that does not match, or a stream
 // version out of order.
 func Import(ctx context.Context, store *events.Store, r io.Reader, source string) (*ImportResult, error) {
-	return importLog(ctx, store, r, source, time.Time{})
+	return importLog(ctx, store, r, source, time.Time{}, nil)
 }
 
 // ImportReplica is Import that also records, in the same transaction, that
@@ -95,12 +96,29 @@ func Import(ctx context.Context, store *events.Store, r io.Reader, source string
 // that every later write is refused until the copy is forked. Errors: those
 // of Import.
 func ImportReplica(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time) (*ImportResult, error) {
-	return importLog(ctx, store, r, source, importedAt)
+	return importLog(ctx, store, r, source, importedAt, nil)
 }
 
-func importLog(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time) (*ImportResult, error) {
+// Witness checks an imported log against what lies outside it (anchors)
+// inside the import's transaction, once every event is appended: conn
+// holds them, head is the last seq. An error refuses the import.
+type Witness func(conn *sqlite.Conn, head int64) error
+
+// ImportWitnessed is ImportReplica checked by witness: the events are
+// appended (their chain checked line by line) and witness judges the whole
+// log before anything commits. A log that breaks a domain rule is still
+// refused, but the witness speaks first: its refusal (a rewrite an anchor
+// names) is returned in place of the first domain fault, which it
+// explains. Errors: those of Import, and witness's.
+func ImportWitnessed(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time, witness Witness) (*ImportResult, error) {
+	return importLog(ctx, store, r, source, importedAt, witness)
+}
+
+func importLog(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time, witness Witness) (*ImportResult, error) {
 	res := &ImportResult{}
-	var originID string
+	// The origin is the project the log is at its head: a copy of a fork
+	// is a replica of the fork, not of the fork's own origin.
+	var lineage events.Lineage
 	_, err := store.Write(ctx, events.WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "import"}, func(tx *events.Tx) (any, error) {
 		if tx.Head() != 0 {
 			return nil, fault.New(fault.InvalidTransition, "import: project already has %d events; import needs an empty project", tx.Head()).
@@ -110,6 +128,9 @@ func importLog(ctx context.Context, store *events.Store, r io.Reader, source str
 		sc.Buffer(make([]byte, 0, 1<<16), maxLine)
 		line := 0
 		rules := events.NewInvariants(time.Now())
+		// With a witness, the first domain fault is held while the rest is
+		// appended, so that the witness can name the rewrite behind it.
+		var ruleFault error
 		for sc.Scan() {
 			line++
 			if err := ctx.Err(); err != nil {
@@ -132,12 +153,15 @@ func importLog(ctx context.Context, store *events.Store, r io.Reader, source str
 			}
 			// Checked once the line is known to continue the chain, so a
 			// spliced or edited log is named by its chain fault first.
-			if problem := rules.Check(e, v); problem != "" {
-				return nil, lineErr(source, line, fmt.Errorf("seq %d: %s", e.Seq, problem))
+			if ruleFault == nil {
+				if problem := rules.Check(e, v); problem != "" {
+					ruleFault = lineErr(source, line, fmt.Errorf("seq %d: %s", e.Seq, problem))
+					if witness == nil {
+						return nil, ruleFault
+					}
+				}
 			}
-			if pi, ok := v.(*events.ProjectInitialized); ok && e.Seq == 1 {
-				originID = pi.ProjectID
-			}
+			lineage.Fold(e, v)
 			res.Events++
 			res.HeadHash = fmt.Sprintf("%x", e.Hash)
 		}
@@ -151,8 +175,16 @@ func importLog(ctx context.Context, store *events.Store, r io.Reader, source str
 			return nil, fault.New(fault.InvalidInput, "import: %s holds no events", source).WithHint("awr export --project SOURCE_DIR --output FILE")
 		}
 		res.ProjectRevision = tx.Head()
+		if witness != nil {
+			if err := witness(tx.Conn, tx.Head()); err != nil {
+				return nil, err
+			}
+		}
+		if ruleFault != nil {
+			return nil, ruleFault
+		}
 		if !importedAt.IsZero() {
-			o := events.Origin{ProjectID: originID, HeadSeq: tx.Head(), HeadHash: res.HeadHash, ImportedAt: importedAt.UnixMilli()}
+			o := events.Origin{ProjectID: lineage.Current(), HeadSeq: tx.Head(), HeadHash: res.HeadHash, ImportedAt: importedAt.UnixMilli()}
 			if err := tx.RecordOrigin(o); err != nil {
 				return nil, err
 			}

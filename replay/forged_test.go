@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"flag"
 	"os"
 	"path/filepath"
@@ -113,6 +114,20 @@ var forgeries = []forgery{
 	{"end_names_another_work.jsonl", 11, "names work item CART-2, but session", false, func(t *testing.T, evs []*events.Event) []*events.Event {
 		editPayload(t, evs, 11, `"work":"CART-1"`, `"work":"CART-2"`)
 		return evs
+	}},
+	{"fork_of_own_id.jsonl", 14, "under its own id: a fork is a project of its own", false, func(t *testing.T, evs []*events.Event) []*events.Event {
+		// A project_forked of the project's own id after the head: the
+		// bypass of issue #47, where such an event set the anchors after
+		// it aside.
+		pi, err := events.Decode(evs[0])
+		require.NoError(t, err)
+		id := pi.(*events.ProjectInitialized).ProjectID
+		raw, err := jsonMarshal(events.ProjectForked{ProjectID: id, OriginProjectID: id, OriginHeadSeq: 13, OriginHeadHash: hex.EncodeToString(evs[12].Hash), By: "mallory"})
+		require.NoError(t, err)
+		raw, err = events.CanonicalJSON(bytes.TrimSpace(raw))
+		require.NoError(t, err)
+		return append(evs, &events.Event{ID: "01M8SF0RGEDF0RK0000000000A", Kind: events.KindProjectForked, Stream: "project",
+			OccurredAt: evs[12].OccurredAt, Actor: "mallory", Payload: raw})
 	}},
 }
 

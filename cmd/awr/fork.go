@@ -18,7 +18,7 @@ func (c *forkCmd) Run(app *App) error {
 		switch {
 		case res.Accepted:
 			fmt.Fprintf(w, "forked: project_forked at seq %d, a fork of %s at seq %d (hash %.12s)\n", res.Fork.Seq, res.Fork.Origin.ProjectID, res.Fork.Origin.HeadSeq, res.Fork.Origin.HeadHash)
-			fmt.Fprintln(w, "this copy accepts writes from now on; its history diverges from the origin's after that seq")
+			fmt.Fprintf(w, "this copy is project %s from now on and accepts writes; its history diverges from the origin's after that seq\n", res.Fork.ProjectID)
 		case res.WouldAppend != nil:
 			fmt.Fprintln(w, replicaLine(res.Origin, nil))
 			fmt.Fprintf(w, "awr fork --accept would append project_forked at seq %d; from then on this copy accepts writes and its history diverges from %s's\n", res.WouldAppend.Seq, res.Origin.ProjectID)
@@ -49,7 +49,7 @@ func replicaLine(o *project.Origin, f *project.ForkView) string {
 func replicaLines(o *project.Origin, f *project.ForkView) [][2]string {
 	var out [][2]string
 	if f != nil {
-		out = append(out, [2]string{"fork", fmt.Sprintf("fork of %s at seq %d (hash %.12s), forked at seq %d on %s", f.Origin.ProjectID, f.Origin.HeadSeq, f.Origin.HeadHash, f.Seq, stamp(f.At))})
+		out = append(out, [2]string{"fork", fmt.Sprintf("project %s, a fork of %s at seq %d (hash %.12s), forked at seq %d on %s", f.ProjectID, f.Origin.ProjectID, f.Origin.HeadSeq, f.Origin.HeadHash, f.Seq, stamp(f.At))})
 	}
 	if project.IsReplica(o, f) {
 		out = append(out, [2]string{"replica", fmt.Sprintf("read-only replica of %s at seq %d (hash %.12s), imported %s; writes are refused until awr fork --accept", o.ProjectID, o.HeadSeq, o.HeadHash, stamp(o.ImportedAt))})
