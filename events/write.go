@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"time"
 
@@ -220,14 +219,14 @@ func (tx *Tx) AppendRaw(e *Event) error {
 // returns), and its encoding holds no U+FFFD, the one character
 // encoding/json writes in place of what it cannot encode (invalid UTF-8),
 // so decoding the bytes gives the same struct back. Otherwise, and always
-// when AWR_VERIFY_PAYLOADS=1 (the tests' check that the two agree), it
+// when the tests' check that the two agree is on (SetVerifyPayloads), it
 // decodes the stored bytes.
 func (tx *Tx) insertTyped(e *Event, given Payload) error {
 	var typed Payload
 	if len(tx.store.projectors) > 0 && !replaced(e.Payload) {
 		typed = asPointer(e.Kind, given)
 	}
-	if typed != nil && os.Getenv("AWR_VERIFY_PAYLOADS") == "1" {
+	if typed != nil && verifyPayloadsOn() {
 		decoded, err := Decode(e)
 		if err != nil {
 			return err

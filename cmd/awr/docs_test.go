@@ -118,7 +118,8 @@ func TestDocs(t *testing.T) {
 
 // docsBinary builds the awr the docs show, as .ci/run and the install
 // section build it (static, trimmed paths; no VCS stamp, so `awr version`
-// prints what the docs show), into a temporary directory put first on the
+// prints what the docs show) but with the awrtest tag, so that it runs on
+// the doc's clock (AWR_TEST_NOW), into a temporary directory put first on the
 // examples' PATH, with the fake agent the seat and rig examples run
 // (fixtures/fakeagent) beside it. The test binary doubles as awr for the testscripts, but
 // under -race each of its runs is several times slower, and a doc scenario
@@ -128,7 +129,7 @@ func docsBinary(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, pkg := range []string{".", "../../fixtures/fakeagent/cmd/fakeagent"} {
-		c := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", dir+string(os.PathSeparator), pkg)
+		c := exec.Command("go", "build", "-tags", "awrtest", "-trimpath", "-buildvcs=false", "-o", dir+string(os.PathSeparator), pkg)
 		c.Env = append(os.Environ(), "CGO_ENABLED=0")
 		out, err := c.CombinedOutput()
 		require.NoError(t, err, "go build %s: %s", pkg, out)
