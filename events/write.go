@@ -366,10 +366,14 @@ func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string)
 // replica (see Tx.Append); RevisionConflict when a stream in opts.Streams has an event newer
 // than opts.ExpectedRevision; InvalidInput when opts.RequestID was used for
 // a different request; Storage when the database is busy past ctx's
-// deadline or cannot be written; any error fn returns.
+// deadline or cannot be written, or "damaged" when its append-only
+// triggers were missing at open; any error fn returns.
 func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error)) (res *WriteResult, err error) {
 	if err := CheckWriteOptions(opts); err != nil {
 		return nil, err
+	}
+	if len(s.unprotected) > 0 {
+		return nil, unprotectedError(s.path, s.unprotected)
 	}
 	if s.up != nil {
 		return s.writeThrough(ctx, opts, fn)

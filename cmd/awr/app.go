@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,7 +136,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if r := recover(); r != nil {
 				c, ok := r.(exitCode)
 				if !ok {
-					panic(r)
+					code = report(stderr, jsonOut, hints, panicFault(r))
+					return
 				}
 				code = int(c)
 			}
@@ -179,6 +182,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 type exitCode int
+
+// panicFault is the error a command that panicked reports, in place of a
+// Go trace: Internal, naming the panic and where in awr it happened, with
+// the hint to check the log (an open write was rolled back whole).
+func panicFault(r any) error {
+	at := ""
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	for past := false; ; {
+		f, more := frames.Next()
+		// The frames below runtime.gopanic are those that panicked.
+		past = past || f.Function == "runtime.gopanic"
+		if past && strings.HasPrefix(f.Function, "github.com/awr-dev/awr/") {
+			at = fmt.Sprintf("%s (%s:%d)", f.Function, filepath.Base(f.File), f.Line)
+			break
+		}
+		if !more {
+			break
+		}
+	}
+	return fault.New(fault.Internal, "awr stopped on an internal error (a bug; please report it): %v, in %s; a write it had begun was rolled back", r, at).
+		With("panic", fmt.Sprint(r)).With("at", at).WithHint("awr verify")
+}
 
 // clock returns awr's clock: the real one, or, in a test build (testNow)
 // when AWR_TEST_NOW holds a time in Unix milliseconds, a clock that starts
