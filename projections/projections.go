@@ -148,18 +148,6 @@ func boolInt(b bool) int64 {
 }
 
 // Objects returns the names of the tables, indexes and triggers the
-// projection's schema scripts create (events.SchemaProjector): Open
-// rebuilds a projection that misses one.
-func (b base) Objects() []string {
-	objects := map[string]bool{}
-	for _, name := range []string{b.schema, b.schema + "_indexes"} {
-		if script, ok := schemas.Get(name); ok {
-			events.ScriptObjects(objects, script)
-		}
-	}
-	out := make([]string, 0, len(objects))
-	for name := range objects {
-		out = append(out, name)
-	}
-	return out
-}
+// projection's schema scripts create (events.SchemaProjector), from
+// schemaObjects: Open rebuilds a projection that misses one.
+func (b base) Objects() []string { return append([]string(nil), schemaObjects[b.schema]...) }
