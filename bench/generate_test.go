@@ -182,10 +182,10 @@ func TestGenerate_NeverInTheFuture(t *testing.T) {
 
 // TestGenerate_PayloadsDecodeToThemselves: every payload the commands of
 // a generated history append is the value a decode of its stored bytes
-// gives (AWR_VERIFY_PAYLOADS=1 makes each append check it), so the
+// gives (events.SetVerifyPayloads makes each append check it), so the
 // projectors, which are handed the struct, see what a replay sees.
 func TestGenerate_PayloadsDecodeToThemselves(t *testing.T) {
-	t.Setenv("AWR_VERIFY_PAYLOADS", "1")
+	defer events.SetVerifyPayloads(events.SetVerifyPayloads(true))
 	ctx := context.Background()
 	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 40, 3)
 	require.NoError(t, err)

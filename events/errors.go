@@ -33,8 +33,8 @@ func mapErr(op string, err error) error {
 		return fault.Wrap(fault.Storage, err, "%s: database is read-only; nothing was written", op).
 			WithHint("check the permissions of .awr/awr.db")
 	case sqlite.ResultCorrupt, sqlite.ResultNotADB:
-		return fault.Wrap(fault.Storage, err, "%s: database file is damaged", op).
-			WithHint("restore .awr/awr.db from a backup, or import an export into an empty project: awr import EXPORT.jsonl --project NEW_DIR")
+		return fault.Wrap(fault.Storage, err, "%s: the project's database is damaged: the database file is corrupt or not an SQLite database; restore it from a backup copy of .awr/awr.db, or import an export into a new project", op).
+			WithHint(RestoreHint)
 	case sqlite.ResultIOErr:
 		return fault.Wrap(fault.Storage, err, "%s: the database file could not be written or read (disk full, file too large, or a failing disk); nothing was written", op).
 			WithHint("free disk space or check the disk, then retry")

@@ -3,6 +3,7 @@ package events
 import (
 	"errors"
 	"runtime/debug"
+	"strings"
 
 	"github.com/awr-dev/awr/fault"
 	"zombiezen.com/go/sqlite"
@@ -45,12 +46,29 @@ func (s *Store) catchFault(op string, err *error, was bool) {
 	if r == nil {
 		return
 	}
+	if e := prepareFault(s.path, op, r); e != nil {
+		*err = e
+		return
+	}
 	e := mappedFault(s.path, op, r)
 	if e == nil {
 		panic(r)
 	}
 	s.faulted.CompareAndSwap(nil, e)
 	*err = e
+}
+
+// prepareFault is the Storage "damaged" error for a panic r that is an
+// SQLite error from preparing one of awr's embedded statements (Conn.Prep
+// panics: a table or index it names is gone, as the schema check at open
+// finds first), or nil. The transaction it happened in was rolled back.
+func prepareFault(path, op string, r any) *fault.Error {
+	err, ok := r.(error)
+	if !ok || sqlite.ErrCode(err) != sqlite.ResultError || !strings.Contains(err.Error(), "prepare") {
+		return nil
+	}
+	return fault.New(fault.Storage, "%s: the project's database is damaged: a statement does not prepare (%v); nothing was written; restore it from a backup copy of .awr/awr.db, or import an export into a new project", op, err).
+		With("path", path).WithHint(RestoreHint)
 }
 
 // mappedFault is the Storage error for a panic r that is a memory fault

@@ -54,7 +54,7 @@ func (s *Store) syncProjections(ctx context.Context, progress func(done, total i
 	var retired []string
 	var stale []Projector
 	if err := s.Read(ctx, func(r *Reader) (err error) {
-		retired, stale, err = projectionWork(r.Conn, s.projectors, r.Head)
+		retired, stale, err = projectionWork(r.Conn, s.projectors, r.Head, s.rebuildMissing)
 		return err
 	}); err != nil {
 		return err
@@ -70,9 +70,9 @@ func (s *Store) syncProjections(ctx context.Context, progress func(done, total i
 
 // projectionWork reads the projections' bookkeeping on conn, at head, once:
 // retired names the projections with bookkeeping that are not among ps,
-// stale the projectors of ps that are missing, of another version, or
-// behind head.
-func projectionWork(conn *sqlite.Conn, ps []Projector, head int64) (retired []string, stale []Projector, err error) {
+// stale the projectors of ps that are missing, of another version, behind
+// head, or among damaged (missing a schema object).
+func projectionWork(conn *sqlite.Conn, ps []Projector, head int64, damaged []Projector) (retired []string, stale []Projector, err error) {
 	states, err := ProjectionStates(conn)
 	if err != nil {
 		return nil, nil, err
@@ -83,7 +83,7 @@ func projectionWork(conn *sqlite.Conn, ps []Projector, head int64) (retired []st
 	}
 	for _, p := range ps {
 		st, ok := byName[p.Name()]
-		if !ok || st.Version != p.Version() || st.LastSeq < head {
+		if !ok || st.Version != p.Version() || st.LastSeq < head || damagedProjector(p, damaged) {
 			stale = append(stale, p)
 		}
 		delete(byName, p.Name())
@@ -94,6 +94,16 @@ func projectionWork(conn *sqlite.Conn, ps []Projector, head int64) (retired []st
 		}
 	}
 	return retired, stale, nil
+}
+
+// damagedProjector reports whether p is among damaged.
+func damagedProjector(p Projector, damaged []Projector) bool {
+	for _, d := range damaged {
+		if d.Name() == p.Name() {
+			return true
+		}
+	}
+	return false
 }
 
 // forgetRetired removes the bookkeeping of projections this awr no longer
@@ -195,7 +205,7 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 			if err != nil {
 				return err
 			}
-			if !ok || v != p.Version() || last < head {
+			if !ok || v != p.Version() || last < head || damagedProjector(p, s.rebuildMissing) {
 				still = append(still, p)
 			}
 		}

@@ -287,8 +287,9 @@ func takeView(ctx context.Context, path string, opts Options) (*view, error) {
 }
 
 // needsFold reports whether a writable open of the database would write
-// before serving a read: a migration, projections to rebuild, retired
-// projections to forget. Errors: Storage as checkSchema.
+// before serving a read: a migration, projections to rebuild (also for a
+// schema object missing), retired projections to forget. Errors: Storage
+// as checkSchema and checkObjects.
 func needsFold(ctx context.Context, path string, pool *connPool, ps []Projector) (fold bool, err error) {
 	conn, err := pool.Take(ctx)
 	if err != nil {
@@ -307,8 +308,18 @@ func needsFold(ctx context.Context, path string, pool *connPool, ps []Projector)
 	if err != nil {
 		return false, err
 	}
-	if pending, err := checkSchema(path, appID, version); err != nil || pending {
-		return pending, err
+	pending, err := checkSchema(path, appID, version)
+	if err != nil {
+		return false, err
+	}
+	var damaged []Projector
+	if appID == applicationID {
+		if damaged, _, err = checkObjects(conn, path, version, ps); err != nil {
+			return false, err
+		}
+	}
+	if pending || len(damaged) > 0 {
+		return true, nil
 	}
 	if len(ps) == 0 {
 		return false, nil
@@ -317,7 +328,7 @@ func needsFold(ctx context.Context, path string, pool *connPool, ps []Projector)
 	if err != nil {
 		return false, err
 	}
-	retired, stale, err := projectionWork(conn, ps, head)
+	retired, stale, err := projectionWork(conn, ps, head, nil)
 	return len(retired) > 0 || len(stale) > 0, err
 }
 
@@ -369,6 +380,10 @@ func copyToMemory(ctx context.Context, pool *connPool) (*sqlite.Conn, string, er
 
 // openError is a read-only open that SQLite refused.
 func openError(path string, err error) error {
+	switch sqlite.ErrCode(err).ToPrimary() {
+	case sqlite.ResultCorrupt, sqlite.ResultNotADB:
+		return damaged(path, err.Error())
+	}
 	return fault.Wrap(fault.Storage, err, "open project database %s read-only", path).With("path", path).
 		WithHint("check that this process may read .awr/awr.db and, where they exist, .awr/awr.db-wal and .awr/awr.db-shm")
 }

@@ -71,6 +71,12 @@ type Store struct {
 	oneConn     bool                        // the pool has one connection: a rebuild reads the log on the writing one
 	up          Upstream                    // the shared log this database caches, or nil
 	faulted     atomic.Pointer[fault.Error] // the first fault on the file's mapping (see catchFault): the store is broken
+	// rebuildMissing are the projectors missing a schema object at open
+	// (checkObjects), rebuilt from the log by syncProjections.
+	rebuildMissing []Projector
+	// unprotected are the append-only triggers missing at open: every
+	// Write is refused (unprotectedError).
+	unprotected []string
 }
 
 // DBPath returns the database path of the project rooted at dir.
@@ -81,9 +87,16 @@ func DBPath(projectDir string) string { return filepath.Join(projectDir, ".awr",
 // (with opts.ReadOnly, on an in-memory copy).
 // Errors: NotFound when the database is missing and Create is false;
 // Storage when the file is not an awr database, comes from a newer awr, or
-// cannot be opened (read-only: cannot be read without writing);
+// cannot be opened (read-only: cannot be read without writing); Storage
+// "damaged" with RestoreHint when the path is not a regular file, the file
+// is empty or not an SQLite database, or an object of the log's schema is
+// missing or its schema version was lowered (a projection missing one is
+// rebuilt instead);
 // InvalidInput for an unknown synchronous mode, or Create with ReadOnly.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if err := checkFileType(path); err != nil {
+		return nil, err
+	}
 	if !opts.Create && emptyFile(path) && !hasWAL(path) && emptyFile(path) {
 		// An empty file is not an empty project: it lost its schema and
 		// every event. Opening it would write a new schema and call it
@@ -281,8 +294,19 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 		return err
 	}
 	steps := migrations()
-	if pending, err := checkSchema(s.path, appID, version); err != nil || !pending {
+	pending, err := checkSchema(s.path, appID, version)
+	if err != nil {
 		return err
+	}
+	if appID == applicationID {
+		// An awr database: every object its version's migrations made
+		// must be there, and none of a later one.
+		if s.rebuildMissing, s.unprotected, err = checkObjects(conn, s.path, version, s.projectors); err != nil {
+			return err
+		}
+	}
+	if !pending {
+		return nil
 	}
 	endFn, err := s.beginImmediate(ctx, conn)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"time"
 
@@ -220,14 +219,14 @@ func (tx *Tx) AppendRaw(e *Event) error {
 // returns), and its encoding holds no U+FFFD, the one character
 // encoding/json writes in place of what it cannot encode (invalid UTF-8),
 // so decoding the bytes gives the same struct back. Otherwise, and always
-// when AWR_VERIFY_PAYLOADS=1 (the tests' check that the two agree), it
+// when the tests' check that the two agree is on (SetVerifyPayloads), it
 // decodes the stored bytes.
 func (tx *Tx) insertTyped(e *Event, given Payload) error {
 	var typed Payload
 	if len(tx.store.projectors) > 0 && !replaced(e.Payload) {
 		typed = asPointer(e.Kind, given)
 	}
-	if typed != nil && os.Getenv("AWR_VERIFY_PAYLOADS") == "1" {
+	if typed != nil && verifyPayloadsOn() {
 		decoded, err := Decode(e)
 		if err != nil {
 			return err
@@ -367,10 +366,14 @@ func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string)
 // replica (see Tx.Append); RevisionConflict when a stream in opts.Streams has an event newer
 // than opts.ExpectedRevision; InvalidInput when opts.RequestID was used for
 // a different request; Storage when the database is busy past ctx's
-// deadline or cannot be written; any error fn returns.
+// deadline or cannot be written, or "damaged" when its append-only
+// triggers were missing at open; any error fn returns.
 func (s *Store) Write(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error)) (res *WriteResult, err error) {
 	if err := CheckWriteOptions(opts); err != nil {
 		return nil, err
+	}
+	if len(s.unprotected) > 0 {
+		return nil, unprotectedError(s.path, s.unprotected)
 	}
 	if s.up != nil {
 		return s.writeThrough(ctx, opts, fn)

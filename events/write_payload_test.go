@@ -67,10 +67,10 @@ func TestAppend_PayloadGivenToProjectors(t *testing.T) {
 		require.Equal(t, "bad \uFFFD byte", p.payloads[0].(*events.CheckpointRecorded).Digest)
 	})
 	t.Run("ErrVerifyMismatch", func(t *testing.T) {
-		// With AWR_VERIFY_PAYLOADS=1 every append decodes too and refuses
-		// a struct that does not decode to itself (an empty slice the
+		// With the check on every append decodes too and refuses a
+		// struct that does not decode to itself (an empty slice the
 		// encoding omits decodes as nil).
-		t.Setenv("AWR_VERIFY_PAYLOADS", "1")
+		defer events.SetVerifyPayloads(events.SetVerifyPayloads(true))
 		st, p := openSeen(t)
 		require.NoError(t, appendOne(st, &events.CheckpointRecorded{CheckpointID: "c1", SessionID: "s1", Work: "T-1", Agent: "a", Digest: "d", NextAction: "n"}))
 		err := appendOne(st, &events.CheckpointRecorded{CheckpointID: "c2", SessionID: "s1", Work: "T-1", Agent: "a", Digest: "d", NextAction: "n", Changes: []events.KnowledgeChange{}})

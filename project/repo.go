@@ -57,7 +57,7 @@ func captureRepo(ctx context.Context, dir string) (*events.RepoRecord, *repo.Sta
 	if err != nil {
 		return &events.RepoRecord{Unverifiable: unverifiableReason(err)}, nil
 	}
-	return &events.RepoRecord{State: st}, st
+	return &events.RepoRecord{State: st.Recorded()}, st
 }
 
 // unverifiableReason says why a repository could not be read, in words
@@ -132,7 +132,10 @@ func (p *Project) checkpointRepo(ctx context.Context, session string) (*events.R
 		rec.FilesSince = ""
 		return rec, nil
 	}
-	rec.FilesChanged, rec.FilesTruncated = files, truncated
+	if len(files) > 0 { // none is recorded as absent, as a decode reads it
+		rec.FilesChanged = files
+	}
+	rec.FilesTruncated = truncated
 	return rec, nil
 }
 

@@ -146,3 +146,8 @@ func boolInt(b bool) int64 {
 	}
 	return 0
 }
+
+// Objects returns the names of the tables, indexes and triggers the
+// projection's schema scripts create (events.SchemaProjector), from
+// schemaObjects: Open rebuilds a projection that misses one.
+func (b base) Objects() []string { return append([]string(nil), schemaObjects[b.schema]...) }

@@ -56,6 +56,14 @@ type openDoc struct {
 	d        searchDoc
 }
 
+// Objects adds to the tables and indexes of the search scripts the
+// tables SQLite keeps the full-text index in (fts5's shadow tables of
+// p_search_fts, an external-content table): one missing breaks the index
+// as surely as the index itself missing.
+func (p *search) Objects() []string {
+	return append(p.base.Objects(), "p_search_fts_data", "p_search_fts_idx", "p_search_fts_docsize", "p_search_fts_config")
+}
+
 func newSearch() *search {
 	p := &search{base: base{name: "search", version: 1, schema: "search", tables: []Table{
 		{Name: "p_search", Key: []string{"doc"}, Temporal: true},

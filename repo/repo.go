@@ -417,6 +417,22 @@ func blobID(format string, content []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// Recorded returns what a log records of s, as a decode of the record
+// gives it back: the exported fields alone (not the capture's list of
+// every dirty file nor the work tree it read), with nil for an empty file
+// list. A command appends Recorded, so the projectors it feeds see what a
+// replay sees.
+func (s *State) Recorded() *State {
+	if s == nil {
+		return nil
+	}
+	out := &State{Head: s.Head, Branch: s.Branch, Dirty: s.Dirty, DirtyFingerprint: s.DirtyFingerprint, DirtyFiles: s.DirtyFiles, DirtyTruncated: s.DirtyTruncated}
+	if len(out.DirtyFiles) == 0 {
+		out.DirtyFiles = nil
+	}
+	return out
+}
+
 // RelPath returns dir relative to the root of the work tree s was captured
 // in, slash-separated; ok is false for a decoded State and for a dir
 // outside that work tree.

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,7 +136,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if r := recover(); r != nil {
 				c, ok := r.(exitCode)
 				if !ok {
-					panic(r)
+					code = report(stderr, jsonOut, hints, panicFault(r))
+					return
 				}
 				code = int(c)
 			}
@@ -180,15 +183,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 type exitCode int
 
-// clock returns awr's clock: the real one, or, when AWR_TEST_NOW holds a
-// time in Unix milliseconds, a clock that starts at that time when the
-// process starts and runs from there at the real pace (the docs' examples
-// run on a clock their test moves step by step, so what they show does not
-// depend on how fast the machine runs them). A write still never dates an
-// event before the log's latest one, and verify still refuses times in the
-// future.
+// panicFault is the error a command that panicked reports, in place of a
+// Go trace: Internal, naming the panic and where in awr it happened, with
+// the hint to check the log (an open write was rolled back whole).
+func panicFault(r any) error {
+	at := ""
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	for past := false; ; {
+		f, more := frames.Next()
+		// The frames below runtime.gopanic are those that panicked.
+		past = past || f.Function == "runtime.gopanic"
+		if past && strings.HasPrefix(f.Function, "github.com/awr-dev/awr/") {
+			at = fmt.Sprintf("%s (%s:%d)", f.Function, filepath.Base(f.File), f.Line)
+			break
+		}
+		if !more {
+			break
+		}
+	}
+	return fault.New(fault.Internal, "awr stopped on an internal error (a bug; please report it): %v, in %s; a write it had begun was rolled back", r, at).
+		With("panic", fmt.Sprint(r)).With("at", at).WithHint("awr verify")
+}
+
+// clock returns awr's clock: the real one, or, in a test build (testNow)
+// when AWR_TEST_NOW holds a time in Unix milliseconds, a clock that starts
+// at that time when the process starts and runs from there at the real
+// pace (the docs' examples run on a clock their test moves step by step,
+// so what they show does not depend on how fast the machine runs them). A
+// write still never dates an event before the log's latest one, and verify
+// still refuses times in the future. The shipped binary ignores
+// AWR_TEST_NOW.
 func clock() func() time.Time {
-	if v := os.Getenv("AWR_TEST_NOW"); v != "" {
+	if v := testNow(); v != "" {
 		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
 			base, start := time.UnixMilli(ms), time.Now()
 			return func() time.Time { return base.Add(time.Since(start)) }
@@ -369,7 +396,7 @@ func (a *App) project() (*project.Project, error) {
 // options are the door's options for this process.
 func (a *App) options() project.Options {
 	return project.Options{Now: a.Now, LockTimeout: a.timeout, Progress: a.progress, Version: Version(),
-		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET"), AwrBin: awrBinary(), Crashpoint: os.Getenv("AWR_TEST_CRASHPOINT")}}
+		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET"), AwrBin: awrBinary(), Crashpoint: testCrashpoint()}}
 }
 
 // leaveAtExit is set by a process that exits once run returns (main): its
