@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/project"
 )
@@ -213,17 +212,17 @@ func declaredCommands(ctx context.Context, p *project.Project, in project.SeatAd
 	if in.Command == "" && in.ResumeCommand == "" {
 		return nil
 	}
-	var declared events.SeatDeclared
+	var command, resume string
 	cur, err := p.SeatShow(ctx, project.SeatShowRequest{Address: in.Address})
 	switch {
 	case err == nil && cur.Seat != nil:
-		declared = cur.Seat.SeatDeclared
+		command, resume = cur.Seat.Command, cur.Seat.ResumeCommand
 	case err != nil && !fault.Is(err, fault.NotFound):
 		return err
 	}
 	for _, f := range []struct{ field, flag, got, want string }{
-		{"command", "--command", in.Command, declared.Command},
-		{"resume_command", "--resume-command", in.ResumeCommand, declared.ResumeCommand},
+		{"command", "--command", in.Command, command},
+		{"resume_command", "--resume-command", in.ResumeCommand, resume},
 	} {
 		if f.got != "" && f.got != f.want {
 			return fault.New(fault.InvalidInput, "seat add: %s: the program a rig starts is declared by a person with awr seat add %s, not over MCP; omit it or repeat the seat's declared one", f.field, f.flag).
