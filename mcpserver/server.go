@@ -62,7 +62,7 @@ func New(opts Options) (*Server, error) {
 		opts.Version = "dev"
 	}
 	p, err := project.Open(context.Background(), opts.Project, project.Options{Now: opts.Now, LockTimeout: opts.Timeout, Version: opts.Version,
-		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET")}})
+		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET")}, Confined: true})
 	if err != nil {
 		return nil, err
 	}

@@ -125,7 +125,7 @@ func FuzzWorkDir(f *testing.F) {
 	rootInfo, err := os.Stat(tr.root)
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, path string) {
-		raw, err := WorkDir(tr.root, path)
+		raw, err := WorkDir(tr.root, path, true)
 		if err != nil {
 			return
 		}

@@ -75,17 +75,21 @@ func Fault(op, flag string, err error) *fault.Error {
 	if flag != "" {
 		prefix += flag + " "
 	}
+	var fe *fault.Error
 	var pe *Error
-	if errors.As(err, &pe) {
-		return fault.New(fault.InvalidInput, "%s%s", prefix, pe.Error()).
-			With("flag", flag).With("path", pe.Path).With("rule", string(pe.Rule))
-	}
 	var pathErr *fs.PathError
-	if errors.As(err, &pathErr) {
-		return fault.New(fault.InvalidInput, "%s%s: %v", prefix, pathErr.Path, pathErr.Err).
-			With("flag", flag).With("path", pathErr.Path)
+	switch {
+	case errors.As(err, &pe):
+		fe = fault.New(fault.InvalidInput, "%s%s", prefix, pe.Error()).With("path", pe.Path).With("rule", string(pe.Rule))
+	case errors.As(err, &pathErr):
+		fe = fault.New(fault.InvalidInput, "%s%s: %v", prefix, pathErr.Path, pathErr.Err).With("path", pathErr.Path)
+	default:
+		return fault.Wrap(fault.Storage, err, "%s", strings.TrimSuffix(prefix, " "))
 	}
-	return fault.Wrap(fault.Storage, err, "%s", strings.TrimSuffix(prefix, " "))
+	if flag != "" {
+		fe.With("flag", flag)
+	}
+	return fe
 }
 
 // Abs returns path made absolute against base (the working directory when
@@ -262,13 +266,14 @@ func Append(path string, perm os.FileMode, state bool) (*os.File, error) {
 }
 
 // WorkDir checks a working directory (--cwd, --workdir), relative to
-// root when not absolute: once symbolic links are followed it must be a
-// directory inside root, or inside a git worktree of the repository that
-// holds root (the same common git directory; found by reading .git files,
-// without running git). It returns where the directory resolves to
-// (spelled under root when inside it).
+// root when not absolute: once symbolic links are followed it must lie
+// inside root, or inside a git worktree of the repository that holds root
+// (the same common git directory; found by reading .git files, without
+// running git), and be a directory (or, unless exist, not be there yet:
+// a seat's directory may be made before its rig comes up). It returns
+// where the directory resolves to (spelled under root when inside it).
 // Errors: *Error RuleOutside or RuleNotDir.
-func WorkDir(root, path string) (string, error) {
+func WorkDir(root, path string, exist bool) (string, error) {
 	abs, err := Abs(root, path)
 	if err != nil {
 		return "", err
@@ -290,6 +295,9 @@ func WorkDir(root, path string) (string, error) {
 		real = underRoot(root, realRoot, real)
 	}
 	fi, err := os.Stat(real)
+	if !exist && errors.Is(err, fs.ErrNotExist) {
+		return real, nil
+	}
 	if err != nil || !fi.IsDir() {
 		return "", refuse(path, RuleNotDir, "is not a directory")
 	}
@@ -346,18 +354,15 @@ func commonGitDir(dir string) string {
 	}
 }
 
-// Shown returns path for a hint when it resolves inside root and outside
-// .awr (relative to root when it can be), and placeholder otherwise: a
-// hint never names a path outside the project.
+// Shown returns path, as given, for a hint when it resolves inside root
+// and outside .awr, and placeholder otherwise: a hint never names a path
+// outside the project.
 func Shown(root, path, placeholder string) string {
 	abs, err := Inside(root, path)
-	if err != nil || InState(abs) {
+	if err != nil || abs == filepath.Clean(root) || InState(abs) {
 		return placeholder
 	}
-	if rel, err := filepath.Rel(root, abs); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return placeholder
+	return path
 }
 
 // typeName names a file mode's type in words.
@@ -377,4 +382,22 @@ func typeName(m fs.FileMode) string {
 		return "a device"
 	}
 	return "a special file"
+}
+
+// Place puts the finished temporary file tmp at path (in the same
+// directory): renamed over it with force, otherwise linked there, which
+// fails if a file appeared at path since Output looked (the temporary
+// name is then removed by the caller, as after any failure).
+// Errors: *Error RuleExists; the *os.LinkError of the link or rename.
+func Place(tmp, path string, force bool) error {
+	if force {
+		return os.Rename(tmp, path)
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return refuse(path, RuleExists, "exists; awr replaces a file only with --force")
+		}
+		return err
+	}
+	return nil
 }

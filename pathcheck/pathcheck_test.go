@@ -124,10 +124,18 @@ func TestWorkDir(t *testing.T) {
 		"notes.md": RuleNotDir, "missing": RuleNotDir, "sub/up": "",
 	} {
 		t.Run(path, func(t *testing.T) {
-			_, err := WorkDir(tr.root, path)
+			_, err := WorkDir(tr.root, path, true)
 			require.Equal(t, want, RuleOf(err), "%v", err)
 		})
 	}
+	t.Run("NotYetMade", func(t *testing.T) {
+		_, err := WorkDir(tr.root, "later/sub", false)
+		require.NoError(t, err)
+		_, err = WorkDir(tr.root, "out/later", false)
+		require.Equal(t, RuleOutside, RuleOf(err))
+		_, err = WorkDir(tr.root, "notes.md", false)
+		require.Equal(t, RuleNotDir, RuleOf(err))
+	})
 	t.Run("GitWorktree", func(t *testing.T) {
 		// A repository at the root and a linked worktree of it beside,
 		// laid out as git lays them out; another repository's worktree
@@ -138,17 +146,17 @@ func TestWorkDir(t *testing.T) {
 		wt := filepath.Join(dir, "wt")
 		require.NoError(t, os.MkdirAll(filepath.Join(wt, "pkg"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+filepath.Join(gitDir, "worktrees", "wt")+"\n"), 0o644))
-		got, err := WorkDir(tr.root, "../wt/pkg")
+		got, err := WorkDir(tr.root, "../wt/pkg", true)
 		require.NoError(t, err)
 		require.Equal(t, filepath.Join(wt, "pkg"), got)
 
 		other := filepath.Join(dir, "other")
 		require.NoError(t, os.MkdirAll(filepath.Join(other, ".git"), 0o755))
-		_, err = WorkDir(tr.root, other)
+		_, err = WorkDir(tr.root, other, true)
 		require.Equal(t, RuleOutside, RuleOf(err))
 		// A .git file may not make /etc a worktree by naming the project's
 		// git directory: it must be the worktree's own; /etc has none.
-		_, err = WorkDir(tr.root, "/etc")
+		_, err = WorkDir(tr.root, "/etc", true)
 		require.Equal(t, RuleOutside, RuleOf(err))
 	})
 }
@@ -156,7 +164,7 @@ func TestWorkDir(t *testing.T) {
 func TestShown(t *testing.T) {
 	tr := newTree(t, t.TempDir())
 	require.Equal(t, "notes.md", Shown(tr.root, "notes.md", "FILE"))
-	require.Equal(t, "sub/anchors", Shown(tr.root, filepath.Join(tr.root, "sub/anchors"), "FILE"))
+	require.Equal(t, filepath.Join(tr.root, "sub/anchors"), Shown(tr.root, filepath.Join(tr.root, "sub/anchors"), "FILE"))
 	for _, p := range []string{"/etc/passwd", "../x", "out/x", ".awr/awr.db", "state/x", "."} {
 		require.Equal(t, "FILE", Shown(tr.root, p, "FILE"), p)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -88,12 +87,12 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 	if req.Anchors {
 		var err error
 		if req.AnchorsFile != "" {
-			path := req.AnchorsFile
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(p.dir, p.fromWorkingDir(path))
+			var path string
+			if path, err = p.namedPath("verify", "--anchors", req.AnchorsFile, "awr verify --anchors"); err != nil {
+				return err
 			}
 			source = path
-			anchors, malformed, err = readAnchorFile(path)
+			anchors, malformed, err = readAnchorFile(ctx, p.dir, path)
 		} else {
 			var g *anchorRepo
 			if g, err = gitRepo(ctx, p.dir, "verify"); err == nil {
@@ -191,7 +190,7 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 				c.OK, c.Detail = false, fmt.Sprintf("%s: no anchor of project %s (%d of other projects or lines of history)", source, head.projectID, len(ac.Ignored))
 				hint := "awr anchor"
 				if req.AnchorsFile != "" {
-					hint = "awr anchor --to " + req.AnchorsFile
+					hint = "awr anchor --to " + p.shown(req.AnchorsFile, "anchors.txt")
 				}
 				fail(fault.New(fault.VerifyFailed, "verify: %s holds no anchor of project %s", source, head.projectID).
 					With("source", source).WithHint("%s", hint))

@@ -37,6 +37,10 @@ type Options struct {
 	PoolSize int
 	// Rig configures the seats' launcher (tmux) for the rig operations.
 	Rig RigOptions
+	// Confined holds every path a request names inside the project
+	// (pathcheck.Inside), symbolic links followed: the MCP server sets
+	// it, so that an agent's call reads and writes nothing outside.
+	Confined bool
 }
 
 // Project is an open project: its directory and, opened on first use, its
