@@ -514,7 +514,7 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 	case req.Command != "":
 		ran.Basis, ran.Level, ran.Command, ran.ExitCode, ran.Passed = events.EvidenceCommand, events.LevelReported, req.Command, req.ExitCode, *req.ExitCode == 0
 	case req.File != "":
-		rel, abs, err := p.projectFile(req.File, fmt.Sprintf("awr evidence add --work %s --criterion %s --file PATH_IN_THE_PROJECT", shellWord(req.Work), shellWord(req.Criterion)))
+		rel, abs, err := p.projectFile(req.File, fmt.Sprintf("awr evidence add --work %s --criterion %s --file FILE", shellWord(req.Work), shellWord(req.Criterion)))
 		if err != nil {
 			return nil, err
 		}
