@@ -3,7 +3,6 @@ package project
 import (
 	"context"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,11 +74,7 @@ func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, er
 	}
 	if req.Output != "" {
 		if err := pathcheck.Output(req.Output, req.Force); err != nil {
-			hint := fmt.Sprintf("awr audit %s --output NEW_FILE", subject)
-			if pathcheck.RuleOf(err) == pathcheck.RuleExists {
-				hint = fmt.Sprintf("awr audit %s --output %s --force", subject, req.Output)
-			}
-			return nil, refused("audit", "--output", err, hint)
+			return nil, refused("audit", "--output", err, p.outputHint(err, "awr audit "+subject, req.Output, "NEW_FILE"))
 		}
 	}
 	res := &AuditResult{Format: format}
@@ -104,6 +99,9 @@ func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, er
 		res.Text = string(out)
 	} else {
 		if err := writeAtomic(req.Output, out, req.Force); err != nil {
+			if pathcheck.RuleOf(err) != "" {
+				return nil, refused("audit", "--output", err, p.outputHint(err, "awr audit "+subject, req.Output, "NEW_FILE"))
+			}
 			return nil, err
 		}
 		res.Output = req.Output
@@ -118,7 +116,8 @@ func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, er
 
 // writeAtomic writes data to path through a temporary file in the same
 // directory, synced and then put at path (pathcheck.Place: renamed over
-// it with force, linked there otherwise).
+// it with force, linked there otherwise; its *pathcheck.Error when a file
+// appeared there).
 func writeAtomic(path string, data []byte, force bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".awr-audit-*")
 	if err != nil {
@@ -139,7 +138,7 @@ func writeAtomic(path string, data []byte, force bool) error {
 		err = pathcheck.Place(tmp.Name(), path, force)
 	}
 	if pathcheck.RuleOf(err) != "" {
-		return refused("audit", "--output", err, "")
+		return err
 	}
 	if err != nil {
 		return fault.Wrap(fault.Storage, err, "audit: write %s", path)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -132,11 +131,7 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 		return res, bw.Flush()
 	}
 	if err := pathcheck.Output(req.Output, req.Force); err != nil {
-		hint := "awr export --output NEW_FILE.jsonl"
-		if pathcheck.RuleOf(err) == pathcheck.RuleExists {
-			hint = fmt.Sprintf("awr export --output %s --force", req.Output)
-		}
-		return nil, refused("export", "--output", err, hint)
+		return nil, refused("export", "--output", err, p.outputHint(err, "awr export", req.Output, "NEW_FILE.jsonl"))
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(req.Output), ".awr-export-*")
 	if err != nil {
@@ -157,7 +152,7 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 	}
 	if err := pathcheck.Place(tmp.Name(), req.Output, req.Force); err != nil {
 		if pathcheck.RuleOf(err) != "" {
-			return nil, refused("export", "--output", err, fmt.Sprintf("awr export --output %s --force", req.Output))
+			return nil, refused("export", "--output", err, p.outputHint(err, "awr export", req.Output, "NEW_FILE.jsonl"))
 		}
 		return nil, fault.Wrap(fault.Storage, err, "export: write %s", req.Output)
 	}

@@ -41,6 +41,19 @@ func (p *Project) workDir(op, flag, path string, exist bool) (string, *fault.Err
 	return dir, nil
 }
 
+// outputHint is the hint for an output path refused by err: cmd with
+// "--output PATH --force" for an existing file in the project, cmd with
+// "--output " and placeholder otherwise (a hint names no path outside the
+// project).
+func (p *Project) outputHint(err error, cmd, path, placeholder string) string {
+	if pathcheck.RuleOf(err) == pathcheck.RuleExists {
+		if shown := p.shown(path, ""); shown != "" {
+			return cmd + " --output " + shown + " --force"
+		}
+	}
+	return cmd + " --output " + placeholder
+}
+
 // shown is path for a hint when it lies in the project (outside .awr),
 // placeholder otherwise.
 func (p *Project) shown(path, placeholder string) string {

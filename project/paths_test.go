@@ -103,6 +103,16 @@ func TestPaths_OutputsNeverInState(t *testing.T) {
 	require.NoError(t, err)
 	leftovers, _ := filepath.Glob(filepath.Join(dir, ".awr-audit-*"))
 	require.Empty(t, leftovers)
+
+	// An existing file outside the project: refused, and the hint does
+	// not name it.
+	elsewhere := filepath.Join(t.TempDir(), "log.jsonl")
+	require.NoError(t, os.WriteFile(elsewhere, []byte("keep\n"), 0o644))
+	_, err = p.Export(ctx, project.ExportRequest{Output: elsewhere}, nil)
+	fe = refusedBy(t, err, pathcheck.RuleExists, elsewhere, dir)
+	require.Equal(t, "awr export --output NEW_FILE.jsonl", fe.Hint)
+	_, err = p.Export(ctx, project.ExportRequest{Output: elsewhere, Force: true}, nil)
+	require.NoError(t, err)
 }
 
 // TestPaths_AnchorAppendsInItsLane: anchor --to never appends to awr's
