@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 
 	"github.com/awr-dev/awr/fault"
 )
@@ -37,7 +38,7 @@ func Fingerprint(data []byte, exists bool) string {
 // MaxSettings bytes; Storage for other file system errors.
 func ReadSettings(path string) ([]byte, string, error) {
 	const op = "read settings"
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO is refused below, never waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, Absent, nil
 	}

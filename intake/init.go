@@ -18,6 +18,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/pathcheck"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/source"
 )
@@ -151,7 +152,7 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 		// The goal lives in one place, the intake goals file: a new goal
 		// creates it, a changed one updates its G-1 there; the ledger is
 		// created once and is the team's from then on.
-		switch old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(intakeGoals))); {
+		switch old, err := readBounded(filepath.Join(dir, filepath.FromSlash(intakeGoals)), maxSourceSize); {
 		case errors.Is(err, os.ErrNotExist):
 			p.files[intakeGoals] = goalsFileFor(opts.Goal)
 		case err != nil:
@@ -165,7 +166,7 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 				p.updates[intakeGoals] = updated
 			}
 		}
-		switch old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(intakeLedger))); {
+		switch old, err := readBounded(filepath.Join(dir, filepath.FromSlash(intakeLedger)), maxSourceSize); {
 		case errors.Is(err, os.ErrNotExist):
 			p.files[intakeLedger] = ledgerFile()
 		case err != nil || !bytes.Equal(old, ledgerFile()):
@@ -455,6 +456,10 @@ func chosen(op, dir string, inv *Inventory, paths []string) ([]ManifestSource, e
 		if filepath.IsAbs(rel) || strings.HasPrefix(rel, "..") {
 			return nil, fault.New(fault.InvalidInput, "%s %s: not a path inside the project", op, raw).With("path", raw)
 		}
+		if pathcheck.InState(filepath.Join(dir, filepath.FromSlash(rel))) {
+			return nil, fault.New(fault.InvalidInput, "%s %s: inside %s/, awr's own state, not a file of the project", op, raw, pathcheck.StateDir).
+				With("path", raw).With("rule", string(pathcheck.RuleState)).WithHint("awr intake inspect")
+		}
 		if secretName.MatchString(filepath.Base(rel)) {
 			return nil, fault.New(fault.InvalidInput, "%s %s: looks like a secret; awr never reads it", op, raw).With("path", raw)
 		}
@@ -512,7 +517,7 @@ const ignoreAction = "append awr's runtime files (.awr/awr.db*, hooks log, locks
 // out: init's block is there, or .awr/ as a whole is ignored (a choice
 // the team made, left alone).
 func ignored(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	b, err := readBounded(filepath.Join(dir, ".gitignore"), maxSourceSize)
 	if err != nil {
 		return false
 	}
@@ -1129,7 +1134,7 @@ func writeNew(path string, content []byte) error {
 
 func appendIgnore(dir string) error {
 	path := filepath.Join(dir, ".gitignore")
-	old, _ := os.ReadFile(path)
+	old, _ := readBounded(path, maxSourceSize)
 	var b strings.Builder
 	if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
 		b.WriteString("\n")
@@ -1138,7 +1143,7 @@ func appendIgnore(dir string) error {
 	for _, p := range runtimeIgnores {
 		b.WriteString(p + "\n")
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := pathcheck.Append(path, 0o644, false) // never through a symbolic link
 	if err != nil {
 		return fault.Wrap(fault.Storage, err, "init: update .gitignore")
 	}

@@ -1,14 +1,15 @@
 package intake
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/pathcheck"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/source"
 )
@@ -190,20 +191,15 @@ func OptionsHash(ms ManifestSource) string {
 	}{ms.Adapter, ms.Role, orNil(ms.StatusMap), orNil(ms.FieldMap)})
 }
 
-// readBounded reads at most limit bytes of path, and fails on more: a file
-// that grows between its stat and its read is still bounded.
+// readBounded reads at most limit bytes of the regular file path, and
+// fails on more: a file that grows between its stat and its read is still
+// bounded, and a FIFO or a device is refused without waiting on it
+// (pathcheck.ReadFile).
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	b, err := pathcheck.ReadFile(context.Background(), path, limit)
+	var pe *pathcheck.Error
+	if errors.As(err, &pe) {
+		return nil, errors.New(pe.Why)
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("more than the %d bytes a file may have here", limit)
-	}
-	return b, nil
+	return b, err
 }

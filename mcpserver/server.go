@@ -64,7 +64,7 @@ func New(opts Options) (*Server, error) {
 		opts.Version = "dev"
 	}
 	p, err := project.Open(context.Background(), opts.Project, project.Options{Now: opts.Now, LockTimeout: opts.Timeout, Version: opts.Version,
-		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET")}, OnAgentsWord: true})
+		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET")}, OnAgentsWord: true, Confined: true})
 	if err != nil {
 		return nil, err
 	}

@@ -8,14 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/awr-dev/awr/lazyre"
-	"os"
-	"path/filepath"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/pathcheck"
 )
 
 // An anchor is the head of a project's log (project id, seq, hash, time)
@@ -162,11 +162,11 @@ func (p *Project) Anchor(ctx context.Context, req AnchorRequest) (*AnchorResult,
 		res.Where = fmt.Sprintf("git:%s:%d", commit, line)
 		return res, nil
 	}
-	path := req.To
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(p.dir, p.fromWorkingDir(path))
+	path, err := p.namedPath("anchor", "--to", req.To, "awr anchor --to anchors.txt")
+	if err != nil {
+		return nil, err
 	}
-	line, err := appendAnchorFile(path, res.Line)
+	line, err := appendAnchorFile(ctx, path, res.Line)
 	if err != nil {
 		return nil, err
 	}
@@ -201,55 +201,80 @@ func headEvent(r *events.Reader) (headInfo, error) {
 	return h, err
 }
 
+// maxAnchorsFile bounds an anchors file: awr reads no more of one, and
+// appends to none larger (at about 150 bytes a line, 100 000 anchors).
+const maxAnchorsFile = 16 << 20
+
 // appendAnchorFile appends line to the file at path (created 0644 when
-// missing) with O_APPEND, syncs it, and returns the line's number.
-func appendAnchorFile(path, line string) (int, error) {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return 0, fault.New(fault.InvalidInput, "anchor: --to %s is not a regular file (%s)", path, fi.Mode().Type()).With("path", path).WithHint("awr anchor --to NEW_FILE")
+// missing) with O_APPEND, syncs it, and returns the line's number. The
+// file is opened by pathcheck.Append: never through a symbolic link,
+// never in .awr/, never a FIFO, a device or a file of several names.
+func appendAnchorFile(ctx context.Context, path, line string) (int, error) {
+	f, err := pathcheck.Append(path, 0o644, false)
+	if err != nil {
+		if pathcheck.RuleOf(err) != "" {
+			return 0, refused("anchor", "--to", err, "awr anchor --to anchors.txt")
+		}
+		return 0, fault.Wrap(fault.Storage, err, "anchor: open %s", path).With("path", path)
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return 0, fault.Wrap(fault.Storage, err, "anchor: open %s", path).With("path", path)
 	}
+	if fi.Size() > maxAnchorsFile-int64(len(line))-2 {
+		return 0, fault.New(fault.InvalidInput, "anchor: --to %s: holds %d bytes, the most an anchors file may hold is %d", path, fi.Size(), maxAnchorsFile).
+			With("flag", "--to").With("path", path).With("rule", string(pathcheck.RuleTooLarge)).WithHint("awr anchor --to anchors-2.txt")
+	}
 	// A file whose last line has no newline (edited by hand) gets one
 	// first, so the anchor is a line of its own.
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+	if fi.Size() > 0 {
 		last := make([]byte, 1)
 		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
 			line = "\n" + line
 		}
 	}
 	if _, err := f.WriteString(line + "\n"); err != nil {
-		f.Close()
 		return 0, fault.Wrap(fault.Storage, err, "anchor: write %s", path).With("path", path)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
 		return 0, fault.Wrap(fault.Storage, err, "anchor: sync %s", path).With("path", path)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, fault.Wrap(fault.Storage, err, "anchor: read %s", path).With("path", path)
+	}
+	b, err := pathcheck.ReadAll(ctx, f, maxAnchorsFile, path)
+	if err != nil {
+		return 0, fault.Wrap(fault.Storage, err, "anchor: read %s", path).With("path", path)
 	}
 	if err := f.Close(); err != nil {
 		return 0, fault.Wrap(fault.Storage, err, "anchor: write %s", path).With("path", path)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, fault.Wrap(fault.Storage, err, "anchor: read %s", path).With("path", path)
-	}
 	// The line just written is the last one holding it.
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if lines[i] == line {
+		if lines[i] == strings.TrimPrefix(line, "\n") {
 			return i + 1, nil
 		}
 	}
 	return len(lines), nil
 }
 
-// readAnchorFile reads the anchors of the file at path.
-func readAnchorFile(op, path string) ([]Anchor, []string, error) {
-	b, err := os.ReadFile(path)
+// readAnchorFile reads the anchors of the file at path for op: a regular
+// file of at most maxAnchorsFile bytes (pathcheck.ReadFile); the hint
+// names path only when it lies in the project (root).
+func readAnchorFile(ctx context.Context, op, root, path string) ([]Anchor, []string, error) {
+	b, err := pathcheck.ReadFile(ctx, path, maxAnchorsFile)
 	if err != nil {
+		hint := "awr anchor --to " + pathcheck.Shown(root, path, "anchors.txt")
+		if pathcheck.RuleOf(err) != "" {
+			return nil, nil, refused(op, "--anchors", err, "awr anchor --to anchors.txt")
+		}
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
 		return nil, nil, fault.New(fault.InvalidInput, "%s: --anchors %s cannot be read: %v", op, path, errors.Unwrap(err)).With("path", path).
-			WithHint("awr anchor --to %s", path)
+			WithHint("%s", hint)
 	}
 	a, bad := parseAnchors(b, path)
 	return a, bad, nil

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -140,7 +139,7 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 				return err
 			}
 			c := replay.Check{Name: "anchors", OK: ac.OK, Detail: ac.detail()}
-			if e := ac.failure("verify", anchorSourceArg(req.AnchorsFile)); e != nil {
+			if e := ac.failure("verify", p.anchorSourceArg(req.AnchorsFile)); e != nil {
 				fail(e)
 			}
 			res.Anchors = ac
@@ -207,21 +206,22 @@ func (p *Project) loadAnchors(ctx context.Context, op, file string) (source stri
 		anchors, malformed, err = g.readNotes(ctx)
 		return "git:" + g.top + " " + AnchorNotesRef, anchors, malformed, err
 	}
-	path := file
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(p.dir, p.fromWorkingDir(path))
+	path, err := p.namedPath(op, "--anchors", file, "awr "+op+" --anchors")
+	if err != nil {
+		return "", nil, nil, err
 	}
-	anchors, malformed, err = readAnchorFile(op, path)
+	anchors, malformed, err = readAnchorFile(ctx, op, p.dir, path)
 	return path, anchors, malformed, err
 }
 
-// anchorSourceArg is how a command names the anchors it read: the file,
-// or git.
-func anchorSourceArg(file string) string {
-	if file == "" {
+// anchorSourceArg is how a hint names the anchors a command read: git,
+// the file as given when it lies in the project, anchors.txt otherwise (a
+// hint names no path outside the project).
+func (p *Project) anchorSourceArg(file string) string {
+	if file == "" || file == "git" {
 		return "git"
 	}
-	return file
+	return p.shown(file, "anchors.txt")
 }
 
 // judgeAnchors checks anchors against the log on conn (head its last seq)

@@ -13,6 +13,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/pathcheck"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/awr-dev/awr/repo"
@@ -26,7 +27,8 @@ type AuditRequest struct {
 	Session string `name:"session" json:"session,omitempty" help:"Report on this session and the chain of sessions it resumed from and that resumed it." placeholder:"ID"`
 	Work    string `name:"work" json:"work,omitempty" help:"Report on this work item: every session that touched it." placeholder:"KEY"`
 	Format  string `name:"format" default:"md" enum:"md,html" json:"format,omitempty" help:"md (Markdown, the default) or html (one self-contained page)."`
-	Output  string `name:"output" short:"o" type:"path" json:"-" help:"Write the report to FILE (a temporary file, synced, then renamed) and print its path." placeholder:"FILE"`
+	Output  string `name:"output" short:"o" type:"path" json:"-" help:"Write the report to FILE (a temporary file, synced, then renamed) and print its path; FILE must not exist unless --force, and never lies in .awr/." placeholder:"FILE"`
+	Force   bool   `name:"force" json:"-" help:"Replace an existing regular FILE."`
 }
 
 // AuditResult is `awr audit`: the report as data, the format it was
@@ -71,9 +73,8 @@ func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, er
 			With("flag", "--format").With("formats", audit.Formats()).WithHint("awr audit %s --format html", subject)
 	}
 	if req.Output != "" {
-		if fi, err := os.Lstat(req.Output); err == nil && !fi.Mode().IsRegular() {
-			return nil, fault.New(fault.InvalidInput, "audit: --output %s is not a regular file (%s); awr writes only regular files", req.Output, fi.Mode().Type()).
-				With("flag", "--output").With("path", req.Output).WithHint("awr audit %s --output NEW_FILE", subject)
+		if err := pathcheck.Output(req.Output, req.Force); err != nil {
+			return nil, refused("audit", "--output", err, p.outputHint(err, "awr audit "+subject, req.Output, "NEW_FILE"))
 		}
 	}
 	res := &AuditResult{Format: format}
@@ -97,7 +98,10 @@ func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, er
 	if req.Output == "" {
 		res.Text = string(out)
 	} else {
-		if err := writeAtomic(req.Output, out); err != nil {
+		if err := writeAtomic(req.Output, out, req.Force); err != nil {
+			if pathcheck.RuleOf(err) != "" {
+				return nil, refused("audit", "--output", err, p.outputHint(err, "awr audit "+subject, req.Output, "NEW_FILE"))
+			}
 			return nil, err
 		}
 		res.Output = req.Output
@@ -111,8 +115,10 @@ func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, er
 }
 
 // writeAtomic writes data to path through a temporary file in the same
-// directory, synced and then renamed over path.
-func writeAtomic(path string, data []byte) error {
+// directory, synced and then put at path (pathcheck.Place: renamed over
+// it with force, linked there otherwise; its *pathcheck.Error when a file
+// appeared there).
+func writeAtomic(path string, data []byte, force bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".awr-audit-*")
 	if err != nil {
 		return fault.Wrap(fault.Storage, err, "audit: create %s", path)
@@ -129,7 +135,10 @@ func writeAtomic(path string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = pathcheck.Place(tmp.Name(), path, force)
+	}
+	if pathcheck.RuleOf(err) != "" {
+		return err
 	}
 	if err != nil {
 		return fault.Wrap(fault.Storage, err, "audit: write %s", path)

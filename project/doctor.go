@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/hosts"
 	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/pathcheck"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -240,7 +242,7 @@ func (p *Project) doctorHooks(clients map[string]bool, add func(DoctorFinding)) 
 			if err != nil {
 				continue
 			}
-			data, err := os.ReadFile(path)
+			data, err := pathcheck.ReadFile(context.Background(), path, hosts.MaxSettings)
 			if err != nil {
 				continue
 			}
@@ -269,7 +271,7 @@ func (p *Project) doctorPermissions(add func(DoctorFinding)) {
 			add(DoctorFinding{Code: FindingPermissions, Severity: SeverityError, Subject: path,
 				Message: fmt.Sprintf("%s is writable by every user (mode %v)", path, fi.Mode().Perm()), Repair: "chmod o-w " + shellWord(path)})
 		}
-		if f, err := os.OpenFile(path, os.O_RDONLY, 0); err != nil {
+		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil { // never waits on a FIFO
 			add(DoctorFinding{Code: FindingPermissions, Severity: SeverityError, Subject: path,
 				Message: fmt.Sprintf("%s cannot be read: %v", path, err), Repair: "chmod u+rw " + shellWord(path)})
 		} else {

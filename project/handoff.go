@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/workcontext"
 )
@@ -76,7 +77,7 @@ func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*S
 	}
 	dir, rel, err := p.workdir(req.Workdir)
 	if err != nil {
-		return nil, err
+		return nil, fault.As(err).WithHint("awr session start --work %s --agent %s --workdir .", shellWord(req.Work), shellWord(req.Agent))
 	}
 	req.RepoDir = rel
 	req.Repo, _ = captureRepo(ctx, dir)

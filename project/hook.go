@@ -13,6 +13,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/hosts"
+	"github.com/awr-dev/awr/pathcheck"
 )
 
 // HookRequest is `awr client hook`: one hook event of a host, as JSON on
@@ -113,10 +114,12 @@ func (r *HookResult) log(h hosts.Host, e hosts.Event, err error) {
 		return
 	}
 	path := filepath.Join(r.Dir, ".awr", "hooks.log")
-	if fi, err := os.Stat(path); err == nil && fi.Size() > hookLogLimit {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > hookLogLimit {
 		os.Rename(path, path+".1")
 	}
-	f, ferr := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	// Never through a symbolic link or to a file of several names: a
+	// hook runs on a host's word, in a directory an agent can write.
+	f, ferr := pathcheck.Append(path, 0o600, true)
 	if ferr != nil {
 		return
 	}

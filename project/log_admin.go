@@ -11,6 +11,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/pathcheck"
 	"github.com/awr-dev/awr/replay"
 	"zombiezen.com/go/sqlite"
 )
@@ -124,7 +125,8 @@ type ExportRequest struct {
 // Errors: Storage when the file cannot be written; InvalidInput for an at
 // revision beyond the head, for an output that exists (unless Force) and
 // for one that is not a regular file (a device, a directory, a symbolic
-// link: never replaced or written through).
+// link: never replaced or written through) and for one in .awr/
+// (pathcheck.Output).
 func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*ExportResult, error) {
 	st, err := p.EventLog(ctx)
 	if err != nil {
@@ -144,15 +146,8 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 		}
 		return res, bw.Flush()
 	}
-	if fi, err := os.Lstat(req.Output); err == nil {
-		switch {
-		case !fi.Mode().IsRegular():
-			return nil, fault.New(fault.InvalidInput, "export: --output %s is not a regular file (%s); awr writes only regular files", req.Output, fi.Mode().Type()).
-				With("flag", "--output").With("path", req.Output).WithHint("awr export --output NEW_FILE.jsonl")
-		case !req.Force:
-			return nil, fault.New(fault.InvalidInput, "export: --output %s exists", req.Output).
-				With("flag", "--output").With("path", req.Output).WithHint("awr export --output %s --force", req.Output)
-		}
+	if err := pathcheck.Output(req.Output, req.Force); err != nil {
+		return nil, refused("export", "--output", err, p.outputHint(err, "awr export", req.Output, "NEW_FILE.jsonl"))
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(req.Output), ".awr-export-*")
 	if err != nil {
@@ -171,7 +166,10 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 	if err := tmp.Close(); err != nil {
 		return nil, fault.Wrap(fault.Storage, err, "export: write %s", req.Output)
 	}
-	if err := os.Rename(tmp.Name(), req.Output); err != nil {
+	if err := pathcheck.Place(tmp.Name(), req.Output, req.Force); err != nil {
+		if pathcheck.RuleOf(err) != "" {
+			return nil, refused("export", "--output", err, p.outputHint(err, "awr export", req.Output, "NEW_FILE.jsonl"))
+		}
 		return nil, fault.Wrap(fault.Storage, err, "export: write %s", req.Output)
 	}
 	res.Output = req.Output
@@ -201,8 +199,15 @@ type ImportRequest struct {
 func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader) (*ImportResult, error) {
 	r, name := stdin, "stdin"
 	if req.File != "-" && req.File != "" {
-		f, err := os.Open(req.File)
+		path, err := p.namedPath("import", "", req.File, "awr export --project SOURCE_DIR --output FILE")
 		if err != nil {
+			return nil, err
+		}
+		f, err := pathcheck.Open(path, -1)
+		if err != nil {
+			if pathcheck.RuleOf(err) != "" {
+				return nil, refused("import", "", err, "awr export --project SOURCE_DIR --output FILE")
+			}
 			return nil, fault.New(fault.InvalidInput, "import: cannot read %s: %v", req.File, errors.Unwrap(err)).With("path", req.File).WithHint("awr export --project SOURCE_DIR --output FILE")
 		}
 		defer f.Close()
@@ -225,7 +230,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 				return err
 			}
 			res.Anchors = ac
-			if e := ac.failure("import", req.Anchors); e != nil {
+			if e := ac.failure("import", p.anchorSourceArg(req.Anchors)); e != nil {
 				return e.With("path", name)
 			}
 			return nil
@@ -236,7 +241,9 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		return nil, err
 	}
 	defer unlock()
-	in := bufio.NewReaderSize(r, 1<<16)
+	// Each line is bounded by replay's own cap; the read stops when the
+	// command is interrupted.
+	in := bufio.NewReaderSize(pathcheck.Reader(ctx, r, -1, name), 1<<16)
 	if _, err := os.Stat(events.DBPath(dir)); err == nil {
 		st, _, err := p.open(ctx, true)
 		if err != nil {

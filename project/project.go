@@ -42,6 +42,10 @@ type Options struct {
 	// Evidence with a command must then carry the exit code the caller
 	// observed, and is recorded as reported (EvidenceAdd).
 	OnAgentsWord bool
+	// Confined holds every path a request names inside the project
+	// (pathcheck.Inside), symbolic links followed: the MCP server sets
+	// it, so that an agent's call reads and writes nothing outside.
+	Confined bool
 }
 
 // Project is an open project: its directory and, opened on first use, its

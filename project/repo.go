@@ -3,7 +3,6 @@ package project
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -23,7 +22,8 @@ import (
 // working directory, to the working directory ("" is that directory, where
 // the agent runs). It returns the absolute directory and the form
 // recorded in the log.
-// Errors: InvalidInput for a directory outside the project or missing.
+// Errors: InvalidInput for a directory outside the project (and its git
+// worktrees: pathcheck.WorkDir, symbolic links followed) or missing.
 func (p *Project) workdir(rel string) (abs, recorded string, err error) {
 	if strings.TrimSpace(rel) == "" && p.within != "" {
 		rel = "."
@@ -32,17 +32,13 @@ func (p *Project) workdir(rel string) (abs, recorded string, err error) {
 		return p.dir, "", nil
 	}
 	rel = p.fromWorkingDir(rel)
-	abs = rel
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(p.dir, rel)
+	abs, ferr := p.workDir("session start", "--workdir", rel, true)
+	if ferr != nil {
+		return "", "", ferr
 	}
-	abs = filepath.Clean(abs)
 	r, err := filepath.Rel(p.dir, abs)
-	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", "", fault.New(fault.InvalidInput, "session start: --workdir %s is outside the project %s", rel, p.dir).With("flag", "--workdir")
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return "", "", fault.New(fault.InvalidInput, "session start: --workdir %s is not a directory", rel).With("flag", "--workdir")
+	if err != nil {
+		return "", "", fault.Wrap(fault.InvalidInput, err, "session start: --workdir %s", rel).With("flag", "--workdir")
 	}
 	if r == "." {
 		r = ""

@@ -11,6 +11,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/pathcheck"
 )
 
 type (
@@ -39,7 +40,7 @@ func (p *Project) RecoveryVerify(ctx context.Context, req RecoveryVerifyRequest,
 		return nil, err
 	}
 	if req.Restatement == nil && req.Input != "" {
-		if req.Restatement, err = readRestatement(req.Input, stdin, p.dir); err != nil {
+		if req.Restatement, err = p.readRestatement(ctx, req.Input, stdin); err != nil {
 			return nil, err
 		}
 	}
@@ -49,8 +50,12 @@ func (p *Project) RecoveryVerify(ctx context.Context, req RecoveryVerifyRequest,
 	return commands.VerifyRestatement(ctx, env, req)
 }
 
-// readRestatement reads and strictly decodes a restatement.
-func readRestatement(input string, stdin io.Reader, dir string) (*Restatement, error) {
+// readRestatement reads and strictly decodes a restatement: from stdin
+// for "-", else from a regular file of at most maxRestatement bytes
+// (pathcheck.ReadFile; relative to the working directory when it is
+// there, to the project otherwise; inside the project for a Confined
+// project). The read stops when ctx is done.
+func (p *Project) readRestatement(ctx context.Context, input string, stdin io.Reader) (*Restatement, error) {
 	name := input
 	var raw []byte
 	var err error
@@ -59,21 +64,29 @@ func readRestatement(input string, stdin io.Reader, dir string) (*Restatement, e
 		if stdin == nil {
 			stdin = bytes.NewReader(nil)
 		}
-		raw, err = io.ReadAll(io.LimitReader(stdin, maxRestatement+1))
+		raw, err = pathcheck.ReadAll(ctx, stdin, maxRestatement, name)
 	} else {
 		path := input
 		if !filepath.IsAbs(path) {
-			if _, serr := os.Stat(path); serr != nil {
-				path = filepath.Join(dir, input)
+			if _, serr := os.Stat(path); serr != nil || p.opts.Confined {
+				path = filepath.Join(p.dir, input)
 			}
 		}
-		raw, err = os.ReadFile(path)
+		if p.opts.Confined {
+			if _, err := pathcheck.Inside(p.dir, path); err != nil {
+				return nil, refused("recovery verify", "--input", err, "awr recovery verify --help")
+			}
+		}
+		raw, err = pathcheck.ReadFile(ctx, path, maxRestatement)
+	}
+	if pathcheck.RuleOf(err) != "" {
+		return nil, refused("recovery verify", "--input", err, "awr recovery verify --help")
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fault.New(fault.InvalidInput, "recovery verify: read %s: %v", name, err).With("flag", "--input").With("path", name)
-	}
-	if len(raw) > maxRestatement {
-		return nil, fault.New(fault.InvalidInput, "recovery verify: %s is larger than %d bytes", name, maxRestatement).With("flag", "--input").With("path", name)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()

@@ -107,9 +107,23 @@ func siblingAwr() string {
 }
 
 // SeatAdd declares a seat (unchanged declarations write nothing).
-// Errors: those of commands.DeclareSeat.
+// Errors: InvalidInput for a --cwd outside the project and its git
+// worktrees (p.workDir); those of commands.DeclareSeat.
 func (p *Project) SeatAdd(ctx context.Context, req SeatAddRequest) (*SeatResult, error) {
+	if req.Cwd != "" {
+		if _, err := p.workDir("seat add", "--cwd", req.Cwd, false); err != nil {
+			return nil, err.WithHint("awr seat add %s --runtime %s --cwd .", shellWord(req.Address), shellWord(orGeneric(req.Runtime)))
+		}
+	}
 	return command(ctx, p, commands.DeclareSeat, req)
+}
+
+// orGeneric is runtime, or generic when it is not given.
+func orGeneric(runtime string) string {
+	if runtime == "" {
+		return events.RuntimeGeneric
+	}
+	return runtime
 }
 
 // SeatRemove retires a stopped seat. Errors: those of commands.RemoveSeat.

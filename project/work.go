@@ -7,9 +7,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,6 +19,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/intake"
+	"github.com/awr-dev/awr/pathcheck"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/repo"
 	"github.com/awr-dev/awr/secret"
@@ -202,7 +203,7 @@ func (p *Project) observe(ctx context.Context, dir string, files []string) comma
 	obs := commands.Observed{Compare: true, FileHash: map[string]string{}}
 	obs.Repo = p.repoNow(ctx, dir)
 	for _, f := range files {
-		if h, _, err := hashFile(filepath.Join(p.dir, filepath.FromSlash(f))); err == nil {
+		if h, _, err := hashFile(ctx, filepath.Join(p.dir, filepath.FromSlash(f))); err == nil {
 			obs.FileHash[f] = h
 		}
 	}
@@ -522,11 +523,11 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 	case hasCommand:
 		ran.Basis, ran.Level, ran.Command, ran.ExitCode, ran.Passed = events.EvidenceCommand, events.LevelReported, req.Command, req.ExitCode, *req.ExitCode == 0
 	case req.File != "":
-		rel, abs, err := p.projectFile(req.File)
+		rel, abs, err := p.projectFile(req.File, fmt.Sprintf("awr evidence add --work %s --criterion %s --file FILE", shellWord(req.Work), shellWord(req.Criterion)))
 		if err != nil {
 			return nil, err
 		}
-		h, _, err := hashFile(abs)
+		h, _, err := hashFile(ctx, abs)
 		if err != nil {
 			return nil, fault.New(fault.InvalidInput, "evidence add: --file %s: %v", req.File, err).With("flag", "--file").WithHint("ls %s", shellWord(req.File))
 		}
@@ -545,37 +546,42 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 
 // projectFile resolves path (relative to the working directory awr runs
 // in) to a file of the project: its slash-separated path from the project
-// root and its absolute path. Errors: InvalidInput outside the project.
-func (p *Project) projectFile(path string) (rel, abs string, err error) {
-	abs = p.fromWorkingDir(path)
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(p.dir, abs)
+// root and its absolute path. Errors: InvalidInput, with hint, outside
+// the project (symbolic links followed: pathcheck.Inside).
+func (p *Project) projectFile(path, hint string) (rel, abs string, err error) {
+	abs, err = pathcheck.Abs(p.dir, p.fromWorkingDir(path))
+	if err == nil {
+		abs, err = pathcheck.Inside(p.dir, abs)
 	}
-	abs = filepath.Clean(abs)
+	if err != nil {
+		return "", "", refused("evidence add", "--file", err, hint)
+	}
 	r, err := filepath.Rel(p.dir, abs)
 	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return "", "", fault.New(fault.InvalidInput, "evidence add: --file %s is outside the project %s", path, p.dir).With("flag", "--file").
-			WithHint("awr evidence add --file PATH_INSIDE_THE_PROJECT")
+			WithHint("%s", hint)
 	}
 	return filepath.ToSlash(r), abs, nil
 }
 
-// hashFile returns the sha256 ("sha256:HEX") and size of a regular file.
-func hashFile(path string) (string, int64, error) {
-	fi, err := os.Stat(path)
+// maxEvidenceFile bounds the file an evidence records by content hash.
+const maxEvidenceFile = 1 << 30
+
+// hashFile returns the sha256 ("sha256:HEX") and size of a regular file of
+// at most maxEvidenceFile bytes (pathcheck.Open: never a FIFO or a
+// device), reading until ctx is done.
+func hashFile(ctx context.Context, path string) (string, int64, error) {
+	f, err := pathcheck.Open(path, maxEvidenceFile)
 	if err != nil {
-		return "", 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return "", 0, errors.New("not a regular file")
-	}
-	f, err := os.Open(path)
-	if err != nil {
+		var pe *pathcheck.Error
+		if errors.As(err, &pe) {
+			return "", 0, errors.New(pe.Why)
+		}
 		return "", 0, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, pathcheck.Reader(ctx, f, maxEvidenceFile, path))
 	if err != nil {
 		return "", 0, err
 	}

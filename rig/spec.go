@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/pathcheck"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -176,14 +176,31 @@ type ApplyResult struct {
 // seats are declared or redeclared, and seats of the rig the spec no
 // longer lists are removed. A running seat is never removed: the whole
 // apply is refused and nothing is written.
+//
+// The spec is read as a regular file of at most 1 MiB (pathcheck.ReadFile:
+// never a FIFO or a device, and the read stops when ctx is done); each
+// seat's cwd must lie in the project or a git worktree of it
+// (pathcheck.WorkDir). Errors: InvalidInput naming the file (and line).
 func (m *Manager) Apply(ctx context.Context, path string) (*ApplyResult, error) {
-	data, err := os.ReadFile(path)
+	data, err := pathcheck.ReadFile(ctx, path, maxSpec)
 	if err != nil {
-		return nil, fault.New(fault.InvalidInput, "rig apply: cannot read %s: %v", path, err).With("path", path)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, pathcheck.Fault("rig apply", "", err).WithHint("awr rig apply --help")
 	}
 	spec, err := ParseSpec(path, data)
 	if err != nil {
 		return nil, err
+	}
+	for _, seat := range spec.Seats {
+		if seat.Cwd == "" {
+			continue
+		}
+		if _, err := pathcheck.WorkDir(m.Dir, seat.Cwd, false); err != nil {
+			return nil, fault.New(fault.InvalidInput, "%s:%d: cwd %v", path, seat.line, err).With("path", path).With("line", seat.line).
+				With("rule", string(pathcheck.RuleOf(err))).WithHint("awr rig apply --help")
+		}
 	}
 	reqs := make([]commands.SeatRequest, len(spec.Seats))
 	for i, seat := range spec.Seats {

@@ -12,6 +12,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/pathcheck"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/secret"
 	"github.com/google/uuid"
@@ -493,7 +494,7 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 	}
 	pane, perr := m.Tmux.Pane(ctx, name)
 	if perr == nil && pane.Dead && !pane.StatusKnown {
-		if b, err := os.ReadFile(exitFile(cur.ContextFile)); err == nil {
+		if b, err := pathcheck.ReadFile(ctx, exitFile(cur.ContextFile), 64); err == nil {
 			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
 				pane.Status, pane.StatusKnown = n, true
 			}

@@ -264,8 +264,9 @@ func hookArgs(args []string) (hook, gemini bool) {
 // SIGTERM cancelled its context before awr exits anyway: a read blocked
 // on a terminal or a pipe (`recovery verify --input -`) never
 // sees the cancellation. A transaction cut off this way rolls back whole,
-// as one a kill cuts off does.
-const graceAfterSignal = 2 * time.Second
+// as one a kill cuts off does. Under a second, so that a signal ends any
+// command within one (docs/reliability.md).
+const graceAfterSignal = 750 * time.Millisecond
 
 // interruptible returns the context of one command: cancelled by the
 // first SIGINT or SIGTERM; a second signal, or graceAfterSignal without
