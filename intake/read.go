@@ -10,6 +10,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/secret"
 	"github.com/awr-dev/awr/source"
 )
 
@@ -40,8 +41,8 @@ func sourceFile(dir, rel string) (os.FileInfo, error) {
 	if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) || filepath.IsAbs(inside) {
 		return nil, fmt.Errorf("it links outside the project (to %s)", real)
 	}
-	if secretName.MatchString(filepath.Base(real)) || secretName.MatchString(filepath.Base(full)) {
-		return nil, fmt.Errorf("it is or links to a file that looks like a secret (%s); awr never reads it", filepath.ToSlash(inside))
+	if secretNamed(inside) || secretNamed(rel) {
+		return nil, fmt.Errorf("it is or links to a file that looks like a secret (%s); awr never reads it", secret.Redact(filepath.ToSlash(inside)))
 	}
 	fi, err := os.Stat(real)
 	if err != nil {

@@ -15,7 +15,12 @@ const IssueSecretWithheld = "secret_withheld"
 // check CLI fields get: a value that looks like a credential is replaced
 // by "[withheld: KIND]" before it can enter the immutable log, and an
 // issue names where it was (path:line, the field) and its kind, never the
-// value. Issue messages are checked too, since they can quote a line.
+// value. A key is an identity, so an item, goal or rule whose key looks
+// like a secret is not indexed at all (an issue names its line); a
+// dependency on such a key is kept with the key withheld, so the item
+// still waits on something the register does not resolve rather than
+// becoming ready. Issue messages are checked too, since they can quote a
+// line.
 func withholdSecrets(si *events.SourceIndexed) {
 	withhold := func(v *string, ref events.SourceRef, key, field string) {
 		f, ok := secret.Find(*v)
@@ -26,31 +31,76 @@ func withholdSecrets(si *events.SourceIndexed) {
 		si.Issues = append(si.Issues, events.SourceIssue{Code: IssueSecretWithheld, Path: si.Path, Line: ref.LineStart, Key: key,
 			Message: fmt.Sprintf("%s of %s looks like a secret (%s); its value was not indexed", field, key, f.Kind)})
 	}
-	for i := range si.Items {
-		it := &si.Items[i]
+	dropped := func(what string, ref events.SourceRef, f secret.Finding) {
+		si.Issues = append(si.Issues, events.SourceIssue{Code: IssueSecretWithheld, Path: si.Path, Line: ref.LineStart,
+			Message: fmt.Sprintf("the key of the %s at line %d looks like a secret (%s); the %s was not indexed", what, ref.LineStart, f.Kind, what)})
+	}
+	items := si.Items[:0]
+	for _, it := range si.Items {
+		if f, ok := secret.Find(it.Key); ok {
+			dropped("item", it.Source, f)
+			continue
+		}
 		for _, f := range []struct {
 			name string
 			v    *string
 		}{{"title", &it.Title}, {"summary", &it.Summary}, {"next_action", &it.NextAction}, {"blocker", &it.Blocker},
-			{"owner", &it.Owner}, {"milestone", &it.Milestone}, {"raw_status", &it.RawStatus}} {
+			{"owner", &it.Owner}, {"milestone", &it.Milestone}, {"raw_status", &it.RawStatus}, {"kind", &it.Kind},
+			{"priority", &it.Priority}, {"goal", &it.Goal}} {
 			withhold(f.v, it.Source, it.Key, f.name)
 		}
+		it.Acceptance = append([]string(nil), it.Acceptance...)
 		for j := range it.Acceptance {
 			withhold(&it.Acceptance[j], it.Source, it.Key, fmt.Sprintf("acceptance[%d]", j))
 		}
+		it.DependsOn = append([]events.Dependency(nil), it.DependsOn...)
+		for j := range it.DependsOn {
+			withhold(&it.DependsOn[j].Key, it.Source, it.Key, fmt.Sprintf("depends_on[%d]", j))
+		}
+		it.Tags = append([]string(nil), it.Tags...)
+		for j := range it.Tags {
+			withhold(&it.Tags[j], it.Source, it.Key, fmt.Sprintf("tags[%d]", j))
+		}
+		it.Paths = append([]string(nil), it.Paths...)
+		for j := range it.Paths {
+			withhold(&it.Paths[j], it.Source, it.Key, fmt.Sprintf("paths[%d]", j))
+		}
+		items = append(items, it)
 	}
-	for i := range si.Goals {
-		g := &si.Goals[i]
+	si.Items = items
+	goals := si.Goals[:0]
+	for _, g := range si.Goals {
+		if f, ok := secret.Find(g.Key); ok {
+			dropped("goal", g.Source, f)
+			continue
+		}
 		withhold(&g.Title, g.Source, g.Key, "title")
 		withhold(&g.Summary, g.Source, g.Key, "summary")
+		withhold(&g.Status, g.Source, g.Key, "status")
+		goals = append(goals, g)
 	}
-	for i := range si.Rules {
-		withhold(&si.Rules[i].Text, si.Rules[i].Source, si.Rules[i].Key, "text")
+	si.Goals = goals
+	rules := si.Rules[:0]
+	for _, r := range si.Rules {
+		if f, ok := secret.Find(r.Key); ok {
+			dropped("rule", r.Source, f)
+			continue
+		}
+		withhold(&r.Text, r.Source, r.Key, "text")
+		r.Paths = append([]string(nil), r.Paths...)
+		for j := range r.Paths {
+			withhold(&r.Paths[j], r.Source, r.Key, fmt.Sprintf("paths[%d]", j))
+		}
+		rules = append(rules, r)
 	}
+	si.Rules = rules
 	for i := range si.Issues {
 		is := &si.Issues[i]
 		if f, ok := secret.Find(is.Message); ok && is.Code != IssueSecretWithheld {
 			is.Message = "[withheld: the message quoted text that looks like a secret (" + f.Kind + ")]"
+		}
+		if f, ok := secret.Find(is.Key); ok {
+			is.Key = "[withheld: " + f.Kind + "]"
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/repo"
+	"github.com/awr-dev/awr/secret"
 	"github.com/awr-dev/awr/workcontext"
 )
 
@@ -51,13 +52,16 @@ func (p *Project) workdir(rel string) (abs, recorded string, err error) {
 }
 
 // captureRepo reads the repository of dir; a repository that cannot be
-// read is recorded as unverifiable, with the reason, never as clean.
+// read is recorded as unverifiable, with the reason, never as clean. The
+// record withholds a branch or file name that looks like a credential
+// (repo.Withheld); the state returned for comparisons keeps every name.
 func captureRepo(ctx context.Context, dir string) (*events.RepoRecord, *repo.State) {
 	st, err := repo.Capture(ctx, dir)
 	if err != nil {
 		return &events.RepoRecord{Unverifiable: unverifiableReason(err)}, nil
 	}
-	return &events.RepoRecord{State: st}, st
+	recorded, _ := repo.Withheld(st)
+	return &events.RepoRecord{State: recorded}, st
 }
 
 // unverifiableReason says why a repository could not be read, in words
@@ -69,7 +73,7 @@ func unverifiableReason(err error) string {
 	case errors.Is(err, repo.ErrNoGit):
 		return "git is not installed (not on PATH)"
 	}
-	return err.Error()
+	return secret.Redact(err.Error())
 }
 
 // sessionRepo is what the door needs to read a session's repository: its
@@ -132,7 +136,8 @@ func (p *Project) checkpointRepo(ctx context.Context, session string) (*events.R
 		rec.FilesSince = ""
 		return rec, nil
 	}
-	rec.FilesChanged, rec.FilesTruncated = files, truncated
+	rec.FilesChanged, _ = repo.WithheldFiles(files)
+	rec.FilesTruncated = truncated
 	return rec, nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/awr-dev/awr/buildinfo"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/secret"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -343,14 +344,53 @@ func report(stderr io.Writer, jsonOut bool, hints hinter, err error) int {
 		o := fault.ObjectOf(err)
 		o.Hint = hint
 		b, _ := json.Marshal(o)
-		fmt.Fprintln(stderr, string(b))
+		fmt.Fprintln(stderr, string(redactJSON(b)))
 	} else {
-		fmt.Fprintf(stderr, "awr: %s (%s)\n", fe.Message, fe.Code)
+		// An error may quote what it refused (kong quotes a bad flag
+		// value, twice): a secret in it is withheld, and the message is
+		// inert like every text view.
+		fmt.Fprintf(stderr, "awr: %s (%s)\n", project.Inert(secret.Redact(fe.Message)), fe.Code)
 		if hint != "" {
-			fmt.Fprintf(stderr, "  next: %s\n", hint)
+			fmt.Fprintf(stderr, "  next: %s\n", project.Inert(secret.Redact(hint)))
 		}
 	}
 	return fault.ExitCode(fe)
+}
+
+// redactJSON returns the JSON document b with every string in it (object
+// keys too) passed through secret.Redact; b itself when none holds a
+// secret or b does not decode.
+func redactJSON(b []byte) []byte {
+	if _, _, ok := secret.FindJSON(b); !ok {
+		return b
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return b
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			return secret.Redact(x)
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, e := range x {
+				out[secret.Redact(k)] = walk(e)
+			}
+			return out
+		}
+		return v
+	}
+	out, err := json.Marshal(walk(v))
+	if err != nil {
+		return b
+	}
+	return out
 }
 
 // project opens the project through the door (once per command).
@@ -401,7 +441,9 @@ func (a *App) render(v any, text func(w io.Writer)) error {
 		return err
 	}
 	text(&buf)
-	_, err := io.WriteString(a.Stdout, a.hints.lines(buf.String()))
+	// Every text view is inert: whatever a name or a text recorded, no
+	// control character reaches the terminal raw.
+	_, err := io.WriteString(a.Stdout, project.Inert(a.hints.lines(buf.String())))
 	return err
 }
 
