@@ -97,10 +97,14 @@ func Read(dir string, ms ManifestSource) (si events.SourceIndexed, missing bool)
 	if err != nil {
 		return unreadable(err.Error())
 	}
-	res := source.Parse(ms.Adapter, ms.Path, content, ms.Options)
+	// The hash is the file's; what is parsed has its secrets withheld.
 	si.ContentHash = source.Hash(content)
+	parsed, withheld, kinds := withholdInContent(ms.Path, content)
+	res := source.Parse(ms.Adapter, ms.Path, parsed, ms.Options)
 	si.Size, si.ModTimeMS = fi.Size(), fi.ModTime().UnixMilli()
-	si.Items, si.Goals, si.Rules, si.Issues = res.Items, res.Goals, res.Rules, res.Issues
+	si.Items, si.Goals, si.Rules = res.Items, res.Goals, res.Rules
+	attachWithheld(&si, withheld, kinds)
+	si.Issues = append(withheld, res.Issues...)
 	withholdSecrets(&si)
 	return si, false
 }

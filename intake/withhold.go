@@ -2,6 +2,7 @@ package intake
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/secret"
@@ -10,6 +11,83 @@ import (
 // IssueSecretWithheld is the source issue of a value that looked like a
 // secret and was withheld from the log.
 const IssueSecretWithheld = "secret_withheld"
+
+// withheldInSource replaces a secret in a source's text before it is
+// parsed, so that no part of it can reach a parsed field, whichever way
+// the parser cuts a line (a dependency list can take the name of an
+// assignment as a key and leave its value in the title).
+const withheldInSource = "withheld-secret"
+
+// withholdInContent returns content with every secret (secret.Spans)
+// replaced by withheldInSource, followed by as many newlines as the
+// secret spanned, so every later line keeps its number; and an issue per
+// secret naming the source's path, the line and the kind, never the
+// value, with the kinds in the same order. The marker is one plain word so that a YAML or Markdown source
+// still parses around it. Content without a secret is returned as it is.
+func withholdInContent(path string, content []byte) ([]byte, []events.SourceIssue, []string) {
+	text := string(content)
+	spans := secret.Spans(text)
+	if spans == nil {
+		return content, nil, nil
+	}
+	var b strings.Builder
+	var issues []events.SourceIssue
+	var kinds []string
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(text[at:sp.From])
+		b.WriteString(withheldInSource)
+		b.WriteString(strings.Repeat("\n", strings.Count(text[sp.From:sp.To], "\n")))
+		issues = append(issues, events.SourceIssue{Code: IssueSecretWithheld, Path: path, Line: 1 + strings.Count(text[:sp.From], "\n"),
+			Message: fmt.Sprintf("line %d holds what looks like a %s; it was not indexed", 1+strings.Count(text[:sp.From], "\n"), sp.Kind)})
+		kinds = append(kinds, sp.Kind)
+		at = sp.To
+	}
+	b.WriteString(text[at:])
+	return []byte(b.String()), issues, kinds
+}
+
+// itemTexts returns every text field of a work item, for the withholding
+// steps that look at each one.
+func itemTexts(it *events.WorkItem) []*string {
+	out := []*string{&it.Key, &it.Title, &it.Summary, &it.NextAction, &it.Blocker, &it.Owner, &it.Milestone, &it.RawStatus, &it.Kind, &it.Priority, &it.Goal}
+	for j := range it.Acceptance {
+		out = append(out, &it.Acceptance[j])
+	}
+	for j := range it.DependsOn {
+		out = append(out, &it.DependsOn[j].Key)
+	}
+	for j := range it.Tags {
+		out = append(out, &it.Tags[j])
+	}
+	for j := range it.Paths {
+		out = append(out, &it.Paths[j])
+	}
+	return out
+}
+
+// attachWithheld ties each issue withholdInContent made to the item whose
+// lines hold it: the issue names the item's key, and the marker in the
+// item's fields says which kind of secret was withheld ("[withheld:
+// KIND]", as a field's own check writes it).
+func attachWithheld(si *events.SourceIndexed, withheld []events.SourceIssue, kinds []string) {
+	for i, is := range withheld {
+		for k := range si.Items {
+			it := &si.Items[k]
+			if is.Line < it.Source.LineStart || is.Line > max(it.Source.LineEnd, it.Source.LineStart) {
+				continue
+			}
+			withheld[i].Key = it.Key
+			for _, f := range itemTexts(it) {
+				if strings.Contains(*f, withheldInSource) {
+					*f = strings.Replace(*f, withheldInSource, "[withheld: "+kinds[i]+"]", 1)
+					break
+				}
+			}
+			break
+		}
+	}
+}
 
 // withholdSecrets puts the text of a parsed source through the secret
 // check CLI fields get: a value that looks like a credential is replaced

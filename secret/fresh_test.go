@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,6 +43,11 @@ func TestFind_FreshCredentials(t *testing.T) {
 				red := secret.Redact(text)
 				require.NotContains(t, red, c.Body, "Redact of %q", text)
 				require.Contains(t, red, "[withheld: ", text)
+				// Quoted as an error quotes it (%q): still found, still hidden.
+				quoted := strconv.Quote(text)
+				_, ok = secret.Find(quoted)
+				require.True(t, ok, "%s in %s", c.Kind, quoted)
+				require.NotContains(t, secret.Redact(quoted), c.Body, "Redact of %s", quoted)
 			}
 		}
 	}

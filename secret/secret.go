@@ -44,9 +44,10 @@ func hasAny(s string, subs ...string) bool {
 }
 
 // edge is what may stand just before a token whose own first character
-// is a word character: the start of the text or anything but a letter or
-// a digit (an underscore too: AWS_KEY_AKIA… is still a key).
-const edge = `(?:^|[^A-Za-z0-9])`
+// is a word character: the start of the text, anything but a letter or
+// a digit (an underscore too: AWS_KEY_AKIA… is still a key), or the
+// escape of a newline, tab or carriage return in quoted text ("\nAKIA…").
+const edge = `(?:^|[^A-Za-z0-9]|\\[nrt])`
 
 // assignKeys are the names a credential is assigned to in configuration,
 // environment files and JSON (`DB_PASSWORD=…`, `token: …`,
@@ -66,7 +67,7 @@ var detectors = sync.OnceValue(func() []detector {
 		// AKIA…abc): only a letter or digit just before it hides it.
 		det("AWS access key id", edge+`(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}`,
 			func(s, _ string) bool { return hasAny(s, "AKIA", "ASIA", "ABIA", "ACCA") }),
-		det("AWS secret access key", `(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}`,
+		det("AWS secret access key", `(?i)aws_?secret_?access_?key\\?["']?\s*[:=]\s*\\?["']?[A-Za-z0-9/+=]{40}`,
 			func(_, l string) bool { return strings.Contains(l, "aws") && strings.Contains(l, "secret") }),
 		det("GitHub token", edge+`(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`,
 			func(s, _ string) bool { return hasAny(s, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_") }),
@@ -80,7 +81,7 @@ var detectors = sync.OnceValue(func() []detector {
 			func(s, _ string) bool { return strings.Contains(s, "hooks.slack.com/") }),
 		det("Google API key", edge+`AIza[0-9A-Za-z_\-]{35}`,
 			func(s, _ string) bool { return strings.Contains(s, "AIza") }),
-		det("Google service account key", `"private_key(_id)?"\s*:\s*"(-----BEGIN|[0-9a-f]{40}")`,
+		det("Google service account key", `\\?"private_key(_id)?\\?"\s*:\s*\\?"(-----BEGIN|[0-9a-f]{40})`,
 			func(s, _ string) bool { return strings.Contains(s, `"private_key`) }),
 		det("Azure storage or service bus key", `(?i)(AccountKey|SharedAccessKey|SharedAccessSignature|SharedSecret)\s*=\s*[A-Za-z0-9+/%]{20,}`,
 			func(_, l string) bool { return hasAny(l, "accountkey", "sharedaccess", "sharedsecret") }),
@@ -96,11 +97,11 @@ var detectors = sync.OnceValue(func() []detector {
 		// shape (an opaque bearer token, base64 user:password); a bearer
 		// token is recognized without the header name too, once it is
 		// long enough not to be a word.
-		det("authorization header", `(?i)authorization["']?\s*[:=]\s*["']?\s*(bearer|basic|token|digest|negotiate)\s+[A-Za-z0-9._~+/\-]{8,}`,
+		det("authorization header", `(?i)authorization\\?["']?\s*[:=]\s*\\?["']?\s*(bearer|basic|token|digest|negotiate)\s+[A-Za-z0-9._~+/\-]{8,}`,
 			func(_, l string) bool { return strings.Contains(l, "authorization") }),
 		det("bearer token", `(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{20,}`,
 			func(_, l string) bool { return strings.Contains(l, "bearer") }),
-		det("password assignment", `(?i)`+assignKeys+`["']?\s*[:=]\s*["']?`+"[^\\s\"'`]{6,}",
+		det("password assignment", `(?i)`+assignKeys+`\\?["']?\s*[:=]\s*\\?["']?`+"[^\\s\"'`]{6,}",
 			func(_, l string) bool {
 				return strings.ContainsAny(l, ":=") && hasAny(l, "password", "passwd", "pwd", "secret", "token", "key")
 			}),
@@ -140,20 +141,22 @@ func Find(s string) (Finding, bool) {
 // end of the text.
 var pemEnd = lazyre.New(`-----END ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`)
 
-// Redact returns s with every secret Find would see replaced by
-// "[withheld: KIND]" (a private key block from its BEGIN line through its
-// END line, or to the end of s), for text that must be shown but may
-// quote what was refused: an error about a bad flag value, a parser's
-// message. Text without a secret is returned unchanged.
-func Redact(s string) string {
+// Span is where Spans found a secret in a text: bytes From to To, and
+// its kind.
+type Span struct {
+	From, To int
+	Kind     string
+}
+
+// Spans returns where the secrets Find would see lie in s, in order and
+// without overlap: each detector's matches, a private key block from its
+// BEGIN line through its END line (or to the end of s). None for a text
+// without a secret.
+func Spans(s string) []Span {
 	if _, ok := Find(s); !ok {
-		return s
+		return nil
 	}
-	type span struct {
-		from, to int
-		kind     string
-	}
-	var spans []span
+	var spans []Span
 	lower := strings.Map(fold, s)
 	for _, d := range detectors() {
 		if !d.may(s, lower) {
@@ -162,7 +165,11 @@ func Redact(s string) string {
 		for _, m := range d.re.FindAllStringIndex(s, -1) {
 			from, to := m[0], m[1]
 			if d.edged && !isAlnum(s[from]) {
-				from++ // the character before the token
+				// The character, or the escape, before the token.
+				if s[from] == '\\' && from+2 < to && strings.IndexByte("nrt", s[from+1]) >= 0 {
+					from++
+				}
+				from++
 			}
 			if d.kind == "private key block" {
 				if end := pemEnd.FindStringIndex(s[to:]); end != nil {
@@ -171,23 +178,37 @@ func Redact(s string) string {
 					to = len(s)
 				}
 			}
-			spans = append(spans, span{from, to, d.kind})
+			spans = append(spans, Span{from, to, d.kind})
 		}
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
+	sort.Slice(spans, func(i, j int) bool { return spans[i].From < spans[j].From })
+	out := spans[:0]
+	for _, sp := range spans {
+		if n := len(out); n > 0 && sp.From < out[n-1].To {
+			out[n-1].To = max(out[n-1].To, sp.To)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// Redact returns s with every secret Find would see replaced by
+// "[withheld: KIND]" (a private key block from its BEGIN line through its
+// END line, or to the end of s), for text that must be shown but may
+// quote what was refused: an error about a bad flag value, a parser's
+// message. Text without a secret is returned unchanged.
+func Redact(s string) string {
+	spans := Spans(s)
+	if spans == nil {
+		return s
+	}
 	var b strings.Builder
 	at := 0
 	for _, sp := range spans {
-		if sp.to <= at {
-			continue
-		}
-		if sp.from < at {
-			sp.from = at
-		} else {
-			b.WriteString(s[at:sp.from])
-		}
-		b.WriteString("[withheld: " + sp.kind + "]")
-		at = sp.to
+		b.WriteString(s[at:sp.From])
+		b.WriteString("[withheld: " + sp.Kind + "]")
+		at = sp.To
 	}
 	b.WriteString(s[at:])
 	return b.String()

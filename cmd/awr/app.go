@@ -21,7 +21,6 @@ import (
 	"github.com/awr-dev/awr/buildinfo"
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/project"
-	"github.com/awr-dev/awr/secret"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -339,58 +338,21 @@ func report(stderr io.Writer, jsonOut bool, hints hinter, err error) int {
 		return 0
 	}
 	fe := fault.As(err)
-	hint := hints.text(fe.Hint)
+	// An error may quote what it refused (kong quotes a bad flag value,
+	// twice): ObjectOf withholds a secret in it, and the text is inert
+	// like every text view.
+	o := fault.ObjectOf(err)
+	o.Hint = hints.text(o.Hint)
 	if jsonOut {
-		o := fault.ObjectOf(err)
-		o.Hint = hint
 		b, _ := json.Marshal(o)
-		fmt.Fprintln(stderr, string(redactJSON(b)))
+		fmt.Fprintln(stderr, string(b))
 	} else {
-		// An error may quote what it refused (kong quotes a bad flag
-		// value, twice): a secret in it is withheld, and the message is
-		// inert like every text view.
-		fmt.Fprintf(stderr, "awr: %s (%s)\n", project.Inert(secret.Redact(fe.Message)), fe.Code)
-		if hint != "" {
-			fmt.Fprintf(stderr, "  next: %s\n", project.Inert(secret.Redact(hint)))
+		fmt.Fprintf(stderr, "awr: %s (%s)\n", project.Inert(o.Message), o.Code)
+		if o.Hint != "" {
+			fmt.Fprintf(stderr, "  next: %s\n", project.Inert(o.Hint))
 		}
 	}
 	return fault.ExitCode(fe)
-}
-
-// redactJSON returns the JSON document b with every string in it (object
-// keys too) passed through secret.Redact; b itself when none holds a
-// secret or b does not decode.
-func redactJSON(b []byte) []byte {
-	if _, _, ok := secret.FindJSON(b); !ok {
-		return b
-	}
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return b
-	}
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch x := v.(type) {
-		case string:
-			return secret.Redact(x)
-		case []any:
-			for i := range x {
-				x[i] = walk(x[i])
-			}
-		case map[string]any:
-			out := make(map[string]any, len(x))
-			for k, e := range x {
-				out[secret.Redact(k)] = walk(e)
-			}
-			return out
-		}
-		return v
-	}
-	out, err := json.Marshal(walk(v))
-	if err != nil {
-		return b
-	}
-	return out
 }
 
 // project opens the project through the door (once per command).
