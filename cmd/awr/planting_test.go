@@ -185,6 +185,11 @@ func TestPlanting(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(p.dir, name), []byte("# TODO\n\n- [ ] N-1: named\n"), 0o644))
 			_, code := p.awr("", "source", "add", name, "--json")
 			require.NotZero(t, code, c.Kind)
+			// A working directory named after it: refused at the seal.
+			require.NoError(t, os.Mkdir(filepath.Join(p.dir, c.Text), 0o755))
+			_, code = p.awr("", "session", "start", "--work", "T-2", "--agent", "b", "--workdir", c.Text, "--json")
+			require.NotZero(t, code, c.Kind)
+			require.NoError(t, os.Remove(filepath.Join(p.dir, c.Text)))
 			// The repository: a dirty file and a branch named after it,
 			// recorded by a checkpoint that is not refused.
 			p.git("checkout", "-q", "-b", c.Text)
