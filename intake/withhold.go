@@ -47,10 +47,10 @@ func withholdInContent(path string, content []byte) ([]byte, []events.SourceIssu
 	return []byte(b.String()), issues, kinds
 }
 
-// itemTexts returns every text field of a work item, for the withholding
-// steps that look at each one.
+// itemTexts returns every text field of a work item but its key, for the
+// withholding steps that look at each one.
 func itemTexts(it *events.WorkItem) []*string {
-	out := []*string{&it.Key, &it.Title, &it.Summary, &it.NextAction, &it.Blocker, &it.Owner, &it.Milestone, &it.RawStatus, &it.Kind, &it.Priority, &it.Goal}
+	out := []*string{&it.Title, &it.Summary, &it.NextAction, &it.Blocker, &it.Owner, &it.Milestone, &it.RawStatus, &it.Kind, &it.Priority, &it.Goal}
 	for j := range it.Acceptance {
 		out = append(out, &it.Acceptance[j])
 	}
@@ -117,6 +117,10 @@ func withholdSecrets(si *events.SourceIndexed) {
 	for _, it := range si.Items {
 		if f, ok := secret.Find(it.Key); ok {
 			dropped("item", it.Source, f)
+			continue
+		}
+		if strings.Contains(it.Key, withheldInSource) {
+			dropped("item", it.Source, secret.Finding{Kind: "secret"})
 			continue
 		}
 		for _, f := range []struct {
