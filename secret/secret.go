@@ -123,12 +123,24 @@ func fold(r rune) rune {
 	return unicode.ToLower(r)
 }
 
+// lowered is s folded as fold does: for ASCII text strings.ToLower,
+// which returns s itself when it has no upper-case letter (most text the
+// log stores), so the check allocates nothing.
+func lowered(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return strings.Map(fold, s)
+		}
+	}
+	return strings.ToLower(s)
+}
+
 // Find returns the first kind of secret in s, if any.
 func Find(s string) (Finding, bool) {
 	if len(s) < 8 || len(strings.TrimSpace(s)) < 8 {
 		return Finding{}, false
 	}
-	lower := strings.Map(fold, s)
+	lower := lowered(s)
 	for _, d := range detectors() {
 		if d.may(s, lower) && d.re.MatchString(s) {
 			return Finding{Kind: d.kind}, true
@@ -157,7 +169,7 @@ func Spans(s string) []Span {
 		return nil
 	}
 	var spans []Span
-	lower := strings.Map(fold, s)
+	lower := lowered(s)
 	for _, d := range detectors() {
 		if !d.may(s, lower) {
 			continue
