@@ -278,6 +278,27 @@ func CountOf(op, flag string, n int) error {
 	return nil
 }
 
+// MaxLimit bounds every count a read takes as a page size (--limit of
+// search and ready, and their MCP fields), as MaxLabelBytes bounds a
+// label.
+const MaxLimit = 200
+
+// LimitOf returns the page size a read asks for: def when n is nil (the
+// flag left out), else *n, which must be 1 to MaxLimit. One check for
+// every such flag, on the CLI and MCP alike.
+// Errors: InvalidInput naming op and flag (details flag, min, max) for a
+// limit below 1 or above MaxLimit; 0 is not "the default" nor "all".
+func LimitOf(op, flag string, n *int, def int) (int, error) {
+	if n == nil {
+		return def, nil
+	}
+	if *n < 1 || *n > MaxLimit {
+		return 0, fault.New(fault.InvalidInput, "%s: %s %d: a limit is 1 to %d (leave it out for the default)", op, flag, *n, MaxLimit).
+			With("flag", flag).With("min", 1).With("max", MaxLimit)
+	}
+	return *n, nil
+}
+
 // RevisionOf checks a revision flag (--at, --since, --until,
 // --expected-revision): 0 or more. One check for every operation that
 // takes a revision, on the CLI and MCP alike (reads check --at in

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/secret"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -13,9 +14,16 @@ import (
 // store (events/pgstore) seal the same events into the same bytes and the
 // same hash chain.
 
+// MaxRequestIDBytes bounds a request id, as a label is bounded: it is
+// stored with the write's first event and quoted back in errors.
+const MaxRequestIDBytes = 200
+
 // CheckWriteOptions returns the error Log.Append reports for options it
 // cannot run with. Errors: Internal without opts.Now or opts.Entropy, or
-// for a RequestID without a Fingerprint; InvalidInput without an Actor.
+// for a RequestID without a Fingerprint; InvalidInput without an Actor,
+// or for a request id longer than MaxRequestIDBytes or holding a control
+// character (details.field request_id); RuleViolation for an actor or a
+// request id that looks like a secret (CheckText).
 func CheckWriteOptions(opts WriteOptions) error {
 	if opts.Now.IsZero() || opts.Entropy == nil {
 		return fault.New(fault.Internal, "write: clock and entropy are required inputs")
@@ -25,6 +33,57 @@ func CheckWriteOptions(opts WriteOptions) error {
 	}
 	if opts.RequestID != "" && opts.Fingerprint == "" {
 		return fault.New(fault.Internal, "write: a request id needs a fingerprint")
+	}
+	if n := len(opts.RequestID); n > MaxRequestIDBytes {
+		return fault.New(fault.InvalidInput, "write: --request-id is %d bytes, more than the %d a request id may have", n, MaxRequestIDBytes).
+			With("field", "request_id").With("flag", "--request-id").With("max", MaxRequestIDBytes)
+	}
+	for _, r := range opts.RequestID {
+		if r < 0x20 || r == 0x7f {
+			return fault.New(fault.InvalidInput, "write: --request-id holds a control character (%q); a request id is one plain line", r).
+				With("field", "request_id").With("flag", "--request-id")
+		}
+	}
+	if err := CheckText("write", "request_id", opts.RequestID); err != nil {
+		return err
+	}
+	return CheckText("write", "actor", opts.Actor)
+}
+
+// CheckText refuses a text bound for the log that looks like a
+// credential: the log is immutable, so a secret written into it could
+// never be removed. Errors: RuleViolation naming op, the field and the
+// kind of secret (details field and kind), never the text.
+func CheckText(op, field, text string) error {
+	if f, ok := secret.Find(text); ok {
+		return secretRefused(op, field, f)
+	}
+	return nil
+}
+
+func secretRefused(op, field string, f secret.Finding) error {
+	return fault.New(fault.RuleViolation, "%s: %s holds what looks like a %s; secrets never enter the log", op, field, f.Kind).
+		With("field", field).With("kind", f.Kind)
+}
+
+// checkSecrets is the one check every event goes through before it is
+// sealed, whatever command, front end or source built it: its id, its
+// stream and every string of its payload (object keys too) must not look
+// like a credential. Commands refuse secrets in the fields they know with
+// their own words first; this catches every field they do not (ids, names,
+// paths, repository file and branch names). Errors: RuleViolation naming
+// the field's path (details.field, e.g. payload.items[2].key) and the
+// kind of secret, never the secret.
+func checkSecrets(kind Kind, ne NewEvent, payload []byte) error {
+	op := "append event: " + string(kind)
+	if err := CheckText(op, "id", ne.ID); err != nil {
+		return err
+	}
+	if err := CheckText(op, "stream", ne.Stream); err != nil {
+		return err
+	}
+	if path, f, ok := secret.FindJSON(payload); ok {
+		return secretRefused(op, "payload."+path, f)
 	}
 	return nil
 }
@@ -59,8 +118,9 @@ func NewEventID(now time.Time, entropy io.Reader) string {
 // sealed (the SQLite store refuses writes to an unforked replica).
 //
 // Errors: Internal when the payload is missing, of an unknown kind or does
-// not encode as a JSON object, or the stream is empty; any error
-// streamVersion returns, unchanged.
+// not encode as a JSON object, or the stream is empty; RuleViolation when
+// the event's id, stream, actor or any string of its payload looks like a
+// credential (checkSecrets); any error streamVersion returns, unchanged.
 func Seal(ne NewEvent, opts WriteOptions, prev Head, first bool, streamVersion func(stream string) (int64, error)) (*Event, error) {
 	if ne.Payload == nil {
 		return nil, fault.New(fault.Internal, "append event: no payload")
@@ -77,6 +137,12 @@ func Seal(ne NewEvent, opts WriteOptions, prev Head, first bool, streamVersion f
 	}
 	if ne.Stream == "" {
 		return nil, fault.New(fault.Internal, "append event: %s without a stream", kind)
+	}
+	if err := checkSecrets(kind, ne, payload); err != nil {
+		return nil, err
+	}
+	if err := CheckText("append event: "+string(kind), "actor", opts.Actor); err != nil {
+		return nil, err
 	}
 	sv, err := streamVersion(ne.Stream)
 	if err != nil {

@@ -2,6 +2,7 @@ package intake
 
 import (
 	"github.com/awr-dev/awr/lazyre"
+	"github.com/awr-dev/awr/secret"
 	"io/fs"
 	"os"
 	"path"
@@ -60,6 +61,18 @@ var skipDirs = map[string]bool{
 // never read.
 var secretName = lazyre.New(`(?i)(^\.env|\.pem$|\.key$|\.p12$|\.pfx$|^id_(rsa|dsa|ecdsa|ed25519)|secret|credential|password|token)`)
 
+// secretNamed reports whether a file's name, or a path, looks like it
+// holds a credential: a name like secretName's, or one that is itself a
+// token (a file named after a GitHub token or an AWS key id), which would
+// reach the log as the source's path.
+func secretNamed(name string) bool {
+	if secretName.MatchString(filepath.Base(name)) {
+		return true
+	}
+	_, ok := secret.Find(name)
+	return ok
+}
+
 // searchDirs are where registers usually live; discovery looks only there
 // (and one level below docs/ and ledger/).
 var searchDirs = []string{".", "docs", "ledger", "planning", ".awr/intake"}
@@ -117,8 +130,8 @@ func Discover(dir string) (*Inventory, error) {
 			}
 			seen[rel] = true
 			name := d.Name()
-			if secretName.MatchString(name) {
-				inv.Skipped = append(inv.Skipped, Skipped{Path: rel, Reason: "looks like a secret; never read"})
+			if secretNamed(name) || secretNamed(rel) {
+				inv.Skipped = append(inv.Skipped, Skipped{Path: secret.Redact(rel), Reason: "looks like a secret; never read"})
 				return nil
 			}
 			info, err := d.Info()

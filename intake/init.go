@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/awr-dev/awr/lazyre"
+	"github.com/awr-dev/awr/secret"
 	"io/fs"
 	"maps"
 	"os"
@@ -460,8 +461,8 @@ func chosen(op, dir string, inv *Inventory, paths []string) ([]ManifestSource, e
 			return nil, fault.New(fault.InvalidInput, "%s %s: inside %s/, awr's own state, not a file of the project", op, raw, pathcheck.StateDir).
 				With("path", raw).With("rule", string(pathcheck.RuleState)).WithHint("awr intake inspect")
 		}
-		if secretName.MatchString(filepath.Base(rel)) {
-			return nil, fault.New(fault.InvalidInput, "%s %s: looks like a secret; awr never reads it", op, raw).With("path", raw)
+		if secretNamed(rel) {
+			return nil, fault.New(fault.InvalidInput, "%s %s: looks like a secret; awr never reads it", op, secret.Redact(raw)).With("path", secret.Redact(raw))
 		}
 		full := filepath.Join(dir, filepath.FromSlash(rel))
 		if _, err := sourceFile(dir, rel); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -11,6 +11,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/pathcheck"
 	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/secret"
 	"github.com/awr-dev/awr/source"
 )
 
@@ -41,8 +42,8 @@ func sourceFile(dir, rel string) (os.FileInfo, error) {
 	if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) || filepath.IsAbs(inside) {
 		return nil, fmt.Errorf("it links outside the project (to %s)", real)
 	}
-	if secretName.MatchString(filepath.Base(real)) || secretName.MatchString(filepath.Base(full)) {
-		return nil, fmt.Errorf("it is or links to a file that looks like a secret (%s); awr never reads it", filepath.ToSlash(inside))
+	if secretNamed(inside) || secretNamed(rel) {
+		return nil, fmt.Errorf("it is or links to a file that looks like a secret (%s); awr never reads it", secret.Redact(filepath.ToSlash(inside)))
 	}
 	fi, err := os.Stat(real)
 	if err != nil {
@@ -97,10 +98,14 @@ func Read(dir string, ms ManifestSource) (si events.SourceIndexed, missing bool)
 	if err != nil {
 		return unreadable(err.Error())
 	}
-	res := source.Parse(ms.Adapter, ms.Path, content, ms.Options)
+	// The hash is the file's; what is parsed has its secrets withheld.
 	si.ContentHash = source.Hash(content)
+	parsed, withheld, kinds := withholdInContent(ms.Path, content)
+	res := source.Parse(ms.Adapter, ms.Path, parsed, ms.Options)
 	si.Size, si.ModTimeMS = fi.Size(), fi.ModTime().UnixMilli()
-	si.Items, si.Goals, si.Rules, si.Issues = res.Items, res.Goals, res.Rules, res.Issues
+	si.Items, si.Goals, si.Rules = res.Items, res.Goals, res.Rules
+	attachWithheld(&si, withheld, kinds)
+	si.Issues = append(withheld, res.Issues...)
 	withholdSecrets(&si)
 	return si, false
 }

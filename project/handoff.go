@@ -192,6 +192,15 @@ func (p *Project) ClientBind(ctx context.Context, req ClientBindRequest) (*BindR
 // "  > " (see workcontext.SafeText).
 func SafeText(s string) string { return workcontext.SafeText(s) }
 
+// SafeLine renders a recorded name for one cell or line of a text view:
+// control characters, newlines and tabs escaped (see
+// workcontext.SafeLine).
+func SafeLine(s string) string { return workcontext.SafeLine(s) }
+
+// Inert escapes what a terminal would act on in a whole text view, its
+// newlines and tabs kept (see workcontext.Inert).
+func Inert(s string) string { return workcontext.Inert(s) }
+
 // WarmTokenizer starts loading the context tokenizer in the background, so
 // a command that will compile a packet overlaps that load with opening the
 // project.

@@ -14,6 +14,7 @@ import (
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/hosts"
 	"github.com/awr-dev/awr/pathcheck"
+	"github.com/awr-dev/awr/secret"
 )
 
 // HookRequest is `awr client hook`: one hook event of a host, as JSON on
@@ -105,10 +106,12 @@ func AnswerHook(ctx context.Context, projectDir string, req HookRequest, payload
 }
 
 // log appends one line naming the host, the event and err to
-// .awr/hooks.log.
+// .awr/hooks.log: one inert line, a secret in it withheld (the
+// conversation id is the host's word, and a refusal may be for it).
 func (r *HookResult) log(h hosts.Host, e hosts.Event, err error) {
-	fe := fault.As(err)
-	line := fmt.Sprintf("%s %s %s conversation=%q: %s (%s)", time.Now().UTC().Format(time.RFC3339), h, orUnknown(e.HostEvent), e.ConversationID, oneLine(fe.Message), fe.Code)
+	fe := fault.ObjectOf(err)
+	line := fmt.Sprintf("%s %s %s conversation=%q: %s (%s)", time.Now().UTC().Format(time.RFC3339), h, SafeLine(orUnknown(e.HostEvent)), e.ConversationID, oneLine(fe.Message), fe.Code)
+	line = SafeLine(secret.Redact(line))
 	r.Log = append(r.Log, line)
 	if r.Dir == "" {
 		return

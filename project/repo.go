@@ -10,6 +10,7 @@ import (
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/repo"
+	"github.com/awr-dev/awr/secret"
 	"github.com/awr-dev/awr/workcontext"
 )
 
@@ -47,13 +48,16 @@ func (p *Project) workdir(rel string) (abs, recorded string, err error) {
 }
 
 // captureRepo reads the repository of dir; a repository that cannot be
-// read is recorded as unverifiable, with the reason, never as clean.
+// read is recorded as unverifiable, with the reason, never as clean. The
+// record withholds a branch or file name that looks like a credential
+// (repo.Withheld); the state returned for comparisons keeps every name.
 func captureRepo(ctx context.Context, dir string) (*events.RepoRecord, *repo.State) {
 	st, err := repo.Capture(ctx, dir)
 	if err != nil {
 		return &events.RepoRecord{Unverifiable: unverifiableReason(err)}, nil
 	}
-	return &events.RepoRecord{State: st.Recorded()}, st
+	recorded, _ := repo.Withheld(st.Recorded())
+	return &events.RepoRecord{State: recorded}, st
 }
 
 // unverifiableReason says why a repository could not be read, in words
@@ -65,7 +69,7 @@ func unverifiableReason(err error) string {
 	case errors.Is(err, repo.ErrNoGit):
 		return "git is not installed (not on PATH)"
 	}
-	return err.Error()
+	return secret.Redact(err.Error())
 }
 
 // sessionRepo is what the door needs to read a session's repository: its
@@ -129,7 +133,7 @@ func (p *Project) checkpointRepo(ctx context.Context, session string) (*events.R
 		return rec, nil
 	}
 	if len(files) > 0 { // none is recorded as absent, as a decode reads it
-		rec.FilesChanged = files
+		rec.FilesChanged, _ = repo.WithheldFiles(files)
 	}
 	rec.FilesTruncated = truncated
 	return rec, nil

@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"fmt"
+	"github.com/awr-dev/awr/commands"
 	"slices"
 	"strings"
 
@@ -14,14 +15,14 @@ import (
 // Bounds of a search's answer.
 const (
 	DefaultSearchLimit = 20
-	MaxSearchLimit     = 200
+	MaxSearchLimit     = commands.MaxLimit
 )
 
 // SearchRequest is `awr search` and awr_search.
 type SearchRequest struct {
 	Query string `arg:"" name:"query" json:"query" help:"Words to find (all of them; a word ending in * is a prefix)." placeholder:"QUERY"`
 	Kind  string `name:"kind" json:"kind,omitempty" help:"Only documents of this kind: work, checkpoint, loop, decision, fact, hypothesis or execution." placeholder:"KIND"`
-	Limit int    `name:"limit" json:"limit,omitempty" help:"At most N results (default 20, at most 200)." placeholder:"N"`
+	Limit *int   `name:"limit" json:"limit,omitempty" help:"At most N results (1 to 200; default 20)." placeholder:"N"`
 	Read
 }
 
@@ -76,12 +77,9 @@ func (p *Project) Search(ctx context.Context, req SearchRequest) (*SearchResult,
 		return nil, fault.New(fault.InvalidInput, "search: --kind %s is not one of %s", req.Kind, strings.Join(projections.SearchKinds, ", ")).
 			With("flag", "--kind").With("kinds", projections.SearchKinds).WithHint("awr search %s", strings.Join(strings.Fields(req.Query), " "))
 	}
-	limit := req.Limit
-	switch {
-	case limit == 0:
-		limit = DefaultSearchLimit
-	case limit < 1 || limit > MaxSearchLimit:
-		return nil, fault.New(fault.InvalidInput, "search: --limit %d: a limit is 1 to %d", limit, MaxSearchLimit).With("flag", "--limit").With("max", MaxSearchLimit)
+	limit, lerr := commands.LimitOf("search", "--limit", req.Limit, DefaultSearchLimit)
+	if lerr != nil {
+		return nil, lerr
 	}
 	out := &SearchResult{Query: req.Query, FTSQuery: fts, Kind: req.Kind, Results: []SearchHit{}}
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {

@@ -48,6 +48,8 @@ func TestPrefilterIsNecessary(t *testing.T) {
 		"paſsword=hunter2hunter", "PASSWORD: correct-horse", "AWS_SECRET_ACCESS_KEY=" + strings.Repeat("a", 40),
 		"ApI_KeY = abcdef123", "HTTPS://USER:PASS1234@EXAMPLE.COM/", "auth-token:zzzzzzzz", "aws_ſecret_access_key=" + strings.Repeat("B", 40),
 		"nothing to see here at all", "sk-ant-abcdefghijklmnopqrstuvwxyz", "eyJabcdefghij.eyJabcdefghij.abcdefghijk",
+		"Account\u212aey=" + strings.Repeat("Zz9", 10), "to\u212aen: abcdefgh123", "AUTHORIZATION: BASIC dXNlcjpwYXNz", "BEARER " + strings.Repeat("x9", 12),
+		"Shared\u212fccessKey=" + strings.Repeat("Q", 30), "xapp-1-ABCDEFGHIJKLMNOP", "npm_" + strings.Repeat("a", 36),
 	}
 	for _, text := range texts {
 		lower := strings.Map(fold, text)

@@ -22,19 +22,85 @@ func SafeText(s string) string {
 			b.WriteString("\n  > ")
 		}
 		for _, r := range l {
-			switch {
-			case r == '\t':
-				b.WriteRune(r)
-			case r < 0x20 || r == 0x7f:
-				fmt.Fprintf(&b, "\\x%02x", r)
-			case r == '\u2028' || r == '\u2029' || r == '\u0085' || (unicode.Is(unicode.Cc, r)) || unicode.Is(unicode.Cf, r) && isBidi(r):
-				fmt.Fprintf(&b, "\\u%04x", r)
-			default:
-				b.WriteRune(r)
-			}
+			escapeRune(&b, r, true)
 		}
 	}
 	return b.String()
+}
+
+// SafeLine renders a recorded name or value as one line of a table or a
+// list (a file name, a key, a branch, an agent label, a title): every
+// character SafeText escapes, and the newline and the tab too (\x0a,
+// \x09), so that a name can never start a row of its own or shift the
+// columns of the one it is in.
+func SafeLine(s string) string {
+	if plain(s, false) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		escapeRune(&b, r, false)
+	}
+	return b.String()
+}
+
+// Inert makes a whole text view safe for a terminal: every character
+// SafeText escapes is escaped, but its newlines and tabs, which are the
+// view's own layout, stay. It is the last step of every text output, after
+// the names in it went through SafeLine or SafeText.
+func Inert(s string) string {
+	if plain(s, true) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' {
+			b.WriteRune(r)
+			continue
+		}
+		escapeRune(&b, r, true)
+	}
+	return b.String()
+}
+
+// plain reports whether s holds nothing escapeRune would change (tabs and
+// newlines allowed when layout is set): the common case, answered without
+// copying s.
+func plain(s string, layout bool) bool {
+	for _, r := range s {
+		if r < 0x80 {
+			if r >= 0x20 && r != 0x7f || layout && (r == '\n' || r == '\t') {
+				continue
+			}
+			return false
+		}
+		if needsEscape(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// escapeRune writes r to b, escaped when it is a control character, a
+// line or paragraph separator or a bidirectional control (\x1b, \u2028);
+// a tab is written as it is when keepTab is set.
+func escapeRune(b *strings.Builder, r rune, keepTab bool) {
+	switch {
+	case r == '\t' && keepTab:
+		b.WriteRune(r)
+	case r < 0x20 || r == 0x7f:
+		fmt.Fprintf(b, "\\x%02x", r)
+	case needsEscape(r):
+		fmt.Fprintf(b, "\\u%04x", r)
+	default:
+		b.WriteRune(r)
+	}
+}
+
+// needsEscape reports the characters outside ASCII that escapeRune
+// escapes.
+func needsEscape(r rune) bool {
+	return r == '\u2028' || r == '\u2029' || r == '\u0085' || unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) && isBidi(r)
 }
 
 // isBidi reports the bidirectional controls that can make text display

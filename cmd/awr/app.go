@@ -366,16 +366,18 @@ func report(stderr io.Writer, jsonOut bool, hints hinter, err error) int {
 		return 0
 	}
 	fe := fault.As(err)
-	hint := hints.text(fe.Hint)
+	// An error may quote what it refused (kong quotes a bad flag value,
+	// twice): ObjectOf withholds a secret in it, and the text is inert
+	// like every text view.
+	o := fault.ObjectOf(err)
+	o.Hint = hints.text(o.Hint)
 	if jsonOut {
-		o := fault.ObjectOf(err)
-		o.Hint = hint
 		b, _ := json.Marshal(o)
 		fmt.Fprintln(stderr, string(b))
 	} else {
-		fmt.Fprintf(stderr, "awr: %s (%s)\n", fe.Message, fe.Code)
-		if hint != "" {
-			fmt.Fprintf(stderr, "  next: %s\n", hint)
+		fmt.Fprintf(stderr, "awr: %s (%s)\n", project.Inert(o.Message), o.Code)
+		if o.Hint != "" {
+			fmt.Fprintf(stderr, "  next: %s\n", project.Inert(o.Hint))
 		}
 	}
 	return fault.ExitCode(fe)
@@ -429,7 +431,9 @@ func (a *App) render(v any, text func(w io.Writer)) error {
 		return err
 	}
 	text(&buf)
-	_, err := io.WriteString(a.Stdout, a.hints.lines(buf.String()))
+	// Every text view is inert: whatever a name or a text recorded, no
+	// control character reaches the terminal raw.
+	_, err := io.WriteString(a.Stdout, project.Inert(a.hints.lines(buf.String())))
 	return err
 }
 

@@ -88,10 +88,10 @@ func printOrganization(w io.Writer, org project.Organization, maxGaps int) {
 			}
 			loc = "  " + loc
 		}
-		fmt.Fprintf(w, "  gap %-20s %s%s\n", g.Code, g.Message, loc)
+		fmt.Fprintf(w, "  gap %-20s %s%s\n", g.Code, project.SafeLine(g.Message), project.SafeLine(loc))
 	}
 	if len(org.ExecutableWork) > 0 {
-		fmt.Fprintf(w, "  executable work: %s\n", strings.Join(org.ExecutableWork, ", "))
+		fmt.Fprintf(w, "  executable work: %s\n", project.SafeLine(strings.Join(org.ExecutableWork, ", ")))
 	}
 }
 

@@ -23,13 +23,13 @@ func (c *intakeInspectCmd) Run(app *App) error {
 		printOrganization(w, res.Organization, 50)
 		fmt.Fprintln(w, "\nactions:")
 		for i, a := range res.Organization.Actions {
-			fmt.Fprintf(w, "  %d. %s\n     done when: %s\n", i+1, a.Instruction, a.DoneWhen)
+			fmt.Fprintf(w, "  %d. %s\n     done when: %s\n", i+1, project.SafeLine(a.Instruction), project.SafeLine(a.DoneWhen))
 			if a.Command != "" {
-				fmt.Fprintf(w, "     run: %s\n", a.Command)
+				fmt.Fprintf(w, "     run: %s\n", project.SafeLine(a.Command))
 			}
 		}
 		if len(res.AwaitingVerification) > 0 {
-			fmt.Fprintf(w, "\nawaiting_verification (completed in the source, no work_verified in the log): %s\n", strings.Join(res.AwaitingVerification, ", "))
+			fmt.Fprintf(w, "\nawaiting_verification (completed in the source, no work_verified in the log): %s\n", project.SafeLine(strings.Join(res.AwaitingVerification, ", ")))
 		}
 		fmt.Fprintf(w, "next: %s\n", res.NextAction)
 	})

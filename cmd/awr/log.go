@@ -52,7 +52,7 @@ func (c *logCmd) follow(app *App, kctx *kong.Context) error {
 		} else {
 			var buf lineBuf
 			logLine(&buf, e)
-			line = buf
+			line = []byte(project.Inert(string(buf)))
 		}
 		_, err := app.Stdout.Write(line)
 		return err
@@ -65,7 +65,7 @@ func (b *lineBuf) Write(p []byte) (int, error) { *b = append(*b, p...); return l
 
 // logLine is one event as `awr log` prints it.
 func logLine(w io.Writer, e project.LogEvent) {
-	fmt.Fprintf(w, "%6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, eventSummary(e))
+	fmt.Fprintf(w, "%6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, project.SafeLine(e.Stream), project.SafeLine(eventSummary(e)))
 }
 
 // flagSet reports whether the flag named name was given on the command

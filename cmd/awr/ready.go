@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/alecthomas/kong"
 	"github.com/awr-dev/awr/project"
 )
 
@@ -14,7 +15,13 @@ type readyCmd struct {
 }
 
 // Run lists claimable work.
-func (c *readyCmd) Run(app *App) error {
+func (c *readyCmd) Run(app *App, kctx *kong.Context) error {
+	if c.Limit == 0 && flagSet(kctx, "limit") {
+		// --limit 0 is not "all" (leave the flag out for that): the
+		// request's 0 means the flag was left out.
+		_, err := project.LimitOf("ready", "--limit", &c.Limit, 0)
+		return err
+	}
 	return call(app, (*project.Project).Ready, c.ReadyRequest, func(w io.Writer, res *project.ReadyResult) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		if len(res.Ready) == 0 {
@@ -24,7 +31,7 @@ func (c *readyCmd) Run(app *App) error {
 		}
 		for _, it := range res.Ready {
 			lines := wrap(it.NextAction, 60)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s:%d\t%s\n", it.Key, it.Priority, it.Title, executable(it), it.Source.Path, it.Source.LineStart, lines[0])
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s:%d\t%s\n", project.SafeLine(it.Key), project.SafeLine(it.Priority), project.SafeLine(it.Title), executable(it), project.SafeLine(it.Source.Path), it.Source.LineStart, lines[0])
 			for _, l := range lines[1:] {
 				fmt.Fprintf(tw, "\t\t\t\t\t%s\n", l)
 			}
@@ -37,12 +44,12 @@ func (c *readyCmd) Run(app *App) error {
 			for _, it := range *res.NotReady {
 				var why []string
 				for _, r := range it.Reasons {
-					why = append(why, r.Message)
+					why = append(why, project.SafeLine(r.Message))
 				}
 				for _, r := range it.NotExecutable {
-					why = append(why, r.Message)
+					why = append(why, project.SafeLine(r.Message))
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", it.Key, it.Status, strings.Join(why, "; "))
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", project.SafeLine(it.Key), project.SafeLine(it.Status), strings.Join(why, "; "))
 			}
 		}
 		tw.Flush()
@@ -66,7 +73,7 @@ func executable(it project.ReadyItem) string {
 	}
 	var why []string
 	for _, r := range it.NotExecutable {
-		why = append(why, r.Message)
+		why = append(why, project.SafeLine(r.Message))
 	}
 	return "no: " + strings.Join(why, ", ")
 }

@@ -52,7 +52,7 @@ type sessionStartCmd struct {
 // Run starts a session.
 func (c *sessionStartCmd) Run(app *App) error {
 	return call(app, (*project.Project).SessionStart, c.SessionStartRequest, func(w io.Writer, res *project.SessionStartResult) {
-		fmt.Fprintf(w, "session %s started on %s by %s (project_revision %d)\n", res.Session.ID, res.Session.Work, res.Session.Agent, res.ProjectRevision)
+		fmt.Fprintf(w, "session %s started on %s by %s (project_revision %d)\n", res.Session.ID, safeLine(res.Session.Work), safeLine(res.Session.Agent), res.ProjectRevision)
 		if res.Claim != nil {
 			fmt.Fprintf(w, "claim %s, fencing token %d, %s\n", res.Claim.ID, res.Claim.FencingToken, lease(res.Claim.ExpiresAt, app.Now().UnixMilli()))
 		}
@@ -80,7 +80,7 @@ func (c *sessionCheckpointCmd) Run(app *App) error {
 			}
 			fmt.Fprintf(w, "repository: HEAD %.12s, dirty %v, %d files changed %s\n", r.State.Head, r.State.Dirty, len(r.FilesChanged), since)
 		} else if r != nil {
-			fmt.Fprintf(w, "repository: unverifiable (%s)\n", r.Unverifiable)
+			fmt.Fprintf(w, "repository: unverifiable (%s)\n", safeLine(r.Unverifiable))
 		}
 		printKnowledge(w, res.Knowledge)
 		for _, warn := range res.Warnings {
@@ -150,7 +150,7 @@ func (c *sessionShowCmd) Run(app *App) error {
 		if pm := strings.TrimSpace(s.Provider + " " + s.Model); pm != "" {
 			agent += " (" + safe(pm) + ")"
 		}
-		fmt.Fprintf(tw, "session\t%s\nwork\t%s\nagent\t%s\nstatus\t%s\nstarted\t%s (seq %d)\n", s.ID, s.Work, agent, strings.TrimSpace(s.Status+" "+s.Outcome), ms(s.StartedAt), s.StartRevision)
+		fmt.Fprintf(tw, "session\t%s\nwork\t%s\nagent\t%s\nstatus\t%s\nstarted\t%s (seq %d)\n", s.ID, safeLine(s.Work), agent, strings.TrimSpace(s.Status+" "+s.Outcome), ms(s.StartedAt), s.StartRevision)
 		if s.PredecessorID != "" {
 			fmt.Fprintf(tw, "predecessor\t%s\n", s.PredecessorID)
 		}
@@ -164,7 +164,7 @@ func (c *sessionShowCmd) Run(app *App) error {
 			fmt.Fprintf(tw, "checkpoint\tseq %d: %s | next: %s\n", cp.Seq, safe(cp.Digest), safe(cp.NextAction))
 		}
 		for _, b := range v.Bindings {
-			fmt.Fprintf(tw, "bound\t%s (%s)\n", b.ExternalSession, b.Client)
+			fmt.Fprintf(tw, "bound\t%s (%s)\n", safeLine(b.ExternalSession), safeLine(b.Client))
 		}
 		tw.Flush()
 		printKnowledge(w, v.Knowledge)
@@ -239,3 +239,7 @@ func printKnowledge(w io.Writer, k *project.KnowledgeState) {
 
 // safe renders a recorded value for the terminal (project.SafeText).
 func safe(s string) string { return project.SafeText(s) }
+
+// safeLine renders a recorded name for one cell of a text view
+// (project.SafeLine).
+func safeLine(s string) string { return project.SafeLine(s) }

@@ -23,16 +23,16 @@ type sourceReindexCmd struct {
 func (c *sourceReindexCmd) Run(app *App) error {
 	return call(app, (*project.Project).SourceReindex, c.SourceReindexRequest, func(w io.Writer, res *project.ReindexResult) {
 		for _, s := range res.IndexSourcesResult.Indexed {
-			fmt.Fprintf(w, "indexed   %s (seq %d)\n", s.Path, s.Seq)
+			fmt.Fprintf(w, "indexed   %s (seq %d)\n", project.SafeLine(s.Path), s.Seq)
 		}
 		for _, p := range res.IndexSourcesResult.Unchanged {
-			fmt.Fprintf(w, "unchanged %s\n", p)
+			fmt.Fprintf(w, "unchanged %s\n", project.SafeLine(p))
 		}
 		for _, p := range res.IndexSourcesResult.Removed {
-			fmt.Fprintf(w, "removed   %s (no longer in the manifest)\n", p)
+			fmt.Fprintf(w, "removed   %s (no longer in the manifest)\n", project.SafeLine(p))
 		}
 		for _, p := range res.Missing {
-			fmt.Fprintf(w, "MISSING   %s (in the manifest, not on disk)\n", p)
+			fmt.Fprintf(w, "MISSING   %s (in the manifest, not on disk)\n", project.SafeLine(p))
 		}
 		fmt.Fprintf(w, "project_revision %d\n", res.IndexSourcesResult.ProjectRevision)
 	})
@@ -48,7 +48,7 @@ func (c *sourceListCmd) Run(app *App) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "PATH\tADAPTER\tROLE\tITEMS\tISSUES\tINDEXED AT REV\tFRESHNESS")
 		for _, s := range res.Sources {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Path, s.Adapter, s.Role, s.Items, s.Issues, s.RevisionIndexed, s.Freshness)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", project.SafeLine(s.Path), s.Adapter, s.Role, s.Items, s.Issues, s.RevisionIndexed, s.Freshness)
 		}
 		tw.Flush()
 	})
@@ -61,6 +61,6 @@ type sourceAddCmd struct {
 // Run adds a source to the manifest and indexes it.
 func (c *sourceAddCmd) Run(app *App) error {
 	return call(app, (*project.Project).SourceAdd, c.SourceAddRequest, func(w io.Writer, res *project.SourceAddResult) {
-		fmt.Fprintf(w, "added %s (%s, %s) to the manifest and indexed it: %d items (project_revision %d)\nnext: awr intake inspect\n", res.Source.Path, res.Source.Adapter, res.Source.Role, res.Items, res.ProjectRevision)
+		fmt.Fprintf(w, "added %s (%s, %s) to the manifest and indexed it: %d items (project_revision %d)\nnext: awr intake inspect\n", project.SafeLine(res.Source.Path), res.Source.Adapter, res.Source.Role, res.Items, res.ProjectRevision)
 	})
 }

@@ -23,7 +23,7 @@ const shownStale = 3
 func (c *statusCmd) Run(app *App) error {
 	return call(app, (*project.Project).Status, c.StatusRequest, func(w io.Writer, res *project.StatusResult) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "project\t%s\n", res.ProjectName)
+		fmt.Fprintf(tw, "project\t%s\n", project.SafeLine(res.ProjectName))
 		if res.At != nil {
 			fmt.Fprintf(tw, "project_revision\t%d (as of --at; head is %d)\n", res.ProjectRevision, res.Head)
 		} else {
@@ -68,9 +68,9 @@ func (c *statusCmd) Run(app *App) error {
 					keys = append(keys, fmt.Sprintf("… %d more", len(items)-8))
 					break
 				}
-				k := it.Key
+				k := project.SafeLine(it.Key)
 				if it.Holder != nil {
-					k += " (" + it.Holder.Agent + ")"
+					k += " (" + project.SafeLine(it.Holder.Agent) + ")"
 				}
 				keys = append(keys, k)
 			}
