@@ -72,7 +72,7 @@ func TestPatterns_Compile(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	require.Greater(t, n, 30, "the module's expressions were found")
+	require.Greater(t, n, 20, "the module's expressions were found (secret declares its detectors through a function, compiled by its own tests)")
 }
 
 var sink *Regexp
