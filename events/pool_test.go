@@ -126,7 +126,7 @@ func TestConnPool_CloseWhileOpening(t *testing.T) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		return p.isShut
-	}, 5*time.Second, time.Millisecond)
+	}, time.Minute, time.Millisecond)
 	close(release)
 	require.ErrorIs(t, <-took, errPoolClosed)
 	p.Put(hold)

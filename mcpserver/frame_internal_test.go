@@ -195,7 +195,7 @@ func TestPending_DuplicateID(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(req)+"\n", string(buf[:n]))
 	// The second is answered by framed itself.
-	require.Eventually(t, func() bool { return strings.Contains(written(lw, &out), `"code":-32600`) }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(written(lw, &out), `"code":-32600`) }, time.Minute, time.Millisecond)
 	lw.Write([]byte(`{"jsonrpc":"2.0","id":"d","result":{}}` + "\n"))
 	_, err = r.Read(buf)
 	require.ErrorIs(t, err, io.EOF)
@@ -213,7 +213,7 @@ func TestFramed_OwnAnswersCrossNothing(t *testing.T) {
 	buf := make([]byte, 256)
 	_, err := r.Read(buf)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return strings.Contains(written(lw, &out), `"code":-32600`) }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(written(lw, &out), `"code":-32600`) }, time.Minute, time.Millisecond)
 	require.Contains(t, written(lw, &out), `"id":null`)
 	require.True(t, lw.pending.busy(json.RawMessage("7")), "the request passed on is still waited for")
 	lw.Write([]byte(`{"jsonrpc":"2.0","id":7,"result":{}}` + "\n"))

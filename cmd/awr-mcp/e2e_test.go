@@ -18,50 +18,20 @@ import (
 
 	"github.com/awr-dev/awr/buildinfo"
 	"github.com/awr-dev/awr/fixtures"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
-
-// binaries builds awr and awr-mcp once per test run.
+// binaries returns awr and awr-mcp, built once per test binary
+// (fixtures/testkit).
 func binaries(t *testing.T) (awr, awrMCP string) {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "awr-mcp-e2e")
-		if buildErr != nil {
-			return
-		}
-		for _, pkg := range []string{"github.com/awr-dev/awr/cmd/awr", "github.com/awr-dev/awr/cmd/awr-mcp"} {
-			cmd := exec.Command("go", "build", "-o", binDir, pkg)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = &buildError{pkg, string(out), err}
-				return
-			}
-		}
-	})
-	require.NoError(t, buildErr)
-	return filepath.Join(binDir, "awr"), filepath.Join(binDir, "awr-mcp")
+	return testkit.Program(t, testkit.AWR), testkit.Program(t, testkit.AWRMCP)
 }
 
-type buildError struct {
-	pkg, out string
-	err      error
-}
-
-func (e *buildError) Error() string { return "go build " + e.pkg + ": " + e.err.Error() + "\n" + e.out }
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
+// TestMain removes the programs the kit built once the tests end.
+func TestMain(m *testing.M) { os.Exit(testkit.Run(m)) }
 
 // project copies the checkout fixture and initializes it with the CLI.
 func project(t *testing.T, awr string) string {
@@ -345,10 +315,9 @@ func TestRigTools(t *testing.T) {
 		t.Skip("tmux not installed")
 	}
 	awr, awrMCP := binaries(t)
-	out, err := exec.Command("go", "build", "-o", binDir, "github.com/awr-dev/awr/fixtures/fakeagent/cmd/fakeagent").CombinedOutput()
-	require.NoError(t, err, string(out))
+	binDir := testkit.Programs(t, testkit.FakeAgent)
 	dir := project(t, awr)
-	out, err = exec.Command(awr, "--project", dir, "seat", "add", "build@portal", "--runtime", "generic", "--work", "CART-1",
+	out, err := exec.Command(awr, "--project", dir, "seat", "add", "build@portal", "--runtime", "generic", "--work", "CART-1",
 		"--command", "fakeagent --conversation {conversation}", "--resume-command", "fakeagent --resume --conversation {conversation}").CombinedOutput()
 	require.NoError(t, err, string(out))
 	socket := "awr-mcp-e2e-" + filepath.Base(dir)
@@ -368,7 +337,7 @@ func TestRigTools(t *testing.T) {
 		capt := ok(t, cs, "awr_rig_capture", map[string]any{"seat": "build@portal", "lines": 20})
 		lines = capt["lines"].([]any)
 		return strings.Contains(fmt.Sprint(lines), "checkpoint 1 recorded")
-	}, 10*time.Second, 50*time.Millisecond, "pane: %v", lines)
+	}, time.Minute, 50*time.Millisecond, "pane: %v", lines)
 	snap := ok(t, cs, "awr_rig_snapshot", map[string]any{"rig": "portal"})
 	require.Equal(t, true, field(snap, "seats").([]any)[0].(map[string]any)["running"])
 	ps := ok(t, cs, "awr_rig_ps", map[string]any{"rig": "portal"})

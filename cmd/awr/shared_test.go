@@ -442,7 +442,7 @@ func TestShared_MCPWakeUp(t *testing.T) {
 	// subscription in force (a subscriptions/listen stream under the
 	// newest protocol): wait for it, as the acknowledgement would.
 	require.Eventually(t, func() bool { return slices.Contains(srv.Subscriptions(), mcpserver.StatusURI) },
-		20*time.Second, 10*time.Millisecond)
+		time.Minute, 10*time.Millisecond)
 
 	var started struct {
 		ProjectRevision int64 `json:"project_revision"`
