@@ -46,7 +46,13 @@ func project(t *testing.T, awr string) string {
 // serve starts awr-mcp on dir and connects an SDK client over stdio.
 func serve(t *testing.T, bin string, args ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	return serveCmd(t, exec.Command(bin, args...))
+}
+
+// serveCmd starts cmd, an awr-mcp command, and connects an SDK client
+// over its stdio; the server's stderr is logged if the test fails.
+func serveCmd(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
+	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,16 +50,7 @@ func TestNoProcessOnAgentsWord(t *testing.T) {
 
 	cmd := exec.Command(bin, "--project", dir)
 	cmd.Env = append(os.Environ(), "PATH="+t.TempDir())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		cs.Close()
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", stderr.String())
-		}
-	})
+	cs := serveCmd(t, cmd)
 	pid := fmt.Sprint(cmd.Process.Pid)
 	require.Equal(t, "cminflt=0 cmajflt=0 cutime=0 cstime=0", childCounters(t, pid))
 

@@ -124,7 +124,7 @@ func TestPlanting(t *testing.T) {
 	require.Zero(t, code, p.stderr.String())
 	session := jsonOf(t, out)["session"].(map[string]any)["id"].(string)
 
-	cs := mcpClient(t, p.dir)
+	_, cs := mcpClient(t, p.dir, nil)
 	for i, c := range creds {
 		// CLI flags: free text, labels, ids and the request id.
 		for _, args := range [][]string{
@@ -259,8 +259,10 @@ func requireAbsent(t *testing.T, dir string, creds []secrettest.Credential, stde
 	}
 }
 
-// mcpClient serves the project over in-memory transports, as awr-mcp does.
-func mcpClient(t *testing.T, dir string) *mcp.ClientSession {
+// mcpClient serves the project over in-memory transports, as awr-mcp
+// does, and connects a client with opts (nil for none); both close when
+// the test ends.
+func mcpClient(t *testing.T, dir string, opts *mcp.ClientOptions) (*mcpserver.Server, *mcp.ClientSession) {
 	t.Helper()
 	ctx := context.Background()
 	srv, err := mcpserver.New(mcpserver.Options{Project: dir, Version: "test", Now: time.Now})
@@ -268,12 +270,12 @@ func mcpClient(t *testing.T, dir string) *mcp.ClientSession {
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.MCP().Connect(ctx, st, nil)
 	require.NoError(t, err)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts).Connect(ctx, ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		cs.Close()
 		ss.Wait()
 		srv.Close()
 	})
-	return cs
+	return srv, cs
 }

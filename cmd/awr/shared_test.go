@@ -422,21 +422,10 @@ func TestShared_MCPWakeUp(t *testing.T) {
 	runJSON(t, awrB("status", "--json"), &struct{}{})
 
 	ctx := context.Background()
-	srv, err := mcpserver.New(mcpserver.Options{Project: dirB, Version: "test"})
-	require.NoError(t, err)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx, st, nil)
-	require.NoError(t, err)
 	updated := make(chan string, 16)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	srv, cs := mcpClient(t, dirB, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
-	}).Connect(ctx, ct, nil)
-	require.NoError(t, err)
-	defer func() {
-		cs.Close()
-		ss.Wait()
-		srv.Close()
-	}()
+	})
 	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: mcpserver.StatusURI}))
 	// The client's Subscribe returns before the server has the
 	// subscription in force (a subscriptions/listen stream under the
