@@ -35,7 +35,9 @@ type unit struct {
 //     removal) gets src whole, as it always did;
 //   - a source that holds elements gets a delta: only the work items,
 //     goals and rules added or changed, and those dropped, so that a
-//     reindex after editing one task stores that task, not the file;
+//     reindex after editing one task stores that task, not the file (an
+//     element is unchanged when it differs only in its source reference's
+//     content hash, which the delta restamps: events.Restamp);
 //   - either is split into parts of at most events.MaxPartBytes of
 //     elements when it would not fit one (the first part of a whole index
 //     replaces, the later ones are deltas that add), so that no event
@@ -44,7 +46,7 @@ type unit struct {
 // Errors: InvalidInput naming the element when one element alone would
 // be more than an event may hold.
 func sourcePayloads(tx *events.Tx, src events.SourceIndexed) ([]events.SourceIndexed, error) {
-	held, err := projections.ElementsOf(tx.Conn, src.Path)
+	held, err := projections.ElementsOf(tx.Conn, src.Path, src.ContentHash)
 	if err != nil {
 		return nil, err
 	}

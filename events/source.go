@@ -34,8 +34,10 @@ type SourceIndexed struct {
 	Issues      []SourceIssue `json:"issues,omitempty"`
 	// Delta says Items, Goals and Rules hold only the elements added or
 	// changed since the source's previous state, and Dropped those that
-	// are gone; every other element stays as it was. Without Delta the
-	// event replaces the source's elements whole.
+	// are gone; every other element stays as it was, read again from the
+	// new content: its source reference's content hash, when it names one,
+	// becomes this event's ContentHash (Restamp). Without Delta the event
+	// replaces the source's elements whole.
 	Delta bool `json:"delta,omitempty"`
 	// ItemRepeats gives, in a delta, for each of Items, which declaration
 	// of its key in the source it is (0 for the first, 1 for the first
@@ -62,6 +64,15 @@ type SourceDropped struct {
 type ItemRef struct {
 	Key    string `json:"key"`
 	Repeat int    `json:"repeat,omitempty"`
+}
+
+// Restamp gives ref the content hash hash when it names one: what an
+// element a delta leaves as it was becomes, as a full index of the new
+// content would have parsed it.
+func Restamp(ref *SourceRef, hash string) {
+	if ref.ContentHash != "" {
+		ref.ContentHash = hash
+	}
 }
 
 // Last reports whether s is an unsplit index or the last part of a split

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -160,13 +161,13 @@ func (p *work) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error
 				dropRules = append(dropRules, localKey(k, 0))
 			}
 		}
-		if count, err = p.tables["item"].patch(conn, e.Seq, pl.Path, items, dropItems); err != nil {
+		if count, err = p.tables["item"].patch(conn, e.Seq, pl.Path, pl.ContentHash, items, dropItems); err != nil {
 			return err
 		}
-		if _, err := p.tables["goal"].patch(conn, e.Seq, pl.Path, goals, dropGoals); err != nil {
+		if _, err := p.tables["goal"].patch(conn, e.Seq, pl.Path, pl.ContentHash, goals, dropGoals); err != nil {
 			return err
 		}
-		if _, err := p.tables["rule"].patch(conn, e.Seq, pl.Path, rules, dropRules); err != nil {
+		if _, err := p.tables["rule"].patch(conn, e.Seq, pl.Path, pl.ContentHash, rules, dropRules); err != nil {
 			return err
 		}
 	} else {
@@ -359,9 +360,10 @@ func (s *SourceElements) Empty() bool {
 	return len(s.Items) == 0 && len(s.Goals) == 0 && len(s.Rules) == 0
 }
 
-// ElementsOf returns the elements source path holds at the head: what a
-// delta index of it is computed against.
-func ElementsOf(conn *sqlite.Conn, path string) (*SourceElements, error) {
+// ElementsOf returns the elements source path holds at the head, each as
+// a delta with content hash hash would leave it (restamped, see
+// events.Restamp): what a delta index of it is computed against.
+func ElementsOf(conn *sqlite.Conn, path, hash string) (*SourceElements, error) {
 	out := &SourceElements{Items: map[events.ItemRef]string{}, Goals: map[string]string{}, Rules: map[string]string{}}
 	for _, name := range []string{"item", "goal", "rule"} {
 		t := &elementTable{name: name, valueCol: name}
@@ -370,6 +372,17 @@ func ElementsOf(conn *sqlite.Conn, path string) (*SourceElements, error) {
 			return nil, err
 		}
 		for lk, raw := range open {
+			el, err := restamped(name, lk, raw, hash)
+			if err != nil {
+				return nil, fmt.Errorf("%s %q of %s: %w", name, lk, path, err)
+			}
+			if el != nil {
+				b, err := events.MarshalPayload(el.value)
+				if err != nil {
+					return nil, err
+				}
+				raw = string(b)
+			}
 			ord, key, _ := strings.Cut(lk, ":")
 			n, _ := strconv.Atoi(ord)
 			switch name {
@@ -387,9 +400,10 @@ func ElementsOf(conn *sqlite.Conn, path string) (*SourceElements, error) {
 
 // patch changes the open elements of source as a delta says: each of
 // upsert becomes the open version of its key and declaration (unless it
-// is already), each local key of drop is closed, all stamped at seq. It
-// returns how many elements are open after.
-func (t *elementTable) patch(conn *sqlite.Conn, seq int64, source string, upsert []elementValue, drop []string) (int, error) {
+// is already), each local key of drop is closed, and every other open
+// element is restamped with the delta's content hash (events.Restamp),
+// all at seq. It returns how many elements are open after.
+func (t *elementTable) patch(conn *sqlite.Conn, seq int64, source, hash string, upsert []elementValue, drop []string) (int, error) {
 	current, err := t.openBySource(conn, source)
 	if err != nil {
 		return 0, err
@@ -432,7 +446,75 @@ func (t *elementTable) patch(conn *sqlite.Conn, seq int64, source string, upsert
 			t.bySource[source][lk] = true
 		}
 	}
+	upserted := map[string]bool{}
+	for _, el := range upsert {
+		upserted[localKey(el.key, el.ordinal)] = true
+	}
+	keys := make([]string, 0, len(current))
+	for lk := range current {
+		if !upserted[lk] {
+			keys = append(keys, lk)
+		}
+	}
+	sort.Strings(keys)
+	for _, lk := range keys {
+		el, err := restamped(t.name, lk, current[lk], hash)
+		if err != nil {
+			return 0, fmt.Errorf("%s %q of %s: %w", t.name, lk, source, err)
+		}
+		if el == nil {
+			continue
+		}
+		raw, err := events.MarshalPayload(el.value)
+		if err != nil {
+			return 0, err
+		}
+		if err := t.rows.put(conn, elementKey(source, lk), seq, &element{key: el.key, source: source, ordinal: el.ordinal, json: string(raw), cols: el.cols}); err != nil {
+			return 0, err
+		}
+	}
 	return open, nil
+}
+
+// restamped returns the element of table name stored as raw under local
+// key lk with its source reference restamped with hash (events.Restamp),
+// or nil when that changes nothing.
+func restamped(name, lk, raw, hash string) (*elementValue, error) {
+	ord, key, _ := strings.Cut(lk, ":")
+	ordinal, _ := strconv.Atoi(ord)
+	switch name {
+	case "item":
+		var it events.WorkItem
+		if err := events.DecodeWorkItem([]byte(raw), &it); err != nil {
+			return nil, err
+		}
+		if it.Source.ContentHash == "" || it.Source.ContentHash == hash {
+			return nil, nil
+		}
+		events.Restamp(&it.Source, hash)
+		return &elementValue{key: key, ordinal: ordinal, value: it, cols: map[string]string{
+			":title": it.Title, ":status": it.Status, ":priority": it.Priority, ":goal": it.Goal}}, nil
+	case "goal":
+		var g events.Goal
+		if err := json.Unmarshal([]byte(raw), &g); err != nil {
+			return nil, err
+		}
+		if g.Source.ContentHash == "" || g.Source.ContentHash == hash {
+			return nil, nil
+		}
+		events.Restamp(&g.Source, hash)
+		return &elementValue{key: key, value: g, cols: map[string]string{":title": g.Title, ":status": g.Status}}, nil
+	default:
+		var r events.Rule
+		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+			return nil, err
+		}
+		if r.Source.ContentHash == "" || r.Source.ContentHash == hash {
+			return nil, nil
+		}
+		events.Restamp(&r.Source, hash)
+		return &elementValue{key: key, value: r, cols: map[string]string{":strength": r.Strength}}, nil
+	}
 }
 
 // SourcesAt lists the sources indexed as of rev; head says rev is the log's
