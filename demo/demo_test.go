@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/awr-dev/awr/demo"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
@@ -20,7 +22,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite fixtures/logs/handoff.jsonl")
 
-const recorded = "../fixtures/logs/handoff.jsonl"
+var recorded = testkit.Path("fixtures", "logs", "handoff.jsonl")
 
 func record(t *testing.T) *demo.Report {
 	t.Helper()

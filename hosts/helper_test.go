@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite the goldens in testdata/ from the actual output")
 
 // fixtureDir is the hook fixtures of the repository.
-const fixtureDir = "../fixtures/hooks"
+var fixtureDir = testkit.Path("fixtures", "hooks")
 
 // testCwd replaces the fixtures' cwd, as a project under the test's temporary
 // directory would.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,7 +31,7 @@ func TestRegexp_CompiledOnFirstUse(t *testing.T) {
 // TestPatterns_Compile: every expression the module declares with New and
 // a string literal compiles, so none waits for its first use to panic.
 func TestPatterns_Compile(t *testing.T) {
-	root := filepath.Join("..")
+	root := testkit.Root()
 	fset := token.NewFileSet()
 	n := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
@@ -96,13 +98,13 @@ func TestServer_SeatCommandsArePersons(t *testing.T) {
 func TestNoProcessInFrontEnds(t *testing.T) {
 	t.Parallel()
 	var files []string
-	for _, d := range []string{".", "../cmd/awr-mcp", "../ui", "../hosts"} {
+	for _, d := range []string{".", testkit.Path("cmd", "awr-mcp"), testkit.Path("ui"), testkit.Path("hosts")} {
 		m, err := filepath.Glob(filepath.Join(d, "*.go"))
 		require.NoError(t, err)
 		require.NotEmpty(t, m, d)
 		files = append(files, m...)
 	}
-	files = append(files, "../project/hook.go")
+	files = append(files, testkit.Path("project", "hook.go"))
 	checked := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

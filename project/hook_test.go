@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/project"
 	"github.com/oklog/ulid/v2"
@@ -168,7 +170,7 @@ func checkoutProject(t *testing.T, opts project.Options) (string, *project.Proje
 func fixtureField(t *testing.T, host, name, field string) string {
 	t.Helper()
 	var m map[string]any
-	require.NoError(t, json.Unmarshal(mustReadFile(t, filepath.Join("..", "fixtures", "hooks", host, name+".json")), &m))
+	require.NoError(t, json.Unmarshal(mustReadFile(t, testkit.Path("fixtures", "hooks", host, name+".json")), &m))
 	return m[field].(string)
 }
 
@@ -179,7 +181,7 @@ func fixture(t *testing.T, host, name, dir string, set map[string]string) []byte
 	sub := filepath.Join(dir, "sub")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
 	var m map[string]any
-	require.NoError(t, json.Unmarshal(mustReadFile(t, filepath.Join("..", "fixtures", "hooks", host, name+".json")), &m))
+	require.NoError(t, json.Unmarshal(mustReadFile(t, testkit.Path("fixtures", "hooks", host, name+".json")), &m))
 	m["cwd"] = sub
 	for k, v := range set {
 		if _, ok := m[k]; ok || k == "reason" {
@@ -314,7 +316,7 @@ func TestHook_EveryRecordedPayload(t *testing.T) {
 		t.Run(host, func(t *testing.T) {
 			t.Parallel()
 			dir, p := checkoutProject(t, project.Options{})
-			files, err := filepath.Glob(filepath.Join("..", "fixtures", "hooks", host, "*.json"))
+			files, err := filepath.Glob(testkit.Path("fixtures", "hooks", host, "*.json"))
 			require.NoError(t, err)
 			var payloads []string
 			for _, f := range files {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/hosts"
 	"github.com/awr-dev/awr/project"
@@ -60,7 +62,7 @@ func settingsFixture(t *testing.T, h hosts.Host, kind string) []byte {
 	if h == hosts.Codex {
 		name = "hooks_" + kind + ".json"
 	}
-	b, err := os.ReadFile(filepath.Join("..", "fixtures", "hooks", string(h), name))
+	b, err := os.ReadFile(testkit.Path("fixtures", "hooks", string(h), name))
 	require.NoError(t, err)
 	return b
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/awr-dev/awr/secret"
 	"github.com/awr-dev/awr/secret/secrettest"
 	"github.com/stretchr/testify/require"
@@ -98,7 +100,7 @@ var allowed = map[string]string{
 func TestFind_NoFalsePositivesInDocsAndFixtures(t *testing.T) {
 	t.Parallel()
 	lines, flagged := 0, 0
-	for _, root := range []string{"../docs", "../fixtures", "../README.md"} {
+	for _, root := range []string{testkit.Path("docs"), testkit.Path("fixtures"), testkit.Path("README.md")} {
 		err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() || info.Size() > 16<<20 {
 				return err
@@ -108,7 +110,7 @@ func TestFind_NoFalsePositivesInDocsAndFixtures(t *testing.T) {
 				return err
 			}
 			defer f.Close()
-			rel := strings.TrimPrefix(filepath.ToSlash(p), "../")
+			rel := strings.TrimPrefix(filepath.ToSlash(p), filepath.ToSlash(testkit.Root())+"/")
 			sc := bufio.NewScanner(f)
 			sc.Buffer(nil, 16<<20)
 			for n := 1; sc.Scan(); n++ {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -33,8 +35,8 @@ type cluster struct {
 func ownCluster(t *testing.T) *cluster {
 	t.Helper()
 	pgtest.ServerURL(t)
-	out, err := exec.Command("../.ci/pg-up").Output()
-	require.NoError(t, err, "../.ci/pg-up: %s", out)
+	out, err := exec.Command(testkit.Path(".ci", "pg-up")).Output()
+	require.NoError(t, err, ".ci/pg-up: %s", out)
 	c := &cluster{}
 	for _, line := range strings.Split(string(out), "\n") {
 		k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
@@ -49,10 +51,10 @@ func ownCluster(t *testing.T) *cluster {
 			c.dir = v
 		}
 	}
-	require.NotEmpty(t, c.dir, "../.ci/pg-up printed no directory: %s", out)
+	require.NotEmpty(t, c.dir, ".ci/pg-up printed no directory: %s", out)
 	t.Cleanup(func() {
-		if out, err := exec.Command("../.ci/pg-down", c.dir).CombinedOutput(); err != nil {
-			t.Errorf("../.ci/pg-down: %v: %s", err, out)
+		if out, err := exec.Command(testkit.Path(".ci", "pg-down"), c.dir).CombinedOutput(); err != nil {
+			t.Errorf(".ci/pg-down: %v: %s", err, out)
 		}
 	})
 	return c

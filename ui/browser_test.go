@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/awr-dev/awr/events"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -83,8 +85,8 @@ func TestBrowser_Page(t *testing.T) {
 		}
 		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 		require.NoError(t, err)
-		require.NoError(t, os.MkdirAll("../docs/img", 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join("../docs/img", name), png, 0o644))
+		require.NoError(t, os.MkdirAll(testkit.Path("docs", "img"), 0o755))
+		require.NoError(t, os.WriteFile(testkit.Path("docs", "img", name), png, 0o644))
 	}
 	marks := func() []int64 {
 		t.Helper()

@@ -43,7 +43,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{t: t, awr: awrBinary(t), dir: filepath.Join(t.TempDir(), "checkout")}
-	require.NoError(t, os.CopyFS(f.dir, os.DirFS("../fixtures/projects/checkout")))
+	require.NoError(t, os.CopyFS(f.dir, os.DirFS(testkit.Path("fixtures", "projects", "checkout"))))
 	f.env = append(os.Environ(), "AWR_PROJECT="+f.dir, "TZ=UTC", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-qm", "checkout: the work ledger"}} {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/awr-dev/awr/fault"
 	"github.com/awr-dev/awr/project"
 	"github.com/awr-dev/awr/ui"
@@ -31,7 +33,7 @@ func serveProject(t *testing.T) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	dir := filepath.Join(t.TempDir(), "checkout")
-	require.NoError(t, os.CopyFS(dir, os.DirFS("../fixtures/projects/checkout")))
+	require.NoError(t, os.CopyFS(dir, os.DirFS(testkit.Path("fixtures", "projects", "checkout"))))
 	p, err := project.Open(ctx, dir, project.Options{})
 	require.NoError(t, err)
 	_, err = p.Init(ctx, project.InitRequest{Accept: true}) // 1, 2

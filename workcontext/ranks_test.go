@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/stretchr/testify/require"
 	"github.com/tiktoken-go/tokenizer"
 	"pgregory.net/rapid"
@@ -107,7 +109,7 @@ func TestRankTable_MatchesLibrary(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, uint32(221), r)
 	var corpus []string
-	_ = filepath.Walk("../fixtures", func(p string, fi os.FileInfo, err error) error {
+	_ = filepath.Walk(testkit.Path("fixtures"), func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() && fi.Size() < 1<<20 {
 			b, _ := os.ReadFile(p)
 			corpus = append(corpus, string(b))
@@ -178,7 +180,7 @@ func TestOpenTable_Refuses(t *testing.T) {
 // vocabularies, about 14 MB); only this package's tests use it.
 func TestBinaries_DoNotLinkTheTokenizerLibrary(t *testing.T) {
 	t.Parallel()
-	out, err := exec.Command("go", "list", "-deps", "../cmd/awr", "../cmd/awr-mcp").CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", testkit.AWR, testkit.AWRMCP).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "github.com/awr-dev/awr/workcontext")
 	require.NotContains(t, string(out), "tiktoken")

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/dlclark/regexp2/v2"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -60,7 +62,7 @@ func TestSplit_MatchesPattern(t *testing.T) {
 			check(t, "a"+c+" b")
 		}
 	}
-	_ = filepath.Walk("../fixtures", func(p string, fi os.FileInfo, err error) error {
+	_ = filepath.Walk(testkit.Path("fixtures"), func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() && fi.Size() < 1<<20 {
 			b, _ := os.ReadFile(p)
 			check(t, string(b))

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/alecthomas/kong"
 	"github.com/awr-dev/awr/mcpserver"
 	"github.com/stretchr/testify/require"
@@ -172,7 +174,7 @@ func TestSurfaces_SchemaFromFlags(t *testing.T) {
 // TestSingleDoor: the front ends (the CLI, the MCP server, the web page)
 // reach the core only through package project.
 func TestSingleDoor(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, ".", "../../mcpserver", "../../ui").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, ".", testkit.Module+"/mcpserver", testkit.Module+"/ui").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	core := []string{"events", "projections", "commands", "replay", "intake", "workcontext", "source", "rig", "hosts"}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
