@@ -14,7 +14,7 @@ import (
 	"github.com/awr-dev/awr/fixtures/testkit"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"
