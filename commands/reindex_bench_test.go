@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awr-dev/awr/bench"
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/lab/bench"
 	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"

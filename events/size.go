@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 )
 
 // MaxEventBytes bounds one event as `awr export` writes it: its JSONL line
