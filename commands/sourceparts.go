@@ -144,7 +144,7 @@ func sourcePayloads(tx *events.Tx, src events.SourceIndexed) ([]events.SourceInd
 	for _, u := range units {
 		if u.size+len(headRaw)+envelopeSlack > events.MaxEventBytes {
 			return nil, fault.New(fault.InvalidInput, "index source %s: %s is %d bytes encoded, more than one event may hold (%d bytes)", src.Path, u.name(), u.size, events.MaxEventBytes).
-				With("path", src.Path).With("bytes", u.size).With("max", events.MaxEventBytes).WithHint("awr source index --help")
+				With("path", src.Path).With("bytes", u.size).With("max", events.MaxEventBytes).WithHint("awr source list")
 		}
 		if len(groups) == 0 || used+u.size > budget && used > 0 {
 			groups = append(groups, nil)
