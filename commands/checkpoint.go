@@ -137,11 +137,16 @@ const MaxCheckpointBytes = 256 << 10
 
 // checkpointTotal refuses a checkpoint whose texts (fields: name and
 // text) together exceed MaxCheckpointBytes.
-// Errors: InvalidInput (details bytes, max) with the hint to read the
-// limit in the command's help.
+// Errors: InvalidInput (details field, max) for one text over
+// MaxTextBytes (checkField); InvalidInput (details bytes, max) with the
+// hint to read the limit in the command's help for the total.
 func checkpointTotal(fields [][2]string) error {
 	total := 0
 	for _, f := range fields {
+		// A text over its own bound is named as such.
+		if err := checkField("checkpoint", f[0], f[1]); err != nil {
+			return err
+		}
 		total += len(f[1])
 	}
 	if total <= MaxCheckpointBytes {
