@@ -340,8 +340,19 @@ func (d *differ) sourceIndexed(e *events.Event, rf refs) error {
 		keys[it.Key] = true
 	}
 	if rf.Delta {
+		// A delta names what it changed and dropped; every other item
+		// of the source it restamped with its content hash.
 		for _, it := range rf.Dropped.Items {
 			keys[it.Key] = true
+		}
+		items, err := projections.WorkItemsAt(d.conn, e.Seq, false)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if it.SourcePath == rf.Path {
+				keys[it.Key] = true
+			}
 		}
 		d.touchItems(keys)
 		return nil
