@@ -229,7 +229,7 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 		}
 		why := "has recorded no checkpoint since the previous stop"
 		if rec.RepoKnown {
-			why = "has unsaved work: " + unsavedSummary(since, files)
+			why = "has recorded no checkpoint of its latest work: " + unsavedSummary(since, files)
 		}
 		return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work, res.Agent, why)}, nil
 	}
@@ -239,7 +239,7 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 // stopReason is what a blocked stop tells the agent to do: the exact
 // command, with the session's own agent label.
 func stopReason(session, work, agent, why string) string {
-	return oneLine(fmt.Sprintf("awr: session %s holds %s and %s. Record a checkpoint now, then stop: "+
+	return oneLine(fmt.Sprintf("awr: session %s holds %s and %s. Record one now, then stop: "+
 		"awr session checkpoint --session %s --agent %s --digest 'what you did' --next-action 'the exact next step' "+
 		"(add --open-loop TEXT for what is still open, --decision TEXT for what was settled).", session, work, why, session, shellWord(agent)))
 }
