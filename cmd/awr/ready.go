@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/alecthomas/kong"
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/project"
 )
 
 type readyCmd struct {
