@@ -215,6 +215,22 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 		}
 		return hosts.Answer{Reminder: hosts.OneLine(fmt.Sprintf("awr: no checkpoint since %s's last packet; run awr session checkpoint --session %s --agent A --digest D --next-action N", res.SessionID, res.SessionID))}, nil
 	case hosts.Stop, hosts.SessionEnd:
+		if st.Binding == nil && e.Name == hosts.Stop {
+			// A fork whose start said nothing of its original (an
+			// interactive fork, `--continue --fork-session`): by its
+			// first stop its transcript is written, a copy of the
+			// original's with the texts awr gave it.
+			for _, from := range forkOrigin(e.TranscriptPath, key) {
+				old, err := p.conversation(ctx, from)
+				if err != nil {
+					return hosts.Answer{}, err
+				}
+				if old.Binding != nil && old.Stale == nil && old.Follow == old.Binding.SessionID {
+					st, rec.ContinuesFrom, rec.Fork = old, from, true
+					break
+				}
+			}
+		}
 		var since string
 		var files []string
 		if e.Name == hosts.Stop && st.Binding != nil && !rec.NoBlock && !rec.StopHookActive {

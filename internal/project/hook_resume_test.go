@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,4 +137,43 @@ func TestHook_StopOnlyForUnsavedWork(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cart_store.go"), []byte("package cart\n\n// more\n"), 0o644))
 	_, reason = hookAnswer(t, dir, "stop", turn("4"), opts)
 	require.Contains(t, reason, "since checkpoint ")
+}
+
+// TestHook_ForkFoundAtItsFirstStop: a fork whose start named no original
+// (its transcript was not written yet, no --resume on the host's command
+// line) is bound at its first stop, from the texts awr gave the original
+// that its transcript copied, as a fork; the original is untouched.
+func TestHook_ForkFoundAtItsFirstStop(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	dir, p := checkoutProject(t, opts)
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	original := fixtureField(t, "claude", "session_start_startup", "session_id")
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: original, Work: "CART-1", SessionID: start.Session.ID})
+	require.NoError(t, err)
+
+	fork := "44444444-4444-4444-8444-444444444444"
+	transcript := filepath.Join(t.TempDir(), fork+".jsonl")
+	text, _ := hookAnswer(t, dir, "session_start_fork", map[string]string{"session_id": fork, "transcript_path": transcript}, opts)
+	require.Contains(t, text, "is not bound to an awr session yet", "nothing to go by at the start")
+
+	// The host writes the fork's transcript: the original's lines, awr's
+	// packet among them, under the new id.
+	line, err := json.Marshal(map[string]any{"sessionId": fork, "attachment": map[string]any{"type": "hook_additional_context",
+		"content": []string{"# awr: continuing session " + start.Session.ID + "\n\nThis conversation (claude:" + original + ") is bound to awr session " + start.Session.ID + "."}}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(transcript, append(line, '\n'), 0o600))
+	_, _ = hookAnswer(t, dir, "stop", map[string]string{"session_id": fork, "transcript_path": transcript}, opts)
+
+	show, err := p.ClientShow(ctx, project.ClientShowRequest{Client: "claude", ExternalSession: fork})
+	require.NoError(t, err)
+	require.Equal(t, start.Session.ID, show.Binding.SessionID, "the fork is bound where the original is")
+	orig, err := p.ClientShow(ctx, project.ClientShowRequest{Client: "claude", ExternalSession: original})
+	require.NoError(t, err)
+	require.Equal(t, start.Session.ID, orig.Binding.SessionID)
+	events := eventsBetween(t, p, 0)
+	require.Contains(t, strings.Join(events, "\n"), "client_bound client/claude:"+fork+" continues_from=claude:"+original)
 }
