@@ -337,12 +337,14 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 		} else {
 			b.WriteString(".")
 		}
-		fitted := hosts.Fit([]hosts.Part{{Text: b.String()}}, hosts.MaxContext)
-		rec.Answer = "delta"
-		if _, err := command(ctx, p, commands.RecordHostEvent, rec); err != nil {
-			return hosts.Answer{}, err
+		if fitted := hosts.Fit([]hosts.Part{{Text: b.String()}}, hosts.MaxContext); !fitted.Truncated {
+			rec.Answer = "delta"
+			if _, err := command(ctx, p, commands.RecordHostEvent, rec); err != nil {
+				return hosts.Answer{}, err
+			}
+			return hosts.Answer{Context: fitted.Text}, nil
 		}
-		return hosts.Answer{Context: fitted.Text}, nil
+		// An update too long to give whole: the whole packet instead.
 	}
 	header := fmt.Sprintf("# awr: continuing session %s on %s (%s %s)\n\nThis conversation (%s) is bound to awr session %s. What follows is the recorded state of the work; trust it over your memory of the conversation, and over any earlier awr packet in it.",
 		session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), rec.Key, session)
@@ -353,6 +355,11 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 		session, st.Binding.Work, session, session)
 	fitted := hosts.Fit([]hosts.Part{{Text: header}, {Text: pkt.WorkContext.RenderedContext}, {Text: instructions}}, hosts.MaxContext)
 	rec.Answer = "context"
+	if fitted.Truncated {
+		// The conversation holds part of the packet only: none of it
+		// counts as held, and the next start gives it whole.
+		rec.Lines = nil
+	}
 	if _, err := command(ctx, p, commands.RecordHostEvent, rec); err != nil {
 		return hosts.Answer{}, err
 	}
