@@ -126,8 +126,16 @@ func appendOne(st *events.Store, seq int64, p events.Payload) (*events.WriteResu
 	})
 }
 
+// appendIn appends p in tx; a checkpoint without an id gets the event's
+// id, as the commands give it.
 func appendIn(tx *events.Tx, p events.Payload) error {
-	_, err := tx.Append(events.NewEvent{Stream: streamOf(p), Payload: p})
+	ne := events.NewEvent{Stream: streamOf(p), Payload: p}
+	if cp, ok := p.(*events.CheckpointRecorded); ok && cp.CheckpointID == "" {
+		named := *cp
+		named.CheckpointID = tx.NewID()
+		ne.ID, ne.Payload = named.CheckpointID, &named
+	}
+	_, err := tx.Append(ne)
 	return err
 }
 
