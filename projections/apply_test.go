@@ -163,6 +163,12 @@ func streamOf(p events.Payload) string {
 		return "work/" + pl.Work
 	case *events.ClaimReleased:
 		return "work/" + pl.Work
+	case *events.EvidenceRecorded:
+		return "evidence/" + pl.Work
+	case *events.WorkVerified:
+		return "evidence/" + pl.Work
+	case *events.RestatementChecked:
+		return "session/" + pl.SessionID
 	case *events.ExecutionStarted:
 		return events.ExecutionStream(pl.Work, pl.Key)
 	case *events.ExecutionFinished:
