@@ -468,7 +468,11 @@ func (r *Repo) Line(code func(string) string) string {
 	if r.Branch != "" {
 		parts = append(parts, "branch "+code(r.Branch))
 	}
-	parts = append(parts, "commit "+codeOr(r.Head, "none"))
+	head := "none"
+	if r.Head != "" {
+		head = code(r.Head)
+	}
+	parts = append(parts, "commit "+head)
 	switch {
 	case r.Dirty && r.DirtyFingerprint != "":
 		parts = append(parts, "dirty "+code(r.DirtyFingerprint))
