@@ -2,9 +2,9 @@ package projections_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +21,10 @@ import (
 // registered, and the rows a SQL query reads back from the projection's
 // tables afterwards. Every case is then rebuilt from the log: the rebuild
 // must give the same rows and the same checksum as incremental application.
+
+// printRows logs, for each case, the rows and reads it got in the form
+// of the table's fields: a reader checks them before pasting them in.
+var printRows = flag.Bool("print-rows", false, "log the rows and reads each Apply case got, as table fields")
 
 // t0 is the clock of the first write; the write of seq n happens at
 // t0 + n seconds, so an event's occurred_at is ms(n).
@@ -72,7 +76,7 @@ func applyTable(t *testing.T, query string, read func(t *testing.T, conn *sqlite
 				require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
 					require.Equal(t, want, r.Head, stage)
 					got := dump(t, r.Conn, query)
-					if os.Getenv("APPLY_PRINT") != "" {
+					if *printRows {
 						var b strings.Builder
 						for _, g := range got {
 							fmt.Fprintf(&b, "\t%q,\n", g)
