@@ -65,7 +65,7 @@ func (p *search) Objects() []string {
 }
 
 func newSearch() *search {
-	p := &search{base: base{name: "search", version: 1, schema: "search", tables: []Table{
+	p := &search{base: base{name: "search", version: 2, schema: "search", tables: []Table{
 		{Name: "p_search", Key: []string{"doc"}, Temporal: true},
 	}}}
 	p.rows = versions[searchDoc]{insert: p.putDoc, load: p.loadDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
@@ -344,8 +344,14 @@ func (p *search) checkpoint(conn *sqlite.Conn, e *events.Event, pl *events.Check
 			continue
 		}
 		cur, err := p.rows.get(conn, doc, e.Seq)
-		if err != nil || cur == nil {
+		if err != nil {
 			return err
+		}
+		if cur == nil {
+			// Not indexed under its id (a loop opened by a bare text is
+			// indexed under its checkpoint): the changes after it are
+			// still this checkpoint's.
+			continue
 		}
 		switch c.Op {
 		case events.ChangeResolve:
