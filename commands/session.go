@@ -134,8 +134,8 @@ func findWork(tx *events.Tx, key string) (*projections.WorkItem, error) {
 	for _, it := range items {
 		paths = append(paths, it.SourcePath)
 	}
-	return nil, fault.New(fault.SourceConflict, "work item %q is declared by %d sources: %s", key, len(items), strings.Join(paths, ", ")).
-		With("work", key).With("sources", paths).WithHint("give the item one home, then awr source reindex")
+	return nil, fault.New(fault.SourceConflict, "work item %q is declared by %d sources: %s; give the item one home, then reindex", key, len(items), strings.Join(paths, ", ")).
+		With("work", key).With("sources", paths).WithHint("awr source reindex")
 }
 
 // checkClaimable verifies that work can be claimed now by a session other

@@ -185,7 +185,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 func (s *Store) stillOpen(op string) error {
 	if fi, err := os.Stat(s.path); err != nil || !os.SameFile(fi, s.ident) {
 		return fault.New(fault.Storage, "%s: the project database %s was removed or replaced while open; nothing was written", op, s.path).
-			With("path", s.path).WithHint("restore the database from a backup, or import an export into an empty project (awr import EXPORT.jsonl --project NEW_DIR), then retry")
+			With("path", s.path).WithHint(RestoreHint)
 	}
 	return nil
 }
@@ -368,8 +368,8 @@ func checkSchema(path string, appID, version int) (pending bool, err error) {
 		return false, fault.New(fault.Storage, "open project database %s: not an awr database (application_id %#x)", path, appID)
 	}
 	if version > steps {
-		return false, fault.New(fault.Storage, "open project database %s: schema version %d is newer than this awr supports (%d)", path, version, steps).
-			With("schema_version", version).With("supported", steps).WithHint("upgrade awr")
+		return false, fault.New(fault.Storage, "open project database %s: schema version %d is newer than this awr supports (%d); upgrade awr", path, version, steps).
+			With("schema_version", version).With("supported", steps)
 	}
 	return version != steps || appID != applicationID, nil
 }

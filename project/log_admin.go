@@ -215,7 +215,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	}
 	dir := p.dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir).WithHint("mkdir -p %s", dir)
+		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir)
 	}
 	res := &ImportResult{}
 	var witness replay.Witness
