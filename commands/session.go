@@ -246,7 +246,7 @@ func activeSession(tx *events.Tx, op, id string) (*projections.Session, error) {
 func notActive(op string, s *projections.Session) error {
 	hint := "awr session resume --from-session " + s.ID + " --agent \"$USER\""
 	if s.SuccessorID != "" {
-		hint = "continue in session " + s.SuccessorID
+		hint = "awr session show " + s.SuccessorID // continue there
 	}
 	return fault.New(fault.InvalidTransition, "%s: session %s is %s (%s)", op, s.ID, s.Status, s.Outcome).
 		With("session_id", s.ID).With("status", s.Status).WithHint("%s", hint)

@@ -140,8 +140,8 @@ func (v *view) close() error {
 }
 
 func changedError(path string) error {
-	return fault.New(fault.Storage, "read project database %s: it changed while being read without locks (this process may not write its directory, so SQLite cannot lock it); nothing was reported", path).
-		With("path", path)
+	return fault.New(fault.Storage, "read project database %s: it changed while being read without locks (this process may not write its directory, so SQLite cannot lock it); nothing was reported: retry", path).
+		With("path", path).With("changed", true)
 }
 
 // errChanged is a view taken without locks that the database changed
