@@ -190,7 +190,8 @@ func (s *Server) livePackets(ctx context.Context) []*mcp.Resource {
 			Title:       "Context packet of session " + ss.ID + " (" + project.SafeText(ss.Work) + ")",
 			Description: "Active session of " + project.SafeText(ss.Agent) + " on " + project.SafeText(ss.Work) + "."})
 	}
-	ready, err := s.project.Ready(ctx, project.ReadyRequest{Limit: listedWork})
+	listed := listedWork
+	ready, err := s.project.Ready(ctx, project.ReadyRequest{Limit: &listed})
 	if err != nil {
 		s.debug("list resources: ready", err)
 		return out
