@@ -258,7 +258,7 @@ func writeSettings(path, fp string, data []byte, preview string) error {
 func settingsError(op, path, preview string, err error) error {
 	var se *hosts.SyntaxError
 	if errors.As(err, &se) {
-		return fault.Wrap(fault.InvalidInput, syntaxCause{se}, "%s: %s:%d:%d: not valid JSON; fix it there, then preview again", op, path, se.Line, se.Column).
+		return fault.Wrap(fault.InvalidInput, syntaxCause{se}, "%s: %s:%d:%d: not valid JSON", op, path, se.Line, se.Column).
 			With("path", path).With("line", se.Line).With("column", se.Column).
 			WithHint("%s", preview)
 	}
