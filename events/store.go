@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/awr-dev/awr/fault"
@@ -105,10 +106,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			With("path", path).WithHint("awr import EXPORT.jsonl --project NEW_DIR")
 	}
 	if _, err := os.Stat(path); err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
+		notDir := errors.Is(err, syscall.ENOTDIR) // the project is a file (AWR_PROJECT=/dev/null)
+		if !errors.Is(err, os.ErrNotExist) && !notDir {
 			return nil, fault.Wrap(fault.Storage, err, "open project database %s", path)
 		}
-		if !opts.Create {
+		if !opts.Create || notDir {
 			return nil, fault.New(fault.NotFound, "open project: no awr project at %s", filepath.Dir(filepath.Dir(path))).
 				With("path", path).WithHint("awr init")
 		}

@@ -2,18 +2,21 @@ package intake
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/pathcheck"
 	"github.com/awr-dev/awr/source"
 )
 
@@ -254,9 +257,16 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 		return nil, false, fault.New(fault.InvalidInput, "manifest %s: not a regular file (%s)", path, fi.Mode().Type()).
 			With("path", path).WithHint("awr init --accept")
 	}
-	raw, err := readBounded(path, maxManifestSize)
-	if errors.Is(err, os.ErrNotExist) {
+	raw, err := pathcheck.ReadFile(context.Background(), path, maxManifestSize)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		// No manifest: the directory holds no project (or is not a
+		// directory at all); opening its log says so.
 		return nil, false, nil
+	}
+	var pe *pathcheck.Error
+	if errors.As(err, &pe) {
+		return nil, false, fault.New(fault.InvalidInput, "read manifest %s: %s", path, pe.Why).
+			With("path", path).With("rule", string(pe.Rule))
 	}
 	if err != nil {
 		return nil, false, fault.Wrap(fault.Storage, err, "read manifest %s", path)
