@@ -2,7 +2,7 @@ package commands
 
 import (
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 )
 
 // Read is embedded in every read request: the one way a front end says

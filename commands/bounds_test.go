@@ -8,8 +8,8 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/workcontext"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"

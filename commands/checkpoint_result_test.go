@@ -7,8 +7,8 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/repo"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/repo"
 	"github.com/stretchr/testify/require"
 )
 

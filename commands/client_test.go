@@ -6,7 +6,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 )

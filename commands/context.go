@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/workcontext"
 	"zombiezen.com/go/sqlite"
 )
 

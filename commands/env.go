@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/secret"
-	"github.com/awr-dev/awr/workcontext"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/secret"
+	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/oklog/ulid/v2"
 )
 

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
 )

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/stretchr/testify/require"
 )
 

@@ -8,10 +8,10 @@ import (
 	"unicode"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/repo"
+	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/repo"
-	"github.com/awr-dev/awr/workcontext"
 )
 
 // Restatement is a successor's account of the handoff it received: what

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 )
 
 // The intents of taking a rig down and restoring it. Each is one command:

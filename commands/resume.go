@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/workcontext"
 )
 
 // ResumeRequest continues a session in a new one: `awr session resume` and

@@ -3,13 +3,13 @@ package commands
 import (
 	"context"
 	"fmt"
-	"github.com/awr-dev/awr/lazyre"
+	"github.com/awr-dev/awr/internal/lazyre"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
 )

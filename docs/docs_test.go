@@ -346,7 +346,7 @@ func (d *docRun) run(items []docItem) {
 			if len(args) != 2 || strings.Contains(args[0], "..") {
 				d.t.Fatalf("%s:%d: doctest file SRC DST, SRC a path of the repository", d.doc.path, i+1)
 			}
-			b, err := os.ReadFile(filepath.Join("..", args[0]))
+			b, err := os.ReadFile(testkit.Path(args[0]))
 			require.NoError(d.t, err)
 			require.NoError(d.t, os.WriteFile(filepath.Join(d.dir, args[1]), b, 0o644))
 		case "copy":
@@ -437,7 +437,7 @@ func copyFixture(name, dir string) error {
 		_, err := fixtures.CopyProject(name, dir)
 		return err
 	}
-	return os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "projects", name)))
+	return os.CopyFS(dir, os.DirFS(testkit.Path("fixtures", "projects", name)))
 }
 
 // exec runs one command line in the scenario's directory.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"zombiezen.com/go/sqlite"
 )
 

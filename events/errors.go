@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"zombiezen.com/go/sqlite"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"zombiezen.com/go/sqlite"
 )
 

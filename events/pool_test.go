@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/sqlmem"
+	"github.com/awr-dev/awr/events/internal/sqlmem"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"
 )

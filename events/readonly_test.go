@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -341,7 +341,7 @@ func TestWritable(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, nil, 0o600))
 	require.True(t, events.Writable(path))
 	if os.Geteuid() == 0 {
-		t.Skip("root writes whatever the permissions say; soak/readonly_test.go runs as nobody")
+		t.Skip("root writes whatever the permissions say; internal/lab/soak/readonly_test.go runs as nobody")
 	}
 	require.NoError(t, os.Chmod(path, 0o400))
 	require.False(t, events.Writable(path), "a read-only file")

@@ -4,8 +4,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/secret"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/secret"
 	"github.com/oklog/ulid/v2"
 )
 

@@ -1,6 +1,6 @@
 package events
 
-import "github.com/awr-dev/awr/repo"
+import "github.com/awr-dev/awr/internal/repo"
 
 // RepoRecord is the git repository a session works in as an event
 // captured it: its state (nil when it could not be read, with the reason

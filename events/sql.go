@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/awr-dev/awr/sqlmem"
+	"github.com/awr-dev/awr/events/internal/sqlmem"
 	"zombiezen.com/go/sqlite"
 )
 

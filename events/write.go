@@ -12,7 +12,7 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"zombiezen.com/go/sqlite"
 )
 

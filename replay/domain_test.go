@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 )

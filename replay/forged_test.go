@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"
@@ -21,7 +23,7 @@ import (
 
 var updateForged = flag.Bool("update", false, "rewrite fixtures/logs/forged/*.jsonl from fixtures/logs/handoff.jsonl")
 
-const forgedDir = "../fixtures/logs/forged"
+var forgedDir = testkit.Path("fixtures", "logs", "forged")
 
 // forgery is one file of the forged-log corpus: the recorded handoff with
 // one invariant broken, every seq, stream version and hash recomputed
@@ -134,7 +136,7 @@ var forgeries = []forgery{
 // forge applies f to the recorded handoff and renumbers and re-hashes it.
 func (f forgery) forge(t *testing.T) []*events.Event {
 	t.Helper()
-	data, err := os.ReadFile("../fixtures/logs/handoff.jsonl")
+	data, err := os.ReadFile(testkit.Path("fixtures", "logs", "handoff.jsonl"))
 	require.NoError(t, err)
 	var evs []*events.Event
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
@@ -215,7 +217,7 @@ func TestForgedCorpus(t *testing.T) {
 			t.Run("VerifyAndReplayRefuse", func(t *testing.T) {
 				dir := t.TempDir()
 				st := openProject(t, dir)
-				_, err := replay.Import(ctx, st, bytes.NewReader(mustRead(t, "../fixtures/logs/handoff.jsonl")), "handoff.jsonl")
+				_, err := replay.Import(ctx, st, bytes.NewReader(mustRead(t, testkit.Path("fixtures", "logs", "handoff.jsonl"))), "handoff.jsonl")
 				require.NoError(t, err)
 				require.NoError(t, st.Close())
 				putEvents(t, dir, evs)

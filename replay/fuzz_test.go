@@ -7,6 +7,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/replay"
 )
@@ -48,7 +50,7 @@ func FuzzDecodeEnvelopeLine(f *testing.F) {
 func FuzzImport(f *testing.F) {
 	f.Add([]byte(seedLine + "\n"))
 	f.Add([]byte("\n\n{\n"))
-	if b, err := os.ReadFile("../fixtures/logs/handoff.jsonl"); err == nil {
+	if b, err := os.ReadFile(testkit.Path("fixtures", "logs", "handoff.jsonl")); err == nil {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

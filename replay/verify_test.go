@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awr-dev/awr/demo"
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/lab/demo"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/oklog/ulid/v2"

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awr-dev/awr/buildinfo"
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/fixtures/testkit"
+	"github.com/awr-dev/awr/internal/buildinfo"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/awr-dev/awr/mcpserver"
+	"github.com/awr-dev/awr/internal/serve/mcpserver"
 	"github.com/stretchr/testify/require"
 )
 

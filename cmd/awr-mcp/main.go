@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/awr-dev/awr/buildinfo"
-	"github.com/awr-dev/awr/mcpserver"
+	"github.com/awr-dev/awr/internal/buildinfo"
+	"github.com/awr-dev/awr/internal/serve/mcpserver"
 )
 
 // version is set with -ldflags "-X main.version=..." by release builds.

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/awr-dev/awr/buildinfo"
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/buildinfo"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/project"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )

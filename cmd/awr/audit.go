@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/project"
 )
 
 type auditCmd struct {

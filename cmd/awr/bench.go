@@ -11,9 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/awr-dev/awr/bench"
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/lab/bench"
+	"github.com/awr-dev/awr/internal/project"
 	"golang.org/x/term"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/awr-dev/awr/bench"
+	"github.com/awr-dev/awr/internal/lab/bench"
 	"github.com/stretchr/testify/require"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/project"
 )
 
 type completionCmd struct {

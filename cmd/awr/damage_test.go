@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/awr-dev/awr/demo"
+	"github.com/awr-dev/awr/internal/lab/demo"
 )
 
 type demoCmd struct {

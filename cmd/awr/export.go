@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/awr-dev/awr/fault"
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/project"
 )
 
 type exportCmd struct {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/project"
 )
 
 type forkCmd struct {

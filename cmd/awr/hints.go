@@ -7,7 +7,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/awr-dev/awr/lazyre"
+	"github.com/awr-dev/awr/internal/lazyre"
 )
 
 // hinter makes the commands awr prints complete for the user who reads

@@ -26,6 +26,7 @@ import (
 	"testing"
 
 	"github.com/alecthomas/kong"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -93,7 +94,7 @@ func scanHints(t *testing.T, root string) *hintScan {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, "_awrtest.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(s.fset, path, nil, parser.SkipObjectResolution)
@@ -191,7 +192,9 @@ func (s *hintScan) inspectFunc(fn *ast.FuncDecl) {
 func (s *hintScan) site(fn *ast.FuncDecl, pos token.Pos, code string, tmpls []string) {
 	p := s.fset.Position(pos)
 	where := fmt.Sprintf("%s:%d", filepath.ToSlash(p.Filename), p.Line)
-	where = strings.TrimPrefix(where, "../../")
+	if rel, err := filepath.Rel(testkit.Root(), where); err == nil {
+		where = rel
+	}
 	if tmpls == nil && handedOn[fn.Name.Name] != "" {
 		return
 	}
@@ -266,6 +269,13 @@ func (s *hintScan) expr(fn *ast.FuncDecl, e ast.Expr, depth int) []string {
 			return nil
 		}
 		l, r := s.expr(fn, e.X, depth+1), s.expr(fn, e.Y, depth+1)
+		// A field joined to a hint (s.SuccessorID, req.Key) is a word.
+		if _, field := e.X.(*ast.SelectorExpr); l == nil && field {
+			l = []string{"w1"}
+		}
+		if _, field := e.Y.(*ast.SelectorExpr); r == nil && field {
+			r = []string{"w1"}
+		}
 		if l == nil || r == nil {
 			return nil
 		}
@@ -460,7 +470,7 @@ func hintProblem(hint string) string {
 		if err != nil {
 			return err.Error()
 		}
-		words := shellWords(strings.TrimPrefix(part, "awr "))
+		words := hintWords(strings.TrimPrefix(part, "awr "))
 		if slices.Contains(words, "--help") {
 			if _, err := p.Parse(slices.DeleteFunc(words, func(w string) bool { return w == "--help" })); err != nil {
 				var pe *kong.ParseError
@@ -480,6 +490,38 @@ func hintProblem(hint string) string {
 	return ""
 }
 
+// hintWords splits a command into its words as sh would, for the quoting
+// hints use: '...' and "..." without escapes inside.
+func hintWords(s string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
+}
+
 type devNull struct{}
 
 func (devNull) Write(b []byte) (int, error) { return len(b), nil }
@@ -488,7 +530,7 @@ func (devNull) Write(b []byte) (int, error) { return len(b), nil }
 // an awr command line.
 func TestHints_InSourceAreCommands(t *testing.T) {
 	t.Parallel()
-	s := scanHints(t, filepath.Join("..", ".."))
+	s := scanHints(t, testkit.Root())
 	require.Greater(t, len(s.hints), 250, "the scan finds the hints")
 	var bad []string
 	for _, h := range s.hints {

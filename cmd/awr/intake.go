@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/project"
 )
 
 type intakeCmd struct {

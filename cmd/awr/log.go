@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/project"
 )
 
 type logCmd struct {

@@ -7,5 +7,5 @@ import "os"
 
 func main() {
 	leaveAtExit = true
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(testMain())
 }

@@ -61,7 +61,7 @@ func TestCLIWithoutMCPSDK(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	for _, pkg := range strings.Fields(string(out)) {
-		require.False(t, strings.HasPrefix(pkg, "github.com/modelcontextprotocol/") || pkg == "github.com/awr-dev/awr/mcpserver" || pkg == "encoding/gob",
+		require.False(t, strings.HasPrefix(pkg, "github.com/modelcontextprotocol/") || pkg == "github.com/awr-dev/awr/internal/serve/mcpserver" || pkg == "encoding/gob",
 			"awr links %s", pkg)
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awr-dev/awr/mcpserver"
-	"github.com/awr-dev/awr/secret/secrettest"
+	"github.com/awr-dev/awr/internal/secret/secrettest"
+	"github.com/awr-dev/awr/internal/serve/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )

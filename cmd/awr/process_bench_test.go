@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awr-dev/awr/bench"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures/testkit"
+	"github.com/awr-dev/awr/internal/lab/bench"
 )
 
 // BenchmarkProcess_ContextCompile runs the built awr binary as an agent

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/project"
 )
 
 type readyCmd struct {

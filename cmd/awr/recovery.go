@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/awr-dev/awr/project"
+	"github.com/awr-dev/awr/internal/project"
 )
 
 type recoveryCmd struct {

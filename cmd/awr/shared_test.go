@@ -18,7 +18,7 @@ import (
 
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/fixtures"
-	"github.com/awr-dev/awr/mcpserver"
+	"github.com/awr-dev/awr/internal/serve/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )

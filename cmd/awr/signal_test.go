@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awr-dev/awr/bench"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/lab/bench"
 	"github.com/stretchr/testify/require"
 )
 

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
+
 	"github.com/alecthomas/kong"
-	"github.com/awr-dev/awr/mcpserver"
+	"github.com/awr-dev/awr/internal/serve/mcpserver"
 	"github.com/stretchr/testify/require"
 )
 
@@ -109,7 +111,7 @@ func TestSurfaces_OneDeclarationPerOperation(t *testing.T) {
 			require.Equal(t, in, req, "awr %s and %s decode into different request types", path, name)
 		}
 		if req := request(target); req != nil {
-			require.Contains(t, []string{"github.com/awr-dev/awr/project", "github.com/awr-dev/awr/commands"}, req.PkgPath(),
+			require.Contains(t, []string{"github.com/awr-dev/awr/internal/project", "github.com/awr-dev/awr/commands"}, req.PkgPath(),
 				"awr %s: its request %v is declared outside the door and commands", path, req)
 		}
 	}
@@ -172,9 +174,9 @@ func TestSurfaces_SchemaFromFlags(t *testing.T) {
 // TestSingleDoor: the front ends (the CLI, the MCP server, the web page)
 // reach the core only through package project.
 func TestSingleDoor(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, ".", "../../mcpserver", "../../ui").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, ".", testkit.Module+"/internal/serve/mcpserver", testkit.Module+"/internal/serve/ui").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	core := []string{"events", "projections", "commands", "replay", "intake", "workcontext", "source", "rig", "hosts"}
+	core := []string{"events", "projections", "commands", "replay", "internal/intake", "internal/workcontext", "internal/intake/source", "internal/rig", "internal/hosts"}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		for _, imp := range strings.Fields(line)[1:] {
 			for _, c := range core {

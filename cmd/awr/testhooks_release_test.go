@@ -19,7 +19,8 @@ import (
 // events and leases by the real clock with AWR_TEST_NOW set to 2100, and
 // records sessions and checkpoints in a git repository, clean and dirty,
 // with AWR_VERIFY_PAYLOADS=1 set, into a log that verifies. The test
-// binary honours both (testdata/script/test_hooks.txtar).
+// build the scripts run honours both (testdata/script/test_hooks.txtar),
+// and the hint runner of AWR_TEST_HINTS (hintrun_awrtest.go).
 func TestReleaseBinaryIgnoresTestHooks(t *testing.T) {
 	t.Parallel()
 	bin := testkit.Release(t, testkit.AWR)

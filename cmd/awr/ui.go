@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/awr-dev/awr/ui"
+	"github.com/awr-dev/awr/internal/serve/ui"
 )
 
 type uiCmd struct {

@@ -20,7 +20,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )

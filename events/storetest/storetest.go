@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/fault"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/stretchr/testify/require"
 )
 

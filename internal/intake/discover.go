@@ -1,0 +1,247 @@
+package intake
+
+import (
+	"github.com/awr-dev/awr/internal/lazyre"
+	"github.com/awr-dev/awr/internal/secret"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/awr-dev/awr/internal/intake/source"
+)
+
+// Candidate is one file discovery found, with the adapter and role it
+// would be indexed with.
+type Candidate struct {
+	Path    string `json:"path"`
+	Adapter string `json:"adapter"`
+	Role    string `json:"role"`
+	Kind    string `json:"kind"`
+	Size    int64  `json:"size"`
+	Reason  string `json:"reason"`
+}
+
+// Skipped is a file or folder discovery left alone, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Inventory is what discovery found.
+type Inventory struct {
+	TaskRegisters []Candidate `json:"task_registers"`
+	YAMLLedgers   []Candidate `json:"yaml_ledgers"`
+	Goals         []Candidate `json:"goals"`
+	Plans         []Candidate `json:"plans"`
+	Rules         []Candidate `json:"rules"`
+	Skipped       []Skipped   `json:"skipped"`
+}
+
+// All returns every candidate.
+func (inv *Inventory) All() []Candidate {
+	var out []Candidate
+	for _, l := range [][]Candidate{inv.TaskRegisters, inv.YAMLLedgers, inv.Goals, inv.Plans, inv.Rules} {
+		out = append(out, l...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// skipDirs are folders never searched: build outputs, vendored code,
+// dependency caches.
+var skipDirs = map[string]bool{
+	"node_modules": true, "vendor": true, "dist": true, "build": true, "target": true, "out": true,
+	"bin": true, "obj": true, "coverage": true, "__pycache__": true, "venv": true, "third_party": true,
+}
+
+// secretName matches files that look like they hold credentials; they are
+// never read.
+var secretName = lazyre.New(`(?i)(^\.env|\.pem$|\.key$|\.p12$|\.pfx$|^id_(rsa|dsa|ecdsa|ed25519)|secret|credential|password|token)`)
+
+// secretNamed reports whether a file's name, or a path, looks like it
+// holds a credential: a name like secretName's, or one that is itself a
+// token (a file named after a GitHub token or an AWS key id), which would
+// reach the log as the source's path.
+func secretNamed(name string) bool {
+	if secretName.MatchString(filepath.Base(name)) {
+		return true
+	}
+	_, ok := secret.Find(name)
+	return ok
+}
+
+// searchDirs are where registers usually live; discovery looks only there
+// (and one level below docs/ and ledger/).
+var searchDirs = []string{".", "docs", "ledger", "planning", ".awr/intake"}
+
+var (
+	taskMarkdown = lazyre.New(`(?i)^(tasks?|todo|backlog|work|.*-ledger|ledger)\.md$`)
+	taskYAML     = lazyre.New(`(?i)^(.*-ledger|ledger|work-ledger|tasks?|backlog)\.ya?ml$`)
+	goalsFile    = lazyre.New(`(?i)^goals\.md$`)
+	planFile     = lazyre.New(`(?i)^plan\.md$`)
+	rulesFile    = lazyre.New(`(?i)^rules\.md$`)
+)
+
+// Discover looks through the usual places of the project rooted at dir for
+// task registers, YAML ledgers, goals, plans and rules. It only reads: it
+// opens candidate files to choose an adapter, never anything that looks
+// like a secret, nothing in dot-folders (except .awr/intake), build
+// outputs or vendored code.
+func Discover(dir string) (*Inventory, error) {
+	inv := &Inventory{TaskRegisters: []Candidate{}, YAMLLedgers: []Candidate{}, Goals: []Candidate{}, Plans: []Candidate{}, Rules: []Candidate{}, Skipped: []Skipped{}}
+	seen := map[string]bool{}
+	for _, sd := range searchDirs {
+		root := filepath.Join(dir, filepath.FromSlash(sd))
+		fi, err := os.Stat(root)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		maxDepth := 1
+		if sd == "docs" || sd == "ledger" || sd == "planning" {
+			maxDepth = 2
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, p)
+			rel = filepath.ToSlash(rel)
+			depth := strings.Count(strings.TrimPrefix(strings.TrimPrefix(rel, sd), "/"), "/") + 1
+			if d.IsDir() {
+				if p == root {
+					return nil
+				}
+				name := d.Name()
+				if strings.HasPrefix(name, ".") || skipDirs[name] || depth >= maxDepth+1 {
+					if strings.HasPrefix(name, ".") || skipDirs[name] {
+						if sd == "." {
+							inv.Skipped = append(inv.Skipped, Skipped{Path: rel + "/", Reason: skipReason(name)})
+						}
+					}
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if seen[rel] || depth > maxDepth {
+				return nil
+			}
+			seen[rel] = true
+			name := d.Name()
+			if secretNamed(name) || secretNamed(rel) {
+				inv.Skipped = append(inv.Skipped, Skipped{Path: secret.Redact(rel), Reason: "looks like a secret; never read"})
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil || !info.Mode().IsRegular() {
+				return nil
+			}
+			c := Candidate{Path: rel, Size: info.Size()}
+			switch {
+			case goalsFile.MatchString(name):
+				c.Adapter, c.Role, c.Kind, c.Reason = source.GoalsMarkdown, RoleGoals, "goals", "named GOALS.md"
+				inv.Goals = append(inv.Goals, c)
+			case planFile.MatchString(name):
+				c.Adapter, c.Role, c.Kind, c.Reason = source.PlanMarkdown, RolePlan, "plan", "named PLAN.md"
+				inv.Plans = append(inv.Plans, c)
+			case rulesFile.MatchString(name):
+				c.Adapter, c.Role, c.Kind, c.Reason = source.RulesMarkdown, RoleRules, "rules", "named RULES.md"
+				inv.Rules = append(inv.Rules, c)
+			case taskYAML.MatchString(name):
+				c.Adapter, c.Role, c.Kind, c.Reason = source.YAMLLedger, RoleTasks, "yaml_ledger", "YAML ledger by name"
+				inv.YAMLLedgers = append(inv.YAMLLedgers, c)
+			case taskMarkdown.MatchString(name):
+				if _, err := sourceFile(dir, rel); err != nil {
+					inv.Skipped = append(inv.Skipped, Skipped{Path: rel, Reason: "unreadable: " + err.Error()})
+					return nil
+				}
+				content, err := readBounded(p, maxSourceSize)
+				if err != nil {
+					inv.Skipped = append(inv.Skipped, Skipped{Path: rel, Reason: "unreadable: " + err.Error()})
+					return nil
+				}
+				c.Adapter, c.Reason = sniffMarkdown(content)
+				c.Role, c.Kind = RoleTasks, "task_register"
+				inv.TaskRegisters = append(inv.TaskRegisters, c)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(inv.Skipped, func(i, j int) bool { return inv.Skipped[i].Path < inv.Skipped[j].Path })
+	return inv, nil
+}
+
+func skipReason(name string) string {
+	if strings.HasPrefix(name, ".") {
+		return "dot-folder"
+	}
+	return "build output or vendored code"
+}
+
+var (
+	checkboxLine   = lazyre.New(`(?m)^\s*[-*]\s+\[[ xX]\]\s+`)
+	tableSeparator = lazyre.New(`(?m)^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$`)
+	keyHeading     = lazyre.New(`(?m)^#{2,4}\s+[A-Za-z][A-Za-z0-9]*[-_][0-9]+\b`)
+)
+
+// sniffMarkdown picks the adapter for a Markdown task register by its
+// content: a table with a separator row, KEY headings, or checkboxes; the
+// most frequent form wins, checklist when nothing is recognized.
+func sniffMarkdown(content []byte) (adapter, reason string) {
+	tables := len(tableSeparator.FindAll(content, -1))
+	headings := len(keyHeading.FindAll(content, -1))
+	boxes := len(checkboxLine.FindAll(content, -1))
+	switch {
+	case headings > 0 && headings >= boxes && tables == 0:
+		return source.MarkdownHeadings, "KEY headings"
+	case tables > 0 && boxes == 0 && headings == 0:
+		return source.MarkdownTable, "a table"
+	case tables > 0 && tables >= headings:
+		return source.MarkdownTable, "a table"
+	case boxes > 0:
+		return source.MarkdownChecklist, "checkboxes"
+	case headings > 0:
+		return source.MarkdownHeadings, "KEY headings"
+	}
+	return source.MarkdownChecklist, "named like a task list"
+}
+
+// Ambiguity is a role with more than one candidate.
+type Ambiguity struct {
+	Role       string   `json:"role"`
+	Candidates []string `json:"candidates"`
+}
+
+// Propose maps an inventory to manifest sources: one source per role.
+// Tasks may come from the plan too (a PLAN.md holding a task table). Two
+// candidates for one role are ambiguous: none of them is proposed and the
+// ambiguity is returned, until the manifest (or --source) says which.
+func Propose(inv *Inventory) (sources []ManifestSource, ambiguous []Ambiguity) {
+	pick := func(role string, cands []Candidate) {
+		switch len(cands) {
+		case 0:
+		case 1:
+			sources = append(sources, ManifestSource{Path: cands[0].Path, Adapter: cands[0].Adapter, Role: role})
+		default:
+			a := Ambiguity{Role: role}
+			for _, c := range cands {
+				a.Candidates = append(a.Candidates, c.Path)
+			}
+			ambiguous = append(ambiguous, a)
+		}
+	}
+	pick(RoleTasks, append(append([]Candidate{}, inv.TaskRegisters...), inv.YAMLLedgers...))
+	pick(RoleGoals, inv.Goals)
+	pick(RolePlan, inv.Plans)
+	pick(RoleRules, inv.Rules)
+	sort.Slice(sources, func(i, j int) bool { return sources[i].Path < sources[j].Path })
+	return sources, ambiguous
+}
+
+// Clean normalizes a project-relative path given on the command line.
+func Clean(p string) string { return path.Clean(filepath.ToSlash(p)) }

@@ -1,0 +1,202 @@
+// Command writefloor measures what writing a rebuilt project's projections
+// costs through the SQLite awr runs on (zombiezen.com/go/sqlite over
+// modernc.org/sqlite, with awr's allocator in front), with nothing read
+// from the log, decoded, hashed or folded. On a copy of the database
+// (VACUUM INTO a temporary directory), after dropping every projection
+// index, one transaction with synchronous=OFF (its commit is not timed,
+// so the floor errs low):
+//
+//   - rows: every projection table's rows copied into a new table
+//     without indexes (CREATE TABLE ... AS SELECT);
+//   - indexes: every projection index built again, as awr defines it;
+//   - search: the full-text index rebuilt (FTS5 'rebuild');
+//   - log: the events table's rows copied into a new table with its
+//     indexes (what appending the log writes, without hashing).
+//
+// It prints the seconds of each phase and the events per second that a
+// replay (rows, indexes, search) could reach if reading, decoding and
+// folding cost nothing, and that a writer of the log with its
+// projections (all four: bench generate) could reach if deciding cost
+// nothing. bench/write-floor.sh runs the first three in the native
+// sqlite3 shell.
+//
+//	go run ./internal/lab/bench/cmd/writefloor PROJECT/.awr/awr.db
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: writefloor PROJECT/.awr/awr.db (a rebuilt project database)")
+		os.Exit(2)
+	}
+	f, err := measure(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "writefloor:", err)
+		os.Exit(1)
+	}
+	f.print(os.Stdout)
+}
+
+// phase is one part of the floor: its statements and how long they took.
+type phase struct {
+	name  string
+	stmts []string
+	took  time.Duration
+}
+
+// floor is what measure found.
+type floor struct {
+	events int64
+	phases []*phase
+}
+
+func (f *floor) print(w io.Writer) {
+	var replay, total time.Duration
+	for _, p := range f.phases {
+		fmt.Fprintf(w, "%s %.3f s\n", p.name, p.took.Seconds())
+		total += p.took
+		if p.name != "log" {
+			replay += p.took
+		}
+	}
+	fmt.Fprintf(w, "events %d\n", f.events)
+	fmt.Fprintf(w, "replay floor (rows, indexes, search) %.3f s: at most %.0f events/s\n", replay.Seconds(), float64(f.events)/replay.Seconds())
+	fmt.Fprintf(w, "write floor (and the log) %.3f s: at most %.0f events/s\n", total.Seconds(), float64(f.events)/total.Seconds())
+}
+
+// measure copies the database at src and times the four phases on the
+// copy; src is only read. It fails when a copied table does not hold its
+// source's rows (the floor would have measured less than the writes).
+func measure(src string) (*floor, error) {
+	if _, err := os.Stat(src); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "awr-writefloor-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	copyPath := filepath.Join(dir, "floor.db")
+	in, err := events.OpenConn(src, sqlite.OpenReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	err = sqlitex.ExecuteTransient(in, "VACUUM INTO :dst", &sqlitex.ExecOptions{Named: map[string]any{":dst": copyPath}})
+	in.Close()
+	if err != nil {
+		return nil, fmt.Errorf("copy %s: %w", src, err)
+	}
+	conn, err := events.OpenConn(copyPath, sqlite.OpenReadWrite)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	for _, p := range []string{"PRAGMA synchronous=OFF", "PRAGMA temp_store=MEMORY", "PRAGMA cache_size=-262144", "PRAGMA threads=2"} {
+		if err := sqlitex.ExecuteTransient(conn, p, nil); err != nil {
+			return nil, err
+		}
+	}
+	col := func(query string) ([]string, error) {
+		var out []string
+		err := sqlitex.ExecuteTransient(conn, query, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
+			out = append(out, st.ColumnText(0))
+			return nil
+		}})
+		return out, err
+	}
+	count := func(table string) (n int64, err error) {
+		err = sqlitex.ExecuteTransient(conn, "SELECT count(*) FROM "+table, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
+			n = st.ColumnInt64(0)
+			return nil
+		}})
+		return n, err
+	}
+	const projection = `tbl_name LIKE 'p\_%' ESCAPE '\'`
+	indexes, err := col("SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND " + projection)
+	if err != nil {
+		return nil, err
+	}
+	indexSQL, err := col("SELECT sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND " + projection)
+	if err != nil {
+		return nil, err
+	}
+	tables, err := col("SELECT name FROM sqlite_schema WHERE type = 'table' AND " + projection + ` AND name NOT LIKE 'p\_search\_fts%' ESCAPE '\'`)
+	if err != nil {
+		return nil, err
+	}
+	logIndexes, err := col("SELECT sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name = 'events'")
+	if err != nil {
+		return nil, err
+	}
+	f := &floor{}
+	if f.events, err = count("events"); err != nil {
+		return nil, err
+	}
+	for _, name := range indexes {
+		if err := sqlitex.ExecuteTransient(conn, "DROP INDEX "+name, nil); err != nil {
+			return nil, err
+		}
+	}
+	rows := &phase{name: "rows"}
+	for _, t := range tables {
+		rows.stmts = append(rows.stmts, "CREATE TABLE floor_"+t+" AS SELECT * FROM "+t)
+	}
+	// The log's copy is declared as the log is (its columns, and the two
+	// UNIQUE constraints with their automatic indexes) and gets the log's
+	// named indexes (renamed: index names are unique in a schema) before
+	// its rows, so that they are maintained row by row as an append
+	// maintains them.
+	logTable, err := col("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'events'")
+	if err != nil || len(logTable) != 1 || !strings.HasPrefix(logTable[0], "CREATE TABLE events (") {
+		return nil, fmt.Errorf("read the declaration of the events table: %v (%q)", err, logTable)
+	}
+	log := &phase{name: "log", stmts: []string{strings.Replace(logTable[0], "CREATE TABLE events (", "CREATE TABLE floor_events (", 1)}}
+	for _, q := range logIndexes {
+		q = strings.Replace(q, " ON events ", " ON floor_events ", 1)
+		log.stmts = append(log.stmts, strings.Replace(q, "CREATE INDEX ", "CREATE INDEX floor_", 1))
+	}
+	log.stmts = append(log.stmts, "INSERT INTO floor_events SELECT * FROM events ORDER BY seq")
+	f.phases = []*phase{
+		rows,
+		{name: "indexes", stmts: indexSQL},
+		{name: "search", stmts: []string{"INSERT INTO p_search_fts(p_search_fts) VALUES('rebuild')"}},
+		log,
+	}
+	if err := sqlitex.ExecuteTransient(conn, "BEGIN", nil); err != nil {
+		return nil, err
+	}
+	for _, p := range f.phases {
+		start := time.Now()
+		for _, q := range p.stmts {
+			if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
+				return nil, fmt.Errorf("%s: %w", q, err)
+			}
+		}
+		p.took = time.Since(start)
+	}
+	if err := sqlitex.ExecuteTransient(conn, "COMMIT", nil); err != nil {
+		return nil, err
+	}
+	for _, t := range append(tables, "events") {
+		want, err := count(t)
+		if err != nil {
+			return nil, err
+		}
+		if got, err := count("floor_" + t); err != nil || got != want {
+			return nil, fmt.Errorf("the copy of %s holds %d rows, not %d (%v)", t, got, want, err)
+		}
+	}
+	return f, nil
+}

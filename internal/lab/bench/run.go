@@ -1,0 +1,521 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/intake"
+	"github.com/awr-dev/awr/internal/project"
+	"github.com/awr-dev/awr/internal/workcontext"
+	"github.com/awr-dev/awr/projections"
+)
+
+// RunOptions says what Run measures and how often.
+type RunOptions struct {
+	// Exe is the awr binary run as child processes (os.Executable).
+	Exe string
+	// Count is the number of repetitions of each measurement (default 20).
+	Count int
+	// ReplayCount is the number of full replays (default 3).
+	ReplayCount int
+	// Budget is the token budget of the context packets (default 5000).
+	Budget int
+	// Progress, if set, is told the name of each measurement as it starts.
+	Progress func(name string)
+	// Compare also measures every figure of issue #17's targets (see
+	// Target) as paired, interleaved runs, into RunResult.Targets.
+	Compare bool
+	// Pairs is the number of paired runs of each target ratio (default 40).
+	Pairs int
+	// Floor is a hello-world binary for the startup target; when empty,
+	// one is built with `go` from PATH and cached in FloorCache.
+	Floor      string
+	FloorCache string
+	// Baseline, with Compare, is a project of the same register with a
+	// shorter history: status and ready (target 3) and a session
+	// checkpoint (target 7, as a process) are measured on p over it, as
+	// paired runs. Run starts and ends a session of its own there too.
+	Baseline *project.Project
+}
+
+// Measurement is the distribution of one measured operation.
+type Measurement struct {
+	Name   string  `json:"name"`
+	Unit   string  `json:"unit"`
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	P95    float64 `json:"p95"`
+	Count  int     `json:"count"`
+}
+
+// Economy compares reading a project's sources with reading one packet.
+type Economy struct {
+	// Budget is the token budget every packet was compiled at.
+	Budget int `json:"budget"`
+	// SourceFiles and SourceTokens: the manifest's files and the o200k_base
+	// tokens it takes to read all of them.
+	SourceFiles  int `json:"source_files"`
+	SourceTokens int `json:"source_tokens"`
+	// Packets is the number of work items compiled (all of them).
+	Packets int `json:"packets"`
+	// LargestPacketTokens and LargestPacketWork: the largest rendered packet.
+	LargestPacketTokens int    `json:"largest_packet_tokens"`
+	LargestPacketWork   string `json:"largest_packet_work"`
+	// Ratio is SourceTokens / LargestPacketTokens.
+	Ratio float64 `json:"ratio"`
+	// RequiredFacts is, summed over every packet, what it must hold: the
+	// item's status, acceptance criteria, next action, blocker, goal,
+	// unresolved required dependencies and the hard rules in scope.
+	// FactsPresent is how many it holds; Missing names the first few gaps.
+	RequiredFacts int      `json:"required_facts"`
+	FactsPresent  int      `json:"facts_present"`
+	Missing       []string `json:"missing"`
+}
+
+// RunResult is the answer of `awr bench run`.
+type RunResult struct {
+	Project         string `json:"project"`
+	ProjectRevision int64  `json:"project_revision"`
+	// Events is the size of the log measured (its head before Run wrote
+	// its own session and checkpoints).
+	Events int64 `json:"events"`
+	Tasks  int   `json:"tasks"`
+	// EarlyRevision is the revision near the start that --at reads use:
+	// 1,000 events after the first session started (or the head, if
+	// sooner).
+	EarlyRevision int64         `json:"early_revision"`
+	Session       string        `json:"session"`
+	Work          string        `json:"work"`
+	Measurements  []Measurement `json:"measurements"`
+	Context       Economy       `json:"context"`
+	// Targets and Floor are set by --compare (RunOptions.Compare) only.
+	Targets []Target `json:"targets,omitempty"`
+	Floor   *Floor   `json:"floor,omitempty"`
+}
+
+// baseline is the shorter history of RunOptions.Baseline, as compare
+// measures it.
+type baseline struct {
+	dir     string
+	events  int64
+	session string // Run's session there
+	proc    func(args ...string) func() error
+}
+
+// checkBaseline checks, before Run writes anything, that b holds the
+// same register as the measured project (items), and reads its head.
+// Errors: InvalidInput when the registers differ; any error of opening b.
+func checkBaseline(ctx context.Context, b *project.Project, exe string, items []projections.WorkItem) (*baseline, error) {
+	store, err := b.EventLog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var theirs []projections.WorkItem
+	var head int64
+	if err := store.Read(ctx, func(r *events.Reader) error {
+		head = r.Head
+		var err error
+		theirs, err = projections.WorkItemsAt(r.Conn, r.Head, true)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	keys := func(list []projections.WorkItem) []string {
+		out := make([]string, len(list))
+		for i, it := range list {
+			out[i] = it.Key
+		}
+		sort.Strings(out)
+		return out
+	}
+	if mine, other := keys(items), keys(theirs); !slices.Equal(mine, other) {
+		return nil, fault.New(fault.InvalidInput, "bench run: --baseline %s holds another register (%d work items against this project's %d): the ratios of target 3 need the same one", b.Dir(), len(other), len(mine)).
+			With("flag", "--baseline").WithHint("awr bench project BASELINE_DIR --tasks %d --seed 1", len(mine))
+	}
+	return &baseline{dir: b.Dir(), events: head, proc: func(args ...string) func() error {
+		full := append([]string{"--project", b.Dir()}, args...)
+		return func() error { return runChild(ctx, exe, full) }
+	}}, nil
+}
+
+// start starts Run's session on the baseline (on its first ready item,
+// with a claim, as on the measured project), ended by the func it
+// returns.
+func (bl *baseline) start(ctx context.Context, b *project.Project, items []projections.WorkItem) (func(), error) {
+	start := project.SessionStartRequest{Work: items[0].Key, Agent: "bench-run", Provider: "bench", Model: "none"}
+	one := 1
+	ready, err := b.Ready(ctx, project.ReadyRequest{Limit: &one})
+	if err != nil {
+		return nil, err
+	}
+	if len(ready.Ready) > 0 {
+		start.Work, start.Claim, start.TTLms = ready.Ready[0].Key, true, new(int64(3_600_000))
+	}
+	started, err := b.SessionStart(ctx, start)
+	if err != nil {
+		return nil, err
+	}
+	bl.session = started.Session.ID
+	return func() {
+		_, _ = b.SessionEnd(context.WithoutCancel(ctx), project.SessionEndRequest{SessionID: bl.session, Outcome: events.OutcomeIncomplete, Agent: "bench-run"})
+	}, nil
+}
+
+// Run measures awr on the initialized project p: latency of a checkpoint
+// append (a child process and in process), of `context compile`, `ready`,
+// `status` and `recovery inspect` (child processes; the reads at the head
+// and at a revision near the start), the process floor (`awr version`),
+// replay throughput (in process: Store.Rebuild, every projection dropped
+// and folded again from the whole log, as `awr replay` does before it
+// checksums),
+// and the context economy of the project (see Economy). To measure
+// appends it starts a session named bench-run, records checkpoints in it
+// and ends it, so the log grows by 2×Count+4 events (a session start,
+// its claim, two checkpoints per count, the claim's release and the end).
+//
+// Errors: NotFound when the project has no work item or session history;
+// InvalidInput when RunOptions.Baseline holds another register (checked
+// before anything is written);
+// InvalidInput for non-positive counts; any error of the commands or of a
+// child process (with its stderr).
+func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, error) {
+	store, err := p.EventLog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Count <= 0 {
+		opts.Count = 20
+	}
+	if opts.ReplayCount <= 0 {
+		opts.ReplayCount = 3
+	}
+	if opts.Budget <= 0 {
+		opts.Budget = 5000
+	}
+	res := &RunResult{Project: p.Dir(), Measurements: []Measurement{}}
+	var items []projections.WorkItem
+	var firstSession string
+	var firstSessionSeq int64
+	if err := store.Read(ctx, func(r *events.Reader) error {
+		res.Events = r.Head
+		var err error
+		if items, err = projections.WorkItemsAt(r.Conn, r.Head, true); err != nil {
+			return err
+		}
+		// The first session starts right after the sources are indexed.
+		return events.ScanEvents(r.Conn, 1, min(r.Head, 10_000), func(e *events.Event) error {
+			if e.Kind != events.KindSessionStarted || firstSession != "" {
+				return nil
+			}
+			v, err := events.Decode(e)
+			if err != nil {
+				return err
+			}
+			firstSession, firstSessionSeq = v.(*events.SessionStarted).SessionID, e.Seq
+			return nil
+		})
+	}); err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fault.New(fault.NotFound, "bench run: the project has no work items").WithHint("awr bench project DIR")
+	}
+	if firstSession == "" {
+		return nil, fault.New(fault.NotFound, "bench run: the project has no session history to measure").WithHint("awr bench generate --events 10000")
+	}
+	var base *baseline
+	if opts.Compare && opts.Baseline != nil {
+		if base, err = checkBaseline(ctx, opts.Baseline, opts.Exe, items); err != nil {
+			return nil, err
+		}
+	}
+	res.Tasks = len(items)
+	res.EarlyRevision = min(res.Events, firstSessionSeq+1000)
+	early := strconv.FormatInt(res.EarlyRevision, 10)
+
+	// A session of its own to append checkpoints to: on a ready item with
+	// a claim when there is one, else on the first item without.
+	one := 1
+	ready, err := p.Ready(ctx, project.ReadyRequest{Limit: &one})
+	if err != nil {
+		return nil, err
+	}
+	start := project.SessionStartRequest{Work: items[0].Key, Agent: "bench-run", Provider: "bench", Model: "none"}
+	if len(ready.Ready) > 0 {
+		start.Work, start.Claim, start.TTLms = ready.Ready[0].Key, true, new(int64(3_600_000))
+	}
+	started, err := p.SessionStart(ctx, start)
+	if err != nil {
+		return nil, err
+	}
+	res.Session, res.Work = started.Session.ID, start.Work
+	sid := started.Session.ID
+	ended := false
+	defer func() {
+		// A run that fails part way must not leave its session (and a
+		// claim) open in the user's project.
+		if !ended {
+			_, _ = p.SessionEnd(context.WithoutCancel(ctx), project.SessionEndRequest{SessionID: sid, Outcome: events.OutcomeAbandoned,
+				Reason: "bench run failed", Agent: "bench-run"})
+		}
+	}()
+
+	proc := func(args ...string) func() error {
+		full := append([]string{"--project", p.Dir()}, args...)
+		return func() error { return runChild(ctx, opts.Exe, full) }
+	}
+	timed := func(name string, count int, fn func() error) error {
+		if opts.Progress != nil {
+			opts.Progress(name)
+		}
+		var ms []float64
+		for i := 0; i < count; i++ {
+			t0 := time.Now()
+			if err := fn(); err != nil {
+				return fmt.Errorf("bench run: %s: %w", name, err)
+			}
+			ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+		}
+		res.Measurements = append(res.Measurements, summarize(name, "ms", ms))
+		return nil
+	}
+	n := 0
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		{"version (process floor)", proc("version", "--json")},
+		{"checkpoint append (process)", func() error {
+			n++
+			return proc("session", "checkpoint", "--session", sid, "--agent", "bench-run", "--json",
+				"--digest", fmt.Sprintf("Measured step %d of the benchmark run.", n), "--next-action", "Record the next measurement",
+				"--open-loop", "Compare with the last published figures")()
+		}},
+		{"checkpoint append (in process)", func() error {
+			n++
+			_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: sid, Agent: "bench-run",
+				Digest: fmt.Sprintf("Measured step %d of the benchmark run.", n), NextAction: "Record the next measurement",
+				KnowledgeFlags: project.KnowledgeFlags{OpenLoops: []string{"Compare with the last published figures"}}})
+			return err
+		}},
+		{"context compile (process)", proc("context", "compile", "--work", start.Work, "--budget", strconv.Itoa(opts.Budget), "--json")},
+		{"ready (process)", proc("ready", "--json")},
+		{"ready --at " + early + " (process)", proc("ready", "--at", early, "--json")},
+		{"status (process)", proc("status", "--json")},
+		{"status --at " + early + " (process)", proc("status", "--at", early, "--json")},
+		{"recovery inspect (process)", proc("recovery", "inspect", "--session", firstSession, "--json")},
+		{"recovery inspect --at " + early + " (process)", proc("recovery", "inspect", "--session", firstSession, "--at", early, "--json")},
+	}
+	for _, s := range steps {
+		if err := timed(s.name, opts.Count, s.fn); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Compare {
+		if opts.Pairs <= 0 {
+			opts.Pairs = 40
+		}
+		if opts.FloorCache == "" {
+			dir, err := os.UserCacheDir()
+			if err != nil {
+				dir = os.TempDir()
+			}
+			opts.FloorCache = filepath.Join(dir, "awr", "bench-floor")
+		}
+		if base != nil {
+			end, err := base.start(ctx, opts.Baseline, items)
+			if err != nil {
+				return nil, err
+			}
+			defer end()
+		}
+		c := &compareEnv{ctx: ctx, p: p, opts: opts, proc: proc, session: sid, work: start.Work, early: early, first: firstSession, base: base, events: res.Events,
+			env: func(env []string, args ...string) func() error {
+				full := append([]string{"--project", p.Dir()}, args...)
+				return func() error { return runChildEnv(ctx, opts.Exe, full, env) }
+			}}
+		if res.Targets, res.Floor, err = compare(c); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: sid, Outcome: events.OutcomeIncomplete, Agent: "bench-run"}); err != nil {
+		return nil, err
+	}
+	ended = true
+
+	if opts.Progress != nil {
+		opts.Progress("replay")
+	}
+	var rates []float64
+	for i := 0; i < opts.ReplayCount; i++ {
+		var head int64
+		if err := store.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }); err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		if err := store.Rebuild(ctx, nil); err != nil {
+			return nil, err
+		}
+		rates = append(rates, math.Round(float64(head)/time.Since(t0).Seconds()))
+	}
+	res.Measurements = append(res.Measurements, summarize("replay (in process)", "events/s", rates))
+
+	if opts.Progress != nil {
+		opts.Progress("context economy")
+	}
+	if res.Context, err = economy(ctx, p, items, opts.Budget); err != nil {
+		return nil, err
+	}
+	if err := store.Read(ctx, func(r *events.Reader) error { res.ProjectRevision = r.Head; return nil }); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runChild runs the awr binary with args, as `awr` (argv[0]), and fails
+// with its stderr when it exits non-zero.
+func runChild(ctx context.Context, exe string, args []string) error {
+	return runChildEnv(ctx, exe, args, nil)
+}
+
+// runChildEnv is runChild with env added to the environment.
+func runChildEnv(ctx context.Context, exe string, args, env []string) error {
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Args[0] = "awr"
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("awr %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// summarize reduces samples to min, median and p95 (nearest rank).
+func summarize(name, unit string, samples []float64) Measurement {
+	s := append([]float64(nil), samples...)
+	sort.Float64s(s)
+	rank := func(q float64) float64 {
+		i := int(math.Ceil(q*float64(len(s)))) - 1
+		return s[max(0, min(i, len(s)-1))]
+	}
+	median := rank(0.5)
+	if len(s)%2 == 0 {
+		median = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	round := func(v float64) float64 { return math.Round(v*100) / 100 }
+	return Measurement{Name: name, Unit: unit, Min: round(s[0]), Median: round(median), P95: round(rank(0.95)), Count: len(s)}
+}
+
+// economy compiles every work item's packet at the head and checks each
+// for the facts it must hold, against the tokens of reading every source
+// file of the manifest.
+func economy(ctx context.Context, p *project.Project, items []projections.WorkItem, budget int) (Economy, error) {
+	store, err := p.EventLog(ctx)
+	if err != nil {
+		return Economy{}, err
+	}
+	eco := Economy{Budget: budget, Missing: []string{}}
+	m, ok, err := intake.ReadManifest(p.Dir())
+	if err != nil {
+		return eco, err
+	}
+	if ok {
+		for _, s := range m.Sources {
+			raw, err := os.ReadFile(filepath.Join(p.Dir(), filepath.FromSlash(s.Path)))
+			if err != nil {
+				return eco, fault.Wrap(fault.Storage, err, "bench run: read %s", s.Path)
+			}
+			n, err := workcontext.Count(string(raw))
+			if err != nil {
+				return eco, err
+			}
+			eco.SourceFiles++
+			eco.SourceTokens += n
+		}
+	}
+	var goals []events.Goal
+	var rules []events.Rule
+	if err := store.Read(ctx, func(r *events.Reader) error {
+		var err error
+		if goals, err = projections.GoalsAt(r.Conn, r.Head); err != nil {
+			return err
+		}
+		rules, err = projections.RulesAt(r.Conn, r.Head)
+		return err
+	}); err != nil {
+		return eco, err
+	}
+	status := map[string]string{}
+	for _, it := range items {
+		if _, dup := status[it.Key]; !dup {
+			status[it.Key] = it.Status
+		}
+	}
+	for _, it := range items {
+		c, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: it.Key, Budget: &budget})
+		if err != nil {
+			return eco, err
+		}
+		eco.Packets++
+		if t := c.WorkContext.TokenEstimate; t > eco.LargestPacketTokens {
+			eco.LargestPacketTokens, eco.LargestPacketWork = t, it.Key
+		}
+		for _, f := range RequiredFacts(it, goals, rules, status) {
+			eco.RequiredFacts++
+			if strings.Contains(c.WorkContext.RenderedContext, f) {
+				eco.FactsPresent++
+			} else if len(eco.Missing) < 10 {
+				eco.Missing = append(eco.Missing, it.Key+": "+f)
+			}
+		}
+	}
+	if eco.LargestPacketTokens > 0 {
+		eco.Ratio = math.Round(float64(eco.SourceTokens)/float64(eco.LargestPacketTokens)*10) / 10
+	}
+	return eco, nil
+}
+
+// RequiredFacts lists the text a packet for it must hold: its status, next
+// action, acceptance criteria, goal title, blocker, each unresolved
+// required dependency with its status, and the text of every hard rule in
+// scope (a rule without paths, or whose paths overlap the item's).
+func RequiredFacts(it projections.WorkItem, goals []events.Goal, rules []events.Rule, status map[string]string) []string {
+	facts := []string{"Status: " + it.Status, it.NextAction}
+	facts = append(facts, it.Acceptance...)
+	for _, g := range goals {
+		if g.Key == it.Goal {
+			facts = append(facts, g.Title)
+			break
+		}
+	}
+	if it.Blocker != "" {
+		facts = append(facts, it.Blocker)
+	}
+	for _, d := range it.DependsOn {
+		if d.Required && status[d.Key] != projections.StatusCompleted {
+			facts = append(facts, "- "+d.Key+": "+status[d.Key])
+		}
+	}
+	for _, r := range rules {
+		if r.Strength == "hard" && workcontext.RuleInScope(r.Paths, it.Paths) {
+			facts = append(facts, r.Text)
+		}
+	}
+	return facts
+}

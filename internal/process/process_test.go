@@ -1,0 +1,36 @@
+package process_test
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/awr-dev/awr/internal/process"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunning(t *testing.T) {
+	t.Parallel()
+	me := process.Self()
+	require.True(t, process.Running(me), "this process runs")
+
+	other := me
+	other.Host = me.Host + "-elsewhere"
+	other.PID = 1 << 30
+	require.True(t, process.Running(other), "a process on another host counts as running")
+
+	reboot := me
+	reboot.BootID = "not-this-boot"
+	require.Equal(t, me.BootID == "", process.Running(reboot), "another boot is gone (where boot ids exist)")
+
+	reused := me
+	reused.StartTicks = me.StartTicks + 1
+	if me.StartTicks != 0 {
+		require.False(t, process.Running(reused), "a reused PID is another process")
+	}
+
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	gone := me
+	gone.PID, gone.StartTicks = cmd.Process.Pid, 0
+	require.False(t, process.Running(gone), "an exited process is gone")
+}

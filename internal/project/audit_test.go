@@ -1,0 +1,134 @@
+package project_test
+
+import (
+	"context"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/audit"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/project"
+	"github.com/awr-dev/awr/projections"
+	"github.com/stretchr/testify/require"
+)
+
+// chain: on W-1, a is resumed by b, b by c; d starts afresh on W-1 after c
+// ended; e works on W-2.
+func chain(t *testing.T) (p *project.Project, a, b, c, d string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	p, err = project.Open(ctx, dir, project.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	env := &commands.Env{Store: st, Now: func() time.Time { now = now.Add(time.Second); return now }, Entropy: rand.New(rand.NewSource(7))}
+	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "q"})
+	require.NoError(t, err)
+	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
+		Items: []events.WorkItem{{Key: "W-1", Title: "one", Status: "planned"}, {Key: "W-2", Title: "two", Status: "planned"}}}}, false)
+	require.NoError(t, err)
+	sa, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-1", Agent: "a", Claim: true})
+	require.NoError(t, err)
+	_, err = commands.StartSession(ctx, env, commands.StartRequest{Work: "W-2", Agent: "e", Claim: true})
+	require.NoError(t, err)
+	_, err = commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: sa.Session.ID, Agent: "a", Digest: "d1", NextAction: "n1", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"loop one"}}})
+	require.NoError(t, err)
+	sb, err := commands.ResumeSession(ctx, env, commands.ResumeRequest{FromSession: sa.Session.ID, Agent: "b"})
+	require.NoError(t, err)
+	sc, err := commands.ResumeSession(ctx, env, commands.ResumeRequest{FromSession: sb.Session.ID, Agent: "c"})
+	require.NoError(t, err)
+	_, err = commands.EndSession(ctx, env, commands.EndRequest{SessionID: sc.Session.ID, Agent: "c", Outcome: events.OutcomeCompleted})
+	require.NoError(t, err)
+	sd, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-1", Agent: "d", Claim: true})
+	require.NoError(t, err)
+	return p, sa.Session.ID, sb.Session.ID, sc.Session.ID, sd.Session.ID
+}
+
+func sessionIDs(r *project.AuditResult) []string {
+	var out []string
+	for _, s := range r.Sessions {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+func TestAudit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p, a, b, c, d := chain(t)
+
+	t.Run("SessionChain", func(t *testing.T) {
+		// From the middle of the chain: back to a, on to c, not d.
+		res, err := p.Audit(ctx, project.AuditRequest{Session: b})
+		require.NoError(t, err)
+		require.Equal(t, []string{a, b, c}, sessionIDs(res))
+		require.Equal(t, audit.Subject{Kind: audit.SubjectSession, ID: b}, res.Subject)
+		require.Len(t, res.Resumes, 2)
+		require.Equal(t, a, res.Resumes[0].FromSession)
+		require.NotNil(t, res.Resumes[0].ClaimMoved)
+		require.Equal(t, int64(2), res.Resumes[0].ClaimMoved.FencingToken)
+		require.Equal(t, int64(3), res.Resumes[1].ClaimMoved.FencingToken)
+		require.Equal(t, []audit.Item{{ID: "L-1", Text: "loop one"}}, res.Resumes[1].Carried.OpenLoops)
+		for _, cl := range res.Claims {
+			require.NotEqual(t, d, cl.Session, "d is not in b's chain")
+		}
+		first, err := p.Audit(ctx, project.AuditRequest{Session: a})
+		require.NoError(t, err)
+		require.Equal(t, []string{a, b, c}, sessionIDs(first))
+		last, err := p.Audit(ctx, project.AuditRequest{Session: d})
+		require.NoError(t, err)
+		require.Equal(t, []string{d}, sessionIDs(last))
+	})
+
+	t.Run("Work", func(t *testing.T) {
+		res, err := p.Audit(ctx, project.AuditRequest{Work: "W-1"})
+		require.NoError(t, err)
+		require.Equal(t, []string{a, b, c, d}, sessionIDs(res))
+		var tokens []int64
+		for _, cl := range res.Claims {
+			if cl.Event == audit.ClaimAcquired {
+				tokens = append(tokens, cl.FencingToken)
+			}
+		}
+		require.Equal(t, []int64{1, 2, 3, 4}, tokens)
+		require.True(t, res.Chain.Verified)
+		require.Equal(t, res.ProjectRevision, res.Chain.Through)
+	})
+
+	t.Run("Deterministic", func(t *testing.T) {
+		at := int64(9)
+		one, err := p.Audit(ctx, project.AuditRequest{Work: "W-1", Read: project.Read{At: &at}, Format: audit.FormatHTML})
+		require.NoError(t, err)
+		two, err := p.Audit(ctx, project.AuditRequest{Work: "W-1", Read: project.Read{At: &at}, Format: audit.FormatHTML})
+		require.NoError(t, err)
+		require.Equal(t, one.Text, two.Text)
+		require.EqualValues(t, 9, one.ProjectRevision)
+		head, err := p.Audit(ctx, project.AuditRequest{Work: "W-1", Format: audit.FormatHTML})
+		require.NoError(t, err)
+		require.Less(t, len(one.Text), len(head.Text))
+	})
+
+	t.Run("Errors", func(t *testing.T) {
+		for _, c := range []struct {
+			req  project.AuditRequest
+			code fault.Code
+		}{
+			{project.AuditRequest{}, fault.Usage},
+			{project.AuditRequest{Work: "W-1", Session: a}, fault.Usage},
+			{project.AuditRequest{Work: "W-1", Format: "pdf"}, fault.Usage},
+			{project.AuditRequest{Work: "NOPE"}, fault.NotFound},
+			{project.AuditRequest{Session: "nope"}, fault.NotFound},
+			{project.AuditRequest{Work: "W-1", Read: project.Read{At: new(int64(999))}}, fault.InvalidInput},
+		} {
+			_, err := p.Audit(ctx, c.req)
+			require.Equal(t, c.code, fault.As(err).Code, "%+v", c.req)
+		}
+	})
+}

@@ -1,0 +1,321 @@
+package project
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/hosts"
+	"github.com/awr-dev/awr/internal/intake"
+	"github.com/awr-dev/awr/internal/pathcheck"
+	"github.com/awr-dev/awr/projections"
+)
+
+// Finding severities, worst first.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// The findings awr doctor reports.
+const (
+	FindingProjectionBehind = "projection_behind"
+	FindingStaleSession     = "stale_session"
+	FindingClaimAgentGone   = "claim_agent_gone"
+	FindingSourceMissing    = "source_missing"
+	FindingSourceStale      = "source_stale"
+	FindingSourceIssues     = "source_issues"
+	FindingHooksMissing     = "hooks_not_installed"
+	FindingExecutionUnknown = "execution_unknown"
+	FindingPermissions      = "permissions"
+)
+
+// DoctorFinding is one problem awr doctor found: what, how bad, the id it is
+// about and the complete command that repairs it.
+type DoctorFinding struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Subject  string `json:"subject,omitempty"`
+	Message  string `json:"message"`
+	Repair   string `json:"repair"`
+}
+
+// DoctorRequest is `awr doctor` and awr_doctor.
+type DoctorRequest struct{}
+
+// DoctorResult is `awr doctor`: the findings, worst first, and how many of
+// each severity.
+type DoctorResult struct {
+	OK              bool            `json:"ok"`
+	Findings        []DoctorFinding `json:"findings"`
+	Counts          map[string]int  `json:"counts"`
+	ProjectRevision int64           `json:"project_revision"`
+}
+
+// Doctor looks for what keeps a project from continuing cleanly, reading
+// only: projections behind the log, stale sessions, live claims whose
+// seat's agent is gone, sources missing, changed or with issues, hosts in
+// use without awr's hooks, executions whose process died without a
+// finish, and a project directory or database others may write. Each
+// finding names the command that repairs it. ok is false when there is an
+// error or a warning.
+// Errors: NotFound for a directory without a project.
+func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, error) {
+	res := &DoctorResult{Findings: []DoctorFinding{}, Counts: map[string]int{}}
+	add := func(f DoctorFinding) { res.Findings = append(res.Findings, f) }
+	ttl := p.leaseTTL()
+	var unfinished []projections.Execution
+	clients := map[string]bool{}
+	err := p.read(ctx, Read{}, func(r *events.Reader, rev, now int64) error {
+		res.ProjectRevision = rev
+		states, err := events.ProjectionStates(r.Conn)
+		if err != nil {
+			return err
+		}
+		for _, s := range states {
+			if s.LastSeq != r.Head {
+				add(DoctorFinding{Code: FindingProjectionBehind, Severity: SeverityError, Subject: s.Name,
+					Message: fmt.Sprintf("projection %s is at seq %d, the log at %d", s.Name, s.LastSeq, r.Head), Repair: "awr replay"})
+			}
+		}
+		active, err := projections.ActiveSessionsAt(r.Conn, rev, true)
+		if err != nil {
+			return err
+		}
+		stale, err := staleSessions(r, rev, now, ttl, active)
+		if err != nil {
+			return err
+		}
+		ids := make([]string, 0, len(stale))
+		for id := range stale {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			s := stale[id]
+			add(DoctorFinding{Code: FindingStaleSession, Severity: SeverityWarning, Subject: id,
+				Message: fmt.Sprintf("session %s on %s (%s) holds nothing and has been idle since seq %d, past the lease", id, s.Work, s.Agent, s.LastEventSeq),
+				Repair:  fmt.Sprintf("awr doctor repair end-session %s --reason 'WHAT YOU CHECKED'", id)})
+		}
+		xs, err := projections.ExecutionsAt(r.Conn, rev, "", "")
+		if err != nil {
+			return err
+		}
+		for _, x := range xs {
+			if x.State == projections.ExecStarted {
+				unfinished = append(unfinished, x)
+			}
+		}
+		bs, err := projections.BindingsAt(r.Conn, rev)
+		if err != nil {
+			return err
+		}
+		for _, b := range bs {
+			clients[b.Client] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range unfinished {
+		if v := p.execView(&x, true, nil); v.State == ExecUnknown && x.RetriedBy == "" {
+			add(DoctorFinding{Code: FindingExecutionUnknown, Severity: SeverityWarning, Subject: x.ID,
+				Message: fmt.Sprintf("execution %s (%s on %s) started at seq %d and its process died without a finish: it may or may not have had its effect", x.ID, x.Key, x.Work, x.StartedSeq),
+				Repair:  fmt.Sprintf("awr doctor repair abandon-execution %s --reason 'WHAT YOU CHECKED'", x.ID)})
+		}
+	}
+	if err := p.doctorSeats(ctx, add); err != nil {
+		return nil, err
+	}
+	p.doctorSources(ctx, add)
+	p.doctorHooks(clients, add)
+	p.doctorPermissions(add)
+	p.doctorAnchors(ctx, add)
+	rank := map[string]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
+	sort.SliceStable(res.Findings, func(i, j int) bool { return rank[res.Findings[i].Severity] < rank[res.Findings[j].Severity] })
+	res.OK = true
+	for _, f := range res.Findings {
+		res.Counts[f.Severity]++
+		if f.Severity != SeverityInfo {
+			res.OK = false
+		}
+	}
+	return res, nil
+}
+
+// doctorSeats reports live claims of seats whose agent is gone (a machine
+// restart): the claim holds the work for an agent that will never renew
+// or release it until its lease runs out.
+func (p *Project) doctorSeats(ctx context.Context, add func(DoctorFinding)) error {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return err
+	}
+	list, err := m.List(ctx, "", Read{})
+	if err != nil {
+		return err
+	}
+	var seats []*PsSeat
+	for _, s := range list.Seats {
+		if s.TmuxAlive != nil && !*s.TmuxAlive && s.SessionID != "" {
+			seats = append(seats, s)
+		}
+	}
+	if len(seats) == 0 {
+		return nil
+	}
+	return p.read(ctx, Read{}, func(r *events.Reader, rev, now int64) error {
+		for _, s := range seats {
+			c, err := projections.LiveClaimAt(r.Conn, s.Work, rev, now, true)
+			if err != nil {
+				return err
+			}
+			if c == nil || c.SessionID != s.SessionID {
+				continue
+			}
+			_, rig, _ := commands.ParseAddress(s.Address)
+			add(DoctorFinding{Code: FindingClaimAgentGone, Severity: SeverityWarning, Subject: c.ID,
+				Message: fmt.Sprintf("claim %s on %s is held by seat %s's session %s, whose agent is not running (restore the rig, or release the claim)", c.ID, c.Work, s.Address, s.SessionID),
+				Repair:  "awr rig up " + rig})
+		}
+		return nil
+	})
+}
+
+// doctorSources reports manifest sources that are missing, changed since
+// they were indexed, or indexed with issues.
+func (p *Project) doctorSources(ctx context.Context, add func(DoctorFinding)) {
+	m, ok, err := intake.ReadManifest(p.dir)
+	if err != nil {
+		add(DoctorFinding{Code: FindingSourceMissing, Severity: SeverityError, Subject: intake.ManifestPath(p.dir), Message: err.Error(), Repair: "awr intake inspect"})
+		return
+	}
+	if !ok {
+		return
+	}
+	st, err := p.EventLog(ctx)
+	if err != nil {
+		return
+	}
+	_ = st.Read(ctx, func(r *events.Reader) error {
+		indexed, err := projections.SourcesAt(r.Conn, r.Head, true)
+		if err != nil {
+			return err
+		}
+		for _, s := range intake.Compare(p.dir, m, indexed) {
+			switch s.Freshness {
+			case intake.Missing:
+				add(DoctorFinding{Code: FindingSourceMissing, Severity: SeverityError, Subject: s.Path,
+					Message: s.Path + " is in the manifest but cannot be read", Repair: "awr source list"})
+			case intake.Stale, intake.New:
+				add(DoctorFinding{Code: FindingSourceStale, Severity: SeverityWarning, Subject: s.Path,
+					Message: s.Path + " changed since it was indexed (or was never indexed): claims and compiles refuse until it is", Repair: "awr source reindex"})
+			}
+			if s.Issues > 0 {
+				add(DoctorFinding{Code: FindingSourceIssues, Severity: SeverityInfo, Subject: s.Path,
+					Message: fmt.Sprintf("%s was indexed with %d issue(s)", s.Path, s.Issues), Repair: "awr intake inspect"})
+			}
+		}
+		return nil
+	})
+}
+
+// doctorHooks reports hosts whose conversations are bound in this project
+// but whose settings (project or user) hold none of awr's hooks, so a
+// compaction or a new conversation does not get its packet.
+func (p *Project) doctorHooks(clients map[string]bool, add func(DoctorFinding)) {
+	for _, h := range hosts.Hosts() {
+		if !clients[string(h)] {
+			continue
+		}
+		installed := false
+		for _, scope := range []string{string(hosts.Project), string(hosts.User)} {
+			_, _, path, err := p.hostTarget(string(h), scope)
+			if err != nil {
+				continue
+			}
+			data, err := pathcheck.ReadFile(context.Background(), path, hosts.MaxSettings)
+			if err != nil {
+				continue
+			}
+			if out, err := hosts.Uninstall(h, data); err == nil && !bytes.Equal(out, data) {
+				installed = true
+			}
+		}
+		if !installed {
+			add(DoctorFinding{Code: FindingHooksMissing, Severity: SeverityWarning, Subject: string(h),
+				Message: fmt.Sprintf("%s conversations are bound here, but neither its project nor its user settings hold awr's hooks", h),
+				Repair:  fmt.Sprintf("awr client install --client %s", h)})
+		}
+	}
+}
+
+// doctorPermissions reports a project directory or database that other
+// users may write (anyone could rewrite the log's history or projections
+// behind awr) or that awr itself cannot write.
+func (p *Project) doctorPermissions(add func(DoctorFinding)) {
+	for _, path := range []string{filepath.Join(p.dir, ".awr"), events.DBPath(p.dir)} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			continue
+		}
+		if fi.Mode().Perm()&0o002 != 0 {
+			add(DoctorFinding{Code: FindingPermissions, Severity: SeverityError, Subject: path,
+				Message: fmt.Sprintf("%s is writable by every user (mode %v)", path, fi.Mode().Perm()), Repair: "chmod o-w " + shellWord(path)})
+		}
+		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil { // never waits on a FIFO
+			add(DoctorFinding{Code: FindingPermissions, Severity: SeverityError, Subject: path,
+				Message: fmt.Sprintf("%s cannot be read: %v", path, err), Repair: "chmod u+rw " + shellWord(path)})
+		} else {
+			f.Close()
+		}
+	}
+}
+
+// The repairs of `awr doctor repair`.
+type (
+	// RepairRequest is one `awr doctor repair` and its MCP tool.
+	RepairRequest = commands.RepairRequest
+	// RepairResult is the event a repair wrote.
+	RepairResult = commands.RepairResult
+)
+
+// DoctorExpireClaim releases a claim no live agent will release.
+// Errors: those of commands.ExpireClaim.
+func (p *Project) DoctorExpireClaim(ctx context.Context, req RepairRequest) (*RepairResult, error) {
+	return command(ctx, p, commands.ExpireClaim, req)
+}
+
+// DoctorEndSession ends a stale session as abandoned.
+// Errors: those of commands.EndStaleSession.
+func (p *Project) DoctorEndSession(ctx context.Context, req RepairRequest) (*RepairResult, error) {
+	return command(ctx, p, commands.EndStaleSession, req)
+}
+
+// DoctorAbandonExecution records the finish of an execution whose process
+// died, as abandoned. Errors: those of commands.AbandonExecution.
+func (p *Project) DoctorAbandonExecution(ctx context.Context, req RepairRequest) (*RepairResult, error) {
+	alive := false
+	if err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
+		x, err := projections.ExecutionAt(r.Conn, req.ID, rev)
+		if err == nil && x != nil && x.State == projections.ExecStarted {
+			alive = p.execView(x, true, nil).State == ExecRunning
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return commands.AbandonExecution(ctx, env, req, alive)
+}

@@ -1,0 +1,320 @@
+package project
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/hosts"
+	"github.com/awr-dev/awr/internal/pathcheck"
+	"github.com/awr-dev/awr/internal/secret"
+)
+
+// HookRequest is `awr client hook`: one hook event of a host, as JSON on
+// stdin.
+type HookRequest struct {
+	Client  string `name:"client" required:"" enum:"claude,codex,gemini" json:"client" help:"The host that runs the hook: claude, codex or gemini."`
+	NoBlock bool   `name:"no-block" json:"no_block,omitempty" help:"Never ask the host to continue at a stop (by default a stop is answered once with the checkpoint command when the bound session holds its work and recorded no checkpoint since the previous stop)."`
+}
+
+// HookResult is what the hook answers: Stdout is written as is, the exit
+// status is always 0, and Log holds the lines written to .awr/hooks.log.
+type HookResult struct {
+	Stdout []byte
+	Dir    string
+	Log    []string
+}
+
+// hookLogLimit bounds .awr/hooks.log: beyond it the file is moved to
+// hooks.log.1 and a new one started.
+const hookLogLimit = 1 << 20
+
+// packetBudgets are the token budgets a hook tries for a packet, smallest
+// first: 2,000 tokens is about 8,000 characters, inside every host's
+// limit with room for the instructions.
+var packetBudgets = []int{2000, 5000}
+
+// AnswerHook answers one hook event of host req.Client read from payload:
+// it finds the project from the payload's cwd (the nearest directory up
+// that holds .awr/awr.db; the hook's own working directory when the
+// payload names none that exists) unless projectDir is set, records what the log
+// keeps of the event, and renders the answer in the host's own format. It
+// never fails its host: a malformed payload, an unknown event, no project
+// or any error gives the host's empty answer and a line in .awr/hooks.log
+// (when there is a project to keep it).
+func AnswerHook(ctx context.Context, projectDir string, req HookRequest, payload io.Reader, opts Options) *HookResult {
+	res := &HookResult{}
+	h, err := hosts.ParseHost(req.Client)
+	if err != nil {
+		res.Stdout = hosts.Empty(hosts.Claude).Stdout
+		return res
+	}
+	empty := hosts.Empty(h).Stdout
+	res.Stdout = empty
+	var e hosts.Event
+	defer func() {
+		// Not even a bug of awr's may break the host.
+		if r := recover(); r != nil {
+			res.Stdout = empty
+			res.log(h, e, fault.New(fault.Internal, "hook: %v", r))
+		}
+	}()
+	e, err = hosts.Read(h, payload)
+	dir := projectDir
+	if dir == "" && err == nil {
+		dir = Find(e.Cwd)
+	}
+	if fi, serr := os.Stat(e.Cwd); dir == "" && projectDir == "" && (err != nil || serr != nil || !fi.IsDir()) {
+		// No usable cwd in the payload: the hook's own working
+		// directory, where the host runs it.
+		if cwd, cerr := os.Getwd(); cerr == nil {
+			dir = Find(cwd)
+		}
+	}
+	res.Dir = dir
+	if err != nil {
+		res.log(h, e, err)
+		return res
+	}
+	if dir == "" {
+		return res
+	}
+	p, err := Open(ctx, dir, opts)
+	if err != nil {
+		res.log(h, e, err)
+		return res
+	}
+	defer p.Close()
+	a, err := p.hook(ctx, e, req)
+	if err != nil {
+		res.log(h, e, err)
+		return res
+	}
+	out := hosts.Render(e, a)
+	res.Stdout = out.Stdout
+	if len(res.Stdout) == 0 {
+		res.Stdout = empty
+	}
+	return res
+}
+
+// log appends one line naming the host, the event and err to
+// .awr/hooks.log: one inert line, a secret in it withheld (the
+// conversation id is the host's word, and a refusal may be for it).
+func (r *HookResult) log(h hosts.Host, e hosts.Event, err error) {
+	fe := fault.ObjectOf(err)
+	line := fmt.Sprintf("%s %s %s conversation=%q: %s (%s)", time.Now().UTC().Format(time.RFC3339), h, SafeLine(orUnknown(e.HostEvent)), e.ConversationID, oneLine(fe.Message), fe.Code)
+	line = SafeLine(secret.Redact(line))
+	r.Log = append(r.Log, line)
+	if r.Dir == "" {
+		return
+	}
+	path := filepath.Join(r.Dir, ".awr", "hooks.log")
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > hookLogLimit {
+		os.Rename(path, path+".1")
+	}
+	// Never through a symbolic link or to a file of several names: a
+	// hook runs on a host's word, in a directory an agent can write.
+	f, ferr := pathcheck.Append(path, 0o600, true)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintln(f, line)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown event)"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// hook decides the answer to e and records what the log keeps of it.
+func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hosts.Answer, error) {
+	client := string(e.Host)
+	key, err := commands.ConversationKey("hook", client, e.ConversationID)
+	if err != nil {
+		return hosts.Answer{}, err
+	}
+	st, err := p.conversation(ctx, key)
+	if err != nil {
+		return hosts.Answer{}, err
+	}
+	rec := commands.HostEventRequest{
+		Client: client, Key: key, Event: string(e.Name), HostEvent: e.HostEvent,
+		Source: e.Source, Trigger: e.Trigger, Reason: e.Reason, StopHookActive: e.StopHookActive,
+		Delivery: e.Key(), Occurrence: e.TurnID != "" || e.Timestamp != "",
+		// Only Claude Code is asked to continue a turn: the other hosts
+		// can be, but awr keeps to what their users expect of a stop.
+		NoBlock: req.NoBlock || e.Host != hosts.Claude,
+		Reminds: hosts.CapabilityOf(e.Host, e.Name).Reminder,
+	}
+	switch e.Name {
+	case hosts.SessionStart:
+		if st.Binding == nil && (e.Source == "clear" || e.Source == "resume" || e.Source == "fork") {
+			// A new id for a conversation the host just ended to clear
+			// or switch it: this one continues it, bound where it was.
+			from, err := p.pendingContinuation(ctx, client)
+			if err != nil {
+				return hosts.Answer{}, err
+			}
+			if from != "" {
+				old, err := p.conversation(ctx, from)
+				if err != nil {
+					return hosts.Answer{}, err
+				}
+				if old.Binding != nil && old.Stale == nil && old.Follow == old.Binding.SessionID {
+					st, rec.ContinuesFrom = old, from
+				}
+			}
+		}
+		if st.Binding == nil {
+			text, err := p.orientation(ctx, client, e.ConversationID)
+			return hosts.Answer{Context: text}, err
+		}
+		return p.injectPacket(ctx, st, rec, client, e)
+	case hosts.BeforeAgent:
+		// Where a host has no start after a compaction (Gemini), the
+		// packet goes back with the next prompt.
+		if st.Binding == nil || !st.CompactionPending {
+			return hosts.Answer{}, nil
+		}
+		return p.injectPacket(ctx, st, rec, client, e)
+	case hosts.PreCompact:
+		res, err := command(ctx, p, commands.RecordHostEvent, rec)
+		if err != nil || !res.Remind || !rec.Reminds {
+			return hosts.Answer{}, err
+		}
+		return hosts.Answer{Reminder: hosts.OneLine(fmt.Sprintf("awr: no checkpoint since %s's last packet; run awr session checkpoint --session %s --agent A --digest D --next-action N", res.SessionID, res.SessionID))}, nil
+	case hosts.Stop, hosts.SessionEnd:
+		res, err := command(ctx, p, commands.RecordHostEvent, rec)
+		if err != nil || !res.Block {
+			return hosts.Answer{}, err
+		}
+		return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work, res.Agent)}, nil
+	}
+	return hosts.Answer{}, nil
+}
+
+// stopReason is what a blocked stop tells the agent to do: the exact
+// command, with the session's own agent label.
+func stopReason(session, work, agent string) string {
+	return fmt.Sprintf("awr: session %s holds %s and has recorded no checkpoint since the previous stop. Record one now, then stop: "+
+		"awr session checkpoint --session %s --agent %s --digest 'what you did' --next-action 'the exact next step' "+
+		"(add --open-loop TEXT for what is still open, --decision TEXT for what was settled).", session, work, session, shellWord(agent))
+}
+
+// conversation reads the state of conversation key at the head.
+func (p *Project) conversation(ctx context.Context, key string) (*commands.ConversationState, error) {
+	var st *commands.ConversationState
+	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
+		var err error
+		st, err = commands.Conversation(r.Conn, rev, key)
+		return err
+	})
+	return st, err
+}
+
+// pendingContinuation is commands.PendingContinuation at the head.
+func (p *Project) pendingContinuation(ctx context.Context, client string) (string, error) {
+	var key string
+	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
+		var err error
+		key, err = commands.PendingContinuation(r.Conn, rev, client, p.Now())
+		return err
+	})
+	return key, err
+}
+
+// injectPacket answers a start (or a prompt after a compaction) of a bound
+// conversation with its session's packet, the commands to checkpoint and
+// to verify a restatement, fitted to the host's limit, and records that
+// the context was given back. A conversation whose session was resumed
+// for another gets no packet: it is told who continues.
+func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationState, rec commands.HostEventRequest, client string, e hosts.Event) (hosts.Answer, error) {
+	if st.Stale != nil {
+		fe := fault.As(st.Stale)
+		text := fmt.Sprintf("# awr: this conversation's session was continued elsewhere\n\n%s\n\nDo not continue the work here. To see the successor's state: %s", SafeText(fe.Message), fe.Hint)
+		_, err := command(ctx, p, commands.RecordHostEvent, rec)
+		return hosts.Answer{Context: text}, err
+	}
+	session := st.Follow
+	if session != st.Binding.SessionID && rec.ContinuesFrom == "" {
+		// The resume was made for this conversation: follow it there.
+		if _, err := p.ClientBind(ctx, ClientBindRequest{Client: client, ExternalSession: e.ConversationID, Work: st.Binding.Work}); err != nil {
+			return hosts.Answer{}, err
+		}
+	}
+	var pkt *CompileResult
+	var err error
+	for _, b := range packetBudgets {
+		if pkt, err = p.ContextPacket(ctx, ContextPacketRequest{Session: session, Budget: new(b)}); !fault.Is(err, fault.BudgetExceeded) {
+			break
+		}
+	}
+	if err != nil {
+		return hosts.Answer{}, err
+	}
+	header := fmt.Sprintf("# awr: continuing session %s on %s (%s %s)\n\nThis conversation is bound to awr session %s. What follows is the recorded state of the work; trust it over your memory of the conversation.",
+		session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), session)
+	instructions := fmt.Sprintf("## Keep it continuous\n\n"+
+		"- Before you stop, and before the context is compacted: awr session checkpoint --session %s --agent AGENT --digest 'what you did' --next-action 'the exact next step' [--open-loop TEXT] [--resolve-loop ID] [--decision TEXT]\n"+
+		"- To tie a checkpoint to the packet it was based on: awr context compile --work %s --session %s --json records one; pass its context_hash as --context-hash\n"+
+		"- To prove the handoff: write your restatement (goal, work, next action, open loops, decisions) as JSON and run awr recovery verify --session %s --input FILE",
+		session, st.Binding.Work, session, session)
+	fitted := hosts.Fit([]hosts.Part{{Text: header}, {Text: pkt.WorkContext.RenderedContext}, {Text: instructions}}, hosts.MaxContext)
+	rec.Answer, rec.ContextHash = "context", pkt.WorkContext.ContextHash
+	if _, err := command(ctx, p, commands.RecordHostEvent, rec); err != nil {
+		return hosts.Answer{}, err
+	}
+	return hosts.Answer{Context: fitted.Text}, nil
+}
+
+// orientation is what a conversation the log does not know is told at its
+// start: the work in progress, what is ready, and the commands to start or
+// resume a session and bind this conversation to it.
+func (p *Project) orientation(ctx context.Context, client, conversation string) (string, error) {
+	status, err := p.Status(ctx, StatusRequest{})
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# awr: project %s (revision %d)\n\nThis conversation is not bound to an awr session yet.\n", SafeText(status.ProjectName), status.ProjectRevision)
+	if len(status.Queues.Current) > 0 {
+		b.WriteString("\nIn progress:\n")
+		for i, it := range status.Queues.Current {
+			if i == 5 {
+				fmt.Fprintf(&b, "- and %d more (awr status)\n", len(status.Queues.Current)-5)
+				break
+			}
+			holder := ""
+			if it.Holder != nil {
+				holder = fmt.Sprintf(" (session %s, %s)", it.Holder.SessionID, SafeText(it.Holder.Agent))
+			}
+			fmt.Fprintf(&b, "- %s %s%s\n", it.Key, SafeText(it.Title), holder)
+		}
+	}
+	if len(status.Queues.Ready) > 0 {
+		b.WriteString("\nReady:\n")
+		for i, it := range status.Queues.Ready {
+			if i == 5 {
+				fmt.Fprintf(&b, "- and %d more (awr ready)\n", len(status.Queues.Ready)-5)
+				break
+			}
+			fmt.Fprintf(&b, "- %s %s\n", it.Key, SafeText(it.Title))
+		}
+	}
+	fmt.Fprintf(&b, "\nTo start: awr session start --work KEY --agent AGENT --claim, then awr client bind --client %s --external-session %s --work KEY --session SESSION\n", client, conversation)
+	fmt.Fprintf(&b, "To continue a session: awr session resume --from-session SESSION --agent AGENT --client %s --external-session %s, then awr client bind --client %s --external-session %s --work KEY --from-session SESSION\n", client, conversation, client, conversation)
+	return b.String(), nil
+}

@@ -1,0 +1,306 @@
+package project
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/intake"
+	"zombiezen.com/go/sqlite"
+)
+
+// InitRequest is `awr init`.
+type InitRequest struct {
+	Name      string   `name:"name" json:"name,omitempty" help:"Project name (default: the directory name)." placeholder:"NAME"`
+	Accept    bool     `name:"accept" json:"accept,omitempty" help:"Apply exactly what the preview shows."`
+	Goal      string   `name:"goal" json:"goal,omitempty" help:"For a project with no goal: propose .awr/intake/GOALS.md with this goal and an intake task INTAKE-001." placeholder:"TEXT"`
+	Source    []string `name:"source" sep:"none" json:"source,omitempty" help:"Index this file (repeatable); settles which candidate to use when discovery finds several." placeholder:"PATH"`
+	StatusMap []string `name:"status-map" sep:"none" json:"status_map,omitempty" help:"Map a register's status word to a canonical status (repeatable)." placeholder:"SRC=CANON"`
+	FieldMap  []string `name:"field-map" sep:"none" json:"field_map,omitempty" help:"Map a canonical field to the register's own column or key (repeatable)." placeholder:"CANON=SRC"`
+	Store     string   `name:"store" json:"store,omitempty" help:"Put the project's log in a shared PostgreSQL database, for a team's machines (the manifest's [store] table; the password comes from ~/.pgpass or PGPASSWORD, never the URL). Default: $AWR_STORE, else the embedded SQLite file .awr/awr.db." placeholder:"postgres://USER@HOST:PORT/DB"`
+}
+
+// InitResult is the preview of `awr init`, or with Accept what was done.
+type InitResult = intake.Preview
+
+// pairs parses KEY=VALUE flag values.
+func pairs(flag string, vals []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, v := range vals {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(val) == "" {
+			return nil, fault.New(fault.Usage, "%s %q: want KEY=VALUE", flag, v).With("flag", flag).WithHint("awr init --help")
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(val)
+	}
+	return out, nil
+}
+
+// Init previews, and with Accept applies, the project's initialization:
+// the manifest mapping its own task files, the event log, and the first
+// index of every source. A project whose log exists keeps the name and id
+// it was created with.
+// Errors: InvalidTransition in a directory inside another project found
+// from the working directory (name the directory with --project to nest
+// one); InvalidInput when the directory does not exist; Usage for a
+// malformed map; SourceConflict for ambiguous candidates or a manifest
+// that differs otherwise than by gaining the intake files; those of the
+// log. On an initialized project --goal sets or updates the goal (G-1 of
+// .awr/intake/GOALS.md, indexed in the same call): the same goal again
+// changes nothing.
+func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error) {
+	dir := p.dir
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fault.New(fault.InvalidInput, "init: --project %s is not a directory", dir).With("path", dir)
+	}
+	sm, err := pairs("--status-map", req.StatusMap)
+	if err != nil {
+		return nil, err
+	}
+	fm, err := pairs("--field-map", req.FieldMap)
+	if err != nil {
+		return nil, err
+	}
+	if p.within != "" {
+		// Found above the working directory: initializing here would
+		// make a second project nested in the first.
+		return nil, fault.New(fault.InvalidTransition, "init: %s is inside the awr project at %s; a project nested in it is made only by naming its directory (awr init --project %s)", p.within, dir, p.within).
+			With("project", dir).With("path", p.within).WithHint("awr status")
+	}
+	store, where := req.Store, "--store"
+	if store == "" && !p.exists() {
+		// The environment's store is the default of a new project only.
+		store, where = os.Getenv(EnvStore), EnvStore
+	}
+	if store != "" {
+		if err := intake.CheckStoreURL(where, store); err != nil {
+			return nil, err
+		}
+	}
+	opts := intake.InitOptions{Name: req.Name, Goal: req.Goal, Sources: req.Source, StatusMap: sm, FieldMap: fm, Version: p.opts.Version, Store: store}
+	var existing *StatusResult
+	interrupted := false
+	if p.exists() {
+		existing, err = p.Status(ctx, StatusRequest{})
+		switch {
+		case fault.Is(err, fault.NotFound) && p.exists():
+			// A log with no event: an init was interrupted; this one
+			// finishes it.
+			existing, interrupted = nil, true
+		case err != nil:
+			return nil, err
+		}
+		if existing != nil && opts.Name == "" && existing.ProjectName != "" {
+			opts.Name = existing.ProjectName
+		}
+	}
+	plan, err := intake.Plan(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	if plan.Store != nil {
+		shared := &sharedStore{url: plan.Store.URL, key: plan.Store.Project}
+		if shared.key == "" {
+			shared.key = plan.Name
+		}
+		plan.OpenUpstream = shared.openUpstream
+	}
+	if interrupted {
+		plan.Writes = append(plan.Writes, intake.Write{Path: ".awr/awr.db", Action: fmt.Sprintf("finish: the log an interrupted init left has no event; add project_initialized and %d source_indexed", len(plan.Mapping))})
+	}
+	if plan.Conflict() {
+		// The manifest is the team's: init never rewrites what it says,
+		// and offers no accept that would fail. An edit of it is seen
+		// as stale, and indexed by a reindex.
+		plan.Status, plan.RequiresAccept, plan.Accept, plan.Next = "conflict", false, "", "awr source reindex"
+		if existing != nil {
+			plan.ProjectRevision, plan.ProjectID = existing.ProjectRevision, existing.ProjectID
+		}
+		if req.Accept {
+			return nil, fault.New(fault.SourceConflict, "init: %s already exists and maps different sources; it is never overwritten", intake.ManifestPath(dir)).
+				With("path", intake.ManifestPath(dir)).WithHint("awr source reindex")
+		}
+		return plan, nil
+	}
+	if !req.Accept {
+		plan.Status, plan.RequiresAccept, plan.Next = "preview", true, plan.Accept
+		if existing != nil {
+			plan.ProjectRevision, plan.ProjectID = existing.ProjectRevision, existing.ProjectID
+			if len(plan.Writes) == 0 {
+				plan.Status, plan.RequiresAccept, plan.Next = "initialized", false, "awr status"
+			}
+		}
+		return plan, nil
+	}
+	if existing != nil && existing.Origin != nil && commands.IsReplica(existing.Origin, existing.Fork) && (req.Goal != "" || len(plan.Mapping) > 0) {
+		// Indexing or setting the goal appends, which a replica refuses:
+		// refused before the first file changes.
+		return nil, events.ReplicaError(existing.Origin)
+	}
+	if ctx.Err() != nil {
+		return nil, intake.Interrupted("init", plan.Accept)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if existing != nil {
+		// The manifest may gain the intake files: serialized with
+		// source add, so neither loses the other's entry.
+		unlockManifest, err := p.lockManifest()
+		if err != nil {
+			return nil, err
+		}
+		defer unlockManifest()
+	}
+	res, err := intake.Accept(ctx, plan, func(create bool) (*events.Store, error) {
+		// Opening is not cancelled: Accept opens the log it has just
+		// committed, and a cancel must not turn that into a failure.
+		st, _, err := p.open(context.WithoutCancel(ctx), create)
+		return st, err
+	}, p.envFor)
+	if err != nil {
+		// A failed accept removes what it created; forget the log it
+		// opened so a later call opens it afresh.
+		p.Close()
+		return nil, err
+	}
+	if res.Status == "updated" {
+		// What the log now holds decides what comes next (a claim on the
+		// intake work, other sources), not the preview.
+		in, err := p.IntakeInspect(ctx, IntakeInspectRequest{})
+		if err != nil {
+			return nil, err
+		}
+		res.Organization, res.Next = in.Organization, in.NextAction
+	}
+	return res, nil
+}
+
+// envFor is the command environment of the project on st: the project's
+// clock and entropy.
+func (p *Project) envFor(st *events.Store) *commands.Env {
+	env := commands.NewEnv(st)
+	env.Now = p.opts.Now
+	if p.opts.Entropy != nil {
+		env.Entropy = p.opts.Entropy
+	}
+	return env
+}
+
+// settle checks a log just opened for use: one with no event is what an
+// init interrupted before its commit left (by an older awr, or made by
+// hand), not a project; in one with events, the files its init staged and
+// had not yet published are published.
+// Errors: NotFound (hint `awr init --accept`) for a log with no event;
+// Storage.
+func (p *Project) settle(ctx context.Context, st *events.Store, manifestErr error) error {
+	// One read gives the head, the project the log belongs to and, for a
+	// log of its own, whether the file is in fact a shared log's cache.
+	var head int64
+	var id, name string
+	var mark *events.SharedMark
+	if err := st.Read(ctx, func(r *events.Reader) error {
+		head = r.Head
+		var err error
+		if id, name, err = projectOn(r.Conn); err != nil {
+			return err
+		}
+		if st.Upstream() == nil {
+			mark, err = events.SharedOf(r.Conn)
+		}
+		return err
+	}); err != nil {
+		return err
+	}
+	if mark != nil {
+		return strayCache(st.Path(), mark, manifestErr)
+	}
+	if head == 0 {
+		return fault.New(fault.NotFound, "open project: %s is not a project yet: the init that created its log was interrupted before the first event (.awr/awr.db has no event)", p.dir).
+			With("path", events.DBPath(p.dir)).With("project_revision", 0).WithHint("awr init --accept")
+	}
+	// A reader that may not write the project leaves a publication cut
+	// short for its owner to finish: a read never writes.
+	if events.Writable(events.DBPath(p.dir)) {
+		if err := intake.FinishInit(p.dir); err != nil {
+			return err
+		}
+	}
+	return idAgrees(p.dir, id, name, "open project")
+}
+
+// identityAgrees refuses a log whose project is not the one this
+// directory recorded (another project's database put in .awr/): its
+// project_initialized must carry the id in .awr/project-id. A project
+// without that file (made by an older awr) is not checked.
+// Errors: Storage naming both ids.
+func identityAgrees(ctx context.Context, dir string, st *events.Store, op string) error {
+	if intake.RecordedProjectID(dir) == "" {
+		return nil
+	}
+	id, name, err := projectOf(ctx, st)
+	if err != nil {
+		return err
+	}
+	return idAgrees(dir, id, name, op)
+}
+
+// idAgrees is identityAgrees with the log's project id and name in hand.
+func idAgrees(dir, id, name, op string) error {
+	want := intake.RecordedProjectID(dir)
+	if want == "" || id == want {
+		return nil
+	}
+	return fault.New(fault.Storage, "%s: %s holds the log of project %s (%q), but %s says this is project %s: the database is another project's", op, events.DBPath(dir), id, name, intake.ProjectIDPath(dir), want).
+		With("path", events.DBPath(dir)).With("project_id", id).With("recorded_project_id", want).
+		WithHint("awr import EXPORT.jsonl --project NEW_DIR")
+}
+
+// lockDir takes an exclusive lock on the project directory itself (flock,
+// advisory, released when the process ends) for an init or an import, so
+// that two of them never build or clean up each other's files. It creates
+// nothing.
+// Errors: Storage when the directory cannot be opened or locked.
+func lockDir(dir string) (func(), error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "lock %s", dir)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fault.Wrap(fault.Storage, err, "lock %s", dir)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// projectOf returns the id and name the log's project_initialized gives.
+func projectOf(ctx context.Context, st *events.Store) (id, name string, err error) {
+	err = st.Read(ctx, func(r *events.Reader) error {
+		id, name, err = projectOn(r.Conn)
+		return err
+	})
+	return id, name, err
+}
+
+// projectOn is projectOf inside a read the caller holds.
+func projectOn(conn *sqlite.Conn) (id, name string, err error) {
+	err = events.ScanEvents(conn, 1, 1, func(e *events.Event) error {
+		if v, err := events.Decode(e); err == nil {
+			if pi, ok := v.(*events.ProjectInitialized); ok {
+				id, name = pi.ProjectID, pi.Name
+			}
+		}
+		return nil
+	})
+	return id, name, err
+}

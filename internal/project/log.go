@@ -1,0 +1,304 @@
+package project
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
+	"zombiezen.com/go/sqlite"
+)
+
+// LogFilter selects events for `awr log`. Since is exclusive (events after
+// it), Until inclusive; zero values mean unbounded. Limit 0 means the
+// default (DefaultLogLimit); a negative Limit means no limit.
+type LogFilter struct {
+	Session string
+	Work    string
+	Kind    string
+	Since   int64
+	Until   int64
+	Limit   int
+	// NoSources leaves out of a Work filter the source_indexed events
+	// that changed the item (recovery reports register changes apart).
+	NoSources bool
+}
+
+// DefaultLogLimit bounds `awr log` when --limit is not given.
+const DefaultLogLimit = 1000
+
+// LogEvent is one event as `awr log` shows it.
+type LogEvent struct {
+	events.Envelope
+}
+
+// LogResult is `awr log`.
+type LogResult struct {
+	ProjectRevision int64      `json:"project_revision"`
+	Events          []LogEvent `json:"events"`
+	Count           int        `json:"count"`
+	// NextSince, when set, is the --since value that continues the listing.
+	NextSince int64 `json:"next_since,omitempty"`
+}
+
+// LogRequest is `awr log` and awr_log.
+type LogRequest struct {
+	Read
+	Session string `name:"session" json:"session,omitempty" help:"Only events concerning this session." placeholder:"ID"`
+	Work    string `name:"work" json:"work,omitempty" help:"Only events concerning this work item." placeholder:"KEY"`
+	Kind    string `name:"kind" json:"kind,omitempty" help:"Only events of this kind." placeholder:"KIND"`
+	Since   int64  `name:"since" json:"since,omitempty" help:"Only events after this revision." placeholder:"REV"`
+	Until   int64  `name:"until" json:"until,omitempty" help:"Only events up to and including this revision." placeholder:"REV"`
+	Limit   *int   `name:"limit" json:"limit,omitempty" help:"At most N events (default 1000; 0 for all)." placeholder:"N"`
+}
+
+// Log lists events oldest first, filtered, as of the request's revision.
+// Errors: InvalidInput for an unknown --kind, a negative bound or limit,
+// --since not before --until, or --at beyond the head.
+func (p *Project) Log(ctx context.Context, req LogRequest) (*LogResult, error) {
+	f := LogFilter{Session: req.Session, Work: req.Work, Kind: req.Kind, Since: req.Since, Until: req.Until, Limit: DefaultLogLimit}
+	if req.Limit != nil {
+		if err := commands.CountOf("log", "--limit", *req.Limit); err != nil {
+			return nil, err
+		}
+		switch n := *req.Limit; {
+		case n == 0:
+			f.Limit = -1
+		default:
+			f.Limit = n
+		}
+	}
+	if f.Kind != "" && !events.Known(events.Kind(f.Kind)) {
+		return nil, fault.New(fault.InvalidInput, "log: --kind %q is not an event kind", f.Kind).With("kinds", events.Kinds()).
+			WithHint("awr log --kind %s", events.KindCheckpointRecorded)
+	}
+	if err := commands.RevisionOf("log", "--since", f.Since); err != nil {
+		return nil, err
+	}
+	if err := commands.RevisionOf("log", "--until", f.Until); err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	res := &LogResult{Events: []LogEvent{}}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+		res.ProjectRevision = rev
+		if f.Work != "" {
+			if err := commands.KnownWork(r.Conn, "log", f.Work, rev); err != nil {
+				return err
+			}
+		}
+		until := rev
+		if f.Until > 0 && f.Until < until {
+			until = f.Until
+		}
+		if f.Until > 0 && f.Since >= f.Until {
+			return fault.New(fault.InvalidInput, "log: --since %d is not before --until %d", f.Since, f.Until).
+				With("since", f.Since).With("until", f.Until).WithHint("awr log --since %d", f.Since)
+		}
+		return scanLog(r.Conn, f, until, limit, func(e *events.Event) error {
+			if limit >= 0 && len(res.Events) == limit {
+				res.NextSince = res.Events[len(res.Events)-1].Seq
+				return errStop
+			}
+			env := e.ToEnvelope()
+			env.Payload = json.RawMessage(e.Payload)
+			res.Events = append(res.Events, LogEvent{env})
+			return nil
+		})
+	})
+	if err == errStop {
+		err = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Count = len(res.Events)
+	return res, nil
+}
+
+var errStop = fault.New(fault.Internal, "stop")
+
+// scanLog streams matching events in seq order. An event concerns a session
+// when it is on the session's stream, or is a claim or binding event of
+// that session; it concerns a work item when it is on the work item's
+// stream, on the stream of a session working on it, binds a host to it, or
+// is a source_indexed event that changed it (began or ended one of its
+// versions).
+func scanLog(conn *sqlite.Conn, f LogFilter, until int64, limit int, fn func(e *events.Event) error) error {
+	name := "log_range"
+	switch {
+	case f.Session != "":
+		name = "log_by_session"
+	case f.Work != "" && f.NoSources:
+		name = "log_by_work_events"
+	case f.Work != "":
+		name = "log_by_work"
+	}
+	st := prep(conn, name)
+	st.SetInt64(":since", f.Since)
+	st.SetInt64(":until", until)
+	if f.Kind == "" {
+		st.SetNull(":kind")
+	} else {
+		st.SetText(":kind", f.Kind)
+	}
+	if f.Session != "" {
+		st.SetText(":session", f.Session)
+		if f.Work == "" {
+			st.SetNull(":work")
+		}
+	}
+	if f.Work != "" {
+		st.SetText(":work", f.Work)
+	}
+	fetch := int64(limit) + 1
+	if limit < 0 {
+		fetch = -1
+	}
+	st.SetInt64(":limit", fetch)
+	defer st.Reset()
+	for {
+		row, err := st.Step()
+		if err != nil {
+			return err
+		}
+		if !row {
+			return nil
+		}
+		if err := fn(events.EventFromRow(st)); err != nil {
+			return err
+		}
+	}
+}
+
+// LogOn lists events like Log, inside an open read at revision rev.
+func LogOn(r *events.Reader, rev int64, f LogFilter) ([]LogEvent, error) {
+	limit := f.Limit
+	if limit == 0 {
+		limit = DefaultLogLimit
+	}
+	out := []LogEvent{}
+	err := scanLog(r.Conn, f, rev, limit, func(e *events.Event) error {
+		if limit >= 0 && len(out) == limit {
+			return errStop
+		}
+		env := e.ToEnvelope()
+		out = append(out, LogEvent{env})
+		return nil
+	})
+	if err == errStop {
+		err = nil
+	}
+	return out, err
+}
+
+// FollowRequest is `awr log --follow`: the filters of LogRequest (without
+// --at or --limit), from --since or, with FromHead, from the head.
+type FollowRequest struct {
+	LogRequest
+	// FromHead starts after the head at the first poll (no --since).
+	FromHead bool `json:"-" kong:"-"`
+	// Interval is the pause between polls; DefaultFollowInterval when 0.
+	Interval time.Duration `json:"-" kong:"-"`
+}
+
+// DefaultFollowInterval is how often `awr log --follow` looks for new
+// events.
+const DefaultFollowInterval = 200 * time.Millisecond
+
+// followBatch bounds the events one poll reads.
+const followBatch = 500
+
+// Follow calls each with every event that matches the request's filters,
+// oldest first, as events commit, until ctx is done (then it returns nil)
+// or --until is reached. Each poll is one short read transaction (the
+// head, then an index range on seq after the last event seen), so writers
+// are never blocked and an idle poll costs a few index seeks. On a shared
+// log the poll waits for the shared log's wake-up (NOTIFY) instead of
+// the interval, up to followWake.
+// Errors: InvalidInput for --at or --limit, and those of Log; an error
+// returned by each.
+func (p *Project) Follow(ctx context.Context, req FollowRequest, each func(LogEvent) error) error {
+	if req.At != nil {
+		return fault.New(fault.InvalidInput, "log --follow: --at %d reads the past; --follow follows the head", *req.At).
+			With("at", *req.At).WithHint("awr log --until %d", *req.At)
+	}
+	if req.Limit != nil {
+		return fault.New(fault.InvalidInput, "log --follow: --limit does not apply; --follow prints every event until interrupted").
+			WithHint("awr log --follow")
+	}
+	interval := req.Interval
+	if interval <= 0 {
+		interval = DefaultFollowInterval
+	}
+	since := req.Since
+	if req.FromHead {
+		st, err := p.EventLog(ctx)
+		if err != nil {
+			return err
+		}
+		if err := st.Read(ctx, func(r *events.Reader) error { since = r.Head; return nil }); err != nil {
+			return stopped(ctx, err)
+		}
+	}
+	// A shared log wakes the follow when another machine commits
+	// (LISTEN/NOTIFY); a project's own log is polled.
+	st, err := p.EventLog(ctx)
+	if err != nil {
+		return stopped(ctx, err)
+	}
+	waker, _ := st.Upstream().(events.Waker)
+	batch := followBatch
+	for {
+		if req.Until > 0 && since >= req.Until {
+			return nil
+		}
+		q := req.LogRequest
+		q.Since, q.Limit = since, &batch
+		res, err := p.Log(ctx, q)
+		if err != nil {
+			return stopped(ctx, err)
+		}
+		for _, e := range res.Events {
+			if err := each(e); err != nil {
+				return err
+			}
+			since = e.Seq
+		}
+		if res.NextSince > 0 {
+			continue
+		}
+		// Every match up to the snapshot's head was seen.
+		if res.ProjectRevision > since {
+			since = res.ProjectRevision
+		}
+		if waker != nil && waker.Wait(ctx, since, followWake) == nil {
+			// Woken by the shared log (or its longest wait passed).
+			if ctx.Err() != nil {
+				return nil
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(interval):
+		}
+	}
+}
+
+// followWake is the longest a follow of a shared log waits for a wake-up
+// before it looks anyway.
+const followWake = 5 * time.Second
+
+// stopped is nil when ctx was cancelled (an interrupted follow ends
+// cleanly), else err.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

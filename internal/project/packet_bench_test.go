@@ -1,0 +1,118 @@
+package project_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/project"
+	"github.com/awr-dev/awr/projections"
+	"github.com/stretchr/testify/require"
+)
+
+// packetGrowth runs 100 checkpoints on one work item, 10 per session over
+// a chain of 10 sessions, where the agent opens a new loop at every
+// checkpoint and never resolves one itself. With hygiene, each successor
+// runs `context hygiene` when it resumes and drops the loops it lists (open
+// for 3 sessions or more). It returns the packet's required tokens and
+// open loops after every 10th checkpoint.
+// openW1 returns a new project holding one work item, W-1 (no goal), open
+// through the door.
+func openW1(tb testing.TB) *project.Project {
+	ctx := context.Background()
+	dir := tb.TempDir()
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
+	require.NoError(tb, err)
+	env := commands.NewEnv(st)
+	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "growth"})
+	require.NoError(tb, err)
+	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
+		Items: []events.WorkItem{{Key: "W-1", Title: "Persist orders", Status: "planned", NextAction: "Write the store", Acceptance: []string{"Orders survive a restart"}}}}}, false)
+	require.NoError(tb, err)
+	require.NoError(tb, st.Close())
+	p, err := project.Open(ctx, dir, project.Options{})
+	require.NoError(tb, err)
+	return p
+}
+
+func packetGrowth(tb testing.TB, hygiene bool) (required, loops []int) {
+	ctx := context.Background()
+	p := openW1(tb)
+	defer p.Close()
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
+	require.NoError(tb, err)
+	session := start.Session.ID
+	n := 0
+	for s := 0; s < 10; s++ {
+		var drop []string
+		if s > 0 {
+			res, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: session, Agent: fmt.Sprintf("a%d", s), Budget: new(100000)})
+			require.NoError(tb, err)
+			session = res.Resumed.Session.ID
+			if hygiene {
+				h, err := p.ContextHygiene(ctx, project.HygieneRequest{Work: "W-1"})
+				require.NoError(tb, err)
+				for _, f := range h.Findings {
+					if f.Kind == project.FindingStaleLoop {
+						drop = append(drop, f.ID+"=stale: open for 3 sessions")
+					}
+				}
+			}
+		}
+		for c := 0; c < 10; c++ {
+			n++
+			req := project.SessionCheckpointRequest{SessionID: session, Agent: "agent", Digest: fmt.Sprintf("Did step %d of the store", n),
+				NextAction: "Write the next part of the store"}
+			req.OpenLoops = []string{fmt.Sprintf("Check whether step %d needs a migration before the release", n)}
+			if c == 0 {
+				req.DropLoops = drop
+			}
+			_, err := p.SessionCheckpoint(ctx, req)
+			require.NoError(tb, err)
+		}
+		c, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: "W-1", Budget: new(100000)})
+		if err != nil && !strings.Contains(err.Error(), "incomplete") {
+			require.NoError(tb, err)
+		}
+		required = append(required, c.WorkContext.RequiredTokens)
+		loops = append(loops, len(c.WorkContext.Knowledge.OpenLoops))
+	}
+	return required, loops
+}
+
+// BenchmarkPacketGrowth reports the required tokens of the packet after
+// 100 checkpoints that each open a loop, without and with hygiene (see
+// packetGrowth); docs/benchmarks.md has the series.
+func BenchmarkPacketGrowth(b *testing.B) {
+	for _, hygiene := range []bool{false, true} {
+		name := "without_hygiene"
+		if hygiene {
+			name = "with_hygiene"
+		}
+		b.Run(name, func(b *testing.B) {
+			var required, loops []int
+			for i := 0; i < b.N; i++ {
+				required, loops = packetGrowth(b, hygiene)
+			}
+			b.ReportMetric(float64(required[len(required)-1]), "required_tokens@100")
+			b.ReportMetric(float64(loops[len(loops)-1]), "open_loops@100")
+			b.Logf("required tokens after 10..100 checkpoints: %v; open loops: %v", required, loops)
+		})
+	}
+}
+
+// TestPacketGrowth_HygieneBoundsLoops: without hygiene every loop stays
+// open (nothing is lost by omission); with it, what stayed open for three
+// sessions is retired and the packet stops growing.
+func TestPacketGrowth_HygieneBoundsLoops(t *testing.T) {
+	t.Parallel()
+	reqOff, loopsOff := packetGrowth(t, false)
+	reqOn, loopsOn := packetGrowth(t, true)
+	require.Equal(t, 100, loopsOff[9], "no loop vanishes by omission")
+	require.LessOrEqual(t, loopsOn[9], 30, "hygiene retires loops open for 3 sessions")
+	require.Greater(t, reqOff[9], reqOn[9])
+	require.Greater(t, reqOff[9], reqOff[0]*5, "without hygiene the required part grows with every loop")
+}

@@ -1,0 +1,268 @@
+package project
+
+import (
+	"context"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/intake"
+	"github.com/awr-dev/awr/projections"
+)
+
+// SessionView is `awr session show`: a session with its claims,
+// checkpoints and bindings.
+type SessionView struct {
+	Session     projections.Session      `json:"session"`
+	Claims      []projections.Claim      `json:"claims"`
+	Checkpoints []projections.Checkpoint `json:"checkpoints"`
+	Bindings    []projections.Binding    `json:"bindings"`
+	// Knowledge is the session's work item's loops, decisions, facts and
+	// hypotheses at the revision.
+	Knowledge       *projections.KnowledgeState `json:"knowledge"`
+	ProjectRevision int64                       `json:"project_revision"`
+}
+
+// SessionShowRequest is `awr session show` and awr_session_show.
+type SessionShowRequest struct {
+	Session string `arg:"" name:"session" json:"session" help:"Session id." placeholder:"ID"`
+	Read
+}
+
+// SessionShow returns a session with its claims, checkpoints and bindings
+// as of the request's revision.
+// Errors: NotFound for a session unknown at that revision.
+func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*SessionView, error) {
+	id := req.Session
+	v := &SessionView{}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+		v.ProjectRevision = rev
+		s, err := projections.SessionAt(r.Conn, id, rev)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			return fault.New(fault.NotFound, "session show: session %s not found at revision %d", id, rev).With("session_id", id).WithHint("awr session list")
+		}
+		v.Session = *s
+		if v.Claims, err = projections.SessionClaimsAt(r.Conn, s.ID, rev); err != nil {
+			return err
+		}
+		if v.Checkpoints, err = projections.SessionCheckpointsAt(r.Conn, s.ID, rev); err != nil {
+			return err
+		}
+		since := rev
+		if n := len(v.Checkpoints); n > 0 {
+			since = v.Checkpoints[n-1].Seq - 1
+		}
+		if v.Knowledge, err = projections.KnowledgeStateAt(r.Conn, s.Work, rev, since); err != nil {
+			return err
+		}
+		v.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if v.Claims == nil {
+		v.Claims = []projections.Claim{}
+	}
+	if v.Checkpoints == nil {
+		v.Checkpoints = []projections.Checkpoint{}
+	}
+	if v.Bindings == nil {
+		v.Bindings = []projections.Binding{}
+	}
+	return v, nil
+}
+
+// SessionList is `awr session list`.
+type SessionList struct {
+	Sessions []SessionEntry `json:"sessions"`
+	// StaleCount is the number of listed sessions that are stale.
+	StaleCount      int   `json:"stale_count"`
+	ProjectRevision int64 `json:"project_revision"`
+}
+
+// SessionEntry is one session of a list: the session and whether it is
+// stale (see StaleSession), with the command that ends it when it is.
+type SessionEntry struct {
+	projections.Session
+	Stale bool `json:"stale"`
+	// IdleSince is the occurred_at (UTC ms) of the stale session's last
+	// event; EndCommand ends it. Both are set only when Stale is.
+	IdleSince  int64  `json:"idle_since,omitempty"`
+	EndCommand string `json:"end_command,omitempty"`
+}
+
+// SessionListRequest is `awr session list` and awr_session_list.
+type SessionListRequest struct {
+	Active bool   `name:"active" json:"active,omitempty" help:"Only active sessions (stale ones included)."`
+	Stale  bool   `name:"stale" json:"stale,omitempty" help:"Only stale sessions: active, idle past the project's lease and holding no live claim."`
+	Work   string `name:"work" json:"work,omitempty" help:"Only sessions on this work item." placeholder:"KEY"`
+	Read
+}
+
+// SessionList lists sessions oldest first, each marked stale or not as of
+// the request's revision and its clock.
+func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*SessionList, error) {
+	out := &SessionList{Sessions: []SessionEntry{}}
+	ttl := p.leaseTTL()
+	err := p.read(ctx, opts.Read, func(r *events.Reader, rev, now int64) error {
+		out.ProjectRevision = rev
+		if opts.Work != "" {
+			if err := commands.KnownWork(r.Conn, "session list", opts.Work, rev); err != nil {
+				return err
+			}
+		}
+		ss, err := projections.SessionsAt(r.Conn, rev, opts.Work)
+		if err != nil {
+			return err
+		}
+		var active []projections.Session
+		for _, s := range ss {
+			if s.Status == projections.SessionActive {
+				active = append(active, s)
+			}
+		}
+		stale, err := staleSessions(r, rev, now, ttl, active)
+		if err != nil {
+			return err
+		}
+		for _, s := range ss {
+			e := SessionEntry{Session: s}
+			if st, ok := stale[s.ID]; ok {
+				e.Stale, e.IdleSince, e.EndCommand = true, st.IdleSince, st.EndCommand
+			}
+			switch {
+			case opts.Stale && !e.Stale, opts.Active && s.Status != projections.SessionActive:
+				continue
+			}
+			if e.Stale {
+				out.StaleCount++
+			}
+			out.Sessions = append(out.Sessions, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StaleSession is a session that is active, holds no live claim, and
+// whose last event (on its own stream: start, checkpoint, context compile,
+// restatement) is at least the project's lease old at the reader's clock
+// (the head's now, or the time of event REV under --at). Nothing is
+// written to make a session stale: it is read from the log as of the
+// revision, like a lease's expiry. With claim_ttl_ms = 0 (leases that
+// never expire) no session is stale.
+type StaleSession struct {
+	ID    string `json:"id"`
+	Work  string `json:"work"`
+	Agent string `json:"agent"`
+	// LastEventSeq and IdleSince are the seq and occurred_at (UTC ms) of
+	// the session's last event.
+	LastEventSeq int64 `json:"last_event_seq"`
+	IdleSince    int64 `json:"idle_since"`
+	// EndCommand is the complete command that ends it.
+	EndCommand string `json:"end_command"`
+}
+
+// leaseTTL is the project's lease (the manifest's continuity.claim_ttl_ms,
+// the default when it is unset or the manifest does not read: a reader
+// reports, it does not refuse on a manifest a write would refuse).
+func (p *Project) leaseTTL() int64 {
+	m, _, err := intake.ReadManifest(p.dir)
+	if err != nil {
+		return commands.DefaultClaimTTLms
+	}
+	return m.Policy().ClaimTTLms
+}
+
+// staleSessions returns, by id, those of the active sessions that are
+// stale at rev for a reader at now, given the project's lease ttl.
+func staleSessions(r *events.Reader, rev, now, ttl int64, active []projections.Session) (map[string]StaleSession, error) {
+	out := map[string]StaleSession{}
+	if ttl <= 0 || len(active) == 0 {
+		return out, nil
+	}
+	live, err := projections.LiveClaimsAt(r.Conn, rev, now, rev == r.Head)
+	if err != nil {
+		return nil, err
+	}
+	holds := map[string]bool{}
+	for _, c := range live {
+		holds[c.SessionID] = true
+	}
+	for _, s := range active {
+		if holds[s.ID] {
+			continue
+		}
+		seq, at, err := projections.SessionLastEventAt(r.Conn, s.ID, rev)
+		if err != nil {
+			return nil, err
+		}
+		if seq == 0 || at+ttl > now {
+			continue
+		}
+		out[s.ID] = StaleSession{ID: s.ID, Work: s.Work, Agent: s.Agent, LastEventSeq: seq, IdleSince: at,
+			EndCommand: "awr session end --session " + s.ID + " --outcome abandoned"}
+	}
+	return out, nil
+}
+
+// ClientView is `awr client show`: the binding, what its host needs to
+// continue (Summary: checkpoint, next action, open loops, context hash,
+// the same view client bind returns) and, when the bound session has been
+// resumed, its successor and whether the conversation may follow it.
+type ClientView struct {
+	Binding         *projections.Binding    `json:"binding"`
+	Summary         *commands.BindingView   `json:"summary"`
+	Successor       *commands.SuccessorView `json:"successor,omitempty"`
+	ProjectRevision int64                   `json:"project_revision"`
+}
+
+// ClientShowRequest is `awr client show` and awr_client_show.
+type ClientShowRequest struct {
+	Client          string `name:"client" json:"client,omitempty" help:"The host: claude, codex or gemini (the id as the host reports it); omit it for a generic HOST:ID." placeholder:"NAME"`
+	ExternalSession string `name:"external-session" required:"" json:"external_session" help:"The host's conversation id: as claude, codex or gemini report it (with --client); HOST:ID otherwise." placeholder:"ID"`
+	Read
+}
+
+// ClientShow returns what a host conversation is bound to, with what its
+// host needs to continue.
+// Errors: InvalidInput for a malformed id (see commands.ConversationKey);
+// NotFound when it is not bound at that revision.
+func (p *Project) ClientShow(ctx context.Context, req ClientShowRequest) (*ClientView, error) {
+	key := req.ExternalSession
+	if req.Client != "" {
+		var err error
+		if key, err = commands.ConversationKey("client show", req.Client, req.ExternalSession); err != nil {
+			return nil, err
+		}
+	}
+	v := &ClientView{}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+		v.ProjectRevision = rev
+		var err error
+		v.Binding, err = projections.BindingAt(r.Conn, key, rev)
+		if err == nil && v.Binding == nil {
+			hint := fault.New(fault.NotFound, "client show: %s is not bound", key).With("external_session", key)
+			if req.Client != "" {
+				return hint.WithHint("awr client bind --client %s --external-session %s --work KEY --session ID", req.Client, req.ExternalSession)
+			}
+			return hint.WithHint("awr client bind --client NAME --external-session %s --work KEY --session ID", key)
+		}
+		if err != nil {
+			return err
+		}
+		v.Summary, v.Successor, err = commands.BindingSummary(r.Conn, rev, v.Binding)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}

@@ -1,0 +1,690 @@
+package project
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/intake"
+	"github.com/awr-dev/awr/internal/pathcheck"
+	"github.com/awr-dev/awr/internal/repo"
+	"github.com/awr-dev/awr/internal/secret"
+	"github.com/awr-dev/awr/internal/workcontext"
+	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
+)
+
+// The work-item requests whose decisions live in commands, and their
+// results.
+type (
+	// WorkClaimRequest is `awr work claim` and awr_work_claim.
+	WorkClaimRequest = commands.WorkClaimRequest
+	// WorkReleaseRequest is `awr work release` and awr_work_release.
+	WorkReleaseRequest = commands.WorkReleaseRequest
+	// WorkHandoffRequest is `awr work handoff` and awr_work_handoff.
+	WorkHandoffRequest = commands.WorkHandoffRequest
+	// WorkHandoffResult is both ends of a handoff.
+	WorkHandoffResult = commands.WorkHandoffResult
+	// EvidenceAddRequest is `awr evidence add` and awr_evidence_add.
+	EvidenceAddRequest = commands.EvidenceAddRequest
+	// EvidenceAddResult is the evidence recorded.
+	EvidenceAddResult = commands.EvidenceAddResult
+	// WorkCompleteRequest is `awr work complete` and awr_work_complete.
+	WorkCompleteRequest = commands.WorkCompleteRequest
+	// WorkCompleteResult is the verification recorded.
+	WorkCompleteResult = commands.WorkCompleteResult
+	// CriterionStatus is one acceptance criterion as completion judges it.
+	CriterionStatus = commands.CriterionStatus
+)
+
+// WorkClaim claims a work item for a session working on it.
+// Errors: those of commands.ClaimWork.
+func (p *Project) WorkClaim(ctx context.Context, req WorkClaimRequest) (*ClaimResult, error) {
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.Stale, err = p.StaleSources(ctx); err != nil {
+		return nil, err
+	}
+	return commands.ClaimWork(ctx, env, req)
+}
+
+// WorkRelease releases a work item's claim by its holder.
+// Errors: those of commands.ReleaseWork.
+func (p *Project) WorkRelease(ctx context.Context, req WorkReleaseRequest) (*ClaimResult, error) {
+	return command(ctx, p, commands.ReleaseWork, req)
+}
+
+// WorkHandoff moves a work item's live claim to another live session.
+// Errors: those of commands.HandoffWork.
+func (p *Project) WorkHandoff(ctx context.Context, req WorkHandoffRequest) (*WorkHandoffResult, error) {
+	return command(ctx, p, commands.HandoffWork, req)
+}
+
+// WorkShowRequest is `awr work show` and awr_work_show.
+type WorkShowRequest struct {
+	Key string `arg:"" name:"key" json:"key" help:"Work item key." placeholder:"KEY"`
+	Read
+}
+
+// WorkProvenance is where a work item comes from: its source and lines,
+// that source's content hash and the index that read it, and the seq at
+// which the item last changed.
+type WorkProvenance struct {
+	Source      string `json:"source"`
+	LineStart   int    `json:"line_start"`
+	LineEnd     int    `json:"line_end"`
+	ContentHash string `json:"content_hash"`
+	IndexedSeq  int64  `json:"indexed_seq"`
+	ChangedSeq  int64  `json:"changed_seq"`
+}
+
+// Completion is whether a work item is done by its evidence: state
+// verified (a work_verified covers its current criteria), ready_to_verify
+// (every criterion passing, `awr work complete` not run), evidence_missing
+// or no_criteria; awaiting_verification when the source marks it
+// completed but the log holds no verification.
+type Completion struct {
+	State                string                     `json:"state"`
+	LevelRequired        string                     `json:"level_required"`
+	RepoCompared         bool                       `json:"repo_compared"`
+	Criteria             []commands.CriterionStatus `json:"criteria"`
+	Verified             *events.WorkVerified       `json:"verified,omitempty"`
+	VerifiedSeq          int64                      `json:"verified_seq,omitempty"`
+	AwaitingVerification bool                       `json:"awaiting_verification"`
+	Next                 string                     `json:"next,omitempty"`
+}
+
+// Completion states.
+const (
+	CompletionVerified        = "verified"
+	CompletionReadyToVerify   = "ready_to_verify"
+	CompletionEvidenceMissing = "evidence_missing"
+	CompletionNoCriteria      = "no_criteria"
+)
+
+// EvidenceView is one piece of evidence with the seq that recorded it.
+type EvidenceView struct {
+	events.EvidenceRecorded
+	Seq int64 `json:"seq"`
+}
+
+// WorkShowResult is `awr work show`: the item as indexed, where it comes
+// from, whether it can be claimed and executed, its progress (the
+// register's next action beside the latest checkpoint's), its claim and
+// sessions, its live knowledge, its evidence and its completion.
+type WorkShowResult struct {
+	Work            events.WorkItem              `json:"work"`
+	Provenance      WorkProvenance               `json:"provenance"`
+	Ready           bool                         `json:"ready"`
+	NotReady        []projections.NotReadyReason `json:"not_ready"`
+	Executable      bool                         `json:"executable"`
+	NotExecutable   []intake.Why                 `json:"not_executable"`
+	Progress        workcontext.NextAction       `json:"progress"`
+	Claim           *projections.Claim           `json:"claim"`
+	Current         string                       `json:"current_session,omitempty"`
+	Sessions        []projections.Session        `json:"sessions"`
+	Knowledge       *projections.KnowledgeState  `json:"knowledge"`
+	Checkpoint      *projections.Checkpoint      `json:"latest_checkpoint"`
+	Evidence        []EvidenceView               `json:"evidence"`
+	Completion      Completion                   `json:"completion"`
+	Duplicates      int                          `json:"duplicates,omitempty"`
+	ProjectRevision int64                        `json:"project_revision"`
+
+	bySession map[string]*projections.Session
+}
+
+// WorkShow returns a work item with everything awr knows about it, as of
+// the request's revision. At the head its evidence is judged against the
+// repository now; at a past revision the repository is not compared
+// (repo_compared false).
+// Errors: InvalidInput for a bad revision; NotFound for an unknown item.
+func (p *Project) WorkShow(ctx context.Context, req WorkShowRequest) (*WorkShowResult, error) {
+	var res *WorkShowResult
+	var dir string
+	var files []string
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
+		var err error
+		if res, err = workShowAt(r.Conn, req.Key, rev, now, !req.Past()); err != nil {
+			return err
+		}
+		dir = p.dir
+		if res.Current != "" {
+			if s := res.bySession[res.Current]; s != nil {
+				if start, err := projections.SessionStartOf(r.Conn, s); err == nil && start != nil {
+					dir = filepath.Join(p.dir, filepath.FromSlash(start.Workdir))
+				}
+			}
+		}
+		for _, e := range res.Evidence {
+			if e.Basis == events.EvidenceFile {
+				files = append(files, e.Path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var obs commands.Observed
+	if !req.Past() {
+		obs = p.observe(ctx, dir, files)
+	}
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
+	obs.LevelNeed = env.Policy.EvidenceLevel
+	if obs.LevelNeed == "" {
+		obs.LevelNeed = commands.DefaultEvidenceLevel
+	}
+	res.judge(obs)
+	return res, nil
+}
+
+// observe reads what evidence is judged against at the head: the
+// repository of dir (the project's .awr left out) and the content hash of
+// each evidence file.
+func (p *Project) observe(ctx context.Context, dir string, files []string) commands.Observed {
+	obs := commands.Observed{Compare: true, FileHash: map[string]string{}}
+	obs.Repo = p.repoNow(ctx, dir)
+	for _, f := range files {
+		if h, _, err := hashFile(ctx, filepath.Join(p.dir, filepath.FromSlash(f))); err == nil {
+			obs.FileHash[f] = h
+		}
+	}
+	return obs
+}
+
+// repoNow is dir's repository as evidence records it, nil outside a git
+// work tree.
+func (p *Project) repoNow(ctx context.Context, dir string) *events.SeatRepo {
+	st, _, err := repo.CaptureWithout(ctx, dir, filepath.Join(p.dir, ".awr"))
+	if err != nil {
+		return nil
+	}
+	return &events.SeatRepo{Head: st.Head, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}
+}
+
+func workShowAt(conn *sqlite.Conn, key string, rev, now int64, head bool) (*WorkShowResult, error) {
+	items, err := projections.WorkItemAt(conn, key, rev)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fault.New(fault.NotFound, "work show: work item %q not found at revision %d", key, rev).With("work", key).WithHint("awr ready --all")
+	}
+	it := items[0]
+	res := &WorkShowResult{Work: it.WorkItem, Duplicates: len(items) - 1, ProjectRevision: rev, NotReady: []projections.NotReadyReason{},
+		NotExecutable: []intake.Why{}, Sessions: []projections.Session{}, Evidence: []EvidenceView{}, bySession: map[string]*projections.Session{}}
+	res.Provenance = WorkProvenance{Source: it.Source.Path, LineStart: it.Source.LineStart, LineEnd: it.Source.LineEnd}
+	srcs, err := projections.SourcesAt(conn, rev, head)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range srcs {
+		if s.Path == it.SourcePath {
+			res.Provenance.ContentHash, res.Provenance.IndexedSeq = s.ContentHash, s.Revision
+		}
+	}
+	versions, err := projections.ItemVersionsSince(conn, key, 0, rev)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range versions {
+		if v.SourcePath == it.SourcePath {
+			res.Provenance.ChangedSeq = v.From
+		}
+	}
+	rd, ok, err := projections.ReadinessOf(conn, key, rev, now, head)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		res.Ready = rd.Ready
+		if rd.Reasons != nil {
+			res.NotReady = rd.Reasons
+		}
+	}
+	goals := map[string]bool{}
+	gs, err := projections.GoalsAt(conn, rev)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range gs {
+		goals[g.Key] = true
+	}
+	if why := intake.Unexecutable(it, goals); len(why) > 0 {
+		res.NotExecutable = why
+	} else {
+		res.Executable = true
+	}
+	live, err := projections.LiveClaimAt(conn, key, rev, now, head)
+	if err != nil {
+		return nil, err
+	}
+	if res.Sessions, err = projections.SessionsAt(conn, rev, key); err != nil {
+		return nil, err
+	}
+	if res.Sessions == nil {
+		res.Sessions = []projections.Session{}
+	}
+	for i := range res.Sessions {
+		s := &res.Sessions[i]
+		res.bySession[s.ID] = s
+		if s.Status == projections.SessionActive && (res.Current == "" || (live != nil && live.SessionID == s.ID)) {
+			res.Current = s.ID
+		}
+	}
+	if live != nil {
+		res.Claim = live
+		res.Current = live.SessionID
+	}
+	cps, err := projections.LatestCheckpointsOfWorkAt(conn, key, rev, 1)
+	if err != nil {
+		return nil, err
+	}
+	in := workcontext.Input{Item: &it}
+	if len(cps) > 0 {
+		res.Checkpoint, in.Latest = &cps[0], &cps[0]
+	}
+	res.Progress = workcontext.NextActionOf(&in)
+	since := rev
+	if res.Checkpoint != nil {
+		since = res.Checkpoint.Seq - 1
+	}
+	if res.Knowledge, err = projections.KnowledgeStateAt(conn, key, rev, since); err != nil {
+		return nil, err
+	}
+	evidence, seqs, err := commands.EvidenceOf(conn, key, rev)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(evidence) - 1; i >= 0; i-- { // oldest first
+		res.Evidence = append(res.Evidence, EvidenceView{EvidenceRecorded: *evidence[i], Seq: seqs[i]})
+	}
+	vs, err := projections.WorkEventsAt(conn, key, events.KindWorkVerified, rev, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) > 0 {
+		v, err := events.Decode(vs[0])
+		if err != nil {
+			return nil, err
+		}
+		if wv, ok := v.(*events.WorkVerified); ok {
+			res.Completion.Verified, res.Completion.VerifiedSeq = wv, vs[0].Seq
+		}
+	}
+	return res, nil
+}
+
+// judge fills the completion from the evidence, judged against obs.
+func (r *WorkShowResult) judge(obs commands.Observed) {
+	c := &r.Completion
+	c.LevelRequired, c.RepoCompared = obs.LevelNeed, obs.Compare
+	ev := make([]*events.EvidenceRecorded, len(r.Evidence))
+	seqs := make([]int64, len(r.Evidence))
+	for i := range r.Evidence { // newest first
+		j := len(r.Evidence) - 1 - i
+		ev[i], seqs[i] = &r.Evidence[j].EvidenceRecorded, r.Evidence[j].Seq
+	}
+	c.Criteria = commands.JudgeCriteria(&r.Work, ev, seqs, obs)
+	passing := 0
+	for _, cs := range c.Criteria {
+		if cs.State == commands.CriterionPassing {
+			passing++
+		}
+	}
+	switch {
+	case len(r.Work.Acceptance) == 0:
+		c.State = CompletionNoCriteria
+	case c.Verified != nil && coversCriteria(c.Verified, r.Work.Acceptance):
+		c.State = CompletionVerified
+	case passing == len(c.Criteria):
+		c.State = CompletionReadyToVerify
+		if r.Current != "" {
+			c.Next = "awr work complete " + r.Work.Key + " --session " + r.Current
+		}
+	default:
+		c.State = CompletionEvidenceMissing
+		for _, cs := range c.Criteria {
+			if cs.State != commands.CriterionPassing {
+				c.Next = commands.EvidenceHint(r.Work.Key, r.Current, cs, obs.LevelNeed)
+				break
+			}
+		}
+	}
+	c.AwaitingVerification = r.Work.Status == "completed" && c.State != CompletionVerified
+}
+
+// coversCriteria reports whether v verified exactly the criteria given,
+// in any order (evidence follows a criterion's text, not its position).
+func coversCriteria(v *events.WorkVerified, criteria []string) bool {
+	if len(v.Criteria) != len(criteria) {
+		return false
+	}
+	want := map[string]int{}
+	for _, c := range criteria {
+		want[projections.NormalizeText(c)]++
+	}
+	for _, c := range v.Criteria {
+		k := projections.NormalizeText(c.Criterion)
+		if want[k] == 0 {
+			return false
+		}
+		want[k]--
+	}
+	return true
+}
+
+// WorkHistoryRequest is `awr work history` and awr_work_history.
+type WorkHistoryRequest struct {
+	Key   string   `arg:"" name:"key" json:"key" help:"Work item key." placeholder:"KEY"`
+	Since int64    `name:"since" json:"since,omitempty" help:"Only events after seq SEQ (the next_since of the page before)." placeholder:"SEQ"`
+	Limit *int     `name:"limit" json:"limit,omitempty" help:"At most N events (1 to 10000; default 100)." placeholder:"N"`
+	Kind  []string `name:"kind" json:"kind,omitempty" help:"Only events of this kind (repeatable)." placeholder:"KIND"`
+	Read
+}
+
+// WorkHistoryResult is one page of a work item's history, oldest first;
+// NextSince is the --since of the next page (0 when this page is the
+// last).
+type WorkHistoryResult struct {
+	Work            string     `json:"work"`
+	Events          []LogEvent `json:"events"`
+	NextSince       int64      `json:"next_since,omitempty"`
+	ProjectRevision int64      `json:"project_revision"`
+}
+
+// DefaultHistoryLimit is the page size of `awr work history`.
+const DefaultHistoryLimit = 100
+
+// WorkHistory returns every event that concerns a work item (its claims,
+// its sessions' events, bindings, evidence, and the source_indexed events
+// that changed it), oldest first, a page at a time.
+// Errors: InvalidInput for a bad limit, kind or revision; NotFound for an
+// item the log never knew.
+func (p *Project) WorkHistory(ctx context.Context, req WorkHistoryRequest) (*WorkHistoryResult, error) {
+	limit := DefaultHistoryLimit
+	if req.Limit != nil {
+		if *req.Limit < 1 || *req.Limit > 10000 {
+			return nil, fault.New(fault.InvalidInput, "work history: --limit %d is not between 1 and 10000", *req.Limit).With("flag", "--limit").
+				WithHint("awr work history %s --limit %d", req.Key, DefaultHistoryLimit)
+		}
+		limit = *req.Limit
+	}
+	if err := commands.RevisionOf("work history", "--since", req.Since); err != nil {
+		return nil, err
+	}
+	for _, k := range req.Kind {
+		if !events.Known(events.Kind(k)) {
+			return nil, fault.New(fault.InvalidInput, "work history: --kind %q is not an event kind", k).With("kinds", events.Kinds()).
+				WithHint("awr work history %s --kind %s", req.Key, events.KindCheckpointRecorded)
+		}
+	}
+	res := &WorkHistoryResult{Work: req.Key, Events: []LogEvent{}}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+		res.ProjectRevision = rev
+		if err := commands.KnownWork(r.Conn, "work history", req.Key, rev); err != nil {
+			return err
+		}
+		evs, err := projections.WorkHistoryAt(r.Conn, req.Key, req.Since, rev, req.Kind, limit+1)
+		if err != nil {
+			return err
+		}
+		if len(evs) > limit {
+			evs = evs[:limit]
+			res.NextSince = evs[limit-1].Seq
+		}
+		for _, e := range evs {
+			env := e.ToEnvelope()
+			env.Payload = json.RawMessage(e.Payload)
+			res.Events = append(res.Events, LogEvent{env})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// EvidenceAdd records evidence against an acceptance criterion. For a
+// command without --exit-code, awr runs it (sh -c, in the session's
+// working directory or the project's) and records its exit code,
+// duration, the sha256 and size of its output (stdout and stderr
+// together) and the repository before it ran (and after, when the command
+// changed it); a file is recorded by content hash. The criterion is
+// checked before anything runs. A project opened OnAgentsWord (the MCP
+// server) never runs the command: it records the exit code the caller
+// reports (level reported) and refuses a command without one.
+// Errors: those of commands.RecordEvidence; InvalidInput for a file
+// outside the project or missing, and for a command without an exit code
+// OnAgentsWord.
+func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*EvidenceAddResult, error) {
+	if err := commands.CheckEvidence(req); err != nil {
+		return nil, err
+	}
+	hasCommand := strings.TrimSpace(req.Command) != ""
+	if p.opts.OnAgentsWord && hasCommand && req.ExitCode == nil {
+		return nil, fault.New(fault.InvalidInput, "evidence add: exit_code is required with command: awr runs no command on an agent's word; run it yourself and report its exit code (recorded as level reported)").
+			With("field", "exit_code").
+			WithHint("awr evidence add --work %s --criterion %s --command %s", shellWord(req.Work), shellWord(req.Criterion), shellWord(req.Command))
+	}
+	dir := p.dir
+	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
+		it, err := commands.WorkItemNow(r.Conn, "evidence add", req.Work, rev)
+		if err != nil {
+			return err
+		}
+		if _, _, err := commands.ResolveCriterion("evidence add", it, req.Criterion); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if req.SessionID != "" {
+		sr, err := p.sessionRepoOf(ctx, req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if sr != nil {
+			dir = sr.dir
+		}
+	}
+	ran := &events.EvidenceRecorded{Repo: p.repoNow(ctx, dir)}
+	var tail []string
+	switch {
+	case hasCommand && req.ExitCode == nil:
+		ran.Basis, ran.Level, ran.Command = events.EvidenceCommand, events.LevelObserved, req.Command
+		code, dur, hash, size, lines := runEvidence(ctx, dir, req.Command)
+		ran.ExitCode, ran.DurationMs, ran.OutputHash, ran.OutputSize, ran.Passed = &code, dur, hash, size, code == 0
+		tail = lines
+		if after := p.repoNow(ctx, dir); !sameSeatRepo(after, ran.Repo) {
+			ran.RepoAfter = after
+		}
+	case hasCommand:
+		ran.Basis, ran.Level, ran.Command, ran.ExitCode, ran.Passed = events.EvidenceCommand, events.LevelReported, req.Command, req.ExitCode, *req.ExitCode == 0
+	case req.File != "":
+		rel, abs, err := p.projectFile(req.File, fmt.Sprintf("awr evidence add --work %s --criterion %s --file FILE", shellWord(req.Work), shellWord(req.Criterion)))
+		if err != nil {
+			return nil, err
+		}
+		h, _, err := hashFile(ctx, abs)
+		if err != nil {
+			return nil, fault.New(fault.InvalidInput, "evidence add: --file %s: %v", req.File, err).With("flag", "--file")
+		}
+		ran.Basis, ran.Level, ran.Path, ran.FileHash, ran.Passed = events.EvidenceFile, events.LevelReported, rel, h, true
+	default:
+		ran.Basis, ran.Level, ran.Note, ran.Passed = events.EvidenceNote, events.LevelNote, req.Note, true
+	}
+	req.Ran = ran
+	res, err := command(ctx, p, commands.RecordEvidence, req)
+	if err != nil {
+		return nil, err
+	}
+	res.OutputTail = tail
+	return res, nil
+}
+
+// projectFile resolves path (relative to the working directory awr runs
+// in) to a file of the project: its slash-separated path from the project
+// root and its absolute path. Errors: InvalidInput, with hint, outside
+// the project (symbolic links followed: pathcheck.Inside).
+func (p *Project) projectFile(path, hint string) (rel, abs string, err error) {
+	abs, err = pathcheck.Abs(p.dir, p.fromWorkingDir(path))
+	if err == nil {
+		abs, err = pathcheck.Inside(p.dir, abs)
+	}
+	if err != nil {
+		return "", "", refused("evidence add", "--file", err, hint)
+	}
+	r, err := filepath.Rel(p.dir, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", "", fault.New(fault.InvalidInput, "evidence add: --file %s is outside the project %s", path, p.dir).With("flag", "--file").
+			WithHint("%s", hint)
+	}
+	return filepath.ToSlash(r), abs, nil
+}
+
+// maxEvidenceFile bounds the file an evidence records by content hash.
+const maxEvidenceFile = 1 << 30
+
+// hashFile returns the sha256 ("sha256:HEX") and size of a regular file of
+// at most maxEvidenceFile bytes (pathcheck.Open: never a FIFO or a
+// device), reading until ctx is done.
+func hashFile(ctx context.Context, path string) (string, int64, error) {
+	f, err := pathcheck.Open(path, maxEvidenceFile)
+	if err != nil {
+		var pe *pathcheck.Error
+		if errors.As(err, &pe) {
+			return "", 0, errors.New(pe.Why)
+		}
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, pathcheck.Reader(ctx, f, maxEvidenceFile, path))
+	if err != nil {
+		return "", 0, err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// evidenceTail is how many of a command's last output lines the result
+// shows.
+const evidenceTail = 20
+
+// runEvidence runs cmd with sh -c in dir: its exit code (127 when it
+// could not start), duration, the sha256 and size of its output (stdout
+// and stderr interleaved) and its last lines, those that look like a
+// credential withheld.
+func runEvidence(ctx context.Context, dir, cmd string) (code int, durMs int64, hash string, size int64, tail []string) {
+	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
+	c.Dir = dir
+	pr, pw := io.Pipe()
+	c.Stdout, c.Stderr = pw, pw
+	h := &countingHash{Hash: sha256.New()}
+	var lines []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(io.TeeReader(pr, h))
+		sc.Buffer(make([]byte, 64*1024), 1024*1024)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			if len(lines) > evidenceTail {
+				lines = lines[1:]
+			}
+		}
+		io.Copy(h, pr)
+	}()
+	start := time.Now()
+	err := c.Run()
+	pw.Close()
+	<-done
+	durMs = time.Since(start).Milliseconds()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+		if code < 0 {
+			code = 128 + 9 // killed by a signal
+		}
+	default:
+		code = 127
+	}
+	for i, l := range lines {
+		if _, found := secret.Find(l); found {
+			lines[i] = "[line withheld: it looks like a credential]"
+		}
+	}
+	return code, durMs, "sha256:" + hex.EncodeToString(h.Sum(nil)), h.n, lines
+}
+
+// countingHash is a hash that counts the bytes written to it.
+type countingHash struct {
+	hash.Hash
+	n int64
+}
+
+func (c *countingHash) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return c.Hash.Write(p)
+}
+
+func sameSeatRepo(a, b *events.SeatRepo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// WorkComplete records a work item's completion when every acceptance
+// criterion has passing evidence at the repository state now.
+// Errors: those of commands.CompleteWork.
+func (p *Project) WorkComplete(ctx context.Context, req WorkCompleteRequest) (*WorkCompleteResult, error) {
+	dir := p.dir
+	if req.SessionID != "" {
+		sr, err := p.sessionRepoOf(ctx, req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if sr != nil {
+			dir = sr.dir
+		}
+	}
+	var files []string
+	if err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
+		evidence, _, err := commands.EvidenceOf(r.Conn, req.Key, rev)
+		for _, e := range evidence {
+			if e.Basis == events.EvidenceFile {
+				files = append(files, e.Path)
+			}
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	obs := p.observe(ctx, dir, files)
+	req.Observed = &obs
+	return command(ctx, p, commands.CompleteWork, req)
+}

@@ -1,0 +1,274 @@
+package ui_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/awr-dev/awr/fixtures/testkit"
+
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/project"
+	"github.com/awr-dev/awr/internal/serve/ui"
+	"github.com/stretchr/testify/require"
+)
+
+// served is a project opened through the door, with a session holding a
+// claim and a checkpoint (events 1..5), served by ui.Serve on loopback.
+type served struct {
+	p    *project.Project
+	dir  string
+	base string // http://127.0.0.1:PORT
+	addr string // 127.0.0.1:PORT
+}
+
+func serveProject(t *testing.T) *served {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	dir := filepath.Join(t.TempDir(), "checkout")
+	require.NoError(t, os.CopyFS(dir, os.DirFS(testkit.Path("fixtures", "projects", "checkout"))))
+	p, err := project.Open(ctx, dir, project.Options{})
+	require.NoError(t, err)
+	_, err = p.Init(ctx, project.InitRequest{Accept: true}) // 1, 2
+	require.NoError(t, err)
+	s, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "alice", Claim: true}) // 3, 4
+	require.NoError(t, err)
+	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: s.Session.ID, Agent: "alice", Digest: "d", NextAction: "n"}) // 5
+	require.NoError(t, err)
+	ln, err := ui.Listen("")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- ui.Serve(ctx, ln, p) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+		p.Close()
+	})
+	return &served{p: p, dir: dir, base: "http://" + ln.Addr().String(), addr: ln.Addr().String()}
+}
+
+// get sends method path with the Host header host ("" for the address
+// served) and returns the status and body.
+func (s *served) do(t *testing.T, method, path, host string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.base+path, nil)
+	require.NoError(t, err)
+	if host != "" {
+		req.Host = host
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, res.Header, body
+}
+
+func (s *served) getJSON(t *testing.T, path string, v any) int {
+	t.Helper()
+	code, h, body := s.do(t, http.MethodGet, path, "")
+	require.Equal(t, "application/json; charset=utf-8", h.Get("Content-Type"), "%s: %s", path, body)
+	require.NoError(t, json.Unmarshal(body, v), "%s: %s", path, body)
+	return code
+}
+
+// jsonOf is v as the CLI's JSON would carry it, decoded generically.
+func jsonOf(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	var out any
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out
+}
+
+func TestServer_API(t *testing.T) {
+	s := serveProject(t)
+	ctx := context.Background()
+	at := func(n int64) project.Read { return project.Read{At: &n} }
+
+	t.Run("Head", func(t *testing.T) {
+		var head map[string]any
+		require.Equal(t, http.StatusOK, s.getJSON(t, "/api/head", &head))
+		st, err := s.p.Status(ctx, project.StatusRequest{})
+		require.NoError(t, err)
+		require.EqualValues(t, 5, head["project_revision"])
+		require.Equal(t, st.HeadHash, head["head_hash"])
+	})
+	t.Run("Log", func(t *testing.T) {
+		var got any
+		require.Equal(t, http.StatusOK, s.getJSON(t, "/api/log?work=CART-1&since=3&at=4", &got))
+		want, err := s.p.Log(ctx, project.LogRequest{Read: at(4), Work: "CART-1", Since: 3})
+		require.NoError(t, err)
+		require.Equal(t, jsonOf(t, want), got)
+		require.Len(t, want.Events, 1)
+	})
+	t.Run("StateAt", func(t *testing.T) {
+		var got map[string]any
+		require.Equal(t, http.StatusOK, s.getJSON(t, "/api/state?at=2", &got))
+		st, err := s.p.Status(ctx, project.StatusRequest{Read: at(2)})
+		require.NoError(t, err)
+		ss, err := s.p.SessionList(ctx, project.SessionListRequest{Read: at(2)})
+		require.NoError(t, err)
+		ready, err := s.p.Ready(ctx, project.ReadyRequest{Read: at(2), All: true})
+		require.NoError(t, err)
+		require.Equal(t, jsonOf(t, st), got["status"])
+		require.Equal(t, jsonOf(t, ss), got["sessions"])
+		require.Equal(t, jsonOf(t, ready), got["ready"])
+		require.EqualValues(t, 2, got["project_revision"])
+		require.EqualValues(t, 5, got["head"])
+		require.Empty(t, ss.Sessions, "no session yet at revision 2")
+	})
+	t.Run("StateAtHead", func(t *testing.T) {
+		var got map[string]any
+		require.Equal(t, http.StatusOK, s.getJSON(t, "/api/state", &got))
+		require.EqualValues(t, 5, got["project_revision"])
+		require.EqualValues(t, 1, got["status"].(map[string]any)["live_claims"])
+	})
+	t.Run("Verify", func(t *testing.T) {
+		var got map[string]any
+		require.Equal(t, http.StatusOK, s.getJSON(t, "/api/verify", &got))
+		require.Equal(t, true, got["ok"])
+		require.EqualValues(t, 5, got["project_revision"])
+		require.NotContains(t, got, "error")
+	})
+	t.Run("Kinds", func(t *testing.T) {
+		var got struct{ Kinds []string }
+		require.Equal(t, http.StatusOK, s.getJSON(t, "/api/kinds", &got))
+		require.Contains(t, got.Kinds, "checkpoint_recorded")
+		require.Equal(t, project.EventKinds(), got.Kinds)
+	})
+	t.Run("ErrBeyondHead", func(t *testing.T) {
+		var got fault.Object
+		require.Equal(t, http.StatusBadRequest, s.getJSON(t, "/api/state?at=9", &got))
+		require.Equal(t, fault.InvalidInput, got.Code)
+		require.Contains(t, got.Message, "--at 9 is beyond project_revision 5")
+	})
+	t.Run("ErrNotANumber", func(t *testing.T) {
+		var got fault.Object
+		require.Equal(t, http.StatusBadRequest, s.getJSON(t, "/api/log?since=0x5", &got))
+		require.Equal(t, fault.InvalidInput, got.Code)
+	})
+	t.Run("ErrUnknownKind", func(t *testing.T) {
+		var got fault.Object
+		require.Equal(t, http.StatusBadRequest, s.getJSON(t, "/api/log?kind=nope", &got))
+		require.Equal(t, fault.InvalidInput, got.Code)
+	})
+	t.Run("ErrNoSuchAPI", func(t *testing.T) {
+		var got fault.Object
+		require.Equal(t, http.StatusNotFound, s.getJSON(t, "/api/nope", &got))
+		require.Equal(t, fault.NotFound, got.Code)
+	})
+	t.Run("Assets", func(t *testing.T) {
+		for path, typ := range map[string]string{"/": "text/html", "/app.js": "javascript", "/app.css": "text/css"} {
+			code, h, body := s.do(t, http.MethodGet, path, "")
+			require.Equal(t, http.StatusOK, code, path)
+			require.Contains(t, h.Get("Content-Type"), typ, path)
+			require.NotEmpty(t, body, path)
+			require.Contains(t, h.Get("Content-Security-Policy"), "default-src 'self'", path)
+		}
+		code, _, body := s.do(t, http.MethodGet, "/", "")
+		require.Equal(t, http.StatusOK, code)
+		require.NotContains(t, string(body), "http://", "the page loads nothing from the network")
+		require.NotContains(t, string(body), "https://", "the page loads nothing from the network")
+		code, _, _ = s.do(t, http.MethodGet, "/assets/app.js", "")
+		require.Equal(t, http.StatusNotFound, code)
+	})
+}
+
+// TestServer_VerifyFailed: a row edited under the head is shown failed by
+// a fresh verification, with the VerifyFailed error.
+func TestServer_VerifyFailed(t *testing.T) {
+	s := serveProject(t)
+	var got map[string]any
+	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/verify", &got))
+	require.Equal(t, true, got["ok"])
+	tamper(t, s.dir, `UPDATE events SET payload = replace(payload, '"digest":"d"', '"digest":"x"') WHERE seq = 5`)
+	got = nil
+	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/verify?fresh=1", &got))
+	require.Equal(t, false, got["ok"])
+	require.EqualValues(t, 5, got["first_bad_seq"])
+	require.Equal(t, string(fault.VerifyFailed), got["error"].(map[string]any)["code"])
+}
+
+// TestServer_HostHeader: a request naming another host (a DNS rebinding
+// of some site's name to 127.0.0.1) is refused; the address served and
+// localhost on its port are answered.
+func TestServer_HostHeader(t *testing.T) {
+	s := serveProject(t)
+	_, port, _ := net.SplitHostPort(s.addr)
+	for _, host := range []string{"evil.example:" + port, "evil.example", "127.0.0.1:1", "localhost:1", "127.0.0.1", "127.0.0.2:" + port, "[::1]"} {
+		code, _, body := s.do(t, http.MethodGet, "/api/head", host)
+		require.Equal(t, http.StatusForbidden, code, "Host %s: %s", host, body)
+		require.Contains(t, string(body), "is not the address this page is served on")
+		code, _, _ = s.do(t, http.MethodGet, "/", host)
+		require.Equal(t, http.StatusForbidden, code, "Host %s", host)
+	}
+	for _, host := range []string{s.addr, "localhost:" + port, "LOCALHOST:" + port, "[::1]:" + port} {
+		code, _, body := s.do(t, http.MethodGet, "/api/head", host)
+		require.Equal(t, http.StatusOK, code, "Host %s: %s", host, body)
+	}
+}
+
+// TestServer_ReadOnly: only GET and HEAD are answered.
+func TestServer_ReadOnly(t *testing.T) {
+	s := serveProject(t)
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions, "PROPFIND"} {
+		for _, path := range []string{"/", "/api/head", "/api/log", "/api/verify"} {
+			code, h, body := s.do(t, m, path, "")
+			require.Equal(t, http.StatusMethodNotAllowed, code, "%s %s: %s", m, path, body)
+			require.Equal(t, "GET, HEAD", h.Get("Allow"))
+		}
+	}
+	code, _, body := s.do(t, http.MethodHead, "/api/head", "")
+	require.Equal(t, http.StatusOK, code)
+	require.Empty(t, body)
+	var head map[string]any
+	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/head", &head))
+	require.EqualValues(t, 5, head["project_revision"], "nothing was written")
+}
+
+func TestListen(t *testing.T) {
+	t.Run("Loopback", func(t *testing.T) {
+		for _, addr := range []string{"", "127.0.0.1:0", "localhost:0", "127.0.0.9:0"} {
+			ln, err := ui.Listen(addr)
+			require.NoError(t, err, addr)
+			require.True(t, ui.Loopback(ln), addr)
+			require.Regexp(t, `^http://127\.0\.0\.\d+:\d+/$`, ui.URL(ln))
+			ln.Close()
+		}
+	})
+	t.Run("ErrNotLoopback", func(t *testing.T) {
+		for addr, msg := range map[string]string{
+			":0":          "every interface",
+			"0.0.0.0:0":   "every interface",
+			"[::]:0":      "every interface",
+			"example.com": "not HOST:PORT",
+			"example:80":  "names a host",
+			"127.0.0.1":   "not HOST:PORT",
+		} {
+			ln, err := ui.Listen(addr)
+			require.Error(t, err, addr)
+			require.Nil(t, ln)
+			fe := fault.As(err)
+			require.Equal(t, fault.InvalidInput, fe.Code, addr)
+			require.Contains(t, fe.Message, msg, addr)
+			require.True(t, strings.HasPrefix(fe.Hint, "awr ui --listen 127.0.0.1:"), fe.Hint)
+		}
+	})
+	t.Run("NamedInterface", func(t *testing.T) {
+		// An address other than loopback named in full passes the policy;
+		// 192.0.2.1 (TEST-NET-1) is no interface's, so the system refuses it.
+		_, err := ui.Listen("192.0.2.1:0")
+		require.Error(t, err)
+		require.Equal(t, fault.Storage, fault.CodeOf(err))
+		require.ErrorIs(t, err, syscall.EADDRNOTAVAIL)
+	})
+}

@@ -1,0 +1,486 @@
+package workcontext
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/projections"
+)
+
+// DefaultBudget is the token budget when none is given.
+const DefaultBudget = 5000
+
+// DefaultOpenLoopCap is the number of open loops above which a packet
+// warns (open_loops_over_cap) when the manifest sets none.
+const DefaultOpenLoopCap = 20
+
+// IssueOpenLoopsOverCap opens the completeness issue of a work item with
+// more open loops than its cap. It is a warning: every loop is still in
+// the packet, and the packet is not incomplete for it.
+const IssueOpenLoopsOverCap = "open_loops_over_cap"
+
+// Dependency is one prerequisite of the work item as of the compile.
+type Dependency struct {
+	Key      string `json:"key"`
+	Required bool   `json:"required"`
+	Status   string `json:"status"`
+	Found    bool   `json:"found"`
+}
+
+// Input is everything a packet may draw on, read at one revision.
+type Input struct {
+	Work         string
+	Item         *projections.WorkItem
+	Goals        []events.Goal
+	Rules        []events.Rule
+	Dependencies []Dependency
+	Latest       *projections.Checkpoint
+	Earlier      []projections.Checkpoint
+	// Knowledge is the work item's loops, decisions, facts and hypotheses
+	// (nil before its first checkpoint); Changed, the fields of the item
+	// that changed in its source after the latest checkpoint.
+	Knowledge *projections.KnowledgeState
+	Changed   []FieldChange
+	// Repo compares the repository the latest checkpoint recorded with
+	// the repository now (nil: not compared, as at a past revision).
+	Repo *RepoCheck
+	// LoopCap is the number of open loops above which the packet warns
+	// (0: DefaultOpenLoopCap).
+	LoopCap int
+	// Executions are the latest side effects run on the work item
+	// (newest first, at most MaxExecutions) of ExecutionCount in all.
+	Executions     []projections.Execution
+	ExecutionCount int
+	Related        []projections.WorkItem
+	History        []string
+	StaleSources   []string
+	RuleIssues     []string
+	Budget         int
+	SessionID      string
+	AtRevision     int64
+	RenderHeaders  bool
+}
+
+// Selected is a chunk included in the packet.
+type Selected struct {
+	ID       string `json:"id"`
+	Required bool   `json:"required"`
+	Tokens   int    `json:"tokens"`
+}
+
+// Omitted is an optional chunk left out, and why.
+type Omitted struct {
+	ID     string `json:"id"`
+	Tokens int    `json:"tokens"`
+	Reason string `json:"reason"`
+}
+
+// Packet is the compiled context.
+type Packet struct {
+	Work            string     `json:"work"`
+	RenderedContext string     `json:"rendered_context"`
+	ContextHash     string     `json:"context_hash"`
+	TokenEstimate   int        `json:"token_estimate"`
+	RequiredTokens  int        `json:"required_tokens"`
+	TokenBudget     int        `json:"token_budget"`
+	Tokenizer       string     `json:"tokenizer"`
+	Selected        []Selected `json:"selected"`
+	Omitted         []Omitted  `json:"omitted"`
+	// Knowledge is what the packet carries of the work item's loops,
+	// decisions, facts and hypotheses (null before any checkpoint).
+	Knowledge *projections.KnowledgeState `json:"knowledge"`
+	// ChangedSinceCheckpoint lists the fields of the work item that
+	// changed in its source after the latest checkpoint.
+	ChangedSinceCheckpoint []FieldChange `json:"changed_since_checkpoint"`
+	NextAction             NextAction    `json:"next_action"`
+	// Repository compares the repository the latest checkpoint recorded
+	// with the repository at the compile (null when not compared: no
+	// checkpoint yet, or a past revision).
+	Repository *RepoCheck `json:"repository"`
+}
+
+// Completeness says which required facts the packet holds.
+type Completeness struct {
+	Complete             bool     `json:"complete"`
+	WorkItemFound        bool     `json:"work_item_found"`
+	GoalContextComplete  bool     `json:"goal_context_complete"`
+	AcceptanceComplete   bool     `json:"acceptance_complete"`
+	NextActionPresent    bool     `json:"next_action_present"`
+	DependenciesComplete bool     `json:"dependencies_complete"`
+	RulesComplete        bool     `json:"rules_complete"`
+	SourceFresh          bool     `json:"source_fresh"`
+	Issues               []string `json:"issues"`
+}
+
+type chunk struct {
+	id       string
+	required bool
+	text     string
+	tokens   int
+}
+
+// Compile renders the packet for in. Required chunks always go in; the
+// optional ones are added in priority order while the total stays within
+// the budget, and the rest are listed as omitted. The hash is the SHA-256
+// of the rendered packet, which is deterministic for a given input.
+// Errors: BudgetExceeded (details required, budget) when the required
+// chunks alone exceed the budget; InvalidInput for a budget below 1.
+func Compile(in Input) (*Packet, *Completeness, error) {
+	budget := in.Budget
+	if budget == 0 {
+		budget = DefaultBudget
+	}
+	if budget < 1 {
+		return nil, nil, fault.New(fault.InvalidInput, "context compile: --budget %d must be at least 1", budget).With("flag", "--budget")
+	}
+	comp := completeness(in)
+	required, optional := chunks(in)
+	var all []chunk
+	reqTokens := 0
+	for i := range required {
+		n, err := Count(required[i].text)
+		if err != nil {
+			return nil, nil, fault.Wrap(fault.Internal, err, "context compile: count tokens")
+		}
+		required[i].tokens = n
+		reqTokens += n
+	}
+	header := headerText(in, comp)
+	hTokens, err := Count(header)
+	if err != nil {
+		return nil, nil, fault.Wrap(fault.Internal, err, "context compile: count tokens")
+	}
+	reqTokens += hTokens
+	if reqTokens > budget {
+		return nil, nil, fault.New(fault.BudgetExceeded, "context compile: the required facts of %s take %d tokens, more than the budget of %d", in.Work, reqTokens, budget).
+			With("required", reqTokens).With("budget", budget).WithHint("%s", budgetHint(in.Work, in.SessionID, roundUp(reqTokens)))
+	}
+	all = append(all, required...)
+	used := reqTokens
+	var omitted []Omitted
+	for _, c := range optional {
+		n, err := Count(c.text)
+		if err != nil {
+			return nil, nil, fault.Wrap(fault.Internal, err, "context compile: count tokens")
+		}
+		c.tokens = n
+		if used+n > budget {
+			omitted = append(omitted, Omitted{ID: c.id, Tokens: n, Reason: fmt.Sprintf("over budget: %d tokens would bring the packet to %d of %d", n, used+n, budget)})
+			continue
+		}
+		used += n
+		all = append(all, c)
+	}
+	render := func(cs []chunk) string {
+		var b strings.Builder
+		b.WriteString(header)
+		for _, c := range cs {
+			b.WriteString(c.text)
+		}
+		return b.String()
+	}
+	text := render(all)
+	total, err := Count(text)
+	if err != nil {
+		return nil, nil, fault.Wrap(fault.Internal, err, "context compile: count tokens")
+	}
+	// Token counts are not exactly additive across chunk boundaries: drop
+	// optional chunks from the end until the whole fits.
+	for total > budget && len(all) > len(required) {
+		last := all[len(all)-1]
+		all = all[:len(all)-1]
+		omitted = append(omitted, Omitted{ID: last.id, Tokens: last.tokens, Reason: "over budget once joined"})
+		text = render(all)
+		if total, err = Count(text); err != nil {
+			return nil, nil, fault.Wrap(fault.Internal, err, "context compile: count tokens")
+		}
+	}
+	sum := sha256.Sum256([]byte(text))
+	p := &Packet{Work: in.Work, RenderedContext: text, ContextHash: "sha256:" + hex.EncodeToString(sum[:]), TokenEstimate: total,
+		RequiredTokens: reqTokens, TokenBudget: budget, Tokenizer: Tokenizer, Selected: []Selected{}, Omitted: []Omitted{},
+		Knowledge: in.Knowledge, ChangedSinceCheckpoint: in.Changed, NextAction: NextActionOf(&in), Repository: in.Repo}
+	if p.ChangedSinceCheckpoint == nil {
+		p.ChangedSinceCheckpoint = []FieldChange{}
+	}
+	for _, c := range all {
+		p.Selected = append(p.Selected, Selected{ID: c.id, Required: c.required, Tokens: c.tokens})
+	}
+	p.Omitted = append(p.Omitted, omitted...)
+	return p, comp, nil
+}
+
+func roundUp(n int) int { return (n/500 + 1) * 500 }
+
+func completeness(in Input) *Completeness {
+	c := &Completeness{Issues: []string{}}
+	it := in.Item
+	c.WorkItemFound = it != nil
+	if !c.WorkItemFound {
+		c.Issues = append(c.Issues, "work item "+in.Work+" not found")
+	} else {
+		for _, g := range in.Goals {
+			if g.Key == it.Goal {
+				c.GoalContextComplete = true
+			}
+		}
+		if !c.GoalContextComplete {
+			if it.Goal == "" {
+				c.Issues = append(c.Issues, it.Key+" names no goal")
+			} else {
+				c.Issues = append(c.Issues, "goal "+it.Goal+" of "+it.Key+" is not declared")
+			}
+		}
+		c.AcceptanceComplete = len(it.Acceptance) > 0
+		if !c.AcceptanceComplete {
+			c.Issues = append(c.Issues, it.Key+" has no acceptance criteria")
+		}
+		c.NextActionPresent = strings.TrimSpace(it.NextAction) != "" || (in.Latest != nil && strings.TrimSpace(in.Latest.NextAction) != "")
+		if !c.NextActionPresent {
+			c.Issues = append(c.Issues, it.Key+" has no next action")
+		}
+	}
+	c.DependenciesComplete = true
+	for _, d := range in.Dependencies {
+		if !d.Found {
+			c.DependenciesComplete = false
+			c.Issues = append(c.Issues, "dependency "+d.Key+" is not declared")
+		}
+	}
+	c.RulesComplete = len(in.RuleIssues) == 0
+	c.Issues = append(c.Issues, in.RuleIssues...)
+	c.SourceFresh = len(in.StaleSources) == 0
+	for _, s := range in.StaleSources {
+		c.Issues = append(c.Issues, "source "+s+" changed since it was indexed")
+	}
+	c.Complete = c.WorkItemFound && c.GoalContextComplete && c.AcceptanceComplete && c.NextActionPresent && c.DependenciesComplete && c.RulesComplete && c.SourceFresh
+	limit := in.LoopCap
+	if limit == 0 {
+		limit = DefaultOpenLoopCap
+	}
+	if k := in.Knowledge; k != nil && len(k.OpenLoops) > limit {
+		c.Issues = append(c.Issues, fmt.Sprintf("%s: %s has %d open loops, more than the cap of %d", IssueOpenLoopsOverCap, in.Work, len(k.OpenLoops), limit))
+	}
+	return c
+}
+
+func headerText(in Input, c *Completeness) string {
+	var b strings.Builder
+	if !c.Complete {
+		b.WriteString("CONTEXT INCOMPLETE: " + strings.Join(c.Issues, "; ") + "\n\n")
+	}
+	fmt.Fprintf(&b, "# Work context: %s\n", in.Work)
+	if in.SessionID != "" {
+		fmt.Fprintf(&b, "Session: %s\n", in.SessionID)
+	}
+	fmt.Fprintf(&b, "As of project_revision %d\n", in.AtRevision)
+	return b.String()
+}
+
+// chunks builds the required and the optional chunks, in the order they
+// are rendered (optional ones by priority).
+func chunks(in Input) (required, optional []chunk) {
+	add := func(list *[]chunk, id string, req bool, lines ...string) {
+		var b strings.Builder
+		b.WriteString("\n")
+		for _, l := range lines {
+			b.WriteString(l)
+			b.WriteString("\n")
+		}
+		*list = append(*list, chunk{id: id, required: req, text: b.String()})
+	}
+	it := in.Item
+	if it != nil {
+		for _, g := range in.Goals {
+			if g.Key == it.Goal {
+				lines := []string{"## Goal " + SafeText(g.Key) + ": " + SafeText(g.Title)}
+				if g.Status != "" {
+					lines = append(lines, "Status: "+SafeText(g.Status))
+				}
+				if g.Summary != "" {
+					lines = append(lines, SafeText(g.Summary))
+				}
+				add(&required, "goal", true, lines...)
+			}
+		}
+		work := []string{"## Work " + SafeText(it.Key) + ": " + SafeText(it.Title), "Status: " + SafeText(it.Status)}
+		if it.Priority != "" {
+			work = append(work, "Priority: "+SafeText(it.Priority))
+		}
+		if it.Summary != "" {
+			work = append(work, SafeText(it.Summary))
+		}
+		ref := it.Source
+		if ref.Path == "" {
+			ref.Path = it.SourcePath
+		}
+		work = append(work, fmt.Sprintf("Source: %s:%d-%d", SafeText(ref.Path), ref.LineStart, ref.LineEnd))
+		add(&required, "work", true, work...)
+		if len(it.Acceptance) > 0 {
+			lines := []string{"## Acceptance criteria"}
+			for _, a := range it.Acceptance {
+				lines = append(lines, "- "+SafeText(a))
+			}
+			add(&required, "acceptance", true, lines...)
+		}
+		if strings.TrimSpace(it.Blocker) != "" {
+			add(&required, "blocker", true, "## Blocker", SafeText(it.Blocker))
+		}
+	}
+	var open []string
+	for _, d := range in.Dependencies {
+		if d.Required && d.Status != projections.StatusCompleted {
+			st := d.Status
+			if !d.Found {
+				st = "not declared"
+			}
+			open = append(open, "- "+SafeText(d.Key)+": "+SafeText(st))
+		}
+	}
+	if len(open) > 0 {
+		add(&required, "dependencies", true, append([]string{"## Unresolved dependencies"}, open...)...)
+	}
+	var hard, soft []string
+	for _, r := range in.Rules {
+		line := "- " + SafeText(r.Key) + ": " + SafeText(r.Text)
+		if len(r.Paths) > 0 {
+			line += " (paths: " + SafeText(strings.Join(r.Paths, ", ")) + ")"
+		}
+		if r.Strength == "hard" {
+			hard = append(hard, line)
+		} else {
+			soft = append(soft, line)
+		}
+	}
+	sort.Strings(hard)
+	sort.Strings(soft)
+	if len(hard) > 0 {
+		add(&required, "hard_rules", true, append([]string{"## Hard rules"}, hard...)...)
+	}
+	if lines := nextActionLines(NextActionOf(&in)); len(lines) > 0 {
+		add(&required, "next_action", true, lines...)
+	}
+	if len(in.Changed) > 0 {
+		lines := []string{"## Changed in the register since the last checkpoint"}
+		for _, c := range in.Changed {
+			lines = append(lines, fmt.Sprintf("- %s (seq %d): was %q, now %q", c.Field, c.Seq, c.Then, c.Now))
+		}
+		add(&required, "changed_since_checkpoint", true, lines...)
+	}
+	if cp := in.Latest; cp != nil {
+		add(&required, "checkpoint", true, fmt.Sprintf("## Latest checkpoint %s (seq %d, session %s, by %s)", cp.ID, cp.Seq, cp.SessionID, SafeText(cp.Agent)),
+			"Digest: "+SafeText(cp.Digest))
+	}
+	if in.Repo != nil {
+		add(&required, "repository", true, repositoryLines(in.Repo)...)
+	}
+	if len(in.Executions) > 0 {
+		add(&required, "executions", true, executionLines(in.Executions, in.ExecutionCount)...)
+	}
+	k := in.Knowledge
+	if k != nil && len(k.OpenLoops) > 0 {
+		add(&required, "open_loops", true, append([]string{fmt.Sprintf("## Open loops (%d)", len(k.OpenLoops))}, knowledgeLines(k.OpenLoops, loopDetail)...)...)
+	}
+	if k != nil && len(k.Decisions) > 0 {
+		add(&required, "decisions", true, append([]string{"## Decisions in force"}, knowledgeLines(k.Decisions, func(*projections.Knowledge) string { return "" })...)...)
+	}
+	if k != nil && len(k.Closed) > 0 {
+		add(&required, "closed_since_checkpoint", true, append([]string{"## Closed since the previous checkpoint (shown once)"}, knowledgeLines(k.Closed, closedDetail)...)...)
+	}
+	if k != nil && len(k.Facts) > 0 {
+		add(&optional, "facts", false, append([]string{"## Facts"}, knowledgeLines(k.Facts, func(f *projections.Knowledge) string {
+			if f.ConfirmedSeq > 0 {
+				return fmt.Sprintf("confirmed at seq %d", f.ConfirmedSeq)
+			}
+			return ""
+		})...)...)
+	}
+	if k != nil && len(k.Hypotheses) > 0 {
+		add(&optional, "hypotheses", false, append([]string{"## Hypotheses (unverified: confirm or retract them)"}, knowledgeLines(k.Hypotheses, func(*projections.Knowledge) string { return "" })...)...)
+	}
+	if len(in.Related) > 0 {
+		lines := []string{"## Related work"}
+		for _, r := range in.Related {
+			lines = append(lines, "- "+SafeText(r.Key)+" ("+SafeText(r.Status)+"): "+SafeText(r.Title))
+		}
+		add(&optional, "related", false, lines...)
+	}
+	if len(soft) > 0 {
+		add(&optional, "soft_rules", false, append([]string{"## Soft rules"}, soft...)...)
+	}
+	if len(in.Earlier) > 0 {
+		lines := []string{"## Earlier checkpoints"}
+		for i := len(in.Earlier) - 1; i >= 0; i-- {
+			cp := in.Earlier[i]
+			lines = append(lines, fmt.Sprintf("- seq %d (%s): %s Next: %s", cp.Seq, SafeText(cp.Agent), SafeText(cp.Digest), SafeText(cp.NextAction)))
+		}
+		add(&optional, "earlier_checkpoints", false, lines...)
+	}
+	if len(in.History) > 0 {
+		add(&optional, "history", false, append([]string{"## Recent history of " + in.Work}, in.History...)...)
+	}
+	return required, optional
+}
+
+// nextActionLines renders the next action: the register's and the latest
+// checkpoint's, labelled, and said to differ when they do.
+func nextActionLines(na NextAction) []string {
+	switch {
+	case na.Source == "" && na.Checkpoint == "":
+		return nil
+	case na.Checkpoint == "":
+		return []string{"## Next action (from the register)", SafeText(na.Source)}
+	case na.Source == "":
+		return []string{fmt.Sprintf("## Next action (from the latest checkpoint, seq %d)", na.CheckpointSeq), SafeText(na.Checkpoint)}
+	case !na.DiffersFromSource:
+		return []string{"## Next action (the register and the latest checkpoint agree)", SafeText(na.Checkpoint)}
+	}
+	lines := []string{"## Next action: the register and the latest checkpoint differ",
+		"From the register: " + SafeText(na.Source),
+		fmt.Sprintf("From the latest checkpoint (seq %d): %s", na.CheckpointSeq, SafeText(na.Checkpoint))}
+	if na.SourceChangedSeq > 0 {
+		lines = append(lines, fmt.Sprintf("The register's next action changed at seq %d, after the checkpoint: it is the newer statement of intent.", na.SourceChangedSeq))
+	} else {
+		lines = append(lines, "The register did not change after the checkpoint: the checkpoint's is the newer statement of progress.")
+	}
+	return lines
+}
+
+// budgetHint is the compile to retry with a budget that fits: for the
+// same session when there is one, so the retry still records the compile.
+func budgetHint(work, session string, budget int) string {
+	if session != "" {
+		return fmt.Sprintf("awr context compile --work %s --session %s --budget %d", work, session, budget)
+	}
+	return fmt.Sprintf("awr context compile --work %s --budget %d", work, budget)
+}
+
+// MaxExecutions bounds the executions a packet lists.
+const MaxExecutions = 5
+
+// executionLines renders what was already done on the work item through
+// `awr exec run`, so a successor does not do it twice.
+func executionLines(xs []projections.Execution, total int) []string {
+	lines := []string{fmt.Sprintf("## Side effects already run (%d recorded, latest %d; awr exec list --work %s)", total, len(xs), SafeText(xs[0].Work))}
+	for _, x := range xs {
+		state := x.State
+		switch {
+		case x.State == projections.ExecStarted:
+			state = "no finish recorded (running, or unknown if its process died): awr exec show " + x.ID + " before running it again"
+		case x.Signal != "":
+			state += " (" + x.Signal + ")"
+		case x.ExitCode != nil:
+			state += fmt.Sprintf(" (exit %d)", *x.ExitCode)
+		}
+		line := fmt.Sprintf("- %s (seq %d): %s", SafeText(x.Key), x.StartedSeq, state)
+		if x.Purpose != "" {
+			line += ". Purpose: " + SafeText(x.Purpose)
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}

@@ -1,0 +1,87 @@
+package workcontext
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/projections"
+	"github.com/stretchr/testify/require"
+)
+
+func input() Input {
+	return Input{
+		Work: "CART-1",
+		Item: &projections.WorkItem{WorkItem: events.WorkItem{Key: "CART-1", Title: "Persist the cart", Status: "planned", Goal: "G-1",
+			NextAction: "Add a carts table", Acceptance: []string{"Cart survives a restart"}, Source: events.SourceRef{Path: "ledger.yaml", LineStart: 3, LineEnd: 9}}},
+		Goals: []events.Goal{{Key: "G-1", Title: "Resumable checkout", Status: "active"}},
+		Rules: []events.Rule{{Key: "R-1", Text: "Never log card numbers.", Strength: "hard"}, {Key: "R-2", Text: "Prefer small PRs.", Strength: "soft"}},
+		Latest: &projections.Checkpoint{ID: "cp1", Seq: 7, SessionID: "s1", Agent: "builder", Digest: "Wrote the migration.",
+			NextAction: "Run the tests"},
+		Knowledge: &projections.KnowledgeState{OpenLoops: []projections.Knowledge{{ID: "L-1", Kind: "loop", Text: "Decide the TTL", State: "open", OpenedSeq: 7, Sessions: 1}}},
+		Related:   []projections.WorkItem{{WorkItem: events.WorkItem{Key: "CART-2", Title: "Restore at sign-in", Status: "planned"}}},
+		History:   []string{"- seq 4 claim_acquired by builder"},
+	}
+}
+
+func TestCompile(t *testing.T) {
+	t.Parallel()
+	t.Run("OK", func(t *testing.T) {
+		p, c, err := Compile(input())
+		require.NoError(t, err)
+		require.True(t, c.Complete, c.Issues)
+		require.Equal(t, "o200k_base", p.Tokenizer)
+		require.Equal(t, DefaultBudget, p.TokenBudget)
+		for _, fact := range []string{"Resumable checkout", "Status: planned", "Cart survives a restart", "Add a carts table", "Never log card numbers.",
+			"Wrote the migration.", "Run the tests", "Decide the TTL", "Prefer small PRs.", "CART-2"} {
+			require.Contains(t, p.RenderedContext, fact)
+		}
+		n, err := Count(p.RenderedContext)
+		require.NoError(t, err)
+		require.Equal(t, n, p.TokenEstimate)
+		again, _, err := Compile(input())
+		require.NoError(t, err)
+		require.Equal(t, p.ContextHash, again.ContextHash, "deterministic")
+	})
+	t.Run("OptionalDroppedWhole", func(t *testing.T) {
+		full, _, err := Compile(input())
+		require.NoError(t, err)
+		in := input()
+		in.Budget = full.RequiredTokens + 3
+		p, _, err := Compile(in)
+		require.NoError(t, err)
+		require.LessOrEqual(t, p.TokenEstimate, in.Budget)
+		require.NotEmpty(t, p.Omitted)
+		require.Contains(t, p.RenderedContext, "Decide the TTL", "required facts are never cut")
+		for _, o := range p.Omitted {
+			require.False(t, strings.Contains(p.RenderedContext, "## Soft rules") && o.ID == "soft_rules")
+		}
+	})
+	t.Run("ErrBudgetExceeded", func(t *testing.T) {
+		in := input()
+		in.Budget = 10
+		_, _, err := Compile(in)
+		require.True(t, fault.Is(err, fault.BudgetExceeded), "%v", err)
+		require.Equal(t, 10, fault.As(err).Details["budget"])
+		require.Greater(t, fault.As(err).Details["required"], 10)
+	})
+	t.Run("Incomplete", func(t *testing.T) {
+		in := input()
+		in.Item.Acceptance = nil
+		in.StaleSources = []string{"ledger.yaml"}
+		p, c, err := Compile(in)
+		require.NoError(t, err)
+		require.False(t, c.Complete)
+		require.False(t, c.AcceptanceComplete)
+		require.False(t, c.SourceFresh)
+		require.True(t, strings.HasPrefix(p.RenderedContext, "CONTEXT INCOMPLETE"))
+	})
+}
+
+func TestCount(t *testing.T) {
+	t.Parallel()
+	n, err := Count("hello world")
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "o200k_base encodes \"hello world\" as two tokens")
+}
