@@ -17,6 +17,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -34,6 +35,7 @@ var updateCatalogue = flag.Bool("update-catalogue", false, "rewrite the error ca
 
 // sourceHint is one hint the code can give.
 type sourceHint struct {
+	err  bool   // given with an error (WithHint), not a result's field
 	pos  string // file:line of the site
 	code string // the error code it is given with; "" where the site does not say
 	tmpl string // the hint as written (Printf verbs kept); "" when unresolved
@@ -171,6 +173,7 @@ func (s *hintScan) inspectFunc(fn *ast.FuncDecl) {
 		case *ast.CallExpr:
 			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "WithHint" && len(n.Args) > 0 {
 				s.site(fn, n.Pos(), codeOf(sel.X), s.format(fn, n.Args))
+				s.hints = markErr(s.hints, s.fset.Position(n.Pos()))
 			}
 		case *ast.KeyValueExpr:
 			if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Hint" {
@@ -205,6 +208,20 @@ func (s *hintScan) site(fn *ast.FuncDecl, pos token.Pos, code string, tmpls []st
 	for _, t := range tmpls {
 		s.hints = append(s.hints, sourceHint{pos: where, code: code, tmpl: t})
 	}
+}
+
+// markErr marks the hints recorded at pos as an error's.
+func markErr(hs []sourceHint, pos token.Position) []sourceHint {
+	where := fmt.Sprintf("%s:%d", filepath.ToSlash(pos.Filename), pos.Line)
+	if rel, err := filepath.Rel(testkit.Root(), where); err == nil {
+		where = rel
+	}
+	for i := range hs {
+		if hs[i].pos == where {
+			hs[i].err = true
+		}
+	}
+	return hs
 }
 
 // codeOf returns the code of the error a WithHint is called on when the
@@ -431,7 +448,7 @@ func (s *hintScan) returns(name string, depth int) []string {
 // (an enum) or that stand for more than one word.
 var verbContexts = [][2]string{
 	{"--runtime %s", "--runtime generic"},
-	{"awr audit %s", "awr audit --work w1"},
+	{"awr audit %s", "awr audit --work %s"},
 }
 
 // verbRE matches a Printf verb.
@@ -565,4 +582,160 @@ func TestHintProblem(t *testing.T) {
 	} {
 		require.Equal(t, want, hintProblem(h) == "", "%q: %s", h, hintProblem(h))
 	}
+}
+
+// catalogueDoc is the page that holds the error catalogue, and the
+// headings that open and close it.
+const (
+	catalogueDoc   = "docs/reliability.md"
+	catalogueStart = "## Error catalogue"
+)
+
+// shown renders a hint template for the catalogue: each verb becomes a
+// placeholder (ARG, or N for a number).
+func shown(tmpl string) string {
+	for _, c := range verbContexts {
+		tmpl = strings.ReplaceAll(tmpl, c[0], c[1])
+	}
+	return verbRE.ReplaceAllStringFunc(tmpl, func(v string) string {
+		switch v[len(v)-1] {
+		case 'd':
+			return "N"
+		case '%':
+			return "%"
+		}
+		return "ARG"
+	})
+}
+
+// fromShown is instantiate for a catalogued hint.
+func fromShown(h string) string {
+	var out []string
+	for _, w := range strings.Split(h, " ") {
+		switch w {
+		case "ARG", "'ARG'":
+			w = "w1"
+		case "N":
+			w = "7"
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
+}
+
+// faultCodes returns the codes package fault declares, in order.
+func faultCodes(t *testing.T) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), testkit.Path("internal", "fault", "fault.go"), nil, 0)
+	require.NoError(t, err)
+	var codes []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, sp := range g.Specs {
+			vs := sp.(*ast.ValueSpec)
+			if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Code" {
+				codes = append(codes, vs.Names[0].Name)
+			}
+		}
+	}
+	require.NotEmpty(t, codes)
+	return codes
+}
+
+// catalogue renders the catalogue's table from the code: a row per code,
+// its exit status and the hints given with it (those whose site does not
+// say its code, an error handed on, are in the last row).
+func catalogue(codes []string, hs []sourceHint) string {
+	by := map[string]map[string]bool{}
+	for _, h := range hs {
+		if !h.err {
+			continue
+		}
+		c := h.code
+		if !slices.Contains(codes, c) {
+			c = ""
+		}
+		if by[c] == nil {
+			by[c] = map[string]bool{}
+		}
+		by[c][shown(h.tmpl)] = true
+	}
+	var b strings.Builder
+	b.WriteString("| Code | Exit | Hints given with it |\n|---|---|---|\n")
+	row := func(name, exit string, set map[string]bool) {
+		var list []string
+		for h := range set {
+			if h != "" {
+				list = append(list, "`"+strings.ReplaceAll(h, "|", "\\|")+"`")
+			}
+		}
+		sort.Strings(list)
+		if len(list) == 0 {
+			list = []string{"none"}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", name, exit, strings.Join(list, "<br>"))
+	}
+	for _, c := range codes {
+		exit := "1"
+		if c == "Usage" {
+			exit = "2"
+		}
+		row("`"+c+"`", exit, by[c])
+	}
+	row("any (the code is decided where the error is made)", "1 or 2", by[""])
+	return b.String()
+}
+
+// catalogueSection returns the table of the catalogue in doc and where it
+// is.
+func catalogueSection(t *testing.T, doc string) (table string, start, end int) {
+	t.Helper()
+	i := strings.Index(doc, catalogueStart)
+	require.GreaterOrEqual(t, i, 0, "%s has no %q section", catalogueDoc, catalogueStart)
+	start = i + strings.Index(doc[i:], "\n| Code |") + 1
+	require.Greater(t, start, i, "the catalogue's table")
+	end = start
+	for end < len(doc) && doc[end] == '|' {
+		end += strings.Index(doc[end:], "\n") + 1
+	}
+	return doc[start:end], start, end
+}
+
+// TestErrorCatalogue walks the error catalogue of docs/reliability.md:
+// every code of package fault has its row, every hint in it is a command
+// awr parses, and it lists exactly the hints the code gives with each
+// code (-update-catalogue rewrites it from the code).
+func TestErrorCatalogue(t *testing.T) {
+	t.Parallel()
+	codes := faultCodes(t)
+	s := scanHints(t, testkit.Root())
+	want := catalogue(codes, s.hints)
+	b, err := os.ReadFile(testkit.Path(catalogueDoc))
+	require.NoError(t, err)
+	doc := string(b)
+	got, start, end := catalogueSection(t, doc)
+	if *updateCatalogue {
+		require.NoError(t, os.WriteFile(testkit.Path(catalogueDoc), []byte(doc[:start]+want+doc[end:]), 0o644))
+		got = want
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(got), "\n")[2:] {
+		cells := strings.Split(strings.Trim(l, "|"), " | ")
+		require.Len(t, cells, 3, "a row of three cells: %s", l)
+		rows[strings.Trim(strings.TrimSpace(cells[0]), "`")] = cells[2]
+		for _, h := range strings.Split(strings.TrimSpace(cells[2]), "<br>") {
+			if h == "none" {
+				continue
+			}
+			h = strings.ReplaceAll(strings.Trim(h, "`"), "\\|", "|")
+			require.Empty(t, hintProblem(fromShown(h)), "%s: the catalogued hint %q", cells[0], h)
+		}
+	}
+	for _, c := range codes {
+		require.Contains(t, rows, c, "the catalogue has no row for %s", c)
+	}
+	require.Equal(t, want, got, "the catalogue differs from the hints in the code: go test ./cmd/awr -run TestErrorCatalogue -update-catalogue")
 }
