@@ -19,11 +19,11 @@ func mapErr(op string, err error) error {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return fault.Wrap(fault.Storage, err, "%s: database is busy (gave up waiting for the write lock; another awr process holds it): retry", op)
+		return fault.Wrap(fault.Storage, err, "%s: database is busy (gave up waiting for the write lock, which another awr process holds; retry)", op)
 	}
 	switch sqlite.ErrCode(err).ToPrimary() {
 	case sqlite.ResultBusy, sqlite.ResultLocked, sqlite.ResultInterrupt:
-		return fault.Wrap(fault.Storage, err, "%s: database is busy (gave up waiting for the write lock; another awr process holds it): retry", op)
+		return fault.Wrap(fault.Storage, err, "%s: database is busy (gave up waiting for the write lock, which another awr process holds; retry)", op)
 	case sqlite.ResultFull:
 		return fault.Wrap(fault.Storage, err, "%s: disk or database is full; nothing was written; free disk space, then retry", op)
 	case sqlite.ResultReadOnly:
