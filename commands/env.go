@@ -272,8 +272,9 @@ func BudgetOf(op string, b *int) (int, error) {
 // Errors: InvalidInput naming op and flag for a negative count.
 func CountOf(op, flag string, n int) error {
 	if n < 0 {
+		hint := "awr " + op + " " + flag + " 0"
 		return fault.New(fault.InvalidInput, "%s: %s %d is negative; use 0 for all", op, flag, n).
-			With("flag", flag).With("min", 0)
+			With("flag", flag).With("min", 0).WithHint("%s", hint)
 	}
 	return nil
 }
