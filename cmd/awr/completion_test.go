@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,7 +24,8 @@ func TestCompletion_Bash(t *testing.T) {
 	if err != nil {
 		t.Skip("bash is not installed")
 	}
-	// TestMain put the test binary on $PATH as awr.
+	// The completion script runs awr from $PATH: the one testkit built.
+	t.Setenv("PATH", testkit.Programs(t, testkit.AWR)+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	_, err = exec.LookPath("awr")
 	require.NoError(t, err)
 

@@ -48,6 +48,7 @@ func runIn(dir string, args ...string) damageOutcome {
 // (Storage "damaged", hint awr verify). Any other object of the log's
 // schema missing: every command is Storage "damaged", naming it, with
 // the restore hint.
+// Slow: one project copy and three awr processes per schema object (over 80).
 func TestDamage_EverySchemaObjectDropped(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()

@@ -19,6 +19,7 @@ import (
 // the key is then unknown, a plain run again is refused with
 // InvalidTransition naming the execution, and --retry-unknown runs it
 // again as a new execution that names the one it retries.
+// Slow: real processes killed at a recorded point, then run again.
 func TestExecRun_KilledBetweenStartAndFinish(t *testing.T) {
 	t.Parallel()
 	bin := buildAWR(t)

@@ -56,6 +56,7 @@ func startFollower(t *testing.T, awr func(args ...string) *exec.Cmd, args ...str
 // exactly once, in seq order, a follower filtered by --work prints exactly
 // the events `awr log --work` lists, the writers are never blocked, and
 // SIGINT ends the followers with exit 0 after whole lines.
+// Slow: followers and writers are real processes, and the followers wait for the writers' events.
 func TestLogFollow_Processes(t *testing.T) {
 	t.Parallel()
 	bin := buildAWR(t)

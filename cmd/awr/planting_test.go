@@ -73,6 +73,7 @@ func nameable(c secrettest.Credential) bool {
 // environment) and then finds none of them in the SQLite files, in an
 // export, or in anything awr wrote to stderr. The writes that carried
 // one were refused or recorded it withheld; the log still verifies.
+// Slow: fresh credentials of every kind through every channel, each a real write.
 func TestPlanting(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")

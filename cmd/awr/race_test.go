@@ -211,6 +211,7 @@ func awrIn(bin, dir string) func(args ...string) *exec.Cmd {
 // never closes (`recovery verify --input -`) still stops on SIGTERM, and
 // on SIGINT, within the grace period, writing nothing (issue #13, row 8:
 // before, the signal was swallowed and the command hung).
+// Slow: it waits for each signal's grace period on real processes.
 func TestSignal_StopsABlockedCommand(t *testing.T) {
 	t.Parallel()
 	bin := buildAWR(t)

@@ -46,6 +46,7 @@ func TestInterruptible_CatchesOnFirstLook(t *testing.T) {
 // TestInterruptible_SignalStopsAFollow: a command that waits on its
 // context (log --follow) is still stopped cleanly by SIGINT and SIGTERM
 // (exit 0, as documented), not killed by the signal.
+// Slow: a real follower is signalled twice and waited for.
 func TestInterruptible_SignalStopsAFollow(t *testing.T) {
 	bin := buildAWR(t)
 	proj := filepath.Join(t.TempDir(), "p")

@@ -21,6 +21,7 @@ import (
 // with AWR_VERIFY_PAYLOADS=1 set, into a log that verifies. The test
 // build the scripts run honours both (testdata/script/test_hooks.txtar),
 // and the hint runner of AWR_TEST_HINTS (hintrun_awrtest.go).
+// Slow: it builds the release binary (a link of its own flags) and runs it as processes.
 func TestReleaseBinaryIgnoresTestHooks(t *testing.T) {
 	t.Parallel()
 	bin := testkit.Release(t, testkit.AWR)
