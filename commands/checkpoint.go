@@ -69,6 +69,9 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		}
 	}
 	fields := append([][2]string{{"agent", req.Agent}, {"digest", req.Digest}, {"next_action", req.NextAction}}, req.KnowledgeFlags.texts()...)
+	if err := checkpointTotal(fields[1:]); err != nil { // the texts, not the agent label
+		return nil, err
+	}
 	if err := refuseSecrets("checkpoint", fields...); err != nil {
 		return nil, err
 	}
@@ -121,6 +124,36 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		}
 		return out, nil
 	})
+}
+
+// MaxCheckpointBytes bounds all the texts of one checkpoint together (its
+// digest, next action and every loop, decision, fact, hypothesis and
+// reason it records), as MaxTextBytes bounds each. At one token per byte
+// (o200k_base rarely reaches it) and three for a control character the
+// packet escapes, a checkpoint at the cap is at most 786,432 tokens, so
+// the packet of its work item compiles within MaxBudget: no checkpoint
+// leaves a work item whose packet fails BudgetExceeded at every budget.
+const MaxCheckpointBytes = 256 << 10
+
+// checkpointTotal refuses a checkpoint whose texts (fields: name and
+// text) together exceed MaxCheckpointBytes.
+// Errors: InvalidInput (details field, max) for one text over
+// MaxTextBytes (checkField); InvalidInput (details bytes, max) with the
+// hint to read the limit in the command's help for the total.
+func checkpointTotal(fields [][2]string) error {
+	total := 0
+	for _, f := range fields {
+		// A text over its own bound is named as such.
+		if err := checkField("checkpoint", f[0], f[1]); err != nil {
+			return err
+		}
+		total += len(f[1])
+	}
+	if total <= MaxCheckpointBytes {
+		return nil
+	}
+	return fault.New(fault.InvalidInput, "checkpoint: its texts (digest, next action, loops, decisions, facts, hypotheses and reasons) are %d bytes together, more than the %d one checkpoint may record; record the rest in a second checkpoint", total, MaxCheckpointBytes).
+		With("bytes", total).With("max", MaxCheckpointBytes).WithHint("awr session checkpoint --help")
 }
 
 // appendedCheckpoint is the checkpoint e records, as projections.CheckpointAt

@@ -38,12 +38,23 @@ type HostEventRequest struct {
 	// Delivery is the same occurrence whenever it comes).
 	Delivery   string
 	Occurrence bool
-	// Answer and ContextHash are what the door answered.
+	// Answer and ContextHash are what the door answered; Lines, for a
+	// context or delta answer, the digests of the packet's lines the
+	// conversation holds from then on.
 	Answer      string
 	ContextHash string
+	Lines       []string
 	// ContinuesFrom, for a conversation the log does not know yet, names
-	// the conversation it continues: Key is bound where that one is.
+	// the conversation it continues: Key is bound where that one is. Fork
+	// says Key is a fork of it (both go on), not its successor.
 	ContinuesFrom string
+	Fork          bool
+	// RepoKnown says the door compared the bound session's repository
+	// with the one its latest checkpoint (or its start) recorded; Unsaved,
+	// that they differ. A stop is then asked to continue only for unsaved
+	// work; without RepoKnown, only when no checkpoint was recorded since
+	// the previous stop.
+	RepoKnown, Unsaved bool
 	// NoBlock turns off asking the host to continue at a stop; Reminds
 	// says the host shows a reminder for this event.
 	NoBlock bool
@@ -140,6 +151,7 @@ func RecordHostEvent(ctx context.Context, env *Env, req HostEventRequest) (*Host
 			Client: req.Client, ExternalSession: req.Key, SessionID: b.SessionID, Work: b.Work,
 			Event: req.Event, HostEvent: req.HostEvent, Source: req.Source, Trigger: req.Trigger, Reason: req.Reason,
 			StopHookActive: req.StopHookActive, Delivery: req.Delivery, Answer: answer, ContextHash: req.ContextHash,
+			Lines: req.Lines,
 		}})
 		if err != nil {
 			return nil, err
@@ -159,7 +171,7 @@ func continueConversation(tx *events.Tx, req HostEventRequest) (*projections.Bin
 	}
 	if _, err := tx.Append(events.NewEvent{Stream: "client/" + req.Key, Payload: events.ClientBound{
 		Client: req.Client, ExternalSession: req.Key, SessionID: old.SessionID, Work: old.Work,
-		CheckpointID: old.CheckpointID, ContinuesFrom: req.ContinuesFrom,
+		CheckpointID: old.CheckpointID, ContinuesFrom: req.ContinuesFrom, Fork: req.Fork,
 	}}); err != nil {
 		return nil, err
 	}
@@ -167,8 +179,10 @@ func continueConversation(tx *events.Tx, req HostEventRequest) (*projections.Bin
 }
 
 // shouldBlock decides a stop: block when the bound session is active (not
-// resumed away), holds a live claim, and recorded no checkpoint since the
-// conversation's previous stop (or its binding).
+// resumed away), holds a live claim, and has unsaved work: its repository
+// differs from the one its latest checkpoint (or its start) recorded, or,
+// when the door could not compare them, it recorded no checkpoint since
+// the conversation's previous stop (or its binding).
 func shouldBlock(tx *events.Tx, req HostEventRequest, b *projections.Binding, s *projections.Session) (bool, error) {
 	if req.NoBlock || req.StopHookActive || s == nil || s.Status != projections.SessionActive {
 		return false, nil
@@ -176,6 +190,9 @@ func shouldBlock(tx *events.Tx, req HostEventRequest, b *projections.Binding, s 
 	live, err := holdsLive(tx, s.ID)
 	if err != nil || !live {
 		return false, err
+	}
+	if req.RepoKnown {
+		return req.Unsaved, nil
 	}
 	since, err := previousStop(tx.Conn, req.Key)
 	if err != nil {
@@ -271,6 +288,10 @@ type ConversationState struct {
 	// CompactionPending: the latest recorded delivery is a compaction,
 	// with no context given back since.
 	CompactionPending bool
+	// Held are the line digests of the packet the conversation holds (the
+	// latest context or delta answer, with no compaction since); nil
+	// when it holds none.
+	Held []string
 }
 
 // Conversation reads the state of conversation key at rev.
@@ -298,7 +319,49 @@ func Conversation(conn *sqlite.Conn, rev int64, key string) (*ConversationState,
 		return nil, err
 	}
 	st.CompactionPending = len(last) == 1 && last[0].payload.Event == "pre_compact"
+	if st.Held, err = Held(conn, rev, key); err != nil {
+		return nil, err
+	}
 	return st, nil
+}
+
+// heldScan bounds how many recorded deliveries Held reads back.
+const heldScan = 200
+
+// Held returns the line digests of the packet conversation key holds at
+// rev: those of its latest context or delta answer, unless the host
+// compacted or cleared the conversation since (the packet is gone from
+// it then); nil when it holds none.
+func Held(conn *sqlite.Conn, rev int64, key string) ([]string, error) {
+	var held []string
+	var derr error
+	err := events.LatestOfKind(conn, "client/"+key, events.KindHostEventRecorded, heldScan, func(e *events.Event) bool {
+		if e.Seq > rev {
+			return true
+		}
+		v, err := events.Decode(e)
+		if err != nil {
+			derr = err
+			return false
+		}
+		h := v.(*events.HostEventRecorded)
+		switch {
+		case (h.Answer == "context" || h.Answer == "delta") && len(h.Lines) > 0:
+			held = h.Lines
+			return false
+		case h.Answer == "context" || h.Answer == "delta":
+			return false // recorded before awr kept line digests
+		case h.Event == "pre_compact" || h.Event == "post_compact":
+			return false
+		case h.Event == "session_start" && (h.Source == "clear" || h.Source == "compact"):
+			return false
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return held, err
 }
 
 // PendingContinuation returns the key of the conversation of client that
@@ -338,8 +401,10 @@ func PendingContinuation(conn *sqlite.Conn, rev int64, client string, now time.T
 	continued := map[string]bool{}
 	err = events.RecentOfKind(conn, events.KindClientBound, after, 200, func(e *events.Event) bool {
 		if v, err := events.Decode(e); err == nil {
-			if from := v.(*events.ClientBound).ContinuesFrom; from != "" {
-				continued[from] = true
+			// A fork leaves its original going: it may still be cleared
+			// or switched and continued.
+			if cb := v.(*events.ClientBound); cb.ContinuesFrom != "" && !cb.Fork {
+				continued[cb.ContinuesFrom] = true
 			}
 		}
 		return true

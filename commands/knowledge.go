@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -66,11 +67,15 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 		return nil, err
 	}
 	byID := map[string]*projections.Knowledge{}
-	liveText := map[string]string{} // kind + normalized text -> id
+	// kind + projections.MatchText key -> the live ids with that text,
+	// oldest first (a log written before texts were matched so may hold
+	// several; hygiene names them).
+	liveText := map[string][]string{}
 	for i := range current {
 		k := &current[i]
 		byID[k.ID] = k
-		liveText[k.Kind+"\x00"+projections.NormalizeText(k.Text)] = k.ID
+		key := k.Kind + "\x00" + projections.MatchText(k.Text)
+		liveText[key] = append(liveText[key], k.ID)
 	}
 	lookup := func(id string) (*projections.Knowledge, error) {
 		if k, ok := byID[id]; ok {
@@ -156,9 +161,10 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 		changes = append(changes, events.KnowledgeChange{Op: events.ChangeConfirm, ID: k.ID})
 		// A confirmed hypothesis is a fact: the same text given as a fact
 		// is that fact.
-		norm := projections.NormalizeText(k.Text)
-		delete(liveText, events.KnowledgeHypothesis+"\x00"+norm)
-		liveText[events.KnowledgeFact+"\x00"+norm] = k.ID
+		norm := projections.MatchText(k.Text)
+		hyp := events.KnowledgeHypothesis + "\x00" + norm
+		liveText[hyp] = slices.DeleteFunc(liveText[hyp], func(id string) bool { return id == k.ID })
+		liveText[events.KnowledgeFact+"\x00"+norm] = append(liveText[events.KnowledgeFact+"\x00"+norm], k.ID)
 	}
 	for _, raw := range f.Retract {
 		k, note, err := target(events.ChangeRetract, raw, events.KnowledgeDecision, events.KnowledgeFact, events.KnowledgeHypothesis)
@@ -185,7 +191,8 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 		closing[k.ID] = true
 		opens = append(opens, events.KnowledgeChange{Op: events.ChangeOpen, ID: id, Kind: k.Kind, Text: text, Supersedes: k.ID})
 		// The new version is live: the same text given again is it.
-		liveText[k.Kind+"\x00"+projections.NormalizeText(text)] = id
+		key := k.Kind + "\x00" + projections.MatchText(text)
+		liveText[key] = append(liveText[key], id)
 	}
 	for _, add := range []struct {
 		kind, flag string
@@ -197,18 +204,20 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 		{events.KnowledgeHypothesis, "--hypothesis", f.Hypotheses},
 	} {
 		for _, text := range add.texts {
-			norm := projections.NormalizeText(text)
-			if norm == "" {
+			if projections.NormalizeText(text) == "" {
 				return nil, fault.New(fault.InvalidInput, "checkpoint: a %s is empty", add.flag).With("flag", add.flag)
 			}
-			if id, ok := liveText[add.kind+"\x00"+norm]; ok && !closing[id] {
-				continue // the same text as a live item is that item
+			// Case, spacing and end punctuation aside, the text of a
+			// live item is that item.
+			norm := projections.MatchText(text)
+			if slices.ContainsFunc(liveText[add.kind+"\x00"+norm], func(id string) bool { return !closing[id] }) {
+				continue // the same text as a live item this checkpoint keeps is that item
 			}
 			id, err := newID(add.kind)
 			if err != nil {
 				return nil, err
 			}
-			liveText[add.kind+"\x00"+norm] = id
+			liveText[add.kind+"\x00"+norm] = append(liveText[add.kind+"\x00"+norm], id)
 			opens = append(opens, events.KnowledgeChange{Op: events.ChangeOpen, ID: id, Kind: add.kind, Text: strings.TrimSpace(text)})
 		}
 	}

@@ -172,12 +172,11 @@ func (m *kModel) apply(f commands.KnowledgeFlags) (*kModel, []fault.Code) {
 		{events.KnowledgeHypothesis, f.Hypotheses},
 	} {
 		for _, text := range add.texts {
-			norm := projections.NormalizeText(text)
-			if norm == "" {
+			if projections.NormalizeText(text) == "" {
 				errs = append(errs, fault.InvalidInput)
 				continue
 			}
-			if !m.restates(next, named, add.kind, norm) {
+			if !m.restates(next, named, add.kind, projections.MatchText(text)) {
 				next.open(add.kind, text, "")
 			}
 		}
@@ -201,11 +200,12 @@ func (m *kModel) apply(f commands.KnowledgeFlags) (*kModel, []fault.Code) {
 // both F-2 and F-3 in force with the text B.
 const matchAfterChanges = true
 
-// restates reports whether a new text of kind, normalized to norm, is an
+// restates reports whether a new text of kind, whose match key
+// (projections.MatchText) is norm, is an
 // item already in force: m is the knowledge before the checkpoint, next
 // after its changes so far, named the ids the checkpoint names.
 func (m *kModel) restates(next *kModel, named map[string]bool, kind, norm string) bool {
-	same := func(k kItem) bool { return k.live() && k.Kind == kind && projections.NormalizeText(k.Text) == norm }
+	same := func(k kItem) bool { return k.live() && k.Kind == kind && projections.MatchText(k.Text) == norm }
 	if matchAfterChanges {
 		return slices.ContainsFunc(next.items, same)
 	}
@@ -233,8 +233,8 @@ func idNum(id string) int {
 }
 
 // knowledgeTexts is a small pool, so that texts repeat (some only up to
-// white space) and empty ones occur.
-var knowledgeTexts = []string{"wire the parser", "wire  the parser ", "flaky login test", "use sqlite", "cache is cold", "x=1 holds", "", "   "}
+// white space, case or end punctuation) and empty ones occur.
+var knowledgeTexts = []string{"wire the parser", "wire  the parser ", "Wire the parser.", "flaky login test", "use sqlite", "Use SQLite!", "cache is cold", "x=1 holds", "...", "", "   "}
 
 // drawRef picks an id for a change: mostly one that applies (a live item
 // of a kind the change takes), else any item ever opened, a number past

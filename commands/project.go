@@ -134,11 +134,14 @@ type IndexRequest struct {
 // IndexResult reports the source_indexed event, or that nothing changed.
 type IndexResult struct {
 	Replay
-	Path            string `json:"path"`
-	ContentHash     string `json:"content_hash"`
-	Changed         bool   `json:"changed"`
-	Seq             int64  `json:"seq,omitempty"`
-	ProjectRevision int64  `json:"project_revision"`
+	Path        string `json:"path"`
+	ContentHash string `json:"content_hash"`
+	Changed     bool   `json:"changed"`
+	Seq         int64  `json:"seq,omitempty"`
+	// Parts is how many events a split index took (0: one event); Seq is
+	// then the last one's.
+	Parts           int   `json:"parts,omitempty"`
+	ProjectRevision int64 `json:"project_revision"`
 }
 
 // IndexSource appends source_indexed for a source whose content hash
@@ -175,12 +178,33 @@ func IndexSource(ctx context.Context, env *Env, req IndexRequest, force bool) (*
 				return &IndexResult{Path: src.Path, ContentHash: src.ContentHash, ProjectRevision: tx.Head()}, nil
 			}
 		}
-		e, err := tx.Append(events.NewEvent{Stream: stream, Payload: src})
+		seq, parts, err := appendSource(tx, src)
 		if err != nil {
 			return nil, err
 		}
-		return &IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: e.Seq, ProjectRevision: tx.Head()}, nil
+		return &IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: seq, Parts: parts, ProjectRevision: tx.Head()}, nil
 	})
+}
+
+// appendSource appends the source_indexed events that record src (see
+// sourcePayloads) and returns the seq of the last one and how many parts
+// it took (0 for one event).
+func appendSource(tx *events.Tx, src events.SourceIndexed) (seq int64, parts int, err error) {
+	pls, err := sourcePayloads(tx, src)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, pl := range pls {
+		e, err := tx.Append(events.NewEvent{Stream: "source/" + src.Path, Payload: pl})
+		if err != nil {
+			return 0, 0, err
+		}
+		seq = e.Seq
+	}
+	if len(pls) > 1 {
+		parts = len(pls)
+	}
+	return seq, parts, nil
 }
 
 // sameSourceHash reports whether path's current index has contentHash.
@@ -264,11 +288,11 @@ func indexSources(tx *events.Tx, req IndexSourcesRequest) (*IndexSourcesResult, 
 			res.Unchanged = append(res.Unchanged, src.Path)
 			continue
 		}
-		e, err := tx.Append(events.NewEvent{Stream: "source/" + src.Path, Payload: src})
+		seq, parts, err := appendSource(tx, src)
 		if err != nil {
 			return nil, err
 		}
-		res.Indexed = append(res.Indexed, IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: e.Seq, ProjectRevision: e.Seq})
+		res.Indexed = append(res.Indexed, IndexResult{Path: src.Path, ContentHash: src.ContentHash, Changed: true, Seq: seq, Parts: parts, ProjectRevision: seq})
 	}
 	listed := map[string]bool{}
 	for _, path := range req.Listed {

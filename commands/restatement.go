@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
@@ -200,9 +199,9 @@ func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[stri
 	switch {
 	case strings.TrimSpace(rs.NextAction) == "":
 		add("next_action", ItemMissing, na.Checkpoint, "")
-	case normText(rs.NextAction) == normText(na.Checkpoint):
+	case projections.MatchText(rs.NextAction) == projections.MatchText(na.Checkpoint):
 		add("next_action", ItemMatch, na.Checkpoint, rs.NextAction)
-	case na.SourceChangedSeq > 0 && normText(rs.NextAction) == normText(na.Source):
+	case na.SourceChangedSeq > 0 && projections.MatchText(rs.NextAction) == projections.MatchText(na.Source):
 		add("next_action", ItemMatch, na.Source, rs.NextAction)
 	default:
 		add("next_action", ItemMismatch, na.Checkpoint, rs.NextAction)
@@ -275,7 +274,7 @@ func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[stri
 		st := ItemMismatch
 		for _, a := range acc {
 			// The criterion itself, or a sentence that contains it whole.
-			if x, y := normText(a), normText(rs.RemainingCheck); x != "" && (x == y || strings.Contains(y, x)) {
+			if x, y := projections.MatchText(a), projections.MatchText(rs.RemainingCheck); x != "" && (x == y || strings.Contains(y, x)) {
 				st = ItemMatch
 			}
 		}
@@ -297,7 +296,7 @@ func compareKnowledge(field string, stated []string, live, all []projections.Kno
 		}
 		var hit *projections.Knowledge
 		for i := range live {
-			if strings.EqualFold(live[i].ID, s) || normText(live[i].Text) == normText(s) {
+			if strings.EqualFold(live[i].ID, s) || projections.MatchText(live[i].Text) == projections.MatchText(s) {
 				hit = &live[i]
 				break
 			}
@@ -328,13 +327,6 @@ func compareKnowledge(field string, stated []string, live, all []projections.Kno
 		}
 	}
 	return items
-}
-
-// normText is how restated texts compare: case folded, white space made
-// single spaces, surrounding punctuation dropped.
-func normText(s string) string {
-	s = strings.ToLower(projections.NormalizeText(s))
-	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
 }
 
 // normPath is how file paths compare: slash-separated, without "./" or a

@@ -14,6 +14,10 @@ type ClientBound struct {
 	// host that cleared or switched its conversation gave it a new id, and
 	// the hook bound the new one where the old one was.
 	ContinuesFrom string `json:"continues_from,omitempty"`
+	// Fork is true when the conversation is a fork of ContinuesFrom (a
+	// copy under a new id, as claude --fork-session makes): both go on,
+	// bound to the same session, and the original's binding is untouched.
+	Fork bool `json:"fork,omitempty"`
 }
 
 // Kind returns KindClientBound.
@@ -40,10 +44,17 @@ type HostEventRecorded struct {
 	StopHookActive bool   `json:"stop_hook_active,omitempty"`
 	Delivery       string `json:"delivery"`
 	// Answer is what awr answered: "context" (the packet, ContextHash),
-	// "block" (the host was asked to continue the turn), "reminder", or
-	// "" (nothing).
+	// "delta" (what changed since the packet the conversation holds),
+	// "held" (nothing: the packet it holds is still current), "block"
+	// (the host was asked to continue the turn), "reminder", or ""
+	// (nothing).
 	Answer      string `json:"answer,omitempty"`
 	ContextHash string `json:"context_hash,omitempty"`
+	// Lines, for a context or delta answer, are the digests of the lines
+	// of the packet the conversation holds from then on (LineDigest), so
+	// that a later start of the same conversation sends only what
+	// changed.
+	Lines []string `json:"lines,omitempty"`
 }
 
 // Kind returns KindHostEventRecorded.

@@ -50,8 +50,8 @@ type Invariants struct {
 	prevAt   int64
 	prevSeq  int64
 	versions map[string]int64
-	keys     map[string][]string // source path → the keys its latest index declares
-	declared map[string]int      // work key → how many sources declare it
+	keys     map[string]map[ItemRef]bool // source path → the declarations it holds
+	declared map[string]int              // work key → how many sources declare it
 	sessions map[string]*sessionFold
 	claims   map[string]*claimFold
 	latest   map[string]string // work key → its latest claim
@@ -87,7 +87,7 @@ func NewInvariants(now time.Time) *Invariants {
 	return &Invariants{
 		now:      now.Add(FutureTolerance).UnixMilli(),
 		versions: map[string]int64{},
-		keys:     map[string][]string{},
+		keys:     map[string]map[ItemRef]bool{},
 		declared: map[string]int{},
 		sessions: map[string]*sessionFold{},
 		claims:   map[string]*claimFold{},
@@ -191,21 +191,48 @@ func (c *Invariants) domain(e *Event, v Payload) string {
 	case *ProjectInitialized, *ProjectForked:
 		return c.lineage.Fold(e, pl)
 	case *SourceIndexed:
-		for _, k := range c.keys[pl.Path] {
-			if c.declared[k]--; c.declared[k] == 0 {
-				delete(c.declared, k)
+		if problem := pl.shape(); problem != "" {
+			return fmt.Sprintf("a source_indexed of %s %s", pl.Path, problem)
+		}
+		held := c.keys[pl.Path]
+		undeclare := func(ref ItemRef) {
+			if !held[ref] {
+				return
+			}
+			delete(held, ref)
+			if c.declared[ref.Key]--; c.declared[ref.Key] == 0 {
+				delete(c.declared, ref.Key)
 			}
 		}
-		delete(c.keys, pl.Path)
+		if !pl.Delta || pl.Removed {
+			for ref := range held {
+				undeclare(ref)
+			}
+		} else if pl.Dropped != nil {
+			for _, ref := range pl.Dropped.Items {
+				undeclare(ref)
+			}
+		}
 		if pl.Removed {
+			delete(c.keys, pl.Path)
 			return ""
 		}
-		keys := make([]string, 0, len(pl.Items))
-		for _, it := range pl.Items {
-			keys = append(keys, it.Key)
-			c.declared[it.Key]++
+		if held == nil {
+			held = map[ItemRef]bool{}
+			c.keys[pl.Path] = held
 		}
-		c.keys[pl.Path] = keys
+		repeats := map[string]int{}
+		for i, it := range pl.Items {
+			ref := ItemRef{Key: it.Key, Repeat: repeats[it.Key]}
+			if pl.Delta {
+				ref.Repeat = pl.ItemRepeat(i)
+			}
+			repeats[it.Key]++
+			if !held[ref] {
+				held[ref] = true
+				c.declared[it.Key]++
+			}
+		}
 	case *SessionStarted:
 		if e.StreamVersion != 1 {
 			return fmt.Sprintf("session %s is started a second time", pl.SessionID)

@@ -120,7 +120,9 @@ func NewEventID(now time.Time, entropy io.Reader) string {
 // Errors: Internal when the payload is missing, of an unknown kind or does
 // not encode as a JSON object, or the stream is empty; RuleViolation when
 // the event's id, stream, actor or any string of its payload looks like a
-// credential (checkSecrets); any error streamVersion returns, unchanged.
+// credential (checkSecrets); InvalidInput when the event would be more
+// than MaxEventBytes as exported (checkSize); any error streamVersion
+// returns, unchanged.
 func Seal(ne NewEvent, opts WriteOptions, prev Head, first bool, streamVersion func(stream string) (int64, error)) (*Event, error) {
 	if ne.Payload == nil {
 		return nil, fault.New(fault.Internal, "append event: no payload")
@@ -166,6 +168,9 @@ func Seal(ne NewEvent, opts WriteOptions, prev Head, first bool, streamVersion f
 		e.RequestID = opts.RequestID
 	}
 	e.Hash = ComputeHash(e.PrevHash, e)
+	if err := checkSize(e); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 

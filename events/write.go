@@ -208,6 +208,9 @@ func (tx *Tx) AppendRaw(e *Event) error {
 	if e.StreamVersion != sv+1 {
 		return fault.New(fault.InvalidInput, "append event: seq %d: stream %s version %d does not follow %d", e.Seq, e.Stream, e.StreamVersion, sv)
 	}
+	if err := checkSize(e); err != nil {
+		return err
+	}
 	tx.raw++
 	return tx.insert(e, false)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
@@ -198,10 +199,30 @@ func knowledgeNum(id string) (int64, error) {
 	return num, nil
 }
 
-// NormalizeText is how knowledge texts are compared: surrounding space
-// trimmed and inner runs of white space made one space. Two loops whose
-// texts normalize equal are the same loop.
+// NormalizeText is a text as it is kept: surrounding space trimmed and
+// inner runs of white space made one space. Knowledge texts are matched by
+// MatchText, which folds more.
 func NormalizeText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// MatchText is the one key loops, decisions, facts and hypotheses are
+// matched by, wherever a text meets another (opening, closing, dedupe,
+// hygiene, recovery verify): case folded, runs of white space made one
+// space, and punctuation and space at either end dropped. Two items of one
+// kind on one work item whose texts have the same key are the same item:
+// "Fix the login." and "  fix the LOGIN " match; "fix the login" and "fix
+// the logout" do not. A text that is only punctuation keeps it (folded),
+// so it matches only itself.
+//
+// The legacy open_loops texts of old checkpoints (Apply) keep the
+// white-space rule they were recorded under: the ids later events name
+// were assigned by it, so a replay must not merge what it kept apart.
+func MatchText(s string) string {
+	s = strings.ToLower(NormalizeText(s))
+	if k := strings.TrimFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) }); k != "" {
+		return k
+	}
+	return s
+}
 
 // Apply folds the knowledge changes of checkpoint_recorded events. A
 // checkpoint's open_loops texts (the form logs written before knowledge

@@ -65,7 +65,7 @@ func (p *search) Objects() []string {
 }
 
 func newSearch() *search {
-	p := &search{base: base{name: "search", version: 1, schema: "search", tables: []Table{
+	p := &search{base: base{name: "search", version: 2, schema: "search", tables: []Table{
 		{Name: "p_search", Key: []string{"doc"}, Temporal: true},
 	}}}
 	p.rows = versions[searchDoc]{insert: p.putDoc, load: p.loadDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
@@ -258,6 +258,9 @@ func (p *search) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) err
 }
 
 func (p *search) source(conn *sqlite.Conn, e *events.Event, pl *events.SourceIndexed) error {
+	if pl.Delta && !pl.Removed {
+		return p.sourceDelta(conn, e, pl)
+	}
 	open, err := p.openBySource(conn, pl.Path)
 	if err != nil {
 		return err
@@ -282,6 +285,33 @@ func (p *search) source(conn *sqlite.Conn, e *events.Event, pl *events.SourceInd
 			if err := p.rows.drop(conn, doc, e.Seq); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// sourceDelta indexes the first declarations of the work items a delta
+// changes and drops those of the items it removes: the first declaration
+// of a key is dropped only when the key is gone from the source.
+func (p *search) sourceDelta(conn *sqlite.Conn, e *events.Event, pl *events.SourceIndexed) error {
+	if pl.Dropped != nil {
+		for _, ref := range pl.Dropped.Items {
+			if ref.Repeat != 0 {
+				continue
+			}
+			if err := p.rows.drop(conn, "w\x00"+pl.Path+"\x00"+ref.Key, e.Seq); err != nil {
+				return err
+			}
+		}
+	}
+	for i, it := range pl.Items {
+		if pl.ItemRepeat(i) != 0 {
+			continue
+		}
+		body := lines(append([]string{it.NextAction, it.Summary, it.Blocker}, it.Acceptance...)...)
+		if err := p.set(conn, e.Seq, &searchDoc{doc: "w\x00" + pl.Path + "\x00" + it.Key, kind: SearchWork, ref: it.Key, work: it.Key, source: pl.Path,
+			state: it.Status, seq: e.Seq, title: it.Title, body: body}); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -314,8 +344,14 @@ func (p *search) checkpoint(conn *sqlite.Conn, e *events.Event, pl *events.Check
 			continue
 		}
 		cur, err := p.rows.get(conn, doc, e.Seq)
-		if err != nil || cur == nil {
+		if err != nil {
 			return err
+		}
+		if cur == nil {
+			// Not indexed under its id (a loop opened by a bare text is
+			// indexed under its checkpoint): the changes after it are
+			// still this checkpoint's.
+			continue
 		}
 		switch c.Op {
 		case events.ChangeResolve:

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -116,7 +117,9 @@ func (p *work) EndBulk(conn *sqlite.Conn) error {
 	return p.base.EndBulk(conn)
 }
 
-// Apply replaces a source's sources row, items, goals and rules with a new index of it.
+// Apply replaces a source's sources row, items, goals and rules with a new
+// index of it, or, for a delta, changes the elements the delta names. The
+// sources row is set by an unsplit index or the last part of a split one.
 func (p *work) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	if e.Kind != events.KindSourceIndexed {
 		return nil
@@ -125,28 +128,16 @@ func (p *work) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error
 	if err != nil {
 		return err
 	}
-	if pl.Removed {
-		if err := p.sources.drop(conn, pl.Path, e.Seq); err != nil {
-			return err
-		}
-	} else {
-		issues := pl.Issues
-		if issues == nil {
-			issues = []events.SourceIssue{}
-		}
-		if err := p.sources.put(conn, pl.Path, e.Seq, &Source{
-			Path: pl.Path, Adapter: pl.Adapter, Role: pl.Role, ContentHash: pl.ContentHash, OptionsHash: pl.OptionsHash, Size: pl.Size,
-			ModTimeMS: pl.ModTimeMS, ItemCount: len(pl.Items), Issues: issues, IndexedAt: e.OccurredAt, Revision: e.Seq,
-		}); err != nil {
-			return err
-		}
-	}
 	var items, goals, rules []elementValue
 	repeats := map[string]int{}
-	for _, it := range pl.Items {
+	for i, it := range pl.Items {
 		// Work items keep every repeat of a key: a duplicate is reported,
 		// never silently resolved. Goals and rules keep the first.
-		items = append(items, elementValue{key: it.Key, ordinal: repeats[it.Key], value: it, cols: map[string]string{
+		ordinal := repeats[it.Key]
+		if pl.Delta {
+			ordinal = pl.ItemRepeat(i)
+		}
+		items = append(items, elementValue{key: it.Key, ordinal: ordinal, value: it, cols: map[string]string{
 			":title": it.Title, ":status": it.Status, ":priority": it.Priority, ":goal": it.Goal}})
 		repeats[it.Key]++
 	}
@@ -156,13 +147,57 @@ func (p *work) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error
 	for _, r := range pl.Rules {
 		rules = append(rules, elementValue{key: r.Key, value: r, cols: map[string]string{":strength": r.Strength}})
 	}
-	if err := p.tables["item"].sync(conn, e.Seq, pl.Path, items); err != nil {
-		return err
+	var count int
+	if pl.Delta && !pl.Removed {
+		var dropItems, dropGoals, dropRules []string
+		if d := pl.Dropped; d != nil {
+			for _, ref := range d.Items {
+				dropItems = append(dropItems, localKey(ref.Key, ref.Repeat))
+			}
+			for _, k := range d.Goals {
+				dropGoals = append(dropGoals, localKey(k, 0))
+			}
+			for _, k := range d.Rules {
+				dropRules = append(dropRules, localKey(k, 0))
+			}
+		}
+		if count, err = p.tables["item"].patch(conn, e.Seq, pl.Path, pl.ContentHash, items, dropItems); err != nil {
+			return err
+		}
+		if _, err := p.tables["goal"].patch(conn, e.Seq, pl.Path, pl.ContentHash, goals, dropGoals); err != nil {
+			return err
+		}
+		if _, err := p.tables["rule"].patch(conn, e.Seq, pl.Path, pl.ContentHash, rules, dropRules); err != nil {
+			return err
+		}
+	} else {
+		if pl.Removed {
+			items, goals, rules = nil, nil, nil
+		}
+		if count, err = p.tables["item"].sync(conn, e.Seq, pl.Path, items); err != nil {
+			return err
+		}
+		if _, err := p.tables["goal"].sync(conn, e.Seq, pl.Path, goals); err != nil {
+			return err
+		}
+		if _, err := p.tables["rule"].sync(conn, e.Seq, pl.Path, rules); err != nil {
+			return err
+		}
 	}
-	if err := p.tables["goal"].sync(conn, e.Seq, pl.Path, goals); err != nil {
-		return err
+	if pl.Removed {
+		return p.sources.drop(conn, pl.Path, e.Seq)
 	}
-	return p.tables["rule"].sync(conn, e.Seq, pl.Path, rules)
+	if !pl.Last() {
+		return nil
+	}
+	issues := pl.Issues
+	if issues == nil {
+		issues = []events.SourceIssue{}
+	}
+	return p.sources.put(conn, pl.Path, e.Seq, &Source{
+		Path: pl.Path, Adapter: pl.Adapter, Role: pl.Role, ContentHash: pl.ContentHash, OptionsHash: pl.OptionsHash, Size: pl.Size,
+		ModTimeMS: pl.ModTimeMS, ItemCount: count, Issues: issues, IndexedAt: e.OccurredAt, Revision: e.Seq,
+	})
 }
 
 func putSource(conn *sqlite.Conn, s *Source, from, to int64) error {
@@ -266,12 +301,12 @@ func (t *elementTable) openBySource(conn *sqlite.Conn, source string) (map[strin
 }
 
 // sync makes the open elements of source equal to want, stamping changes
-// at seq. The first of duplicate keys wins; duplicates are reported by
-// intake, not resolved here.
-func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []elementValue) error {
+// at seq, and returns how many are open after. The first of duplicate keys
+// wins; duplicates are reported by intake, not resolved here.
+func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []elementValue) (int, error) {
 	current, err := t.openBySource(conn, source)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	seen := map[string]bool{}
 	for _, el := range want {
@@ -282,13 +317,13 @@ func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []
 		seen[lk] = true
 		raw, err := events.MarshalPayload(el.value)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if old, had := current[lk]; had && old == string(raw) {
 			continue
 		}
 		if err := t.rows.put(conn, elementKey(source, lk), seq, &element{key: el.key, source: source, ordinal: el.ordinal, json: string(raw), cols: el.cols}); err != nil {
-			return err
+			return 0, err
 		}
 		if t.rows.bulk {
 			if t.bySource[source] == nil {
@@ -302,13 +337,184 @@ func (t *elementTable) sync(conn *sqlite.Conn, seq int64, source string, want []
 			continue
 		}
 		if err := t.rows.drop(conn, elementKey(source, lk), seq); err != nil {
-			return err
+			return 0, err
 		}
 		if t.rows.bulk {
 			delete(t.bySource[source], lk)
 		}
 	}
-	return nil
+	return len(seen), nil
+}
+
+// SourceElements are the elements a source holds at the head, each as
+// the canonical JSON the work projection stores: work items by key and
+// declaration, goals and rules by key (their first declaration).
+type SourceElements struct {
+	Items map[events.ItemRef]string
+	Goals map[string]string
+	Rules map[string]string
+}
+
+// Empty reports whether the source holds no element.
+func (s *SourceElements) Empty() bool {
+	return len(s.Items) == 0 && len(s.Goals) == 0 && len(s.Rules) == 0
+}
+
+// ElementsOf returns the elements source path holds at the head, each as
+// a delta with content hash hash would leave it (restamped, see
+// events.Restamp): what a delta index of it is computed against.
+func ElementsOf(conn *sqlite.Conn, path, hash string) (*SourceElements, error) {
+	out := &SourceElements{Items: map[events.ItemRef]string{}, Goals: map[string]string{}, Rules: map[string]string{}}
+	for _, name := range []string{"item", "goal", "rule"} {
+		t := &elementTable{name: name, valueCol: name}
+		open, err := t.openBySource(conn, path)
+		if err != nil {
+			return nil, err
+		}
+		for lk, raw := range open {
+			el, err := restamped(name, lk, raw, hash)
+			if err != nil {
+				return nil, fmt.Errorf("%s %q of %s: %w", name, lk, path, err)
+			}
+			if el != nil {
+				b, err := events.MarshalPayload(el.value)
+				if err != nil {
+					return nil, err
+				}
+				raw = string(b)
+			}
+			ord, key, _ := strings.Cut(lk, ":")
+			n, _ := strconv.Atoi(ord)
+			switch name {
+			case "item":
+				out.Items[events.ItemRef{Key: key, Repeat: n}] = raw
+			case "goal":
+				out.Goals[key] = raw
+			case "rule":
+				out.Rules[key] = raw
+			}
+		}
+	}
+	return out, nil
+}
+
+// patch changes the open elements of source as a delta says: each of
+// upsert becomes the open version of its key and declaration (unless it
+// is already), each local key of drop is closed, and every other open
+// element is restamped with the delta's content hash (events.Restamp),
+// all at seq. It returns how many elements are open after.
+func (t *elementTable) patch(conn *sqlite.Conn, seq int64, source, hash string, upsert []elementValue, drop []string) (int, error) {
+	current, err := t.openBySource(conn, source)
+	if err != nil {
+		return 0, err
+	}
+	open := len(current)
+	for _, lk := range drop {
+		if _, had := current[lk]; !had {
+			continue
+		}
+		if err := t.rows.drop(conn, elementKey(source, lk), seq); err != nil {
+			return 0, err
+		}
+		delete(current, lk)
+		open--
+		if t.rows.bulk {
+			delete(t.bySource[source], lk)
+		}
+	}
+	for _, el := range upsert {
+		lk := localKey(el.key, el.ordinal)
+		raw, err := events.MarshalPayload(el.value)
+		if err != nil {
+			return 0, err
+		}
+		old, had := current[lk]
+		if had && old == string(raw) {
+			continue
+		}
+		if err := t.rows.put(conn, elementKey(source, lk), seq, &element{key: el.key, source: source, ordinal: el.ordinal, json: string(raw), cols: el.cols}); err != nil {
+			return 0, err
+		}
+		current[lk] = string(raw)
+		if !had {
+			open++
+		}
+		if t.rows.bulk {
+			if t.bySource[source] == nil {
+				t.bySource[source] = map[string]bool{}
+			}
+			t.bySource[source][lk] = true
+		}
+	}
+	upserted := map[string]bool{}
+	for _, el := range upsert {
+		upserted[localKey(el.key, el.ordinal)] = true
+	}
+	keys := make([]string, 0, len(current))
+	for lk := range current {
+		if !upserted[lk] {
+			keys = append(keys, lk)
+		}
+	}
+	sort.Strings(keys)
+	for _, lk := range keys {
+		el, err := restamped(t.name, lk, current[lk], hash)
+		if err != nil {
+			return 0, fmt.Errorf("%s %q of %s: %w", t.name, lk, source, err)
+		}
+		if el == nil {
+			continue
+		}
+		raw, err := events.MarshalPayload(el.value)
+		if err != nil {
+			return 0, err
+		}
+		if err := t.rows.put(conn, elementKey(source, lk), seq, &element{key: el.key, source: source, ordinal: el.ordinal, json: string(raw), cols: el.cols}); err != nil {
+			return 0, err
+		}
+	}
+	return open, nil
+}
+
+// restamped returns the element of table name stored as raw under local
+// key lk with its source reference restamped with hash (events.Restamp),
+// or nil when that changes nothing.
+func restamped(name, lk, raw, hash string) (*elementValue, error) {
+	ord, key, _ := strings.Cut(lk, ":")
+	ordinal, _ := strconv.Atoi(ord)
+	switch name {
+	case "item":
+		var it events.WorkItem
+		if err := events.DecodeWorkItem([]byte(raw), &it); err != nil {
+			return nil, err
+		}
+		if it.Source.ContentHash == "" || it.Source.ContentHash == hash {
+			return nil, nil
+		}
+		events.Restamp(&it.Source, hash)
+		return &elementValue{key: key, ordinal: ordinal, value: it, cols: map[string]string{
+			":title": it.Title, ":status": it.Status, ":priority": it.Priority, ":goal": it.Goal}}, nil
+	case "goal":
+		var g events.Goal
+		if err := json.Unmarshal([]byte(raw), &g); err != nil {
+			return nil, err
+		}
+		if g.Source.ContentHash == "" || g.Source.ContentHash == hash {
+			return nil, nil
+		}
+		events.Restamp(&g.Source, hash)
+		return &elementValue{key: key, value: g, cols: map[string]string{":title": g.Title, ":status": g.Status}}, nil
+	default:
+		var r events.Rule
+		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+			return nil, err
+		}
+		if r.Source.ContentHash == "" || r.Source.ContentHash == hash {
+			return nil, nil
+		}
+		events.Restamp(&r.Source, hash)
+		return &elementValue{key: key, value: r, cols: map[string]string{":strength": r.Strength}}, nil
+	}
 }
 
 // SourcesAt lists the sources indexed as of rev; head says rev is the log's

@@ -48,6 +48,13 @@ func Export(ctx context.Context, store *events.Store, w io.Writer, upTo int64) (
 			if err := enc.Encode(e.ToEnvelope()); err != nil {
 				return err
 			}
+			if n := line.Len() - 1; n > events.MaxEventBytes {
+				// Written before the cap: import would refuse the file, so
+				// no file is written; the log up to the event before it
+				// still exports.
+				return fault.New(fault.Storage, "export: seq %d (%s) is %d bytes as a line, more than the %d import accepts; the export would not import", e.Seq, e.Kind, n, events.MaxEventBytes).
+					With("seq", e.Seq).With("bytes", n).With("max", events.MaxEventBytes).WithHint("awr export --at %d --output BEFORE.jsonl", e.Seq-1)
+			}
 			if _, err := bw.Write(line.Bytes()); err != nil {
 				return fault.Wrap(fault.Storage, err, "export: write")
 			}
@@ -75,9 +82,10 @@ type ImportResult struct {
 	Origin *events.Origin `json:"origin,omitempty"`
 }
 
-// maxLine bounds one JSONL line (a source_indexed event of a large
-// register can be big, but not unbounded).
-const maxLine = 64 << 20
+// maxLine bounds one JSONL line: the cap every event was written under
+// (events.MaxEventBytes; a large source is indexed in parts), plus room
+// for a CR before the newline.
+const maxLine = events.MaxEventBytes + 1
 
 // Import reads a JSONL export into an empty project, verifying the chain as
 // it reads, and applies the projections, all in one transaction: a broken
@@ -125,7 +133,7 @@ func importLog(ctx context.Context, store *events.Store, r io.Reader, source str
 				With("project_revision", tx.Head()).WithHint("awr import FILE --project EMPTY_DIR")
 		}
 		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 1<<16), maxLine)
+		sc.Buffer(make([]byte, 0, 1<<16), maxLine+1)
 		line := 0
 		rules := events.NewInvariants(time.Now())
 		// With a witness, the first domain fault is held while the rest is
@@ -139,6 +147,9 @@ func importLog(ctx context.Context, store *events.Store, r io.Reader, source str
 			text := bytes.TrimSpace(sc.Bytes())
 			if len(text) == 0 {
 				continue
+			}
+			if len(text) > events.MaxEventBytes {
+				return nil, lineErr(source, line, fmt.Errorf("line longer than %d bytes, the most an event may be", events.MaxEventBytes))
 			}
 			e, err := DecodeEnvelopeLine(text)
 			if err != nil {
@@ -167,7 +178,7 @@ func importLog(ctx context.Context, store *events.Store, r io.Reader, source str
 		}
 		if err := sc.Err(); err != nil {
 			if errors.Is(err, bufio.ErrTooLong) {
-				return nil, lineErr(source, line+1, fmt.Errorf("line longer than %d bytes", maxLine))
+				return nil, lineErr(source, line+1, fmt.Errorf("line longer than %d bytes, the most an event may be", events.MaxEventBytes))
 			}
 			return nil, fault.Wrap(fault.Storage, err, "import: read %s", source)
 		}

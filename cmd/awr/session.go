@@ -38,7 +38,7 @@ func leaseEnd(expiresAt int64, expired bool) string {
 
 type sessionCmd struct {
 	Start      sessionStartCmd      `cmd:"" help:"Start a session on a work item, optionally claiming it."`
-	Checkpoint sessionCheckpointCmd `cmd:"" help:"Record what was done, the next action and the open loops."`
+	Checkpoint sessionCheckpointCmd `cmd:"" help:"Record what was done, the next action and the open loops (its texts together at most 262144 bytes, 256 KiB)."`
 	End        sessionEndCmd        `cmd:"" help:"End a session and release its claim."`
 	Resume     sessionResumeCmd     `cmd:"" help:"Continue a session in a new one that inherits its checkpoint and claim."`
 	Show       sessionShowCmd       `cmd:"" help:"Show a session with its claim, checkpoints and bindings."`

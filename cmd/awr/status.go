@@ -90,15 +90,25 @@ func (c *statusCmd) Run(app *App) error {
 			}
 		}
 		tw.Flush()
-		shown := 0
+		lapsed := map[string]bool{}
+		for _, l := range res.LapsedSessions {
+			fmt.Fprintf(w, "lapsed session %s on %s (%s): its claim lapsed at %s while it was active; %s: %s\n",
+				l.ID, l.Work, safe(l.Agent), ms(l.ExpiredAt), l.Unsaved(), l.ResumeCommand)
+			lapsed[l.ID] = true
+		}
+		shown, skipped := 0, 0
 		for _, s := range res.StaleSessions {
+			if lapsed[s.ID] {
+				skipped++
+				continue // to resume, not to end: said above
+			}
 			if shown == shownStale && !c.Full {
 				break
 			}
 			fmt.Fprintf(w, "stale session %s on %s (%s), idle since %s: %s\n", s.ID, s.Work, safe(s.Agent), ms(s.IdleSince), s.EndCommand)
 			shown++
 		}
-		if more := res.Sessions.Stale - shown; more > 0 {
+		if more := res.Sessions.Stale - shown - skipped; more > 0 {
 			fmt.Fprintf(w, "… %d more stale sessions: awr session list --stale\n", more)
 		}
 		fmt.Fprintf(w, "next: %s\n", res.NextAction)

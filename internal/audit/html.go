@@ -209,7 +209,7 @@ func HTML(r *Report) []byte {
 	}
 	h.end(len(r.Verifications))
 	h.printf("</body>\n</html>\n")
-	return []byte(h.b.String())
+	return []byte(inert(h.b.String()))
 }
 
 // page accumulates an HTML page.

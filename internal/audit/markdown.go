@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Markdown renders the report as a Markdown document.
@@ -158,7 +159,7 @@ func Markdown(r *Report) []byte {
 			m.printf("  - %q: evidence %s (%s)\n", oneLine(c.Criterion), code(c.EvidenceID), c.Level)
 		}
 	}
-	return []byte(finish(m.b.String()))
+	return []byte(inert(finish(m.b.String())))
 }
 
 // finish turns the marked code spans of a document into Markdown code
@@ -178,6 +179,41 @@ func finish(doc string) string {
 		b.WriteString(codeSpan(doc[:j]))
 		doc = doc[j+len(codeClose):]
 	}
+}
+
+// inert escapes what a terminal would act on in a whole rendering (`awr
+// audit` prints it byte for byte): control characters but the newline and
+// the tab, the Unicode line and paragraph separators and the
+// bidirectional controls become text (\x1b, \u202e), as every other text
+// view of awr shows them. The renderings' own layout holds none of them.
+func inert(doc string) string {
+	if !strings.ContainsFunc(doc, actsOnTerminal) {
+		return doc
+	}
+	var b strings.Builder
+	for _, r := range doc {
+		switch {
+		case !actsOnTerminal(r):
+			b.WriteRune(r)
+		case r < 0x80:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
+
+// actsOnTerminal reports the characters inert escapes.
+func actsOnTerminal(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f:
+		return true
+	}
+	return unicode.Is(unicode.Cc, r) || r == '\u2028' || r == '\u2029' ||
+		(r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f'
 }
 
 // md accumulates a Markdown document.
@@ -468,7 +504,11 @@ func (r *Repo) Line(code func(string) string) string {
 	if r.Branch != "" {
 		parts = append(parts, "branch "+code(r.Branch))
 	}
-	parts = append(parts, "commit "+codeOr(r.Head, "none"))
+	head := "none"
+	if r.Head != "" {
+		head = code(r.Head)
+	}
+	parts = append(parts, "commit "+head)
 	switch {
 	case r.Dirty && r.DirtyFingerprint != "":
 		parts = append(parts, "dirty "+code(r.DirtyFingerprint))

@@ -187,3 +187,38 @@ func CapabilityOf(h Host, n Name) Capability {
 	}
 	return Capability{Context: s.context, Reminder: s.reminder, Block: s.block != ""}
 }
+
+// ForkedFrom returns the conversation id a Claude Code command line forks
+// (`claude --resume ID --fork-session`, `-r ID`, `--resume=ID`), or ""
+// for any other command line: Claude's SessionStart for a fork names only
+// the new conversation, and its transcript is written after the hook ran.
+func ForkedFrom(args []string) string {
+	fork, from := false, ""
+	for i, a := range args {
+		switch {
+		case a == "--fork-session":
+			fork = true
+		case (a == "--resume" || a == "-r") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
+			from = args[i+1]
+		case strings.HasPrefix(a, "--resume="):
+			from = strings.TrimPrefix(a, "--resume=")
+		}
+	}
+	if !fork || !validID(from) {
+		return ""
+	}
+	return from
+}
+
+// validID reports whether s can be a host's conversation id in a key.
+func validID(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}

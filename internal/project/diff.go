@@ -214,6 +214,12 @@ type refs struct {
 	Items       []struct {
 		Key string `json:"key"`
 	} `json:"items"`
+	Delta   bool `json:"delta"`
+	Dropped struct {
+		Items []struct {
+			Key string `json:"key"`
+		} `json:"items"`
+	} `json:"dropped"`
 }
 
 type differ struct {
@@ -326,11 +332,30 @@ func (d *differ) scan(res *DiffResult) error {
 
 // sourceIndexed records the work items an index may have changed: those
 // it lists and those the source's previous index listed (an item it no
-// longer lists was removed).
+// longer lists was removed); for a delta, those it lists and those it
+// drops.
 func (d *differ) sourceIndexed(e *events.Event, rf refs) error {
 	keys := map[string]bool{}
 	for _, it := range rf.Items {
 		keys[it.Key] = true
+	}
+	if rf.Delta {
+		// A delta names what it changed and dropped; every other item
+		// of the source it restamped with its content hash.
+		for _, it := range rf.Dropped.Items {
+			keys[it.Key] = true
+		}
+		items, err := projections.WorkItemsAt(d.conn, e.Seq, false)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if it.SourcePath == rf.Path {
+				keys[it.Key] = true
+			}
+		}
+		d.touchItems(keys)
+		return nil
 	}
 	prev, err := projections.SourceIndexedBefore(d.conn, rf.Path, e.Seq)
 	if err != nil {
@@ -352,12 +377,17 @@ func (d *differ) sourceIndexed(e *events.Event, rf refs) error {
 			return err
 		}
 	}
+	d.touchItems(keys)
+	return nil
+}
+
+// touchItems records the work item keys within the scope as touched.
+func (d *differ) touchItems(keys map[string]bool) {
 	for k := range keys {
 		if d.req.Work == "" || k == d.req.Work {
 			d.touched.add(mItems, k)
 		}
 	}
-	return nil
 }
 
 // version is one entity as of one revision, keyed for comparison.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"syscall"
+	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -27,6 +28,7 @@ const (
 // The findings awr doctor reports.
 const (
 	FindingProjectionBehind = "projection_behind"
+	FindingClaimLapsed      = "claim_lapsed"
 	FindingStaleSession     = "stale_session"
 	FindingClaimAgentGone   = "claim_agent_gone"
 	FindingSourceMissing    = "source_missing"
@@ -60,7 +62,8 @@ type DoctorResult struct {
 }
 
 // Doctor looks for what keeps a project from continuing cleanly, reading
-// only: projections behind the log, stale sessions, live claims whose
+// only: projections behind the log, sessions whose claim lapsed while
+// they were active (repair: the command that resumes them), stale sessions, live claims whose
 // seat's agent is gone, sources missing, changed or with issues, hosts in
 // use without awr's hooks, executions whose process died without a
 // finish, and a project directory or database others may write. Each
@@ -92,6 +95,20 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 		stale, err := staleSessions(r, rev, now, ttl, active)
 		if err != nil {
 			return err
+		}
+		// A session that died with its work unsaved is resumed, not
+		// ended: its finding comes first of the warnings, and it gets no
+		// stale_session finding whose repair would abandon it.
+		lapsed, err := lapsedSessions(r, rev, now, true)
+		if err != nil {
+			return err
+		}
+		for _, l := range lapsed {
+			add(DoctorFinding{Code: FindingClaimLapsed, Severity: SeverityWarning, Subject: l.ID,
+				Message: fmt.Sprintf("session %s on %s (%s) is active but its claim %s lapsed at %s: %s; resume it before starting anything on %s",
+					l.ID, l.Work, l.Agent, l.ClaimID, time.UnixMilli(l.ExpiredAt).UTC().Format(time.RFC3339), l.Unsaved(), l.Work),
+				Repair: l.ResumeCommand})
+			delete(stale, l.ID)
 		}
 		ids := make([]string, 0, len(stale))
 		for id := range stale {

@@ -161,6 +161,24 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 	}
 	switch e.Name {
 	case hosts.SessionStart:
+		if st.Binding == nil && e.Source == "fork" {
+			// A copy of a conversation under a new id (claude
+			// --fork-session): the host's command line names the
+			// original, and so does the fork's transcript, in the texts
+			// awr gave it, once written. The fork is bound where the
+			// original is, as a fork of it; the original goes on
+			// untouched.
+			for _, from := range forkSources(e.Host, e.TranscriptPath, key) {
+				old, err := p.conversation(ctx, from)
+				if err != nil {
+					return hosts.Answer{}, err
+				}
+				if old.Binding != nil && old.Stale == nil && old.Follow == old.Binding.SessionID {
+					st, rec.ContinuesFrom, rec.Fork = old, from, true
+					break
+				}
+			}
+		}
 		if st.Binding == nil && (e.Source == "clear" || e.Source == "resume" || e.Source == "fork") {
 			// A new id for a conversation the host just ended to clear
 			// or switch it: this one continues it, bound where it was.
@@ -197,21 +215,49 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 		}
 		return hosts.Answer{Reminder: hosts.OneLine(fmt.Sprintf("awr: no checkpoint since %s's last packet; run awr session checkpoint --session %s --agent A --digest D --next-action N", res.SessionID, res.SessionID))}, nil
 	case hosts.Stop, hosts.SessionEnd:
+		if st.Binding == nil && e.Name == hosts.Stop {
+			// A fork whose start said nothing of its original (an
+			// interactive fork, `--continue --fork-session`): by its
+			// first stop its transcript is written, a copy of the
+			// original's with the texts awr gave it.
+			for _, from := range forkOrigin(e.TranscriptPath, key) {
+				old, err := p.conversation(ctx, from)
+				if err != nil {
+					return hosts.Answer{}, err
+				}
+				if old.Binding != nil && old.Stale == nil && old.Follow == old.Binding.SessionID {
+					st, rec.ContinuesFrom, rec.Fork = old, from, true
+					break
+				}
+			}
+		}
+		var since string
+		var files []string
+		if e.Name == hosts.Stop && st.Binding != nil && !rec.NoBlock && !rec.StopHookActive {
+			// Only work that no checkpoint saved is worth a continued
+			// turn: a headless run whose work is saved ends as the
+			// model ended it.
+			rec.RepoKnown, rec.Unsaved, since, files = p.unsaved(ctx, st.Follow)
+		}
 		res, err := command(ctx, p, commands.RecordHostEvent, rec)
 		if err != nil || !res.Block {
 			return hosts.Answer{}, err
 		}
-		return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work, res.Agent)}, nil
+		why := "has recorded no checkpoint since the previous stop"
+		if rec.RepoKnown {
+			why = "has recorded no checkpoint of its latest work: " + unsavedSummary(since, files)
+		}
+		return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work, res.Agent, why)}, nil
 	}
 	return hosts.Answer{}, nil
 }
 
 // stopReason is what a blocked stop tells the agent to do: the exact
 // command, with the session's own agent label.
-func stopReason(session, work, agent string) string {
-	return fmt.Sprintf("awr: session %s holds %s and has recorded no checkpoint since the previous stop. Record one now, then stop: "+
+func stopReason(session, work, agent, why string) string {
+	return oneLine(fmt.Sprintf("awr: session %s holds %s and %s. Record one now, then stop: "+
 		"awr session checkpoint --session %s --agent %s --digest 'what you did' --next-action 'the exact next step' "+
-		"(add --open-loop TEXT for what is still open, --decision TEXT for what was settled).", session, work, session, shellWord(agent))
+		"(add --open-loop TEXT for what is still open, --decision TEXT for what was settled).", session, work, why, session, shellWord(agent)))
 }
 
 // conversation reads the state of conversation key at the head.
@@ -265,15 +311,55 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 	if err != nil {
 		return hosts.Answer{}, err
 	}
-	header := fmt.Sprintf("# awr: continuing session %s on %s (%s %s)\n\nThis conversation is bound to awr session %s. What follows is the recorded state of the work; trust it over your memory of the conversation.",
-		session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), session)
+	lines, digests := packetLines(pkt.WorkContext.RenderedContext)
+	rec.ContextHash, rec.Lines = pkt.WorkContext.ContextHash, digests
+	if held := st.Held; held != nil && (e.Source == "resume" || rec.Fork) {
+		// The conversation still holds the packet it was given: only
+		// what changed since goes, or nothing.
+		added, gone := packetUpdate(held, lines, digests)
+		if len(added) == 0 && gone == 0 {
+			rec.Answer, rec.Lines = "held", nil
+			_, err := command(ctx, p, commands.RecordHostEvent, rec)
+			return hosts.Answer{}, err
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "# awr: packet update for session %s on %s (%s %s, revision %d)\n\n", session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), pkt.ProjectRevision)
+		fmt.Fprintf(&b, "The awr packet given earlier in this conversation (session %s) still holds, except", session)
+		if gone > 0 {
+			fmt.Fprintf(&b, " that %d of its lines no longer hold", gone)
+			if len(added) > 0 {
+				b.WriteString(" and")
+			}
+		}
+		if len(added) > 0 {
+			b.WriteString(" for these lines, which replace or add to it (under their section):\n\n")
+			b.WriteString(strings.Join(added, "\n"))
+		} else {
+			b.WriteString(".")
+		}
+		if fitted := hosts.Fit([]hosts.Part{{Text: b.String()}}, hosts.MaxContext); !fitted.Truncated {
+			rec.Answer = "delta"
+			if _, err := command(ctx, p, commands.RecordHostEvent, rec); err != nil {
+				return hosts.Answer{}, err
+			}
+			return hosts.Answer{Context: fitted.Text}, nil
+		}
+		// An update too long to give whole: the whole packet instead.
+	}
+	header := fmt.Sprintf("# awr: continuing session %s on %s (%s %s)\n\nThis conversation (%s) is bound to awr session %s. What follows is the recorded state of the work; trust it over your memory of the conversation, and over any earlier awr packet in it.",
+		session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), rec.Key, session)
 	instructions := fmt.Sprintf("## Keep it continuous\n\n"+
 		"- Before you stop, and before the context is compacted: awr session checkpoint --session %s --agent AGENT --digest 'what you did' --next-action 'the exact next step' [--open-loop TEXT] [--resolve-loop ID] [--decision TEXT]\n"+
 		"- To tie a checkpoint to the packet it was based on: awr context compile --work %s --session %s --json records one; pass its context_hash as --context-hash\n"+
 		"- To prove the handoff: write your restatement (goal, work, next action, open loops, decisions) as JSON and run awr recovery verify --session %s --input FILE",
 		session, st.Binding.Work, session, session)
 	fitted := hosts.Fit([]hosts.Part{{Text: header}, {Text: pkt.WorkContext.RenderedContext}, {Text: instructions}}, hosts.MaxContext)
-	rec.Answer, rec.ContextHash = "context", pkt.WorkContext.ContextHash
+	rec.Answer = "context"
+	if fitted.Truncated {
+		// The conversation holds part of the packet only: none of it
+		// counts as held, and the next start gives it whole.
+		rec.Lines = nil
+	}
 	if _, err := command(ctx, p, commands.RecordHostEvent, rec); err != nil {
 		return hosts.Answer{}, err
 	}
@@ -289,7 +375,7 @@ func (p *Project) orientation(ctx context.Context, client, conversation string) 
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# awr: project %s (revision %d)\n\nThis conversation is not bound to an awr session yet.\n", SafeText(status.ProjectName), status.ProjectRevision)
+	fmt.Fprintf(&b, "# awr: project %s (revision %d)\n\nThis conversation (%s:%s) is not bound to an awr session yet.\n", SafeText(status.ProjectName), status.ProjectRevision, client, conversation)
 	if len(status.Queues.Current) > 0 {
 		b.WriteString("\nIn progress:\n")
 		for i, it := range status.Queues.Current {

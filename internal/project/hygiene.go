@@ -22,6 +22,7 @@ const (
 	FindingUnconfirmed        = "hypothesis_unconfirmed"
 	FindingSourceChangedAfter = "recorded_before_source_change"
 	FindingHeadNotAncestor    = "checkpoint_head_not_ancestor"
+	FindingDuplicate          = "duplicate"
 )
 
 // HygieneRequest is `awr context hygiene` and awr_context_hygiene.
@@ -119,6 +120,7 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 					}
 				}
 			}
+			out.Findings = append(out.Findings, duplicates(work, items, checkpoint)...)
 			if req.Past() {
 				continue
 			}
@@ -178,4 +180,37 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 	}
 	sort.SliceStable(out.Findings, func(i, j int) bool { return out.Findings[i].Work < out.Findings[j].Work })
 	return out, nil
+}
+
+// duplicates finds the live items of work that repeat an older live item
+// of the same kind by projections.MatchText (case, spacing and end
+// punctuation aside): a log written before texts were matched that way
+// can hold both. Each repeat gets the command that closes it in favour of
+// the older one; checkpoint is the checkpoint command without its flags.
+func duplicates(work string, items []projections.Knowledge, checkpoint string) []Finding {
+	first := map[string]*projections.Knowledge{}
+	live := make([]*projections.Knowledge, 0, len(items))
+	for i := range items {
+		if items[i].Live() {
+			live = append(live, &items[i])
+		}
+	}
+	sort.SliceStable(live, func(i, j int) bool { return live[i].OpenedSeq < live[j].OpenedSeq })
+	var out []Finding
+	for _, k := range live {
+		key := k.Kind + "\x00" + projections.MatchText(k.Text)
+		orig, seen := first[key]
+		if !seen {
+			first[key] = k
+			continue
+		}
+		close := fmt.Sprintf("--retract '%s=duplicate of %s'", k.ID, orig.ID)
+		if k.Kind == events.KnowledgeLoop {
+			close = fmt.Sprintf("--drop-loop '%s=duplicate of %s'", k.ID, orig.ID)
+		}
+		out = append(out, Finding{Kind: FindingDuplicate, Work: work, ID: k.ID, Text: k.Text,
+			Reason:  fmt.Sprintf("the same %s as %s (%q), case, spacing and end punctuation aside", k.Kind, orig.ID, orig.Text),
+			Command: checkpoint + " " + close})
+	}
+	return out
 }

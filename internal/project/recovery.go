@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/workcontext"
@@ -126,7 +127,11 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 		if err != nil {
 			return err
 		}
-		rep.NextStep = nextStep(rep, live != nil && live.SessionID != s.ID)
+		seat, err := projections.SeatOfSession(r.Conn, s.ID)
+		if err != nil {
+			return err
+		}
+		rep.NextStep = nextStep(rep, live != nil && live.SessionID != s.ID, seat)
 		return nil
 	})
 	if err != nil {
@@ -144,7 +149,10 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 	return rep, nil
 }
 
-func nextStep(rep *RecoveryReport, heldByOther bool) string {
+// nextStep is the one command to run next for the session of rep;
+// heldByOther says another session holds its work now, seat names the
+// seat whose session it is ("" for none).
+func nextStep(rep *RecoveryReport, heldByOther bool, seat string) string {
 	s := rep.Session
 	switch {
 	case s.SuccessorID != "":
@@ -154,12 +162,19 @@ func nextStep(rep *RecoveryReport, heldByOther bool) string {
 	case s.Status != projections.SessionActive && heldByOther:
 		return fmt.Sprintf(`awr session resume --from-session %s --agent "$USER" --no-claim`, s.ID)
 	case s.Status != projections.SessionActive:
-		return fmt.Sprintf(`awr session resume --from-session %s --agent "$USER"`, s.ID)
+		return resumeCommand(s.ID)
 	case heldByOther:
 		// Fenced: another session holds the work now.
 		return fmt.Sprintf("awr session end --session %s --outcome interrupted", s.ID)
 	case rep.Claim != nil && rep.Claim.StateNow == "expired":
-		return "awr claim renew --session " + s.ID
+		// Its claim lapsed while it was active: its agent is gone, with
+		// whatever it did after its last checkpoint. Renewing the claim
+		// would keep the work for an agent that never comes back; the
+		// session is resumed (a seat's, by relaunching the seat).
+		if _, rig, err := commands.ParseAddress(seat); seat != "" && err == nil {
+			return "awr rig up " + rig
+		}
+		return resumeCommand(s.ID)
 	default:
 		return fmt.Sprintf("awr context compile --work %s --session %s", s.Work, s.ID)
 	}

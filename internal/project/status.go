@@ -46,8 +46,13 @@ type StatusResult struct {
 	// command that ends it: the MaxStaleListed latest started (or resumed
 	// from) when there are more (Sessions.Stale counts them all; awr session list
 	// --stale lists them all).
-	StaleSessions []StaleSession     `json:"stale_sessions"`
-	Projections   []ProjectionStatus `json:"projections"`
+	StaleSessions []StaleSession `json:"stale_sessions"`
+	// LapsedSessions lists the sessions whose claim lapsed while they
+	// were active, most recently lapsed first (omitted when none): their
+	// work may be unsaved, and NextAction is the command that resumes the
+	// first, never one that starts a session beside it.
+	LapsedSessions []LapsedSession    `json:"lapsed_sessions,omitempty"`
+	Projections    []ProjectionStatus `json:"projections"`
 	// Origin is set on an imported replica: the project it was imported
 	// from and that project's head at import.
 	Origin *Origin `json:"origin,omitempty"`
@@ -161,6 +166,14 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			res.NextAction = "awr intake inspect"
 		default:
 			res.NextAction = "awr ready --all"
+		}
+		if res.LapsedSessions, err = lapsedSessions(r, rev, now, head); err != nil {
+			return err
+		}
+		if len(res.LapsedSessions) > 0 {
+			// A session died with its work unsaved: continuing it comes
+			// before starting anything else.
+			res.NextAction = res.LapsedSessions[0].ResumeCommand
 		}
 		var replica bool
 		if res.Origin, res.Fork, replica, err = commands.ReplicaState(r.Conn); err != nil {

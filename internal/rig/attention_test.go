@@ -41,7 +41,7 @@ func (f *fixture) repoSeat(role, work, sub string) string {
 	f.gitIn(sub, "commit", "-qm", "first")
 	addr := role + "@portal"
 	if _, err := commands.DeclareSeat(context.Background(), f.m.Env, commands.SeatRequest{Address: addr, Runtime: "generic",
-		Command: startCmd, ResumeCommand: resumeCmd, Work: work, Cwd: sub, Policy: events.PolicyResumeIfPossible}); err != nil {
+		Command: startCmd, ResumeCommand: resumeCmd, Work: work, Cwd: sub, Policy: events.PolicyResumeIfPossible, ConversationStore: fakeStore}); err != nil {
 		f.t.Fatal(err)
 	}
 	return addr

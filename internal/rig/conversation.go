@@ -82,14 +82,9 @@ func claudeSlug(cwd string) string {
 }
 
 // missingConversation says why conversation id of seat s cannot be
-// resumed from directory cwd, or "" when it is where the runtime keeps it
-// (or awr cannot tell). It reads awr's own environment, which the seat's
-// agent inherits.
-func (m *Manager) missingConversation(s *events.SeatDeclared, cwd, id string) string {
-	ok, where := m.conversationExists(s, cwd, id, os.Getenv)
-	if ok {
-		return ""
-	}
+// resumed: it is not where the runtime keeps it (where, as
+// conversationExists looked).
+func missingConversation(s *events.SeatDeclared, id, where string) string {
 	return fmt.Sprintf("conversation %s is not in %s's store (looked for %s), so it cannot be resumed", id, s.Runtime, where)
 }
 

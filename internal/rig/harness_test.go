@@ -137,7 +137,7 @@ func (f *fixture) seat(role, work, policy string) string {
 	f.t.Helper()
 	addr := role + "@portal"
 	if _, err := commands.DeclareSeat(context.Background(), f.m.Env, commands.SeatRequest{Address: addr, Runtime: "generic",
-		Command: startCmd, ResumeCommand: resumeCmd, Work: work, Policy: policy}); err != nil {
+		Command: startCmd, ResumeCommand: resumeCmd, Work: work, Policy: policy, ConversationStore: fakeStore}); err != nil {
 		f.t.Fatal(err)
 	}
 	return addr

@@ -79,6 +79,9 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 		p.Outcome, p.Reason = events.SeatFreshPrimed, "launched earlier in this attempt; waiting for its report"
 		if s.LaunchMode == events.LaunchResume {
 			p.Outcome = events.SeatResumed
+			if found, where := m.conversationExists(&s.SeatDeclared, m.seatDir(s.Cwd), s.ExpectedConversation, os.Getenv); found && where == "" {
+				p.untold(s.ExpectedConversation)
+			}
 		}
 		p.compareRepo(ctx, m, ss, m.seatDir(s.Cwd))
 		p.pendingAttention(s)
@@ -117,6 +120,7 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 	everHad := s.LastConversation != "" || conv != ""
 	p.FromSession = s.SessionID
 	tmpl := start
+	cannotTell := false
 	switch {
 	case s.SessionID == "":
 		p.Action, p.Outcome, p.Reason = ActionStart, events.SeatFreshPrimed, "first launch: a new conversation primed with the compiled context"
@@ -139,11 +143,13 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 	case resume == "":
 		return awaiting(fmt.Sprintf("runtime %s has no resume command, so conversation %s cannot be resumed", s.Runtime, conv))
 	default:
-		if why := m.missingConversation(&s.SeatDeclared, cwd, conv); why != "" { // internal/rig/conversation.go
-			return awaiting(why)
+		found, where := m.conversationExists(&s.SeatDeclared, cwd, conv, os.Getenv) // internal/rig/conversation.go
+		if !found {
+			return awaiting(missingConversation(&s.SeatDeclared, conv, where))
 		}
 		p.Action, p.Outcome, p.Conversation, tmpl = ActionResume, events.SeatResumed, conv, resume
 		p.Reason = fmt.Sprintf("resume conversation %s", conv)
+		cannotTell = where == ""
 	}
 	if s.SessionID == "" {
 		p.FromSession = ""
@@ -162,6 +168,9 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 		p.Evidence = &events.SeatEvidence{Error: "command not found: " + prog, Command: tmpl}
 		p.Hint = fmt.Sprintf("awr seat add %s --runtime %s --command 'my-agent {context_file}'", s.Address, s.Runtime)
 		return p
+	}
+	if cannotTell {
+		p.untold(conv)
 	}
 	p.compareRepo(ctx, m, ss, cwd)
 	p.pendingAttention(s)
@@ -208,7 +217,22 @@ func (p *SeatPlan) compareRepo(ctx context.Context, m *Manager, ss *seatState, c
 		return
 	}
 	p.Evidence = d.evidence
-	p.attend(d.change+" since the "+ss.ref.label, d.change+" since awr last recorded it")
+	why, forAgent := d.change+" since the "+ss.ref.label, d.change+" since awr last recorded it"
+	if !ss.stopConfirmed() {
+		why += ", and no checkpoint confirmed the seat's last stop: the difference may be work its agent never recorded"
+		forAgent += "; your predecessor stopped without a checkpoint, so this may be its unrecorded work"
+	}
+	p.attend(why, forAgent)
+}
+
+// untold marks a resume awr cannot check: the runtime keeps its
+// conversations where awr cannot look (a generic seat without
+// --conversation-store), so an agent that silently starts an empty
+// conversation under the old id would pass for resumed. The agent is
+// launched, then a person must look.
+func (p *SeatPlan) untold(conv string) {
+	p.attend(fmt.Sprintf("awr cannot tell whether conversation %s was resumed with its history (the seat declares no --conversation-store)", conv),
+		fmt.Sprintf("awr cannot tell whether conversation %s was resumed with its history", conv))
 }
 
 // drift is a seat's repository now against its reference.

@@ -49,16 +49,16 @@ func TestRestoreCheck_MachineRestart(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	a := f.repoSeat("a", "T-1", "repo-a")
-	b := "b@portal"
+	b, c := "b@portal", "c@portal"
 	for _, req := range []commands.SeatRequest{
 		{Address: a, Runtime: "generic", Command: startCmd, ResumeCommand: resumeCmd, Work: "T-1", Cwd: "repo-a", ConversationStore: fakeStore},
 		{Address: b, Runtime: "generic", Command: startCmd, ResumeCommand: resumeCmd, Work: "T-2", ConversationStore: fakeStore},
+		{Address: c, Runtime: "generic", Command: startCmd, ResumeCommand: resumeCmd, Work: "T-3"},
 	} {
 		if _, err := commands.DeclareSeat(context.Background(), f.m.Env, req); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c := f.seat("c", "T-3", events.PolicyResumeIfPossible)
 
 	before := f.restoreCheck()
 	if before.Result != rig.FullyRestored || before.Status != rig.CheckGreen {
@@ -106,7 +106,9 @@ func TestRestoreCheck_MachineRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := f.up(rig.UpOptions{})
-	want := map[string]string{a: events.SeatAttentionRequired, b: events.SeatAwaitingDecision, c: events.SeatResumed}
+	// c resumes, but awr cannot tell whether its conversation kept its
+	// history: never green.
+	want := map[string]string{a: events.SeatAttentionRequired, b: events.SeatAwaitingDecision, c: events.SeatAttentionRequired}
 	for addr, outcome := range want {
 		if got := seatCheck(check, addr).Outcome; got != outcome || outcomes(plan)[addr] != outcome || outcomes(res)[addr] != outcome {
 			t.Fatalf("%s: restore-check %s, plan %s, up %s; want %s", addr, got, outcomes(plan)[addr], outcomes(res)[addr], outcome)
@@ -116,8 +118,14 @@ func TestRestoreCheck_MachineRestart(t *testing.T) {
 		t.Fatalf("roll-up: restore-check %s, plan %s, up %s", check.Result, plan.Result, res.Result)
 	}
 
-	// After answering both, restore-check is green for a and b.
+	if r := seatOf(res, c); !strings.Contains(r.Reason, "awr cannot tell whether conversation") || r.Conversation == "" {
+		t.Fatalf("c's reason: %+v", r)
+	}
+	// After answering all three, restore-check is green for a and b.
 	if err := f.clear(a, "the commit is the agent's own"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.clear(c, "the agent recalls its earlier work"); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.up(rig.UpOptions{Fresh: []string{b}}); outcomes(r)[b] != events.SeatFreshPrimed {

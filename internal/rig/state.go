@@ -103,6 +103,14 @@ type seatState struct {
 	successors []string
 }
 
+// stopConfirmed says whether the seat's last stop was confirmed by a
+// checkpoint: its entry in the snapshot of that stop says it checkpointed
+// after being asked to. A machine restart, a crash mid-checkpoint or an
+// ignored stop leave it unconfirmed.
+func (ss *seatState) stopConfirmed() bool {
+	return ss.snap != nil && ss.snap.Checkpointed
+}
+
 // handResumed fills ss.successors as of rev.
 func (ss *seatState) handResumed(conn *sqlite.Conn, rev int64) error {
 	if ss.seat.SessionID == "" || ss.seat.SessionActive {
@@ -140,14 +148,18 @@ func (ss *seatState) offer(r *repoRef) {
 }
 
 // references finds the seat's recorded repository states as of rev: its
-// entry in the latest snapshot, its session chain's last checkpoint and
-// its last launch (unless that launch belongs to the unfinished attempt).
-// The newest is the one a restore compares with.
+// entry in the latest snapshot when a checkpoint confirmed its stop, its
+// session chain's last checkpoint and its last launch (unless that launch
+// belongs to the unfinished attempt). The newest is the one a restore
+// compares with. An entry whose stop no checkpoint confirmed (the agent
+// crashed mid-checkpoint, ignored the stop, or was not running) is never
+// a reference: it recorded the worktree with whatever the agent left
+// unrecorded, and taking it as the baseline would hide that work.
 func (ss *seatState) references(r *events.Reader, snap *events.RigSnapshotTaken, snapSeq, rev int64) error {
 	s := &ss.seat
 	if snap != nil {
 		for _, e := range snap.Seats {
-			if e.Address == s.Address && (e.RepoHead != "" || e.WorktreeDirty) {
+			if e.Address == s.Address && e.Checkpointed && (e.RepoHead != "" || e.WorktreeDirty) {
 				ss.offer(&repoRef{label: "snapshot " + snap.SnapshotID, seq: snapSeq,
 					repo: events.SeatRepo{Head: e.RepoHead, Dirty: e.WorktreeDirty, DirtyFingerprint: e.DirtyFingerprint}})
 			}

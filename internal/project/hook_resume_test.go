@@ -1,0 +1,179 @@
+package project_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/awr-dev/awr/fixtures"
+	"github.com/awr-dev/awr/internal/project"
+	"github.com/stretchr/testify/require"
+)
+
+// hookAnswer delivers a recorded Claude payload (fields of set replaced)
+// and returns the context and the stop reason it answered with.
+func hookAnswer(t *testing.T, dir, name string, set map[string]string, opts project.Options) (ctx, reason string) {
+	t.Helper()
+	res := project.AnswerHook(context.Background(), "", project.HookRequest{Client: "claude"}, bytes.NewReader(fixture(t, "claude", name, dir, set)), opts)
+	require.Empty(t, res.Log, "no error answering %s", name)
+	if len(res.Stdout) == 0 {
+		return "", ""
+	}
+	var out struct {
+		Specific struct {
+			Context string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}
+	require.NoError(t, json.Unmarshal(res.Stdout, &out), "%s", res.Stdout)
+	return out.Specific.Context, out.Reason
+}
+
+// TestHook_ResumeSendsOnlyWhatChanged: a resumed conversation still holds
+// the packet it was given, so a resume sends nothing when the work did not
+// move, and only the changed lines (a packet update) when it did; a
+// compaction drops the packet, so the next start sends it whole.
+func TestHook_ResumeSendsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	dir, p := checkoutProject(t, opts)
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	session := start.Session.ID
+	conversation := fixtureField(t, "claude", "session_start_startup", "session_id")
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: session})
+	require.NoError(t, err)
+
+	text, _ := hookAnswer(t, dir, "session_start_startup", nil, opts)
+	require.Contains(t, text, "# awr: continuing session "+session)
+	require.Contains(t, text, "This conversation (claude:"+conversation+")")
+
+	for range 3 {
+		text, _ = hookAnswer(t, dir, "session_start_resume", nil, opts)
+		require.Empty(t, text, "the conversation holds the packet: nothing again")
+	}
+
+	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "cart writes go through CartStore.Save", NextAction: "run the cart handler tests"})
+	require.NoError(t, err)
+	text, _ = hookAnswer(t, dir, "session_start_resume", nil, opts)
+	require.Contains(t, text, "# awr: packet update for session "+session)
+	require.Contains(t, text, "run the cart handler tests")
+	require.NotContains(t, text, "# awr: continuing session", "an update, not a second packet")
+	require.NotContains(t, text, "## Acceptance criteria", "unchanged sections are not sent again")
+
+	text, _ = hookAnswer(t, dir, "session_start_resume", nil, opts)
+	require.Empty(t, text, "the update is held too")
+
+	// Compaction: the packet is gone from the conversation.
+	_, _ = hookAnswer(t, dir, "pre_compact_auto", nil, opts)
+	text, _ = hookAnswer(t, dir, "session_start_compact", nil, opts)
+	require.Contains(t, text, "# awr: continuing session "+session)
+	require.Contains(t, text, "run the cart handler tests")
+}
+
+// TestHook_StopOnlyForUnsavedWork: Claude's stop is asked to continue
+// only when the session's repository differs from what its latest
+// checkpoint (or its start) recorded, once, with the reason in one line.
+func TestHook_StopOnlyForUnsavedWork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	// A git work tree first, so that init keeps awr's runtime files out
+	// of it (.gitignore), as in a team's repository.
+	dir := t.TempDir()
+	_, err := fixtures.CopyProject("checkout", dir)
+	require.NoError(t, err)
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	git("init", "-q")
+	p, err := project.Open(ctx, dir, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+	_, err = p.Init(ctx, project.InitRequest{Accept: true})
+	require.NoError(t, err)
+	git("add", "-A")
+	git("commit", "-q", "-m", "checkout")
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	session := start.Session.ID
+	conversation := fixtureField(t, "claude", "stop", "session_id")
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: session})
+	require.NoError(t, err)
+	turn := func(n string) map[string]string {
+		return map[string]string{"prompt_id": "33333333-3333-4333-8333-00000000000" + n}
+	}
+
+	_, reason := hookAnswer(t, dir, "stop", turn("1"), opts)
+	require.Empty(t, reason, "nothing unsaved: the turn ends as the model ended it")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cart_store.go"), []byte("package cart\n"), 0o644))
+	_, reason = hookAnswer(t, dir, "stop", turn("2"), opts)
+	require.Contains(t, reason, "1 file changed since the session started (cart_store.go)")
+	require.Contains(t, reason, "awr session checkpoint --session "+session)
+	require.NotContains(t, reason, "\n")
+	_, reason = hookAnswer(t, dir, "stop_active", turn("2"), opts)
+	require.Empty(t, reason, "once per stop")
+
+	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "wrote the cart store", NextAction: "test it"})
+	require.NoError(t, err)
+	_, reason = hookAnswer(t, dir, "stop", turn("3"), opts)
+	require.Empty(t, reason, "saved by the checkpoint")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cart_store.go"), []byte("package cart\n\n// more\n"), 0o644))
+	_, reason = hookAnswer(t, dir, "stop", turn("4"), opts)
+	require.Contains(t, reason, "since checkpoint ")
+}
+
+// TestHook_ForkFoundAtItsFirstStop: a fork whose start named no original
+// (its transcript was not written yet, no --resume on the host's command
+// line) is bound at its first stop, from the texts awr gave the original
+// that its transcript copied, as a fork; the original is untouched.
+func TestHook_ForkFoundAtItsFirstStop(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	dir, p := checkoutProject(t, opts)
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	original := fixtureField(t, "claude", "session_start_startup", "session_id")
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: original, Work: "CART-1", SessionID: start.Session.ID})
+	require.NoError(t, err)
+
+	fork := "44444444-4444-4444-8444-444444444444"
+	transcript := filepath.Join(t.TempDir(), fork+".jsonl")
+	text, _ := hookAnswer(t, dir, "session_start_fork", map[string]string{"session_id": fork, "transcript_path": transcript}, opts)
+	require.Contains(t, text, "is not bound to an awr session yet", "nothing to go by at the start")
+
+	// The host writes the fork's transcript: the original's lines, awr's
+	// packet among them, under the new id.
+	line, err := json.Marshal(map[string]any{"sessionId": fork, "attachment": map[string]any{"type": "hook_additional_context",
+		"content": []string{"# awr: continuing session " + start.Session.ID + "\n\nThis conversation (claude:" + original + ") is bound to awr session " + start.Session.ID + "."}}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(transcript, append(line, '\n'), 0o600))
+	_, _ = hookAnswer(t, dir, "stop", map[string]string{"session_id": fork, "transcript_path": transcript}, opts)
+
+	show, err := p.ClientShow(ctx, project.ClientShowRequest{Client: "claude", ExternalSession: fork})
+	require.NoError(t, err)
+	require.Equal(t, start.Session.ID, show.Binding.SessionID, "the fork is bound where the original is")
+	orig, err := p.ClientShow(ctx, project.ClientShowRequest{Client: "claude", ExternalSession: original})
+	require.NoError(t, err)
+	require.Equal(t, start.Session.ID, orig.Binding.SessionID)
+	events := eventsBetween(t, p, 0)
+	require.Contains(t, strings.Join(events, "\n"), "client_bound client/claude:"+fork+" continues_from=claude:"+original)
+}

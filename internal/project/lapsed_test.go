@@ -1,0 +1,69 @@
+package project_test
+
+import (
+	"context"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/project"
+	"github.com/awr-dev/awr/projections"
+	"github.com/stretchr/testify/require"
+)
+
+// A seat's session whose claim lapsed (its agent gone, no rig down) is
+// resumed by relaunching the seat: status, doctor and recovery inspect all
+// lead with `awr rig up RIG`, never a resume by hand (which would leave
+// the seat a session to reconcile) nor a renewal. The clock is the
+// project's own, moved past the lease.
+func TestLapsed_SeatSessionLeadsToRigUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	env := &commands.Env{Store: st, Now: clock, Entropy: rand.New(rand.NewSource(1))}
+	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "q"})
+	require.NoError(t, err)
+	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
+		Items: []events.WorkItem{{Key: "W-1", Title: "one", Status: "planned"}}}}, false)
+	require.NoError(t, err)
+	_, err = commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "W-1"})
+	require.NoError(t, err)
+	l, err := commands.LaunchSeat(ctx, env, commands.LaunchRequest{Address: "build@portal", Mode: events.LaunchStart, TmuxSession: "awr-x-build@portal",
+		ContextFile: dir + "/ctx.md", RestoreID: "R1", TTLms: 60_000})
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+
+	p, err := project.Open(ctx, dir, project.Options{Now: clock})
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+
+	// Within the lease: nothing lapsed.
+	s, err := p.Status(ctx, project.StatusRequest{})
+	require.NoError(t, err)
+	require.Empty(t, s.LapsedSessions)
+
+	now = now.Add(61 * time.Second)
+	s, err = p.Status(ctx, project.StatusRequest{})
+	require.NoError(t, err)
+	require.Len(t, s.LapsedSessions, 1)
+	require.Equal(t, l.SessionID, s.LapsedSessions[0].ID)
+	require.Equal(t, "build@portal", s.LapsedSessions[0].Seat)
+	require.Equal(t, "awr rig up portal", s.LapsedSessions[0].ResumeCommand)
+	require.Equal(t, "awr rig up portal", s.NextAction)
+
+	d, err := p.Doctor(ctx, project.DoctorRequest{})
+	require.NoError(t, err)
+	require.NotEmpty(t, d.Findings)
+	require.Equal(t, project.FindingClaimLapsed, d.Findings[0].Code, "%+v", d.Findings)
+	require.Equal(t, "awr rig up portal", d.Findings[0].Repair)
+
+	rep, err := p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: l.SessionID})
+	require.NoError(t, err)
+	require.Equal(t, "awr rig up portal", rep.NextStep)
+}
