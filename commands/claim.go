@@ -40,9 +40,8 @@ func leaseTTL(op string, p Policy, ttl *int64) (int64, error) {
 		return 0, fault.New(fault.InvalidInput, "%s: --ttl-ms %d is longer than the longest lease, %d (30 days)", op, *ttl, MaxTTLms).
 			With("field", "ttl_ms").With("flag", "--ttl-ms").With("max", MaxTTLms)
 	case *ttl == 0 && p.ClaimTTLms != 0:
-		return 0, fault.New(fault.InvalidInput, "%s: --ttl-ms 0 asks for a claim that never expires, which only the manifest's continuity.claim_ttl_ms = 0 allows", op).
-			With("field", "ttl_ms").With("setting", "continuity.claim_ttl_ms").With("claim_ttl_ms", p.ClaimTTLms).
-			WithHint("omit --ttl-ms for the project's lease (%d ms), or set claim_ttl_ms = 0 under [continuity] in .awr/project.toml", p.ClaimTTLms)
+		return 0, fault.New(fault.InvalidInput, "%s: --ttl-ms 0 asks for a claim that never expires, which only the manifest's continuity.claim_ttl_ms = 0 allows; omit --ttl-ms for the project's lease (%d ms), or set claim_ttl_ms = 0 under [continuity] in .awr/project.toml", op, p.ClaimTTLms).
+			With("field", "ttl_ms").With("setting", "continuity.claim_ttl_ms").With("claim_ttl_ms", p.ClaimTTLms)
 	}
 	return *ttl, nil
 }

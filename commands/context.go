@@ -46,7 +46,7 @@ func CompileContext(ctx context.Context, env *Env, req CompileRequest) (*Compile
 		return nil, fault.New(fault.InvalidInput, "context compile: --work is required").With("flag", "--work")
 	}
 	if req.Past() && req.Session != "" {
-		return nil, fault.New(fault.Usage, "context compile: --at reads the past and cannot record a compile for --session").WithHint("drop --session or --at")
+		return nil, fault.New(fault.Usage, "context compile: --at reads the past and cannot record a compile for --session").WithHint("awr context compile --help")
 	}
 	budget, err := BudgetOf("context compile", req.Budget)
 	if err != nil {

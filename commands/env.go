@@ -232,8 +232,8 @@ func refuseSecrets(op string, fields ...[2]string) error {
 			return err
 		}
 		if found, ok := secret.Find(f[1]); ok {
-			return fault.New(fault.RuleViolation, "%s: %s holds what looks like a %s; secrets never enter the log", op, f[0], found.Kind).
-				With("field", f[0]).With("kind", found.Kind).WithHint("remove the secret from %s and retry", f[0])
+			return fault.New(fault.RuleViolation, "%s: %s holds what looks like a %s; secrets never enter the log: remove it from %s and retry", op, f[0], found.Kind, f[0]).
+				With("field", f[0]).With("kind", found.Kind)
 		}
 	}
 	return nil
@@ -272,8 +272,9 @@ func BudgetOf(op string, b *int) (int, error) {
 // Errors: InvalidInput naming op and flag for a negative count.
 func CountOf(op, flag string, n int) error {
 	if n < 0 {
+		hint := "awr " + op + " " + flag + " 0"
 		return fault.New(fault.InvalidInput, "%s: %s %d is negative; use 0 for all", op, flag, n).
-			With("flag", flag).With("min", 0).WithHint("awr %s %s 0", op, flag)
+			With("flag", flag).With("min", 0).WithHint("%s", hint)
 	}
 	return nil
 }

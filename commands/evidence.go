@@ -76,8 +76,8 @@ func CheckEvidence(req EvidenceAddRequest) error {
 // an item without acceptance criteria.
 func ResolveCriterion(op string, it *events.WorkItem, spec string) (string, int, error) {
 	if len(it.Acceptance) == 0 {
-		return "", 0, fault.New(fault.InvalidTransition, "%s: %s has no acceptance criteria, so nothing can be verified against it", op, it.Key).
-			With("work", it.Key).WithHint("add acceptance criteria to %s in %s, then run: awr source reindex", it.Key, it.Source.Path)
+		return "", 0, fault.New(fault.InvalidTransition, "%s: %s has no acceptance criteria, so nothing can be verified against it: add acceptance criteria to it in %s, then reindex", op, it.Key, it.Source.Path).
+			With("work", it.Key).WithHint("awr source reindex")
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(spec)); err == nil {
 		if n >= 1 && n <= len(it.Acceptance) {

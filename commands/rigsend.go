@@ -31,7 +31,7 @@ func CheckMessage(op, text string) error {
 	for _, r := range text {
 		if (r < 0x20 && r != '\n') || (r >= 0x7f && r < 0xa0) {
 			return fault.New(fault.InvalidInput, "%s: text holds a control character (%q); only newlines may be typed besides plain text", op, r).
-				With("field", "text").WithHint("remove the control character and retry")
+				With("field", "text")
 		}
 	}
 	return refuseSecrets(op, [2]string{"text", text})

@@ -23,7 +23,7 @@ func ParseAddress(address string) (role, rig string, err error) {
 	role, rig, ok := strings.Cut(address, "@")
 	if !ok || !nameRE.MatchString(role) || !nameRE.MatchString(rig) {
 		return "", "", fault.New(fault.InvalidInput, "seat address %q is not ROLE@RIG (lowercase letters, digits, - and _)", address).
-			With("address", address).WithHint("e.g. awr seat add build@portal --runtime generic --command 'my-agent {context_file}'")
+			With("address", address).WithHint("awr seat add ROLE@RIG --runtime generic --command 'my-agent {context_file}'")
 	}
 	return role, rig, nil
 }
@@ -53,9 +53,9 @@ func checkTemplate(address, field, tmpl string) error {
 			known = known || p == m[1]
 		}
 		if !known {
-			return fault.New(fault.InvalidInput, "seat %s: %s uses unknown placeholder {%s}; known: {%s}", address, field, m[1], strings.Join(Placeholders, "}, {")).
+			return fault.New(fault.InvalidInput, "seat %s: %s uses unknown placeholder {%s}; known: {%s} (docs/rigs.md), or ${NAME} for a shell variable", address, field, m[1], strings.Join(Placeholders, "}, {")).
 				With("address", address).With("field", field).With("placeholder", m[1]).
-				WithHint("use one of the known placeholders (docs/rigs.md), or ${NAME} for a shell variable")
+				WithHint("awr seat add --help")
 		}
 	}
 	return nil

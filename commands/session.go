@@ -134,8 +134,8 @@ func findWork(tx *events.Tx, key string) (*projections.WorkItem, error) {
 	for _, it := range items {
 		paths = append(paths, it.SourcePath)
 	}
-	return nil, fault.New(fault.SourceConflict, "work item %q is declared by %d sources: %s", key, len(items), strings.Join(paths, ", ")).
-		With("work", key).With("sources", paths).WithHint("give the item one home, then awr source reindex")
+	return nil, fault.New(fault.SourceConflict, "work item %q is declared by %d sources: %s; give the item one home, then reindex", key, len(items), strings.Join(paths, ", ")).
+		With("work", key).With("sources", paths).WithHint("awr source reindex")
 }
 
 // checkClaimable verifies that work can be claimed now by a session other
@@ -246,7 +246,7 @@ func activeSession(tx *events.Tx, op, id string) (*projections.Session, error) {
 func notActive(op string, s *projections.Session) error {
 	hint := "awr session resume --from-session " + s.ID + " --agent \"$USER\""
 	if s.SuccessorID != "" {
-		hint = "continue in session " + s.SuccessorID
+		hint = "awr session show " + s.SuccessorID // continue there
 	}
 	return fault.New(fault.InvalidTransition, "%s: session %s is %s (%s)", op, s.ID, s.Status, s.Outcome).
 		With("session_id", s.ID).With("status", s.Status).WithHint("%s", hint)

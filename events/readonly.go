@@ -140,8 +140,8 @@ func (v *view) close() error {
 }
 
 func changedError(path string) error {
-	return fault.New(fault.Storage, "read project database %s: it changed while being read without locks (this process may not write its directory, so SQLite cannot lock it); nothing was reported", path).
-		With("path", path).WithHint("retry")
+	return fault.New(fault.Storage, "read project database %s: it changed while being read without locks (this process may not write its directory, so SQLite cannot lock it); nothing was reported: retry", path).
+		With("path", path).With("changed", true)
 }
 
 // errChanged is a view taken without locks that the database changed
@@ -195,8 +195,7 @@ func (ro *readOnly) close() error {
 
 // readOnlyError is the refusal of a write on a read-only store.
 func (s *Store) readOnlyError(op string) error {
-	return fault.New(fault.Storage, "%s: database is read-only; nothing was written", op).With("path", s.path).
-		WithHint("check the permissions of .awr/awr.db and of .awr/ (this process may not write them)")
+	return fault.New(fault.Storage, "%s: database is read-only; nothing was written; check the permissions of .awr/awr.db and of .awr/ (this process may not write them)", op).With("path", s.path)
 }
 
 // openView takes a view of the database at path, again when the file
@@ -221,8 +220,8 @@ func takeView(ctx context.Context, path string, opts Options) (*view, error) {
 	case at.wal != nil && at.shm != nil:
 		uri = fileURI(path, "mode=ro")
 	case !empty(at.wal):
-		return nil, fault.New(fault.Storage, "open project database %s read-only: its write-ahead log %s-wal holds commits that are not in the database file yet, and reading them needs the index %s-shm, which this process may not create", path, path, path).
-			With("path", path).WithHint("run any awr command once as a user who can write %s (it folds the log into the database file), then retry", filepath.Dir(path))
+		return nil, fault.New(fault.Storage, "open project database %s read-only: its write-ahead log %s-wal holds commits that are not in the database file yet, and reading them needs the index %s-shm, which this process may not create; run any awr command once as a user who can write %s (it folds the log into the database file), then retry", path, path, path, filepath.Dir(path)).
+			With("path", path)
 	default:
 		v.immutable = true
 		uri = fileURI(path, "immutable=1")
@@ -384,8 +383,7 @@ func openError(path string, err error) error {
 	case sqlite.ResultCorrupt, sqlite.ResultNotADB:
 		return damaged(path, err.Error())
 	}
-	return fault.Wrap(fault.Storage, err, "open project database %s read-only", path).With("path", path).
-		WithHint("check that this process may read .awr/awr.db and, where they exist, .awr/awr.db-wal and .awr/awr.db-shm")
+	return fault.Wrap(fault.Storage, err, "open project database %s read-only (check that this process may read .awr/awr.db and, where they exist, .awr/awr.db-wal and .awr/awr.db-shm)", path).With("path", path)
 }
 
 // fileURI is the SQLite URI of the file at path with query, its path

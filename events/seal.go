@@ -215,7 +215,7 @@ func CheckRevision(expected, actual int64, streams []string, after func(stream s
 	}
 	return fault.New(fault.RevisionConflict, "check revision: %d newer event(s) on the streams this write depends on since revision %d", len(conflicts), expected).
 		With("expected", expected).With("actual", actual).With("conflicts", conflicts).
-		WithHint("re-read the state, then retry with --expected-revision %d", actual)
+		WithHint("awr status")
 }
 
 // RequestIDUsed returns the InvalidInput error of a write whose request id
@@ -228,6 +228,6 @@ func RequestIDUsed(requestID string, seq int64, different bool) error {
 	if different {
 		what = " for a different request"
 	}
-	return fault.New(fault.InvalidInput, "write: request id %q was already used%s (seq %d)", requestID, what, seq).
-		With("request_id", requestID).With("seq", seq).WithHint("use a new request id")
+	return fault.New(fault.InvalidInput, "write: request id %q was already used%s (seq %d); use a new request id", requestID, what, seq).
+		With("request_id", requestID).With("seq", seq)
 }

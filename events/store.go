@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -105,10 +106,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			With("path", path).WithHint("awr import EXPORT.jsonl --project NEW_DIR")
 	}
 	if _, err := os.Stat(path); err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
+		notDir := errors.Is(err, syscall.ENOTDIR) // the project is a file (AWR_PROJECT=/dev/null)
+		if !errors.Is(err, os.ErrNotExist) && !notDir {
 			return nil, fault.Wrap(fault.Storage, err, "open project database %s", path)
 		}
-		if !opts.Create {
+		if !opts.Create || notDir {
 			return nil, fault.New(fault.NotFound, "open project: no awr project at %s", filepath.Dir(filepath.Dir(path))).
 				With("path", path).WithHint("awr init")
 		}
@@ -185,7 +187,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 func (s *Store) stillOpen(op string) error {
 	if fi, err := os.Stat(s.path); err != nil || !os.SameFile(fi, s.ident) {
 		return fault.New(fault.Storage, "%s: the project database %s was removed or replaced while open; nothing was written", op, s.path).
-			With("path", s.path).WithHint("restore the database from a backup, or import an export into an empty project (awr import EXPORT.jsonl --project NEW_DIR), then retry")
+			With("path", s.path).WithHint(RestoreHint)
 	}
 	return nil
 }
@@ -368,8 +370,8 @@ func checkSchema(path string, appID, version int) (pending bool, err error) {
 		return false, fault.New(fault.Storage, "open project database %s: not an awr database (application_id %#x)", path, appID)
 	}
 	if version > steps {
-		return false, fault.New(fault.Storage, "open project database %s: schema version %d is newer than this awr supports (%d)", path, version, steps).
-			With("schema_version", version).With("supported", steps).WithHint("upgrade awr")
+		return false, fault.New(fault.Storage, "open project database %s: schema version %d is newer than this awr supports (%d); upgrade awr", path, version, steps).
+			With("schema_version", version).With("supported", steps)
 	}
 	return version != steps || appID != applicationID, nil
 }

@@ -226,9 +226,8 @@ func (s *Store) bulkCatchUp(ctx context.Context, h Head, scan func(from, to int6
 
 // diverged is the VerifyFailed of a cache the shared log does not continue.
 func (s *Store) diverged(format string, args ...any) error {
-	return fault.New(fault.VerifyFailed, "the local cache %s of %s "+format+": the two logs differ (the shared log was rewritten, or the cache belongs to another log); nothing was written", append([]any{s.path, s.up.Describe()}, args...)...).
-		With("path", s.path).With("store", s.up.Describe()).
-		WithHint("move the cache aside and let the next command build it again from the shared log: mv %s %s.diverged && awr status", s.path, s.path)
+	return fault.New(fault.VerifyFailed, "the local cache %s of %s "+format+": the two logs differ (the shared log was rewritten, or the cache belongs to another log); nothing was written; move the cache aside (mv %[1]s %[1]s.diverged) and the next command builds it again from the shared log", append([]any{s.path, s.up.Describe()}, args...)...).
+		With("path", s.path).With("store", s.up.Describe())
 }
 
 // writeThrough is Write for a store with an Upstream: under the shared
@@ -334,15 +333,14 @@ func (s *Store) markShared(ctx context.Context) error {
 		}
 		switch {
 		case mark != nil && mark.Project != project:
-			return nil, fault.New(fault.VerifyFailed, "open project: %s is the cache of project %s (%s), not of project %s: nothing was written", s.path, mark.Project, mark.Store, project).
-				With("path", s.path).With("cached_project", mark.Project).With("project", project).
-				WithHint("move the cache aside and let the next command build it again from the shared log: mv %s %s.other && awr status", s.path, s.path)
+			return nil, fault.New(fault.VerifyFailed, "open project: %s is the cache of project %s (%s), not of project %s: nothing was written; move the cache aside (mv %s %s.other) and the next command builds it again from the shared log", s.path, mark.Project, mark.Store, project, s.path, s.path).
+				With("path", s.path).With("cached_project", mark.Project).With("project", project)
 		case mark != nil:
 			return nil, nil
 		case tx.Head() > 0:
 			return nil, fault.New(fault.VerifyFailed, "open project: %s is this project's own log (%d events), but the manifest names the shared store %s: its events are not there; nothing was written", s.path, tx.Head(), s.up.Describe()).
 				With("path", s.path).With("project_revision", tx.Head()).
-				WithHint("move the log into the shared store: awr migrate --to URL (the URL of the manifest's [store] table)")
+				WithHint("awr migrate --help")
 		}
 		st := prep(tx.Conn, "shared_put")
 		st.SetText(":project", project)
@@ -440,7 +438,7 @@ func (s *Store) Attach(ctx context.Context, up Upstream, check func(tx *Tx, h He
 			case h.Revision > 0:
 				return fault.New(fault.SourceConflict, "migrate: the shared store (%s) already holds another log for this project (project_revision %d, head %x); nothing was copied", up.Describe(), h.Revision, h.Hash).
 					With("store", up.Describe()).With("project_revision", h.Revision).
-					WithHint("give the project another key in that store: awr migrate --to URL --key OTHER_KEY")
+					WithHint("awr migrate --help")
 			}
 			for from := int64(1); from <= res.Head.Revision; from += catchUpBatch {
 				var batch []*Event

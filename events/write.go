@@ -402,10 +402,10 @@ func (s *Store) stillWhere(tx *Tx) error {
 	switch {
 	case mark != nil && s.up == nil:
 		return fault.New(fault.InvalidTransition, "write: the project's log moved to the shared store %s while this process had it open; nothing was written", mark.Store).
-			With("store", mark.Store).WithHint("run the command again")
+			With("store", mark.Store)
 	case mark == nil && s.up != nil:
 		return fault.New(fault.InvalidTransition, "write: the project's log moved out of the shared store %s into %s while this process had it open; nothing was written", s.up.Describe(), s.path).
-			With("path", s.path).WithHint("run the command again")
+			With("path", s.path)
 	}
 	return nil
 }

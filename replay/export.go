@@ -212,8 +212,8 @@ func importLog(ctx context.Context, store *events.Store, r io.Reader, source str
 func lineErr(source string, line int, err error) error {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "append event: ")
-	return fault.New(fault.InvalidInput, "import: %s:%d: %s", source, line, msg).
-		With("path", source).With("line", line).WithHint("fix or re-export the file; nothing was imported")
+	return fault.New(fault.InvalidInput, "import: %s:%d: %s; nothing was imported", source, line, msg).
+		With("path", source).With("line", line).WithHint("awr export --project SOURCE_DIR --output FILE")
 }
 
 // DecodeEnvelopeLine parses one JSONL export line into an event, rejecting

@@ -64,7 +64,8 @@ func TestImport_MixedProjects(t *testing.T) {
 		require.Equal(t, wantLine, fe.Details["line"], fe.Message)
 		require.Contains(t, fe.Message, fmt.Sprintf("mixed.jsonl:%d: ", wantLine))
 		require.Contains(t, fe.Message, wantMsg)
-		require.Contains(t, fe.Hint, "nothing was imported")
+		require.Contains(t, fe.Message, "nothing was imported")
+		require.Equal(t, "awr export --project SOURCE_DIR --output FILE", fe.Hint)
 		require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 			require.Zero(t, r.Head, "a refused import appended events")
 			return nil

@@ -204,9 +204,9 @@ func Verify(ctx context.Context, store *events.Store, progress func(done, total 
 		e := fault.New(fault.VerifyFailed, "verify: %s", res.Problem).With("project_revision", res.ProjectRevision)
 		if res.FirstBadSeq > 0 {
 			e = fault.New(fault.VerifyFailed, "verify: seq %d: %s", res.FirstBadSeq, res.Problem).With("first_bad_seq", res.FirstBadSeq).With("project_revision", res.ProjectRevision)
-			e.Hint = "the log was altered outside awr; restore .awr/awr.db from a backup or re-import an export"
+			e.Hint = events.RestoreHint
 		} else if res.Problem == "the append-only triggers were removed" {
-			e.Hint = "the chain is intact; for a database with its triggers: awr export --output FILE, then awr import FILE --project EMPTY_DIR"
+			e.Hint = "awr export --output FILE"
 		} else {
 			e.Hint = "awr replay"
 		}

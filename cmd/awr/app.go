@@ -167,6 +167,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			code = report(stderr, jsonOut, hints, fault.New(fault.Usage, "%s", err.Error()).WithHint("%s", usageHint(err)))
 			return
 		}
+		if cli.Timeout < 0 {
+			// A wait cannot be negative (AWR_TIMEOUT=-5s was taken as
+			// no wait at all).
+			code = report(stderr, jsonOut, hints, fault.New(fault.Usage, "--timeout %s: a wait is 0 or more (from --timeout or AWR_TIMEOUT)", cli.Timeout).
+				With("flag", "--timeout").WithHint("awr --help"))
+			return
+		}
 		// Ctrl-C or SIGTERM interrupts SQLite: an open write rolls back
 		// whole, so nothing half-written remains.
 		ctx, stop := interruptible(stderr)

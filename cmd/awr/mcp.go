@@ -29,7 +29,7 @@ func (c *mcpCmd) Run(app *App) error {
 	}
 	argv := []string{bin, "--project", p.Dir(), "--timeout", app.timeout.String(), "--log-level", c.LogLevel}
 	if err := syscall.Exec(bin, argv, os.Environ()); err != nil {
-		return fault.Wrap(fault.Storage, err, "awr mcp: start %s", bin).WithHint("%s --version", bin)
+		return fault.Wrap(fault.Storage, err, "awr mcp: start %s", bin)
 	}
 	return nil
 }
@@ -52,7 +52,6 @@ func awrMCPBinary() (string, error) {
 	if exe, err := os.Executable(); err == nil {
 		where = filepath.Dir(exe)
 	}
-	return "", fault.New(fault.NotFound, "awr mcp: the MCP server, awr-mcp, is neither in %s nor on PATH", where).
-		With("looked_in", where).
-		WithHint("CGO_ENABLED=0 go install -trimpath github.com/awr-dev/awr/cmd/awr-mcp@latest")
+	return "", fault.New(fault.NotFound, "awr mcp: the MCP server, awr-mcp, is neither in %s nor on PATH; install it: CGO_ENABLED=0 go install -trimpath github.com/awr-dev/awr/cmd/awr-mcp@latest", where).
+		With("looked_in", where)
 }

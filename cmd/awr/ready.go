@@ -6,7 +6,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/alecthomas/kong"
 	"github.com/awr-dev/awr/internal/project"
 )
 
@@ -15,13 +14,7 @@ type readyCmd struct {
 }
 
 // Run lists claimable work.
-func (c *readyCmd) Run(app *App, kctx *kong.Context) error {
-	if c.Limit == 0 && flagSet(kctx, "limit") {
-		// --limit 0 is not "all" (leave the flag out for that): the
-		// request's 0 means the flag was left out.
-		_, err := project.LimitOf("ready", "--limit", &c.Limit, 0)
-		return err
-	}
+func (c *readyCmd) Run(app *App) error {
 	return call(app, (*project.Project).Ready, c.ReadyRequest, func(w io.Writer, res *project.ReadyResult) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		if len(res.Ready) == 0 {

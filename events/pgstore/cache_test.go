@@ -109,7 +109,7 @@ func TestCache_AcrossMachines(t *testing.T) {
 	_, err = events.Open(ctx, qPath, events.Options{Upstream: up})
 	up.Close()
 	require.True(t, fault.Is(err, fault.VerifyFailed), "%v", err)
-	require.Contains(t, fault.As(err).Hint, "mv "+qPath)
+	require.Contains(t, fault.As(err).Message, "mv "+qPath)
 
 	// A shared log rewritten and re-hashed under a cache (its head row and
 	// its last event replaced, as someone with the database's owner

@@ -91,18 +91,16 @@ var (
 // and no message names the password.
 //
 // Errors: InvalidInput when url does not parse or opts.Project is empty;
-// Storage, naming the server and with a hint (a pg_isready command), when
+// Storage, naming the server and with a command to check it with in details.check (pg_isready), when
 // the server cannot be reached within the connect timeout or ctx, refuses
-// the connection, or holds a schema newer than this awr supports (hint
-// `upgrade awr`).
+// the connection, or holds a schema newer than this awr supports.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.Project == "" {
 		return nil, fault.New(fault.InvalidInput, "open postgres store: a project name is required")
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fault.New(fault.InvalidInput, "open postgres store: the connection string does not parse: %s", err).
-			WithHint("give a URL such as postgres://HOST:5432/DB?sslmode=disable, with the password in PGPASSWORD or ~/.pgpass")
+		return nil, fault.New(fault.InvalidInput, "open postgres store: the connection string does not parse: %s; give a URL such as postgres://HOST:5432/DB?sslmode=disable, with the password in PGPASSWORD or ~/.pgpass", err)
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = orDefault(opts.ConnectTimeout, DefaultConnectTimeout)
@@ -152,8 +150,8 @@ func (s *Store) prepare(ctx context.Context) error {
 // newerSchema is the error for a database whose schema version is newer
 // than this awr's.
 func (s *Store) newerSchema(version int) error {
-	return fault.New(fault.Storage, "open postgres store: the database %s has schema version %d, newer than this awr supports (%d)", s.server, version, SchemaVersion()).
-		With("schema_version", version).With("supported", SchemaVersion()).WithHint("upgrade awr")
+	return fault.New(fault.Storage, "open postgres store: the database %s has schema version %d, newer than this awr supports (%d); upgrade awr", s.server, version, SchemaVersion()).
+		With("schema_version", version).With("supported", SchemaVersion())
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -452,27 +450,26 @@ func (s *Store) mapErrNote(op string, err error, note string) error {
 			hint = fmt.Sprintf("check the user %s and its password (PGPASSWORD or ~/.pgpass): psql %q -c 'select 1'", s.user, s.psqlTarget())
 		}
 		return fault.New(fault.Storage, "%s: PostgreSQL at %s refused the connection: %s", op, s.server, msg).
-			With("server", s.server).With("sqlstate", pe.Code).WithHint("%s", hint)
+			With("server", s.server).With("sqlstate", pe.Code).With("check", hint)
 	case errors.As(err, &ce):
 		return fault.New(fault.Storage, "%s: cannot connect to PostgreSQL at %s: %s", op, s.server, msg).
-			With("server", s.server).WithHint("%s", s.readyHint())
+			With("server", s.server).With("check", s.readyHint())
 	case errors.As(err, &pe) && pe.Code == "57P01", errors.As(err, &pe) && pe.Code == "57P02", errors.As(err, &pe) && pe.Code == "57P03":
 		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s ended the connection (%s)%s", op, s.server, msg, note).
-			With("server", s.server).WithHint("retry; %s", s.readyHint())
+			With("server", s.server).With("check", s.readyHint())
 	case errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03"):
-		return fault.New(fault.Storage, "%s: the database is busy (%s)", op, msg).
-			WithHint("retry; another awr process holds the project's log")
+		return fault.New(fault.Storage, "%s: the database is busy (%s; another awr process holds the project's log): retry", op, msg)
 	case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "53"):
-		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s is out of resources (%s)%s", op, s.server, msg, note).
-			With("server", s.server).WithHint("free disk space or connections on the server, then retry")
+		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s is out of resources (%s)%s; free disk space or connections on the server, then retry", op, s.server, msg, note).
+			With("server", s.server)
 	case errors.As(err, &pe):
 		return fault.New(fault.Storage, "%s: %s", op, msg).With("server", s.server).With("sqlstate", pe.Code)
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 		return fault.New(fault.Storage, "%s: gave up waiting for the PostgreSQL server at %s or for the project's write lock%s", op, s.server, note).
-			With("server", s.server).WithHint("retry; if it persists, %s", s.readyHint())
+			With("server", s.server).With("check", s.readyHint())
 	case pgconn.Timeout(err) || isNetwork(err):
 		return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s: %s%s", op, s.server, msg, note).
-			With("server", s.server).WithHint("%s", s.readyHint())
+			With("server", s.server).With("check", s.readyHint())
 	}
 	// Not coded, not the driver's: an error fn returned, kept for errors.Is.
 	return fault.Wrap(fault.Storage, err, "%s: %s", op, msg)

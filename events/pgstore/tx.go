@@ -329,8 +329,8 @@ func (s *Store) commit(ctx context.Context, ptx pgx.Tx, op string) error {
 		// before the answer came: whether the server applied it is
 		// unknown. pgx says SafeToRetry only when nothing was sent, the
 		// one case that is "nothing was written".
-		return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit (%v); the write may have been committed", op, s.server, err).
-			With("server", s.server).WithHint("check the head (awr status), or retry with the same request id")
+		return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit (%v); the write may have been committed: check the head, or retry with the same request id", op, s.server, err).
+			With("server", s.server).WithHint("awr status")
 	}
 	return err
 }

@@ -75,8 +75,7 @@ func Unchanged(path, seen string) error {
 	}
 	if now != seen {
 		return fault.New(fault.SourceStale, "check settings: %s changed since the preview", path).
-			With("path", path).With("expected", seen).With("actual", now).
-			WithHint("run the command again to preview the new contents")
+			With("path", path).With("expected", seen).With("actual", now)
 	}
 	return nil
 }

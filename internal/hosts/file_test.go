@@ -100,7 +100,7 @@ func TestUnchanged(t *testing.T) {
 	require.Equal(t, fault.SourceStale, fault.CodeOf(err))
 	fe := fault.As(err)
 	require.Equal(t, Absent, fe.Details["expected"])
-	require.NotEmpty(t, fe.Hint)
+	require.Empty(t, fe.Hint, "the caller's preview is the hint (project.ClientInstall)")
 
 	_, seen, err = ReadSettings(path)
 	require.NoError(t, err)

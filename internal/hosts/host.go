@@ -34,7 +34,7 @@ func ParseHost(s string) (Host, error) {
 		return h, nil
 	}
 	return "", fault.Wrap(fault.InvalidInput, ErrUnknownHost, "parse host %q", s).
-		With("host", s).WithHint("use --client claude, --client codex or --client gemini")
+		With("host", s).WithHint("awr client install --help")
 }
 
 func (h Host) valid() bool { return h == Claude || h == Codex || h == Gemini }

@@ -35,7 +35,7 @@ func ParseScope(s string) (Scope, error) {
 		return sc, nil
 	}
 	return "", fault.Wrap(fault.InvalidInput, ErrUnknownScope, "parse scope %q", s).
-		With("scope", s).WithHint("use --scope project or --scope user")
+		With("scope", s).WithHint("awr client install --help")
 }
 
 // SettingsPath returns the file holding host h's hooks at scope sc. Project
@@ -134,7 +134,7 @@ func Install(h Host, existing []byte, command string) ([]byte, error) {
 	}
 	if strings.ContainsAny(command, "\x00\r\n") || !IsAwrCommand(command, nil) {
 		return nil, fault.Wrap(fault.InvalidInput, ErrNotAwrCommand, "%s: %q", op, command).
-			With("command", command).WithHint("client install builds the command itself; pass the awr binary followed by client hook --client %s", h)
+			With("command", command).WithHint("awr client install --help")
 	}
 	doc, err := load(op, existing)
 	if err != nil {
@@ -411,7 +411,7 @@ func load(op string, b []byte) (*document, error) {
 		}
 		se := &SyntaxError{Line: line, Column: col, Msg: msg, kind: ErrSettingsSyntax}
 		return nil, fault.Wrap(fault.InvalidInput, se, "%s: settings file is not valid JSON", op).
-			With("line", line).With("column", col).WithHint("fix the file at line %d, column %d, then run the command again", line, col)
+			With("line", line).With("column", col)
 	}
 	root, err := parseTree(b)
 	if err != nil {

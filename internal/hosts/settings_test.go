@@ -186,7 +186,7 @@ func TestInstall_Broken(t *testing.T) {
 			require.Equal(t, se.Line, fe.Details["line"])
 			require.Equal(t, se.Column, fe.Details["column"])
 			require.Contains(t, fe.Message, "line ")
-			require.NotEmpty(t, fe.Hint)
+			require.Empty(t, fe.Hint, "the caller's preview is the hint (project.ClientInstall)")
 			if h == Gemini {
 				require.Contains(t, fe.Message, "comments are not JSON")
 			}

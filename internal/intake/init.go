@@ -83,7 +83,7 @@ func (p *Preview) Conflict() bool { return p.conflict }
 func SharedTaken(store string, rev int64) error {
 	return fault.New(fault.SourceConflict, "init: the shared store (%s) already holds this project, at project_revision %d; a checkout joins it with a copy of that project's .awr/project.toml (its [store] table), and its next command catches up", store, rev).
 		With("store", store).With("project_revision", rev).
-		WithHint("give the new project another name: awr init --store URL --name OTHER_NAME --accept")
+		WithHint("awr init --help")
 }
 
 // intakeGoals and intakeLedger are the files --goal proposes.
@@ -612,7 +612,7 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 	extends := hasManifest && extendsManifest(existing, p.manifest)
 	if hasManifest && !existing.Equal(p.manifest) && !extends {
 		return nil, fault.New(fault.SourceConflict, "init: %s already exists and maps different sources; it is never overwritten", ManifestPath(dir)).
-			With("path", ManifestPath(dir)).WithHint("edit %s, then awr source reindex", ManifestPath(dir))
+			With("path", ManifestPath(dir)).WithHint("awr source reindex")
 	}
 	if rev > 0 && (extends || len(p.files) > 0 || len(p.updates) > 0) {
 		return update(ctx, p, st, env, rev, id, extends)

@@ -2,12 +2,14 @@ package intake
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
@@ -15,6 +17,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake/source"
+	"github.com/awr-dev/awr/internal/pathcheck"
 )
 
 // Source roles.
@@ -101,7 +104,7 @@ func (s *ManifestSource) mergeAWROptions(path string, i int) error {
 	s.AWROptions = nil
 	if (len(o.StatusMap) > 0 && len(s.StatusMap) > 0) || (len(o.FieldMap) > 0 && len(s.FieldMap) > 0) {
 		return fault.New(fault.InvalidInput, "manifest %s: sources[%d] (%s) gives status_map or field_map both in the source and in [sources.options]", path, i, s.Path).
-			With("path", path).WithHint("keep one of them in %s, then run the command again", path)
+			With("path", path)
 	}
 	if len(o.StatusMap) > 0 {
 		s.StatusMap = o.StatusMap
@@ -144,7 +147,7 @@ func (m *Manifest) Validate(path string) error {
 	}
 	if m.Version < 0 || m.Version > ManifestVersion { // 0: written without a version, read as the current one
 		return fault.New(fault.InvalidInput, "manifest %s: version = %d, and this awr reads version %d manifests", path, m.Version, ManifestVersion).
-			With("path", path).With("key", "version").With("version", m.Version).WithHint("fix version in %s, then run the command again", path)
+			With("path", path).With("key", "version").With("version", m.Version)
 	}
 	if err := validUTF8(path, m); err != nil {
 		return err
@@ -152,19 +155,19 @@ func (m *Manifest) Validate(path string) error {
 	if c := m.Continuity; c != nil {
 		if c.ClaimTTLms != nil && *c.ClaimTTLms < 0 {
 			return fault.New(fault.InvalidInput, "manifest %s: continuity.claim_ttl_ms = %d is negative (milliseconds; 0 means claims never expire)", path, *c.ClaimTTLms).
-				With("path", path).With("key", "continuity.claim_ttl_ms").WithHint("fix continuity.claim_ttl_ms in %s, then run the command again", path)
+				With("path", path).With("key", "continuity.claim_ttl_ms")
 		}
 		if c.ClaimTTLms != nil && *c.ClaimTTLms > commands.MaxTTLms {
 			return fault.New(fault.InvalidInput, "manifest %s: continuity.claim_ttl_ms = %d is longer than the longest lease, %d (30 days)", path, *c.ClaimTTLms, commands.MaxTTLms).
-				With("path", path).With("key", "continuity.claim_ttl_ms").With("max", commands.MaxTTLms).WithHint("fix continuity.claim_ttl_ms in %s, then run the command again", path)
+				With("path", path).With("key", "continuity.claim_ttl_ms").With("max", commands.MaxTTLms)
 		}
 		if l := c.EvidenceLevel; l != nil && *l != events.LevelObserved && *l != events.LevelReported && *l != events.LevelNote {
 			return fault.New(fault.InvalidInput, "manifest %s: continuity.evidence_level = %q is not observed, reported or note", path, *l).
-				With("path", path).With("key", "continuity.evidence_level").WithHint("fix continuity.evidence_level in %s, then run the command again", path)
+				With("path", path).With("key", "continuity.evidence_level")
 		}
 		if c.OpenLoopCap != nil && *c.OpenLoopCap < 1 {
 			return fault.New(fault.InvalidInput, "manifest %s: continuity.open_loop_cap = %d must be at least 1", path, *c.OpenLoopCap).
-				With("path", path).With("key", "continuity.open_loop_cap").WithHint("fix continuity.open_loop_cap in %s, then run the command again", path)
+				With("path", path).With("key", "continuity.open_loop_cap")
 		}
 	}
 	if m.Store != nil {
@@ -254,9 +257,16 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 		return nil, false, fault.New(fault.InvalidInput, "manifest %s: not a regular file (%s)", path, fi.Mode().Type()).
 			With("path", path).WithHint("awr init --accept")
 	}
-	raw, err := readBounded(path, maxManifestSize)
-	if errors.Is(err, os.ErrNotExist) {
+	raw, err := pathcheck.ReadFile(context.Background(), path, maxManifestSize)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		// No manifest: the directory holds no project (or is not a
+		// directory at all); opening its log says so.
 		return nil, false, nil
+	}
+	var pe *pathcheck.Error
+	if errors.As(err, &pe) {
+		return nil, false, fault.New(fault.InvalidInput, "read manifest %s: %s", path, pe.Why).
+			With("path", path).With("rule", string(pe.Rule))
 	}
 	if err != nil {
 		return nil, false, fault.Wrap(fault.Storage, err, "read manifest %s", path)
@@ -268,7 +278,7 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 		if errors.As(err, &perr) {
 			line := errorLine(raw, perr.Position)
 			return nil, false, fault.New(fault.InvalidInput, "manifest %s:%d: %s", path, line, perr.Message).
-				With("path", path).With("line", line).WithHint("fix %s, then run the command again", path)
+				With("path", path).With("line", line)
 		}
 		return nil, false, fault.New(fault.InvalidInput, "manifest %s: %v", path, err).With("path", path)
 	}

@@ -38,7 +38,7 @@ func (m *Manifest) StoreKey() string {
 // command; a refused password is detail "secret": "password" and the
 // message never repeats it.
 func CheckStoreURL(where, raw string) error {
-	hint := "give a URL such as postgres://USER@HOST:5432/DB?sslmode=disable, with the password in ~/.pgpass or PGPASSWORD: awr init --store postgres://USER@HOST:5432/DB --accept"
+	hint := "awr init --store postgres://USER@HOST:5432/DB --accept"
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return fault.New(fault.InvalidInput, "%s: %q is not a postgres:// URL; the shared store is PostgreSQL, and the default store (no [store] table) is the embedded SQLite file", where, redact(raw)).

@@ -100,6 +100,9 @@ type AnchorRequest struct {
 
 // AnchorResult is `awr anchor`: the anchor recorded and where.
 type AnchorResult struct {
+	// ProjectRevision is the revision anchored (the anchor's seq), as every
+	// answer says which revision it reflects.
+	ProjectRevision int64 `json:"project_revision"`
 	Anchor
 	// To is "git" or "file".
 	To string `json:"to"`
@@ -148,7 +151,7 @@ func (p *Project) Anchor(ctx context.Context, req AnchorRequest) (*AnchorResult,
 		return nil, err
 	}
 	a.At = p.opts.Now().UTC().Format(time.RFC3339)
-	res := &AnchorResult{Anchor: a, Line: a.Line(), Next: "awr verify --anchors"}
+	res := &AnchorResult{ProjectRevision: a.Seq, Anchor: a, Line: a.Line(), Next: "awr verify --anchors"}
 	if req.To == "" || req.To == "git" {
 		g, err := gitRepo(ctx, p.dir, "anchor")
 		if err != nil {

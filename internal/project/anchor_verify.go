@@ -167,7 +167,7 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 				if hc.FoundAt > 0 {
 					e.WithHint("awr log --since %d", hc.FoundAt)
 				} else {
-					e.WithHint("the log was rewritten or is another; compare with the head you were given: awr status --full")
+					e.WithHint("awr status --full")
 				}
 				fail(e)
 			}
@@ -206,7 +206,11 @@ func (p *Project) loadAnchors(ctx context.Context, op, file string) (source stri
 		anchors, malformed, err = g.readNotes(ctx)
 		return "git:" + g.top + " " + AnchorNotesRef, anchors, malformed, err
 	}
-	path, err := p.namedPath(op, "--anchors", file, "awr "+op+" --anchors")
+	hint := "awr verify --anchors anchors.txt"
+	if op == "import" {
+		hint = "awr import EXPORT.jsonl --project NEW_DIR --anchors anchors.txt"
+	}
+	path, err := p.namedPath(op, "--anchors", file, hint)
 	if err != nil {
 		return "", nil, nil, err
 	}

@@ -143,9 +143,9 @@ func (p *Project) ClientInstall(ctx context.Context, req ClientInstallRequest) (
 		return res, nil
 	}
 	if c := res.Checks[0]; !c.OK && !req.Force {
-		return nil, fault.New(fault.InvalidInput, "%s: the hook command does not answer: %s", op, c.Detail).
+		return nil, fault.New(fault.InvalidInput, "%s: the hook command does not answer: %s; install awr there or pass --command with a working awr, then preview again, or add --force to install anyway", op, c.Detail).
 			With("path", path).With("command", command).
-			WithHint("install awr there or pass --command with a working awr, then preview again (%s); or add --force to install anyway", base)
+			WithHint("%s", base)
 	}
 	if err := writeSettings(path, fp, out, base); err != nil {
 		return nil, err
@@ -260,7 +260,7 @@ func settingsError(op, path, preview string, err error) error {
 	if errors.As(err, &se) {
 		return fault.Wrap(fault.InvalidInput, syntaxCause{se}, "%s: %s:%d:%d: not valid JSON", op, path, se.Line, se.Column).
 			With("path", path).With("line", se.Line).With("column", se.Column).
-			WithHint("fix %s at line %d, column %d, then preview again: %s", path, se.Line, se.Column, preview)
+			WithHint("%s", preview)
 	}
 	if errors.Is(err, hosts.ErrSettingsShape) || errors.Is(err, hosts.ErrSettingsSyntax) {
 		fe := fault.Wrap(fault.InvalidInput, err, "%s: %s", op, path).With("path", path)

@@ -266,7 +266,8 @@ func TestClientInstall_Check(t *testing.T) {
 
 	_, err = p.ClientInstall(ctx, project.ClientInstallRequest{Client: "gemini", Command: missing, Accept: true})
 	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
-	require.Contains(t, fault.As(err).Hint, "--force")
+	require.Contains(t, fault.As(err).Message, "--force")
+	require.Equal(t, pre.Next[:strings.Index(pre.Next, " --accept")], fault.As(err).Hint, "the hint previews again")
 	require.NoFileExists(t, path)
 
 	got, err := p.ClientInstall(ctx, project.ClientInstallRequest{Client: "gemini", Command: missing, Accept: true, Force: true})

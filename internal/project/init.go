@@ -56,7 +56,7 @@ func pairs(flag string, vals []string) (map[string]string, error) {
 func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error) {
 	dir := p.dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fault.New(fault.InvalidInput, "init: --project %s is not a directory", dir).With("path", dir).WithHint("mkdir -p %s", dir)
+		return nil, fault.New(fault.InvalidInput, "init: --project %s is not a directory", dir).With("path", dir)
 	}
 	sm, err := pairs("--status-map", req.StatusMap)
 	if err != nil {

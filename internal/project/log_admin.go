@@ -62,8 +62,13 @@ type VerifyResult struct {
 // and an --expect-head that is not a hash.
 func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult, error) {
 	if req.AnchorsFile != "" && !req.Anchors {
+		// The hint names the file only where it lies in the project.
+		shown := "anchors.txt"
+		if abs, err := pathcheck.Abs(p.dir, p.fromWorkingDir(req.AnchorsFile)); err == nil && p.shown(abs, "") != "" {
+			shown = shellWord(req.AnchorsFile)
+		}
 		return nil, fault.New(fault.InvalidInput, "verify: %s names an anchor file, which needs --anchors", req.AnchorsFile).
-			With("path", req.AnchorsFile).WithHint("awr verify --anchors %s", req.AnchorsFile)
+			With("path", req.AnchorsFile).WithHint("awr verify --anchors %s", shown)
 	}
 	if req.ExpectHead != "" {
 		if err := checkHashArg("--expect-head", req.ExpectHead); err != nil {
@@ -86,6 +91,12 @@ func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult,
 	// forger's edit breaks a domain rule and, re-hashed, the anchors after
 	// it, and the broken anchor is the refusal that names the rewrite.
 	werr := p.verifyWitnesses(ctx, st, req, res)
+	if err == nil && werr != nil && !fault.Is(werr, fault.VerifyFailed) {
+		// The anchors could not be read (a FIFO, a directory, a file too
+		// large): nothing was checked against them, and no report says
+		// the log verified.
+		return nil, werr
+	}
 	if err != nil && (res.Anchors == nil || res.Anchors.Broken == nil) {
 		return res, err
 	}
@@ -215,7 +226,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	}
 	dir := p.dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir).WithHint("mkdir -p %s", dir)
+		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir)
 	}
 	res := &ImportResult{}
 	var witness replay.Witness

@@ -38,6 +38,11 @@ func (p *Project) workDir(op, flag, path string, exist bool) (string, *fault.Err
 	if err != nil {
 		return "", pathcheck.Fault(op, flag, err)
 	}
+	if pathcheck.InState(dir) {
+		// An agent working in .awr/ would write awr's own state.
+		return "", fault.New(fault.InvalidInput, "%s: %s %s: is inside .awr/, where only awr writes its own state; name a directory of the project", op, flag, path).
+			With("flag", flag).With("path", path).With("rule", string(pathcheck.RuleState))
+	}
 	return dir, nil
 }
 

@@ -67,7 +67,7 @@ type ReadyRequest struct {
 	Read
 	All        bool `name:"all" json:"all,omitempty" help:"Also list every other item with the reasons it is not ready."`
 	Executable bool `name:"executable" json:"executable,omitempty" help:"Only the ready items an agent can start on as organized (a declared goal, acceptance criteria, a next action)."`
-	Limit      int  `name:"limit" json:"limit,omitempty" help:"At most N ready items (1 to 200; default all)." placeholder:"N"`
+	Limit      *int `name:"limit" json:"limit,omitempty" help:"At most N ready items (1 to 200; default all)." placeholder:"N"`
 }
 
 // LimitOf is commands.LimitOf for the front ends: the one check of a
@@ -79,18 +79,21 @@ func LimitOf(op, flag string, n *int, def int) (int, error) {
 // Ready lists claimable work as of the request's revision, sorted by
 // priority then key: status planned or ready, no blocker, every required
 // dependency completed, no cycle, no live claim. Each item says whether
-// it is executable and, if not, why. Limit 0 (left out) lists all, else
-// it is 1 to commands.MaxLimit; Executable keeps
+// it is executable and, if not, why. Limit nil (left out) lists all, else
+// it is 1 to commands.MaxLimit (0 is refused, over MCP as on the command
+// line: it never means all); Executable keeps
 // only the executable items (the others go to NotReady with all); All
 // adds every other item with the reasons it is not ready.
-// Errors: InvalidInput for a limit below 0 or above commands.MaxLimit
+// Errors: InvalidInput for a limit below 1 or above commands.MaxLimit
 // (details.flag --limit); those of the read.
 func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, error) {
-	limit, all := req.Limit, req.All
-	if limit != 0 {
-		if _, err := commands.LimitOf("ready", "--limit", &limit, 0); err != nil {
+	limit, all := 0, req.All
+	if req.Limit != nil {
+		n, err := commands.LimitOf("ready", "--limit", req.Limit, 0)
+		if err != nil {
 			return nil, err
 		}
+		limit = n
 	}
 	res := &ReadyResult{Ready: []ReadyItem{}}
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {

@@ -90,7 +90,7 @@ func (p *Project) openShared(ctx context.Context, s *sharedStore, progress func(
 	} else if !events.Writable(path) {
 		up.Close()
 		return nil, fault.New(fault.Storage, "open project: this machine's cache %s of the shared store (%s) is not writable: every command catches it up", path, up.Describe()).
-			With("path", path).WithHint("chmod u+w %s %s", path, filepath.Dir(path))
+			With("path", path)
 	}
 	st, err := events.Open(ctx, path, events.Options{Create: true, Upstream: up, Projectors: projections.Projectors(),
 		Progress: progress, LockTimeout: p.opts.LockTimeout, PoolSize: p.opts.PoolSize})
@@ -107,12 +107,11 @@ func (p *Project) openShared(ctx context.Context, s *sharedStore, progress func(
 // shared log behind.
 func strayCache(path string, mark *events.SharedMark, manifestErr error) error {
 	if manifestErr != nil {
-		return fault.Wrap(fault.InvalidInput, manifestErr, "open project: %s is this machine's cache of the shared store (%s, project %s), and the manifest that says so does not read", path, mark.Store, mark.Project).
-			With("path", path).WithHint("fix .awr/project.toml (or restore it: git checkout .awr/project.toml), then run the command again")
+		return fault.Wrap(fault.InvalidInput, manifestErr, "open project: %s is this machine's cache of the shared store (%s, project %s), and the manifest that says so does not read: fix .awr/project.toml (or restore it: git checkout .awr/project.toml), then run the command again", path, mark.Store, mark.Project).
+			With("path", path)
 	}
-	return fault.New(fault.InvalidInput, "open project: %s is this machine's cache of the shared store (%s, project %s), but .awr/project.toml has no [store] table: a write here would leave the shared log behind; nothing was written", path, mark.Store, mark.Project).
-		With("path", path).With("store", mark.Store).
-		WithHint("restore the manifest's [store] table (git checkout .awr/project.toml), then run the command again")
+	return fault.New(fault.InvalidInput, "open project: %s is this machine's cache of the shared store (%s, project %s), but .awr/project.toml has no [store] table: a write here would leave the shared log behind; nothing was written; restore the manifest's [store] table (git checkout .awr/project.toml), then run the command again", path, mark.Store, mark.Project).
+		With("path", path).With("store", mark.Store)
 }
 
 // storeStatus is where the log of the project on st lives.

@@ -529,7 +529,7 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 		}
 		h, _, err := hashFile(ctx, abs)
 		if err != nil {
-			return nil, fault.New(fault.InvalidInput, "evidence add: --file %s: %v", req.File, err).With("flag", "--file").WithHint("ls %s", shellWord(req.File))
+			return nil, fault.New(fault.InvalidInput, "evidence add: --file %s: %v", req.File, err).With("flag", "--file")
 		}
 		ran.Basis, ran.Level, ran.Path, ran.FileHash, ran.Passed = events.EvidenceFile, events.LevelReported, rel, h, true
 	default:

@@ -109,7 +109,7 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		p.Outcome, p.Reason = events.SeatFailed, fmt.Sprintf("working directory %s does not exist", cwd)
 		p.Evidence = &events.SeatEvidence{Error: "cwd missing: " + cwd}
-		p.Hint = fmt.Sprintf("create %s or redeclare the seat with --cwd", cwd)
+		p.Hint = fmt.Sprintf("awr seat add %s --runtime %s --cwd DIR", s.Address, s.Runtime)
 		return p
 	}
 	start, resume := seatCommands(&s.SeatDeclared)
@@ -166,7 +166,7 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 	if prog, ok := findProgram(tmpl, cwd, m.agentPath()); !ok {
 		p.Action, p.Outcome, p.Reason = ActionNone, events.SeatFailed, fmt.Sprintf("command not found: %s", prog)
 		p.Evidence = &events.SeatEvidence{Error: "command not found: " + prog, Command: tmpl}
-		p.Hint = fmt.Sprintf("install %s or redeclare the seat with --command", prog)
+		p.Hint = fmt.Sprintf("awr seat add %s --runtime %s --command 'my-agent {context_file}'", s.Address, s.Runtime)
 		return p
 	}
 	if cannotTell {

@@ -53,7 +53,7 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 			where = fmt.Sprintf("%s:%d", path, line)
 		}
 		return fault.New(fault.InvalidInput, "%s: %s", where, fmt.Sprintf(format, args...)).With("path", path).With("line", line).
-			WithHint("see docs/rigs.md for the spec format")
+			WithHint("awr rig apply --help")
 	}
 	if len(data) > maxSpec {
 		return nil, bad(0, "the spec is larger than %d bytes", maxSpec)
@@ -143,7 +143,7 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 			// Keep the declaration's code (a secret is RuleViolation).
 			e := fault.As(err)
 			return nil, fault.New(e.Code, "%s:%d: %s", path, s.line, e.Message).With("path", path).With("line", s.line).
-				WithHint("see docs/rigs.md for the spec format")
+				WithHint("awr rig apply --help")
 		}
 	}
 	return spec, nil

@@ -97,7 +97,7 @@ func rollUp(seats []*SeatPlan) string {
 // continued: seats it already restored are not relaunched.
 func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 	if err := m.Tmux.Available(); err != nil {
-		return nil, fault.New(fault.InvalidInput, "rig up: tmux not found on PATH").WithHint("install tmux, then awr rig up %s", opts.Rig)
+		return nil, fault.New(fault.InvalidInput, "rig up: tmux not found on PATH; install tmux").WithHint("awr rig up %s", opts.Rig)
 	}
 	st, err := m.load(ctx, opts.Rig, commands.Read{}, true)
 	if err != nil {

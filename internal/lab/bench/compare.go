@@ -359,7 +359,8 @@ func compare(c *compareEnv) ([]Target, *Floor, error) {
 // next pair.
 func (c *compareEnv) startClaim(version func() error) (Target, error) {
 	t := Target{ID: 2, Name: "session start --claim / awr version (p50 and p95)", Bound: "max", Target: 1.5}
-	ready, err := c.p.Ready(c.ctx, project.ReadyRequest{Limit: 2})
+	two := 2
+	ready, err := c.p.Ready(c.ctx, project.ReadyRequest{Limit: &two})
 	if err != nil {
 		return t, err
 	}

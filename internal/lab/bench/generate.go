@@ -159,7 +159,7 @@ func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (*
 		return nil, err
 	}
 	if !initialized {
-		return nil, fault.New(fault.NotFound, "bench generate: the project is not initialized (no project_initialized event)").WithHint("awr bench project DIR, or awr init --accept")
+		return nil, fault.New(fault.NotFound, "bench generate: the project is not initialized (no project_initialized event)").WithHint("awr bench project NEW_DIR")
 	}
 	if len(keys) == 0 {
 		return nil, fault.New(fault.InvalidInput, "bench generate: the project has no claimable work items (planned or ready)").WithHint("awr ready --all")

@@ -122,7 +122,7 @@ func WriteProject(dir string, n int, seed int64) ([]File, error) {
 		return nil, fault.New(fault.InvalidInput, "bench project: %s is not a directory", dir).With("path", dir)
 	case len(entries) > 0:
 		return nil, fault.New(fault.InvalidInput, "bench project: %s is not empty", dir).With("path", dir).With("entries", len(entries)).
-			WithHint("choose a new directory: awr bench project DIR")
+			WithHint("awr bench project NEW_DIR")
 	}
 	files := Project(n, seed)
 	for _, f := range files {

@@ -156,7 +156,8 @@ func checkBaseline(ctx context.Context, b *project.Project, exe string, items []
 // returns.
 func (bl *baseline) start(ctx context.Context, b *project.Project, items []projections.WorkItem) (func(), error) {
 	start := project.SessionStartRequest{Work: items[0].Key, Agent: "bench-run", Provider: "bench", Model: "none"}
-	ready, err := b.Ready(ctx, project.ReadyRequest{Limit: 1})
+	one := 1
+	ready, err := b.Ready(ctx, project.ReadyRequest{Limit: &one})
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +248,8 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 
 	// A session of its own to append checkpoints to: on a ready item with
 	// a claim when there is one, else on the first item without.
-	ready, err := p.Ready(ctx, project.ReadyRequest{Limit: 1})
+	one := 1
+	ready, err := p.Ready(ctx, project.ReadyRequest{Limit: &one})
 	if err != nil {
 		return nil, err
 	}

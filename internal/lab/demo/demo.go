@@ -323,13 +323,13 @@ func emptyDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return fault.New(fault.InvalidInput, "demo: --keep %s does not exist", dir).With("path", dir).WithHint("mkdir %s", dir)
+			return fault.New(fault.InvalidInput, "demo: --keep %s does not exist", dir).With("path", dir).WithHint("awr demo")
 		}
 		return fault.New(fault.InvalidInput, "demo: --keep %s: %v", dir, err).With("path", dir)
 	}
 	if len(entries) > 0 {
 		return fault.New(fault.InvalidInput, "demo: --keep %s is not empty; the demo needs an empty directory", dir).With("entries", len(entries)).
-			With("path", dir).WithHint("awr demo (a temporary project), or awr demo --keep EMPTY_DIR")
+			With("path", dir).WithHint("awr demo")
 	}
 	return nil
 }

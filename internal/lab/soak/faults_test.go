@@ -321,7 +321,8 @@ func TestFault_PageLimit(t *testing.T) {
 	require.Equal(t, fault.Storage, fe.Code, "%v", refused)
 	require.Equal(t, sqlite.ResultFull, sqlite.ErrCode(refused).ToPrimary(), "the refusal comes from SQLITE_FULL: %v", refused)
 	require.Contains(t, fe.Message, "disk or database is full; nothing was written")
-	require.Equal(t, "free disk space, then retry", fe.Hint)
+	require.Empty(t, fe.Hint)
+	require.Contains(t, fe.Message, "free disk space, then retry")
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		require.Equal(t, last, r.Head, "the refused write appended nothing")
 		return nil
@@ -349,7 +350,7 @@ func eventID(t *testing.T, st *events.Store, seq int64) string {
 
 // TestFault_NewerSchema opens a project whose database a newer awr has
 // migrated (a higher schema version): the open is refused with Storage
-// naming both versions and the hint `upgrade awr`, the file is left
+// naming both versions and `upgrade awr` in the message (no hint: no awr command helps), the file is left
 // byte for byte as it was, and with the version put back every
 // acknowledged event is there and the log verifies.
 func TestFault_NewerSchema(t *testing.T) {
@@ -378,7 +379,8 @@ func TestFault_NewerSchema(t *testing.T) {
 	fe := fault.As(err)
 	require.Equal(t, fault.Storage, fe.Code, "%v", err)
 	require.Contains(t, fe.Message, fmt.Sprintf("schema version %d is newer than this awr supports (%d)", 1<<20, supported))
-	require.Equal(t, "upgrade awr", fe.Hint)
+	require.Empty(t, fe.Hint)
+	require.Contains(t, fe.Message, "upgrade awr")
 	require.EqualValues(t, 1<<20, fe.Details["schema_version"])
 	after, err := os.ReadFile(db)
 	require.NoError(t, err)

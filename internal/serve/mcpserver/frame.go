@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/awr-dev/awr/internal/secret"
 )
 
 // JSON-RPC 2.0 error codes of messages that never reach the protocol.
@@ -40,16 +42,28 @@ type lockedWriter struct {
 	pending *pending
 }
 
-// Write writes p whole.
+// Write writes p whole. A JSON-RPC error answer is written with every
+// credential in it withheld (secret.Redact): the SDK's own errors quote
+// what they refused (an unknown tool's name, a params value), and a
+// secret given there must not come back.
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.pending != nil {
 		l.pending.answered(p)
 	}
-	n, err := l.w.Write(p)
+	out := p
+	if bytes.Contains(p, []byte(`"error":`)) {
+		if r := secret.Redact(string(p)); r != string(p) {
+			out = []byte(r)
+		}
+	}
+	n, err := l.w.Write(out)
 	if err != nil && l.pending != nil {
 		l.pending.abandon()
+	}
+	if err == nil && n == len(out) {
+		n = len(p)
 	}
 	return n, err
 }

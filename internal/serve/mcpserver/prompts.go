@@ -51,7 +51,7 @@ func (s *Server) resumeWork(ctx context.Context, req *mcp.GetPromptRequest) (*mc
 		bad = fault.New(fault.InvalidInput, "%s: give session or work, not both", ResumeWorkPrompt).With("accepted_arguments", []string{"session", "work"})
 	}
 	if bad != nil {
-		return nil, rpcError(jsonrpc.CodeInvalidParams, bad.WithHint("prompts/list shows %s's arguments; awr session list --active, awr ready", ResumeWorkPrompt), "")
+		return nil, rpcError(jsonrpc.CodeInvalidParams, bad.WithHint("awr session list --active"), "")
 	}
 	project.WarmTokenizer()
 	packet, err := s.project.ContextPacket(ctx, project.ContextPacketRequest{Session: session, Work: work})

@@ -115,8 +115,7 @@ func packetRequest(uri string) (project.ContextPacketRequest, error) {
 		*k.field = v
 		return in, nil
 	}
-	return in, fault.New(fault.NotFound, "read resource: %s names no session or work item", uri).With("uri", uri).
-		WithHint("resources/templates/list shows %s and %s", SessionContextTemplate, WorkContextTemplate)
+	return in, fault.New(fault.NotFound, "read resource: %s names no session or work item (resources/templates/list shows %s and %s)", uri, SessionContextTemplate, WorkContextTemplate).With("uri", uri)
 }
 
 // resourceError is the JSON-RPC error of a failed read: awr's NotFound is
@@ -191,7 +190,8 @@ func (s *Server) livePackets(ctx context.Context) []*mcp.Resource {
 			Title:       "Context packet of session " + ss.ID + " (" + project.SafeText(ss.Work) + ")",
 			Description: "Active session of " + project.SafeText(ss.Agent) + " on " + project.SafeText(ss.Work) + "."})
 	}
-	ready, err := s.project.Ready(ctx, project.ReadyRequest{Limit: listedWork})
+	listed := listedWork
+	ready, err := s.project.Ready(ctx, project.ReadyRequest{Limit: &listed})
 	if err != nil {
 		s.debug("list resources: ready", err)
 		return out

@@ -200,7 +200,7 @@ func decode[In any](name string, raw json.RawMessage, schema *jsonschema.Schema,
 	}
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return in, fault.New(fault.InvalidInput, "%s: arguments must be a JSON object: %v", name, err).WithHint("tools/list shows %s's input schema", name)
+		return in, fault.New(fault.InvalidInput, "%s: arguments must be a JSON object: %v (tools/list shows %s's input schema)", name, err, name)
 	}
 	var unknown []string
 	for k := range m {
@@ -215,16 +215,16 @@ func decode[In any](name string, raw json.RawMessage, schema *jsonschema.Schema,
 			known = append(known, k)
 		}
 		sort.Strings(known)
-		return in, fault.New(fault.InvalidInput, "%s: unknown input field(s): %s", name, strings.Join(unknown, ", ")).
-			With("unknown_fields", unknown).With("accepted_fields", known).WithHint("tools/list shows %s's input schema", name)
+		return in, fault.New(fault.InvalidInput, "%s: unknown input field(s): %s (tools/list shows %s's input schema)", name, strings.Join(unknown, ", "), name).
+			With("unknown_fields", unknown).With("accepted_fields", known)
 	}
 	if err := resolved.Validate(m); err != nil {
-		return in, fault.New(fault.InvalidInput, "%s: invalid input: %v", name, err).WithHint("tools/list shows %s's input schema", name)
+		return in, fault.New(fault.InvalidInput, "%s: invalid input: %v (tools/list shows %s's input schema)", name, err, name)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return in, fault.New(fault.InvalidInput, "%s: invalid input: %v", name, err).WithHint("tools/list shows %s's input schema", name)
+		return in, fault.New(fault.InvalidInput, "%s: invalid input: %v (tools/list shows %s's input schema)", name, err, name)
 	}
 	return in, nil
 }
