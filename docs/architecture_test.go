@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -16,16 +19,28 @@ import (
 
 // goPackage is what `go list -json` says of one package of the module.
 type goPackage struct {
-	ImportPath string
-	Doc        string
-	Imports    []string
+	ImportPath, Dir, Doc      string
+	Imports                   []string
+	TestGoFiles, XTestGoFiles []string
+}
+
+// testDoc is the package comment of a package made only of tests (a
+// suite such as fixtures/badinput), read from its test files.
+func testDoc(p goPackage) string {
+	for _, f := range append(p.TestGoFiles, p.XTestGoFiles...) {
+		file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(p.Dir, f), nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err == nil && file.Doc != nil {
+			return file.Doc.Text()
+		}
+	}
+	return ""
 }
 
 // modulePackages lists the module's packages with their imports inside
 // the module (test files' imports left out), by path relative to the root.
 func modulePackages(t *testing.T) map[string]goPackage {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json=ImportPath,Doc,Imports", "./...")
+	cmd := exec.Command("go", "list", "-json=ImportPath,Dir,Doc,Imports,TestGoFiles,XTestGoFiles", "./...")
 	cmd.Dir = testkit.Root()
 	out, err := cmd.Output()
 	if err != nil {
@@ -49,6 +64,9 @@ func modulePackages(t *testing.T) map[string]goPackage {
 			}
 		}
 		p.ImportPath, p.Imports = rel, in
+		if p.Doc == "" {
+			p.Doc = testDoc(p)
+		}
 		pkgs[rel] = p
 	}
 	return pkgs
