@@ -338,7 +338,7 @@ func (s *Store) markShared(ctx context.Context) error {
 		case mark != nil:
 			return nil, nil
 		case tx.Head() > 0:
-			return nil, fault.New(fault.VerifyFailed, "open project: %s is this project's own log (%d events), but the manifest names the shared store %s: its events are not there; nothing was written", s.path, tx.Head(), s.up.Describe()).
+			return nil, fault.New(fault.VerifyFailed, "open project: %s is this project's own log (%d events), but the manifest names the shared store %s: its events are not there; nothing was written; move them there with awr migrate --to URL (the url of the manifest's [store] table)", s.path, tx.Head(), s.up.Describe()).
 				With("path", s.path).With("project_revision", tx.Head()).
 				WithHint("awr migrate --help")
 		}

@@ -237,10 +237,11 @@ func TestShared_Refusals(t *testing.T) {
 	f = refused(awrBad("status", "--json"), "InvalidInput")
 	require.Contains(t, f.Message, filepath.Join(bad, ".awr", "project.toml"))
 
-	// A server that is not there: Storage, with pg_isready.
+	// A server that is not there: Storage, with pg_isready to check it
+	// (details.check: not an awr command, so not the hint).
 	_, awrDown := machine(t, bin, "version = 1\nname = \"checkout\"\n\n[store]\nurl = \"postgres://alice@127.0.0.1:1/awr?connect_timeout=2\"\n")
 	f = refused(awrDown("status", "--json"), "Storage")
-	require.Contains(t, f.Hint, "pg_isready")
+	require.Contains(t, f.Details["check"], "pg_isready")
 
 	// A joined checkout of a key with no log yet is NotFound, naming init.
 	_, awrEmpty := machine(t, bin, fmt.Sprintf("version = 1\nname = \"nobody\"\n\n[store]\nurl = %q\n", dbURL))
@@ -277,7 +278,8 @@ func TestShared_Refusals(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(ownManifest, append(m, fmt.Sprintf("\n[store]\nurl = %q\n", dbURL)...), 0o644))
 	f = refused(awrOwn("status", "--json"), "VerifyFailed")
-	require.Contains(t, f.Hint, "awr migrate --to")
+	require.Contains(t, f.Message, "awr migrate --to")
+	require.Equal(t, "awr migrate --help", f.Hint)
 	require.NoError(t, os.WriteFile(ownManifest, m, 0o644))
 	var st sharedStatus
 	runJSON(t, awrOwn("status", "--json"), &st)
@@ -287,7 +289,8 @@ func TestShared_Refusals(t *testing.T) {
 	other, err := fixtures.CopyProject("checkout", t.TempDir())
 	require.NoError(t, err)
 	f = refused(awrIn(bin, other)("init", "--store", dbURL, "--name", "team", "--accept", "--json"), "SourceConflict")
-	require.Contains(t, f.Hint, "--name")
+	require.Contains(t, f.Message, "--name OTHER_NAME")
+	require.Equal(t, "awr init --help", f.Hint)
 	_, err = os.Stat(filepath.Join(other, ".awr", "awr.db"))
 	require.True(t, os.IsNotExist(err), "a refused init leaves no cache")
 }

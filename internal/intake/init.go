@@ -81,7 +81,7 @@ func (p *Preview) Conflict() bool { return p.conflict }
 // the project's key: the project exists, and a checkout joins it with its
 // manifest, not with an init.
 func SharedTaken(store string, rev int64) error {
-	return fault.New(fault.SourceConflict, "init: the shared store (%s) already holds this project, at project_revision %d; a checkout joins it with a copy of that project's .awr/project.toml (its [store] table), and its next command catches up", store, rev).
+	return fault.New(fault.SourceConflict, "init: the shared store (%s) already holds this project, at project_revision %d; a checkout joins it with a copy of that project's .awr/project.toml (its [store] table), and its next command catches up; a new project takes another name (awr init --store URL --name OTHER_NAME --accept)", store, rev).
 		With("store", store).With("project_revision", rev).
 		WithHint("awr init --help")
 }

@@ -95,8 +95,9 @@ var allowed = map[string]string{
 	"fixtures/projects/bad-files/.env": "AWS_SECRET_ACCESS_KEY=do-not-read",
 }
 
-// The detector stays quiet on the repository's own prose and fixtures:
-// only the documented examples are flagged.
+// The detector stays quiet on the repository's own prose and fixtures
+// (their data, not the tests among them, which plant credentials on
+// purpose): only the documented examples are flagged.
 func TestFind_NoFalsePositivesInDocsAndFixtures(t *testing.T) {
 	t.Parallel()
 	lines, flagged := 0, 0
@@ -104,6 +105,9 @@ func TestFind_NoFalsePositivesInDocsAndFixtures(t *testing.T) {
 		err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() || info.Size() > 16<<20 {
 				return err
+			}
+			if strings.HasSuffix(p, "_test.go") {
+				return nil // test code plants credentials on purpose (fixtures/badinput)
 			}
 			f, err := os.Open(p)
 			if err != nil {

@@ -80,7 +80,10 @@ func Loopback(ln net.Listener) bool {
 }
 
 // Serve serves the page and its API for p on ln until ctx is done, then
-// shuts down (open requests get a second to finish) and returns nil.
+// shuts down and returns nil: open requests (reads only) get a quarter of
+// a second to finish and are then cut off, well inside the time awr gives
+// a command to stop after a signal (cmd/awr's graceAfterSignal), so that
+// Ctrl-C ends `awr ui` with exit 0 even while a verify is being served.
 // Errors: Storage when serving fails for another reason.
 func Serve(ctx context.Context, ln net.Listener, p *project.Project) error {
 	srv := &http.Server{Handler: Handler(p, ln.Addr().String()), ReadHeaderTimeout: 10 * time.Second}
@@ -91,7 +94,7 @@ func Serve(ctx context.Context, ln net.Listener, p *project.Project) error {
 		return fault.Wrap(fault.Storage, err, "ui: serve on %s", ln.Addr())
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()
@@ -101,6 +104,9 @@ func Serve(ctx context.Context, ln net.Listener, p *project.Project) error {
 	}
 	return nil
 }
+
+// shutdownGrace is how long open requests may take once Serve stops.
+const shutdownGrace = 250 * time.Millisecond
 
 // Handler returns the read-only handler of the page (/, /app.js,
 // /app.css) and its JSON API (/api/...) for p, served at addr (the
