@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/awr-dev/awr/internal/shellwords"
 )
 
 // hintsEnv names the directory where one script's hint runs are recorded
@@ -194,7 +195,7 @@ func runHint(dir, from, hint, command string) {
 	defer func() { record(dir, rec) }()
 	cwd, err := os.Getwd()
 	chosen := false // holds a name only the user can choose
-	for _, w := range shellWords(command) {
+	for _, w := range shellwords.Split(command) {
 		m := placeholder.FindStringSubmatch(w)
 		switch {
 		case m == nil:
@@ -271,38 +272,6 @@ func runHint(dir, from, hint, command string) {
 	case strings.Contains(rec.Stderr, "no awr project at") && !chosen:
 		rec.Problem = "finds no project"
 	}
-}
-
-// shellWords splits a command into its words as sh would, for the
-// quoting hints use: '...' and "..." without escapes inside.
-func shellWords(s string) []string {
-	var words []string
-	var w strings.Builder
-	in, quote := false, byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			w.WriteByte(c)
-		case c == '\'' || c == '"':
-			quote, in = c, true
-		case c == ' ':
-			if in {
-				words = append(words, w.String())
-				w.Reset()
-				in = false
-			}
-		default:
-			w.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, w.String())
-	}
-	return words
 }
 
 func record(dir string, rec hintRun) {

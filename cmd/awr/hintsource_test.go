@@ -28,6 +28,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/awr-dev/awr/fixtures/testkit"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/stretchr/testify/require"
 )
 
@@ -487,7 +488,7 @@ func hintProblem(hint string) string {
 		if err != nil {
 			return err.Error()
 		}
-		words := hintWords(strings.TrimPrefix(part, "awr "))
+		words := shellwords.Split(strings.TrimPrefix(part, "awr "))
 		if slices.Contains(words, "--help") {
 			if _, err := p.Parse(slices.DeleteFunc(words, func(w string) bool { return w == "--help" })); err != nil {
 				var pe *kong.ParseError
@@ -505,38 +506,6 @@ func hintProblem(hint string) string {
 		}
 	}
 	return ""
-}
-
-// hintWords splits a command into its words as sh would, for the quoting
-// hints use: '...' and "..." without escapes inside.
-func hintWords(s string) []string {
-	var words []string
-	var w strings.Builder
-	in, quote := false, byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			w.WriteByte(c)
-		case c == '\'' || c == '"':
-			quote, in = c, true
-		case c == ' ':
-			if in {
-				words = append(words, w.String())
-				w.Reset()
-				in = false
-			}
-		default:
-			w.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, w.String())
-	}
-	return words
 }
 
 type devNull struct{}
