@@ -92,7 +92,10 @@ const (
 	intakeLedger = ".awr/intake/work-ledger.yaml"
 )
 
-// Plan computes what `awr init` would do in dir, writing nothing.
+// Plan computes what `awr init` would do in dir, writing nothing: the
+// sources (chosen, from the manifest, or proposed by discovery), the
+// intake files --goal adds, the manifest, the writes, and the
+// organization the sources would give.
 // Errors: InvalidInput for a --source that is not a file of the project,
 // a bad --status-map or --field-map, or a manifest that does not parse.
 func Plan(dir string, opts InitOptions) (*Preview, error) {
@@ -109,14 +112,34 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sources []ManifestSource
+	sources, err := p.planSources(dir, opts, existing, hasManifest)
+	if err != nil {
+		return nil, err
+	}
 	var keep []Write // existing files used as they are
-	switch {
-	case len(opts.Sources) > 0:
-		sources, err = chosen("init: --source", dir, inv, opts.Sources)
-		if err != nil {
+	if opts.Goal != "" {
+		if sources, keep, err = p.planGoal(dir, opts.Goal, sources); err != nil {
 			return nil, err
 		}
+	}
+	applyMaps(sources, opts)
+	if err := p.planManifest(sources, opts, existing, hasManifest); err != nil {
+		return nil, err
+	}
+	p.planWrites(dir, opts, existing, hasManifest, keep)
+	p.planOrganization(dir, opts, sources)
+	return p, nil
+}
+
+// planSources returns the sources init maps: those --source chose, the
+// existing manifest's, or what discovery proposes (recording the
+// ambiguous roles in p).
+// Errors: InvalidInput for a --source that is not a file of the project.
+func (p *Preview) planSources(dir string, opts InitOptions, existing *Manifest, hasManifest bool) ([]ManifestSource, error) {
+	var sources []ManifestSource
+	switch {
+	case len(opts.Sources) > 0:
+		return chosen("init: --source", dir, p.Inventory, opts.Sources)
 	case hasManifest:
 		// A copy: the maps below must not write through to the manifest
 		// read from disk, which the conflict check compares against.
@@ -128,64 +151,80 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 			p.Name = existing.Name
 		}
 	default:
-		sources, p.Ambiguous = Propose(inv)
+		sources, p.Ambiguous = Propose(p.Inventory)
 	}
-	if opts.Goal != "" {
-		hasGoals := false
+	if p.Ambiguous == nil {
+		p.Ambiguous = []Ambiguity{}
+	}
+	return sources, nil
+}
+
+// planGoal adds what --goal writes: the intake goals file (created, or
+// its G-1 updated) and ledger (created once), both added to sources. keep
+// lists the existing files used as they are.
+// Errors: InvalidInput when the project already has a goals source;
+// Storage when the intake goals file cannot be read.
+func (p *Preview) planGoal(dir, goal string, sources []ManifestSource) (_ []ManifestSource, keep []Write, _ error) {
+	hasGoals := false
+	for _, s := range sources {
+		// The intake goals file init made itself does not count: a
+		// repeated --goal is a retry, not a second goal.
+		if s.Path == intakeGoals || s.Path == intakeLedger {
+			continue
+		}
+		if s.Role == RoleGoals {
+			hasGoals = true
+			continue
+		}
+		// Goals may live in a ledger too.
+		if si, missing := Read(dir, s); !missing && len(si.Goals) > 0 {
+			hasGoals = true
+		}
+	}
+	if hasGoals {
+		return nil, nil, fault.New(fault.InvalidInput, "init: --goal is for a project with no goal, and this one has a goals source").WithHint("awr init")
+	}
+	// The goal lives in one place, the intake goals file: a new goal
+	// creates it, a changed one updates its G-1 there; the ledger is
+	// created once and is the team's from then on.
+	switch old, err := readBounded(filepath.Join(dir, filepath.FromSlash(intakeGoals)), maxSourceSize); {
+	case errors.Is(err, os.ErrNotExist):
+		p.files[intakeGoals] = goalsFileFor(goal)
+	case err != nil:
+		return nil, nil, fault.Wrap(fault.Storage, err, "init: read %s", intakeGoals)
+	default:
+		updated, err := setGoal(old, goal)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !bytes.Equal(updated, old) {
+			p.updates[intakeGoals] = updated
+		}
+	}
+	switch old, err := readBounded(filepath.Join(dir, filepath.FromSlash(intakeLedger)), maxSourceSize); {
+	case errors.Is(err, os.ErrNotExist):
+		p.files[intakeLedger] = ledgerFile()
+	case err != nil || !bytes.Equal(old, ledgerFile()):
+		keep = append(keep, Write{Path: intakeLedger, Action: "keep: the existing file is used as it is"})
+	}
+	for _, gen := range []ManifestSource{
+		{Path: intakeGoals, Adapter: source.GoalsMarkdown, Role: RoleGoals},
+		{Path: intakeLedger, Adapter: source.YAMLLedger, Role: RoleTasks},
+	} {
+		listed := false
 		for _, s := range sources {
-			// The intake goals file init made itself does not count: a
-			// repeated --goal is a retry, not a second goal.
-			if s.Path == intakeGoals || s.Path == intakeLedger {
-				continue
-			}
-			if s.Role == RoleGoals {
-				hasGoals = true
-				continue
-			}
-			// Goals may live in a ledger too.
-			if si, missing := Read(dir, s); !missing && len(si.Goals) > 0 {
-				hasGoals = true
-			}
+			listed = listed || s.Path == gen.Path
 		}
-		if hasGoals {
-			return nil, fault.New(fault.InvalidInput, "init: --goal is for a project with no goal, and this one has a goals source").WithHint("awr init")
-		}
-		// The goal lives in one place, the intake goals file: a new goal
-		// creates it, a changed one updates its G-1 there; the ledger is
-		// created once and is the team's from then on.
-		switch old, err := readBounded(filepath.Join(dir, filepath.FromSlash(intakeGoals)), maxSourceSize); {
-		case errors.Is(err, os.ErrNotExist):
-			p.files[intakeGoals] = goalsFileFor(opts.Goal)
-		case err != nil:
-			return nil, fault.Wrap(fault.Storage, err, "init: read %s", intakeGoals)
-		default:
-			updated, err := setGoal(old, opts.Goal)
-			if err != nil {
-				return nil, err
-			}
-			if !bytes.Equal(updated, old) {
-				p.updates[intakeGoals] = updated
-			}
-		}
-		switch old, err := readBounded(filepath.Join(dir, filepath.FromSlash(intakeLedger)), maxSourceSize); {
-		case errors.Is(err, os.ErrNotExist):
-			p.files[intakeLedger] = ledgerFile()
-		case err != nil || !bytes.Equal(old, ledgerFile()):
-			keep = append(keep, Write{Path: intakeLedger, Action: "keep: the existing file is used as it is"})
-		}
-		for _, gen := range []ManifestSource{
-			{Path: intakeGoals, Adapter: source.GoalsMarkdown, Role: RoleGoals},
-			{Path: intakeLedger, Adapter: source.YAMLLedger, Role: RoleTasks},
-		} {
-			listed := false
-			for _, s := range sources {
-				listed = listed || s.Path == gen.Path
-			}
-			if !listed {
-				sources = append(sources, gen)
-			}
+		if !listed {
+			sources = append(sources, gen)
 		}
 	}
+	return sources, keep, nil
+}
+
+// applyMaps adds --status-map and --field-map to the task and plan
+// sources.
+func applyMaps(sources []ManifestSource, opts InitOptions) {
 	for i := range sources {
 		if sources[i].Role != RoleTasks && sources[i].Role != RolePlan {
 			continue
@@ -197,9 +236,13 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 			sources[i].FieldMap = merge(sources[i].FieldMap, opts.FieldMap)
 		}
 	}
-	if p.Ambiguous == nil {
-		p.Ambiguous = []Ambiguity{}
-	}
+}
+
+// planManifest builds the manifest init would write, keeping an existing
+// manifest's [continuity] and [store] settings, and sets p's mapping and
+// store from it.
+// Errors: InvalidInput for a manifest that does not validate.
+func (p *Preview) planManifest(sources []ManifestSource, opts InitOptions, existing *Manifest, hasManifest bool) error {
 	p.manifest = &Manifest{Version: ManifestVersion, Name: p.Name, Sources: sources}
 	if hasManifest {
 		// Init maps sources; the existing [continuity] and [store]
@@ -213,14 +256,19 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 		}
 	}
 	if err := p.manifest.Validate("--source/--status-map"); err != nil {
-		return nil, err
+		return err
 	}
 	p.Mapping, p.Store = sources, p.manifest.Store
 	if p.Mapping == nil {
 		p.Mapping = []ManifestSource{}
 	}
+	return nil
+}
 
-	// What would be written.
+// planWrites lists in p.Writes what init would write: .awr/, the
+// manifest (created, extended, or in conflict), the intake files, the
+// log, and .gitignore.
+func (p *Preview) planWrites(dir string, opts InitOptions, existing *Manifest, hasManifest bool, keep []Write) {
 	_, dbErr := os.Stat(events.DBPath(dir))
 	hasDB := dbErr == nil
 	if _, err := os.Stat(filepath.Join(dir, ".awr")); err != nil {
@@ -228,7 +276,7 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	}
 	switch {
 	case !hasManifest:
-		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: fmt.Sprintf("create: the manifest (project %q, %d sources)", p.Name, len(sources))})
+		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: fmt.Sprintf("create: the manifest (project %q, %d sources)", p.Name, len(p.manifest.Sources))})
 	case extendsManifest(existing, p.manifest):
 		p.extends = true
 		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: "update: add " + strings.Join(added(existing, p.manifest), " and ") + " to the sources"})
@@ -261,15 +309,20 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	}
 	switch {
 	case !hasDB:
-		p.Writes = append(p.Writes, Write{Path: ".awr/awr.db", Action: fmt.Sprintf("create (mode 0600): the event log, with project_initialized and %d source_indexed", len(sources))})
+		p.Writes = append(p.Writes, Write{Path: ".awr/awr.db", Action: fmt.Sprintf("create (mode 0600): the event log, with project_initialized and %d source_indexed", len(p.manifest.Sources))})
 	case len(touched) > 0:
 		p.Writes = append(p.Writes, Write{Path: ".awr/awr.db", Action: "append source_indexed for " + strings.Join(touched, " and ")})
 	}
 	if gitRepo(dir) && !ignored(dir) {
 		p.Writes = append(p.Writes, Write{Path: ".gitignore", Action: ignoreAction})
 	}
+}
 
-	// The organization the sources would give.
+// planOrganization sets p.Organization to what the sources would give
+// (generated files parsed from their planned content) and p.Accept to the
+// command that accepts the preview; an ambiguous role comes first, as
+// the gap and the action to take before anything else.
+func (p *Preview) planOrganization(dir string, opts InitOptions, sources []ManifestSource) {
 	var facts Facts
 	facts.Initialized = true
 	var items []projections.WorkItem
@@ -313,7 +366,6 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 			p.Organization.State = StateNeedsOrganization
 		}
 	}
-	return p, nil
 }
 
 // extendsManifest reports whether m is old with only the intake files
@@ -575,13 +627,8 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // commit point.
 func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Store, error), env func(*events.Store) *commands.Env) (*Preview, error) {
 	dir := p.Project
-	if len(p.Ambiguous) > 0 {
-		var parts []string
-		for _, a := range p.Ambiguous {
-			parts = append(parts, a.Role+": "+strings.Join(a.Candidates, ", "))
-		}
-		return nil, fault.New(fault.SourceConflict, "init: more than one candidate for a role (%s); awr will not guess", strings.Join(parts, "; ")).
-			With("ambiguous", p.Ambiguous).WithHint("%s", p.Accept)
+	if err := refuseAmbiguous(p); err != nil {
+		return nil, err
 	}
 	_, dbErr := os.Stat(events.DBPath(dir))
 	hasDB := dbErr == nil
@@ -605,30 +652,80 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 			return nil, err
 		}
 	}
-	existing, hasManifest, err := ReadManifest(dir)
+	hasManifest, extends, err := checkManifest(dir, p.manifest)
 	if err != nil {
 		return nil, err
-	}
-	extends := hasManifest && extendsManifest(existing, p.manifest)
-	if hasManifest && !existing.Equal(p.manifest) && !extends {
-		return nil, fault.New(fault.SourceConflict, "init: %s already exists and maps different sources; it is never overwritten", ManifestPath(dir)).
-			With("path", ManifestPath(dir)).WithHint("awr source reindex")
 	}
 	if rev > 0 && (extends || len(p.files) > 0 || len(p.updates) > 0) {
 		return update(ctx, p, st, env, rev, id, extends)
 	}
 	if hasManifest && rev > 0 && len(p.files) == 0 {
-		out := *p
-		out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Writes, out.Next = "unchanged", false, rev, id, []Write{}, "awr status"
-		if gitRepo(dir) && !ignored(dir) {
-			if err := appendIgnore(dir); err != nil {
-				return nil, err
-			}
-			out.Status, out.Writes = "initialized", []Write{{Path: ".gitignore", Action: ignoreAction}}
-		}
-		return &out, nil
+		return acceptUnchanged(p, rev, id)
 	}
+	return acceptNew(ctx, p, acceptState{st: st, hasDB: hasDB, rev: rev, hasManifest: hasManifest, extends: extends}, open, env)
+}
 
+// refuseAmbiguous returns the refusal of a preview with an ambiguous role.
+// Errors: SourceConflict naming the candidates.
+func refuseAmbiguous(p *Preview) error {
+	if len(p.Ambiguous) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, a := range p.Ambiguous {
+		parts = append(parts, a.Role+": "+strings.Join(a.Candidates, ", "))
+	}
+	return fault.New(fault.SourceConflict, "init: more than one candidate for a role (%s); awr will not guess", strings.Join(parts, "; ")).
+		With("ambiguous", p.Ambiguous).WithHint("%s", p.Accept)
+}
+
+// checkManifest compares the manifest on disk with the one planned:
+// absent, equal, or extended by the intake files are fine.
+// Errors: SourceConflict when it maps different sources; those of
+// ReadManifest.
+func checkManifest(dir string, planned *Manifest) (hasManifest, extends bool, err error) {
+	existing, hasManifest, err := ReadManifest(dir)
+	if err != nil {
+		return false, false, err
+	}
+	extends = hasManifest && extendsManifest(existing, planned)
+	if hasManifest && !existing.Equal(planned) && !extends {
+		return false, false, fault.New(fault.SourceConflict, "init: %s already exists and maps different sources; it is never overwritten", ManifestPath(dir)).
+			With("path", ManifestPath(dir)).WithHint("awr source reindex")
+	}
+	return hasManifest, extends, nil
+}
+
+// acceptUnchanged answers the accept of what is already there: nothing
+// changes but, in a git repository, .awr/ added to .gitignore.
+// Errors: Storage when .gitignore cannot be written.
+func acceptUnchanged(p *Preview, rev int64, id string) (*Preview, error) {
+	out := *p
+	out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Writes, out.Next = "unchanged", false, rev, id, []Write{}, "awr status"
+	if gitRepo(p.Project) && !ignored(p.Project) {
+		if err := appendIgnore(p.Project); err != nil {
+			return nil, err
+		}
+		out.Status, out.Writes = "initialized", []Write{{Path: ".gitignore", Action: ignoreAction}}
+	}
+	return &out, nil
+}
+
+// acceptState is what Accept found before it builds a new project.
+type acceptState struct {
+	st          *events.Store // the log found, when hasDB
+	hasDB       bool
+	rev         int64
+	hasManifest bool
+	extends     bool
+}
+
+// acceptNew makes dir a project: it stages the files, indexes the
+// sources, commits the log (the commit point) and publishes the staged
+// files; cut short before the commit point it leaves dir as it was.
+// Errors: those of Accept.
+func acceptNew(ctx context.Context, p *Preview, s acceptState, open func(create bool) (*events.Store, error), env func(*events.Store) *commands.Env) (*Preview, error) {
+	dir := p.Project
 	awrDir := filepath.Join(dir, ".awr")
 	newDir := false
 	if _, err := os.Stat(awrDir); errors.Is(err, os.ErrNotExist) {
@@ -647,41 +744,82 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 			}
 		}
 	}()
-	if rev == 0 {
+	if s.rev == 0 {
 		// What an earlier interrupted init or import left.
 		RemoveLeftovers(dir)
 	}
+	if err := stageInit(p, s); err != nil {
+		return nil, err
+	}
+	payloads, err := indexPlanned(p)
+	if err != nil {
+		return nil, err
+	}
+	res, err := commitLog(ctx, p, s, payloads, env)
+	if err != nil {
+		return nil, err
+	}
+	committed = true
+	if newDir {
+		// The .awr entry itself must survive a crash.
+		syncDir(dir)
+	}
+	if err := publishInit(dir, res.Project.ProjectID); err != nil {
+		return nil, err
+	}
+	if !s.hasDB {
+		// The caller's handle on the log it can now open.
+		if _, err := open(false); err != nil {
+			return nil, err
+		}
+	}
+	out := *p
+	out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Next = "initialized", false, res.ProjectRevision, res.Project.ProjectID, p.Organization.NextAction
+	return &out, nil
+}
+
+// stageInit stages the generated files and a new manifest under
+// .awr/init-pending and replaces, before the log commits, awr's own
+// files that change in place (the intake goal, the manifest gaining the
+// intake files): cut short, the same command finishes them.
+// Errors: SourceConflict for a file that exists; Storage.
+func stageInit(p *Preview, s acceptState) error {
+	dir := p.Project
 	staged := map[string][]byte{}
 	for rel, content := range p.files {
 		staged[rel] = content
 	}
-	if !hasManifest {
+	if !s.hasManifest {
 		raw, err := p.manifest.Encode()
 		if err != nil {
-			return nil, fault.Wrap(fault.Internal, err, "init: encode manifest")
+			return fault.Wrap(fault.Internal, err, "init: encode manifest")
 		}
 		staged[".awr/project.toml"] = raw
 	}
 	if err := stage(dir, staged); err != nil {
-		return nil, err
+		return err
 	}
-	// awr's own files that change in place (the intake goal, the
-	// manifest gaining the intake files) are replaced before the log
-	// commits: cut short, the same command finishes them.
 	if err := replaceFiles(dir, p.updates); err != nil {
-		return nil, err
+		return err
 	}
-	if extends {
+	if s.extends {
 		if err := WriteManifest(dir, p.manifest); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
+
+// indexPlanned reads and parses every source of the planned manifest, a
+// generated file from where it is staged (moving it into place keeps its
+// content, size and time).
+// Errors: SourceConflict for a source that is missing.
+func indexPlanned(p *Preview) ([]events.SourceIndexed, error) {
+	dir := p.Project
 	var payloads []events.SourceIndexed
 	for _, ms := range p.manifest.Sources {
 		si, missing := Read(dir, ms)
 		if _, ok := p.files[ms.Path]; ok {
-			// A generated file is indexed from where it is staged: moving
-			// it into place keeps its content, size and time.
 			if staged, gone := Read(pendingDir(dir), ms); !gone {
 				si, missing = staged, false
 			}
@@ -691,11 +829,21 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		}
 		payloads = append(payloads, si)
 	}
+	return payloads, nil
+}
+
+// commitLog appends project_initialized and the sources: in place, in
+// one transaction, to a log that exists; otherwise to a new log built
+// whole (in the shared store, when the preview has one).
+// Errors: Interrupted when ctx is cancelled; those of
+// commands.InitAndIndex and BuildLog.
+func commitLog(ctx context.Context, p *Preview, s acceptState, payloads []events.SourceIndexed, env func(*events.Store) *commands.Env) (*commands.InitIndexResult, error) {
 	req := commands.InitIndexRequest{Name: p.manifest.Name, Sources: payloads}
 	var res *commands.InitIndexResult
-	if hasDB {
+	var err error
+	if s.hasDB {
 		// In place, in one transaction: its commit is the commit point.
-		res, err = commands.InitAndIndex(ctx, env(st), req)
+		res, err = commands.InitAndIndex(ctx, env(s.st), req)
 	} else {
 		var up events.Upstream
 		if p.OpenUpstream != nil {
@@ -703,7 +851,7 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 				return nil, err
 			}
 		}
-		err = BuildLog(ctx, dir, up, func(st *events.Store) error {
+		err = BuildLog(ctx, p.Project, up, func(st *events.Store) error {
 			req.Fresh = true
 			res, err = commands.InitAndIndex(ctx, env(st), req)
 			return err
@@ -715,31 +863,26 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 		}
 		return nil, err
 	}
-	committed = true
-	if newDir {
-		// The .awr entry itself must survive a crash.
-		syncDir(dir)
-	}
+	return res, nil
+}
+
+// publishInit finishes an init after its commit point: the staged files
+// moved into place, the project id recorded, .awr/ added to .gitignore
+// in a git repository.
+// Errors: Storage.
+func publishInit(dir, projectID string) error {
 	if err := FinishInit(dir); err != nil {
-		return nil, err
+		return err
 	}
-	if err := RecordProjectID(dir, res.Project.ProjectID); err != nil {
-		return nil, err
+	if err := RecordProjectID(dir, projectID); err != nil {
+		return err
 	}
 	if gitRepo(dir) && !ignored(dir) {
 		if err := appendIgnore(dir); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if !hasDB {
-		// The caller's handle on the log it can now open.
-		if _, err := open(false); err != nil {
-			return nil, err
-		}
-	}
-	out := *p
-	out.Status, out.RequiresAccept, out.ProjectRevision, out.ProjectID, out.Next = "initialized", false, res.ProjectRevision, res.Project.ProjectID, p.Organization.NextAction
-	return &out, nil
+	return nil
 }
 
 // update applies a preview to a project whose log has events: the
