@@ -142,7 +142,16 @@ type WorkItem struct {
 	Owner      string       `json:"owner,omitempty"`
 	Tags       []string     `json:"tags,omitempty"`
 	Paths      []string     `json:"paths,omitempty"`
-	Source     SourceRef    `json:"source"`
+	// Group names the part of the register the item belongs to: a
+	// spec-kit phase or user story, a Kanban lane, a sprint or project.
+	Group string `json:"group,omitempty"`
+	// Parallel marks work that can run beside its group's other work
+	// (spec-kit's [P]).
+	Parallel bool `json:"parallel,omitempty"`
+	// Parent is the key of the item this one is a part of: a nested
+	// checklist item's, a Taskmaster subtask's task, a beads child's epic.
+	Parent string    `json:"parent,omitempty"`
+	Source SourceRef `json:"source"`
 }
 
 // Goal is a project goal parsed from a goals file or ledger.

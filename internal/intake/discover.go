@@ -3,10 +3,12 @@ package intake
 import (
 	"github.com/awr-dev/awr/internal/lazyre"
 	"github.com/awr-dev/awr/internal/secret"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,6 +24,9 @@ type Candidate struct {
 	Kind    string `json:"kind"`
 	Size    int64  `json:"size"`
 	Reason  string `json:"reason"`
+	// Items is how many work items the adapter reads from the file now
+	// (task registers only).
+	Items int `json:"items,omitempty"`
 }
 
 // Skipped is a file or folder discovery left alone, and why.
@@ -93,6 +98,7 @@ var (
 func Discover(dir string) (*Inventory, error) {
 	inv := &Inventory{TaskRegisters: []Candidate{}, YAMLLedgers: []Candidate{}, Goals: []Candidate{}, Plans: []Candidate{}, Rules: []Candidate{}, Skipped: []Skipped{}}
 	seen := map[string]bool{}
+	discoverTools(dir, inv, seen)
 	for _, sd := range searchDirs {
 		root := filepath.Join(dir, filepath.FromSlash(sd))
 		fi, err := os.Stat(root)
@@ -152,6 +158,10 @@ func Discover(dir string) (*Inventory, error) {
 			case taskYAML.MatchString(name):
 				c.Adapter, c.Role, c.Kind, c.Reason = source.YAMLLedger, RoleTasks, "yaml_ledger", "YAML ledger by name"
 				inv.YAMLLedgers = append(inv.YAMLLedgers, c)
+			case exportName.MatchString(name):
+				if c, ok := sniffExport(dir, rel, c); ok {
+					inv.TaskRegisters = append(inv.TaskRegisters, c)
+				}
 			case taskMarkdown.MatchString(name):
 				if _, err := sourceFile(dir, rel); err != nil {
 					inv.Skipped = append(inv.Skipped, Skipped{Path: rel, Reason: "unreadable: " + err.Error()})
@@ -172,8 +182,117 @@ func Discover(dir string) (*Inventory, error) {
 			return nil, err
 		}
 	}
+	inv.Skipped = slices.DeleteFunc(inv.Skipped, func(sk Skipped) bool {
+		// A tool's folder (.beads/, .taskmaster/) whose register was found.
+		for _, c := range inv.TaskRegisters {
+			if strings.HasSuffix(sk.Path, "/") && strings.HasPrefix(c.Path, sk.Path) {
+				return true
+			}
+		}
+		return false
+	})
 	sort.Slice(inv.Skipped, func(i, j int) bool { return inv.Skipped[i].Path < inv.Skipped[j].Path })
+	for i := range inv.TaskRegisters {
+		inv.TaskRegisters[i].Items = countItems(dir, inv.TaskRegisters[i])
+	}
+	sort.Slice(inv.TaskRegisters, func(i, j int) bool { return inv.TaskRegisters[i].Path < inv.TaskRegisters[j].Path })
 	return inv, nil
+}
+
+// toolRegisters are the files task tools keep their registers in, where
+// the tools put them.
+var toolRegisters = []struct {
+	glob, adapter, reason string
+}{
+	{".taskmaster/tasks/tasks.json", source.TaskmasterJSON, "Taskmaster's tasks.json"},
+	{".beads/issues.jsonl", source.BeadsJSONL, "beads' issues.jsonl"},
+	{"specs/*/tasks.md", source.SpecKitTasks, "spec-kit's specs/*/tasks.md"},
+	{".specify/specs/*/tasks.md", source.SpecKitTasks, "spec-kit's specs/*/tasks.md"},
+}
+
+// discoverTools adds the registers task tools keep where they put them.
+func discoverTools(dir string, inv *Inventory, seen map[string]bool) {
+	for _, t := range toolRegisters {
+		matches, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(t.glob)))
+		sort.Strings(matches)
+		for _, m := range matches {
+			rel, err := filepath.Rel(dir, m)
+			if err != nil {
+				continue
+			}
+			rel = filepath.ToSlash(rel)
+			if seen[rel] {
+				continue
+			}
+			seen[rel] = true
+			fi, err := sourceFile(dir, rel)
+			if err != nil {
+				inv.Skipped = append(inv.Skipped, Skipped{Path: secret.Redact(rel), Reason: "unreadable: " + err.Error()})
+				continue
+			}
+			inv.TaskRegisters = append(inv.TaskRegisters, Candidate{Path: rel, Adapter: t.adapter, Role: RoleTasks, Kind: "task_register", Size: fi.Size(), Reason: t.reason})
+		}
+	}
+}
+
+// exportName matches the files an export may be: JSON and CSV.
+var exportName = lazyre.New(`(?i)\.(json|csv)$`)
+
+// sniffExport recognizes an export by its content: the JSON array of gh
+// issue list, or the header of a Jira or Linear CSV export.
+func sniffExport(dir, rel string, c Candidate) (Candidate, bool) {
+	if _, err := sourceFile(dir, rel); err != nil {
+		return c, false
+	}
+	head, err := readHead(filepath.Join(dir, filepath.FromSlash(rel)), 4096)
+	if err != nil {
+		return c, false
+	}
+	h := strings.ToLower(string(head))
+	first := h
+	if i := strings.IndexByte(h, '\n'); i >= 0 {
+		first = h[:i]
+	}
+	c.Role, c.Kind = RoleTasks, "task_register"
+	switch {
+	case strings.HasPrefix(strings.TrimSpace(h), "[") && strings.Contains(h, `"number"`) && strings.Contains(h, `"state"`) && strings.Contains(h, `"title"`):
+		c.Adapter, c.Reason = source.GitHubIssuesJSON, "the JSON of gh issue list"
+	case strings.Contains(first, "issue key") && strings.Contains(first, "summary"):
+		c.Adapter, c.Reason = source.JiraCSV, "a Jira CSV export's header"
+	case strings.HasPrefix(first, "id,") && strings.Contains(first, "title") && strings.Contains(first, "status") && strings.Contains(first, "team"):
+		c.Adapter, c.Reason = source.LinearCSV, "a Linear CSV export's header"
+	default:
+		return c, false
+	}
+	return c, true
+}
+
+// readHead reads at most n bytes from the start of a file.
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	k, err := io.ReadFull(f, buf)
+	if err != nil && k == 0 {
+		return nil, err
+	}
+	return buf[:k], nil
+}
+
+// countItems is how many work items c's adapter reads from it now, 0 for
+// a file that cannot be read.
+func countItems(dir string, c Candidate) int {
+	if c.Role != RoleTasks {
+		return 0
+	}
+	si, missing := Read(dir, ManifestSource{Path: c.Path, Adapter: c.Adapter, Role: c.Role})
+	if missing {
+		return 0
+	}
+	return len(si.Items)
 }
 
 func skipReason(name string) string {

@@ -206,6 +206,9 @@ func (m *Manifest) Validate(path string) error {
 			}
 			lowered[lw] = word
 		}
+		if err := source.CheckKeyPattern(s.KeyPattern); err != nil {
+			return fault.New(fault.InvalidInput, "%s: key_pattern %q does not compile: %v", where, s.KeyPattern, err).With("path", path)
+		}
 		for word, canon := range s.StatusMap {
 			if !source.IsCanonical(canon) {
 				return fault.New(fault.InvalidInput, "%s: status_map %q = %q: not a canonical status (draft, planned, ready, in_progress, blocked, completed, cancelled)", where, word, canon).With("path", path)

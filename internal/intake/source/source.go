@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -52,6 +53,27 @@ type Options struct {
 	// owner, depends_on, next_action, acceptance, blocker, goal, ...) to the
 	// register's own field or column names.
 	FieldMap map[string]string `toml:"field_map,omitempty" json:"field_map,omitempty"`
+	// KeyPattern is a regular expression every key of the register must
+	// match whole (key_pattern); empty takes the format's built-in keys:
+	// spec-kit T001, GitHub #123, Jira and Linear PROJ-123, beads bd-a1b2,
+	// Taskmaster 1 and 1.2, and the Markdown registers' KEYs (ABC-12).
+	KeyPattern string `toml:"key_pattern,omitempty" json:"key_pattern,omitempty"`
+}
+
+// keyPatternRe compiles a key_pattern to match a whole key; nil for an
+// empty pattern.
+// Errors: the regexp package's, for a pattern that does not compile.
+func keyPatternRe(p string) (*regexp.Regexp, error) {
+	if p == "" {
+		return nil, nil
+	}
+	return regexp.Compile(`^(?:` + p + `)$`)
+}
+
+// CheckKeyPattern reports why a key_pattern is unusable, or nil.
+func CheckKeyPattern(p string) error {
+	_, err := keyPatternRe(p)
+	return err
 }
 
 // Result is what one parse of one file yields.

@@ -1,0 +1,102 @@
+package intake
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+	"github.com/stretchr/testify/require"
+
+	"github.com/awr-dev/awr/fixtures/testkit"
+)
+
+// registerSource is a corpus register's source.toml.
+type registerSource struct {
+	Format     string `toml:"format"`
+	Adapter    string `toml:"adapter"`
+	File       string `toml:"file"`
+	Repository string `toml:"repository"`
+	Commit     string `toml:"commit"`
+	Path       string `toml:"path"`
+	Licence    string `toml:"licence"`
+	Note       string `toml:"note"`
+}
+
+// registerCounts is a corpus register's expected.toml, counted by hand.
+type registerCounts struct {
+	Items        int `toml:"items"`
+	Completed    int `toml:"completed"`
+	Open         int `toml:"open"`
+	Blocked      int `toml:"blocked"`
+	Cancelled    int `toml:"cancelled"`
+	Dependencies int `toml:"dependencies"`
+	Goals        int `toml:"goals"`
+	Groups       int `toml:"groups"`
+}
+
+// TestRegisters_Corpus: every register of fixtures/registers, laid out
+// where its tool puts it, is discovered with its adapter and ingested
+// exactly as its hand-written expected.toml counts, with no issue.
+func TestRegisters_Corpus(t *testing.T) {
+	root := testkit.Path("fixtures", "registers")
+	entries, err := os.ReadDir(root)
+	require.NoError(t, err)
+	formats := map[string]int{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		formats[name[:len(name)-len(filepath.Ext(name))]]++
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(root, name)
+			var src registerSource
+			_, err := toml.DecodeFile(filepath.Join(dir, "source.toml"), &src)
+			require.NoError(t, err)
+			require.NotEmpty(t, src.Licence, "licence")
+			require.True(t, src.Repository != "" && src.Commit != "" || src.Note != "", "provenance or a note saying why there is none")
+			var want registerCounts
+			_, err = toml.DecodeFile(filepath.Join(dir, "expected.toml"), &want)
+			require.NoError(t, err)
+
+			inv, err := Discover(dir)
+			require.NoError(t, err)
+			var found *Candidate
+			for i, c := range inv.TaskRegisters {
+				if c.Path == src.File {
+					found = &inv.TaskRegisters[i]
+				}
+			}
+			require.NotNil(t, found, "discovery finds %s (found %+v)", src.File, inv.TaskRegisters)
+			require.Equal(t, src.Adapter, found.Adapter)
+			require.Equal(t, want.Items, found.Items, "the preview's item count")
+
+			si, missing := Read(dir, ManifestSource{Path: src.File, Adapter: src.Adapter, Role: RoleTasks})
+			require.False(t, missing)
+			var got registerCounts
+			groups := map[string]bool{}
+			for _, it := range si.Items {
+				got.Items++
+				switch it.Status {
+				case "completed":
+					got.Completed++
+				case "blocked":
+					got.Blocked++
+				case "cancelled":
+					got.Cancelled++
+				default:
+					got.Open++
+				}
+				got.Dependencies += len(it.DependsOn)
+				if it.Group != "" {
+					groups[it.Group] = true
+				}
+			}
+			got.Goals, got.Groups = len(si.Goals), len(groups)
+			require.Equal(t, want, got)
+			require.Empty(t, si.Issues)
+		})
+	}
+}
