@@ -83,7 +83,7 @@ func secretNamed(name string) bool {
 var searchDirs = []string{".", "docs", "ledger", "planning", ".awr/intake"}
 
 var (
-	taskMarkdown = lazyre.New(`(?i)^(tasks?|todo|backlog|work|.*-ledger|ledger)\.md$`)
+	taskMarkdown = lazyre.New(`(?i)^(tasks?|todo|backlog|work|roadmap|.*-ledger|ledger|.*kanban.*)\.md$`)
 	taskYAML     = lazyre.New(`(?i)^(.*-ledger|ledger|work-ledger|tasks?|backlog)\.ya?ml$`)
 	goalsFile    = lazyre.New(`(?i)^goals\.md$`)
 	planFile     = lazyre.New(`(?i)^plan\.md$`)
@@ -305,6 +305,7 @@ func skipReason(name string) string {
 var (
 	checkboxLine   = lazyre.New(`(?m)^\s*[-*]\s+\[[ xX]\]\s+`)
 	tableSeparator = lazyre.New(`(?m)^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$`)
+	keyedBox       = lazyre.New(`(?m)^\s*[-*]\s+\[[ xX]\]\s+(?:\*\*|__|` + "`" + `|\[)?[A-Za-z][A-Za-z0-9]*[-_][0-9]+`)
 	keyHeading     = lazyre.New(`(?m)^#{2,4}\s+[A-Za-z][A-Za-z0-9]*[-_][0-9]+\b`)
 )
 
@@ -312,6 +313,9 @@ var (
 // content: a table with a separator row, KEY headings, or checkboxes; the
 // most frequent form wins, checklist when nothing is recognized.
 func sniffMarkdown(content []byte) (adapter, reason string) {
+	if source.IsKanban(content) {
+		return source.ObsidianKanban, "kanban-plugin front matter"
+	}
 	tables := len(tableSeparator.FindAll(content, -1))
 	headings := len(keyHeading.FindAll(content, -1))
 	boxes := len(checkboxLine.FindAll(content, -1))
@@ -322,6 +326,8 @@ func sniffMarkdown(content []byte) (adapter, reason string) {
 		return source.MarkdownTable, "a table"
 	case tables > 0 && tables >= headings:
 		return source.MarkdownTable, "a table"
+	case boxes > 0 && !keyedBox.Match(content):
+		return source.MarkdownTodo, "checkboxes without KEYs"
 	case boxes > 0:
 		return source.MarkdownChecklist, "checkboxes"
 	case headings > 0:

@@ -474,8 +474,10 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
+// quote makes s one shell word: as is when safe, else single-quoted (a
+// GitHub key, #12, would otherwise start a comment).
 func quote(s string) string {
-	if strings.ContainsAny(s, " \t'\"$`\\") {
+	if strings.ContainsAny(s, " \t'\"$`\\#;&|<>()*?[]{}!~") {
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
 	return s

@@ -346,7 +346,7 @@ func actions(org Organization) []Action {
 	if len(org.ExecutableWork) > 0 {
 		k := org.ExecutableWork[0]
 		out = append([]Action{{Instruction: "start work on " + k, DoneWhen: "a session holds the claim on " + k,
-			Command: "awr session start --work " + k + ` --agent "$USER" --claim`}}, out...)
+			Command: "awr session start --work " + quote(k) + ` --agent "$USER" --claim`}}, out...)
 	}
 	if len(out) == 0 {
 		switch org.State {

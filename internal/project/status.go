@@ -161,7 +161,7 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		}
 		switch {
 		case len(res.Queues.Ready) > 0:
-			res.NextAction = "awr session start --work " + res.Queues.Ready[0].Key + ` --agent "$USER" --claim`
+			res.NextAction = "awr session start --work " + shellWord(res.Queues.Ready[0].Key) + ` --agent "$USER" --claim`
 		case res.WorkItems == 0:
 			res.NextAction = "awr intake inspect"
 		default:

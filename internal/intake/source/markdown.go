@@ -33,13 +33,14 @@ const (
 	fieldSummary    = "summary"
 	fieldTags       = "tags"
 	fieldPaths      = "paths"
+	fieldGroup      = "group"
 )
 
 // fieldNames are the canonical field names a FieldMap may use.
 var fieldNames = []string{
 	fieldKey, fieldTitle, fieldStatus, fieldPriority, fieldOwner, fieldDependsOn,
 	fieldNextAction, fieldAcceptance, fieldBlocker, fieldGoal, fieldMilestone,
-	fieldKind, fieldSummary, fieldTags, fieldPaths,
+	fieldKind, fieldSummary, fieldTags, fieldPaths, fieldGroup,
 }
 
 // fieldSynonyms are the built-in header and label names, normalized (see
@@ -60,6 +61,7 @@ var fieldSynonyms = map[string]string{
 	"kind": fieldKind, "type": fieldKind,
 	"tags": fieldTags, "labels": fieldTags,
 	"paths": fieldPaths, "files": fieldPaths,
+	"group": fieldGroup, "phase": fieldGroup, "sprint": fieldGroup, "lane": fieldGroup,
 }
 
 // weakColumns are table headers whose meaning depends on the other columns:
@@ -819,6 +821,8 @@ func (dr *draft) setField(f, value string, line int) {
 		p = &dr.item.Kind
 	case fieldSummary:
 		p = &dr.item.Summary
+	case fieldGroup:
+		p = &dr.item.Group
 	default:
 		return
 	}

@@ -132,6 +132,9 @@ var synonyms = map[string]string{
 	"on hold": "blocked", "on-hold": "blocked", "waiting": "blocked",
 	"canceled": "cancelled",
 	"[ ]":      "planned", "[x]": "completed",
+	// The status marks of generated roadmaps and task tables.
+	"✅": "completed", "✔": "completed", "✔️": "completed", "🚧": "in_progress", "📋": "planned", "⏳": "planned",
+	"💡": "draft", "❌": "cancelled", "⛔": "blocked",
 }
 
 // Unknown is the status given to words neither canonical nor mapped.

@@ -13,9 +13,6 @@ import (
 	"github.com/awr-dev/awr/events"
 )
 
-// IssueDependencyCycle: items of a register wait on each other in a ring.
-const IssueDependencyCycle = "dependency_cycle"
-
 // regDoc collects the items of a structured register (JSON, JSON Lines,
 // CSV): what it read, the issues, and the per-format status words.
 type regDoc struct {
@@ -123,10 +120,9 @@ func addDep(it *events.WorkItem, key string) {
 	it.DependsOn = append(it.DependsOn, events.Dependency{Key: key, Required: true})
 }
 
-// done checks the register as a whole: a key declared twice, a
-// dependency or parent naming no item of the register, and dependency
-// cycles, each an issue at the line of the item that names it; a key
-// that does not match the source's key_pattern is reported too.
+// done checks the register as a whole: a key declared twice, a parent
+// naming no item of the register, a key that does not match the
+// source's key_pattern, each an issue at the line of the item.
 func (d *regDoc) done() Result {
 	checkGraph(&d.res, d.path, d.opts)
 	return d.res
@@ -152,90 +148,17 @@ func checkGraph(res *Result, path string, opts Options) {
 			}
 		}
 	}
+	// A dependency on a key no source declares, and a cycle, are the
+	// organization's gaps (dependency_missing, dependency_cycle): a
+	// dependency may name another source's item.
 	for _, it := range res.Items {
-		for _, dep := range it.DependsOn {
-			if _, ok := first[dep.Key]; !ok {
-				add(IssueUnknownReference, it.Source.LineStart, it.Key, "%s depends on %s, which the register does not hold", it.Key, dep.Key)
-			}
-		}
 		if it.Parent != "" {
 			if _, ok := first[it.Parent]; !ok {
 				add(IssueUnknownReference, it.Source.LineStart, it.Key, "%s is a part of %s, which the register does not hold", it.Key, it.Parent)
 			}
 		}
 	}
-	for _, cyc := range cycles(res.Items) {
-		add(IssueDependencyCycle, first[cyc[0]], cyc[0], "dependency cycle: %s", strings.Join(append(cyc, cyc[0]), " → "))
-	}
 	sort.SliceStable(res.Issues, func(i, j int) bool { return res.Issues[i].Line < res.Issues[j].Line })
-}
-
-// cycles returns each dependency cycle once, as the keys on it from the
-// smallest, in a stable order.
-func cycles(items []events.WorkItem) [][]string {
-	deps := map[string][]string{}
-	var keys []string
-	for _, it := range items {
-		if _, ok := deps[it.Key]; ok {
-			continue
-		}
-		keys = append(keys, it.Key)
-		for _, d := range it.DependsOn {
-			deps[it.Key] = append(deps[it.Key], d.Key)
-		}
-		if deps[it.Key] == nil {
-			deps[it.Key] = []string{}
-		}
-	}
-	sort.Strings(keys)
-	const (
-		white = iota
-		grey
-		black
-	)
-	color := map[string]int{}
-	var stack []string
-	var out [][]string
-	seen := map[string]bool{}
-	var visit func(k string)
-	visit = func(k string) {
-		color[k] = grey
-		stack = append(stack, k)
-		for _, n := range deps[k] {
-			if _, ok := deps[n]; !ok {
-				continue
-			}
-			switch color[n] {
-			case white:
-				visit(n)
-			case grey:
-				i := len(stack) - 1
-				for i >= 0 && stack[i] != n {
-					i--
-				}
-				cyc := append([]string(nil), stack[i:]...)
-				m := 0
-				for j := range cyc {
-					if cyc[j] < cyc[m] {
-						m = j
-					}
-				}
-				cyc = append(cyc[m:], cyc[:m]...)
-				if id := strings.Join(cyc, "\x00"); !seen[id] {
-					seen[id] = true
-					out = append(out, cyc)
-				}
-			}
-		}
-		stack = stack[:len(stack)-1]
-		color[k] = black
-	}
-	for _, k := range keys {
-		if color[k] == white {
-			visit(k)
-		}
-	}
-	return out
 }
 
 // csvTable is a CSV export read whole: the header (names lowercased and

@@ -57,3 +57,11 @@ func FuzzJiraCSV(f *testing.F) {
 func FuzzLinearCSV(f *testing.F) {
 	fuzzAdapter(f, LinearCSV, "ID,Team,Title,Status,Parent issue\nE-1,T,a,Todo,\nE-2,T,b,Done,E-1\n")
 }
+
+func FuzzKanban(f *testing.F) {
+	fuzzAdapter(f, ObsidianKanban, "---\nkanban-plugin: basic\n---\n\n## Doing\n\n- [ ] card\n\t- [x] part\n\n## Done\n\n- [x] old\n\n%% kanban:settings\n```\n{}\n```\n%%\n")
+}
+
+func FuzzTodo(f *testing.F) {
+	fuzzAdapter(f, MarkdownTodo, "# TODO\n\n### In Progress\n- [ ] a\n  - [ ] b\n    - note\n- [x] ABC-1 keyed\n")
+}

@@ -32,6 +32,10 @@ func init() { register(MarkdownTable, parseTable) }
 //
 // "Task" is the key column when no other column is, else the title;
 // "Summary" is the title when no title column exists, else the summary.
+// A key cell that links to a section of the file, [Title](#anchor), keys
+// its item by the anchor and gives the title. Phase, group, sprint or lane
+// columns set the Group; the status marks of generated roadmaps (✅ 🚧 📋
+// ⏳ 💡 ❌) are statuses.
 // The leftmost of two columns naming one field wins.
 //
 // Cells: `\|` is a pipe inside a cell; key cells may be decorated (**K**,
@@ -139,9 +143,14 @@ func (d *mdDoc) table(header []string, headerLine int, rows []mdLine, plan bool)
 		if isBlankRow(cells) {
 			continue
 		}
-		key := ""
+		key, anchorTitle := "", ""
 		if keyCol < len(cells) {
 			key = cleanKey(cells[keyCol])
+			// A generated roadmap links each item to its section:
+			// [Title](#anchor) keys the item by the anchor.
+			if m := anchorLinkRe.FindStringSubmatch(strings.TrimSpace(cells[keyCol])); m != nil && !isKey(cleanKey(m[1])) {
+				key, anchorTitle = m[2], cleanToken(m[1])
+			}
 		}
 		if len(cells) != len(header) {
 			d.issue(IssueMalformed, r.n, key, "table row has %d cells, its header has %d", len(cells), len(header))
@@ -161,9 +170,15 @@ func (d *mdDoc) table(header []string, headerLine int, rows []mdLine, plan bool)
 				dr.setField(f, cells[c], r.n)
 			}
 		}
+		if anchorTitle != "" {
+			dr.setField(fieldTitle, anchorTitle, r.n)
+		}
 		d.finish(dr, r.n, r.n)
 	}
 }
+
+// anchorLinkRe is a key cell that links to a section of the file.
+var anchorLinkRe = lazyre.New(`^\[([^\]]+)\]\(#([^()\s]+)\)$`)
 
 // isBlankRow reports a row of empty or delimiter cells.
 func isBlankRow(cells []string) bool {
