@@ -52,6 +52,9 @@ func printPreview(w io.Writer, p *project.InitResult) {
 	for _, a := range p.Ambiguous {
 		fmt.Fprintf(tw, "\nambiguous %s: %s (choose with --source)\n", a.Role, strings.Join(a.Candidates, ", "))
 	}
+	if p.Status == "preview" {
+		printNotIndexed(tw, p)
+	}
 	if p.Status == "updated" && len(p.Writes) > 0 {
 		fmt.Fprintln(tw, "\nwrote:")
 		for _, wr := range p.Writes {
@@ -100,4 +103,25 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("1 %s", word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// printNotIndexed lists the files init found and will not index: the
+// adapter that would read each, how many items it holds, why it is left
+// out and the command that would include it.
+func printNotIndexed(w io.Writer, p *project.InitResult) {
+	header := false
+	for _, c := range p.Inventory.All() {
+		if c.Indexed {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w, "\nnot indexed:")
+			header = true
+		}
+		items := ""
+		if c.Role == "tasks" {
+			items = plural(c.Items, "item")
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s; include it: %s\n", c.Path, c.Adapter, items, c.Why, c.Include)
+	}
 }

@@ -27,6 +27,11 @@ type Candidate struct {
 	// Items is how many work items the adapter reads from the file now
 	// (task registers only).
 	Items int `json:"items,omitempty"`
+	// Indexed says whether the preview's manifest maps the file; Why says
+	// why not, and Include is the command that would include it.
+	Indexed bool   `json:"indexed"`
+	Why     string `json:"why,omitempty"`
+	Include string `json:"include,omitempty"`
 }
 
 // Skipped is a file or folder discovery left alone, and why.
@@ -182,10 +187,18 @@ func Discover(dir string) (*Inventory, error) {
 			return nil, err
 		}
 	}
+	seenPaths := []string{}
+	for _, c := range inv.TaskRegisters {
+		seenPaths = append(seenPaths, c.Path)
+	}
+	for _, sk := range inv.Skipped {
+		seenPaths = append(seenPaths, sk.Path)
+	}
 	inv.Skipped = slices.DeleteFunc(inv.Skipped, func(sk Skipped) bool {
-		// A tool's folder (.beads/, .taskmaster/) whose register was found.
-		for _, c := range inv.TaskRegisters {
-			if strings.HasSuffix(sk.Path, "/") && strings.HasPrefix(c.Path, sk.Path) {
+		// A tool's folder (.beads/, .taskmaster/) whose register was
+		// looked at: the register's own line says what became of it.
+		for _, p := range seenPaths {
+			if strings.HasSuffix(sk.Path, "/") && p != sk.Path && strings.HasPrefix(p, sk.Path) {
 				return true
 			}
 		}
@@ -238,8 +251,7 @@ func discoverTools(dir string, inv *Inventory, seen map[string]bool) {
 // exportName matches the files an export may be: JSON and CSV.
 var exportName = lazyre.New(`(?i)\.(json|csv)$`)
 
-// sniffExport recognizes an export by its content: the JSON array of gh
-// issue list, or the header of a Jira or Linear CSV export.
+// sniffExport recognizes an export by its content (see sniffData).
 func sniffExport(dir, rel string, c Candidate) (Candidate, bool) {
 	if _, err := sourceFile(dir, rel); err != nil {
 		return c, false
@@ -248,23 +260,37 @@ func sniffExport(dir, rel string, c Candidate) (Candidate, bool) {
 	if err != nil {
 		return c, false
 	}
+	adapter, reason, ok := sniffData(head)
+	if !ok {
+		return c, false
+	}
+	c.Adapter, c.Reason, c.Role, c.Kind = adapter, reason, RoleTasks, "task_register"
+	return c, true
+}
+
+// sniffData recognizes a task tool's data file by the start of its
+// content: the JSON array of gh issue list, Taskmaster's tasks.json,
+// beads' JSON Lines, or the header of a Jira or Linear CSV export.
+func sniffData(head []byte) (adapter, reason string, ok bool) {
 	h := strings.ToLower(string(head))
+	trimmed := strings.TrimSpace(h)
 	first := h
 	if i := strings.IndexByte(h, '\n'); i >= 0 {
 		first = h[:i]
 	}
-	c.Role, c.Kind = RoleTasks, "task_register"
 	switch {
-	case strings.HasPrefix(strings.TrimSpace(h), "[") && strings.Contains(h, `"number"`) && strings.Contains(h, `"state"`) && strings.Contains(h, `"title"`):
-		c.Adapter, c.Reason = source.GitHubIssuesJSON, "the JSON of gh issue list"
+	case strings.HasPrefix(trimmed, "[") && strings.Contains(h, `"number"`) && strings.Contains(h, `"state"`) && strings.Contains(h, `"title"`):
+		return source.GitHubIssuesJSON, "the JSON of gh issue list", true
+	case strings.HasPrefix(trimmed, "{") && strings.Contains(h, `"tasks"`) && (strings.Contains(h, `"master"`) || strings.Contains(h, `"dependencies"`) || strings.Contains(h, `"subtasks"`)):
+		return source.TaskmasterJSON, "Taskmaster's tasks.json", true
+	case strings.HasPrefix(trimmed, "{") && strings.Contains(first, `"id"`) && strings.Contains(first, `"status"`) && strings.Contains(first, `"issue_type"`):
+		return source.BeadsJSONL, "beads' issues.jsonl", true
 	case strings.Contains(first, "issue key") && strings.Contains(first, "summary"):
-		c.Adapter, c.Reason = source.JiraCSV, "a Jira CSV export's header"
+		return source.JiraCSV, "a Jira CSV export's header", true
 	case strings.HasPrefix(first, "id,") && strings.Contains(first, "title") && strings.Contains(first, "status") && strings.Contains(first, "team"):
-		c.Adapter, c.Reason = source.LinearCSV, "a Linear CSV export's header"
-	default:
-		return c, false
+		return source.LinearCSV, "a Linear CSV export's header", true
 	}
-	return c, true
+	return "", "", false
 }
 
 // readHead reads at most n bytes from the start of a file.
@@ -303,10 +329,12 @@ func skipReason(name string) string {
 }
 
 var (
-	checkboxLine   = lazyre.New(`(?m)^\s*[-*]\s+\[[ xX]\]\s+`)
-	tableSeparator = lazyre.New(`(?m)^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$`)
-	keyedBox       = lazyre.New(`(?m)^\s*[-*]\s+\[[ xX]\]\s+(?:\*\*|__|` + "`" + `|\[)?[A-Za-z][A-Za-z0-9]*[-_][0-9]+`)
-	keyHeading     = lazyre.New(`(?m)^#{2,4}\s+[A-Za-z][A-Za-z0-9]*[-_][0-9]+\b`)
+	checkboxLine     = lazyre.New(`(?m)^\s*[-*]\s+\[[ xX]\]\s+`)
+	tableSeparator   = lazyre.New(`(?m)^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$`)
+	specKitTask      = lazyre.New(`(?m)^\s*[-*]\s+\[[ xX]\]\s+T[0-9]{3}`)
+	phaseHeadingLine = lazyre.New(`(?mi)^#{2,3}\s+phase\s+[0-9]+`)
+	keyedBox         = lazyre.New(`(?m)^\s*[-*]\s+\[[ xX]\]\s+(?:\*\*|__|` + "`" + `|\[)?[A-Za-z][A-Za-z0-9]*[-_][0-9]+`)
+	keyHeading       = lazyre.New(`(?m)^#{2,4}\s+[A-Za-z][A-Za-z0-9]*[-_][0-9]+\b`)
 )
 
 // sniffMarkdown picks the adapter for a Markdown task register by its
@@ -315,6 +343,9 @@ var (
 func sniffMarkdown(content []byte) (adapter, reason string) {
 	if source.IsKanban(content) {
 		return source.ObsidianKanban, "kanban-plugin front matter"
+	}
+	if specKitTask.Match(content) && phaseHeadingLine.Match(content) {
+		return source.SpecKitTasks, "spec-kit task ids under Phase headings"
 	}
 	tables := len(tableSeparator.FindAll(content, -1))
 	headings := len(keyHeading.FindAll(content, -1))

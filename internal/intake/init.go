@@ -128,7 +128,58 @@ func Plan(dir string, opts InitOptions) (*Preview, error) {
 	}
 	p.planWrites(dir, opts, existing, hasManifest, keep)
 	p.planOrganization(dir, opts, sources)
+	p.markSeen(opts, hasManifest)
 	return p, nil
+}
+
+// markSeen says of every file discovery found whether the planned
+// manifest maps it and, when not, why and the command that would.
+func (p *Preview) markSeen(opts InitOptions, hasManifest bool) {
+	mapped := map[string]bool{}
+	for _, ms := range p.Mapping {
+		mapped[ms.Path] = true
+	}
+	ambiguous := map[string]Ambiguity{}
+	for _, a := range p.Ambiguous {
+		for _, c := range a.Candidates {
+			ambiguous[c] = a
+		}
+	}
+	for _, list := range [][]Candidate{p.Inventory.TaskRegisters, p.Inventory.YAMLLedgers, p.Inventory.Goals, p.Inventory.Plans, p.Inventory.Rules} {
+		for i := range list {
+			c := &list[i]
+			c.Indexed, c.Why, c.Include = mapped[c.Path], "", ""
+			if c.Indexed {
+				continue
+			}
+			switch a, amb := ambiguous[c.Path]; {
+			case hasManifest:
+				c.Why = "not in .awr/project.toml"
+				c.Include = "awr source add " + quote(c.Path)
+			case amb:
+				c.Why = fmt.Sprintf("one of %d candidates for %s; awr will not guess", len(a.Candidates), a.Role)
+				c.Include = p.includeCommand(c.Path)
+			case len(opts.Sources) > 0:
+				c.Why = "not chosen with --source"
+				c.Include = p.includeCommand(c.Path)
+			default:
+				c.Why = "another file holds its role"
+				c.Include = p.includeCommand(c.Path)
+			}
+		}
+	}
+}
+
+// includeCommand is the preview that maps path beside what the preview
+// maps (ambiguous roles but path's left to choose).
+func (p *Preview) includeCommand(path string) string {
+	parts := []string{"awr init"}
+	for _, ms := range p.Mapping {
+		if ms.Path != intakeGoals && ms.Path != intakeLedger {
+			parts = append(parts, "--source "+quote(ms.Path))
+		}
+	}
+	return strings.Join(append(parts, "--source "+quote(path)), " ")
 }
 
 // planSources returns the sources init maps: those --source chose, the
@@ -540,7 +591,11 @@ func chosen(op, dir string, inv *Inventory, paths []string) ([]ManifestSource, e
 		case strings.HasSuffix(lower, ".md"):
 			ms.Adapter, _ = sniffMarkdown(content)
 		default:
-			return nil, fault.New(fault.InvalidInput, "%s %s: no adapter reads this kind of file (Markdown or YAML)", op, raw).With("path", raw)
+			adapter, _, ok := sniffData(content[:min(len(content), 4096)])
+			if !ok {
+				return nil, fault.New(fault.InvalidInput, "%s %s: no adapter reads this kind of file (Markdown, YAML, or a JSON, JSON Lines or CSV export of a task tool)", op, raw).With("path", raw)
+			}
+			ms.Adapter = adapter
 		}
 		out = append(out, ms)
 	}
