@@ -68,7 +68,7 @@ func parseKanban(path string, content []byte, opts Options) Result {
 		}
 		return heading, "planned"
 	})
-	res := d.done()
+	res := unstamped(d.done())
 	checkGraph(&res, path, Options{})
 	return res
 }

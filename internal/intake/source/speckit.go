@@ -75,7 +75,7 @@ func parseSpecKit(path string, content []byte, opts Options) Result {
 		}
 		d.res.Items = append(d.res.Items, it)
 	}
-	res := d.done()
+	res := unstamped(d.done())
 	checkGraph(&res, path, Options{})
 	return res
 }

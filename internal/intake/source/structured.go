@@ -100,11 +100,24 @@ func mapped(m map[string]string, w string) bool {
 	return false
 }
 
+// ref locates an element by path and lines, without the file's content
+// hash: an item an edit of its file leaves as it was stays identical, so
+// a reindex changes exactly the items edited (the source's own row
+// carries the hash).
 func (d *regDoc) ref(start, end int) events.SourceRef {
 	if end < start {
 		end = start
 	}
-	return events.SourceRef{Path: d.path, LineStart: start, LineEnd: end, ContentHash: d.hash}
+	return events.SourceRef{Path: d.path, LineStart: start, LineEnd: end}
+}
+
+// unstamped drops the content hash from the source references of res's
+// items (see regDoc.ref).
+func unstamped(res Result) Result {
+	for i := range res.Items {
+		res.Items[i].Source.ContentHash = ""
+	}
+	return res
 }
 
 // addDep adds a required dependency on key, once.

@@ -40,7 +40,7 @@ func parseTodo(path string, content []byte, opts Options) Result {
 		return d.res
 	}
 	d.nestedChecklist("todo", func(heading string) (string, string) { return heading, laneStatus(heading) })
-	res := d.done()
+	res := unstamped(d.done())
 	checkGraph(&res, path, Options{})
 	return res
 }
