@@ -3,12 +3,15 @@ package intake
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/BurntSushi/toml"
 	"github.com/stretchr/testify/require"
 
 	"github.com/awr-dev/awr/fixtures/testkit"
+	"github.com/awr-dev/awr/internal/intake/source"
 )
 
 // registerSource is a corpus register's source.toml.
@@ -98,5 +101,49 @@ func TestRegisters_Corpus(t *testing.T) {
 			require.Equal(t, want, got)
 			require.Empty(t, si.Issues)
 		})
+	}
+}
+
+// registerExample is `<!-- register: ADAPTER PATH items=N deps=N
+// groups=N -->` before a fenced block in docs/intake.md.
+var registerExample = regexp.MustCompile("(?m)^<!-- register: (\\S+) (\\S+) items=(\\d+) deps=(\\d+) groups=(\\d+) -->\\n```[a-z]*\\n((?s:.*?))```\\n")
+
+// TestDocs_Registers runs the examples of docs/intake.md's "Registers as
+// teams keep them": each file, laid out at its path in an empty project,
+// is discovered with the adapter its comment names and yields the items,
+// dependencies and groups it states, with no issue.
+func TestDocs_Registers(t *testing.T) {
+	doc, err := os.ReadFile(testkit.Path("docs", "intake.md"))
+	require.NoError(t, err)
+	examples := registerExample.FindAllSubmatch(doc, -1)
+	adapters := map[string]bool{}
+	for _, m := range examples {
+		adapter, path, body := string(m[1]), string(m[2]), string(m[6])
+		items, _ := strconv.Atoi(string(m[3]))
+		deps, _ := strconv.Atoi(string(m[4]))
+		groups, _ := strconv.Atoi(string(m[5]))
+		adapters[adapter] = true
+		t.Run(adapter, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, path, body)
+			inv, err := Discover(dir)
+			require.NoError(t, err)
+			require.Len(t, inv.TaskRegisters, 1, "%+v", inv)
+			require.Equal(t, path, inv.TaskRegisters[0].Path)
+			require.Equal(t, adapter, inv.TaskRegisters[0].Adapter)
+			si, _ := Read(dir, ManifestSource{Path: path, Adapter: adapter, Role: RoleTasks})
+			require.Empty(t, si.Issues)
+			gotDeps, gotGroups := 0, map[string]bool{}
+			for _, it := range si.Items {
+				gotDeps += len(it.DependsOn)
+				if it.Group != "" {
+					gotGroups[it.Group] = true
+				}
+			}
+			require.Equal(t, []int{items, deps, groups}, []int{len(si.Items), gotDeps, len(gotGroups)})
+		})
+	}
+	for _, a := range []string{source.SpecKitTasks, source.TaskmasterJSON, source.BeadsJSONL, source.GitHubIssuesJSON, source.JiraCSV, source.LinearCSV, source.ObsidianKanban, source.MarkdownTodo, source.MarkdownTable} {
+		require.True(t, adapters[a], "docs/intake.md has no example of %s", a)
 	}
 }
