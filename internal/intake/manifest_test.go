@@ -113,3 +113,20 @@ func TestReadManifest_Continuity(t *testing.T) {
 		require.Contains(t, err.Error(), "unknown field continuity.claim_ttl")
 	})
 }
+
+// TestReadManifest_KeyPattern: a source's key_pattern is read with it, and
+// one that does not compile is InvalidInput naming the source.
+func TestReadManifest_KeyPattern(t *testing.T) {
+	t.Parallel()
+	ok := "version = 1\nname = \"x\"\n\n[[sources]]\npath = \".beads/issues.jsonl\"\nadapter = \"beads_jsonl\"\nrole = \"tasks\"\nkey_pattern = 'bd-[0-9a-z]+'\n"
+	m, found, err := intake.ReadManifest(manifestDir(t, []byte(ok)))
+	require.NoError(t, err)
+	require.True(t, found)
+	require.Equal(t, "bd-[0-9a-z]+", m.Sources[0].KeyPattern)
+
+	bad := "version = 1\nname = \"x\"\n\n[[sources]]\npath = \".beads/issues.jsonl\"\nadapter = \"beads_jsonl\"\nrole = \"tasks\"\nkey_pattern = 'bd-[0-9'\n"
+	_, _, err = intake.ReadManifest(manifestDir(t, []byte(bad)))
+	fe := fault.As(err)
+	require.Equal(t, fault.InvalidInput, fe.Code, "%v", err)
+	require.Contains(t, fe.Message, "sources[0] (.beads/issues.jsonl): key_pattern \"bd-[0-9\" does not compile")
+}

@@ -188,6 +188,17 @@ func OptionsHash(ms ManifestSource) string {
 		}
 		return m
 	}
+	if ms.KeyPattern != "" {
+		// Only a source that sets key_pattern hashes it, so the sources
+		// indexed before it existed keep their hash.
+		return events.Fingerprint(struct {
+			Adapter    string            `json:"adapter"`
+			Role       string            `json:"role"`
+			StatusMap  map[string]string `json:"status_map"`
+			FieldMap   map[string]string `json:"field_map"`
+			KeyPattern string            `json:"key_pattern"`
+		}{ms.Adapter, ms.Role, orNil(ms.StatusMap), orNil(ms.FieldMap), ms.KeyPattern})
+	}
 	return events.Fingerprint(struct {
 		Adapter   string            `json:"adapter"`
 		Role      string            `json:"role"`

@@ -69,7 +69,7 @@ func parseKanban(path string, content []byte, opts Options) Result {
 		return heading, "planned"
 	})
 	res := unstamped(d.done())
-	checkGraph(&res, path, Options{})
+	checkGraph(&res, path, Options{KeyPattern: opts.KeyPattern})
 	return res
 }
 

@@ -41,7 +41,7 @@ func parseTodo(path string, content []byte, opts Options) Result {
 	}
 	d.nestedChecklist("todo", func(heading string) (string, string) { return heading, laneStatus(heading) })
 	res := unstamped(d.done())
-	checkGraph(&res, path, Options{})
+	checkGraph(&res, path, Options{KeyPattern: opts.KeyPattern})
 	return res
 }
 
