@@ -188,7 +188,7 @@ func Discover(dir string) (*Inventory, error) {
 		}
 	}
 	seenPaths := []string{}
-	for _, c := range inv.TaskRegisters {
+	for _, c := range append(append([]Candidate{}, inv.TaskRegisters...), inv.Goals...) {
 		seenPaths = append(seenPaths, c.Path)
 	}
 	for _, sk := range inv.Skipped {
@@ -215,12 +215,14 @@ func Discover(dir string) (*Inventory, error) {
 // toolRegisters are the files task tools keep their registers in, where
 // the tools put them.
 var toolRegisters = []struct {
-	glob, adapter, reason string
+	glob, adapter, role, reason string
 }{
-	{".taskmaster/tasks/tasks.json", source.TaskmasterJSON, "Taskmaster's tasks.json"},
-	{".beads/issues.jsonl", source.BeadsJSONL, "beads' issues.jsonl"},
-	{"specs/*/tasks.md", source.SpecKitTasks, "spec-kit's specs/*/tasks.md"},
-	{".specify/specs/*/tasks.md", source.SpecKitTasks, "spec-kit's specs/*/tasks.md"},
+	{".taskmaster/tasks/tasks.json", source.TaskmasterJSON, RoleTasks, "Taskmaster's tasks.json"},
+	{".beads/issues.jsonl", source.BeadsJSONL, RoleTasks, "beads' issues.jsonl"},
+	{"specs/*/tasks.md", source.SpecKitTasks, RoleTasks, "spec-kit's specs/*/tasks.md"},
+	{".specify/specs/*/tasks.md", source.SpecKitTasks, RoleTasks, "spec-kit's specs/*/tasks.md"},
+	{"specs/*/spec.md", source.SpecKitSpec, RoleGoals, "spec-kit's specs/*/spec.md (user stories, success criteria)"},
+	{".specify/specs/*/spec.md", source.SpecKitSpec, RoleGoals, "spec-kit's specs/*/spec.md (user stories, success criteria)"},
 }
 
 // discoverTools adds the registers task tools keep where they put them.
@@ -243,7 +245,13 @@ func discoverTools(dir string, inv *Inventory, seen map[string]bool) {
 				inv.Skipped = append(inv.Skipped, Skipped{Path: secret.Redact(rel), Reason: "unreadable: " + err.Error()})
 				continue
 			}
-			inv.TaskRegisters = append(inv.TaskRegisters, Candidate{Path: rel, Adapter: t.adapter, Role: RoleTasks, Kind: "task_register", Size: fi.Size(), Reason: t.reason})
+			c := Candidate{Path: rel, Adapter: t.adapter, Role: t.role, Kind: "task_register", Size: fi.Size(), Reason: t.reason}
+			if t.role == RoleGoals {
+				c.Kind = "goals"
+				inv.Goals = append(inv.Goals, c)
+				continue
+			}
+			inv.TaskRegisters = append(inv.TaskRegisters, c)
 		}
 	}
 }

@@ -375,3 +375,25 @@ func (org Organization) sourceFor(role string) string {
 	}
 	return ""
 }
+
+// GoalView is a goal with the work items that serve it (whose goal names
+// it), in the order of the readiness list.
+type GoalView struct {
+	events.Goal
+	Work []string `json:"work"`
+}
+
+// LinkGoals pairs each goal with the work that serves it.
+func LinkGoals(goals []events.Goal, readiness []projections.Readiness) []GoalView {
+	out := make([]GoalView, 0, len(goals))
+	for _, g := range goals {
+		v := GoalView{Goal: g, Work: []string{}}
+		for _, rd := range readiness {
+			if rd.Item.Goal == g.Key {
+				v.Work = append(v.Work, rd.Item.Key)
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}

@@ -24,6 +24,10 @@ type registerSource struct {
 	Path       string `toml:"path"`
 	Licence    string `toml:"licence"`
 	Note       string `toml:"note"`
+	// GoalsFile is the file beside the register that holds its goals
+	// (spec-kit's spec.md), read with GoalsAdapter.
+	GoalsFile    string `toml:"goals_file"`
+	GoalsAdapter string `toml:"goals_adapter"`
 }
 
 // registerCounts is a corpus register's expected.toml, counted by hand.
@@ -36,6 +40,10 @@ type registerCounts struct {
 	Dependencies int `toml:"dependencies"`
 	Goals        int `toml:"goals"`
 	Groups       int `toml:"groups"`
+	// GoalLinks counts the items that serve a goal the goals file
+	// declares, GoalLinksMissing those that name one it does not.
+	GoalLinks        int `toml:"goal_links"`
+	GoalLinksMissing int `toml:"goal_links_missing"`
 }
 
 // TestRegisters_Corpus: every register of fixtures/registers, laid out
@@ -98,6 +106,32 @@ func TestRegisters_Corpus(t *testing.T) {
 				}
 			}
 			got.Goals, got.Groups = len(si.Goals), len(groups)
+			if src.GoalsFile != "" {
+				var g *Candidate
+				for i, c := range inv.Goals {
+					if c.Path == src.GoalsFile {
+						g = &inv.Goals[i]
+					}
+				}
+				require.NotNil(t, g, "discovery finds the goals in %s (found %+v)", src.GoalsFile, inv.Goals)
+				require.Equal(t, src.GoalsAdapter, g.Adapter)
+				gi, _ := Read(dir, ManifestSource{Path: src.GoalsFile, Adapter: src.GoalsAdapter, Role: RoleGoals})
+				require.Empty(t, gi.Issues)
+				got.Goals = len(gi.Goals)
+				keys := map[string]bool{}
+				for _, goal := range gi.Goals {
+					keys[goal.Key] = true
+				}
+				for _, it := range si.Items {
+					switch {
+					case it.Goal == "":
+					case keys[it.Goal]:
+						got.GoalLinks++
+					default:
+						got.GoalLinksMissing++
+					}
+				}
+			}
 			require.Equal(t, want, got)
 			require.Empty(t, si.Issues)
 		})

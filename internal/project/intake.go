@@ -19,6 +19,9 @@ type IntakeResult struct {
 	// word for done (awr work complete records it with evidence).
 	AwaitingVerification []string `json:"awaiting_verification"`
 	NextAction           string   `json:"next_action"`
+	// Goals are the project's goals, each with the work that serves it
+	// (omitted when there is none).
+	Goals []intake.GoalView `json:"goals,omitempty"`
 }
 
 // SourcesResult is `awr source list`.
@@ -89,6 +92,9 @@ func (p *Project) IntakeInspect(ctx context.Context, req IntakeInspectRequest) (
 			return err
 		}
 		res.ProjectRevision, res.Sources = rev, states
+		if len(f.Goals) > 0 {
+			res.Goals = intake.LinkGoals(f.Goals, f.Readiness)
+		}
 		res.AwaitingVerification = []string{}
 		for _, rd := range f.Readiness {
 			if rd.Item.Status != projections.StatusCompleted {

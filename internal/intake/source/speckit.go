@@ -28,7 +28,8 @@ var (
 //
 // The key is the task id (T001, or what key_pattern allows); the
 // checkbox gives the status ("[ ]" planned, "[x]" completed); [P] sets
-// Parallel; [USn] adds the story as a tag; the phase heading is the
+// Parallel; [USn] adds the story as a tag and, the first, as the item's
+// Goal (the user story speckit_spec reads from spec.md); the phase heading is the
 // Group, and every task of a phase depends on every task of the phase
 // before it (a phase waits for the previous one). A checkbox line of a
 // phase without a task id is reported as missing_key and skipped; one
@@ -98,6 +99,9 @@ func (d *mdDoc) specKitTask(li listItem, n int, custom *regexp.Regexp) (events.W
 			it.Parallel = true
 		case m != nil:
 			it.Tags = append(it.Tags, m[1])
+			if it.Goal == "" {
+				it.Goal = m[1] // the user story of the feature's spec.md
+			}
 		default:
 			goto title
 		}
@@ -111,4 +115,56 @@ title:
 	it.Status, it.RawStatus = d.status(li.checkbox, n, key, &it)
 	it.Source = d.ref(n, n)
 	return it, true
+}
+
+// SpecKitSpec is the adapter of spec-kit's specs/NNN-feature/spec.md, read
+// for its goals.
+const SpecKitSpec = "speckit_spec"
+
+func init() { register(SpecKitSpec, parseSpecKitSpec) }
+
+var (
+	userStoryHeading = lazyre.New(`(?i)^user story\s+([0-9]+)\s*[-–—:]\s*(.+?)(?:\s*\(priority:\s*(p[0-9])\))?$`)
+	successCriterion = lazyre.New(`^(?:\*\*)?(SC-[0-9]+)(?:\*\*)?\s*:?\s*(?:\*\*)?\s*:?\s*(.+)$`)
+)
+
+// parseSpecKitSpec is the speckit_spec adapter: the goals of a feature's
+// spec.md. Each `### User Story N - Title (Priority: P1)` heading is a
+// goal keyed USN (the key spec-kit's tasks tag with [USN], which become
+// their Goal), its priority in the summary; each success criterion list
+// line (`- **SC-001**: text`) is a goal keyed SC-001. Everything else of
+// the spec is prose.
+func parseSpecKitSpec(path string, content []byte, opts Options) Result {
+	d := newDoc(path, content, opts)
+	if d.unreadable {
+		return d.res
+	}
+	seen := map[string]int{}
+	add := func(key, title, summary string, n int) {
+		if first, dup := seen[key]; dup {
+			d.issue(IssueDuplicateKey, n, key, "goal key %s at line %d repeats line %d; the first is used", key, n, first)
+			return
+		}
+		seen[key] = n
+		d.res.Goals = append(d.res.Goals, events.Goal{Key: key, Title: title, Status: "active", Summary: summary,
+			Source: events.SourceRef{Path: path, LineStart: n, LineEnd: n}})
+	}
+	for _, l := range d.lines {
+		if _, text, ok := headingOf(l); ok {
+			if m := userStoryHeading.FindStringSubmatch(cleanToken(text)); m != nil {
+				summary := ""
+				if m[3] != "" {
+					summary = "priority " + strings.ToUpper(m[3])
+				}
+				add("US"+m[1], strings.TrimSpace(m[2]), summary, l.n)
+			}
+			continue
+		}
+		if li, ok := listItemOf(l); ok && li.checkbox == "" {
+			if m := successCriterion.FindStringSubmatch(li.text); m != nil {
+				add(m[1], strings.TrimSpace(m[2]), "success criterion", l.n)
+			}
+		}
+	}
+	return d.res
 }
