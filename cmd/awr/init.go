@@ -119,7 +119,7 @@ func printNotIndexed(w io.Writer, p *project.InitResult) {
 			header = true
 		}
 		items := ""
-		if c.Role == "tasks" {
+		if c.Kind == "task_register" {
 			items = plural(c.Items, "item")
 		}
 		fmt.Fprintf(w, "  %s\t%s\t%s\t%s; include it: %s\n", c.Path, c.Adapter, items, c.Why, c.Include)

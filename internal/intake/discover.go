@@ -208,6 +208,7 @@ func Discover(dir string) (*Inventory, error) {
 	for i := range inv.TaskRegisters {
 		inv.TaskRegisters[i].Items = countItems(dir, inv.TaskRegisters[i])
 	}
+
 	sort.Slice(inv.TaskRegisters, func(i, j int) bool { return inv.TaskRegisters[i].Path < inv.TaskRegisters[j].Path })
 	return inv, nil
 }
