@@ -2,6 +2,7 @@ package intake
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -218,4 +219,52 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, errors.New(pe.Why)
 	}
 	return b, err
+}
+
+// ItemChanges are the work items one reindex of a source added, changed
+// and removed, by key. A change of the file's content hash alone (the
+// stamp some adapters put in every item's source reference) is no change.
+type ItemChanges struct {
+	Path    string   `json:"path"`
+	Added   []string `json:"added"`
+	Changed []string `json:"changed"`
+	Removed []string `json:"removed"`
+}
+
+// CompareItems says which items of a source differ between before and
+// after, in after's order (removed ones in before's).
+func CompareItems(path string, before, after []events.WorkItem) ItemChanges {
+	c := ItemChanges{Path: path, Added: []string{}, Changed: []string{}, Removed: []string{}}
+	plain := func(it events.WorkItem) string {
+		it.Source.ContentHash = ""
+		b, _ := json.Marshal(it)
+		return string(b)
+	}
+	old := map[string]string{}
+	for _, it := range before {
+		if _, dup := old[it.Key]; !dup {
+			old[it.Key] = plain(it)
+		}
+	}
+	seen := map[string]bool{}
+	for _, it := range after {
+		if seen[it.Key] {
+			continue
+		}
+		seen[it.Key] = true
+		switch o, ok := old[it.Key]; {
+		case !ok:
+			c.Added = append(c.Added, it.Key)
+		case o != plain(it):
+			c.Changed = append(c.Changed, it.Key)
+		}
+	}
+	done := map[string]bool{}
+	for _, it := range before {
+		if !seen[it.Key] && !done[it.Key] {
+			done[it.Key] = true
+			c.Removed = append(c.Removed, it.Key)
+		}
+	}
+	return c
 }

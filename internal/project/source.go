@@ -20,6 +20,9 @@ type SourceReindexRequest struct {
 type ReindexResult struct {
 	*commands.IndexSourcesResult
 	Missing []string `json:"missing"`
+	// Changes says, for each source indexed anew, which work items it
+	// added, changed and removed (omitted when none was).
+	Changes []intake.ItemChanges `json:"changes,omitempty"`
 }
 
 // SourceReindex reads every manifest source and, in one transaction,
@@ -59,12 +62,36 @@ func (p *Project) SourceReindex(ctx context.Context, req SourceReindexRequest) (
 		}
 		in.Sources = append(in.Sources, si)
 	}
+	before, err := p.itemsBySource(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out, err := commands.IndexSources(ctx, env, in)
 	if err != nil {
 		return nil, err
 	}
 	res.IndexSourcesResult = out
+	for _, ix := range out.Indexed {
+		for _, si := range in.Sources {
+			if si.Path == ix.Path && ix.Changed {
+				res.Changes = append(res.Changes, intake.CompareItems(si.Path, before[si.Path], si.Items))
+			}
+		}
+	}
 	return res, nil
+}
+
+// itemsBySource reads the work items of each indexed source at the head.
+func (p *Project) itemsBySource(ctx context.Context) (map[string][]events.WorkItem, error) {
+	out := map[string][]events.WorkItem{}
+	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
+		items, err := projections.WorkItemsAt(r.Conn, rev, true)
+		for _, it := range items {
+			out[it.SourcePath] = append(out[it.SourcePath], it.WorkItem)
+		}
+		return err
+	})
+	return out, err
 }
 
 // reindexUnchanged is the answer of a reindex that would append nothing,
