@@ -187,6 +187,15 @@ func Discover(dir string) (*Inventory, error) {
 			return nil, err
 		}
 	}
+	inv.finish(dir)
+	return inv, nil
+}
+
+// finish drops from the skipped list a tool's dot-folder (.beads/,
+// .taskmaster/) whose register was looked at (the register's own entry
+// says what became of it), counts the task registers' items and sorts
+// the lists.
+func (inv *Inventory) finish(dir string) {
 	seenPaths := []string{}
 	for _, c := range append(append([]Candidate{}, inv.TaskRegisters...), inv.Goals...) {
 		seenPaths = append(seenPaths, c.Path)
@@ -195,8 +204,6 @@ func Discover(dir string) (*Inventory, error) {
 		seenPaths = append(seenPaths, sk.Path)
 	}
 	inv.Skipped = slices.DeleteFunc(inv.Skipped, func(sk Skipped) bool {
-		// A tool's folder (.beads/, .taskmaster/) whose register was
-		// looked at: the register's own line says what became of it.
 		for _, p := range seenPaths {
 			if strings.HasSuffix(sk.Path, "/") && p != sk.Path && strings.HasPrefix(p, sk.Path) {
 				return true
@@ -208,9 +215,7 @@ func Discover(dir string) (*Inventory, error) {
 	for i := range inv.TaskRegisters {
 		inv.TaskRegisters[i].Items = countItems(dir, inv.TaskRegisters[i])
 	}
-
 	sort.Slice(inv.TaskRegisters, func(i, j int) bool { return inv.TaskRegisters[i].Path < inv.TaskRegisters[j].Path })
-	return inv, nil
 }
 
 // toolRegisters are the files task tools keep their registers in, where
