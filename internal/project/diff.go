@@ -280,7 +280,7 @@ func (d *differ) scan(res *DiffResult) error {
 		return nil
 	}
 	d.sessions = map[string]bool{}
-	return scanLog(d.conn, f, d.to, -1, func(e *events.Event) error {
+	return projections.ScanLog(d.conn, f, d.to, -1, func(e *events.Event) error {
 		d.scanned++
 		var rf refs
 		if err := json.Unmarshal(e.Payload, &rf); err != nil {
