@@ -8,6 +8,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/diff"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/projections"
 )
@@ -236,4 +237,43 @@ func stopped(ctx context.Context, err error) error {
 		return nil
 	}
 	return err
+}
+
+// The types of `awr diff` (package diff).
+type (
+	DiffRequest = diff.Request
+	DiffEvent   = diff.Event
+	DiffField   = diff.Field
+	DiffEntity  = diff.Entity
+	DiffChanges = diff.Changes
+	DiffRead    = diff.Read
+	DiffResult  = diff.Result
+)
+
+// Entity changes of a diff.
+const (
+	DiffAdded   = diff.Added
+	DiffRemoved = diff.Removed
+	DiffChanged = diff.Changed
+)
+
+// Diff compares every read model as of From and as of To (diff.On): its
+// cost follows what changed. Errors: InvalidInput for a negative
+// revision, one beyond the head, From after To or more than one of
+// --work, --session, --seat; NotFound for a work item, session or seat
+// unknown at To.
+func (p *Project) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error) {
+	if err := diff.Check(req); err != nil {
+		return nil, err
+	}
+	var res *DiffResult
+	err := p.read(ctx, Read{}, func(r *events.Reader, head, _ int64) error {
+		var err error
+		res, err = diff.On(r.Conn, head, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
