@@ -1,166 +1,37 @@
-package project
+package audit
 
 import (
-	"context"
 	"encoding/hex"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/internal/audit"
 	"github.com/awr-dev/awr/internal/fault"
-	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/repo"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"zombiezen.com/go/sqlite"
 )
 
-// AuditRequest is `awr audit` and awr_audit. Output is the CLI's only:
-// the MCP tool returns the report and writes no file.
-type AuditRequest struct {
-	Read
-	Session string `name:"session" json:"session,omitempty" help:"Report on this session and the chain of sessions it resumed from and that resumed it." placeholder:"ID"`
-	Work    string `name:"work" json:"work,omitempty" help:"Report on this work item: every session that touched it." placeholder:"KEY"`
-	Format  string `name:"format" default:"md" enum:"md,html" json:"format,omitempty" help:"md (Markdown, the default) or html (one self-contained page)."`
-	Output  string `name:"output" short:"o" type:"path" json:"-" help:"Write the report to FILE (a temporary file, synced, then renamed) and print its path; FILE must not exist unless --force, and never lies in .awr/." placeholder:"FILE"`
-	Force   bool   `name:"force" json:"-" help:"Replace an existing regular FILE."`
-}
-
-// AuditResult is `awr audit`: the report as data, the format it was
-// rendered in, and the rendering itself (Text, left out of the JSON) or
-// the file it was written to.
-type AuditResult struct {
-	audit.Report
-	Format string `json:"format"`
-	Output string `json:"output,omitempty"`
-	Text   string `json:"-"`
-}
-
-// Audit gathers the chain-of-custody report of one session chain or one
-// work item as of the request's revision and renders it; with Output it
-// writes the rendering to that file atomically. The hash chain is checked
-// by replay.VerifyChain, the code path of `awr verify`, and its verdict
-// covers the log up to the revision.
-// Errors: Usage for neither or both of Session and Work and for an
-// unknown Format; NotFound for an unknown session or work item;
-// VerifyFailed, with the report (rendered, or written) in the result,
-// when the chain is broken at or before the revision;
-// InvalidInput for an at revision beyond the head and for an Output that
-// is not a regular file; Storage when the file cannot be written.
-func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, error) {
-	switch {
-	case req.Session == "" && req.Work == "":
-		return nil, fault.New(fault.Usage, "audit: give --session ID or --work KEY (one of them)").WithHint("awr session list")
-	case req.Session != "" && req.Work != "":
-		return nil, fault.New(fault.Usage, "audit: --session and --work exclude each other").
-			With("session", req.Session).With("work", req.Work).WithHint("awr audit --work %s", req.Work)
-	}
-	subject := "--work " + req.Work
-	if req.Session != "" {
-		subject = "--session " + req.Session
-	}
-	format := req.Format
-	if format == "" {
-		format = audit.FormatMarkdown
-	}
-	if !slices.Contains(audit.Formats(), format) {
-		return nil, fault.New(fault.Usage, "audit: --format %q: want md or html", req.Format).
-			With("flag", "--format").With("formats", audit.Formats()).WithHint("awr audit %s --format html", subject)
-	}
-	if req.Output != "" {
-		if err := pathcheck.Output(req.Output, req.Force); err != nil {
-			return nil, refused("audit", "--output", err, p.outputHint(err, "awr audit "+subject, req.Output, "NEW_FILE"))
-		}
-	}
-	res := &AuditResult{Format: format}
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
-		rep, err := gatherAudit(r.Conn, req, rev)
-		if err != nil {
-			return err
-		}
-		res.Report = *rep
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	var out []byte
-	if format == audit.FormatHTML {
-		out = audit.HTML(&res.Report)
-	} else {
-		out = audit.Markdown(&res.Report)
-	}
-	if req.Output == "" {
-		res.Text = string(out)
-	} else {
-		if err := writeAtomic(req.Output, out, req.Force); err != nil {
-			if pathcheck.RuleOf(err) != "" {
-				return nil, refused("audit", "--output", err, p.outputHint(err, "awr audit "+subject, req.Output, "NEW_FILE"))
-			}
-			return nil, err
-		}
-		res.Output = req.Output
-	}
-	if c := res.Chain; !c.Verified {
-		return res, fault.New(fault.VerifyFailed, "audit: the report says NOT VERIFIED: seq %d: %s", c.FirstBadSeq, c.Problem).
-			With("first_bad_seq", c.FirstBadSeq).With("project_revision", res.ProjectRevision).
-			WithHint("awr audit %s --at %d", subject, c.FirstBadSeq-1)
-	}
-	return res, nil
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory, synced and then put at path (pathcheck.Place: renamed over
-// it with force, linked there otherwise; its *pathcheck.Error when a file
-// appeared there).
-func writeAtomic(path string, data []byte, force bool) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".awr-audit-*")
-	if err != nil {
-		return fault.Wrap(fault.Storage, err, "audit: create %s", path)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = pathcheck.Place(tmp.Name(), path, force)
-	}
-	if pathcheck.RuleOf(err) != "" {
-		return err
-	}
-	if err != nil {
-		return fault.Wrap(fault.Storage, err, "audit: write %s", path)
-	}
-	return nil
-}
-
 // auditSession is what the first pass over the log learns of a session.
 type auditSession struct {
 	work, predecessor string
 }
 
-// gatherAudit builds the report of req's subject from the log up to rev:
+// Gather builds the report of one subject, the session chain of session
+// or the work item work (one of them), from the log on conn up to rev:
 // a first pass finds the sessions and how they resumed each other, a
 // second collects every event of the subject's sessions and work.
-func gatherAudit(conn *sqlite.Conn, req AuditRequest, rev int64) (*audit.Report, error) {
-	rep := &audit.Report{
+func Gather(conn *sqlite.Conn, session, work string, rev int64) (*Report, error) {
+	req := struct{ Session, Work string }{session, work}
+	rep := &Report{
 		ProjectRevision: rev,
-		Work:            []audit.WorkItem{}, Sessions: []audit.Session{}, Claims: []audit.ClaimEvent{},
-		Checkpoints: []audit.Checkpoint{}, Resumes: []audit.Resume{}, Restatements: []audit.Restatement{},
-		Bindings: []audit.Binding{}, HostEvents: []audit.HostEvent{}, Executions: []audit.Execution{},
-		Evidence: []audit.Evidence{}, Verifications: []audit.Verification{},
+		Work:            []WorkItem{}, Sessions: []Session{}, Claims: []ClaimEvent{},
+		Checkpoints: []Checkpoint{}, Resumes: []Resume{}, Restatements: []Restatement{},
+		Bindings: []Binding{}, HostEvents: []HostEvent{}, Executions: []Execution{},
+		Evidence: []Evidence{}, Verifications: []Verification{},
 	}
 	sessions := map[string]auditSession{}
 	successors := map[string][]string{}
@@ -185,7 +56,7 @@ func gatherAudit(conn *sqlite.Conn, req AuditRequest, rev int64) (*audit.Report,
 			}
 		}
 		if e.Seq == rev {
-			rep.HeadHash, rep.HeadAt = hex.EncodeToString(e.Hash), audit.Time(e.OccurredAt)
+			rep.HeadHash, rep.HeadAt = hex.EncodeToString(e.Hash), Time(e.OccurredAt)
 		}
 		return nil
 	})
@@ -197,7 +68,7 @@ func gatherAudit(conn *sqlite.Conn, req AuditRequest, rev int64) (*audit.Report,
 	inSet := map[string]bool{}
 	works := map[string]bool{}
 	if req.Work != "" {
-		rep.Subject = audit.Subject{Kind: audit.SubjectWork, ID: req.Work}
+		rep.Subject = Subject{Kind: SubjectWork, ID: req.Work}
 		if err := commands.KnownWork(conn, "audit", req.Work, rev); err != nil {
 			return nil, err
 		}
@@ -208,7 +79,7 @@ func gatherAudit(conn *sqlite.Conn, req AuditRequest, rev int64) (*audit.Report,
 			}
 		}
 	} else {
-		rep.Subject = audit.Subject{Kind: audit.SubjectSession, ID: req.Session}
+		rep.Subject = Subject{Kind: SubjectSession, ID: req.Session}
 		if _, ok := sessions[req.Session]; !ok {
 			return nil, fault.New(fault.NotFound, "audit: session %s not found at revision %d", req.Session, rev).
 				With("session_id", req.Session).WithHint("awr session list")
@@ -234,7 +105,7 @@ func gatherAudit(conn *sqlite.Conn, req AuditRequest, rev int64) (*audit.Report,
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		w := audit.WorkItem{Key: k}
+		w := WorkItem{Key: k}
 		items, err := projections.WorkItemAt(conn, k, rev)
 		if err != nil {
 			return nil, err
@@ -283,9 +154,9 @@ func gatherAudit(conn *sqlite.Conn, req AuditRequest, rev int64) (*audit.Report,
 	if err != nil {
 		return nil, err
 	}
-	rep.Chain = audit.Chain{Verified: true, Through: rev}
+	rep.Chain = Chain{Verified: true, Through: rev}
 	if bad != nil && bad.Seq <= rev {
-		rep.Chain = audit.Chain{Verified: false, Through: rev, FirstBadSeq: bad.Seq, Problem: bad.Problem}
+		rep.Chain = Chain{Verified: false, Through: rev, FirstBadSeq: bad.Seq, Problem: bad.Problem}
 	}
 	return rep, nil
 }
@@ -310,7 +181,7 @@ type movedHalf struct {
 // auditGather accumulates the report's entries in seq order.
 type auditGather struct {
 	conn      *sqlite.Conn
-	rep       *audit.Report
+	rep       *Report
 	sessionAt map[string]int   // session id -> index in rep.Sessions
 	execAt    map[string]int   // execution id -> index in rep.Executions
 	tokens    map[string]int64 // claim id -> fencing token
@@ -319,8 +190,8 @@ type auditGather struct {
 	moved map[string]movedHalf
 }
 
-func ref(e *events.Event) audit.Ref {
-	return audit.Ref{Seq: e.Seq, Hash: hex.EncodeToString(e.Hash), At: audit.Time(e.OccurredAt), Actor: e.Actor}
+func ref(e *events.Event) Ref {
+	return Ref{Seq: e.Seq, Hash: hex.EncodeToString(e.Hash), At: Time(e.OccurredAt), Actor: e.Actor}
 }
 
 func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bool, concerns func(session, work string) bool) error {
@@ -329,12 +200,12 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 	case *events.SessionStarted:
 		if inSet[pl.SessionID] {
 			g.sessionAt[pl.SessionID] = len(rep.Sessions)
-			rep.Sessions = append(rep.Sessions, audit.Session{Started: ref(e), ID: pl.SessionID, Work: pl.Work, Agent: pl.Agent,
+			rep.Sessions = append(rep.Sessions, Session{Started: ref(e), ID: pl.SessionID, Work: pl.Work, Agent: pl.Agent,
 				Provider: pl.Provider, Model: pl.Model, Workdir: pl.Workdir, ResumedFrom: pl.PredecessorID, Repo: auditRepo(pl.Repo)})
 		}
 	case *events.SessionEnded:
 		if i, ok := g.sessionAt[pl.SessionID]; ok {
-			rep.Sessions[i].Ended = &audit.SessionEnd{Ref: ref(e), Outcome: pl.Outcome, Reason: pl.Reason}
+			rep.Sessions[i].Ended = &SessionEnd{Ref: ref(e), Outcome: pl.Outcome, Reason: pl.Reason}
 		}
 	case *events.ClaimAcquired:
 		g.tokens[pl.ClaimID] = pl.FencingToken
@@ -342,19 +213,19 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 			g.moved["to:"+pl.SessionID] = movedHalf{claim: pl.ClaimID, token: pl.FencingToken, seq: e.Seq}
 		}
 		if concerns(pl.SessionID, pl.Work) {
-			c := audit.ClaimEvent{Ref: ref(e), Event: audit.ClaimAcquired, ClaimID: pl.ClaimID, Work: pl.Work, Session: pl.SessionID,
+			c := ClaimEvent{Ref: ref(e), Event: ClaimAcquired, ClaimID: pl.ClaimID, Work: pl.Work, Session: pl.SessionID,
 				Agent: pl.Agent, FencingToken: pl.FencingToken, TTLms: pl.TTLms, MovedFrom: pl.MovedFrom}
 			if pl.ExpiresAt > 0 {
-				c.ExpiresAt = audit.Time(pl.ExpiresAt)
+				c.ExpiresAt = Time(pl.ExpiresAt)
 			}
 			rep.Claims = append(rep.Claims, c)
 		}
 	case *events.ClaimRenewed:
 		if concerns(pl.SessionID, pl.Work) {
-			c := audit.ClaimEvent{Ref: ref(e), Event: audit.ClaimRenewed, ClaimID: pl.ClaimID, Work: pl.Work, Session: pl.SessionID,
+			c := ClaimEvent{Ref: ref(e), Event: ClaimRenewed, ClaimID: pl.ClaimID, Work: pl.Work, Session: pl.SessionID,
 				FencingToken: g.tokens[pl.ClaimID], TTLms: pl.TTLms}
 			if pl.ExpiresAt > 0 {
-				c.ExpiresAt = audit.Time(pl.ExpiresAt)
+				c.ExpiresAt = Time(pl.ExpiresAt)
 			}
 			rep.Claims = append(rep.Claims, c)
 		}
@@ -363,19 +234,19 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 			g.moved["from:"+pl.SessionID] = movedHalf{claim: pl.ClaimID, token: g.tokens[pl.ClaimID], seq: e.Seq}
 		}
 		if concerns(pl.SessionID, pl.Work) {
-			rep.Claims = append(rep.Claims, audit.ClaimEvent{Ref: ref(e), Event: audit.ClaimReleased, ClaimID: pl.ClaimID, Work: pl.Work,
+			rep.Claims = append(rep.Claims, ClaimEvent{Ref: ref(e), Event: ClaimReleased, ClaimID: pl.ClaimID, Work: pl.Work,
 				Session: pl.SessionID, FencingToken: g.tokens[pl.ClaimID], Reason: pl.Reason, ToSession: pl.ToSession, Note: pl.Note})
 		}
 	case *events.CheckpointRecorded:
 		if !concerns(pl.SessionID, pl.Work) {
 			return nil
 		}
-		cp := audit.Checkpoint{Ref: ref(e), ID: pl.CheckpointID, Session: pl.SessionID, Work: pl.Work, Agent: pl.Agent,
+		cp := Checkpoint{Ref: ref(e), ID: pl.CheckpointID, Session: pl.SessionID, Work: pl.Work, Agent: pl.Agent,
 			Digest: pl.Digest, NextAction: pl.NextAction, ContextHash: pl.ContextHash, ContextHashVerified: pl.ContextHashVerified,
-			ContextHashNote: pl.ContextHashNote, OpenLoopTexts: pl.OpenLoops, Changes: []audit.Change{}, Repo: auditRepo(pl.Repo)}
+			ContextHashNote: pl.ContextHashNote, OpenLoopTexts: pl.OpenLoops, Changes: []Change{}, Repo: auditRepo(pl.Repo)}
 		opened := map[string]bool{}
 		for _, c := range pl.Changes {
-			cp.Changes = append(cp.Changes, audit.Change{Op: c.Op, ID: c.ID, Kind: c.Kind, Text: c.Text, Note: c.Note, Supersedes: c.Supersedes, By: c.By})
+			cp.Changes = append(cp.Changes, Change{Op: c.Op, ID: c.ID, Kind: c.Kind, Text: c.Text, Note: c.Note, Supersedes: c.Supersedes, By: c.By})
 			if c.Op == events.ChangeOpen {
 				opened[c.ID] = true
 			}
@@ -390,7 +261,7 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 		if !concerns(pl.SessionID, pl.Work) {
 			return nil
 		}
-		r := audit.Resume{Ref: ref(e), Session: pl.SessionID, FromSession: pl.FromSession, Work: pl.Work,
+		r := Resume{Ref: ref(e), Session: pl.SessionID, FromSession: pl.FromSession, Work: pl.Work,
 			CheckpointID: pl.CheckpointID, ExternalSession: pl.ExternalSession}
 		if i, ok := g.sessionAt[pl.SessionID]; ok {
 			r.Agent = g.rep.Sessions[i].Agent
@@ -398,7 +269,7 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 		to, okTo := g.moved["to:"+pl.SessionID]
 		from, okFrom := g.moved["from:"+pl.FromSession]
 		if okTo && okFrom {
-			r.ClaimMoved = &audit.MovedClaim{FromClaim: from.claim, ToClaim: to.claim, FencingToken: to.token, ReleasedSeq: from.seq, AcquiredSeq: to.seq}
+			r.ClaimMoved = &MovedClaim{FromClaim: from.claim, ToClaim: to.claim, FencingToken: to.token, ReleasedSeq: from.seq, AcquiredSeq: to.seq}
 		}
 		if i, ok := g.sessionAt[pl.FromSession]; ok {
 			if end := g.rep.Sessions[i].Ended; end != nil && end.Reason == "resumed by "+pl.SessionID {
@@ -415,14 +286,14 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 		if !concerns(pl.SessionID, pl.Work) {
 			return nil
 		}
-		rs := audit.Restatement{Ref: ref(e), Session: pl.SessionID, Work: pl.Work, CheckpointID: pl.CheckpointID, Verdict: pl.Verdict, Items: []audit.RestatementField{}}
+		rs := Restatement{Ref: ref(e), Session: pl.SessionID, Work: pl.Work, CheckpointID: pl.CheckpointID, Verdict: pl.Verdict, Items: []RestatementField{}}
 		for _, it := range pl.Items {
-			rs.Items = append(rs.Items, audit.RestatementField{Field: it.Field, Status: it.Status, Expected: it.Expected, Stated: it.Stated})
+			rs.Items = append(rs.Items, RestatementField{Field: it.Field, Status: it.Status, Expected: it.Expected, Stated: it.Stated})
 		}
 		rep.Restatements = append(rep.Restatements, rs)
 	case *events.ClientBound:
 		if concerns(pl.SessionID, pl.Work) {
-			rep.Bindings = append(rep.Bindings, audit.Binding{Ref: ref(e), Client: pl.Client, ExternalSession: pl.ExternalSession,
+			rep.Bindings = append(rep.Bindings, Binding{Ref: ref(e), Client: pl.Client, ExternalSession: pl.ExternalSession,
 				Session: pl.SessionID, Work: pl.Work, CheckpointID: pl.CheckpointID, ContinuesFrom: pl.ContinuesFrom})
 		}
 	case *events.HostEventRecorded:
@@ -433,25 +304,25 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 					detail = append(detail, d.k+" "+d.v)
 				}
 			}
-			rep.HostEvents = append(rep.HostEvents, audit.HostEvent{Ref: ref(e), Client: pl.Client, ExternalSession: pl.ExternalSession,
+			rep.HostEvents = append(rep.HostEvents, HostEvent{Ref: ref(e), Client: pl.Client, ExternalSession: pl.ExternalSession,
 				Session: pl.SessionID, Event: pl.Event, HostEvent: pl.HostEvent, Detail: strings.Join(detail, ", "), Answer: pl.Answer, ContextHash: pl.ContextHash})
 		}
 	case *events.ExecutionStarted:
 		if concerns(pl.SessionID, pl.Work) {
 			g.execAt[pl.ExecutionID] = len(rep.Executions)
-			rep.Executions = append(rep.Executions, audit.Execution{Started: ref(e), ID: pl.ExecutionID, Work: pl.Work, Session: pl.SessionID,
+			rep.Executions = append(rep.Executions, Execution{Started: ref(e), ID: pl.ExecutionID, Work: pl.Work, Session: pl.SessionID,
 				Key: pl.Key, Purpose: pl.Purpose, Argv: pl.Argv, Cwd: pl.Cwd, ClaimID: pl.ClaimID, FencingToken: pl.FencingToken,
 				Retries: pl.Retries, Repo: auditExecRepo(pl.Repo)})
 		}
 	case *events.ExecutionFinished:
 		if i, ok := g.execAt[pl.ExecutionID]; ok {
-			rep.Executions[i].Finished = &audit.ExecFinished{Ref: ref(e), ExitCode: pl.ExitCode, Signal: pl.Signal, Error: pl.Error,
+			rep.Executions[i].Finished = &ExecFinished{Ref: ref(e), ExitCode: pl.ExitCode, Signal: pl.Signal, Error: pl.Error,
 				DurationMs: pl.DurationMs, StdoutSHA256: pl.Stdout.SHA256, StdoutBytes: pl.Stdout.Bytes,
 				StderrSHA256: pl.Stderr.SHA256, StderrBytes: pl.Stderr.Bytes, RepoAfter: auditExecRepo(pl.RepoAfter)}
 		}
 	case *events.EvidenceRecorded:
 		if concerns(pl.SessionID, pl.Work) {
-			ev := audit.Evidence{Ref: ref(e), ID: pl.EvidenceID, Work: pl.Work, Criterion: pl.Criterion, Basis: pl.Basis,
+			ev := Evidence{Ref: ref(e), ID: pl.EvidenceID, Work: pl.Work, Criterion: pl.Criterion, Basis: pl.Basis,
 				Level: pl.Level, Passed: pl.Passed, Session: pl.SessionID, Repo: auditSeatRepo(pl.Repo)}
 			switch pl.Basis {
 			case events.EvidenceCommand:
@@ -468,9 +339,9 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 		}
 	case *events.WorkVerified:
 		if concerns(pl.SessionID, pl.Work) {
-			wv := audit.Verification{Ref: ref(e), Work: pl.Work, Session: pl.SessionID, Level: pl.Level, Criteria: []audit.Criterion{}, Repo: auditSeatRepo(pl.Repo)}
+			wv := Verification{Ref: ref(e), Work: pl.Work, Session: pl.SessionID, Level: pl.Level, Criteria: []Criterion{}, Repo: auditSeatRepo(pl.Repo)}
 			for _, c := range pl.Criteria {
-				wv.Criteria = append(wv.Criteria, audit.Criterion{Criterion: c.Criterion, EvidenceID: c.EvidenceID, Level: c.Level})
+				wv.Criteria = append(wv.Criteria, Criterion{Criterion: c.Criterion, EvidenceID: c.EvidenceID, Level: c.Level})
 			}
 			rep.Verifications = append(rep.Verifications, wv)
 		}
@@ -480,8 +351,8 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 
 // inForce is the knowledge of work in force right after event seq, less
 // the items in skip.
-func (g *auditGather) inForce(work string, seq int64, skip map[string]bool) (audit.Knowledge, error) {
-	k := audit.Knowledge{OpenLoops: []audit.Item{}, Decisions: []audit.Item{}, Facts: []audit.Item{}, Hypotheses: []audit.Item{}}
+func (g *auditGather) inForce(work string, seq int64, skip map[string]bool) (Knowledge, error) {
+	k := Knowledge{OpenLoops: []Item{}, Decisions: []Item{}, Facts: []Item{}, Hypotheses: []Item{}}
 	all, err := projections.KnowledgeAt(g.conn, work, seq)
 	if err != nil {
 		return k, err
@@ -490,7 +361,7 @@ func (g *auditGather) inForce(work string, seq int64, skip map[string]bool) (aud
 		if !it.Live() || skip[it.ID] {
 			continue
 		}
-		item := audit.Item{ID: it.ID, Text: it.Text}
+		item := Item{ID: it.ID, Text: it.Text}
 		switch it.Kind {
 		case events.KnowledgeLoop:
 			k.OpenLoops = append(k.OpenLoops, item)
@@ -505,11 +376,11 @@ func (g *auditGather) inForce(work string, seq int64, skip map[string]bool) (aud
 	return k, nil
 }
 
-func auditRepo(r *events.RepoRecord) *audit.Repo {
+func auditRepo(r *events.RepoRecord) *Repo {
 	if r == nil {
 		return nil
 	}
-	out := &audit.Repo{Unverifiable: r.Unverifiable, FilesChanged: auditFiles(r.FilesChanged), FilesSince: r.FilesSince, FilesTruncated: r.FilesTruncated}
+	out := &Repo{Unverifiable: r.Unverifiable, FilesChanged: auditFiles(r.FilesChanged), FilesSince: r.FilesSince, FilesTruncated: r.FilesTruncated}
 	if s := r.State; s != nil {
 		out.Head, out.Branch, out.Dirty, out.DirtyFingerprint = s.Head, s.Branch, s.Dirty, s.DirtyFingerprint
 		out.DirtyFiles, out.DirtyTruncated = auditFiles(s.DirtyFiles), s.DirtyTruncated
@@ -517,27 +388,27 @@ func auditRepo(r *events.RepoRecord) *audit.Repo {
 	return out
 }
 
-func auditFiles(fs []repo.File) []audit.File {
+func auditFiles(fs []repo.File) []File {
 	if len(fs) == 0 {
 		return nil
 	}
-	out := make([]audit.File, len(fs))
+	out := make([]File, len(fs))
 	for i, f := range fs {
-		out[i] = audit.File{Path: f.Path, Status: f.Status, From: f.From}
+		out[i] = File{Path: f.Path, Status: f.Status, From: f.From}
 	}
 	return out
 }
 
-func auditExecRepo(r *events.ExecutionRepo) *audit.Repo {
+func auditExecRepo(r *events.ExecutionRepo) *Repo {
 	if r == nil {
 		return nil
 	}
-	return &audit.Repo{Head: r.Head, Branch: r.Branch, Dirty: r.Dirty, DirtyFingerprint: r.DirtyFingerprint, Unverifiable: r.Unverifiable}
+	return &Repo{Head: r.Head, Branch: r.Branch, Dirty: r.Dirty, DirtyFingerprint: r.DirtyFingerprint, Unverifiable: r.Unverifiable}
 }
 
-func auditSeatRepo(r *events.SeatRepo) *audit.Repo {
+func auditSeatRepo(r *events.SeatRepo) *Repo {
 	if r == nil {
 		return nil
 	}
-	return &audit.Repo{Head: r.Head, Dirty: r.Dirty, DirtyFingerprint: r.DirtyFingerprint}
+	return &Repo{Head: r.Head, Dirty: r.Dirty, DirtyFingerprint: r.DirtyFingerprint}
 }
