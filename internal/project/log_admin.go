@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/anchor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
@@ -71,7 +72,7 @@ func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult,
 			With("path", req.AnchorsFile).WithHint("awr verify --anchors %s", shown)
 	}
 	if req.ExpectHead != "" {
-		if err := checkHashArg("--expect-head", req.ExpectHead); err != nil {
+		if err := anchor.CheckHash("--expect-head", req.ExpectHead); err != nil {
 			return nil, err
 		}
 	}
@@ -236,12 +237,12 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 			return nil, err
 		}
 		witness = func(conn *sqlite.Conn, head int64) error {
-			ac, err := judgeAnchors(conn, head, source, anchors, malformed)
+			ac, err := anchor.Judge(conn, head, source, anchors, malformed)
 			if err != nil {
 				return err
 			}
 			res.Anchors = ac
-			if e := ac.failure("import", p.anchorSourceArg(req.Anchors)); e != nil {
+			if e := ac.Failure("import", p.anchorSourceArg(req.Anchors)); e != nil {
 				return e.With("path", name)
 			}
 			return nil
