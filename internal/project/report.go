@@ -2,8 +2,6 @@ package project
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/awr-dev/awr/events"
@@ -90,11 +88,11 @@ func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, er
 	if req.Output == "" {
 		res.Text = string(out)
 	} else {
-		if err := writeAtomic(req.Output, out, req.Force); err != nil {
+		if err := pathcheck.WriteFile(req.Output, out, 0o644, req.Force); err != nil {
 			if pathcheck.RuleOf(err) != "" {
 				return nil, refused("audit", "--output", err, p.outputHint(err, "awr audit "+subject, req.Output, "NEW_FILE"))
 			}
-			return nil, err
+			return nil, fault.Wrap(fault.Storage, err, "audit: write %s", req.Output)
 		}
 		res.Output = req.Output
 	}
@@ -104,36 +102,4 @@ func (p *Project) Audit(ctx context.Context, req AuditRequest) (*AuditResult, er
 			WithHint("awr audit %s --at %d", subject, c.FirstBadSeq-1)
 	}
 	return res, nil
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory, synced and then put at path (pathcheck.Place: renamed over
-// it with force, linked there otherwise; its *pathcheck.Error when a file
-// appeared there).
-func writeAtomic(path string, data []byte, force bool) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".awr-audit-*")
-	if err != nil {
-		return fault.Wrap(fault.Storage, err, "audit: create %s", path)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = pathcheck.Place(tmp.Name(), path, force)
-	}
-	if pathcheck.RuleOf(err) != "" {
-		return err
-	}
-	if err != nil {
-		return fault.Wrap(fault.Storage, err, "audit: write %s", path)
-	}
-	return nil
 }
