@@ -238,50 +238,13 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 				Session: pl.SessionID, FencingToken: g.tokens[pl.ClaimID], Reason: pl.Reason, ToSession: pl.ToSession, Note: pl.Note})
 		}
 	case *events.CheckpointRecorded:
-		if !concerns(pl.SessionID, pl.Work) {
-			return nil
+		if concerns(pl.SessionID, pl.Work) {
+			return g.checkpoint(e, pl)
 		}
-		cp := Checkpoint{Ref: ref(e), ID: pl.CheckpointID, Session: pl.SessionID, Work: pl.Work, Agent: pl.Agent,
-			Digest: pl.Digest, NextAction: pl.NextAction, ContextHash: pl.ContextHash, ContextHashVerified: pl.ContextHashVerified,
-			ContextHashNote: pl.ContextHashNote, OpenLoopTexts: pl.OpenLoops, Changes: []Change{}, Repo: auditRepo(pl.Repo)}
-		opened := map[string]bool{}
-		for _, c := range pl.Changes {
-			cp.Changes = append(cp.Changes, Change{Op: c.Op, ID: c.ID, Kind: c.Kind, Text: c.Text, Note: c.Note, Supersedes: c.Supersedes, By: c.By})
-			if c.Op == events.ChangeOpen {
-				opened[c.ID] = true
-			}
-		}
-		kept, err := g.inForce(pl.Work, e.Seq, opened)
-		if err != nil {
-			return err
-		}
-		cp.Kept = kept
-		rep.Checkpoints = append(rep.Checkpoints, cp)
 	case *events.SessionResumed:
-		if !concerns(pl.SessionID, pl.Work) {
-			return nil
+		if concerns(pl.SessionID, pl.Work) {
+			return g.resumed(e, pl)
 		}
-		r := Resume{Ref: ref(e), Session: pl.SessionID, FromSession: pl.FromSession, Work: pl.Work,
-			CheckpointID: pl.CheckpointID, ExternalSession: pl.ExternalSession}
-		if i, ok := g.sessionAt[pl.SessionID]; ok {
-			r.Agent = g.rep.Sessions[i].Agent
-		}
-		to, okTo := g.moved["to:"+pl.SessionID]
-		from, okFrom := g.moved["from:"+pl.FromSession]
-		if okTo && okFrom {
-			r.ClaimMoved = &MovedClaim{FromClaim: from.claim, ToClaim: to.claim, FencingToken: to.token, ReleasedSeq: from.seq, AcquiredSeq: to.seq}
-		}
-		if i, ok := g.sessionAt[pl.FromSession]; ok {
-			if end := g.rep.Sessions[i].Ended; end != nil && end.Reason == "resumed by "+pl.SessionID {
-				r.PredecessorEnded = end.Outcome
-			}
-		}
-		carried, err := g.inForce(pl.Work, e.Seq, nil)
-		if err != nil {
-			return err
-		}
-		r.Carried = carried
-		rep.Resumes = append(rep.Resumes, r)
 	case *events.RestatementChecked:
 		if !concerns(pl.SessionID, pl.Work) {
 			return nil
@@ -298,14 +261,7 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 		}
 	case *events.HostEventRecorded:
 		if concerns(pl.SessionID, pl.Work) {
-			var detail []string
-			for _, d := range []struct{ k, v string }{{"source", pl.Source}, {"trigger", pl.Trigger}, {"reason", pl.Reason}} {
-				if d.v != "" {
-					detail = append(detail, d.k+" "+d.v)
-				}
-			}
-			rep.HostEvents = append(rep.HostEvents, HostEvent{Ref: ref(e), Client: pl.Client, ExternalSession: pl.ExternalSession,
-				Session: pl.SessionID, Event: pl.Event, HostEvent: pl.HostEvent, Detail: strings.Join(detail, ", "), Answer: pl.Answer, ContextHash: pl.ContextHash})
+			rep.HostEvents = append(rep.HostEvents, hostEvent(e, pl))
 		}
 	case *events.ExecutionStarted:
 		if concerns(pl.SessionID, pl.Work) {
@@ -322,20 +278,7 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 		}
 	case *events.EvidenceRecorded:
 		if concerns(pl.SessionID, pl.Work) {
-			ev := Evidence{Ref: ref(e), ID: pl.EvidenceID, Work: pl.Work, Criterion: pl.Criterion, Basis: pl.Basis,
-				Level: pl.Level, Passed: pl.Passed, Session: pl.SessionID, Repo: auditSeatRepo(pl.Repo)}
-			switch pl.Basis {
-			case events.EvidenceCommand:
-				ev.Detail = pl.Command
-				if pl.ExitCode != nil {
-					ev.Detail += " (exit " + strconv.Itoa(*pl.ExitCode) + ")"
-				}
-			case events.EvidenceFile:
-				ev.Detail = strings.TrimSpace(pl.Path + " " + pl.FileHash)
-			default:
-				ev.Detail = pl.Note
-			}
-			rep.Evidence = append(rep.Evidence, ev)
+			rep.Evidence = append(rep.Evidence, evidence(e, pl))
 		}
 	case *events.WorkVerified:
 		if concerns(pl.SessionID, pl.Work) {
@@ -347,6 +290,85 @@ func (g *auditGather) add(e *events.Event, v events.Payload, inSet map[string]bo
 		}
 	}
 	return nil
+}
+
+// checkpoint adds a checkpoint of the subject, with the knowledge in
+// force once it was recorded.
+func (g *auditGather) checkpoint(e *events.Event, pl *events.CheckpointRecorded) error {
+	cp := Checkpoint{Ref: ref(e), ID: pl.CheckpointID, Session: pl.SessionID, Work: pl.Work, Agent: pl.Agent,
+		Digest: pl.Digest, NextAction: pl.NextAction, ContextHash: pl.ContextHash, ContextHashVerified: pl.ContextHashVerified,
+		ContextHashNote: pl.ContextHashNote, OpenLoopTexts: pl.OpenLoops, Changes: []Change{}, Repo: auditRepo(pl.Repo)}
+	opened := map[string]bool{}
+	for _, c := range pl.Changes {
+		cp.Changes = append(cp.Changes, Change{Op: c.Op, ID: c.ID, Kind: c.Kind, Text: c.Text, Note: c.Note, Supersedes: c.Supersedes, By: c.By})
+		if c.Op == events.ChangeOpen {
+			opened[c.ID] = true
+		}
+	}
+	kept, err := g.inForce(pl.Work, e.Seq, opened)
+	if err != nil {
+		return err
+	}
+	cp.Kept = kept
+	g.rep.Checkpoints = append(g.rep.Checkpoints, cp)
+	return nil
+}
+
+// resumed adds a resume of the subject: who resumed, whether the claim
+// moved with it, and the knowledge carried.
+func (g *auditGather) resumed(e *events.Event, pl *events.SessionResumed) error {
+	r := Resume{Ref: ref(e), Session: pl.SessionID, FromSession: pl.FromSession, Work: pl.Work,
+		CheckpointID: pl.CheckpointID, ExternalSession: pl.ExternalSession}
+	if i, ok := g.sessionAt[pl.SessionID]; ok {
+		r.Agent = g.rep.Sessions[i].Agent
+	}
+	to, okTo := g.moved["to:"+pl.SessionID]
+	from, okFrom := g.moved["from:"+pl.FromSession]
+	if okTo && okFrom {
+		r.ClaimMoved = &MovedClaim{FromClaim: from.claim, ToClaim: to.claim, FencingToken: to.token, ReleasedSeq: from.seq, AcquiredSeq: to.seq}
+	}
+	if i, ok := g.sessionAt[pl.FromSession]; ok {
+		if end := g.rep.Sessions[i].Ended; end != nil && end.Reason == "resumed by "+pl.SessionID {
+			r.PredecessorEnded = end.Outcome
+		}
+	}
+	carried, err := g.inForce(pl.Work, e.Seq, nil)
+	if err != nil {
+		return err
+	}
+	r.Carried = carried
+	g.rep.Resumes = append(g.rep.Resumes, r)
+	return nil
+}
+
+// evidence is one evidence record as the report shows it.
+func evidence(e *events.Event, pl *events.EvidenceRecorded) Evidence {
+	ev := Evidence{Ref: ref(e), ID: pl.EvidenceID, Work: pl.Work, Criterion: pl.Criterion, Basis: pl.Basis,
+		Level: pl.Level, Passed: pl.Passed, Session: pl.SessionID, Repo: auditSeatRepo(pl.Repo)}
+	switch pl.Basis {
+	case events.EvidenceCommand:
+		ev.Detail = pl.Command
+		if pl.ExitCode != nil {
+			ev.Detail += " (exit " + strconv.Itoa(*pl.ExitCode) + ")"
+		}
+	case events.EvidenceFile:
+		ev.Detail = strings.TrimSpace(pl.Path + " " + pl.FileHash)
+	default:
+		ev.Detail = pl.Note
+	}
+	return ev
+}
+
+// hostEvent is one host event as the report shows it.
+func hostEvent(e *events.Event, pl *events.HostEventRecorded) HostEvent {
+	var detail []string
+	for _, d := range []struct{ k, v string }{{"source", pl.Source}, {"trigger", pl.Trigger}, {"reason", pl.Reason}} {
+		if d.v != "" {
+			detail = append(detail, d.k+" "+d.v)
+		}
+	}
+	return HostEvent{Ref: ref(e), Client: pl.Client, ExternalSession: pl.ExternalSession,
+		Session: pl.SessionID, Event: pl.Event, HostEvent: pl.HostEvent, Detail: strings.Join(detail, ", "), Answer: pl.Answer, ContextHash: pl.ContextHash}
 }
 
 // inForce is the knowledge of work in force right after event seq, less
