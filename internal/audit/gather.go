@@ -33,87 +33,16 @@ func Gather(conn *sqlite.Conn, session, work string, rev int64) (*Report, error)
 		Bindings: []Binding{}, HostEvents: []HostEvent{}, Executions: []Execution{},
 		Evidence: []Evidence{}, Verifications: []Verification{},
 	}
-	sessions := map[string]auditSession{}
-	successors := map[string][]string{}
-	err := events.ScanEvents(conn, 1, rev, func(e *events.Event) error {
-		switch e.Kind {
-		case events.KindProjectInitialized:
-			v, err := events.Decode(e)
-			if err != nil {
-				return err
-			}
-			pl := v.(*events.ProjectInitialized)
-			rep.ProjectID, rep.ProjectName = pl.ProjectID, pl.Name
-		case events.KindSessionStarted:
-			v, err := events.Decode(e)
-			if err != nil {
-				return err
-			}
-			pl := v.(*events.SessionStarted)
-			sessions[pl.SessionID] = auditSession{work: pl.Work, predecessor: pl.PredecessorID}
-			if pl.PredecessorID != "" {
-				successors[pl.PredecessorID] = append(successors[pl.PredecessorID], pl.SessionID)
-			}
-		}
-		if e.Seq == rev {
-			rep.HeadHash, rep.HeadAt = hex.EncodeToString(e.Hash), Time(e.OccurredAt)
-		}
-		return nil
-	})
+	sessions, successors, err := firstPass(conn, rep, rev)
 	if err != nil {
 		return nil, err
 	}
-
-	// The subject's sessions and work items.
-	inSet := map[string]bool{}
-	works := map[string]bool{}
-	if req.Work != "" {
-		rep.Subject = Subject{Kind: SubjectWork, ID: req.Work}
-		if err := commands.KnownWork(conn, "audit", req.Work, rev); err != nil {
-			return nil, err
-		}
-		works[req.Work] = true
-		for id, s := range sessions {
-			if s.work == req.Work {
-				inSet[id] = true
-			}
-		}
-	} else {
-		rep.Subject = Subject{Kind: SubjectSession, ID: req.Session}
-		if _, ok := sessions[req.Session]; !ok {
-			return nil, fault.New(fault.NotFound, "audit: session %s not found at revision %d", req.Session, rev).
-				With("session_id", req.Session).WithHint("awr session list")
-		}
-		for id := req.Session; id != "" && !inSet[id]; id = sessions[id].predecessor {
-			inSet[id] = true
-		}
-		for queue := []string{req.Session}; len(queue) > 0; queue = queue[1:] {
-			for _, next := range successors[queue[0]] {
-				if !inSet[next] {
-					inSet[next] = true
-					queue = append(queue, next)
-				}
-			}
-		}
-		for id := range inSet {
-			works[sessions[id].work] = true
-		}
+	inSet, works, err := subjectOf(conn, rep, req.Session, req.Work, rev, sessions, successors)
+	if err != nil {
+		return nil, err
 	}
-	keys := make([]string, 0, len(works))
-	for k := range works {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		w := WorkItem{Key: k}
-		items, err := projections.WorkItemAt(conn, k, rev)
-		if err != nil {
-			return nil, err
-		}
-		if len(items) > 0 {
-			w.Title, w.Status, w.Source = items[0].Title, items[0].Status, items[0].Source.Path
-		}
-		rep.Work = append(rep.Work, w)
+	if err := workItems(conn, rep, works, rev); err != nil {
+		return nil, err
 	}
 
 	// The second pass: every event of the subject.
@@ -159,6 +88,103 @@ func Gather(conn *sqlite.Conn, session, work string, rev int64) (*Report, error)
 		rep.Chain = Chain{Verified: false, Through: rev, FirstBadSeq: bad.Seq, Problem: bad.Problem}
 	}
 	return rep, nil
+}
+
+// firstPass reads the project, the head and every session (its work and
+// predecessor) and the successors of each, up to rev.
+func firstPass(conn *sqlite.Conn, rep *Report, rev int64) (map[string]auditSession, map[string][]string, error) {
+	sessions := map[string]auditSession{}
+	successors := map[string][]string{}
+	err := events.ScanEvents(conn, 1, rev, func(e *events.Event) error {
+		switch e.Kind {
+		case events.KindProjectInitialized:
+			v, err := events.Decode(e)
+			if err != nil {
+				return err
+			}
+			pl := v.(*events.ProjectInitialized)
+			rep.ProjectID, rep.ProjectName = pl.ProjectID, pl.Name
+		case events.KindSessionStarted:
+			v, err := events.Decode(e)
+			if err != nil {
+				return err
+			}
+			pl := v.(*events.SessionStarted)
+			sessions[pl.SessionID] = auditSession{work: pl.Work, predecessor: pl.PredecessorID}
+			if pl.PredecessorID != "" {
+				successors[pl.PredecessorID] = append(successors[pl.PredecessorID], pl.SessionID)
+			}
+		}
+		if e.Seq == rev {
+			rep.HeadHash, rep.HeadAt = hex.EncodeToString(e.Hash), Time(e.OccurredAt)
+		}
+		return nil
+	})
+	return sessions, successors, err
+}
+
+// subjectOf sets the report's subject and returns its sessions (inSet)
+// and work items: every session on the work item, or the session's chain
+// (its predecessors and, breadth first, every session that resumed from
+// one of them). Errors: NotFound for an unknown work item or session.
+func subjectOf(conn *sqlite.Conn, rep *Report, session, work string, rev int64, sessions map[string]auditSession, successors map[string][]string) (inSet, works map[string]bool, err error) {
+	req := struct{ Session, Work string }{session, work}
+	inSet, works = map[string]bool{}, map[string]bool{}
+	if req.Work != "" {
+		rep.Subject = Subject{Kind: SubjectWork, ID: req.Work}
+		if err := commands.KnownWork(conn, "audit", req.Work, rev); err != nil {
+			return nil, nil, err
+		}
+		works[req.Work] = true
+		for id, s := range sessions {
+			if s.work == req.Work {
+				inSet[id] = true
+			}
+		}
+	} else {
+		rep.Subject = Subject{Kind: SubjectSession, ID: req.Session}
+		if _, ok := sessions[req.Session]; !ok {
+			return nil, nil, fault.New(fault.NotFound, "audit: session %s not found at revision %d", req.Session, rev).
+				With("session_id", req.Session).WithHint("awr session list")
+		}
+		for id := req.Session; id != "" && !inSet[id]; id = sessions[id].predecessor {
+			inSet[id] = true
+		}
+		for queue := []string{req.Session}; len(queue) > 0; queue = queue[1:] {
+			for _, next := range successors[queue[0]] {
+				if !inSet[next] {
+					inSet[next] = true
+					queue = append(queue, next)
+				}
+			}
+		}
+		for id := range inSet {
+			works[sessions[id].work] = true
+		}
+	}
+	return inSet, works, nil
+}
+
+// workItems adds the work items works names, as of rev, sorted.
+func workItems(conn *sqlite.Conn, rep *Report, works map[string]bool, rev int64) error {
+	keys := make([]string, 0, len(works))
+	for k := range works {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		w := WorkItem{Key: k}
+		items, err := projections.WorkItemAt(conn, k, rev)
+		if err != nil {
+			return err
+		}
+		if len(items) > 0 {
+			w.Title, w.Status, w.Source = items[0].Title, items[0].Status, items[0].Source.Path
+		}
+		rep.Work = append(rep.Work, w)
+	}
+
+	return nil
 }
 
 // auditKinds are the kinds the report's second pass reads.
