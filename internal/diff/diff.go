@@ -398,22 +398,25 @@ type version struct {
 	v        any
 }
 
-// compare reads every touched entity as of both revisions and records
-// those that differ, within the scope.
-func (d *differ) compare(res *Result) error {
-	c := &res.Changes
-	type model struct {
-		name string
-		out  *[]Entity
-		read func(id string, rev int64) ([]version, error)
-	}
+// model is one read model a diff compares: its touched key, where its
+// changes go, and how an entity of it reads as of a revision (none when
+// it did not exist or lies outside the scope).
+type model struct {
+	name string
+	out  *[]Entity
+	read func(id string, rev int64) ([]version, error)
+}
+
+// models is the table of the read models a diff compares, their changes
+// going to c.
+func (d *differ) models(c *Changes) []model {
 	one := func(id, work string, v any, ok bool) []version {
 		if !ok {
 			return nil
 		}
 		return []version{{id: id, work: work, v: v}}
 	}
-	models := []model{
+	return []model{
 		{mSessions, &c.Sessions, func(id string, rev int64) ([]version, error) {
 			s, err := projections.SessionAt(d.conn, id, rev)
 			if err != nil || s == nil {
@@ -485,7 +488,12 @@ func (d *differ) compare(res *Result) error {
 			return one(id, s.Work, s, true), nil
 		}},
 	}
-	for _, m := range models {
+}
+
+// compare reads every touched entity as of both revisions and records
+// those that differ, within the scope.
+func (d *differ) compare(res *Result) error {
+	for _, m := range d.models(&res.Changes) {
 		*m.out = []Entity{}
 		for _, id := range d.touched.ids(m.name) {
 			before, err := m.read(id, d.from)
