@@ -20,15 +20,16 @@ import (
 	"zombiezen.com/go/sqlite"
 )
 
-// Request is `awr diff` and awr_diff: what changed between revisions
-// From and To (the head when nil), in every read model or only in what
-// concerns one work item, session or seat.
+// Request is what a diff compares: revisions From and To (the head when
+// nil), in every read model or only in what concerns one work item,
+// session or seat (at most one of them). The door's DiffRequest, the
+// operation's one declaration, converts to it.
 type Request struct {
-	From    int64  `name:"from" required:"" json:"from" help:"The revision to compare from (0 or more)." placeholder:"REV"`
-	To      *int64 `name:"to" json:"to,omitempty" help:"The revision to compare to (default: the head)." placeholder:"REV"`
-	Work    string `name:"work" json:"work,omitempty" help:"Only what concerns this work item: its events (those of awr log --work) and its entities." placeholder:"KEY"`
-	Session string `name:"session" json:"session,omitempty" help:"Only what concerns this session: its events (those of awr log --session) and its entities." placeholder:"ID"`
-	Seat    string `name:"seat" json:"seat,omitempty" help:"Only what concerns this seat: its events, those of its sessions, and their entities." placeholder:"ROLE@RIG"`
+	From    int64
+	To      *int64
+	Work    string
+	Session string
+	Seat    string
 }
 
 // Event is one event between the two revisions, with a short summary

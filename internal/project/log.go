@@ -239,9 +239,19 @@ func stopped(ctx context.Context, err error) error {
 	return err
 }
 
-// The types of `awr diff` (package diff).
+// DiffRequest is `awr diff` and awr_diff: what changed between revisions
+// From and To (the head when nil), in every read model or only in what
+// concerns one work item, session or seat.
+type DiffRequest struct {
+	From    int64  `name:"from" required:"" json:"from" help:"The revision to compare from (0 or more)." placeholder:"REV"`
+	To      *int64 `name:"to" json:"to,omitempty" help:"The revision to compare to (default: the head)." placeholder:"REV"`
+	Work    string `name:"work" json:"work,omitempty" help:"Only what concerns this work item: its events (those of awr log --work) and its entities." placeholder:"KEY"`
+	Session string `name:"session" json:"session,omitempty" help:"Only what concerns this session: its events (those of awr log --session) and its entities." placeholder:"ID"`
+	Seat    string `name:"seat" json:"seat,omitempty" help:"Only what concerns this seat: its events, those of its sessions, and their entities." placeholder:"ROLE@RIG"`
+}
+
+// The types of `awr diff`'s answer (package diff).
 type (
-	DiffRequest = diff.Request
 	DiffEvent   = diff.Event
 	DiffField   = diff.Field
 	DiffEntity  = diff.Entity
@@ -263,13 +273,13 @@ const (
 // --work, --session, --seat; NotFound for a work item, session or seat
 // unknown at To.
 func (p *Project) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error) {
-	if err := diff.Check(req); err != nil {
+	if err := diff.Check(diff.Request(req)); err != nil {
 		return nil, err
 	}
 	var res *DiffResult
 	err := p.read(ctx, Read{}, func(r *events.Reader, head, _ int64) error {
 		var err error
-		res, err = diff.On(r.Conn, head, req)
+		res, err = diff.On(r.Conn, head, diff.Request(req))
 		return err
 	})
 	if err != nil {
