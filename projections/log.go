@@ -60,17 +60,5 @@ func ScanLog(conn *sqlite.Conn, f LogFilter, until int64, limit int, fn func(e *
 		fetch = -1
 	}
 	st.SetInt64(":limit", fetch)
-	defer st.Reset()
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return err
-		}
-		if !row {
-			return nil
-		}
-		if err := fn(events.EventFromRow(st)); err != nil {
-			return err
-		}
-	}
+	return events.StepEvents(st, fn)
 }
