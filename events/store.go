@@ -544,6 +544,13 @@ func ScanEvents(conn *sqlite.Conn, from, to int64, fn func(e *Event) error) erro
 	st := prep(conn, "events_range")
 	st.SetInt64(":from", from)
 	st.SetInt64(":to", to)
+	return StepEvents(st, fn)
+}
+
+// StepEvents calls fn for each row of the bound statement st, read as an
+// event (EventFromRow), in the statement's order, and resets st; it stops
+// at fn's first error.
+func StepEvents(st *sqlite.Stmt, fn func(e *Event) error) error {
 	defer st.Reset()
 	for {
 		row, err := st.Step()

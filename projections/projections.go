@@ -140,6 +140,15 @@ func payload[T any](e *events.Event, v events.Payload) (*T, error) {
 	return p, nil
 }
 
+// fold decodes e's payload as a T and hands it to fn.
+func fold[T any](e *events.Event, v events.Payload, fn func(*T) error) error {
+	pl, err := payload[T](e, v)
+	if err != nil {
+		return err
+	}
+	return fn(pl)
+}
+
 func boolInt(b bool) int64 {
 	if b {
 		return 1

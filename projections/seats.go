@@ -121,147 +121,125 @@ func (p *seats) EndBulk(conn *sqlite.Conn) error {
 func (p *seats) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	switch e.Kind {
 	case events.KindSeatDeclared:
-		pl, err := payload[events.SeatDeclared](e, v)
-		if err != nil {
-			return err
-		}
-		s, err := p.rows.get(conn, pl.Address, e.Seq)
-		if err != nil {
-			return err
-		}
-		if s == nil {
-			s = &Seat{}
-		}
-		s.SeatDeclared = *pl
-		return p.update(conn, e, s, "declared", pl)
+		return fold(e, v, func(pl *events.SeatDeclared) error { return p.declared(conn, e, pl) })
 	case events.KindSeatRemoved:
-		pl, err := payload[events.SeatRemoved](e, v)
-		if err != nil {
-			return err
-		}
-		if err := p.log(conn, e, pl.Address, pl.Rig, "removed", pl); err != nil {
-			return err
-		}
-		return p.rows.drop(conn, pl.Address, e.Seq)
+		return fold(e, v, func(pl *events.SeatRemoved) error {
+			if err := p.log(conn, e, pl.Address, pl.Rig, "removed", pl); err != nil {
+				return err
+			}
+			return p.rows.drop(conn, pl.Address, e.Seq)
+		})
 	case events.KindSeatLaunched:
-		pl, err := payload[events.SeatLaunched](e, v)
-		if err != nil {
-			return err
-		}
-		return p.change(conn, e, pl.Address, "launched", pl, func(s *Seat) {
-			s.SessionID, s.ClaimID, s.TmuxSession, s.ContextFile = pl.SessionID, pl.ClaimID, pl.TmuxSession, pl.ContextFile
-			s.LaunchMode, s.LaunchedSeq, s.ExpectedConversation = pl.Mode, e.Seq, pl.Conversation
-			s.Conversation, s.Host, s.SessionActive, s.StopRequestedSeq = "", "", true, 0
-			s.LaunchRepo = pl.Repo
-		}, func() error {
-			return exec(conn, "seat_session_insert", func(st *sqlite.Stmt) {
-				st.SetText(":session_id", pl.SessionID)
-				st.SetText(":address", pl.Address)
-				st.SetInt64(":seq", e.Seq)
-			})
-		})
+		return fold(e, v, func(pl *events.SeatLaunched) error { return p.launched(conn, e, pl) })
 	case events.KindStopRequested:
-		pl, err := payload[events.StopRequested](e, v)
-		if err != nil {
-			return err
-		}
-		return p.change(conn, e, pl.Address, "stop_requested", pl, func(s *Seat) { s.StopRequestedSeq = e.Seq }, nil)
-	case events.KindSeatRestored:
-		pl, err := payload[events.SeatRestored](e, v)
-		if err != nil {
-			return err
-		}
-		return p.change(conn, e, pl.Address, "restored", pl, func(s *Seat) {
-			s.RestoredIn, s.RestoredSeq, s.RestoredOutcome, s.RestoredReason = pl.RestoreID, e.Seq, pl.Outcome, pl.Reason
-			if pl.Outcome == events.SeatRunning {
-				// Nothing was launched: the outcome of the launch that
-				// runs stays the seat's last outcome.
-				return
-			}
-			s.LastOutcome, s.LastReason, s.LastRestoreID, s.LastOutcomeSeq = pl.Outcome, pl.Reason, pl.RestoreID, e.Seq
-			if pl.Outcome == events.SeatAttentionRequired && s.AttentionSeq == 0 {
-				// Pending until a person answers it; later restores that
-				// repeat it keep the first.
-				s.AttentionSeq, s.AttentionReason, s.AttentionRestoreID = e.Seq, pl.Reason, pl.RestoreID
-			}
-			if pl.Outcome == events.SeatAwaitingDecision && pl.Evidence != nil && pl.Evidence.ReportedConv != "" {
-				// The id the agent came back with was not the seat's
-				// conversation: the seat keeps the one it had.
-				s.Conversation, s.LastConversation = "", pl.Conversation
-			}
-		}, nil)
-	case events.KindSeatDecided:
-		pl, err := payload[events.SeatDecided](e, v)
-		if err != nil {
-			return err
-		}
-		return p.change(conn, e, pl.Address, "decided", pl, func(s *Seat) { s.Decision, s.DecisionScope = pl.Decision, pl.Scope }, nil)
-	case events.KindSeatAttentionCleared:
-		pl, err := payload[events.SeatAttentionCleared](e, v)
-		if err != nil {
-			return err
-		}
-		return p.change(conn, e, pl.Address, "attention_cleared", pl, func(s *Seat) {
-			s.AttentionSeq, s.AttentionReason, s.AttentionRestoreID = 0, "", ""
-		}, nil)
-	case events.KindSeatReconciled:
-		pl, err := payload[events.SeatReconciled](e, v)
-		if err != nil {
-			return err
-		}
-		return p.change(conn, e, pl.Address, "reconciled", pl, func(s *Seat) {
-			// The adopted session is the seat's as a launch's would be:
-			// its later events change the seat, a concurrent launch
-			// prepared before it conflicts, and its repository is the
-			// reference the next restore compares with.
-			s.SessionID, s.ClaimID, s.SessionActive, s.StopRequestedSeq = pl.SessionID, pl.ClaimID, pl.SessionActive, 0
-			s.LaunchedSeq, s.LaunchRepo, s.ExpectedConversation = e.Seq, pl.Repo, pl.Conversation
-			s.Conversation, s.Host = pl.Conversation, pl.Host
-			if pl.Conversation != "" {
-				s.LastConversation, s.LastHost = pl.Conversation, pl.Host
-			}
-		}, func() error {
-			return exec(conn, "seat_session_insert", func(st *sqlite.Stmt) {
-				st.SetText(":session_id", pl.SessionID)
-				st.SetText(":address", pl.Address)
-				st.SetInt64(":seq", e.Seq)
-			})
+		return fold(e, v, func(pl *events.StopRequested) error {
+			return p.change(conn, e, pl.Address, "stop_requested", pl, func(s *Seat) { s.StopRequestedSeq = e.Seq }, nil)
 		})
+	case events.KindSeatRestored:
+		return fold(e, v, func(pl *events.SeatRestored) error {
+			return p.change(conn, e, pl.Address, "restored", pl, func(s *Seat) { restored(s, e, pl) }, nil)
+		})
+	case events.KindSeatDecided:
+		return fold(e, v, func(pl *events.SeatDecided) error {
+			return p.change(conn, e, pl.Address, "decided", pl, func(s *Seat) { s.Decision, s.DecisionScope = pl.Decision, pl.Scope }, nil)
+		})
+	case events.KindSeatAttentionCleared:
+		return fold(e, v, func(pl *events.SeatAttentionCleared) error {
+			return p.change(conn, e, pl.Address, "attention_cleared", pl, func(s *Seat) {
+				s.AttentionSeq, s.AttentionReason, s.AttentionRestoreID = 0, "", ""
+			}, nil)
+		})
+	case events.KindSeatReconciled:
+		return fold(e, v, func(pl *events.SeatReconciled) error { return p.reconciled(conn, e, pl) })
 	case events.KindClientBound:
-		pl, err := payload[events.ClientBound](e, v)
-		if err != nil {
-			return err
-		}
-		host, id, _ := strings.Cut(pl.ExternalSession, ":")
-		return p.sessionEvent(conn, e, pl.SessionID, "bound", map[string]string{"session_id": pl.SessionID, "conversation": id, "host": host}, func(s *Seat) {
-			s.Conversation, s.Host, s.LastConversation, s.LastHost = id, host, id, host
+		return fold(e, v, func(pl *events.ClientBound) error {
+			host, id, _ := strings.Cut(pl.ExternalSession, ":")
+			return p.sessionEvent(conn, e, pl.SessionID, "bound", map[string]string{"session_id": pl.SessionID, "conversation": id, "host": host}, func(s *Seat) {
+				s.Conversation, s.Host, s.LastConversation, s.LastHost = id, host, id, host
+			})
 		})
 	case events.KindSessionEnded:
-		pl, err := payload[events.SessionEnded](e, v)
-		if err != nil {
-			return err
-		}
-		return p.sessionEvent(conn, e, pl.SessionID, "ended", pl, func(s *Seat) { s.SessionActive = false })
+		return fold(e, v, func(pl *events.SessionEnded) error {
+			return p.sessionEvent(conn, e, pl.SessionID, "ended", pl, func(s *Seat) { s.SessionActive = false })
+		})
 	case events.KindRigSnapshotTaken:
-		pl, err := payload[events.RigSnapshotTaken](e, v)
-		if err != nil {
-			return err
-		}
-		return p.rigLog(conn, e, pl.Rig, pl.SnapshotID, pl)
+		return fold(e, v, func(pl *events.RigSnapshotTaken) error { return p.rigLog(conn, e, pl.Rig, pl.SnapshotID, pl) })
 	case events.KindRestoreStarted:
-		pl, err := payload[events.RestoreStarted](e, v)
-		if err != nil {
-			return err
-		}
-		return p.rigLog(conn, e, pl.Rig, pl.RestoreID, pl)
+		return fold(e, v, func(pl *events.RestoreStarted) error { return p.rigLog(conn, e, pl.Rig, pl.RestoreID, pl) })
 	case events.KindRestoreCompleted:
-		pl, err := payload[events.RestoreCompleted](e, v)
-		if err != nil {
-			return err
-		}
-		return p.rigLog(conn, e, pl.Rig, pl.RestoreID, pl)
+		return fold(e, v, func(pl *events.RestoreCompleted) error { return p.rigLog(conn, e, pl.Rig, pl.RestoreID, pl) })
 	}
 	return nil
+}
+
+// declared folds a seat's declaration (a new seat, or a changed one).
+func (p *seats) declared(conn *sqlite.Conn, e *events.Event, pl *events.SeatDeclared) error {
+	s, err := p.rows.get(conn, pl.Address, e.Seq)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		s = &Seat{}
+	}
+	s.SeatDeclared = *pl
+	return p.update(conn, e, s, "declared", pl)
+}
+
+// launched folds a launch: the seat's session, claim, pane and the
+// conversation it expects.
+func (p *seats) launched(conn *sqlite.Conn, e *events.Event, pl *events.SeatLaunched) error {
+	return p.change(conn, e, pl.Address, "launched", pl, func(s *Seat) {
+		s.SessionID, s.ClaimID, s.TmuxSession, s.ContextFile = pl.SessionID, pl.ClaimID, pl.TmuxSession, pl.ContextFile
+		s.LaunchMode, s.LaunchedSeq, s.ExpectedConversation = pl.Mode, e.Seq, pl.Conversation
+		s.Conversation, s.Host, s.SessionActive, s.StopRequestedSeq = "", "", true, 0
+		s.LaunchRepo = pl.Repo
+	}, func() error { return p.sessionOf(conn, e, pl.SessionID, pl.Address) })
+}
+
+// restored folds a restore's outcome for the seat into s.
+func restored(s *Seat, e *events.Event, pl *events.SeatRestored) {
+	s.RestoredIn, s.RestoredSeq, s.RestoredOutcome, s.RestoredReason = pl.RestoreID, e.Seq, pl.Outcome, pl.Reason
+	if pl.Outcome == events.SeatRunning {
+		// Nothing was launched: the outcome of the launch that
+		// runs stays the seat's last outcome.
+		return
+	}
+	s.LastOutcome, s.LastReason, s.LastRestoreID, s.LastOutcomeSeq = pl.Outcome, pl.Reason, pl.RestoreID, e.Seq
+	if pl.Outcome == events.SeatAttentionRequired && s.AttentionSeq == 0 {
+		// Pending until a person answers it; later restores that
+		// repeat it keep the first.
+		s.AttentionSeq, s.AttentionReason, s.AttentionRestoreID = e.Seq, pl.Reason, pl.RestoreID
+	}
+	if pl.Outcome == events.SeatAwaitingDecision && pl.Evidence != nil && pl.Evidence.ReportedConv != "" {
+		// The id the agent came back with was not the seat's
+		// conversation: the seat keeps the one it had.
+		s.Conversation, s.LastConversation = "", pl.Conversation
+	}
+}
+
+// reconciled folds the adoption of a hand-resumed session.
+func (p *seats) reconciled(conn *sqlite.Conn, e *events.Event, pl *events.SeatReconciled) error {
+	return p.change(conn, e, pl.Address, "reconciled", pl, func(s *Seat) {
+		// The adopted session is the seat's as a launch's would be:
+		// its later events change the seat, a concurrent launch
+		// prepared before it conflicts, and its repository is the
+		// reference the next restore compares with.
+		s.SessionID, s.ClaimID, s.SessionActive, s.StopRequestedSeq = pl.SessionID, pl.ClaimID, pl.SessionActive, 0
+		s.LaunchedSeq, s.LaunchRepo, s.ExpectedConversation = e.Seq, pl.Repo, pl.Conversation
+		s.Conversation, s.Host = pl.Conversation, pl.Host
+		if pl.Conversation != "" {
+			s.LastConversation, s.LastHost = pl.Conversation, pl.Host
+		}
+	}, func() error { return p.sessionOf(conn, e, pl.SessionID, pl.Address) })
+}
+
+// sessionOf records that session is the seat's at address from e on.
+func (p *seats) sessionOf(conn *sqlite.Conn, e *events.Event, session, address string) error {
+	return exec(conn, "seat_session_insert", func(st *sqlite.Stmt) {
+		st.SetText(":session_id", session)
+		st.SetText(":address", address)
+		st.SetInt64(":seq", e.Seq)
+	})
 }
 
 // sessionEvent applies an event about a session that a seat launched: it

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/awr-dev/awr/fixtures/logkit"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -18,7 +19,6 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 )
 
@@ -133,21 +133,10 @@ func committed(t *testing.T, lines []string) map[int64]string {
 
 func assertSoundLog(t *testing.T, dir string, acked map[int64]string) int64 {
 	t.Helper()
-	ctx := context.Background()
-	st := openProject(t, dir)
+	st := logkit.OpenProject(t, dir)
 	defer st.Close()
-	res, err := replay.Verify(ctx, st, nil)
-	require.NoError(t, err)
-	require.True(t, res.OK)
-	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
-		for seq, id := range acked {
-			require.LessOrEqual(t, seq, r.Head, "acknowledged seq %d missing", seq)
-			var got string
-			require.NoError(t, events.ScanEvents(r.Conn, seq, seq, func(e *events.Event) error { got = e.ID; return nil }))
-			require.Equal(t, id, got, "acknowledged event at seq %d", seq)
-		}
-		return nil
-	}))
+	res := logkit.RequireVerifies(t, st)
+	logkit.RequireAcked(t, st, acked)
 	return res.ProjectRevision
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/awr-dev/awr/fixtures/logkit"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -34,11 +35,7 @@ type world struct {
 // Two context hashes, as context compile prints them.
 var ctxC1, ctxC2 = "sha256:" + strings.Repeat("c1", 32), "sha256:" + strings.Repeat("c2", 32)
 
-func openProject(t require.TestingT, dir string) *events.Store {
-	st, err := events.Open(context.Background(), events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(t, err)
-	return st
-}
+func openProject(t require.TestingT, dir string) *events.Store { return logkit.OpenProject(t, dir) }
 
 // domain reports whether err is a refusal a valid command may get (the
 // command validated and wrote nothing), as opposed to a failure.

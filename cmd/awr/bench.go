@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/internal/fault"
-	"github.com/awr-dev/awr/internal/lab/bench"
+	"github.com/awr-dev/awr/internal/lab"
 	"github.com/awr-dev/awr/internal/project"
 	"golang.org/x/term"
 )
@@ -54,14 +54,14 @@ type benchProjectResult struct {
 
 // Run writes and initializes a synthetic project.
 func (c *benchProjectCmd) Run(app *App) error {
-	if c.Tasks < 1 || c.Tasks > bench.MaxTasks {
-		return fault.New(fault.Usage, "bench project: --tasks %d: want 1 to %d", c.Tasks, bench.MaxTasks).With("flag", "--tasks").WithHint("awr bench project DIR --tasks 150")
+	if c.Tasks < 1 || c.Tasks > lab.MaxTasks {
+		return fault.New(fault.Usage, "bench project: --tasks %d: want 1 to %d", c.Tasks, lab.MaxTasks).With("flag", "--tasks").WithHint("awr bench project DIR --tasks 150")
 	}
 	dir, err := filepath.Abs(c.Dir)
 	if err != nil {
 		return fault.Wrap(fault.InvalidInput, err, "bench project: %s", c.Dir)
 	}
-	files, err := bench.WriteProject(dir, c.Tasks, c.Seed)
+	files, err := lab.WriteProject(dir, c.Tasks, c.Seed)
 	if err != nil {
 		return err
 	}
@@ -138,12 +138,8 @@ func (c *benchGenerateCmd) Run(app *App) error {
 		return err
 	}
 	defer p.Close()
-	st, err := p.EventLog(app.Ctx)
-	if err != nil {
-		return err
-	}
 	t0 := time.Now()
-	res, err := bench.Generate(app.Ctx, st, bench.GenerateOptions{Events: c.Events, Agents: c.Agents, Seed: c.Seed,
+	res, err := lab.Generate(app.Ctx, p, lab.GenerateOptions{Events: c.Events, Agents: c.Agents, Seed: c.Seed,
 		Progress: app.progressAlways("generating")})
 	if err != nil {
 		return err
@@ -222,7 +218,7 @@ func (c *benchRunCmd) Run(app *App) error {
 		}
 		defer baseline.Close()
 	}
-	res, err := bench.Run(app.Ctx, p, bench.RunOptions{Exe: exe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress,
+	res, err := lab.Run(app.Ctx, p, lab.RunOptions{Exe: exe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress,
 		Compare: c.Compare, Pairs: c.Pairs, Floor: c.Floor, Baseline: baseline})
 	if err != nil {
 		return err
@@ -230,7 +226,7 @@ func (c *benchRunCmd) Run(app *App) error {
 	return app.render(res, func(w io.Writer) { printBenchRun(w, res) })
 }
 
-func printBenchRun(w io.Writer, res *bench.RunResult) {
+func printBenchRun(w io.Writer, res *lab.RunResult) {
 	fmt.Fprintf(w, "%s: %d tasks, %d events (early revision %d)\n\n", res.Project, res.Tasks, res.Events, res.EarlyRevision)
 	width := len("measurement")
 	for _, m := range res.Measurements {
@@ -255,7 +251,7 @@ func printBenchRun(w io.Writer, res *bench.RunResult) {
 
 // printTargets prints --compare's table: each target figure against its
 // bound, with the per-pair distribution.
-func printTargets(w io.Writer, res *bench.RunResult) {
+func printTargets(w io.Writer, res *lab.RunResult) {
 	fmt.Fprintf(w, "\ntargets of issue #17 (paired, interleaved runs in this one run):\n")
 	if f := res.Floor; f != nil {
 		switch {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/awr-dev/awr/internal/lab/demo"
+	"github.com/awr-dev/awr/internal/lab"
 )
 
 type demoCmd struct {
@@ -14,11 +14,11 @@ type demoCmd struct {
 // Run runs the scripted handoff and says where its project is, or that
 // it was removed.
 func (c *demoCmd) Run(app *App) error {
-	opts := demo.Options{Dir: c.Keep, Now: app.Now}
+	opts := lab.DemoOptions{Dir: c.Keep, Now: app.Now}
 	if !app.JSON {
 		opts.Out = app.Stdout
 	}
-	rep, err := demo.Run(app.Ctx, opts)
+	rep, err := lab.Demo(app.Ctx, opts)
 	if err != nil {
 		return err
 	}

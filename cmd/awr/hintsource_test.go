@@ -58,8 +58,8 @@ var passThrough = map[string]bool{"WithHint": true, "ObjectOf": true, "report": 
 var handedOn = map[string]string{
 	"Accept":          "intake: an init preview's accept command (the Accept field, built by the preview)",
 	"Interrupted":     "intake: the command that starts an init or import again, given by each caller",
-	"readAnchorFile":  "project: awr anchor --to FILE, FILE shown only inside the project (pathcheck.Shown)",
-	"failure":         "project: awr anchor [--to FILE] for the anchors named (git or a file shown inside the project)",
+	"ReadFile":        "anchor: awr anchor --to FILE, FILE shown only inside the project (pathcheck.Shown)",
+	"Failure":         "anchor: awr anchor [--to FILE] for the anchors named (git or a file shown inside the project)",
 	"ClientInstall":   "project: the client install preview command (base)",
 	"checkSeen":       "project: the client install preview command",
 	"writeSettings":   "project: the client install preview command",

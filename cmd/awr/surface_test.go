@@ -1,7 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -174,9 +183,11 @@ func TestSurfaces_SchemaFromFlags(t *testing.T) {
 // TestSingleDoor: the front ends (the CLI, awr-mcp, the MCP server, the
 // web page) reach the core only through package project, directly or
 // through anything they import: every path in the import graph from a
-// front end to a package behind the door passes through the door.
-// sideDoors are the packages still allowed a way around it, each named
-// with why.
+// front end to a package behind the door passes through the door, or
+// through the lab's door (internal/lab, which only cmd/awr imports, for
+// awr bench and awr demo; bench and demo are imported by nothing else).
+// And no front end gets at the event store or the command environment
+// (what the door's EventLog and Env return): TestFrontEndTypes.
 func TestSingleDoor(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, testkit.Module+"/...").CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -186,25 +197,30 @@ func TestSingleDoor(t *testing.T) {
 		imports[strings.TrimSuffix(f[0], ":")] = f[1:]
 	}
 	in := func(p string) string { return testkit.Module + "/" + p }
-	door := in("internal/project")
+	doors := map[string]bool{in("internal/project"): true, in("internal/lab"): true}
 	behind := map[string]bool{}
 	for _, p := range []string{"events", "events/pgstore", "projections", "commands", "replay", "internal/intake", "internal/intake/source",
-		"internal/workcontext", "internal/rig", "internal/hosts", "internal/audit", "internal/repo", "internal/process"} {
+		"internal/workcontext", "internal/rig", "internal/hosts", "internal/audit", "internal/repo", "internal/process",
+		"internal/anchor", "internal/diff", "internal/exec", "internal/lab/bench", "internal/lab/demo"} {
 		require.Contains(t, imports, in(p), "no package %s: update the list behind the door", p)
 		behind[in(p)] = true
 	}
-	sideDoors := map[string]string{
-		// Issue #46: bench writes its synthetic histories through the
-		// command code and demo resumes without a context record; both
-		// are to go through the door or a named lab door.
-		in("internal/lab/bench"): "writes synthetic histories through commands",
-		in("internal/lab/demo"):  "resumes through commands.ResumeSession",
+	// Who may open the lab's door, and who may reach the lab behind it.
+	for p, imps := range imports {
+		for _, imp := range imps {
+			switch {
+			case imp == in("internal/lab") && p != in("cmd/awr"):
+				t.Errorf("%s imports the lab's door (internal/lab): only cmd/awr may", p)
+			case (imp == in("internal/lab/bench") || imp == in("internal/lab/demo")) && p != in("internal/lab") && !strings.HasPrefix(p, imp+"/"):
+				t.Errorf("%s imports %s: only the lab's door (internal/lab) may", p, imp)
+			}
+		}
 	}
-	for _, front := range []string{"cmd/awr", "cmd/awr-mcp", "internal/serve/mcpserver", "internal/serve/ui"} {
+	for _, front := range frontEnds {
 		seen := map[string]bool{}
 		var walk func(p string, path []string)
 		walk = func(p string, path []string) {
-			if seen[p] || p == door || sideDoors[p] != "" {
+			if seen[p] || doors[p] {
 				return
 			}
 			seen[p] = true
@@ -221,4 +237,120 @@ func TestSingleDoor(t *testing.T) {
 		}
 		walk(in(front), nil)
 	}
+}
+
+// frontEnds are the packages a person or an agent talks to.
+var frontEnds = []string{"cmd/awr", "cmd/awr-mcp", "internal/serve/mcpserver", "internal/serve/ui"}
+
+// TestFrontEndTypes type-checks every front end (its non-test files,
+// against the compiled export data of what it imports) and fails on any
+// expression, declaration or conversion whose type is or carries (as a
+// pointer, a result, a parameter, an element) the event store
+// (events.Store) or the command environment (commands.Env): a front end
+// that called the door's EventLog or Env, or got either from anywhere
+// else, could write around the door.
+func TestFrontEndTypes(t *testing.T) {
+	forbidden := map[string]bool{testkit.Module + "/events.Store": true, testkit.Module + "/commands.Env": true}
+	args := []string{"list", "-export", "-deps", "-f", `{{.ImportPath}}|{{.Export}}|{{.Dir}}|{{join .GoFiles " "}}`}
+	for _, f := range frontEnds {
+		args = append(args, testkit.Module+"/"+f)
+	}
+	out, err := exec.Command("go", args...).Output()
+	require.NoError(t, err)
+	export, dirs, files := map[string]string{}, map[string]string{}, map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "|")
+		require.Len(t, f, 4, line)
+		export[f[0]], dirs[f[0]], files[f[0]] = f[1], f[2], strings.Fields(f[3])
+	}
+	for _, front := range frontEnds {
+		path := testkit.Module + "/" + front
+		fset := token.NewFileSet()
+		imp := importer.ForCompiler(fset, "gc", func(p string) (io.ReadCloser, error) {
+			if export[p] == "" {
+				return nil, fmt.Errorf("no export data for %s", p)
+			}
+			return os.Open(export[p])
+		})
+		var parsed []*ast.File
+		for _, name := range files[path] {
+			f, err := parser.ParseFile(fset, filepath.Join(dirs[path], name), nil, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			parsed = append(parsed, f)
+		}
+		info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
+		_, err := (&types.Config{Importer: imp}).Check(path, fset, parsed, info)
+		require.NoError(t, err, front)
+		report := func(pos token.Pos, ty types.Type) {
+			if name := carries(ty, forbidden, map[types.Type]bool{}); name != "" {
+				t.Errorf("%s: %s gets at %s (through %s): front ends go through the door's operations", front, fset.Position(pos), name, ty)
+			}
+		}
+		for e, tv := range info.Types {
+			report(e.Pos(), tv.Type)
+		}
+		for id, obj := range info.Defs {
+			if obj != nil {
+				report(id.Pos(), obj.Type())
+			}
+		}
+		for id, obj := range info.Uses {
+			report(id.Pos(), obj.Type())
+		}
+	}
+}
+
+// carries returns the forbidden named type ty is or carries, "" for
+// none. A named type's own fields are not looked into (the door's Project
+// holds a store; a front end may hold a Project), only what it is built
+// from as a pointer, a slice, a map, a channel or a function.
+func carries(ty types.Type, forbidden map[string]bool, seen map[types.Type]bool) string {
+	if ty == nil || seen[ty] {
+		return ""
+	}
+	seen[ty] = true
+	switch u := ty.(type) {
+	case *types.Named:
+		if o := u.Obj(); o.Pkg() != nil && forbidden[o.Pkg().Path()+"."+o.Name()] {
+			return o.Pkg().Path() + "." + o.Name()
+		}
+		for i := range u.TypeArgs().Len() {
+			if n := carries(u.TypeArgs().At(i), forbidden, seen); n != "" {
+				return n
+			}
+		}
+	case *types.Alias:
+		return carries(types.Unalias(u), forbidden, seen)
+	case *types.Pointer:
+		return carries(u.Elem(), forbidden, seen)
+	case *types.Slice:
+		return carries(u.Elem(), forbidden, seen)
+	case *types.Array:
+		return carries(u.Elem(), forbidden, seen)
+	case *types.Map:
+		if n := carries(u.Key(), forbidden, seen); n != "" {
+			return n
+		}
+		return carries(u.Elem(), forbidden, seen)
+	case *types.Chan:
+		return carries(u.Elem(), forbidden, seen)
+	case *types.Tuple:
+		for i := range u.Len() {
+			if n := carries(u.At(i).Type(), forbidden, seen); n != "" {
+				return n
+			}
+		}
+	case *types.Signature:
+		if n := carries(u.Params(), forbidden, seen); n != "" {
+			return n
+		}
+		return carries(u.Results(), forbidden, seen)
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if n := carries(u.Field(i).Type(), forbidden, seen); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 // Package audit holds the chain-of-custody report of one session chain or
-// one work item (`awr audit`): its data, gathered from the log by package
-// project, and its two renderings, Markdown and a self-contained HTML page.
+// one work item (`awr audit`): its data, gathered from the log (Gather:
+// a first pass finds the session chain, a second collects every event of
+// the subject), and its two renderings, Markdown and a self-contained HTML page.
 //
 // A report is a pure function of the log up to its revision: it carries no
 // wall-clock time, no path of the machine it was made on and no map

@@ -28,8 +28,6 @@ const (
 	refClose  = "\xfb"
 )
 
-func hcode(s string) string { return codeOpen + s + codeClose }
-
 func hbold(s string) string { return boldOpen + s + boldClose }
 
 // marks turns the marks of an escaped line into tags.
@@ -42,172 +40,8 @@ func esc(s string) string { return marks.Replace(html.EscapeString(s)) }
 // HTML renders the report as one self-contained HTML page: inline CSS,
 // no script, nothing loaded from anywhere, every value escaped.
 func HTML(r *Report) []byte {
-	r = valid(r)
 	h := &page{}
-	title := fmt.Sprintf("Audit of %s %s", r.Subject.Kind, r.Subject.ID)
-	h.printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	h.printf("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n")
-	h.printf("<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", esc(title), style)
-	h.printf("<h1>%s</h1>\n", esc(fmt.Sprintf("Audit of %s %s", r.Subject.Kind, hcode(r.Subject.ID))))
-	h.printf("<p>%s</p>\n<ul>\n", esc(r.Intro()))
-	h.li("project", r.ProjectLine())
-	h.li("made at", fmt.Sprintf("project_revision %d, head hash %s%s", r.ProjectRevision, hcode(orNone(r.HeadHash)), suffix(", ", r.HeadAt)))
-	class := "ok"
-	if !r.Chain.Verified {
-		class = "bad"
-	}
-	h.printf("<li>chain: <span class=\"%s\">%s</span></li>\n", class, esc(r.Chain.Verdict()))
-	for _, w := range r.Work {
-		h.li("work item "+hcode(w.Key), w.Line())
-	}
-	h.li("sessions", fmt.Sprintf("%d; claim events: %d; checkpoints: %d; resumes: %d; restatement checks: %d",
-		len(r.Sessions), len(r.Claims), len(r.Checkpoints), len(r.Resumes), len(r.Restatements)))
-	h.printf("</ul>\n<p>%s</p>\n", esc("Each entry names its event as seq N · hash; "+hcode("awr log --since N-1 --until N --json")+" shows it whole."))
-
-	h.section("Sessions", len(r.Sessions))
-	for _, s := range r.Sessions {
-		h.open("Session " + hcode(s.ID))
-		h.li("started", hrefText(s.Started))
-		h.li("agent", s.AgentLine())
-		h.li("work", hcode(s.Work))
-		if s.Workdir != "" {
-			h.li("workdir", hcode(s.Workdir))
-		}
-		if s.ResumedFrom != "" {
-			h.li("resumed from", hcode(s.ResumedFrom))
-		}
-		if len(s.ResumedBy) > 0 {
-			var ids []string
-			for _, id := range s.ResumedBy {
-				ids = append(ids, hcode(id))
-			}
-			h.li("resumed by", strings.Join(ids, ", "))
-		}
-		h.repo("repository at start", s.Repo)
-		if s.Ended != nil {
-			h.li("ended", s.Ended.Outcome+suffix(" (", s.Ended.Reason, ")")+" at "+hrefText(s.Ended.Ref))
-		} else {
-			h.li("ended", "not ended at this revision")
-		}
-		h.close()
-	}
-
-	h.section("Claims", len(r.Claims))
-	h.begin(len(r.Claims))
-	for _, c := range r.Claims {
-		h.printf("<li>%s</li>\n", esc(fmt.Sprintf("%s: %s claim %s on %s, session %s%s", hrefText(c.Ref), hbold(c.Event), hcode(c.ClaimID), hcode(c.Work), hcode(c.Session), c.Details(hcode))))
-	}
-	h.end(len(r.Claims))
-
-	h.section("Checkpoints", len(r.Checkpoints))
-	for _, c := range r.Checkpoints {
-		h.open("Checkpoint " + hcode(c.ID))
-		h.li("recorded", hrefText(c.Ref))
-		h.li("session", hcode(c.Session)+", agent "+c.Agent+", work "+hcode(c.Work))
-		h.text("digest", c.Digest)
-		h.text("next action", c.NextAction)
-		h.li("context", c.ContextLine(hcode))
-		if len(c.OpenLoopTexts) > 0 {
-			h.list("open loops as written", c.OpenLoopTexts)
-		}
-		var changes []string
-		for _, ch := range c.Changes {
-			changes = append(changes, ch.Line(hcode))
-		}
-		h.list("changes", changes)
-		h.knowledge("kept in force", c.Kept)
-		h.repo("repository", c.Repo)
-		h.close()
-	}
-
-	h.section("Resumes", len(r.Resumes))
-	for _, rs := range r.Resumes {
-		h.open(hcode(rs.Session) + " resumed " + hcode(rs.FromSession))
-		h.li("resumed", hrefText(rs.Ref))
-		if rs.Agent != "" {
-			h.li("agent", rs.Agent)
-		}
-		h.li("work", hcode(rs.Work))
-		h.li("checkpoint inherited", hcodeOr(rs.CheckpointID, "none"))
-		if rs.ExternalSession != "" {
-			h.li("for conversation", hcode(rs.ExternalSession))
-		}
-		h.li("claim", rs.ClaimLine(hcode))
-		if rs.PredecessorEnded != "" {
-			h.li("predecessor ended", rs.PredecessorEnded)
-		}
-		h.knowledge("carried", rs.Carried)
-		h.close()
-	}
-
-	h.section("Restatement checks", len(r.Restatements))
-	for _, rs := range r.Restatements {
-		h.open("Restatement of " + hcode(rs.Session) + ": " + rs.Verdict)
-		h.li("checked", hrefText(rs.Ref))
-		h.li("against checkpoint", hcodeOr(rs.CheckpointID, "none"))
-		var fields []string
-		for _, it := range rs.Items {
-			fields = append(fields, it.Line())
-		}
-		h.list("fields", fields)
-		h.close()
-	}
-
-	h.section("Host bindings", len(r.Bindings))
-	h.begin(len(r.Bindings))
-	for _, b := range r.Bindings {
-		h.printf("<li>%s</li>\n", esc(fmt.Sprintf("%s: %s conversation %s bound to session %s on %s%s%s", hrefText(b.Ref), b.Client, hcode(b.ExternalSession), hcode(b.Session), hcode(b.Work),
-			suffix(", at checkpoint ", hcodeOr(b.CheckpointID, "")), suffix(", continues ", hcodeOr(b.ContinuesFrom, "")))))
-	}
-	h.end(len(r.Bindings))
-
-	h.section("Host events", len(r.HostEvents))
-	h.begin(len(r.HostEvents))
-	for _, e := range r.HostEvents {
-		h.printf("<li>%s</li>\n", esc(fmt.Sprintf("%s: %s %s (%s) for %s, session %s%s", hrefText(e.Ref), e.Client, e.Event, e.HostEvent, hcode(e.ExternalSession), hcode(e.Session), e.Details(hcode))))
-	}
-	h.end(len(r.HostEvents))
-
-	h.section("Executions", len(r.Executions))
-	for _, x := range r.Executions {
-		h.open("Execution " + hcode(x.ID))
-		h.li("started", hrefText(x.Started))
-		h.li("key", hcode(x.Key)+suffix(", purpose: ", x.Purpose))
-		h.li("command", hcode(Argv(x.Argv))+suffix(" in ", hcodeOr(x.Cwd, "")))
-		h.li("session", hcode(x.Session)+", work "+hcode(x.Work)+x.ClaimLine(hcode))
-		if x.Retries != "" {
-			h.li("retries", hcode(x.Retries))
-		}
-		h.repo("repository before", x.Repo)
-		if f := x.Finished; f != nil {
-			h.li("finished", f.Line()+" at "+hrefText(f.Ref))
-			h.li("stdout", fmt.Sprintf("%d bytes, %s", f.StdoutBytes, hcode(f.StdoutSHA256)))
-			h.li("stderr", fmt.Sprintf("%d bytes, %s", f.StderrBytes, hcode(f.StderrSHA256)))
-			h.repo("repository after", f.RepoAfter)
-		} else {
-			h.li("finished", "no finish recorded at this revision")
-		}
-		h.close()
-	}
-
-	h.section("Evidence", len(r.Evidence))
-	h.begin(len(r.Evidence))
-	for _, e := range r.Evidence {
-		h.printf("<li>%s</li>\n", esc(fmt.Sprintf("%s: evidence %s on %s, criterion %q: %s, %s, %s%s%s", hrefText(e.Ref), hcode(e.ID), hcode(e.Work), oneLine(e.Criterion), e.Basis, e.Level,
-			passed(e.Passed), suffix(": ", oneLine(e.Detail)), e.RepoLine(hcode))))
-	}
-	h.end(len(r.Evidence))
-
-	h.section("Work verified", len(r.Verifications))
-	h.begin(len(r.Verifications))
-	for _, v := range r.Verifications {
-		h.printf("<li>%s\n<ul>\n", esc(fmt.Sprintf("%s: %s verified by session %s at level %s%s", hrefText(v.Ref), hcode(v.Work), hcode(v.Session), v.Level, repoShort(v.Repo, hcode))))
-		for _, c := range v.Criteria {
-			h.printf("<li>%s</li>\n", esc(fmt.Sprintf("%q: evidence %s (%s)", oneLine(c.Criterion), hcode(c.EvidenceID), c.Level)))
-		}
-		h.printf("</ul></li>\n")
-	}
-	h.end(len(r.Verifications))
+	walk(valid(r), h)
 	h.printf("</body>\n</html>\n")
 	return []byte(inert(h.b.String()))
 }
@@ -216,6 +50,44 @@ func HTML(r *Report) []byte {
 type page struct{ b strings.Builder }
 
 func (h *page) printf(format string, args ...any) { fmt.Fprintf(&h.b, format, args...) }
+
+func (h *page) start(title, plainTitle, intro string) {
+	h.printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	h.printf("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n")
+	h.printf("<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", esc(plainTitle), style)
+	h.printf("<h1>%s</h1>\n", esc(title))
+	h.printf("<p>%s</p>\n<ul>\n", esc(intro))
+}
+
+func (h *page) summary(label, value string) { h.li(label, value) }
+
+func (h *page) verdict(ok bool, text string) {
+	class := "ok"
+	if !ok {
+		class = "bad"
+	}
+	h.printf("<li>chain: <span class=\"%s\">%s</span></li>\n", class, esc(text))
+}
+
+func (h *page) endSummary() {
+	h.printf("</ul>\n<p>%s</p>\n", esc("Each entry names its event as seq N · hash; "+code("awr log --since N-1 --until N --json")+" shows it whole."))
+}
+
+func (h *page) line(s string) { h.printf("<li>%s</li>\n", esc(s)) }
+
+func (h *page) nested(head string, subs []string) {
+	h.printf("<li>%s\n<ul>\n", esc(head))
+	for _, s := range subs {
+		h.printf("<li>%s</li>\n", esc(s))
+	}
+	h.printf("</ul></li>\n")
+}
+
+func (h *page) item(label, value string) { h.li(label, value) }
+
+func (h *page) ref(r Ref) string { return hrefText(r) }
+
+func (h *page) bold(s string) string { return hbold(s) }
 
 func (h *page) section(title string, n int) {
 	h.printf("<h2>%s</h2>\n", esc(title))
@@ -230,7 +102,7 @@ func (h *page) open(title string) { h.printf("<h3>%s</h3>\n<ul>\n", esc(title)) 
 func (h *page) close() { h.printf("</ul>\n") }
 
 // begin and end wrap a section's one-line entries in a list, if any.
-func (h *page) begin(n int) {
+func (h *page) begin(n int, _ bool) {
 	if n > 0 {
 		h.printf("<ul>\n")
 	}
@@ -270,7 +142,7 @@ func (h *page) knowledge(label string, k Knowledge) {
 	for _, g := range k.Groups() {
 		h.printf("<li>%s:\n<ul>\n", esc(g.Name))
 		for _, it := range g.Items {
-			h.printf("<li class=\"text\">%s</li>\n", esc(hcode(it.ID)+": "+it.Text))
+			h.printf("<li class=\"text\">%s</li>\n", esc(code(it.ID)+": "+it.Text))
 		}
 		h.printf("</ul></li>\n")
 	}
@@ -283,23 +155,23 @@ func (h *page) repo(label string, r *Repo) {
 		return
 	}
 	if len(r.DirtyFiles) == 0 && len(r.FilesChanged) == 0 && r.FilesSince == "" {
-		h.li(label, r.Line(hcode))
+		h.li(label, r.Line(code))
 		return
 	}
-	h.printf("<li>%s: %s\n<ul>\n", esc(label), esc(r.Line(hcode)))
+	h.printf("<li>%s: %s\n<ul>\n", esc(label), esc(r.Line(code)))
 	if len(r.DirtyFiles) > 0 {
 		h.printf("<li>%s:\n<ul>\n", esc("dirty files"+map[bool]string{true: " (truncated)"}[r.DirtyTruncated]))
 		for _, f := range r.DirtyFiles {
-			h.printf("<li>%s</li>\n", esc(f.Line(hcode)))
+			h.printf("<li>%s</li>\n", esc(f.Line(code)))
 		}
 		h.printf("</ul></li>\n")
 	}
 	if len(r.FilesChanged) > 0 || r.FilesSince != "" {
-		h.printf("<li>%s", esc("files changed since "+sinceText(r.FilesSince, hcode)+map[bool]string{true: " (truncated)"}[r.FilesTruncated]+":"+map[bool]string{true: " none"}[len(r.FilesChanged) == 0]))
+		h.printf("<li>%s", esc("files changed since "+sinceText(r.FilesSince, code)+map[bool]string{true: " (truncated)"}[r.FilesTruncated]+":"+map[bool]string{true: " none"}[len(r.FilesChanged) == 0]))
 		if len(r.FilesChanged) > 0 {
 			h.printf("\n<ul>\n")
 			for _, f := range r.FilesChanged {
-				h.printf("<li>%s</li>\n", esc(f.Line(hcode)))
+				h.printf("<li>%s</li>\n", esc(f.Line(code)))
 			}
 			h.printf("</ul>")
 		}
@@ -308,13 +180,6 @@ func (h *page) repo(label string, r *Repo) {
 	h.printf("</ul></li>\n")
 }
 
-func hcodeOr(s, none string) string {
-	if s == "" {
-		return none
-	}
-	return hcode(s)
-}
-
 func hrefText(r Ref) string {
-	return refOpen + fmt.Sprintf("seq %d · %s · %s%s", r.Seq, hcode(r.Hash), r.At, suffix(" by ", r.Actor)) + refClose
+	return refOpen + fmt.Sprintf("seq %d · %s · %s%s", r.Seq, code(r.Hash), r.At, suffix(" by ", r.Actor)) + refClose
 }

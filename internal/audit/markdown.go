@@ -9,156 +9,8 @@ import (
 
 // Markdown renders the report as a Markdown document.
 func Markdown(r *Report) []byte {
-	r = valid(r)
 	m := &md{}
-	m.printf("# Audit of %s %s\n\n", r.Subject.Kind, code(r.Subject.ID))
-	m.printf("%s\n\n", r.Intro())
-	m.printf("- project: %s\n", r.ProjectLine())
-	m.printf("- made at: project_revision %d, head hash %s%s\n", r.ProjectRevision, code(orNone(r.HeadHash)), suffix(", ", r.HeadAt))
-	m.printf("- chain: %s\n", r.Chain.Verdict())
-	for _, w := range r.Work {
-		m.printf("- work item %s: %s\n", code(w.Key), w.Line())
-	}
-	m.printf("- sessions: %d; claim events: %d; checkpoints: %d; resumes: %d; restatement checks: %d\n",
-		len(r.Sessions), len(r.Claims), len(r.Checkpoints), len(r.Resumes), len(r.Restatements))
-	m.printf("\nEach entry names its event as `seq N · hash`; `awr log --since N-1 --until N --json` shows it whole.\n")
-
-	m.section("Sessions", len(r.Sessions))
-	for _, s := range r.Sessions {
-		m.printf("\n### Session %s\n\n", code(s.ID))
-		m.item("started", refText(s.Started))
-		m.item("agent", s.AgentLine())
-		m.item("work", code(s.Work))
-		if s.Workdir != "" {
-			m.item("workdir", code(s.Workdir))
-		}
-		if s.ResumedFrom != "" {
-			m.item("resumed from", code(s.ResumedFrom))
-		}
-		if len(s.ResumedBy) > 0 {
-			m.item("resumed by", codes(s.ResumedBy))
-		}
-		m.repo("repository at start", s.Repo)
-		if s.Ended != nil {
-			m.item("ended", s.Ended.Outcome+suffix(" (", s.Ended.Reason, ")")+" at "+refText(s.Ended.Ref))
-		} else {
-			m.item("ended", "not ended at this revision")
-		}
-	}
-
-	m.section("Claims", len(r.Claims))
-	if len(r.Claims) > 0 {
-		m.printf("\n")
-	}
-	for _, c := range r.Claims {
-		m.printf("- %s: **%s** claim %s on %s, session %s%s\n", refText(c.Ref), c.Event, code(c.ClaimID), code(c.Work), code(c.Session), c.Details(code))
-	}
-
-	m.section("Checkpoints", len(r.Checkpoints))
-	for _, c := range r.Checkpoints {
-		m.printf("\n### Checkpoint %s\n\n", code(c.ID))
-		m.item("recorded", refText(c.Ref))
-		m.item("session", code(c.Session)+", agent "+c.Agent+", work "+code(c.Work))
-		m.item("digest", c.Digest)
-		m.item("next action", c.NextAction)
-		m.item("context", c.ContextLine(code))
-		if len(c.OpenLoopTexts) > 0 {
-			m.list("open loops as written", c.OpenLoopTexts)
-		}
-		var changes []string
-		for _, ch := range c.Changes {
-			changes = append(changes, ch.Line(code))
-		}
-		m.list("changes", changes)
-		m.knowledge("kept in force", c.Kept)
-		m.repo("repository", c.Repo)
-	}
-
-	m.section("Resumes", len(r.Resumes))
-	for _, rs := range r.Resumes {
-		m.printf("\n### %s resumed %s\n\n", code(rs.Session), code(rs.FromSession))
-		m.item("resumed", refText(rs.Ref))
-		if rs.Agent != "" {
-			m.item("agent", rs.Agent)
-		}
-		m.item("work", code(rs.Work))
-		m.item("checkpoint inherited", codeOr(rs.CheckpointID, "none"))
-		if rs.ExternalSession != "" {
-			m.item("for conversation", code(rs.ExternalSession))
-		}
-		m.item("claim", rs.ClaimLine(code))
-		if rs.PredecessorEnded != "" {
-			m.item("predecessor ended", rs.PredecessorEnded)
-		}
-		m.knowledge("carried", rs.Carried)
-	}
-
-	m.section("Restatement checks", len(r.Restatements))
-	for _, rs := range r.Restatements {
-		m.printf("\n### Restatement of %s: %s\n\n", code(rs.Session), rs.Verdict)
-		m.item("checked", refText(rs.Ref))
-		m.item("against checkpoint", codeOr(rs.CheckpointID, "none"))
-		var fields []string
-		for _, it := range rs.Items {
-			fields = append(fields, it.Line())
-		}
-		m.list("fields", fields)
-	}
-
-	m.section("Host bindings", len(r.Bindings))
-	if len(r.Bindings) > 0 {
-		m.printf("\n")
-	}
-	for _, b := range r.Bindings {
-		m.printf("- %s: %s conversation %s bound to session %s on %s%s%s\n", refText(b.Ref), b.Client, code(b.ExternalSession), code(b.Session), code(b.Work),
-			suffix(", at checkpoint ", codeOr(b.CheckpointID, "")), suffix(", continues ", codeOr(b.ContinuesFrom, "")))
-	}
-
-	m.section("Host events", len(r.HostEvents))
-	if len(r.HostEvents) > 0 {
-		m.printf("\n")
-	}
-	for _, h := range r.HostEvents {
-		m.printf("- %s: %s %s (%s) for %s, session %s%s\n", refText(h.Ref), h.Client, h.Event, h.HostEvent, code(h.ExternalSession), code(h.Session), h.Details(code))
-	}
-
-	m.section("Executions", len(r.Executions))
-	for _, x := range r.Executions {
-		m.printf("\n### Execution %s\n\n", code(x.ID))
-		m.item("started", refText(x.Started))
-		m.item("key", code(x.Key)+suffix(", purpose: ", x.Purpose))
-		m.item("command", code(Argv(x.Argv))+suffix(" in ", codeOr(x.Cwd, "")))
-		m.item("session", code(x.Session)+", work "+code(x.Work)+x.ClaimLine(code))
-		if x.Retries != "" {
-			m.item("retries", code(x.Retries))
-		}
-		m.repo("repository before", x.Repo)
-		if f := x.Finished; f != nil {
-			m.item("finished", f.Line()+" at "+refText(f.Ref))
-			m.item("stdout", fmt.Sprintf("%d bytes, %s", f.StdoutBytes, code(f.StdoutSHA256)))
-			m.item("stderr", fmt.Sprintf("%d bytes, %s", f.StderrBytes, code(f.StderrSHA256)))
-			m.repo("repository after", f.RepoAfter)
-		} else {
-			m.item("finished", "no finish recorded at this revision")
-		}
-	}
-
-	m.section("Evidence", len(r.Evidence))
-	if len(r.Evidence) > 0 {
-		m.printf("\n")
-	}
-	for _, e := range r.Evidence {
-		m.printf("- %s: evidence %s on %s, criterion %q: %s, %s, %s%s%s\n", refText(e.Ref), code(e.ID), code(e.Work), oneLine(e.Criterion), e.Basis, e.Level,
-			passed(e.Passed), suffix(": ", oneLine(e.Detail)), e.RepoLine(code))
-	}
-
-	m.section("Work verified", len(r.Verifications))
-	for _, v := range r.Verifications {
-		m.printf("\n- %s: %s verified by session %s at level %s%s\n", refText(v.Ref), code(v.Work), code(v.Session), v.Level, repoShort(v.Repo, code))
-		for _, c := range v.Criteria {
-			m.printf("  - %q: evidence %s (%s)\n", oneLine(c.Criterion), code(c.EvidenceID), c.Level)
-		}
-	}
+	walk(valid(r), m)
 	return []byte(inert(finish(m.b.String())))
 }
 
@@ -221,6 +73,44 @@ type md struct{ b strings.Builder }
 
 func (m *md) printf(format string, args ...any) { fmt.Fprintf(&m.b, format, args...) }
 
+func (m *md) start(title, _, intro string) { m.printf("# %s\n\n%s\n\n", title, intro) }
+
+func (m *md) summary(label, value string) { m.printf("- %s: %s\n", label, value) }
+
+func (m *md) verdict(_ bool, text string) { m.summary("chain", text) }
+
+func (m *md) endSummary() {
+	m.printf("\nEach entry names its event as %s; %s shows it whole.\n", code("seq N · hash"), code("awr log --since N-1 --until N --json"))
+}
+
+func (m *md) open(title string) { m.printf("\n### %s\n\n", title) }
+
+func (m *md) close() {}
+
+func (m *md) begin(n int, loose bool) {
+	if n > 0 && !loose {
+		m.printf("\n")
+	}
+}
+
+func (m *md) end(int) {}
+
+func (m *md) line(s string) { m.printf("- %s\n", s) }
+
+// nested is a loose entry: a blank line before it, its subs under it.
+func (m *md) nested(head string, subs []string) {
+	m.printf("\n- %s\n", head)
+	for _, s := range subs {
+		m.printf("  - %s\n", s)
+	}
+}
+
+func (m *md) text(label, value string) { m.item(label, value) }
+
+func (m *md) ref(r Ref) string { return refText(r) }
+
+func (m *md) bold(s string) string { return "**" + s + "**" }
+
 func (m *md) section(title string, n int) {
 	m.printf("\n## %s\n", title)
 	if n == 0 {
@@ -280,9 +170,6 @@ func (m *md) repo(label string, r *Repo) {
 	}
 }
 
-// code marks s as a code span (see finish).
-func code(s string) string { return codeOpen + s + codeClose }
-
 // codeSpan renders s as a Markdown code span.
 func codeSpan(s string) string {
 	if s == "" {
@@ -296,21 +183,6 @@ func codeSpan(s string) string {
 		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
-}
-
-func codes(ss []string) string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = code(s)
-	}
-	return strings.Join(out, ", ")
-}
-
-func codeOr(s, none string) string {
-	if s == "" {
-		return none
-	}
-	return code(s)
 }
 
 func refText(r Ref) string {

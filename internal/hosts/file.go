@@ -8,10 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"syscall"
 
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/pathcheck"
 )
 
 // MaxSettings is the largest settings file ReadSettings reads, in bytes.
@@ -81,15 +81,15 @@ func Unchanged(path, seen string) error {
 }
 
 // WriteAtomic replaces the file at path with data so that a reader sees the
-// old contents or the new, never a mix: it writes a temporary file in the
-// same directory, syncs it, renames it over the target and syncs the
-// directory. Missing directories are created. A symbolic link at path is
+// old contents or the new, never a mix (pathcheck.WriteFile: a temporary
+// file in the same directory, synced, renamed over the target, the
+// directory synced). Missing directories are created. A symbolic link at path is
 // kept and its target replaced; an existing file keeps its permissions (new
 // files get 0644).
 //
 // Errors: InvalidInput when the target exists and is not a regular file;
 // Storage for file system errors (the temporary file is removed).
-func WriteAtomic(path string, data []byte) (err error) {
+func WriteAtomic(path string, data []byte) error {
 	const op = "write settings"
 	target := path
 	if resolved, rerr := filepath.EvalSymlinks(path); rerr == nil {
@@ -119,40 +119,8 @@ func WriteAtomic(path string, data []byte) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return wrap(err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".awr-*")
-	if err != nil {
+	if err := pathcheck.WriteFile(target, data, perm, true); err != nil {
 		return wrap(err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return wrap(err)
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		return wrap(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return wrap(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return wrap(err)
-	}
-	if err := os.Rename(tmp.Name(), target); err != nil {
-		return wrap(err)
-	}
-	if runtime.GOOS != "windows" { // directories cannot be synced there
-		d, err := os.Open(dir)
-		if err != nil {
-			return wrap(err)
-		}
-		defer d.Close()
-		if err := d.Sync(); err != nil {
-			return wrap(err)
-		}
 	}
 	return nil
 }

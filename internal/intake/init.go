@@ -1023,16 +1023,9 @@ func placeNew(dir, rel string, content []byte) error {
 func replaceFiles(dir string, files map[string][]byte) error {
 	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		final := filepath.Join(dir, filepath.FromSlash(rel))
-		tmp := filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".tmp-"+rand.Text())
-		err := writeNew(tmp, files[rel])
-		if err == nil {
-			err = os.Rename(tmp, final)
-		}
-		if err != nil {
-			os.Remove(tmp)
+		if err := pathcheck.WriteFile(final, files[rel], 0o644, true); err != nil {
 			return fault.Wrap(fault.Storage, err, "init: update %s", rel)
 		}
-		syncDir(filepath.Dir(final))
 	}
 	return nil
 }
@@ -1049,25 +1042,9 @@ func ProjectIDPath(dir string) string { return filepath.Join(dir, ".awr", "proje
 // Errors: Storage when the file cannot be written.
 func RecordProjectID(dir, id string) error {
 	path := ProjectIDPath(dir)
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".project-id-*")
-	if err != nil {
-		return fault.Wrap(fault.Storage, err, "record project id")
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.WriteString(id + "\n")
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := pathcheck.WriteFile(path, []byte(id+"\n"), 0o600, true); err != nil {
 		return fault.Wrap(fault.Storage, err, "record project id %s", path)
 	}
-	syncDir(filepath.Dir(path))
 	return nil
 }
 

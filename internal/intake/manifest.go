@@ -321,22 +321,10 @@ func WriteManifest(dir string, m *Manifest) error {
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode manifest")
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(ManifestPath(dir)), ".project.toml-*")
-	if err != nil {
+	if err := pathcheck.WriteFile(ManifestPath(dir), raw, 0o644, true); err != nil {
 		return fault.Wrap(fault.Storage, err, "write manifest")
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(raw); err != nil {
-		tmp.Close()
-		return fault.Wrap(fault.Storage, err, "write manifest")
-	}
-	if err := tmp.Close(); err != nil {
-		return fault.Wrap(fault.Storage, err, "write manifest")
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fault.Wrap(fault.Storage, err, "write manifest")
-	}
-	return os.Rename(tmp.Name(), ManifestPath(dir))
+	return nil
 }
 
 // AddSource maps one more file of the project into the manifest (adapter

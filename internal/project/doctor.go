@@ -12,6 +12,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/hosts"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
@@ -143,7 +144,7 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 		return nil, err
 	}
 	for _, x := range unfinished {
-		if v := p.execView(&x, true, nil); v.State == ExecUnknown && x.RetriedBy == "" {
+		if v := exec.ViewOf(&x, true, nil); v.State == exec.Unknown && x.RetriedBy == "" {
 			add(DoctorFinding{Code: FindingExecutionUnknown, Severity: SeverityWarning, Subject: x.ID,
 				Message: fmt.Sprintf("execution %s (%s on %s) started at seq %d and its process died without a finish: it may or may not have had its effect", x.ID, x.Key, x.Work, x.StartedSeq),
 				Repair:  fmt.Sprintf("awr doctor repair abandon-execution %s --reason 'WHAT YOU CHECKED'", x.ID)})
@@ -324,7 +325,7 @@ func (p *Project) DoctorAbandonExecution(ctx context.Context, req RepairRequest)
 	if err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
 		x, err := projections.ExecutionAt(r.Conn, req.ID, rev)
 		if err == nil && x != nil && x.State == projections.ExecStarted {
-			alive = p.execView(x, true, nil).State == ExecRunning
+			alive = exec.ViewOf(x, true, nil).State == exec.Running
 		}
 		return err
 	}); err != nil {

@@ -8,24 +8,13 @@ import (
 	"github.com/awr-dev/awr/commands"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/diff"
 	"github.com/awr-dev/awr/internal/fault"
-	"zombiezen.com/go/sqlite"
+	"github.com/awr-dev/awr/projections"
 )
 
-// LogFilter selects events for `awr log`. Since is exclusive (events after
-// it), Until inclusive; zero values mean unbounded. Limit 0 means the
-// default (DefaultLogLimit); a negative Limit means no limit.
-type LogFilter struct {
-	Session string
-	Work    string
-	Kind    string
-	Since   int64
-	Until   int64
-	Limit   int
-	// NoSources leaves out of a Work filter the source_indexed events
-	// that changed the item (recovery reports register changes apart).
-	NoSources bool
-}
+// LogFilter selects events for `awr log` (projections.LogFilter).
+type LogFilter = projections.LogFilter
 
 // DefaultLogLimit bounds `awr log` when --limit is not given.
 const DefaultLogLimit = 1000
@@ -98,7 +87,7 @@ func (p *Project) Log(ctx context.Context, req LogRequest) (*LogResult, error) {
 			return fault.New(fault.InvalidInput, "log: --since %d is not before --until %d", f.Since, f.Until).
 				With("since", f.Since).With("until", f.Until).WithHint("awr log --since %d", f.Since)
 		}
-		return scanLog(r.Conn, f, until, limit, func(e *events.Event) error {
+		return projections.ScanLog(r.Conn, f, until, limit, func(e *events.Event) error {
 			if limit >= 0 && len(res.Events) == limit {
 				res.NextSince = res.Events[len(res.Events)-1].Seq
 				return errStop
@@ -121,59 +110,6 @@ func (p *Project) Log(ctx context.Context, req LogRequest) (*LogResult, error) {
 
 var errStop = fault.New(fault.Internal, "stop")
 
-// scanLog streams matching events in seq order. An event concerns a session
-// when it is on the session's stream, or is a claim or binding event of
-// that session; it concerns a work item when it is on the work item's
-// stream, on the stream of a session working on it, binds a host to it, or
-// is a source_indexed event that changed it (began or ended one of its
-// versions).
-func scanLog(conn *sqlite.Conn, f LogFilter, until int64, limit int, fn func(e *events.Event) error) error {
-	name := "log_range"
-	switch {
-	case f.Session != "":
-		name = "log_by_session"
-	case f.Work != "" && f.NoSources:
-		name = "log_by_work_events"
-	case f.Work != "":
-		name = "log_by_work"
-	}
-	st := prep(conn, name)
-	st.SetInt64(":since", f.Since)
-	st.SetInt64(":until", until)
-	if f.Kind == "" {
-		st.SetNull(":kind")
-	} else {
-		st.SetText(":kind", f.Kind)
-	}
-	if f.Session != "" {
-		st.SetText(":session", f.Session)
-		if f.Work == "" {
-			st.SetNull(":work")
-		}
-	}
-	if f.Work != "" {
-		st.SetText(":work", f.Work)
-	}
-	fetch := int64(limit) + 1
-	if limit < 0 {
-		fetch = -1
-	}
-	st.SetInt64(":limit", fetch)
-	defer st.Reset()
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return err
-		}
-		if !row {
-			return nil
-		}
-		if err := fn(events.EventFromRow(st)); err != nil {
-			return err
-		}
-	}
-}
-
 // LogOn lists events like Log, inside an open read at revision rev.
 func LogOn(r *events.Reader, rev int64, f LogFilter) ([]LogEvent, error) {
 	limit := f.Limit
@@ -181,7 +117,7 @@ func LogOn(r *events.Reader, rev int64, f LogFilter) ([]LogEvent, error) {
 		limit = DefaultLogLimit
 	}
 	out := []LogEvent{}
-	err := scanLog(r.Conn, f, rev, limit, func(e *events.Event) error {
+	err := projections.ScanLog(r.Conn, f, rev, limit, func(e *events.Event) error {
 		if limit >= 0 && len(out) == limit {
 			return errStop
 		}
@@ -301,4 +237,53 @@ func stopped(ctx context.Context, err error) error {
 		return nil
 	}
 	return err
+}
+
+// DiffRequest is `awr diff` and awr_diff: what changed between revisions
+// From and To (the head when nil), in every read model or only in what
+// concerns one work item, session or seat.
+type DiffRequest struct {
+	From    int64  `name:"from" required:"" json:"from" help:"The revision to compare from (0 or more)." placeholder:"REV"`
+	To      *int64 `name:"to" json:"to,omitempty" help:"The revision to compare to (default: the head)." placeholder:"REV"`
+	Work    string `name:"work" json:"work,omitempty" help:"Only what concerns this work item: its events (those of awr log --work) and its entities." placeholder:"KEY"`
+	Session string `name:"session" json:"session,omitempty" help:"Only what concerns this session: its events (those of awr log --session) and its entities." placeholder:"ID"`
+	Seat    string `name:"seat" json:"seat,omitempty" help:"Only what concerns this seat: its events, those of its sessions, and their entities." placeholder:"ROLE@RIG"`
+}
+
+// The types of `awr diff`'s answer (package diff).
+type (
+	DiffEvent   = diff.Event
+	DiffField   = diff.Field
+	DiffEntity  = diff.Entity
+	DiffChanges = diff.Changes
+	DiffRead    = diff.Read
+	DiffResult  = diff.Result
+)
+
+// Entity changes of a diff.
+const (
+	DiffAdded   = diff.Added
+	DiffRemoved = diff.Removed
+	DiffChanged = diff.Changed
+)
+
+// Diff compares every read model as of From and as of To (diff.On): its
+// cost follows what changed. Errors: InvalidInput for a negative
+// revision, one beyond the head, From after To or more than one of
+// --work, --session, --seat; NotFound for a work item, session or seat
+// unknown at To.
+func (p *Project) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error) {
+	if err := diff.Check(diff.Request(req)); err != nil {
+		return nil, err
+	}
+	var res *DiffResult
+	err := p.read(ctx, Read{}, func(r *events.Reader, head, _ int64) error {
+		var err error
+		res, err = diff.On(r.Conn, head, diff.Request(req))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }

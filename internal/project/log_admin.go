@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/anchor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
@@ -71,7 +72,7 @@ func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult,
 			With("path", req.AnchorsFile).WithHint("awr verify --anchors %s", shown)
 	}
 	if req.ExpectHead != "" {
-		if err := checkHashArg("--expect-head", req.ExpectHead); err != nil {
+		if err := anchor.CheckHash("--expect-head", req.ExpectHead); err != nil {
 			return nil, err
 		}
 	}
@@ -160,27 +161,20 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 	if err := pathcheck.Output(req.Output, req.Force); err != nil {
 		return nil, refused("export", "--output", err, p.outputHint(err, "awr export", req.Output, "NEW_FILE.jsonl"))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(req.Output), ".awr-export-*")
-	if err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "export: create %s", req.Output)
-	}
-	defer os.Remove(tmp.Name())
-	res, err := replay.Export(ctx, st, tmp, upTo)
-	if err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return nil, fault.Wrap(fault.Storage, err, "export: write %s", req.Output)
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "export: write %s", req.Output)
-	}
-	if err := pathcheck.Place(tmp.Name(), req.Output, req.Force); err != nil {
-		if pathcheck.RuleOf(err) != "" {
-			return nil, refused("export", "--output", err, p.outputHint(err, "awr export", req.Output, "NEW_FILE.jsonl"))
-		}
+	// The export keeps the mode it always had: 0600, the log is the
+	// project's own.
+	var res *ExportResult
+	var exportErr error
+	err = pathcheck.WriteWith(req.Output, 0o600, req.Force, func(w io.Writer) error {
+		res, exportErr = replay.Export(ctx, st, w, upTo)
+		return exportErr
+	})
+	switch {
+	case exportErr != nil:
+		return nil, exportErr
+	case pathcheck.RuleOf(err) != "":
+		return nil, refused("export", "--output", err, p.outputHint(err, "awr export", req.Output, "NEW_FILE.jsonl"))
+	case err != nil:
 		return nil, fault.Wrap(fault.Storage, err, "export: write %s", req.Output)
 	}
 	res.Output = req.Output
@@ -236,12 +230,12 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 			return nil, err
 		}
 		witness = func(conn *sqlite.Conn, head int64) error {
-			ac, err := judgeAnchors(conn, head, source, anchors, malformed)
+			ac, err := anchor.Judge(conn, head, source, anchors, malformed)
 			if err != nil {
 				return err
 			}
 			res.Anchors = ac
-			if e := ac.failure("import", p.anchorSourceArg(req.Anchors)); e != nil {
+			if e := ac.Failure("import", p.anchorSourceArg(req.Anchors)); e != nil {
 				return e.With("path", name)
 			}
 			return nil

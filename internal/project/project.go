@@ -155,7 +155,9 @@ func (p *Project) end(how func(*events.Store) error) error {
 }
 
 // EventLog returns the project's event log, opening it on first use, for
-// the layers that measure or replay it whole (bench, demo).
+// the layers that measure or replay it whole: the lab behind its own door
+// (internal/lab), and tests. No front end may get at it
+// (TestFrontEndTypes in cmd/awr).
 // Errors: NotFound (hint `awr init`) when the project has no log; Storage.
 func (p *Project) EventLog(ctx context.Context) (*events.Store, error) {
 	st, _, err := p.open(ctx, false)
@@ -164,7 +166,8 @@ func (p *Project) EventLog(ctx context.Context) (*events.Store, error) {
 
 // Env returns the command environment (log, clock, entropy, policy) of
 // the project, opening the log on first use, for layers that append
-// through the command code directly (bench generate). The policy is read
+// through the command code directly (the lab's demo, tests); no front end
+// may get at it (TestFrontEndTypes in cmd/awr). The policy is read
 // from the manifest's [continuity] table at each call, so a long-lived
 // front end (the MCP server) follows an edited manifest; without a
 // manifest it is commands.DefaultPolicy.

@@ -231,64 +231,23 @@ type compareEnv struct {
 // compare measures every figure of issue #17's targets that one project
 // can show, each as paired, interleaved runs in this one run.
 func compare(c *compareEnv) ([]Target, *Floor, error) {
-	o := c.opts
-	progress := func(name string) {
-		if o.Progress != nil {
-			o.Progress("target " + name)
-		}
-	}
+	progress := c.progress
 	var out []Target
 	version := c.proc("version", "--json")
 
 	// 1. Startup against a hello-world binary.
-	progress("1: awr version / hello-world")
-	floor, err := HelloWorldFloor(c.ctx, o.Floor, o.FloorCache)
+	t1, floor, err := c.startup(version)
 	if err != nil {
 		return nil, nil, err
 	}
-	t1 := Target{ID: 1, Name: "awr version / hello-world Go binary (wall, p50)", Bound: "max", Target: 3}
-	if floor.Path == "" {
-		t1.Unit, t1.Reason, t1.Command = "ratio", "floor unavailable: "+floor.Reason, "awr bench run --compare --floor HELLO_BINARY"
-		out = append(out, t1)
-	} else {
-		hello := func() error { return runChild(c.ctx, floor.Path, nil) }
-		a, b, err := paired(o.Pairs, version, hello)
-		if err != nil {
-			return nil, nil, fmt.Errorf("bench run: target 1: %w", err)
-		}
-		out = append(out, ratioTarget(t1, a, b, "awr version", "hello-world", false))
-	}
+	out = append(out, t1)
 
-	// 2. Hot commands as whole processes against awr version (and 6: a
-	// compile whose rank-table cache cannot be written).
-	n := 0
-	hot := []struct {
-		name string
-		fn   func() error
-		post func() error
-	}{
-		{"status", c.proc("status", "--json"), nil},
-		{"ready", c.proc("ready", "--json"), nil},
-		{"context compile", c.proc("context", "compile", "--work", c.work, "--json"), nil},
-		{"recovery inspect (head)", c.proc("recovery", "inspect", "--session", c.first, "--json"), nil},
-		{"recovery inspect --at " + c.early, c.proc("recovery", "inspect", "--session", c.first, "--at", c.early, "--json"), nil},
-		{"session show", c.proc("session", "show", c.session, "--json"), nil},
-		{"log --limit 50", c.proc("log", "--limit", "50", "--json"), nil},
-		{"session checkpoint", func() error {
-			n++
-			return c.proc("session", "checkpoint", "--session", c.session, "--agent", "bench-run", "--json",
-				"--digest", fmt.Sprintf("Target step %d of the benchmark run.", n), "--next-action", "Record the next measurement")()
-		}, nil},
-		{"source reindex (nothing changed)", c.proc("source", "reindex", "--json"), nil},
+	// 2. Hot commands as whole processes against awr version.
+	t2, err := c.hot(version)
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, h := range hot {
-		progress("2: " + h.name)
-		a, b, err := paired(o.Pairs, h.fn, version)
-		if err != nil {
-			return nil, nil, fmt.Errorf("bench run: target 2: %s: %w", h.name, err)
-		}
-		out = append(out, ratioTarget(Target{ID: 2, Name: h.name + " / awr version (p50 and p95)", Bound: "max", Target: 1.5}, a, b, h.name, "awr version", true))
-	}
+	out = append(out, t2...)
 	// session start --claim: each start claims a ready item and is ended
 	// in process (untimed) before the next pair.
 	progress("2: session start --claim")
@@ -334,6 +293,82 @@ func compare(c *compareEnv) ([]Target, *Floor, error) {
 			"go test -run '^$' -bench 'Append_1k|Append_1M' ./internal/lab/bench; awr --project BIG bench run --compare --baseline SMALL"))
 		return out, floor, nil
 	}
+	t7, err := c.baselineCheckpoint()
+	if err != nil {
+		return nil, nil, err
+	}
+	out = append(out, t7)
+	return out, floor, nil
+}
+
+// progress says which target is measured.
+func (c *compareEnv) progress(name string) {
+	if c.opts.Progress != nil {
+		c.opts.Progress("target " + name)
+	}
+}
+
+// startup is target 1: awr version against a hello-world Go binary.
+func (c *compareEnv) startup(version func() error) (Target, *Floor, error) {
+	o, progress := c.opts, c.progress
+	progress("1: awr version / hello-world")
+	floor, err := HelloWorldFloor(c.ctx, o.Floor, o.FloorCache)
+	if err != nil {
+		return Target{}, nil, err
+	}
+	t1 := Target{ID: 1, Name: "awr version / hello-world Go binary (wall, p50)", Bound: "max", Target: 3}
+	if floor.Path == "" {
+		t1.Unit, t1.Reason, t1.Command = "ratio", "floor unavailable: "+floor.Reason, "awr bench run --compare --floor HELLO_BINARY"
+		return t1, floor, nil
+	}
+	hello := func() error { return runChild(c.ctx, floor.Path, nil) }
+	a, b, err := paired(o.Pairs, version, hello)
+	if err != nil {
+		return Target{}, nil, fmt.Errorf("bench run: target 1: %w", err)
+	}
+	return ratioTarget(t1, a, b, "awr version", "hello-world", false), floor, nil
+}
+
+// hot is target 2: the hot commands as whole processes against awr
+// version.
+func (c *compareEnv) hot(version func() error) ([]Target, error) {
+	o, progress := c.opts, c.progress
+	var out []Target
+	n := 0
+	hot := []struct {
+		name string
+		fn   func() error
+		post func() error
+	}{
+		{"status", c.proc("status", "--json"), nil},
+		{"ready", c.proc("ready", "--json"), nil},
+		{"context compile", c.proc("context", "compile", "--work", c.work, "--json"), nil},
+		{"recovery inspect (head)", c.proc("recovery", "inspect", "--session", c.first, "--json"), nil},
+		{"recovery inspect --at " + c.early, c.proc("recovery", "inspect", "--session", c.first, "--at", c.early, "--json"), nil},
+		{"session show", c.proc("session", "show", c.session, "--json"), nil},
+		{"log --limit 50", c.proc("log", "--limit", "50", "--json"), nil},
+		{"session checkpoint", func() error {
+			n++
+			return c.proc("session", "checkpoint", "--session", c.session, "--agent", "bench-run", "--json",
+				"--digest", fmt.Sprintf("Target step %d of the benchmark run.", n), "--next-action", "Record the next measurement")()
+		}, nil},
+		{"source reindex (nothing changed)", c.proc("source", "reindex", "--json"), nil},
+	}
+	for _, h := range hot {
+		progress("2: " + h.name)
+		a, b, err := paired(o.Pairs, h.fn, version)
+		if err != nil {
+			return nil, fmt.Errorf("bench run: target 2: %s: %w", h.name, err)
+		}
+		out = append(out, ratioTarget(Target{ID: 2, Name: h.name + " / awr version (p50 and p95)", Bound: "max", Target: 1.5}, a, b, h.name, "awr version", true))
+	}
+	return out, nil
+}
+
+// baselineCheckpoint is target 7: a checkpoint on this project's long
+// log against one on the baseline's short one, as processes.
+func (c *compareEnv) baselineCheckpoint() (Target, error) {
+	o, progress := c.opts, c.progress
 	progress("7: checkpoint against the baseline")
 	k := 0
 	checkpoint := func(proc func(args ...string) func() error, session string) func() error {
@@ -346,12 +381,11 @@ func compare(c *compareEnv) ([]Target, *Floor, error) {
 	name := fmt.Sprintf("session checkpoint at %d events / at %d, as a process", c.events, c.base.events)
 	a, b, err := paired(o.Pairs, checkpoint(c.proc, c.session), checkpoint(c.base.proc, c.base.session))
 	if err != nil {
-		return nil, nil, fmt.Errorf("bench run: target 7: %w", err)
+		return Target{}, fmt.Errorf("bench run: target 7: %w", err)
 	}
 	t7 := ratioTarget(Target{ID: 7, Name: name, Bound: "max", Target: 1.2}, a, b, "checkpoint on "+c.p.Dir(), "checkpoint on "+c.base.dir, false)
 	t7.Reason = "the issue names 1M events against 1k; in process: go test -run '^$' -bench 'Append_1k|Append_1M' ./internal/lab/bench"
-	out = append(out, t7)
-	return out, floor, nil
+	return t7, nil
 }
 
 // startClaim measures `session start --claim` against awr version: each

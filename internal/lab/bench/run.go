@@ -205,94 +205,157 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 	if opts.Budget <= 0 {
 		opts.Budget = 5000
 	}
-	res := &RunResult{Project: p.Dir(), Measurements: []Measurement{}}
-	var items []projections.WorkItem
-	var firstSession string
-	var firstSessionSeq int64
-	if err := store.Read(ctx, func(r *events.Reader) error {
-		res.Events = r.Head
+	m := &measurer{ctx: ctx, p: p, store: store, opts: opts, res: &RunResult{Project: p.Dir(), Measurements: []Measurement{}}}
+	if err := m.survey(); err != nil {
+		return nil, err
+	}
+	var base *baseline
+	if opts.Compare && opts.Baseline != nil {
+		if base, err = checkBaseline(ctx, opts.Baseline, opts.Exe, m.items); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.begin(); err != nil {
+		return nil, err
+	}
+	ended := false
+	defer func() {
+		// A run that fails part way must not leave its session (and a
+		// claim) open in the user's project.
+		if !ended {
+			_, _ = p.SessionEnd(context.WithoutCancel(ctx), project.SessionEndRequest{SessionID: m.sid, Outcome: events.OutcomeAbandoned,
+				Reason: "bench run failed", Agent: "bench-run"})
+		}
+	}()
+	if err := m.latencies(); err != nil {
+		return nil, err
+	}
+	if opts.Compare {
+		if err := m.targets(base); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: m.sid, Outcome: events.OutcomeIncomplete, Agent: "bench-run"}); err != nil {
+		return nil, err
+	}
+	ended = true
+	if err := m.replay(); err != nil {
+		return nil, err
+	}
+	if opts.Progress != nil {
+		opts.Progress("context economy")
+	}
+	if m.res.Context, err = economy(ctx, p, m.items, opts.Budget); err != nil {
+		return nil, err
+	}
+	if err := store.Read(ctx, func(r *events.Reader) error { m.res.ProjectRevision = r.Head; return nil }); err != nil {
+		return nil, err
+	}
+	return m.res, nil
+}
+
+// measurer is one bench run: the project, what survey found in it, and
+// the session the run appends to (sid, on work).
+type measurer struct {
+	ctx   context.Context
+	p     *project.Project
+	store *events.Store
+	opts  RunOptions
+	res   *RunResult
+	items []projections.WorkItem
+	// first is the project's first session, firstSeq where it started;
+	// early the revision the --at reads are measured at.
+	first     string
+	firstSeq  int64
+	early     string
+	sid, work string
+}
+
+// survey reads the work items and the first session of the project.
+// Errors: NotFound when it has no work item or no session history.
+func (m *measurer) survey() error {
+	if err := m.store.Read(m.ctx, func(r *events.Reader) error {
+		m.res.Events = r.Head
 		var err error
-		if items, err = projections.WorkItemsAt(r.Conn, r.Head, true); err != nil {
+		if m.items, err = projections.WorkItemsAt(r.Conn, r.Head, true); err != nil {
 			return err
 		}
 		// The first session starts right after the sources are indexed.
 		return events.ScanEvents(r.Conn, 1, min(r.Head, 10_000), func(e *events.Event) error {
-			if e.Kind != events.KindSessionStarted || firstSession != "" {
+			if e.Kind != events.KindSessionStarted || m.first != "" {
 				return nil
 			}
 			v, err := events.Decode(e)
 			if err != nil {
 				return err
 			}
-			firstSession, firstSessionSeq = v.(*events.SessionStarted).SessionID, e.Seq
+			m.first, m.firstSeq = v.(*events.SessionStarted).SessionID, e.Seq
 			return nil
 		})
 	}); err != nil {
-		return nil, err
+		return err
 	}
-	if len(items) == 0 {
-		return nil, fault.New(fault.NotFound, "bench run: the project has no work items").WithHint("awr bench project DIR")
+	if len(m.items) == 0 {
+		return fault.New(fault.NotFound, "bench run: the project has no work items").WithHint("awr bench project DIR")
 	}
-	if firstSession == "" {
-		return nil, fault.New(fault.NotFound, "bench run: the project has no session history to measure").WithHint("awr bench generate --events 10000")
+	if m.first == "" {
+		return fault.New(fault.NotFound, "bench run: the project has no session history to measure").WithHint("awr bench generate --events 10000")
 	}
-	var base *baseline
-	if opts.Compare && opts.Baseline != nil {
-		if base, err = checkBaseline(ctx, opts.Baseline, opts.Exe, items); err != nil {
-			return nil, err
-		}
-	}
-	res.Tasks = len(items)
-	res.EarlyRevision = min(res.Events, firstSessionSeq+1000)
-	early := strconv.FormatInt(res.EarlyRevision, 10)
+	m.res.Tasks = len(m.items)
+	m.res.EarlyRevision = min(m.res.Events, m.firstSeq+1000)
+	m.early = strconv.FormatInt(m.res.EarlyRevision, 10)
+	return nil
+}
 
-	// A session of its own to append checkpoints to: on a ready item with
-	// a claim when there is one, else on the first item without.
+// begin starts the run's own session to append checkpoints to: on a
+// ready item with a claim when there is one, else on the first item
+// without.
+func (m *measurer) begin() error {
 	one := 1
-	ready, err := p.Ready(ctx, project.ReadyRequest{Limit: &one})
+	ready, err := m.p.Ready(m.ctx, project.ReadyRequest{Limit: &one})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	start := project.SessionStartRequest{Work: items[0].Key, Agent: "bench-run", Provider: "bench", Model: "none"}
+	start := project.SessionStartRequest{Work: m.items[0].Key, Agent: "bench-run", Provider: "bench", Model: "none"}
 	if len(ready.Ready) > 0 {
 		start.Work, start.Claim, start.TTLms = ready.Ready[0].Key, true, new(int64(3_600_000))
 	}
-	started, err := p.SessionStart(ctx, start)
+	started, err := m.p.SessionStart(m.ctx, start)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	res.Session, res.Work = started.Session.ID, start.Work
-	sid := started.Session.ID
-	ended := false
-	defer func() {
-		// A run that fails part way must not leave its session (and a
-		// claim) open in the user's project.
-		if !ended {
-			_, _ = p.SessionEnd(context.WithoutCancel(ctx), project.SessionEndRequest{SessionID: sid, Outcome: events.OutcomeAbandoned,
-				Reason: "bench run failed", Agent: "bench-run"})
-		}
-	}()
+	m.sid, m.work = started.Session.ID, start.Work
+	m.res.Session, m.res.Work = m.sid, m.work
+	return nil
+}
 
-	proc := func(args ...string) func() error {
-		full := append([]string{"--project", p.Dir()}, args...)
-		return func() error { return runChild(ctx, opts.Exe, full) }
+// proc is a run of the awr binary on the project.
+func (m *measurer) proc(args ...string) func() error {
+	full := append([]string{"--project", m.p.Dir()}, args...)
+	return func() error { return runChild(m.ctx, m.opts.Exe, full) }
+}
+
+// timed runs fn count times and records its latencies as name.
+func (m *measurer) timed(name string, count int, fn func() error) error {
+	if m.opts.Progress != nil {
+		m.opts.Progress(name)
 	}
-	timed := func(name string, count int, fn func() error) error {
-		if opts.Progress != nil {
-			opts.Progress(name)
+	var ms []float64
+	for i := 0; i < count; i++ {
+		t0 := time.Now()
+		if err := fn(); err != nil {
+			return fmt.Errorf("bench run: %s: %w", name, err)
 		}
-		var ms []float64
-		for i := 0; i < count; i++ {
-			t0 := time.Now()
-			if err := fn(); err != nil {
-				return fmt.Errorf("bench run: %s: %w", name, err)
-			}
-			ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
-		}
-		res.Measurements = append(res.Measurements, summarize(name, "ms", ms))
-		return nil
+		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
 	}
+	m.res.Measurements = append(m.res.Measurements, summarize(name, "ms", ms))
+	return nil
+}
+
+// latencies times each command of the run, Count times.
+func (m *measurer) latencies() error {
 	n := 0
+	proc, early := m.proc, m.early
 	steps := []struct {
 		name string
 		fn   func() error
@@ -300,89 +363,85 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 		{"version (process floor)", proc("version", "--json")},
 		{"checkpoint append (process)", func() error {
 			n++
-			return proc("session", "checkpoint", "--session", sid, "--agent", "bench-run", "--json",
+			return proc("session", "checkpoint", "--session", m.sid, "--agent", "bench-run", "--json",
 				"--digest", fmt.Sprintf("Measured step %d of the benchmark run.", n), "--next-action", "Record the next measurement",
 				"--open-loop", "Compare with the last published figures")()
 		}},
 		{"checkpoint append (in process)", func() error {
 			n++
-			_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: sid, Agent: "bench-run",
+			_, err := m.p.SessionCheckpoint(m.ctx, project.SessionCheckpointRequest{SessionID: m.sid, Agent: "bench-run",
 				Digest: fmt.Sprintf("Measured step %d of the benchmark run.", n), NextAction: "Record the next measurement",
 				KnowledgeFlags: project.KnowledgeFlags{OpenLoops: []string{"Compare with the last published figures"}}})
 			return err
 		}},
-		{"context compile (process)", proc("context", "compile", "--work", start.Work, "--budget", strconv.Itoa(opts.Budget), "--json")},
+		{"context compile (process)", proc("context", "compile", "--work", m.work, "--budget", strconv.Itoa(m.opts.Budget), "--json")},
 		{"ready (process)", proc("ready", "--json")},
 		{"ready --at " + early + " (process)", proc("ready", "--at", early, "--json")},
 		{"status (process)", proc("status", "--json")},
 		{"status --at " + early + " (process)", proc("status", "--at", early, "--json")},
-		{"recovery inspect (process)", proc("recovery", "inspect", "--session", firstSession, "--json")},
-		{"recovery inspect --at " + early + " (process)", proc("recovery", "inspect", "--session", firstSession, "--at", early, "--json")},
+		{"recovery inspect (process)", proc("recovery", "inspect", "--session", m.first, "--json")},
+		{"recovery inspect --at " + early + " (process)", proc("recovery", "inspect", "--session", m.first, "--at", early, "--json")},
 	}
 	for _, s := range steps {
-		if err := timed(s.name, opts.Count, s.fn); err != nil {
-			return nil, err
+		if err := m.timed(s.name, m.opts.Count, s.fn); err != nil {
+			return err
 		}
 	}
-	if opts.Compare {
-		if opts.Pairs <= 0 {
-			opts.Pairs = 40
-		}
-		if opts.FloorCache == "" {
-			dir, err := os.UserCacheDir()
-			if err != nil {
-				dir = os.TempDir()
-			}
-			opts.FloorCache = filepath.Join(dir, "awr", "bench-floor")
-		}
-		if base != nil {
-			end, err := base.start(ctx, opts.Baseline, items)
-			if err != nil {
-				return nil, err
-			}
-			defer end()
-		}
-		c := &compareEnv{ctx: ctx, p: p, opts: opts, proc: proc, session: sid, work: start.Work, early: early, first: firstSession, base: base, events: res.Events,
-			env: func(env []string, args ...string) func() error {
-				full := append([]string{"--project", p.Dir()}, args...)
-				return func() error { return runChildEnv(ctx, opts.Exe, full, env) }
-			}}
-		if res.Targets, res.Floor, err = compare(c); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: sid, Outcome: events.OutcomeIncomplete, Agent: "bench-run"}); err != nil {
-		return nil, err
-	}
-	ended = true
+	return nil
+}
 
-	if opts.Progress != nil {
-		opts.Progress("replay")
+// targets measures issue #17's targets as paired runs (--compare), with
+// base's project where one divides two histories.
+func (m *measurer) targets(base *baseline) error {
+	opts := m.opts
+	if opts.Pairs <= 0 {
+		opts.Pairs = 40
+	}
+	if opts.FloorCache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		opts.FloorCache = filepath.Join(dir, "awr", "bench-floor")
+	}
+	if base != nil {
+		end, err := base.start(m.ctx, opts.Baseline, m.items)
+		if err != nil {
+			return err
+		}
+		defer end()
+	}
+	ctx, p := m.ctx, m.p
+	c := &compareEnv{ctx: ctx, p: p, opts: opts, proc: m.proc, session: m.sid, work: m.work, early: m.early, first: m.first, base: base, events: m.res.Events,
+		env: func(env []string, args ...string) func() error {
+			full := append([]string{"--project", p.Dir()}, args...)
+			return func() error { return runChildEnv(ctx, opts.Exe, full, env) }
+		}}
+	var err error
+	m.res.Targets, m.res.Floor, err = compare(c)
+	return err
+}
+
+// replay times ReplayCount full rebuilds of the projections, in events
+// per second.
+func (m *measurer) replay() error {
+	if m.opts.Progress != nil {
+		m.opts.Progress("replay")
 	}
 	var rates []float64
-	for i := 0; i < opts.ReplayCount; i++ {
+	for i := 0; i < m.opts.ReplayCount; i++ {
 		var head int64
-		if err := store.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }); err != nil {
-			return nil, err
+		if err := m.store.Read(m.ctx, func(r *events.Reader) error { head = r.Head; return nil }); err != nil {
+			return err
 		}
 		t0 := time.Now()
-		if err := store.Rebuild(ctx, nil); err != nil {
-			return nil, err
+		if err := m.store.Rebuild(m.ctx, nil); err != nil {
+			return err
 		}
 		rates = append(rates, math.Round(float64(head)/time.Since(t0).Seconds()))
 	}
-	res.Measurements = append(res.Measurements, summarize("replay (in process)", "events/s", rates))
-
-	if opts.Progress != nil {
-		opts.Progress("context economy")
-	}
-	if res.Context, err = economy(ctx, p, items, opts.Budget); err != nil {
-		return nil, err
-	}
-	if err := store.Read(ctx, func(r *events.Reader) error { res.ProjectRevision = r.Head; return nil }); err != nil {
-		return nil, err
-	}
-	return res, nil
+	m.res.Measurements = append(m.res.Measurements, summarize("replay (in process)", "events/s", rates))
+	return nil
 }
 
 // runChild runs the awr binary with args, as `awr` (argv[0]), and fails

@@ -152,20 +152,37 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return r.report, nil
 }
 
+// script is the scripted handoff, in three parts: the first agent, the
+// interruption and the resume, and the proof.
 func (r *runner) script() error {
+	sid, cp, err := r.firstAgent()
+	if err != nil {
+		return err
+	}
+	succ, err := r.handoff(sid, cp)
+	if err != nil {
+		return err
+	}
+	return r.proof(sid, cp.ProjectRevision, succ)
+}
+
+// firstAgent is the first half of the story: init, the reads that orient
+// a person, and an agent that starts on CART-1, compiles its context and
+// checkpoints; it returns the session and its checkpoint.
+func (r *runner) firstAgent() (string, *project.CheckpointResult, error) {
 	ctx := r.ctx
 	r.step("awr init --accept --name checkout", fmt.Sprintf("project \"checkout\" initialized: indexed %s", strings.Join(r.indexed, ", ")),
 		r.initRes.ProjectRevision, map[string]any{"project_id": r.initRes.ProjectID})
 
 	status, err := r.p.Status(ctx, project.StatusRequest{})
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	r.step("awr status", fmt.Sprintf("project_revision %d, %d work items, %d ready", status.ProjectRevision, status.WorkItems, status.ReadyCount), status.ProjectRevision, nil)
 
 	ready, err := r.p.Ready(ctx, project.ReadyRequest{})
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	var keys []string
 	for _, it := range ready.Ready {
@@ -176,7 +193,7 @@ func (r *runner) script() error {
 	rev := status.ProjectRevision
 	start, err := r.p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Provider: "anthropic", Model: "claude-opus", Claim: true, TTLms: new(int64(30 * 60 * 1000)), WriteMeta: project.WriteMeta{ExpectedRevision: &rev}})
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	sid := start.Session.ID
 	r.step(fmt.Sprintf("awr session start --work CART-1 --agent builder --provider anthropic --model claude-opus --claim --ttl 30m --expected-revision %d", rev),
@@ -185,7 +202,7 @@ func (r *runner) script() error {
 
 	compiled, err := r.p.ContextCompile(ctx, project.ContextCompileRequest{Work: "CART-1", Session: sid, Budget: new(5000)})
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	hash := compiled.WorkContext.ContextHash
 	ctxRec := struct{ ProjectRevision int64 }{compiled.ProjectRevision}
@@ -203,7 +220,7 @@ func (r *runner) script() error {
 		WriteMeta:      project.WriteMeta{ExpectedRevision: &ctxRec.ProjectRevision},
 	})
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	cmd := fmt.Sprintf("awr session checkpoint --session %s --agent builder --context-hash %s --digest %s --next-action %s", sid, hash, word(digest), word(next))
 	for _, l := range loops {
@@ -215,11 +232,16 @@ func (r *runner) script() error {
 	r.step(fmt.Sprintf("%s --expected-revision %d", cmd, ctxRec.ProjectRevision),
 		fmt.Sprintf("checkpoint %s at seq %d, context_hash_verified %v; recorded:", cp.Checkpoint.ID, cp.Checkpoint.Seq, cp.Checkpoint.ContextHashVerified),
 		cp.ProjectRevision, map[string]any{"checkpoint_id": cp.Checkpoint.ID}, recorded(cp.Checkpoint.Digest, cp.Checkpoint.NextAction, cp.Knowledge)...)
-	checkpointRev := cp.ProjectRevision
+	return sid, cp, nil
+}
 
+// handoff is the interruption: the conversation is bound, the terminal
+// closes, and a successor resumes the session; it returns the successor.
+func (r *runner) handoff(sid string, cp *project.CheckpointResult) (projections.Session, error) {
+	ctx := r.ctx
 	bind, err := r.p.ClientBind(ctx, project.ClientBindRequest{Client: "claude-code", ExternalSession: "claude-code:conv-7f3a", Work: "CART-1", SessionID: sid})
 	if err != nil {
-		return err
+		return projections.Session{}, err
 	}
 	r.step("awr client bind --client claude-code --external-session claude-code:conv-7f3a --work CART-1 --session "+sid,
 		"bound; next action on record: "+bind.Binding.NextAction, bind.ProjectRevision, nil)
@@ -233,18 +255,25 @@ func (r *runner) script() error {
 	// alone, so the demo shows that step through commands.ResumeSession.
 	env, err := r.p.Env(ctx)
 	if err != nil {
-		return err
+		return projections.Session{}, err
 	}
 	res, err := commands.ResumeSession(ctx, env, commands.ResumeRequest{FromSession: sid, Agent: "builder-2", Provider: "openai", Model: "gpt-5", WriteMeta: commands.WriteMeta{ExpectedRevision: &bind.ProjectRevision}})
 	if err != nil {
-		return err
+		return projections.Session{}, err
 	}
 	succ := res.Session
 	r.step(fmt.Sprintf("awr session resume --from-session %s --agent builder-2 --provider openai --model gpt-5 --expected-revision %d", sid, bind.ProjectRevision),
 		fmt.Sprintf("successor %s inherits checkpoint %s; claim moved (fencing token %d); predecessor ended as interrupted; it inherits:", succ.ID, res.Checkpoint.ID, res.Claim.FencingToken),
 		res.ProjectRevision, map[string]any{"session_id": succ.ID, "digest": res.Checkpoint.Digest, "next_action": res.Checkpoint.NextAction, "open_loops": loopLines(cp.Knowledge.OpenLoops)},
 		recorded(res.Checkpoint.Digest, res.Checkpoint.NextAction, cp.Knowledge)...)
+	return succ, nil
+}
 
+// proof is the second half: what the successor sees and is handed, and
+// the evidence that the log verifies, reads at the checkpoint's revision
+// (checkpointRev) and re-imports identically.
+func (r *runner) proof(sid string, checkpointRev int64, succ projections.Session) error {
+	ctx := r.ctx
 	rec, err := r.p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: succ.ID})
 	if err != nil {
 		return err

@@ -2,9 +2,9 @@ package soak
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
+	"github.com/awr-dev/awr/fixtures/logkit"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -20,7 +20,6 @@ import (
 	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/projections"
-	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 )
 
@@ -209,44 +208,11 @@ func killOne(dir, work, agent string, delay time.Duration, afterFirstAck bool) (
 // head.
 func assertSoundLog(t *testing.T, dir string, acked map[int64]string) int64 {
 	t.Helper()
-	ctx := context.Background()
-	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
-	require.NoError(t, err)
+	st := logkit.OpenProject(t, dir)
 	defer st.Close()
-	res, err := replay.Verify(ctx, st, nil)
-	require.NoError(t, err)
-	require.True(t, res.OK, "verify: %+v", res)
-	checked := false
-	for _, c := range res.Checks {
-		if c.Name == "projection_checksums" {
-			require.True(t, c.OK, c.Detail)
-			checked = true
-		}
-	}
-	require.True(t, checked, "verify compared no projection checksums: %+v", res.Checks)
-	require.Len(t, res.Projections, len(projections.All()))
-
-	var export bytes.Buffer
-	_, err = replay.Export(ctx, st, &export, -1)
-	require.NoError(t, err)
-	scratch, err := events.Open(ctx, events.DBPath(t.TempDir()), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(t, err)
-	defer scratch.Close()
-	_, err = replay.Import(ctx, scratch, &export, "soak.jsonl")
-	require.NoError(t, err)
-	replayed, err := replay.Verify(ctx, scratch, nil)
-	require.NoError(t, err)
-	require.Equal(t, replayed.HeadHash, res.HeadHash)
-	require.Equal(t, replayed.Projections, res.Projections, "the projections differ from a replay of the log from seq 0")
-	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
-		for seq, id := range acked {
-			require.LessOrEqual(t, seq, r.Head, "acknowledged seq %d missing", seq)
-			var got string
-			require.NoError(t, events.ScanEvents(r.Conn, seq, seq, func(e *events.Event) error { got = e.ID; return nil }))
-			require.Equal(t, id, got, "acknowledged event at seq %d", seq)
-		}
-		return nil
-	}))
+	res := logkit.RequireVerifies(t, st)
+	logkit.RequireReplayed(t, st, res, t.TempDir())
+	logkit.RequireAcked(t, st, acked)
 	return res.ProjectRevision
 }
 

@@ -75,15 +75,11 @@ func (s *Server) Subscriptions() []string {
 
 // headNow returns the project_revision, or 0 when the log cannot be read.
 func (s *Server) headNow(ctx context.Context) int64 {
-	st, err := s.project.EventLog(ctx)
+	h, err := s.project.Head(ctx)
 	if err != nil {
 		return 0
 	}
-	h, err := st.Head(ctx)
-	if err != nil {
-		return 0
-	}
-	return h.Revision
+	return h.ProjectRevision
 }
 
 // onUnsubscribe drops a subscription, and stops the watch with the last.

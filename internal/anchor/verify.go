@@ -1,7 +1,6 @@
-package project
+package anchor
 
 import (
-	"context"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -14,9 +13,9 @@ import (
 	"zombiezen.com/go/sqlite"
 )
 
-// AnchorCheck is what `awr verify --anchors` (and `awr import
+// Check is what `awr verify --anchors` (and `awr import
 // --anchors`) found.
-type AnchorCheck struct {
+type Check struct {
 	OK bool `json:"ok"`
 	// Source is the anchor file, or git:REPOSITORY refs/notes/awr.
 	Source string `json:"source"`
@@ -40,7 +39,7 @@ type AnchorCheck struct {
 	Malformed []string `json:"malformed,omitempty"`
 	// Broken is the first anchor, in seq order, that the log no longer
 	// holds.
-	Broken *BrokenAnchor `json:"broken,omitempty"`
+	Broken *Broken `json:"broken,omitempty"`
 	// PastFork is the first anchor, in seq order, of a project this log
 	// was before a fork that lies after the fork (set aside), and ForkSeq
 	// the seq of that fork: with no anchor of the project itself, the
@@ -49,9 +48,9 @@ type AnchorCheck struct {
 	ForkSeq  int64   `json:"fork_seq,omitempty"`
 }
 
-// BrokenAnchor is an anchor the log no longer holds: the event at its seq
+// Broken is an anchor the log no longer holds: the event at its seq
 // has another hash (FoundHash), or the log ends before its seq.
-type BrokenAnchor struct {
+type Broken struct {
 	ProjectID    string `json:"project_id"`
 	Seq          int64  `json:"seq"`
 	AnchoredHash string `json:"anchored_hash"`
@@ -72,7 +71,7 @@ type HeadCheck struct {
 	FoundAt int64 `json:"found_at,omitempty"`
 }
 
-func checkHashArg(flag, h string) error {
+func CheckHash(flag, h string) error {
 	if b, err := hex.DecodeString(h); err != nil || len(b) != events.HashSize || strings.ToLower(h) != h {
 		return fault.New(fault.InvalidInput, "verify: %s %q is not an event hash (64 lowercase hex digits)", flag, h).With("flag", flag).
 			WithHint("awr status --json")
@@ -80,9 +79,9 @@ func checkHashArg(flag, h string) error {
 	return nil
 }
 
-// hashAt returns the hex hash of the event at seq on conn, "" when there
+// HashAt returns the hex hash of the event at seq on conn, "" when there
 // is none.
-func hashAt(conn *sqlite.Conn, seq int64) (string, error) {
+func HashAt(conn *sqlite.Conn, seq int64) (string, error) {
 	var h string
 	err := events.ScanEvents(conn, seq, seq, func(e *events.Event) error {
 		h = hex.EncodeToString(e.Hash)
@@ -91,98 +90,112 @@ func hashAt(conn *sqlite.Conn, seq int64) (string, error) {
 	return h, err
 }
 
-// verifyWitnesses adds to res the checks of what lies outside the log:
-// the replica's recorded origin, the anchors (req.Anchors) and the
-// expected head (req.ExpectHead). A failure sets res.OK false and returns
-// VerifyFailed.
-func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req VerifyRequest, res *VerifyResult) error {
-	var anchors []Anchor
-	var malformed []string
-	source := ""
-	if req.Anchors {
-		var err error
-		if source, anchors, malformed, err = p.loadAnchors(ctx, "verify", req.AnchorsFile); err != nil {
-			return err
-		}
-	}
-	var failure *fault.Error
+// Witnesses are the checks of what lies outside the log that `awr
+// verify` asks for: the replica's recorded origin (always), the anchors
+// read from Source when Anchors, and the expected head when ExpectHead is
+// set. SourceArg is how a hint names the anchors (a file, or git).
+type Witnesses struct {
+	Anchors   bool
+	Source    string
+	List      []Anchor
+	Malformed []string
+	SourceArg string
+	// ExpectHead is the hash the head must have ("" for no check).
+	ExpectHead string
+}
+
+// Verdict is what the witnesses say: one check each, the anchors' and
+// the expected head's findings, and the first refusal (VerifyFailed) when
+// one does not hold.
+type Verdict struct {
+	Checks     []replay.Check
+	Anchors    *Check
+	ExpectHead *HeadCheck
+	Failure    *fault.Error
+}
+
+// Verify checks the witnesses against the log snapshot r.
+func (w Witnesses) Verify(r *events.Reader) (*Verdict, error) {
+	v := &Verdict{}
 	fail := func(e *fault.Error) {
-		res.OK = false
-		if failure == nil {
-			failure = e
+		if v.Failure == nil {
+			v.Failure = e
 		}
 	}
-	err := st.Read(ctx, func(r *events.Reader) error {
-		head, err := headEvent(r)
+	head, err := Head(r)
+	if err != nil {
+		return nil, err
+	}
+	if o, err := events.ReadOrigin(r.Conn); err != nil {
+		return nil, err
+	} else if o != nil {
+		found, err := HashAt(r.Conn, o.HeadSeq)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if o, err := events.ReadOrigin(r.Conn); err != nil {
-			return err
-		} else if o != nil {
-			found, err := hashAt(r.Conn, o.HeadSeq)
-			if err != nil {
-				return err
-			}
-			c := replay.Check{Name: "replica_origin", OK: found == o.HeadHash,
-				Detail: fmt.Sprintf("replica of %s: seq %d has the hash recorded at import (%.12s)", o.ProjectID, o.HeadSeq, o.HeadHash)}
-			if !c.OK {
-				c.Detail = fmt.Sprintf("replica of %s: seq %d was imported with hash %.12s, the log now has %s", o.ProjectID, o.HeadSeq, o.HeadHash, orNone(found))
-				fail(fault.New(fault.VerifyFailed, "verify: seq %d: the origin's head recorded at import has hash %s, the log now has %s: the copy was rewritten after its import", o.HeadSeq, o.HeadHash, orNone(found)).
-					With("seq", o.HeadSeq).With("anchored_hash", o.HeadHash).With("found_hash", found).WithHint("awr import EXPORT.jsonl --project NEW_DIR"))
-			}
-			res.Checks = append(res.Checks, c)
+		c := replay.Check{Name: "replica_origin", OK: found == o.HeadHash,
+			Detail: fmt.Sprintf("replica of %s: seq %d has the hash recorded at import (%.12s)", o.ProjectID, o.HeadSeq, o.HeadHash)}
+		if !c.OK {
+			c.Detail = fmt.Sprintf("replica of %s: seq %d was imported with hash %.12s, the log now has %s", o.ProjectID, o.HeadSeq, o.HeadHash, orNone(found))
+			fail(fault.New(fault.VerifyFailed, "verify: seq %d: the origin's head recorded at import has hash %s, the log now has %s: the copy was rewritten after its import", o.HeadSeq, o.HeadHash, orNone(found)).
+				With("seq", o.HeadSeq).With("anchored_hash", o.HeadHash).With("found_hash", found).WithHint("awr import EXPORT.jsonl --project NEW_DIR"))
 		}
-		if req.Anchors {
-			ac, err := judgeAnchors(r.Conn, r.Head, source, anchors, malformed)
-			if err != nil {
-				return err
-			}
-			c := replay.Check{Name: "anchors", OK: ac.OK, Detail: ac.detail()}
-			if e := ac.failure("verify", p.anchorSourceArg(req.AnchorsFile)); e != nil {
-				fail(e)
-			}
-			res.Anchors = ac
-			res.Checks = append(res.Checks, c)
+		v.Checks = append(v.Checks, c)
+	}
+	if w.Anchors {
+		ac, err := Judge(r.Conn, r.Head, w.Source, w.List, w.Malformed)
+		if err != nil {
+			return nil, err
 		}
-		if req.ExpectHead != "" {
-			hc := &HeadCheck{Expected: req.ExpectHead, HeadSeq: r.Head, HeadHash: head.hash, OK: head.hash == req.ExpectHead}
-			c := replay.Check{Name: "expect_head", OK: hc.OK, Detail: fmt.Sprintf("the head (seq %d) has hash %.12s", r.Head, head.hash)}
-			if !hc.OK {
-				if err := events.ScanEvents(r.Conn, 1, math.MaxInt64, func(e *events.Event) error {
-					if hex.EncodeToString(e.Hash) == req.ExpectHead {
-						hc.FoundAt = e.Seq
-					}
-					return nil
-				}); err != nil {
-					return err
-				}
-				where := "no event of the log has it"
-				if hc.FoundAt > 0 {
-					where = fmt.Sprintf("it is the hash of seq %d: %d event(s) were appended after it", hc.FoundAt, r.Head-hc.FoundAt)
-				}
-				c.Detail = fmt.Sprintf("the head (seq %d) has hash %.12s, not %.12s; %s", r.Head, head.hash, req.ExpectHead, where)
-				e := fault.New(fault.VerifyFailed, "verify: --expect-head %s: the head (seq %d) has hash %s; %s", req.ExpectHead, r.Head, head.hash, where).
-					With("expected", req.ExpectHead).With("head_seq", r.Head).With("head_hash", head.hash).With("found_at", hc.FoundAt)
-				if hc.FoundAt > 0 {
-					e.WithHint("awr log --since %d", hc.FoundAt)
-				} else {
-					e.WithHint("awr status --full")
-				}
-				fail(e)
-			}
-			res.ExpectHead = hc
-			res.Checks = append(res.Checks, c)
+		if e := ac.Failure("verify", w.SourceArg); e != nil {
+			fail(e)
+		}
+		v.Anchors = ac
+		v.Checks = append(v.Checks, replay.Check{Name: "anchors", OK: ac.OK, Detail: ac.Detail()})
+	}
+	if w.ExpectHead != "" {
+		hc, c, e, err := expectHead(r, head.Hash, w.ExpectHead)
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			fail(e)
+		}
+		v.ExpectHead = hc
+		v.Checks = append(v.Checks, c)
+	}
+	return v, nil
+}
+
+// expectHead checks that the head of r has the hash want (the head's is
+// hash); when it does not, it finds which seq has it, if any.
+func expectHead(r *events.Reader, hash, want string) (*HeadCheck, replay.Check, *fault.Error, error) {
+	hc := &HeadCheck{Expected: want, HeadSeq: r.Head, HeadHash: hash, OK: hash == want}
+	c := replay.Check{Name: "expect_head", OK: hc.OK, Detail: fmt.Sprintf("the head (seq %d) has hash %.12s", r.Head, hash)}
+	if hc.OK {
+		return hc, c, nil, nil
+	}
+	if err := events.ScanEvents(r.Conn, 1, math.MaxInt64, func(e *events.Event) error {
+		if hex.EncodeToString(e.Hash) == want {
+			hc.FoundAt = e.Seq
 		}
 		return nil
-	})
-	if err != nil {
-		return err
+	}); err != nil {
+		return nil, c, nil, err
 	}
-	if failure != nil {
-		return failure.With("project_revision", res.ProjectRevision)
+	where := "no event of the log has it"
+	if hc.FoundAt > 0 {
+		where = fmt.Sprintf("it is the hash of seq %d: %d event(s) were appended after it", hc.FoundAt, r.Head-hc.FoundAt)
 	}
-	return nil
+	c.Detail = fmt.Sprintf("the head (seq %d) has hash %.12s, not %.12s; %s", r.Head, hash, want, where)
+	e := fault.New(fault.VerifyFailed, "verify: --expect-head %s: the head (seq %d) has hash %s; %s", want, r.Head, hash, where).
+		With("expected", want).With("head_seq", r.Head).With("head_hash", hash).With("found_at", hc.FoundAt)
+	if hc.FoundAt > 0 {
+		e.WithHint("awr log --since %d", hc.FoundAt)
+	} else {
+		e.WithHint("awr status --full")
+	}
+	return hc, c, e, nil
 }
 
 func orNone(h string) string {
@@ -192,43 +205,7 @@ func orNone(h string) string {
 	return h
 }
 
-// loadAnchors reads the anchors of file, or with file "" or "git" those of
-// the git notes (refs/notes/awr) of the repository holding the project,
-// and names where they came from (source). A relative file is relative to
-// the working directory. Errors: InvalidInput for a file that cannot be
-// read or, for git, a project outside a git repository.
-func (p *Project) loadAnchors(ctx context.Context, op, file string) (source string, anchors []Anchor, malformed []string, err error) {
-	if file == "" || file == "git" {
-		g, err := gitRepo(ctx, p.dir, op)
-		if err != nil {
-			return "", nil, nil, err
-		}
-		anchors, malformed, err = g.readNotes(ctx)
-		return "git:" + g.top + " " + AnchorNotesRef, anchors, malformed, err
-	}
-	hint := "awr verify --anchors anchors.txt"
-	if op == "import" {
-		hint = "awr import EXPORT.jsonl --project NEW_DIR --anchors anchors.txt"
-	}
-	path, err := p.namedPath(op, "--anchors", file, hint)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	anchors, malformed, err = readAnchorFile(ctx, op, p.dir, path)
-	return path, anchors, malformed, err
-}
-
-// anchorSourceArg is how a hint names the anchors a command read: git,
-// the file as given when it lies in the project, anchors.txt otherwise (a
-// hint names no path outside the project).
-func (p *Project) anchorSourceArg(file string) string {
-	if file == "" || file == "git" {
-		return "git"
-	}
-	return p.shown(file, "anchors.txt")
-}
-
-// judgeAnchors checks anchors against the log on conn (head its last seq)
+// Judge checks anchors against the log on conn (head its last seq)
 // by the one rule of anchors: an anchor of a project the log is, or was
 // before a fork, is checked against the log wherever its seq lies in that
 // project's line of history, whatever the log or anything beside it says.
@@ -247,12 +224,12 @@ func (p *Project) anchorSourceArg(file string) string {
 //     its origin's id (fork=HASH), are set aside.
 //
 // The first anchor, in seq order, that the log does not hold is Broken.
-func judgeAnchors(conn *sqlite.Conn, head int64, source string, anchors []Anchor, malformed []string) (*AnchorCheck, error) {
+func Judge(conn *sqlite.Conn, head int64, source string, anchors []Anchor, malformed []string) (*Check, error) {
 	lineage, err := events.ReadLineage(conn)
 	if err != nil {
 		return nil, err
 	}
-	ac := &AnchorCheck{OK: true, Source: source, ProjectID: lineage.Current(), Ignored: []Anchor{}, Malformed: malformed}
+	ac := &Check{OK: true, Source: source, ProjectID: lineage.Current(), Ignored: []Anchor{}, Malformed: malformed}
 	var mine []Anchor
 	for _, a := range anchors {
 		_, to, ok := lineage.Span(a.ProjectID)
@@ -282,16 +259,16 @@ func judgeAnchors(conn *sqlite.Conn, head int64, source string, anchors []Anchor
 		}
 		found := ""
 		if a.Seq <= head {
-			if found, err = hashAt(conn, a.Seq); err != nil {
+			if found, err = HashAt(conn, a.Seq); err != nil {
 				return nil, err
 			}
 		}
 		switch {
 		case a.Seq > head:
-			ac.Broken = &BrokenAnchor{ProjectID: a.ProjectID, Seq: a.Seq, AnchoredHash: a.Hash, At: a.At, Where: a.Where,
+			ac.Broken = &Broken{ProjectID: a.ProjectID, Seq: a.Seq, AnchoredHash: a.Hash, At: a.At, Where: a.Where,
 				Problem: fmt.Sprintf("the anchor names seq %d but the log ends at seq %d: anchored events were removed", a.Seq, head)}
 		case found != a.Hash:
-			ac.Broken = &BrokenAnchor{ProjectID: a.ProjectID, Seq: a.Seq, AnchoredHash: a.Hash, FoundHash: found, At: a.At, Where: a.Where,
+			ac.Broken = &Broken{ProjectID: a.ProjectID, Seq: a.Seq, AnchoredHash: a.Hash, FoundHash: found, At: a.At, Where: a.Where,
 				Problem: fmt.Sprintf("seq %d was anchored with hash %s, the log now has %s: the history was rewritten after the anchor", a.Seq, a.Hash, found)}
 		default:
 			latest := a
@@ -307,8 +284,8 @@ func judgeAnchors(conn *sqlite.Conn, head int64, source string, anchors []Anchor
 	return ac, nil
 }
 
-// detail is the anchors check's one-line account.
-func (ac *AnchorCheck) detail() string {
+// Detail is the anchors check's one-line account.
+func (ac *Check) Detail() string {
 	switch {
 	case ac.Broken != nil:
 		return fmt.Sprintf("anchor %s: %s", ac.Broken.Where, ac.Broken.Problem)
@@ -328,12 +305,12 @@ func (ac *AnchorCheck) detail() string {
 	return d
 }
 
-// failure is the VerifyFailed refusal of op for a check that does not
+// Failure is the VerifyFailed refusal of op for a check that does not
 // hold (nil when it holds): the first broken anchor (its seq, both hashes,
 // where it was read), a line that is not an anchor, or no anchor of this
 // project. arg is how the command named the anchors (a file, or git); a
 // rewrite's hint restores from an export checked against them.
-func (ac *AnchorCheck) failure(op, arg string) *fault.Error {
+func (ac *Check) Failure(op, arg string) *fault.Error {
 	tail := ""
 	if op == "import" {
 		tail = "; nothing was imported"
@@ -346,7 +323,7 @@ func (ac *AnchorCheck) failure(op, arg string) *fault.Error {
 			With("where", b.Where).With("project_id", b.ProjectID).With("anchor", Anchor{ProjectID: b.ProjectID, Seq: b.Seq, Hash: b.AnchoredHash, At: b.At, Where: b.Where}.Line()).
 			WithHint("awr import EXPORT.jsonl --project NEW_DIR --anchors %s", arg)
 	case len(ac.Malformed) > 0:
-		return fault.New(fault.VerifyFailed, "%s: anchor %s is not an anchor line (%s project=ID seq=N hash=HEX at=TIME)%s", op, ac.Malformed[0], anchorTag, tail).
+		return fault.New(fault.VerifyFailed, "%s: anchor %s is not an anchor line (%s project=ID seq=N hash=HEX at=TIME)%s", op, ac.Malformed[0], tag, tail).
 			With("where", ac.Malformed[0]).WithHint("awr anchor")
 	case ac.Own == 0:
 		hint := "awr anchor"
@@ -368,7 +345,7 @@ func (ac *AnchorCheck) failure(op, arg string) *fault.Error {
 // forkedNote says, for a check with no anchor of the project itself, what
 // else was read: anchors of the project it was forked from (which hold,
 // but vouch only for the history before the fork) and those set aside.
-func (ac *AnchorCheck) forkedNote() string {
+func (ac *Check) forkedNote() string {
 	if ac.Checked > 0 {
 		return fmt.Sprintf(" (%d anchor(s) of the project it was forked from hold, up to the fork; %d ignored)", ac.Checked, len(ac.Ignored))
 	}

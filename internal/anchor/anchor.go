@@ -1,4 +1,4 @@
-package project
+package anchor
 
 import (
 	"bufio"
@@ -11,7 +11,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
@@ -28,11 +27,11 @@ import (
 // `awr verify --anchors` reads them back and checks that the event at each
 // anchored seq still has the anchored hash.
 
-// AnchorNotesRef is the git notes ref anchors are recorded under.
-const AnchorNotesRef = "refs/notes/awr"
+// NotesRef is the git notes ref anchors are recorded under.
+const NotesRef = "refs/notes/awr"
 
-// anchorTag opens every anchor line; it versions the format.
-const anchorTag = "awr-anchor v1"
+// tag opens every anchor line; it versions the format.
+const tag = "awr-anchor v1"
 
 var anchorLine = lazyre.New(`^awr-anchor v1 project=(\S+) seq=([0-9]+) hash=([0-9a-f]{64}) at=(\S+)(?: fork=([0-9a-f]{64}))?$`)
 
@@ -54,18 +53,18 @@ type Anchor struct {
 
 // Line returns a's line in the anchor format.
 func (a Anchor) Line() string {
-	line := fmt.Sprintf("%s project=%s seq=%d hash=%s at=%s", anchorTag, a.ProjectID, a.Seq, a.Hash, a.At)
+	line := fmt.Sprintf("%s project=%s seq=%d hash=%s at=%s", tag, a.ProjectID, a.Seq, a.Hash, a.At)
 	if a.Fork != "" {
 		line += " fork=" + a.Fork
 	}
 	return line
 }
 
-// parseAnchors reads the anchor lines of text, where names the source
+// Parse reads the anchor lines of text, where names the source
 // (a line's where is where:N). Blank lines and lines that are not anchors
 // (not opening with "awr-anchor ") are skipped; a line that opens like an
 // anchor but does not parse is returned in bad.
-func parseAnchors(text []byte, where string) (out []Anchor, bad []string) {
+func Parse(text []byte, where string) (out []Anchor, bad []string) {
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	n := 0
@@ -93,104 +92,20 @@ func valueOr(m []string, i int) string {
 	return ""
 }
 
-// AnchorRequest is `awr anchor` and awr_anchor.
-type AnchorRequest struct {
-	To string `name:"to" default:"git" json:"to,omitempty" help:"Where to record the head: git (a note under refs/notes/awr on the project repository's HEAD commit, the default) or a FILE to append one line to (a file named git: ./git)." placeholder:"git|FILE"`
+// HeadInfo is the head of a log: the project id of its seq 1 and the
+// hash of its last event.
+type HeadInfo struct {
+	ProjectID string
+	Hash      string
 }
 
-// AnchorResult is `awr anchor`: the anchor recorded and where.
-type AnchorResult struct {
-	// ProjectRevision is the revision anchored (the anchor's seq), as every
-	// answer says which revision it reflects.
-	ProjectRevision int64 `json:"project_revision"`
-	Anchor
-	// To is "git" or "file".
-	To string `json:"to"`
-	// Line is the anchor's line as recorded.
-	Line string `json:"line"`
-	// Repository, Commit and Ref say where a git anchor went.
-	Repository string `json:"repository,omitempty"`
-	Commit     string `json:"commit,omitempty"`
-	Ref        string `json:"ref,omitempty"`
-	// File and FileLine say where a file anchor went.
-	File     string `json:"file,omitempty"`
-	FileLine int    `json:"file_line,omitempty"`
-	Next     string `json:"next"`
-}
-
-// Anchor records the log's head outside the database: with To "git" (or
-// empty) as a line of the git note (refs/notes/awr) on the HEAD commit of
-// the repository holding the project, appended to a note already there;
-// otherwise as a line appended to the file To (created if missing,
-// opened for appending, synced). A relative file is relative to the
-// project directory (the CLI makes it relative to the working directory).
-// Errors: InvalidTransition for a log with no event; InvalidInput when To
-// is git and the project is not in a git repository or its repository has
-// no commit (hint `awr anchor --to FILE`); Storage when git or the file
-// cannot be written.
-func (p *Project) Anchor(ctx context.Context, req AnchorRequest) (*AnchorResult, error) {
-	var a Anchor
-	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
-		if r.Head == 0 {
-			return fault.New(fault.InvalidTransition, "anchor: the log has no event to anchor").WithHint("awr init")
-		}
-		h, err := headEvent(r)
-		if err != nil {
-			return err
-		}
-		// The project the log is at its head: a fork anchors under its
-		// own id.
-		l, err := events.ReadLineage(r.Conn)
-		if err != nil {
-			return err
-		}
-		a = Anchor{ProjectID: l.Current(), Seq: r.Head, Hash: h.hash}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	a.At = p.opts.Now().UTC().Format(time.RFC3339)
-	res := &AnchorResult{ProjectRevision: a.Seq, Anchor: a, Line: a.Line(), Next: "awr verify --anchors"}
-	if req.To == "" || req.To == "git" {
-		g, err := gitRepo(ctx, p.dir, "anchor")
-		if err != nil {
-			return nil, err
-		}
-		commit, line, err := g.appendNote(ctx, res.Line)
-		if err != nil {
-			return nil, err
-		}
-		res.To, res.Repository, res.Commit, res.Ref = "git", g.top, commit, AnchorNotesRef
-		res.Where = fmt.Sprintf("git:%s:%d", commit, line)
-		return res, nil
-	}
-	path, err := p.namedPath("anchor", "--to", req.To, "awr anchor --to anchors.txt")
-	if err != nil {
-		return nil, err
-	}
-	line, err := appendAnchorFile(ctx, path, res.Line)
-	if err != nil {
-		return nil, err
-	}
-	res.To, res.File, res.FileLine = "file", path, line
-	res.Where = fmt.Sprintf("%s:%d", path, line)
-	res.Next = "awr verify --anchors " + path
-	return res, nil
-}
-
-type headInfo struct {
-	projectID string
-	hash      string
-}
-
-// headEvent returns the project id (from project_initialized) and the
+// Head returns the project id (from project_initialized) and the
 // head's hash of the snapshot r.
-func headEvent(r *events.Reader) (headInfo, error) {
-	var h headInfo
+func Head(r *events.Reader) (HeadInfo, error) {
+	var h HeadInfo
 	err := events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
-		if pi, ok := mustDecode(e).(*events.ProjectInitialized); ok {
-			h.projectID = pi.ProjectID
+		if pi, ok := decoded(e).(*events.ProjectInitialized); ok {
+			h.ProjectID = pi.ProjectID
 		}
 		return nil
 	})
@@ -198,21 +113,21 @@ func headEvent(r *events.Reader) (headInfo, error) {
 		return h, err
 	}
 	err = events.ScanEvents(r.Conn, r.Head, r.Head, func(e *events.Event) error {
-		h.hash = hex.EncodeToString(e.Hash)
+		h.Hash = hex.EncodeToString(e.Hash)
 		return nil
 	})
 	return h, err
 }
 
-// maxAnchorsFile bounds an anchors file: awr reads no more of one, and
+// MaxFile bounds an anchors file: awr reads no more of one, and
 // appends to none larger (at about 150 bytes a line, 100 000 anchors).
-const maxAnchorsFile = 16 << 20
+const MaxFile = 16 << 20
 
-// appendAnchorFile appends line to the file at path (created 0644 when
+// AppendFile appends line to the file at path (created 0644 when
 // missing) with O_APPEND, syncs it, and returns the line's number. The
 // file is opened by pathcheck.Append: never through a symbolic link,
 // never in .awr/, never a FIFO, a device or a file of several names.
-func appendAnchorFile(ctx context.Context, path, line string) (int, error) {
+func AppendFile(ctx context.Context, path, line string) (int, error) {
 	f, err := pathcheck.Append(path, 0o644, false)
 	if err != nil {
 		if pathcheck.RuleOf(err) != "" {
@@ -225,8 +140,8 @@ func appendAnchorFile(ctx context.Context, path, line string) (int, error) {
 	if err != nil {
 		return 0, fault.Wrap(fault.Storage, err, "anchor: open %s", path).With("path", path)
 	}
-	if fi.Size() > maxAnchorsFile-int64(len(line))-2 {
-		return 0, fault.New(fault.InvalidInput, "anchor: --to %s: holds %d bytes, the most an anchors file may hold is %d", path, fi.Size(), maxAnchorsFile).
+	if fi.Size() > MaxFile-int64(len(line))-2 {
+		return 0, fault.New(fault.InvalidInput, "anchor: --to %s: holds %d bytes, the most an anchors file may hold is %d", path, fi.Size(), MaxFile).
 			With("flag", "--to").With("path", path).With("rule", string(pathcheck.RuleTooLarge)).WithHint("awr anchor --to anchors-2.txt")
 	}
 	// A file whose last line has no newline (edited by hand) gets one
@@ -246,7 +161,7 @@ func appendAnchorFile(ctx context.Context, path, line string) (int, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0, fault.Wrap(fault.Storage, err, "anchor: read %s", path).With("path", path)
 	}
-	b, err := pathcheck.ReadAll(ctx, f, maxAnchorsFile, path)
+	b, err := pathcheck.ReadAll(ctx, f, MaxFile, path)
 	if err != nil {
 		return 0, fault.Wrap(fault.Storage, err, "anchor: read %s", path).With("path", path)
 	}
@@ -263,11 +178,11 @@ func appendAnchorFile(ctx context.Context, path, line string) (int, error) {
 	return len(lines), nil
 }
 
-// readAnchorFile reads the anchors of the file at path for op: a regular
-// file of at most maxAnchorsFile bytes (pathcheck.ReadFile); the hint
+// ReadFile reads the anchors of the file at path for op: a regular
+// file of at most MaxFile bytes (pathcheck.ReadFile); the hint
 // names path only when it lies in the project (root).
-func readAnchorFile(ctx context.Context, op, root, path string) ([]Anchor, []string, error) {
-	b, err := pathcheck.ReadFile(ctx, path, maxAnchorsFile)
+func ReadFile(ctx context.Context, op, root, path string) ([]Anchor, []string, error) {
+	b, err := pathcheck.ReadFile(ctx, path, MaxFile)
 	if err != nil {
 		hint := "awr anchor --to " + pathcheck.Shown(root, path, "anchors.txt")
 		if pathcheck.RuleOf(err) != "" {
@@ -279,6 +194,17 @@ func readAnchorFile(ctx context.Context, op, root, path string) ([]Anchor, []str
 		return nil, nil, fault.New(fault.InvalidInput, "%s: --anchors %s cannot be read: %v", op, path, errors.Unwrap(err)).With("path", path).
 			WithHint("%s", hint)
 	}
-	a, bad := parseAnchors(b, path)
+	a, bad := Parse(b, path)
 	return a, bad, nil
+}
+
+// refused is err from pathcheck as the error shown, with hint.
+func refused(op, flag string, err error, hint string) *fault.Error {
+	return pathcheck.Fault(op, flag, err).WithHint("%s", hint)
+}
+
+// decoded is e's payload, nil when it does not decode.
+func decoded(e *events.Event) any {
+	v, _ := events.Decode(e)
+	return v
 }

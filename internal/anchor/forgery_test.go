@@ -1,4 +1,4 @@
-package project_test
+package anchor_test
 
 import (
 	"context"

@@ -1,8 +1,13 @@
-package project
+// Package diff compares the read models of one project at two revisions
+// (`awr diff`): it reads the events between them, derives the entities
+// they touched (sessions, claims, checkpoints, knowledge, work items,
+// bindings, seats), reads each as of both revisions with the temporal
+// reads of projections, and compares them field by field, so its cost
+// follows what changed, never the length of the log.
+package diff
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -15,20 +20,21 @@ import (
 	"zombiezen.com/go/sqlite"
 )
 
-// DiffRequest is `awr diff` and awr_diff: what changed between revisions
-// From and To (the head when nil), in every read model or only in what
-// concerns one work item, session or seat.
-type DiffRequest struct {
-	From    int64  `name:"from" required:"" json:"from" help:"The revision to compare from (0 or more)." placeholder:"REV"`
-	To      *int64 `name:"to" json:"to,omitempty" help:"The revision to compare to (default: the head)." placeholder:"REV"`
-	Work    string `name:"work" json:"work,omitempty" help:"Only what concerns this work item: its events (those of awr log --work) and its entities." placeholder:"KEY"`
-	Session string `name:"session" json:"session,omitempty" help:"Only what concerns this session: its events (those of awr log --session) and its entities." placeholder:"ID"`
-	Seat    string `name:"seat" json:"seat,omitempty" help:"Only what concerns this seat: its events, those of its sessions, and their entities." placeholder:"ROLE@RIG"`
+// Request is what a diff compares: revisions From and To (the head when
+// nil), in every read model or only in what concerns one work item,
+// session or seat (at most one of them). The door's DiffRequest, the
+// operation's one declaration, converts to it.
+type Request struct {
+	From    int64
+	To      *int64
+	Work    string
+	Session string
+	Seat    string
 }
 
-// DiffEvent is one event between the two revisions, with a short summary
+// Event is one event between the two revisions, with a short summary
 // of its payload (awr log --json shows it whole).
-type DiffEvent struct {
+type Event struct {
 	Seq        int64  `json:"seq"`
 	Kind       string `json:"kind"`
 	Stream     string `json:"stream"`
@@ -37,77 +43,70 @@ type DiffEvent struct {
 	Summary    string `json:"summary"`
 }
 
-// DiffField is one field of an entity that differs: its JSON value as of
+// Field is one field of an entity that differs: its JSON value as of
 // From (null when the entity or the field did not exist) and as of To.
 // A nested object's fields are compared one by one (source.line_start).
-type DiffField struct {
+type Field struct {
 	Field  string          `json:"field"`
 	Before json.RawMessage `json:"before"`
 	After  json.RawMessage `json:"after"`
 }
 
-// DiffEntity is one entity of a read model that differs between the two
+// Entity is one entity of a read model that differs between the two
 // revisions: added (absent at From), removed (absent at To) or changed.
-type DiffEntity struct {
+type Entity struct {
 	ID string `json:"id"`
 	// Work is the work item the entity belongs to, when it has one.
-	Work   string      `json:"work,omitempty"`
-	Change string      `json:"change"`
-	Fields []DiffField `json:"fields"`
+	Work   string  `json:"work,omitempty"`
+	Change string  `json:"change"`
+	Fields []Field `json:"fields"`
 }
 
 // Entity changes of a diff.
 const (
-	DiffAdded   = "added"
-	DiffRemoved = "removed"
-	DiffChanged = "changed"
+	Added   = "added"
+	Removed = "removed"
+	Changed = "changed"
 )
 
-// DiffChanges is what changed in each read model.
-type DiffChanges struct {
-	Sessions    []DiffEntity `json:"sessions"`
-	Claims      []DiffEntity `json:"claims"`
-	Checkpoints []DiffEntity `json:"checkpoints"`
+// Changes is what changed in each read model.
+type Changes struct {
+	Sessions    []Entity `json:"sessions"`
+	Claims      []Entity `json:"claims"`
+	Checkpoints []Entity `json:"checkpoints"`
 	// Knowledge is the loops, decisions, facts and hypotheses.
-	Knowledge []DiffEntity `json:"knowledge"`
-	WorkItems []DiffEntity `json:"work_items"`
-	Bindings  []DiffEntity `json:"bindings"`
-	Seats     []DiffEntity `json:"seats"`
+	Knowledge []Entity `json:"knowledge"`
+	WorkItems []Entity `json:"work_items"`
+	Bindings  []Entity `json:"bindings"`
+	Seats     []Entity `json:"seats"`
 }
 
-// DiffRead is what a diff read: the events between the revisions and the
+// Read is what a diff read: the events between the revisions and the
 // entities they touched, each read as of both revisions. It depends on
 // what changed, never on the length of the log.
-type DiffRead struct {
+type Read struct {
 	Events   int `json:"events"`
 	Entities int `json:"entities"`
 }
 
-// DiffResult is `awr diff`.
-type DiffResult struct {
-	ProjectRevision int64       `json:"project_revision"`
-	From            int64       `json:"from"`
-	To              int64       `json:"to"`
-	Work            string      `json:"work,omitempty"`
-	Session         string      `json:"session,omitempty"`
-	Seat            string      `json:"seat,omitempty"`
-	Events          []DiffEvent `json:"events"`
-	Changes         DiffChanges `json:"changes"`
+// Result is `awr diff`.
+type Result struct {
+	ProjectRevision int64   `json:"project_revision"`
+	From            int64   `json:"from"`
+	To              int64   `json:"to"`
+	Work            string  `json:"work,omitempty"`
+	Session         string  `json:"session,omitempty"`
+	Seat            string  `json:"seat,omitempty"`
+	Events          []Event `json:"events"`
+	Changes         Changes `json:"changes"`
 	// Changed is the number of entities that differ.
-	Changed int      `json:"changed"`
-	Read    DiffRead `json:"read"`
+	Changed int  `json:"changed"`
+	Read    Read `json:"read"`
 }
 
-// Diff compares every read model as of From and as of To. It reads the
-// events in (From, To] (an index range on seq; with --work or --session
-// the index of awr log), derives from them the entities they touched
-// (sessions, claims, checkpoints, knowledge, work items, bindings, seats),
-// reads each as of both revisions with the temporal reads of --at, and
-// compares them field by field, so its cost follows what changed.
-// Errors: InvalidInput for a negative revision, one beyond the head, From
-// after To or more than one of --work, --session, --seat; NotFound for a
-// work item, session or seat unknown at To.
-func (p *Project) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error) {
+// Check refuses a request before any read: more than one of --work,
+// --session and --seat, or a negative revision (InvalidInput).
+func Check(req Request) error {
 	scopes := 0
 	for _, s := range []string{req.Work, req.Session, req.Seat} {
 		if s != "" {
@@ -115,46 +114,50 @@ func (p *Project) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error
 		}
 	}
 	if scopes > 1 {
-		return nil, fault.New(fault.InvalidInput, "diff: give at most one of --work, --session and --seat").
+		return fault.New(fault.InvalidInput, "diff: give at most one of --work, --session and --seat").
 			WithHint("awr diff --from %d", req.From)
 	}
 	if err := commands.RevisionOf("diff", "--from", req.From); err != nil {
-		return nil, err
+		return err
 	}
 	if req.To != nil {
 		if err := commands.RevisionOf("diff", "--to", *req.To); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	res := &DiffResult{From: req.From, Work: req.Work, Session: req.Session, Seat: req.Seat, Events: []DiffEvent{}}
-	err := p.read(ctx, Read{}, func(r *events.Reader, head, _ int64) error {
-		res.ProjectRevision = head
-		to := head
-		if req.To != nil {
-			to = *req.To
-		}
-		switch {
-		case req.From > head:
-			return fault.New(fault.InvalidInput, "diff: --from %d is beyond project_revision %d", req.From, head).
-				With("from", req.From).With("project_revision", head).WithHint("awr diff --from %d", head)
-		case to > head:
-			return fault.New(fault.InvalidInput, "diff: --to %d is beyond project_revision %d", to, head).
-				With("to", to).With("project_revision", head).WithHint("awr diff --from %d", req.From)
-		case req.From > to:
-			return fault.New(fault.InvalidInput, "diff: --from %d is after --to %d", req.From, to).
-				With("from", req.From).With("to", to).WithHint("awr diff --from %d --to %d", to, req.From)
-		}
-		res.To = to
-		d := &differ{conn: r.Conn, req: req, from: req.From, to: to, touched: newTouched(), seatOf: map[string]string{}}
-		if err := d.known(); err != nil {
-			return err
-		}
-		if err := d.scan(res); err != nil {
-			return err
-		}
-		return d.compare(res)
-	})
-	if err != nil {
+	return nil
+}
+
+// On compares every read model as of req.From and as of req.To (head
+// when nil) on conn, a read of the log at head. Errors: InvalidInput for
+// a revision beyond the head or From after To; NotFound for a work item,
+// session or seat unknown at To.
+func On(conn *sqlite.Conn, head int64, req Request) (*Result, error) {
+	res := &Result{ProjectRevision: head, From: req.From, Work: req.Work, Session: req.Session, Seat: req.Seat, Events: []Event{}}
+	to := head
+	if req.To != nil {
+		to = *req.To
+	}
+	switch {
+	case req.From > head:
+		return nil, fault.New(fault.InvalidInput, "diff: --from %d is beyond project_revision %d", req.From, head).
+			With("from", req.From).With("project_revision", head).WithHint("awr diff --from %d", head)
+	case to > head:
+		return nil, fault.New(fault.InvalidInput, "diff: --to %d is beyond project_revision %d", to, head).
+			With("to", to).With("project_revision", head).WithHint("awr diff --from %d", req.From)
+	case req.From > to:
+		return nil, fault.New(fault.InvalidInput, "diff: --from %d is after --to %d", req.From, to).
+			With("from", req.From).With("to", to).WithHint("awr diff --from %d --to %d", to, req.From)
+	}
+	res.To = to
+	d := &differ{conn: conn, req: req, from: req.From, to: to, touched: newTouched(), seatOf: map[string]string{}}
+	if err := d.known(); err != nil {
+		return nil, err
+	}
+	if err := d.scan(res); err != nil {
+		return nil, err
+	}
+	if err := d.compare(res); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -224,7 +227,7 @@ type refs struct {
 
 type differ struct {
 	conn     *sqlite.Conn
-	req      DiffRequest
+	req      Request
 	from, to int64
 	touched  touched
 	// seatOf caches the seat of each session ("" for none).
@@ -274,13 +277,13 @@ func (d *differ) seat(session string) (string, error) {
 
 // scan reads the events in (from, to] of the scope and records what they
 // touch.
-func (d *differ) scan(res *DiffResult) error {
-	f := LogFilter{Work: d.req.Work, Session: d.req.Session, Since: d.from, Limit: -1}
+func (d *differ) scan(res *Result) error {
+	f := projections.LogFilter{Work: d.req.Work, Session: d.req.Session, Since: d.from, Limit: -1}
 	if d.from == d.to {
 		return nil
 	}
 	d.sessions = map[string]bool{}
-	return scanLog(d.conn, f, d.to, -1, func(e *events.Event) error {
+	return projections.ScanLog(d.conn, f, d.to, -1, func(e *events.Event) error {
 		d.scanned++
 		var rf refs
 		if err := json.Unmarshal(e.Payload, &rf); err != nil {
@@ -306,7 +309,7 @@ func (d *differ) scan(res *DiffResult) error {
 				return nil
 			}
 		}
-		res.Events = append(res.Events, DiffEvent{Seq: e.Seq, Kind: string(e.Kind), Stream: e.Stream, Actor: e.Actor, OccurredAt: e.OccurredAt, Summary: summarize(e.Stream, e.Payload)})
+		res.Events = append(res.Events, Event{Seq: e.Seq, Kind: string(e.Kind), Stream: e.Stream, Actor: e.Actor, OccurredAt: e.OccurredAt, Summary: summarize(e.Stream, e.Payload)})
 		if e.Kind == events.KindSourceIndexed {
 			return d.sourceIndexed(e, rf)
 		}
@@ -396,22 +399,25 @@ type version struct {
 	v        any
 }
 
-// compare reads every touched entity as of both revisions and records
-// those that differ, within the scope.
-func (d *differ) compare(res *DiffResult) error {
-	c := &res.Changes
-	type model struct {
-		name string
-		out  *[]DiffEntity
-		read func(id string, rev int64) ([]version, error)
-	}
+// model is one read model a diff compares: its touched key, where its
+// changes go, and how an entity of it reads as of a revision (none when
+// it did not exist or lies outside the scope).
+type model struct {
+	name string
+	out  *[]Entity
+	read func(id string, rev int64) ([]version, error)
+}
+
+// models is the table of the read models a diff compares, their changes
+// going to c.
+func (d *differ) models(c *Changes) []model {
 	one := func(id, work string, v any, ok bool) []version {
 		if !ok {
 			return nil
 		}
 		return []version{{id: id, work: work, v: v}}
 	}
-	models := []model{
+	return []model{
 		{mSessions, &c.Sessions, func(id string, rev int64) ([]version, error) {
 			s, err := projections.SessionAt(d.conn, id, rev)
 			if err != nil || s == nil {
@@ -483,8 +489,13 @@ func (d *differ) compare(res *DiffResult) error {
 			return one(id, s.Work, s, true), nil
 		}},
 	}
-	for _, m := range models {
-		*m.out = []DiffEntity{}
+}
+
+// compare reads every touched entity as of both revisions and records
+// those that differ, within the scope.
+func (d *differ) compare(res *Result) error {
+	for _, m := range d.models(&res.Changes) {
+		*m.out = []Entity{}
 		for _, id := range d.touched.ids(m.name) {
 			before, err := m.read(id, d.from)
 			if err != nil {
@@ -503,7 +514,7 @@ func (d *differ) compare(res *DiffResult) error {
 		}
 		res.Changed += len(*m.out)
 	}
-	res.Read = DiffRead{Events: d.scanned, Entities: d.reads}
+	res.Read = Read{Events: d.scanned, Entities: d.reads}
 	return nil
 }
 
@@ -537,7 +548,7 @@ func contains(ss []string, s string) bool {
 
 // diffVersions compares the versions of one entity (or of one work
 // item's knowledge, or of a key's work items) as of both revisions.
-func diffVersions(before, after []version) ([]DiffEntity, error) {
+func diffVersions(before, after []version) ([]Entity, error) {
 	type pair struct {
 		work   string
 		b, a   map[string]json.RawMessage
@@ -571,21 +582,21 @@ func diffVersions(before, after []version) ([]DiffEntity, error) {
 		p.a, p.ao = f, true
 		p.work = v.work
 	}
-	var out []DiffEntity
+	var out []Entity
 	for _, id := range order {
 		p := pairs[id]
 		fields := diffFields(p.b, p.a)
 		if len(fields) == 0 {
 			continue
 		}
-		change := DiffChanged
+		change := Changed
 		switch {
 		case !p.bo:
-			change = DiffAdded
+			change = Added
 		case !p.ao:
-			change = DiffRemoved
+			change = Removed
 		}
-		out = append(out, DiffEntity{ID: id, Work: p.work, Change: change, Fields: fields})
+		out = append(out, Entity{ID: id, Work: p.work, Change: change, Fields: fields})
 	}
 	return out, nil
 }
@@ -626,7 +637,7 @@ func flatten(v any) (map[string]json.RawMessage, error) {
 
 // diffFields lists the fields whose values differ, sorted by name; a
 // missing field (or entity) is null.
-func diffFields(b, a map[string]json.RawMessage) []DiffField {
+func diffFields(b, a map[string]json.RawMessage) []Field {
 	names := map[string]bool{}
 	for k := range b {
 		names[k] = true
@@ -639,13 +650,13 @@ func diffFields(b, a map[string]json.RawMessage) []DiffField {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := []DiffField{}
+	out := []Field{}
 	for _, k := range keys {
 		bv, av := b[k], a[k]
 		if bytes.Equal(bv, av) || (isNull(bv) && isNull(av)) {
 			continue
 		}
-		out = append(out, DiffField{Field: k, Before: nullIfEmpty(bv), After: nullIfEmpty(av)})
+		out = append(out, Field{Field: k, Before: nullIfEmpty(bv), After: nullIfEmpty(av)})
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package project_test
+package audit_test
 
 import (
 	"context"

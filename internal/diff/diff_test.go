@@ -1,4 +1,4 @@
-package project_test
+package diff_test
 
 import (
 	"context"

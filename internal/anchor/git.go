@@ -1,4 +1,4 @@
-package project
+package anchor
 
 import (
 	"bufio"
@@ -14,13 +14,14 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/repo"
 )
 
-// anchorRepo is the git repository anchors are recorded in: the one that
+// Repo is the git repository anchors are recorded in: the one that
 // holds the project directory.
-type anchorRepo struct {
-	top string
+type Repo struct {
+	Top string
 }
 
 // gitEnvForAnchors is the environment git runs with: variables that would
@@ -58,10 +59,10 @@ func runGit(ctx context.Context, dir string, stdin io.Reader, args ...string) ([
 	return out.Bytes(), nil
 }
 
-// gitRepo returns the repository holding dir. Errors: InvalidInput when
+// OpenRepo returns the repository holding dir. Errors: InvalidInput when
 // dir is not in a git repository (or git is missing), with the hint of a
 // file witness.
-func gitRepo(ctx context.Context, dir, op string) (*anchorRepo, error) {
+func OpenRepo(ctx context.Context, dir, op string) (*Repo, error) {
 	out, err := runGit(ctx, dir, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
 		hint := "awr anchor --to FILE"
@@ -71,33 +72,33 @@ func gitRepo(ctx context.Context, dir, op string) (*anchorRepo, error) {
 		return nil, fault.New(fault.InvalidInput, "%s: the project %s is not in a git repository (%s), so it has no git notes to hold anchors", op, dir, err).
 			With("path", dir).WithHint("%s", hint)
 	}
-	return &anchorRepo{top: strings.TrimSpace(string(out))}, nil
+	return &Repo{Top: strings.TrimSpace(string(out))}, nil
 }
 
-// appendNote appends line to the note under refs/notes/awr on the HEAD
+// AppendNote appends line to the note under refs/notes/awr on the HEAD
 // commit (keeping what the note holds) and returns the commit and the
 // line's number in the note. Errors: InvalidInput when the repository has
 // no commit; Storage when git cannot write the note.
-func (g *anchorRepo) appendNote(ctx context.Context, line string) (string, int, error) {
-	out, err := runGit(ctx, g.top, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+func (g *Repo) AppendNote(ctx context.Context, line string) (string, int, error) {
+	out, err := runGit(ctx, g.Top, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
-		return "", 0, fault.New(fault.InvalidInput, "anchor: the repository %s has no commit yet to hold a git note", g.top).
-			With("repository", g.top).WithHint("awr anchor --to FILE")
+		return "", 0, fault.New(fault.InvalidInput, "anchor: the repository %s has no commit yet to hold a git note", g.Top).
+			With("repository", g.Top).WithHint("awr anchor --to FILE")
 	}
 	commit := strings.TrimSpace(string(out))
 	// The note is read, then written whole: anchors taken at once (a git
 	// hook and a host hook) take turns, so none loses the other's line.
-	gitDir, err := runGit(ctx, g.top, nil, "rev-parse", "--absolute-git-dir")
+	gitDir, err := runGit(ctx, g.Top, nil, "rev-parse", "--absolute-git-dir")
 	if err != nil {
-		return "", 0, fault.New(fault.Storage, "anchor: git cannot name the repository's directory in %s: %s", g.top, err).
-			With("repository", g.top).WithHint("awr anchor --to FILE")
+		return "", 0, fault.New(fault.Storage, "anchor: git cannot name the repository's directory in %s: %s", g.Top, err).
+			With("repository", g.Top).WithHint("awr anchor --to FILE")
 	}
-	unlock, err := flock(filepath.Join(strings.TrimSpace(string(gitDir)), "awr-notes.lock"), "anchor: lock the notes of")
+	unlock, err := pathcheck.Lock(filepath.Join(strings.TrimSpace(string(gitDir)), "awr-notes.lock"), "anchor: lock the notes of")
 	if err != nil {
 		return "", 0, err
 	}
 	defer unlock()
-	existing, err := runGit(ctx, g.top, nil, "notes", "--ref="+AnchorNotesRef, "show", commit)
+	existing, err := runGit(ctx, g.Top, nil, "notes", "--ref="+NotesRef, "show", commit)
 	if err != nil {
 		existing = nil // no note on this commit yet
 	}
@@ -106,23 +107,23 @@ func (g *anchorRepo) appendNote(ctx context.Context, line string) (string, int, 
 		note += "\n"
 	}
 	note += line + "\n"
-	if _, err := runGit(ctx, g.top, strings.NewReader(note), "notes", "--ref="+AnchorNotesRef, "add", "-f", "-F", "-", commit); err != nil {
-		return "", 0, fault.New(fault.Storage, "anchor: git could not write the note on %s in %s: %s", commit, g.top, err).
-			With("repository", g.top).WithHint("awr anchor --to FILE")
+	if _, err := runGit(ctx, g.Top, strings.NewReader(note), "notes", "--ref="+NotesRef, "add", "-f", "-F", "-", commit); err != nil {
+		return "", 0, fault.New(fault.Storage, "anchor: git could not write the note on %s in %s: %s", commit, g.Top, err).
+			With("repository", g.Top).WithHint("awr anchor --to FILE")
 	}
 	return commit, strings.Count(note, "\n"), nil
 }
 
-// readNotes returns the anchors of every note under refs/notes/awr, over
+// ReadNotes returns the anchors of every note under refs/notes/awr, over
 // all commits (a repository without the ref has none).
-func (g *anchorRepo) readNotes(ctx context.Context) ([]Anchor, []string, error) {
-	list, err := runGit(ctx, g.top, nil, "notes", "--ref="+AnchorNotesRef, "list")
+func (g *Repo) ReadNotes(ctx context.Context) ([]Anchor, []string, error) {
+	list, err := runGit(ctx, g.Top, nil, "notes", "--ref="+NotesRef, "list")
 	if err != nil {
 		// No notes ref yet: git lists nothing (some versions fail).
-		if _, rerr := runGit(ctx, g.top, nil, "rev-parse", "--verify", "-q", AnchorNotesRef); rerr != nil {
+		if _, rerr := runGit(ctx, g.Top, nil, "rev-parse", "--verify", "-q", NotesRef); rerr != nil {
 			return nil, nil, nil
 		}
-		return nil, nil, fault.New(fault.Storage, "verify: git notes --ref=%s list in %s: %s", AnchorNotesRef, g.top, err)
+		return nil, nil, fault.New(fault.Storage, "verify: git notes --ref=%s list in %s: %s", NotesRef, g.Top, err)
 	}
 	type note struct{ blob, commit string }
 	var notes []note
@@ -138,9 +139,9 @@ func (g *anchorRepo) readNotes(ctx context.Context) ([]Anchor, []string, error) 
 	if len(notes) == 0 {
 		return nil, nil, nil
 	}
-	out, err := runGit(ctx, g.top, strings.NewReader(batch.String()), "cat-file", "--batch")
+	out, err := runGit(ctx, g.Top, strings.NewReader(batch.String()), "cat-file", "--batch")
 	if err != nil {
-		return nil, nil, fault.New(fault.Storage, "verify: git cat-file in %s: %s", g.top, err)
+		return nil, nil, fault.New(fault.Storage, "verify: git cat-file in %s: %s", g.Top, err)
 	}
 	rd := bufio.NewReader(bytes.NewReader(out))
 	var all []Anchor
@@ -149,14 +150,14 @@ func (g *anchorRepo) readNotes(ctx context.Context) ([]Anchor, []string, error) 
 		header, err := rd.ReadString('\n')
 		f := strings.Fields(header)
 		if err != nil || len(f) != 3 {
-			return nil, nil, fault.New(fault.Storage, "verify: git cat-file in %s: unexpected output for note %s", g.top, n.blob)
+			return nil, nil, fault.New(fault.Storage, "verify: git cat-file in %s: unexpected output for note %s", g.Top, n.blob)
 		}
 		size, _ := strconv.Atoi(f[2])
 		body := make([]byte, size+1) // the content and its trailing newline
 		if _, err := io.ReadFull(rd, body); err != nil {
-			return nil, nil, fault.New(fault.Storage, "verify: git cat-file in %s: short note %s", g.top, n.blob)
+			return nil, nil, fault.New(fault.Storage, "verify: git cat-file in %s: short note %s", g.Top, n.blob)
 		}
-		a, b := parseAnchors(body[:size], fmt.Sprintf("git:%s", n.commit))
+		a, b := Parse(body[:size], fmt.Sprintf("git:%s", n.commit))
 		all, bad = append(all, a...), append(bad, b...)
 	}
 	return all, bad, nil

@@ -1,0 +1,26 @@
+package pathcheck
+
+import (
+	"os"
+	"syscall"
+
+	"github.com/awr-dev/awr/internal/fault"
+)
+
+// Lock takes an exclusive advisory lock (flock) on the file at path
+// (created 0600 when missing), held until the returned function is
+// called; what names the lock in errors (Storage).
+func Lock(path, what string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "%s %s", what, path)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fault.Wrap(fault.Storage, err, "%s %s", what, path)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

@@ -1,0 +1,186 @@
+package project
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/exec"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/projections"
+)
+
+// ExecutionView is an execution as `awr exec list|show|run` report it
+// (exec.View).
+type ExecutionView = exec.View
+
+// ExecRunRequest is `awr exec run` (CLI only: no MCP tool runs commands).
+type ExecRunRequest = commands.ExecRunRequest
+
+// ExecRunResult is `awr exec run`: the execution (just run, or the one
+// recorded before when Replayed) and the exit status awr exits with.
+type ExecRunResult struct {
+	Execution ExecutionView `json:"execution"`
+	// Replayed is true when the key had already run: nothing ran, and
+	// this is the recorded result.
+	Replayed bool `json:"replayed"`
+	// ExitStatus is the command's exit code, or 128 plus the signal that
+	// ended it, or 127 when it could not start; awr exits with it.
+	ExitStatus      int   `json:"exit_status"`
+	ProjectRevision int64 `json:"project_revision"`
+}
+
+// ExecRun runs req's command at most once per (work item of the session,
+// key) (see commands.StartExecution): it records execution_started, runs
+// the command in the caller's working directory (the project root when
+// the caller is outside the project) with stdin, stdout and stderr passed
+// through, keeps each output stream (capped at MaxKeptOutput, every line
+// that looks like a secret withheld) under .awr/executions/<id>/, and
+// records execution_finished with the exit code, duration, output hashes
+// and HEAD after. A failing command is a result, not an error. If awr dies
+// before the finish is recorded, the key is unknown until a run with
+// RetryUnknown.
+// Errors: those of commands.StartExecution and commands.FinishExecution;
+// Storage when the output directory cannot be made.
+func (p *Project) ExecRun(ctx context.Context, req ExecRunRequest, stdin io.Reader, stdout, stderr io.Writer) (*ExecRunResult, error) {
+	env, err := p.Env(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dir, rel, err := p.workdir("")
+	if err != nil {
+		return nil, err
+	}
+	req.Cwd = rel
+	if req.Cwd == "" {
+		req.Cwd = "."
+	}
+	req.Repo = execRepo(ctx, dir)
+	req.Process = exec.SelfProcess()
+	req.Alive = exec.ProcessAlive
+	start, err := commands.StartExecution(ctx, env, req)
+	if err != nil {
+		return nil, err
+	}
+	if !start.Run {
+		v := exec.ViewOf(&start.Execution, true, nil)
+		return &ExecRunResult{Execution: v, Replayed: true, ExitStatus: exec.ExitStatus(&start.Execution), ProjectRevision: start.ProjectRevision}, nil
+	}
+	x := &start.Execution
+	fin, err := exec.Run(ctx, x, p.dir, dir, stdin, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	fin.RepoAfter = execRepo(ctx, dir)
+	// The command ran: its finish is recorded even when awr was asked to
+	// stop meanwhile.
+	done, err := commands.FinishExecution(context.WithoutCancel(ctx), env, *fin)
+	if err != nil {
+		return nil, err
+	}
+	v := exec.ViewOf(&done.Execution, true, nil)
+	return &ExecRunResult{Execution: v, ExitStatus: exec.ExitStatus(&done.Execution), ProjectRevision: done.ProjectRevision}, nil
+}
+
+// execRepo captures HEAD and the dirty fingerprint of dir's repository.
+func execRepo(ctx context.Context, dir string) *events.ExecutionRepo {
+	rec, st := captureRepo(ctx, dir)
+	if st == nil {
+		return &events.ExecutionRepo{Unverifiable: rec.Unverifiable}
+	}
+	return &events.ExecutionRepo{Head: st.Head, Branch: st.Branch, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}
+}
+
+// ExecListRequest is `awr exec list` and awr_exec_list.
+type ExecListRequest struct {
+	Work    string `name:"work" json:"work,omitempty" help:"Only the executions of this work item." placeholder:"KEY"`
+	Session string `name:"session" json:"session,omitempty" help:"Only the executions this session ran." placeholder:"ID"`
+	Read
+}
+
+// ExecList is `awr exec list`.
+type ExecList struct {
+	Executions      []ExecutionView `json:"executions"`
+	ProjectRevision int64           `json:"project_revision"`
+}
+
+// ExecList lists the executions as of the request's revision, oldest
+// first.
+func (p *Project) ExecList(ctx context.Context, req ExecListRequest) (*ExecList, error) {
+	out := &ExecList{Executions: []ExecutionView{}}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+		out.ProjectRevision = rev
+		xs, err := projections.ExecutionsAt(r.Conn, rev, req.Work, req.Session)
+		if err != nil {
+			return err
+		}
+		for i := range xs {
+			v, err := p.viewAt(r, rev, &xs[i])
+			if err != nil {
+				return err
+			}
+			out.Executions = append(out.Executions, v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// viewAt is x, read at rev, as a reader sees it.
+func (p *Project) viewAt(r *events.Reader, rev int64, x *projections.Execution) (ExecutionView, error) {
+	if rev == r.Head || x.State != projections.ExecStarted {
+		return exec.ViewOf(x, rev == r.Head, nil), nil
+	}
+	head, err := projections.ExecutionAt(r.Conn, x.ID, r.Head)
+	if err != nil {
+		return ExecutionView{}, err
+	}
+	return exec.ViewOf(x, false, head), nil
+}
+
+// ExecShowRequest is `awr exec show` and awr_exec_show.
+type ExecShowRequest struct {
+	ID string `arg:"" name:"id" json:"id" help:"Execution id (from exec run or exec list)." placeholder:"ID"`
+	Read
+}
+
+// ExecShowResult is `awr exec show`.
+type ExecShowResult struct {
+	Execution ExecutionView `json:"execution"`
+	// Next says what to do about an execution whose finish was never
+	// recorded.
+	Next            string `json:"next,omitempty"`
+	ProjectRevision int64  `json:"project_revision"`
+}
+
+// ExecShow returns one execution as of the request's revision.
+// Errors: NotFound for an execution unknown at that revision.
+func (p *Project) ExecShow(ctx context.Context, req ExecShowRequest) (*ExecShowResult, error) {
+	out := &ExecShowResult{}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+		out.ProjectRevision = rev
+		x, err := projections.ExecutionAt(r.Conn, req.ID, rev)
+		if err != nil {
+			return err
+		}
+		if x == nil {
+			return fault.New(fault.NotFound, "exec show: execution %s not found at revision %d", req.ID, rev).With("execution_id", req.ID).WithHint("awr exec list")
+		}
+		out.Execution, err = p.viewAt(r, rev, x)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.Execution.State == exec.Unknown && out.Execution.RetriedBy == "" {
+		out.Next = fmt.Sprintf("check whether the command had its effect (output in %s), then: awr exec run --session SESSION --key %s --retry-unknown -- %s",
+			out.Execution.OutputDir, out.Execution.Key, strings.Join(out.Execution.Argv, " "))
+	}
+	return out, nil
+}

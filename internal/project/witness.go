@@ -1,0 +1,176 @@
+package project
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/anchor"
+	"github.com/awr-dev/awr/internal/fault"
+)
+
+// The witnesses of `awr verify --anchors` and `awr anchor` (package
+// anchor).
+type (
+	Anchor       = anchor.Anchor
+	AnchorCheck  = anchor.Check
+	BrokenAnchor = anchor.Broken
+	HeadCheck    = anchor.HeadCheck
+)
+
+// AnchorNotesRef is the git notes ref anchors are recorded under.
+const AnchorNotesRef = anchor.NotesRef
+
+// AnchorRequest is `awr anchor` and awr_anchor.
+type AnchorRequest struct {
+	To string `name:"to" default:"git" json:"to,omitempty" help:"Where to record the head: git (a note under refs/notes/awr on the project repository's HEAD commit, the default) or a FILE to append one line to (a file named git: ./git)." placeholder:"git|FILE"`
+}
+
+// AnchorResult is `awr anchor`: the anchor recorded and where.
+type AnchorResult struct {
+	// ProjectRevision is the revision anchored (the anchor's seq), as every
+	// answer says which revision it reflects.
+	ProjectRevision int64 `json:"project_revision"`
+	anchor.Anchor
+	// To is "git" or "file".
+	To string `json:"to"`
+	// Line is the anchor's line as recorded.
+	Line string `json:"line"`
+	// Repository, Commit and Ref say where a git anchor went.
+	Repository string `json:"repository,omitempty"`
+	Commit     string `json:"commit,omitempty"`
+	Ref        string `json:"ref,omitempty"`
+	// File and FileLine say where a file anchor went.
+	File     string `json:"file,omitempty"`
+	FileLine int    `json:"file_line,omitempty"`
+	Next     string `json:"next"`
+}
+
+// Anchor records the log's head outside the database: with To "git" (or
+// empty) as a line of the git note (refs/notes/awr) on the HEAD commit of
+// the repository holding the project, appended to a note already there;
+// otherwise as a line appended to the file To (created if missing,
+// opened for appending, synced). A relative file is relative to the
+// project directory (the CLI makes it relative to the working directory).
+// Errors: InvalidTransition for a log with no event; InvalidInput when To
+// is git and the project is not in a git repository or its repository has
+// no commit (hint `awr anchor --to FILE`); Storage when git or the file
+// cannot be written.
+func (p *Project) Anchor(ctx context.Context, req AnchorRequest) (*AnchorResult, error) {
+	var a anchor.Anchor
+	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
+		if r.Head == 0 {
+			return fault.New(fault.InvalidTransition, "anchor: the log has no event to anchor").WithHint("awr init")
+		}
+		h, err := anchor.Head(r)
+		if err != nil {
+			return err
+		}
+		// The project the log is at its head: a fork anchors under its
+		// own id.
+		l, err := events.ReadLineage(r.Conn)
+		if err != nil {
+			return err
+		}
+		a = anchor.Anchor{ProjectID: l.Current(), Seq: r.Head, Hash: h.Hash}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.At = p.opts.Now().UTC().Format(time.RFC3339)
+	res := &AnchorResult{ProjectRevision: a.Seq, Anchor: a, Line: a.Line(), Next: "awr verify --anchors"}
+	if req.To == "" || req.To == "git" {
+		g, err := anchor.OpenRepo(ctx, p.dir, "anchor")
+		if err != nil {
+			return nil, err
+		}
+		commit, line, err := g.AppendNote(ctx, res.Line)
+		if err != nil {
+			return nil, err
+		}
+		res.To, res.Repository, res.Commit, res.Ref = "git", g.Top, commit, anchor.NotesRef
+		res.Where = fmt.Sprintf("git:%s:%d", commit, line)
+		return res, nil
+	}
+	path, err := p.namedPath("anchor", "--to", req.To, "awr anchor --to anchors.txt")
+	if err != nil {
+		return nil, err
+	}
+	line, err := anchor.AppendFile(ctx, path, res.Line)
+	if err != nil {
+		return nil, err
+	}
+	res.To, res.File, res.FileLine = "file", path, line
+	res.Where = fmt.Sprintf("%s:%d", path, line)
+	res.Next = "awr verify --anchors " + path
+	return res, nil
+}
+
+// verifyWitnesses adds to res the checks of what lies outside the log
+// (anchor.Witnesses): the replica's recorded origin, the anchors
+// (req.Anchors) and the expected head (req.ExpectHead). A failure sets
+// res.OK false and returns VerifyFailed.
+func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req VerifyRequest, res *VerifyResult) error {
+	w := anchor.Witnesses{Anchors: req.Anchors, ExpectHead: req.ExpectHead}
+	if req.Anchors {
+		var err error
+		if w.Source, w.List, w.Malformed, err = p.loadAnchors(ctx, "verify", req.AnchorsFile); err != nil {
+			return err
+		}
+		w.SourceArg = p.anchorSourceArg(req.AnchorsFile)
+	}
+	var v *anchor.Verdict
+	err := st.Read(ctx, func(r *events.Reader) error {
+		var err error
+		v, err = w.Verify(r)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	res.Checks = append(res.Checks, v.Checks...)
+	res.Anchors, res.ExpectHead = v.Anchors, v.ExpectHead
+	if v.Failure != nil {
+		res.OK = false
+		return v.Failure.With("project_revision", res.ProjectRevision)
+	}
+	return nil
+}
+
+// loadAnchors reads the anchors of file, or with file "" or "git" those of
+// the git notes (refs/notes/awr) of the repository holding the project,
+// and names where they came from (source). A relative file is relative to
+// the working directory. Errors: InvalidInput for a file that cannot be
+// read or, for git, a project outside a git repository.
+func (p *Project) loadAnchors(ctx context.Context, op, file string) (source string, anchors []anchor.Anchor, malformed []string, err error) {
+	if file == "" || file == "git" {
+		g, err := anchor.OpenRepo(ctx, p.dir, op)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		anchors, malformed, err = g.ReadNotes(ctx)
+		return "git:" + g.Top + " " + anchor.NotesRef, anchors, malformed, err
+	}
+	hint := "awr verify --anchors anchors.txt"
+	if op == "import" {
+		hint = "awr import EXPORT.jsonl --project NEW_DIR --anchors anchors.txt"
+	}
+	path, err := p.namedPath(op, "--anchors", file, hint)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	anchors, malformed, err = anchor.ReadFile(ctx, op, p.dir, path)
+	return path, anchors, malformed, err
+}
+
+// anchorSourceArg is how a hint names the anchors a command read: git,
+// the file as given when it lies in the project, anchors.txt otherwise (a
+// hint names no path outside the project).
+func (p *Project) anchorSourceArg(file string) string {
+	if file == "" || file == "git" {
+		return "git"
+	}
+	return p.shown(file, "anchors.txt")
+}
