@@ -151,10 +151,13 @@ func (p *Project) checkpointRepo(ctx context.Context, session string) (*events.R
 }
 
 // repoCheck compares the repository recorded by the latest checkpoint of
-// session's chain (or, without a session, of work) with the repository
-// now; nil when there is no checkpoint to compare with.
+// session's chain (or, without one, of work) with the repository now.
+// Without any checkpoint, a session's worktree is compared with what its
+// start recorded (workcontext.CheckRepoSinceStart); nil when there is
+// nothing to compare with.
 func (p *Project) repoCheck(ctx context.Context, work, session string) (*workcontext.RepoCheck, error) {
 	var cp *projections.Checkpoint
+	var start *repo.State
 	dir := p.dir
 	if session != "" {
 		sr, err := p.sessionRepoOf(ctx, session)
@@ -162,6 +165,9 @@ func (p *Project) repoCheck(ctx context.Context, work, session string) (*workcon
 			return nil, err
 		}
 		cp, dir = sr.checkpoint, sr.dir
+		if sr.start != nil {
+			start = sr.start.State
+		}
 	}
 	if cp == nil {
 		st, err := p.EventLog(ctx)
@@ -189,6 +195,9 @@ func (p *Project) repoCheck(ctx context.Context, work, session string) (*workcon
 		}
 	}
 	if cp == nil {
+		if session != "" && start != nil {
+			return workcontext.CheckRepoSinceStart(ctx, dir, session, start), nil
+		}
 		return nil, nil
 	}
 	return compareRepo(ctx, dir, cp), nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/repo"
 	"github.com/awr-dev/awr/projections"
 )
@@ -31,6 +32,26 @@ type RepoCheck struct {
 	repo.Comparison
 	Unrecorded          []repo.FileDiff `json:"unrecorded_work,omitempty"`
 	UnrecordedTruncated bool            `json:"unrecorded_work_truncated,omitempty"`
+	// SinceStart names the session whose start the repository is
+	// compared with, when its chain recorded no checkpoint yet
+	// (Checkpoint is then "").
+	SinceStart string `json:"since_session_start,omitempty"`
+}
+
+// CheckRepoSinceStart compares the repository session's start recorded
+// (no checkpoint of its chain recorded one) with dir's now: everything in
+// the worktree since is unrecorded work. Nil when the start recorded no
+// readable repository, or when nothing changed since.
+func CheckRepoSinceStart(ctx context.Context, dir, session string, start *repo.State) *RepoCheck {
+	if start == nil {
+		return nil
+	}
+	c := CheckRepo(ctx, dir, &projections.Checkpoint{Repo: &events.RepoRecord{State: start}})
+	if c.Status == repo.CompareUnchanged {
+		return nil // nothing done yet: nothing to say
+	}
+	c.SinceStart = session
+	return c
 }
 
 // CheckRepo compares checkpoint cp's recorded repository with dir's now:
@@ -72,6 +93,9 @@ func Unverifiable(cp string, seq int64, reason string) *RepoCheck {
 // repositoryLines renders a RepoCheck for the packet.
 func repositoryLines(c *RepoCheck) []string {
 	lines := []string{fmt.Sprintf("## Repository since checkpoint %s (seq %d)", c.Checkpoint, c.CheckpointSeq)}
+	if c.SinceStart != "" {
+		lines = []string{fmt.Sprintf("## Repository since session %s started (no checkpoint recorded yet)", c.SinceStart)}
+	}
 	if c.Status == repo.CompareUnverifiable {
 		return append(lines, "UNVERIFIABLE: "+SafeText(c.Reason), "Do not assume the repository is as the checkpoint left it: look (git status, git log).")
 	}
@@ -84,6 +108,9 @@ func repositoryLines(c *RepoCheck) []string {
 	}
 	if c.Status == repo.CompareUnchanged {
 		return append(lines, "Unchanged since the checkpoint: same HEAD, same worktree.")
+	}
+	if c.SinceStart != "" {
+		lines = append(lines, "No checkpoint recorded this work: everything below is unrecorded.")
 	}
 	switch {
 	case c.HeadUnknown:
@@ -135,8 +162,12 @@ func unrecordedLines(c *RepoCheck) []string {
 	if c.UnrecordedTruncated {
 		more = " at least"
 	}
-	lines := []string{fmt.Sprintf("Unrecorded work in the worktree (uncommitted, not what checkpoint %s recorded:%s %s; the predecessor's, unless you know otherwise):",
-		c.Checkpoint, more, plural(len(c.Unrecorded), "file"))}
+	what := "checkpoint " + c.Checkpoint
+	if c.SinceStart != "" {
+		what = "the session's start"
+	}
+	lines := []string{fmt.Sprintf("Unrecorded work in the worktree (uncommitted, not what %s recorded:%s %s; the predecessor's, unless you know otherwise):",
+		what, more, plural(len(c.Unrecorded), "file"))}
 	for _, d := range c.Unrecorded {
 		head := fmt.Sprintf("- %s (%s, +%d -%d", SafeText(d.Path), d.Status, d.Added, d.Removed)
 		if d.Base != "" && !strings.HasPrefix(d.Base, "HEAD:") {
@@ -159,6 +190,9 @@ func unrecordedDiffLines(c *RepoCheck) []string {
 		return nil
 	}
 	lines := []string{fmt.Sprintf("## Unrecorded work: the diff against checkpoint %s", c.Checkpoint)}
+	if c.SinceStart != "" {
+		lines[0] = "## Unrecorded work: the diff against the session's start"
+	}
 	budget := repo.MaxDiffLines
 	for _, d := range c.Unrecorded {
 		if len(d.Lines) == 0 {
