@@ -154,7 +154,10 @@ func compileAt(conn *sqlite.Conn, rev int64, head bool, work, session string, op
 			With("work", work).WithHint("awr ready --all")
 	}
 	in.Budget, in.LoopCap = opts.budget, opts.loopCap
-	if check := opts.repo; check != nil && in.Latest != nil {
+	if check := opts.repo; check != nil && in.Latest == nil && check.SinceStart != "" {
+		in.Repo = check
+	}
+	if check := opts.repo; check != nil && in.Latest != nil && check.SinceStart == "" {
 		in.Repo = check
 		if check.Checkpoint != in.Latest.ID {
 			in.Repo = workcontext.Unverifiable(in.Latest.ID, in.Latest.Seq, "checkpoint "+in.Latest.ID+" was recorded while the repository was being read: compile again")

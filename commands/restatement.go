@@ -34,6 +34,10 @@ const (
 	ItemExtra        = "extra"
 	ItemMismatch     = "mismatch"
 	ItemUnverifiable = "unverifiable"
+	// ItemClosed is a loop, decision, fact or hypothesis stated as in
+	// force that was closed (resolved, dropped, retracted, superseded):
+	// Expected names the closing event.
+	ItemClosed = "closed"
 )
 
 // VerifyRestatementRequest is `awr recovery verify` and
@@ -111,7 +115,14 @@ func VerifyRestatement(ctx context.Context, env *Env, req VerifyRestatementReque
 		if err != nil {
 			return nil, err
 		}
-		items := compareRestatement(rs, &in, touched, recorded, req.Repo)
+		// Every item the work ever closed, not only those closed since
+		// the previous checkpoint: a successor stating a long-resolved
+		// loop as open is told when and how it closed.
+		ever, err := projections.KnowledgeStateAt(tx.Conn, s.Work, tx.Head(), 0)
+		if err != nil {
+			return nil, err
+		}
+		items := compareRestatement(rs, &in, ever.Closed, touched, recorded, req.Repo)
 		verdict := VerdictVerified
 		for _, it := range items {
 			if it.Status != ItemMatch {
@@ -142,15 +153,21 @@ func VerifyRestatement(ctx context.Context, env *Env, req VerifyRestatementReque
 	return res, nil
 }
 
-// filesTouched is the union of the files the chain's checkpoints
-// recorded as changed and the files dirty at its latest recorded state;
-// recorded says whether any checkpoint of the chain recorded a readable
+// touchedFiles is what a chain's checkpoints recorded of the files its
+// sessions touched: dirty, the files seen uncommitted at some checkpoint
+// (the sessions' own work); committed, the files recorded as changed
+// between checkpoints, which commits by others may have changed too.
+type touchedFiles struct {
+	dirty, committed map[string]bool
+}
+
+// filesTouched reads the files the chain's checkpoints recorded; recorded
+// says whether any checkpoint of the chain recorded a readable
 // repository.
-func filesTouched(tx *events.Tx, s *projections.Session) (map[string]bool, bool, error) {
-	files := map[string]bool{}
+func filesTouched(tx *events.Tx, s *projections.Session) (*touchedFiles, bool, error) {
+	files := &touchedFiles{dirty: map[string]bool{}, committed: map[string]bool{}}
 	recorded := false
 	seen := map[string]bool{}
-	var latestState *repo.State
 	for id := s.ID; id != "" && !seen[id]; {
 		seen[id] = true
 		cur, err := projections.SessionAt(tx.Conn, id, tx.Head())
@@ -170,25 +187,20 @@ func filesTouched(tx *events.Tx, s *projections.Session) (map[string]bool, bool,
 				continue
 			}
 			recorded = true
-			if latestState == nil {
-				latestState = r.State
+			for _, f := range r.State.DirtyFiles {
+				files.dirty[normPath(f.Path)] = true
 			}
 			for _, f := range r.FilesChanged {
-				files[normPath(f.Path)] = true
+				files.committed[normPath(f.Path)] = true
 			}
 		}
 		id = cur.PredecessorID
-	}
-	if latestState != nil {
-		for _, f := range latestState.DirtyFiles {
-			files[normPath(f.Path)] = true
-		}
 	}
 	return files, recorded, nil
 }
 
 // compareRestatement compares each field of rs with the recorded state.
-func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[string]bool, recorded bool, check *workcontext.RepoCheck) []events.RestatementItem {
+func compareRestatement(rs *Restatement, in *workcontext.Input, closed []projections.Knowledge, touched *touchedFiles, recorded bool, check *workcontext.RepoCheck) []events.RestatementItem {
 	var items []events.RestatementItem
 	add := func(field, status, expected, stated string) {
 		items = append(items, events.RestatementItem{Field: field, Status: status, Expected: expected, Stated: stated})
@@ -213,15 +225,24 @@ func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[stri
 	var all []projections.Knowledge
 	if in.Knowledge != nil {
 		all = append(append(append(append(all, in.Knowledge.OpenLoops...), in.Knowledge.Decisions...), in.Knowledge.Facts...), in.Knowledge.Hypotheses...)
-		all = append(all, in.Knowledge.Closed...)
 	}
+	all = append(all, closed...)
 	items = append(items, compareKnowledge("open_loops", rs.OpenLoops, loops, all)...)
 	items = append(items, compareKnowledge("decisions", rs.Decisions, decisions, all)...)
-	// Files: what the chain recorded, and what changed since its latest
-	// checkpoint in the repository now.
-	expected := map[string]bool{}
-	for f := range touched {
-		expected[f] = true
+	// Files: the predecessor's. Required are the files the chain's
+	// checkpoints saw uncommitted and the worktree's unrecorded work now;
+	// files the checkpoints recorded as changed by commits, and the files
+	// of the commits made since the latest checkpoint, may be stated
+	// (the predecessor may have made them) but are not required: they
+	// may be other agents' work.
+	required, allowed := map[string]bool{}, map[string]string{}
+	if touched != nil {
+		for f := range touched.dirty {
+			required[f] = true
+		}
+		for f := range touched.committed {
+			allowed[f] = "recorded as changed by a checkpoint of the chain"
+		}
 	}
 	repoKnown := recorded
 	if check != nil {
@@ -234,8 +255,19 @@ func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[stri
 		default:
 			add("repository", ItemMatch, "HEAD "+check.RecordedHead+" or a descendant", "HEAD "+check.CurrentHead)
 		}
+		for _, d := range check.Unrecorded {
+			required[normPath(d.Path)] = true
+		}
 		for _, f := range check.FilesChanged {
-			expected[normPath(f.Path)] = true
+			if _, ok := allowed[normPath(f.Path)]; !ok {
+				allowed[normPath(f.Path)] = "changed since the checkpoint"
+			}
+		}
+		if check.UnrecordedTruncated {
+			// Not every unrecorded file is known: any changed one may be.
+			for _, f := range check.FilesChanged {
+				allowed[normPath(f.Path)] = "changed since the checkpoint"
+			}
 		}
 	}
 	if !repoKnown {
@@ -247,7 +279,7 @@ func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[stri
 				stated[n] = f
 			}
 		}
-		for _, f := range sortedKeys(expected) {
+		for _, f := range sortedKeys(required) {
 			if raw, ok := stated[f]; ok {
 				add("files_touched", ItemMatch, f, raw)
 			} else {
@@ -255,7 +287,11 @@ func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[stri
 			}
 		}
 		for _, f := range sortedKeys(stated) {
-			if !expected[f] {
+			switch why, ok := allowed[f]; {
+			case required[f]:
+			case ok:
+				add("files_touched", ItemMatch, f+" ("+why+")", stated[f])
+			default:
 				add("files_touched", ItemExtra, "", stated[f])
 			}
 		}
@@ -285,7 +321,8 @@ func compareRestatement(rs *Restatement, in *workcontext.Input, touched map[stri
 
 // compareKnowledge matches stated ids or texts with the live items of a
 // field: each live item stated is a match, each not stated is missing; a
-// stated id of a closed item is a mismatch; anything else stated is extra.
+// stated id or text of a closed item is closed, with its closing event; a
+// live item of another kind is a mismatch; anything else stated is extra.
 func compareKnowledge(field string, stated []string, live, all []projections.Knowledge) []events.RestatementItem {
 	var items []events.RestatementItem
 	found := map[string]bool{}
@@ -310,13 +347,15 @@ func compareKnowledge(field string, stated []string, live, all []projections.Kno
 		default:
 			item := events.RestatementItem{Field: field, Status: ItemExtra, Stated: raw}
 			for i := range all {
-				if !strings.EqualFold(all[i].ID, s) {
+				k := &all[i]
+				if !strings.EqualFold(k.ID, s) && projections.MatchText(k.Text) != projections.MatchText(s) {
 					continue
 				}
-				item.Status, item.Expected = ItemMismatch, fmt.Sprintf("%s is %s, not in force", all[i].ID, all[i].State)
-				if all[i].Live() {
-					item.Expected = fmt.Sprintf("%s is a %s, not one of the %s", all[i].ID, all[i].Kind, strings.ReplaceAll(field, "_", " "))
+				if k.Live() {
+					item.Status, item.Expected = ItemMismatch, fmt.Sprintf("%s is a %s, not one of the %s", k.ID, k.Kind, strings.ReplaceAll(field, "_", " "))
+					break
 				}
+				item.Status, item.Expected = ItemClosed, closedText(k)
 			}
 			items = append(items, item)
 		}
@@ -327,6 +366,24 @@ func compareKnowledge(field string, stated []string, live, all []projections.Kno
 		}
 	}
 	return items
+}
+
+// closedText says how a closed item closed: "L-2 (text) was resolved at
+// seq 14 in session S: note", "D-1 (text) was superseded by D-2 at seq 8
+// in session S".
+func closedText(k *projections.Knowledge) string {
+	out := fmt.Sprintf("%s (%s) was %s", k.ID, k.Text, k.State)
+	if k.SupersededBy != "" {
+		out += " by " + k.SupersededBy
+	}
+	out += fmt.Sprintf(" at seq %d", k.ClosedSeq)
+	if k.ClosedSession != "" {
+		out += " in session " + k.ClosedSession
+	}
+	if k.Note != "" {
+		out += ": " + k.Note
+	}
+	return out
 }
 
 // normPath is how file paths compare: slash-separated, without "./" or a

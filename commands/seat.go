@@ -10,6 +10,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
 )
@@ -277,6 +278,11 @@ type LaunchRequest struct {
 	// Repo is the repository of the seat's directory at the launch (nil
 	// outside a git work tree), recorded as the launch's reference.
 	Repo *events.SeatRepo
+	// Check is the caller's comparison of the latest checkpoint the
+	// session's packet inherits with the seat's repository now
+	// (workcontext.CheckRepo): the packet's repository section. Nil when
+	// there is no checkpoint.
+	Check *workcontext.RepoCheck
 }
 
 // LaunchResult is the session started for the seat.
@@ -347,7 +353,7 @@ func LaunchSeat(ctx context.Context, env *Env, req LaunchRequest) (*LaunchResult
 			return err
 		}
 		out.Seq = ev.Seq
-		c, err := compileAt(tx.Conn, tx.Head(), true, seat.Work, out.SessionID, compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap})
+		c, err := compileAt(tx.Conn, tx.Head(), true, seat.Work, out.SessionID, compileOpts{budget: req.Budget, loopCap: env.policy().OpenLoopCap, repo: req.Check})
 		if err != nil {
 			if code := fault.As(err).Code; code == fault.Storage || code == fault.Internal {
 				return err

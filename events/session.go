@@ -121,7 +121,7 @@ type SessionEnded struct {
 func (SessionEnded) Kind() Kind { return KindSessionEnded }
 
 // RestatementItem is one field of a successor's restatement compared with
-// the recorded state: match, missing, extra, mismatch or unverifiable.
+// the recorded state: match, missing, extra, mismatch, closed (a closed item stated as live) or unverifiable.
 type RestatementItem struct {
 	Field    string `json:"field"`
 	Status   string `json:"status"`

@@ -98,6 +98,11 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 		for _, x := range rep.Executions {
 			fmt.Fprintf(w, "executed: %s %s%s (seq %d; awr exec show %s)\n", safe(x.Key), x.State, exitText(&x), x.StartedSeq, x.ID)
 		}
+		if len(rep.MissingSources) > 0 {
+			fmt.Fprintf(w, "sources unavailable: %s (in the manifest, not on disk): the packet is incomplete and a compile refuses\n", safe(strings.Join(rep.MissingSources, ", ")))
+		} else if len(rep.StaleSources) > 0 {
+			fmt.Fprintf(w, "sources changed since they were indexed: %s: the packet is incomplete and a compile refuses until a reindex\n", safe(strings.Join(rep.StaleSources, ", ")))
+		}
 		fmt.Fprintf(w, "next: %s\n", rep.NextStep)
 	})
 }

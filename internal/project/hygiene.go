@@ -9,6 +9,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/repo"
+	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -109,13 +110,23 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 						Reason:  fmt.Sprintf("unconfirmed over %d sessions since seq %d", k.Sessions, k.OpenedSeq),
 						Command: fmt.Sprintf("%s --confirm %s (or --retract '%s=WHY')", checkpoint, k.ID, k.ID)})
 				case k.Kind == events.KnowledgeFact || k.Kind == events.KnowledgeDecision:
-					changed, err := projections.ItemChangedAfter(r.Conn, work, k.OpenedSeq, rev)
+					// Evidence, not age: the item's own fields changed in
+					// the register after it was recorded (another item's
+					// edit in the same file is not).
+					changes, err := workcontext.ChangedSince(r.Conn, work, k.OpenedSeq, rev)
 					if err != nil {
 						return err
 					}
-					if changed > 0 {
+					if len(changes) > 0 {
+						c := changes[0]
+						for _, x := range changes[1:] {
+							if x.Seq < c.Seq {
+								c = x
+							}
+						}
 						out.Findings = append(out.Findings, Finding{Kind: FindingSourceChangedAfter, Work: work, ID: k.ID, Text: k.Text,
-							Reason:  fmt.Sprintf("recorded at seq %d; %s changed in its source at seq %d", k.OpenedSeq, work, changed),
+							Reason: fmt.Sprintf("recorded at seq %d; %s changed in its source at seq %d: %s was %q, now %q",
+								k.OpenedSeq, work, c.Seq, c.Field, c.Then, c.Now),
 							Command: fmt.Sprintf("%s --supersede '%s=TEXT' (or --retract '%s=WHY')", checkpoint, k.ID, k.ID)})
 					}
 				}

@@ -94,7 +94,10 @@ func (p *Project) ContextPacket(ctx context.Context, req ContextPacketRequest) (
 			return err
 		}
 		in.Budget, in.LoopCap, in.StaleSources = budget, loopCap, stale
-		if check != nil && in.Latest != nil {
+		if check != nil && in.Latest == nil && check.SinceStart != "" {
+			in.Repo = check
+		}
+		if check != nil && in.Latest != nil && check.SinceStart == "" {
 			in.Repo = check
 			if check.Checkpoint != in.Latest.ID {
 				in.Repo = workcontext.Unverifiable(in.Latest.ID, in.Latest.Seq, "checkpoint "+in.Latest.ID+" was recorded while the repository was being read: read again")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -253,15 +254,21 @@ func (p *Project) progress(desc string) func(done, total int64) {
 // StaleSources returns the manifest sources whose files changed (or
 // vanished) since they were indexed. A project without a manifest has none.
 func (p *Project) StaleSources(ctx context.Context) ([]string, error) {
+	stale, _, err := p.sourceFreshness(ctx)
+	return stale, err
+}
+
+// sourceFreshness lists the sources that are not as indexed, and among
+// them those that cannot be read at all (in the manifest, not on disk).
+func (p *Project) sourceFreshness(ctx context.Context) (stale, missing []string, err error) {
 	m, ok, err := intake.ReadManifest(p.dir)
 	if err != nil || !ok {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := p.EventLog(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var stale []string
 	err = st.Read(ctx, func(r *events.Reader) error {
 		indexed, err := projections.SourcesAt(r.Conn, r.Head, true)
 		if err != nil {
@@ -271,23 +278,39 @@ func (p *Project) StaleSources(ctx context.Context) ([]string, error) {
 			if s.Freshness != intake.Fresh {
 				stale = append(stale, s.Path)
 			}
+			if s.Freshness == intake.Missing {
+				missing = append(missing, s.Path)
+			}
 		}
 		return nil
 	})
 	sort.Strings(stale)
-	return stale, err
+	sort.Strings(missing)
+	return stale, missing, err
 }
 
-// requireFresh fails with SourceStale naming the changed files.
+// requireFresh fails with SourceStale naming the changed files. A source
+// that cannot be read is named as missing, with a hint that does not
+// send the reader to a reindex, which cannot read it either.
 func (p *Project) requireFresh(ctx context.Context, op string) error {
-	stale, err := p.StaleSources(ctx)
+	stale, missing, err := p.sourceFreshness(ctx)
 	if err != nil {
 		return err
+	}
+	if len(missing) > 0 {
+		return missingSources(op, missing)
 	}
 	if len(stale) > 0 {
 		return commands.StaleError(op, stale)
 	}
 	return nil
+}
+
+// missingSources is the SourceStale error of sources the manifest names
+// that are not on disk.
+func missingSources(op string, missing []string) error {
+	return fault.New(fault.SourceStale, "%s: sources unavailable: %s: in the manifest, not on disk (restore them, or take them out of .awr/project.toml)", op, strings.Join(missing, ", ")).
+		With("sources", missing).With("missing", true).WithHint("awr source list")
 }
 
 // read runs fn on a snapshot of the log with the read's revision resolved:

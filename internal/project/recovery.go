@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -44,9 +45,14 @@ type RecoveryReport struct {
 	ExecutionCount int             `json:"execution_count"`
 	// Repository compares the repository the checkpoint recorded with the
 	// repository now (null at a past revision, or without a checkpoint).
-	Repository      *workcontext.RepoCheck `json:"repository"`
-	NextStep        string                 `json:"next_step"`
-	ProjectRevision int64                  `json:"project_revision"`
+	Repository *workcontext.RepoCheck `json:"repository"`
+	// StaleSources lists the sources not as indexed at the head (their
+	// packet is incomplete and a compile refuses until they are
+	// reindexed), MissingSources those among them that cannot be read.
+	StaleSources    []string `json:"stale_sources,omitempty"`
+	MissingSources  []string `json:"missing_sources,omitempty"`
+	NextStep        string   `json:"next_step"`
+	ProjectRevision int64    `json:"project_revision"`
 }
 
 // RecoveryChangedLimit bounds the events a recovery report lists as changed
@@ -136,6 +142,21 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !req.Past() {
+		// A compile refuses while sources are not as indexed: the next
+		// step is what makes it work again, not the compile itself.
+		if rep.StaleSources, rep.MissingSources, err = p.sourceFreshness(ctx); err != nil {
+			return nil, err
+		}
+		if compile := "awr context compile "; strings.HasPrefix(rep.NextStep, compile) {
+			switch {
+			case len(rep.MissingSources) > 0:
+				rep.NextStep = "awr source list"
+			case len(rep.StaleSources) > 0:
+				rep.NextStep = "awr source reindex"
+			}
+		}
 	}
 	if !req.Past() && rep.Checkpoint != nil {
 		sr, err := p.sessionRepoOf(ctx, session)

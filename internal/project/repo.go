@@ -52,7 +52,18 @@ func (p *Project) workdir(rel string) (abs, recorded string, err error) {
 // record withholds a branch or file name that looks like a credential
 // (repo.Withheld); the state returned for comparisons keeps every name.
 func captureRepo(ctx context.Context, dir string) (*events.RepoRecord, *repo.State) {
-	st, err := repo.Capture(ctx, dir)
+	return recordRepo(repo.Capture(ctx, dir))
+}
+
+// keptRepo is captureRepo for a checkpoint: the dirty files' content is
+// written into the repository's object database (repo.CaptureKept), so
+// what the checkpoint saw can be read back and a successor shown a diff
+// of the work done after it.
+func keptRepo(ctx context.Context, dir string) (*events.RepoRecord, *repo.State) {
+	return recordRepo(repo.CaptureKept(ctx, dir))
+}
+
+func recordRepo(st *repo.State, err error) (*events.RepoRecord, *repo.State) {
 	if err != nil {
 		return &events.RepoRecord{Unverifiable: unverifiableReason(err)}, nil
 	}
@@ -113,7 +124,7 @@ func (p *Project) checkpointRepo(ctx context.Context, session string) (*events.R
 	if err != nil || sr == nil {
 		return nil, err
 	}
-	rec, now := captureRepo(ctx, sr.dir)
+	rec, now := keptRepo(ctx, sr.dir)
 	if now == nil {
 		return rec, nil
 	}
@@ -140,10 +151,13 @@ func (p *Project) checkpointRepo(ctx context.Context, session string) (*events.R
 }
 
 // repoCheck compares the repository recorded by the latest checkpoint of
-// session's chain (or, without a session, of work) with the repository
-// now; nil when there is no checkpoint to compare with.
+// session's chain (or, without one, of work) with the repository now.
+// Without any checkpoint, a session's worktree is compared with what its
+// start recorded (workcontext.CheckRepoSinceStart); nil when there is
+// nothing to compare with.
 func (p *Project) repoCheck(ctx context.Context, work, session string) (*workcontext.RepoCheck, error) {
 	var cp *projections.Checkpoint
+	var start *repo.State
 	dir := p.dir
 	if session != "" {
 		sr, err := p.sessionRepoOf(ctx, session)
@@ -151,6 +165,9 @@ func (p *Project) repoCheck(ctx context.Context, work, session string) (*workcon
 			return nil, err
 		}
 		cp, dir = sr.checkpoint, sr.dir
+		if sr.start != nil {
+			start = sr.start.State
+		}
 	}
 	if cp == nil {
 		st, err := p.EventLog(ctx)
@@ -178,18 +195,16 @@ func (p *Project) repoCheck(ctx context.Context, work, session string) (*workcon
 		}
 	}
 	if cp == nil {
+		if session != "" && start != nil {
+			return workcontext.CheckRepoSinceStart(ctx, dir, session, start), nil
+		}
 		return nil, nil
 	}
 	return compareRepo(ctx, dir, cp), nil
 }
 
-// compareRepo compares checkpoint cp's recorded repository with dir's now.
+// compareRepo compares checkpoint cp's recorded repository with dir's now
+// (workcontext.CheckRepo).
 func compareRepo(ctx context.Context, dir string, cp *projections.Checkpoint) *workcontext.RepoCheck {
-	switch {
-	case cp.Repo == nil:
-		return workcontext.Unverifiable(cp.ID, cp.Seq, "checkpoint "+cp.ID+" recorded no repository state")
-	case cp.Repo.State == nil:
-		return workcontext.Unverifiable(cp.ID, cp.Seq, "checkpoint "+cp.ID+" could not read the repository: "+cp.Repo.Unverifiable)
-	}
-	return &workcontext.RepoCheck{Checkpoint: cp.ID, CheckpointSeq: cp.Seq, Recorded: cp.Repo.State, Comparison: repo.Compare(ctx, dir, cp.Repo.State)}
+	return workcontext.CheckRepo(ctx, dir, cp)
 }

@@ -37,7 +37,8 @@ type Comparison struct {
 
 // Commit is one commit between a recorded head and the current one.
 type Commit struct {
-	Sha     string `json:"sha"` // the first 12 hex digits of the commit id
+	Sha     string `json:"sha"`              // the first 12 hex digits of the commit id
+	Author  string `json:"author,omitempty"` // the author's name (no address)
 	Subject string `json:"subject"`
 }
 
@@ -65,7 +66,7 @@ func (r runner) compare(ctx context.Context, dir string, recorded *State) Compar
 	if recorded == nil {
 		return unverifiedComparison(nil, errors.New("repo compare: no recorded state"))
 	}
-	now, err := r.capture(ctx, dir)
+	now, err := r.capture(ctx, dir, false)
 	if err != nil {
 		return unverifiedComparison(recorded, err)
 	}
@@ -194,18 +195,18 @@ func (r runner) commitLog(ctx context.Context, t tree, c *Comparison, revs strin
 	if c.CommitsBetween == 0 {
 		return nil
 	}
-	out, err := r.run(ctx, t.root, nil, "log", "-z", "--no-color", "--no-show-signature", "--format=%H%x00%s",
+	out, err := r.run(ctx, t.root, nil, "log", "-z", "--no-color", "--no-show-signature", "--format=%H%x00%an%x00%s",
 		"--max-count="+strconv.Itoa(MaxCommits), revs, "--")
 	if err != nil {
 		return err
 	}
 	recs := splitNUL(out)
-	for i := 0; i+1 < len(recs); i += 2 {
+	for i := 0; i+2 < len(recs); i += 3 {
 		sha := strings.TrimSpace(recs[i])
 		if len(sha) > 12 {
 			sha = sha[:12]
 		}
-		c.Commits = append(c.Commits, Commit{Sha: sha, Subject: recs[i+1]})
+		c.Commits = append(c.Commits, Commit{Sha: sha, Author: recs[i+1], Subject: recs[i+2]})
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func TestCompare(t *testing.T) {
 			CurrentHead:    head,
 			HeadMoved:      true,
 			CommitsBetween: 1,
-			Commits:        []Commit{{Sha: head[:12], Subject: "change b, add c"}},
+			Commits:        []Commit{{Sha: head[:12], Author: "Test", Subject: "change b, add c"}},
 			FilesChanged:   []File{{Path: "b.txt", Status: StatusModified}, {Path: "c.txt", Status: StatusAdded}},
 		}, c)
 	})
@@ -174,7 +174,7 @@ func TestCompare(t *testing.T) {
 		require.True(t, c.HeadMoved)
 		require.False(t, c.HeadRewritten)
 		require.Equal(t, 1, c.CommitsBetween)
-		require.Equal(t, []Commit{{Sha: head[:12], Subject: "first"}}, c.Commits)
+		require.Equal(t, []Commit{{Sha: head[:12], Author: "Test", Subject: "first"}}, c.Commits)
 		require.Equal(t, []File{{Path: "a.txt", Status: StatusAdded}}, c.FilesChanged)
 	})
 

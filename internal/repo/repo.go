@@ -83,7 +83,18 @@ func (e *Unverifiable) Unwrap() error { return e.Err }
 // when dir is not inside a work tree, or carrying git's trimmed standard error
 // when git fails.
 func Capture(ctx context.Context, dir string) (*State, error) {
-	return defaultRunner.capture(ctx, dir)
+	return defaultRunner.capture(ctx, dir, false)
+}
+
+// CaptureKept is Capture that also writes the content of every dirty
+// file into the repository's object database (git hash-object -w), as
+// git add would store it but without touching the index: the blob ids
+// the State records then name content the repository keeps, so what a
+// checkpoint saw in the worktree can be read back (git cat-file -p BLOB)
+// after the worktree changed. Unreachable objects last until git gc
+// prunes them (two weeks by default). The error is that of Capture.
+func CaptureKept(ctx context.Context, dir string) (*State, error) {
+	return defaultRunner.capture(ctx, dir, true)
 }
 
 // tree is a located work tree.
@@ -154,7 +165,7 @@ func outsideAnyRepo(dir string) bool {
 	return true
 }
 
-func (r runner) capture(ctx context.Context, dir string) (*State, error) {
+func (r runner) capture(ctx context.Context, dir string, keep bool) (*State, error) {
 	const op = "repo capture"
 	// git status needs no work tree root (porcelain paths are always
 	// relative to it), so it runs alongside the rev-parse that finds it.
@@ -185,7 +196,7 @@ func (r runner) capture(ctx context.Context, dir string) (*State, error) {
 	if err != nil {
 		return nil, unverifiable(op, err)
 	}
-	if err := r.hashBlobs(ctx, t, files); err != nil {
+	if err := r.hashBlobs(ctx, t, files, keep); err != nil {
 		return nil, unverifiable(op, err)
 	}
 	st.setDirty(files)
@@ -328,8 +339,9 @@ func sortFiles(files []File) {
 // hashBlobs fills in the blob id of every dirty file present in the work
 // tree: regular files through one git hash-object --stdin-paths (with the
 // repository's filters, as git add would store them), symbolic links over
-// their target. Directories and other kinds get no blob.
-func (r runner) hashBlobs(ctx context.Context, t tree, files []File) error {
+// their target. Directories and other kinds get no blob. With keep, the
+// regular files' content is written into the object database.
+func (r runner) hashBlobs(ctx context.Context, t tree, files []File, keep bool) error {
 	var stdin bytes.Buffer
 	var regular []int
 	for i := range files {
@@ -361,7 +373,11 @@ func (r runner) hashBlobs(ctx context.Context, t tree, files []File) error {
 	if len(regular) == 0 {
 		return nil
 	}
-	out, err := r.run(ctx, t.root, &stdin, "hash-object", "--stdin-paths")
+	args := []string{"hash-object", "--stdin-paths"}
+	if keep {
+		args = []string{"hash-object", "-w", "--stdin-paths"}
+	}
+	out, err := r.run(ctx, t.root, &stdin, args...)
 	if err != nil {
 		return err
 	}

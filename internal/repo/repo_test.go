@@ -292,7 +292,7 @@ func TestCapture(t *testing.T) {
 	t.Run("ErrNoGit", func(t *testing.T) {
 		t.Parallel()
 		f := newCommitted(t, map[string]string{"a.txt": "a\n"})
-		_, err := missingGit(t).capture(ctx, f.dir)
+		_, err := missingGit(t).capture(ctx, f.dir, false)
 		var u *Unverifiable
 		require.ErrorAs(t, err, &u)
 		require.ErrorIs(t, err, ErrNoGit)
@@ -381,7 +381,7 @@ func TestCapture_OutsideAnyRepo(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	require.True(t, outsideAnyRepo(dir), "the test needs a temporary directory with no .git or HEAD above it")
-	_, err := missingGit(t).capture(ctx, dir)
+	_, err := missingGit(t).capture(ctx, dir, false)
 	require.ErrorIs(t, err, ErrNotRepo)
 	require.NotErrorIs(t, err, ErrNoGit, "no git ran")
 	require.Contains(t, err.Error(), "no .git in it or in any parent directory")
@@ -399,6 +399,6 @@ func TestCapture_OutsideAnyRepo(t *testing.T) {
 
 	t.Setenv("GIT_DIR", filepath.Join(f.dir, ".git"))
 	require.False(t, outsideAnyRepo(dir), "GIT_DIR names a repository")
-	_, err = missingGit(t).capture(ctx, dir)
+	_, err = missingGit(t).capture(ctx, dir, false)
 	require.ErrorIs(t, err, ErrNoGit, "with GIT_DIR set, git decides")
 }

@@ -91,6 +91,7 @@ func TestNeverGreenOverALoss(t *testing.T) {
 		reason       []string
 		packet       []string
 		notInReason  []string
+		notInPacket  []string
 		reference    string
 		unrecorded   bool
 		wantExitCode int
@@ -108,9 +109,13 @@ func TestNeverGreenOverALoss(t *testing.T) {
 				f.t.Fatalf("down: %+v", d.Seats[0])
 			}
 		},
-		outcome:   events.SeatAttentionRequired,
-		reason:    []string{"the worktree changed since the checkpoint", "no checkpoint confirmed the seat's last stop", "work its agent never recorded"},
-		packet:    []string{"## Your seat needs attention", "your predecessor stopped without a checkpoint, so this may be its unrecorded work"},
+		outcome: events.SeatAttentionRequired,
+		reason:  []string{"the worktree changed since the checkpoint", "no checkpoint confirmed the seat's last stop", "work its agent never recorded"},
+		packet: []string{"## Your seat needs attention", "your predecessor stopped without a checkpoint, so this may be its unrecorded work",
+			// The packet carries the repository, the unrecorded edit
+			// with its diff against what the checkpoint recorded.
+			"## Repository since checkpoint ", "Unrecorded work in the worktree (uncommitted, not what checkpoint ",
+			"- main.txt (modified, +1 -1)", "--- main.txt\n@@ -1,1 +1,1 @@\n-v1\n+v1 and half of v2\n"},
 		reference: "checkpoint ", unrecorded: true, wantExitCode: 1,
 	}, {
 		name: "ignored_stop",
@@ -120,9 +125,10 @@ func TestNeverGreenOverALoss(t *testing.T) {
 				f.t.Fatalf("down: %+v", d.Seats[0])
 			}
 		},
-		outcome:   events.SeatAttentionRequired,
-		reason:    []string{"the worktree changed since the checkpoint", "no checkpoint confirmed the seat's last stop"},
-		packet:    []string{"## Your seat needs attention", "this may be its unrecorded work"},
+		outcome: events.SeatAttentionRequired,
+		reason:  []string{"the worktree changed since the checkpoint", "no checkpoint confirmed the seat's last stop"},
+		packet: []string{"## Your seat needs attention", "this may be its unrecorded work",
+			"## Repository since checkpoint ", "- main.txt (modified, +1 -1)", "\n-v1\n+v1 and an unrecorded edit\n"},
 		reference: "checkpoint ", unrecorded: true, wantExitCode: 1,
 	}, {
 		name:    "no_conversation_store",
@@ -161,9 +167,14 @@ func TestNeverGreenOverALoss(t *testing.T) {
 			f.write("repo-a/main.txt", "v2 by a colleague\n")
 			f.gitIn("repo-a", "commit", "-qam", "a colleague's commit")
 		},
-		outcome:     events.SeatAttentionRequired,
-		reason:      []string{"the repository HEAD moved"},
-		packet:      []string{"## Your seat needs attention", "the repository HEAD moved"},
+		outcome: events.SeatAttentionRequired,
+		reason:  []string{"the repository HEAD moved"},
+		packet: []string{"## Your seat needs attention", "the repository HEAD moved",
+			// The colleague's commit, with its author, apart from any
+			// unrecorded work (there is none: the stop was checkpointed).
+			"## Repository since checkpoint ", "(1 commit since the checkpoint):", " a colleague's commit (by t)\n",
+			"These commits are not recorded by the checkpoint"},
+		notInPacket: []string{"Unrecorded work"},
 		notInReason: []string{"unrecorded", "no checkpoint confirmed"},
 		reference:   "snapshot ", wantExitCode: 1,
 	}}
@@ -239,6 +250,11 @@ func TestNeverGreenOverALoss(t *testing.T) {
 			for _, w := range tc.packet {
 				if !strings.Contains(string(body), w) {
 					t.Errorf("packet lacks %q:\n%s", w, body)
+				}
+			}
+			for _, w := range tc.notInPacket {
+				if strings.Contains(string(body), w) {
+					t.Errorf("packet says %q:\n%s", w, body)
 				}
 			}
 			// A repeated up stays where it is until a person answers.

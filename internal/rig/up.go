@@ -273,7 +273,7 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 	}
 	l, err := commands.LaunchSeat(ctx, m.Env, commands.LaunchRequest{Address: s.Address, Mode: mode, FromSession: p.FromSession,
 		Conversation: p.Conversation, TmuxSession: name, ContextFile: file, RestoreID: restoreID, TTLms: ttl, LaunchedSeq: s.LaunchedSeq, Budget: m.Budget,
-		Repo: cur})
+		Repo: cur, Check: m.packetRepo(ctx, s.Work, p.FromSession, m.seatDir(s.Cwd))})
 	if err != nil {
 		switch fault.CodeOf(err) {
 		case fault.Storage, fault.Internal, fault.RevisionConflict:

@@ -399,6 +399,9 @@ func chunks(in Input) (required, optional []chunk) {
 			return ""
 		})...)...)
 	}
+	if lines := unrecordedDiffLines(in.Repo); len(lines) > 0 {
+		add(&optional, "unrecorded_diff", false, lines...)
+	}
 	if k != nil && len(k.Hypotheses) > 0 {
 		add(&optional, "hypotheses", false, append([]string{"## Hypotheses (unverified: confirm or retract them)"}, knowledgeLines(k.Hypotheses, func(*projections.Knowledge) string { return "" })...)...)
 	}

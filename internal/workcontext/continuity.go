@@ -58,6 +58,19 @@ var trackedFields = []struct {
 // version at seq from (the latest checkpoint) and at rev, with the seq of
 // the change that set each current value. An item that did not exist at
 // from has nothing to compare.
+// ChangedSince lists the fields of work item work whose value at rev
+// differs from its value at from, each with the seq of its change: the
+// item's own fields only, so an edit of another item in the same register
+// file (which restamps every item with the file's new hash) changes
+// nothing here. Empty when the item is unknown at either revision.
+func ChangedSince(conn *sqlite.Conn, work string, from, rev int64) ([]FieldChange, error) {
+	now, err := projections.WorkItemAt(conn, work, rev)
+	if err != nil || len(now) == 0 {
+		return []FieldChange{}, err
+	}
+	return changedSince(conn, work, from, rev, &now[0])
+}
+
 func changedSince(conn *sqlite.Conn, work string, from, rev int64, now *projections.WorkItem) ([]FieldChange, error) {
 	out := []FieldChange{}
 	if now == nil || from >= rev {

@@ -86,7 +86,7 @@ func (s *Server) register() {
 		desc: "List what deserves pruning, as `awr context hygiene --json`: loops open for 3 or more sessions, hypotheses unconfirmed over 3 sessions, facts and decisions recorded before a later change to their work item's source, checkpoints whose recorded HEAD is no longer an ancestor of HEAD; each finding has the exact command that retires it."},
 		op((*project.Project).ContextHygiene))
 	add(s, tool{name: "awr_recovery_verify", title: "Prove a handoff was understood",
-		desc: "Check a successor's restatement of its handoff (next_action, open_loops and decisions as ids or texts, files_touched, remaining_check) against the recorded state and the repository, as `awr recovery verify --json`: verdict verified or attention_required and items[] with field, status (match, missing, extra, mismatch, unverifiable), expected and stated. Records restatement_checked; a verdict other than verified comes as RestatementMismatch with the report in result."},
+		desc: "Check a successor's restatement of its handoff (next_action, open_loops and decisions as ids or texts, files_touched, remaining_check) against the recorded state and the repository, as `awr recovery verify --json`: verdict verified or attention_required and items[] with field, status (match, missing, extra, mismatch, closed, unverifiable), expected and stated. Records restatement_checked; a verdict other than verified comes as RestatementMismatch with the report in result."},
 		func(ctx context.Context, p *project.Project, in project.RecoveryVerifyRequest) (any, error) {
 			res, err := p.RecoveryVerify(ctx, in, nil)
 			if res == nil {
