@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -66,6 +68,15 @@ type LockedLog interface {
 	// id the shared log holds already as it is (a migration keeps the
 	// file's records, so a retry after it is answered as before).
 	CopyRequests(recs []RequestRecord) error
+	// Moved returns nil, or, when the shared log moved away (awr migrate
+	// --to sqlite) and is fenced, the refusal of every write: coded,
+	// naming where the log went, with the command that points this
+	// checkout at a log it may write.
+	Moved() error
+	// Fence records that the log moved to where (a description without
+	// credentials) and commits: from then on the shared log refuses every
+	// append, from every machine. A log fenced already keeps its record.
+	Fence(where string, at time.Time) error
 }
 
 // RequestRecord is what a write with a request id leaves for its repeats:
@@ -241,6 +252,9 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 	var res *WriteResult
 	err := s.up.Locked(ctx, func(w LockedLog) error {
 		h := w.Head()
+		if err := w.Moved(); err != nil {
+			return err
+		}
 		if opts.RequestID != "" {
 			rec, found, err := w.Request(opts.RequestID)
 			if err != nil {
@@ -432,6 +446,11 @@ func (s *Store) Attach(ctx context.Context, up Upstream, check func(tx *Tx, h He
 		res.Head = Head{Revision: tx.head, Hash: tx.lastHash, OccurredAt: tx.lastTime}
 		if err := up.Locked(ctx, func(w LockedLog) error {
 			h := w.Head()
+			if err := w.Moved(); err != nil {
+				return fault.New(fault.SourceConflict, "migrate: the shared store (%s) holds, fenced, a log of this project that moved out at project_revision %d: its key takes no more events (%v); nothing was copied; give another --key", up.Describe(), h.Revision, err).
+					With("store", up.Describe()).With("project_revision", h.Revision).
+					WithHint("awr migrate --help")
+			}
 			switch {
 			case h.Revision == res.Head.Revision && bytesEqual(h.Hash, res.Head.Hash):
 				return nil // copied already
@@ -518,13 +537,28 @@ func (s *Store) Detach(ctx context.Context, then func(tx *Tx, h Head) error) (*A
 			}
 			res.Requests = int64(len(recs))
 			return nil, then(tx, h)
-		}, nil)
+		}, func(tx *Tx, _ *WriteResult) error {
+			// The shared log is fenced before the file becomes the log:
+			// from the moment this checkout may write alone, no machine
+			// can write there.
+			return w.Fence(s.movedTo(), time.Now())
+		})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// movedTo names this file as the place a shared log moved to, for the
+// messages of the machines still pointing at it.
+func (s *Store) movedTo() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "an unnamed host"
+	}
+	return fmt.Sprintf("the SQLite file %s on %s", s.path, host)
 }
 
 // Waker is a shared log that can wake a follower (`awr log --follow`)

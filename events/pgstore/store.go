@@ -459,6 +459,9 @@ func (s *Store) mapErrNote(op string, err error, note string) error {
 			With("server", s.server).With("check", s.readyHint())
 	case errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03"):
 		return fault.New(fault.Storage, "%s: the database is busy (%s; another awr process holds the project's log): retry", op, msg)
+	case errors.As(err, &pe) && pe.Code == sqlstateMoved:
+		return fault.New(fault.InvalidTransition, "%s: %s; nothing was written", op, pe.Message).
+			With("store", s.Describe()).WithHint("awr migrate --to sqlite")
 	case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "53"):
 		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s is out of resources (%s)%s; free disk space or connections on the server, then retry", op, s.server, msg, note).
 			With("server", s.server)

@@ -145,9 +145,12 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 			ptx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	head, err := s.lockHead(ctx, ptx, op)
+	head, moved, err := s.lockHead(ctx, ptx, op)
 	if err != nil {
 		return nil, err
+	}
+	if moved != nil {
+		return nil, s.movedErr(op, moved)
 	}
 	opts.Now = events.ClampNow(opts.Now, head.OccurredAt)
 	if opts.RequestID != "" {
@@ -201,18 +204,24 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 	return &events.WriteResult{Result: raw, Events: tx.appended, Revision: tx.head.Revision}, nil
 }
 
-// lockHead locks the project's head row in ptx and returns the head: every
-// later statement of the READ COMMITTED transaction sees every write
-// committed before the lock was granted.
-func (s *Store) lockHead(ctx context.Context, ptx pgx.Tx, op string) (events.Head, error) {
+// lockHead locks the project's head row in ptx and returns the head, and
+// where the log moved when it is fenced (nil otherwise): every later
+// statement of the READ COMMITTED transaction sees every write committed
+// before the lock was granted.
+func (s *Store) lockHead(ctx context.Context, ptx pgx.Tx, op string) (events.Head, *Moved, error) {
 	var head events.Head
-	if err := ptx.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}).Scan(&head.Revision, &head.Hash, &head.OccurredAt); err != nil {
+	var to *string
+	var at int64
+	if err := ptx.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}).Scan(&head.Revision, &head.Hash, &head.OccurredAt, &to, &at); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return head, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
+			return head, nil, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
 		}
-		return head, err
+		return head, nil, err
 	}
-	return head, nil
+	if to == nil {
+		return head, nil, nil
+	}
+	return head, &Moved{To: *to, At: time.UnixMilli(at).UTC(), Revision: head.Revision}, nil
 }
 
 // request returns the idempotency record of request id, if any.
