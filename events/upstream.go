@@ -117,9 +117,14 @@ func (s *Store) CatchUp(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return h.Revision, s.catchUpTo(ctx, h, func(from, to int64, fn func(e *Event) error) error {
+	err = s.catchUpTo(ctx, h, func(from, to int64, fn func(e *Event) error) error {
 		return s.up.Scan(ctx, from, to, fn)
+	}, func() (Head, error) {
+		var err error
+		h, err = s.up.Head(ctx)
+		return h, err
 	})
+	return h.Revision, err
 }
 
 // localHead is the cache's own head, read without catching up.
@@ -150,11 +155,27 @@ const bulkCatchUp = 2048
 
 // catchUpTo appends to the cache the shared log's events after the
 // cache's head up to h, read with scan, in batches.
-func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64, fn func(e *Event) error) error) error {
+//
+// A cache ahead of h is not in itself a divergence when h was read
+// without the shared log's lock (refresh is not nil): another process of
+// this machine may have committed a write to the shared log and then to
+// the cache after h was read (or while this one waited for the cache's
+// write lock to catch up). Since a write reaches the cache only after the
+// shared log committed it, a head read after the cache's is at least the
+// cache's: refresh reads it again, and only a cache still ahead of it is
+// one the shared log does not continue. Under the shared log's lock
+// (refresh nil) no write can commit meanwhile, and a cache ahead of the
+// locked head is divergent.
+func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64, fn func(e *Event) error) error, refresh func() (Head, error)) error {
 	for {
 		local, err := s.localHeadFull(ctx)
 		if err != nil {
 			return err
+		}
+		if local.Revision > h.Revision && refresh != nil {
+			if h, err = refresh(); err != nil {
+				return err
+			}
 		}
 		switch {
 		case local.Revision > h.Revision:
@@ -237,7 +258,7 @@ func (s *Store) bulkCatchUp(ctx context.Context, h Head, scan func(from, to int6
 
 // diverged is the VerifyFailed of a cache the shared log does not continue.
 func (s *Store) diverged(format string, args ...any) error {
-	return fault.New(fault.VerifyFailed, "the local cache %s of %s "+format+": the two logs differ (the shared log was rewritten, or the cache belongs to another log); nothing was written; move the cache aside (mv %[1]s %[1]s.diverged) and the next command builds it again from the shared log", append([]any{s.path, s.up.Describe()}, args...)...).
+	return fault.New(fault.VerifyFailed, "the local cache %s of %s "+format+": the two logs differ (the shared log was rewritten, or the cache belongs to another log); nothing was written; moving the cache aside (mv %[1]s %[1]s.diverged) keeps it whole, with any event the shared log lacks, and the next command builds a new cache holding only what the shared log holds", append([]any{s.path, s.up.Describe()}, args...)...).
 		With("path", s.path).With("store", s.up.Describe())
 }
 
@@ -265,10 +286,10 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 					return RequestIDUsed(opts.RequestID, rec.FirstSeq, true)
 				}
 				res = &WriteResult{Result: rec.Result, Replayed: true, Revision: h.Revision}
-				return s.catchUpTo(ctx, h, w.Scan)
+				return s.catchUpTo(ctx, h, w.Scan, nil)
 			}
 		}
-		if err := s.catchUpTo(ctx, h, w.Scan); err != nil {
+		if err := s.catchUpTo(ctx, h, w.Scan, nil); err != nil {
 			return err
 		}
 		var pushed *WriteResult
@@ -513,7 +534,7 @@ func (s *Store) Detach(ctx context.Context, then func(tx *Tx, h Head) error) (*A
 	res := &AttachResult{}
 	err := s.up.Locked(ctx, func(w LockedLog) error {
 		h := w.Head()
-		if err := s.catchUpTo(ctx, h, w.Scan); err != nil {
+		if err := s.catchUpTo(ctx, h, w.Scan, nil); err != nil {
 			return err
 		}
 		res.Head = h
