@@ -158,3 +158,43 @@ func mustRead(t *testing.T, path string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// TestShared_BadStores (issue #40, item 7): a password in AWR_STORE is
+// refused as AWR_STORE's, not blamed on the manifest; AWR_STORE naming a
+// database where the key holds another project's log is refused on
+// joining, naming both projects, before anything is cached.
+func TestShared_BadStores(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	otherURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	bin := buildAWR(t)
+	dir, err := fixtures.CopyProject("checkout", t.TempDir())
+	require.NoError(t, err)
+	awr := awrIn(bin, dir)
+	runJSON(t, awr("init", "--name", "mine", "--store", dbURL, "--accept", "--json"), &struct{}{})
+	other, err := fixtures.CopyProject("checkout", t.TempDir())
+	require.NoError(t, err)
+	runJSON(t, awrIn(bin, other)("init", "--name", "mine", "--store", otherURL, "--accept", "--json"), &struct{}{})
+
+	cmd := awr("status", "--json")
+	cmd.Env = append(cmd.Env, "AWR_STORE=postgres://alice:hunter2-wrong@127.0.0.1:1/awr")
+	fe := runFail(t, cmd)
+	require.Equal(t, "InvalidInput", fe.Code, "%+v", fe)
+	require.Contains(t, fe.Message, "AWR_STORE")
+	require.NotContains(t, fe.Message, "project.toml")
+	require.NotContains(t, fe.Message, "hunter2")
+
+	cache := filepath.Join(dir, ".awr", "awr.db")
+	require.NoError(t, os.Remove(cache))
+	cmd = awr("status", "--json")
+	cmd.Env = append(cmd.Env, "AWR_STORE="+otherURL)
+	fe = runFail(t, cmd)
+	require.Equal(t, "Storage", fe.Code, "%+v", fe)
+	require.Contains(t, fe.Message, "another project's database")
+	require.Equal(t, "AWR_STORE", fe.Details["from"])
+	_, err = os.Stat(cache)
+	require.True(t, errors.Is(err, os.ErrNotExist), "nothing was cached")
+	var st sharedStatus
+	runJSON(t, awr("status", "--json"), &st)
+	require.Equal(t, "postgres", st.Store.Kind)
+}

@@ -135,7 +135,7 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 			res, err = nil, s.mapErrNote(op, err, nothingWritten)
 		}
 	}()
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	ptx, head, moved, err := s.beginLocked(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -145,10 +145,6 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 			ptx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	head, moved, err := s.lockHead(ctx, ptx, op)
-	if err != nil {
-		return nil, err
-	}
 	if moved != nil {
 		return nil, s.movedErr(op, moved)
 	}
@@ -202,6 +198,29 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 	}
 	committed = true
 	return &events.WriteResult{Result: raw, Events: tx.appended, Revision: tx.head.Revision}, nil
+}
+
+// beginLocked begins a READ COMMITTED transaction and locks the project's
+// head row in it (lockHead), retrying both for a passing failure
+// (Options.RetryFor): nothing is written before the lock.
+func (s *Store) beginLocked(ctx context.Context, op string) (pgx.Tx, events.Head, *Moved, error) {
+	var ptx pgx.Tx
+	var head events.Head
+	var moved *Moved
+	err := s.retry(ctx, op, func() error {
+		t, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+		if err != nil {
+			return err
+		}
+		h, m, err := s.lockHead(ctx, t, op)
+		if err != nil {
+			t.Rollback(context.WithoutCancel(ctx))
+			return err
+		}
+		ptx, head, moved = t, h, m
+		return nil
+	})
+	return ptx, head, moved, err
 }
 
 // lockHead locks the project's head row in ptx and returns the head, and

@@ -42,7 +42,7 @@ func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (
 			err = s.mapErrNote(op, err, nothingWritten)
 		}
 	}()
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	ptx, head, moved, err := s.beginLocked(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -51,10 +51,7 @@ func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (
 			ptx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	lw.tx = ptx
-	if lw.head, lw.moved, err = s.lockHead(ctx, ptx, op); err != nil {
-		return err
-	}
+	lw.tx, lw.head, lw.moved = ptx, head, moved
 	lw.pending = lw.head
 	return fn(lw)
 }

@@ -198,6 +198,12 @@ func (p *Project) open(ctx context.Context, create bool) (*events.Store, *comman
 	}
 	shared, manifestErr := p.shared()
 	if manifestErr != nil {
+		if env := os.Getenv(EnvStore); env != "" {
+			if err := intake.CheckStoreURL(EnvStore, env); err != nil {
+				// AWR_STORE is wrong, not the manifest.
+				return nil, nil, err
+			}
+		}
 		if _, err := os.Stat(events.DBPath(p.dir)); err != nil {
 			return nil, nil, manifestErr
 		}
