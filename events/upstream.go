@@ -77,6 +77,10 @@ type LockedLog interface {
 	// credentials) and commits: from then on the shared log refuses every
 	// append, from every machine. A log fenced already keeps its record.
 	Fence(where string, at time.Time) error
+	// Clock returns the shared store's clock when the lock was granted,
+	// and whether writes take their time from it (one clock for every
+	// machine) instead of the caller's.
+	Clock() (time.Time, bool)
 }
 
 // RequestRecord is what a write with a request id leaves for its repeats:
@@ -291,6 +295,11 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 		}
 		if err := s.catchUpTo(ctx, h, w.Scan, nil); err != nil {
 			return err
+		}
+		if now, ok := w.Clock(); ok {
+			// Leases are judged, and events timed, by the shared store's
+			// clock: one clock for every machine.
+			opts.Now = now
 		}
 		var pushed *WriteResult
 		r, err := s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {

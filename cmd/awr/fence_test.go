@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/fixtures"
@@ -197,4 +199,45 @@ func TestShared_BadStores(t *testing.T) {
 	var st sharedStatus
 	runJSON(t, awr("status", "--json"), &st)
 	require.Equal(t, "postgres", st.Store.Kind)
+}
+
+// TestShared_LeasesByServerClock (issue #40, item 3's clock fault): a
+// machine whose clock runs ten minutes ahead does not take a claim whose
+// five-minute lease is live by the server's clock (it would, judging by
+// its own), and the lease it takes is timed by the server's clock.
+func TestShared_LeasesByServerClock(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	bin := buildAWR(t)
+	dir, err := fixtures.CopyProject("checkout", t.TempDir())
+	require.NoError(t, err)
+	awrA := awrIn(bin, dir)
+	runJSON(t, awrA("init", "--name", "clocks", "--store", dbURL, "--accept", "--json"), &struct{}{})
+	manifest, err := os.ReadFile(filepath.Join(dir, ".awr", "project.toml"))
+	require.NoError(t, err)
+	type claimed struct {
+		Session struct{ ID string } `json:"session"`
+		Claim   *struct {
+			ExpiresAt    int64 `json:"expires_at"`
+			FencingToken int64 `json:"fencing_token"`
+		} `json:"claim"`
+	}
+	var a claimed
+	runJSON(t, awrA("session", "start", "--work", "CART-1", "--agent", "alice", "--claim", "--ttl-ms", "300000", "--json"), &a)
+	require.NotNil(t, a.Claim)
+
+	_, awrB := machine(t, bin, string(manifest))
+	ahead := time.Now().Add(10 * time.Minute)
+	skewed := func(args ...string) *exec.Cmd {
+		cmd := awrB(args...)
+		cmd.Env = append(cmd.Env, fmt.Sprintf("AWR_TEST_NOW=%d", ahead.UnixMilli()))
+		return cmd
+	}
+	fe := runFail(t, skewed("session", "start", "--work", "CART-1", "--agent", "bob", "--claim", "--json"))
+	require.Equal(t, "ClaimConflict", fe.Code, "%+v", fe)
+	runJSON(t, awrA("claim", "release", "--session", a.Session.ID, "--json"), &struct{}{})
+	var b claimed
+	runJSON(t, skewed("session", "start", "--work", "CART-1", "--agent", "bob", "--claim", "--ttl-ms", "300000", "--json"), &b)
+	require.NotNil(t, b.Claim)
+	require.Less(t, b.Claim.ExpiresAt, ahead.UnixMilli(), "the lease starts at the server's time, not the skewed machine's")
 }

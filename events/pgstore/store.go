@@ -63,6 +63,13 @@ type Options struct {
 	// lock is taken; one cut during its commit is not (its outcome is
 	// unknown). Zero: no retry.
 	RetryFor time.Duration
+	// ServerClock makes every write take its time from the server's clock
+	// when it takes the project's write lock, in place of the caller's:
+	// the time of an event, and so a lease's start and the "now" a lease
+	// is judged live or lapsed by, is one clock for every machine, and a
+	// machine whose clock is off by minutes neither takes a live claim
+	// nor keeps one past its lease.
+	ServerClock bool
 }
 
 // Store is a project's event log in a PostgreSQL database: an events.Log.
@@ -77,7 +84,8 @@ type Store struct {
 	user     string
 	database string
 
-	retryFor time.Duration
+	retryFor    time.Duration
+	serverClock bool
 
 	mu     sync.Mutex
 	closed bool
@@ -119,7 +127,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		cfg.MaxConns = opts.MaxConns
 	}
 	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port,
-		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, retryFor: opts.RetryFor}
+		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, retryFor: opts.RetryFor, serverClock: opts.ServerClock}
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, s.mapErr("open postgres store", err)

@@ -135,10 +135,11 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 			res, err = nil, s.mapErrNote(op, err, nothingWritten)
 		}
 	}()
-	ptx, head, moved, err := s.beginLocked(ctx, op)
+	ptx, l, err := s.beginLocked(ctx, op)
 	if err != nil {
 		return nil, err
 	}
+	head, moved := l.head, l.moved
 	committed := false
 	defer func() {
 		if !committed {
@@ -147,6 +148,9 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 	}()
 	if moved != nil {
 		return nil, s.movedErr(op, moved)
+	}
+	if s.serverClock {
+		opts.Now = l.serverNow
 	}
 	opts.Now = events.ClampNow(opts.Now, head.OccurredAt)
 	if opts.RequestID != "" {
@@ -203,44 +207,52 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 // beginLocked begins a READ COMMITTED transaction and locks the project's
 // head row in it (lockHead), retrying both for a passing failure
 // (Options.RetryFor): nothing is written before the lock.
-func (s *Store) beginLocked(ctx context.Context, op string) (pgx.Tx, events.Head, *Moved, error) {
+func (s *Store) beginLocked(ctx context.Context, op string) (pgx.Tx, locked, error) {
 	var ptx pgx.Tx
-	var head events.Head
-	var moved *Moved
+	var l locked
 	err := s.retry(ctx, op, func() error {
 		t, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 		if err != nil {
 			return err
 		}
-		h, m, err := s.lockHead(ctx, t, op)
+		got, err := s.lockHead(ctx, t, op)
 		if err != nil {
 			t.Rollback(context.WithoutCancel(ctx))
 			return err
 		}
-		ptx, head, moved = t, h, m
+		ptx, l = t, got
 		return nil
 	})
-	return ptx, head, moved, err
+	return ptx, l, err
 }
 
-// lockHead locks the project's head row in ptx and returns the head, and
-// where the log moved when it is fenced (nil otherwise): every later
-// statement of the READ COMMITTED transaction sees every write committed
-// before the lock was granted.
-func (s *Store) lockHead(ctx context.Context, ptx pgx.Tx, op string) (events.Head, *Moved, error) {
-	var head events.Head
+// locked is what taking the head row's lock learns: the head, where the
+// log moved (nil unless fenced), and the server's clock at the lock.
+type locked struct {
+	head      events.Head
+	moved     *Moved
+	serverNow time.Time
+}
+
+// lockHead locks the project's head row in ptx and returns the head,
+// where the log moved when it is fenced (nil otherwise) and the server's
+// clock: every later statement of the READ COMMITTED transaction sees
+// every write committed before the lock was granted.
+func (s *Store) lockHead(ctx context.Context, ptx pgx.Tx, op string) (locked, error) {
+	var l locked
 	var to *string
-	var at int64
-	if err := ptx.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}).Scan(&head.Revision, &head.Hash, &head.OccurredAt, &to, &at); err != nil {
+	var at, now int64
+	if err := ptx.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}).Scan(&l.head.Revision, &l.head.Hash, &l.head.OccurredAt, &to, &at, &now); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return head, nil, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
+			return l, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
 		}
-		return head, nil, err
+		return l, err
 	}
-	if to == nil {
-		return head, nil, nil
+	l.serverNow = time.UnixMilli(now).UTC()
+	if to != nil {
+		l.moved = &Moved{To: *to, At: time.UnixMilli(at).UTC(), Revision: l.head.Revision}
 	}
-	return head, &Moved{To: *to, At: time.UnixMilli(at).UTC(), Revision: head.Revision}, nil
+	return l, nil
 }
 
 // request returns the idempotency record of request id, if any.

@@ -42,7 +42,7 @@ func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (
 			err = s.mapErrNote(op, err, nothingWritten)
 		}
 	}()
-	ptx, head, moved, err := s.beginLocked(ctx, op)
+	ptx, l, err := s.beginLocked(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (
 			ptx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	lw.tx, lw.head, lw.moved = ptx, head, moved
+	lw.tx, lw.head, lw.moved, lw.serverNow = ptx, l.head, l.moved, l.serverNow
 	lw.pending = lw.head
 	return fn(lw)
 }
@@ -64,8 +64,13 @@ type lockedLog struct {
 	head      events.Head // at the lock
 	pending   events.Head // after the events appended so far
 	moved     *Moved      // where the log went, when it is fenced
+	serverNow time.Time   // the server's clock at the lock
 	committed bool
 }
+
+// Clock returns the server's clock when the lock was granted, and true
+// when the store judges a write's time by it (Options.ServerClock).
+func (w *lockedLog) Clock() (time.Time, bool) { return w.serverNow, w.store.serverClock }
 
 // Moved returns the refusal of every write when the log moved away (awr
 // migrate) and is fenced, nil otherwise.

@@ -64,7 +64,7 @@ func (p *Project) shared() (*sharedStore, error) {
 
 // openUpstream connects to the shared log.
 func (s *sharedStore) openUpstream(ctx context.Context) (events.Upstream, error) {
-	return pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor})
+	return pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true})
 }
 
 // openShared opens this machine's cache of the shared log (.awr/awr.db),
