@@ -600,3 +600,33 @@ func firstWords(s string, n int) string {
 	f := strings.Fields(s)
 	return strings.Join(f[:min(n, len(f))], " ")
 }
+
+// TestClaimModel: the model the Jepsen test checks against refuses the
+// histories it must: a second live holder, a token that does not
+// increase, a checkpoint by a session fenced by a later claim; and
+// accepts a claim taken after the lease lapsed by the server's clock.
+func TestClaimModel(t *testing.T) {
+	t.Parallel()
+	op := func(client int, in claimIn, call, ret int64, out claimOut) porcupine.Operation {
+		return porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret}
+	}
+	acquire := func(client int, call, ret int64, session string, token, start int64) porcupine.Operation {
+		return op(client, claimIn{Op: "acquire", Work: "W-1"}, call, ret, claimOut{OK: true, Session: session, Token: token, Start: start, Expires: start + 1000})
+	}
+	for name, tc := range map[string]struct {
+		h    []porcupine.Operation
+		want bool
+	}{
+		"TwoLiveHolders":    {[]porcupine.Operation{acquire(0, 0, 10, "a", 1, 100), acquire(1, 20, 30, "b", 2, 500)}, false},
+		"AfterTheLease":     {[]porcupine.Operation{acquire(0, 0, 10, "a", 1, 100), acquire(1, 20, 30, "b", 2, 1100)}, true},
+		"TokenNotIncreased": {[]porcupine.Operation{acquire(0, 0, 10, "a", 2, 100), acquire(1, 20, 30, "b", 2, 1500)}, false},
+		"Released": {[]porcupine.Operation{acquire(0, 0, 10, "a", 1, 100),
+			op(0, claimIn{Op: "release", Work: "W-1", Session: "a"}, 11, 12, claimOut{OK: true}), acquire(1, 20, 30, "b", 2, 200)}, true},
+		"FencedCheckpoint": {[]porcupine.Operation{acquire(0, 0, 10, "a", 1, 100), acquire(1, 20, 30, "b", 2, 1500),
+			op(0, claimIn{Op: "checkpoint", Work: "W-1", Session: "a"}, 40, 50, claimOut{OK: true})}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.Equal(t, tc.want, porcupine.CheckOperations(claimModel, tc.h))
+		})
+	}
+}
