@@ -635,3 +635,8 @@ func putRequest(conn *sqlite.Conn, statement string, rec RequestRecord) error {
 	}
 	return nil
 }
+
+// LocalHead returns the head of the store's own file, read without
+// catching up: for a cache, how far it had copied the shared log (awr
+// doctor reports the lag). Errors: Storage.
+func (s *Store) LocalHead(ctx context.Context) (Head, error) { return s.localHeadFull(ctx) }

@@ -83,6 +83,32 @@ func TestShared_MigrateFences(t *testing.T) {
 	var before sharedStatus
 	runJSON(t, awrB("status", "--json"), &before)
 
+	// awr doctor on a team checkout (item 6): A has not read since init,
+	// so its cache is behind by B's writes; the server answers, with its
+	// version, and its clock is this machine's.
+	type doctored struct {
+		OK       bool `json:"ok"`
+		Findings []struct{ Code, Repair string }
+		Store    *struct {
+			Shared         string `json:"shared"`
+			Reachable      bool   `json:"reachable"`
+			ServerVersion  string `json:"server_version"`
+			SharedRevision int64  `json:"shared_revision"`
+			CacheLag       int64  `json:"cache_lag"`
+			MovedTo        string `json:"moved_to"`
+			ClockOffsetMs  int64  `json:"clock_offset_ms"`
+		} `json:"store"`
+	}
+	var doc doctored
+	runJSON(t, awrA("doctor", "--json"), &doc)
+	require.NotNil(t, doc.Store)
+	require.True(t, doc.Store.Reachable)
+	require.NotEmpty(t, doc.Store.ServerVersion)
+	require.Equal(t, before.ProjectRevision, doc.Store.SharedRevision)
+	require.GreaterOrEqual(t, doc.Store.CacheLag, int64(2), "B's session start and release")
+	require.Less(t, max(doc.Store.ClockOffsetMs, -doc.Store.ClockOffsetMs), int64(5000))
+	require.Empty(t, doc.Store.MovedTo)
+
 	var down struct {
 		Status          string `json:"status"`
 		ProjectRevision int64  `json:"project_revision"`
@@ -111,6 +137,17 @@ func TestShared_MigrateFences(t *testing.T) {
 		require.Contains(t, fe.Details["moved_to"], dirA)
 		require.EqualValues(t, before.ProjectRevision, fe.Details["moved_at_revision"])
 	}
+	// B's doctor says where the log went, as an error with its repair.
+	cmd := awrB("doctor", "--json")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	_ = cmd.Run() // exit 1: ok is false
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), "%s", out.String())
+	require.False(t, doc.OK)
+	require.Contains(t, doc.Store.MovedTo, dirA)
+	require.Equal(t, "store_moved", doc.Findings[0].Code)
+	require.Equal(t, "awr migrate --to sqlite", doc.Findings[0].Repair)
+
 	// Nothing was lost or added: B's log verifies at the same head, and
 	// the shared log holds what it held.
 	var after sharedStatus

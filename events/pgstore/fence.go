@@ -57,3 +57,30 @@ func (s *Store) movedErr(op string, m *Moved) error {
 		With("store", s.Describe()).With("moved_to", m.To).With("moved_at_revision", m.Revision).
 		WithHint("awr migrate --to sqlite")
 }
+
+// ServerInfo is what awr doctor reports of the server: its version, its
+// clock and how long one round trip took.
+type ServerInfo struct {
+	Version   string
+	Now       time.Time
+	RoundTrip time.Duration
+}
+
+// Server asks the server for its version and clock, in one round trip.
+// Errors: Storage when it cannot be reached.
+func (s *Store) Server(ctx context.Context) (ServerInfo, error) {
+	const op = "ask the server"
+	if err := s.checkOpen(op); err != nil {
+		return ServerInfo{}, err
+	}
+	var info ServerInfo
+	var now int64
+	begin := time.Now()
+	if err := s.pool.QueryRow(ctx, q("server_info")).Scan(&info.Version, &now); err != nil {
+		return ServerInfo{}, s.mapErr(op, err)
+	}
+	info.RoundTrip = time.Since(begin)
+	// The server's clock read halfway through the round trip.
+	info.Now = time.UnixMilli(now).UTC()
+	return info, nil
+}
