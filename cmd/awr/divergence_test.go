@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -127,7 +125,5 @@ func TestShared_NoFalseDivergence(t *testing.T) {
 	}
 	require.Equal(t, st.ProjectRevision-2, sharedCount(t, dbURL, "busy"))
 	_, err = os.Stat(cache)
-	require.NoError(t, err)
-	require.False(t, errors.Is(err, os.ErrNotExist))
-	_ = exec.Command
+	require.NoError(t, err, "the cache is left where it was")
 }
