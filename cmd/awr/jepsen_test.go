@@ -97,10 +97,12 @@ var claimModel = porcupine.Model{
 			s.Expires = out.Expires
 			return true, s
 		case "release":
-			if s.Holder != in.Session {
-				return false, s
+			// A release names its session's own claim: the holder's frees
+			// the item; one of a claim superseded after its lease lapsed
+			// closes that old claim and leaves the new holder's alone.
+			if s.Holder == in.Session {
+				s.Holder = ""
 			}
-			s.Holder = ""
 			return true, s
 		case "checkpoint":
 			// Only the latest claimant writes: a session fenced by a later
@@ -622,6 +624,10 @@ func TestClaimModel(t *testing.T) {
 		"TokenNotIncreased": {[]porcupine.Operation{acquire(0, 0, 10, "a", 2, 100), acquire(1, 20, 30, "b", 2, 1500)}, false},
 		"Released": {[]porcupine.Operation{acquire(0, 0, 10, "a", 1, 100),
 			op(0, claimIn{Op: "release", Work: "W-1", Session: "a"}, 11, 12, claimOut{OK: true}), acquire(1, 20, 30, "b", 2, 200)}, true},
+		"SupersededRelease": {[]porcupine.Operation{acquire(0, 0, 10, "a", 1, 100), acquire(1, 20, 30, "b", 2, 1500),
+			op(0, claimIn{Op: "release", Work: "W-1", Session: "a"}, 40, 50, claimOut{OK: true}), acquire(2, 60, 70, "c", 3, 1600)}, false},
+		"FencedRenew": {[]porcupine.Operation{acquire(0, 0, 10, "a", 1, 100), acquire(1, 20, 30, "b", 2, 1500),
+			op(0, claimIn{Op: "renew", Work: "W-1", Session: "a"}, 40, 50, claimOut{OK: true, Expires: 3000})}, false},
 		"FencedCheckpoint": {[]porcupine.Operation{acquire(0, 0, 10, "a", 1, 100), acquire(1, 20, 30, "b", 2, 1500),
 			op(0, claimIn{Op: "checkpoint", Work: "W-1", Session: "a"}, 40, 50, claimOut{OK: true})}, false},
 	} {
