@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -66,6 +68,19 @@ type LockedLog interface {
 	// id the shared log holds already as it is (a migration keeps the
 	// file's records, so a retry after it is answered as before).
 	CopyRequests(recs []RequestRecord) error
+	// Moved returns nil, or, when the shared log moved away (awr migrate
+	// --to sqlite) and is fenced, the refusal of every write: coded,
+	// naming where the log went, with the command that points this
+	// checkout at a log it may write.
+	Moved() error
+	// Fence records that the log moved to where (a description without
+	// credentials) and commits: from then on the shared log refuses every
+	// append, from every machine. A log fenced already keeps its record.
+	Fence(where string, at time.Time) error
+	// Clock returns the shared store's clock when the lock was granted,
+	// and whether writes take their time from it (one clock for every
+	// machine) instead of the caller's.
+	Clock() (time.Time, bool)
 }
 
 // RequestRecord is what a write with a request id leaves for its repeats:
@@ -106,9 +121,14 @@ func (s *Store) CatchUp(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return h.Revision, s.catchUpTo(ctx, h, func(from, to int64, fn func(e *Event) error) error {
+	err = s.catchUpTo(ctx, h, func(from, to int64, fn func(e *Event) error) error {
 		return s.up.Scan(ctx, from, to, fn)
+	}, func() (Head, error) {
+		var err error
+		h, err = s.up.Head(ctx)
+		return h, err
 	})
+	return h.Revision, err
 }
 
 // localHead is the cache's own head, read without catching up.
@@ -139,11 +159,27 @@ const bulkCatchUp = 2048
 
 // catchUpTo appends to the cache the shared log's events after the
 // cache's head up to h, read with scan, in batches.
-func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64, fn func(e *Event) error) error) error {
+//
+// A cache ahead of h is not in itself a divergence when h was read
+// without the shared log's lock (refresh is not nil): another process of
+// this machine may have committed a write to the shared log and then to
+// the cache after h was read (or while this one waited for the cache's
+// write lock to catch up). Since a write reaches the cache only after the
+// shared log committed it, a head read after the cache's is at least the
+// cache's: refresh reads it again, and only a cache still ahead of it is
+// one the shared log does not continue. Under the shared log's lock
+// (refresh nil) no write can commit meanwhile, and a cache ahead of the
+// locked head is divergent.
+func (s *Store) catchUpTo(ctx context.Context, h Head, scan func(from, to int64, fn func(e *Event) error) error, refresh func() (Head, error)) error {
 	for {
 		local, err := s.localHeadFull(ctx)
 		if err != nil {
 			return err
+		}
+		if local.Revision > h.Revision && refresh != nil {
+			if h, err = refresh(); err != nil {
+				return err
+			}
 		}
 		switch {
 		case local.Revision > h.Revision:
@@ -226,7 +262,7 @@ func (s *Store) bulkCatchUp(ctx context.Context, h Head, scan func(from, to int6
 
 // diverged is the VerifyFailed of a cache the shared log does not continue.
 func (s *Store) diverged(format string, args ...any) error {
-	return fault.New(fault.VerifyFailed, "the local cache %s of %s "+format+": the two logs differ (the shared log was rewritten, or the cache belongs to another log); nothing was written; move the cache aside (mv %[1]s %[1]s.diverged) and the next command builds it again from the shared log", append([]any{s.path, s.up.Describe()}, args...)...).
+	return fault.New(fault.VerifyFailed, "the local cache %s of %s "+format+": the two logs differ (the shared log was rewritten, or the cache belongs to another log); nothing was written; moving the cache aside (mv %[1]s %[1]s.diverged) keeps it whole, with any event the shared log lacks, and the next command builds a new cache holding only what the shared log holds", append([]any{s.path, s.up.Describe()}, args...)...).
 		With("path", s.path).With("store", s.up.Describe())
 }
 
@@ -241,6 +277,9 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 	var res *WriteResult
 	err := s.up.Locked(ctx, func(w LockedLog) error {
 		h := w.Head()
+		if err := w.Moved(); err != nil {
+			return err
+		}
 		if opts.RequestID != "" {
 			rec, found, err := w.Request(opts.RequestID)
 			if err != nil {
@@ -251,11 +290,16 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 					return RequestIDUsed(opts.RequestID, rec.FirstSeq, true)
 				}
 				res = &WriteResult{Result: rec.Result, Replayed: true, Revision: h.Revision}
-				return s.catchUpTo(ctx, h, w.Scan)
+				return s.catchUpTo(ctx, h, w.Scan, nil)
 			}
 		}
-		if err := s.catchUpTo(ctx, h, w.Scan); err != nil {
+		if err := s.catchUpTo(ctx, h, w.Scan, nil); err != nil {
 			return err
+		}
+		if now, ok := w.Clock(); ok {
+			// Leases are judged, and events timed, by the shared store's
+			// clock: one clock for every machine.
+			opts.Now = now
 		}
 		var pushed *WriteResult
 		r, err := s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
@@ -432,6 +476,11 @@ func (s *Store) Attach(ctx context.Context, up Upstream, check func(tx *Tx, h He
 		res.Head = Head{Revision: tx.head, Hash: tx.lastHash, OccurredAt: tx.lastTime}
 		if err := up.Locked(ctx, func(w LockedLog) error {
 			h := w.Head()
+			if err := w.Moved(); err != nil {
+				return fault.New(fault.SourceConflict, "migrate: the shared store (%s) holds, fenced, a log of this project that moved out at project_revision %d: its key takes no more events (%v); nothing was copied; give another --key", up.Describe(), h.Revision, err).
+					With("store", up.Describe()).With("project_revision", h.Revision).
+					WithHint("awr migrate --help")
+			}
 			switch {
 			case h.Revision == res.Head.Revision && bytesEqual(h.Hash, res.Head.Hash):
 				return nil // copied already
@@ -494,7 +543,7 @@ func (s *Store) Detach(ctx context.Context, then func(tx *Tx, h Head) error) (*A
 	res := &AttachResult{}
 	err := s.up.Locked(ctx, func(w LockedLog) error {
 		h := w.Head()
-		if err := s.catchUpTo(ctx, h, w.Scan); err != nil {
+		if err := s.catchUpTo(ctx, h, w.Scan, nil); err != nil {
 			return err
 		}
 		res.Head = h
@@ -518,13 +567,28 @@ func (s *Store) Detach(ctx context.Context, then func(tx *Tx, h Head) error) (*A
 			}
 			res.Requests = int64(len(recs))
 			return nil, then(tx, h)
-		}, nil)
+		}, func(tx *Tx, _ *WriteResult) error {
+			// The shared log is fenced before the file becomes the log:
+			// from the moment this checkout may write alone, no machine
+			// can write there.
+			return w.Fence(s.movedTo(), time.Now())
+		})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// movedTo names this file as the place a shared log moved to, for the
+// messages of the machines still pointing at it.
+func (s *Store) movedTo() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "an unnamed host"
+	}
+	return fmt.Sprintf("the SQLite file %s on %s", s.path, host)
 }
 
 // Waker is a shared log that can wake a follower (`awr log --follow`)
@@ -571,3 +635,8 @@ func putRequest(conn *sqlite.Conn, statement string, rec RequestRecord) error {
 	}
 	return nil
 }
+
+// LocalHead returns the head of the store's own file, read without
+// catching up: for a cache, how far it had copied the shared log (awr
+// doctor reports the lag). Errors: Storage.
+func (s *Store) LocalHead(ctx context.Context) (Head, error) { return s.localHeadFull(ctx) }

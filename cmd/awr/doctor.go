@@ -19,6 +19,13 @@ type doctorCheckCmd struct {
 // Run reports the doctor's findings.
 func (c *doctorCheckCmd) Run(app *App) error {
 	return call(app, (*project.Project).Doctor, c.DoctorRequest, func(w io.Writer, r *project.DoctorResult) {
+		if st := r.Store; st != nil {
+			fmt.Fprintf(w, "store: %s, PostgreSQL %s, round trip %d ms, shared log at %d, this cache was %d behind, clock %+d ms from the server's\n",
+				st.Shared, st.ServerVersion, st.RoundTripMs, st.SharedRevision, st.CacheLag, st.ClockOffsetMs)
+			if st.MovedTo != "" {
+				fmt.Fprintf(w, "store: fenced, the log moved to %s\n", st.MovedTo)
+			}
+		}
 		if len(r.Findings) == 0 {
 			fmt.Fprintf(w, "doctor: nothing to repair (project_revision %d)\n", r.ProjectRevision)
 			return

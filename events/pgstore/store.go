@@ -55,6 +55,21 @@ type Options struct {
 	// MaxConns caps the store's connection pool (pgxpool's default when
 	// zero).
 	MaxConns int32
+	// RetryFor is how long a step that failed for a passing reason (the
+	// server starting up or in recovery, 57P03; a connection the server
+	// ended, 57P01/57P02, or that broke) is retried, with backoff, before
+	// the store gives up with the error: opening, reading the head, a
+	// scan, taking the write lock. A write is retried only before its
+	// lock is taken; one cut during its commit is not (its outcome is
+	// unknown). Zero: no retry.
+	RetryFor time.Duration
+	// ServerClock makes every write take its time from the server's clock
+	// when it takes the project's write lock, in place of the caller's:
+	// the time of an event, and so a lease's start and the "now" a lease
+	// is judged live or lapsed by, is one clock for every machine, and a
+	// machine whose clock is off by minutes neither takes a live claim
+	// nor keeps one past its lease.
+	ServerClock bool
 }
 
 // Store is a project's event log in a PostgreSQL database: an events.Log.
@@ -68,6 +83,9 @@ type Store struct {
 	port     uint16
 	user     string
 	database string
+
+	retryFor    time.Duration
+	serverClock bool
 
 	mu     sync.Mutex
 	closed bool
@@ -109,12 +127,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		cfg.MaxConns = opts.MaxConns
 	}
 	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port,
-		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database}
+		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, retryFor: opts.RetryFor, serverClock: opts.ServerClock}
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, s.mapErr("open postgres store", err)
 	}
-	if err := s.prepare(ctx); err != nil {
+	if err := s.retry(ctx, "open postgres store", func() error { return s.prepare(ctx) }); err != nil {
 		s.pool.Close()
 		return nil, s.mapErr("open postgres store", err)
 	}
@@ -280,7 +298,9 @@ func (s *Store) Head(ctx context.Context) (events.Head, error) {
 		return events.Head{}, err
 	}
 	var h events.Head
-	err := s.pool.QueryRow(ctx, q("head"), pgx.NamedArgs{"project": s.project}).Scan(&h.Revision, &h.Hash, &h.OccurredAt)
+	err := s.retry(ctx, op, func() error {
+		return s.pool.QueryRow(ctx, q("head"), pgx.NamedArgs{"project": s.project}).Scan(&h.Revision, &h.Hash, &h.OccurredAt)
+	})
 	if err != nil {
 		return events.Head{}, s.mapErr(op, err)
 	}
@@ -340,8 +360,28 @@ func (s *Store) ReadAt(ctx context.Context, rev int64, fn func(snap events.Snaps
 
 // Scan calls fn for events from..to (inclusive) in seq order, read from
 // one snapshot, as events.Log.Scan specifies.
+//
+// A connection lost for a passing reason is retried (Options.RetryFor)
+// from the first event fn has not had: events never change once
+// appended, so the events fn gets are those of one snapshot.
 func (s *Store) Scan(ctx context.Context, from, to int64, fn func(e *events.Event) error) error {
-	return s.read(ctx, "scan events", func(tx pgx.Tx) error { return s.scan(ctx, tx, from, to, fn) })
+	next := from
+	var fnErr error
+	err := s.retry(ctx, "scan events", func() error {
+		return s.read(ctx, "scan events", func(tx pgx.Tx) error {
+			return s.scan(ctx, tx, next, to, func(e *events.Event) error {
+				if fnErr = fn(e); fnErr != nil {
+					return fnErr
+				}
+				next = e.Seq + 1
+				return nil
+			})
+		})
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	return err
 }
 
 // scanPage is how many events a scan reads per query: fn runs between
@@ -454,11 +494,26 @@ func (s *Store) mapErrNote(op string, err error, note string) error {
 	case errors.As(err, &ce):
 		return fault.New(fault.Storage, "%s: cannot connect to PostgreSQL at %s: %s", op, s.server, msg).
 			With("server", s.server).With("check", s.readyHint())
-	case errors.As(err, &pe) && pe.Code == "57P01", errors.As(err, &pe) && pe.Code == "57P02", errors.As(err, &pe) && pe.Code == "57P03":
+	case errors.As(err, &pe) && pe.Code == "57P03":
+		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s is starting up, shutting down or in recovery and takes no connection now (%s)%s", op, s.server, msg, note).
+			With("server", s.server).With("sqlstate", pe.Code).With("check", s.readyHint())
+	case errors.As(err, &pe) && pe.Code == "57P01", errors.As(err, &pe) && pe.Code == "57P02":
 		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s ended the connection (%s)%s", op, s.server, msg, note).
 			With("server", s.server).With("check", s.readyHint())
 	case errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03"):
 		return fault.New(fault.Storage, "%s: the database is busy (%s; another awr process holds the project's log): retry", op, msg)
+	case errors.As(err, &pe) && pe.Code == "25006":
+		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s is read-only (a replica, a server in recovery, or default_transaction_read_only): a write goes to the primary%s", op, s.server, note).
+			With("server", s.server).With("sqlstate", pe.Code).With("check", fmt.Sprintf("psql %q -c 'select pg_is_in_recovery(), current_setting($$default_transaction_read_only$$)'", s.psqlTarget()))
+	case errors.As(err, &pe) && pe.Code == "42501":
+		return fault.New(fault.Storage, "%s: the role %s may not %s in %s (%s)%s; use a role that owns the awr tables, or grant it SELECT, INSERT and UPDATE on them", op, s.user, privilegeWord(op), s.server, pe.Message, note).
+			With("server", s.server).With("sqlstate", pe.Code).With("user", s.user)
+	case errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "42703" || pe.Code == "42883"):
+		return fault.New(fault.Storage, "%s: the awr schema in %s is damaged (%s): a table, column or function it had at schema version %d is gone (dropped by hand?)%s; restore the database from a backup (pg_dump), or move the project into a new database with awr migrate", op, s.server, pe.Message, SchemaVersion(), note).
+			With("server", s.server).With("sqlstate", pe.Code)
+	case errors.As(err, &pe) && pe.Code == sqlstateMoved:
+		return fault.New(fault.InvalidTransition, "%s: %s; nothing was written", op, pe.Message).
+			With("store", s.Describe()).WithHint("awr migrate --to sqlite")
 	case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "53"):
 		return fault.New(fault.Storage, "%s: the PostgreSQL server at %s is out of resources (%s)%s; free disk space or connections on the server, then retry", op, s.server, msg, note).
 			With("server", s.server)

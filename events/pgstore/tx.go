@@ -135,19 +135,22 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 			res, err = nil, s.mapErrNote(op, err, nothingWritten)
 		}
 	}()
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	ptx, l, err := s.beginLocked(ctx, op)
 	if err != nil {
 		return nil, err
 	}
+	head, moved := l.head, l.moved
 	committed := false
 	defer func() {
 		if !committed {
 			ptx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	head, err := s.lockHead(ctx, ptx, op)
-	if err != nil {
-		return nil, err
+	if moved != nil {
+		return nil, s.movedErr(op, moved)
+	}
+	if s.serverClock {
+		opts.Now = l.serverNow
 	}
 	opts.Now = events.ClampNow(opts.Now, head.OccurredAt)
 	if opts.RequestID != "" {
@@ -201,18 +204,55 @@ func (s *Store) Append(ctx context.Context, opts events.WriteOptions, fn func(tx
 	return &events.WriteResult{Result: raw, Events: tx.appended, Revision: tx.head.Revision}, nil
 }
 
-// lockHead locks the project's head row in ptx and returns the head: every
-// later statement of the READ COMMITTED transaction sees every write
-// committed before the lock was granted.
-func (s *Store) lockHead(ctx context.Context, ptx pgx.Tx, op string) (events.Head, error) {
-	var head events.Head
-	if err := ptx.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}).Scan(&head.Revision, &head.Hash, &head.OccurredAt); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return head, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
+// beginLocked begins a READ COMMITTED transaction and locks the project's
+// head row in it (lockHead), retrying both for a passing failure
+// (Options.RetryFor): nothing is written before the lock.
+func (s *Store) beginLocked(ctx context.Context, op string) (pgx.Tx, locked, error) {
+	var ptx pgx.Tx
+	var l locked
+	err := s.retry(ctx, op, func() error {
+		t, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+		if err != nil {
+			return err
 		}
-		return head, err
+		got, err := s.lockHead(ctx, t, op)
+		if err != nil {
+			t.Rollback(context.WithoutCancel(ctx))
+			return err
+		}
+		ptx, l = t, got
+		return nil
+	})
+	return ptx, l, err
+}
+
+// locked is what taking the head row's lock learns: the head, where the
+// log moved (nil unless fenced), and the server's clock at the lock.
+type locked struct {
+	head      events.Head
+	moved     *Moved
+	serverNow time.Time
+}
+
+// lockHead locks the project's head row in ptx and returns the head,
+// where the log moved when it is fenced (nil otherwise) and the server's
+// clock: every later statement of the READ COMMITTED transaction sees
+// every write committed before the lock was granted.
+func (s *Store) lockHead(ctx context.Context, ptx pgx.Tx, op string) (locked, error) {
+	var l locked
+	var to *string
+	var at, now int64
+	if err := ptx.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}).Scan(&l.head.Revision, &l.head.Hash, &l.head.OccurredAt, &to, &at, &now); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return l, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
+		}
+		return l, err
 	}
-	return head, nil
+	l.serverNow = time.UnixMilli(now).UTC()
+	if to != nil {
+		l.moved = &Moved{To: *to, At: time.UnixMilli(at).UTC(), Revision: l.head.Revision}
+	}
+	return l, nil
 }
 
 // request returns the idempotency record of request id, if any.

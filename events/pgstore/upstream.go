@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
@@ -41,7 +42,7 @@ func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (
 			err = s.mapErrNote(op, err, nothingWritten)
 		}
 	}()
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	ptx, l, err := s.beginLocked(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -50,10 +51,7 @@ func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (
 			ptx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	lw.tx = ptx
-	if lw.head, err = s.lockHead(ctx, ptx, op); err != nil {
-		return err
-	}
+	lw.tx, lw.head, lw.moved, lw.serverNow = ptx, l.head, l.moved, l.serverNow
 	lw.pending = lw.head
 	return fn(lw)
 }
@@ -65,7 +63,46 @@ type lockedLog struct {
 	tx        pgx.Tx
 	head      events.Head // at the lock
 	pending   events.Head // after the events appended so far
+	moved     *Moved      // where the log went, when it is fenced
+	serverNow time.Time   // the server's clock at the lock
 	committed bool
+}
+
+// Clock returns the server's clock when the lock was granted, and true
+// when the store judges a write's time by it (Options.ServerClock).
+func (w *lockedLog) Clock() (time.Time, bool) { return w.serverNow, w.store.serverClock }
+
+// Moved returns the refusal of every write when the log moved away (awr
+// migrate) and is fenced, nil otherwise.
+func (w *lockedLog) Moved() error {
+	if w.moved == nil {
+		return nil
+	}
+	return w.store.movedErr("write", w.moved)
+}
+
+// Fence records that the log moved to where (a description, without
+// credentials) and commits: from then on the log refuses every append,
+// here and in the database. A log fenced already keeps its first record.
+func (w *lockedLog) Fence(where string, at time.Time) error {
+	const op = "fence the shared log"
+	if w.committed {
+		return fault.New(fault.Internal, "%s: the transaction was already committed", op)
+	}
+	if w.pending.Revision != w.head.Revision {
+		return fault.New(fault.Internal, "%s: events were appended in the fencing transaction", op)
+	}
+	if _, err := w.tx.Exec(w.ctx, q("head_move"), pgx.NamedArgs{"project": w.store.project, "moved_to": where, "moved_at": at.UnixMilli()}); err != nil {
+		return w.store.mapErrNote(op, err, nothingWritten)
+	}
+	if err := w.store.commit(w.ctx, w.tx, op); err != nil {
+		return w.store.mapErrNote(op, err, nothingWritten)
+	}
+	w.committed = true
+	if w.moved == nil {
+		w.moved = &Moved{To: where, At: at.UTC(), Revision: w.head.Revision}
+	}
+	return nil
 }
 
 func (w *lockedLog) Head() events.Head { return w.head }
@@ -100,6 +137,9 @@ func (w *lockedLog) Append(evs []*events.Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
+	if w.moved != nil {
+		return w.store.movedErr(op, w.moved)
+	}
 	prev := w.pending
 	for _, e := range evs {
 		if e.Seq != prev.Revision+1 || string(e.PrevHash) != string(prev.Hash) {
@@ -118,6 +158,9 @@ func (w *lockedLog) Append(evs []*events.Event) error {
 // locked one to the last event appended.
 func (w *lockedLog) Commit(evs []*events.Event, rec *events.RequestRecord) error {
 	const op = "append events"
+	if w.moved != nil {
+		return w.store.movedErr(op, w.moved)
+	}
 	if err := w.Append(evs); err != nil {
 		return err
 	}
@@ -157,6 +200,9 @@ func (w *lockedLog) Requests() ([]events.RequestRecord, error) {
 func (w *lockedLog) CopyRequests(recs []events.RequestRecord) error {
 	if w.committed {
 		return fault.New(fault.Internal, "copy request records: the transaction was already committed")
+	}
+	if w.moved != nil {
+		return w.store.movedErr("copy request records", w.moved)
 	}
 	b := &pgx.Batch{}
 	for _, rec := range recs {

@@ -60,6 +60,9 @@ type DoctorResult struct {
 	Findings        []DoctorFinding `json:"findings"`
 	Counts          map[string]int  `json:"counts"`
 	ProjectRevision int64           `json:"project_revision"`
+	// Store reports the shared store of a team checkout (absent for a
+	// project whose log is its own file).
+	Store *StoreHealth `json:"store,omitempty"`
 }
 
 // Doctor looks for what keeps a project from continuing cleanly, reading
@@ -75,9 +78,14 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 	res := &DoctorResult{Findings: []DoctorFinding{}, Counts: map[string]int{}}
 	add := func(f DoctorFinding) { res.Findings = append(res.Findings, f) }
 	ttl := p.leaseTTL()
+	store, err := p.doctorStore(ctx, add)
+	if err != nil {
+		return nil, err
+	}
+	res.Store = store
 	var unfinished []projections.Execution
 	clients := map[string]bool{}
-	err := p.read(ctx, Read{}, func(r *events.Reader, rev, now int64) error {
+	err = p.read(ctx, Read{}, func(r *events.Reader, rev, now int64) error {
 		res.ProjectRevision = rev
 		states, err := events.ProjectionStates(r.Conn)
 		if err != nil {

@@ -64,6 +64,10 @@ type Project struct {
 	mu    sync.Mutex
 	store *events.Store
 	env   *commands.Env
+	// cacheAtOpen is, for a team checkout, the cache's head when this
+	// process opened it, before any catch-up (awr doctor's cache lag);
+	// -1 until then.
+	cacheAtOpen int64
 }
 
 // Open returns the project rooted at dir (made absolute); with dir "" it
@@ -202,6 +206,12 @@ func (p *Project) open(ctx context.Context, create bool) (*events.Store, *comman
 	}
 	shared, manifestErr := p.shared()
 	if manifestErr != nil {
+		if env := os.Getenv(EnvStore); env != "" {
+			if err := intake.CheckStoreURL(EnvStore, env); err != nil {
+				// AWR_STORE is wrong, not the manifest.
+				return nil, nil, err
+			}
+		}
 		if _, err := os.Stat(events.DBPath(p.dir)); err != nil {
 			return nil, nil, manifestErr
 		}
@@ -221,6 +231,12 @@ func (p *Project) open(ctx context.Context, create bool) (*events.Store, *comman
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	p.cacheAtOpen = -1
+	if st.Upstream() != nil {
+		if h, err := st.LocalHead(ctx); err == nil {
+			p.cacheAtOpen = h.Revision
+		}
 	}
 	if !create {
 		if err := p.settle(ctx, st, manifestErr); err != nil {

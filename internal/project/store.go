@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
@@ -36,6 +37,9 @@ type StoreStatus struct {
 // sharedStore is the shared log a project's manifest names.
 type sharedStore struct {
 	url, key string
+	// retryFor is how long a passing failure of the server is retried
+	// (the project's --timeout).
+	retryFor time.Duration
 }
 
 // shared returns the shared store the manifest's [store] table names, with
@@ -48,7 +52,7 @@ func (p *Project) shared() (*sharedStore, error) {
 	if err != nil || !ok || m.Store == nil {
 		return nil, err
 	}
-	s := &sharedStore{url: m.Store.URL, key: m.StoreKey()}
+	s := &sharedStore{url: m.Store.URL, key: m.StoreKey(), retryFor: p.opts.LockTimeout}
 	if env := os.Getenv(EnvStore); env != "" {
 		if err := intake.CheckStoreURL(EnvStore, env); err != nil {
 			return nil, err
@@ -60,7 +64,7 @@ func (p *Project) shared() (*sharedStore, error) {
 
 // openUpstream connects to the shared log.
 func (s *sharedStore) openUpstream(ctx context.Context) (events.Upstream, error) {
-	return pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key})
+	return pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true})
 }
 
 // openShared opens this machine's cache of the shared log (.awr/awr.db),
@@ -87,6 +91,12 @@ func (p *Project) openShared(ctx context.Context, s *sharedStore, progress func(
 			return nil, fault.New(fault.NotFound, "open project: the shared store (%s) holds no event for this project yet", up.Describe()).
 				With("store", up.Describe()).WithHint("awr init --store %s --accept", s.url)
 		}
+		// Joining: the log to be cached must be this project's. (A cache
+		// already here is checked against the shared log at every read.)
+		if err := sharedIdentity(ctx, p.dir, up); err != nil {
+			up.Close()
+			return nil, err
+		}
 	} else if !events.Writable(path) {
 		up.Close()
 		return nil, fault.New(fault.Storage, "open project: this machine's cache %s of the shared store (%s) is not writable: every command catches it up", path, up.Describe()).
@@ -101,16 +111,47 @@ func (p *Project) openShared(ctx context.Context, s *sharedStore, progress func(
 	return st, nil
 }
 
+// sharedIdentity refuses, before anything is cached, a shared log whose
+// project is not the one this checkout recorded (.awr/project-id): the
+// manifest's URL, or AWR_STORE in its place, names a database where the
+// key holds another project's log. A checkout without that file (one
+// that joined by its manifest alone) is not checked.
+// Errors: Storage naming both ids and where the URL came from.
+func sharedIdentity(ctx context.Context, dir string, up events.Upstream) error {
+	want := intake.RecordedProjectID(dir)
+	if want == "" {
+		return nil
+	}
+	var id, name string
+	err := up.Scan(ctx, 1, 1, func(e *events.Event) error {
+		if v, err := events.Decode(e); err == nil {
+			if pi, ok := v.(*events.ProjectInitialized); ok {
+				id, name = pi.ProjectID, pi.Name
+			}
+		}
+		return nil
+	})
+	if err != nil || id == "" || id == want {
+		return err
+	}
+	from := "the manifest's [store] url"
+	if os.Getenv(EnvStore) != "" {
+		from = EnvStore
+	}
+	return fault.New(fault.Storage, "open project: the shared store %s holds the log of project %s (%q), but %s says this is project %s: %s names another project's database; nothing was written", up.Describe(), id, name, intake.ProjectIDPath(dir), want, from).
+		With("store", up.Describe()).With("project_id", id).With("recorded_project_id", want).With("from", from)
+}
+
 // strayCache is the refusal of a cache of a shared log opened as a
 // project's own log: its manifest names no shared store (or does not
 // read, manifestErr), and a write to the file alone would leave the
 // shared log behind.
 func strayCache(path string, mark *events.SharedMark, manifestErr error) error {
 	if manifestErr != nil {
-		return fault.Wrap(fault.InvalidInput, manifestErr, "open project: %s is this machine's cache of the shared store (%s, project %s), and the manifest that says so does not read: fix .awr/project.toml (or restore it: git checkout .awr/project.toml), then run the command again", path, mark.Store, mark.Project).
+		return fault.Wrap(fault.InvalidInput, manifestErr, "open project: %s is this machine's cache of the shared store (%s), and the manifest that says so does not read: fix .awr/project.toml (or restore it: git checkout .awr/project.toml), then run the command again", path, mark.Store).
 			With("path", path)
 	}
-	return fault.New(fault.InvalidInput, "open project: %s is this machine's cache of the shared store (%s, project %s), but .awr/project.toml has no [store] table: a write here would leave the shared log behind; nothing was written; restore the manifest's [store] table (git checkout .awr/project.toml), then run the command again", path, mark.Store, mark.Project).
+	return fault.New(fault.InvalidInput, "open project: %s is this machine's cache of the shared store (%s), but .awr/project.toml has no [store] table: a write here would leave the shared log behind; nothing was written; restore the manifest's [store] table (git checkout .awr/project.toml), then run the command again", path, mark.Store).
 		With("path", path).With("store", mark.Store)
 }
 
