@@ -168,7 +168,7 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 			// awr gave it, once written. The fork is bound where the
 			// original is, as a fork of it; the original goes on
 			// untouched.
-			for _, from := range forkSources(e.Host, e.TranscriptPath, key) {
+			for _, from := range hosts.ForkSources(e.Host, e.TranscriptPath, key) {
 				old, err := p.conversation(ctx, from)
 				if err != nil {
 					return hosts.Answer{}, err
@@ -220,7 +220,7 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 			// interactive fork, `--continue --fork-session`): by its
 			// first stop its transcript is written, a copy of the
 			// original's with the texts awr gave it.
-			for _, from := range forkOrigin(e.TranscriptPath, key) {
+			for _, from := range hosts.ForkOrigin(e.TranscriptPath, key) {
 				old, err := p.conversation(ctx, from)
 				if err != nil {
 					return hosts.Answer{}, err
@@ -245,7 +245,7 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 		}
 		why := "has recorded no checkpoint since the previous stop"
 		if rec.RepoKnown {
-			why = "has recorded no checkpoint of its latest work: " + unsavedSummary(since, files)
+			why = "has recorded no checkpoint of its latest work: " + hosts.UnsavedSummary(since, files)
 		}
 		return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work, res.Agent, why)}, nil
 	}
@@ -311,12 +311,12 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 	if err != nil {
 		return hosts.Answer{}, err
 	}
-	lines, digests := packetLines(pkt.WorkContext.RenderedContext)
+	lines, digests := hosts.PacketLines(pkt.WorkContext.RenderedContext)
 	rec.ContextHash, rec.Lines = pkt.WorkContext.ContextHash, digests
 	if held := st.Held; held != nil && (e.Source == "resume" || rec.Fork) {
 		// The conversation still holds the packet it was given: only
 		// what changed since goes, or nothing.
-		added, gone := packetUpdate(held, lines, digests)
+		added, gone := hosts.PacketUpdate(held, lines, digests)
 		if len(added) == 0 && gone == 0 {
 			rec.Answer, rec.Lines = "held", nil
 			_, err := command(ctx, p, commands.RecordHostEvent, rec)
