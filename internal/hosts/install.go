@@ -293,7 +293,7 @@ func AwrEvents(h Host, data []byte) []string {
 // would: on PATH (this process's), or under dir when it names a directory.
 func CheckCommand(ctx context.Context, command, dir string) Check {
 	c := Check{Name: "hook_command"}
-	words := commandWords(command)
+	words := programWords(command)
 	if len(words) == 0 {
 		c.Detail = "the command line is empty"
 		return c
@@ -355,58 +355,4 @@ func CheckCommand(ctx context.Context, command, dir string) Check {
 	}
 	c.OK, c.Detail = true, fmt.Sprintf("%s answers: awr %s", bin, v.Version)
 	return c
-}
-
-// commandWords splits a hook command line as a POSIX shell would split
-// its first words (blanks, single and double quotes, backslash escapes
-// outside single quotes) and drops leading VAR=value assignments.
-func commandWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	in, quote, escaped := false, rune(0), false
-	for _, r := range s {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case quote == '\'':
-			if r == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case quote == '"':
-			switch r {
-			case '"':
-				quote = 0
-			case '\\':
-				escaped = runtime.GOOS != "windows"
-				if !escaped {
-					cur.WriteRune(r)
-				}
-			default:
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == '\\' && runtime.GOOS != "windows":
-			escaped, in = true, true
-		case r == ' ' || r == '\t':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	for len(words) > 0 && isAssignment(words[0]) {
-		words = words[1:]
-	}
-	return words
 }
