@@ -313,7 +313,7 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 	}
 	lines, digests := hosts.PacketLines(pkt.WorkContext.RenderedContext)
 	rec.ContextHash, rec.Lines = pkt.WorkContext.ContextHash, digests
-	if held := st.Held; held != nil && (e.Source == "resume" || rec.Fork) {
+	if held := st.Held; held != nil && (e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork) {
 		// The conversation still holds the packet it was given: only
 		// what changed since goes, or nothing.
 		added, gone := hosts.PacketUpdate(held, lines, digests)
