@@ -356,3 +356,29 @@ func CheckCommand(ctx context.Context, command, dir string) Check {
 	c.OK, c.Detail = true, fmt.Sprintf("%s answers: awr %s", bin, v.Version)
 	return c
 }
+
+// InstalledFile reports whether path (slash-separated, as git names a
+// changed file: relative to the work tree's root, which holds the
+// project directory dir or is it) is a host's project settings file of
+// dir that holds awr's hooks: `awr client install` wrote it, and a change
+// of it is no change of the work. The file is read (bounded by
+// MaxSettings) only when path ends with a host's project settings path.
+func InstalledFile(dir, path string) bool {
+	for _, h := range Hosts() {
+		p, err := SettingsPath(h, Project, dir, "", nil)
+		if err != nil {
+			continue
+		}
+		rel, err := filepath.Rel(dir, p)
+		if rel = filepath.ToSlash(rel); err != nil || path != rel && !strings.HasSuffix(path, "/"+rel) {
+			continue
+		}
+		data, _, err := ReadSettings(p)
+		if err != nil || len(data) == 0 {
+			return false
+		}
+		out, err := Uninstall(h, data)
+		return err == nil && !bytes.Equal(out, data)
+	}
+	return false
+}

@@ -121,6 +121,13 @@ func TestHook_StopOnlyForUnsavedWork(t *testing.T) {
 	_, reason := hookAnswer(t, dir, "stop", turn("1"), opts)
 	require.Empty(t, reason, "nothing unsaved: the turn ends as the model ended it")
 
+	// awr's own hook settings, written after the session started, are no
+	// work of it.
+	_, err = p.ClientInstall(ctx, project.ClientInstallRequest{Client: "claude", Accept: true, Force: true, Command: "awr client hook --client claude"})
+	require.NoError(t, err)
+	_, reason = hookAnswer(t, dir, "stop", turn("5"), opts)
+	require.Empty(t, reason, ".claude/settings.json written by client install is not unsaved work")
+
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cart_store.go"), []byte("package cart\n"), 0o644))
 	_, reason = hookAnswer(t, dir, "stop", turn("2"), opts)
 	require.Contains(t, reason, "1 file changed since the session started (cart_store.go)")
@@ -129,8 +136,13 @@ func TestHook_StopOnlyForUnsavedWork(t *testing.T) {
 	_, reason = hookAnswer(t, dir, "stop_active", turn("2"), opts)
 	require.Empty(t, reason, "once per stop")
 
-	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "wrote the cart store", NextAction: "test it"})
+	cp, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "wrote the cart store", NextAction: "test it"})
 	require.NoError(t, err)
+	var changed []string
+	for _, f := range cp.Checkpoint.Repo.FilesChanged {
+		changed = append(changed, f.Path)
+	}
+	require.Equal(t, []string{"cart_store.go"}, changed, "the checkpoint records the work's change, not awr's settings")
 	_, reason = hookAnswer(t, dir, "stop", turn("3"), opts)
 	require.Empty(t, reason, "saved by the checkpoint")
 

@@ -3,8 +3,21 @@ package project
 import (
 	"context"
 
+	"github.com/awr-dev/awr/internal/hosts"
 	"github.com/awr-dev/awr/internal/repo"
 )
+
+// workChanges returns files without the host settings files `awr client
+// install` wrote (hosts.InstalledFile): they are awr's, not the work's.
+func (p *Project) workChanges(files []repo.File) []repo.File {
+	var out []repo.File
+	for _, f := range files {
+		if !hosts.InstalledFile(p.dir, f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // unsaved compares session's repository now with the one its latest
 // checkpoint recorded (or, before any checkpoint, its start): known is
@@ -33,6 +46,10 @@ func (p *Project) unsaved(ctx context.Context, session string) (known, changed b
 	}
 	fs, _, err := repo.Changes(ctx, sr.dir, from, now)
 	if err == nil {
+		fs = p.workChanges(fs)
+		if len(fs) == 0 {
+			return true, false, since, nil // only awr's own hook settings changed
+		}
 		fs, _ = repo.WithheldFiles(fs)
 		for _, f := range fs {
 			files = append(files, SafeLine(f.Path))
