@@ -64,6 +64,7 @@ var handedOn = map[string]string{
 	"checkSeen":       "hosts: the client install or uninstall preview command (Change.Preview)",
 	"writeSettings":   "hosts: the client install or uninstall preview command (Change.Preview)",
 	"settingsError":   "hosts: the client install or uninstall preview command (Change.Preview)",
+	"removeSettings":  "hosts: the client uninstall preview command (Change.Preview)",
 	"refused":         "project: each caller's hint, a constant or an outputHint",
 	"RigUp":           "project: a seat's plan hint, made in rig/plan.go and rig/up.go (scanned there)",
 	"RigRestoreCheck": "project: a seat's remedy, made in rig (scanned there), or awr rig ps RIG",

@@ -47,8 +47,11 @@ type InstallResult struct {
 	// Fingerprint identifies the file as read (Absent when it did
 	// not exist); pass it back with --fingerprint.
 	Fingerprint string `json:"fingerprint"`
-	// Content is the resulting file's text.
+	// Content is the resulting file's text ("" when it is removed).
 	Content string `json:"content"`
+	// Removed says that uninstall removes (with Accept, removed) the
+	// file: install created it.
+	Removed bool `json:"removed,omitempty"`
 	// Events are the host events awr hooks (install) or whose awr hooks
 	// are removed (uninstall).
 	Events []string `json:"events"`
@@ -82,6 +85,10 @@ type Change struct {
 	Fingerprint string
 	// Force installs even when the hook command does not answer.
 	Force bool
+	// Keep is the directory where install records the file as it was, so
+	// that uninstall gives it back byte for byte ("": nothing is kept,
+	// and uninstall works on the JSON's structure only).
+	Keep string
 	// Preview is the complete command that previews this change again:
 	// the hint of its errors, and with " --accept --fingerprint FP" the
 	// next command of a preview.
@@ -132,13 +139,19 @@ func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 	if err := writeSettings(c.Path, fp, out, c.Preview); err != nil {
 		return nil, err
 	}
+	if err := keep(c, existing, fp, out); err != nil {
+		return nil, err
+	}
 	res.Status = StatusInstalled
 	return res, nil
 }
 
 // ApplyUninstall previews, and with c.Accept writes, the settings file
-// c.Path without awr's hook handlers; every other key and hook is kept. A
-// file without awr's hooks (or no file) is unchanged.
+// c.Path without awr's hook handlers. A file still exactly as install
+// wrote it is given back as it was before, byte for byte, and a file
+// install created is removed (see Change.Keep); any other keeps every
+// other key and hook. A file without awr's hooks (or no file) is
+// unchanged.
 //
 // Errors: InvalidInput for a settings file that is not valid JSON (naming
 // path:line:column) or not shaped like a hooks file; SourceStale when
@@ -160,6 +173,12 @@ func ApplyUninstall(c Change) (*InstallResult, error) {
 	res := &InstallResult{Client: string(c.Host), Scope: string(c.Scope), Path: c.Path, Fingerprint: fp,
 		Content: string(out), Events: AwrEvents(c.Host, existing), Checks: []Check{}, Notes: []string{},
 		Changed: fp != Absent && !bytes.Equal(out, existing)}
+	if k := readKept(c); k != nil && fp != Absent && k.Written == digest(existing) {
+		// The file is as awr's install wrote it: the file as it was
+		// before, byte for byte, or none.
+		out, res.Changed = k.Original, true
+		res.Content, res.Removed = string(out), k.Absent
+	}
 	switch {
 	case !res.Changed:
 		res.Status = StatusUnchanged
@@ -168,7 +187,14 @@ func ApplyUninstall(c Change) (*InstallResult, error) {
 		res.Status, res.Next = StatusPreview, c.Preview+" --accept --fingerprint "+fp
 		return res, nil
 	}
-	if err := writeSettings(c.Path, fp, out, c.Preview); err != nil {
+	if res.Removed {
+		if err := removeSettings(c.Path, fp, c.Preview); err != nil {
+			return nil, err
+		}
+	} else if err := writeSettings(c.Path, fp, out, c.Preview); err != nil {
+		return nil, err
+	}
+	if err := forget(c); err != nil {
 		return nil, err
 	}
 	res.Status = StatusUninstalled
@@ -196,6 +222,21 @@ func writeSettings(path, fp string, data []byte, preview string) error {
 		return err
 	}
 	return WriteAtomic(path, data)
+}
+
+// removeSettings removes the settings file, after checking once more that
+// it is still the file that was read.
+func removeSettings(path, fp, preview string) error {
+	if err := Unchanged(path, fp); err != nil {
+		if fe := fault.As(err); fe.Code == fault.SourceStale {
+			fe.WithHint("%s", preview)
+		}
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fault.Wrap(fault.Storage, err, "remove settings").With("path", path)
+	}
+	return nil
 }
 
 // settingsError names the file, and for invalid JSON the line and column,
@@ -359,11 +400,15 @@ func CheckCommand(ctx context.Context, command, dir string) Check {
 
 // InstalledFile reports whether path (slash-separated, as git names a
 // changed file: relative to the work tree's root, which holds the
-// project directory dir or is it) is a host's project settings file of
-// dir that holds awr's hooks: `awr client install` wrote it, and a change
+// project directory dir or is it) is one of install's records (under
+// KeptDir) or a host's project settings file of dir that holds awr's
+// hooks: `awr client install` wrote it, and a change
 // of it is no change of the work. The file is read (bounded by
 // MaxSettings) only when path ends with a host's project settings path.
 func InstalledFile(dir, path string) bool {
+	if path == KeptDir || strings.HasPrefix(path, KeptDir+"/") || strings.Contains(path, "/"+KeptDir+"/") {
+		return true // install's records of the files as they were
+	}
 	for _, h := range Hosts() {
 		p, err := SettingsPath(h, Project, dir, "", nil)
 		if err != nil {

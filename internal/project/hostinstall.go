@@ -77,7 +77,7 @@ func (p *Project) ClientInstall(ctx context.Context, req ClientInstallRequest) (
 	if req.Command != "" {
 		base += " --command " + shellWord(command)
 	}
-	return hosts.ApplyInstall(ctx, hosts.Change{Host: h, Scope: sc, Path: path, Command: command, Dir: p.dir,
+	return hosts.ApplyInstall(ctx, hosts.Change{Host: h, Scope: sc, Path: path, Command: command, Dir: p.dir, Keep: filepath.Join(p.dir, filepath.FromSlash(hosts.KeptDir)),
 		Accept: req.Accept, Fingerprint: req.Fingerprint, Force: req.Force, Preview: base})
 }
 
@@ -95,7 +95,7 @@ func (p *Project) ClientUninstall(ctx context.Context, req ClientUninstallReques
 		return nil, err
 	}
 	base := "awr client uninstall --client " + string(h) + " --scope " + string(sc) + p.projectFlag(sc)
-	return hosts.ApplyUninstall(hosts.Change{Host: h, Scope: sc, Path: path,
+	return hosts.ApplyUninstall(hosts.Change{Host: h, Scope: sc, Path: path, Keep: filepath.Join(p.dir, filepath.FromSlash(hosts.KeptDir)),
 		Accept: req.Accept, Fingerprint: req.Fingerprint, Preview: base})
 }
 
