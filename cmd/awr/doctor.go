@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/awr-dev/awr/internal/project"
 )
@@ -19,6 +20,15 @@ type doctorCheckCmd struct {
 // Run reports the doctor's findings.
 func (c *doctorCheckCmd) Run(app *App) error {
 	return call(app, (*project.Project).Doctor, c.DoctorRequest, func(w io.Writer, r *project.DoctorResult) {
+		defer func() {
+			for _, h := range r.Hooks {
+				ran := "none ran here yet"
+				if h.LastRanAt != "" {
+					ran = "last ran " + h.LastRanAt + " (" + h.LastEvent + ")"
+				}
+				fmt.Fprintf(w, "hooks: %s: %s; installed in %s\n", h.Client, ran, strings.Join(h.Installed, ", "))
+			}
+		}()
 		if len(r.Findings) == 0 {
 			fmt.Fprintf(w, "doctor: nothing to repair (project_revision %d)\n", r.ProjectRevision)
 			return

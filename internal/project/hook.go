@@ -92,6 +92,7 @@ func AnswerHook(ctx context.Context, projectDir string, req HookRequest, payload
 		return res
 	}
 	defer p.Close()
+	res.ran(h, e)
 	a, err := p.hook(ctx, e, req)
 	if err != nil {
 		res.log(h, e, err)
@@ -128,6 +129,28 @@ func (r *HookResult) log(h hosts.Host, e hosts.Event, err error) {
 	}
 	defer f.Close()
 	fmt.Fprintln(f, line)
+}
+
+// RanLog is the file, under a project's .awr, where each hook that reached
+// the project appends one line: when (RFC 3339, UTC), the host, awr's name
+// of the event. awr doctor reads it to say when each host's hooks last
+// ran, bound conversation or not (the event log records the hooks of
+// bound conversations only).
+const RanLog = "hooks.log.ran"
+
+// ran appends the line of RanLog for event e of host h; a failure to
+// write it is no failure of the hook.
+func (r *HookResult) ran(h hosts.Host, e hosts.Event) {
+	path := filepath.Join(r.Dir, ".awr", RanLog)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > hookLogLimit {
+		os.Rename(path, path+".1")
+	}
+	f, err := pathcheck.Append(path, 0o600, true)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s %s %s\n", time.Now().UTC().Format(time.RFC3339), h, e.Name)
 }
 
 func orUnknown(s string) string {
