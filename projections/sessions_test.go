@@ -1,9 +1,12 @@
 package projections_test
 
 import (
+	"context"
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/projections"
@@ -224,6 +227,33 @@ func read(t *testing.T, st *events.Store, fn func(conn *sqlite.Conn)) {
 	t.Helper()
 	require.NoError(t, st.Read(t.Context(), func(r *events.Reader) error {
 		fn(r.Conn)
+		return nil
+	}))
+}
+
+// TestSessionsAt_SameMillisecondInLogOrder: sessions started in the same
+// millisecond list in the order the log holds them, whatever their ids
+// say (a later session may carry the smaller id).
+func TestSessionsAt_SameMillisecondInLogOrder(t *testing.T) {
+	t.Parallel()
+	st := openLog(t)
+	at := t0.Add(time.Minute)
+	for i, p := range []events.Payload{declare("W-1"), start("zz", "W-1"), start("aa", "W-1"), start("mm", "W-1")} {
+		opts := events.WriteOptions{Now: at, Entropy: rand.New(rand.NewSource(int64(i))), Actor: "tester"}
+		_, err := st.Write(context.Background(), opts, func(tx *events.Tx) (any, error) { return nil, appendIn(tx, p) })
+		require.NoError(t, err)
+	}
+	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
+		for _, head := range []bool{false, true} {
+			all, err := projections.ActiveSessionsAt(r.Conn, r.Head, head)
+			require.NoError(t, err)
+			var ids []string
+			for _, s := range all {
+				ids = append(ids, s.ID)
+			}
+			require.Equal(t, []string{"zz", "aa", "mm"}, ids, "active sessions, head=%v", head)
+		}
+		require.Equal(t, "zz active  > @2; aa active  > @3; mm active  > @4", readSessions(t, r.Conn, r.Head))
 		return nil
 	}))
 }

@@ -97,11 +97,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var cli CLI
 	jsonOut := hasFlag(args, "--json")
 	// `awr` alone and `awr help [COMMAND...]` show the help, as --help
-	// does, with exit status 0.
+	// does, with exit status 0 (help.go).
 	if len(args) == 0 {
 		args = []string{"--help"}
 	} else if args[0] == "help" {
 		args = append(append([]string{}, args[1:]...), "--help")
+	} else if nounAlone(args) != "" {
+		// A command of verbs named alone (`awr session`) lists its verbs,
+		// as its --help does, with exit status 0.
+		args = append(append([]string{}, args...), "--help")
 	}
 	if hasFlag(args, "--version") {
 		// Answer before parsing, as a version flag should, in the same
@@ -239,6 +243,7 @@ func newParser(target any, stdout, stderr io.Writer) (*kong.Kong, error) {
 		kong.Writers(stdout, stderr),
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Help(helpPrinter),
 		kong.Exit(func(code int) { panic(exitCode(code)) }),
 		kong.TypeMapper(reflect.TypeOf(int64(0)), decimal(64)),
 		kong.TypeMapper(reflect.TypeOf(int(0)), decimal(strconv.IntSize)),

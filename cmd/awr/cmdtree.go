@@ -15,11 +15,13 @@ import (
 // line the smaller model cannot parse is parsed again by the whole one, so
 // errors, help and usage read exactly as they would.
 
-// cmdNode is a command's name, its aliases and its subcommands.
+// cmdNode is a command's name, its aliases and its subcommands;
+// hasDefault says one of them runs when none is named (`awr doctor`).
 type cmdNode struct {
-	name     string
-	aliases  []string
-	children []*cmdNode
+	name       string
+	aliases    []string
+	children   []*cmdNode
+	hasDefault bool
 }
 
 // sub returns n's subcommand called name (or aliased so), or nil.
@@ -63,6 +65,12 @@ func commandsOf(t reflect.Type) []*cmdNode {
 		}
 		if ft.Kind() == reflect.Struct {
 			n.children = commandsOf(ft)
+			for j := range ft.NumField() {
+				// kong's default subcommand: the parent runs it when named alone.
+				if _, cmd := ft.Field(j).Tag.Lookup("cmd"); cmd && (ft.Field(j).Tag.Get("default") == "1" || ft.Field(j).Tag.Get("default") == "withargs") {
+					n.hasDefault = true
+				}
+			}
 		}
 		out = append(out, n)
 	}
@@ -85,6 +93,37 @@ func commandName(f reflect.StructField) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// nounAlone returns the command args name when they name one command
+// that has subcommands, none of them run by default, and nothing else but
+// global flags (`awr session`, `awr --project p rig`): its help lists the
+// verbs. "" otherwise.
+func nounAlone(args []string) string {
+	noun := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			if noun != "" {
+				return ""
+			}
+			noun = a
+			continue
+		}
+		name, _, hasValue := strings.Cut(a, "=")
+		if !globalsWithValue[name] {
+			// --json asks for JSON, not a page; any other flag is a verb's.
+			return ""
+		}
+		if !hasValue {
+			i++
+		}
+	}
+	n := commandTree().sub(noun)
+	if n == nil || len(n.children) == 0 || n.hasDefault {
+		return ""
+	}
+	return noun
 }
 
 // globalsWithValue are the global flags whose value is the next word.

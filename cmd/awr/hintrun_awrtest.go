@@ -25,12 +25,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/awr-dev/awr/internal/lazyre"
 	"github.com/awr-dev/awr/internal/shellwords"
 )
 
@@ -156,19 +156,20 @@ func jsonHints(v any, key string) []string {
 // placeholder matches a word that stands for a value: NAME, KEY,
 // ROLE@portal, 'WHAT TO SAY' (work keys such as CART-1 and ids hold
 // digits; GOALS.md and EXPORT.jsonl are names of files).
-var placeholder = regexp.MustCompile(`^([A-Z][A-Z_]+)([@= ].*)?$`)
+var placeholder = lazyre.New(`^([A-Z][A-Z_]+)([@= ].*)?$`)
 
 // shapeRE replaces in a hint what varies from run to run (ids, hashes,
 // numbers): what makes a hint a usage error, an unknown command or a
-// placeholder is its shape, not its ids.
+// placeholder is its shape, not its ids. Compiled when first used: this
+// build starts an awr process per command of every test script.
 var shapeRE = []struct {
-	re   *regexp.Regexp
+	re   *lazyre.Regexp
 	with string
 }{
-	{regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`), "UUID"},
-	{regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`), "ULID"},
-	{regexp.MustCompile(`\b[0-9a-f]{12,64}\b`), "HEX"},
-	{regexp.MustCompile(`[0-9]+`), "N"},
+	{lazyre.New(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`), "UUID"},
+	{lazyre.New(`\b[0-9A-HJKMNP-TV-Z]{26}\b`), "ULID"},
+	{lazyre.New(`\b[0-9a-f]{12,64}\b`), "HEX"},
+	{lazyre.New(`[0-9]+`), "N"},
 }
 
 func shapeOf(command, work string) string {

@@ -1,1 +1,1 @@
-SELECT * FROM p_sessions WHERE status = 'active' AND valid_to IS NULL ORDER BY started_at, session_id;
+SELECT * FROM p_sessions WHERE status = 'active' AND valid_to IS NULL ORDER BY started_at, start_revision, session_id;

@@ -1,1 +1,1 @@
-SELECT * FROM p_sessions WHERE work = :work AND valid_from <= :rev AND (valid_to IS NULL OR valid_to > :rev) ORDER BY started_at, session_id;
+SELECT * FROM p_sessions WHERE work = :work AND valid_from <= :rev AND (valid_to IS NULL OR valid_to > :rev) ORDER BY started_at, start_revision, session_id;
