@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/doctest"
 	"github.com/awr-dev/awr/fixtures/testkit"
 )
 
@@ -176,7 +177,7 @@ func TestArchitectureMap(t *testing.T) {
 	if got == want {
 		return
 	}
-	if *updateDocs {
+	if doctest.Updating() {
 		var b bytes.Buffer
 		b.Write(doc[:i+len(mapBegin)])
 		b.WriteString(want)

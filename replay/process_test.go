@@ -16,6 +16,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("AWR_TEST_CHILD"); mode != "" {
 		os.Exit(childMain(mode, os.Getenv("AWR_TEST_PROJECT"), os.Getenv("AWR_TEST_AGENT")))
 	}
-	os.Exit(m.Run())
+	os.Exit(testkit.Run(m))
 }
 
 // childMain appends through the command layer in a loop, printing
