@@ -118,6 +118,9 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		if err != nil {
 			return nil, err
 		}
+		if err := requiredTotal(s.Work, req.Digest, req.NextAction, k); err != nil {
+			return nil, err // the transaction rolls back: nothing is written
+		}
 		out := &CheckpointResult{Checkpoint: *cp, Knowledge: k, Warnings: []Warning{}, ProjectRevision: tx.Head()}
 		if w := LoopCapWarning(s.Work, len(k.OpenLoops), loopCap); w != nil {
 			out.Warnings = append(out.Warnings, *w)
@@ -154,6 +157,30 @@ func checkpointTotal(fields [][2]string) error {
 	}
 	return fault.New(fault.InvalidInput, "checkpoint: its texts (digest, next action, loops, decisions, facts, hypotheses and reasons) are %d bytes together, more than the %d one checkpoint may record; record the rest in a second checkpoint", total, MaxCheckpointBytes).
 		With("bytes", total).With("max", MaxCheckpointBytes).WithHint("awr session checkpoint --help")
+}
+
+// requiredTotal refuses a checkpoint after which what the packet of work
+// must carry whole (the digest and next action, every open loop and
+// every decision in force, over all the checkpoints that opened them)
+// would exceed MaxCheckpointBytes: one checkpoint is bounded by
+// checkpointTotal, but many at the cap would leave a work item whose
+// packet fails BudgetExceeded at every budget. Facts and hypotheses are
+// not counted: a packet drops them when the budget is short.
+// Errors: InvalidInput (details bytes, max, open_loops, decisions) with
+// the hint that lists what can be closed.
+func requiredTotal(work, digest, next string, k *projections.KnowledgeState) error {
+	total := len(digest) + len(next)
+	for _, l := range [][]projections.Knowledge{k.OpenLoops, k.Decisions} {
+		for _, it := range l {
+			total += len(it.Text)
+		}
+	}
+	if total <= MaxCheckpointBytes {
+		return nil
+	}
+	return fault.New(fault.InvalidInput, "checkpoint: with it, %s's digest, next action, %d open loops and %d decisions in force would be %d bytes, more than the %d its packet can always carry whole; resolve or drop the loops that died, or retract the decisions no longer in force, in this checkpoint", work, len(k.OpenLoops), len(k.Decisions), total, MaxCheckpointBytes).
+		With("bytes", total).With("max", MaxCheckpointBytes).With("open_loops", len(k.OpenLoops)).With("decisions", len(k.Decisions)).
+		WithHint("awr context hygiene --work %s", work)
 }
 
 // appendedCheckpoint is the checkpoint e records, as projections.CheckpointAt

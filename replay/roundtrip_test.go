@@ -356,6 +356,33 @@ func TestRoundTrip_CheckpointCap(t *testing.T) {
 		require.Greater(t, p.RequiredTokens, workcontext.DefaultBudget, "the checkpoint's texts are in the packet")
 		roundTrip(t, env.Store)
 	})
+	// The loops stay open after the checkpoint that opened them: a second
+	// checkpoint that would add to what the packet must carry whole is
+	// refused, one that drops a loop that died to make room is not.
+	t.Run("OpenKnowledgeOverCap", func(t *testing.T) {
+		before := headOf(t, env.Store)
+		req := commands.CheckpointRequest{SessionID: s.Session.ID, Agent: "a", Digest: "again", NextAction: "next"}
+		// Three more loops, each under the cap of a text and together
+		// under the cap of a checkpoint.
+		for n := range 3 {
+			req.OpenLoops = append(req.OpenLoops, dense(commands.MaxTextBytes-1-n))
+		}
+		_, err := commands.RecordCheckpoint(ctx, env, req)
+		require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
+		f := fault.As(err)
+		require.Greater(t, f.Details["bytes"], commands.MaxCheckpointBytes)
+		require.Equal(t, "awr context hygiene --work T-1", f.Hint)
+		require.Equal(t, before, headOf(t, env.Store), "nothing written")
+		req.DropLoops = []string{"L-1=died", "L-2=died"}
+		_, err = commands.RecordCheckpoint(ctx, env, req)
+		require.NoError(t, err)
+		budget := commands.MaxBudget
+		res, err := commands.CompileContext(ctx, env, commands.CompileRequest{Work: "T-1", Session: s.Session.ID, Budget: &budget})
+		if err != nil {
+			require.True(t, fault.Is(err, fault.ContextIncomplete), "%v", err)
+		}
+		require.LessOrEqual(t, res.WorkContext.TokenEstimate, budget)
+	})
 }
 
 // version draws the next content of a source from prev (nil for the

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/repo"
 )
 
 // anchorRepo is the git repository anchors are recorded in: the one that
@@ -42,7 +43,7 @@ func gitEnvForAnchors() []string {
 // runGit runs git -C dir args with stdin, returning stdout; a non-zero
 // exit is an error carrying git's trimmed stderr.
 func runGit(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd := exec.CommandContext(ctx, "git", append(append([]string{"-C", dir}, repo.SafeConfig()...), args...)...)
 	cmd.Env = gitEnvForAnchors()
 	cmd.Stdin = stdin
 	var out, errb bytes.Buffer

@@ -56,6 +56,20 @@ func gitEnv() []string {
 	return append(out, "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 }
 
+// safeConfig overrides, on git's command line (which wins over every
+// config file), the settings of a repository's own config that would make
+// git run a program of the repository's choosing while awr only reads it:
+// core.fsmonitor runs on every status (filter drivers, which a
+// repository names in its files, are blanked by filtersOff). awr reads a
+// repository on an
+// agent's word (a checkpoint over MCP), and no input may make awr run a
+// command. Exported to the anchors' git through SafeConfig.
+var safeConfig = []string{"-c", "core.fsmonitor=false"}
+
+// SafeConfig returns the git options every git awr runs must pass
+// (safeConfig), for the packages that start git themselves.
+func SafeConfig() []string { return append([]string(nil), safeConfig...) }
+
 // gitError is a git process that ran and exited non-zero.
 type gitError struct {
 	args   []string
@@ -75,7 +89,52 @@ func (e *gitError) Error() string {
 // cannot be started is ErrNoGit; a non-zero exit is a *gitError carrying the
 // trimmed standard error; a cancelled context is the context's error.
 func (r runner) run(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
-	full := append([]string{"-C", dir, "-c", "core.quotepath=off"}, args...)
+	full := append([]string{"-C", dir}, safeConfig...)
+	if len(args) > 0 && readsWorktree[args[0]] {
+		off, err := r.filtersOff(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		full = append(full, off...)
+	}
+	full = append(append(full, "-c", "core.quotepath=off"), args...)
+	return r.exec(ctx, stdin, full, args)
+}
+
+// readsWorktree are the git commands awr runs that read files of the
+// worktree, where git would run a filter driver the repository's
+// .gitattributes and config name (a clean filter, to compare or hash a
+// changed file).
+var readsWorktree = map[string]bool{"status": true, "hash-object": true}
+
+// filtersOff returns the options that blank every filter driver the
+// repository's config defines (filter.NAME.clean, .smudge, .process): git
+// then reads the files as they are. Reading the config runs nothing.
+func (r runner) filtersOff(ctx context.Context, dir string) ([]string, error) {
+	full := append(append([]string{"-C", dir}, safeConfig...), "config", "--null", "--get-regexp", `^filter\..*\.(clean|smudge|process)$`)
+	out, err := r.exec(ctx, nil, full, []string{"config"})
+	var ge *gitError
+	if errors.As(err, &ge) && ge.code == 1 {
+		return nil, nil // no filter defined
+	}
+	if err != nil {
+		return nil, err
+	}
+	var off []string
+	for _, entry := range strings.Split(string(out), "\x00") {
+		key, _, _ := strings.Cut(entry, "\n")
+		if key == "" {
+			continue
+		}
+		name := strings.TrimPrefix(key[:strings.LastIndexByte(key, '.')], "filter.")
+		off = append(off, "-c", "filter."+name+".clean=", "-c", "filter."+name+".smudge=", "-c", "filter."+name+".process=", "-c", "filter."+name+".required=false")
+	}
+	return off, nil
+}
+
+// exec runs git with the full command line; args (the command's own
+// arguments) name it in errors.
+func (r runner) exec(ctx context.Context, stdin io.Reader, full, args []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, r.bin, full...)
 	cmd.Env = gitEnv()
 	cmd.Stdin = stdin
