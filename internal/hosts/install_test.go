@@ -31,7 +31,9 @@ func TestUninstallRestoresBytes(t *testing.T) {
 	for _, h := range Hosts() {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "settings.json")
-		c := Change{Host: h, Scope: Project, Path: path, Command: command(h), Dir: dir, Keep: filepath.Join(dir, "kept"), Accept: true, Force: true, Preview: "awr client install"}
+		// A binary that does not exist: the check fails at once (Force
+		// installs anyway) instead of running an awr found on PATH.
+		c := Change{Host: h, Scope: Project, Path: path, Command: "/nonexistent/" + command(h), Dir: dir, Keep: filepath.Join(dir, "kept"), Accept: true, Force: true, Preview: "awr client install"}
 		un := Change{Host: h, Scope: Project, Path: path, Keep: c.Keep, Accept: true, Preview: "awr client uninstall"}
 		for i, orig := range originals {
 			require.NoError(t, os.WriteFile(path, []byte(orig), 0o600))
