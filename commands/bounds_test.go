@@ -31,7 +31,7 @@ func TestLease_Bounded(t *testing.T) {
 	before := head()
 	_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, TTLms: &huge})
 	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
-	require.Equal(t, "--ttl-ms", fault.As(err).Details["flag"])
+	require.Equal(t, "--ttl", fault.As(err).Details["flag"])
 	require.Equal(t, commands.MaxTTLms, fault.As(err).Details["max"])
 	require.Equal(t, before, head())
 

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
@@ -13,7 +14,10 @@ type RenewRequest struct {
 	SessionID string `name:"session" required:"" json:"session" help:"Session id (the claim's holder)." placeholder:"ID"`
 	// TTLms is the new lease from now; nil is the project's lease
 	// (Policy.ClaimTTLms), 0 no expiry (only when the policy is 0 too).
-	TTLms *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"New lease from now in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
+	// TTL is the lease as a duration (--ttl 30m); the door turns it into
+	// TTLms, the form MCP and the log use (Lease).
+	TTL   *time.Duration `name:"ttl" json:"-" help:"New lease from now (30m, 2h; default: the manifest's continuity.claim_ttl_ms, 1h when unset; 0, no expiry, only when that setting is 0)." placeholder:"DURATION"`
+	TTLms *int64         `name:"ttl-ms" hidden:"" json:"ttl_ms,omitempty" help:"New lease from now in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	WriteMeta
 }
 
@@ -23,6 +27,29 @@ type ClaimResult struct {
 	Claim           ClaimView `json:"claim"`
 	State           string    `json:"state"`
 	ProjectRevision int64     `json:"project_revision"`
+}
+
+// leaseMs folds a lease given as a duration (--ttl) into the request's
+// milliseconds (ttl_ms, the form MCP and the log use), so a request reads
+// the same whichever way its lease was said. --ttl and --ttl-ms (the
+// former spelling, kept hidden for a release) together are refused, and
+// so is a duration that is not a whole number of milliseconds.
+func leaseMs(op string, ttl **time.Duration, ms **int64) error {
+	if *ttl == nil {
+		return nil
+	}
+	d := **ttl
+	*ttl = nil
+	switch {
+	case *ms != nil:
+		return fault.New(fault.Usage, "%s: --ttl and --ttl-ms say the same thing: give --ttl (a duration, 30m) alone", op).
+			With("flag", "--ttl")
+	case d%time.Millisecond != 0:
+		return fault.New(fault.InvalidInput, "%s: --ttl %s is not a whole number of milliseconds", op, d).With("flag", "--ttl").With("field", "ttl")
+	}
+	v := d.Milliseconds()
+	*ms = &v
+	return nil
 }
 
 // leaseTTL returns the lease length a request asks for: the policy's when
@@ -35,16 +62,19 @@ func leaseTTL(op string, p Policy, ttl *int64) (int64, error) {
 	}
 	switch {
 	case *ttl < 0:
-		return 0, fault.New(fault.InvalidInput, "%s: --ttl-ms %d is negative", op, *ttl).With("field", "ttl_ms").With("flag", "--ttl-ms")
+		return 0, fault.New(fault.InvalidInput, "%s: --ttl %s is negative", op, msDuration(*ttl)).With("field", "ttl_ms").With("flag", "--ttl")
 	case *ttl > MaxTTLms:
-		return 0, fault.New(fault.InvalidInput, "%s: --ttl-ms %d is longer than the longest lease, %d (30 days)", op, *ttl, MaxTTLms).
-			With("field", "ttl_ms").With("flag", "--ttl-ms").With("max", MaxTTLms)
+		return 0, fault.New(fault.InvalidInput, "%s: --ttl %s is longer than the longest lease, %s (30 days)", op, msDuration(*ttl), msDuration(MaxTTLms)).
+			With("field", "ttl_ms").With("flag", "--ttl").With("max", MaxTTLms)
 	case *ttl == 0 && p.ClaimTTLms != 0:
-		return 0, fault.New(fault.InvalidInput, "%s: --ttl-ms 0 asks for a claim that never expires, which only the manifest's continuity.claim_ttl_ms = 0 allows; omit --ttl-ms for the project's lease (%d ms), or set claim_ttl_ms = 0 under [continuity] in .awr/project.toml", op, p.ClaimTTLms).
+		return 0, fault.New(fault.InvalidInput, "%s: --ttl 0 asks for a claim that never expires, which only the manifest's continuity.claim_ttl_ms = 0 allows; omit --ttl for the project's lease (%s), or set claim_ttl_ms = 0 under [continuity] in .awr/project.toml", op, msDuration(p.ClaimTTLms)).
 			With("field", "ttl_ms").With("setting", "continuity.claim_ttl_ms").With("claim_ttl_ms", p.ClaimTTLms)
 	}
 	return *ttl, nil
 }
+
+// msDuration shows a lease of ms milliseconds as a duration (1h0m0s).
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
 
 // leaseLength is what a renewal by the holder extends c's lease by: the
 // length recorded with the claim or its latest renewal, or, for a claim
@@ -106,6 +136,9 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 	if err := required("session", req.SessionID); err != nil {
 		return nil, err
 	}
+	if err := leaseMs("renew claim", &req.TTL, &req.TTLms); err != nil {
+		return nil, err
+	}
 	ttl, err := leaseTTL("renew claim", env.policy(), req.TTLms)
 	if err != nil {
 		return nil, err
@@ -150,7 +183,10 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 type AcquireRequest struct {
 	SessionID string `name:"session" required:"" json:"session" help:"Session id (active; it takes the claim on its own work item)." placeholder:"ID"`
 	// TTLms is the lease from now; nil is the project's lease.
-	TTLms *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
+	// TTL is the lease as a duration (--ttl 30m); the door turns it into
+	// TTLms, the form MCP and the log use (Lease).
+	TTL   *time.Duration `name:"ttl" json:"-" help:"Lease (30m, 2h; default: the manifest's continuity.claim_ttl_ms, 1h when unset; 0, no expiry, only when that setting is 0)." placeholder:"DURATION"`
+	TTLms *int64         `name:"ttl-ms" hidden:"" json:"ttl_ms,omitempty" help:"Lease in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	// Stale lists the sources the door found changed since they were
 	// indexed; the claim is refused on them (after a retried request id
 	// has had its first answer). No front end sets it.
@@ -175,6 +211,9 @@ type AcquireRequest struct {
 // revision.
 func AcquireClaim(ctx context.Context, env *Env, req AcquireRequest) (*ClaimResult, error) {
 	if err := required("session", req.SessionID); err != nil {
+		return nil, err
+	}
+	if err := leaseMs("acquire claim", &req.TTL, &req.TTLms); err != nil {
 		return nil, err
 	}
 	ttl, err := leaseTTL("acquire claim", env.policy(), req.TTLms)

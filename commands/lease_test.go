@@ -284,3 +284,38 @@ func TestClaimWithoutExpiry(t *testing.T) {
 	require.NotNil(t, live)
 	require.Zero(t, live.ExpiresAt)
 }
+
+// TestLease_Duration: --ttl (a duration) is the lease in milliseconds the
+// request and the log carry, the same as --ttl-ms (its former spelling);
+// both at once are a usage error, and a duration finer than a millisecond,
+// a negative one, 0 (without the manifest's leave) and one past 30 days
+// are refused, naming --ttl. Nothing is written on a refusal.
+func TestLease_Duration(t *testing.T) {
+	t.Parallel()
+	te := newTestEnv(t)
+	d := 90 * time.Second
+	res, err := commands.StartSession(context.Background(), te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, TTL: &d})
+	require.NoError(t, err)
+	require.EqualValues(t, 90_000, res.Claim.TTLms)
+	require.Equal(t, te.now.Add(d).UnixMilli(), res.Claim.ExpiresAt)
+	ms := int64(60_000)
+	for _, c := range []struct {
+		ttl  time.Duration
+		ms   *int64
+		code fault.Code
+		msg  string
+	}{
+		{time.Minute, &ms, fault.Usage, "--ttl and --ttl-ms say the same thing"},
+		{1500 * time.Microsecond, nil, fault.InvalidInput, "--ttl 1.5ms is not a whole number of milliseconds"},
+		{-time.Minute, nil, fault.InvalidInput, "--ttl -1m0s is negative"},
+		{0, nil, fault.InvalidInput, "--ttl 0 asks for a claim that never expires"},
+		{721 * time.Hour, nil, fault.InvalidInput, "--ttl 721h0m0s is longer than the longest lease, 720h0m0s"},
+	} {
+		before := te.head(t)
+		ttl := c.ttl
+		_, err := commands.RenewClaim(context.Background(), te.Env, commands.RenewRequest{SessionID: res.Session.ID, TTL: &ttl, TTLms: c.ms})
+		require.True(t, fault.Is(err, c.code), "%s: %v", c.ttl, err)
+		require.ErrorContains(t, err, c.msg)
+		require.Equal(t, before, te.head(t), "%s: nothing written", c.ttl)
+	}
+}

@@ -92,7 +92,7 @@ func TestLease_ErrNoExpiry(t *testing.T) {
 		require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
 		fe := fault.As(err)
 		require.Equal(t, "ttl_ms", fe.Details["field"])
-		require.Contains(t, fe.Message, "--ttl-ms 0")
+		require.Contains(t, fe.Message, "--ttl 0")
 		require.Contains(t, fe.Message, "claim_ttl_ms = 0")
 		require.Equal(t, head, te.head(t), "a refused request appends nothing")
 	}

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
@@ -25,7 +26,10 @@ type ResumeRequest struct {
 	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"Take the claim (the default): move the predecessor's live claim, or acquire the work when it is free (ClaimConflict when another session holds it); false (--no-claim) resumes without one and releases the predecessor's."`
 	// TTLms is the lease of a new or moved claim; nil gives a new claim
 	// the project's lease and lets a moved claim keep the lease it had.
-	TTLms *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds (default: a moved claim keeps its lease, a new one gets the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
+	// TTL is the lease as a duration (--ttl 30m); the door turns it into
+	// TTLms, the form MCP and the log use (Lease).
+	TTL   *time.Duration `name:"ttl" json:"-" help:"Lease of a new or moved claim (30m, 2h; default: a moved claim keeps its lease, a new one gets the manifest's continuity.claim_ttl_ms, 1h when unset; 0, no expiry, only when that setting is 0)." placeholder:"DURATION"`
+	TTLms *int64         `name:"ttl-ms" hidden:"" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds (default: a moved claim keeps its lease, a new one gets the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	// Repo is the door's comparison of the inherited checkpoint's
 	// repository with the repository now. No front end sets it.
 	Repo *workcontext.RepoCheck `kong:"-" json:"-"`
@@ -62,6 +66,9 @@ type ResumeResult struct {
 // predecessor's claim was superseded; DependencyBlocked for an open
 // required dependency. Nothing is written on any error.
 func ResumeSession(ctx context.Context, env *Env, req ResumeRequest) (*ResumeResult, error) {
+	if err := leaseMs("resume", &req.TTL, &req.TTLms); err != nil {
+		return nil, err
+	}
 	if err := checkResume(env, req); err != nil {
 		return nil, err
 	}
@@ -258,6 +265,9 @@ type HandoffResult struct {
 // returns the first answer, context included.
 // Errors: those of ResumeSession; Storage when the packet cannot be read.
 func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale []string) (*HandoffResult, error) {
+	if err := leaseMs("resume", &req.TTL, &req.TTLms); err != nil {
+		return nil, err
+	}
 	if err := checkResume(env, req); err != nil {
 		return nil, err
 	}

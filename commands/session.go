@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
@@ -33,8 +34,11 @@ type StartRequest struct {
 	Claim    bool   `name:"claim" json:"claim,omitempty" help:"Reserve the work item for this session (requires fresh sources)."`
 	// TTLms is the lease of the claim; nil is the project's lease
 	// (Policy.ClaimTTLms), 0 no expiry (only when the policy is 0 too).
-	TTLms   *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease of the claim in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
-	Workdir string `name:"workdir" json:"workdir,omitempty" help:"The session's working directory, whose git repository its checkpoints record (default: the project root)." placeholder:"DIR"`
+	// TTL is the lease as a duration (--ttl 30m); the door turns it into
+	// TTLms, the form MCP and the log use (Lease).
+	TTL     *time.Duration `name:"ttl" json:"-" help:"Lease of the claim (30m, 2h; default: the manifest's continuity.claim_ttl_ms, 1h when unset; 0, no expiry, only when that setting is 0)." placeholder:"DURATION"`
+	TTLms   *int64         `name:"ttl-ms" hidden:"" json:"ttl_ms,omitempty" help:"Lease of the claim in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
+	Workdir string         `name:"workdir" json:"workdir,omitempty" help:"The session's working directory, whose git repository its checkpoints record (default: the project root)." placeholder:"DIR"`
 	// Stale lists the sources the door found changed since they were
 	// indexed; a claim is refused on them (after a retried request id has
 	// had its first answer). No front end sets it.
@@ -68,6 +72,9 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 		if err := required(f[0], f[1]); err != nil {
 			return nil, err
 		}
+	}
+	if err := leaseMs("start session", &req.TTL, &req.TTLms); err != nil {
+		return nil, err
 	}
 	if req.Claim || req.TTLms != nil {
 		ttl, err := leaseTTL("start session", env.policy(), req.TTLms)

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
@@ -12,7 +13,10 @@ import (
 type WorkClaimRequest struct {
 	Key       string `arg:"" name:"key" json:"key" help:"Work item key." placeholder:"KEY"`
 	SessionID string `name:"session" required:"" json:"session" help:"Session id (active, working on KEY)." placeholder:"ID"`
-	TTLms     *int64 `name:"ttl-ms" json:"ttl_ms,omitempty" help:"Lease in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
+	// TTL is the lease as a duration (--ttl 30m); the door turns it into
+	// TTLms, the form MCP and the log use (Lease).
+	TTL   *time.Duration `name:"ttl" json:"-" help:"Lease (30m, 2h; default: the manifest's continuity.claim_ttl_ms, 1h when unset; 0, no expiry, only when that setting is 0)." placeholder:"DURATION"`
+	TTLms *int64         `name:"ttl-ms" hidden:"" json:"ttl_ms,omitempty" help:"Lease in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	// Stale: see AcquireRequest.
 	Stale []string `kong:"-" json:"-"`
 	WriteMeta
@@ -32,7 +36,7 @@ func ClaimWork(ctx context.Context, env *Env, req WorkClaimRequest) (*ClaimResul
 	if err := required("key", req.Key); err != nil {
 		return nil, err
 	}
-	return AcquireClaim(ctx, env, AcquireRequest{SessionID: req.SessionID, TTLms: req.TTLms, Stale: req.Stale, WriteMeta: req.WriteMeta, ForWork: req.Key})
+	return AcquireClaim(ctx, env, AcquireRequest{SessionID: req.SessionID, TTL: req.TTL, TTLms: req.TTLms, Stale: req.Stale, WriteMeta: req.WriteMeta, ForWork: req.Key})
 }
 
 // ReleaseWork is ReleaseClaim by the session req.SessionID of the claim on

@@ -179,7 +179,7 @@ func (r *runner) script() error {
 		return err
 	}
 	sid := start.Session.ID
-	r.step(fmt.Sprintf("awr session start --work CART-1 --agent builder --provider anthropic --model claude-opus --claim --ttl-ms 1800000 --expected-revision %d", rev),
+	r.step(fmt.Sprintf("awr session start --work CART-1 --agent builder --provider anthropic --model claude-opus --claim --ttl 30m --expected-revision %d", rev),
 		fmt.Sprintf("session %s, claim fencing token %d, lease until %s", sid, start.Claim.FencingToken, time.UnixMilli(start.Claim.ExpiresAt).UTC().Format(time.RFC3339)),
 		start.ProjectRevision, map[string]any{"session_id": sid, "fencing_token": start.Claim.FencingToken})
 
