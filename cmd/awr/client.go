@@ -97,8 +97,11 @@ func hostText(w io.Writer, r *project.HostInstallResult) {
 	if events == "" {
 		events = "none"
 	}
-	switch r.Status {
-	case project.HostPreview:
+	switch {
+	case r.Status == project.HostPreview && r.Removed:
+		fmt.Fprintf(w, "preview: nothing was written. %s (%s scope) was created by awr's install and would be removed\n\n", r.Path, r.Scope)
+		fmt.Fprintf(w, "awr's hooks removed from: %s\n", events)
+	case r.Status == project.HostPreview:
 		fmt.Fprintf(w, "preview: nothing was written. %s (%s scope) would become:\n\n", r.Path, r.Scope)
 		fmt.Fprint(w, r.Content)
 		if !strings.HasSuffix(r.Content, "\n") {
@@ -110,9 +113,11 @@ func hostText(w io.Writer, r *project.HostInstallResult) {
 		} else {
 			fmt.Fprintf(w, "awr's hooks removed from: %s\n", events)
 		}
-	case project.HostInstalled:
+	case r.Status == project.HostInstalled:
 		fmt.Fprintf(w, "installed awr's hooks for %s into %s: %s\ncommand: %s\n", r.Client, r.Path, events, r.Command)
-	case project.HostUninstalled:
+	case r.Status == project.HostUninstalled && r.Removed:
+		fmt.Fprintf(w, "removed awr's hooks for %s: %s; %s, which awr's install created, is removed\n", r.Client, events, r.Path)
+	case r.Status == project.HostUninstalled:
 		fmt.Fprintf(w, "removed awr's hooks for %s from %s: %s\n", r.Client, r.Path, events)
 	default:
 		what := "already holds awr's hooks"

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/awr-dev/awr/internal/project"
 )
@@ -26,6 +27,15 @@ func (c *doctorCheckCmd) Run(app *App) error {
 				fmt.Fprintf(w, "store: fenced, the log moved to %s\n", st.MovedTo)
 			}
 		}
+		defer func() {
+			for _, h := range r.Hooks {
+				ran := "none ran here yet"
+				if h.LastRanAt != "" {
+					ran = "last ran " + h.LastRanAt + " (" + h.LastEvent + ")"
+				}
+				fmt.Fprintf(w, "hooks: %s: %s; installed in %s\n", h.Client, ran, strings.Join(h.Installed, ", "))
+			}
+		}()
 		if len(r.Findings) == 0 {
 			fmt.Fprintf(w, "doctor: nothing to repair (project_revision %d)\n", r.ProjectRevision)
 			return

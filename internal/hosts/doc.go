@@ -28,7 +28,15 @@
 // handlers by their command (IsAwrCommand). Invalid JSON is refused with the
 // line and column. SettingsPath gives each host's file per scope; ReadSettings,
 // Fingerprint and Unchanged detect a file that changed since a preview;
-// WriteAtomic replaces it safely.
+// WriteAtomic replaces it safely. ApplyInstall and ApplyUninstall are the
+// whole `awr client install|uninstall` of one file (preview, fingerprint
+// check, the hook command's doctor check, the atomic write); the project
+// door only finds the file and the command line.
+//
+// PacketLines and PacketUpdate give a conversation that already holds a
+// packet only the lines that changed; ForkSources finds the conversation a
+// forked one came from; UnsavedSummary says in a line what a stop gate
+// found unsaved.
 //
 // The host facts live in one table (specs in host.go), each group of rows
 // naming the host documentation page it follows.

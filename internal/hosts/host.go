@@ -188,6 +188,14 @@ func CapabilityOf(h Host, n Name) Capability {
 	return Capability{Context: s.context, Reminder: s.reminder, Block: s.block != ""}
 }
 
+// ResumeKeepsContext reports whether host h's resumed conversation still
+// holds the context its hooks gave before: Claude Code and Codex replay
+// the whole transcript, awr's texts included; Gemini CLI 0.61.0 restores
+// the model's turns only (its user turns, where a hook's context is
+// appended inside <hook_context>, are not sent again), so a resumed
+// Gemini conversation holds no packet and gets it whole.
+func ResumeKeepsContext(h Host) bool { return h != Gemini }
+
 // ForkedFrom returns the conversation id a Claude Code command line forks
 // (`claude --resume ID --fork-session`, `-r ID`, `--resume=ID`), or ""
 // for any other command line: Claude's SessionStart for a fork names only

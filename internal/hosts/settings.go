@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/shellwords"
 )
 
 // Scope is where a host's hooks are installed: for one project or for every
@@ -219,11 +220,11 @@ func IsAwrCommand(command string, args []string) bool {
 	var words []string
 	if len(args) > 0 {
 		words = append([]string{command}, args...)
+		for len(words) > 0 && isAssignment(words[0]) {
+			words = words[1:]
+		}
 	} else {
-		words = splitWords(command)
-	}
-	for len(words) > 0 && isAssignment(words[0]) {
-		words = words[1:]
+		words = programWords(command)
 	}
 	if len(words) < 3 {
 		return false
@@ -236,35 +237,13 @@ func IsAwrCommand(command string, args []string) bool {
 	return prog == "awr" && words[1] == "client" && words[2] == "hook"
 }
 
-// splitWords splits a shell command line on blanks, honouring single and
-// double quotes (enough to find a program and its first arguments).
-func splitWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	in, quote := false, rune(0)
-	for _, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, cur.String())
+// programWords returns the words of a hook command line as the host's
+// shell splits them (shellwords.Command), without leading VAR=value
+// assignments: the program first.
+func programWords(command string) []string {
+	words := shellwords.Command(command)
+	for len(words) > 0 && isAssignment(words[0]) {
+		words = words[1:]
 	}
 	return words
 }

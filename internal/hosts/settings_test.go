@@ -283,7 +283,7 @@ func TestInstall_CRLF(t *testing.T) {
 func TestUninstall(t *testing.T) {
 	t.Parallel()
 	in := "\xef\xbb\xbf" + `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"awr","args":["client","hook","--client","claude"]}]}],` +
-		`"Stop":[{"hooks":[{"type":"command","command":"keep.sh"},{"type":"command","command":"C:\\tools\\awr.exe client hook --client claude"}]}],` +
+		`"Stop":[{"hooks":[{"type":"command","command":"keep.sh"},{"type":"command","command":"\"C:\\tools\\awr.exe\" client hook --client claude"},{"type":"command","command":"/opt/my\\ tools/awr client hook --client claude"}]}],` +
 		`"Notification":[]},"theme":"dark"}`
 	out, err := Uninstall(Claude, []byte(in))
 	require.NoError(t, err)
@@ -322,7 +322,10 @@ func TestIsAwrCommand(t *testing.T) {
 		`"/Users/me/my tools/awr" client hook --client gemini`,
 		`'/opt/awr' client hook`,
 		`C:\Program Files\awr\awr.exe client hook --client claude`[len(`C:\Program Files\awr\`):],
-		`C:\tools\AWR.EXE client hook`,
+		`"C:\tools\AWR.EXE" client hook`,
+		// A backslash escapes a blank as the host's shell reads it: the
+		// two splitters awr had disagreed here, and uninstall kept it.
+		`/opt/my\ tools/awr client hook --client claude`,
 		"AWR_LOG=1 HOME=/tmp awr client hook --client claude",
 		"  awr   client   hook  ",
 	}
@@ -332,7 +335,7 @@ func TestIsAwrCommand(t *testing.T) {
 	no := []string{
 		"", "awr", "awr client", "awr client bind", "awr hook client",
 		"echo awr client hook", "awrx client hook", "/bin/sh -c 'awr client hook'",
-		"notify-send awr", "=x awr client hook",
+		"notify-send awr", "=x awr client hook", `/opt/my\ tools/awr\ client hook`,
 	}
 	for _, c := range no {
 		require.False(t, IsAwrCommand(c, nil), c)

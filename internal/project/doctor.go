@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,6 +38,7 @@ const (
 	FindingSourceStale      = "source_stale"
 	FindingSourceIssues     = "source_issues"
 	FindingHooksMissing     = "hooks_not_installed"
+	FindingHooksNeverRan    = "hooks_never_ran"
 	FindingExecutionUnknown = "execution_unknown"
 	FindingPermissions      = "permissions"
 )
@@ -63,7 +66,25 @@ type DoctorResult struct {
 	// Store reports the shared store of a team checkout (absent for a
 	// project whose log is its own file).
 	Store *StoreHealth `json:"store,omitempty"`
+	// Hooks are, per host whose settings hold awr's hooks, where they are
+	// installed and when one last ran in this project.
+	Hooks []DoctorHook `json:"hooks,omitempty"`
 }
+
+// DoctorHook is one host's hooks as awr doctor sees them.
+type DoctorHook struct {
+	Client string `json:"client"`
+	// Installed are the settings files holding awr's hooks.
+	Installed []string `json:"installed"`
+	// LastRanAt is when a hook of the host last ran here (RFC 3339, UTC;
+	// "" when none did, as far as the end of .awr/hooks.log.ran tells),
+	// and LastEvent which (awr's name, such as session_start).
+	LastRanAt string `json:"last_ran_at"`
+	LastEvent string `json:"last_event,omitempty"`
+}
+
+// ranTail bounds how much of the end of .awr/hooks.log.ran doctor reads.
+const ranTail = 256 << 10
 
 // Doctor looks for what keeps a project from continuing cleanly, reading
 // only: projections behind the log, sessions whose claim lapsed while
@@ -162,7 +183,7 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 		return nil, err
 	}
 	p.doctorSources(ctx, add)
-	p.doctorHooks(clients, add)
+	res.Hooks = p.doctorHooks(clients, p.hooksRan(ctx), add)
 	p.doctorPermissions(add)
 	p.doctorAnchors(ctx, add)
 	rank := map[string]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
@@ -256,13 +277,15 @@ func (p *Project) doctorSources(ctx context.Context, add func(DoctorFinding)) {
 
 // doctorHooks reports hosts whose conversations are bound in this project
 // but whose settings (project or user) hold none of awr's hooks, so a
-// compaction or a new conversation does not get its packet.
-func (p *Project) doctorHooks(clients map[string]bool, add func(DoctorFinding)) {
+// compaction or a new conversation does not get its packet; and hosts
+// whose settings hold awr's hooks but none of which ran here yet: Codex
+// runs a hook only once a person trusted it in /hooks (a warning), the
+// others from their next conversation (a note). It returns, per host
+// with awr's hooks installed, where and when one last ran.
+func (p *Project) doctorHooks(clients map[string]bool, last map[string]*DoctorHook, add func(DoctorFinding)) []DoctorHook {
+	var out []DoctorHook
 	for _, h := range hosts.Hosts() {
-		if !clients[string(h)] {
-			continue
-		}
-		installed := false
+		var installed []string
 		for _, scope := range []string{string(hosts.Project), string(hosts.User)} {
 			_, _, path, err := p.hostTarget(string(h), scope)
 			if err != nil {
@@ -273,15 +296,62 @@ func (p *Project) doctorHooks(clients map[string]bool, add func(DoctorFinding)) 
 				continue
 			}
 			if out, err := hosts.Uninstall(h, data); err == nil && !bytes.Equal(out, data) {
-				installed = true
+				installed = append(installed, path)
 			}
 		}
-		if !installed {
-			add(DoctorFinding{Code: FindingHooksMissing, Severity: SeverityWarning, Subject: string(h),
-				Message: fmt.Sprintf("%s conversations are bound here, but neither its project nor its user settings hold awr's hooks", h),
-				Repair:  fmt.Sprintf("awr client install --client %s", h)})
+		if len(installed) == 0 {
+			if clients[string(h)] {
+				add(DoctorFinding{Code: FindingHooksMissing, Severity: SeverityWarning, Subject: string(h),
+					Message: fmt.Sprintf("%s conversations are bound here, but neither its project nor its user settings hold awr's hooks", h),
+					Repair:  fmt.Sprintf("awr client install --client %s", h)})
+			}
+			continue
 		}
+		d := DoctorHook{Client: string(h)}
+		if l := last[string(h)]; l != nil {
+			d = *l
+		}
+		d.Installed = installed
+		out = append(out, d)
+		if d.LastRanAt != "" {
+			continue
+		}
+		f := DoctorFinding{Code: FindingHooksNeverRan, Severity: SeverityInfo, Subject: string(h),
+			Message: fmt.Sprintf("awr's hooks for %s are installed (%s) but none has run in this project yet", h, strings.Join(installed, ", ")),
+			Repair:  fmt.Sprintf("awr client install --client %s", h)}
+		if h == hosts.Codex {
+			f.Severity = SeverityWarning
+			f.Message += ": codex runs a new or changed hook only once it is trusted; open /hooks in codex and trust awr's hooks"
+		}
+		add(f)
 	}
+	return out
+}
+
+// hooksRan returns, per host, the latest line of .awr/hooks.log.ran (its
+// last ranTail bytes): when a hook of it last ran here, and which.
+func (p *Project) hooksRan(ctx context.Context) map[string]*DoctorHook {
+	last := map[string]*DoctorHook{}
+	f, err := pathcheck.Open(filepath.Join(p.dir, ".awr", RanLog), hookLogLimit+ranTail)
+	if err != nil {
+		return last
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > ranTail {
+		f.Seek(fi.Size()-ranTail, io.SeekStart)
+	}
+	data, _ := pathcheck.ReadAll(ctx, f, ranTail, RanLog)
+	for _, line := range strings.Split(string(data), "\n") {
+		w := strings.Fields(line)
+		if len(w) != 3 {
+			continue
+		}
+		if _, err := time.Parse(time.RFC3339, w[0]); err != nil {
+			continue
+		}
+		last[w[1]] = &DoctorHook{Client: w[1], LastRanAt: w[0], LastEvent: w[2]}
+	}
+	return last
 }
 
 // doctorPermissions reports a project directory or database that other

@@ -92,6 +92,7 @@ func AnswerHook(ctx context.Context, projectDir string, req HookRequest, payload
 		return res
 	}
 	defer p.Close()
+	res.ran(h, e)
 	a, err := p.hook(ctx, e, req)
 	if err != nil {
 		res.log(h, e, err)
@@ -128,6 +129,28 @@ func (r *HookResult) log(h hosts.Host, e hosts.Event, err error) {
 	}
 	defer f.Close()
 	fmt.Fprintln(f, line)
+}
+
+// RanLog is the file, under a project's .awr, where each hook that reached
+// the project appends one line: when (RFC 3339, UTC), the host, awr's name
+// of the event. awr doctor reads it to say when each host's hooks last
+// ran, bound conversation or not (the event log records the hooks of
+// bound conversations only).
+const RanLog = "hooks.log.ran"
+
+// ran appends the line of RanLog for event e of host h; a failure to
+// write it is no failure of the hook.
+func (r *HookResult) ran(h hosts.Host, e hosts.Event) {
+	path := filepath.Join(r.Dir, ".awr", RanLog)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > hookLogLimit {
+		os.Rename(path, path+".1")
+	}
+	f, err := pathcheck.Append(path, 0o600, true)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s %s %s\n", time.Now().UTC().Format(time.RFC3339), h, e.Name)
 }
 
 func orUnknown(s string) string {
@@ -168,7 +191,7 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 			// awr gave it, once written. The fork is bound where the
 			// original is, as a fork of it; the original goes on
 			// untouched.
-			for _, from := range forkSources(e.Host, e.TranscriptPath, key) {
+			for _, from := range hosts.ForkSources(e.Host, e.TranscriptPath, key) {
 				old, err := p.conversation(ctx, from)
 				if err != nil {
 					return hosts.Answer{}, err
@@ -220,7 +243,7 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 			// interactive fork, `--continue --fork-session`): by its
 			// first stop its transcript is written, a copy of the
 			// original's with the texts awr gave it.
-			for _, from := range forkOrigin(e.TranscriptPath, key) {
+			for _, from := range hosts.ForkOrigin(e.TranscriptPath, key) {
 				old, err := p.conversation(ctx, from)
 				if err != nil {
 					return hosts.Answer{}, err
@@ -245,7 +268,7 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 		}
 		why := "has recorded no checkpoint since the previous stop"
 		if rec.RepoKnown {
-			why = "has recorded no checkpoint of its latest work: " + unsavedSummary(since, files)
+			why = "has recorded no checkpoint of its latest work: " + hosts.UnsavedSummary(since, files)
 		}
 		return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work, res.Agent, why)}, nil
 	}
@@ -311,12 +334,12 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 	if err != nil {
 		return hosts.Answer{}, err
 	}
-	lines, digests := packetLines(pkt.WorkContext.RenderedContext)
+	lines, digests := hosts.PacketLines(pkt.WorkContext.RenderedContext)
 	rec.ContextHash, rec.Lines = pkt.WorkContext.ContextHash, digests
-	if held := st.Held; held != nil && (e.Source == "resume" || rec.Fork) {
+	if held := st.Held; held != nil && (e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork) {
 		// The conversation still holds the packet it was given: only
 		// what changed since goes, or nothing.
-		added, gone := packetUpdate(held, lines, digests)
+		added, gone := hosts.PacketUpdate(held, lines, digests)
 		if len(added) == 0 && gone == 0 {
 			rec.Answer, rec.Lines = "held", nil
 			_, err := command(ctx, p, commands.RecordHostEvent, rec)

@@ -121,6 +121,13 @@ func TestHook_StopOnlyForUnsavedWork(t *testing.T) {
 	_, reason := hookAnswer(t, dir, "stop", turn("1"), opts)
 	require.Empty(t, reason, "nothing unsaved: the turn ends as the model ended it")
 
+	// awr's own hook settings, written after the session started, are no
+	// work of it.
+	_, err = p.ClientInstall(ctx, project.ClientInstallRequest{Client: "claude", Accept: true, Force: true, Command: "awr client hook --client claude"})
+	require.NoError(t, err)
+	_, reason = hookAnswer(t, dir, "stop", turn("5"), opts)
+	require.Empty(t, reason, ".claude/settings.json written by client install is not unsaved work")
+
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cart_store.go"), []byte("package cart\n"), 0o644))
 	_, reason = hookAnswer(t, dir, "stop", turn("2"), opts)
 	require.Contains(t, reason, "1 file changed since the session started (cart_store.go)")
@@ -129,8 +136,13 @@ func TestHook_StopOnlyForUnsavedWork(t *testing.T) {
 	_, reason = hookAnswer(t, dir, "stop_active", turn("2"), opts)
 	require.Empty(t, reason, "once per stop")
 
-	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "wrote the cart store", NextAction: "test it"})
+	cp, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "wrote the cart store", NextAction: "test it"})
 	require.NoError(t, err)
+	var changed []string
+	for _, f := range cp.Checkpoint.Repo.FilesChanged {
+		changed = append(changed, f.Path)
+	}
+	require.Equal(t, []string{"cart_store.go"}, changed, "the checkpoint records the work's change, not awr's settings")
 	_, reason = hookAnswer(t, dir, "stop", turn("3"), opts)
 	require.Empty(t, reason, "saved by the checkpoint")
 
@@ -176,4 +188,39 @@ func TestHook_ForkFoundAtItsFirstStop(t *testing.T) {
 	require.Equal(t, start.Session.ID, orig.Binding.SessionID)
 	events := eventsBetween(t, p, 0)
 	require.Contains(t, strings.Join(events, "\n"), "client_bound client/claude:"+fork+" continues_from=claude:"+original)
+}
+
+// TestHook_GeminiResumeGivesThePacketWhole: Gemini CLI's resumed
+// conversation holds none of the context its hooks gave (it restores the
+// model's turns only), so each resume gets the packet whole, never
+// nothing or an update against a packet the model no longer reads.
+func TestHook_GeminiResumeGivesThePacketWhole(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	dir, p := checkoutProject(t, opts)
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	session := start.Session.ID
+	conversation := fixtureField(t, "gemini", "session_start_startup", "session_id")
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "gemini", ExternalSession: conversation, Work: "CART-1", SessionID: session})
+	require.NoError(t, err)
+	answer := func(name, at string) string {
+		res := project.AnswerHook(ctx, "", project.HookRequest{Client: "gemini"}, bytes.NewReader(fixture(t, "gemini", name, dir, map[string]string{"timestamp": at})), opts)
+		require.Empty(t, res.Log, "no error answering %s", name)
+		var out struct {
+			Specific struct {
+				Context string `json:"additionalContext"`
+			} `json:"hookSpecificOutput"`
+		}
+		require.NoError(t, json.Unmarshal(res.Stdout, &out), "%s", res.Stdout)
+		return out.Specific.Context
+	}
+	require.Contains(t, answer("session_start_startup", "2026-11-02T09:00:00.000Z"), "# awr: continuing session "+session)
+	for i, at := range []string{"2026-11-02T09:05:00.000Z", "2026-11-02T09:10:00.000Z"} {
+		text := answer("session_start_resume", at)
+		require.Contains(t, text, "# awr: continuing session "+session, "resume %d: the packet whole", i+1)
+		require.NotContains(t, text, "# awr: packet update", "resume %d", i+1)
+	}
 }

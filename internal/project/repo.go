@@ -143,6 +143,7 @@ func (p *Project) checkpointRepo(ctx context.Context, session string) (*events.R
 		rec.FilesSince = ""
 		return rec, nil
 	}
+	files = p.workChanges(files)
 	if len(files) > 0 { // none is recorded as absent, as a decode reads it
 		rec.FilesChanged, _ = repo.WithheldFiles(files)
 	}

@@ -1,8 +1,11 @@
-// Package shellwords splits a command line printed as a hint into its
-// words as sh would, for the quoting awr's hints use: '...' and "..."
-// without escapes inside. The hint runner of the test build
-// (cmd/awr/hintrun_awrtest.go) and the test that parses every hint in the
-// code (cmd/awr/hintsource_test.go) read hints with it.
+// Package shellwords splits command lines into words as sh would. Split
+// reads a command line printed as a hint, for the quoting awr's hints
+// use: '...' and "..." without escapes inside; the hint runner of the
+// test build (cmd/awr/hintrun_awrtest.go) and the test that parses every
+// hint in the code (cmd/awr/hintsource_test.go) read hints with it.
+// Command reads any command line a host runs (backslash escapes
+// included): internal/hosts decides with it whether a hook in a host's
+// settings is awr's, and which binary it runs.
 package shellwords
 
 import "strings"

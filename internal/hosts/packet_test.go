@@ -1,4 +1,4 @@
-package project
+package hosts
 
 import (
 	"os"
@@ -12,24 +12,24 @@ import (
 func TestPacketUpdate(t *testing.T) {
 	t.Parallel()
 	old := "# Work context: W-1\nAs of project_revision 6\n\n## Work W-1: Store notes\nStatus: planned\n\n## Next action\nwrite the schema\n"
-	_, held := packetLines(old)
+	_, held := PacketLines(old)
 
 	t.Run("Unchanged", func(t *testing.T) {
 		// Only the revision moved: nothing to send.
-		lines, digests := packetLines(strings.Replace(old, "revision 6", "revision 9", 1))
-		added, gone := packetUpdate(held, lines, digests)
+		lines, digests := PacketLines(strings.Replace(old, "revision 6", "revision 9", 1))
+		added, gone := PacketUpdate(held, lines, digests)
 		require.Empty(t, added)
 		require.Zero(t, gone)
 	})
 	t.Run("Changed", func(t *testing.T) {
-		lines, digests := packetLines(strings.Replace(old, "write the schema", "test the store", 1) + "\n## Latest checkpoint C\nDigest: stored notes\n")
-		added, gone := packetUpdate(held, lines, digests)
+		lines, digests := PacketLines(strings.Replace(old, "write the schema", "test the store", 1) + "\n## Latest checkpoint C\nDigest: stored notes\n")
+		added, gone := PacketUpdate(held, lines, digests)
 		require.Equal(t, []string{"## Next action", "test the store", "## Latest checkpoint C", "Digest: stored notes"}, added)
 		require.Equal(t, 1, gone)
 	})
 	t.Run("Removed", func(t *testing.T) {
-		lines, digests := packetLines(strings.Replace(old, "Status: planned\n", "", 1))
-		added, gone := packetUpdate(held, lines, digests)
+		lines, digests := PacketLines(strings.Replace(old, "Status: planned\n", "", 1))
+		added, gone := PacketUpdate(held, lines, digests)
 		require.Empty(t, added)
 		require.Equal(t, 1, gone)
 	})
@@ -43,18 +43,18 @@ func TestForkOrigin(t *testing.T) {
 		`{"content":"This conversation (claude:bbbb-2) is bound to awr session S."}` + "\n" +
 		`{"content":"This conversation (claude:self-3) is bound to awr session S."}` + "\n"
 	require.NoError(t, os.WriteFile(path, []byte(transcript), 0o600))
-	require.Equal(t, []string{"claude:bbbb-2", "claude:aaaa-1"}, forkOrigin(path, "claude:self-3"), "latest first, itself left out")
-	require.Nil(t, forkOrigin(filepath.Join(dir, "missing.jsonl"), "claude:x"), "a transcript not written yet")
-	require.Nil(t, forkOrigin("", "claude:x"))
+	require.Equal(t, []string{"claude:bbbb-2", "claude:aaaa-1"}, ForkOrigin(path, "claude:self-3"), "latest first, itself left out")
+	require.Nil(t, ForkOrigin(filepath.Join(dir, "missing.jsonl"), "claude:x"), "a transcript not written yet")
+	require.Nil(t, ForkOrigin("", "claude:x"))
 	link := filepath.Join(dir, "link.jsonl")
 	require.NoError(t, os.Symlink(path, link))
-	require.Nil(t, forkOrigin(link, "claude:x"), "never through a symbolic link")
-	require.Nil(t, forkOrigin(dir, "claude:x"), "a directory")
+	require.Nil(t, ForkOrigin(link, "claude:x"), "never through a symbolic link")
+	require.Nil(t, ForkOrigin(dir, "claude:x"), "a directory")
 }
 
 func TestUnsavedSummary(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "the repository changed since checkpoint C", unsavedSummary("checkpoint C", nil))
-	require.Equal(t, "1 file changed since the session started (a.go)", unsavedSummary("the session started", []string{"a.go"}))
-	require.Equal(t, "5 files changed since checkpoint C (a, b, c and 2 more)", unsavedSummary("checkpoint C", []string{"a", "b", "c", "d", "e"}))
+	require.Equal(t, "the repository changed since checkpoint C", UnsavedSummary("checkpoint C", nil))
+	require.Equal(t, "1 file changed since the session started (a.go)", UnsavedSummary("the session started", []string{"a.go"}))
+	require.Equal(t, "5 files changed since checkpoint C (a, b, c and 2 more)", UnsavedSummary("checkpoint C", []string{"a", "b", "c", "d", "e"}))
 }

@@ -1,0 +1,213 @@
+package hosts
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// What a hook gives a conversation that already holds a packet: the
+// hosts keep every context a hook injected in the conversation, so a
+// resumed (or forked) conversation still holds the packet it was given,
+// and a second copy would leave two states of the work side by side, one
+// of them stale. awr records, with each packet it gives, a digest of each
+// of its lines; a later start of the same conversation sends only the
+// lines that changed (a packet update), or nothing when none did.
+
+// revisionLine starts the packet's line that changes with every event; it
+// is left out of the digests and the updates (the update says the
+// revision in its header).
+const revisionLine = "As of project_revision "
+
+// lineDigest identifies one line of a packet: 12 hex digits of its
+// SHA-256, enough to tell a packet's few hundred lines apart.
+func lineDigest(line string) string {
+	sum := sha256.Sum256([]byte(line))
+	return hex.EncodeToString(sum[:6])
+}
+
+// PacketLines returns the lines of a rendered packet that count for an
+// update, with their digests.
+func PacketLines(text string) (lines, digests []string) {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, revisionLine) {
+			continue
+		}
+		lines = append(lines, l)
+		digests = append(digests, lineDigest(l))
+	}
+	return lines, digests
+}
+
+// PacketUpdate returns the lines of the new packet whose digest the held
+// packet lacks, each under its section's heading, and how many of the
+// held packet's lines the new one no longer has. Both are empty when
+// nothing changed.
+func PacketUpdate(held []string, lines, digests []string) (added []string, gone int) {
+	had := map[string]int{}
+	for _, d := range held {
+		had[d]++
+	}
+	now := map[string]int{}
+	for _, d := range digests {
+		now[d]++
+	}
+	for d, n := range had {
+		if n > now[d] {
+			gone += n - now[d]
+		}
+	}
+	section, shown := "", ""
+	for i, l := range lines {
+		if strings.HasPrefix(l, "#") {
+			section = l
+		}
+		if had[digests[i]] > 0 {
+			had[digests[i]]--
+			continue
+		}
+		if section != "" && section != l && shown != section {
+			added = append(added, section)
+		}
+		shown = section
+		added = append(added, l)
+	}
+	return added, gone
+}
+
+// conversationMarkRE finds the conversation awr named in the texts it gave
+// a conversation (orientation and packet both say "This conversation
+// (HOST:ID)"), as a host's transcript keeps them.
+var conversationMarkRE = regexp.MustCompile(`This conversation \((claude|codex|gemini):([A-Za-z0-9._-]{1,200})\)`)
+
+// transcriptTail bounds how much of a host's transcript a hook reads: its
+// end, where the latest texts awr gave are.
+const transcriptTail = 8 << 20
+
+// ForkOrigin returns the keys of the conversations awr named in the
+// transcript at path, latest first, leaving out self: a forked
+// conversation's transcript is a copy of its original's, awr's texts
+// included. It reads at most the last transcriptTail bytes of a regular
+// file and returns nothing for anything else.
+func ForkOrigin(path, self string) []string {
+	if path == "" {
+		return nil
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi.Size() > transcriptTail {
+		if _, err := f.Seek(fi.Size()-transcriptTail, io.SeekStart); err != nil {
+			return nil
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, transcriptTail))
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	seen := map[string]bool{self: true}
+	ms := conversationMarkRE.FindAllSubmatch(data, -1)
+	for i := len(ms) - 1; i >= 0; i-- {
+		key := string(ms[i][1]) + ":" + string(ms[i][2])
+		if !seen[key] {
+			seen[key] = true
+			keys = append(keys, key)
+		}
+	}
+	return keys
+}
+
+// UnsavedSummary says in a few words what changed: "2 files changed since
+// checkpoint C (a.go, b.go)".
+func UnsavedSummary(since string, files []string) string {
+	var b bytes.Buffer
+	switch len(files) {
+	case 0:
+		fmt.Fprintf(&b, "the repository changed since %s", since)
+	case 1:
+		fmt.Fprintf(&b, "1 file changed since %s (%s)", since, files[0])
+	default:
+		shown := files
+		if len(shown) > 3 {
+			shown = shown[:3]
+		}
+		fmt.Fprintf(&b, "%d files changed since %s (%s", len(files), since, strings.Join(shown, ", "))
+		if len(files) > 3 {
+			fmt.Fprintf(&b, " and %d more", len(files)-3)
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// ancestorDepth bounds how far up from the hook process ancestorArgs
+// looks for the host: the host runs the hook through a shell.
+const ancestorDepth = 4
+
+// cmdlineMax bounds the command line read of one process.
+const cmdlineMax = 64 << 10
+
+// ancestorArgs returns the command lines of the hook's parent processes,
+// nearest first, as Linux's /proc shows them (nothing elsewhere): each
+// read is bounded, from the kernel's own files.
+func ancestorArgs() [][]string {
+	var out [][]string
+	pid := os.Getppid()
+	for range ancestorDepth {
+		if pid <= 1 {
+			break
+		}
+		f, err := os.Open(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			break
+		}
+		data, _ := io.ReadAll(io.LimitReader(f, cmdlineMax))
+		f.Close()
+		out = append(out, strings.Split(strings.TrimRight(string(data), "\x00"), "\x00"))
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || len(stat) > cmdlineMax {
+			break
+		}
+		// pid (comm) state ppid ...: comm may hold blanks; read after it.
+		rest := string(stat)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		fields := strings.Fields(rest)
+		if len(fields) < 2 {
+			break
+		}
+		if _, err := fmt.Sscan(fields[1], &pid); err != nil {
+			break
+		}
+	}
+	return out
+}
+
+// ForkSources returns the keys of the conversations a forked conversation
+// of host h may come from, most likely first: the one its host's command
+// line forks, then those awr named in its transcript.
+func ForkSources(h Host, transcript, self string) []string {
+	var keys []string
+	if h == Claude {
+		for _, args := range ancestorArgs() {
+			if id := ForkedFrom(args); id != "" {
+				keys = append(keys, string(h)+":"+id)
+				break
+			}
+		}
+	}
+	return append(keys, ForkOrigin(transcript, self)...)
+}
