@@ -5,15 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/awr-dev/awr/internal/fault"
 )
@@ -64,10 +60,6 @@ type InstallResult struct {
 	Next string `json:"next"`
 }
 
-// hookCheckTimeout bounds how long the hook command's awr binary may take
-// to answer `version --json`.
-const hookCheckTimeout = 3 * time.Second
-
 // Change is one install or uninstall of awr's hooks in host Host's
 // settings file Path at Scope, as the door asks for it.
 type Change struct {
@@ -85,6 +77,11 @@ type Change struct {
 	Fingerprint string
 	// Force installs even when the hook command does not answer.
 	Force bool
+	// Check is the check of the hook's command line (the door's: it runs
+	// the awr binary the line names, `version --json`; this package
+	// starts no process). Nil is a check that was not made, which an
+	// install without Force refuses.
+	Check func(ctx context.Context, command, dir string) Check
 	// Keep is the directory where install records the file as it was, so
 	// that uninstall gives it back byte for byte ("": nothing is kept,
 	// and uninstall works on the JSON's structure only).
@@ -122,7 +119,11 @@ func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 	res := &InstallResult{Client: string(c.Host), Scope: string(c.Scope), Path: c.Path, Fingerprint: fp,
 		Content: string(out), Events: Installed(c.Host), Command: c.Command, Notes: Notes(c.Host, c.Scope),
 		Changed: fp == Absent || !bytes.Equal(out, existing)}
-	res.Checks = []Check{CheckCommand(ctx, c.Command, c.Dir)}
+	check := Check{Name: "hook_command", Detail: "the hook's command line was not checked"}
+	if c.Check != nil {
+		check = c.Check(ctx, c.Command, c.Dir)
+	}
+	res.Checks = []Check{check}
 	switch {
 	case !res.Changed:
 		res.Status = StatusUnchanged
@@ -326,76 +327,6 @@ func AwrEvents(h Host, data []byte) []string {
 	}
 	sort.Strings(rest)
 	return append(out, rest...)
-}
-
-// CheckCommand is the doctor check of a hook command line: the awr
-// binary it runs exists, is executable, and answers `version --json`
-// within hookCheckTimeout. A relative program is looked up as the host
-// would: on PATH (this process's), or under dir when it names a directory.
-func CheckCommand(ctx context.Context, command, dir string) Check {
-	c := Check{Name: "hook_command"}
-	words := programWords(command)
-	if len(words) == 0 {
-		c.Detail = "the command line is empty"
-		return c
-	}
-	prog := words[0]
-	var bin string
-	switch {
-	case strings.ContainsAny(prog, "$`~"):
-		c.Detail = fmt.Sprintf("%s is expanded by the host's shell; awr cannot check it", prog)
-		return c
-	case strings.ContainsRune(prog, filepath.Separator) || strings.ContainsRune(prog, '/'):
-		bin = prog
-		if !filepath.IsAbs(bin) {
-			bin = filepath.Join(dir, bin)
-		}
-	default:
-		found, err := exec.LookPath(prog)
-		if err != nil {
-			c.Detail = fmt.Sprintf("%s is not on PATH", prog)
-			return c
-		}
-		bin = found
-	}
-	fi, err := os.Stat(bin)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		c.Detail = fmt.Sprintf("%s does not exist", bin)
-		return c
-	case err != nil:
-		c.Detail = fmt.Sprintf("%s: %v", bin, err)
-		return c
-	case !fi.Mode().IsRegular():
-		c.Detail = fmt.Sprintf("%s is not a regular file", bin)
-		return c
-	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
-		c.Detail = fmt.Sprintf("%s is not executable", bin)
-		return c
-	}
-	cctx, cancel := context.WithTimeout(ctx, hookCheckTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, bin, "version", "--json")
-	cmd.Dir = dir
-	cmd.WaitDelay = time.Second
-	out, err := cmd.Output()
-	if cctx.Err() != nil {
-		c.Detail = fmt.Sprintf("%s version --json did not answer within %s", bin, hookCheckTimeout)
-		return c
-	}
-	if err != nil {
-		c.Detail = fmt.Sprintf("%s version --json: %v", bin, err)
-		return c
-	}
-	var v struct {
-		Version string `json:"version"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(out), &v) != nil || v.Version == "" {
-		c.Detail = fmt.Sprintf("%s version --json did not print awr's version", bin)
-		return c
-	}
-	c.OK, c.Detail = true, fmt.Sprintf("%s answers: awr %s", bin, v.Version)
-	return c
 }
 
 // InstalledFile reports whether path (slash-separated, as git names a

@@ -224,7 +224,7 @@ func IsAwrCommand(command string, args []string) bool {
 			words = words[1:]
 		}
 	} else {
-		words = programWords(command)
+		words = ProgramWords(command)
 	}
 	if len(words) < 3 {
 		return false
@@ -237,10 +237,10 @@ func IsAwrCommand(command string, args []string) bool {
 	return prog == "awr" && words[1] == "client" && words[2] == "hook"
 }
 
-// programWords returns the words of a hook command line as the host's
+// ProgramWords returns the words of a hook command line as the host's
 // shell splits them (shellwords.Command), without leading VAR=value
 // assignments: the program first.
-func programWords(command string) []string {
+func ProgramWords(command string) []string {
 	words := shellwords.Command(command)
 	for len(words) > 0 && isAssignment(words[0]) {
 		words = words[1:]

@@ -78,7 +78,7 @@ func (p *Project) ClientInstall(ctx context.Context, req ClientInstallRequest) (
 		base += " --command " + shellWord(command)
 	}
 	return hosts.ApplyInstall(ctx, hosts.Change{Host: h, Scope: sc, Path: path, Command: command, Dir: p.dir, Keep: filepath.Join(p.dir, filepath.FromSlash(hosts.KeptDir)),
-		Accept: req.Accept, Fingerprint: req.Fingerprint, Force: req.Force, Preview: base})
+		Accept: req.Accept, Fingerprint: req.Fingerprint, Force: req.Force, Preview: base, Check: checkHookCommand})
 }
 
 // ClientUninstall previews, and with Accept writes, the host's settings
