@@ -14,8 +14,8 @@ type RenewRequest struct {
 	SessionID string `name:"session" required:"" json:"session" help:"Session id (the claim's holder)." placeholder:"ID"`
 	// TTLms is the new lease from now; nil is the project's lease
 	// (Policy.ClaimTTLms), 0 no expiry (only when the policy is 0 too).
-	// TTL is the lease as a duration (--ttl 30m); the door turns it into
-	// TTLms, the form MCP and the log use (Lease).
+	// TTL is the lease as a duration (--ttl 30m); leaseMs folds it into
+	// TTLms, the form MCP and the log use.
 	TTL   *time.Duration `name:"ttl" json:"-" help:"New lease from now (30m, 2h; default: the manifest's continuity.claim_ttl_ms, 1h when unset; 0, no expiry, only when that setting is 0)." placeholder:"DURATION"`
 	TTLms *int64         `name:"ttl-ms" hidden:"" json:"ttl_ms,omitempty" help:"New lease from now in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	WriteMeta
@@ -183,8 +183,8 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 type AcquireRequest struct {
 	SessionID string `name:"session" required:"" json:"session" help:"Session id (active; it takes the claim on its own work item)." placeholder:"ID"`
 	// TTLms is the lease from now; nil is the project's lease.
-	// TTL is the lease as a duration (--ttl 30m); the door turns it into
-	// TTLms, the form MCP and the log use (Lease).
+	// TTL is the lease as a duration (--ttl 30m); leaseMs folds it into
+	// TTLms, the form MCP and the log use.
 	TTL   *time.Duration `name:"ttl" json:"-" help:"Lease (30m, 2h; default: the manifest's continuity.claim_ttl_ms, 1h when unset; 0, no expiry, only when that setting is 0)." placeholder:"DURATION"`
 	TTLms *int64         `name:"ttl-ms" hidden:"" json:"ttl_ms,omitempty" help:"Lease in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	// Stale lists the sources the door found changed since they were

@@ -26,8 +26,8 @@ type ResumeRequest struct {
 	Claim *bool `name:"claim" negatable:"" json:"claim,omitempty" help:"Take the claim (the default): move the predecessor's live claim, or acquire the work when it is free (ClaimConflict when another session holds it); false (--no-claim) resumes without one and releases the predecessor's."`
 	// TTLms is the lease of a new or moved claim; nil gives a new claim
 	// the project's lease and lets a moved claim keep the lease it had.
-	// TTL is the lease as a duration (--ttl 30m); the door turns it into
-	// TTLms, the form MCP and the log use (Lease).
+	// TTL is the lease as a duration (--ttl 30m); leaseMs folds it into
+	// TTLms, the form MCP and the log use.
 	TTL   *time.Duration `name:"ttl" json:"-" help:"Lease of a new or moved claim (30m, 2h; default: a moved claim keeps its lease, a new one gets the manifest's continuity.claim_ttl_ms, 1h when unset; 0, no expiry, only when that setting is 0)." placeholder:"DURATION"`
 	TTLms *int64         `name:"ttl-ms" hidden:"" json:"ttl_ms,omitempty" help:"Lease of a new or moved claim in milliseconds (default: a moved claim keeps its lease, a new one gets the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	// Repo is the door's comparison of the inherited checkpoint's

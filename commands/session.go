@@ -34,8 +34,8 @@ type StartRequest struct {
 	Claim    bool   `name:"claim" json:"claim,omitempty" help:"Reserve the work item for this session (requires fresh sources)."`
 	// TTLms is the lease of the claim; nil is the project's lease
 	// (Policy.ClaimTTLms), 0 no expiry (only when the policy is 0 too).
-	// TTL is the lease as a duration (--ttl 30m); the door turns it into
-	// TTLms, the form MCP and the log use (Lease).
+	// TTL is the lease as a duration (--ttl 30m); leaseMs folds it into
+	// TTLms, the form MCP and the log use.
 	TTL     *time.Duration `name:"ttl" json:"-" help:"Lease of the claim (30m, 2h; default: the manifest's continuity.claim_ttl_ms, 1h when unset; 0, no expiry, only when that setting is 0)." placeholder:"DURATION"`
 	TTLms   *int64         `name:"ttl-ms" hidden:"" json:"ttl_ms,omitempty" help:"Lease of the claim in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	Workdir string         `name:"workdir" json:"workdir,omitempty" help:"The session's working directory, whose git repository its checkpoints record (default: the project root)." placeholder:"DIR"`

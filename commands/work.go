@@ -13,8 +13,8 @@ import (
 type WorkClaimRequest struct {
 	Key       string `arg:"" name:"key" json:"key" help:"Work item key." placeholder:"KEY"`
 	SessionID string `name:"session" required:"" json:"session" help:"Session id (active, working on KEY)." placeholder:"ID"`
-	// TTL is the lease as a duration (--ttl 30m); the door turns it into
-	// TTLms, the form MCP and the log use (Lease).
+	// TTL is the lease as a duration (--ttl 30m); leaseMs folds it into
+	// TTLms, the form MCP and the log use.
 	TTL   *time.Duration `name:"ttl" json:"-" help:"Lease (30m, 2h; default: the manifest's continuity.claim_ttl_ms, 1h when unset; 0, no expiry, only when that setting is 0)." placeholder:"DURATION"`
 	TTLms *int64         `name:"ttl-ms" hidden:"" json:"ttl_ms,omitempty" help:"Lease in milliseconds (default: the manifest's continuity.claim_ttl_ms, 3600000 when unset; 0, no expiry, only when that setting is 0)." placeholder:"N"`
 	// Stale: see AcquireRequest.

@@ -59,11 +59,10 @@ func gitEnv() []string {
 // safeConfig overrides, on git's command line (which wins over every
 // config file), the settings of a repository's own config that would make
 // git run a program of the repository's choosing while awr only reads it:
-// core.fsmonitor runs on every status (filter drivers, which a
-// repository names in its files, are blanked by filtersOff). awr reads a
-// repository on an
-// agent's word (a checkpoint over MCP), and no input may make awr run a
-// command. Exported to the anchors' git through SafeConfig.
+// core.fsmonitor runs on every status. (Filter drivers, which a
+// repository names in its own files, are blanked by filtersOff.) awr
+// reads a repository on an agent's word (a checkpoint over MCP), and no
+// input may make awr run a command.
 var safeConfig = []string{"-c", "core.fsmonitor=false"}
 
 // SafeConfig returns the git options every git awr runs must pass
