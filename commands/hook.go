@@ -288,10 +288,18 @@ type ConversationState struct {
 	// CompactionPending: the latest recorded delivery is a compaction,
 	// with no context given back since.
 	CompactionPending bool
-	// Held are the line digests of the packet the conversation holds (the
-	// latest context or delta answer, with no compaction since); nil
-	// when it holds none.
-	Held []string
+	// Held are the packets the conversation was given since its last
+	// compaction or clear (context and delta answers), newest first; nil
+	// when it was given none.
+	Held []Delivery
+}
+
+// Delivery is a packet (or packet update) given to a conversation: the
+// hash of the packet the conversation holds once it has read it, and the
+// digests of that packet's lines.
+type Delivery struct {
+	ContextHash string
+	Lines       []string
 }
 
 // Conversation reads the state of conversation key at rev.
@@ -325,15 +333,19 @@ func Conversation(conn *sqlite.Conn, rev int64, key string) (*ConversationState,
 	return st, nil
 }
 
-// heldScan bounds how many recorded deliveries Held reads back.
-const heldScan = 200
+// heldScan bounds how many recorded deliveries Held reads back, and
+// heldMax how many packets it returns.
+const (
+	heldScan = 200
+	heldMax  = 16
+)
 
-// Held returns the line digests of the packet conversation key holds at
-// rev: those of its latest context or delta answer, unless the host
-// compacted or cleared the conversation since (the packet is gone from
-// it then); nil when it holds none.
-func Held(conn *sqlite.Conn, rev int64, key string) ([]string, error) {
-	var held []string
+// Held returns the packets conversation key was given at rev, newest
+// first: its context and delta answers since the host last compacted or
+// cleared the conversation (the packets are gone from it then), at most
+// heldMax; nil when it was given none.
+func Held(conn *sqlite.Conn, rev int64, key string) ([]Delivery, error) {
+	var held []Delivery
 	var derr error
 	err := events.LatestOfKind(conn, "client/"+key, events.KindHostEventRecorded, heldScan, func(e *events.Event) bool {
 		if e.Seq > rev {
@@ -347,10 +359,10 @@ func Held(conn *sqlite.Conn, rev int64, key string) ([]string, error) {
 		h := v.(*events.HostEventRecorded)
 		switch {
 		case (h.Answer == "context" || h.Answer == "delta") && len(h.Lines) > 0:
-			held = h.Lines
-			return false
+			held = append(held, Delivery{ContextHash: h.ContextHash, Lines: h.Lines})
+			return len(held) < heldMax
 		case h.Answer == "context" || h.Answer == "delta":
-			return false // recorded before awr kept line digests
+			return false // recorded before awr kept line digests, or given in part
 		case h.Event == "pre_compact" || h.Event == "post_compact":
 			return false
 		case h.Event == "session_start" && (h.Source == "clear" || h.Source == "compact"):

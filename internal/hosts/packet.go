@@ -95,25 +95,8 @@ const transcriptTail = 8 << 20
 // included. It reads at most the last transcriptTail bytes of a regular
 // file and returns nothing for anything else.
 func ForkOrigin(path, self string) []string {
-	if path == "" {
-		return nil
-	}
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if fi.Size() > transcriptTail {
-		if _, err := f.Seek(fi.Size()-transcriptTail, io.SeekStart); err != nil {
-			return nil
-		}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, transcriptTail))
-	if err != nil {
+	data, ok := transcript(path)
+	if !ok {
 		return nil
 	}
 	var keys []string
@@ -127,6 +110,64 @@ func ForkOrigin(path, self string) []string {
 		}
 	}
 	return keys
+}
+
+// PacketMark names a packet in the texts awr gives a conversation:
+// "packet " and the first 12 hex digits of its context hash. Every packet
+// and packet update carries the mark of the packet the conversation holds
+// once it has read it, so a host's transcript tells which of them the
+// conversation really kept. It holds no character JSON escapes: a
+// transcript keeps it as it is.
+func PacketMark(contextHash string) string {
+	h := strings.TrimPrefix(contextHash, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return "packet " + h
+}
+
+// TranscriptHolds returns the index of the first of marks (newest first)
+// that the transcript at path holds, -1 when it holds none; read is false
+// when there is no transcript to read (no path, not a regular file, not
+// readable), and the caller must go by what it recorded. A host killed
+// mid-turn may never write the turn that carried awr's latest text, and
+// its resumed conversation then holds only what it did write. It reads at
+// most the last transcriptTail bytes.
+func TranscriptHolds(path string, marks []string) (index int, read bool) {
+	data, ok := transcript(path)
+	if !ok {
+		return -1, false
+	}
+	for i, m := range marks {
+		if m != "" && bytes.Contains(data, []byte(m)) {
+			return i, true
+		}
+	}
+	return -1, true
+}
+
+// transcript reads the end of the host's transcript at path: at most
+// transcriptTail bytes of a regular file; ok is false for anything else.
+func transcript(path string) (data []byte, ok bool) {
+	if path == "" {
+		return nil, false
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi.Size() > transcriptTail {
+		if _, err := f.Seek(fi.Size()-transcriptTail, io.SeekStart); err != nil {
+			return nil, false
+		}
+	}
+	data, err = io.ReadAll(io.LimitReader(f, transcriptTail))
+	return data, err == nil
 }
 
 // UnsavedSummary says in a few words what changed: "2 files changed since

@@ -336,7 +336,12 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 	}
 	lines, digests := hosts.PacketLines(pkt.WorkContext.RenderedContext)
 	rec.ContextHash, rec.Lines = pkt.WorkContext.ContextHash, digests
-	if held := st.Held; held != nil && (e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork) {
+	mark := hosts.PacketMark(pkt.WorkContext.ContextHash)
+	var held []string
+	if e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork {
+		held = heldLines(st.Held, e.TranscriptPath)
+	}
+	if held != nil {
 		// The conversation still holds the packet it was given: only
 		// what changed since goes, or nothing.
 		added, gone := hosts.PacketUpdate(held, lines, digests)
@@ -346,7 +351,7 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 			return hosts.Answer{}, err
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "# awr: packet update for session %s on %s (%s %s, revision %d)\n\n", session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), pkt.ProjectRevision)
+		fmt.Fprintf(&b, "# awr: packet update for session %s on %s (%s %s, revision %d, %s)\n\n", session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), pkt.ProjectRevision, mark)
 		fmt.Fprintf(&b, "The awr packet given earlier in this conversation (session %s) still holds, except", session)
 		if gone > 0 {
 			fmt.Fprintf(&b, " that %d of its lines no longer hold", gone)
@@ -369,8 +374,8 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 		}
 		// An update too long to give whole: the whole packet instead.
 	}
-	header := fmt.Sprintf("# awr: continuing session %s on %s (%s %s)\n\nThis conversation (%s) is bound to awr session %s. What follows is the recorded state of the work; trust it over your memory of the conversation, and over any earlier awr packet in it.",
-		session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), rec.Key, session)
+	header := fmt.Sprintf("# awr: continuing session %s on %s (%s %s, %s)\n\nThis conversation (%s) is bound to awr session %s. What follows is the recorded state of the work; trust it over your memory of the conversation, and over any earlier awr packet in it.",
+		session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), mark, rec.Key, session)
 	instructions := fmt.Sprintf("## Keep it continuous\n\n"+
 		"- Before you stop, and before the context is compacted: awr session checkpoint --session %s --agent AGENT --digest 'what you did' --next-action 'the exact next step' [--open-loop TEXT] [--resolve-loop ID] [--decision TEXT]\n"+
 		"- To tie a checkpoint to the packet it was based on: awr context compile --work %s --session %s --json records one; pass its context_hash as --context-hash\n"+
@@ -387,6 +392,31 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 		return hosts.Answer{}, err
 	}
 	return hosts.Answer{Context: fitted.Text}, nil
+}
+
+// heldLines returns the line digests of the packet a conversation holds,
+// of held (its deliveries, newest first): the newest one its host's
+// transcript holds the mark of (hosts.TranscriptHolds), or the newest one
+// when there is no transcript to read. A host killed mid-turn may never
+// write the turn that carried awr's latest delivery; trusting the record
+// alone would leave the resumed conversation without it. nil when it
+// holds none.
+func heldLines(held []commands.Delivery, transcript string) []string {
+	if len(held) == 0 {
+		return nil
+	}
+	marks := make([]string, len(held))
+	for i, d := range held {
+		marks[i] = hosts.PacketMark(d.ContextHash)
+	}
+	i, read := hosts.TranscriptHolds(transcript, marks)
+	switch {
+	case !read:
+		return held[0].Lines
+	case i < 0:
+		return nil
+	}
+	return held[i].Lines
 }
 
 // orientation is what a conversation the log does not know is told at its

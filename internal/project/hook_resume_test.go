@@ -224,3 +224,69 @@ func TestHook_GeminiResumeGivesThePacketWhole(t *testing.T) {
 		require.NotContains(t, text, "# awr: packet update", "resume %d", i+1)
 	}
 }
+
+// TestHook_ResumeGoesByTheTranscript: a host killed mid-turn may never
+// write the turn that carried awr's packet update; the next resume reads
+// the host's transcript, finds the update's mark missing, and gives the
+// update again (against the packet the transcript does hold). A
+// transcript holding no packet of awr's gets the packet whole; with no
+// transcript to read, the record is trusted.
+func TestHook_ResumeGoesByTheTranscript(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	dir, p := checkoutProject(t, opts)
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	session := start.Session.ID
+	conversation := fixtureField(t, "claude", "session_start_startup", "session_id")
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: session})
+	require.NoError(t, err)
+
+	// The transcript as Claude Code keeps it: a JSON line per entry,
+	// awr's text JSON-escaped inside it.
+	transcript := filepath.Join(t.TempDir(), conversation+".jsonl")
+	keep := func(text string) {
+		t.Helper()
+		line, err := json.Marshal(map[string]any{"type": "attachment", "attachment": map[string]any{"type": "hook_additional_context", "content": []string{text}}})
+		require.NoError(t, err)
+		f, err := os.OpenFile(transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		require.NoError(t, err)
+		_, err = f.Write(append(line, '\n'))
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	with := map[string]string{"transcript_path": transcript}
+
+	text, _ := hookAnswer(t, dir, "session_start_startup", with, opts)
+	require.Contains(t, text, "# awr: continuing session "+session)
+	keep(text)
+	text, _ = hookAnswer(t, dir, "session_start_resume", with, opts)
+	require.Empty(t, text, "the transcript holds the packet: nothing again")
+
+	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "cart writes go through CartStore.Save", NextAction: "run the cart handler tests"})
+	require.NoError(t, err)
+	text, _ = hookAnswer(t, dir, "session_start_resume", with, opts)
+	require.Contains(t, text, "# awr: packet update for session "+session)
+	// The host is killed before it writes the turn: the update never
+	// reaches the transcript.
+	text, _ = hookAnswer(t, dir, "session_start_resume", with, opts)
+	require.Contains(t, text, "# awr: packet update for session "+session, "the lost update is given again")
+	require.Contains(t, text, "run the cart handler tests")
+	require.NotContains(t, text, "# awr: continuing session", "an update of the packet the transcript holds, not a second packet")
+	keep(text)
+	text, _ = hookAnswer(t, dir, "session_start_resume", with, opts)
+	require.Empty(t, text, "the transcript holds the update now")
+
+	// A transcript with no packet of awr's in it (rewritten, or cut to
+	// its last 8 MiB): the packet whole.
+	require.NoError(t, os.WriteFile(transcript, []byte(`{"type":"user"}`+"\n"), 0o600))
+	text, _ = hookAnswer(t, dir, "session_start_resume", with, opts)
+	require.Contains(t, text, "# awr: continuing session "+session)
+	require.Contains(t, text, "run the cart handler tests")
+
+	// No transcript to read: the record is trusted, nothing again.
+	text, _ = hookAnswer(t, dir, "session_start_resume", map[string]string{"transcript_path": filepath.Join(t.TempDir(), "gone.jsonl")}, opts)
+	require.Empty(t, text, "the packet just given is held, as recorded")
+}
