@@ -14,7 +14,7 @@ import (
 // reports them (a hook's session_id): a binding of one is keyed
 // "CLIENT:ID", so the ids of different hosts never collide. Any other
 // client name is generic and names its conversation as HOST:ID itself.
-var HostClients = []string{"claude", "codex", "gemini"}
+var HostClients = []string{"claude", "codex", "gemini", "opencode"}
 
 func isHostClient(client string) bool {
 	for _, c := range HostClients {
@@ -56,8 +56,8 @@ func ConversationKey(op, client, external string) (string, error) {
 
 // BindRequest ties a host conversation to an awr session.
 type BindRequest struct {
-	Client          string `name:"client" required:"" json:"client" help:"The host: claude, codex or gemini (the id as the host reports it), or generic (any other name; the id as HOST:ID)." placeholder:"NAME"`
-	ExternalSession string `name:"external-session" required:"" json:"external_session" help:"The host's conversation id: as claude, codex or gemini report it; HOST:ID for a generic client." placeholder:"ID"`
+	Client          string `name:"client" required:"" json:"client" help:"The host: claude, codex, gemini or opencode (the id as the host reports it), or generic (any other name; the id as HOST:ID)." placeholder:"NAME"`
+	ExternalSession string `name:"external-session" required:"" json:"external_session" help:"The host's conversation id: as claude, codex, gemini or opencode report it; HOST:ID for a generic client." placeholder:"ID"`
 	Work            string `name:"work" required:"" json:"work" help:"Work item key." placeholder:"KEY"`
 	SessionID       string `name:"session" json:"session,omitempty" help:"Bind to this session." placeholder:"ID"`
 	FromSession     string `name:"from-session" json:"from_session,omitempty" help:"Bind to the latest successor of this session that was resumed for this conversation." placeholder:"ID"`

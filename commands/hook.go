@@ -23,7 +23,7 @@ const ContinuationWindow = 2 * time.Minute
 // events.HostEventRecorded). No front end builds it: the door's hook
 // answerer does, from the payload the host sent.
 type HostEventRequest struct {
-	Client string // claude, codex or gemini
+	Client string // claude, codex, gemini or opencode
 	Key    string // the conversation's key (ConversationKey)
 	Event  string // awr's name of the event
 	// HostEvent, Source, Trigger, Reason and StopHookActive are the

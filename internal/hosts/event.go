@@ -41,7 +41,7 @@ type Event struct {
 	Name           Name     `json:"name"`
 	HostEvent      string   `json:"host_event"`                 // hook_event_name as sent
 	ConversationID string   `json:"conversation_id"`            // session_id
-	TurnID         string   `json:"turn_id,omitempty"`          // Codex turn_id; Claude prompt_id
+	TurnID         string   `json:"turn_id,omitempty"`          // Codex turn_id; Claude prompt_id; OpenCode message id
 	Cwd            string   `json:"cwd"`                        // absolute
 	TranscriptPath string   `json:"transcript_path,omitempty"`  // "" when absent or null
 	Source         string   `json:"source,omitempty"`           // session_start: startup, resume, clear, compact, fork
@@ -115,7 +115,8 @@ func Parse(h Host, payload []byte) (Event, error) {
 	switch h {
 	case Claude:
 		e.TurnID, err = d.id("prompt_id", false)
-	case Codex:
+	case Codex, OpenCode:
+		// OpenCode: awr's plugin sends the user message's id.
 		e.TurnID, err = d.id("turn_id", has(s.requires, "turn_id"))
 	}
 	if err != nil {

@@ -67,6 +67,10 @@ func TestParse_Fixtures(t *testing.T) {
 		e.TranscriptPath = geminiTranscript(e.ConversationID)
 		return Gemini, file, e
 	}
+	o := func(file string, e Event) (Host, string, Event) {
+		e.Host, e.Cwd, e.ConversationID = OpenCode, testCwd, "ses_0f1a2b3c4ffeAbCdEfGhIjKlMn"
+		return OpenCode, file, e
+	}
 	type row struct {
 		host Host
 		file string
@@ -111,6 +115,13 @@ func TestParse_Fixtures(t *testing.T) {
 		rows(g("after_agent_active.json", Event{Name: Stop, HostEvent: "AfterAgent", StopHookActive: true, Timestamp: "2026-09-01T09:06:00.000Z"})),
 		rows(g("session_end.json", Event{Name: SessionEnd, HostEvent: "SessionEnd", Reason: "exit", Timestamp: "2026-09-01T12:00:00.000Z"})),
 		rows(g("session_end_clear.json", Event{Name: SessionEnd, HostEvent: "SessionEnd", Reason: "clear", Timestamp: "2026-09-01T10:59:59.000Z"})),
+
+		// What awr's OpenCode plugin sends (plugin.go).
+		rows(o("session_start_startup.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "startup", TurnID: "msg_24b204ad3001PAyaDUl52er2qo"})),
+		rows(o("session_start_resume.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "resume", TurnID: "msg_24b2100aa001QbRcSdTeUfVgWh"})),
+		rows(o("user_prompt_submit.json", Event{Name: BeforeAgent, HostEvent: "UserPromptSubmit", TurnID: "msg_24b2155cd001XiYjZkAlBmCnDo"})),
+		rows(o("pre_compact.json", Event{Name: PreCompact, HostEvent: "PreCompact"})),
+		rows(o("stop.json", Event{Name: Stop, HostEvent: "Stop"})),
 	}
 	seen := map[Host]map[string]bool{}
 	for _, tc := range cases {
@@ -127,7 +138,7 @@ func TestParse_Fixtures(t *testing.T) {
 		}
 		seen[tc.host][tc.file] = true
 	}
-	unhandled := map[Host]string{Claude: "pre_tool_use.json", Codex: "pre_tool_use.json", Gemini: "before_tool.json"}
+	unhandled := map[Host]string{Claude: "pre_tool_use.json", Codex: "pre_tool_use.json", Gemini: "before_tool.json", OpenCode: "session_end.json"}
 	for h, file := range unhandled {
 		_, err := Parse(h, fixture(t, h, file))
 		require.ErrorIs(t, err, ErrUnknownEvent, "%s %s", h, file)

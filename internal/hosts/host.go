@@ -15,11 +15,12 @@ type Host string
 const (
 	Claude Host = "claude" // Claude Code
 	Codex  Host = "codex"  // OpenAI Codex CLI
-	Gemini Host = "gemini" // Google Gemini CLI
+	Gemini   Host = "gemini"   // Google Gemini CLI
+	OpenCode Host = "opencode" // OpenCode (sst), through awr's plugin
 )
 
 // Hosts returns every supported host, in a fixed order.
-func Hosts() []Host { return []Host{Claude, Codex, Gemini} }
+func Hosts() []Host { return []Host{Claude, Codex, Gemini, OpenCode} }
 
 // ErrUnknownHost is the cause of the error for a host awr does not support.
 var ErrUnknownHost = errors.New("unknown host")
@@ -37,7 +38,7 @@ func ParseHost(s string) (Host, error) {
 		With("host", s).WithHint("awr client install --help")
 }
 
-func (h Host) valid() bool { return h == Claude || h == Codex || h == Gemini }
+func (h Host) valid() bool { return h == Claude || h == Codex || h == Gemini || h == OpenCode }
 
 // Name is a hook event in awr's own vocabulary, the same for every host.
 type Name string
@@ -130,6 +131,21 @@ var specs = []spec{
 		reminder: true, block: "deny"},
 	{host: Gemini, wire: "SessionEnd", name: SessionEnd, requires: []string{"reason"},
 		reminder: true, install: true, matcher: true, timeout: 3000},
+
+	// OpenCode has no hook commands: awr's plugin (plugin.go) turns its
+	// plugin hooks into these events, named as Claude names them, and adds
+	// a context to the user's message as a synthetic part. SessionStart:
+	// the first message of a session in an OpenCode process (source
+	// startup when the process created the session, else resume);
+	// UserPromptSubmit: every later message; PreCompact:
+	// experimental.session.compacting; Stop: the session.idle event.
+	// timeout is the plugin's own bound on one awr run, in seconds.
+	{host: OpenCode, wire: "SessionStart", name: SessionStart, requires: []string{"source"},
+		context: true, install: true, timeout: 10},
+	{host: OpenCode, wire: "UserPromptSubmit", name: BeforeAgent,
+		context: true, install: true, timeout: 10},
+	{host: OpenCode, wire: "PreCompact", name: PreCompact, install: true, timeout: 10},
+	{host: OpenCode, wire: "Stop", name: Stop, install: true, timeout: 10},
 }
 
 // lookup returns the spec of host h's event called wire.
@@ -190,7 +206,8 @@ func CapabilityOf(h Host, n Name) Capability {
 
 // ResumeKeepsContext reports whether host h's resumed conversation still
 // holds the context its hooks gave before: Claude Code and Codex replay
-// the whole transcript, awr's texts included; Gemini CLI 0.61.0 restores
+// the whole transcript, awr's texts included, and OpenCode keeps the part
+// awr's plugin added to a user's message with that message; Gemini CLI 0.61.0 restores
 // the model's turns only (its user turns, where a hook's context is
 // appended inside <hook_context>, are not sent again), so a resumed
 // Gemini conversation holds no packet and gets it whole.

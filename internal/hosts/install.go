@@ -174,6 +174,10 @@ func ApplyUninstall(c Change) (*InstallResult, error) {
 	res := &InstallResult{Client: string(c.Host), Scope: string(c.Scope), Path: c.Path, Fingerprint: fp,
 		Content: string(out), Events: AwrEvents(c.Host, existing), Checks: []Check{}, Notes: []string{},
 		Changed: fp != Absent && !bytes.Equal(out, existing)}
+	if c.Host == OpenCode && fp != Absent && out == nil {
+		// awr's plugin file: nothing of it stays.
+		res.Removed = true
+	}
 	if k := readKept(c); k != nil && fp != Absent && k.Written == digest(existing) {
 		// The file is as awr's install wrote it: the file as it was
 		// before, byte for byte, or none.
@@ -275,6 +279,11 @@ func Notes(h Host, sc Scope) []string {
 			"codex runs a new or changed hook only once it is trusted: open /hooks in codex and review it",
 			"codex runs a hook installed at both scopes twice; awr records the event once",
 		}
+	case OpenCode:
+		return []string{
+			"opencode loads the plugin when it starts: restart a running opencode",
+			"the plugin runs only the hook command above, without a shell; awr client uninstall --client opencode removes it",
+		}
 	case Gemini:
 		notes := []string{"gemini hook timeouts are in milliseconds; /hooks in gemini lists the hooks it loaded"}
 		if sc == Project {
@@ -294,6 +303,12 @@ func Notes(h Host, sc Scope) []string {
 // handler: the ones awr installs first, in their order, then the others
 // sorted.
 func AwrEvents(h Host, data []byte) []string {
+	if h == OpenCode {
+		if IsPlugin(data) {
+			return Installed(h)
+		}
+		return []string{}
+	}
 	var doc struct {
 		Hooks map[string][]struct {
 			Hooks []struct {

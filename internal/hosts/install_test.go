@@ -28,7 +28,7 @@ func TestUninstallRestoresBytes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", string(out), "by structure only, the file is reformatted")
 	ctx := context.Background()
-	for _, h := range Hosts() {
+	for _, h := range jsonHosts() {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "settings.json")
 		// A binary that does not exist: the check fails at once (Force

@@ -83,7 +83,7 @@ func PacketUpdate(held []string, lines, digests []string) (added []string, gone 
 // conversationMarkRE finds the conversation awr named in the texts it gave
 // a conversation (orientation and packet both say "This conversation
 // (HOST:ID)"), as a host's transcript keeps them.
-var conversationMarkRE = regexp.MustCompile(`This conversation \((claude|codex|gemini):([A-Za-z0-9._-]{1,200})\)`)
+var conversationMarkRE = regexp.MustCompile(`This conversation \((claude|codex|gemini|opencode):([A-Za-z0-9._-]{1,200})\)`)
 
 // transcriptTail bounds how much of a host's transcript a hook reads: its
 // end, where the latest texts awr gave are.

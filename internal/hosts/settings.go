@@ -41,10 +41,12 @@ func ParseScope(s string) (Scope, error) {
 
 // SettingsPath returns the file holding host h's hooks at scope sc. Project
 // scope is under projectDir: .claude/settings.json, .codex/hooks.json,
-// .gemini/settings.json. User scope follows each host's documented home:
+// .gemini/settings.json, and OpenCode's plugin .opencode/plugins/awr.js.
+// User scope follows each host's documented home:
 // $CLAUDE_CONFIG_DIR/settings.json (default ~/.claude), $CODEX_HOME/hooks.json
 // (default ~/.codex), $GEMINI_CLI_HOME/.gemini/settings.json (default the
-// home directory). getenv reads the environment (os.Getenv in production;
+// home directory), $XDG_CONFIG_HOME/opencode/plugins/awr.js (default
+// ~/.config). getenv reads the environment (os.Getenv in production;
 // nil reads nothing).
 //
 // Errors: InvalidInput for an unknown host or scope, or when the directory
@@ -76,6 +78,8 @@ func SettingsPath(h Host, sc Scope, projectDir, home string, getenv func(string)
 			return filepath.Join(projectDir, ".claude", "settings.json"), nil
 		case Codex:
 			return filepath.Join(projectDir, ".codex", "hooks.json"), nil
+		case OpenCode:
+			return filepath.Join(projectDir, ".opencode", "plugins", PluginFile), nil
 		default:
 			return filepath.Join(projectDir, ".gemini", "settings.json"), nil
 		}
@@ -86,6 +90,11 @@ func SettingsPath(h Host, sc Scope, projectDir, home string, getenv func(string)
 			dir, base, name = env("CLAUDE_CONFIG_DIR"), ".claude", "settings.json"
 		case Codex:
 			dir, base, name = env("CODEX_HOME"), ".codex", "hooks.json"
+		case OpenCode:
+			if d := env("XDG_CONFIG_HOME"); d != "" {
+				dir = filepath.Join(d, "opencode", "plugins")
+			}
+			base, name = filepath.Join(".config", "opencode", "plugins"), PluginFile
 		default:
 			if d := env("GEMINI_CLI_HOME"); d != "" {
 				dir = filepath.Join(d, ".gemini")
@@ -121,13 +130,15 @@ var (
 // by position). awr's handlers under events it no longer installs are
 // removed. The file is written indented like existing (two spaces when
 // new), with its line endings. Installing twice gives identical bytes; when nothing changes,
-// existing is returned as is.
+// existing is returned as is. For OpenCode the file is awr's plugin
+// (Plugin), written whole.
 //
 // Errors: InvalidInput wrapping ErrNotAwrCommand when IsAwrCommand(command,
 // nil) is false; wrapping ErrSettingsSyntax (a *SyntaxError names the line
 // and column, also in details) for invalid JSON, comments included;
 // wrapping ErrSettingsShape (detail "path") when the root, "hooks", an
-// event's value or a group's "hooks" has the wrong type.
+// event's value or a group's "hooks" has the wrong type, or, for OpenCode,
+// when the plugin's path holds a file awr did not write.
 func Install(h Host, existing []byte, command string) ([]byte, error) {
 	const op = "install hooks"
 	if !h.valid() {
@@ -136,6 +147,9 @@ func Install(h Host, existing []byte, command string) ([]byte, error) {
 	if strings.ContainsAny(command, "\x00\r\n") || !IsAwrCommand(command, nil) {
 		return nil, fault.Wrap(fault.InvalidInput, ErrNotAwrCommand, "%s: %q", op, command).
 			With("command", command).WithHint("awr client install --help")
+	}
+	if h == OpenCode {
+		return installPlugin(op, existing, command)
 	}
 	doc, err := load(op, existing)
 	if err != nil {
@@ -177,7 +191,8 @@ func Install(h Host, existing []byte, command string) ([]byte, error) {
 // IsAwrCommand holds). A matcher group left without handlers is removed, an
 // event left without groups is removed, and "hooks" is removed when that
 // emptied it; nothing else changes. A file without awr handlers is returned
-// as is, and so is nil.
+// as is, and so is nil. OpenCode's plugin file, when it is awr's
+// (IsPlugin), gives nil: the file goes.
 //
 // Errors: as Install for invalid JSON or a wrong shape.
 func Uninstall(h Host, existing []byte) ([]byte, error) {
@@ -186,6 +201,13 @@ func Uninstall(h Host, existing []byte) ([]byte, error) {
 		return nil, fault.Wrap(fault.InvalidInput, ErrUnknownHost, "%s: host %q", op, h).With("host", string(h))
 	}
 	if len(bytes.TrimSpace(existing)) == 0 {
+		return existing, nil
+	}
+	if h == OpenCode {
+		// The plugin file is awr's whole: without awr, nothing is left.
+		if IsPlugin(existing) {
+			return nil, nil
+		}
 		return existing, nil
 	}
 	doc, err := load(op, existing)

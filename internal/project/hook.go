@@ -20,7 +20,7 @@ import (
 // HookRequest is `awr client hook`: one hook event of a host, as JSON on
 // stdin.
 type HookRequest struct {
-	Client  string `name:"client" required:"" enum:"claude,codex,gemini" json:"client" help:"The host that runs the hook: claude, codex or gemini."`
+	Client  string `name:"client" required:"" enum:"claude,codex,gemini,opencode" json:"client" help:"The host that runs the hook: claude, codex, gemini or opencode (awr's OpenCode plugin)."`
 	NoBlock bool   `name:"no-block" json:"no_block,omitempty" help:"Never ask the host to continue at a stop (by default a stop is answered once with the checkpoint command when the bound session holds its work and recorded no checkpoint since the previous stop)."`
 }
 

@@ -13,7 +13,7 @@ import (
 // ClientInstallRequest is `awr client install`: it previews, and with
 // Accept writes, awr's hooks into a host's settings file.
 type ClientInstallRequest struct {
-	Client      string `name:"client" required:"" enum:"claude,codex,gemini" json:"client" help:"The host: claude, codex or gemini." placeholder:"HOST"`
+	Client      string `name:"client" required:"" enum:"claude,codex,gemini,opencode" json:"client" help:"The host: claude, codex, gemini or opencode." placeholder:"HOST"`
 	Scope       string `name:"scope" default:"project" enum:"project,user" json:"scope,omitempty" help:"Install for this project (default) or for every project of the user." placeholder:"SCOPE"`
 	Accept      bool   `name:"accept" json:"accept,omitempty" help:"Write the file the preview shows."`
 	Fingerprint string `name:"fingerprint" json:"fingerprint,omitempty" help:"The fingerprint the preview printed: --accept refuses with SourceStale if the file changed since." placeholder:"FP"`
@@ -24,7 +24,7 @@ type ClientInstallRequest struct {
 // ClientUninstallRequest is `awr client uninstall`: it previews, and with
 // Accept writes, a host's settings file without awr's hooks.
 type ClientUninstallRequest struct {
-	Client      string `name:"client" required:"" enum:"claude,codex,gemini" json:"client" help:"The host: claude, codex or gemini." placeholder:"HOST"`
+	Client      string `name:"client" required:"" enum:"claude,codex,gemini,opencode" json:"client" help:"The host: claude, codex, gemini or opencode." placeholder:"HOST"`
 	Scope       string `name:"scope" default:"project" enum:"project,user" json:"scope,omitempty" help:"Uninstall from this project's settings (default) or from the user's." placeholder:"SCOPE"`
 	Accept      bool   `name:"accept" json:"accept,omitempty" help:"Write the file the preview shows."`
 	Fingerprint string `name:"fingerprint" json:"fingerprint,omitempty" help:"The fingerprint the preview printed: --accept refuses with SourceStale if the file changed since." placeholder:"FP"`

@@ -226,8 +226,8 @@ type ClientView struct {
 
 // ClientShowRequest is `awr client show` and awr_client_show.
 type ClientShowRequest struct {
-	Client          string `name:"client" json:"client,omitempty" help:"The host: claude, codex or gemini (the id as the host reports it); omit it for a generic HOST:ID." placeholder:"NAME"`
-	ExternalSession string `name:"external-session" required:"" json:"external_session" help:"The host's conversation id: as claude, codex or gemini report it (with --client); HOST:ID otherwise." placeholder:"ID"`
+	Client          string `name:"client" json:"client,omitempty" help:"The host: claude, codex, gemini or opencode (the id as the host reports it); omit it for a generic HOST:ID." placeholder:"NAME"`
+	ExternalSession string `name:"external-session" required:"" json:"external_session" help:"The host's conversation id: as claude, codex, gemini or opencode report it (with --client); HOST:ID otherwise." placeholder:"ID"`
 	Read
 }
 

@@ -146,7 +146,7 @@ func (s *Server) register() {
 			"Refused (InvalidTransition) when no seat runs or a restore is unfinished; RevisionConflict when a restore started meanwhile."},
 		op((*project.Project).RigSnapshot))
 	add(s, tool{name: "awr_client_bind", title: "Bind a host conversation",
-		desc: "Tie a host conversation (its own id for client claude, codex or gemini; HOST:ID for any other client) to a session so its checkpoints survive compaction, as `awr client bind --json`; from_session binds to that session's latest successor."},
+		desc: "Tie a host conversation (its own id for client claude, codex, gemini or opencode; HOST:ID for any other client) to a session so its checkpoints survive compaction, as `awr client bind --json`; from_session binds to that session's latest successor."},
 		op((*project.Project).ClientBind))
 	add(s, tool{name: "awr_client_show", title: "Show a host binding", readOnly: true,
 		desc: "What a host conversation is bound to (with the packet-ready summary and, once another agent resumed the session, whether it may follow), as `awr client show --json`."},
