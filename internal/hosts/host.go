@@ -13,8 +13,8 @@ type Host string
 
 // The hosts awr supports.
 const (
-	Claude Host = "claude" // Claude Code
-	Codex  Host = "codex"  // OpenAI Codex CLI
+	Claude   Host = "claude"   // Claude Code
+	Codex    Host = "codex"    // OpenAI Codex CLI
 	Gemini   Host = "gemini"   // Google Gemini CLI
 	OpenCode Host = "opencode" // OpenCode (sst), through awr's plugin
 )
