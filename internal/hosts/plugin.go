@@ -51,9 +51,9 @@ func Plugin(command string) []byte {
 	s, _ := specOf(OpenCode, SessionStart)
 	var b bytes.Buffer
 	_ = pluginTemplate.Execute(&b, struct {
-		Argv, Env string
-		TimeoutMs int
-	}{string(argv), string(envJSON), s.timeout * 1000}) // a fixed template over strings: cannot fail
+		Command, Argv, Env string
+		TimeoutMs          int
+	}{command, string(argv), string(envJSON), s.timeout * 1000}) // a fixed template over strings: cannot fail
 	return b.Bytes()
 }
 

@@ -52,6 +52,8 @@ func projectPath(dir string, h hosts.Host) string {
 		return filepath.Join(dir, ".claude", "settings.json")
 	case hosts.Codex:
 		return filepath.Join(dir, ".codex", "hooks.json")
+	case hosts.OpenCode:
+		return filepath.Join(dir, ".opencode", "plugins", "awr.js")
 	}
 	return filepath.Join(dir, ".gemini", "settings.json")
 }
@@ -134,7 +136,7 @@ func TestClientInstall_AbsentFile(t *testing.T) {
 func TestClientInstall_OtherHooks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, h := range hosts.Hosts() {
+	for _, h := range []hosts.Host{hosts.Claude, hosts.Codex, hosts.Gemini} { // OpenCode's file is awr's whole (internal/hosts TestPlugin)
 		t.Run(string(h), func(t *testing.T) {
 			t.Parallel()
 			p, _ := hostProject(t)
@@ -185,7 +187,7 @@ func TestClientInstall_BrokenJSON(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	at := map[hosts.Host][2]int{hosts.Claude: {8, 9}, hosts.Codex: {6, 9}, hosts.Gemini: {5, 3}}
-	for _, h := range hosts.Hosts() {
+	for _, h := range []hosts.Host{hosts.Claude, hosts.Codex, hosts.Gemini} { // OpenCode's plugin is no JSON
 		t.Run(string(h), func(t *testing.T) {
 			t.Parallel()
 			p, _ := hostProject(t)
@@ -334,11 +336,13 @@ func TestClientInstall_UserScope(t *testing.T) {
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("CODEX_HOME", "")
 	t.Setenv("GEMINI_CLI_HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
 	p, _ := hostProject(t)
 	want := map[hosts.Host]string{
-		hosts.Claude: filepath.Join(home, ".claude", "settings.json"),
-		hosts.Codex:  filepath.Join(home, ".codex", "hooks.json"),
-		hosts.Gemini: filepath.Join(home, ".gemini", "settings.json"),
+		hosts.Claude:   filepath.Join(home, ".claude", "settings.json"),
+		hosts.Codex:    filepath.Join(home, ".codex", "hooks.json"),
+		hosts.Gemini:   filepath.Join(home, ".gemini", "settings.json"),
+		hosts.OpenCode: filepath.Join(home, ".config", "opencode", "plugins", "awr.js"),
 	}
 	for _, h := range hosts.Hosts() {
 		res, err := p.ClientInstall(ctx, project.ClientInstallRequest{Client: string(h), Scope: "user", Accept: true})
@@ -350,14 +354,16 @@ func TestClientInstall_UserScope(t *testing.T) {
 		require.NoFileExists(t, projectPath(p.Dir(), h))
 	}
 
-	claude, codex, gemini := t.TempDir(), t.TempDir(), t.TempDir()
+	claude, codex, gemini, xdg := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", claude)
 	t.Setenv("CODEX_HOME", codex)
 	t.Setenv("GEMINI_CLI_HOME", gemini)
+	t.Setenv("XDG_CONFIG_HOME", xdg)
 	want = map[hosts.Host]string{
-		hosts.Claude: filepath.Join(claude, "settings.json"),
-		hosts.Codex:  filepath.Join(codex, "hooks.json"),
-		hosts.Gemini: filepath.Join(gemini, ".gemini", "settings.json"),
+		hosts.Claude:   filepath.Join(claude, "settings.json"),
+		hosts.Codex:    filepath.Join(codex, "hooks.json"),
+		hosts.Gemini:   filepath.Join(gemini, ".gemini", "settings.json"),
+		hosts.OpenCode: filepath.Join(xdg, "opencode", "plugins", "awr.js"),
 	}
 	for _, h := range hosts.Hosts() {
 		pre, err := p.ClientInstall(ctx, project.ClientInstallRequest{Client: string(h), Scope: "user"})
