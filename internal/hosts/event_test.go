@@ -121,7 +121,6 @@ func TestParse_Fixtures(t *testing.T) {
 		rows(o("session_start_resume.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "resume", TurnID: "msg_24b2100aa001QbRcSdTeUfVgWh"})),
 		rows(o("user_prompt_submit.json", Event{Name: BeforeAgent, HostEvent: "UserPromptSubmit", TurnID: "msg_24b2155cd001XiYjZkAlBmCnDo"})),
 		rows(o("pre_compact.json", Event{Name: PreCompact, HostEvent: "PreCompact"})),
-		rows(o("stop.json", Event{Name: Stop, HostEvent: "Stop"})),
 	}
 	seen := map[Host]map[string]bool{}
 	for _, tc := range cases {
@@ -138,7 +137,7 @@ func TestParse_Fixtures(t *testing.T) {
 		}
 		seen[tc.host][tc.file] = true
 	}
-	unhandled := map[Host]string{Claude: "pre_tool_use.json", Codex: "pre_tool_use.json", Gemini: "before_tool.json", OpenCode: "session_end.json"}
+	unhandled := map[Host]string{Claude: "pre_tool_use.json", Codex: "pre_tool_use.json", Gemini: "before_tool.json", OpenCode: "stop.json"}
 	for h, file := range unhandled {
 		_, err := Parse(h, fixture(t, h, file))
 		require.ErrorIs(t, err, ErrUnknownEvent, "%s %s", h, file)
