@@ -338,8 +338,16 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 	rec.ContextHash, rec.Lines = pkt.WorkContext.ContextHash, digests
 	mark := hosts.PacketMark(pkt.WorkContext.ContextHash)
 	var held []string
-	if e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork {
+	switch {
+	case e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork:
 		held = heldLines(st.Held, e.TranscriptPath)
+	case e.Source == "compact" && len(st.Held) > 0:
+		// A packet given since the compaction began: the compacted
+		// conversation holds it. Codex compacts a resumed turn after
+		// its PreCompact and before it writes that turn's start, whose
+		// packet it then keeps, and its own start (source compact)
+		// follows.
+		held = st.Held[0].Lines
 	}
 	if held != nil {
 		// The conversation still holds the packet it was given: only
