@@ -365,6 +365,8 @@ func Held(conn *sqlite.Conn, rev int64, key string) ([]Delivery, error) {
 			return false // recorded before awr kept line digests, or given in part
 		case h.Event == "pre_compact" || h.Event == "post_compact":
 			return false
+		case h.Event == "session_start" && h.Source == "compact" && h.Answer == "held":
+			return true // the compacted conversation kept what was given since its PreCompact (Codex)
 		case h.Event == "session_start" && (h.Source == "clear" || h.Source == "compact"):
 			return false
 		}
