@@ -228,8 +228,9 @@ func TestServer_Tools(t *testing.T) {
 	fails(t, cs, "awr_audit", map[string]any{"work": "CART-1", "format": "pdf"}, "InvalidInput") // the schema's enum
 	fails(t, cs, "awr_audit", map[string]any{"work": "NOPE-1"}, "NotFound")
 
-	lg := ok(t, cs, "awr_log", map[string]any{"session": succ, "limit": 0})
+	lg := ok(t, cs, "awr_log", map[string]any{"session": succ, "limit": 10000})
 	require.NotEmpty(t, lg["events"])
+	fails(t, cs, "awr_log", map[string]any{"session": succ, "limit": 0}, "InvalidInput") // the whole log at once: never over MCP
 	ok(t, cs, "awr_log", map[string]any{"kind": "session_started", "since": 1, "until": 100})
 
 	// awr_diff: the other session, started after the successor ended, is
