@@ -287,13 +287,22 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 			out.Findings = append(out.Findings, Finding{Kind: FindingHeadNotAncestor, Work: h.work, ID: h.checkpoint, Reason: reason,
 				Command: fmt.Sprintf("awr session checkpoint --session %s --agent \"$USER\" --digest 'Restated against HEAD %.12s' --next-action 'NEXT'", h.session, now.Head)})
 		}
+		since := map[string][]repo.Commit{}
 		for _, l := range loops {
 			now, err := capture(l.dir)
 			if err != nil {
 				out.Repository = "unverifiable: " + unverifiableReason(err)
 				continue
 			}
-			if f := commitEvidence(ctx, l, now, confirmed[l.work+"\x00"+l.id].head); f != nil {
+			// The commits since a HEAD are read once for every loop
+			// opened at it.
+			key := l.dir + "\x00" + l.since.Head
+			commits, ok := since[key]
+			if !ok {
+				commits = repo.CompareWith(ctx, l.dir, l.since, now).Commits
+				since[key] = commits
+			}
+			if f := commitEvidence(ctx, l, commits, confirmed[l.work+"\x00"+l.id].head); f != nil {
 				out.Findings = append(out.Findings, *f)
 			}
 		}

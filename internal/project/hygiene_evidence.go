@@ -161,15 +161,14 @@ func tickedEvidence(conn *sqlite.Conn, work string, rev int64, k *projections.Kn
 	return nil, nil
 }
 
-// commitEvidence is the finding of loop l when a commit between the state
-// its opening checkpoint recorded and now names it (its id beside its
-// work key) or covers its words: the oldest such among the newest
-// repo.MaxCommits; nil otherwise, and when the repository cannot say.
-// A confirmation whose HEAD reaches the commit answered it.
-func commitEvidence(ctx context.Context, l loopCheck, now *repo.State, confirmedHead string) *Finding {
-	c := repo.CompareWith(ctx, l.dir, l.since, now)
-	for i := len(c.Commits) - 1; i >= 0; i-- {
-		cm := c.Commits[i]
+// commitEvidence is the finding of loop l when one of commits (those
+// between the state its opening checkpoint recorded and now, newest
+// first, at most repo.MaxCommits) names it (its id beside its work key)
+// or covers its words: the oldest such; nil otherwise. A confirmation
+// whose HEAD reaches the commit answered it.
+func commitEvidence(ctx context.Context, l loopCheck, commits []repo.Commit, confirmedHead string) *Finding {
+	for i := len(commits) - 1; i >= 0; i-- {
+		cm := commits[i]
 		if !(namesID(cm.Subject, l.id) && namesID(cm.Subject, l.work)) && !covers(cm.Subject, l.text) {
 			continue
 		}
