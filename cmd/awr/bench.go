@@ -47,7 +47,8 @@ func (c *benchContextCmd) Run(app *App) error {
 		fmt.Fprintf(w, "  work context at budget %d: mean %d, largest %d tokens (%s) over %d packets (target <= %d)\n",
 			res.Budget, res.MeanPacketTokens, res.MaxPacketTokens, res.MaxPacketWork, res.Packets, res.WorkContextTarget)
 		fmt.Fprintf(w, "  compression (sources / mean packet): %.1fx\n", res.Compression)
-		fmt.Fprintf(w, "  hard facts recalled: %d of %d at budget %d, %d of %d at %d\n", res.Recalled, res.HardFacts, res.Budget, res.RecalledAtHalf, res.HardFacts, res.Budget/2)
+		fmt.Fprintf(w, "  hard facts recalled: %d of %d at budget %d, %d of %d at %d, %d of %d at each packet's required part alone\n",
+			res.Recalled, res.HardFacts, res.Budget, res.RecalledAtHalf, res.HardFacts, res.Budget/2, res.RecalledAtRequired, res.HardFacts)
 		for _, m := range res.Missing {
 			fmt.Fprintf(w, "    missing at %d: %s\n", res.Budget, m)
 		}

@@ -90,6 +90,9 @@ type ContextResult struct {
 	RecalledAtHalf int      `json:"recalled_at_half"`
 	Missing        []string `json:"missing"`
 	MissingAtHalf  []string `json:"missing_at_half"`
+	// RecalledAtRequired is the hard facts recalled at the tightest
+	// budget, each packet's required part alone (facts go last).
+	RecalledAtRequired int `json:"recalled_at_required"`
 	// Resumes: the packet's tokens after each successive resume of one
 	// task, and how many of them carried an earlier next action outside
 	// the earlier checkpoints it is marked as.
@@ -166,6 +169,7 @@ func Context(ctx context.Context, opts ContextOptions) (*ContextResult, error) {
 		return nil, err
 	}
 	packets := map[string]string{}
+	required := map[string]int{}
 	total := 0
 	for _, it := range items {
 		if _, seen := packets[it.Key]; seen {
@@ -176,6 +180,7 @@ func Context(ctx context.Context, opts ContextOptions) (*ContextResult, error) {
 			return nil, fmt.Errorf("bench context: compile %s: %w", it.Key, err)
 		}
 		packets[it.Key] = c.WorkContext.RenderedContext
+		required[it.Key] = c.WorkContext.RequiredTokens
 		t := c.WorkContext.TokenEstimate
 		total += t
 		if t > res.MaxPacketTokens {
@@ -203,6 +208,13 @@ func Context(ctx context.Context, opts ContextOptions) (*ContextResult, error) {
 			res.RecalledAtHalf++
 		} else {
 			res.MissingAtHalf = append(res.MissingAtHalf, f.Work+": "+f.Text)
+		}
+		// The tightest budget: the packet's required part, so every
+		// optional section is left out.
+		tight := required[f.Work]
+		c, err = p.ContextCompile(ctx, project.ContextCompileRequest{Work: f.Work, Budget: &tight})
+		if err == nil && holds(c.WorkContext.RenderedContext, f.Text) {
+			res.RecalledAtRequired++
 		}
 	}
 

@@ -53,6 +53,7 @@ func TestContextBench(t *testing.T) {
 	require.Equal(t, 150, res.Packets)
 	require.Equal(t, res.HardFacts, res.Recalled, "missing at the default budget: %v", res.Missing)
 	require.GreaterOrEqual(t, 100*res.RecalledAtHalf, 95*res.HardFacts, "missing at half the budget: %v", res.MissingAtHalf)
+	require.Equal(t, res.HardFacts, res.RecalledAtRequired, "a hard fact is in an optional section, cut before bookkeeping")
 	require.LessOrEqual(t, res.Bootstrap, 800)
 	require.LessOrEqual(t, res.MaxPacketTokens, 4000)
 	require.Len(t, res.ResumeTokens, resumes)
