@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -129,6 +130,7 @@ func (a *api) routes(mux *http.ServeMux) {
 		v, err := a.diff(r)
 		answer(w, v, err)
 	})
+	mux.HandleFunc("GET /api/export", a.export)
 	mux.HandleFunc("GET /api/verify", func(w http.ResponseWriter, r *http.Request) {
 		q, err := params(r, "fresh")
 		if err != nil {
@@ -430,4 +432,78 @@ func refuse(w http.ResponseWriter, status int, err error) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(fault.ObjectOf(err))
+}
+
+// MaxExport bounds the events of one /api/export answer.
+const MaxExport = 100000
+
+// export answers /api/export: the events /api/log would list with the
+// same filters (?limit up to MaxExport, default 10,000), one envelope per
+// line (JSONL, as `awr export` writes them), read and written a page at a
+// time: the server holds one page, never the range.
+func (a *api) export(w http.ResponseWriter, r *http.Request) {
+	req, err := logRequest(withoutLimit(r))
+	if err != nil {
+		answer[struct{}](w, nil, err)
+		return
+	}
+	q, _ := params(r, "at", "session", "work", "kind", "since", "until", "limit")
+	total := int64(10000)
+	if q.has("limit") {
+		if total, err = q.int("limit"); err == nil && (total < 1 || total > MaxExport) {
+			err = fault.New(fault.InvalidInput, "ui: ?limit=%d: an export holds 1 to %d events", total, MaxExport).With("field", "limit").With("max", MaxExport)
+		}
+		if err != nil {
+			answer[struct{}](w, nil, err)
+			return
+		}
+	}
+	page := MaxPage
+	req.Limit = &page
+	// The first page is read before anything is written, so that an
+	// error is still a JSON answer.
+	res, err := a.p.Log(r.Context(), req)
+	if err != nil {
+		answer[struct{}](w, nil, err)
+		return
+	}
+	at := res.ProjectRevision
+	req.At = &at
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="awr-events-%d-%d.jsonl"`, req.Since, at))
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	var n int64
+	for {
+		for _, e := range res.Events {
+			if n == total {
+				return
+			}
+			if enc.Encode(e.Envelope) != nil {
+				return
+			}
+			n++
+		}
+		if res.NextSince == 0 || n == total {
+			return
+		}
+		req.Since = res.NextSince
+		if res, err = a.p.Log(r.Context(), req); err != nil {
+			return
+		}
+	}
+}
+
+// withoutLimit is r with ?limit left out of its query (an export's limit
+// is its own; the page size is the API's).
+func withoutLimit(r *http.Request) *http.Request {
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return r
+	}
+	v.Del("limit")
+	r2 := r.Clone(r.Context())
+	r2.URL.RawQuery = v.Encode()
+	return r2
 }

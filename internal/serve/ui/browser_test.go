@@ -209,6 +209,41 @@ func TestBrowser_Page(t *testing.T) {
 	eval(`performance.getEntriesByType("navigation").length`, &navs)
 	require.Equal(t, 1, navs, "the page was not reloaded")
 
+	// A diff is a URL too: ?from&to shows what awr diff shows, entity by
+	// entity, times in ISO 8601 UTC, no bookkeeping field.
+	run(chromedp.Navigate(srv.URL + "?from=3&to=6"))
+	wait("the diff", `document.body.dataset.opened === "true" && document.getElementById("diff").dataset.to === "6"`)
+	var d struct {
+		Changes map[string][]struct {
+			ID     string `json:"id"`
+			Change string `json:"change"`
+			Fields []struct {
+				Field string `json:"field"`
+			} `json:"fields"`
+		} `json:"changes"`
+	}
+	require.NoError(t, json.Unmarshal(f.run("diff", "--from", "3", "--to", "6"), &d))
+	var wantEntities, gotEntities, gotFields []string
+	for _, m := range []string{"sessions", "claims", "checkpoints", "knowledge", "work_items", "bindings", "seats"} {
+		for _, e := range d.Changes[m] {
+			wantEntities = append(wantEntities, m+" "+e.ID+" "+e.Change)
+		}
+	}
+	require.NotEmpty(t, wantEntities)
+	eval(`[...document.querySelectorAll("#diff .entity")].map(e => e.dataset.model + " " + e.dataset.id + " " + e.dataset.change)`, &gotEntities)
+	require.Equal(t, wantEntities, gotEntities)
+	eval(`[...document.querySelectorAll("#diff .field")].map(f => f.textContent)`, &gotFields)
+	require.NotEmpty(t, gotFields)
+	for _, line := range gotFields {
+		require.NotContains(t, line, "content_hash", "bookkeeping is left out")
+		if strings.Contains(line, "_at: ") {
+			require.Regexp(t, `_at: (\(none\)|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)`, line, "a time in ISO 8601 UTC")
+		}
+	}
+	var search string
+	eval(`location.search`, &search)
+	require.Equal(t, "?from=3&to=6", search)
+
 	// A row edited under the head (triggers dropped, payload rewritten):
 	// verifying again shows the failure, never green.
 	tamper(t, f.dir, `UPDATE events SET payload = replace(payload, 'cart model drafted', 'cart model DONE') WHERE seq = 5`)

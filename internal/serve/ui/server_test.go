@@ -407,3 +407,29 @@ func TestServer_SeekHistogram(t *testing.T) {
 	}
 	require.EqualValues(t, 2, total, "as of revision 2")
 }
+
+// TestServer_Export: /api/export writes the filtered range as JSONL, one
+// envelope per line, the same events /api/log lists; a bad limit is a
+// JSON error.
+func TestServer_Export(t *testing.T) {
+	s := serveProject(t)
+	code, h, body := s.do(t, http.MethodGet, "/api/export?work=CART-1", "")
+	require.Equal(t, http.StatusOK, code, "%s", body)
+	require.Equal(t, "application/x-ndjson", h.Get("Content-Type"))
+	lines := strings.Split(strings.TrimSpace(string(body)), "\n")
+	want, err := s.p.Log(context.Background(), project.LogRequest{Work: "CART-1"})
+	require.NoError(t, err)
+	require.Len(t, lines, len(want.Events))
+	for i, line := range lines {
+		var e map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &e))
+		require.EqualValues(t, want.Events[i].Seq, e["seq"])
+		require.Equal(t, want.Events[i].Hash, e["hash"])
+	}
+	code, _, body = s.do(t, http.MethodGet, "/api/export?limit=2", "")
+	require.Equal(t, http.StatusOK, code)
+	require.Len(t, strings.Split(strings.TrimSpace(string(body)), "\n"), 2)
+	var got fault.Object
+	require.Equal(t, http.StatusBadRequest, s.getJSON(t, "/api/export?limit=1000000", &got))
+	require.Equal(t, http.StatusBadRequest, s.getJSON(t, "/api/export?at=99", &got))
+}
