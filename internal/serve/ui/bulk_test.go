@@ -164,4 +164,3 @@ func readExport(t *testing.T, path string) []events.Envelope {
 
 // String names the bulk log in messages.
 func (b *bulk) String() string { return fmt.Sprintf("bulk log of %d events", b.Head) }
-
