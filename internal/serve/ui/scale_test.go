@@ -72,7 +72,10 @@ func testScale(t *testing.T, browser string, n int) {
 	wait := func(what, expr string) {
 		t.Helper()
 		_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(2*time.Minute), chromedp.WithPollingInterval(20*time.Millisecond)))
-		require.NoError(t, err, "waiting for %s (%s)", what, expr)
+		if err != nil {
+			shown, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById("error").textContent + " | " + JSON.stringify(document.body.dataset)`))
+			t.Fatalf("waiting for %s (%s): %v; the page shows: %s", what, expr, err, shown)
+		}
 	}
 	eval := func(expr string, v any) {
 		t.Helper()
@@ -208,6 +211,27 @@ func testScale(t *testing.T, browser string, n int) {
 	var got []int64
 	eval(`[...document.querySelectorAll("#list-rows .vrow")].map(r => Number(r.dataset.seq))`, &got)
 	require.Equal(t, want, got)
+
+	// A time range: the events from the first at or after one time to
+	// the last before another, in the list, and nothing outside it.
+	var lo, hi int64
+	for s := range b.Times {
+		if s != b.Needle && s > lo && s < head-10 {
+			lo = s
+		}
+	}
+	hi = b.Needle
+	require.Less(t, lo, hi)
+	eval(fmt.Sprintf(`(() => { const k = document.getElementById("f-kind"); k.value = ""; document.getElementById("f-since").value = %q; const u = document.getElementById("f-until"); u.value = %q; u.dispatchEvent(new Event("change")); return true })()`,
+		time.UnixMilli(b.Times[lo]).UTC().Format(time.RFC3339Nano), time.UnixMilli(b.Times[hi]).UTC().Format(time.RFC3339Nano)), &ok)
+	wait("the time range", `document.getElementById("list-count").textContent.includes("matching") && [...document.querySelectorAll("#list-rows .vrow")].length > 5`)
+	eval(`[...document.querySelectorAll("#list-rows .vrow")].map(r => Number(r.dataset.seq))`, &got)
+	for _, s := range got {
+		require.True(t, s >= lo && s < hi, "seq %d outside the time range [%d, %d)", s, lo, hi)
+	}
+	click("jump-first")
+	landed("first", lo)
+	nodes("with a time range")
 
 	t.Logf("ui at %d events (GOMAXPROCS %d): head shown %d ms after navigation (page clock; %v wall, latest rows %v); jumps: seq %s, time %s, search %s, first %s, axis bar %s; ?at&event view %v; live append shown %v after the write returned",
 		head, runtime.GOMAXPROCS(0), headMs, headWall.Round(time.Millisecond), readyWall.Round(time.Millisecond), seqMs, timeMs, searchMs, firstMs, axisMs, urlWall.Round(time.Millisecond), liveWall.Round(time.Millisecond))

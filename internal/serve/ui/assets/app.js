@@ -26,12 +26,16 @@ const S = {
   verify: null,       // the last /api/verify answer
   verifyError: "",
   selected: 0,        // the seq shown in the detail panel
-  filters: { work: "", session: "", agent: "", kind: "" },
+  filters: { work: "", session: "", agent: "", kind: "", since: "", until: "" },
+  // range is the time range of the filters as seqs: (since, until].
+  range: { since: 0, until: 0 },
   stateSeq: 0,        // a counter that drops stale state answers
   busy: false,
   // The event list: a window of rows over every event (by seq) or over
   // the matching events loaded so far (filtered).
-  list: { filtered: false, items: [], more: 0, cache: new Map(), forced: null, atEnd: true, inflight: null },
+  // gen counts the starts of the filtered list: a page read for an
+  // earlier start is dropped.
+  list: { filtered: false, items: [], more: 0, cache: new Map(), forced: null, atEnd: true, inflight: null, gen: 0 },
   axis: { from: 0, to: 0 },
   t0: performance.now(),
 };
@@ -113,9 +117,10 @@ function matchesAgent(e) {
 // the marks of the timeline: a page at a time, never more than MARKS_MAX.
 async function fetchEvents(since) {
   const out = [];
+  if (S.range.empty || (S.range.until && Math.max(since, S.range.since) >= S.range.until)) return { events: out, head: S.head };
   const f = S.filters;
   for (;;) {
-    const res = await api("log", { since, work: f.work, session: f.session, kind: f.kind, limit: PAGE });
+    const res = await api("log", { since: Math.max(since, S.range.since), until: S.range.until || "", work: f.work, session: f.session, kind: f.kind, limit: PAGE });
     for (const e of res.events) out.push(e);
     if (!res.next_since || out.length >= MARKS_MAX) {
       S.truncated = !!res.next_since;
@@ -172,6 +177,14 @@ const small = () => S.head <= MARKS_MAX;
 // reload reads everything again: the head's state, the marks (a small
 // log), the list's window, the slider's state, the verification.
 async function reload() {
+  if (!S.head) {
+    // The head first (one event read), then the state: the page says
+    // where the log stands before anything else is read.
+    const h = await api("head");
+    S.head = h.project_revision;
+    S.headHash = h.head_hash;
+    renderHead();
+  }
   const st = await loadHeadState();
   S.head = st.status.project_revision;
   S.headHash = st.status.head_hash;
@@ -312,13 +325,15 @@ function indexOf(seq) {
   return -1;
 }
 
-const anyFilter = () => !!(S.filters.work || S.filters.session || S.filters.kind || S.filters.agent);
+const anyFilter = () => !!(S.filters.work || S.filters.session || S.filters.kind || S.filters.agent || S.range.since || S.range.until || S.range.empty);
 
 // resetList starts the list over: every event, or the matching events
 // from the first (a small log's marks are those already).
 async function resetList(from) {
   const L = S.list;
   L.filtered = anyFilter();
+  L.gen++;
+  L.inflight = null;
   L.items = [];
   L.more = 0;
   if (L.filtered) {
@@ -335,8 +350,11 @@ async function resetList(from) {
 // loadMatching reads the next page of matching events after since.
 async function loadMatching(since) {
   const L = S.list;
+  if (S.range.empty || (S.range.until && Math.max(since, S.range.since) >= S.range.until)) { L.more = 0; $("list-more").hidden = true; return; }
   const f = S.filters;
-  const res = await api("log", { since, work: f.work, session: f.session, kind: f.kind, limit: PAGE });
+  const gen = L.gen;
+  const res = await api("log", { since: Math.max(since, S.range.since), until: S.range.until || "", work: f.work, session: f.session, kind: f.kind, limit: PAGE });
+  if (gen !== L.gen) return;
   for (const e of res.events) if (matchesAgent(e)) L.items.push(e);
   if (L.items.length > FILTERED_MAX) L.items = L.items.slice(L.items.length - FILTERED_MAX);
   L.more = res.next_since || 0;
@@ -403,7 +421,8 @@ function renderList() {
   S.list.atEnd = first + count >= n;
   if (missing) fillWindow(first, count);
   if (S.list.filtered && S.list.more && first + count >= n - 1 && !S.list.inflight) {
-    S.list.inflight = loadMatching(S.list.more).then(() => { S.list.inflight = null; renderHead(); renderList(); }).catch(showError);
+    const p = loadMatching(S.list.more).then(() => { if (S.list.inflight === p) S.list.inflight = null; renderHead(); renderList(); }).catch(showError);
+    S.list.inflight = p;
   }
 }
 
@@ -433,6 +452,8 @@ async function jump(seq, how) {
   if (!seq) return;
   let i = indexOf(seq);
   if (i < 0 && S.list.filtered && !small()) {
+    S.list.gen++;
+    S.list.inflight = null;
     S.list.items = [];
     await loadMatching(seq - 1);
     sizeList();
@@ -758,9 +779,28 @@ async function poll() {
 }
 
 function onFilter() {
-  S.filters = { work: $("f-work").value, session: $("f-session").value, agent: $("f-agent").value, kind: $("f-kind").value };
+  S.filters = { work: $("f-work").value, session: $("f-session").value, agent: $("f-agent").value, kind: $("f-kind").value,
+    since: $("f-since").value.trim(), until: $("f-until").value.trim() };
   S.busy = true;
-  reload().catch(showError).finally(() => { S.busy = false; });
+  timeRange().then(reload).catch(showError).finally(() => { S.busy = false; });
+}
+
+// timeRange turns the filters' times into seqs (the server's seek): the
+// events from the first at or after since to the last before until.
+async function timeRange() {
+  const f = S.filters;
+  S.range = { since: 0, until: 0, empty: false };
+  if (f.since) {
+    const r = await api("seek", { time: f.since });
+    S.range.since = r.seq ? r.seq - 1 : r.project_revision;
+  }
+  if (f.until) {
+    const r = await api("seek", { time: f.until });
+    // Every event is at or after until (seq 1): nothing lies before it.
+    if (r.seq === 1) S.range.empty = true;
+    S.range.until = r.seq ? Math.max(r.seq - 1, 0) : r.project_revision;
+  }
+  if (S.range.until && S.range.until <= S.range.since) S.range.empty = true;
 }
 
 // openURL opens the view the page's URL names: ?at=REV (the state at a
@@ -783,9 +823,9 @@ function init() {
   $("rev-prev").addEventListener("click", () => setRev(S.rev - 1));
   $("rev-next").addEventListener("click", () => setRev(S.rev + 1));
   $("rev-head").addEventListener("click", () => setRev(S.head, true));
-  for (const id of ["f-work", "f-session", "f-agent", "f-kind"]) $(id).addEventListener("change", onFilter);
+  for (const id of ["f-work", "f-session", "f-agent", "f-kind", "f-since", "f-until"]) $(id).addEventListener("change", onFilter);
   $("f-clear").addEventListener("click", () => {
-    for (const id of ["f-work", "f-session", "f-agent", "f-kind"]) $(id).value = "";
+    for (const id of ["f-work", "f-session", "f-agent", "f-kind", "f-since", "f-until"]) $(id).value = "";
     onFilter();
   });
   $("timeline").addEventListener("click", (ev) => {
