@@ -91,10 +91,12 @@ func testScale(t *testing.T, browser string, n int) {
 		require.NoError(t, err, "%s = %q", expr, s)
 		return v
 	}
+	var most int64
 	nodes := func(when string) {
 		t.Helper()
 		got := num(`document.getElementsByTagName("*").length`)
 		require.LessOrEqual(t, got, int64(maxNodes), "DOM nodes %s", when)
+		most = max(most, got)
 	}
 	// landed waits for a jump to seq and checks it: the row at the top
 	// of the list and the detail are seq's, and returns the jump's time.
@@ -233,6 +235,6 @@ func testScale(t *testing.T, browser string, n int) {
 	landed("first", lo)
 	nodes("with a time range")
 
-	t.Logf("ui at %d events (GOMAXPROCS %d): head shown %d ms after navigation (page clock; %v wall, latest rows %v); jumps: seq %s, time %s, search %s, first %s, axis bar %s; ?at&event view %v; live append shown %v after the write returned",
-		head, runtime.GOMAXPROCS(0), headMs, headWall.Round(time.Millisecond), readyWall.Round(time.Millisecond), seqMs, timeMs, searchMs, firstMs, axisMs, urlWall.Round(time.Millisecond), liveWall.Round(time.Millisecond))
+	t.Logf("ui at %d events (GOMAXPROCS %d): head shown %d ms after navigation (page clock; %v wall, latest rows %v); jumps: seq %s, time %s, search %s, first %s, axis bar %s; ?at&event view %v; live append shown %v after the write returned; at most %d DOM nodes",
+		head, runtime.GOMAXPROCS(0), headMs, headWall.Round(time.Millisecond), readyWall.Round(time.Millisecond), seqMs, timeMs, searchMs, firstMs, axisMs, urlWall.Round(time.Millisecond), liveWall.Round(time.Millisecond), most)
 }
