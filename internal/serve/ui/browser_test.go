@@ -196,6 +196,26 @@ func TestBrowser_Page(t *testing.T) {
 	run(chromedp.Click(chromedp.CSS("#f-clear")))
 	wait("no filter", fmt.Sprintf(`document.querySelectorAll("#timeline .mark").length === %d`, head))
 
+	// Lanes per agent: one row per actor of the log, each with exactly
+	// that actor's events.
+	byActor := map[string][]int64{}
+	for _, e := range f.log() {
+		byActor[e.Actor] = append(byActor[e.Actor], e.Seq)
+	}
+	choose("lanes", "agent")
+	wait("the agent lanes", fmt.Sprintf(`document.querySelectorAll("#timeline .row").length === %d`, len(byActor)))
+	for actor, want := range byActor {
+		lane := actor
+		if lane == "" {
+			lane = "(project)"
+		}
+		var got []int64
+		eval(fmt.Sprintf(`[...document.querySelectorAll('#timeline .row[data-lane=%q] .mark')].map(m => Number(m.dataset.seq)).sort((a, b) => a - b)`, lane), &got)
+		require.Equal(t, want, got, "the lane of %s", lane)
+	}
+	choose("lanes", "work")
+	wait("the work lanes", `document.querySelectorAll("#timeline .row").length === 3`)
+
 	// Live: another process appends a checkpoint; it appears without a
 	// reload, the slider follows the head and the verification covers it.
 	f.run("session", "checkpoint", "--session", f.Carol, "--agent", "carol", "--digest", "alert rule reviewed", "--next-action", "close OPS-1")

@@ -238,6 +238,17 @@ function x(seq) {
   return S.head > 0 ? ((seq - 0.5) / S.head) * 100 : 0;
 }
 
+// laneOf is the timeline lane of an event: its work item (the default),
+// its session, or its agent (the envelope's actor), as the lanes select
+// says; "" is the project's own lane.
+function laneOf(e) {
+  switch ($("lanes").value) {
+    case "session": return sessionOf(e);
+    case "agent": return e.actor || "";
+  }
+  return S.filters.work || workOf(e);
+}
+
 function renderTimeline() {
   if (!small()) {
     $("timeline").replaceChildren(el("p", { class: "muted", text: `${S.head} events: too many for a mark each; the time axis above and the list below show them all` }));
@@ -250,7 +261,7 @@ function renderTimeline() {
     return rows.get(work);
   };
   for (const e of S.events) {
-    rowOf(S.filters.work || workOf(e)).push(e);
+    rowOf(laneOf(e)).push(e);
   }
   order.sort((a, b) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0));
   const tl = $("timeline");
@@ -288,8 +299,8 @@ function renderTimeline() {
     if (origin && origin.head_seq) track.append(el("div", { class: "line origin", style: { left: `${x(origin.head_seq + 0.5)}%` }, title: `imported at seq ${origin.head_seq}` }));
     if (fork && fork.seq) track.append(el("div", { class: "line fork", style: { left: `${x(fork.seq)}%` }, title: `forked at seq ${fork.seq}` }));
     track.append(el("div", { class: "cursor", style: { left: `${x(S.rev + 0.5)}%` } }));
-    frag.append(el("div", { class: "row", "data-work": work || "(project)" },
-      el("div", { class: "label", text: work || "(project)" }), track));
+    frag.append(el("div", { class: "row", "data-work": work || "(project)", "data-lane": work || "(project)" },
+      el("div", { class: "label", title: work || "(project)", text: work || "(project)" }), track));
   }
   if (order.length === 0) frag.append(el("p", { class: "muted", text: "no events match the filters" }));
   tl.replaceChildren(frag);
@@ -824,6 +835,7 @@ function init() {
   $("rev-next").addEventListener("click", () => setRev(S.rev + 1));
   $("rev-head").addEventListener("click", () => setRev(S.head, true));
   for (const id of ["f-work", "f-session", "f-agent", "f-kind", "f-since", "f-until"]) $(id).addEventListener("change", onFilter);
+  $("lanes").addEventListener("change", () => renderTimeline());
   $("f-clear").addEventListener("click", () => {
     for (const id of ["f-work", "f-session", "f-agent", "f-kind", "f-since", "f-until"]) $(id).value = "";
     onFilter();
