@@ -1,9 +1,11 @@
 package ui_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"runtime"
 	"strconv"
@@ -234,6 +236,30 @@ func testScale(t *testing.T, browser string, n int) {
 	click("jump-first")
 	landed("first", lo)
 	nodes("with a time range")
+
+	// The export link gives the range the list shows, as JSONL.
+	var href string
+	eval(`document.getElementById("export").href`, &href)
+	res, err := http.Get(href)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode, href)
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var exported []int64
+	for sc.Scan() {
+		var e struct {
+			Seq int64 `json:"seq"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &e))
+		exported = append(exported, e.Seq)
+	}
+	require.NoError(t, sc.Err())
+	// An export holds 100,000 events at most (the API's bound).
+	wantN := min(hi-lo, 100_000)
+	require.Len(t, exported, int(wantN), "every event of the range, none outside it (%s)", href)
+	require.Equal(t, lo, exported[0])
+	require.Equal(t, lo+wantN-1, exported[len(exported)-1])
 
 	t.Logf("ui at %d events (GOMAXPROCS %d): head shown %d ms after navigation (page clock; %v wall, latest rows %v); jumps: seq %s, time %s, search %s, first %s, axis bar %s; ?at&event view %v; live append shown %v after the write returned; at most %d DOM nodes",
 		head, runtime.GOMAXPROCS(0), headMs, headWall.Round(time.Millisecond), readyWall.Round(time.Millisecond), seqMs, timeMs, searchMs, firstMs, axisMs, urlWall.Round(time.Millisecond), liveWall.Round(time.Millisecond), most)

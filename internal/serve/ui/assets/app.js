@@ -12,6 +12,7 @@ const CACHE_MAX = 5000; // events the list keeps in memory at most
 const FILTERED_MAX = 5000; // matching events the filtered list holds at most
 const TABLE_MAX = 100;  // rows of each table of the state panel
 const OPTIONS_MAX = 300; // options of the session filter
+const EXPORT_MAX = 100000; // events of one export at most (the API's bound)
 
 const S = {
   head: 0,            // the head revision the page knows
@@ -430,6 +431,7 @@ function renderList() {
   rowsEl.replaceChildren(frag);
   rowsEl.dataset.first = String(first);
   S.list.atEnd = first + count >= n;
+  updateExport();
   if (missing) fillWindow(first, count);
   if (S.list.filtered && S.list.more && first + count >= n - 1 && !S.list.inflight) {
     const p = loadMatching(S.list.more).then(() => { if (S.list.inflight === p) S.list.inflight = null; renderHead(); renderList(); }).catch(showError);
@@ -569,13 +571,21 @@ function setURL() {
   if (d.dataset.from) { q.set("from", d.dataset.from); if (d.dataset.to) q.set("to", d.dataset.to); }
   const url = location.pathname + (q.toString() ? "?" + q : "");
   if (url !== location.pathname + location.search) history.replaceState(null, "", url);
+  updateExport();
+}
+
+// updateExport points the export link at the range the list shows: from
+// its first row on, with the filters, at the revision shown.
+function updateExport() {
   const ex = new URLSearchParams();
-  const first = Number($("list-rows").dataset.first || 0);
-  ex.set("since", String(first));
-  ex.set("limit", String(PAGE));
+  const first = itemAt(Number($("list-rows").dataset.first || 0));
+  ex.set("since", String(first ? first.seq - 1 : S.range.since));
+  if (S.range.until) ex.set("until", String(S.range.until));
   if (S.filters.kind) ex.set("kind", S.filters.kind);
   if (S.filters.work) ex.set("work", S.filters.work);
   if (S.filters.session) ex.set("session", S.filters.session);
+  if (!S.following) ex.set("at", String(S.rev));
+  ex.set("limit", String(EXPORT_MAX));
   $("export").href = "/api/export?" + ex;
 }
 
