@@ -180,10 +180,11 @@ func (p *Project) Histogram(ctx context.Context, req HistogramRequest) (*Histogr
 			to = from + 1
 		}
 		res.From, res.To = from, to
-		width := (to - from + int64(req.Buckets) - 1) / int64(req.Buckets)
-		if width < 1 {
-			width = 1
-		}
+		// Exactly req.Buckets intervals, their bounds spread over [from,
+		// to) (each at least 1 ms: a span shorter than that is widened, and
+		// nothing at or after to is counted).
+		n := int64(req.Buckets)
+		span := max(to-from, n)
 		// first is the first seq at or after each boundary (rev+1: none).
 		first := func(t int64) (int64, error) {
 			s, _, err := seekTime(r, rev, t)
@@ -196,9 +197,9 @@ func (p *Project) Histogram(ctx context.Context, req HistogramRequest) (*Histogr
 		if err != nil {
 			return err
 		}
-		for start := from; start < to; start += width {
-			end := min(start+width, to)
-			hi, err := first(end)
+		for i := range n {
+			start, end := from+i*span/n, from+(i+1)*span/n
+			hi, err := first(min(end, to))
 			if err != nil {
 				return err
 			}
