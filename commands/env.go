@@ -267,18 +267,6 @@ func BudgetOf(op string, b *int) (int, error) {
 	return *b, nil
 }
 
-// CountOf checks a count flag (--limit): 0 or more, 0 meaning all. One
-// check for every operation that takes a count, on the CLI and MCP alike.
-// Errors: InvalidInput naming op and flag for a negative count.
-func CountOf(op, flag string, n int) error {
-	if n < 0 {
-		hint := "awr " + op + " " + flag + " 0"
-		return fault.New(fault.InvalidInput, "%s: %s %d is negative; use 0 for all", op, flag, n).
-			With("flag", flag).With("min", 0).WithHint("%s", hint)
-	}
-	return nil
-}
-
 // MaxLimit bounds every count a read takes as a page size (--limit of
 // search and ready, and their MCP fields), as MaxLabelBytes bounds a
 // label.

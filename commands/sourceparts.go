@@ -53,8 +53,46 @@ func sourcePayloads(tx *events.Tx, src events.SourceIndexed) ([]events.SourceInd
 	header := src
 	header.Items, header.Goals, header.Rules = nil, nil, nil
 	header.Delta, header.ItemRepeats, header.Dropped, header.Part, header.Parts = false, nil, nil, 0, 0
-	var units []unit
 	delta := !held.Empty()
+	units, err := sourceUnits(held, src, delta)
+	if err != nil {
+		return nil, err
+	}
+	headRaw, err := events.MarshalPayload(header)
+	if err != nil {
+		return nil, err
+	}
+	total := len(headRaw)
+	for _, u := range units {
+		total += u.size
+	}
+	if !delta && total <= events.MaxPartBytes {
+		return []events.SourceIndexed{src}, nil // the whole index, as before
+	}
+	groups, err := groupUnits(src.Path, units, len(headRaw))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]events.SourceIndexed, 0, len(groups))
+	for i, g := range groups {
+		p := header
+		p.Delta = delta || i > 0
+		if len(groups) > 1 {
+			p.Part, p.Parts = i+1, len(groups)
+			if i < len(groups)-1 {
+				p.Issues = nil // the last part sets the source's row
+			}
+		}
+		out = append(out, fillPart(p, g))
+	}
+	return out, nil
+}
+
+// sourceUnits returns the elements of src a payload must carry: all of
+// them, or with delta only those that differ from what the log holds
+// (held), then the ones dropped since.
+func sourceUnits(held *projections.SourceElements, src events.SourceIndexed, delta bool) ([]unit, error) {
+	var units []unit
 	repeats := map[string]int{}
 	firstGoal, firstRule := map[string]bool{}, map[string]bool{}
 	wantItems := map[events.ItemRef]bool{}
@@ -102,49 +140,46 @@ func sourcePayloads(tx *events.Tx, src events.SourceIndexed) ([]events.SourceInd
 		}
 		units = append(units, unit{rule: r, size: len(raw) + 1})
 	}
-	if delta {
-		var drops []events.ItemRef
-		for ref := range held.Items {
-			if !wantItems[ref] {
-				drops = append(drops, ref)
-			}
-		}
-		sort.Slice(drops, func(i, j int) bool {
-			if drops[i].Key != drops[j].Key {
-				return drops[i].Key < drops[j].Key
-			}
-			return drops[i].Repeat < drops[j].Repeat
-		})
-		for i := range drops {
-			units = append(units, unit{drop: &drops[i], size: len(drops[i].Key) + 32})
-		}
-		for _, k := range sortedMissing(held.Goals, firstGoal) {
-			units = append(units, unit{dropG: k, size: len(k) + 8})
-		}
-		for _, k := range sortedMissing(held.Rules, firstRule) {
-			units = append(units, unit{dropR: k, size: len(k) + 8})
+	if !delta {
+		return units, nil
+	}
+	var drops []events.ItemRef
+	for ref := range held.Items {
+		if !wantItems[ref] {
+			drops = append(drops, ref)
 		}
 	}
-	headRaw, err := events.MarshalPayload(header)
-	if err != nil {
-		return nil, err
+	sort.Slice(drops, func(i, j int) bool {
+		if drops[i].Key != drops[j].Key {
+			return drops[i].Key < drops[j].Key
+		}
+		return drops[i].Repeat < drops[j].Repeat
+	})
+	for i := range drops {
+		units = append(units, unit{drop: &drops[i], size: len(drops[i].Key) + 32})
 	}
-	total := len(headRaw)
-	for _, u := range units {
-		total += u.size
+	for _, k := range sortedMissing(held.Goals, firstGoal) {
+		units = append(units, unit{dropG: k, size: len(k) + 8})
 	}
-	if !delta && total <= events.MaxPartBytes {
-		return []events.SourceIndexed{src}, nil // the whole index, as before
+	for _, k := range sortedMissing(held.Rules, firstRule) {
+		units = append(units, unit{dropR: k, size: len(k) + 8})
 	}
-	// Group the units into parts of at most MaxPartBytes (a part holds at
-	// least one unit).
-	budget := events.MaxPartBytes - len(headRaw)
+	return units, nil
+}
+
+// groupUnits groups units into parts of at most events.MaxPartBytes with
+// their header (headBytes); a part holds at least one unit, and there is
+// at least one part (a delta that changes nothing still records the
+// index). Errors: InvalidInput naming the element when one alone would be
+// more than an event may hold.
+func groupUnits(path string, units []unit, headBytes int) ([][]unit, error) {
+	budget := events.MaxPartBytes - headBytes
 	var groups [][]unit
 	used := 0
 	for _, u := range units {
-		if u.size+len(headRaw)+envelopeSlack > events.MaxEventBytes {
-			return nil, fault.New(fault.InvalidInput, "index source %s: %s is %d bytes encoded, more than one event may hold (%d bytes)", src.Path, u.name(), u.size, events.MaxEventBytes).
-				With("path", src.Path).With("bytes", u.size).With("max", events.MaxEventBytes).WithHint("awr source list")
+		if u.size+headBytes+envelopeSlack > events.MaxEventBytes {
+			return nil, fault.New(fault.InvalidInput, "index source %s: %s is %d bytes encoded, more than one event may hold (%d bytes)", path, u.name(), u.size, events.MaxEventBytes).
+				With("path", path).With("bytes", u.size).With("max", events.MaxEventBytes).WithHint("awr source list")
 		}
 		if len(groups) == 0 || used+u.size > budget && used > 0 {
 			groups = append(groups, nil)
@@ -154,49 +189,42 @@ func sourcePayloads(tx *events.Tx, src events.SourceIndexed) ([]events.SourceInd
 		used += u.size
 	}
 	if len(groups) == 0 {
-		groups = append(groups, nil) // a delta that changes nothing still records the index
+		groups = append(groups, nil)
 	}
-	out := make([]events.SourceIndexed, 0, len(groups))
-	for i, g := range groups {
-		p := header
-		p.Delta = delta || i > 0
-		if len(groups) > 1 {
-			p.Part, p.Parts = i+1, len(groups)
-			if i < len(groups)-1 {
-				p.Issues = nil // the last part sets the source's row
+	return groups, nil
+}
+
+// fillPart returns part p holding the elements of g.
+func fillPart(p events.SourceIndexed, g []unit) events.SourceIndexed {
+	var repeated bool
+	for _, u := range g {
+		switch {
+		case u.item != nil:
+			p.Items = append(p.Items, *u.item)
+			p.ItemRepeats = append(p.ItemRepeats, u.repeat)
+			repeated = repeated || u.repeat != 0
+		case u.goal != nil:
+			p.Goals = append(p.Goals, *u.goal)
+		case u.rule != nil:
+			p.Rules = append(p.Rules, *u.rule)
+		default:
+			if p.Dropped == nil {
+				p.Dropped = &events.SourceDropped{}
 			}
-		}
-		var repeated bool
-		for _, u := range g {
 			switch {
-			case u.item != nil:
-				p.Items = append(p.Items, *u.item)
-				p.ItemRepeats = append(p.ItemRepeats, u.repeat)
-				repeated = repeated || u.repeat != 0
-			case u.goal != nil:
-				p.Goals = append(p.Goals, *u.goal)
-			case u.rule != nil:
-				p.Rules = append(p.Rules, *u.rule)
+			case u.drop != nil:
+				p.Dropped.Items = append(p.Dropped.Items, *u.drop)
+			case u.dropG != "":
+				p.Dropped.Goals = append(p.Dropped.Goals, u.dropG)
 			default:
-				if p.Dropped == nil {
-					p.Dropped = &events.SourceDropped{}
-				}
-				switch {
-				case u.drop != nil:
-					p.Dropped.Items = append(p.Dropped.Items, *u.drop)
-				case u.dropG != "":
-					p.Dropped.Goals = append(p.Dropped.Goals, u.dropG)
-				default:
-					p.Dropped.Rules = append(p.Dropped.Rules, u.dropR)
-				}
+				p.Dropped.Rules = append(p.Dropped.Rules, u.dropR)
 			}
 		}
-		if !p.Delta || !repeated {
-			p.ItemRepeats = nil
-		}
-		out = append(out, p)
 	}
-	return out, nil
+	if !p.Delta || !repeated {
+		p.ItemRepeats = nil
+	}
+	return p
 }
 
 // name says which element u is, for an error.

@@ -191,60 +191,9 @@ func (c *Invariants) domain(e *Event, v Payload) string {
 	case *ProjectInitialized, *ProjectForked:
 		return c.lineage.Fold(e, pl)
 	case *SourceIndexed:
-		if problem := pl.shape(); problem != "" {
-			return fmt.Sprintf("a source_indexed of %s %s", pl.Path, problem)
-		}
-		held := c.keys[pl.Path]
-		undeclare := func(ref ItemRef) {
-			if !held[ref] {
-				return
-			}
-			delete(held, ref)
-			if c.declared[ref.Key]--; c.declared[ref.Key] == 0 {
-				delete(c.declared, ref.Key)
-			}
-		}
-		if !pl.Delta || pl.Removed {
-			for ref := range held {
-				undeclare(ref)
-			}
-		} else if pl.Dropped != nil {
-			for _, ref := range pl.Dropped.Items {
-				undeclare(ref)
-			}
-		}
-		if pl.Removed {
-			delete(c.keys, pl.Path)
-			return ""
-		}
-		if held == nil {
-			held = map[ItemRef]bool{}
-			c.keys[pl.Path] = held
-		}
-		repeats := map[string]int{}
-		for i, it := range pl.Items {
-			ref := ItemRef{Key: it.Key, Repeat: repeats[it.Key]}
-			if pl.Delta {
-				ref.Repeat = pl.ItemRepeat(i)
-			}
-			repeats[it.Key]++
-			if !held[ref] {
-				held[ref] = true
-				c.declared[it.Key]++
-			}
-		}
+		return c.sourceIndexed(pl)
 	case *SessionStarted:
-		if e.StreamVersion != 1 {
-			return fmt.Sprintf("session %s is started a second time", pl.SessionID)
-		}
-		if pl.PredecessorID != "" {
-			if c.sessions[pl.PredecessorID] == nil {
-				return fmt.Sprintf("session %s continues session %s, which never started", pl.SessionID, pl.PredecessorID)
-			}
-		} else if c.declared[pl.Work] == 0 {
-			return fmt.Sprintf("session %s starts on work item %s, which no source declares", pl.SessionID, pl.Work)
-		}
-		c.sessions[pl.SessionID] = &sessionFold{work: pl.Work, pred: pl.PredecessorID}
+		return c.sessionStarted(e, pl)
 	case *SeatReconciled:
 		return c.reconciled(pl)
 	case *EvidenceRecorded:
@@ -269,41 +218,126 @@ func (c *Invariants) domain(e *Event, v Payload) string {
 	case *ClaimAcquired:
 		return c.acquire(e, pl)
 	case *ClaimRenewed:
-		cl := c.claims[pl.ClaimID]
-		switch {
-		case cl == nil || cl.work != pl.Work:
-			return fmt.Sprintf("claim %s on %s is renewed but was never acquired there", pl.ClaimID, pl.Work)
-		case cl.released:
-			return fmt.Sprintf("claim %s on %s is renewed after it was released", pl.ClaimID, pl.Work)
-		case c.latest[pl.Work] != pl.ClaimID:
-			return fmt.Sprintf("claim %s on %s is renewed after claim %s superseded it", pl.ClaimID, pl.Work, c.latest[pl.Work])
-		}
-		cl.expires = pl.ExpiresAt
+		return c.renewed(pl)
 	case *ClaimReleased:
-		cl := c.claims[pl.ClaimID]
-		switch {
-		case cl == nil || cl.work != pl.Work:
-			return fmt.Sprintf("claim %s on %s is released but was never acquired there", pl.ClaimID, pl.Work)
-		case cl.released:
-			return fmt.Sprintf("claim %s on %s is released twice", pl.ClaimID, pl.Work)
-		case cl.session != pl.SessionID:
-			return fmt.Sprintf("claim %s on %s is released by session %s, but session %s holds it", pl.ClaimID, pl.Work, pl.SessionID, cl.session)
-		}
-		cl.released = true
+		return c.released(pl)
 	case *ExecutionStarted:
 		return c.execStarted(e, pl)
 	case *ExecutionFinished:
-		x := c.execs[pl.ExecutionID]
-		switch {
-		case x == nil || x.stream != e.Stream:
-			return fmt.Sprintf("execution %s finishes on %s, where it never started", pl.ExecutionID, e.Stream)
-		case x.finished:
-			return fmt.Sprintf("execution %s finishes twice", pl.ExecutionID)
-		case x.session != pl.SessionID:
-			return fmt.Sprintf("execution %s is finished by session %s, but session %s started it", pl.ExecutionID, pl.SessionID, x.session)
-		}
-		x.finished, x.exit = true, pl.ExitCode
+		return c.execFinished(e, pl)
 	}
+	return ""
+}
+
+// sourceIndexed folds the work items a source declares: a whole index
+// replaces the source's items, a delta adds to them and drops what it
+// names, a removal drops them all.
+func (c *Invariants) sourceIndexed(pl *SourceIndexed) string {
+	if problem := pl.shape(); problem != "" {
+		return fmt.Sprintf("a source_indexed of %s %s", pl.Path, problem)
+	}
+	held := c.keys[pl.Path]
+	undeclare := func(ref ItemRef) {
+		if !held[ref] {
+			return
+		}
+		delete(held, ref)
+		if c.declared[ref.Key]--; c.declared[ref.Key] == 0 {
+			delete(c.declared, ref.Key)
+		}
+	}
+	if !pl.Delta || pl.Removed {
+		for ref := range held {
+			undeclare(ref)
+		}
+	} else if pl.Dropped != nil {
+		for _, ref := range pl.Dropped.Items {
+			undeclare(ref)
+		}
+	}
+	if pl.Removed {
+		delete(c.keys, pl.Path)
+		return ""
+	}
+	if held == nil {
+		held = map[ItemRef]bool{}
+		c.keys[pl.Path] = held
+	}
+	repeats := map[string]int{}
+	for i, it := range pl.Items {
+		ref := ItemRef{Key: it.Key, Repeat: repeats[it.Key]}
+		if pl.Delta {
+			ref.Repeat = pl.ItemRepeat(i)
+		}
+		repeats[it.Key]++
+		if !held[ref] {
+			held[ref] = true
+			c.declared[it.Key]++
+		}
+	}
+	return ""
+}
+
+// sessionStarted checks a session's start: once, on a declared work item
+// or after a session that started.
+func (c *Invariants) sessionStarted(e *Event, pl *SessionStarted) string {
+	if e.StreamVersion != 1 {
+		return fmt.Sprintf("session %s is started a second time", pl.SessionID)
+	}
+	if pl.PredecessorID != "" {
+		if c.sessions[pl.PredecessorID] == nil {
+			return fmt.Sprintf("session %s continues session %s, which never started", pl.SessionID, pl.PredecessorID)
+		}
+	} else if c.declared[pl.Work] == 0 {
+		return fmt.Sprintf("session %s starts on work item %s, which no source declares", pl.SessionID, pl.Work)
+	}
+	c.sessions[pl.SessionID] = &sessionFold{work: pl.Work, pred: pl.PredecessorID}
+	return ""
+}
+
+// renewed checks a renewal: of the live claim that was acquired there.
+func (c *Invariants) renewed(pl *ClaimRenewed) string {
+	cl := c.claims[pl.ClaimID]
+	switch {
+	case cl == nil || cl.work != pl.Work:
+		return fmt.Sprintf("claim %s on %s is renewed but was never acquired there", pl.ClaimID, pl.Work)
+	case cl.released:
+		return fmt.Sprintf("claim %s on %s is renewed after it was released", pl.ClaimID, pl.Work)
+	case c.latest[pl.Work] != pl.ClaimID:
+		return fmt.Sprintf("claim %s on %s is renewed after claim %s superseded it", pl.ClaimID, pl.Work, c.latest[pl.Work])
+	}
+	cl.expires = pl.ExpiresAt
+	return ""
+}
+
+// released checks a release: once, by the session that holds the claim.
+func (c *Invariants) released(pl *ClaimReleased) string {
+	cl := c.claims[pl.ClaimID]
+	switch {
+	case cl == nil || cl.work != pl.Work:
+		return fmt.Sprintf("claim %s on %s is released but was never acquired there", pl.ClaimID, pl.Work)
+	case cl.released:
+		return fmt.Sprintf("claim %s on %s is released twice", pl.ClaimID, pl.Work)
+	case cl.session != pl.SessionID:
+		return fmt.Sprintf("claim %s on %s is released by session %s, but session %s holds it", pl.ClaimID, pl.Work, pl.SessionID, cl.session)
+	}
+	cl.released = true
+	return ""
+}
+
+// execFinished checks an execution's end: once, on its stream, by the
+// session that started it.
+func (c *Invariants) execFinished(e *Event, pl *ExecutionFinished) string {
+	x := c.execs[pl.ExecutionID]
+	switch {
+	case x == nil || x.stream != e.Stream:
+		return fmt.Sprintf("execution %s finishes on %s, where it never started", pl.ExecutionID, e.Stream)
+	case x.finished:
+		return fmt.Sprintf("execution %s finishes twice", pl.ExecutionID)
+	case x.session != pl.SessionID:
+		return fmt.Sprintf("execution %s is finished by session %s, but session %s started it", pl.ExecutionID, pl.SessionID, x.session)
+	}
+	x.finished, x.exit = true, pl.ExitCode
 	return ""
 }
 

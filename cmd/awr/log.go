@@ -1,23 +1,36 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/project"
 )
 
 type logCmd struct {
 	project.LogRequest
+	All    bool `name:"all" help:"Every matching event, streamed as it is read (not with --limit or --follow)."`
 	Follow bool `name:"follow" short:"f" help:"Keep printing events as they commit, from --since or the head, until interrupted (Ctrl-C); one JSON object per line with --json."`
 }
 
 // Run lists events, or follows them.
 func (c *logCmd) Run(app *App, kctx *kong.Context) error {
-	if c.Follow {
+	if c.Limit != nil && *c.Limit == 0 && !c.All {
+		// --limit 0 meant every event before --all: kept for a release.
+		c.All, c.Limit = true, nil
+	}
+	switch {
+	case c.All && (c.Limit != nil || c.Follow):
+		return fault.New(fault.InvalidInput, "log: --all lists every event: not with --limit or --follow").WithHint("awr log --all")
+	case c.All:
+		return c.all(app)
+	case c.Follow:
 		return c.follow(app, kctx)
 	}
 	return call(app, (*project.Project).Log, c.LogRequest, func(w io.Writer, res *project.LogResult) {
@@ -31,6 +44,61 @@ func (c *logCmd) Run(app *App, kctx *kong.Context) error {
 			fmt.Fprintf(w, "no events match (project_revision %d)\n", res.ProjectRevision)
 		}
 	})
+}
+
+// all prints every matching event as it is read, in bounded memory: text
+// lines, or with --json the object `awr log --json` prints (events, count)
+// written event by event.
+func (c *logCmd) all(app *App) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(app.Stdout)
+	n, started, head := 0, false, int64(0)
+	err = p.LogEach(app.Ctx, c.LogRequest, func(rev int64) error {
+		started, head = true, rev
+		if app.JSON {
+			_, err := fmt.Fprintf(w, `{"project_revision":%d,"events":[`, rev)
+			return err
+		}
+		return nil
+	}, func(e project.LogEvent) error {
+		if err := app.Ctx.Err(); err != nil {
+			return err
+		}
+		n++
+		if !app.JSON {
+			var buf lineBuf
+			logLine(&buf, e)
+			_, err := w.WriteString(project.Inert(string(buf)))
+			return err
+		}
+		if n > 1 {
+			if err := w.WriteByte(','); err != nil {
+				return err
+			}
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+		_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	})
+	if err != nil {
+		_ = w.Flush()
+		return err
+	}
+	switch {
+	case app.JSON && started:
+		fmt.Fprintf(w, `],"count":%d}`+"\n", n)
+	case n == 0:
+		fmt.Fprintf(w, "no events match (project_revision %d)\n", head)
+	}
+	return w.Flush()
 }
 
 // follow prints each event as it commits, one whole line per write, until

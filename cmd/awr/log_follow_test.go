@@ -139,7 +139,7 @@ func collect(t *testing.T, lines <-chan followed, last int64) []int64 {
 // logSeqs is the seqs `awr log --json ARGS...` lists.
 func logSeqs(t *testing.T, awr func(args ...string) *exec.Cmd, args ...string) []int64 {
 	t.Helper()
-	o, err := awr(append([]string{"log", "--limit", "0", "--json"}, args...)...).Output()
+	o, err := awr(append([]string{"log", "--all", "--json"}, args...)...).Output()
 	require.NoError(t, err, "%s", o)
 	var res struct {
 		Events []followed `json:"events"`

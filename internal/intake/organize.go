@@ -97,33 +97,7 @@ func Organize(f Facts) Organization {
 		org.NextAction = "awr init"
 		return org
 	}
-	unreadable := false
-	for _, s := range f.Sources {
-		switch s.Freshness {
-		case Missing:
-			unreadable = true
-			org.Gaps = append(org.Gaps, Gap{Code: GapSourceMissing, Message: s.Path + " is in the manifest but missing", Source: &events.SourceRef{Path: s.Path}})
-		case Stale:
-			org.Gaps = append(org.Gaps, Gap{Code: GapSourceStale, Message: s.Path + " changed since it was indexed", Source: &events.SourceRef{Path: s.Path}})
-		case New:
-			org.Gaps = append(org.Gaps, Gap{Code: GapSourceStale, Message: s.Path + " is in the manifest but not indexed yet", Source: &events.SourceRef{Path: s.Path}})
-		}
-	}
-	for _, is := range f.Issues {
-		g := Gap{Message: is.Message, Key: is.Key, Source: &events.SourceRef{Path: is.Path, LineStart: is.Line, LineEnd: is.Line}}
-		switch is.Code {
-		case source.IssueUnreadable:
-			unreadable = true
-			g.Code = GapSourceUnreadable
-		case source.IssueStatusUnmapped:
-			g.Code = GapStatusUnmapped
-		case source.IssueDuplicateKey:
-			continue // reported from the items below, across sources too
-		default:
-			g.Code = is.Code
-		}
-		org.Gaps = append(org.Gaps, g)
-	}
+	unreadable := sourceGaps(f, &org)
 	goals := GoalKeys(f.Goals)
 	if len(f.Goals) == 0 {
 		org.Gaps = append(org.Gaps, Gap{Code: GapGoalMissing, Message: "no goal is declared (GOALS.md, or goals in a ledger)"})
@@ -140,30 +114,7 @@ func Organize(f Facts) Organization {
 			continue
 		}
 		openItems++
-		if it.Goal == "" && len(f.Goals) > 0 {
-			org.Gaps = append(org.Gaps, Gap{Code: GapGoalMissing, Key: it.Key, Message: it.Key + " names no goal", Source: ref(it)})
-		} else if it.Goal != "" && !goals[it.Goal] {
-			org.Gaps = append(org.Gaps, Gap{Code: GapGoalMissing, Key: it.Key, Message: fmt.Sprintf("%s names goal %s, which is not declared", it.Key, it.Goal), Source: ref(it)})
-		}
-		if len(it.Acceptance) == 0 {
-			org.Gaps = append(org.Gaps, Gap{Code: GapAcceptanceMissing, Key: it.Key, Message: it.Key + " has no acceptance criteria", Source: ref(it)})
-		}
-		if strings.TrimSpace(it.NextAction) == "" {
-			org.Gaps = append(org.Gaps, Gap{Code: GapNextActionMissing, Key: it.Key, Message: it.Key + " has no next action", Source: ref(it)})
-		}
-		for _, reason := range r.Reasons {
-			switch reason.Code {
-			case projections.ReasonDependencyMissing:
-				org.Gaps = append(org.Gaps, Gap{Code: GapDependencyMissing, Key: it.Key, Message: fmt.Sprintf("%s depends on %s, which no source declares", it.Key, reason.Key), Source: ref(it)})
-			case projections.ReasonDependencyCycle:
-				org.Gaps = append(org.Gaps, Gap{Code: GapDependencyCycle, Key: it.Key, Message: it.Key + " is part of a dependency cycle", Source: ref(it)})
-			case projections.ReasonDuplicateKey:
-				if !dupSeen[it.Key+"\x00"+it.SourcePath] {
-					dupSeen[it.Key+"\x00"+it.SourcePath] = true
-					org.Gaps = append(org.Gaps, Gap{Code: GapDuplicateKey, Key: it.Key, Message: it.Key + " is declared more than once", Source: ref(it)})
-				}
-			}
-		}
+		org.Gaps = append(org.Gaps, itemGaps(r, goals, len(f.Goals) > 0, dupSeen)...)
 		if r.Ready && len(Unexecutable(it, goals)) == 0 {
 			org.ExecutableWork = append(org.ExecutableWork, it.Key)
 		}
@@ -193,6 +144,71 @@ func Organize(f Facts) Organization {
 		org.NextAction = first.Command
 	}
 	return org
+}
+
+// sourceGaps adds to org the gaps of the sources and of what reading them
+// found, and reports whether a source could not be read.
+func sourceGaps(f Facts, org *Organization) (unreadable bool) {
+	for _, s := range f.Sources {
+		switch s.Freshness {
+		case Missing:
+			unreadable = true
+			org.Gaps = append(org.Gaps, Gap{Code: GapSourceMissing, Message: s.Path + " is in the manifest but missing", Source: &events.SourceRef{Path: s.Path}})
+		case Stale:
+			org.Gaps = append(org.Gaps, Gap{Code: GapSourceStale, Message: s.Path + " changed since it was indexed", Source: &events.SourceRef{Path: s.Path}})
+		case New:
+			org.Gaps = append(org.Gaps, Gap{Code: GapSourceStale, Message: s.Path + " is in the manifest but not indexed yet", Source: &events.SourceRef{Path: s.Path}})
+		}
+	}
+	for _, is := range f.Issues {
+		g := Gap{Message: is.Message, Key: is.Key, Source: &events.SourceRef{Path: is.Path, LineStart: is.Line, LineEnd: is.Line}}
+		switch is.Code {
+		case source.IssueUnreadable:
+			unreadable = true
+			g.Code = GapSourceUnreadable
+		case source.IssueStatusUnmapped:
+			g.Code = GapStatusUnmapped
+		case source.IssueDuplicateKey:
+			continue // reported from the items below, across sources too
+		default:
+			g.Code = is.Code
+		}
+		org.Gaps = append(org.Gaps, g)
+	}
+	return unreadable
+}
+
+// itemGaps returns the gaps of an open work item: its goal, acceptance
+// criteria and next action, and its dependencies; a key declared twice is
+// reported once per source (dupSeen).
+func itemGaps(r projections.Readiness, goals map[string]bool, anyGoal bool, dupSeen map[string]bool) []Gap {
+	it := r.Item
+	var gaps []Gap
+	if it.Goal == "" && anyGoal {
+		gaps = append(gaps, Gap{Code: GapGoalMissing, Key: it.Key, Message: it.Key + " names no goal", Source: ref(it)})
+	} else if it.Goal != "" && !goals[it.Goal] {
+		gaps = append(gaps, Gap{Code: GapGoalMissing, Key: it.Key, Message: fmt.Sprintf("%s names goal %s, which is not declared", it.Key, it.Goal), Source: ref(it)})
+	}
+	if len(it.Acceptance) == 0 {
+		gaps = append(gaps, Gap{Code: GapAcceptanceMissing, Key: it.Key, Message: it.Key + " has no acceptance criteria", Source: ref(it)})
+	}
+	if strings.TrimSpace(it.NextAction) == "" {
+		gaps = append(gaps, Gap{Code: GapNextActionMissing, Key: it.Key, Message: it.Key + " has no next action", Source: ref(it)})
+	}
+	for _, reason := range r.Reasons {
+		switch reason.Code {
+		case projections.ReasonDependencyMissing:
+			gaps = append(gaps, Gap{Code: GapDependencyMissing, Key: it.Key, Message: fmt.Sprintf("%s depends on %s, which no source declares", it.Key, reason.Key), Source: ref(it)})
+		case projections.ReasonDependencyCycle:
+			gaps = append(gaps, Gap{Code: GapDependencyCycle, Key: it.Key, Message: it.Key + " is part of a dependency cycle", Source: ref(it)})
+		case projections.ReasonDuplicateKey:
+			if !dupSeen[it.Key+"\x00"+it.SourcePath] {
+				dupSeen[it.Key+"\x00"+it.SourcePath] = true
+				gaps = append(gaps, Gap{Code: GapDuplicateKey, Key: it.Key, Message: it.Key + " is declared more than once", Source: ref(it)})
+			}
+		}
+	}
+	return gaps
 }
 
 // Why codes of an item that is not executable.

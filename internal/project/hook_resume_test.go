@@ -36,6 +36,23 @@ func hookAnswer(t *testing.T, dir, name string, set map[string]string, opts proj
 	return out.Specific.Context, out.Reason
 }
 
+// boundConversation is a checkout project with a session on CART-1 that
+// holds its claim and the fixtures' Claude conversation bound to it, on a
+// clock that moves 10 s at each reading.
+func boundConversation(t *testing.T) (dir string, p *project.Project, opts project.Options, session, conversation string) {
+	t.Helper()
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	opts = project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	dir, p = checkoutProject(t, opts)
+	start, err := p.SessionStart(context.Background(), project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	session = start.Session.ID
+	conversation = fixtureField(t, "claude", "session_start_startup", "session_id")
+	_, err = p.ClientBind(context.Background(), project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: session})
+	require.NoError(t, err)
+	return dir, p, opts, session, conversation
+}
+
 // TestHook_ResumeSendsOnlyWhatChanged: a resumed conversation still holds
 // the packet it was given, so a resume sends nothing when the work did not
 // move, and only the changed lines (a packet update) when it did; a
@@ -43,15 +60,7 @@ func hookAnswer(t *testing.T, dir, name string, set map[string]string, opts proj
 func TestHook_ResumeSendsOnlyWhatChanged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
-	dir, p := checkoutProject(t, opts)
-	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
-	require.NoError(t, err)
-	session := start.Session.ID
-	conversation := fixtureField(t, "claude", "session_start_startup", "session_id")
-	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: session})
-	require.NoError(t, err)
+	dir, p, opts, session, conversation := boundConversation(t)
 
 	text, _ := hookAnswer(t, dir, "session_start_startup", nil, opts)
 	require.Contains(t, text, "# awr: continuing session "+session)
@@ -62,7 +71,7 @@ func TestHook_ResumeSendsOnlyWhatChanged(t *testing.T) {
 		require.Empty(t, text, "the conversation holds the packet: nothing again")
 	}
 
-	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "cart writes go through CartStore.Save", NextAction: "run the cart handler tests"})
+	_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "cart writes go through CartStore.Save", NextAction: "run the cart handler tests"})
 	require.NoError(t, err)
 	text, _ = hookAnswer(t, dir, "session_start_resume", nil, opts)
 	require.Contains(t, text, "# awr: packet update for session "+session)
@@ -234,15 +243,7 @@ func TestHook_GeminiResumeGivesThePacketWhole(t *testing.T) {
 func TestHook_ResumeGoesByTheTranscript(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
-	dir, p := checkoutProject(t, opts)
-	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
-	require.NoError(t, err)
-	session := start.Session.ID
-	conversation := fixtureField(t, "claude", "session_start_startup", "session_id")
-	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: session})
-	require.NoError(t, err)
+	dir, p, opts, session, conversation := boundConversation(t)
 
 	// The transcript as Claude Code keeps it: a JSON line per entry,
 	// awr's text JSON-escaped inside it.
@@ -265,7 +266,7 @@ func TestHook_ResumeGoesByTheTranscript(t *testing.T) {
 	text, _ = hookAnswer(t, dir, "session_start_resume", with, opts)
 	require.Empty(t, text, "the transcript holds the packet: nothing again")
 
-	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "cart writes go through CartStore.Save", NextAction: "run the cart handler tests"})
+	_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "cart writes go through CartStore.Save", NextAction: "run the cart handler tests"})
 	require.NoError(t, err)
 	text, _ = hookAnswer(t, dir, "session_start_resume", with, opts)
 	require.Contains(t, text, "# awr: packet update for session "+session)

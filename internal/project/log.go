@@ -16,8 +16,13 @@ import (
 // LogFilter selects events for `awr log` (projections.LogFilter).
 type LogFilter = projections.LogFilter
 
-// DefaultLogLimit bounds `awr log` when --limit is not given.
-const DefaultLogLimit = 1000
+// DefaultLogLimit bounds `awr log` when --limit is not given, and
+// MaxLogLimit any page of it: a longer listing is paged (next_since), or
+// streamed by the CLI's `awr log --all` (LogEach), never held whole.
+const (
+	DefaultLogLimit = 1000
+	MaxLogLimit     = 10000
+)
 
 // LogEvent is one event as `awr log` shows it.
 type LogEvent struct {
@@ -41,39 +46,70 @@ type LogRequest struct {
 	Kind    string `name:"kind" json:"kind,omitempty" help:"Only events of this kind." placeholder:"KIND"`
 	Since   int64  `name:"since" json:"since,omitempty" help:"Only events after this revision." placeholder:"REV"`
 	Until   int64  `name:"until" json:"until,omitempty" help:"Only events up to and including this revision." placeholder:"REV"`
-	Limit   *int   `name:"limit" json:"limit,omitempty" help:"At most N events (default 1000; 0 for all)." placeholder:"N"`
+	Limit   *int   `name:"limit" json:"limit,omitempty" help:"At most N events, 1 to 10000 (default 1000); --all for every one." placeholder:"N"`
 }
 
-// Log lists events oldest first, filtered, as of the request's revision.
-// Errors: InvalidInput for an unknown --kind, a negative bound or limit,
+// Log lists events oldest first, filtered, as of the request's revision:
+// one page of at most --limit events (next_since continues it).
+// Errors: InvalidInput for an unknown --kind, a negative bound, a limit
+// outside 1 to MaxLogLimit (0, which once meant every event, included),
 // --since not before --until, or --at beyond the head.
 func (p *Project) Log(ctx context.Context, req LogRequest) (*LogResult, error) {
-	f := LogFilter{Session: req.Session, Work: req.Work, Kind: req.Kind, Since: req.Since, Until: req.Until, Limit: DefaultLogLimit}
+	limit := DefaultLogLimit
 	if req.Limit != nil {
-		if err := commands.CountOf("log", "--limit", *req.Limit); err != nil {
-			return nil, err
-		}
 		switch n := *req.Limit; {
-		case n == 0:
-			f.Limit = -1
-		default:
-			f.Limit = n
+		case n < 1:
+			// 0 once meant every event: only the CLI's --all streams them.
+			return nil, fault.New(fault.InvalidInput, "log: --limit %d is not a page size: a page holds 1 to %d events; the CLI streams every one with --all", n, MaxLogLimit).
+				With("flag", "--limit").With("min", 1).With("max", MaxLogLimit).WithHint("awr log --all")
+		case n > MaxLogLimit:
+			return nil, fault.New(fault.InvalidInput, "log: --limit %d is more than a page holds (1 to %d); next_since pages on, or the CLI streams every event with --all", n, MaxLogLimit).
+				With("flag", "--limit").With("min", 1).With("max", MaxLogLimit).WithHint("awr log --limit %d", MaxLogLimit)
 		}
+		limit = *req.Limit
 	}
+	res := &LogResult{Events: []LogEvent{}}
+	err := p.scanLog(ctx, req, limit, func(rev int64) error {
+		res.ProjectRevision = rev
+		return nil
+	}, func(e LogEvent) error {
+		if len(res.Events) == limit {
+			res.NextSince = res.Events[len(res.Events)-1].Seq
+			return errStop
+		}
+		res.Events = append(res.Events, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Count = len(res.Events)
+	return res, nil
+}
+
+// LogEach calls start with the revision read, then each with every event
+// the request's filters select, oldest first, one at a time: the whole
+// listing (`awr log --all`) in bounded memory. req.Limit is ignored.
+// Errors: those of Log, and those start or each return.
+func (p *Project) LogEach(ctx context.Context, req LogRequest, start func(rev int64) error, each func(LogEvent) error) error {
+	return p.scanLog(ctx, req, -1, start, each)
+}
+
+// scanLog checks the request's filters and scans the events they select,
+// at most limit+1 of them (-1: all), in one read.
+func (p *Project) scanLog(ctx context.Context, req LogRequest, limit int, start func(rev int64) error, each func(LogEvent) error) error {
+	f := LogFilter{Session: req.Session, Work: req.Work, Kind: req.Kind, Since: req.Since, Until: req.Until, Limit: limit}
 	if f.Kind != "" && !events.Known(events.Kind(f.Kind)) {
-		return nil, fault.New(fault.InvalidInput, "log: --kind %q is not an event kind", f.Kind).With("kinds", events.Kinds()).
+		return fault.New(fault.InvalidInput, "log: --kind %q is not an event kind", f.Kind).With("kinds", events.Kinds()).
 			WithHint("awr log --kind %s", events.KindCheckpointRecorded)
 	}
 	if err := commands.RevisionOf("log", "--since", f.Since); err != nil {
-		return nil, err
+		return err
 	}
 	if err := commands.RevisionOf("log", "--until", f.Until); err != nil {
-		return nil, err
+		return err
 	}
-	limit := f.Limit
-	res := &LogResult{Events: []LogEvent{}}
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
-		res.ProjectRevision = rev
 		if f.Work != "" {
 			if err := commands.KnownWork(r.Conn, "log", f.Work, rev); err != nil {
 				return err
@@ -87,25 +123,19 @@ func (p *Project) Log(ctx context.Context, req LogRequest) (*LogResult, error) {
 			return fault.New(fault.InvalidInput, "log: --since %d is not before --until %d", f.Since, f.Until).
 				With("since", f.Since).With("until", f.Until).WithHint("awr log --since %d", f.Since)
 		}
+		if err := start(rev); err != nil {
+			return err
+		}
 		return projections.ScanLog(r.Conn, f, until, limit, func(e *events.Event) error {
-			if limit >= 0 && len(res.Events) == limit {
-				res.NextSince = res.Events[len(res.Events)-1].Seq
-				return errStop
-			}
 			env := e.ToEnvelope()
 			env.Payload = json.RawMessage(e.Payload)
-			res.Events = append(res.Events, LogEvent{env})
-			return nil
+			return each(LogEvent{env})
 		})
 	})
 	if err == errStop {
 		err = nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	res.Count = len(res.Events)
-	return res, nil
+	return err
 }
 
 var errStop = fault.New(fault.Internal, "stop")

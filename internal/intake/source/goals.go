@@ -239,40 +239,26 @@ func ruleParts(s string) (key, strength string, paths []string, text string, ok 
 	return key, strength, paths, tidyTitle(s), ok
 }
 
+// ruleSection is a heading rules sit under: its level, and the strength
+// it gives the rules below it that name none.
+type ruleSection struct {
+	level    int
+	strength string
+}
+
+// ruleScan is the state of mdDoc.rules: the open sections, and the rule
+// being read.
+type ruleScan struct {
+	d    *mdDoc
+	secs []ruleSection
+	cur  *ruleDraft
+}
+
 func (d *mdDoc) rules() {
-	type section struct {
-		level    int
-		strength string
-	}
-	var (
-		secs []section
-		cur  *ruleDraft
-	)
-	flush := func() {
-		if cur == nil {
-			return
-		}
-		r := cur
-		cur = nil
-		text := tidyTitle(strings.Join(r.text, " "))
-		if text == "" {
-			d.issue(IssueMissingTitle, r.start, r.key, "rule at line %d has no text; it is skipped", r.start)
-			return
-		}
-		if r.strength == "" {
-			for i := len(secs) - 1; i >= 0 && r.strength == ""; i-- {
-				r.strength = secs[i].strength
-			}
-		}
-		if r.strength == "" {
-			r.strength = "soft"
-		}
-		d.res.Rules = append(d.res.Rules, events.Rule{
-			Key: r.key, Text: text, Strength: r.strength, Paths: r.paths, Source: d.ref(r.start, r.end),
-		})
-	}
+	sc := &ruleScan{d: d}
 	for i, l := range d.lines {
 		t := strings.TrimSpace(l.text)
+		cur := sc.cur
 		if l.skip {
 			if cur != nil && t != "" && (cur.heading || l.indent > cur.indent) {
 				cur.end, cur.nested = l.n, true
@@ -287,53 +273,12 @@ func (d *mdDoc) rules() {
 			continue
 		}
 		if lv, text, ok := headingOf(l); ok {
-			flush()
-			for len(secs) > 0 && secs[len(secs)-1].level >= lv {
-				secs = secs[:len(secs)-1]
-			}
-			key, strength, paths, rtext, isRule := ruleParts(text)
-			if isRule && key == "" && d.listFollows(i+1) {
-				secs = append(secs, section{level: lv, strength: strength})
-				continue
-			}
-			if isRule {
-				cur = &ruleDraft{key: key, strength: strength, paths: paths, start: l.n, end: l.n, heading: true}
-				if rtext != "" {
-					cur.text = []string{rtext}
-				}
-				secs = append(secs, section{level: lv})
-			} else {
-				s := ""
-				if m := strengthWordRe.FindStringSubmatch(text); m != nil {
-					s = strings.ToLower(m[1])
-				}
-				secs = append(secs, section{level: lv, strength: s})
-			}
+			sc.heading(i, l, lv, text)
 			continue
 		}
 		li, isList := listItemOf(l)
 		if cur != nil && cur.heading {
-			cur.end = l.n
-			body := t
-			if isList {
-				body = li.text
-			}
-			if label, value, ok := parseLabel(body); ok {
-				switch normLabel(label) {
-				case "strength":
-					if v := strings.ToLower(cleanToken(value)); v == "hard" || v == "soft" {
-						cur.strength = v
-					}
-					continue
-				case "paths", "path":
-					cur.paths = append(cur.paths, splitPaths(value)...)
-					continue
-				}
-			}
-			if !isList && (len(cur.text) == 0 || cur.inBody) {
-				cur.text = append(cur.text, t)
-				cur.inBody = true
-			}
+			sc.headingBody(l, t, li, isList)
 			continue
 		}
 		if isList {
@@ -341,14 +286,14 @@ func (d *mdDoc) rules() {
 				cur.end, cur.nested = l.n, true
 				continue
 			}
-			flush()
+			sc.flush()
 			if li.text == "" {
 				continue
 			}
 			key, strength, paths, rtext, _ := ruleParts(li.text)
-			cur = &ruleDraft{key: key, strength: strength, paths: paths, start: l.n, end: l.n, indent: li.indent}
+			sc.cur = &ruleDraft{key: key, strength: strength, paths: paths, start: l.n, end: l.n, indent: li.indent}
 			if rtext != "" {
-				cur.text = []string{rtext}
+				sc.cur.text = []string{rtext}
 			}
 			continue
 		}
@@ -359,10 +304,10 @@ func (d *mdDoc) rules() {
 		case cur != nil && l.indent > cur.indent:
 			cur.end, cur.nested = l.n, true
 		default:
-			flush()
+			sc.flush()
 		}
 	}
-	flush()
+	sc.flush()
 	used := map[string]bool{}
 	for _, r := range d.res.Rules {
 		used[r.Key] = true
@@ -371,6 +316,84 @@ func (d *mdDoc) rules() {
 		if d.res.Rules[i].Key == "" {
 			d.res.Rules[i].Key = freeKey("R", i+1, used)
 		}
+	}
+}
+
+// flush records the rule being read, if any: its strength its own, else
+// the nearest section's, else soft; a rule with no text is an issue.
+func (sc *ruleScan) flush() {
+	r := sc.cur
+	if r == nil {
+		return
+	}
+	sc.cur = nil
+	text := tidyTitle(strings.Join(r.text, " "))
+	if text == "" {
+		sc.d.issue(IssueMissingTitle, r.start, r.key, "rule at line %d has no text; it is skipped", r.start)
+		return
+	}
+	for i := len(sc.secs) - 1; i >= 0 && r.strength == ""; i-- {
+		r.strength = sc.secs[i].strength
+	}
+	if r.strength == "" {
+		r.strength = "soft"
+	}
+	sc.d.res.Rules = append(sc.d.res.Rules, events.Rule{
+		Key: r.key, Text: text, Strength: r.strength, Paths: r.paths, Source: sc.d.ref(r.start, r.end),
+	})
+}
+
+// heading reads the heading at line index i (level lv): a rule of its
+// own, or a section of rules (a rule heading with no key followed by a
+// list, or any heading, whose strength word the rules below take).
+func (sc *ruleScan) heading(i int, l mdLine, lv int, text string) {
+	sc.flush()
+	for len(sc.secs) > 0 && sc.secs[len(sc.secs)-1].level >= lv {
+		sc.secs = sc.secs[:len(sc.secs)-1]
+	}
+	key, strength, paths, rtext, isRule := ruleParts(text)
+	switch {
+	case isRule && key == "" && sc.d.listFollows(i+1):
+		sc.secs = append(sc.secs, ruleSection{level: lv, strength: strength})
+	case isRule:
+		sc.cur = &ruleDraft{key: key, strength: strength, paths: paths, start: l.n, end: l.n, heading: true}
+		if rtext != "" {
+			sc.cur.text = []string{rtext}
+		}
+		sc.secs = append(sc.secs, ruleSection{level: lv})
+	default:
+		s := ""
+		if m := strengthWordRe.FindStringSubmatch(text); m != nil {
+			s = strings.ToLower(m[1])
+		}
+		sc.secs = append(sc.secs, ruleSection{level: lv, strength: s})
+	}
+}
+
+// headingBody reads line l (trimmed t) under a rule that is a heading:
+// a "Strength:" or "Paths:" label, or the rule's text.
+func (sc *ruleScan) headingBody(l mdLine, t string, li listItem, isList bool) {
+	cur := sc.cur
+	cur.end = l.n
+	body := t
+	if isList {
+		body = li.text
+	}
+	if label, value, ok := parseLabel(body); ok {
+		switch normLabel(label) {
+		case "strength":
+			if v := strings.ToLower(cleanToken(value)); v == "hard" || v == "soft" {
+				cur.strength = v
+			}
+			return
+		case "paths", "path":
+			cur.paths = append(cur.paths, splitPaths(value)...)
+			return
+		}
+	}
+	if !isList && (len(cur.text) == 0 || cur.inBody) {
+		cur.text = append(cur.text, t)
+		cur.inBody = true
 	}
 }
 

@@ -109,56 +109,62 @@ func (d *mdDoc) hasStatusLabel(lines []mdLine) bool {
 	return false
 }
 
+// bodyScan is the state of mdDoc.body.
+type bodyScan struct {
+	dr          *draft
+	last        int      // the number of the last non-blank line
+	section     string   // the field a sub-heading or bare list label opened, "" for none
+	listIndent  int      // indent of a bulleted list label (-1: none); deeper bullets stay entries
+	fromHeading bool     // section was opened by a sub-heading
+	sectionText []string // prose of a scalar section
+	summary     []string
+	summaryDone bool
+}
+
+func (b *bodyScan) endParagraph() {
+	if len(b.summary) > 0 {
+		b.summaryDone = true
+	}
+}
+
+func (b *bodyScan) closeSection() {
+	if b.section != "" && len(b.sectionText) > 0 {
+		b.dr.setField(b.section, strings.Join(b.sectionText, " "), b.last)
+	}
+	b.section, b.listIndent, b.fromHeading, b.sectionText = "", -1, false, nil
+}
+
 // body reads the lines under a heading into dr (see parseHeadings) and
 // returns the number of its last non-blank line (the heading's own when
 // there is none).
 func (d *mdDoc) body(dr *draft, lines []mdLine) int {
-	last := dr.line
-	var (
-		section     string   // the field a sub-heading or bare list label opened, "" for none
-		listIndent  = -1     // indent of a bulleted list label; deeper bullets stay entries
-		fromHeading bool     // section was opened by a sub-heading
-		sectionText []string // prose of a scalar section
-		summary     []string
-		summaryDone bool
-	)
-	endParagraph := func() {
-		if len(summary) > 0 {
-			summaryDone = true
-		}
-	}
-	closeSection := func() {
-		if section != "" && len(sectionText) > 0 {
-			dr.setField(section, strings.Join(sectionText, " "), last)
-		}
-		section, listIndent, fromHeading, sectionText = "", -1, false, nil
-	}
+	b := &bodyScan{dr: dr, last: dr.line, listIndent: -1}
 	for _, l := range lines {
 		t := strings.TrimSpace(l.text)
 		if l.skip {
 			if t != "" {
-				last = l.n
+				b.last = l.n
 			}
-			endParagraph()
+			b.endParagraph()
 			continue
 		}
 		if t == "" {
-			endParagraph()
+			b.endParagraph()
 			continue
 		}
-		last = l.n
+		b.last = l.n
 		if _, text, ok := headingOf(l); ok {
-			endParagraph()
-			closeSection()
+			b.endParagraph()
+			b.closeSection()
 			if f, ok := d.fields.label(text); ok && f != fieldKey {
-				section, fromHeading = f, true
+				b.section, b.fromHeading = f, true
 			} else {
-				section = "-" // a section of its own, not read
+				b.section = "-" // a section of its own, not read
 			}
 			continue
 		}
 		if strings.HasPrefix(t, "|") {
-			endParagraph()
+			b.endParagraph()
 			continue
 		}
 		li, isList := listItemOf(l)
@@ -166,51 +172,63 @@ func (d *mdDoc) body(dr *draft, lines []mdLine) int {
 		if isList {
 			text = li.text
 		}
-		nestedEntry := isList && listIndent >= 0 && li.indent > listIndent && isListField(section)
+		nestedEntry := isList && b.listIndent >= 0 && li.indent > b.listIndent && isListField(b.section)
 		if label, value, ok := parseLabel(text); ok && !nestedEntry {
 			if f, ok := d.fields.label(label); ok && f != fieldKey {
-				endParagraph()
-				if section != "-" || (isListField(f) && value == "") {
-					closeSection()
-				}
-				if isListField(f) && value == "" {
-					section = f
-					if isList {
-						listIndent = li.indent
-					}
-				} else {
-					dr.setField(f, value, l.n)
-				}
+				b.label(l, li, isList, f, value)
 				continue
 			}
 		}
-		switch {
-		case section == "-":
-		case section != "" && isListField(section):
-			switch {
-			case isList && section == fieldAcceptance:
-				if text != "" {
-					dr.item.Acceptance = append(dr.item.Acceptance, text)
-				}
-			case isList:
-				dr.setField(section, text, l.n)
-			case !fromHeading:
-				closeSection()
-				if !summaryDone {
-					summary = append(summary, t)
-				}
-			}
-		case section != "":
-			sectionText = append(sectionText, text)
-		case !isList && !summaryDone:
-			summary = append(summary, t)
-		default:
-			endParagraph()
+		b.content(l, t, text, isList)
+	}
+	b.closeSection()
+	if len(b.summary) > 0 {
+		dr.setField(fieldSummary, strings.Join(b.summary, " "), dr.line)
+	}
+	return b.last
+}
+
+// label reads a field label on line l: a list field with no value opens
+// its section, any other sets the field.
+func (b *bodyScan) label(l mdLine, li listItem, isList bool, f, value string) {
+	b.endParagraph()
+	if b.section != "-" || (isListField(f) && value == "") {
+		b.closeSection()
+	}
+	if isListField(f) && value == "" {
+		b.section = f
+		if isList {
+			b.listIndent = li.indent
 		}
+		return
 	}
-	closeSection()
-	if len(summary) > 0 {
-		dr.setField(fieldSummary, strings.Join(summary, " "), dr.line)
+	b.dr.setField(f, value, l.n)
+}
+
+// content reads a line of text (t trimmed, text without its bullet): an
+// entry of the open list section, prose of a scalar one, or the summary.
+func (b *bodyScan) content(l mdLine, t, text string, isList bool) {
+	switch {
+	case b.section == "-":
+	case b.section != "" && isListField(b.section):
+		switch {
+		case isList && b.section == fieldAcceptance:
+			if text != "" {
+				b.dr.item.Acceptance = append(b.dr.item.Acceptance, text)
+			}
+		case isList:
+			b.dr.setField(b.section, text, l.n)
+		case !b.fromHeading:
+			b.closeSection()
+			if !b.summaryDone {
+				b.summary = append(b.summary, t)
+			}
+		}
+	case b.section != "":
+		b.sectionText = append(b.sectionText, text)
+	case !isList && !b.summaryDone:
+		b.summary = append(b.summary, t)
+	default:
+		b.endParagraph()
 	}
-	return last
 }

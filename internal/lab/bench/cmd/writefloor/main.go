@@ -76,6 +76,32 @@ func (f *floor) print(w io.Writer) {
 	fmt.Fprintf(w, "write floor (and the log) %.3f s: at most %.0f events/s\n", total.Seconds(), float64(f.events)/total.Seconds())
 }
 
+// copyOf copies the database at src to dst (VACUUM INTO, src only read)
+// and opens the copy with durability off: the floor times the writes'
+// work, not the disk's.
+func copyOf(src, dst string) (*sqlite.Conn, error) {
+	in, err := events.OpenConn(src, sqlite.OpenReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	err = sqlitex.ExecuteTransient(in, "VACUUM INTO :dst", &sqlitex.ExecOptions{Named: map[string]any{":dst": dst}})
+	in.Close()
+	if err != nil {
+		return nil, fmt.Errorf("copy %s: %w", src, err)
+	}
+	conn, err := events.OpenConn(dst, sqlite.OpenReadWrite)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range []string{"PRAGMA synchronous=OFF", "PRAGMA temp_store=MEMORY", "PRAGMA cache_size=-262144", "PRAGMA threads=2"} {
+		if err := sqlitex.ExecuteTransient(conn, p, nil); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
+	return conn, nil
+}
+
 // measure copies the database at src and times the four phases on the
 // copy; src is only read. It fails when a copied table does not hold its
 // source's rows (the floor would have measured less than the writes).
@@ -88,26 +114,11 @@ func measure(src string) (*floor, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	copyPath := filepath.Join(dir, "floor.db")
-	in, err := events.OpenConn(src, sqlite.OpenReadOnly)
-	if err != nil {
-		return nil, err
-	}
-	err = sqlitex.ExecuteTransient(in, "VACUUM INTO :dst", &sqlitex.ExecOptions{Named: map[string]any{":dst": copyPath}})
-	in.Close()
-	if err != nil {
-		return nil, fmt.Errorf("copy %s: %w", src, err)
-	}
-	conn, err := events.OpenConn(copyPath, sqlite.OpenReadWrite)
+	conn, err := copyOf(src, filepath.Join(dir, "floor.db"))
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	for _, p := range []string{"PRAGMA synchronous=OFF", "PRAGMA temp_store=MEMORY", "PRAGMA cache_size=-262144", "PRAGMA threads=2"} {
-		if err := sqlitex.ExecuteTransient(conn, p, nil); err != nil {
-			return nil, err
-		}
-	}
 	col := func(query string) ([]string, error) {
 		var out []string
 		err := sqlitex.ExecuteTransient(conn, query, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
@@ -189,14 +200,19 @@ func measure(src string) (*floor, error) {
 	if err := sqlitex.ExecuteTransient(conn, "COMMIT", nil); err != nil {
 		return nil, err
 	}
-	for _, t := range append(tables, "events") {
+	return f, sameRows(count, append(tables, "events"))
+}
+
+// sameRows checks that each of tables' floor_ copy holds its rows.
+func sameRows(count func(table string) (int64, error), tables []string) error {
+	for _, t := range tables {
 		want, err := count(t)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if got, err := count("floor_" + t); err != nil || got != want {
-			return nil, fmt.Errorf("the copy of %s holds %d rows, not %d (%v)", t, got, want, err)
+			return fmt.Errorf("the copy of %s holds %d rows, not %d (%v)", t, got, want, err)
 		}
 	}
-	return f, nil
+	return nil
 }
