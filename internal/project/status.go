@@ -37,8 +37,9 @@ type StatusResult struct {
 	// Counts is the number of work items per canonical status (and
 	// "unknown").
 	Counts map[string]int `json:"counts"`
-	// Queues sorts the open work: current (claimed or in progress), ready,
-	// waiting (on a dependency) and blocked.
+	// Queues sorts the open work: current (claimed, in progress, or held
+	// by a lapsed session), ready, waiting (on a dependency or a person)
+	// and blocked.
 	Queues Queues `json:"queues"`
 	// NextAction is the one command a newcomer should run next.
 	NextAction string `json:"next_action"`
@@ -135,6 +136,9 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		if err != nil {
 			return err
 		}
+		if err := holdBack(r, rev, now, head, ready); err != nil {
+			return err
+		}
 		res.WorkItems = len(ready)
 		res.Counts = map[string]int{}
 		res.Queues = Queues{Current: []QueueItem{}, Ready: []QueueItem{}, Waiting: []QueueItem{}, Blocked: []QueueItem{}}
@@ -148,13 +152,13 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			case it.Ready:
 				res.ReadyCount++
 				res.Queues.Ready = append(res.Queues.Ready, q)
-			case it.Claim != nil || it.Item.Status == projections.StatusInProgress:
+			case it.Claim != nil || it.Item.Status == projections.StatusInProgress || hasReason(it, ReasonLapsed):
 				res.Queues.Current = append(res.Queues.Current, q)
 			case it.Item.Status == projections.StatusCompleted || it.Item.Status == projections.StatusCancelled:
 			case it.Item.Status == projections.StatusBlocked || hasReason(it, projections.ReasonBlocker):
 				q.Reason = firstReason(it)
 				res.Queues.Blocked = append(res.Queues.Blocked, q)
-			case hasReason(it, projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle):
+			case hasReason(it, projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle, ReasonAwaitingPerson):
 				q.Reason = firstReason(it)
 				res.Queues.Waiting = append(res.Queues.Waiting, q)
 			}
