@@ -37,9 +37,8 @@ type StatusResult struct {
 	// Counts is the number of work items per canonical status (and
 	// "unknown").
 	Counts map[string]int `json:"counts"`
-	// Queues sorts the open work: current (claimed, in progress, or held
-	// by a lapsed session), ready, waiting (on a dependency or a person)
-	// and blocked.
+	// Queues sorts the open work: current (claimed or in progress), ready,
+	// waiting (on a dependency or a person) and blocked.
 	Queues Queues `json:"queues"`
 	// NextAction is the one command a newcomer should run next.
 	NextAction string `json:"next_action"`
@@ -136,7 +135,7 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		if err != nil {
 			return err
 		}
-		if err := holdBack(r, rev, now, head, ready); err != nil {
+		if err := holdBack(r, rev, ready); err != nil {
 			return err
 		}
 		res.WorkItems = len(ready)
@@ -152,7 +151,7 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			case it.Ready:
 				res.ReadyCount++
 				res.Queues.Ready = append(res.Queues.Ready, q)
-			case it.Claim != nil || it.Item.Status == projections.StatusInProgress || hasReason(it, ReasonLapsed):
+			case it.Claim != nil || it.Item.Status == projections.StatusInProgress:
 				res.Queues.Current = append(res.Queues.Current, q)
 			case it.Item.Status == projections.StatusCompleted || it.Item.Status == projections.StatusCancelled:
 			case it.Item.Status == projections.StatusBlocked || hasReason(it, projections.ReasonBlocker):
