@@ -41,6 +41,8 @@ type CLI struct {
 	JSON    bool          `name:"json" help:"Print exactly one JSON object on stdout; errors as JSON on stderr."`
 	Timeout time.Duration `help:"How long to wait for a busy project database before failing." default:"30s" env:"AWR_TIMEOUT"`
 	Version bool          `help:"Print the version and exit (as JSON with --json)."`
+	Color   string        `name:"color" enum:"auto,always,never" default:"auto" help:"Colour states on a terminal: auto (unless NO_COLOR is set), always or never."`
+	Wide    bool          `name:"wide" help:"On a terminal, show tables whole instead of cutting them to the width."`
 
 	VersionCmd versionCmd    `cmd:"" name:"version" help:"Print the version."`
 	Init       initCmd       `cmd:"" help:"Preview, then (with --accept) index the project's own task files into a new event log."`
@@ -91,6 +93,7 @@ type App struct {
 	proj    *project.Project
 	timeout time.Duration
 	hints   hinter
+	term    terminal // how a text answer is shown on stdout
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -182,6 +185,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// whole, so nothing half-written remains.
 		ctx, stop := interruptible(stderr)
 		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: clock(), timeout: cli.Timeout, hints: hints}
+		if !cli.JSON {
+			app.term = terminalFor(stdout, cli.Color, cli.Wide, time.Time{})
+		}
 		defer app.close()
 		// The watchdog stops before the log is closed: a command that
 		// finished is never reported as stopped by a late signal.
@@ -442,10 +448,16 @@ func (a *App) render(v any, text func(w io.Writer)) error {
 		_, err := a.Stdout.Write(a.hints.json(buf.Bytes()))
 		return err
 	}
-	text(&buf)
+	tb := &termBuffer{term: a.term}
+	if a.term.tty {
+		tb.term.now = a.Now()
+	}
+	text(tb)
 	// Every text view is inert: whatever a name or a text recorded, no
-	// control character reaches the terminal raw.
-	_, err := io.WriteString(a.Stdout, project.Inert(a.hints.lines(buf.String())))
+	// control character reaches the terminal raw. On a terminal, times
+	// read relative, long lines fit and states are coloured (terminal.go).
+	out := project.Inert(a.hints.lines(tb.String()))
+	_, err := io.WriteString(a.Stdout, tb.term.paint(tb.term.fit(tb.term.relative(out))))
 	return err
 }
 

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -87,7 +86,7 @@ func (c *benchProjectCmd) Run(app *App) error {
 	}
 	return app.render(res, func(w io.Writer) {
 		fmt.Fprintf(w, "wrote %d tasks (seed %d) to %s:\n", res.Tasks, res.Seed, res.Project)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := newTable(w)
 		for _, f := range res.Files {
 			fmt.Fprintf(tw, "  %s\t%d bytes\n", f.Path, f.Bytes)
 		}
@@ -263,7 +262,7 @@ func printTargets(w io.Writer, res *lab.RunResult) {
 			fmt.Fprintf(w, "  floor: %s (%s)\n", f.Path, f.Source)
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintf(tw, "id\tfigure\ttarget\tmeasured\tmin\tmedian\tp95\tmet\n")
 	opt := func(v *float64) string {
 		if v == nil {
