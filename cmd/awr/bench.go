@@ -139,7 +139,7 @@ func (c *benchGenerateCmd) Run(app *App) error {
 	defer p.Close()
 	t0 := time.Now()
 	res, err := lab.Generate(app.Ctx, p, lab.GenerateOptions{Events: c.Events, Agents: c.Agents, Seed: c.Seed,
-		Progress: app.progressAlways("generating")})
+		Progress: app.progress("generating")})
 	if err != nil {
 		return err
 	}
@@ -150,23 +150,6 @@ func (c *benchGenerateCmd) Run(app *App) error {
 		fmt.Fprintf(w, "appended %d events in %.2f s (%.0f events/s); project_revision %d\nnext: awr bench run\n",
 			out.EventsAppended, out.Seconds, out.EventsPerSecond, out.Head)
 	})
-}
-
-// progressAlways is progress for a known-length job of any size (the
-// shared bar waits for 50,000 events).
-func (a *App) progressAlways(desc string) func(done, total int64) {
-	f, ok := a.Stderr.(*os.File)
-	if a.JSON || !ok || !isTerminal(f) {
-		return nil
-	}
-	p := a.progress(desc)
-	return func(done, total int64) {
-		// Scale small jobs so the shared bar draws them.
-		if total < 50000 {
-			done, total = done*50000/total, 50000
-		}
-		p(done, total)
-	}
 }
 
 func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }

@@ -122,3 +122,34 @@ func stripANSI(s string) string {
 		s = s[:i] + s[i+j+1:]
 	}
 }
+
+// TestProgress_RateETA: the rate and the time left are the whole job's.
+func TestProgress_RateETA(t *testing.T) {
+	require.Equal(t, "1,000 events/s, 9s left", rateETA(1000, 10000, time.Second))
+	require.Equal(t, "12,345,678 events/s, 0s left", rateETA(12345678, 12345678, time.Second))
+	require.Equal(t, "", rateETA(0, 10, time.Second))
+}
+
+// TestProgress_Generate: on a terminal, bench generate --events N draws
+// its bar on stderr scaled to N (never to a fixed 50,000) and appends
+// exactly N events.
+func TestProgress_Generate(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) not installed")
+	}
+	t.Parallel()
+	awr := testkit.Program(t, testkit.AWR)
+	dir := t.TempDir() + "/bp"
+	out, err := exec.Command(awr, "bench", "project", dir, "--tasks", "30").CombinedOutput()
+	require.NoError(t, err, string(out))
+	cmd := exec.Command("script", "-qec", awr+" --project "+dir+" bench generate --events 5001", "/dev/null")
+	cmd.Env = append(os.Environ(), "COLUMNS=120", "NO_COLOR=1")
+	b, err := cmd.Output()
+	require.NoError(t, err, string(b))
+	got := string(b)
+	require.Contains(t, got, "appended 5001 events")
+	require.NotContains(t, got, "50000")
+	if strings.Contains(got, "generating ") {
+		require.Regexp(t, `generating [0-9,]+ events/s, \d+s left +\d+% .*\(\d+/5001\)`, got)
+	}
+}
