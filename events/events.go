@@ -45,6 +45,7 @@ const (
 	KindExecutionStarted     Kind = "execution_started"
 	KindExecutionFinished    Kind = "execution_finished"
 	KindProjectForked        Kind = "project_forked"
+	KindKnowledgeConfirmed   Kind = "knowledge_confirmed"
 )
 
 // Payload is the typed content of an event: one struct per kind, declared
@@ -90,6 +91,7 @@ var payloadTypes = map[Kind]func() Payload{
 	KindExecutionStarted:     func() Payload { return new(ExecutionStarted) },
 	KindExecutionFinished:    func() Payload { return new(ExecutionFinished) },
 	KindProjectForked:        func() Payload { return new(ProjectForked) },
+	KindKnowledgeConfirmed:   func() Payload { return new(KnowledgeConfirmed) },
 }
 
 // Kinds returns every known kind, sorted.

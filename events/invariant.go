@@ -176,6 +176,8 @@ func (c *Invariants) stream(e *Event, v Payload) string {
 		want = ExecutionStream(pl.Work, pl.Key)
 	case *ExecutionFinished:
 		want = ExecutionStream(pl.Work, pl.Key)
+	case *KnowledgeConfirmed:
+		want = KnowledgeStream(pl.Work)
 	}
 	if want != "" && e.Stream != want {
 		return fmt.Sprintf("a %s on stream %s, where its payload names %s", e.Kind, e.Stream, want)

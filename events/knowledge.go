@@ -61,3 +61,24 @@ func KnowledgePrefix(kind string) string {
 	}
 	return ""
 }
+
+// KnowledgeConfirmed records that a live loop, decision, fact or
+// hypothesis of a work item still holds, as someone checked it against
+// what `awr context hygiene` quoted (stream "knowledge/<work>"). It
+// changes nothing in the item: hygiene no longer flags it for evidence
+// the log held by this event, nor for commits reachable from Head (the
+// repository's HEAD when it was confirmed, empty when there was none).
+type KnowledgeConfirmed struct {
+	Work   string `json:"work"`
+	ItemID string `json:"item_id"`
+	Agent  string `json:"agent"`
+	// Note says what was checked.
+	Note string `json:"note,omitempty"`
+	Head string `json:"head,omitempty"`
+}
+
+// Kind returns KindKnowledgeConfirmed.
+func (KnowledgeConfirmed) Kind() Kind { return KindKnowledgeConfirmed }
+
+// KnowledgeStream is the stream of a work item's knowledge confirmations.
+func KnowledgeStream(work string) string { return "knowledge/" + work }

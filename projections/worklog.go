@@ -132,6 +132,8 @@ func workOf(v events.Payload) string {
 		return pl.Work
 	case *events.ExecutionFinished:
 		return pl.Work
+	case *events.KnowledgeConfirmed:
+		return pl.Work
 	}
 	return ""
 }

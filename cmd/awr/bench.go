@@ -20,6 +20,43 @@ type benchCmd struct {
 	Project  benchProjectCmd  `cmd:"" help:"Write a synthetic project (goals, rules, a YAML ledger, a Markdown plan) into DIR and initialize it."`
 	Generate benchGenerateCmd `cmd:"" help:"Append a realistic multi-agent history to the project, through the command code, 1,000 commands per transaction."`
 	Run      benchRunCmd      `cmd:"" help:"Measure latency, replay throughput and context economy on the project."`
+	Context  benchContextCmd  `cmd:"" help:"Measure the context packets on a fixed 150-task project, after AWR's method: the bootstrap, the work contexts, compression, hard facts recalled, the packet over successive resumes."`
+}
+
+type benchContextCmd struct {
+	Dir     string `name:"dir" help:"Write the benchmark's project here (created; must be empty if it exists) and keep it (default: a temporary directory, removed)." type:"path" placeholder:"DIR"`
+	Budget  int    `help:"Default token budget of a packet (o200k_base); the hard facts are also checked at half of it." default:"5000" placeholder:"N"`
+	Resumes int    `help:"Successive resumes of one task." default:"20" placeholder:"N"`
+}
+
+// Run measures the context packets (lab.Context).
+func (c *benchContextCmd) Run(app *App) error {
+	if c.Budget < 2 || c.Resumes < 1 {
+		return fault.New(fault.Usage, "bench context: --budget %d --resumes %d: want a budget of 2 or more and 1 resume or more", c.Budget, c.Resumes).
+			With("flag", "--budget").WithHint("awr bench context --budget 5000 --resumes 20")
+	}
+	project.WarmTokenizer()
+	res, err := lab.Context(app.Ctx, lab.ContextOptions{Dir: c.Dir, Budget: c.Budget, Resumes: c.Resumes})
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) {
+		fmt.Fprintf(w, "context benchmark: %d tasks in %d source files, %d tokens (%s)\n", res.Tasks, res.SourceFiles, res.SourceTokens, res.Tokenizer)
+		fmt.Fprintf(w, "  bootstrap (L0, before choosing work): %d tokens (target <= %d)\n", res.Bootstrap, res.BootstrapMaxGoal)
+		fmt.Fprintf(w, "  work context at budget %d: mean %d, largest %d tokens (%s) over %d packets (target <= %d)\n",
+			res.Budget, res.MeanPacketTokens, res.MaxPacketTokens, res.MaxPacketWork, res.Packets, res.WorkContextTarget)
+		fmt.Fprintf(w, "  compression (sources / mean packet): %.1fx\n", res.Compression)
+		fmt.Fprintf(w, "  hard facts recalled: %d of %d at budget %d, %d of %d at %d, %d of %d at each packet's required part alone\n",
+			res.Recalled, res.HardFacts, res.Budget, res.RecalledAtHalf, res.HardFacts, res.Budget/2, res.RecalledAtRequired, res.HardFacts)
+		for _, m := range res.Missing {
+			fmt.Fprintf(w, "    missing at %d: %s\n", res.Budget, m)
+		}
+		for _, m := range res.MissingAtHalf {
+			fmt.Fprintf(w, "    missing at %d: %s\n", res.Budget/2, m)
+		}
+		fmt.Fprintf(w, "  %d resumes of %s: packet %v tokens (required part %v); stale next actions: %d\n",
+			len(res.ResumeTokens), res.ResumeWork, res.ResumeTokens, res.ResumeRequired, res.StaleNextActions)
+	})
 }
 
 // initBackdate is how far back `bench project` dates the log's first

@@ -9,7 +9,20 @@ import (
 
 type contextCmd struct {
 	Compile contextCompileCmd `cmd:"" help:"Compile the bounded context packet for a work item (prints the packet)."`
-	Hygiene contextHygieneCmd `cmd:"" help:"List what deserves pruning (long-open loops, unconfirmed hypotheses, knowledge older than a source change, checkpoints off the current history), each with the command that retires it (read-only)."`
+	Hygiene contextHygieneCmd `cmd:"" help:"List what deserves pruning, each item for evidence quoted (a later item answering it, a commit or a ticked register item closing a loop, its source changed after it, a duplicate) and checkpoints off the current history, with the command that retires it (read-only)."`
+	Confirm contextConfirmCmd `cmd:"" help:"Record that a loop, decision, fact or hypothesis still holds: hygiene stops flagging it for the evidence seen so far."`
+}
+
+type contextConfirmCmd struct {
+	project.ContextConfirmRequest
+}
+
+// Run records a confirmation.
+func (c *contextConfirmCmd) Run(app *App) error {
+	return call(app, (*project.Project).ContextConfirm, c.ContextConfirmRequest, func(w io.Writer, res *project.ContextConfirmResult) {
+		fmt.Fprintf(w, "confirmed %s %s of %s at seq %d: %s\n", res.Item.Kind, res.Item.ID, res.Item.Work, res.Seq, res.Item.Text)
+		fmt.Fprintf(w, "next: awr context hygiene --work %s\n", res.Item.Work)
+	})
 }
 
 type contextHygieneCmd struct {
@@ -26,6 +39,9 @@ func (c *contextHygieneCmd) Run(app *App) error {
 		}
 		for _, f := range res.Findings {
 			fmt.Fprintf(w, "%s %s %s: %s\n  %s\n", f.Work, f.ID, f.Kind, f.Reason, f.Command)
+			if f.Confirm != "" {
+				fmt.Fprintf(w, "  still holds: %s\n", f.Confirm)
+			}
 		}
 	})
 }

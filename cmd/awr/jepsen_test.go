@@ -173,22 +173,84 @@ func (c *jepsenCluster) terminate(db string) (int, error) {
 	return n, err
 }
 
-// link is one machine's network link to the server: a TCP front on
-// loopback piped to the cluster's Unix socket, which the test takes down
-// (every connection cut, new ones refused) and up again.
+// link is one machine's network link to the server: a TCP front piped
+// to the cluster's Unix socket. Where the test runs as root with ip(8)
+// (CI), the machine is a network namespace of its own joined to the host
+// by a veth pair, the front listens on the host's end, and a partition
+// takes that link down: the machine's packets are dropped, its
+// connections hang until their deadlines, as in a real partition.
+// Elsewhere the front is on loopback, and a partition cuts every
+// connection and refuses new ones.
 type link struct {
 	ln    net.Listener
 	sock  string
+	ns    string // the machine's network namespace, "" on loopback
+	dev   string // the host's end of the veth pair
 	mu    sync.Mutex
 	down  bool
 	conns map[net.Conn]bool
 }
 
-func newLink(t *testing.T, sock string) *link {
+// netnsOK reports whether the test can make network namespaces: root,
+// with ip(8).
+func netnsOK() bool {
+	if os.Getuid() != 0 {
+		return false
+	}
+	_, err := exec.LookPath("ip")
+	return err == nil
+}
+
+// ip runs ip(8) with args.
+func ip(args ...string) error {
+	out, err := exec.Command("ip", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// machineNet makes machine m's namespace and its veth link to the host,
+// removed when the test ends, and returns the namespace, the host's end
+// and its address. Names and the /30 carry the process id, so that runs
+// side by side do not meet.
+func machineNet(t *testing.T, m int) (ns, dev, hostIP string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	id := os.Getpid() % 100000
+	ns, dev, peer := fmt.Sprintf("awrj%dm%d", id, m), fmt.Sprintf("aj%dh%d", id, m), fmt.Sprintf("aj%dn%d", id, m)
+	net3 := (id%60)*4 + m
+	hostIP, nsIP := fmt.Sprintf("10.213.%d.1", net3), fmt.Sprintf("10.213.%d.2", net3)
+	t.Cleanup(func() {
+		_ = ip("link", "del", dev)
+		_ = ip("netns", "del", ns)
+	})
+	for _, args := range [][]string{
+		{"netns", "add", ns},
+		{"link", "add", dev, "type", "veth", "peer", "name", peer},
+		{"link", "set", peer, "netns", ns},
+		{"addr", "add", hostIP + "/30", "dev", dev},
+		{"link", "set", dev, "up"},
+		{"-n", ns, "addr", "add", nsIP + "/30", "dev", peer},
+		{"-n", ns, "link", "set", peer, "up"},
+		{"-n", ns, "link", "set", "lo", "up"},
+	} {
+		require.NoError(t, ip(args...))
+	}
+	return ns, dev, hostIP
+}
+
+func newLink(t *testing.T, sock string, m int) *link {
+	t.Helper()
+	l := &link{sock: sock, conns: map[net.Conn]bool{}}
+	addr := "127.0.0.1:0"
+	if netnsOK() {
+		var hostIP string
+		l.ns, l.dev, hostIP = machineNet(t, m)
+		addr = hostIP + ":0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	require.NoError(t, err)
-	l := &link{ln: ln, sock: sock, conns: map[net.Conn]bool{}}
+	l.ln = ln
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -208,6 +270,14 @@ func newLink(t *testing.T, sock string) *link {
 		}
 	}()
 	return l
+}
+
+// command is the awr command args run on the link's machine.
+func (l *link) command(bin string, args ...string) *exec.Cmd {
+	if l.ns == "" {
+		return exec.Command(bin, args...)
+	}
+	return exec.Command("ip", append([]string{"netns", "exec", l.ns, bin}, args...)...)
 }
 
 func (l *link) pipe(c net.Conn) {
@@ -234,7 +304,15 @@ func (l *link) pipe(c net.Conn) {
 	io.Copy(c, s)
 }
 
-func (l *link) setDown(down bool) {
+// setDown takes the link down (a partition of its machine) or up again.
+func (l *link) setDown(down bool) error {
+	if l.ns != "" {
+		state := "up"
+		if down {
+			state = "down"
+		}
+		return ip("link", "set", l.dev, state)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.down = down
@@ -243,6 +321,7 @@ func (l *link) setDown(down bool) {
 			c.Close()
 		}
 	}
+	return nil
 }
 
 // TestShared_Jepsen (issue #40, item 3): three machines (checkouts, each
@@ -259,9 +338,9 @@ func (l *link) setDown(down bool) {
 // seconds by default, 60 s with AWR_LONG=1 (AWR_JEPSEN_DURATION sets
 // another length, 10m for the long form of the issue).
 //
-// The links are TCP fronts on loopback, not network namespaces: a link
-// down cuts its machine's connections and refuses new ones, as a
-// partition seen from the machine does.
+// Each machine is a network namespace of its own with a veth link to the
+// server's host where the test runs as root (CI); elsewhere its link is a
+// TCP front on loopback (see link).
 func TestShared_Jepsen(t *testing.T) {
 	duration := 6 * time.Second
 	if os.Getenv("AWR_LONG") == "1" {
@@ -298,7 +377,7 @@ func TestShared_Jepsen(t *testing.T) {
 	links := make([]*link, machines)
 	dirs := make([]string, machines)
 	for m := range machines {
-		links[m] = newLink(t, sock)
+		links[m] = newLink(t, sock, m)
 		d, _ := machine(t, bin, string(manifest))
 		require.NoError(t, os.WriteFile(filepath.Join(d, "ledger", "work-ledger.yaml"), []byte(ledger.String()), 0o644))
 		dirs[m] = d
@@ -316,7 +395,7 @@ func TestShared_Jepsen(t *testing.T) {
 		reasons = map[string]int{} // why operations were unknown
 	)
 	run := func(m int, args ...string) (out []byte, fe cliError, outcome string) {
-		cmd := exec.Command(bin, args...)
+		cmd := links[m].command(bin, args...)
 		cmd.Dir = dirs[m]
 		addr := links[m].ln.Addr().String()
 		host, port, _ := net.SplitHostPort(addr)
@@ -477,10 +556,14 @@ func TestShared_Jepsen(t *testing.T) {
 				}
 			case 1:
 				m := i % machines
-				links[m].setDown(true)
+				if err := links[m].setDown(true); err != nil {
+					t.Errorf("partition: %v", err)
+				}
 				faults["partitions"]++
 				time.Sleep(step / 2)
-				links[m].setDown(false)
+				if err := links[m].setDown(false); err != nil {
+					t.Errorf("partition: %v", err)
+				}
 			case 2:
 				if err := cl.restart(); err == nil {
 					faults["server restarts"]++
@@ -496,7 +579,7 @@ func TestShared_Jepsen(t *testing.T) {
 	nemesis.Wait()
 	t.Logf("nemesis done")
 	for _, l := range links {
-		l.setDown(false)
+		require.NoError(t, l.setDown(false))
 	}
 
 	// Resolve the unknowns from the shared log's request records.
@@ -589,8 +672,12 @@ func TestShared_Jepsen(t *testing.T) {
 		OK bool `json:"ok"`
 	}
 	runJSON(t, awrIn(bin, dir)("verify", "--json"), &verify)
-	t.Logf("jepsen: %s, 3 machines, %d agents: %d operations (%d ok, %d fail, %d unknown: %d took effect, %d did not), %d claims acquired; faults: %d processes killed, %v; porcupine: %s",
-		duration, agents, len(history), counts["ok"], counts["fail"], counts["unknown"], resolved, vanished, acquired, kills.Load(), faults, res)
+	nets := "TCP fronts on loopback"
+	if links[0].ns != "" {
+		nets = "network namespaces with veth links"
+	}
+	t.Logf("jepsen: %s, 3 machines (%s), %d agents: %d operations (%d ok, %d fail, %d unknown: %d took effect, %d did not), %d claims acquired; faults: %d processes killed, %v; porcupine: %s",
+		duration, nets, agents, len(history), counts["ok"], counts["fail"], counts["unknown"], resolved, vanished, acquired, kills.Load(), faults, res)
 	t.Logf("unknown because: %v", reasons)
 	require.True(t, verify.OK, "the log verifies")
 	require.Equal(t, porcupine.Ok, res, "the history of claims is linearizable")

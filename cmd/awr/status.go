@@ -14,7 +14,8 @@ type statusCmd struct {
 	Full bool `name:"full" help:"Also show the log's size, last event time, head hash and each projection's version and freshness (--json always has them)."`
 }
 
-// shownStale is how many stale sessions the short status names.
+// shownStale is how many stale sessions, and how many lapsed ones, the
+// short status names.
 const shownStale = 3
 
 // Run prints the project status: short by default (counts, queues, stale
@@ -90,10 +91,16 @@ func (c *statusCmd) Run(app *App) error {
 		}
 		tw.Flush()
 		lapsed := map[string]bool{}
-		for _, l := range res.LapsedSessions {
+		for i, l := range res.LapsedSessions {
+			lapsed[l.ID] = true
+			if i >= shownStale && !c.Full {
+				continue // counted below
+			}
 			fmt.Fprintf(w, "lapsed session %s on %s (%s): its claim lapsed at %s while it was active; %s: %s\n",
 				l.ID, l.Work, safe(l.Agent), ms(l.ExpiredAt), l.Unsaved(), l.ResumeCommand)
-			lapsed[l.ID] = true
+		}
+		if more := len(res.LapsedSessions) - shownStale; more > 0 && !c.Full {
+			fmt.Fprintf(w, "… %d more lapsed sessions: awr status --full\n", more)
 		}
 		shown, skipped := 0, 0
 		for _, s := range res.StaleSessions {

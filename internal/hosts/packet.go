@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
+
+	"github.com/awr-dev/awr/internal/lazyre"
 )
 
 // What a hook gives a conversation that already holds a packet: the
@@ -83,7 +84,7 @@ func PacketUpdate(held []string, lines, digests []string) (added []string, gone 
 // conversationMarkRE finds the conversation awr named in the texts it gave
 // a conversation (orientation and packet both say "This conversation
 // (HOST:ID)"), as a host's transcript keeps them.
-var conversationMarkRE = regexp.MustCompile(`This conversation \((claude|codex|gemini):([A-Za-z0-9._-]{1,200})\)`)
+var conversationMarkRE = lazyre.New(`This conversation \((claude|codex|gemini):([A-Za-z0-9._-]{1,200})\)`)
 
 // transcriptTail bounds how much of a host's transcript a hook reads: its
 // end, where the latest texts awr gave are.
@@ -101,7 +102,7 @@ func ForkOrigin(path, self string) []string {
 	}
 	var keys []string
 	seen := map[string]bool{self: true}
-	ms := conversationMarkRE.FindAllSubmatch(data, -1)
+	ms := conversationMarkRE.Regexp().FindAllSubmatch(data, -1)
 	for i := len(ms) - 1; i >= 0; i-- {
 		key := string(ms[i][1]) + ":" + string(ms[i][2])
 		if !seen[key] {

@@ -23,6 +23,8 @@ type (
 	GenerateResult  = bench.GenerateResult
 	RunOptions      = bench.RunOptions
 	RunResult       = bench.RunResult
+	ContextOptions  = bench.ContextOptions
+	ContextResult   = bench.ContextResult
 	DemoOptions     = demo.Options
 	DemoReport      = demo.Report
 )
@@ -50,6 +52,12 @@ func Generate(ctx context.Context, p *project.Project, opts GenerateOptions) (*G
 // Run measures awr on p (bench.Run).
 func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, error) {
 	return bench.Run(ctx, p, opts)
+}
+
+// Context runs the context benchmark on its fixed 150-task project
+// (bench.Context). Errors: those of bench.Context.
+func Context(ctx context.Context, opts ContextOptions) (*ContextResult, error) {
+	return bench.Context(ctx, opts)
 }
 
 // Demo runs the scripted handoff (demo.Run).

@@ -1,26 +1,36 @@
 package project
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"github.com/awr-dev/awr/commands"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/repo"
-	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
 )
 
-// HygieneSessions is how many sessions a loop may stay open, or a
-// hypothesis unconfirmed, before hygiene proposes retiring it.
-const HygieneSessions = 3
-
-// Kinds of hygiene findings.
+// Kinds of hygiene findings. Each is evidence that an item died or was
+// completed, quoted in the finding; age alone is never one.
 const (
-	FindingStaleLoop          = "loop_open_long"
-	FindingUnconfirmed        = "hypothesis_unconfirmed"
+	// FindingAnswered: a later live fact or decision of the work item
+	// names the item's id, or a later fact states what a hypothesis
+	// guessed (its words cover the hypothesis's), confirming or refuting
+	// it.
+	FindingAnswered = "answered_by_later_item"
+	// FindingLoopCommitted: a commit made since the loop was opened names
+	// the loop (its id with its work key) or its words cover the loop's.
+	FindingLoopCommitted = "loop_closed_by_commit"
+	// FindingLoopTicked: the loop's work item was ticked done (completed
+	// or cancelled) in its register after the loop was opened, or a
+	// register item whose title covers the loop's words was.
+	FindingLoopTicked         = "loop_closed_by_register"
 	FindingSourceChangedAfter = "recorded_before_source_change"
 	FindingHeadNotAncestor    = "checkpoint_head_not_ancestor"
 	FindingDuplicate          = "duplicate"
@@ -32,15 +42,28 @@ type HygieneRequest struct {
 	Read
 }
 
-// Finding is one thing that deserves pruning, with the command that
-// retires it.
+// Finding is one thing that deserves pruning, the evidence that says so,
+// and the commands that retire it or record that it still holds.
 type Finding struct {
-	Kind    string `json:"kind"`
-	Work    string `json:"work"`
-	ID      string `json:"id"`
-	Text    string `json:"text,omitempty"`
-	Reason  string `json:"reason"`
-	Command string `json:"command"`
+	Kind   string `json:"kind"`
+	Work   string `json:"work"`
+	ID     string `json:"id"`
+	Text   string `json:"text,omitempty"`
+	Reason string `json:"reason"`
+	// Evidence is what contradicts or completes the item, quoted: an
+	// event of the log (Seq) or a commit (Commit).
+	Evidence *Evidence `json:"evidence,omitempty"`
+	Command  string    `json:"command"`
+	// Confirm records that the item still holds (`awr context confirm`):
+	// the finding is not raised again for this evidence.
+	Confirm string `json:"confirm,omitempty"`
+}
+
+// Evidence is what a finding stands on, quoted.
+type Evidence struct {
+	Seq    int64  `json:"seq,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	Quote  string `json:"quote"`
 }
 
 // HygieneReport is what `awr context hygiene` lists.
@@ -54,18 +77,89 @@ type HygieneReport struct {
 	ProjectRevision int64  `json:"project_revision"`
 }
 
-// ContextHygiene lists what deserves pruning (read-only): loops open for
-// HygieneSessions sessions or more, hypotheses never confirmed over as
-// many, facts and decisions recorded before a later change to their work
-// item's source, and checkpoints whose recorded HEAD is no longer an
-// ancestor of the current HEAD. Each finding carries the exact command
-// that retires it. The repository is checked at the head only.
+// ContextConfirmRequest is `awr context confirm` and awr_context_confirm.
+type ContextConfirmRequest = commands.ConfirmKnowledgeRequest
+
+// ContextConfirmResult is the item confirmed and the event that recorded
+// it.
+type ContextConfirmResult = commands.ConfirmKnowledgeResult
+
+// ContextConfirm records that a live loop, decision, fact or hypothesis
+// still holds, with the repository's HEAD in the directory of the session
+// that opened it (none when it is not a repository), so hygiene stops
+// quoting the evidence seen by then. Errors: those of
+// commands.ConfirmKnowledge.
+func (p *Project) ContextConfirm(ctx context.Context, req ContextConfirmRequest) (*ContextConfirmResult, error) {
+	dir := p.dir
+	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
+		items, err := projections.KnowledgeAt(r.Conn, req.Work, rev)
+		if err != nil {
+			return err
+		}
+		for _, k := range items {
+			if strings.EqualFold(k.ID, strings.TrimSpace(req.ID)) {
+				if d, err := p.sessionDir(r.Conn, k.OpenedSession, rev); err != nil || d != "" {
+					dir = cmp.Or(d, dir)
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if st, err := repo.Capture(ctx, dir); err == nil {
+		req.Head = st.Head
+	}
+	return command(ctx, p, commands.ConfirmKnowledge, req)
+}
+
+// sessionDir is the working directory a session started in, "" for a
+// session unknown at rev.
+func (p *Project) sessionDir(conn *sqlite.Conn, session string, rev int64) (string, error) {
+	s, err := projections.SessionAt(conn, session, rev)
+	if err != nil || s == nil {
+		return "", err
+	}
+	start, err := projections.SessionStartOf(conn, s)
+	if err != nil || start == nil {
+		return "", err
+	}
+	return filepath.Join(p.dir, filepath.FromSlash(start.Workdir)), nil
+}
+
+// confirmation is the latest knowledge_confirmed of an item.
+type confirmation struct {
+	seq  int64
+	head string
+}
+
+// loopCheck is a live loop whose commits since it was opened hygiene
+// reads from the repository (at the head only).
+type loopCheck struct {
+	work, id, text, dir, checkpoint string
+	since                           *repo.State
+}
+
+// ContextHygiene lists what deserves pruning (read-only), each item for
+// evidence that it died or was completed, quoted: a later item that
+// answers it, a commit or a ticked register item that closes a loop, its
+// work item's own source fields changed after it was recorded, a
+// duplicate; and checkpoints whose recorded HEAD is no longer an ancestor
+// of the current HEAD. Age alone flags nothing. An item confirmed with
+// `awr context confirm` is not flagged again for evidence the log held
+// by then, nor for the commits its HEAD then reached. Each finding
+// carries the exact command that retires it and the one that confirms
+// it. The repository is read at the head only.
 func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*HygieneReport, error) {
 	out := &HygieneReport{Findings: []Finding{}, Repository: "not_checked"}
 	type headCheck struct {
 		work, session, checkpoint, head, dir string
 	}
 	var heads []headCheck
+	var loops []loopCheck
+	confirmed := map[string]confirmation{} // work + "\x00" + id
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		out.ProjectRevision = rev
 		works := []string{req.Work}
@@ -80,6 +174,10 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 			}
 			works = all
 		}
+		ticked, err := tickedItems(r.Conn, rev, rev == r.Head)
+		if err != nil {
+			return err
+		}
 		for _, work := range works {
 			items, err := projections.KnowledgeAt(r.Conn, work, rev)
 			if err != nil {
@@ -89,6 +187,9 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 			if err != nil {
 				return err
 			}
+			if err := confirmationsOf(r.Conn, work, rev, confirmed); err != nil {
+				return err
+			}
 			session := "SESSION"
 			for _, s := range sessions {
 				if s.Status == projections.SessionActive {
@@ -96,44 +197,36 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 				}
 			}
 			checkpoint := fmt.Sprintf("awr session checkpoint --session %s --agent \"$USER\" --digest 'Pruned what died' --next-action 'NEXT'", session)
-			for _, k := range items {
-				if !k.Live() {
-					continue
-				}
-				switch {
-				case k.Kind == events.KnowledgeLoop && k.Sessions >= HygieneSessions:
-					out.Findings = append(out.Findings, Finding{Kind: FindingStaleLoop, Work: work, ID: k.ID, Text: k.Text,
-						Reason:  fmt.Sprintf("open for %d sessions since seq %d", k.Sessions, k.OpenedSeq),
-						Command: fmt.Sprintf("%s --resolve-loop '%s=HOW' (or --drop-loop '%s=WHY')", checkpoint, k.ID, k.ID)})
-				case k.Kind == events.KnowledgeHypothesis && k.Sessions >= HygieneSessions:
-					out.Findings = append(out.Findings, Finding{Kind: FindingUnconfirmed, Work: work, ID: k.ID, Text: k.Text,
-						Reason:  fmt.Sprintf("unconfirmed over %d sessions since seq %d", k.Sessions, k.OpenedSeq),
-						Command: fmt.Sprintf("%s --confirm %s (or --retract '%s=WHY')", checkpoint, k.ID, k.ID)})
-				case k.Kind == events.KnowledgeFact || k.Kind == events.KnowledgeDecision:
-					// Evidence, not age: the item's own fields changed in
-					// the register after it was recorded (another item's
-					// edit in the same file is not).
-					changes, err := workcontext.ChangedSince(r.Conn, work, k.OpenedSeq, rev)
-					if err != nil {
-						return err
-					}
-					if len(changes) > 0 {
-						c := changes[0]
-						for _, x := range changes[1:] {
-							if x.Seq < c.Seq {
-								c = x
-							}
-						}
-						out.Findings = append(out.Findings, Finding{Kind: FindingSourceChangedAfter, Work: work, ID: k.ID, Text: k.Text,
-							Reason: fmt.Sprintf("recorded at seq %d; %s changed in its source at seq %d: %s was %q, now %q",
-								k.OpenedSeq, work, c.Seq, c.Field, c.Then, c.Now),
-							Command: fmt.Sprintf("%s --supersede '%s=TEXT' (or --retract '%s=WHY')", checkpoint, k.ID, k.ID)})
-					}
-				}
+			found, err := logEvidence(r.Conn, work, rev, items, ticked, checkpoint)
+			if err != nil {
+				return err
 			}
+			out.Findings = append(out.Findings, found...)
 			out.Findings = append(out.Findings, duplicates(work, items, checkpoint)...)
 			if req.Past() {
 				continue
+			}
+			flagged := map[string]bool{}
+			for _, f := range found {
+				c, ok := confirmed[work+"\x00"+f.ID]
+				flagged[f.ID] = !ok || f.Evidence.Seq > c.seq
+			}
+			for _, k := range items {
+				if !k.Live() || k.Kind != events.KnowledgeLoop || flagged[k.ID] {
+					continue
+				}
+				since, err := recordedAt(r.Conn, k.OpenedSeq)
+				if err != nil {
+					return err
+				}
+				if since == nil {
+					continue
+				}
+				dir, err := p.sessionDir(r.Conn, k.OpenedSession, rev)
+				if err != nil {
+					return err
+				}
+				loops = append(loops, loopCheck{work: work, id: k.ID, text: k.Text, dir: cmp.Or(dir, p.dir), since: since, checkpoint: checkpoint})
 			}
 			// The latest checkpoint of each session on the work that
 			// recorded a repository.
@@ -160,37 +253,113 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 	if err != nil {
 		return nil, err
 	}
-	if req.Past() {
-		return out, nil
+	if !req.Past() {
+		out.Repository = "checked"
+		if len(heads) == 0 && len(loops) == 0 {
+			out.Repository = "not_checked: no checkpoint recorded a repository HEAD"
+		}
+		captured := map[string]*repo.State{}
+		capture := func(dir string) (*repo.State, error) {
+			if now, ok := captured[dir]; ok {
+				return now, nil
+			}
+			now, err := repo.Capture(ctx, dir)
+			if err != nil {
+				return nil, err
+			}
+			captured[dir] = now
+			return now, nil
+		}
+		for _, h := range heads {
+			now, err := capture(h.dir)
+			if err != nil {
+				out.Repository = "unverifiable: " + unverifiableReason(err)
+				continue
+			}
+			ok, err := repo.IsAncestor(ctx, h.dir, h.head, "HEAD")
+			if err == nil && ok {
+				continue
+			}
+			reason := fmt.Sprintf("it recorded HEAD %.12s, which is not an ancestor of HEAD %.12s (reset, rebase or another branch)", h.head, now.Head)
+			if err != nil {
+				reason = fmt.Sprintf("it recorded HEAD %.12s, which the repository cannot place: %s", h.head, unverifiableReason(err))
+			}
+			out.Findings = append(out.Findings, Finding{Kind: FindingHeadNotAncestor, Work: h.work, ID: h.checkpoint, Reason: reason,
+				Command: fmt.Sprintf("awr session checkpoint --session %s --agent \"$USER\" --digest 'Restated against HEAD %.12s' --next-action 'NEXT'", h.session, now.Head)})
+		}
+		since := map[string][]repo.Commit{}
+		for _, l := range loops {
+			now, err := capture(l.dir)
+			if err != nil {
+				out.Repository = "unverifiable: " + unverifiableReason(err)
+				continue
+			}
+			// The commits since a HEAD are read once for every loop
+			// opened at it.
+			key := l.dir + "\x00" + l.since.Head
+			commits, ok := since[key]
+			if !ok {
+				commits = repo.CompareWith(ctx, l.dir, l.since, now).Commits
+				since[key] = commits
+			}
+			if f := commitEvidence(ctx, l, commits, confirmed[l.work+"\x00"+l.id].head); f != nil {
+				out.Findings = append(out.Findings, *f)
+			}
+		}
 	}
-	out.Repository = "checked"
-	if len(heads) == 0 {
-		out.Repository = "not_checked: no checkpoint recorded a repository HEAD"
-	}
-	captured := map[string]*repo.State{}
-	for _, h := range heads {
-		now, err := captured[h.dir], error(nil)
-		if now == nil {
-			now, err = repo.Capture(ctx, h.dir)
-			captured[h.dir] = now
+	out.Findings = slices.DeleteFunc(out.Findings, func(f Finding) bool {
+		c, ok := confirmed[f.Work+"\x00"+f.ID]
+		return ok && f.Evidence != nil && f.Evidence.Commit == "" && f.Evidence.Seq <= c.seq
+	})
+	for i := range out.Findings {
+		f := &out.Findings[i]
+		if f.Kind != FindingHeadNotAncestor && f.Kind != FindingDuplicate {
+			f.Confirm = fmt.Sprintf("awr context confirm %s --work %s --agent \"$USER\" --note 'WHAT YOU CHECKED'", f.ID, f.Work)
 		}
-		if err != nil {
-			out.Repository = "unverifiable: " + unverifiableReason(err)
-			continue
-		}
-		ok, err := repo.IsAncestor(ctx, h.dir, h.head, "HEAD")
-		if err == nil && ok {
-			continue
-		}
-		reason := fmt.Sprintf("it recorded HEAD %.12s, which is not an ancestor of HEAD %.12s (reset, rebase or another branch)", h.head, now.Head)
-		if err != nil {
-			reason = fmt.Sprintf("it recorded HEAD %.12s, which the repository cannot place: %s", h.head, unverifiableReason(err))
-		}
-		out.Findings = append(out.Findings, Finding{Kind: FindingHeadNotAncestor, Work: h.work, ID: h.checkpoint, Reason: reason,
-			Command: fmt.Sprintf("awr session checkpoint --session %s --agent \"$USER\" --digest 'Restated against HEAD %.12s' --next-action 'NEXT'", h.session, now.Head)})
 	}
 	sort.SliceStable(out.Findings, func(i, j int) bool { return out.Findings[i].Work < out.Findings[j].Work })
 	return out, nil
+}
+
+// confirmationsOf adds the latest knowledge_confirmed of each item of
+// work at rev to into.
+func confirmationsOf(conn *sqlite.Conn, work string, rev int64, into map[string]confirmation) error {
+	evs, err := projections.WorkEventsAt(conn, work, events.KindKnowledgeConfirmed, rev, -1)
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		v, err := events.DecodePayload(e.Kind, e.Payload)
+		if err != nil {
+			return err
+		}
+		c := v.(*events.KnowledgeConfirmed)
+		key := work + "\x00" + c.ItemID
+		if e.Seq > into[key].seq {
+			into[key] = confirmation{seq: e.Seq, head: c.Head}
+		}
+	}
+	return nil
+}
+
+// recordedAt is the repository state the checkpoint at seq recorded, nil
+// when it recorded none.
+func recordedAt(conn *sqlite.Conn, seq int64) (*repo.State, error) {
+	var st *repo.State
+	err := events.ScanEvents(conn, seq, seq, func(e *events.Event) error {
+		if e.Kind != events.KindCheckpointRecorded {
+			return nil
+		}
+		v, err := events.DecodePayload(e.Kind, e.Payload)
+		if err != nil {
+			return err
+		}
+		if rr := v.(*events.CheckpointRecorded).Repo; rr != nil && rr.State != nil && rr.State.Head != "" {
+			st = rr.State
+		}
+		return nil
+	})
+	return st, err
 }
 
 // duplicates finds the live items of work that repeat an older live item

@@ -15,9 +15,11 @@ import (
 
 // packetGrowth runs 100 checkpoints on one work item, 10 per session over
 // a chain of 10 sessions, where the agent opens a new loop at every
-// checkpoint and never resolves one itself. With hygiene, each successor
-// runs `context hygiene` when it resumes and drops the loops it lists (open
-// for 3 sessions or more). It returns the packet's required tokens and
+// checkpoint and never resolves one itself. With hygiene, from the third
+// session on the agent records one fact that settles the loops of two
+// sessions back, naming them, and each successor runs `context hygiene`
+// when it resumes and drops the loops it lists (answered by that fact:
+// age alone flags nothing). It returns the packet's required tokens and
 // open loops after every 10th checkpoint.
 // openW1 returns a new project holding one work item, W-1 (no goal), open
 // through the door.
@@ -56,9 +58,8 @@ func packetGrowth(tb testing.TB, hygiene bool) (required, loops []int) {
 				h, err := p.ContextHygiene(ctx, project.HygieneRequest{Work: "W-1"})
 				require.NoError(tb, err)
 				for _, f := range h.Findings {
-					if f.Kind == project.FindingStaleLoop {
-						drop = append(drop, f.ID+"=stale: open for 3 sessions")
-					}
+					require.Equal(tb, project.FindingAnswered, f.Kind, "%+v", f)
+					drop = append(drop, f.ID+"=settled: "+f.Evidence.Quote[:strings.Index(f.Evidence.Quote, ":")])
 				}
 			}
 		}
@@ -69,6 +70,13 @@ func packetGrowth(tb testing.TB, hygiene bool) (required, loops []int) {
 			req.OpenLoops = []string{fmt.Sprintf("Check whether step %d needs a migration before the release", n)}
 			if c == 0 {
 				req.DropLoops = drop
+				if hygiene && s >= 2 {
+					var ids []string
+					for l := 10*(s-2) + 1; l <= 10*(s-1); l++ {
+						ids = append(ids, fmt.Sprintf("L-%d", l))
+					}
+					req.Facts = []string{fmt.Sprintf("No step of session %d needs a migration: %s checked", s-2, strings.Join(ids, ", "))}
+				}
 			}
 			_, err := p.SessionCheckpoint(ctx, req)
 			require.NoError(tb, err)
@@ -105,14 +113,14 @@ func BenchmarkPacketGrowth(b *testing.B) {
 }
 
 // TestPacketGrowth_HygieneBoundsLoops: without hygiene every loop stays
-// open (nothing is lost by omission); with it, what stayed open for three
-// sessions is retired and the packet stops growing.
+// open (nothing is lost by omission); with it, what a later fact answered
+// is retired and the packet stops growing.
 func TestPacketGrowth_HygieneBoundsLoops(t *testing.T) {
 	t.Parallel()
 	reqOff, loopsOff := packetGrowth(t, false)
 	reqOn, loopsOn := packetGrowth(t, true)
 	require.Equal(t, 100, loopsOff[9], "no loop vanishes by omission")
-	require.LessOrEqual(t, loopsOn[9], 30, "hygiene retires loops open for 3 sessions")
+	require.LessOrEqual(t, loopsOn[9], 30, "hygiene retires the loops a fact answered")
 	require.Greater(t, reqOff[9], reqOn[9])
 	require.Greater(t, reqOff[9], reqOff[0]*5, "without hygiene the required part grows with every loop")
 }

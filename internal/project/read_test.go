@@ -93,7 +93,20 @@ func TestLog(t *testing.T) {
 	require.Equal(t, []int64{1, 2, 3, 4, 5}, seqs(page))
 	require.EqualValues(t, 5, page.NextSince)
 	require.Equal(t, []int64{6, 7}, seqs(log(project.LogFilter{Since: page.NextSince, Limit: 2})))
-	require.Len(t, log(project.LogFilter{Limit: -1}).Events, 13)
+	// A page is at most MaxLogLimit; LogEach streams every event.
+	_, err := p.Log(ctx, logReq(project.LogFilter{Limit: -1}, nil))
+	require.Equal(t, fault.InvalidInput, fault.CodeOf(err), "limit 0 lists no whole log: %v", err)
+	var all []int64
+	var head int64
+	require.NoError(t, p.LogEach(ctx, logReq(project.LogFilter{Work: "W-1"}, nil), func(rev int64) error {
+		head = rev
+		return nil
+	}, func(e project.LogEvent) error {
+		all = append(all, e.Seq)
+		return nil
+	}))
+	require.EqualValues(t, 13, head)
+	require.Equal(t, []int64{2, 3, 4, 7, 8, 9, 10, 11, 12, 13}, all)
 
 	// As of revision 9 the successor's later events do not exist yet.
 	at, err := p.Log(ctx, logReq(project.LogFilter{Session: b}, new(int64(9))))

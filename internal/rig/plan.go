@@ -69,31 +69,7 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 		p.decide = true
 	}
 	fresh = fresh || decided
-	switch {
-	case ss.attempt != nil && !(fresh && ss.attempt.Outcome == events.SeatAwaitingDecision) && attemptHolds(ss):
-		p.Outcome, p.Reason, p.SessionID, p.Conversation = ss.attempt.Outcome, "restored earlier in this attempt: "+ss.attempt.Reason, ss.attempt.SessionID, ss.attempt.Conversation
-		p.Evidence = ss.attempt.Evidence
-		return p
-	case ss.alive && ss.launched:
-		p.Action, p.SessionID, p.Conversation = ActionVerify, s.SessionID, s.ExpectedConversation
-		p.Outcome, p.Reason = events.SeatFreshPrimed, "launched earlier in this attempt; waiting for its report"
-		if s.LaunchMode == events.LaunchResume {
-			p.Outcome = events.SeatResumed
-			if found, where := m.conversationExists(&s.SeatDeclared, m.seatDir(s.Cwd), s.ExpectedConversation, os.Getenv); found && where == "" {
-				p.untold(s.ExpectedConversation)
-			}
-		}
-		p.compareRepo(ctx, m, ss, m.seatDir(s.Cwd))
-		p.pendingAttention(s)
-		return p
-	case ss.alive:
-		p.Outcome, p.SessionID, p.Conversation = events.SeatRunning, s.SessionID, s.Conversation
-		p.Reason = fmt.Sprintf("already running in tmux session %s; nothing launched", s.TmuxSession)
-		if s.AttentionSeq != 0 {
-			p.Outcome = events.SeatAttentionRequired
-			p.Reason = fmt.Sprintf("running in tmux session %s, but the attention_required recorded at seq %d is not answered yet: %s", s.TmuxSession, s.AttentionSeq, s.AttentionReason)
-			p.Evidence = &events.SeatEvidence{PendingAttention: s.AttentionReason}
-		}
+	if m.decideLive(ctx, ss, p, fresh) {
 		return p
 	}
 	if n := len(ss.successors); n > 0 {
@@ -175,6 +151,40 @@ func (m *Manager) decide(ctx context.Context, st *rigState, ss *seatState, fresh
 	p.compareRepo(ctx, m, ss, cwd)
 	p.pendingAttention(s)
 	return p
+}
+
+// decideLive decides for a seat this attempt already restored, or whose
+// agent runs: it reports whether it decided.
+func (m *Manager) decideLive(ctx context.Context, ss *seatState, p *SeatPlan, fresh bool) bool {
+	s := &ss.seat
+	switch {
+	case ss.attempt != nil && !(fresh && ss.attempt.Outcome == events.SeatAwaitingDecision) && attemptHolds(ss):
+		p.Outcome, p.Reason, p.SessionID, p.Conversation = ss.attempt.Outcome, "restored earlier in this attempt: "+ss.attempt.Reason, ss.attempt.SessionID, ss.attempt.Conversation
+		p.Evidence = ss.attempt.Evidence
+		return true
+	case ss.alive && ss.launched:
+		p.Action, p.SessionID, p.Conversation = ActionVerify, s.SessionID, s.ExpectedConversation
+		p.Outcome, p.Reason = events.SeatFreshPrimed, "launched earlier in this attempt; waiting for its report"
+		if s.LaunchMode == events.LaunchResume {
+			p.Outcome = events.SeatResumed
+			if found, where := m.conversationExists(&s.SeatDeclared, m.seatDir(s.Cwd), s.ExpectedConversation, os.Getenv); found && where == "" {
+				p.untold(s.ExpectedConversation)
+			}
+		}
+		p.compareRepo(ctx, m, ss, m.seatDir(s.Cwd))
+		p.pendingAttention(s)
+		return true
+	case ss.alive:
+		p.Outcome, p.SessionID, p.Conversation = events.SeatRunning, s.SessionID, s.Conversation
+		p.Reason = fmt.Sprintf("already running in tmux session %s; nothing launched", s.TmuxSession)
+		if s.AttentionSeq != 0 {
+			p.Outcome = events.SeatAttentionRequired
+			p.Reason = fmt.Sprintf("running in tmux session %s, but the attention_required recorded at seq %d is not answered yet: %s", s.TmuxSession, s.AttentionSeq, s.AttentionReason)
+			p.Evidence = &events.SeatEvidence{PendingAttention: s.AttentionReason}
+		}
+		return true
+	}
+	return false
 }
 
 // pendingAttention carries an unanswered attention_required into a

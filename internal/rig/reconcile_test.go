@@ -130,6 +130,9 @@ func TestReconcile_PaneAlive(t *testing.T) {
 		t.Fatalf("reconcile without a hand resume: %v", err)
 	}
 	succ := f.resumeByHand(a, "carol")
+	// The agent prints its bind after awr recorded it (which is what up
+	// waited for): the pane is whole once that line shows.
+	f.captureUntil(a, "fakeagent: bound conversation")
 	before, err := f.m.Capture(context.Background(), a, 200)
 	if err != nil {
 		t.Fatal(err)

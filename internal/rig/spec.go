@@ -91,31 +91,9 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 				return nil, bad(v.Line, "seats must be a list")
 			}
 			for _, n := range v.Content {
-				if n.Kind != yaml.MappingNode {
-					return nil, bad(n.Line, "each seat must be a mapping")
-				}
-				s := SpecSeat{line: n.Line}
-				fields := map[string]*string{"role": &s.Role, "runtime": &s.Runtime, "command": &s.Command, "resume_command": &s.ResumeCommand,
-					"work": &s.Work, "cwd": &s.Cwd, "policy": &s.Policy, "stop_message": &s.StopMessage,
-					"conversation_store": &s.ConversationStore}
-				given := map[string]int{}
-				for j := 0; j+1 < len(n.Content); j += 2 {
-					fk, fv := n.Content[j], n.Content[j+1]
-					dst, ok := fields[fk.Value]
-					if !ok {
-						return nil, bad(fk.Line, "unknown seat field %q", fk.Value)
-					}
-					if first, dup := given[fk.Value]; dup {
-						return nil, bad(fk.Line, "seat field %s is given twice (first at line %d)", fk.Value, first)
-					}
-					given[fk.Value] = fk.Line
-					if fv.Kind != yaml.ScalarNode {
-						return nil, bad(fv.Line, "%s must be a string", fk.Value)
-					}
-					*dst = fv.Value
-				}
-				if s.Role == "" {
-					return nil, bad(n.Line, "seat without role")
+				s, err := parseSeat(n, bad)
+				if err != nil {
+					return nil, err
 				}
 				if first, dup := seen[s.Role]; dup {
 					return nil, bad(n.Line, "role %s is declared twice (first at line %d)", s.Role, first)
@@ -147,6 +125,39 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 		}
 	}
 	return spec, nil
+}
+
+// parseSeat reads one seat of a spec: a mapping of known string fields,
+// each given once, with a role. Errors: those bad makes, at the line of
+// the fault.
+func parseSeat(n *yaml.Node, bad func(line int, format string, args ...any) error) (SpecSeat, error) {
+	if n.Kind != yaml.MappingNode {
+		return SpecSeat{}, bad(n.Line, "each seat must be a mapping")
+	}
+	s := SpecSeat{line: n.Line}
+	fields := map[string]*string{"role": &s.Role, "runtime": &s.Runtime, "command": &s.Command, "resume_command": &s.ResumeCommand,
+		"work": &s.Work, "cwd": &s.Cwd, "policy": &s.Policy, "stop_message": &s.StopMessage,
+		"conversation_store": &s.ConversationStore}
+	given := map[string]int{}
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		fk, fv := n.Content[j], n.Content[j+1]
+		dst, ok := fields[fk.Value]
+		if !ok {
+			return SpecSeat{}, bad(fk.Line, "unknown seat field %q", fk.Value)
+		}
+		if first, dup := given[fk.Value]; dup {
+			return SpecSeat{}, bad(fk.Line, "seat field %s is given twice (first at line %d)", fk.Value, first)
+		}
+		given[fk.Value] = fk.Line
+		if fv.Kind != yaml.ScalarNode {
+			return SpecSeat{}, bad(fv.Line, "%s must be a string", fk.Value)
+		}
+		*dst = fv.Value
+	}
+	if s.Role == "" {
+		return SpecSeat{}, bad(n.Line, "seat without role")
+	}
+	return s, nil
 }
 
 func (s SpecSeat) request(rig string) commands.SeatRequest {

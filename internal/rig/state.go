@@ -218,58 +218,14 @@ func (m *Manager) load(ctx context.Context, rig string, at commands.Read, live b
 		if err != nil {
 			return err
 		}
-		open := map[string]*events.RestoreStarted{}
-		var order []string
-		for _, e := range log {
-			switch events.Kind(e.Kind) {
-			case events.KindRigSnapshotTaken:
-				var s events.RigSnapshotTaken
-				if err := json.Unmarshal(e.Data, &s); err != nil {
-					return err
-				}
-				st.snapshot, st.snapshotSeq = &s, e.Seq
-			case events.KindRestoreStarted:
-				var s events.RestoreStarted
-				if err := json.Unmarshal(e.Data, &s); err != nil {
-					return err
-				}
-				open[s.RestoreID] = &s
-				order = append(order, s.RestoreID)
-			case events.KindRestoreCompleted:
-				var s events.RestoreCompleted
-				if err := json.Unmarshal(e.Data, &s); err != nil {
-					return err
-				}
-				delete(open, s.RestoreID)
-				st.lastResult = s.Result
-			}
-		}
-		for i := len(order) - 1; i >= 0; i-- {
-			if a, ok := open[order[i]]; ok {
-				st.unfinished = a
-				break
-			}
+		if err := st.foldLog(log); err != nil {
+			return err
 		}
 		for i := range seats {
 			ss := &seatState{seat: seats[i]}
 			if st.unfinished != nil {
-				entries, err := projections.SeatLogAt(r.Conn, ss.seat.Address, rev)
-				if err != nil {
+				if err := ss.foldAttempt(r.Conn, st.unfinished.RestoreID, rev); err != nil {
 					return err
-				}
-				for _, e := range entries {
-					switch e.Kind {
-					case "launched":
-						var l events.SeatLaunched
-						if json.Unmarshal(e.Data, &l) == nil && l.RestoreID == st.unfinished.RestoreID {
-							ss.launched = true
-						}
-					case "restored":
-						var o events.SeatRestored
-						if json.Unmarshal(e.Data, &o) == nil && o.RestoreID == st.unfinished.RestoreID {
-							ss.attempt = &o
-						}
-					}
 				}
 			}
 			if st.snapshot != nil && (st.snapshotSeq > ss.seat.LaunchedSeq || ss.launched) {
@@ -303,6 +259,68 @@ func (m *Manager) load(ctx context.Context, rig string, at commands.Read, live b
 		}
 	}
 	return st, nil
+}
+
+// foldLog reads the rig's log: its latest snapshot, the restore started
+// last that never completed, and the result of the last that did.
+func (st *rigState) foldLog(log []projections.RigLogEntry) error {
+	open := map[string]*events.RestoreStarted{}
+	var order []string
+	for _, e := range log {
+		switch events.Kind(e.Kind) {
+		case events.KindRigSnapshotTaken:
+			var s events.RigSnapshotTaken
+			if err := json.Unmarshal(e.Data, &s); err != nil {
+				return err
+			}
+			st.snapshot, st.snapshotSeq = &s, e.Seq
+		case events.KindRestoreStarted:
+			var s events.RestoreStarted
+			if err := json.Unmarshal(e.Data, &s); err != nil {
+				return err
+			}
+			open[s.RestoreID] = &s
+			order = append(order, s.RestoreID)
+		case events.KindRestoreCompleted:
+			var s events.RestoreCompleted
+			if err := json.Unmarshal(e.Data, &s); err != nil {
+				return err
+			}
+			delete(open, s.RestoreID)
+			st.lastResult = s.Result
+		}
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		if a, ok := open[order[i]]; ok {
+			st.unfinished = a
+			break
+		}
+	}
+	return nil
+}
+
+// foldAttempt reads what the unfinished restore restoreID did with the
+// seat: whether it launched it, and the outcome it recorded.
+func (ss *seatState) foldAttempt(conn *sqlite.Conn, restoreID string, rev int64) error {
+	entries, err := projections.SeatLogAt(conn, ss.seat.Address, rev)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		switch e.Kind {
+		case "launched":
+			var l events.SeatLaunched
+			if json.Unmarshal(e.Data, &l) == nil && l.RestoreID == restoreID {
+				ss.launched = true
+			}
+		case "restored":
+			var o events.SeatRestored
+			if json.Unmarshal(e.Data, &o) == nil && o.RestoreID == restoreID {
+				ss.attempt = &o
+			}
+		}
+	}
+	return nil
 }
 
 // workIssue says why a launch could not claim the seat's work now, or "".

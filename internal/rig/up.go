@@ -106,17 +106,9 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 	if err := requireSeats(st); err != nil {
 		return nil, err
 	}
-	fresh := map[string]bool{}
-	for _, a := range opts.Fresh {
-		found := false
-		for _, ss := range st.seats {
-			found = found || ss.seat.Address == a
-		}
-		if !found {
-			return nil, fault.New(fault.InvalidInput, "rig up: --fresh %s is not a seat of rig %s", a, opts.Rig).With("flag", "--fresh").With("address", a).
-				WithHint("awr seat list --rig %s", opts.Rig)
-		}
-		fresh[a] = true
+	fresh, err := freshSeats(st, opts)
+	if err != nil {
+		return nil, err
 	}
 	res := &UpResult{Rig: st.rig, Plan: opts.Plan, ProjectRevision: st.head}
 	if st.snapshot != nil {
@@ -186,27 +178,9 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 			}
 		}
 	}
-	var pending []*SeatPlan
-	for _, p := range res.Seats {
-		switch {
-		case p.seat.attempt != nil && p.Action == ActionNone:
-			// Restored earlier in this attempt: already recorded.
-		case p.Launches():
-			if err := m.launch(ctx, res.RestoreID, p); err != nil {
-				return nil, err
-			}
-			if p.Action != ActionNone {
-				pending = append(pending, p)
-			} else if err := m.record(ctx, res.RestoreID, st.rig, p); err != nil {
-				return nil, err
-			}
-		case p.Action == ActionVerify:
-			pending = append(pending, p)
-		default:
-			if err := m.record(ctx, res.RestoreID, st.rig, p); err != nil {
-				return nil, err
-			}
-		}
+	pending, err := m.launchSeats(ctx, res, st.rig)
+	if err != nil {
+		return nil, err
 	}
 	if err := m.verify(ctx, st.rig, res.RestoreID, pending); err != nil {
 		return nil, err
@@ -219,6 +193,52 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 	}
 	res.ProjectRevision = rev
 	return res, nil
+}
+
+// freshSeats returns the seats --fresh names, each a seat of the rig.
+func freshSeats(st *rigState, opts UpOptions) (map[string]bool, error) {
+	fresh := map[string]bool{}
+	for _, a := range opts.Fresh {
+		found := false
+		for _, ss := range st.seats {
+			found = found || ss.seat.Address == a
+		}
+		if !found {
+			return nil, fault.New(fault.InvalidInput, "rig up: --fresh %s is not a seat of rig %s", a, opts.Rig).With("flag", "--fresh").With("address", a).
+				WithHint("awr seat list --rig %s", opts.Rig)
+		}
+		fresh[a] = true
+	}
+	return fresh, nil
+}
+
+// launchSeats launches the seats of res that need it and records the
+// outcome of those that need no verification; it returns the seats whose
+// agents must still report (launched, or to verify).
+func (m *Manager) launchSeats(ctx context.Context, res *UpResult, rig string) ([]*SeatPlan, error) {
+	var pending []*SeatPlan
+	for _, p := range res.Seats {
+		switch {
+		case p.seat.attempt != nil && p.Action == ActionNone:
+			// Restored earlier in this attempt: already recorded.
+		case p.Launches():
+			if err := m.launch(ctx, res.RestoreID, p); err != nil {
+				return nil, err
+			}
+			if p.Action != ActionNone {
+				pending = append(pending, p)
+			} else if err := m.record(ctx, res.RestoreID, rig, p); err != nil {
+				return nil, err
+			}
+		case p.Action == ActionVerify:
+			pending = append(pending, p)
+		default:
+			if err := m.record(ctx, res.RestoreID, rig, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return pending, nil
 }
 
 // launch starts the seat's session (with its claim) and its agent in tmux.
@@ -242,20 +262,7 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 		}
 	}
 	fail := func(reason string, err error, session string) error {
-		if session != "" {
-			if _, eerr := commands.EndSession(ctx, m.Env, commands.EndRequest{SessionID: session, Outcome: events.OutcomeAbandoned,
-				Reason: "launch failed", Agent: s.Address}); eerr != nil && !fault.Is(eerr, fault.InvalidTransition) {
-				return eerr
-			}
-		}
-		p.Action, p.Outcome, p.Reason, p.SessionID = ActionNone, events.SeatFailed, reason, session
-		if p.Evidence == nil {
-			p.Evidence = &events.SeatEvidence{}
-		}
-		if err != nil {
-			p.Evidence.Error = err.Error()
-		}
-		return nil
+		return m.launchFailed(ctx, p, reason, err, session)
 	}
 	name := m.TmuxName(s.Address)
 	dir := filepath.Join(m.Dir, ".awr", "seats", s.Address)
@@ -328,6 +335,27 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 	script := "export PATH=" + shellQuote(m.agentPath()) + "\n" + cmd + "\nawr_status=$?\nprintf '%s\\n' \"$awr_status\" > " + shellQuote(exitFile(file)) + "\nexit $awr_status\n"
 	if err := m.Tmux.NewSession(ctx, name, m.seatDir(s.Cwd), env, script); err != nil {
 		return fail("tmux error: "+err.Error(), err, l.SessionID)
+	}
+	return nil
+}
+
+// launchFailed records that p's launch failed for reason (err, when
+// there is one): its new session, if it started one, is ended abandoned,
+// and the plan's outcome is failed with no action. It returns an error
+// only when the session could not be ended.
+func (m *Manager) launchFailed(ctx context.Context, p *SeatPlan, reason string, err error, session string) error {
+	if session != "" {
+		if _, eerr := commands.EndSession(ctx, m.Env, commands.EndRequest{SessionID: session, Outcome: events.OutcomeAbandoned,
+			Reason: "launch failed", Agent: p.seat.seat.Address}); eerr != nil && !fault.Is(eerr, fault.InvalidTransition) {
+			return eerr
+		}
+	}
+	p.Action, p.Outcome, p.Reason, p.SessionID = ActionNone, events.SeatFailed, reason, session
+	if p.Evidence == nil {
+		p.Evidence = &events.SeatEvidence{}
+	}
+	if err != nil {
+		p.Evidence.Error = err.Error()
 	}
 	return nil
 }

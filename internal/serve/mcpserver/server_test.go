@@ -191,7 +191,7 @@ func TestServer_ListTools(t *testing.T) {
 	require.ElementsMatch(t, []string{"awr_status", "awr_ready", "awr_intake_inspect", "awr_source_reindex", "awr_session_start",
 		"awr_session_checkpoint", "awr_session_end", "awr_session_resume", "awr_session_show", "awr_session_list", "awr_claim_acquire", "awr_claim_renew",
 		"awr_context_compile", "awr_recovery_inspect", "awr_client_bind", "awr_log", "awr_rig_ps", "awr_seat_show",
-		"awr_claim_release", "awr_client_show", "awr_source_list", "awr_source_add", "awr_verify", "awr_seat_list", "awr_seat_add", "awr_seat_remove", "awr_seat_clear_attention", "awr_seat_reconcile", "awr_recovery_verify", "awr_context_hygiene",
+		"awr_claim_release", "awr_client_show", "awr_source_list", "awr_source_add", "awr_verify", "awr_seat_list", "awr_seat_add", "awr_seat_remove", "awr_seat_clear_attention", "awr_seat_reconcile", "awr_recovery_verify", "awr_context_hygiene", "awr_context_confirm",
 		"awr_rig_up", "awr_rig_down", "awr_rig_send", "awr_rig_capture", "awr_rig_snapshot", "awr_rig_restore_check",
 		"awr_work_show", "awr_work_history", "awr_work_claim", "awr_work_release", "awr_work_handoff", "awr_evidence_add", "awr_work_complete",
 		"awr_exec_list", "awr_exec_show", "awr_search", "awr_audit",
@@ -280,8 +280,9 @@ func TestServer_Tools(t *testing.T) {
 	fails(t, cs, "awr_audit", map[string]any{"work": "CART-1", "format": "pdf"}, "InvalidInput") // the schema's enum
 	fails(t, cs, "awr_audit", map[string]any{"work": "NOPE-1"}, "NotFound")
 
-	lg := ok(t, cs, "awr_log", map[string]any{"session": succ, "limit": 0})
+	lg := ok(t, cs, "awr_log", map[string]any{"session": succ, "limit": 10000})
 	require.NotEmpty(t, lg["events"])
+	fails(t, cs, "awr_log", map[string]any{"session": succ, "limit": 0}, "InvalidInput") // the whole log at once: never over MCP
 	ok(t, cs, "awr_log", map[string]any{"kind": "session_started", "since": 1, "until": 100})
 
 	// awr_diff: the other session, started after the successor ended, is

@@ -77,8 +77,11 @@ func (s *Server) register() {
 		desc: "Where a session stands and the exact step to take next (read-only), as `awr recovery inspect --json`: claim state, last or inherited checkpoint, bindings, predecessor/successor, changes since the checkpoint."},
 		op((*project.Project).RecoveryInspect))
 	add(s, tool{name: "awr_context_hygiene", title: "What deserves pruning", readOnly: true,
-		desc: "List what deserves pruning, as `awr context hygiene --json`: loops open for 3 or more sessions, hypotheses unconfirmed over 3 sessions, facts and decisions recorded before a later change to their work item's source, checkpoints whose recorded HEAD is no longer an ancestor of HEAD; each finding has the exact command that retires it."},
+		desc: "List what deserves pruning, as `awr context hygiene --json`: each loop, decision, fact or hypothesis that evidence in the log or the repository contradicts or completes, the evidence quoted (a later fact or decision answering it, a commit or a ticked register item closing a loop, its work item's source changed after it, a duplicate), and checkpoints whose recorded HEAD is no longer an ancestor of HEAD; each finding has the exact command that retires it and the one that confirms it still holds. Age alone flags nothing."},
 		op((*project.Project).ContextHygiene))
+	add(s, tool{name: "awr_context_confirm", title: "Confirm an item still holds",
+		desc: "Record that a live loop, decision, fact or hypothesis of a work item still holds after checking the evidence hygiene quoted, as `awr context confirm ITEM --work KEY --agent LABEL [--note TEXT] --json`: hygiene stops flagging it for the evidence seen so far (the log by then, the commits HEAD then reached)."},
+		op((*project.Project).ContextConfirm))
 	add(s, tool{name: "awr_recovery_verify", title: "Prove a handoff was understood",
 		desc: "Check a successor's restatement of its handoff (next_action, open_loops and decisions as ids or texts, files_touched, remaining_check) against the recorded state and the repository, as `awr recovery verify --json`: verdict verified or attention_required and items[] with field, status (match, missing, extra, mismatch, closed, unverifiable), expected and stated. Records restatement_checked; a verdict other than verified comes as RestatementMismatch with the report in result."},
 		func(ctx context.Context, p *project.Project, in project.RecoveryVerifyRequest) (*project.RestatementResult, error) {
