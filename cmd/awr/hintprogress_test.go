@@ -78,7 +78,10 @@ func TestHints_RunAndProgress(t *testing.T) {
 	require.NoError(t, err)
 	covered := 0
 	for _, c := range hintCases {
-		row := regexp.MustCompile("(?m)^\\| `" + c.code + "` \\|.*$").FindString(string(catalogue))
+		// The code's row, or the row of the hints whose code is decided
+		// where the error is made.
+		row := regexp.MustCompile("(?m)^\\| `" + c.code + "` \\|.*$").FindString(string(catalogue)) +
+			regexp.MustCompile("(?m)^\\| any .*$").FindString(string(catalogue))
 		require.Contains(t, row, "`"+c.hint+"`", "%s: the catalogue lists no hint %q for %s", c.name, c.hint, c.code)
 		covered++
 		t.Run(c.name, func(t *testing.T) {
