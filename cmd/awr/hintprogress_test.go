@@ -80,7 +80,7 @@ func TestHints_RunAndProgress(t *testing.T) {
 	for _, c := range hintCases {
 		// The code's row, or the row of the hints whose code is decided
 		// where the error is made.
-		row := regexp.MustCompile("(?m)^\\| `" + c.code + "` \\|.*$").FindString(string(catalogue)) +
+		row := regexp.MustCompile("(?m)^\\| `"+c.code+"` \\|.*$").FindString(string(catalogue)) +
 			regexp.MustCompile("(?m)^\\| any .*$").FindString(string(catalogue))
 		require.Contains(t, row, "`"+c.hint+"`", "%s: the catalogue lists no hint %q for %s", c.name, c.hint, c.code)
 		covered++
