@@ -50,6 +50,7 @@ func TestServer_EveryToolResult(t *testing.T) {
 	ok(t, cs, "awr_client_bind", map[string]any{"client": "claude", "external_session": "c0ffee00-0000-4000-8000-000000000001", "work": "CART-1", "session": sid})
 	ok(t, cs, "awr_client_show", map[string]any{"client": "claude", "external_session": "c0ffee00-0000-4000-8000-000000000001"})
 	ok(t, cs, "awr_context_hygiene", nil)
+	ok(t, cs, "awr_context_confirm", map[string]any{"item": "D-1", "work": "CART-1", "agent": "builder", "note": "still postgres"})
 	ok(t, cs, "awr_search", map[string]any{"query": "cart*"})
 	ok(t, cs, "awr_work_show", map[string]any{"key": "CART-1"})
 	ok(t, cs, "awr_work_history", map[string]any{"key": "CART-1"})
