@@ -139,7 +139,7 @@ func TestHandoff(t *testing.T) {
 	first := serve(t, bin, "--project", dir)
 	tools, err := first.ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	require.Len(t, tools.Tools, 54)
+	require.Len(t, tools.Tools, 55)
 
 	ready := ok(t, first, "awr_ready", map[string]any{})
 	require.Equal(t, "CART-1", field(ready, "ready").([]any)[0].(map[string]any)["key"])
