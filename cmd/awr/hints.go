@@ -165,9 +165,12 @@ func (h hinter) lines(s string) string {
 			}
 			l = l[:from] + h.text(l[from:])
 		} else if t := strings.TrimLeft(l, " "); strings.HasPrefix(t, "awr ") {
-			// A line that is a command (search's show, hygiene's
-			// retiring command).
-			l = l[:len(l)-len(t)] + h.text(t)
+			// A line that is one command and nothing else (search's
+			// show, hygiene's retiring command); prose that begins with
+			// one is left alone.
+			if sp := commandSpans(h.root, t); len(sp) == 1 && sp[0] == [2]int{0, len(t)} {
+				l = l[:len(l)-len(t)] + h.text(t)
+			}
 		}
 		if nl {
 			l += "\n"
