@@ -111,7 +111,7 @@ func TestClaim_NeverDecidedOnATamperedProjection(t *testing.T) {
 	_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "rival", Claim: true})
 	require.True(t, fault.Is(err, fault.Storage), "%v", err)
 	require.Contains(t, err.Error(), "disagrees with the log")
-	require.Equal(t, "awr replay", fault.As(err).Hint)
+	require.Equal(t, "awr verify", fault.As(err).Hint)
 	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
 		require.Equal(t, before, r.Head, "nothing written")
 		return nil
@@ -150,7 +150,7 @@ func TestSession_NeverDecidedOnATamperedProjection(t *testing.T) {
 			_, err = commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: st.Session.ID, Agent: "a", Digest: "d", NextAction: "n"})
 			require.True(t, fault.Is(err, fault.Storage), "%v", err)
 			require.Contains(t, err.Error(), "the sessions projection disagrees with the log")
-			require.Equal(t, "awr replay", fault.As(err).Hint)
+			require.Equal(t, "awr verify", fault.As(err).Hint)
 			require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
 				require.Equal(t, before, r.Head, "nothing written")
 				return nil

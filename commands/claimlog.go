@@ -96,7 +96,7 @@ func (c *logClaim) live(now int64) bool {
 // does not say what the log says about work.
 func projectionDisagrees(work, what string) error {
 	return fault.New(fault.Storage, "claim %s: the claims projection disagrees with the log (%s); no claim is decided on it", work, what).
-		With("work", work).WithHint("awr replay")
+		With("work", work).WithHint("awr verify")
 }
 
 // checkClaimsAgree compares the projection's live claim on work (nil:
@@ -148,7 +148,7 @@ func sessionAgrees(tx *events.Tx, op, id string, s *projections.Session) error {
 	}
 	disagrees := func(what string) error {
 		return fault.New(fault.Storage, "%s: the sessions projection disagrees with the log (%s); nothing is decided on it", op, what).
-			With("session_id", id).WithHint("awr replay")
+			With("session_id", id).WithHint("awr verify")
 	}
 	switch {
 	case s == nil && started != nil:

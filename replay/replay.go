@@ -164,8 +164,8 @@ func RebuildAndVerify(ctx context.Context, store *events.Store, progress func(do
 			}
 			names += m.Name
 		}
-		return res, fault.New(fault.VerifyFailed, "replay --verify: %d projection(s) differ from a rebuild of the log: %s", len(mismatches), names).
-			With("mismatches", mismatches).WithHint("awr replay")
+		return res, fault.New(fault.VerifyFailed, "replay --verify: %d projection(s) differ from a rebuild of the log: %s; keep the evidence before any repair (awr export --output FILE, or a copy of .awr/), then rebuild them with awr replay", len(mismatches), names).
+			With("mismatches", mismatches).WithHint(EvidenceHint)
 	}
 	return res, nil
 }

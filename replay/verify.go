@@ -22,6 +22,12 @@ type Check struct {
 	Detail string `json:"detail"`
 }
 
+// EvidenceHint is the hint of a verification that failed where the
+// usual repair (awr replay, a rebuild of the projections) would destroy
+// what the failure found: a copy of the log first. The message names the
+// repair to run after it.
+const EvidenceHint = "awr export --output FILE"
+
 // VerifyResult reports `awr verify`.
 type VerifyResult struct {
 	OK              bool                 `json:"ok"`
@@ -208,7 +214,11 @@ func Verify(ctx context.Context, store *events.Store, progress func(done, total 
 		} else if res.Problem == "the append-only triggers were removed" {
 			e.Hint = "awr export --output FILE"
 		} else {
-			e.Hint = "awr replay"
+			// A rebuild (awr replay) would erase the projections that
+			// disagree with the log, the trace of what happened: the
+			// evidence is kept first, and the repair named after it.
+			e.Message += "; keep the evidence before any repair (awr export --output FILE, or a copy of .awr/), then rebuild the projections with awr replay"
+			e.Hint = EvidenceHint
 		}
 		return res, e
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/awr-dev/awr/internal/project"
@@ -58,14 +60,18 @@ func printDiff(w io.Writer, res *project.DiffResult) {
 			for _, f := range e.Fields {
 				switch e.Change {
 				case project.DiffAdded:
-					fmt.Fprintf(w, "      %s: %s\n", f.Field, clip(string(f.After), 80))
+					fmt.Fprintf(w, "      %s: %s\n", f.Field, diffValue(f.Field, f.After))
 				case project.DiffRemoved:
-					fmt.Fprintf(w, "      %s: %s\n", f.Field, clip(string(f.Before), 80))
+					fmt.Fprintf(w, "      %s: %s\n", f.Field, diffValue(f.Field, f.Before))
 				default:
-					fmt.Fprintf(w, "      %s: %s → %s\n", f.Field, clip(string(f.Before), 60), clip(string(f.After), 60))
+					fmt.Fprintf(w, "      %s: %s → %s\n", f.Field, diffValue(f.Field, f.Before), diffValue(f.Field, f.After))
 				}
 			}
 		}
+	}
+	if res.Hidden > 0 {
+		fmt.Fprintf(w, "(%s of bookkeeping left out: source content hashes, items' lines in their files; awr diff --from %d --to %d --all shows them)\n",
+			count(res.Hidden, "field", "fields"), res.From, res.To)
 	}
 	if res.Changed == 0 && len(res.Events) == 0 {
 		fmt.Fprintf(w, "nothing changed between %d and %d\n", res.From, res.To)
@@ -78,4 +84,30 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// diffValue renders a field's JSON value for people, whole: a string
+// without its quotes (its lines after the first indented under the
+// field), a time (a field named *_at holding UTC milliseconds) in ISO
+// 8601 UTC, null as "(none)", anything else as its JSON.
+func diffValue(field string, raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	switch x := v.(type) {
+	case nil:
+		return "(none)"
+	case string:
+		if x == "" {
+			return `""`
+		}
+		return strings.ReplaceAll(x, "\n", "\n        ")
+	case float64:
+		leaf := field[strings.LastIndex(field, ".")+1:]
+		if strings.HasSuffix(leaf, "_at") && x > 0 && x == float64(int64(x)) {
+			return time.UnixMilli(int64(x)).UTC().Format("2006-01-02T15:04:05.000Z")
+		}
+	}
+	return string(raw)
 }

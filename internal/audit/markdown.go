@@ -252,7 +252,7 @@ func (c Chain) Verdict() string {
 		return "empty log, nothing to verify"
 	}
 	if c.Verified {
-		return fmt.Sprintf("verified through seq %d: seq 1..%d contiguous, every hash recomputes, the log's rules hold", c.Through, c.Through)
+		return fmt.Sprintf("chain intact through seq %d (seq 1..%d contiguous, every hash recomputes, the log's rules hold), not anchored: a rewritten and re-hashed history would also pass; run `awr anchor`, then `awr verify --anchors`", c.Through, c.Through)
 	}
 	return fmt.Sprintf("NOT VERIFIED: seq %d: %s", c.FirstBadSeq, c.Problem)
 }

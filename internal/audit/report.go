@@ -73,6 +73,10 @@ func Time(ms int64) string {
 // report's revision, as `awr verify` checks them.
 type Chain struct {
 	Verified bool `json:"verified"`
+	// Anchored is always false: the report checks the chain, not the
+	// witnesses kept outside it (awr verify --anchors does), so a
+	// rewritten and re-hashed history would verify here too.
+	Anchored bool `json:"anchored"`
 	// Through is the last seq the verdict covers: the report's revision.
 	Through     int64  `json:"through_seq"`
 	FirstBadSeq int64  `json:"first_bad_seq,omitempty"`

@@ -56,7 +56,7 @@ func TestChain_Verdict(t *testing.T) {
 		want  string
 	}{
 		"Empty":    {audit.Chain{Verified: true}, "empty log, nothing to verify"},
-		"Verified": {audit.Chain{Verified: true, Through: 12}, "verified through seq 12: seq 1..12 contiguous, every hash recomputes, the log's rules hold"},
+		"Verified": {audit.Chain{Verified: true, Through: 12}, "chain intact through seq 12 (seq 1..12 contiguous, every hash recomputes, the log's rules hold), not anchored: a rewritten and re-hashed history would also pass; run `awr anchor`, then `awr verify --anchors`"},
 		"Broken":   {audit.Chain{Through: 12, FirstBadSeq: 7, Problem: "hash does not recompute"}, "NOT VERIFIED: seq 7: hash does not recompute"},
 	} {
 		require.Equal(t, c.want, c.chain.Verdict(), name)
@@ -277,7 +277,7 @@ func TestReport_JSON(t *testing.T) {
 	require.JSONEq(t, `{
 		"subject": {"kind": "session", "id": "S-1"}, "project_id": "P-1", "project_revision": 2,
 		"head_hash": "ab", "head_at": "1970-01-01T00:00:00.000Z",
-		"chain": {"verified": true, "through_seq": 2},
+		"chain": {"verified": true, "anchored": false, "through_seq": 2},
 		"work": [],
 		"sessions": [{"started": {"seq": 1, "hash": "aa", "at": "1970-01-01T00:00:00.000Z"}, "id": "S-1", "work": "W-1", "agent": "a"}],
 		"claims": [], "checkpoints": [], "resumes": [], "restatements": [], "bindings": [], "host_events": [],

@@ -79,7 +79,7 @@ var wantFull = doc(
 	"",
 	"- project: shop (P-1)",
 	"- made at: project_revision 12, head hash `ffff`, 2026-11-30T00:53:32.000Z",
-	"- chain: verified through seq 12: seq 1..12 contiguous, every hash recomputes, the log's rules hold",
+	"- chain: chain intact through seq 12 (seq 1..12 contiguous, every hash recomputes, the log's rules hold), not anchored: a rewritten and re-hashed history would also pass; run `awr anchor`, then `awr verify --anchors`",
 	"- work item `CART-1`: Persist the cart (status doing, from tasks.md)",
 	"- sessions: 1; claim events: 1; checkpoints: 1; resumes: 1; restatement checks: 1",
 	"",
@@ -249,7 +249,7 @@ func TestHTML_Full(t *testing.T) {
 	for _, line := range []string{
 		"<title>Audit of work CART-1</title>",
 		"<h1>Audit of work <code>CART-1</code></h1>",
-		`<li>chain: <span class="ok">verified through seq 12: seq 1..12 contiguous, every hash recomputes, the log&#39;s rules hold</span></li>`,
+		"<li>chain: <span class=\"ok\">chain intact through seq 12 (seq 1..12 contiguous, every hash recomputes, the log&#39;s rules hold), not anchored: a rewritten and re-hashed history would also pass; run `awr anchor`, then `awr verify --anchors`</span></li>",
 		"<li>work item <code>CART-1</code>: Persist the cart (status doing, from tasks.md)</li>",
 		`<li>started: <span class="ref">seq 2 · <code>cccccccc</code> · 2026-11-30T00:53:22.000Z by builder</span></li>`,
 		"<li>repository at start: branch <code>main</code>, commit <code>c0ffee</code>, dirty <code>fp1</code>\n<ul>\n<li>dirty files:\n<ul>\n<li>modified <code>cart.go</code></li>\n</ul></li>\n" +

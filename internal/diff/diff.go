@@ -30,6 +30,8 @@ type Request struct {
 	Work    string
 	Session string
 	Seat    string
+	// All keeps the bookkeeping fields (Bookkeeping) a diff leaves out.
+	All bool
 }
 
 // Event is one event between the two revisions, with a short summary
@@ -102,6 +104,28 @@ type Result struct {
 	// Changed is the number of entities that differ.
 	Changed int  `json:"changed"`
 	Read    Read `json:"read"`
+	// All says the bookkeeping fields were kept (--all).
+	All bool `json:"all,omitempty"`
+	// Hidden counts the bookkeeping fields left out (without --all): a
+	// source's content hash and an item's place in its file change for
+	// every item of a file when one item does, and say nothing of the
+	// item itself. An entity whose only changes are those is left out.
+	Hidden int `json:"hidden"`
+}
+
+// Bookkeeping reports whether a field (a flattened name, parent.child)
+// is bookkeeping: the hash of a whole source file carried by each of its
+// items, an item's lines in its file, and the index's own counters. awr
+// diff shows them only with --all.
+func Bookkeeping(field string) bool {
+	leaf := field[strings.LastIndex(field, ".")+1:]
+	switch leaf {
+	case "content_hash", "options_hash", "revision_indexed", "mtime_ms", "indexed_at":
+		return true
+	case "line_start", "line_end":
+		return strings.HasPrefix(field, "source.")
+	}
+	return false
 }
 
 // Check refuses a request before any read: more than one of --work,
@@ -133,7 +157,7 @@ func Check(req Request) error {
 // a revision beyond the head or From after To; NotFound for a work item,
 // session or seat unknown at To.
 func On(conn *sqlite.Conn, head int64, req Request) (*Result, error) {
-	res := &Result{ProjectRevision: head, From: req.From, Work: req.Work, Session: req.Session, Seat: req.Seat, Events: []Event{}}
+	res := &Result{ProjectRevision: head, From: req.From, Work: req.Work, Session: req.Session, Seat: req.Seat, All: req.All, Events: []Event{}}
 	to := head
 	if req.To != nil {
 		to = *req.To
@@ -506,10 +530,11 @@ func (d *differ) compare(res *Result) error {
 				return err
 			}
 			d.reads += len(before) + len(after)
-			ents, err := diffVersions(before, after)
+			ents, hidden, err := diffVersions(before, after, d.req.All)
 			if err != nil {
 				return err
 			}
+			res.Hidden += hidden
 			*m.out = append(*m.out, ents...)
 		}
 		res.Changed += len(*m.out)
@@ -548,7 +573,7 @@ func contains(ss []string, s string) bool {
 
 // diffVersions compares the versions of one entity (or of one work
 // item's knowledge, or of a key's work items) as of both revisions.
-func diffVersions(before, after []version) ([]Entity, error) {
+func diffVersions(before, after []version, all bool) ([]Entity, int, error) {
 	type pair struct {
 		work   string
 		b, a   map[string]json.RawMessage
@@ -568,7 +593,7 @@ func diffVersions(before, after []version) ([]Entity, error) {
 	for _, v := range before {
 		f, err := flatten(v.v)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		p := get(v)
 		p.b, p.bo = f, true
@@ -576,16 +601,30 @@ func diffVersions(before, after []version) ([]Entity, error) {
 	for _, v := range after {
 		f, err := flatten(v.v)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		p := get(v)
 		p.a, p.ao = f, true
 		p.work = v.work
 	}
 	var out []Entity
+	hidden := 0
 	for _, id := range order {
 		p := pairs[id]
 		fields := diffFields(p.b, p.a)
+		if !all && p.bo && p.ao {
+			// An entity added or removed shows whole; a changed one shows
+			// what changed in it, not in the file it came from.
+			kept := fields[:0]
+			for _, f := range fields {
+				if Bookkeeping(f.Field) {
+					hidden++
+					continue
+				}
+				kept = append(kept, f)
+			}
+			fields = kept
+		}
 		if len(fields) == 0 {
 			continue
 		}
@@ -598,7 +637,7 @@ func diffVersions(before, after []version) ([]Entity, error) {
 		}
 		out = append(out, Entity{ID: id, Work: p.work, Change: change, Fields: fields})
 	}
-	return out, nil
+	return out, hidden, nil
 }
 
 // ignoredFields are bookkeeping every new version changes.

@@ -278,6 +278,7 @@ type DiffRequest struct {
 	Work    string `name:"work" json:"work,omitempty" help:"Only what concerns this work item: its events (those of awr log --work) and its entities." placeholder:"KEY"`
 	Session string `name:"session" json:"session,omitempty" help:"Only what concerns this session: its events (those of awr log --session) and its entities." placeholder:"ID"`
 	Seat    string `name:"seat" json:"seat,omitempty" help:"Only what concerns this seat: its events, those of its sessions, and their entities." placeholder:"ROLE@RIG"`
+	All     bool   `name:"all" json:"all,omitempty" help:"Also show bookkeeping fields (a source's content hash, an item's lines in its file), left out by default."`
 }
 
 // The types of `awr diff`'s answer (package diff).

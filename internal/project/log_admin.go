@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,6 +48,32 @@ type VerifyResult struct {
 	Anchors *AnchorCheck `json:"anchors,omitempty"`
 	// ExpectHead is the head check (--expect-head).
 	ExpectHead *HeadCheck `json:"expect_head,omitempty"`
+	// Anchored counts the anchors of this project (and of the project it
+	// was forked from, up to the fork) the chain was checked against and
+	// that hold: 0 without --anchors. A chain checked against no anchor
+	// proves only that it is self-consistent: a history rewritten and
+	// re-hashed from its first changed event would pass as well.
+	Anchored int `json:"anchored"`
+	// Verdict is the one sentence that says what passed, and what a pass
+	// proves (VerdictOf); empty when the verification failed.
+	Verdict string `json:"verdict,omitempty"`
+}
+
+// NotAnchored is the verdict of a verification that passed without an
+// anchor: what it proves, what it cannot, and the command that would make
+// it prove more.
+const NotAnchored = "chain intact, not anchored: a rewritten and re-hashed history would also pass; run `awr anchor`"
+
+// VerdictOf is the verdict of a passed verification that checked n
+// anchors: "verified against N anchor(s)" only when there were some.
+func VerdictOf(n int) string {
+	switch n {
+	case 0:
+		return NotAnchored
+	case 1:
+		return "chain intact, verified against 1 anchor"
+	}
+	return fmt.Sprintf("chain intact, verified against %d anchors", n)
 }
 
 // Verify checks seq continuity, the hash chain, the domain's rules and the
@@ -100,6 +127,12 @@ func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult,
 	}
 	if err != nil && (res.Anchors == nil || res.Anchors.Broken == nil) {
 		return res, err
+	}
+	if err == nil && werr == nil && res.OK {
+		if res.Anchors != nil && res.Anchors.OK {
+			res.Anchored = res.Anchors.Checked
+		}
+		res.Verdict = VerdictOf(res.Anchored)
 	}
 	return res, werr
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
 )
 
 // HeadResult is the log's head: the revision, the hash and the time of
@@ -45,4 +46,174 @@ func EventKinds() []string {
 		out[i] = string(k)
 	}
 	return out
+}
+
+// SeekRequest asks for the first event at or after a time (UTC ms).
+type SeekRequest struct {
+	Read
+	// Time is UTC milliseconds.
+	Time int64 `json:"time"`
+}
+
+// SeekResult is the first event at or after the time asked for: its seq
+// and time, 0 when every event is older (Seq then says the head).
+type SeekResult struct {
+	ProjectRevision int64 `json:"project_revision"`
+	Seq             int64 `json:"seq"`
+	OccurredAt      int64 `json:"occurred_at,omitempty"`
+}
+
+// Seek finds the first event at or after req.Time, as of the request's
+// revision, by a binary search on seq: occurred_at never decreases with
+// seq (the log's rule), so the search reads about log2(revision) events
+// and never the log.
+// Errors: InvalidInput for --at beyond the head; Storage.
+func (p *Project) Seek(ctx context.Context, req SeekRequest) (*SeekResult, error) {
+	res := &SeekResult{}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+		res.ProjectRevision = rev
+		seq, at, err := seekTime(r, rev, req.Time)
+		res.Seq, res.OccurredAt = seq, at
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// occurredAt returns the time of the event at seq.
+func occurredAt(r *events.Reader, seq int64) (int64, error) {
+	var at int64
+	err := events.ScanEvents(r.Conn, seq, seq, func(e *events.Event) error { at = e.OccurredAt; return nil })
+	return at, err
+}
+
+// seekTime returns the first seq in 1..rev whose event occurred at or
+// after t and that time, or (0, 0) when none did.
+func seekTime(r *events.Reader, rev, t int64) (int64, int64, error) {
+	lo, hi := int64(1), rev+1 // the answer lies in [lo, hi]; hi = rev+1: none
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		at, err := occurredAt(r, mid)
+		if err != nil {
+			return 0, 0, err
+		}
+		if at >= t {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if lo > rev {
+		return 0, 0, nil
+	}
+	at, err := occurredAt(r, lo)
+	return lo, at, err
+}
+
+// MaxHistogramBuckets bounds the buckets of one histogram.
+const MaxHistogramBuckets = 500
+
+// HistogramRequest asks how many events fell in each of Buckets equal
+// intervals of time between From and To (UTC ms; 0: the first event's
+// time, the last event's), as of the request's revision.
+type HistogramRequest struct {
+	Read
+	From    int64 `json:"from,omitempty"`
+	To      int64 `json:"to,omitempty"`
+	Buckets int   `json:"buckets"`
+}
+
+// HistogramBucket is one interval of a histogram: [Start, End) in UTC
+// ms, the number of events in it and the first of them (0 when none).
+type HistogramBucket struct {
+	Start    int64 `json:"start"`
+	End      int64 `json:"end"`
+	Count    int64 `json:"count"`
+	FirstSeq int64 `json:"first_seq,omitempty"`
+}
+
+// HistogramResult is the time axis of `awr ui`: events per interval.
+type HistogramResult struct {
+	ProjectRevision int64             `json:"project_revision"`
+	From            int64             `json:"from"`
+	To              int64             `json:"to"`
+	Buckets         []HistogramBucket `json:"buckets"`
+}
+
+// Histogram counts the events of each interval of time without reading
+// them: occurred_at never decreases with seq, so each interval's first
+// seq is found by a binary search (Seek) and the counts are differences
+// of seqs. Its cost is about Buckets × log2(revision) reads of one event.
+// Errors: InvalidInput for Buckets outside 1 to MaxHistogramBuckets,
+// From after To, --at beyond the head; Storage.
+func (p *Project) Histogram(ctx context.Context, req HistogramRequest) (*HistogramResult, error) {
+	if req.Buckets < 1 || req.Buckets > MaxHistogramBuckets {
+		return nil, fault.New(fault.InvalidInput, "histogram: buckets %d: a histogram has 1 to %d buckets", req.Buckets, MaxHistogramBuckets).
+			With("field", "buckets").With("min", 1).With("max", MaxHistogramBuckets)
+	}
+	if req.From < 0 || req.To < 0 || (req.To > 0 && req.From > req.To) {
+		return nil, fault.New(fault.InvalidInput, "histogram: from %d to %d is not an interval of time (UTC ms, from before to)", req.From, req.To).
+			With("from", req.From).With("to", req.To)
+	}
+	res := &HistogramResult{Buckets: []HistogramBucket{}}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+		res.ProjectRevision = rev
+		if rev == 0 {
+			return nil
+		}
+		from, to := req.From, req.To
+		var err error
+		if from == 0 {
+			if from, err = occurredAt(r, 1); err != nil {
+				return err
+			}
+		}
+		if to == 0 {
+			if to, err = occurredAt(r, rev); err != nil {
+				return err
+			}
+			to++ // the last event lies inside the last interval
+		}
+		if to <= from {
+			to = from + 1
+		}
+		res.From, res.To = from, to
+		// Exactly req.Buckets intervals, their bounds spread over [from,
+		// to) (each at least 1 ms: a span shorter than that is widened, and
+		// nothing at or after to is counted).
+		n := int64(req.Buckets)
+		span := max(to-from, n)
+		// first is the first seq at or after each boundary (rev+1: none).
+		first := func(t int64) (int64, error) {
+			s, _, err := seekTime(r, rev, t)
+			if s == 0 {
+				s = rev + 1
+			}
+			return s, err
+		}
+		lo, err := first(from)
+		if err != nil {
+			return err
+		}
+		for i := range n {
+			start, end := from+i*span/n, from+(i+1)*span/n
+			hi, err := first(min(end, to))
+			if err != nil {
+				return err
+			}
+			b := HistogramBucket{Start: start, End: end, Count: hi - lo}
+			if b.Count > 0 {
+				b.FirstSeq = lo
+			}
+			res.Buckets = append(res.Buckets, b)
+			lo = hi
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }

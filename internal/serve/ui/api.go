@@ -3,8 +3,12 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,12 +51,30 @@ type KindsResult struct {
 	Kinds []string `json:"kinds"`
 }
 
+// MaxPage bounds the events of one /api/log answer: the page never asks
+// for the whole log, and the server never reads it for one request.
+const MaxPage = 1000
+
+// DefaultPage is the page size of /api/log without ?limit.
+const DefaultPage = 200
+
+// MaxSearch bounds the hits of one /api/search answer.
+const MaxSearch = 50
+
 func (a *api) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/head", func(w http.ResponseWriter, r *http.Request) {
+		if _, err := params(r); err != nil {
+			answer[project.HeadResult](w, nil, err)
+			return
+		}
 		v, err := a.p.Head(r.Context())
 		answer(w, v, err)
 	})
 	mux.HandleFunc("GET /api/kinds", func(w http.ResponseWriter, r *http.Request) {
+		if _, err := params(r); err != nil {
+			answer[KindsResult](w, nil, err)
+			return
+		}
 		answer(w, &KindsResult{Kinds: project.EventKinds()}, nil)
 	})
 	mux.HandleFunc("GET /api/log", func(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +87,12 @@ func (a *api) routes(mux *http.ServeMux) {
 		answer(w, v, err)
 	})
 	mux.HandleFunc("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
-		at, err := readOf(r)
+		q, err := params(r, "at")
+		if err != nil {
+			answer[project.StatusResult](w, nil, err)
+			return
+		}
+		at, err := q.read()
 		if err != nil {
 			answer[project.StatusResult](w, nil, err)
 			return
@@ -74,7 +101,12 @@ func (a *api) routes(mux *http.ServeMux) {
 		answer(w, v, err)
 	})
 	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) {
-		at, err := readOf(r)
+		q, err := params(r, "at")
+		if err != nil {
+			answer[StateResult](w, nil, err)
+			return
+		}
+		at, err := q.read()
 		if err != nil {
 			answer[StateResult](w, nil, err)
 			return
@@ -82,14 +114,134 @@ func (a *api) routes(mux *http.ServeMux) {
 		v, err := a.state(r.Context(), at)
 		answer(w, v, err)
 	})
+	mux.HandleFunc("GET /api/seek", func(w http.ResponseWriter, r *http.Request) {
+		v, err := a.seek(r)
+		answer(w, v, err)
+	})
+	mux.HandleFunc("GET /api/histogram", func(w http.ResponseWriter, r *http.Request) {
+		v, err := a.histogram(r)
+		answer(w, v, err)
+	})
+	mux.HandleFunc("GET /api/search", func(w http.ResponseWriter, r *http.Request) {
+		v, err := a.search(r)
+		answer(w, v, err)
+	})
+	mux.HandleFunc("GET /api/diff", func(w http.ResponseWriter, r *http.Request) {
+		v, err := a.diff(r)
+		answer(w, v, err)
+	})
+	mux.HandleFunc("GET /api/export", a.export)
 	mux.HandleFunc("GET /api/verify", func(w http.ResponseWriter, r *http.Request) {
-		v, err := a.verify(r.Context(), r.URL.Query().Get("fresh") == "1")
+		q, err := params(r, "fresh")
+		if err != nil {
+			answer[VerifyAnswer](w, nil, err)
+			return
+		}
+		v, err := a.verify(r.Context(), q.get("fresh") == "1")
 		answer(w, v, err)
 	})
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		answer[struct{}](w, nil, fault.New(fault.NotFound, "ui: no API at %s", r.URL.Path).
 			With("path", r.URL.Path).WithHint("awr ui"))
 	})
+}
+
+// seek answers /api/seek?time=T (UTC ms, or an RFC 3339 time) [&at=REV].
+func (a *api) seek(r *http.Request) (*project.SeekResult, error) {
+	q, err := params(r, "time", "at")
+	if err != nil {
+		return nil, err
+	}
+	at, err := q.read()
+	if err != nil {
+		return nil, err
+	}
+	t, err := q.time("time")
+	if err != nil {
+		return nil, err
+	}
+	if !q.has("time") {
+		return nil, fault.New(fault.InvalidInput, "ui: /api/seek needs ?time= (UTC ms or an RFC 3339 time)").With("field", "time")
+	}
+	return a.p.Seek(r.Context(), project.SeekRequest{Read: at, Time: t})
+}
+
+// histogram answers /api/histogram?buckets=N[&from=T&to=T&at=REV].
+func (a *api) histogram(r *http.Request) (*project.HistogramResult, error) {
+	q, err := params(r, "buckets", "from", "to", "at")
+	if err != nil {
+		return nil, err
+	}
+	at, err := q.read()
+	if err != nil {
+		return nil, err
+	}
+	req := project.HistogramRequest{Read: at, Buckets: 100}
+	if q.has("buckets") {
+		n, err := q.int("buckets")
+		if err != nil {
+			return nil, err
+		}
+		if n < 1 || n > project.MaxHistogramBuckets {
+			return nil, fault.New(fault.InvalidInput, "ui: ?buckets=%d: a histogram has 1 to %d buckets", n, project.MaxHistogramBuckets).
+				With("field", "buckets").With("max", project.MaxHistogramBuckets)
+		}
+		req.Buckets = int(n)
+	}
+	if req.From, err = q.time("from"); err != nil {
+		return nil, err
+	}
+	if req.To, err = q.time("to"); err != nil {
+		return nil, err
+	}
+	return a.p.Histogram(r.Context(), req)
+}
+
+// search answers /api/search?q=WORDS[&limit=N&at=REV]: the project's
+// full-text index (awr search), each hit with the seq it was written at.
+func (a *api) search(r *http.Request) (*project.SearchResult, error) {
+	q, err := params(r, "q", "limit", "at", "kind")
+	if err != nil {
+		return nil, err
+	}
+	at, err := q.read()
+	if err != nil {
+		return nil, err
+	}
+	limit := 20
+	if q.has("limit") {
+		n, err := q.int("limit")
+		if err != nil {
+			return nil, err
+		}
+		if n < 1 || n > MaxSearch {
+			return nil, fault.New(fault.InvalidInput, "ui: ?limit=%d: a search answers 1 to %d hits", n, MaxSearch).
+				With("field", "limit").With("max", MaxSearch)
+		}
+		limit = int(n)
+	}
+	return a.p.Search(r.Context(), project.SearchRequest{Read: at, Query: q.get("q"), Kind: q.get("kind"), Limit: &limit})
+}
+
+// diff answers /api/diff?from=R1[&to=R2&work=KEY&session=ID]: awr diff.
+func (a *api) diff(r *http.Request) (*project.DiffResult, error) {
+	q, err := params(r, "from", "to", "work", "session")
+	if err != nil {
+		return nil, err
+	}
+	from, err := q.int("from")
+	if err != nil {
+		return nil, err
+	}
+	req := project.DiffRequest{From: from, Work: q.get("work"), Session: q.get("session")}
+	if q.has("to") {
+		to, err := q.int("to")
+		if err != nil {
+			return nil, err
+		}
+		req.To = &to
+	}
+	return a.p.Diff(r.Context(), req)
 }
 
 // state reads the status, the sessions and the work items at one
@@ -138,46 +290,85 @@ func (a *api) verify(ctx context.Context, fresh bool) (*VerifyAnswer, error) {
 	return ans, nil
 }
 
-// logRequest reads `awr log`'s flags from the query.
+// logRequest reads `awr log`'s flags from the query. The page size is
+// bounded (1 to MaxPage; DefaultPage without ?limit): 0, which is "all"
+// on the CLI, is refused here.
 func logRequest(r *http.Request) (project.LogRequest, error) {
-	q := r.URL.Query()
-	at, err := readOf(r)
+	q, err := params(r, "at", "session", "work", "kind", "since", "until", "limit")
 	if err != nil {
 		return project.LogRequest{}, err
 	}
-	req := project.LogRequest{Read: at, Session: q.Get("session"), Work: q.Get("work"), Kind: q.Get("kind")}
-	if req.Since, err = intParam(r, "since"); err != nil {
+	at, err := q.read()
+	if err != nil {
+		return project.LogRequest{}, err
+	}
+	req := project.LogRequest{Read: at, Session: q.get("session"), Work: q.get("work"), Kind: q.get("kind")}
+	if req.Since, err = q.int("since"); err != nil {
 		return req, err
 	}
-	if req.Until, err = intParam(r, "until"); err != nil {
+	if req.Until, err = q.int("until"); err != nil {
 		return req, err
 	}
-	if q.Has("limit") {
-		n, err := intParam(r, "limit")
+	limit := DefaultPage
+	if q.has("limit") {
+		n, err := q.int("limit")
 		if err != nil {
 			return req, err
 		}
-		l := int(n)
-		req.Limit = &l
+		if n < 1 || n > MaxPage {
+			return req, fault.New(fault.InvalidInput, "ui: ?limit=%d: a page holds 1 to %d events (the page reads the log a page at a time)", n, MaxPage).
+				With("field", "limit").With("min", 1).With("max", MaxPage)
+		}
+		limit = int(n)
 	}
+	req.Limit = &limit
 	return req, nil
 }
 
-// readOf reads ?at=REV (absent: the head).
-func readOf(r *http.Request) (project.Read, error) {
-	if !r.URL.Query().Has("at") {
+// query is a request's query string, parsed strictly.
+type query url.Values
+
+// params parses the query of r strictly: malformed (a bad escape, a
+// semicolon), a parameter the endpoint does not take, or one given twice
+// is InvalidInput, never ignored.
+func params(r *http.Request, allowed ...string) (query, error) {
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, fault.New(fault.InvalidInput, "ui: the query of %s is malformed: %v", r.URL.Path, err).With("path", r.URL.Path)
+	}
+	for k, vs := range v {
+		if !slices.Contains(allowed, k) {
+			return nil, fault.New(fault.InvalidInput, "ui: %s takes no parameter %q (it takes: %s)", r.URL.Path, k, strings.Join(allowed, ", ")).
+				With("path", r.URL.Path).With("parameter", k)
+		}
+		if len(vs) > 1 {
+			return nil, fault.New(fault.InvalidInput, "ui: ?%s= is given %d times", k, len(vs)).With("parameter", k)
+		}
+	}
+	return query(v), nil
+}
+
+func (q query) has(k string) bool   { return url.Values(q).Has(k) }
+func (q query) get(k string) string { return url.Values(q).Get(k) }
+
+// read reads ?at=REV (absent: the head).
+func (q query) read() (project.Read, error) {
+	if !q.has("at") {
 		return project.Read{}, nil
 	}
-	n, err := intParam(r, "at")
+	n, err := q.int("at")
 	if err != nil {
 		return project.Read{}, err
+	}
+	if n < 0 {
+		return project.Read{}, fault.New(fault.InvalidInput, "ui: ?at=%d: a revision is 0 or more", n).With("field", "at").With("min", 0)
 	}
 	return project.Read{At: &n}, nil
 }
 
-// intParam reads a decimal query parameter; absent is 0.
-func intParam(r *http.Request, name string) (int64, error) {
-	v := r.URL.Query().Get(name)
+// int reads a decimal parameter; absent is 0.
+func (q query) int(name string) (int64, error) {
+	v := q.get(name)
 	if v == "" {
 		return 0, nil
 	}
@@ -186,6 +377,26 @@ func intParam(r *http.Request, name string) (int64, error) {
 		return 0, fault.New(fault.InvalidInput, "ui: ?%s=%s is not a decimal integer", name, v).With(name, v)
 	}
 	return n, nil
+}
+
+// time reads a time parameter: UTC milliseconds or an RFC 3339 time;
+// absent is 0.
+func (q query) time(name string) (int64, error) {
+	v := q.get(name)
+	if v == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, fault.New(fault.InvalidInput, "ui: ?%s=%d: a time is 0 or more (UTC ms)", name, n).With(name, v)
+		}
+		return n, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return 0, fault.New(fault.InvalidInput, "ui: ?%s=%s is neither UTC milliseconds nor an RFC 3339 time (2026-12-01T20:32:05Z)", name, v).With(name, v)
+	}
+	return t.UnixMilli(), nil
 }
 
 // answer writes v as JSON, or err as the one error object (fault.Object)
@@ -200,6 +411,7 @@ func answer[T any](w http.ResponseWriter, v *T, err error) {
 			w.WriteHeader(http.StatusBadRequest)
 		case fault.NotFound:
 			w.WriteHeader(http.StatusNotFound)
+
 		default:
 			w.WriteHeader(http.StatusInternalServerError)
 		}
@@ -208,4 +420,90 @@ func answer[T any](w http.ResponseWriter, v *T, err error) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(body)
+}
+
+// refuse writes err as the one JSON error object with status: the
+// refusals made before any API is reached (another Host or Origin, a
+// method other than GET and HEAD), for the page and the API alike.
+func refuse(w http.ResponseWriter, status int, err error) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(fault.ObjectOf(err))
+}
+
+// MaxExport bounds the events of one /api/export answer.
+const MaxExport = 100000
+
+// export answers /api/export: the events /api/log would list with the
+// same filters (?limit up to MaxExport, default 10,000), one envelope per
+// line (JSONL, as `awr export` writes them), read and written a page at a
+// time: the server holds one page, never the range.
+func (a *api) export(w http.ResponseWriter, r *http.Request) {
+	req, err := logRequest(withoutLimit(r))
+	if err != nil {
+		answer[struct{}](w, nil, err)
+		return
+	}
+	q, _ := params(r, "at", "session", "work", "kind", "since", "until", "limit")
+	total := int64(10000)
+	if q.has("limit") {
+		if total, err = q.int("limit"); err == nil && (total < 1 || total > MaxExport) {
+			err = fault.New(fault.InvalidInput, "ui: ?limit=%d: an export holds 1 to %d events", total, MaxExport).With("field", "limit").With("max", MaxExport)
+		}
+		if err != nil {
+			answer[struct{}](w, nil, err)
+			return
+		}
+	}
+	page := MaxPage
+	req.Limit = &page
+	// The first page is read before anything is written, so that an
+	// error is still a JSON answer.
+	res, err := a.p.Log(r.Context(), req)
+	if err != nil {
+		answer[struct{}](w, nil, err)
+		return
+	}
+	at := res.ProjectRevision
+	req.At = &at
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="awr-events-%d-%d.jsonl"`, req.Since, at))
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	var n int64
+	for {
+		for _, e := range res.Events {
+			if n == total {
+				return
+			}
+			if enc.Encode(e.Envelope) != nil {
+				return
+			}
+			n++
+		}
+		if res.NextSince == 0 || n == total {
+			return
+		}
+		req.Since = res.NextSince
+		if res, err = a.p.Log(r.Context(), req); err != nil {
+			return
+		}
+	}
+}
+
+// withoutLimit is r with ?limit left out of its query (an export's limit
+// is its own; the page size is the API's).
+func withoutLimit(r *http.Request) *http.Request {
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return r
+	}
+	v.Del("limit")
+	r2 := r.Clone(r.Context())
+	r2.URL.RawQuery = v.Encode()
+	return r2
 }

@@ -111,7 +111,10 @@ func TestBrowser_Page(t *testing.T) {
 	// per event, the chain verified at the head.
 	run(chromedp.Navigate(srv.URL))
 	wait("the page", `document.body.dataset.ready === "true"`)
-	wait("the verification", `document.getElementById("verify").dataset.state === "verified"`)
+	wait("the verification", `document.getElementById("verify").dataset.state === "intact"`)
+	var verdict string
+	eval(`document.getElementById("verify-title").textContent`, &verdict)
+	require.Equal(t, "chain intact, not anchored: a rewritten and re-hashed history would also pass; run `awr anchor`", verdict, "no anchor: never \"verified\"")
 	require.Equal(t, []string{"(project)", "CART-1", "OPS-1"}, rows())
 	require.Equal(t, seqs(all), marks())
 	var headShown string
@@ -193,6 +196,26 @@ func TestBrowser_Page(t *testing.T) {
 	run(chromedp.Click(chromedp.CSS("#f-clear")))
 	wait("no filter", fmt.Sprintf(`document.querySelectorAll("#timeline .mark").length === %d`, head))
 
+	// Lanes per agent: one row per actor of the log, each with exactly
+	// that actor's events.
+	byActor := map[string][]int64{}
+	for _, e := range f.log() {
+		byActor[e.Actor] = append(byActor[e.Actor], e.Seq)
+	}
+	choose("lanes", "agent")
+	wait("the agent lanes", fmt.Sprintf(`document.querySelectorAll("#timeline .row").length === %d`, len(byActor)))
+	for actor, want := range byActor {
+		lane := actor
+		if lane == "" {
+			lane = "(project)"
+		}
+		var got []int64
+		eval(fmt.Sprintf(`[...document.querySelectorAll('#timeline .row[data-lane=%q] .mark')].map(m => Number(m.dataset.seq)).sort((a, b) => a - b)`, lane), &got)
+		require.Equal(t, want, got, "the lane of %s", lane)
+	}
+	choose("lanes", "work")
+	wait("the work lanes", `document.querySelectorAll("#timeline .row").length === 3`)
+
 	// Live: another process appends a checkpoint; it appears without a
 	// reload, the slider follows the head and the verification covers it.
 	f.run("session", "checkpoint", "--session", f.Carol, "--agent", "carol", "--digest", "alert rule reviewed", "--next-action", "close OPS-1")
@@ -201,10 +224,45 @@ func TestBrowser_Page(t *testing.T) {
 	wait("the new event", fmt.Sprintf(`document.querySelector('#timeline .mark[data-seq="%d"]') !== null`, head))
 	require.Equal(t, seqs(all), marks())
 	wait("the state at the new head", fmt.Sprintf(`document.getElementById("state").dataset.rev === "%d"`, head))
-	wait("the verification of the new head", fmt.Sprintf(`document.getElementById("verify").dataset.state === "verified" && document.getElementById("verify").dataset.rev === "%d"`, head))
+	wait("the verification of the new head", fmt.Sprintf(`document.getElementById("verify").dataset.state === "intact" && document.getElementById("verify").dataset.rev === "%d"`, head))
 	var navs int
 	eval(`performance.getEntriesByType("navigation").length`, &navs)
 	require.Equal(t, 1, navs, "the page was not reloaded")
+
+	// A diff is a URL too: ?from&to shows what awr diff shows, entity by
+	// entity, times in ISO 8601 UTC, no bookkeeping field.
+	run(chromedp.Navigate(srv.URL + "?from=3&to=6"))
+	wait("the diff", `document.body.dataset.opened === "true" && document.getElementById("diff").dataset.to === "6"`)
+	var d struct {
+		Changes map[string][]struct {
+			ID     string `json:"id"`
+			Change string `json:"change"`
+			Fields []struct {
+				Field string `json:"field"`
+			} `json:"fields"`
+		} `json:"changes"`
+	}
+	require.NoError(t, json.Unmarshal(f.run("diff", "--from", "3", "--to", "6"), &d))
+	var wantEntities, gotEntities, gotFields []string
+	for _, m := range []string{"sessions", "claims", "checkpoints", "knowledge", "work_items", "bindings", "seats"} {
+		for _, e := range d.Changes[m] {
+			wantEntities = append(wantEntities, m+" "+e.ID+" "+e.Change)
+		}
+	}
+	require.NotEmpty(t, wantEntities)
+	eval(`[...document.querySelectorAll("#diff .entity")].map(e => e.dataset.model + " " + e.dataset.id + " " + e.dataset.change)`, &gotEntities)
+	require.Equal(t, wantEntities, gotEntities)
+	eval(`[...document.querySelectorAll("#diff .field")].map(f => f.textContent)`, &gotFields)
+	require.NotEmpty(t, gotFields)
+	for _, line := range gotFields {
+		require.NotContains(t, line, "content_hash", "bookkeeping is left out")
+		if strings.Contains(line, "_at: ") {
+			require.Regexp(t, `_at: (\(none\)|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)`, line, "a time in ISO 8601 UTC")
+		}
+	}
+	var search string
+	eval(`location.search`, &search)
+	require.Equal(t, "?from=3&to=6", search)
 
 	// A row edited under the head (triggers dropped, payload rewritten):
 	// verifying again shows the failure, never green.

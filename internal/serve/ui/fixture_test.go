@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,10 +43,21 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureAt(t, 0)
+}
+
+// newFixtureAt is newFixture with awr's clock started at now (UTC ms;
+// AWR_TEST_NOW, for the history only) when now is not 0.
+func newFixtureAt(t *testing.T, now int64) *fixture {
+	t.Helper()
 	f := &fixture{t: t, awr: awrBinary(t), dir: filepath.Join(t.TempDir(), "checkout")}
 	require.NoError(t, os.CopyFS(f.dir, os.DirFS(testkit.Path("fixtures", "projects", "checkout"))))
 	f.env = append(os.Environ(), "AWR_PROJECT="+f.dir, "TZ=UTC", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+	if now != 0 {
+		f.env = append(f.env, "AWR_TEST_NOW="+strconv.FormatInt(now, 10))
+		defer func() { f.env = f.env[:len(f.env)-1] }()
+	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-qm", "checkout: the work ledger"}} {
 		c := exec.Command("git", args...)
 		c.Dir, c.Env = f.dir, f.env

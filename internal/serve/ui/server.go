@@ -125,6 +125,10 @@ func Handler(p *project.Project, addr string) http.Handler {
 	a := &api{p: p}
 	a.routes(mux)
 	hosts := allowedHosts(addr)
+	origins := map[string]bool{}
+	for h := range hosts {
+		origins["http://"+h] = true
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -132,12 +136,22 @@ func Handler(p *project.Project, addr string) http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'none'")
 		if !hosts[strings.ToLower(r.Host)] {
-			http.Error(w, "awr ui: Host "+r.Host+" is not the address this page is served on ("+addr+"); open "+"http://"+addr+"/", http.StatusForbidden)
+			refuse(w, http.StatusForbidden, fault.New(fault.InvalidInput, "ui: Host %s is not the address this page is served on (%s); open http://%s/", r.Host, addr, addr).
+				With("host", r.Host).WithHint("awr ui"))
+			return
+		}
+		// A page of another site (or a sandboxed frame, "null") may not
+		// read the log through the visitor's browser: a request that
+		// names an Origin must name this page's.
+		if o := r.Header.Get("Origin"); o != "" && !origins[strings.ToLower(o)] {
+			refuse(w, http.StatusForbidden, fault.New(fault.InvalidInput, "ui: Origin %s is not this page's (http://%s); awr ui answers its own page only", o, addr).
+				With("origin", o).WithHint("awr ui"))
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			h.Set("Allow", "GET, HEAD")
-			http.Error(w, "awr ui is read-only: "+r.Method+" is not allowed", http.StatusMethodNotAllowed)
+			refuse(w, http.StatusMethodNotAllowed, fault.New(fault.InvalidInput, "ui: awr ui is read-only: %s is not allowed", r.Method).
+				With("method", r.Method))
 			return
 		}
 		mux.ServeHTTP(w, r)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -271,4 +272,164 @@ func TestListen(t *testing.T) {
 		require.Equal(t, fault.Storage, fault.CodeOf(err))
 		require.ErrorIs(t, err, syscall.EADDRNOTAVAIL)
 	})
+}
+
+// TestServer_BadInput: every malformed or unbounded request to the API
+// (huge or zero page sizes, negative or future revisions, a parameter
+// given twice or unknown, a bad escape, a time that is not one) is a 4xx
+// with the one JSON error object, and so is a request from another Host
+// or Origin; nothing is read for it.
+func TestServer_BadInput(t *testing.T) {
+	s := serveProject(t)
+	for path, want := range map[string]int{
+		"/api/log?limit=100000":          http.StatusBadRequest,
+		"/api/log?limit=1001":            http.StatusBadRequest,
+		"/api/log?limit=0":               http.StatusBadRequest,
+		"/api/log?limit=-1":              http.StatusBadRequest,
+		"/api/log?since=-5":              http.StatusBadRequest,
+		"/api/log?at=-1":                 http.StatusBadRequest,
+		"/api/log?at=6":                  http.StatusBadRequest,
+		"/api/log?at=99999999999999":     http.StatusBadRequest,
+		"/api/log?at=1&at=2":             http.StatusBadRequest,
+		"/api/log?bogus=1":               http.StatusBadRequest,
+		"/api/log?kind=%zz":              http.StatusBadRequest,
+		"/api/log?kind=a;b":              http.StatusBadRequest,
+		"/api/log?since=1e3":             http.StatusBadRequest,
+		"/api/log?work=NOPE-9":           http.StatusNotFound,
+		"/api/state?at=-3":               http.StatusBadRequest,
+		"/api/state?at=5000000":          http.StatusBadRequest,
+		"/api/state?at=x":                http.StatusBadRequest,
+		"/api/head?x=1":                  http.StatusBadRequest,
+		"/api/seek?time=yesterday":       http.StatusBadRequest,
+		"/api/seek?time=-1":              http.StatusBadRequest,
+		"/api/seek":                      http.StatusBadRequest,
+		"/api/histogram?buckets=100000":  http.StatusBadRequest,
+		"/api/histogram?buckets=0":       http.StatusBadRequest,
+		"/api/histogram?from=9&to=3":     http.StatusBadRequest,
+		"/api/search?q=":                 http.StatusBadRequest,
+		"/api/search?q=cart&limit=10000": http.StatusBadRequest,
+		"/api/search?q=cart&limit=0":     http.StatusBadRequest,
+		"/api/diff?from=-1":              http.StatusBadRequest,
+		"/api/diff?from=4&to=2":          http.StatusBadRequest,
+		"/api/diff?from=1&to=77":         http.StatusBadRequest,
+		"/api/verify?fresh=1&fresh=1":    http.StatusBadRequest,
+	} {
+		var got fault.Object
+		code := s.getJSON(t, path, &got)
+		require.Equal(t, want, code, "%s: %+v", path, got)
+		require.NotEmpty(t, got.Code, path)
+		require.NotEmpty(t, got.Message, path)
+	}
+
+	t.Run("PageBounded", func(t *testing.T) {
+		// Without ?limit a page holds DefaultPage events at most; the
+		// next page starts where it stopped.
+		var got project.LogResult
+		require.Equal(t, http.StatusOK, s.getJSON(t, "/api/log?limit=2", &got))
+		require.Len(t, got.Events, 2)
+		require.EqualValues(t, 2, got.NextSince)
+		got = project.LogResult{}
+		require.Equal(t, http.StatusOK, s.getJSON(t, "/api/log?since=2&limit=1000", &got))
+		require.Len(t, got.Events, 3)
+		require.Zero(t, got.NextSince)
+	})
+
+	t.Run("ErrOtherOrigin", func(t *testing.T) {
+		for _, origin := range []string{"http://evil.example", "null", "https://" + s.addr, "http://" + s.addr + ".evil.example"} {
+			req, err := http.NewRequest(http.MethodGet, s.base+"/api/log", nil)
+			require.NoError(t, err)
+			req.Header.Set("Origin", origin)
+			res, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			var got fault.Object
+			require.NoError(t, json.NewDecoder(res.Body).Decode(&got), origin)
+			res.Body.Close()
+			require.Equal(t, http.StatusForbidden, res.StatusCode, origin)
+			require.Equal(t, "application/json; charset=utf-8", res.Header.Get("Content-Type"))
+			require.Contains(t, got.Message, "Origin "+origin+" is not this page's")
+		}
+		req, err := http.NewRequest(http.MethodGet, s.base+"/api/head", nil)
+		require.NoError(t, err)
+		req.Header.Set("Origin", s.base)
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusOK, res.StatusCode, "the page's own origin")
+	})
+	t.Run("ErrOtherHostIsJSON", func(t *testing.T) {
+		code, h, body := s.do(t, http.MethodGet, "/api/head", "evil.example")
+		require.Equal(t, http.StatusForbidden, code)
+		require.Equal(t, "application/json; charset=utf-8", h.Get("Content-Type"))
+		var got fault.Object
+		require.NoError(t, json.Unmarshal(body, &got))
+		require.Equal(t, fault.InvalidInput, got.Code)
+	})
+}
+
+// TestServer_SeekHistogram: the time axis's reads answer from the log's
+// order of time without reading it: the first event at or after a time,
+// and events per interval that add up to the revision.
+func TestServer_SeekHistogram(t *testing.T) {
+	s := serveProject(t)
+	ctx := context.Background()
+	all, err := s.p.Log(ctx, project.LogRequest{})
+	require.NoError(t, err)
+	for _, e := range all.Events {
+		var got project.SeekResult
+		require.Equal(t, http.StatusOK, s.getJSON(t, "/api/seek?time="+strconv.FormatInt(e.OccurredAt, 10), &got))
+		require.LessOrEqual(t, got.Seq, e.Seq)
+		require.Equal(t, e.OccurredAt, got.OccurredAt)
+	}
+	var none project.SeekResult
+	last := all.Events[len(all.Events)-1]
+	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/seek?time="+strconv.FormatInt(last.OccurredAt+1, 10), &none))
+	require.Zero(t, none.Seq, "no event after the last")
+	var first project.SeekResult
+	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/seek?time=2000-01-01T00:00:00Z", &first))
+	require.EqualValues(t, 1, first.Seq)
+
+	var h project.HistogramResult
+	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/histogram?buckets=7", &h))
+	require.Len(t, h.Buckets, 7)
+	var total int64
+	for _, b := range h.Buckets {
+		total += b.Count
+		if b.Count > 0 {
+			require.LessOrEqual(t, b.Start, all.Events[b.FirstSeq-1].OccurredAt)
+			require.Less(t, all.Events[b.FirstSeq-1].OccurredAt, b.End)
+		}
+	}
+	require.EqualValues(t, 5, total)
+	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/histogram?buckets=3&at=2", &h))
+	total = 0
+	for _, b := range h.Buckets {
+		total += b.Count
+	}
+	require.EqualValues(t, 2, total, "as of revision 2")
+}
+
+// TestServer_Export: /api/export writes the filtered range as JSONL, one
+// envelope per line, the same events /api/log lists; a bad limit is a
+// JSON error.
+func TestServer_Export(t *testing.T) {
+	s := serveProject(t)
+	code, h, body := s.do(t, http.MethodGet, "/api/export?work=CART-1", "")
+	require.Equal(t, http.StatusOK, code, "%s", body)
+	require.Equal(t, "application/x-ndjson", h.Get("Content-Type"))
+	lines := strings.Split(strings.TrimSpace(string(body)), "\n")
+	want, err := s.p.Log(context.Background(), project.LogRequest{Work: "CART-1"})
+	require.NoError(t, err)
+	require.Len(t, lines, len(want.Events))
+	for i, line := range lines {
+		var e map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &e))
+		require.EqualValues(t, want.Events[i].Seq, e["seq"])
+		require.Equal(t, want.Events[i].Hash, e["hash"])
+	}
+	code, _, body = s.do(t, http.MethodGet, "/api/export?limit=2", "")
+	require.Equal(t, http.StatusOK, code)
+	require.Len(t, strings.Split(strings.TrimSpace(string(body)), "\n"), 2)
+	var got fault.Object
+	require.Equal(t, http.StatusBadRequest, s.getJSON(t, "/api/export?limit=1000000", &got))
+	require.Equal(t, http.StatusBadRequest, s.getJSON(t, "/api/export?at=99", &got))
 }
