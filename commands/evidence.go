@@ -374,6 +374,11 @@ func CompleteWork(ctx context.Context, env *Env, req WorkCompleteRequest) (*Work
 			if hint == "" {
 				hint = EvidenceHint(req.Key, s.ID, c, obs.LevelNeed)
 			}
+			if hint == evidenceHelp {
+				// No command to give: the item's criteria, each with
+				// what it lacks, are the next thing to read.
+				hint = "awr work show " + shellWord(req.Key)
+			}
 		}
 		if len(lacking) > 0 {
 			return nil, fault.New(fault.EvidenceMissing, "%s: %s lacks passing evidence (level %s or stronger, at the current repository state) for %d of %d criteria: %s",
@@ -409,5 +414,8 @@ func EvidenceHint(key, session string, c CriterionStatus, level string) string {
 	if level == events.LevelNote {
 		return fmt.Sprintf("awr evidence add --work %s --criterion %d --note 'WHAT YOU CHECKED'", key, c.Index)
 	}
-	return "awr evidence add --help"
+	return evidenceHelp
 }
+
+// evidenceHelp is EvidenceHint when no command can give the evidence.
+const evidenceHelp = "awr evidence add --help"

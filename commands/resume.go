@@ -116,8 +116,18 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 		return nil, fault.New(fault.NotFound, "resume: session %s not found", req.FromSession).With("session_id", req.FromSession).WithHint("awr session list")
 	}
 	if prev.SuccessorID != "" {
-		return nil, fault.New(fault.InvalidTransition, "resume: session %s was already resumed by %s", prev.ID, prev.SuccessorID).
-			With("session_id", prev.ID).With("successor_id", prev.SuccessorID).WithHint("awr session resume --from-session %s --agent %s", prev.SuccessorID, req.Agent)
+		e := fault.New(fault.InvalidTransition, "resume: session %s was already resumed by %s", prev.ID, prev.SuccessorID).
+			With("session_id", prev.ID).With("successor_id", prev.SuccessorID)
+		// Resuming the successor while it is active would take its work
+		// from the agent working in it: the hint only reads it then.
+		succ, err := projections.SessionAt(tx.Conn, prev.SuccessorID, tx.Head())
+		if err != nil {
+			return nil, err
+		}
+		if succ != nil && succ.Status != projections.SessionActive && succ.SuccessorID == "" {
+			return nil, e.WithHint("awr session resume --from-session %s --agent %s", prev.SuccessorID, shellWord(req.Agent))
+		}
+		return nil, e.WithHint("awr recovery inspect --session %s", prev.SuccessorID)
 	}
 	if err := tx.Guard("work/" + prev.Work); err != nil {
 		return nil, err

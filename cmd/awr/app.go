@@ -41,6 +41,8 @@ type CLI struct {
 	JSON    bool          `name:"json" help:"Print exactly one JSON object on stdout; errors as JSON on stderr."`
 	Timeout time.Duration `help:"How long to wait for a busy project database before failing." default:"30s" env:"AWR_TIMEOUT"`
 	Version bool          `help:"Print the version and exit (as JSON with --json)."`
+	Color   string        `name:"color" enum:"auto,always,never" default:"auto" help:"Colour states on a terminal: auto (unless NO_COLOR is set), always or never."`
+	Wide    bool          `name:"wide" help:"On a terminal, show tables whole instead of cutting them to the width."`
 
 	VersionCmd versionCmd    `cmd:"" name:"version" help:"Print the version."`
 	Init       initCmd       `cmd:"" help:"Preview, then (with --accept) index the project's own task files into a new event log."`
@@ -91,6 +93,7 @@ type App struct {
 	proj    *project.Project
 	timeout time.Duration
 	hints   hinter
+	term    terminal // how a text answer is shown on stdout
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -182,6 +185,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// whole, so nothing half-written remains.
 		ctx, stop := interruptible(stderr)
 		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: clock(), timeout: cli.Timeout, hints: hints}
+		if !cli.JSON {
+			app.term = terminalFor(stdout, cli.Color, cli.Wide, time.Time{})
+		}
 		defer app.close()
 		// The watchdog stops before the log is closed: a command that
 		// finished is never reported as stopped by a late signal.
@@ -442,35 +448,78 @@ func (a *App) render(v any, text func(w io.Writer)) error {
 		_, err := a.Stdout.Write(a.hints.json(buf.Bytes()))
 		return err
 	}
-	text(&buf)
+	tb := &termBuffer{term: a.term}
+	if a.term.tty {
+		tb.term.now = a.Now()
+	}
+	text(tb)
 	// Every text view is inert: whatever a name or a text recorded, no
-	// control character reaches the terminal raw.
-	_, err := io.WriteString(a.Stdout, project.Inert(a.hints.lines(buf.String())))
+	// control character reaches the terminal raw. On a terminal, times
+	// read relative, long lines fit and states are coloured (terminal.go).
+	out := project.Inert(a.hints.lines(tb.String()))
+	_, err := io.WriteString(a.Stdout, tb.term.paint(tb.term.fit(tb.term.relative(out))))
 	return err
 }
 
+// progressAfter is how long a job runs before its bar is drawn: a
+// shorter one finishes without one.
+const progressAfter = 300 * time.Millisecond
+
 // progress returns a progress callback drawing a bar on a terminal stderr,
-// or nil when stderr is not a terminal or output is JSON.
+// or nil when stderr is not a terminal or output is JSON. The bar is
+// scaled to the total the job reports, whatever it is, and says the
+// job's rate and time left, both counted from now, when the job starts
+// (rateETA): steady, and true from the first draw. A job done within
+// progressAfter draws nothing.
 func (a *App) progress(desc string) func(done, total int64) {
 	f, ok := a.Stderr.(*os.File)
 	if a.JSON || !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
+	start := time.Now()
 	var bar *progressbar.ProgressBar
 	return func(done, total int64) {
-		if total < 50000 {
+		elapsed := time.Since(start)
+		if total <= 0 || (bar == nil && (elapsed < progressAfter || done >= total)) {
 			return
 		}
+		what := desc + " " + rateETA(done, total, elapsed)
 		if bar == nil {
-			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(desc),
-				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("events"),
+			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(f), progressbar.OptionShowCount(), progressbar.OptionSetDescription(what),
+				progressbar.OptionSetElapsedTime(false), progressbar.OptionSetPredictTime(false),
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		} else {
+			if bar.GetMax64() != total {
+				bar.ChangeMax64(total)
+			}
+			bar.Describe(what)
 		}
 		_ = bar.Set64(done)
-		if done == total {
+		if done >= total {
 			_ = bar.Finish()
 		}
 	}
+}
+
+// rateETA says how fast a job goes and how long it has left: done of
+// total in elapsed, averaged over the whole job ("12,300 events/s, 4s
+// left").
+func rateETA(done, total int64, elapsed time.Duration) string {
+	if done <= 0 || elapsed <= 0 {
+		return ""
+	}
+	rate := float64(done) / elapsed.Seconds()
+	left := time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second)
+	return fmt.Sprintf("%s events/s, %s left", thousands(int64(rate)), left)
+}
+
+// thousands writes n with a comma between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // call makes one call through the door and renders its result as text or

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -124,7 +123,7 @@ func (c *benchProjectCmd) Run(app *App) error {
 	}
 	return app.render(res, func(w io.Writer) {
 		fmt.Fprintf(w, "wrote %d tasks (seed %d) to %s:\n", res.Tasks, res.Seed, res.Project)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := newTable(w)
 		for _, f := range res.Files {
 			fmt.Fprintf(tw, "  %s\t%d bytes\n", f.Path, f.Bytes)
 		}
@@ -177,7 +176,7 @@ func (c *benchGenerateCmd) Run(app *App) error {
 	defer p.Close()
 	t0 := time.Now()
 	res, err := lab.Generate(app.Ctx, p, lab.GenerateOptions{Events: c.Events, Agents: c.Agents, Seed: c.Seed,
-		Progress: app.progressAlways("generating")})
+		Progress: app.progress("generating")})
 	if err != nil {
 		return err
 	}
@@ -188,23 +187,6 @@ func (c *benchGenerateCmd) Run(app *App) error {
 		fmt.Fprintf(w, "appended %d events in %.2f s (%.0f events/s); project_revision %d\nnext: awr bench run\n",
 			out.EventsAppended, out.Seconds, out.EventsPerSecond, out.Head)
 	})
-}
-
-// progressAlways is progress for a known-length job of any size (the
-// shared bar waits for 50,000 events).
-func (a *App) progressAlways(desc string) func(done, total int64) {
-	f, ok := a.Stderr.(*os.File)
-	if a.JSON || !ok || !isTerminal(f) {
-		return nil
-	}
-	p := a.progress(desc)
-	return func(done, total int64) {
-		// Scale small jobs so the shared bar draws them.
-		if total < 50000 {
-			done, total = done*50000/total, 50000
-		}
-		p(done, total)
-	}
 }
 
 func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
@@ -300,7 +282,7 @@ func printTargets(w io.Writer, res *lab.RunResult) {
 			fmt.Fprintf(w, "  floor: %s (%s)\n", f.Path, f.Source)
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintf(tw, "id\tfigure\ttarget\tmeasured\tmin\tmedian\tp95\tmet\n")
 	opt := func(v *float64) string {
 		if v == nil {

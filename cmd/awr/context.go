@@ -31,6 +31,7 @@ type contextHygieneCmd struct {
 
 // Run lists hygiene findings.
 func (c *contextHygieneCmd) Run(app *App) error {
+	app.hints.commands = true
 	return call(app, (*project.Project).ContextHygiene, c.HygieneRequest, func(w io.Writer, res *project.HygieneReport) {
 		if len(res.Findings) == 0 {
 			fmt.Fprintf(w, "nothing to prune (project_revision %d, repository %s)\n", res.ProjectRevision, res.Repository)

@@ -115,7 +115,7 @@ func rootHelp(w io.Writer, root *kong.Node) error {
 		}
 	}
 	b.WriteString("\nFlags: --project=PATH (default: the nearest directory holding .awr/),\n")
-	b.WriteString("  --json, --timeout=30s, --version, -h/--help\n\n")
+	b.WriteString("  --json, --timeout=30s, --color=auto|always|never, --wide, --version, -h/--help\n\n")
 	b.WriteString("awr COMMAND --help (or awr help COMMAND) shows a command's verbs and flags;\n")
 	b.WriteString("docs/commands.md has every command with its output.\n")
 	_, err := io.WriteString(w, b.String())

@@ -19,6 +19,11 @@ import (
 type hinter struct {
 	root    *cmdNode
 	project string // as the user wrote it; "" when --project was not given
+	// commands is set by the commands whose JSON holds commands to run
+	// under the key "command" (intake inspect's actions, hygiene's
+	// findings); elsewhere that key holds what a person recorded (an
+	// evidence command, a seat's template), which is left as it was.
+	commands bool
 }
 
 // projectArg returns the value of --project on the command line, "" when
@@ -140,9 +145,9 @@ func (h hinter) text(s string) string {
 	return s
 }
 
-// hintLine finds the hints of awr's text output: what follows "next: "
-// or "to accept: ", and a parenthesised "(awr ...)".
-var hintLine = lazyre.New(`(next: |to accept: |\(awr )(.*)$`)
+// hintLine finds the hints of awr's text output: what follows "next: ",
+// "to accept: " or "run: ", and a parenthesised "(awr ...)".
+var hintLine = lazyre.New(`(next: |to accept: |run: |\(awr )(.*)$`)
 
 // lines rewrites the hints of a text answer, line by line.
 func (h hinter) lines(s string) string {
@@ -159,6 +164,13 @@ func (h hinter) lines(s string) string {
 				from = m[2] + 1
 			}
 			l = l[:from] + h.text(l[from:])
+		} else if t := strings.TrimLeft(l, " "); strings.HasPrefix(t, "awr ") {
+			// A line that is one command and nothing else (search's
+			// show, hygiene's retiring command); prose that begins with
+			// one is left alone.
+			if sp := commandSpans(h.root, t); len(sp) == 1 && sp[0] == [2]int{0, len(t)} {
+				l = l[:len(l)-len(t)] + h.text(t)
+			}
 		}
 		if nl {
 			l += "\n"
@@ -168,8 +180,11 @@ func (h hinter) lines(s string) string {
 	return strings.Join(ls, "")
 }
 
-// hintKeys are the JSON fields that hold a command to run next.
-var hintKeys = map[string]bool{"hint": true, "next": true, "next_step": true, "next_action": true, "accept": true}
+// hintKeys are the JSON fields that hold a command to run next: besides
+// the hints and next steps, search's show, doctor's repair and a restore
+// check's remediation.
+var hintKeys = map[string]bool{"hint": true, "next": true, "next_step": true, "next_action": true, "accept": true,
+	"show": true, "repair": true, "remediation": true}
 
 // json rewrites the hints of one JSON document (as encoded by the
 // renderer: one value, then a newline). It walks the document's strings
@@ -197,7 +212,7 @@ func (h hinter) json(doc []byte) []byte {
 			return doc
 		}
 		colon := skipSpace(doc, end+1)
-		if colon < len(doc) && doc[colon] == ':' && hintKeys[string(doc[i+1:end])] {
+		if key := string(doc[i+1 : end]); colon < len(doc) && doc[colon] == ':' && (hintKeys[key] || h.commands && key == "command") {
 			if v := skipSpace(doc, colon+1); v < len(doc) && doc[v] == '"' {
 				vend := stringEnd(doc, v)
 				if vend < 0 {

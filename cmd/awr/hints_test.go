@@ -71,6 +71,23 @@ func TestRun_HintsCarryProject(t *testing.T) {
 	require.Equal(t, 2, run([]string{"session", "end", "--project", p}, &out, &errb))
 	require.Contains(t, errb.String(), "--outcome=completed|incomplete|interrupted|abandoned")
 	require.Contains(t, errb.String(), "next: awr session end --help")
+
+	// The commands intake inspect tells to run (run: and "command"),
+	// search's show and hygiene's retiring command carry it too; a
+	// "command" that is not awr's to give (evidence) is left alone.
+	out.Reset()
+	require.Equal(t, 0, run([]string{"intake", "inspect", "--project", p}, &out, &errb), errb.String())
+	require.Contains(t, out.String(), "run: awr source reindex --project "+p+"\n")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"intake", "inspect", "--project", p, "--json"}, &out, &errb), errb.String())
+	require.Contains(t, out.String(), `"command":"awr source reindex --project `+p+`"`)
+	out.Reset()
+	require.Equal(t, 0, run([]string{"search", "--project", p, "store"}, &out, &errb), errb.String())
+	require.Contains(t, out.String(), "awr work show --project "+p+" W-1")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"search", "--project", p, "store", "--json"}, &out, &errb), errb.String())
+	require.Contains(t, out.String(), `"show":"awr work show --project `+p+` W-1"`)
+	require.Equal(t, `{"command":"awr verify"}`, string(hinter{root: commandTree(), project: p}.json([]byte(`{"command":"awr verify"}`))))
 }
 
 // TestCommandTree: the tree of command names read from the struct tags

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/awr-dev/awr/internal/project"
 )
@@ -42,7 +41,7 @@ func printPreview(w io.Writer, p *project.InitResult) {
 	default:
 		fmt.Fprintf(w, "preview: nothing was written. awr would initialize %s as project %q.\n", p.Project, p.Name)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := newTable(w)
 	if len(p.Mapping) > 0 {
 		fmt.Fprintln(tw, "\nsources:")
 		for _, s := range p.Mapping {

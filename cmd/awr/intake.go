@@ -18,6 +18,7 @@ type intakeInspectCmd struct {
 
 // Run prints the organization report.
 func (c *intakeInspectCmd) Run(app *App) error {
+	app.hints.commands = true
 	return call(app, (*project.Project).IntakeInspect, c.IntakeInspectRequest, func(w io.Writer, res *project.IntakeResult) {
 		fmt.Fprintf(w, "project_revision %d", res.ProjectRevision)
 		printOrganization(w, res.Organization, 50)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/awr-dev/awr/internal/project"
 )
@@ -16,7 +15,7 @@ type readyCmd struct {
 // Run lists claimable work.
 func (c *readyCmd) Run(app *App) error {
 	return call(app, (*project.Project).Ready, c.ReadyRequest, func(w io.Writer, res *project.ReadyResult) {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := newTable(w)
 		if len(res.Ready) == 0 {
 			fmt.Fprintf(tw, "no work is ready (project_revision %d)\n", res.ProjectRevision)
 		} else {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/awr-dev/awr/internal/project"
 )
@@ -82,7 +81,7 @@ func (c *seatShowCmd) Run(app *App) error {
 		if s.LastOutcome != "" {
 			fmt.Fprintf(w, "last outcome: %s: %s\n", s.LastOutcome, s.LastReason)
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := newTable(w)
 		fmt.Fprintln(tw, "LAUNCHED\tMODE\tSESSION\tCONVERSATION\tENDED\tOUTCOME")
 		for _, o := range res.Occupants {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", o.LaunchedSeq, o.Mode, o.SessionID, orDash(o.Conversation), orDash(o.Ended), orDash(o.Outcome))
@@ -101,7 +100,7 @@ func (c *seatListCmd) Run(app *App) error {
 }
 
 func printSeats(w io.Writer, seats []*project.PsSeat) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintln(tw, "SEAT\tSTATE\tPOLICY\tSESSION\tCONVERSATION\tLAST OUTCOME\tTMUX SESSION")
 	for _, s := range seats {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Address, s.State, s.Policy, orDash(s.SessionID), orDash(s.Conversation), orDash(s.LastOutcome), orDash(s.TmuxSession))

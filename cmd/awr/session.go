@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/awr-dev/awr/internal/project"
@@ -145,7 +144,7 @@ type sessionShowCmd struct {
 func (c *sessionShowCmd) Run(app *App) error {
 	return call(app, (*project.Project).SessionShow, c.SessionShowRequest, func(w io.Writer, v *project.SessionView) {
 		s := v.Session
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := newTable(w)
 		agent := safe(s.Agent)
 		if pm := strings.TrimSpace(s.Provider + " " + s.Model); pm != "" {
 			agent += " (" + safe(pm) + ")"
@@ -179,7 +178,7 @@ type sessionListCmd struct {
 // commands that end the stale ones follow the table.
 func (c *sessionListCmd) Run(app *App) error {
 	return call(app, (*project.Project).SessionList, c.SessionListRequest, func(w io.Writer, out *project.SessionList) {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := newTable(w)
 		fmt.Fprintln(tw, "SESSION\tWORK\tAGENT\tSTATUS\tSTARTED\tLAST CHECKPOINT")
 		for _, s := range out.Sessions {
 			st := s.Status

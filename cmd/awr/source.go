@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/awr-dev/awr/internal/project"
 )
@@ -45,7 +44,7 @@ type sourceListCmd struct {
 // Run lists the sources.
 func (c *sourceListCmd) Run(app *App) error {
 	return call(app, (*project.Project).SourceList, c.SourceListRequest, func(w io.Writer, res *project.SourcesResult) {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := newTable(w)
 		fmt.Fprintln(tw, "PATH\tADAPTER\tROLE\tITEMS\tISSUES\tINDEXED AT REV\tFRESHNESS")
 		for _, s := range res.Sources {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", project.SafeLine(s.Path), s.Adapter, s.Role, s.Items, s.Issues, s.RevisionIndexed, s.Freshness)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/awr-dev/awr/internal/project"
@@ -23,7 +22,7 @@ const shownStale = 3
 // sessions, next action), everything with --full.
 func (c *statusCmd) Run(app *App) error {
 	return call(app, (*project.Project).Status, c.StatusRequest, func(w io.Writer, res *project.StatusResult) {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := newTable(w)
 		fmt.Fprintf(tw, "project\t%s\n", project.SafeLine(res.ProjectName))
 		if res.At != nil {
 			fmt.Fprintf(tw, "project_revision\t%d (as of --at; head is %d)\n", res.ProjectRevision, res.Head)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/awr-dev/awr/internal/project"
@@ -62,7 +61,7 @@ func (c *workShowCmd) Run(app *App) error {
 			fmt.Fprintln(w, "claim: none")
 		}
 		if len(r.Sessions) > 0 {
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			tw := newTable(w)
 			fmt.Fprintln(tw, "SESSION\tAGENT\tSTATUS\tOUTCOME")
 			for _, s := range r.Sessions {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, project.SafeText(s.Agent), s.Status, orDash(s.Outcome))

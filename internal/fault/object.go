@@ -3,8 +3,7 @@ package fault
 import "github.com/awr-dev/awr/internal/secret"
 
 // Object is the one shape an error takes on the wire: the JSON object the
-// CLI prints on stderr with --json and the structured content of an MCP
-// tool error. Details is never null.
+// CLI prints on stderr with --json and the text of an MCP tool error. Details is never null.
 type Object struct {
 	Code    Code           `json:"code"`
 	Message string         `json:"message"`

@@ -78,7 +78,8 @@ func LimitOf(op, flag string, n *int, def int) (int, error) {
 
 // Ready lists claimable work as of the request's revision, sorted by
 // priority then key: status planned or ready, no blocker, every required
-// dependency completed, no cycle, no live claim. Each item says whether
+// dependency completed, no cycle, no live claim, and no seat on it
+// awaiting a person. Each item says whether
 // it is executable and, if not, why. Limit nil (left out) lists all, else
 // it is 1 to commands.MaxLimit (0 is refused, over MCP as on the command
 // line: it never means all); Executable keeps
@@ -100,6 +101,9 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 		res.ProjectRevision = rev
 		rs, err := projections.ReadinessAt(r.Conn, rev, now, rev == r.Head)
 		if err != nil {
+			return err
+		}
+		if err := holdBack(r, rev, rs); err != nil {
 			return err
 		}
 		gs, err := projections.GoalsAt(r.Conn, rev)

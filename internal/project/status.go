@@ -38,7 +38,7 @@ type StatusResult struct {
 	// "unknown").
 	Counts map[string]int `json:"counts"`
 	// Queues sorts the open work: current (claimed or in progress), ready,
-	// waiting (on a dependency) and blocked.
+	// waiting (on a dependency or a person) and blocked.
 	Queues Queues `json:"queues"`
 	// NextAction is the one command a newcomer should run next.
 	NextAction string `json:"next_action"`
@@ -135,6 +135,9 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		if err != nil {
 			return err
 		}
+		if err := holdBack(r, rev, ready); err != nil {
+			return err
+		}
 		res.WorkItems = len(ready)
 		res.Counts = map[string]int{}
 		res.Queues = Queues{Current: []QueueItem{}, Ready: []QueueItem{}, Waiting: []QueueItem{}, Blocked: []QueueItem{}}
@@ -154,7 +157,7 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			case it.Item.Status == projections.StatusBlocked || hasReason(it, projections.ReasonBlocker):
 				q.Reason = firstReason(it)
 				res.Queues.Blocked = append(res.Queues.Blocked, q)
-			case hasReason(it, projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle):
+			case hasReason(it, projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle, ReasonAwaitingPerson):
 				q.Reason = firstReason(it)
 				res.Queues.Waiting = append(res.Queues.Waiting, q)
 			}

@@ -15,7 +15,7 @@ import (
 
 // generatorVersion changes whenever Source or Generate would produce a
 // different log, invalidating cached logs.
-const generatorVersion = 6
+const generatorVersion = 7
 
 // NewProject initializes a project database at path with a 150-task
 // register (seeded) and returns it open.

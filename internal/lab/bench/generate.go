@@ -183,10 +183,11 @@ func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (*
 	for head < target {
 		rev, err := commands.Batch(ctx, env, "bench", func(b *commands.Env) error {
 			for i := 0; i < opts.Batch; i++ {
-				if h, _ := b.Head(); h >= target {
+				h, _ := b.Head()
+				if h >= target {
 					return nil
 				}
-				if err := step(ctx, b, rng, agents[rng.Intn(len(agents))], keys); err != nil {
+				if err := step(ctx, b, rng, agents[rng.Intn(len(agents))], keys, target-h); err != nil {
 					return err
 				}
 			}
@@ -213,6 +214,36 @@ func Generate(ctx context.Context, store *events.Store, opts GenerateOptions) (*
 	return &GenerateResult{Appended: head - start, Head: head}, nil
 }
 
+// maxStepEvents bounds the events one step appends (a resume: the
+// predecessor's end, the successor's start, its claim and the resume).
+const maxStepEvents = 4
+
+// lastStep is a step that appends at most one event, for the end of a
+// history, so that Generate appends exactly the events asked: an agent
+// in a session records a checkpoint, one without starts a session
+// without a claim.
+func lastStep(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys []string) error {
+	var err error
+	if a.session == "" {
+		var res *commands.StartResult
+		work := keys[rng.Intn(len(keys))]
+		if res, err = commands.StartSession(ctx, env, commands.StartRequest{Work: work, Agent: a.name, Provider: "anthropic", Model: "claude"}); err == nil {
+			a.session, a.work, a.loops = res.Session.ID, work, nil
+		}
+	} else {
+		_, err = commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: a.session, Agent: a.name,
+			Digest: fmt.Sprintf("Implemented step %d of %s.", rng.Intn(20), a.work), NextAction: fmt.Sprintf("Run the tests for %s", a.work)})
+	}
+	if err != nil {
+		if tolerable(err) || fault.Is(err, fault.NotFound) {
+			a.last, a.session = a.session, ""
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
 // hasKind reports whether the log holds an event of kind.
 func hasKind(r *events.Reader, kind events.Kind) (bool, error) {
 	found := false
@@ -233,7 +264,10 @@ func tolerable(err error) bool {
 	return false
 }
 
-func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys []string) error {
+func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys []string, room int64) error {
+	if room < maxStepEvents {
+		return lastStep(ctx, env, rng, a, keys)
+	}
 	if a.session == "" {
 		if a.last != "" && rng.Intn(4) == 0 {
 			res, err := commands.ResumeSession(ctx, env, commands.ResumeRequest{FromSession: a.last, Agent: a.name, Provider: "anthropic", Model: "claude"})

@@ -32,7 +32,7 @@ func TestGenerate(t *testing.T) {
 	require.NoError(t, err)
 	res, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: 5000, Seed: 7, Batch: 200})
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, res.Appended, int64(5000))
+	require.Equal(t, int64(5000), res.Appended, "exactly the events asked")
 	require.Equal(t, res.Head, res.Appended+2)
 
 	// Every kind of the handoff shows up, and the result verifies.
@@ -99,14 +99,14 @@ func headOf(t *testing.T, st *events.Store) (int64, []byte) {
 
 // TestGenerate_EqualsRebuild: a generated history leaves projections
 // equal to a rebuild from its log, and the generator appends exactly the
-// events it appended when this log was pinned (generator 6, whose bulk and
+// events it appended when this log was pinned (generator 7, whose bulk and
 // per-round paths appended the same bytes): a change to Source, Generate
 // or the commands that alters the history must bump generatorVersion, so
 // cached benchmark logs are built again.
 func TestGenerate_EqualsRebuild(t *testing.T) {
 	const (
 		pinnedHead = 6002
-		pinnedHash = "2ae338ee09d6c6f3b85263716897846963588c7b76f4bf3dfbec81ecebde5ceb"
+		pinnedHash = "90a34b0a33e9561e31b494f228fd10b5d63cf4d4d392dbb147f75503c0482fa8"
 	)
 	t.Parallel()
 	ctx := context.Background()
@@ -137,7 +137,7 @@ func TestGenerate_Appends(t *testing.T) {
 	require.NoError(t, err)
 	second, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: 1500, Seed: 2})
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, second.Head-first.Head, int64(1500))
+	require.Equal(t, int64(1500), second.Head-first.Head)
 	require.Equal(t, second.Head-first.Head, second.Appended)
 	_, _, mismatches, err := replay.CompareWithRebuild(ctx, st, nil)
 	require.NoError(t, err)
@@ -217,4 +217,23 @@ func TestGenerate_NoTimeLeft(t *testing.T) {
 	require.Equal(t, fault.InvalidInput, fault.CodeOf(err), "%v", err)
 	require.Contains(t, err.Error(), "no time left")
 	require.Contains(t, fault.As(err).Hint, "awr bench project DIR")
+}
+
+// TestGenerate_Exactly: --events N appends exactly N events, whatever N
+// and the seed (a step appends up to four; the last steps append one).
+func TestGenerate_Exactly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 30, 2)
+	require.NoError(t, err)
+	defer st.Close()
+	var head int64
+	require.NoError(t, st.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }))
+	for i, n := range []int64{1, 2, 3, 7, 401, 997} {
+		res, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: n, Seed: int64(10 + i), Batch: 50})
+		require.NoError(t, err)
+		require.Equal(t, n, res.Appended, "events %d", n)
+		require.Equal(t, head+n, res.Head, "events %d", n)
+		head = res.Head
+	}
 }

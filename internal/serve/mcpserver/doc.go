@@ -4,9 +4,11 @@
 // official Go SDK. Each tool decodes its input into the request type of a
 // project door operation, makes the same call as the matching CLI command
 // and returns the same JSON object
-// the command prints with --json, as structured content and as text.
-// Domain errors become tool errors carrying the CLI's code, message,
-// details and hint; protocol errors are left to protocol faults.
+// the command prints with --json, as structured content and as text;
+// every tool declares its outputSchema (outputschema.go), with no union
+// with null. Domain errors become tool errors whose text carries the
+// CLI's code, message, details and hint; protocol errors are left to
+// protocol faults.
 //
 // It also serves read-only resources (resources.go: the status, and the
 // context packets of sessions and work items, compiled through the door

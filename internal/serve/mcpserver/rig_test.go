@@ -126,3 +126,43 @@ func TestServer_RigUpInProgressElsewhere(t *testing.T) {
 	plan := ok(t, cs, "awr_rig_up", map[string]any{"rig": "portal", "plan": true})
 	require.Equal(t, "fresh-primed", plan["seats"].([]any)[0].(map[string]any)["outcome"])
 }
+
+// awr_ready leaves out the work of a seat that awaits a person (an
+// attention_required nobody answered), even once nobody holds it; with
+// all it says why, and the answer makes the work ready again.
+func TestServer_ReadyAwaitsPerson(t *testing.T) {
+	t.Parallel()
+	dir := initProject(t)
+	env := openEnv(t, dir, 9)
+	ctx := context.Background()
+	_, err := commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "CART-1"})
+	require.NoError(t, err)
+	l, err := commands.LaunchSeat(ctx, env, commands.LaunchRequest{Address: "build@portal", Mode: events.LaunchStart, TmuxSession: "awr-test-none", RestoreID: "01RESTORE000000000000000001"})
+	require.NoError(t, err)
+	_, _, _, err = commands.RecordSeatRestored(ctx, env, events.SeatRestored{RestoreID: "01RESTORE000000000000000001", Address: "build@portal", Rig: "portal",
+		Outcome: "attention_required", Reason: "the repository moved", SessionID: l.SessionID})
+	require.NoError(t, err)
+	_, err = commands.EndSession(ctx, env, commands.EndRequest{SessionID: l.SessionID, Outcome: "interrupted"})
+	require.NoError(t, err)
+	cs := connect(t, dir)
+
+	ready := ok(t, cs, "awr_ready", map[string]any{"all": true})
+	require.Empty(t, ready["ready"], "%v", ready)
+	nr := ready["not_ready"].([]any)
+	var why []any
+	for _, it := range nr {
+		if it.(map[string]any)["key"] == "CART-1" {
+			why = it.(map[string]any)["reasons"].([]any)
+		}
+	}
+	require.Len(t, why, 1, "%v", nr)
+	require.Equal(t, "awaiting_person", why[0].(map[string]any)["code"])
+	require.Equal(t, "build@portal", why[0].(map[string]any)["key"])
+	st := ok(t, cs, "awr_status", nil)
+	require.EqualValues(t, 0, st["ready_count"])
+	require.Equal(t, "CART-1", get(st, "queues.waiting").([]any)[0].(map[string]any)["key"])
+
+	ok(t, cs, "awr_seat_clear_attention", map[string]any{"address": "build@portal", "reason": "looked at it"})
+	ready = ok(t, cs, "awr_ready", nil)
+	require.Equal(t, "CART-1", ready["ready"].([]any)[0].(map[string]any)["key"])
+}

@@ -47,11 +47,13 @@ type Server struct {
 	watch   watcher // the subscriptions' watch of the project_revision
 }
 
-// Tool describes one registered tool: its name and the request type its
-// input is decoded into (the door's request type of the same operation).
+// Tool describes one registered tool: its name, the request type its
+// input is decoded into (the door's request type of the same operation)
+// and the result type its structured content encodes.
 type Tool struct {
-	Name  string
-	Input reflect.Type
+	Name   string
+	Input  reflect.Type
+	Output reflect.Type
 }
 
 // New returns a server for opts.Project with every awr tool registered.
@@ -111,16 +113,18 @@ type tool struct {
 }
 
 // handlerFunc is a tool body: one call through the door with the decoded
-// request.
-type handlerFunc[In any] func(ctx context.Context, p *project.Project, in In) (any, error)
+// request. A result beside an error is the partial answer the CLI prints
+// on stdout beside it (an incomplete packet, a failed verification).
+type handlerFunc[In, Out any] func(ctx context.Context, p *project.Project, in In) (*Out, error)
 
 // add registers a tool whose input schema is derived from In, the door's
 // request type: JSON names from the json tags, descriptions from the help
 // the CLI shows, required fields from the CLI's required flags and
 // positional arguments. Inputs are decoded strictly: unknown fields,
 // missing required fields and wrong types are InvalidInput tool errors
-// naming the fields.
-func add[In any](s *Server, t tool, h handlerFunc[In]) {
+// naming the fields. Its output schema is derived from Out, the result
+// type the CLI prints with --json (outputSchema).
+func add[In, Out any](s *Server, t tool, h handlerFunc[In, Out]) {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic("mcpserver: schema for " + t.name + ": " + err.Error())
@@ -130,12 +134,13 @@ func add[In any](s *Server, t tool, h handlerFunc[In]) {
 	if err != nil {
 		panic("mcpserver: resolve schema for " + t.name + ": " + err.Error())
 	}
-	s.tools = append(s.tools, Tool{Name: t.name, Input: reflect.TypeFor[In]()})
+	out := outputOf[Out](t.name)
+	s.tools = append(s.tools, Tool{Name: t.name, Input: reflect.TypeFor[In](), Output: reflect.TypeFor[Out]()})
 	ann := &mcp.ToolAnnotations{Title: t.title, ReadOnlyHint: t.readOnly, OpenWorldHint: new(false)}
 	if !t.readOnly {
 		ann.DestructiveHint = new(false)
 	}
-	s.mcp.AddTool(&mcp.Tool{Name: t.name, Title: t.title, Description: t.desc, InputSchema: schema, Annotations: ann},
+	s.mcp.AddTool(&mcp.Tool{Name: t.name, Title: t.title, Description: t.desc, InputSchema: schema, OutputSchema: out.schema, Annotations: ann},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			in, err := decode[In](t.name, req.Params.Arguments, schema, resolved)
 			if err != nil {
@@ -147,15 +152,22 @@ func add[In any](s *Server, t tool, h handlerFunc[In]) {
 					fe := fault.As(err)
 					s.opts.Logger.Debug("tool error", "tool", t.name, "code", fe.Code, "message", fe.Message)
 				}
-				return errorResult(err, res), nil
+				var partial any
+				if res != nil {
+					partial = res
+				}
+				return errorResult(err, partial), nil
 			}
-			return okResult(res)
+			if res == nil {
+				return errorResult(fault.New(fault.Internal, "%s: no result", t.name), nil), nil
+			}
+			return okResult(res, out.shape)
 		})
 }
 
 // describe sets each property's description from the field's help tag,
 // its allowed values from the enum tag, and the required list from the
-// required or arg tags, walking embedded structs as encoding/json flattens
+// required tags and the positional arguments that are not optional, walking embedded structs as encoding/json flattens
 // them.
 func describe(schema *jsonschema.Schema, t reflect.Type) {
 	var required []string
@@ -182,7 +194,8 @@ func describe(schema *jsonschema.Schema, t reflect.Type) {
 			}
 			_, req := f.Tag.Lookup("required")
 			_, arg := f.Tag.Lookup("arg")
-			if req || arg {
+			_, optional := f.Tag.Lookup("optional") // an optional positional (verify --anchors [FILE])
+			if req || (arg && !optional) {
 				required = append(required, name)
 			}
 		}
@@ -241,26 +254,32 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// okResult returns v as structured content and as JSON text.
-func okResult(v any) (*mcp.CallToolResult, error) {
+// okResult returns v, shaped to its tool's outputSchema, as structured
+// content and as JSON text.
+func okResult(v any, sh *shape) (*mcp.CallToolResult, error) {
 	b, err := marshal(v)
+	if err == nil {
+		b, err = reshape(b, sh)
+	}
 	if err != nil {
 		return errorResult(fault.Wrap(fault.Internal, err, "encode result"), nil), nil
 	}
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 }
 
-// ErrorObject is the structured content of a tool error: the error object
-// the CLI prints on stderr with --json (fault.Object). Result carries a
-// partial answer where the CLI prints one on stdout beside the error (an
+// ErrorObject is the text of a tool error: the error object the CLI
+// prints on stderr with --json (fault.Object). Result carries a partial
+// answer where the CLI prints one on stdout beside the error (an
 // incomplete context packet); it is omitted otherwise.
 type ErrorObject struct {
 	fault.Object
 	Result any `json:"result,omitempty"`
 }
 
-// errorResult turns err into a tool error. A typed-nil partial result is
-// dropped.
+// errorResult turns err into a tool error: the error object as JSON text,
+// and no structured content, which a tool's outputSchema describes only
+// for a result (strict clients validate any structured content they get
+// against it, error or not). A typed-nil partial result is dropped.
 func errorResult(err error, partial any) *mcp.CallToolResult {
 	out := ErrorObject{Object: fault.ObjectOf(err)}
 	if partial != nil && !isNilPointer(partial) {
@@ -270,7 +289,7 @@ func errorResult(err error, partial any) *mcp.CallToolResult {
 	if merr != nil {
 		b, _ = marshal(ErrorObject{Object: fault.ObjectOf(fault.New(fault.Internal, "encode error: %s", merr.Error()))})
 	}
-	return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
 }
 
 // encodableErrors is a receiving middleware that keeps every error answer

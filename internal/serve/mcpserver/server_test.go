@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/serve/mcpserver"
 	"github.com/awr-dev/awr/projections"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
@@ -70,8 +72,10 @@ func connect(t testing.TB, dir string) *mcp.ClientSession {
 	return cs
 }
 
-// call calls a tool and decodes its structured content; it checks that
-// the text content holds the same JSON.
+// call calls a tool and decodes its answer. A result's structured content
+// holds the same JSON as its text and validates against the tool's
+// advertised outputSchema; a tool error is JSON text only (no structured
+// content, which the outputSchema describes only for a result).
 func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (map[string]any, bool) {
 	t.Helper()
 	if args == nil {
@@ -83,13 +87,52 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 	text := res.Content[0].(*mcp.TextContent).Text
 	var fromText map[string]any
 	require.NoError(t, json.Unmarshal([]byte(text), &fromText), text)
+	if res.IsError {
+		require.Nil(t, res.StructuredContent, "%s: a tool error carries no structured content", name)
+		return fromText, true
+	}
 	sc, err := json.Marshal(res.StructuredContent)
 	require.NoError(t, err)
 	var structured map[string]any
 	require.NoError(t, json.Unmarshal(sc, &structured))
 	require.Equal(t, fromText, structured, "%s: text and structured content differ", name)
-	return structured, res.IsError
+	requireValid(t, cs, name, sc)
+	return structured, false
 }
+
+// outputSchemas caches each session's tools' resolved output schemas, as
+// tools/list advertises them.
+var outputSchemas sync.Map // *mcp.ClientSession → map[string]*jsonschema.Resolved
+
+// requireValid fails unless doc validates against the outputSchema the
+// server advertises for tool name.
+func requireValid(t *testing.T, cs *mcp.ClientSession, name string, doc []byte) {
+	t.Helper()
+	v, ok := outputSchemas.Load(cs)
+	if !ok {
+		res, err := cs.ListTools(context.Background(), nil)
+		require.NoError(t, err)
+		m := map[string]*jsonschema.Resolved{}
+		for _, tl := range res.Tools {
+			require.NotNil(t, tl.OutputSchema, "%s declares no outputSchema", tl.Name)
+			b, err := json.Marshal(tl.OutputSchema)
+			require.NoError(t, err)
+			var s jsonschema.Schema
+			require.NoError(t, json.Unmarshal(b, &s), tl.Name)
+			r, err := s.Resolve(nil)
+			require.NoError(t, err, tl.Name)
+			m[tl.Name] = r
+		}
+		v, _ = outputSchemas.LoadOrStore(cs, m)
+	}
+	var inst any
+	require.NoError(t, json.Unmarshal(doc, &inst))
+	require.NoError(t, v.(map[string]*jsonschema.Resolved)[name].Validate(inst), "%s: structured content does not validate against its outputSchema:\n%s", name, doc)
+	validated.Store(name, true)
+}
+
+// validated records every tool whose result some test validated.
+var validated sync.Map
 
 func ok(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
 	t.Helper()
@@ -135,6 +178,15 @@ func TestServer_ListTools(t *testing.T) {
 		schema := tl.InputSchema.(map[string]any)
 		require.Equal(t, "object", schema["type"], tl.Name)
 		require.Equal(t, false, schema["additionalProperties"], tl.Name)
+		out, isMap := tl.OutputSchema.(map[string]any)
+		require.True(t, isMap, "%s declares no outputSchema", tl.Name)
+		require.Equal(t, "object", out["type"], tl.Name)
+		b, err := json.Marshal(out)
+		require.NoError(t, err)
+		require.NotContains(t, string(b), `"null"`, "%s: a union with null in its outputSchema", tl.Name)
+		if tl.Name == "awr_verify" {
+			require.Empty(t, schema["required"], "awr_verify {} verifies the chain")
+		}
 	}
 	require.ElementsMatch(t, []string{"awr_status", "awr_ready", "awr_intake_inspect", "awr_source_reindex", "awr_session_start",
 		"awr_session_checkpoint", "awr_session_end", "awr_session_resume", "awr_session_show", "awr_session_list", "awr_claim_acquire", "awr_claim_renew",

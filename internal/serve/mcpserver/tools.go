@@ -10,14 +10,8 @@ import (
 )
 
 // op adapts a door method to a tool handler.
-func op[In, Out any](m func(*project.Project, context.Context, In) (*Out, error)) handlerFunc[In] {
-	return func(ctx context.Context, p *project.Project, in In) (any, error) {
-		res, err := m(p, ctx, in)
-		if res == nil {
-			return nil, err
-		}
-		return res, err
-	}
+func op[In, Out any](m func(*project.Project, context.Context, In) (*Out, error)) handlerFunc[In, Out] {
+	return func(ctx context.Context, p *project.Project, in In) (*Out, error) { return m(p, ctx, in) }
 }
 
 // register adds every awr tool: one per door operation the MCP surface
@@ -52,7 +46,7 @@ func (s *Server) register() {
 		op((*project.Project).SessionEnd))
 	add(s, tool{name: "awr_session_resume", title: "Resume a session",
 		desc: "Continue a session in a new one that inherits its checkpoint and claim, as `awr session resume --json`: the successor session, the inherited checkpoint, the compiled context (recorded in the same transaction) and any recovery gaps."},
-		func(ctx context.Context, p *project.Project, in project.SessionResumeRequest) (any, error) {
+		func(ctx context.Context, p *project.Project, in project.SessionResumeRequest) (*project.ResumeResult, error) {
 			project.WarmTokenizer()
 			return op((*project.Project).SessionResume)(ctx, p, in)
 		})
@@ -75,7 +69,7 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_context_compile", title: "Compile the context packet",
 		desc: "Compile the bounded context packet for a work item (goal, task, checkpoint, open loops, rules; token budget, completeness, context_hash), as `awr context compile --json`. " +
 			"With session, the compile is recorded in the same transaction so a checkpoint can prove its context. Never reindexes: stale sources give SourceStale; an incomplete packet gives ContextIncomplete with the packet in result."},
-		func(ctx context.Context, p *project.Project, in project.ContextCompileRequest) (any, error) {
+		func(ctx context.Context, p *project.Project, in project.ContextCompileRequest) (*project.CompileResult, error) {
 			project.WarmTokenizer()
 			return op((*project.Project).ContextCompile)(ctx, p, in)
 		})
@@ -90,12 +84,8 @@ func (s *Server) register() {
 		op((*project.Project).ContextConfirm))
 	add(s, tool{name: "awr_recovery_verify", title: "Prove a handoff was understood",
 		desc: "Check a successor's restatement of its handoff (next_action, open_loops and decisions as ids or texts, files_touched, remaining_check) against the recorded state and the repository, as `awr recovery verify --json`: verdict verified or attention_required and items[] with field, status (match, missing, extra, mismatch, closed, unverifiable), expected and stated. Records restatement_checked; a verdict other than verified comes as RestatementMismatch with the report in result."},
-		func(ctx context.Context, p *project.Project, in project.RecoveryVerifyRequest) (any, error) {
-			res, err := p.RecoveryVerify(ctx, in, nil)
-			if res == nil {
-				return nil, err
-			}
-			return res, err
+		func(ctx context.Context, p *project.Project, in project.RecoveryVerifyRequest) (*project.RestatementResult, error) {
+			return p.RecoveryVerify(ctx, in, nil)
 		})
 	add(s, tool{name: "awr_rig_ps", title: "Show a rig", readOnly: true,
 		desc: "Each seat of a rig with its state (running, stopped, recoverable, awaiting-decision, attention_required), session, conversation and last restore outcome, as `awr rig ps NAME --json`; at the head it also says whether each seat's tmux pane runs."},
@@ -109,7 +99,7 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_seat_add", title: "Declare a seat",
 		desc: "Declare a seat (ROLE@RIG): its runtime, work and restore policy, as `awr seat add --json`; an unchanged declaration writes nothing. " +
 			"command and resume_command (the programs rig up starts) are a person's to declare, with the CLI: here they may only repeat the seat's declared ones; any other is InvalidInput, nothing written."},
-		func(ctx context.Context, p *project.Project, in project.SeatAddRequest) (any, error) {
+		func(ctx context.Context, p *project.Project, in project.SeatAddRequest) (*project.SeatResult, error) {
 			if err := declaredCommands(ctx, p, in); err != nil {
 				return nil, err
 			}
@@ -244,8 +234,8 @@ func isNilPointer(v any) bool {
 // withDefaults fills the zero durations of a request with the defaults
 // its CLI flags declare (the `default` tag), so an MCP call that omits
 // verify_timeout or grace waits as the CLI does.
-func withDefaults[In any](h handlerFunc[In]) handlerFunc[In] {
-	return func(ctx context.Context, p *project.Project, in In) (any, error) {
+func withDefaults[In, Out any](h handlerFunc[In, Out]) handlerFunc[In, Out] {
+	return func(ctx context.Context, p *project.Project, in In) (*Out, error) {
 		v := reflect.ValueOf(&in).Elem()
 		for i := 0; i < v.NumField(); i++ {
 			f, tag := v.Field(i), v.Type().Field(i).Tag.Get("default")

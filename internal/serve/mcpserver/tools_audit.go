@@ -20,12 +20,12 @@ func (s *Server) registerAudit() {
 		desc: "The chain-of-custody report of one session (with the sessions it resumed from and that resumed it) or one work item (every session on it), as `awr audit --json`: " +
 			"claims with fencing tokens and leases, every checkpoint in full with the knowledge it changed and kept, resumes and what they carried, restatement checks and their verdicts, host bindings and events, executions, evidence, the repository at each checkpoint, each entry's event seq and hash, and the hash chain's verdict up to the revision. " +
 			"text holds the report rendered in format (md, the default, or html); the same at for the same log gives the same bytes. Give exactly one of session and work."},
-		func(ctx context.Context, p *project.Project, in project.AuditRequest) (any, error) {
+		func(ctx context.Context, p *project.Project, in project.AuditRequest) (*auditAnswer, error) {
 			in.Output = ""
 			res, err := p.Audit(ctx, in)
 			if res == nil {
 				return nil, err
 			}
-			return auditAnswer{AuditResult: res, Text: res.Text}, err
+			return &auditAnswer{AuditResult: res, Text: res.Text}, err
 		})
 }
