@@ -56,12 +56,9 @@ func TestBrowser_Page(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+	bctx := launch(t, ctx,
 		chromedp.ExecPath(browser), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 900), chromedp.Flag("hide-scrollbars", true))...)
-	defer cancelAlloc()
-	bctx, cancelTab := chromedp.NewContext(actx)
-	defer cancelTab()
+		chromedp.WindowSize(1280, 900), chromedp.Flag("hide-scrollbars", true))
 	run := func(actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		require.NoError(t, chromedp.Do(bctx, actions...))
@@ -380,11 +377,8 @@ func TestBrowser_Replica(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 900))...)
-	defer cancelAlloc()
-	bctx, cancelTab := chromedp.NewContext(actx)
-	defer cancelTab()
+	bctx := launch(t, ctx,
+		chromedp.ExecPath(browser), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 900))
 	wait := func(what, expr string) {
 		t.Helper()
 		_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Minute), chromedp.WithPollingInterval(50*time.Millisecond)))
@@ -408,4 +402,32 @@ func TestBrowser_Replica(t *testing.T) {
 	wait("the fork banner, live", fmt.Sprintf(`document.getElementById("fork") !== null && document.getElementById("fork").dataset.seq === "%v"`, st["seq"]))
 	require.Contains(t, text("fork"), fmt.Sprintf("Forked at seq %v", st["seq"]))
 	require.Equal(t, 0, srv.stop(t, syscall.SIGINT), "stderr: %s", srv.errb)
+}
+
+// launch starts Chromium for a test with opts (after chromedp's defaults)
+// and returns a tab's context, the browser already started; both end
+// with the test. A browser that dies as it starts (seen on a loaded
+// machine: Chromium exits before it listens, its output only the usual
+// noise) is started again, up to three times in all: the page under test
+// is not what failed.
+func launch(t *testing.T, ctx context.Context, opts ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		actx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:], opts...)...)
+		bctx, cancelTab := chromedp.NewContext(actx)
+		err := chromedp.Do(bctx)
+		if err == nil {
+			t.Cleanup(func() {
+				cancelTab()
+				cancelAlloc()
+			})
+			return bctx
+		}
+		cancelTab()
+		cancelAlloc()
+		if attempt == 3 || !strings.Contains(err.Error(), "chrome failed to start") {
+			t.Fatalf("start chromium: %v", err)
+		}
+		t.Logf("chromium did not start (attempt %d), starting it again: %v", attempt, err)
+	}
 }
