@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -69,9 +70,7 @@ func (c *logCmd) all(app *App) error {
 		}
 		n++
 		if !app.JSON {
-			var buf lineBuf
-			logLine(&buf, e)
-			_, err := w.WriteString(project.Inert(string(buf)))
+			_, err := w.WriteString(inertLine(e))
 			return err
 		}
 		if n > 1 {
@@ -118,18 +117,20 @@ func (c *logCmd) follow(app *App, kctx *kong.Context) error {
 			}
 			line = append(b, '\n')
 		} else {
-			var buf lineBuf
-			logLine(&buf, e)
-			line = []byte(project.Inert(string(buf)))
+			line = []byte(inertLine(e))
 		}
 		_, err := app.Stdout.Write(line)
 		return err
 	})
 }
 
-type lineBuf []byte
-
-func (b *lineBuf) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
+// inertLine is logLine of e with its control characters escaped: a line
+// written as it is read (--all, --follow), not through render.
+func inertLine(e project.LogEvent) string {
+	var b strings.Builder
+	logLine(&b, e)
+	return project.Inert(b.String())
+}
 
 // logLine is one event as `awr log` prints it.
 func logLine(w io.Writer, e project.LogEvent) {
