@@ -15,6 +15,8 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/awr-dev/awr/fixtures/doctest"
 	"github.com/awr-dev/awr/fixtures/testkit"
+	"github.com/awr-dev/awr/internal/lab"
+	"github.com/awr-dev/awr/internal/project"
 	"github.com/awr-dev/awr/internal/serve/mcpserver"
 	"github.com/stretchr/testify/require"
 )
@@ -73,6 +75,9 @@ func TestCommandReference(t *testing.T) {
 	require.NoError(t, err)
 	defer srv.Close()
 	results := map[string]reflect.Type{}
+	for path, f := range cliResults {
+		results[toolName(path)] = reflect.TypeOf(f).Out(0)
+	}
 	for _, tl := range srv.Tools() {
 		results[tl.Name] = tl.Output
 	}
@@ -180,7 +185,7 @@ func reference(n *kong.Node, result reflect.Type, doc string) string {
 		if a.Required {
 			req = "required"
 		}
-		rows = append(rows, fmt.Sprintf("| `%s` | %s, argument | %s | %s |", a.Summary(), valueType(a), req, cell(a.Help)))
+		rows = append(rows, fmt.Sprintf("| `%s` | %s, argument | %s | %s |", cell(a.Summary()), valueType(a), req, cell(a.Help)))
 	}
 	var flags []*kong.Flag
 	for p := n; p != nil && p.Parent != nil; p = p.Parent {
@@ -213,26 +218,53 @@ func reference(n *kong.Node, result reflect.Type, doc string) string {
 		for _, e := range f.Envs {
 			help += fmt.Sprintf(" Env `%s`.", e)
 		}
-		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s |", name, valueType(f.Value), def, cell(help)))
+		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s |", cell(name), valueType(f.Value), cell(def), cell(help)))
 	}
 	if len(rows) > 0 {
 		b.WriteString("\n| flag or argument | type | default | meaning |\n|---|---|---|---|\n")
 		b.WriteString(strings.Join(rows, "\n") + "\n")
 	}
-	fmt.Fprintf(&b, "\nExit status: 0 on success, 1 on a domain error, 2 on a usage error ([exit codes](%s#exit-codes))", index)
-	if extra, ok := exitNotes[cmdPath(n)]; ok {
-		b.WriteString("; " + extra)
+	exit := fmt.Sprintf("Exit status: 0 on success, 1 on a domain error, 2 on a usage error ([exit codes](%s#exit-codes))", index)
+	if note, ok := exitNotes[cmdPath(n)]; ok {
+		if strings.HasPrefix(note, "Exit status:") {
+			exit = note
+		} else {
+			exit += "; " + note
+		}
 	}
-	fmt.Fprintf(&b, ". The [global flags](%s#global-flags) apply.\n", index)
+	fmt.Fprintf(&b, "\n%s. The [global flags](%s#global-flags) apply.\n", exit, index)
+	for result != nil && result.Kind() == reflect.Pointer {
+		result = result.Elem()
+	}
 	if result != nil {
 		fmt.Fprintf(&b, "\n`--json` prints one object (`%s`): %s.\n", result, strings.Join(jsonFields(result), ", "))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// exitNotes are the exit statuses of a command besides 0, 1 and 2.
+// cliResults are the door's (or the lab's) calls whose result the
+// commands the MCP server does not offer print with --json.
+var cliResults = map[string]any{
+	"init":             (*project.Project).Init,
+	"replay":           (*project.Project).Replay,
+	"migrate":          (*project.Project).Migrate,
+	"export":           (*project.Project).Export,
+	"import":           (*project.Project).Import,
+	"exec run":         (*project.Project).ExecRun,
+	"client install":   (*project.Project).ClientInstall,
+	"client uninstall": (*project.Project).ClientUninstall,
+	"rig apply":        (*project.Project).RigApply,
+	"demo":             lab.Demo,
+	"bench run":        lab.Run,
+	"bench context":    lab.Context,
+}
+
+// exitNotes are the exit statuses of a command besides 0, 1 and 2 (or,
+// starting "Exit status:", instead of them).
 var exitNotes = map[string]string{
-	"exec run": "a command that ran and exited with another status makes awr exit with it",
+	"exec run":    "a command that exited with another status makes awr exit with that status, as a wrapper does",
+	"client hook": "Exit status: 0 whatever the event holds (a problem goes to `.awr/hooks.log`, never to the host), 2 on a usage error",
+	"mcp":         "once awr-mcp runs (awr becomes it), the status is the server's",
 }
 
 // cell is a help text fit for a table cell.
