@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -117,6 +116,9 @@ type registryFile struct {
 // tool call (project) and prefixes the client's conversation keys.
 var nameRE = lazyre.New(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
+// typeErrRE is the decoder's error for a value of the wrong type.
+var typeErrRE = lazyre.New(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+
 // ReadRegistry reads and checks the registry at path, reading each
 // client's token from the environment through getenv (os.Getenv when
 // nil). It checks the file alone: that each root holds the project id it
@@ -167,7 +169,12 @@ func parseRegistry(path string, raw []byte, getenv func(string) string) (*Regist
 			}
 			return nil, regErr(path, max(line, 1), "", "%s", perr.Message)
 		}
-		// A value of the wrong type: the decoder names the key.
+		// A value of the wrong type: the decoder names its line and key.
+		if m := typeErrRE.FindStringSubmatch(err.Error()); m != nil {
+			var line int
+			fmt.Sscan(m[1], &line)
+			return nil, regErr(path, line, m[2], "%s: %s", m[2], m[3])
+		}
 		return nil, regErr(path, 0, "", "%v", err)
 	}
 	loc := locator{raw: raw}
@@ -323,6 +330,9 @@ func (l locator) key(table []string, key string) int {
 	var cur []string
 	for i, ln := range lines {
 		if h, ok := header(ln); ok {
+			if equalPath(h, append(slicesClone(table), key)) {
+				return i + 1
+			}
 			cur = h
 			continue
 		}
@@ -387,8 +397,7 @@ func slicesClone(s []string) []string { return append([]string(nil), s...) }
 
 // verifyProjectID is the check NewShared makes of each project: the id
 // its log holds must be the registry's.
-func verifyProjectID(ctx context.Context, reg *Registry, rp *RegistryProject, got string) error {
-	_ = ctx
+func verifyProjectID(reg *Registry, rp *RegistryProject, got string) error {
 	if got == rp.ID {
 		return nil
 	}

@@ -111,7 +111,7 @@ func NewShared(ctx context.Context, opts SharedOptions) (_ *Shared, err error) {
 			return nil, fault.Wrap(fe.Code, serr, "registry %s:%d: project %s (%s): %s", reg.Path, rp.Line, name, rp.Root, fe.Message).
 				With("path", reg.Path).With("line", rp.Line).With("project", name).With("root", rp.Root)
 		}
-		if err := verifyProjectID(ctx, reg, rp, st.ProjectID); err != nil {
+		if err := verifyProjectID(reg, rp, st.ProjectID); err != nil {
 			return nil, err
 		}
 	}
