@@ -102,8 +102,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 }
 
 // serveShared runs the shared service until ctx is done: the registry is
-// read and every project checked before the address is listened on, and
-// the address is printed on stderr once it is.
+// read, the address listened on and every project checked before
+// anything is served; the URL is logged on stderr once it is.
 func serveShared(ctx context.Context, c flags, stderr io.Writer, logger *slog.Logger) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "awr-mcp: %s (%s)\n", err, fault.As(err).Code)
@@ -116,15 +116,16 @@ func serveShared(ctx context.Context, c flags, stderr io.Writer, logger *slog.Lo
 	if err != nil {
 		return fail(err)
 	}
-	sh, err := mcpserver.NewShared(ctx, mcpserver.SharedOptions{Registry: reg, Version: buildinfo.Version(version), Timeout: c.Timeout, Logger: logger})
-	if err != nil {
-		return fail(err)
-	}
-	defer sh.Close()
 	ln, err := mcpserver.Listen(c.Listen)
 	if err != nil {
 		return fail(err)
 	}
+	sh, err := mcpserver.NewShared(ctx, mcpserver.SharedOptions{Registry: reg, Version: buildinfo.Version(version), Timeout: c.Timeout, Logger: logger})
+	if err != nil {
+		ln.Close()
+		return fail(err)
+	}
+	defer sh.Close()
 	logger.Info("awr-mcp serving", "url", "http://"+ln.Addr().String()+mcpserver.SharedPath, "projects", len(reg.Projects), "clients", len(reg.Clients), "version", buildinfo.Version(version))
 	if err := sh.Serve(ctx, ln, logger); err != nil {
 		return fail(err)
