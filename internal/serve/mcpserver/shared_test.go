@@ -77,6 +77,7 @@ func newToken(t testing.TB) string {
 
 // sharedService is a running shared service on a real loopback listener.
 type sharedService struct {
+	sh     *mcpserver.Shared
 	url    string // http://127.0.0.1:PORT/mcp
 	addr   string // 127.0.0.1:PORT
 	tokens map[string]string
@@ -103,7 +104,7 @@ func startShared(t testing.TB, registry string, env map[string]string) *sharedSe
 		require.NoError(t, sh.Close())
 	})
 	addr := ln.Addr().String()
-	return &sharedService{url: "http://" + addr + mcpserver.SharedPath, addr: addr, tokens: env}
+	return &sharedService{sh: sh, url: "http://" + addr + mcpserver.SharedPath, addr: addr, tokens: env}
 }
 
 // bearer adds a bearer token to every request.
@@ -254,4 +255,41 @@ func TestShared_SDKClient(t *testing.T) {
 		again := ok(t, alice, "awr_session_start", map[string]any{"project": "shop", "work": "OPS-1", "agent": "alice-agent", "request_id": "r-1"})
 		require.Equal(t, get(a, "session.id"), get(again, "session.id"), "alice's retry gets her first answer")
 	})
+}
+
+// TestShared_WritesSerialized: while a project's write lock is held, a
+// write to it waits and a read of it is answered; the write runs once
+// the lock is let go.
+func TestShared_WritesSerialized(t *testing.T) {
+	t.Parallel()
+	svc, _ := twoProjects(t)
+	alice := connectHTTP(t, svc.url, svc.tokens["TOKEN_ALICE"])
+	bob := connectHTTP(t, svc.url, svc.tokens["TOKEN_BOB"])
+	lock := mcpserver.WriteLock(svc.sh, "shop")
+	lock.Lock()
+	written := make(chan map[string]any, 1)
+	go func() {
+		res, err := bob.CallTool(context.Background(), &mcp.CallToolParams{Name: "awr_session_start", Arguments: map[string]any{"project": "shop", "work": "CART-1", "agent": "bob-agent"}})
+		if err != nil || res.IsError {
+			written <- map[string]any{"error": fmt.Sprint(err, res)}
+			return
+		}
+		written <- map[string]any{"ok": true}
+	}()
+	before := ok(t, alice, "awr_status", map[string]any{"project": "shop"})
+	ok(t, alice, "awr_session_list", map[string]any{"project": "shop"})
+	select {
+	case w := <-written:
+		t.Fatalf("a write ran while the project's write lock was held: %v", w)
+	default:
+	}
+	require.Equal(t, rev(t, before), rev(t, ok(t, alice, "awr_status", map[string]any{"project": "shop"})), "nothing written yet")
+	lock.Unlock()
+	select {
+	case w := <-written:
+		require.Equal(t, map[string]any{"ok": true}, w)
+	case <-time.After(time.Minute):
+		t.Fatal("the write did not run after the lock was let go")
+	}
+	require.Greater(t, rev(t, ok(t, alice, "awr_status", map[string]any{"project": "shop"})), rev(t, before))
 }
