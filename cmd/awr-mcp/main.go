@@ -55,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}()
 	parser, err := kong.New(&c,
 		kong.Name("awr-mcp"),
-		kong.Description("awr-mcp serves awr's tools, resources and prompts to an agent host over the Model Context Protocol on stdio (the same server as awr mcp). Stdout carries only protocol messages; logs go to stderr."),
+		kong.Description("awr-mcp serves awr's tools, resources and prompts to an agent host over the Model Context Protocol on stdio (the same server as awr mcp), or, with --listen and --registry, the tools of several projects to the clients of a registry over Streamable HTTP. Stdout carries only protocol messages; logs go to stderr."),
 		kong.Writers(stdout, stderr),
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),

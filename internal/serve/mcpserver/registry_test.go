@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/serve/mcpserver"
 	"github.com/stretchr/testify/require"
@@ -139,5 +141,58 @@ func TestNewShared_Bad(t *testing.T) {
 			require.Contains(t, fe.Message, fmt.Sprintf("registry %s:1: ", path))
 			require.Contains(t, fe.Message, c.message)
 		})
+	}
+}
+
+// TestDocs_RegistryExample reads the registry example of docs/mcp.md
+// ("The shared service"), checks it parses as the docs say, then serves
+// it, its roots and ids replaced by real projects: each client sees its
+// grants, and only them.
+func TestDocs_RegistryExample(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(testkit.Path("docs", "mcp.md"))
+	require.NoError(t, err)
+	_, after, ok := strings.Cut(string(doc), "<!-- registry example")
+	require.True(t, ok, "docs/mcp.md has no registry example")
+	_, after, ok = strings.Cut(after, "```toml\n")
+	require.True(t, ok)
+	example, _, ok := strings.Cut(after, "```")
+	require.True(t, ok)
+	env := map[string]string{}
+	for _, m := range regexp.MustCompile(`token_env = "([A-Z0-9_]+)"`).FindAllStringSubmatch(example, -1) {
+		env[m[1]] = newToken(t)
+	}
+	path := filepath.Join(t.TempDir(), "registry.toml")
+	require.NoError(t, os.WriteFile(path, []byte(example), 0o600))
+	reg, err := mcpserver.ReadRegistry(path, func(k string) string { return env[k] })
+	require.NoError(t, err)
+	require.Len(t, reg.Projects, 2)
+	require.Len(t, reg.Clients, 2)
+
+	served := example
+	seed := int64(10)
+	for _, name := range []string{"shop", "docs"} {
+		rp := reg.Projects[name]
+		require.NotNil(t, rp, name)
+		dir, id := checkoutProject(t, seed)
+		seed++
+		served = strings.Replace(served, fmt.Sprintf("root = %q", rp.Root), fmt.Sprintf("root = %q", dir), 1)
+		served = strings.Replace(served, fmt.Sprintf("id = %q", rp.ID), fmt.Sprintf("id = %q", id), 1)
+	}
+	svc := startShared(t, served, env)
+	for name, c := range reg.Clients {
+		cs := connectHTTP(t, svc.url, env[c.TokenEnv])
+		out, isErr := call(t, cs, "awr_projects_list", nil)
+		require.False(t, isErr, "%v", out)
+		got := map[string]string{}
+		for _, p := range out["projects"].([]any) {
+			p := p.(map[string]any)
+			got[p["name"].(string)] = p["access"].(string)
+		}
+		want := map[string]string{}
+		for p, a := range c.Grants {
+			want[p] = string(a)
+		}
+		require.Equal(t, want, got, name)
 	}
 }
