@@ -1,7 +1,9 @@
 package mcpserver
 
-import "sync"
-
-// WriteLock returns the lock that serializes the writes of the shared
-// service's project name, for tests that hold it.
-func WriteLock(sh *Shared, name string) *sync.Mutex { return &sh.projects[name].writes }
+// HoldWrites takes the write lock of the shared service's project name,
+// as a write through it would, and returns its release, for tests.
+func HoldWrites(sh *Shared, name string) (release func()) {
+	sp := sh.projects[name]
+	sp.writes <- struct{}{}
+	return func() { <-sp.writes }
+}

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -44,7 +43,9 @@ type SharedOptions struct {
 	Registry *Registry
 	// Version is reported to clients as the server version.
 	Version string
-	// Timeout bounds how long a write waits for a busy project database.
+	// Timeout bounds how long a write waits for a busy project database,
+	// and for the project's other write through the service
+	// (DefaultWriteWait when zero).
 	Timeout time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -60,6 +61,7 @@ type Shared struct {
 	reg      *Registry
 	projects map[string]*sharedProject
 	clients  []*RegistryClient
+	timeout  time.Duration // how long a write waits for its project's other write
 }
 
 // sharedProject is one served project: its door, opened once and kept
@@ -67,8 +69,34 @@ type Shared struct {
 type sharedProject struct {
 	reg     *RegistryProject
 	project *project.Project
-	writes  sync.Mutex
+	// writes holds a token while a writing tool runs on the project.
+	writes chan struct{}
 }
+
+// lock takes the project's write lock for a call of tool, waiting at most
+// timeout (DefaultWriteWait when zero) and no longer than ctx lives.
+// Errors: Storage when another write held it all that time; the context's
+// error when the call was given up.
+func (sp *sharedProject) lock(ctx context.Context, tool string, timeout time.Duration) (release func(), err error) {
+	if timeout <= 0 {
+		timeout = DefaultWriteWait
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case sp.writes <- struct{}{}:
+		return func() { <-sp.writes }, nil
+	case <-ctx.Done():
+		return nil, fault.Wrap(fault.Storage, ctx.Err(), "%s: project %s: the call ended while it waited for the project's other write", tool, sp.reg.Name)
+	case <-t.C:
+		return nil, fault.New(fault.Storage, "%s: project %s: another write held the project for %s; nothing was written, try again", tool, sp.reg.Name, timeout).
+			With("project", sp.reg.Name).With("waited", timeout.String())
+	}
+}
+
+// DefaultWriteWait is how long a write of the shared service waits for
+// its project's other write when no timeout is set.
+const DefaultWriteWait = 30 * time.Second
 
 // clientKey carries the authenticated client's name in a request's
 // context.
@@ -88,7 +116,7 @@ func NewShared(ctx context.Context, opts SharedOptions) (_ *Shared, err error) {
 		opts.Version = "dev"
 	}
 	reg := opts.Registry
-	sh := &Shared{reg: reg, projects: map[string]*sharedProject{}}
+	sh := &Shared{reg: reg, projects: map[string]*sharedProject{}, timeout: opts.Timeout}
 	defer func() {
 		if err != nil {
 			sh.closeProjects()
@@ -104,7 +132,7 @@ func NewShared(ctx context.Context, opts SharedOptions) (_ *Shared, err error) {
 		if oerr != nil {
 			return nil, oerr
 		}
-		sh.projects[name] = &sharedProject{reg: rp, project: p}
+		sh.projects[name] = &sharedProject{reg: rp, project: p, writes: make(chan struct{}, 1)}
 		st, serr := p.Status(ctx, project.StatusRequest{})
 		if serr != nil {
 			fe := fault.As(serr)
@@ -246,8 +274,9 @@ func (sh *Shared) target(ctx context.Context, req *mcp.CallToolRequest, t tool) 
 	}
 	release := func() {}
 	if !t.readOnly {
-		sp.writes.Lock()
-		release = sp.writes.Unlock
+		if release, err = sp.lock(ctx, t.name, sh.timeout); err != nil {
+			return ctx, nil, nil, nil, err
+		}
 	}
 	return ctx, sp.project, b, release, nil
 }
@@ -347,6 +376,9 @@ func (sh *Shared) Handler(addr string, logger *slog.Logger) http.Handler {
 		}
 		c := sh.authenticate(r)
 		if c == nil {
+			if logger != nil {
+				logger.Debug("unauthenticated", "remote", r.RemoteAddr)
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="awr-mcp"`)
 			refuse(w, http.StatusUnauthorized, jsonrpc.ID{}, fault.New(fault.InvalidInput, "awr-mcp: a bearer token of a client of the registry is required (Authorization: Bearer TOKEN)"))
 			return
@@ -501,7 +533,7 @@ func Listen(addr string) (net.Listener, error) {
 // down: open requests get a second to finish, and open streams are cut.
 // Errors: Storage when serving fails for another reason.
 func (sh *Shared) Serve(ctx context.Context, ln net.Listener, logger *slog.Logger) error {
-	srv := &http.Server{Handler: sh.Handler(ln.Addr().String(), logger), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: sh.Handler(ln.Addr().String(), logger), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

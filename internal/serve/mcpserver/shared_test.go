@@ -87,11 +87,19 @@ type sharedService struct {
 // environment, and serves it on 127.0.0.1:0 until the test ends.
 func startShared(t testing.TB, registry string, env map[string]string) *sharedService {
 	t.Helper()
+	return startSharedWith(t, registry, env, mcpserver.SharedOptions{})
+}
+
+// startSharedWith is startShared with options (the registry, version and
+// clock are the test's).
+func startSharedWith(t testing.TB, registry string, env map[string]string, opts mcpserver.SharedOptions) *sharedService {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "registry.toml")
 	require.NoError(t, os.WriteFile(path, []byte(registry), 0o600))
 	reg, err := mcpserver.ReadRegistry(path, func(k string) string { return env[k] })
 	require.NoError(t, err)
-	sh, err := mcpserver.NewShared(context.Background(), mcpserver.SharedOptions{Registry: reg, Version: "test", Now: func() time.Time { return now }})
+	opts.Registry, opts.Version, opts.Now = reg, "test", func() time.Time { return now }
+	sh, err := mcpserver.NewShared(context.Background(), opts)
 	require.NoError(t, err)
 	ln, err := mcpserver.Listen("127.0.0.1:0")
 	require.NoError(t, err)
@@ -265,8 +273,7 @@ func TestShared_WritesSerialized(t *testing.T) {
 	svc, _ := twoProjects(t)
 	alice := connectHTTP(t, svc.url, svc.tokens["TOKEN_ALICE"])
 	bob := connectHTTP(t, svc.url, svc.tokens["TOKEN_BOB"])
-	lock := mcpserver.WriteLock(svc.sh, "shop")
-	lock.Lock()
+	release := mcpserver.HoldWrites(svc.sh, "shop")
 	written := make(chan map[string]any, 1)
 	go func() {
 		res, err := bob.CallTool(context.Background(), &mcp.CallToolParams{Name: "awr_session_start", Arguments: map[string]any{"project": "shop", "work": "CART-1", "agent": "bob-agent"}})
@@ -284,7 +291,7 @@ func TestShared_WritesSerialized(t *testing.T) {
 	default:
 	}
 	require.Equal(t, rev(t, before), rev(t, ok(t, alice, "awr_status", map[string]any{"project": "shop"})), "nothing written yet")
-	lock.Unlock()
+	release()
 	select {
 	case w := <-written:
 		require.Equal(t, map[string]any{"ok": true}, w)
@@ -292,4 +299,23 @@ func TestShared_WritesSerialized(t *testing.T) {
 		t.Fatal("the write did not run after the lock was let go")
 	}
 	require.Greater(t, rev(t, ok(t, alice, "awr_status", map[string]any{"project": "shop"})), rev(t, before))
+}
+
+// TestShared_WriteWaitBounded: a write that waits for its project's other
+// write longer than the service's timeout fails with Storage, nothing
+// written.
+func TestShared_WriteWaitBounded(t *testing.T) {
+	t.Parallel()
+	dir, id := checkoutProject(t, 5)
+	token := newToken(t)
+	svc := startSharedWith(t, fmt.Sprintf("[projects.shop]\nroot = %q\nid = %q\n\n[clients.a]\ntoken_env = \"T\"\ngrants = { shop = \"write\" }\n", dir, id),
+		map[string]string{"T": token}, mcpserver.SharedOptions{Timeout: 200 * time.Millisecond})
+	cs := connectHTTP(t, svc.url, token)
+	before := ok(t, cs, "awr_status", map[string]any{"project": "shop"})
+	release := mcpserver.HoldWrites(svc.sh, "shop")
+	out := fails(t, cs, "awr_session_start", map[string]any{"project": "shop", "work": "CART-1", "agent": "a"}, "Storage")
+	require.Contains(t, out["message"], "another write held the project for 200ms; nothing was written")
+	release()
+	require.Equal(t, rev(t, before), rev(t, ok(t, cs, "awr_status", map[string]any{"project": "shop"})))
+	ok(t, cs, "awr_session_start", map[string]any{"project": "shop", "work": "CART-1", "agent": "a"})
 }
