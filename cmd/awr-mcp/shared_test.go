@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/events/pgstore/pgtest"
+	"github.com/awr-dev/awr/fixtures"
+	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
@@ -46,8 +49,25 @@ func TestShared_Process(t *testing.T) {
 	registry := filepath.Join(t.TempDir(), "registry.toml")
 	require.NoError(t, os.WriteFile(registry, []byte(fmt.Sprintf("[projects.shop]\nroot = %q\nid = %q\n\n[clients.ci]\ntoken_env = \"AWR_MCP_TOKEN_CI\"\ngrants = { shop = \"write\" }\n", dir, st.ProjectID)), 0o600))
 
+	url, stop := startService(t, awrMCP, registry, "AWR_MCP_TOKEN_CI="+token)
+	cs := connectService(t, url, token)
+	_, list, isErr := call(t, cs, "awr_projects_list", nil)
+	require.False(t, isErr)
+	require.Equal(t, "shop", list["projects"].([]any)[0].(map[string]any)["name"])
+	_, status, isErr := call(t, cs, "awr_status", map[string]any{"project": "shop"})
+	require.False(t, isErr, "%v", status)
+	require.Equal(t, st.ProjectID, status["project_id"])
+	cs.Close()
+	require.NoError(t, stop(), "exit 0 after SIGTERM")
+}
+
+// startService starts awr-mcp --listen 127.0.0.1:0 --registry registry
+// with env added to the environment, and returns the URL it logs; stop
+// sends SIGTERM and returns how it exited.
+func startService(t *testing.T, awrMCP, registry string, env ...string) (url string, stop func() error) {
+	t.Helper()
 	cmd := exec.Command(awrMCP, "--listen", "127.0.0.1:0", "--registry", registry)
-	cmd.Env = append(os.Environ(), "AWR_MCP_TOKEN_CI="+token)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -65,26 +85,98 @@ func TestShared_Process(t *testing.T) {
 			}
 		}
 	}()
-	var url string
 	select {
 	case url = <-urls:
+	case <-logged:
+		t.Fatalf("awr-mcp exited without serving:\n%s", log.String())
 	case <-time.After(2 * time.Minute):
 		t.Fatal("awr-mcp printed no URL")
 	}
+	return url, func() error {
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			return err
+		}
+		<-logged
+		if err := cmd.Wait(); err != nil {
+			return fmt.Errorf("%w:\n%s", err, log.String())
+		}
+		return nil
+	}
+}
+
+// connectService connects the SDK's client to the service at url with
+// token.
+func connectService(t *testing.T, url, token string) *mcp.ClientSession {
+	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(context.Background(), tr, nil)
 	require.NoError(t, err)
-	_, list, isErr := call(t, cs, "awr_projects_list", nil)
-	require.False(t, isErr)
-	require.Equal(t, "shop", list["projects"].([]any)[0].(map[string]any)["name"])
-	_, status, isErr := call(t, cs, "awr_status", map[string]any{"project": "shop"})
-	require.False(t, isErr, "%v", status)
-	require.Equal(t, st.ProjectID, status["project_id"])
-	cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	<-logged
-	require.NoError(t, cmd.Wait(), "exit 0 after SIGTERM:\n%s", log.String())
+// TestShared_PostgresPoolKept serves a team checkout (its log in
+// PostgreSQL) through the shared service: reads and writes succeed, and
+// no call opens a connection of its own: every server backend of the
+// database after 40 calls was there after the first.
+func TestShared_PostgresPoolKept(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	awr, awrMCP := binaries(t)
+	dir, err := fixtures.CopyProject("checkout", t.TempDir())
+	require.NoError(t, err)
+	out, err := exec.Command(awr, "--project", dir, "init", "--store", dbURL, "--accept", "--json").Output()
+	require.NoError(t, err)
+	var ini struct {
+		ProjectID string `json:"project_id"`
+	}
+	require.NoError(t, json.Unmarshal(out, &ini))
+	require.NotEmpty(t, ini.ProjectID)
+	token := strings.Repeat("p0ol", 10)
+	registry := filepath.Join(t.TempDir(), "registry.toml")
+	require.NoError(t, os.WriteFile(registry, []byte(fmt.Sprintf("[projects.team]\nroot = %q\nid = %q\n\n[clients.ci]\ntoken_env = \"AWR_MCP_TOKEN_CI\"\ngrants = { team = \"write\" }\n", dir, ini.ProjectID)), 0o600))
+	url, stop := startService(t, awrMCP, registry, "AWR_MCP_TOKEN_CI="+token)
+	cs := connectService(t, url, token)
+
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+	backends := func() []int {
+		rows, err := admin.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' ORDER BY pid")
+		require.NoError(t, err)
+		pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		require.NoError(t, err)
+		return pids
+	}
+	_, status, isErr := call(t, cs, "awr_status", map[string]any{"project": "team"})
+	require.False(t, isErr, "%v", status)
+	require.Equal(t, ini.ProjectID, status["project_id"])
+	_, res, isErr := call(t, cs, "awr_session_start", map[string]any{"project": "team", "work": "CART-1", "agent": "ci", "claim": true})
+	require.False(t, isErr, "%v", res)
+	before := backends()
+	require.NotEmpty(t, before, "the service holds a connection to the shared log")
+	for i := range 10 {
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"awr_status", map[string]any{"project": "team"}},
+			{"awr_ready", map[string]any{"project": "team"}},
+			{"awr_work_show", map[string]any{"project": "team", "key": "CART-1"}},
+			{"awr_claim_renew", map[string]any{"project": "team", "session": res["session"].(map[string]any)["id"]}},
+		} {
+			_, out, isErr := call(t, cs, c.tool, c.args)
+			require.False(t, isErr, "%s #%d: %v", c.tool, i, out)
+		}
+	}
+	after := backends()
+	t.Logf("server backends of the database: %v after the first calls, %v after 40 more", before, after)
+	for _, pid := range after {
+		require.Contains(t, before, pid, "a backend opened after the first calls: %v, then %v", before, after)
+	}
+	cs.Close()
+	require.NoError(t, stop())
 }
 
 // TestShared_ProcessRefuses: a registry that is wrong, or flags that do
