@@ -211,14 +211,15 @@ func TestShared_SDKClient(t *testing.T) {
 	t.Run("ReadsAndWrites", func(t *testing.T) {
 		st := ok(t, alice, "awr_status", map[string]any{"project": "shop"})
 		require.Equal(t, ids["shop"], st["project_id"])
-		st = ok(t, alice, "awr_status", map[string]any{"project": "docs"})
-		require.Equal(t, ids["docs"], st["project_id"])
+		docs := ok(t, alice, "awr_status", map[string]any{"project": "docs"})
+		require.Equal(t, ids["docs"], docs["project_id"])
 		ok(t, bob, "awr_ready", map[string]any{"project": "shop"})
 		ok(t, bob, "awr_work_show", map[string]any{"project": "shop", "key": "CART-1"})
 		start := ok(t, bob, "awr_session_start", map[string]any{"project": "shop", "work": "CART-1", "agent": "bob-agent", "claim": true})
 		require.NotEmpty(t, get(start, "session.id"))
 		// Written to shop only.
 		require.Greater(t, rev(t, ok(t, alice, "awr_status", map[string]any{"project": "shop"})), rev(t, st))
+		require.Equal(t, rev(t, docs), rev(t, ok(t, carol, "awr_status", map[string]any{"project": "docs"})))
 	})
 
 	t.Run("ProjectRequired", func(t *testing.T) {
