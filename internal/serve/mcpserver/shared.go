@@ -531,9 +531,12 @@ func Listen(addr string) (net.Listener, error) {
 
 // Serve serves the shared service on ln until ctx is done, then shuts
 // down: open requests get a second to finish, and open streams are cut.
+// A request's headers may take 64 KiB and 10 s, its body 4 MiB
+// (mcp.DefaultMaxRequestBodyBytes); an idle connection is closed after
+// 2 minutes, an idle session after 30.
 // Errors: Storage when serving fails for another reason.
 func (sh *Shared) Serve(ctx context.Context, ln net.Listener, logger *slog.Logger) error {
-	srv := &http.Server{Handler: sh.Handler(ln.Addr().String(), logger), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: sh.Handler(ln.Addr().String(), logger), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -196,6 +196,15 @@ func TestShared_HTTP(t *testing.T) {
 		require.Equal(t, http.StatusOK, a.status, "the service's own loopback origin: %s", a.body)
 	})
 
+	t.Run("Bounds", func(t *testing.T) {
+		big := post(t, svc.url, auth("TOKEN_ALICE"), `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"`+strings.Repeat("a", 5<<20)+`"}}`)
+		require.Equal(t, http.StatusRequestEntityTooLarge, big.status, "a body over 4 MiB")
+		h := auth("TOKEN_ALICE")
+		h["X-Padding"] = strings.Repeat("b", 100<<10)
+		huge := post(t, svc.url, h, initialize)
+		require.Equal(t, http.StatusRequestHeaderFieldsTooLarge, huge.status, "headers over 64 KiB")
+	})
+
 	t.Run("404", func(t *testing.T) {
 		a := post(t, strings.TrimSuffix(svc.url, "/mcp")+"/other", auth("TOKEN_ALICE"), initialize)
 		require.Equal(t, http.StatusNotFound, a.status, "%s", a.body)
