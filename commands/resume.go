@@ -331,6 +331,7 @@ func ResumeWithContext(ctx context.Context, env *Env, req ResumeRequest, stale [
 		if out.Knowledge, err = projections.KnowledgeStateAt(tx.Conn, r.Session.Work, tx.Head(), since); err != nil {
 			return nil, err
 		}
+		out.Knowledge = out.Knowledge.Listed(projections.MaxClosedListed)
 		if r.Claim == nil {
 			out.RecoveryGaps = append(out.RecoveryGaps, "the successor holds no claim on "+r.Session.Work+" (resumed with --no-claim); take it with: awr claim acquire --session "+r.Session.ID)
 		}

@@ -457,6 +457,61 @@ type KnowledgeState struct {
 	Closed []Knowledge `json:"closed_since_checkpoint"`
 	// Since is the seq after which closed items are listed.
 	Since int64 `json:"closed_since_seq"`
+	// ClosedMore counts the items closed after Since that Closed leaves
+	// out (Listed); absent when Closed lists them all.
+	ClosedMore int `json:"closed_since_more,omitempty"`
+}
+
+// MaxClosedListed bounds the items a read lists as closed since a
+// checkpoint (Listed): a session resumed long after its checkpoint, on a
+// work item others went on with, would otherwise carry every close since.
+const MaxClosedListed = 50
+
+// Listed returns k with at most n of its closed items, those that closed
+// last (LatestClosed), and ClosedMore counting the others; k itself when
+// it lists n or fewer.
+func (k *KnowledgeState) Listed(n int) *KnowledgeState {
+	if k == nil || len(k.Closed) <= n {
+		return k
+	}
+	c := *k
+	c.Closed = LatestClosed(k.Closed, n)
+	c.ClosedMore = k.ClosedMore + len(k.Closed) - len(c.Closed)
+	return &c
+}
+
+// LatestClosed returns the n items of closed that closed last, in
+// closed's order (of those closed at the earliest seq kept, the first in
+// that order while there is room); closed itself when it holds n or
+// fewer.
+func LatestClosed(closed []Knowledge, n int) []Knowledge {
+	if len(closed) <= n {
+		return closed
+	}
+	seqs := make([]int64, len(closed))
+	for i := range closed {
+		seqs[i] = closed[i].ClosedSeq
+	}
+	slices.Sort(seqs)
+	cut := seqs[len(seqs)-n] // the earliest close kept
+	// Every item closed after cut, then those closed at cut (one
+	// checkpoint may close several) while there is room.
+	room := n
+	for _, q := range seqs {
+		if q > cut {
+			room--
+		}
+	}
+	var kept []Knowledge
+	for _, c := range closed {
+		if c.ClosedSeq > cut || c.ClosedSeq == cut && room > 0 {
+			if c.ClosedSeq == cut {
+				room--
+			}
+			kept = append(kept, c)
+		}
+	}
+	return kept
 }
 
 // KnowledgeStateAt returns work's knowledge at rev, with the items closed

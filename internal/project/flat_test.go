@@ -3,6 +3,7 @@ package project_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,8 +137,8 @@ func openW1Dir(tb testing.TB) string {
 // loops of, gets its packet: the 20 latest closes, and a line that counts
 // the other 40 with the command that lists them (before, every close was
 // in the packet's required part, and the resume went without a packet:
-// BudgetExceeded); recovery inspect lists the latest 50 of the 60 and
-// counts them all.
+// BudgetExceeded); recovery inspect, the resume's JSON and the packet's
+// list the latest 50 of the 60 and count the other 10.
 func TestResume_ManyClosedSinceCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	p := openW1(t)
@@ -165,8 +166,8 @@ func TestResume_ManyClosedSinceCheckpoint(t *testing.T) {
 
 	rep, err := p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: first.Session.ID})
 	require.NoError(t, err)
-	require.Equal(t, 60, rep.ClosedCount)
-	require.Len(t, rep.Knowledge.Closed, project.RecoveryClosedLimit)
+	require.Equal(t, 60-projections.MaxClosedListed, rep.Knowledge.ClosedMore)
+	require.Len(t, rep.Knowledge.Closed, projections.MaxClosedListed)
 	for _, k := range rep.Knowledge.Closed {
 		n := 0
 		fmt.Sscanf(k.ID, "L-%d", &n)
@@ -177,7 +178,13 @@ func TestResume_ManyClosedSinceCheckpoint(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, res.Context, "recovery gaps: %v", res.RecoveryGaps)
 	text := res.Context.RenderedContext
-	require.Contains(t, text, fmt.Sprintf("- 40 closed before the 20 below (every close: awr log --work W-1 --kind checkpoint_recorded --since %d)", cp.Checkpoint.Seq-1))
+	var at int64 // the revision the packet was compiled at (its compile is recorded after)
+	_, err = fmt.Sscanf(text[strings.Index(text, "As of project_revision "):], "As of project_revision %d", &at)
+	require.NoError(t, err)
+	require.Contains(t, text, fmt.Sprintf("- 40 closed before the 20 below (every close: awr log --work W-1 --kind checkpoint_recorded --since %d --until %d --json)", cp.Checkpoint.Seq-1, at))
+	require.Len(t, res.Context.Knowledge.Closed, projections.MaxClosedListed, "the packet's JSON lists the latest 50 too")
+	require.Equal(t, 10, res.Context.Knowledge.ClosedMore)
+	require.Len(t, res.Knowledge.Closed, projections.MaxClosedListed, "and so does the resume's")
 	for i := 1; i <= 60; i++ {
 		line := fmt.Sprintf("- L-%d: ", i)
 		if i <= 40 {

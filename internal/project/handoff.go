@@ -202,6 +202,12 @@ func SafeText(s string) string { return workcontext.SafeText(s) }
 // workcontext.SafeLine).
 func SafeLine(s string) string { return workcontext.SafeLine(s) }
 
+// ClosesCommand is the command that lists every knowledge item closed on
+// work after since, up to rev (workcontext.ClosesCommand).
+func ClosesCommand(work string, since, rev int64) string {
+	return workcontext.ClosesCommand(work, since, rev)
+}
+
 // Inert escapes what a terminal would act on in a whole text view, its
 // newlines and tabs kept (see workcontext.Inert).
 func Inert(s string) string { return workcontext.Inert(s) }

@@ -42,8 +42,8 @@ type LanesResult struct {
 // Lane is a work item's, session's or agent's sessions: how many started
 // by the revision and how many of them are still active, the first seq
 // of the lane (its first session's start) and the last (the latest start
-// or end), the sessions active in each interval (Active[i]: seqs from
-// i×rev/buckets+1 to (i+1)×rev/buckets), and each session's span when
+// or end), the sessions active in each interval (Active[i]: the seqs s
+// with ⌊(s−1)×buckets/rev⌋ = i, from ⌈i×rev/buckets⌉+1), and each session's span when
 // the lane has at most MaxLaneSpans.
 type Lane struct {
 	Key      string     `json:"key"`

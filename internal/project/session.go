@@ -58,6 +58,7 @@ func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*Ses
 		if v.Knowledge, err = projections.KnowledgeStateAt(r.Conn, s.Work, rev, since); err != nil {
 			return err
 		}
+		v.Knowledge = v.Knowledge.Listed(projections.MaxClosedListed)
 		v.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev)
 		return err
 	})

@@ -346,6 +346,7 @@ func (res *WorkShowResult) readProgress(conn *sqlite.Conn, it projections.WorkIt
 		since = res.Checkpoint.Seq - 1
 	}
 	res.Knowledge, err = projections.KnowledgeStateAt(conn, it.Key, rev, since)
+	res.Knowledge = res.Knowledge.Listed(projections.MaxClosedListed)
 	return err
 }
 

@@ -212,7 +212,7 @@ func Compile(in Input) (*Packet, *Completeness, error) {
 	sum := sha256.Sum256([]byte(text))
 	p := &Packet{Work: in.Work, RenderedContext: text, ContextHash: "sha256:" + hex.EncodeToString(sum[:]), TokenEstimate: total,
 		RequiredTokens: reqTokens, TokenBudget: budget, Tokenizer: Tokenizer, Selected: []Selected{}, Omitted: []Omitted{},
-		Knowledge: in.Knowledge, ChangedSinceCheckpoint: in.Changed, NextAction: NextActionOf(&in), Repository: in.Repo}
+		Knowledge: in.Knowledge.Listed(projections.MaxClosedListed), ChangedSinceCheckpoint: in.Changed, NextAction: NextActionOf(&in), Repository: in.Repo}
 	if p.ChangedSinceCheckpoint == nil {
 		p.ChangedSinceCheckpoint = []FieldChange{}
 	}
@@ -398,7 +398,7 @@ func chunks(in Input) (required, optional []chunk) {
 		add(&required, "decisions", true, append([]string{"## Decisions in force"}, knowledgeLines(k.Decisions, func(*projections.Knowledge) string { return "" })...)...)
 	}
 	if k != nil && len(k.Closed) > 0 {
-		add(&required, "closed_since_checkpoint", true, closedLines(in.Work, k)...)
+		add(&required, "closed_since_checkpoint", true, closedLines(in.Work, in.AtRevision, k)...)
 	}
 	if k != nil && len(k.Facts) > 0 {
 		add(&optional, "facts", false, append([]string{"## Facts"}, knowledgeLines(k.Facts, func(f *projections.Knowledge) string {

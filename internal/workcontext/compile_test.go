@@ -138,9 +138,9 @@ func TestClosedLines(t *testing.T) {
 		k.Closed = append(k.Closed, closed(fmt.Sprintf("L-%d", i), int64(99+i)))
 	}
 	k.Closed = append(k.Closed, closed("L-31", 120), closed("L-32", 120), closed("L-33", 112))
-	lines := closedLines("T-5", k)
+	lines := closedLines("T-5", 200, k)
 	require.Equal(t, "## Closed since the previous checkpoint (shown once)", lines[0])
-	require.Equal(t, "- 13 closed before the 20 below (every close: awr log --work T-5 --kind checkpoint_recorded --since 9)", lines[1])
+	require.Equal(t, "- 13 closed before the 20 below (every close: awr log --work T-5 --kind checkpoint_recorded --since 9 --until 200 --json)", lines[1])
 	var ids []string
 	for _, l := range lines[2:] {
 		ids = append(ids, strings.SplitN(strings.TrimPrefix(l, "- "), ":", 2)[0])
@@ -150,6 +150,13 @@ func TestClosedLines(t *testing.T) {
 	want := []string{"L-30", "L-29", "L-28", "L-27", "L-26", "L-25", "L-24", "L-23", "L-22", "L-21", "L-20", "L-19", "L-18", "L-17", "L-16", "L-15", "L-14", "L-13", "L-31", "L-32"}
 	require.Equal(t, want, ids)
 
+	// A state already Listed counts what it left out.
+	listed := k.Listed(25)
+	require.Len(t, listed.Closed, 25)
+	require.Equal(t, 8, listed.ClosedMore)
+	require.Len(t, k.Closed, 33, "Listed copies, it does not cut k")
+	require.Equal(t, lines, closedLines("T-5", 200, listed))
+
 	short := &projections.KnowledgeState{Since: 3, Closed: k.Closed[:4]}
-	require.Len(t, closedLines("T-5", short), 5, "a short list is whole, with no count line")
+	require.Len(t, closedLines("T-5", 200, short), 5, "a short list is whole, with no count line")
 }

@@ -2,7 +2,6 @@ package workcontext
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -157,49 +156,22 @@ func loopDetail(k *projections.Knowledge) string {
 const MaxClosedShown = 20
 
 // closedLines is the section of the items k lists as closed since its
-// Since seq: at most MaxClosedShown of them (LatestClosed), and a line
-// that counts the rest.
-func closedLines(work string, k *projections.KnowledgeState) []string {
+// Since seq: at most MaxClosedShown of them (projections.LatestClosed),
+// and a line that counts the rest with the command that lists every
+// close up to rev.
+func closedLines(work string, rev int64, k *projections.KnowledgeState) []string {
 	lines := []string{"## Closed since the previous checkpoint (shown once)"}
-	shown := LatestClosed(k.Closed, MaxClosedShown)
-	if earlier := len(k.Closed) - len(shown); earlier > 0 {
-		lines = append(lines, fmt.Sprintf("- %d closed before the %d below (every close: awr log --work %s --kind checkpoint_recorded --since %d)", earlier, len(shown), work, k.Since))
+	shown := projections.LatestClosed(k.Closed, MaxClosedShown)
+	if earlier := len(k.Closed) + k.ClosedMore - len(shown); earlier > 0 {
+		lines = append(lines, fmt.Sprintf("- %d closed before the %d below (every close: %s)", earlier, len(shown), ClosesCommand(work, k.Since, rev)))
 	}
 	return append(lines, knowledgeLines(shown, closedDetail)...)
 }
 
-// LatestClosed returns the n items of closed that closed last, in
-// closed's order (of those closed at the earliest seq kept, the first in
-// that order while there is room); closed itself when it holds n or
-// fewer.
-func LatestClosed(closed []projections.Knowledge, n int) []projections.Knowledge {
-	if len(closed) <= n {
-		return closed
-	}
-	seqs := make([]int64, len(closed))
-	for i := range closed {
-		seqs[i] = closed[i].ClosedSeq
-	}
-	slices.Sort(seqs)
-	cut := seqs[len(seqs)-n] // the earliest close kept
-	// Every item closed after cut, then those closed at cut (one
-	// checkpoint may close several) while there is room.
-	room := n
-	for _, q := range seqs {
-		if q > cut {
-			room--
-		}
-	}
-	var kept []projections.Knowledge
-	for _, c := range closed {
-		if c.ClosedSeq > cut || c.ClosedSeq == cut && room > 0 {
-			if c.ClosedSeq == cut {
-				room--
-			}
-			kept = append(kept, c)
-		}
-	}
-	return kept
+// ClosesCommand is the command that lists every item closed on work
+// after since, up to rev: the checkpoints that closed them, whole.
+func ClosesCommand(work string, since, rev int64) string {
+	return fmt.Sprintf("awr log --work %s --kind checkpoint_recorded --since %d --until %d --json", work, since, rev)
 }
 
 // closedDetail says how an item closed.

@@ -391,7 +391,9 @@ function laneClick(canvas, offsetX) {
   }
   const n = lane.active.length;
   const i = Math.min(n - 1, Math.floor((offsetX / w) * n));
-  return Math.floor((i * rev) / n) + 1;
+  // The server counts seq in interval floor((seq-1)*n/rev): the first
+  // seq of interval i is ceil(i*rev/n)+1.
+  return Math.ceil((i * rev) / n) + 1;
 }
 
 // ---- The event list: a window of at most a screenful of rows over the
