@@ -462,8 +462,19 @@ func (a *App) render(v any, text func(w io.Writer)) error {
 }
 
 // progressAfter is how long a job runs before its bar is drawn: a
-// shorter one finishes without one.
+// shorter one finishes without one. A test build may shorten it
+// (testProgressAfter, AWR_TEST_PROGRESS_AFTER), so that a test sees the
+// bar of a job that a fast machine finishes sooner.
 const progressAfter = 300 * time.Millisecond
+
+// progressDelay is progressAfter, or in a test build the duration
+// AWR_TEST_PROGRESS_AFTER gives.
+func progressDelay() time.Duration {
+	if d, err := time.ParseDuration(testProgressAfter()); err == nil && d >= 0 {
+		return d
+	}
+	return progressAfter
+}
 
 // progress returns a progress callback drawing a bar on a terminal stderr,
 // or nil when stderr is not a terminal or output is JSON. The bar is
@@ -476,11 +487,11 @@ func (a *App) progress(desc string) func(done, total int64) {
 	if a.JSON || !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	start := time.Now()
+	start, after := time.Now(), progressDelay()
 	var bar *progressbar.ProgressBar
 	return func(done, total int64) {
 		elapsed := time.Since(start)
-		if total <= 0 || (bar == nil && (elapsed < progressAfter || done >= total)) {
+		if total <= 0 || (bar == nil && (elapsed < after || done >= total)) {
 			return
 		}
 		what := desc + " " + rateETA(done, total, elapsed)

@@ -185,7 +185,7 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 	}
 	if req.Output == "" {
 		bw := bufio.NewWriter(w)
-		res, err := replay.Export(ctx, st, bw, upTo)
+		res, err := replay.ExportWith(ctx, st, bw, upTo, p.progress("exporting"))
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +199,7 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 	var res *ExportResult
 	var exportErr error
 	err = pathcheck.WriteWith(req.Output, 0o600, req.Force, func(w io.Writer) error {
-		res, exportErr = replay.Export(ctx, st, w, upTo)
+		res, exportErr = replay.ExportWith(ctx, st, w, upTo, p.progress("exporting"))
 		return exportErr
 	})
 	switch {
@@ -236,6 +236,9 @@ type ImportRequest struct {
 // its project.
 func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader) (*ImportResult, error) {
 	r, name := stdin, "stdin"
+	// The events a file holds (the seq of its last line) are the total of
+	// the import's progress; stdin has none, and shows none.
+	var total int64
 	if req.File != "-" && req.File != "" {
 		path, err := p.namedPath("import", "", req.File, "awr export --project SOURCE_DIR --output FILE")
 		if err != nil {
@@ -250,6 +253,13 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		}
 		defer f.Close()
 		r, name = f, req.File
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			total, _ = replay.LastSeq(f, fi.Size())
+		}
+	}
+	var progress func(done int64)
+	if bar := p.progress("importing"); bar != nil && total > 0 {
+		progress = func(done int64) { bar(done, max(done, total)) }
 	}
 	dir := p.dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
@@ -301,7 +311,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		}
 		// What an interrupted init staged must not become this project's.
 		intake.RemoveLeftovers(dir)
-		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness)
+		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness, progress)
 		if err != nil && ctx.Err() != nil {
 			return nil, intake.Interrupted("import", "awr import "+req.File)
 		}
@@ -328,7 +338,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		intake.RemoveLeftovers(dir)
 	}
 	err = intake.BuildLog(ctx, dir, nil, func(st *events.Store) error {
-		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness)
+		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness, progress)
 		if err != nil {
 			return err
 		}
