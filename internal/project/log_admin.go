@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -222,19 +223,21 @@ type ImportRequest struct {
 
 // Import imports a JSONL export into a project without events, verifying
 // the chain and the domain's rules as it goes; stdin is read for File "-".
+// A project directory that does not exist, in one that does, is created
+// (and removed again if the import fails).
 // It is atomic: into a new project, the log is built whole at a temporary
 // path and only then linked to .awr/awr.db (intake.BuildLog), so an
 // interrupted or failed import leaves no log behind (and removes a .awr
 // directory it created); into a log with no event, it is one transaction.
 // Errors: InvalidInput for an unreadable file, a project directory that
-// does not exist, or a log that does not verify (naming the line);
+// is not one and cannot be made, or a log that does not verify (naming the line);
 // InvalidTransition for a project that has events. With req.Anchors, the
 // imported log is held to the anchors as verify --anchors holds a log
 // (judgeAnchors) inside the import's transaction: a broken anchor is
 // VerifyFailed naming its seq and line (also when the log breaks a domain
 // rule too), and nothing is imported; so is an export with no anchor of
 // its project.
-func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader) (*ImportResult, error) {
+func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader) (_ *ImportResult, err error) {
 	r, name := stdin, "stdin"
 	// The events a file holds (the seq of its last line) are the total of
 	// the import's progress; stdin has none, and shows none.
@@ -262,7 +265,19 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		progress = func(done int64) { bar(done, max(done, total)) }
 	}
 	dir := p.dir
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	fi, statErr := os.Stat(dir)
+	if errors.Is(statErr, fs.ErrNotExist) && os.Mkdir(dir, 0o755) == nil {
+		// A new directory (its parent exists), as the hints that name
+		// NEW_DIR say: made here, and removed again unless the import
+		// leaves a log in it.
+		fi, statErr = os.Stat(dir)
+		defer func() {
+			if _, serr := os.Stat(events.DBPath(dir)); err != nil && serr != nil {
+				os.RemoveAll(dir)
+			}
+		}()
+	}
+	if statErr != nil || !fi.IsDir() {
 		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir)
 	}
 	res := &ImportResult{}
