@@ -424,8 +424,8 @@ func (p *Preview) planOrganization(dir string, opts InitOptions, sources []Manif
 	p.Organization = Organize(facts)
 	p.Accept = acceptCommand(opts, p.Ambiguous, p.Mapping)
 	if p.Fingerprint != "" {
-		p.again = strings.Replace(p.Accept, "awr init --accept", "awr init", 1)
 		p.Accept += " --fingerprint " + p.Fingerprint
+		p.again = PreviewAgain(p.Accept, p.Fingerprint)
 	}
 	for _, a := range p.Ambiguous {
 		p.Organization.Gaps = append([]Gap{{Code: "source_ambiguous", Message: fmt.Sprintf("%d candidates for %s: %s", len(a.Candidates), a.Role, strings.Join(a.Candidates, ", "))}}, p.Organization.Gaps...)
@@ -495,6 +495,20 @@ func mapChange(opts InitOptions) string {
 		parts = append(parts, fmt.Sprintf("field_map %q = %q", k, opts.FieldMap[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// StaleManifest is the refusal of an init accept whose manifest is no
+// longer the one its preview read (fingerprint fp, now now): nothing is
+// written, and the hint, again, previews the same flags anew.
+func StaleManifest(dir, fp, now, again string) error {
+	return fault.New(fault.SourceStale, "init: %s changed since the preview (fingerprint %s, now %s); nothing was written", ManifestPath(dir), fp, now).
+		With("path", ManifestPath(dir)).With("fingerprint", fp).With("found", now).WithHint("%s", again)
+}
+
+// PreviewAgain is the command that previews again what accept (a
+// preview's accept command, carrying --fingerprint fp) accepts.
+func PreviewAgain(accept, fp string) string {
+	return strings.TrimSuffix(strings.Replace(accept, "awr init --accept", "awr init", 1), " --fingerprint "+fp)
 }
 
 // ManifestFingerprint is the fingerprint of a manifest as awr writes it
@@ -824,8 +838,7 @@ func checkManifest(dir string, p *Preview, initialized bool) (hasManifest, exten
 	}
 	if hasManifest && initialized && len(p.remaps) > 0 {
 		if now := ManifestFingerprint(existing); now != p.Fingerprint {
-			return false, false, fault.New(fault.SourceStale, "init: %s changed since the preview (fingerprint %s, now %s); nothing was written", ManifestPath(dir), p.Fingerprint, now).
-				With("path", ManifestPath(dir)).With("fingerprint", p.Fingerprint).With("found", now).WithHint("%s", p.again)
+			return false, false, StaleManifest(dir, p.Fingerprint, now, p.again)
 		}
 		return true, false, nil
 	}

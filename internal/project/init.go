@@ -136,9 +136,7 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 	if req.Accept && req.Fingerprint != "" && plan.Fingerprint != "" && req.Fingerprint != plan.Fingerprint {
 		// The manifest the accept was previewed on is not the one there
 		// now: preview again.
-		return nil, fault.New(fault.SourceStale, "init: %s changed since the preview (fingerprint %s, now %s); nothing was written", intake.ManifestPath(dir), req.Fingerprint, plan.Fingerprint).
-			With("path", intake.ManifestPath(dir)).With("fingerprint", req.Fingerprint).With("found", plan.Fingerprint).
-			WithHint("%s", strings.TrimSuffix(strings.Replace(plan.Accept, "awr init --accept", "awr init", 1), " --fingerprint "+plan.Fingerprint))
+		return nil, intake.StaleManifest(dir, req.Fingerprint, plan.Fingerprint, intake.PreviewAgain(plan.Accept, plan.Fingerprint))
 	}
 	if !req.Accept {
 		plan.Status, plan.RequiresAccept, plan.Next = "preview", true, plan.Accept
