@@ -133,6 +133,26 @@ var hintCases = []hintCase{
 	{name: "stale-map-fingerprint", trigger: `awr init --accept --status-map planned=ready --fingerprint 0123456789abcdef`,
 		code: "SourceStale", hint: "awr init --name ARG --status-map planned=ready", handed: "intake.PreviewAgain",
 		after: `awr init --status-map planned=ready --json | grep -q '"fingerprint":"[0-9a-f]\{16\}"'`},
+	{name: "log-page-too-large", trigger: `awr log --limit 10001`, code: "InvalidInput", hint: "awr log --limit N"},
+	{name: "log-empty-range", trigger: `awr log --since 2 --until 2`, code: "InvalidInput", hint: "awr log --since N"},
+	{name: "log-unknown-kind", trigger: `awr log --kind nope`, code: "InvalidInput", hint: "awr log --kind ARG"},
+	{name: "diff-backwards", trigger: `awr diff --from 2 --to 1`, code: "InvalidInput", hint: "awr diff --from N --to N"},
+	{name: "history-limit", trigger: `awr work history CART-1 --limit 0`, code: "InvalidInput", hint: "awr work history ARG --limit N"},
+	{name: "search-empty", trigger: `awr search ''`, code: "InvalidInput", hint: "awr search --help", project: "none"},
+	// An import of a file that is not there: the hint writes one, from
+	// the project the user names.
+	{name: "import-missing-file", trigger: `awr import nope.jsonl`, code: "InvalidInput", hint: "awr export --project SOURCE_DIR --output FILE",
+		fill: map[string]string{"SOURCE_DIR": "{dir}", "FILE": "{out}/export.jsonl"}, project: "other", after: `test -s {out}/export.jsonl`},
+	// An import into a project with events: the hint imports into an
+	// empty one, which then reads.
+	{name: "import-into-a-project", setup: []string{`awr export --output export.jsonl`}, trigger: `awr import export.jsonl`, code: "InvalidTransition",
+		hint: "awr import FILE --project EMPTY_DIR", fill: map[string]string{"FILE": "{dir}/export.jsonl", "EMPTY_DIR": "{out}/copy"}, project: "other",
+		after: `awr status --project {out}/copy`},
+	{name: "unknown-execution", trigger: `awr exec show NOPE`, code: "NotFound", hint: "awr exec list"},
+	{name: "unknown-seat", trigger: `awr seat show dev@nope`, code: "NotFound", hint: "awr seat list --rig ARG"},
+	// A rig with no seat: the hint adds one, and the rig lists it.
+	{name: "rig-without-seats", trigger: `awr rig up nope`, code: "NotFound", hint: "awr seat add ROLE@ARG --runtime generic --command 'my-agent {context_file}'",
+		fill: map[string]string{"ROLE": "dev"}, after: `awr seat list --rig nope | grep -q dev@nope`},
 	{name: "unknown-flag", trigger: `awr --nope`, exit: 2, code: "Usage", hint: "awr --help", project: "none"},
 	{name: "malformed-map", trigger: `awr init --status-map parked`, exit: 2, code: "Usage", hint: "awr init --help", project: "none"},
 }
