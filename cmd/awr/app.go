@@ -477,7 +477,8 @@ func progressDelay() time.Duration {
 }
 
 // progress returns a progress callback drawing a bar on a terminal stderr,
-// or nil when stderr is not a terminal or output is JSON. The bar is
+// or nil when stderr is not a terminal or output is JSON. A job whose
+// desc begins "reading " counts bytes (source reindex), any other events. The bar is
 // scaled to the total the job reports, whatever it is, and says the
 // job's rate and time left, both counted from now, when the job starts
 // (rateETA): steady, and true from the first draw. A job done within
@@ -488,6 +489,9 @@ func (a *App) progress(desc string) func(done, total int64) {
 		return nil
 	}
 	start, after := time.Now(), progressDelay()
+	// A job that reads files ("reading sources") counts bytes; every
+	// other counts events.
+	inBytes := strings.HasPrefix(desc, "reading ")
 	var bar *progressbar.ProgressBar
 	return func(done, total int64) {
 		elapsed := time.Since(start)
@@ -495,9 +499,12 @@ func (a *App) progress(desc string) func(done, total int64) {
 			return
 		}
 		what := desc + " " + rateETA(done, total, elapsed)
+		if inBytes {
+			what = desc + " " + bytesRateETA(done, total, elapsed)
+		}
 		if bar == nil {
 			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(f), progressbar.OptionShowCount(), progressbar.OptionSetDescription(what),
-				progressbar.OptionSetElapsedTime(false), progressbar.OptionSetPredictTime(false),
+				progressbar.OptionSetElapsedTime(false), progressbar.OptionSetPredictTime(false), progressbar.OptionShowBytes(inBytes),
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 		} else {
 			if bar.GetMax64() != total {
@@ -522,6 +529,17 @@ func rateETA(done, total int64, elapsed time.Duration) string {
 	rate := float64(done) / elapsed.Seconds()
 	left := time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second)
 	return fmt.Sprintf("%s events/s, %s left", thousands(int64(rate)), left)
+}
+
+// bytesRateETA is rateETA for a job that counts bytes ("4.2 MB/s, 3s
+// left").
+func bytesRateETA(done, total int64, elapsed time.Duration) string {
+	if done <= 0 || elapsed <= 0 {
+		return ""
+	}
+	rate := float64(done) / elapsed.Seconds()
+	left := time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second)
+	return fmt.Sprintf("%.1f MB/s, %s left", rate/1e6, left)
 }
 
 // thousands writes n with a comma between groups of three digits.
