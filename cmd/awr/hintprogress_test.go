@@ -33,12 +33,14 @@ import (
 // project, {out} a directory outside it). project says what the hint
 // must say of the project: "" carries the --project the user gave,
 // "none" needs none (help), "other" names the other project it acts on.
-// noInit leaves the project uninitialized before setup. handed, for a
+// noInit leaves the project uninitialized before setup; needs names a
+// program the setup runs (the case skips without it). handed, for a
 // hint the catalogue cannot list (made from the preview, handedOn in
 // hintsource_test.go), says where it is made; hint is then checked as
 // given here.
 type hintCase struct {
 	name    string
+	needs   string
 	handed  string
 	noInit  bool
 	setup   []string
@@ -153,6 +155,25 @@ var hintCases = []hintCase{
 	// A rig with no seat: the hint adds one, and the rig lists it.
 	{name: "rig-without-seats", trigger: `awr rig up nope`, code: "NotFound", hint: "awr seat add ROLE@ARG --runtime generic --command 'my-agent {context_file}'",
 		fill: map[string]string{"ROLE": "dev"}, after: `awr seat list --rig nope | grep -q dev@nope`},
+	// A write to a session already resumed: the hint shows the successor,
+	// where the work goes on.
+	{name: "write-to-a-resumed-session", setup: []string{sid, `awr session checkpoint --session $(cat sid) --agent a --digest d --next-action n`,
+		`awr session end --session $(cat sid) --outcome interrupted`,
+		`awr session resume --from-session $(cat sid) --agent b --json | sed 's/.*"resumed":{"session":{"id":"\([^"]*\)".*/\1/' > succ`},
+		trigger: `awr claim release --session $(cat sid)`, code: "InvalidTransition", hint: "awr session show w1"},
+	{name: "fork-of-an-original", trigger: `awr fork --accept`, code: "InvalidTransition", hint: "awr status"},
+	// Evidence for a criterion the work does not have: the hint lists
+	// the criteria.
+	{name: "unknown-criterion", trigger: `awr evidence add --work CART-1 --criterion 9 --note x`, code: "InvalidInput", hint: "awr work show ARG",
+		after: `awr work show CART-1 | grep -q 'Writes are idempotent'`},
+	// A row of the log edited behind awr's back (the trigger dropped):
+	// verify names it, and the hint restores the export kept before
+	// into a new project, which verifies.
+	{name: "edited-log", needs: "sqlite3", setup: []string{`awr export --output backup.jsonl`,
+		`sqlite3 .awr/awr.db "DROP TRIGGER events_no_update; UPDATE events SET actor='mallory' WHERE seq=2;"`},
+		trigger: `awr verify`, code: "VerifyFailed", hint: "awr import EXPORT.jsonl --project NEW_DIR",
+		fill: map[string]string{"EXPORT.jsonl": "{dir}/backup.jsonl", "NEW_DIR": "{out}/restored"}, project: "other",
+		after: `awr verify --project {out}/restored`},
 	{name: "unknown-flag", trigger: `awr --nope`, exit: 2, code: "Usage", hint: "awr --help", project: "none"},
 	{name: "malformed-map", trigger: `awr init --status-map parked`, exit: 2, code: "Usage", hint: "awr init --help", project: "none"},
 }
@@ -179,6 +200,9 @@ func TestHints_RunAndProgress(t *testing.T) {
 		covered++
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			if _, err := exec.LookPath(cmp.Or(c.needs, "sh")); err != nil {
+				t.Skipf("%s is not installed", c.needs)
+			}
 			dir, err := fixtures.CopyProject("checkout", t.TempDir())
 			require.NoError(t, err)
 			outside := t.TempDir()
