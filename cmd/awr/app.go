@@ -93,7 +93,20 @@ type App struct {
 	proj    *project.Project
 	timeout time.Duration
 	hints   hinter
-	term    terminal // how a text answer is shown on stdout
+	term    terminal                   // how a text answer is shown on stdout
+	bars    []*progressbar.ProgressBar // the progress bars drawn (clearBars)
+}
+
+// clearBars clears every bar a job left drawn, unfinished (it failed or
+// was interrupted), so that what follows on stderr (the error) starts a
+// line of its own.
+func (a *App) clearBars() {
+	for _, b := range a.bars {
+		if !b.IsFinished() {
+			_ = b.Clear()
+		}
+	}
+	a.bars = nil
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -193,6 +206,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// finished is never reported as stopped by a late signal.
 		defer stop()
 		err = kctx.Run(app)
+		app.clearBars()
 		code = report(stderr, cli.JSON, hints, err)
 	}()
 	return code
@@ -506,6 +520,7 @@ func (a *App) progress(desc string) func(done, total int64) {
 			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(f), progressbar.OptionShowCount(), progressbar.OptionSetDescription(what),
 				progressbar.OptionSetElapsedTime(false), progressbar.OptionSetPredictTime(false), progressbar.OptionShowBytes(inBytes),
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			a.bars = append(a.bars, bar)
 		} else {
 			if bar.GetMax64() != total {
 				bar.ChangeMax64(total)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -140,7 +141,8 @@ func TestProgress_RateETA(t *testing.T) {
 // and appends exactly N; export, import, replay, verify and migrate to
 // the log's head, counted before the job starts; source reindex to the
 // bytes of the sources), with its rate and the time left. Piped, the same commands write nothing on stderr and the
-// same bytes on stdout; with --json on a terminal, no bar either.
+// same bytes on stdout; with --json on a terminal, no bar either. A job
+// that fails half-way clears its bar before the error.
 // AWR_TEST_PROGRESS_AFTER=0 (a test build's hook) draws the bar from the
 // first report, so that a fast machine, which finishes within the 300 ms
 // a bar waits for, still shows it.
@@ -231,6 +233,20 @@ func TestProgress_LongCommands(t *testing.T) {
 		require.Empty(t, e, "%v, piped: no bar", args)
 		require.NotContains(t, o, "events/s", "%v, piped", args)
 	}
+
+	// A job that fails half-way clears its bar: the error starts a line
+	// of its own.
+	lines := strings.Split(strings.TrimSuffix(string(written), "\n"), "\n")
+	lines[len(lines)-1] = strings.Replace(lines[len(lines)-1], `"actor":"`, `"actor":"x`, 1)
+	bad := tmp + "/bad.jsonl"
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	cmd := exec.Command("script", "-qec", awr+" import "+bad+" --project "+tmp+"/bad", "/dev/null")
+	cmd.Env = env
+	b, err := cmd.Output()
+	require.Error(t, err, "%s", b)
+	require.Regexp(t, bar("importing", head), string(b))
+	require.Regexp(t, "\r +\rawr: import: "+regexp.QuoteMeta(bad)+":"+strconv.FormatInt(head, 10)+": ", string(b))
+	require.NoDirExists(t, tmp+"/bad", "a failed import removes the directory it made")
 
 	if os.Getenv(pgtest.EnvURL) != "" {
 		db := pgtest.NewDatabase(t)
