@@ -174,6 +174,14 @@ var hintCases = []hintCase{
 		trigger: `awr verify`, code: "VerifyFailed", hint: "awr import EXPORT.jsonl --project NEW_DIR",
 		fill: map[string]string{"EXPORT.jsonl": "{dir}/backup.jsonl", "NEW_DIR": "{out}/restored"}, project: "other",
 		after: `awr verify --project {out}/restored`},
+	// A generic seat without its command: the hint adds it with one.
+	{name: "seat-without-command", trigger: `awr seat add dev@r --runtime generic`, code: "InvalidInput",
+		hint: "awr seat add ARG --runtime generic --command 'my-agent --context {context_file}'", after: `awr seat list --rig r | grep -q dev@r`},
+	{name: "diff-from-beyond-head", trigger: `awr diff --from 999`, code: "InvalidInput", hint: "awr diff --from N"},
+	// An anchor file in .awr/ (where nothing but awr writes): the hint
+	// writes it where anchors belong.
+	{name: "anchor-into-awr", trigger: `awr anchor --to .awr/x.txt`, code: "InvalidInput", hint: "awr anchor --to anchors.txt",
+		after: `awr verify --anchors anchors.txt --json | grep -q '"anchored":1'`},
 	{name: "unknown-flag", trigger: `awr --nope`, exit: 2, code: "Usage", hint: "awr --help", project: "none"},
 	{name: "malformed-map", trigger: `awr init --status-map parked`, exit: 2, code: "Usage", hint: "awr init --help", project: "none"},
 }
