@@ -31,7 +31,8 @@ type Options struct {
 	Projectors []Projector
 	// PoolSize is the number of connections; 2 when zero.
 	PoolSize int
-	// Progress, if set, reports rebuild progress at Open.
+	// Progress, if set, reports rebuild progress at Open, and the fold of
+	// a shared log's cache filled from empty at its first read.
 	Progress func(done, total int64)
 	// LockTimeout bounds how long a writer waits for the write lock held by
 	// another process before failing with Storage "database is busy"; 0
@@ -71,6 +72,7 @@ type Store struct {
 	ro          *readOnly                   // set when opened with Options.ReadOnly
 	oneConn     bool                        // the pool has one connection: a rebuild reads the log on the writing one
 	up          Upstream                    // the shared log this database caches, or nil
+	progress    func(done, total int64)     // Options.Progress: also draws the fold of a cache's first catch-up (bulkCatchUp)
 	faulted     atomic.Pointer[fault.Error] // the first fault on the file's mapping (see catchFault): the store is broken
 	// rebuildMissing are the projectors missing a schema object at open
 	// (checkObjects), rebuilt from the log by syncProjections.
@@ -149,7 +151,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, mapErr("open project database", err)
 	}
-	s := &Store{path: path, pool: pool, projectors: opts.Projectors, lockTimeout: opts.LockTimeout}
+	s := &Store{path: path, pool: pool, projectors: opts.Projectors, lockTimeout: opts.LockTimeout, progress: opts.Progress}
 	if s.ident, err = os.Stat(path); err != nil {
 		pool.Close()
 		return nil, fault.Wrap(fault.Storage, err, "open project database %s", path)

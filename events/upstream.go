@@ -255,7 +255,7 @@ func (s *Store) bulkCatchUp(ctx context.Context, h Head, scan func(from, to int6
 			return nil, fault.New(fault.Storage, "catch up from %s: the shared log's head is %d but it gave events up to %d", s.up.Describe(), h.Revision, tx.head).
 				WithHint("awr verify")
 		}
-		return nil, RebuildOn(tx.Conn, s.projectors, tx.head, nil)
+		return nil, RebuildOn(tx.Conn, s.projectors, tx.head, s.progress)
 	}, nil)
 	return err
 }
@@ -453,7 +453,7 @@ type AttachResult struct {
 // imported replica that was not forked; SourceConflict when up holds
 // another log; those of up and check (after a failed check the shared log
 // holds the copy, and the file is unchanged: the same attach resumes).
-func (s *Store) Attach(ctx context.Context, up Upstream, check func(tx *Tx, h Head) error) (*AttachResult, error) {
+func (s *Store) Attach(ctx context.Context, up Upstream, check func(tx *Tx, h Head) error, progress func(done, total int64)) (*AttachResult, error) {
 	if s.up != nil {
 		return nil, fault.New(fault.InvalidTransition, "migrate: %s is already the cache of %s", s.path, s.up.Describe())
 	}
@@ -501,6 +501,9 @@ func (s *Store) Attach(ctx context.Context, up Upstream, check func(tx *Tx, h He
 					return err
 				}
 				res.Copied += int64(len(batch))
+				if progress != nil {
+					progress(res.Copied, res.Head.Revision)
+				}
 			}
 			recs, err := localRequests(tx.Conn)
 			if err != nil {

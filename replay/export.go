@@ -28,6 +28,17 @@ type ExportResult struct {
 // Export writes events 1..upTo (the head when upTo < 0) to w as JSONL: one
 // envelope per line, with its payload and hashes.
 func Export(ctx context.Context, store *events.Store, w io.Writer, upTo int64) (*ExportResult, error) {
+	return ExportWith(ctx, store, w, upTo, nil)
+}
+
+// progressEvery is how many events a long job handles between two calls
+// of its progress callback (the rebuild's own step, events.fold).
+const progressEvery = 4096
+
+// ExportWith is Export that reports, when progress is not nil, the events
+// written of the ones to write (done, total), every few thousand and at
+// the end. Errors: those of Export.
+func ExportWith(ctx context.Context, store *events.Store, w io.Writer, upTo int64, progress func(done, total int64)) (*ExportResult, error) {
 	res := &ExportResult{}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	err := store.Read(ctx, func(r *events.Reader) error {
@@ -60,6 +71,9 @@ func Export(ctx context.Context, store *events.Store, w io.Writer, upTo int64) (
 			}
 			res.Events++
 			res.HeadHash = fmt.Sprintf("%x", e.Hash)
+			if progress != nil && (res.Events%progressEvery == 0 || res.Events == to) {
+				progress(res.Events, to)
+			}
 			return nil
 		})
 	})
@@ -95,7 +109,7 @@ const maxLine = events.MaxEventBytes + 1
 // fields, a seq gap, a prev_hash or hash that does not match, or a stream
 // version out of order.
 func Import(ctx context.Context, store *events.Store, r io.Reader, source string) (*ImportResult, error) {
-	return importLog(ctx, store, r, source, time.Time{}, nil)
+	return importLog(ctx, store, r, source, time.Time{}, nil, nil)
 }
 
 // ImportReplica is Import that also records, in the same transaction, that
@@ -104,7 +118,7 @@ func Import(ctx context.Context, store *events.Store, r io.Reader, source string
 // that every later write is refused until the copy is forked. Errors: those
 // of Import.
 func ImportReplica(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time) (*ImportResult, error) {
-	return importLog(ctx, store, r, source, importedAt, nil)
+	return importLog(ctx, store, r, source, importedAt, nil, nil)
 }
 
 // Witness checks an imported log against what lies outside it (anchors)
@@ -117,12 +131,14 @@ type Witness func(conn *sqlite.Conn, head int64) error
 // log before anything commits. A log that breaks a domain rule is still
 // refused, but the witness speaks first: its refusal (a rewrite an anchor
 // names) is returned in place of the first domain fault, which it
-// explains. Errors: those of Import, and witness's.
-func ImportWitnessed(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time, witness Witness) (*ImportResult, error) {
-	return importLog(ctx, store, r, source, importedAt, witness)
+// explains. progress, when not nil, is told the events appended so far,
+// every few thousand and at the end (the caller knows, or not, how many
+// the file holds: LastSeq). Errors: those of Import, and witness's.
+func ImportWitnessed(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time, witness Witness, progress func(done int64)) (*ImportResult, error) {
+	return importLog(ctx, store, r, source, importedAt, witness, progress)
 }
 
-func importLog(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time, witness Witness) (*ImportResult, error) {
+func importLog(ctx context.Context, store *events.Store, r io.Reader, source string, importedAt time.Time, witness Witness, progress func(done int64)) (*ImportResult, error) {
 	res := &ImportResult{}
 	// The origin is the project the log is at its head: a copy of a fork
 	// is a replica of the fork, not of the fork's own origin.
@@ -175,12 +191,18 @@ func importLog(ctx context.Context, store *events.Store, r io.Reader, source str
 			lineage.Fold(e, v)
 			res.Events++
 			res.HeadHash = fmt.Sprintf("%x", e.Hash)
+			if progress != nil && res.Events%progressEvery == 0 {
+				progress(res.Events)
+			}
 		}
 		if err := sc.Err(); err != nil {
 			if errors.Is(err, bufio.ErrTooLong) {
 				return nil, lineErr(source, line+1, fmt.Errorf("line longer than %d bytes, the most an event may be", events.MaxEventBytes))
 			}
 			return nil, fault.Wrap(fault.Storage, err, "import: read %s", source)
+		}
+		if progress != nil {
+			progress(res.Events)
 		}
 		if res.Events == 0 {
 			return nil, fault.New(fault.InvalidInput, "import: %s holds no events", source).WithHint("awr export --project SOURCE_DIR --output FILE")
@@ -230,4 +252,50 @@ func DecodeEnvelopeLine(line []byte) (*events.Event, error) {
 		return nil, fmt.Errorf("not a valid envelope: trailing data")
 	}
 	return events.FromEnvelope(env)
+}
+
+// lastSeqReach is how far from its end LastSeq reads a file for its last
+// line's start.
+const lastSeqReach = 1 << 20
+
+// LastSeq is the seq of an export's last line, read from its end (at
+// most the last MiB, whatever the file's size): the number of events an
+// import of it appends, known before the import reads a line, so that
+// its progress has a total. It says false when the file does not end
+// with a line that begins as an export's envelope does ({"seq":N), and
+// nothing then rests on it: the import checks every line.
+func LastSeq(r io.ReaderAt, size int64) (int64, bool) {
+	var tail []byte
+	for off := size; off > 0 && int64(len(tail)) < lastSeqReach; {
+		n := min(int64(1<<16), off)
+		off -= n
+		chunk := make([]byte, n)
+		if _, err := r.ReadAt(chunk, off); err != nil && !errors.Is(err, io.EOF) {
+			return 0, false
+		}
+		tail = append(chunk, tail...)
+		trimmed := bytes.TrimRight(tail, " \t\r\n")
+		if i := bytes.LastIndexByte(trimmed, '\n'); i >= 0 || off == 0 {
+			return seqOf(trimmed[i+1:])
+		}
+	}
+	return 0, false
+}
+
+// seqOf reads N from a line that begins {"seq":N.
+func seqOf(line []byte) (int64, bool) {
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte(`{"seq":`))
+	if !ok {
+		return 0, false
+	}
+	var n int64
+	digits := 0
+	for _, c := range rest {
+		if c < '0' || c > '9' || digits > 18 {
+			break
+		}
+		n = n*10 + int64(c-'0')
+		digits++
+	}
+	return n, digits > 0 && n > 0
 }

@@ -93,7 +93,20 @@ type App struct {
 	proj    *project.Project
 	timeout time.Duration
 	hints   hinter
-	term    terminal // how a text answer is shown on stdout
+	term    terminal                   // how a text answer is shown on stdout
+	bars    []*progressbar.ProgressBar // the progress bars drawn (clearBars)
+}
+
+// clearBars clears every bar a job left drawn, unfinished (it failed or
+// was interrupted), so that what follows on stderr (the error) starts a
+// line of its own.
+func (a *App) clearBars() {
+	for _, b := range a.bars {
+		if !b.IsFinished() {
+			_ = b.Clear()
+		}
+	}
+	a.bars = nil
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -193,6 +206,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// finished is never reported as stopped by a late signal.
 		defer stop()
 		err = kctx.Run(app)
+		app.clearBars()
 		code = report(stderr, cli.JSON, hints, err)
 	}()
 	return code
@@ -462,11 +476,23 @@ func (a *App) render(v any, text func(w io.Writer)) error {
 }
 
 // progressAfter is how long a job runs before its bar is drawn: a
-// shorter one finishes without one.
+// shorter one finishes without one. A test build may shorten it
+// (testProgressAfter, AWR_TEST_PROGRESS_AFTER), so that a test sees the
+// bar of a job that a fast machine finishes sooner.
 const progressAfter = 300 * time.Millisecond
 
+// progressDelay is progressAfter, or in a test build the duration
+// AWR_TEST_PROGRESS_AFTER gives.
+func progressDelay() time.Duration {
+	if d, err := time.ParseDuration(testProgressAfter()); err == nil && d >= 0 {
+		return d
+	}
+	return progressAfter
+}
+
 // progress returns a progress callback drawing a bar on a terminal stderr,
-// or nil when stderr is not a terminal or output is JSON. The bar is
+// or nil when stderr is not a terminal or output is JSON. A job whose
+// desc begins "reading " counts bytes (source reindex), any other events. The bar is
 // scaled to the total the job reports, whatever it is, and says the
 // job's rate and time left, both counted from now, when the job starts
 // (rateETA): steady, and true from the first draw. A job done within
@@ -476,18 +502,25 @@ func (a *App) progress(desc string) func(done, total int64) {
 	if a.JSON || !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	start := time.Now()
+	start, after := time.Now(), progressDelay()
+	// A job that reads files ("reading sources") counts bytes; every
+	// other counts events.
+	inBytes := strings.HasPrefix(desc, "reading ")
 	var bar *progressbar.ProgressBar
 	return func(done, total int64) {
 		elapsed := time.Since(start)
-		if total <= 0 || (bar == nil && (elapsed < progressAfter || done >= total)) {
+		if total <= 0 || (bar == nil && (elapsed < after || done >= total)) {
 			return
 		}
 		what := desc + " " + rateETA(done, total, elapsed)
+		if inBytes {
+			what = desc + " " + bytesRateETA(done, total, elapsed)
+		}
 		if bar == nil {
 			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(f), progressbar.OptionShowCount(), progressbar.OptionSetDescription(what),
-				progressbar.OptionSetElapsedTime(false), progressbar.OptionSetPredictTime(false),
+				progressbar.OptionSetElapsedTime(false), progressbar.OptionSetPredictTime(false), progressbar.OptionShowBytes(inBytes),
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			a.bars = append(a.bars, bar)
 		} else {
 			if bar.GetMax64() != total {
 				bar.ChangeMax64(total)
@@ -511,6 +544,17 @@ func rateETA(done, total int64, elapsed time.Duration) string {
 	rate := float64(done) / elapsed.Seconds()
 	left := time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second)
 	return fmt.Sprintf("%s events/s, %s left", thousands(int64(rate)), left)
+}
+
+// bytesRateETA is rateETA for a job that counts bytes ("4.2 MB/s, 3s
+// left").
+func bytesRateETA(done, total int64, elapsed time.Duration) string {
+	if done <= 0 || elapsed <= 0 {
+		return ""
+	}
+	rate := float64(done) / elapsed.Seconds()
+	left := time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second)
+	return fmt.Sprintf("%.1f MB/s, %s left", rate/1e6, left)
 }
 
 // thousands writes n with a comma between groups of three digits.

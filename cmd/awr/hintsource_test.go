@@ -59,6 +59,7 @@ var handedOn = map[string]string{
 	"Accept":          "intake: an init preview's accept command (the Accept field, built by the preview)",
 	"refuseAmbiguous": "intake: an init preview's accept command (the Accept field, built by the preview)",
 	"Interrupted":     "intake: the command that starts an init or import again, given by each caller",
+	"StaleManifest":   "intake: the command that previews an init's map change again (PreviewAgain: the preview's accept command, without --accept and --fingerprint)",
 	"ReadFile":        "anchor: awr anchor --to FILE, FILE shown only inside the project (pathcheck.Shown)",
 	"Failure":         "anchor: awr anchor [--to FILE] for the anchors named (git or a file shown inside the project)",
 	"ClientInstall":   "project: the client install preview command (base)",

@@ -2,15 +2,19 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
+	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/stretchr/testify/require"
@@ -128,28 +132,137 @@ func TestProgress_RateETA(t *testing.T) {
 	require.Equal(t, "1,000 events/s, 9s left", rateETA(1000, 10000, time.Second))
 	require.Equal(t, "12,345,678 events/s, 0s left", rateETA(12345678, 12345678, time.Second))
 	require.Equal(t, "", rateETA(0, 10, time.Second))
+	require.Equal(t, "2.5 MB/s, 3s left", bytesRateETA(2_500_000, 10_000_000, time.Second))
 }
 
-// TestProgress_Generate: on a terminal, bench generate --events N draws
-// its bar on stderr scaled to N (never to a fixed 50,000) and appends
-// exactly N events.
-func TestProgress_Generate(t *testing.T) {
+// TestProgress_LongCommands: on a real terminal (script(1) gives awr a
+// pseudo-terminal), every long command draws its bar on stderr, scaled to
+// the real total (bench generate --events N to N, never to a fixed 50,000,
+// and appends exactly N; export, import, replay, verify and migrate to
+// the log's head, counted before the job starts; source reindex to the
+// bytes of the sources), with its rate and the time left. Piped, the same commands write nothing on stderr and the
+// same bytes on stdout; with --json on a terminal, no bar either. A job
+// that fails half-way clears its bar before the error.
+// AWR_TEST_PROGRESS_AFTER=0 (a test build's hook) draws the bar from the
+// first report, so that a fast machine, which finishes within the 300 ms
+// a bar waits for, still shows it.
+func TestProgress_LongCommands(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script(1) not installed")
 	}
 	t.Parallel()
 	awr := testkit.Program(t, testkit.AWR)
-	dir := t.TempDir() + "/bp"
+	tmp := t.TempDir()
+	dir := tmp + "/bp"
 	out, err := exec.Command(awr, "bench", "project", dir, "--tasks", "30").CombinedOutput()
 	require.NoError(t, err, string(out))
-	cmd := exec.Command("script", "-qec", awr+" --project "+dir+" bench generate --events 5001", "/dev/null")
-	cmd.Env = append(os.Environ(), "COLUMNS=120", "NO_COLOR=1")
-	b, err := cmd.Output()
-	require.NoError(t, err, string(b))
-	got := string(b)
+	env := append(os.Environ(), "COLUMNS=120", "NO_COLOR=1", "AWR_TEST_PROGRESS_AFTER=0")
+	tty := func(args string) string {
+		t.Helper()
+		cmd := exec.Command("script", "-qec", awr+" "+args, "/dev/null")
+		cmd.Env = env
+		b, err := cmd.Output()
+		require.NoError(t, err, "%s: %s", args, b)
+		return string(b)
+	}
+	piped := func(args ...string) (string, string) {
+		t.Helper()
+		cmd := exec.Command(awr, args...)
+		cmd.Env = env
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		require.NoError(t, cmd.Run(), "%v: %s", args, e.String())
+		return o.String(), e.String()
+	}
+	bar := func(desc string, total int64) string {
+		return desc + ` [0-9,]+ events/s, \d+s left +\d+% .*\(\d+/` + strconv.FormatInt(total, 10) + `\)`
+	}
+
+	got := tty("--project " + dir + " bench generate --events 5001")
 	require.Contains(t, got, "appended 5001 events")
 	require.NotContains(t, got, "50000")
-	if strings.Contains(got, "generating ") {
-		require.Regexp(t, `generating [0-9,]+ events/s, \d+s left +\d+% .*\(\d+/5001\)`, got)
+	require.Regexp(t, bar("generating", 5001), got)
+	var st struct {
+		ProjectRevision int64 `json:"project_revision"`
 	}
+	o, _ := piped("--project", dir, "status", "--json")
+	require.NoError(t, json.Unmarshal([]byte(o), &st))
+	head := st.ProjectRevision
+	require.Greater(t, head, int64(5001))
+
+	file, imported := tmp+"/log.jsonl", tmp+"/imported"
+	require.NoError(t, os.Mkdir(imported, 0o755))
+	for _, c := range []struct{ args, desc string }{
+		{"--project " + dir + " export --output " + file, "exporting"},
+		{"import " + file + " --project " + imported, "importing"},
+		{"--project " + imported + " replay", "replaying"},
+		{"--project " + imported + " replay --verify", "replaying"},
+		{"--project " + imported + " verify", "verifying"},
+	} {
+		require.Regexp(t, bar(c.desc, head), tty(c.args), c.args)
+	}
+	// With --json on a terminal: no bar.
+	jsonDir := tmp + "/json"
+	require.NoError(t, os.Mkdir(jsonDir, 0o755))
+	for _, c := range []struct{ args, desc string }{
+		{"--project " + dir + " export --force --output " + file, "exporting"},
+		{"import " + file + " --project " + jsonDir, "importing"},
+		{"--project " + jsonDir + " replay", "replaying"},
+		{"--project " + jsonDir + " verify", "verifying"},
+	} {
+		got := tty(c.args + " --json")
+		require.NotContains(t, got, c.desc+" ", "%s --json: no bar", c.args)
+		require.Contains(t, got, `"project_revision":`, c.args)
+	}
+
+	// Piped: no bar, and the answer of old.
+	exported, stderr := piped("--project", dir, "export")
+	require.Empty(t, stderr, "export, piped")
+	written, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.True(t, string(written) == exported, "export: the same bytes on a terminal and piped")
+	again := tmp + "/again"
+	require.NoError(t, os.Mkdir(again, 0o755))
+	for _, args := range [][]string{
+		{"import", file, "--project", again},
+		{"--project", again, "replay"},
+		{"--project", again, "replay", "--verify"},
+		{"--project", again, "verify"},
+	} {
+		o, e := piped(args...)
+		require.Empty(t, e, "%v, piped: no bar", args)
+		require.NotContains(t, o, "events/s", "%v, piped", args)
+	}
+
+	// A job that fails half-way clears its bar: the error starts a line
+	// of its own.
+	lines := strings.Split(strings.TrimSuffix(string(written), "\n"), "\n")
+	lines[len(lines)-1] = strings.Replace(lines[len(lines)-1], `"actor":"`, `"actor":"x`, 1)
+	bad := tmp + "/bad.jsonl"
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	cmd := exec.Command("script", "-qec", awr+" import "+bad+" --project "+tmp+"/bad", "/dev/null")
+	cmd.Env = env
+	b, err := cmd.Output()
+	require.Error(t, err, "%s", b)
+	require.Regexp(t, bar("importing", head), string(b))
+	require.Regexp(t, "\r +\rawr: import: "+regexp.QuoteMeta(bad)+":"+strconv.FormatInt(head, 10)+": ", string(b))
+	require.NoDirExists(t, tmp+"/bad", "a failed import removes the directory it made")
+
+	if os.Getenv(pgtest.EnvURL) != "" {
+		db := pgtest.NewDatabase(t)
+		got := tty("--project " + dir + " migrate --to '" + db + "'")
+		require.Contains(t, got, "migrated from sqlite to postgres")
+		require.Regexp(t, bar("copying", head), got)
+		got = tty("--project " + dir + " migrate --to sqlite")
+		require.Contains(t, got, "migrated from postgres to sqlite")
+		require.Regexp(t, bar("checking the log", head), got)
+	}
+
+	// A reindex (last: it appends) counts the bytes of the sources, stated
+	// before any is read; piped or with --json, no bar.
+	require.Regexp(t, `reading sources .*\|.*\| \( *0 B/[0-9.]+ [kM]B\)`, tty("--project "+dir+" source reindex --force"))
+	require.NotContains(t, tty("--project "+dir+" source reindex --force --json"), "reading sources")
+	o, e := piped("--project", dir, "source", "reindex", "--force")
+	require.Empty(t, e, "source reindex, piped")
+	require.Contains(t, o, "indexed")
 }

@@ -9,4 +9,5 @@ import "os"
 func init() {
 	testNow = func() string { return os.Getenv("AWR_TEST_NOW") }
 	testCrashpoint = func() string { return os.Getenv("AWR_TEST_CRASHPOINT") }
+	testProgressAfter = func() string { return os.Getenv("AWR_TEST_PROGRESS_AFTER") }
 }

@@ -13,5 +13,6 @@ import (
 func init() {
 	testNow = func() string { return os.Getenv("AWR_TEST_NOW") }
 	testCrashpoint = func() string { return os.Getenv("AWR_TEST_CRASHPOINT") }
+	testProgressAfter = func() string { return os.Getenv("AWR_TEST_PROGRESS_AFTER") }
 	events.SetVerifyPayloads(os.Getenv("AWR_VERIFY_PAYLOADS") == "1")
 }

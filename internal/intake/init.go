@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/awr-dev/awr/internal/lazyre"
@@ -65,11 +67,19 @@ type Preview struct {
 	// OpenUpstream, set by the caller for a project with a Store, opens
 	// the shared log the new log is built in.
 	OpenUpstream func(ctx context.Context) (events.Upstream, error) `json:"-"`
+	// Fingerprint is, for a preview that changes the maps of an existing
+	// manifest (--status-map, --field-map on an initialized project), the
+	// fingerprint of the manifest it changes (ManifestFingerprint): the
+	// accept command carries it, and an accept refuses with SourceStale
+	// when the manifest is no longer that one.
+	Fingerprint string `json:"fingerprint,omitempty"`
 
 	manifest *Manifest
 	files    map[string][]byte // generated files to create, by relative path
 	updates  map[string][]byte // awr's own files to replace (the intake goal), by relative path
 	extends  bool              // the existing manifest only gains the intake files
+	remaps   []string          // the sources whose maps the flags change in the existing manifest (remapped)
+	again    string            // the command that previews the preview again (a stale accept's hint)
 	conflict bool              // the existing manifest says otherwise
 }
 
@@ -325,17 +335,25 @@ func (p *Preview) planWrites(dir string, opts InitOptions, existing *Manifest, h
 	if _, err := os.Stat(filepath.Join(dir, ".awr")); err != nil {
 		p.Writes = append(p.Writes, Write{Path: ".awr/", Action: "create (mode 0700)"})
 	}
+	var touched []string
 	switch {
 	case !hasManifest:
 		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: fmt.Sprintf("create: the manifest (project %q, %d sources)", p.Name, len(p.manifest.Sources))})
 	case extendsManifest(existing, p.manifest):
 		p.extends = true
 		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: "update: add " + strings.Join(added(existing, p.manifest), " and ") + " to the sources"})
+	case hasDB && len(remapped(existing, p.manifest)) > 0:
+		// Only the maps change, which the flags name: the manifest is
+		// updated, once accepted with the fingerprint of the one read
+		// here, and the sources are indexed again under the new maps.
+		p.remaps = remapped(existing, p.manifest)
+		p.Fingerprint = ManifestFingerprint(existing)
+		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: "update: " + mapChange(opts) + " for " + strings.Join(p.remaps, " and ")})
+		touched = append(touched, p.remaps...)
 	case !existing.Equal(p.manifest):
 		p.conflict = true
 		p.Writes = append(p.Writes, Write{Path: ".awr/project.toml", Action: "conflict: an existing manifest says otherwise; it is never overwritten"})
 	}
-	var touched []string
 	for _, rel := range []string{intakeGoals, intakeLedger} {
 		if _, ok := p.files[rel]; ok {
 			p.Writes = append(p.Writes, Write{Path: rel, Action: "create"})
@@ -346,7 +364,7 @@ func (p *Preview) planWrites(dir string, opts InitOptions, existing *Manifest, h
 			touched = append(touched, rel)
 		}
 	}
-	if p.conflict || len(p.files)+len(p.updates) > 0 || p.extends || !hasDB {
+	if p.conflict || len(p.files)+len(p.updates) > 0 || p.extends || len(p.remaps) > 0 || !hasDB {
 		// Said only when something else is written: a retry that writes
 		// nothing has nothing to keep.
 		p.Writes = append(p.Writes, keep...)
@@ -405,6 +423,10 @@ func (p *Preview) planOrganization(dir string, opts InitOptions, sources []Manif
 	facts.Readiness = projections.Evaluate(items, nil)
 	p.Organization = Organize(facts)
 	p.Accept = acceptCommand(opts, p.Ambiguous, p.Mapping)
+	if p.Fingerprint != "" {
+		p.Accept += " --fingerprint " + p.Fingerprint
+		p.again = PreviewAgain(p.Accept, p.Fingerprint)
+	}
 	for _, a := range p.Ambiguous {
 		p.Organization.Gaps = append([]Gap{{Code: "source_ambiguous", Message: fmt.Sprintf("%d candidates for %s: %s", len(a.Candidates), a.Role, strings.Join(a.Candidates, ", "))}}, p.Organization.Gaps...)
 	}
@@ -434,6 +456,71 @@ func extendsManifest(old, m *Manifest) bool {
 		}
 	}
 	return cp.Equal(m)
+}
+
+// remapped lists the sources of old whose status or field map m changes,
+// when that is all m changes (the same sources, in the same order, read
+// otherwise the same; the same name, continuity and store): what
+// --status-map and --field-map do to an initialized project. Nil when m
+// changes anything else, or nothing.
+func remapped(old, m *Manifest) []string {
+	if len(old.Sources) != len(m.Sources) {
+		return nil
+	}
+	cp := *old
+	cp.Sources = append([]ManifestSource(nil), old.Sources...)
+	var out []string
+	for i := range cp.Sources {
+		if cp.Sources[i].Path != m.Sources[i].Path {
+			return nil
+		}
+		if OptionsHash(cp.Sources[i]) != OptionsHash(m.Sources[i]) {
+			out = append(out, cp.Sources[i].Path)
+		}
+		cp.Sources[i].StatusMap, cp.Sources[i].FieldMap = m.Sources[i].StatusMap, m.Sources[i].FieldMap
+	}
+	if !cp.Equal(m) {
+		return nil
+	}
+	return out
+}
+
+// mapChange says what the flags map ("status_map todo = ready").
+func mapChange(opts InitOptions) string {
+	var parts []string
+	for _, k := range sortedKeys(opts.StatusMap) {
+		parts = append(parts, fmt.Sprintf("status_map %q = %q", k, opts.StatusMap[k]))
+	}
+	for _, k := range sortedKeys(opts.FieldMap) {
+		parts = append(parts, fmt.Sprintf("field_map %q = %q", k, opts.FieldMap[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// StaleManifest is the refusal of an init accept whose manifest is no
+// longer the one its preview read (fingerprint fp, now now): nothing is
+// written, and the hint, again, previews the same flags anew.
+func StaleManifest(dir, fp, now, again string) error {
+	return fault.New(fault.SourceStale, "init: %s changed since the preview (fingerprint %s, now %s); nothing was written", ManifestPath(dir), fp, now).
+		With("path", ManifestPath(dir)).With("fingerprint", fp).With("found", now).WithHint("%s", again)
+}
+
+// PreviewAgain is the command that previews again what accept (a
+// preview's accept command, carrying --fingerprint fp) accepts.
+func PreviewAgain(accept, fp string) string {
+	return strings.TrimSuffix(strings.Replace(accept, "awr init --accept", "awr init", 1), " --fingerprint "+fp)
+}
+
+// ManifestFingerprint is the fingerprint of a manifest as awr writes it
+// (its encoding, so that a comment or a layout changes nothing): 16 hex
+// digits of its SHA-256.
+func ManifestFingerprint(m *Manifest) string {
+	b, err := m.Encode()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // added lists the intake files m lists and old does not.
@@ -709,12 +796,12 @@ func Accept(ctx context.Context, p *Preview, open func(create bool) (*events.Sto
 			return nil, err
 		}
 	}
-	hasManifest, extends, err := checkManifest(dir, p.manifest)
+	hasManifest, extends, err := checkManifest(dir, p, rev > 0)
 	if err != nil {
 		return nil, err
 	}
-	if rev > 0 && (extends || len(p.files) > 0 || len(p.updates) > 0) {
-		return update(ctx, p, st, env, rev, id, extends)
+	if rev > 0 && (extends || len(p.remaps) > 0 || len(p.files) > 0 || len(p.updates) > 0) {
+		return update(ctx, p, st, env, rev, id, extends || len(p.remaps) > 0)
 	}
 	if hasManifest && rev > 0 && len(p.files) == 0 {
 		return acceptUnchanged(p, rev, id)
@@ -736,14 +823,24 @@ func refuseAmbiguous(p *Preview) error {
 		With("ambiguous", p.Ambiguous).WithHint("%s", p.Accept)
 }
 
-// checkManifest compares the manifest on disk with the one planned:
-// absent, equal, or extended by the intake files are fine.
-// Errors: SourceConflict when it maps different sources; those of
-// ReadManifest.
-func checkManifest(dir string, planned *Manifest) (hasManifest, extends bool, err error) {
+// checkManifest compares the manifest on disk with the one p planned:
+// absent, equal, or extended by the intake files are fine, and so, in a
+// project with events (initialized), is the manifest whose maps p
+// changes, when it is still the one p read (its fingerprint).
+// Errors: SourceConflict when it maps different sources; SourceStale
+// when the manifest whose maps p changes changed since p read it; those
+// of ReadManifest.
+func checkManifest(dir string, p *Preview, initialized bool) (hasManifest, extends bool, err error) {
+	planned := p.manifest
 	existing, hasManifest, err := ReadManifest(dir)
 	if err != nil {
 		return false, false, err
+	}
+	if hasManifest && initialized && len(p.remaps) > 0 {
+		if now := ManifestFingerprint(existing); now != p.Fingerprint {
+			return false, false, StaleManifest(dir, p.Fingerprint, now, p.again)
+		}
+		return true, false, nil
 	}
 	extends = hasManifest && extendsManifest(existing, planned)
 	if hasManifest && !existing.Equal(planned) && !extends {
@@ -967,7 +1064,7 @@ func update(ctx context.Context, p *Preview, st *events.Store, env func(*events.
 	}
 	var payloads []events.SourceIndexed
 	for _, ms := range p.manifest.Sources {
-		if ms.Path != intakeGoals && ms.Path != intakeLedger {
+		if ms.Path != intakeGoals && ms.Path != intakeLedger && !slices.Contains(p.remaps, ms.Path) {
 			continue
 		}
 		si, missing := Read(dir, ms)

@@ -39,6 +39,18 @@ type Result struct {
 	Next        string
 }
 
+// Progress returns the progress callback of a long step named desc
+// (copying, folding), or nil: the door's (project.Options.Progress).
+type Progress func(desc string) func(done, total int64)
+
+// of returns desc's callback, nil when there is none.
+func (p Progress) of(desc string) func(done, total int64) {
+	if p == nil {
+		return nil
+	}
+	return p(desc)
+}
+
 // Project is what a migration needs of the project it moves: its
 // directory, and its log as the manifest names it, opened on first use
 // and closed to be opened anew once the manifest changed.
@@ -58,8 +70,8 @@ type Project interface {
 // Errors: InvalidTransition for a log already in another shared store
 // (hint awr migrate --to sqlite), or a replica; SourceConflict when the
 // key already holds another log; VerifyFailed when the copy differs;
-// Storage.
-func ToShared(ctx context.Context, p Project, m *intake.Manifest, url, key string, lockTimeout time.Duration) (*Result, error) {
+// Storage. progress draws the copy, and the check's fold, as they go.
+func ToShared(ctx context.Context, p Project, m *intake.Manifest, url, key string, lockTimeout time.Duration, progress Progress) (*Result, error) {
 	if key == "" {
 		key = m.StoreKey()
 	}
@@ -101,7 +113,7 @@ func ToShared(ctx context.Context, p Project, m *intake.Manifest, url, key strin
 		if err != nil {
 			return err
 		}
-		copied, err := foldFrom(ctx, dir, url, key)
+		copied, err := foldFrom(ctx, dir, url, key, progress.of("checking the copy"))
 		if err != nil {
 			return err
 		}
@@ -112,7 +124,7 @@ func ToShared(ctx context.Context, p Project, m *intake.Manifest, url, key strin
 		next := *m
 		next.Store = &intake.StoreTable{URL: url, Project: key}
 		return intake.WriteManifest(dir, &next)
-	})
+	}, progress.of("copying"))
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +139,8 @@ func openUpstream(ctx context.Context, url, key string) (events.Upstream, error)
 
 // foldFrom builds, in a temporary file, a cache of the shared log from
 // scratch and returns its projections' checksums: what any machine joining
-// the shared log would derive.
-func foldFrom(ctx context.Context, dir, url, key string) ([]replay.ProjectionChecksum, error) {
+// the shared log would derive. progress draws its fold.
+func foldFrom(ctx context.Context, dir, url, key string, progress func(done, total int64)) ([]replay.ProjectionChecksum, error) {
 	tmp, err := os.MkdirTemp(filepath.Join(dir, ".awr"), ".migrate-check-")
 	if err != nil {
 		return nil, fault.Wrap(fault.Storage, err, "migrate: make a scratch cache")
@@ -138,7 +150,7 @@ func foldFrom(ctx context.Context, dir, url, key string) ([]replay.ProjectionChe
 	if err != nil {
 		return nil, err
 	}
-	scratch, err := events.Open(ctx, filepath.Join(tmp, "check.db"), events.Options{Create: true, Upstream: up, Projectors: projections.Projectors()})
+	scratch, err := events.Open(ctx, filepath.Join(tmp, "check.db"), events.Options{Create: true, Upstream: up, Projectors: projections.Projectors(), Progress: progress})
 	if err != nil {
 		up.Close()
 		return nil, err
@@ -176,8 +188,9 @@ func sameProjections(op string, want, got []replay.ProjectionChecksum) error {
 // project's directory and manifest locks and has closed its log.
 //
 // Errors: those of opening the project's log; VerifyFailed when the
-// cache's projections differ from a rebuild; Storage.
-func ToSQLite(ctx context.Context, p Project, m *intake.Manifest) (*Result, error) {
+// cache's projections differ from a rebuild; Storage. progress draws the
+// rebuild that checks the cache.
+func ToSQLite(ctx context.Context, p Project, m *intake.Manifest, progress Progress) (*Result, error) {
 	st, err := p.EventLog(ctx)
 	if err != nil {
 		return nil, err
@@ -196,7 +209,7 @@ func ToSQLite(ctx context.Context, p Project, m *intake.Manifest) (*Result, erro
 		if err != nil {
 			return err
 		}
-		rebuilt, err := replay.ScratchChecksums(tx.Conn, h.Revision, nil)
+		rebuilt, err := replay.ScratchChecksums(tx.Conn, h.Revision, progress.of("checking the log"))
 		if err != nil {
 			return err
 		}

@@ -23,6 +23,9 @@ type InitRequest struct {
 	StatusMap []string `name:"status-map" sep:"none" json:"status_map,omitempty" help:"Map a register's status word to a canonical status (repeatable)." placeholder:"SRC=CANON"`
 	FieldMap  []string `name:"field-map" sep:"none" json:"field_map,omitempty" help:"Map a canonical field to the register's own column or key (repeatable)." placeholder:"CANON=SRC"`
 	Store     string   `name:"store" json:"store,omitempty" help:"Put the project's log in a shared PostgreSQL database, for a team's machines (the manifest's [store] table; the password comes from ~/.pgpass or PGPASSWORD, never the URL). Default: $AWR_STORE, else the embedded SQLite file .awr/awr.db." placeholder:"postgres://USER@HOST:PORT/DB"`
+	// Fingerprint is what the preview of a change to an initialized
+	// project's maps printed (intake.Preview.Fingerprint).
+	Fingerprint string `name:"fingerprint" json:"fingerprint,omitempty" help:"With --status-map or --field-map on an initialized project: the fingerprint of .awr/project.toml the preview printed; --accept refuses with SourceStale if the manifest changed since." placeholder:"FP"`
 }
 
 // InitResult is the preview of `awr init`, or with Accept what was done.
@@ -52,7 +55,10 @@ func pairs(flag string, vals []string) (map[string]string, error) {
 // that differs otherwise than by gaining the intake files; those of the
 // log. On an initialized project --goal sets or updates the goal (G-1 of
 // .awr/intake/GOALS.md, indexed in the same call): the same goal again
-// changes nothing.
+// changes nothing; --status-map and --field-map change the maps of its
+// manifest's sources (a preview, then an accept with the fingerprint it
+// printed: SourceStale when the manifest changed since) and index them
+// again under the new maps.
 func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error) {
 	dir := p.dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
@@ -126,6 +132,11 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 				With("path", intake.ManifestPath(dir)).WithHint("awr source reindex")
 		}
 		return plan, nil
+	}
+	if req.Accept && req.Fingerprint != "" && plan.Fingerprint != "" && req.Fingerprint != plan.Fingerprint {
+		// The manifest the accept was previewed on is not the one there
+		// now: preview again.
+		return nil, intake.StaleManifest(dir, req.Fingerprint, plan.Fingerprint, intake.PreviewAgain(plan.Accept, plan.Fingerprint))
 	}
 	if !req.Accept {
 		plan.Status, plan.RequiresAccept, plan.Next = "preview", true, plan.Accept

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -185,7 +186,7 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 	}
 	if req.Output == "" {
 		bw := bufio.NewWriter(w)
-		res, err := replay.Export(ctx, st, bw, upTo)
+		res, err := replay.ExportWith(ctx, st, bw, upTo, p.progress("exporting"))
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +200,7 @@ func (p *Project) Export(ctx context.Context, req ExportRequest, w io.Writer) (*
 	var res *ExportResult
 	var exportErr error
 	err = pathcheck.WriteWith(req.Output, 0o600, req.Force, func(w io.Writer) error {
-		res, exportErr = replay.Export(ctx, st, w, upTo)
+		res, exportErr = replay.ExportWith(ctx, st, w, upTo, p.progress("exporting"))
 		return exportErr
 	})
 	switch {
@@ -222,20 +223,25 @@ type ImportRequest struct {
 
 // Import imports a JSONL export into a project without events, verifying
 // the chain and the domain's rules as it goes; stdin is read for File "-".
+// A project directory that does not exist, in one that does, is created
+// (and removed again if the import fails).
 // It is atomic: into a new project, the log is built whole at a temporary
 // path and only then linked to .awr/awr.db (intake.BuildLog), so an
 // interrupted or failed import leaves no log behind (and removes a .awr
 // directory it created); into a log with no event, it is one transaction.
 // Errors: InvalidInput for an unreadable file, a project directory that
-// does not exist, or a log that does not verify (naming the line);
+// is not one and cannot be made, or a log that does not verify (naming the line);
 // InvalidTransition for a project that has events. With req.Anchors, the
 // imported log is held to the anchors as verify --anchors holds a log
 // (judgeAnchors) inside the import's transaction: a broken anchor is
 // VerifyFailed naming its seq and line (also when the log breaks a domain
 // rule too), and nothing is imported; so is an export with no anchor of
 // its project.
-func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader) (*ImportResult, error) {
+func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader) (_ *ImportResult, err error) {
 	r, name := stdin, "stdin"
+	// The events a file holds (the seq of its last line) are the total of
+	// the import's progress; stdin has none, and shows none.
+	var total int64
 	if req.File != "-" && req.File != "" {
 		path, err := p.namedPath("import", "", req.File, "awr export --project SOURCE_DIR --output FILE")
 		if err != nil {
@@ -250,9 +256,28 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		}
 		defer f.Close()
 		r, name = f, req.File
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			total, _ = replay.LastSeq(f, fi.Size())
+		}
+	}
+	var progress func(done int64)
+	if bar := p.progress("importing"); bar != nil && total > 0 {
+		progress = func(done int64) { bar(done, max(done, total)) }
 	}
 	dir := p.dir
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	fi, statErr := os.Stat(dir)
+	if errors.Is(statErr, fs.ErrNotExist) && os.Mkdir(dir, 0o755) == nil {
+		// A new directory (its parent exists), as the hints that name
+		// NEW_DIR say: made here, and removed again unless the import
+		// leaves a log in it.
+		fi, statErr = os.Stat(dir)
+		defer func() {
+			if _, serr := os.Stat(events.DBPath(dir)); err != nil && serr != nil {
+				os.RemoveAll(dir)
+			}
+		}()
+	}
+	if statErr != nil || !fi.IsDir() {
 		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir)
 	}
 	res := &ImportResult{}
@@ -301,7 +326,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		}
 		// What an interrupted init staged must not become this project's.
 		intake.RemoveLeftovers(dir)
-		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness)
+		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness, progress)
 		if err != nil && ctx.Err() != nil {
 			return nil, intake.Interrupted("import", "awr import "+req.File)
 		}
@@ -328,7 +353,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		intake.RemoveLeftovers(dir)
 	}
 	err = intake.BuildLog(ctx, dir, nil, func(st *events.Store) error {
-		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness)
+		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness, progress)
 		if err != nil {
 			return err
 		}

@@ -79,9 +79,9 @@ func (p *Project) Migrate(ctx context.Context, req MigrateRequest) (*MigrateResu
 	defer p.Close()
 	var out *migrate.Result
 	if req.To == "sqlite" {
-		out, err = migrate.ToSQLite(ctx, p, m)
+		out, err = migrate.ToSQLite(ctx, p, m, p.opts.Progress)
 	} else {
-		out, err = migrate.ToShared(ctx, p, m, req.To, req.Key, p.opts.LockTimeout)
+		out, err = migrate.ToShared(ctx, p, m, req.To, req.Key, p.opts.LockTimeout, p.opts.Progress)
 	}
 	if err != nil {
 		return nil, err

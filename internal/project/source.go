@@ -2,6 +2,8 @@ package project
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -53,7 +55,24 @@ func (p *Project) SourceReindex(ctx context.Context, req SourceReindexRequest) (
 	}
 	in := commands.IndexSourcesRequest{Force: req.Force, Prune: true, WriteMeta: req.WriteMeta}
 	res := &ReindexResult{Missing: []string{}}
-	for _, ms := range m.Sources {
+	// The bytes of the sources, stated (not read) first, are the total of
+	// the parse's progress: a register of many megabytes takes seconds.
+	sizes := make([]int64, len(m.Sources))
+	var total, done int64
+	progress := p.progress("reading sources")
+	if progress != nil {
+		for i, ms := range m.Sources {
+			if fi, err := os.Stat(filepath.Join(p.dir, filepath.FromSlash(ms.Path))); err == nil && fi.Mode().IsRegular() {
+				sizes[i] = fi.Size()
+				total += sizes[i]
+			}
+		}
+	}
+	for i, ms := range m.Sources {
+		if progress != nil {
+			progress(done, total)
+			done += sizes[i]
+		}
 		in.Listed = append(in.Listed, ms.Path)
 		si, missing := intake.Read(p.dir, ms)
 		if missing {
@@ -61,6 +80,9 @@ func (p *Project) SourceReindex(ctx context.Context, req SourceReindexRequest) (
 			continue
 		}
 		in.Sources = append(in.Sources, si)
+	}
+	if progress != nil {
+		progress(total, total)
 	}
 	before, err := p.itemsBySource(ctx)
 	if err != nil {
