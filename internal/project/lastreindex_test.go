@@ -9,6 +9,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/fixtures/testkit"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/project"
 	"github.com/stretchr/testify/require"
 )
@@ -122,4 +123,49 @@ func TestStatus_GoalsAndLastReindex_Corpus(t *testing.T) {
 	require.Equal(t, "which commands print a hint", view.Knowledge.OpenLoops[0].Text)
 	require.Len(t, view.Knowledge.Decisions, 1)
 	require.Equal(t, "every error names the flag", view.Knowledge.Decisions[0].Text)
+}
+
+// TestPacket_Goals_Corpus: on the same register, the packet of a task
+// tagged [US1] carries its goal (required, short) and the project's
+// goals with the work serving each (optional); under a budget that only
+// fits the required facts, the goals chunk is dropped and the task's own
+// goal stays.
+func TestPacket_Goals_Corpus(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p, _ := speckitCorpus(t)
+	compile := func(budget int) *project.CompileResult {
+		t.Helper()
+		res, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: "T031", Budget: &budget})
+		if err != nil {
+			require.Equal(t, fault.ContextIncomplete, fault.As(err).Code, "%v", err) // no acceptance criteria
+		}
+		require.NotNil(t, res)
+		return res
+	}
+	ids := func(res *project.CompileResult) (selected, omitted []string) {
+		for _, s := range res.WorkContext.Selected {
+			selected = append(selected, s.ID)
+		}
+		for _, o := range res.WorkContext.Omitted {
+			omitted = append(omitted, o.ID)
+		}
+		return selected, omitted
+	}
+	full := compile(20000)
+	selected, _ := ids(full)
+	require.Contains(t, selected, "goal")
+	require.Contains(t, selected, "goals")
+	text := full.WorkContext.RenderedContext
+	require.Contains(t, text, "## Goal US1: Initialize New Project\n")
+	require.Contains(t, text, "## Goals of the project (19)\n")
+	require.Contains(t, text, "- US1: Initialize New Project (served by 28 work items, 28 completed); this work serves it\n")
+	require.Contains(t, text, "- … 7 more: awr intake inspect\n")
+
+	tight := compile(full.WorkContext.RequiredTokens + 5)
+	selected, omitted := ids(tight)
+	require.Contains(t, selected, "goal")
+	require.NotContains(t, selected, "goals")
+	require.Contains(t, omitted, "goals")
+	require.Contains(t, tight.WorkContext.RenderedContext, "## Goal US1: Initialize New Project\n")
 }
