@@ -144,7 +144,7 @@ func TestRegisters_BadGraph(t *testing.T) {
 func TestRegisters_HugeFile(t *testing.T) {
 	for _, tc := range []struct {
 		path, adapter, head string
-		byName             bool
+		byName              bool
 	}{
 		{".beads/issues.jsonl", source.BeadsJSONL, "{\"id\":\"bd-1\",\"title\":\"a\",\"status\":\"open\"}\n", true},
 		{".taskmaster/tasks/tasks.json", source.TaskmasterJSON, "{\"tasks\": [{\"id\": 1, \"title\": \"a\", \"status\": \"done\"}\n", true},

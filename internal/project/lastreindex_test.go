@@ -158,9 +158,11 @@ func TestPacket_Goals_Corpus(t *testing.T) {
 	require.Contains(t, selected, "goals")
 	text := full.WorkContext.RenderedContext
 	require.Contains(t, text, "## Goal US1: Initialize New Project\n")
-	require.Contains(t, text, "## Goals of the project (19)\n")
-	require.Contains(t, text, "- US1: Initialize New Project (served by 28 work items, 28 completed); this work serves it\n")
-	require.Contains(t, text, "- … 7 more: awr intake inspect\n")
+	require.Contains(t, text, "## Other goals of the project (18)\n")
+	require.Contains(t, text, "- US2: Check Installed Tools (11 items, 11 completed)\n")
+	require.Contains(t, text, "- SC-001: All three CLI commands (`init`, `check`, `version`) produce output that is functionally identical to Python version when given same inputs (no work item)\n")
+	require.Contains(t, text, "- … 6 more: awr intake inspect\n")
+	require.NotContains(t, text, "- US1:", "the own goal is the goal chunk, not listed again")
 
 	tight := compile(full.WorkContext.RequiredTokens + 5)
 	selected, omitted := ids(tight)

@@ -40,51 +40,42 @@ func goalLinks(items []projections.WorkItem) map[string]GoalLink {
 	return out
 }
 
-// goalLines renders the project's goals, each with the work that serves
-// it, the work item's own marked: the optional chunk that a tight budget
-// drops first among the goals (the own goal is a required chunk). Nil
-// when the project has no goal besides the item's own.
+// goalLines renders the project's other goals, each with the work that
+// serves it: the optional chunk that a tight budget drops (the item's own
+// goal is the required goal chunk). Nil when the project has no goal
+// besides the item's own.
 func goalLines(in Input) []string {
 	own := ""
 	if in.Item != nil {
 		own = in.Item.Goal
 	}
-	others := 0
+	// The goals some work serves first, then the others, each in the
+	// register's order.
+	var others, unserved []events.Goal
 	for _, g := range in.Goals {
-		if g.Key != own {
-			others++
+		switch {
+		case g.Key == own:
+		case in.GoalLinks[g.Key].Work > 0:
+			others = append(others, g)
+		default:
+			unserved = append(unserved, g)
 		}
 	}
-	if others == 0 {
+	others = append(others, unserved...)
+	if len(others) == 0 {
 		return nil
 	}
-	// The own goal first, the others in the register's order.
-	goals := make([]events.Goal, 0, len(in.Goals))
-	for _, g := range in.Goals {
-		if g.Key == own {
-			goals = append(goals, g)
-		}
-	}
-	for _, g := range in.Goals {
-		if g.Key != own {
-			goals = append(goals, g)
-		}
-	}
-	lines := []string{fmt.Sprintf("## Goals of the project (%d)", len(goals))}
-	for i, g := range goals {
+	lines := []string{fmt.Sprintf("## Other goals of the project (%d)", len(others))}
+	for i, g := range others {
 		if i == maxGoals {
-			lines = append(lines, fmt.Sprintf("- … %d more: awr intake inspect", len(goals)-maxGoals))
+			lines = append(lines, fmt.Sprintf("- … %d more: awr intake inspect", len(others)-maxGoals))
 			break
 		}
 		line := "- " + SafeText(g.Key) + ": " + SafeText(g.Title)
-		switch l := in.GoalLinks[g.Key]; {
-		case l.Work == 0:
-			line += " (no work item serves it)"
-		default:
-			line += fmt.Sprintf(" (served by %d work items, %d completed)", l.Work, l.Completed)
-		}
-		if g.Key == own {
-			line += "; this work serves it"
+		if l := in.GoalLinks[g.Key]; l.Work > 0 {
+			line += fmt.Sprintf(" (%d items, %d completed)", l.Work, l.Completed)
+		} else {
+			line += " (no work item)"
 		}
 		lines = append(lines, line)
 	}
