@@ -126,17 +126,18 @@ func TestStatus_GoalsAndLastReindex_Corpus(t *testing.T) {
 }
 
 // TestPacket_Goals_Corpus: on the same register, the packet of a task
-// tagged [US1] carries its goal (required, short) and the project's
-// goals with the work serving each (optional); under a budget that only
-// fits the required facts, the goals chunk is dropped and the task's own
-// goal stays.
+// tagged [US1] carries its goal (a required chunk) and no list of the
+// others; the packet of a task that serves no goal (T126, untagged)
+// carries the project's goals with the work serving each (the optional
+// chunk goals, those some work serves first), which a budget that only
+// fits the required facts drops.
 func TestPacket_Goals_Corpus(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	p, _ := speckitCorpus(t)
-	compile := func(budget int) *project.CompileResult {
+	compile := func(work string, budget int) *project.CompileResult {
 		t.Helper()
-		res, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: "T031", Budget: &budget})
+		res, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: work, Budget: &budget})
 		if err != nil {
 			require.Equal(t, fault.ContextIncomplete, fault.As(err).Code, "%v", err) // no acceptance criteria
 		}
@@ -152,22 +153,25 @@ func TestPacket_Goals_Corpus(t *testing.T) {
 		}
 		return selected, omitted
 	}
-	full := compile(20000)
-	selected, _ := ids(full)
-	require.Contains(t, selected, "goal")
-	require.Contains(t, selected, "goals")
-	text := full.WorkContext.RenderedContext
-	require.Contains(t, text, "## Goal US1: Initialize New Project\n")
-	require.Contains(t, text, "## Other goals of the project (18)\n")
-	require.Contains(t, text, "- US2: Check Installed Tools (11 items, 11 completed)\n")
-	require.Contains(t, text, "- SC-001: All three CLI commands (`init`, `check`, `version`) produce output that is functionally identical to Python version when given same inputs (no work item)\n")
-	require.Contains(t, text, "- … 6 more: awr intake inspect\n")
-	require.NotContains(t, text, "- US1:", "the own goal is the goal chunk, not listed again")
 
-	tight := compile(full.WorkContext.RequiredTokens + 5)
-	selected, omitted := ids(tight)
+	own := compile("T031", 20000)
+	selected, omitted := ids(own)
 	require.Contains(t, selected, "goal")
 	require.NotContains(t, selected, "goals")
+	require.NotContains(t, omitted, "goals")
+	require.Contains(t, own.WorkContext.RenderedContext, "## Goal US1: Initialize New Project\nStatus: active\npriority P1\n")
+
+	none := compile("T126", 20000)
+	selected, _ = ids(none)
+	require.NotContains(t, selected, "goal")
+	require.Contains(t, selected, "goals")
+	text := none.WorkContext.RenderedContext
+	require.Contains(t, text, "## Goals of the project (19)\n- US1: Initialize New Project (28 items, 28 completed)\n- US2: Check Installed Tools (11 items, 11 completed)\n")
+	require.Contains(t, text, "- SC-001: All three CLI commands (`init`, `check`, `version`) produce output that is functionally identical to Python version when given same inputs (no work item)\n")
+	require.Contains(t, text, "- … 7 more: awr intake inspect\n")
+
+	tight := compile("T126", none.WorkContext.RequiredTokens+5)
+	selected, omitted = ids(tight)
+	require.NotContains(t, selected, "goals")
 	require.Contains(t, omitted, "goals")
-	require.Contains(t, tight.WorkContext.RenderedContext, "## Goal US1: Initialize New Project\n")
 }

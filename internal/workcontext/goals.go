@@ -40,35 +40,40 @@ func goalLinks(items []projections.WorkItem) map[string]GoalLink {
 	return out
 }
 
-// goalLines renders the project's other goals, each with the work that
-// serves it: the optional chunk that a tight budget drops (the item's own
-// goal is the required goal chunk). Nil when the project has no goal
-// besides the item's own.
+// goalLines renders the project's goals, each with how many work items
+// serve it and how many of those are completed, for a work item that
+// serves none of them (it names no goal, or one no source declares): the
+// optional chunk goals, which a tight budget drops. An item with a goal
+// of its own has it in the required goal chunk, and the work serving it
+// in the related work (same goal); the others are not listed, so that
+// every packet does not pay for the whole organization (awr status and
+// awr intake inspect list them all). Nil when there is nothing to list.
 func goalLines(in Input) []string {
-	own := ""
 	if in.Item != nil {
-		own = in.Item.Goal
+		for _, g := range in.Goals {
+			if g.Key == in.Item.Goal {
+				return nil
+			}
+		}
+	}
+	if len(in.Goals) == 0 {
+		return nil
 	}
 	// The goals some work serves first, then the others, each in the
 	// register's order.
-	var others, unserved []events.Goal
+	var goals, unserved []events.Goal
 	for _, g := range in.Goals {
-		switch {
-		case g.Key == own:
-		case in.GoalLinks[g.Key].Work > 0:
-			others = append(others, g)
-		default:
+		if in.GoalLinks[g.Key].Work > 0 {
+			goals = append(goals, g)
+		} else {
 			unserved = append(unserved, g)
 		}
 	}
-	others = append(others, unserved...)
-	if len(others) == 0 {
-		return nil
-	}
-	lines := []string{fmt.Sprintf("## Other goals of the project (%d)", len(others))}
-	for i, g := range others {
+	goals = append(goals, unserved...)
+	lines := []string{fmt.Sprintf("## Goals of the project (%d)", len(goals))}
+	for i, g := range goals {
 		if i == maxGoals {
-			lines = append(lines, fmt.Sprintf("- … %d more: awr intake inspect", len(others)-maxGoals))
+			lines = append(lines, fmt.Sprintf("- … %d more: awr intake inspect", len(goals)-maxGoals))
 			break
 		}
 		line := "- " + SafeText(g.Key) + ": " + SafeText(g.Title)
