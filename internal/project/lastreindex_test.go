@@ -175,3 +175,65 @@ func TestPacket_Goals_Corpus(t *testing.T) {
 	require.NotContains(t, selected, "goals")
 	require.Contains(t, omitted, "goals")
 }
+
+// TestStatus_LastReindex_Sources: a first index (init, source add) is no
+// reindex; a reindex that drops a source from the manifest says so, with
+// the items it removed; a reindex that changes one source of two names
+// only that one, and one that edits a source with no item changed says
+// none was (a blank line added moves the items, changes none of them).
+func TestStatus_LastReindex_Sources(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := initialized(t, []byte("# TODO\n\n- [ ] W-1: Work\n- [ ] W-2: More work\n"))
+	p, err := project.Open(ctx, dir, project.Options{})
+	require.NoError(t, err)
+	defer p.Close()
+	last := func() *project.LastReindex {
+		t.Helper()
+		st, err := p.Status(ctx, project.StatusRequest{})
+		require.NoError(t, err)
+		return st.LastReindex
+	}
+	require.Nil(t, last(), "init indexed TODO.md for the first time")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "PLAN.md"), []byte("# Plan\n\n- [ ] P-1: Plan it\n"), 0o644))
+	_, err = p.SourceAdd(ctx, project.SourceAddRequest{Path: "PLAN.md", Adapter: "markdown_checklist", Role: "tasks"})
+	require.NoError(t, err)
+	require.Nil(t, last(), "source add indexed PLAN.md for the first time")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "PLAN.md"), []byte("# Plan\n\n\n- [ ] P-1: Plan it\n"), 0o644))
+	_, err = p.SourceReindex(ctx, project.SourceReindexRequest{})
+	require.NoError(t, err)
+	lr := last()
+	require.NotNil(t, lr)
+	require.Len(t, lr.Sources, 1)
+	require.Equal(t, "PLAN.md", lr.Sources[0].Path)
+	require.Equal(t, [3]int{0, 0, 0}, [3]int{lr.ItemsAdded, lr.ItemsChanged, lr.ItemsRemoved}, "P-1 moved a line down, nothing else")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("# TODO\n\n- [x] W-1: Work\n- [ ] W-2: More work\n"), 0o644))
+	manifest := filepath.Join(dir, ".awr", "project.toml")
+	m, err := os.ReadFile(manifest)
+	require.NoError(t, err)
+	i := strings.Index(string(m), "[[sources]]\n  path = \"PLAN.md\"")
+	require.GreaterOrEqual(t, i, 0, "%s", m)
+	rest := string(m[i+len("[[sources]]"):])
+	if j := strings.Index(rest, "[[sources]]"); j >= 0 {
+		rest = rest[j:]
+	} else {
+		rest = ""
+	}
+	require.NoError(t, os.WriteFile(manifest, []byte(string(m[:i])+rest), 0o644))
+	_, err = p.SourceReindex(ctx, project.SourceReindexRequest{})
+	require.NoError(t, err)
+	lr = last()
+	require.NotNil(t, lr)
+	require.Equal(t, [3]int{0, 1, 1}, [3]int{lr.ItemsAdded, lr.ItemsChanged, lr.ItemsRemoved}, "%+v", lr)
+	require.Len(t, lr.Sources, 2)
+	require.Equal(t, "PLAN.md", lr.Sources[0].Path)
+	require.True(t, lr.Sources[0].Dropped)
+	require.Equal(t, []string{"P-1"}, lr.Sources[0].Removed)
+	require.Equal(t, "TODO.md", lr.Sources[1].Path)
+	require.False(t, lr.Sources[1].Dropped)
+	require.Equal(t, []string{"W-1"}, lr.Sources[1].Changed)
+	require.Equal(t, lr.Seq-1, lr.FromSeq, "one transaction: the index of TODO.md, then the removal of PLAN.md")
+}
