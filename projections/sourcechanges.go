@@ -1,10 +1,6 @@
 package projections
 
-import (
-	"encoding/json"
-
-	"zombiezen.com/go/sqlite"
-)
+import "zombiezen.com/go/sqlite"
 
 // The reads of what one index of a source changed (awr status's last
 // reindex): each follows what the index changed, through the indexes on
@@ -37,33 +33,31 @@ func SourceHeldAt(conn *sqlite.Conn, path string, rev int64) (items int, ok bool
 	return items, ok, err
 }
 
-// SourceItem is one declaration of a work item in a source: its key's
-// repeat in the source (Ordinal, 0 for the first) and the seq its version
-// began at.
+// SourceItem is one declaration of a work item in a source, as the work
+// projection stores it: its key, the key's repeat in the source (Ordinal,
+// 0 for the first), the seq its version began at and the item's canonical
+// JSON (Raw, undecoded: a caller comparing versions compares bytes).
 type SourceItem struct {
-	WorkItem
+	Key     string
 	Ordinal int
 	From    int64
+	Raw     string
 }
 
-func scanSourceItems(conn *sqlite.Conn, name, path string, bind func(st *sqlite.Stmt)) ([]SourceItem, error) {
+func scanSourceItems(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]SourceItem, error) {
 	var out []SourceItem
 	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
-		var it SourceItem
-		if err := json.Unmarshal([]byte(st.GetText("item")), &it.WorkItem.WorkItem); err != nil {
-			return err
-		}
-		it.SourcePath, it.Ordinal, it.From = path, int(st.GetInt64("ordinal")), st.GetInt64("valid_from")
-		out = append(out, it)
+		out = append(out, SourceItem{Key: st.GetText("key"), Ordinal: int(st.GetInt64("ordinal")), From: st.GetInt64("valid_from"), Raw: st.GetText("item")})
 		return nil
 	})
 	return out, err
 }
 
 // ItemsBeganBetween lists the versions of source path's work items that
-// began in [from, to] and still held at to, at most limit of them.
+// began in [from, to] and still held at to, at most limit of them (all
+// for a negative limit).
 func ItemsBeganBetween(conn *sqlite.Conn, path string, from, to int64, limit int) ([]SourceItem, error) {
-	return scanSourceItems(conn, "item_began_between", path, func(st *sqlite.Stmt) {
+	return scanSourceItems(conn, "item_began_between", func(st *sqlite.Stmt) {
 		st.SetText(":path", path)
 		st.SetInt64(":from", from)
 		st.SetInt64(":to", to)
@@ -71,30 +65,26 @@ func ItemsBeganBetween(conn *sqlite.Conn, path string, from, to int64, limit int
 	})
 }
 
-// ItemBefore returns the version of one declaration of a work item in
-// source path that held just before seq from (nil when none did).
-func ItemBefore(conn *sqlite.Conn, key, path string, ordinal int, from int64) (*WorkItem, error) {
-	var out *WorkItem
-	err := query(conn, "item_before", func(st *sqlite.Stmt) {
+// ItemBefore returns the canonical JSON of the version of one declaration
+// of a work item in source path that held just before seq from ("", false
+// when none did).
+func ItemBefore(conn *sqlite.Conn, key, path string, ordinal int, from int64) (raw string, ok bool, err error) {
+	err = query(conn, "item_before", func(st *sqlite.Stmt) {
 		st.SetText(":key", key)
 		st.SetText(":path", path)
 		st.SetInt64(":ordinal", int64(ordinal))
 		st.SetInt64(":from", from)
 	}, func(st *sqlite.Stmt) error {
-		it := &WorkItem{SourcePath: path}
-		if err := json.Unmarshal([]byte(st.GetText("item")), &it.WorkItem); err != nil {
-			return err
-		}
-		out = it
+		raw, ok = st.GetText("item"), true
 		return nil
 	})
-	return out, err
+	return raw, ok, err
 }
 
 // SourceItemsAt lists the work items source path held as of rev, by key
 // and ordinal.
 func SourceItemsAt(conn *sqlite.Conn, path string, rev int64) ([]SourceItem, error) {
-	return scanSourceItems(conn, "item_of_source_at", path, func(st *sqlite.Stmt) {
+	return scanSourceItems(conn, "item_of_source_at", func(st *sqlite.Stmt) {
 		st.SetText(":path", path)
 		st.SetInt64(":rev", rev)
 	})

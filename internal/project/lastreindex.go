@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
@@ -47,15 +48,6 @@ type SourceChange struct {
 	Dropped      bool `json:"dropped,omitempty"`
 }
 
-// indexEvent is what the last reindex reads of a source_indexed payload:
-// not its elements.
-type indexEvent struct {
-	Path    string                `json:"path"`
-	Removed bool                  `json:"removed"`
-	Delta   bool                  `json:"delta"`
-	Dropped *events.SourceDropped `json:"dropped"`
-}
-
 // lastReindex finds the last index of the sources at rev and what it
 // changed; nil when no source was indexed, or when the last index only
 // indexed sources for the first time (awr init, awr source add): status
@@ -69,37 +61,32 @@ func lastReindex(conn *sqlite.Conn, rev int64) (*LastReindex, error) {
 		return nil, err
 	}
 	out := &LastReindex{Seq: last, FromSeq: last, Sources: []SourceChange{}}
-	byPath := map[string][]indexEvent{}
+	// The events of the index: the source_indexed events back from the
+	// last with its time, read without their payloads.
+	bySeqs := map[string][]int64{}
 	var paths []string
 	for seq := last; seq >= 1; seq-- {
-		var ev *indexEvent
-		err := events.ScanEvents(conn, seq, seq, func(e *events.Event) error {
-			if e.Kind != events.KindSourceIndexed || (seq < last && e.OccurredAt != out.OccurredAt) {
-				return nil
-			}
-			out.OccurredAt = e.OccurredAt
-			ev = &indexEvent{}
-			if err := json.Unmarshal(e.Payload, ev); err != nil {
-				return fault.Wrap(fault.Storage, err, "status: event %d (%s)", e.Seq, e.Kind).With("seq", e.Seq).WithHint("awr verify")
-			}
-			return nil
-		})
+		kind, stream, at, err := events.EnvelopeAt(conn, seq)
 		if err != nil {
 			return nil, err
 		}
-		if ev == nil {
+		if seq == last {
+			out.OccurredAt = at
+		}
+		if kind != events.KindSourceIndexed || at != out.OccurredAt {
 			break
 		}
 		out.FromSeq = seq
-		if byPath[ev.Path] == nil {
-			paths = append(paths, ev.Path)
+		path := strings.TrimPrefix(stream, "source/")
+		if bySeqs[path] == nil {
+			paths = append(paths, path)
 		}
-		byPath[ev.Path] = append(byPath[ev.Path], *ev)
+		bySeqs[path] = append(bySeqs[path], seq)
 	}
 	sort.Strings(paths)
 	reindexed := false
 	for _, path := range paths {
-		c, err := sourceChange(conn, path, byPath[path], out.FromSeq, out.Seq)
+		c, err := sourceChange(conn, path, bySeqs[path], out.FromSeq, out.Seq)
 		if err != nil {
 			return nil, err
 		}
@@ -155,8 +142,15 @@ func (l changeList) keys() ([]string, int) {
 }
 
 // sourceChange compares source path's work items as of from-1 and as of
-// to, the events evs of the index having changed it in between.
-func sourceChange(conn *sqlite.Conn, path string, evs []indexEvent, from, to int64) (SourceChange, error) {
+// to, the events seqs of the index having changed it in between. A first
+// index is counted from the source's row, and only the keys named are
+// read; a later one is a delta whose payload names the items it added or
+// changed (a line moved is enough: each is compared with the version it
+// replaced) and those it dropped, so what is read follows what changed
+// (the work projection restamps every item of a source whose adapter
+// stamps the file's hash, so its rows do not). A source removed, or
+// replaced whole by a log written before deltas, is compared whole.
+func sourceChange(conn *sqlite.Conn, path string, seqs []int64, from, to int64) (SourceChange, error) {
 	c := SourceChange{ItemChanges: intake.ItemChanges{Path: path}}
 	added, changed, removed := changeList{}, changeList{}, changeList{}
 	finish := func() (SourceChange, error) {
@@ -165,7 +159,7 @@ func sourceChange(conn *sqlite.Conn, path string, evs []indexEvent, from, to int
 		c.Removed, c.RemovedCount = removed.keys()
 		return c, nil
 	}
-	_, before, err := projections.SourceHeldAt(conn, path, from-1)
+	_, wasHeld, err := projections.SourceHeldAt(conn, path, from-1)
 	if err != nil {
 		return c, err
 	}
@@ -174,14 +168,7 @@ func sourceChange(conn *sqlite.Conn, path string, evs []indexEvent, from, to int
 		return c, err
 	}
 	c.Dropped = !held
-	whole := false
-	for _, e := range evs {
-		whole = whole || e.Removed || !e.Delta
-	}
-	switch {
-	case !before:
-		// Indexed for the first time: every item it holds is new, and
-		// only the keys named are read.
+	if !wasHeld {
 		c.First = true
 		if !held {
 			return finish()
@@ -191,81 +178,179 @@ func sourceChange(conn *sqlite.Conn, path string, evs []indexEvent, from, to int
 			return c, err
 		}
 		for _, it := range news {
-			added.add(it.Key, it.Source.LineStart)
+			added.add(it.Key, lineOf(it.Raw))
 		}
 		c, err := finish()
 		c.AddedCount = after
 		return c, err
-	case whole:
-		// Replaced whole (a log written before deltas) or removed: the
-		// source's items are compared whole.
-		old, err := projections.SourceItemsAt(conn, path, from-1)
+	}
+	// The final version of each declaration the deltas name, and the
+	// declarations they drop.
+	type named struct {
+		key     string
+		ordinal int
+		item    *events.WorkItem // nil: dropped
+	}
+	var order []string
+	last := map[string]named{}
+	for _, seq := range seqs {
+		var pl events.SourceIndexed
+		err := events.ScanEvents(conn, seq, seq, func(e *events.Event) error {
+			if err := json.Unmarshal(e.Payload, &pl); err != nil {
+				return fault.Wrap(fault.Storage, err, "status: event %d (%s)", e.Seq, e.Kind).With("seq", e.Seq).WithHint("awr verify")
+			}
+			return nil
+		})
 		if err != nil {
 			return c, err
 		}
-		var now []projections.SourceItem
-		if held {
-			if now, err = projections.SourceItemsAt(conn, path, to); err != nil {
-				return c, err
+		if pl.Removed || !pl.Delta {
+			return sourceWhole(conn, c, path, from, to, held)
+		}
+		note := func(n named) {
+			r := ref(n.key, n.ordinal)
+			if _, seen := last[r]; !seen {
+				order = append(order, r)
+			}
+			last[r] = n
+		}
+		for i := range pl.Items {
+			note(named{key: pl.Items[i].Key, ordinal: pl.ItemRepeat(i), item: &pl.Items[i]})
+		}
+		if pl.Dropped != nil {
+			for _, d := range pl.Dropped.Items {
+				note(named{key: d.Key, ordinal: d.Repeat})
 			}
 		}
-		was := map[string]projections.SourceItem{}
-		for _, it := range old {
-			was[ref(it.Key, it.Ordinal)] = it
-		}
-		for _, it := range now {
-			o, ok := was[ref(it.Key, it.Ordinal)]
-			delete(was, ref(it.Key, it.Ordinal))
-			switch {
-			case !ok:
-				added.add(it.Key, it.Source.LineStart)
-			case intake.Plain(o.WorkItem.WorkItem) != intake.Plain(it.WorkItem.WorkItem):
-				changed.add(it.Key, it.Source.LineStart)
-			}
-		}
-		for _, it := range was {
-			removed.add(it.Key, it.Source.LineStart)
-		}
-		return finish()
 	}
-	// Deltas: the versions they began, each against its predecessor, and
-	// the declarations they dropped.
-	news, err := projections.ItemsBeganBetween(conn, path, from, to, -1)
-	if err != nil {
-		return c, err
-	}
-	began := map[string]bool{}
-	for _, it := range news {
-		began[ref(it.Key, it.Ordinal)] = true
-		old, err := projections.ItemBefore(conn, it.Key, path, it.Ordinal, from)
+	for _, r := range order {
+		n := last[r]
+		oldRaw, ok, err := projections.ItemBefore(conn, n.key, path, n.ordinal, from)
 		if err != nil {
 			return c, err
 		}
 		switch {
-		case old == nil:
-			added.add(it.Key, it.Source.LineStart)
-		case intake.Plain(old.WorkItem) != intake.Plain(it.WorkItem.WorkItem):
-			changed.add(it.Key, it.Source.LineStart)
-		}
-	}
-	for _, e := range evs {
-		if e.Dropped == nil {
-			continue
-		}
-		for _, d := range e.Dropped.Items {
-			if began[ref(d.Key, d.Repeat)] {
-				continue
-			}
-			old, err := projections.ItemBefore(conn, d.Key, path, d.Repeat, from)
+		case n.item == nil && ok:
+			removed.add(n.key, lineOf(oldRaw))
+		case n.item == nil:
+		case !ok:
+			added.add(n.key, n.item.Source.LineStart)
+		default:
+			// The projection stores each item as the payload encodes it
+			// (events.MarshalPayload): compared as bytes, bookkeeping aside.
+			raw, err := events.MarshalPayload(n.item)
 			if err != nil {
 				return c, err
 			}
-			if old != nil {
-				removed.add(d.Key, old.Source.LineStart)
+			if plainRaw(oldRaw) != plainRaw(string(raw)) {
+				changed.add(n.key, n.item.Source.LineStart)
 			}
 		}
 	}
 	return finish()
+}
+
+// sourceWhole compares source path's work items whole, as of from-1 and
+// as of to: a source removed from the manifest, or replaced whole.
+func sourceWhole(conn *sqlite.Conn, c SourceChange, path string, from, to int64, held bool) (SourceChange, error) {
+	added, changed, removed := changeList{}, changeList{}, changeList{}
+	old, err := projections.SourceItemsAt(conn, path, from-1)
+	if err != nil {
+		return c, err
+	}
+	var now []projections.SourceItem
+	if held {
+		if now, err = projections.SourceItemsAt(conn, path, to); err != nil {
+			return c, err
+		}
+	}
+	was := map[string]projections.SourceItem{}
+	for _, it := range old {
+		was[ref(it.Key, it.Ordinal)] = it
+	}
+	for _, it := range now {
+		o, ok := was[ref(it.Key, it.Ordinal)]
+		delete(was, ref(it.Key, it.Ordinal))
+		switch {
+		case !ok:
+			added.add(it.Key, lineOf(it.Raw))
+		case plainRaw(o.Raw) != plainRaw(it.Raw):
+			changed.add(it.Key, lineOf(it.Raw))
+		}
+	}
+	for _, it := range was {
+		removed.add(it.Key, lineOf(it.Raw))
+	}
+	c.Added, c.AddedCount = added.keys()
+	c.Changed, c.ChangedCount = changed.keys()
+	c.Removed, c.RemovedCount = removed.keys()
+	return c, nil
+}
+
+// plainRaw is a work item's canonical JSON (sorted keys, as the work
+// projection stores it) as a reindex compares it (see intake.Plain):
+// without the file's content hash and the item's lines in its source
+// reference, compared as bytes with nothing decoded, since the last
+// reindex of a large register whose lines all moved compares every item.
+func plainRaw(raw string) string {
+	head, _, rest, ok := sourceRef(raw)
+	if !ok {
+		return raw
+	}
+	return head + rest
+}
+
+// lineOf is the line a work item starts at, from its canonical JSON.
+func lineOf(raw string) int {
+	_, fields, _, ok := sourceRef(raw)
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(fields[1], `"line_start":`))
+	return n
+}
+
+// sourceRef splits a work item's canonical JSON around its source
+// reference's bookkeeping (its optional content hash, then line_end and
+// line_start, in the keys' order): head ends with `"source":{`, fields
+// are `"line_end":N` and `"line_start":M`, and rest is what follows them
+// (the path). ok is false when the source reference is not in that form.
+// A quote inside a JSON string is escaped, so `"source":{` is found only
+// as the key.
+func sourceRef(raw string) (head string, fields [2]string, rest string, ok bool) {
+	const key = `"source":{`
+	i := strings.Index(raw, key)
+	if i < 0 {
+		return "", fields, "", false
+	}
+	head, r := raw[:i+len(key)], raw[i+len(key):]
+	if strings.HasPrefix(r, `"content_hash":"`) {
+		j := strings.Index(r[len(`"content_hash":"`):], `"`)
+		if j < 0 {
+			return "", fields, "", false
+		}
+		r = strings.TrimPrefix(r[len(`"content_hash":"`)+j+1:], ",")
+	}
+	num := func(name string) (string, bool) {
+		if !strings.HasPrefix(r, name) {
+			return "", false
+		}
+		j := len(name)
+		for j < len(r) && r[j] >= '0' && r[j] <= '9' {
+			j++
+		}
+		f := r[:j]
+		r = strings.TrimPrefix(r[j:], ",")
+		return f, true
+	}
+	var ok1, ok2 bool
+	if fields[0], ok1 = num(`"line_end":`); !ok1 {
+		return "", fields, "", false
+	}
+	if fields[1], ok2 = num(`"line_start":`); !ok2 {
+		return "", fields, "", false
+	}
+	return head, fields, r, true
 }
 
 // ref names one declaration of a key in a source.
