@@ -2,6 +2,7 @@ package project
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,9 +53,9 @@ type SourceChange struct {
 // changed; nil when no source was indexed, or when the last index only
 // indexed sources for the first time (awr init, awr source add): status
 // says what a reindex changed. Its cost follows what that index changed
-// (the item versions it began, one lookup of each one's predecessor),
-// never the length of the log; a source replaced whole or removed is
-// read whole.
+// (its deltas' payloads, one lookup of the version each item replaced),
+// never the length of the log nor the register's size; a source replaced
+// whole or removed is read whole.
 func lastReindex(conn *sqlite.Conn, rev int64) (*LastReindex, error) {
 	last, err := projections.LastSourceIndexAt(conn, rev)
 	if err != nil || last == 0 {
@@ -86,7 +87,9 @@ func lastReindex(conn *sqlite.Conn, rev int64) (*LastReindex, error) {
 	sort.Strings(paths)
 	reindexed := false
 	for _, path := range paths {
-		c, err := sourceChange(conn, path, bySeqs[path], out.FromSeq, out.Seq)
+		seqs := bySeqs[path]
+		slices.Reverse(seqs) // oldest first: a later delta's version wins
+		c, err := sourceChange(conn, path, seqs, out.FromSeq, out.Seq)
 		if err != nil {
 			return nil, err
 		}
