@@ -406,6 +406,23 @@ func EventTime(conn *sqlite.Conn, seq int64) (int64, error) {
 	return h.OccurredAt, nil
 }
 
+// EnvelopeAt returns the kind, stream and time of event seq, read from
+// the columns before its payload, so that a large payload is not read.
+// Errors: NotFound for a seq the log does not hold.
+func EnvelopeAt(conn *sqlite.Conn, seq int64) (kind Kind, stream string, occurredAt int64, err error) {
+	st := prep(conn, "envelope_at")
+	st.SetInt64(":seq", seq)
+	defer st.Reset()
+	row, err := st.Step()
+	if err != nil {
+		return "", "", 0, mapErr("read event", err)
+	}
+	if !row {
+		return "", "", 0, fault.New(fault.NotFound, "read event: no event %d", seq)
+	}
+	return Kind(st.GetText("kind")), st.GetText("stream"), st.GetInt64("occurred_at"), nil
+}
+
 // Reader is a consistent read snapshot of the log and its projections, on
 // the SQLite connection that projection reads take (Snapshot is the
 // store-agnostic view of the log alone).

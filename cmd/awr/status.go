@@ -80,6 +80,8 @@ func (c *statusCmd) Run(app *App) error {
 		queue("ready", res.Queues.Ready)
 		queue("waiting", res.Queues.Waiting)
 		queue("blocked", res.Queues.Blocked)
+		statusGoals(tw, res.Goals)
+		statusReindex(tw, res.LastReindex)
 		for _, p := range res.Projections {
 			if c.Full || !p.Fresh {
 				fresh := "fresh"
@@ -119,4 +121,58 @@ func (c *statusCmd) Run(app *App) error {
 		}
 		fmt.Fprintf(w, "next: %s\n", res.NextAction)
 	})
+}
+
+// statusGoals writes the goals row: each goal's key and how many work
+// items serve it, the first 8 (intake inspect lists them all).
+func statusGoals(w io.Writer, goals []project.GoalView) {
+	if len(goals) == 0 {
+		return
+	}
+	var parts []string
+	for i, g := range goals {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("… %d more: awr intake inspect", len(goals)-8))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d items)", project.SafeLine(g.Key), len(g.Work)))
+	}
+	fmt.Fprintf(w, "goals\t%s\n", strings.Join(parts, ", "))
+}
+
+// statusReindex writes what the last reindex changed: the counts, then
+// one row per source with the keys.
+func statusReindex(w io.Writer, lr *project.LastReindex) {
+	if lr == nil {
+		return
+	}
+	fmt.Fprintf(w, "last reindex\tseq %d: %d added, %d changed, %d removed\n", lr.Seq, lr.ItemsAdded, lr.ItemsChanged, lr.ItemsRemoved)
+	for _, s := range lr.Sources {
+		var parts []string
+		list := func(name string, keys []string, n int) {
+			if n == 0 {
+				return
+			}
+			ks := make([]string, len(keys))
+			for i, k := range keys {
+				ks[i] = project.SafeLine(k)
+			}
+			if n > len(keys) {
+				ks = append(ks, fmt.Sprintf("… %d more", n-len(keys)))
+			}
+			parts = append(parts, name+" "+strings.Join(ks, ", "))
+		}
+		list("added", s.Added, s.AddedCount)
+		list("changed", s.Changed, s.ChangedCount)
+		list("removed", s.Removed, s.RemovedCount)
+		switch {
+		case s.Dropped:
+			parts = append(parts, "source dropped from the manifest")
+		case s.First:
+			parts = append(parts, "indexed for the first time")
+		case len(parts) == 0:
+			parts = append(parts, "no item changed")
+		}
+		fmt.Fprintf(w, "  %s\t%s\n", project.SafeLine(s.Path), strings.Join(parts, "; "))
+	}
 }

@@ -399,17 +399,30 @@ type GoalView struct {
 	Work []string `json:"work"`
 }
 
-// LinkGoals pairs each goal with the work that serves it.
+// LinkGoals pairs each goal with the work that serves it: one pass over
+// the readiness list, so its cost is the goals plus the items.
 func LinkGoals(goals []events.Goal, readiness []projections.Readiness) []GoalView {
 	out := make([]GoalView, 0, len(goals))
+	at := make(map[string]int, len(goals))
 	for _, g := range goals {
-		v := GoalView{Goal: g, Work: []string{}}
-		for _, rd := range readiness {
-			if rd.Item.Goal == g.Key {
-				v.Work = append(v.Work, rd.Item.Key)
-			}
+		if _, dup := at[g.Key]; !dup {
+			at[g.Key] = len(out)
 		}
-		out = append(out, v)
+		out = append(out, GoalView{Goal: g, Work: []string{}})
+	}
+	for _, rd := range readiness {
+		if rd.Item.Goal == "" {
+			continue
+		}
+		if i, ok := at[rd.Item.Goal]; ok {
+			out[i].Work = append(out[i].Work, rd.Item.Key)
+		}
+	}
+	for i := range out {
+		// A key two sources declare: each of its goals is served alike.
+		if j := at[out[i].Key]; j != i {
+			out[i].Work = out[j].Work
+		}
 	}
 	return out
 }

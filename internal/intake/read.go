@@ -222,8 +222,9 @@ func readBounded(path string, limit int64) ([]byte, error) {
 }
 
 // ItemChanges are the work items one reindex of a source added, changed
-// and removed, by key. A change of the file's content hash alone (the
-// stamp some adapters put in every item's source reference) is no change.
+// and removed, by key. A change of the file's content hash or of the
+// item's lines alone (the stamp some adapters put in every item's source
+// reference, a line added above it) is no change: see Plain.
 type ItemChanges struct {
 	Path    string   `json:"path"`
 	Added   []string `json:"added"`
@@ -235,15 +236,10 @@ type ItemChanges struct {
 // after, in after's order (removed ones in before's).
 func CompareItems(path string, before, after []events.WorkItem) ItemChanges {
 	c := ItemChanges{Path: path, Added: []string{}, Changed: []string{}, Removed: []string{}}
-	plain := func(it events.WorkItem) string {
-		it.Source.ContentHash = ""
-		b, _ := json.Marshal(it)
-		return string(b)
-	}
 	old := map[string]string{}
 	for _, it := range before {
 		if _, dup := old[it.Key]; !dup {
-			old[it.Key] = plain(it)
+			old[it.Key] = Plain(it)
 		}
 	}
 	seen := map[string]bool{}
@@ -255,7 +251,7 @@ func CompareItems(path string, before, after []events.WorkItem) ItemChanges {
 		switch o, ok := old[it.Key]; {
 		case !ok:
 			c.Added = append(c.Added, it.Key)
-		case o != plain(it):
+		case o != Plain(it):
 			c.Changed = append(c.Changed, it.Key)
 		}
 	}
@@ -267,4 +263,14 @@ func CompareItems(path string, before, after []events.WorkItem) ItemChanges {
 		}
 	}
 	return c
+}
+
+// Plain is a work item as a reindex compares it, in canonical JSON: its
+// source reference without the file's content hash and the item's lines,
+// which change for every item of a file when one line above them does
+// and say nothing of the item itself (awr diff calls them bookkeeping).
+func Plain(it events.WorkItem) string {
+	it.Source.ContentHash, it.Source.LineStart, it.Source.LineEnd = "", 0, 0
+	b, _ := json.Marshal(it)
+	return string(b)
 }

@@ -53,13 +53,29 @@ func TestRegisters_Corpus(t *testing.T) {
 	root := testkit.Path("fixtures", "registers")
 	entries, err := os.ReadDir(root)
 	require.NoError(t, err)
-	formats := map[string]int{}
+	// The issue's corpus: at least 14 registers, at least two of each
+	// format (TODO.md and ROADMAP.md are one: nested checklists), counted
+	// by the adapter each is read with.
+	perAdapter, registers := map[string]int{}, 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		var src registerSource
+		_, err := toml.DecodeFile(filepath.Join(root, e.Name(), "source.toml"), &src)
+		require.NoError(t, err)
+		perAdapter[src.Adapter]++
+		registers++
+	}
+	require.GreaterOrEqual(t, registers, 14)
+	for _, a := range []string{source.SpecKitTasks, source.TaskmasterJSON, source.BeadsJSONL, source.GitHubIssuesJSON, source.JiraCSV, source.LinearCSV, source.ObsidianKanban, source.MarkdownTodo, source.MarkdownTable} {
+		require.GreaterOrEqual(t, perAdapter[a], 2, "registers read with %s", a)
+	}
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
 		name := e.Name()
-		formats[name[:len(name)-len(filepath.Ext(name))]]++
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(root, name)
@@ -83,6 +99,20 @@ func TestRegisters_Corpus(t *testing.T) {
 			require.NotNil(t, found, "discovery finds %s (found %+v)", src.File, inv.TaskRegisters)
 			require.Equal(t, src.Adapter, found.Adapter)
 			require.Equal(t, want.Items, found.Items, "the preview's item count")
+			// awr init's preview on the register as it lies: indexed, with
+			// its adapter and item count.
+			pv, err := Plan(dir, InitOptions{})
+			require.NoError(t, err)
+			var seen *Candidate
+			for i, c := range pv.Inventory.TaskRegisters {
+				if c.Path == src.File {
+					seen = &pv.Inventory.TaskRegisters[i]
+				}
+			}
+			require.NotNil(t, seen)
+			require.True(t, seen.Indexed, "the preview indexes %s: %+v", src.File, seen)
+			require.Equal(t, src.Adapter, seen.Adapter)
+			require.Equal(t, want.Items, seen.Items)
 
 			si, missing := Read(dir, ManifestSource{Path: src.File, Adapter: src.Adapter, Role: RoleTasks})
 			require.False(t, missing)

@@ -24,6 +24,10 @@ type IntakeResult struct {
 	Goals []intake.GoalView `json:"goals,omitempty"`
 }
 
+// GoalView is a goal with the work items that serve it (intake inspect's
+// and status's goals[]).
+type GoalView = intake.GoalView
+
 // SourcesResult is `awr source list`.
 type SourcesResult struct {
 	ProjectRevision int64                `json:"project_revision"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -62,6 +63,15 @@ type StatusResult struct {
 	// Fork is set once the project was forked (awr fork --accept): the
 	// project_forked event and the origin it forked from.
 	Fork *ForkView `json:"fork,omitempty"`
+	// Goals are the project's goals (spec-kit user stories and success
+	// criteria, a GOALS.md, a ledger's goals), each with the work items
+	// that serve it, as awr intake inspect lists them (omitted when there
+	// is none).
+	Goals []intake.GoalView `json:"goals,omitempty"`
+	// LastReindex is what the last index of the project's sources changed
+	// in their work items, read from its events (omitted before any
+	// source was indexed).
+	LastReindex *LastReindex `json:"last_reindex,omitempty"`
 }
 
 // Queues are the work items by what they wait for.
@@ -139,6 +149,16 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			return err
 		}
 		res.WorkItems = len(ready)
+		goals, err := projections.GoalsAt(r.Conn, rev)
+		if err != nil {
+			return err
+		}
+		if len(goals) > 0 {
+			res.Goals = intake.LinkGoals(goals, ready)
+		}
+		if res.LastReindex, err = lastReindex(r.Conn, rev); err != nil {
+			return err
+		}
 		res.Counts = map[string]int{}
 		res.Queues = Queues{Current: []QueueItem{}, Ready: []QueueItem{}, Waiting: []QueueItem{}, Blocked: []QueueItem{}}
 		for _, it := range ready {

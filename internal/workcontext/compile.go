@@ -34,9 +34,11 @@ type Dependency struct {
 
 // Input is everything a packet may draw on, read at one revision.
 type Input struct {
-	Work         string
-	Item         *projections.WorkItem
-	Goals        []events.Goal
+	Work  string
+	Item  *projections.WorkItem
+	Goals []events.Goal
+	// GoalLinks counts the work serving each goal, by goal key.
+	GoalLinks    map[string]GoalLink
 	Rules        []events.Rule
 	Dependencies []Dependency
 	Latest       *projections.Checkpoint
@@ -311,7 +313,7 @@ func chunks(in Input) (required, optional []chunk) {
 					lines = append(lines, "Status: "+SafeText(g.Status))
 				}
 				if g.Summary != "" {
-					lines = append(lines, SafeText(g.Summary))
+					lines = append(lines, SafeText(shortSummary(g.Summary)))
 				}
 				add(&required, "goal", true, lines...)
 			}
@@ -431,6 +433,9 @@ func chunks(in Input) (required, optional []chunk) {
 	}
 	if len(soft) > 0 {
 		add(&optional, "soft_rules", false, append([]string{"## Soft rules"}, soft...)...)
+	}
+	if lines := goalLines(in); len(lines) > 0 {
+		add(&optional, "goals", false, lines...)
 	}
 	if len(in.Earlier) > 0 {
 		lines := []string{"## Earlier checkpoints"}

@@ -50,6 +50,7 @@ func Gather(conn *sqlite.Conn, rev int64, head bool, work, session string) (Inpu
 	if in.Goals, err = projections.GoalsAt(conn, rev); err != nil {
 		return in, err
 	}
+	in.GoalLinks = goalLinks(items)
 	srcs, err := projections.SourcesAt(conn, rev, false)
 	if err != nil {
 		return in, err

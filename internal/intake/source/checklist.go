@@ -79,8 +79,8 @@ func (d *mdDoc) checklist() {
 		if li, ok := listItemOf(l); ok {
 			closeTo(li.indent)
 			if li.checkbox != "" {
-				if k, ok := leadingKey(li.text); ok {
-					dr := newDraft(k.key, "", l.n)
+				if k, ok := d.keys.leading(li.text); ok {
+					dr := d.newDraft(k.key, "", l.n)
 					dr.item.Title = d.checklistMarkers(dr, k.rest, l.n)
 					dr.statusRaw, dr.statusLine, dr.hasStatus = li.checkbox, l.n, true
 					stack = append(stack, &openItem{dr: dr, indent: li.indent, start: l.n, end: l.n})
@@ -127,10 +127,25 @@ var (
 	parenRe    = lazyre.New(`\(([^()]*)\)`)
 	prioTagRe  = lazyre.New(`^[Pp][0-9]$`)
 	bangPrioRe = lazyre.New(`(?:^|\s)!([Pp][0-9])\b`)
-	depsRe     = lazyre.New(`(?i)(?:^|\s|[,;])(?:depends\s+on\s*:?|depends\s*:|deps\s*:|after\s*:)\s*(` +
-		keyPattern + `(?:\s*(?:,|&|\band\b)?\s*` + keyPattern + `)*)`)
-	blockerRe = lazyre.New(`(?i)(?:^|\s|[,;—–-])(?:blocker|blocked)\s*:\s*(.+)$`)
+	depsRe     = lazyre.New(depsPattern(keyPattern))
+	blockerRe  = lazyre.New(`(?i)(?:^|\s|[,;—–-])(?:blocker|blocked)\s*:\s*(.+)$`)
 )
+
+// depsPattern is the expression of a depends-on marker whose keys match
+// key.
+func depsPattern(key string) string {
+	return `(?i)(?:^|\s|[,;])(?:depends\s+on\s*:?|depends\s*:|deps\s*:|after\s*:)\s*(` +
+		`(?:` + key + `)(?:\s*(?:,|&|\band\b)?\s*(?:` + key + `))*)`
+}
+
+// depsIndex finds a depends-on marker in s whose keys have the register's
+// shape (FindStringSubmatchIndex).
+func (ks keyShape) depsIndex(s string) []int {
+	if ks.deps != nil {
+		return ks.deps.FindStringSubmatchIndex(s)
+	}
+	return depsRe.FindStringSubmatchIndex(s)
+}
 
 // checklistMarkers takes the markers out of a checklist title, setting
 // the fields they name, and returns what is left as the title.
@@ -141,7 +156,7 @@ func (d *mdDoc) checklistMarkers(dr *draft, s string, n int) string {
 			dr.setField(fieldPriority, strings.ToUpper(inner), n)
 			return " "
 		}
-		if sm := depsRe.FindStringSubmatchIndex(inner); sm != nil && sm[0] == 0 {
+		if sm := d.keys.depsIndex(inner); sm != nil && sm[0] == 0 {
 			dr.setField(fieldDependsOn, inner[sm[2]:sm[3]], n)
 			return " "
 		}
@@ -154,7 +169,7 @@ func (d *mdDoc) checklistMarkers(dr *draft, s string, n int) string {
 		return m
 	})
 	for {
-		sm := depsRe.FindStringSubmatchIndex(s)
+		sm := d.keys.depsIndex(s)
 		if sm == nil {
 			break
 		}

@@ -77,7 +77,7 @@ func (d *mdDoc) headingItems(plan bool) {
 			continue
 		}
 		inItemUntil = end
-		dr := newDraft(h.key, h.title, d.lines[h.idx].n)
+		dr := d.newDraft(h.key, h.title, d.lines[h.idx].n)
 		for _, a := range h.attrs {
 			// Attributes are labels written on the heading: matched as
 			// labels are, and set before the body's.

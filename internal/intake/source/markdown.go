@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/awr-dev/awr/internal/lazyre"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -181,6 +182,7 @@ type mdDoc struct {
 	hash       string
 	opts       Options
 	fields     fieldResolver
+	keys       keyShape // what a KEY looks like here (key_pattern)
 	lines      []mdLine
 	unreadable bool
 	res        Result
@@ -190,7 +192,7 @@ type mdDoc struct {
 // (binary or UTF-16); invalid UTF-8 is replaced and reported once; an
 // unclosed code fence or comment is reported at its opening line.
 func newDoc(path string, content []byte, opts Options) *mdDoc {
-	d := &mdDoc{path: path, hash: Hash(content), opts: opts, fields: newFieldResolver(opts)}
+	d := &mdDoc{path: path, hash: Hash(content), opts: opts, fields: newFieldResolver(opts), keys: newKeyShape(opts.KeyPattern)}
 	if i := bytes.IndexByte(content, 0); i >= 0 {
 		d.issue(IssueUnreadable, 1+bytes.Count(content[:i], []byte("\n")), "",
 			"file holds a NUL byte: it looks binary or UTF-16, not UTF-8 Markdown")
@@ -398,14 +400,14 @@ func (d *mdDoc) headings() []heading {
 			h.text, h.attrs = rest, attrs
 			if id != "" {
 				h.key, h.title = id, rest
-				if k, t, ok := headingKey(rest); ok && k == id {
+				if k, t, ok := d.keys.heading(rest); ok && k == id {
 					h.title = t // "## T-1 — Title {#T-1}": the key once
 				}
 				hs = append(hs, h)
 				continue
 			}
 		}
-		h.key, h.title, _ = headingKey(h.text)
+		h.key, h.title, _ = d.keys.heading(h.text)
 		hs = append(hs, h)
 	}
 	return hs
@@ -464,8 +466,11 @@ func headingAttrs(text string) (rest, id string, attrs [][2]string, ok bool) {
 // `KEY – title`, a decorated KEY (`**KEY** title`, “ `KEY` title “,
 // `[KEY] title`) or a lone KEY. A bare KEY followed by a space and more
 // words does not count: "UTF-8 cleanup" is a title, not item UTF-8.
-func headingKey(text string) (key, title string, ok bool) {
-	k, ok := leadingKey(text)
+func headingKey(text string) (key, title string, ok bool) { return keyShape{}.heading(text) }
+
+// heading is headingKey with the register's key shape.
+func (ks keyShape) heading(text string) (key, title string, ok bool) {
+	k, ok := ks.leading(text)
 	if !ok || !(k.sep || k.decorated || k.rest == "") {
 		return "", "", false
 	}
@@ -532,8 +537,51 @@ var keyRe = lazyre.New(`^` + keyPattern)
 
 const keyPattern = `\pL[\pL\pN]*(?:[-_][\pL\pN]+)+`
 
-func isKey(s string) bool {
+func isKey(s string) bool { return keyShape{}.is(s) }
+
+// keyShape is what a KEY looks like in one register: the built-in KEY
+// (keyRe, with a digit) or, when the source sets key_pattern, that
+// pattern, matched whole. The Markdown adapters (checklists, tables,
+// heading registers, TODO lists) recognize keys with it, so a team's own
+// keys (TASK.4, #12, 1.2) are keys there as they are in the tools'
+// exports.
+type keyShape struct {
+	whole *regexp.Regexp // the pattern, anchored at both ends
+	lead  *regexp.Regexp // the pattern at the start of a text, longest
+	deps  *regexp.Regexp // a depends-on marker naming keys of the pattern
+}
+
+// newKeyShape returns the shape of pattern, the built-in one for "" (and
+// for a pattern that does not compile: the manifest refuses those with a
+// typed error before any file is read).
+func newKeyShape(pattern string) keyShape {
+	whole, err := keyPatternRe(pattern)
+	if err != nil || whole == nil {
+		return keyShape{}
+	}
+	lead := regexp.MustCompile(`^(?:` + pattern + `)`)
+	lead.Longest()
+	return keyShape{whole: whole, lead: lead, deps: regexp.MustCompile(depsPattern(pattern))}
+}
+
+// is reports whether s is a whole KEY.
+func (ks keyShape) is(s string) bool {
+	if ks.whole != nil {
+		return s != "" && ks.whole.MatchString(s)
+	}
 	return keyRe.FindString(s) == s && s != "" && strings.ContainsAny(s, "0123456789")
+}
+
+// bare returns the KEY at the very start of s, or "".
+func (ks keyShape) bare(s string) string {
+	if ks.lead != nil {
+		return ks.lead.FindString(s)
+	}
+	m := keyRe.FindString(s)
+	if !strings.ContainsAny(m, "0123456789") {
+		return ""
+	}
+	return m
 }
 
 // keyLead is a KEY found at the start of a text.
@@ -547,7 +595,10 @@ type keyLead struct {
 // leadingKey reads a KEY at the start of s, bare or decorated, and the
 // separator after it. A bare KEY must end at a space, a separator or the
 // end of s ("T-1.5" and "T-1x/y" hold no KEY).
-func leadingKey(s string) (keyLead, bool) {
+func leadingKey(s string) (keyLead, bool) { return keyShape{}.leading(s) }
+
+// leading is leadingKey with the register's key shape.
+func (ks keyShape) leading(s string) (keyLead, bool) {
 	s = strings.TrimSpace(s)
 	var k keyLead
 	var rest string
@@ -564,7 +615,7 @@ func leadingKey(s string) (keyLead, bool) {
 		if c := strings.TrimSpace(strings.TrimSuffix(inner, ":")); c != inner {
 			inner, innerSep = c, true
 		}
-		if !isKey(inner) {
+		if !ks.is(inner) {
 			continue
 		}
 		k.key, k.decorated, k.sep = inner, true, innerSep
@@ -577,8 +628,8 @@ func leadingKey(s string) (keyLead, bool) {
 		break
 	}
 	if !k.decorated {
-		m := keyRe.FindString(s)
-		if m == "" || !strings.ContainsAny(m, "0123456789") {
+		m := ks.bare(s)
+		if m == "" {
 			return keyLead{}, false
 		}
 		rest = s[len(m):]
@@ -695,7 +746,10 @@ func splitAcceptance(s string) []string {
 // semicolons, spaces, '&', "and" or <br>. When any token is a KEY, only
 // KEYs are kept ("T-1 (soft)" and "waits on T-2" yield T-1 and T-2);
 // otherwise every token is (registers with plain numeric ids).
-func splitKeys(s string) []string {
+func splitKeys(s string) []string { return keyShape{}.split(s) }
+
+// split is splitKeys with the register's key shape.
+func (ks keyShape) split(s string) []string {
 	s = linkRe.ReplaceAllString(brRe.ReplaceAllString(s, ","), "$1")
 	toks := strings.FieldsFunc(s, func(r rune) bool {
 		return r == ',' || r == ';' || r == '&' || r == ' ' || r == '\t'
@@ -707,7 +761,7 @@ func splitKeys(s string) []string {
 			continue
 		}
 		all = append(all, t)
-		if isKey(t) {
+		if ks.is(t) {
 			keys = append(keys, t)
 		}
 	}
@@ -749,10 +803,19 @@ type draft struct {
 	hasStatus  bool
 	quiet      bool // the missing status was reported for the whole table
 	set        map[string]bool
+	keys       keyShape // the register's, for the keys of depends-on values
 }
 
 func newDraft(key, title string, line int) *draft {
 	return &draft{item: events.WorkItem{Key: key, Title: title}, line: line, set: map[string]bool{}}
+}
+
+// newDraft is a draft of d's register, whose depends-on values name keys
+// of its shape.
+func (d *mdDoc) newDraft(key, title string, line int) *draft {
+	dr := newDraft(key, title, line)
+	dr.keys = d.keys
+	return dr
 }
 
 // isListField reports the fields whose values accumulate.
@@ -771,7 +834,7 @@ func (dr *draft) setField(f, value string, line int) {
 		return
 	case fieldDependsOn:
 	next:
-		for _, k := range splitKeys(value) {
+		for _, k := range dr.keys.split(value) {
 			for _, dep := range dr.item.DependsOn {
 				if dep.Key == k {
 					continue next

@@ -111,7 +111,27 @@ func Parse(adapter, path string, content []byte, opts Options) Result {
 	if !ok {
 		return Result{Issues: []events.SourceIssue{{Code: IssueMalformed, Path: path, Message: fmt.Sprintf("unknown adapter %q", adapter)}}}
 	}
-	return p(path, content, opts)
+	res := p(path, content, opts)
+	checkKeyPattern(&res, path, opts.KeyPattern)
+	return res
+}
+
+// checkKeyPattern reports each work item whose key does not match the
+// source's key_pattern, whatever the adapter: the tools' exports and YAML
+// ledgers name their keys in a field, a Markdown table in a column, and
+// the Markdown adapters that find keys in text find only keys of the
+// pattern, but a keyless TODO item's derived key may not be one.
+func checkKeyPattern(res *Result, path, pattern string) {
+	re, err := keyPatternRe(pattern)
+	if err != nil || re == nil {
+		return
+	}
+	for _, it := range res.Items {
+		if !re.MatchString(it.Key) {
+			res.Issues = append(res.Issues, events.SourceIssue{Code: IssueMissingKey, Path: path, Line: it.Source.LineStart, Key: it.Key,
+				Message: fmt.Sprintf("key %s does not match key_pattern %q", it.Key, pattern)})
+		}
+	}
 }
 
 // Hash returns the content hash recorded in source references and events:

@@ -154,13 +154,6 @@ func checkGraph(res *Result, path string, opts Options) {
 		}
 		first[it.Key] = it.Source.LineStart
 	}
-	if re, err := keyPatternRe(opts.KeyPattern); err == nil && re != nil {
-		for _, it := range res.Items {
-			if !re.MatchString(it.Key) {
-				add(IssueMissingKey, it.Source.LineStart, it.Key, "key %s does not match key_pattern %q", it.Key, opts.KeyPattern)
-			}
-		}
-	}
 	// A dependency on a key no source declares, and a cycle, are the
 	// organization's gaps (dependency_missing, dependency_cycle): a
 	// dependency may name another source's item.

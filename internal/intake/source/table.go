@@ -148,7 +148,7 @@ func (d *mdDoc) table(header []string, headerLine int, rows []mdLine, plan bool)
 			key = cleanKey(cells[keyCol])
 			// A generated roadmap links each item to its section:
 			// [Title](#anchor) keys the item by the anchor.
-			if m := anchorLinkRe.FindStringSubmatch(strings.TrimSpace(cells[keyCol])); m != nil && !isKey(cleanKey(m[1])) {
+			if m := anchorLinkRe.FindStringSubmatch(strings.TrimSpace(cells[keyCol])); m != nil && !d.keys.is(cleanKey(m[1])) {
 				key, anchorTitle = m[2], cleanToken(m[1])
 			}
 		}
@@ -163,7 +163,7 @@ func (d *mdDoc) table(header []string, headerLine int, rows []mdLine, plan bool)
 			d.issue(IssueMissingKey, r.n, "", "table row has no key in column %q; it is skipped", header[keyCol])
 			continue
 		}
-		dr := newDraft(key, "", r.n)
+		dr := d.newDraft(key, "", r.n)
 		dr.quiet = statusCol < 0
 		for c, f := range cols {
 			if f != "" && f != fieldKey {

@@ -86,7 +86,7 @@ func (d *mdDoc) nestedChecklist(prefix string, lane func(heading string) (group,
 			continue
 		}
 		it := events.WorkItem{Group: group}
-		if k, ok := leadingKey(li.text); ok {
+		if k, ok := d.keys.leading(li.text); ok {
 			it.Key, it.Title = k.key, k.rest
 		} else {
 			it.Title = tidyTitle(li.text)

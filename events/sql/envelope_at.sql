@@ -1,0 +1,1 @@
+SELECT kind, stream, occurred_at FROM events WHERE seq = :seq;
