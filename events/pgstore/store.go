@@ -92,6 +92,8 @@ type Store struct {
 
 	listenMu sync.Mutex
 	listener *pgx.Conn // the LISTEN awr_events connection of Wait, or nil
+
+	traffic trafficCounter
 }
 
 // The PostgreSQL store and its transaction are an events.Log and an
@@ -128,6 +130,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port,
 		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, retryFor: opts.RetryFor, serverClock: opts.ServerClock}
+	cfg.ConnConfig.DialFunc = s.traffic.dialer(cfg.ConnConfig.DialFunc)
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, s.mapErr("open postgres store", err)
@@ -210,6 +213,7 @@ func (s *Store) Close() error {
 	}
 	s.listenMu.Unlock()
 	s.pool.Close()
+	s.reportTraffic()
 	return nil
 }
 
