@@ -40,6 +40,8 @@ type sharedStore struct {
 	// retryFor is how long a passing failure of the server is retried
 	// (the project's --timeout).
 	retryFor time.Duration
+	// headAtOpen: the process runs one command (Options.OneCommand).
+	headAtOpen bool
 }
 
 // shared returns the shared store the manifest's [store] table names, with
@@ -52,7 +54,7 @@ func (p *Project) shared() (*sharedStore, error) {
 	if err != nil || !ok || m.Store == nil {
 		return nil, err
 	}
-	s := &sharedStore{url: m.Store.URL, key: m.StoreKey(), retryFor: p.opts.LockTimeout}
+	s := &sharedStore{url: m.Store.URL, key: m.StoreKey(), retryFor: p.opts.LockTimeout, headAtOpen: p.opts.OneCommand}
 	if env := os.Getenv(EnvStore); env != "" {
 		if err := intake.CheckStoreURL(EnvStore, env); err != nil {
 			return nil, err
@@ -64,7 +66,7 @@ func (p *Project) shared() (*sharedStore, error) {
 
 // openUpstream connects to the shared log.
 func (s *sharedStore) openUpstream(ctx context.Context) (events.Upstream, error) {
-	return pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true})
+	return pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true, HeadAtOpen: s.headAtOpen})
 }
 
 // openShared opens this machine's cache of the shared log (.awr/awr.db),
