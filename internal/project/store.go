@@ -52,7 +52,6 @@ type sharedStore struct {
 // fromManifest is where the store's URL comes from when AWR_STORE is unset.
 const fromManifest = "the manifest's [store] url"
 
-
 // shared returns the shared store the manifest's [store] table names, with
 // AWR_STORE in place of its URL when set, or nil for a project whose log
 // is its SQLite file.
