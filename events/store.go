@@ -260,20 +260,13 @@ func (s *Store) Close() error {
 // mapping of the WAL index), and a connection that only read has
 // nothing to write back: its close would only checkpoint a WAL that some
 // writer's own close or autocheckpoint takes care of. A store that wrote,
-// and a read-only view, are closed as by Close. A shared log's
-// connections (Upstream) are closed in every case: saying goodbye to the
-// server costs no round trip, and spares it a dropped connection.
+// and a read-only view, are closed as by Close.
 func (s *Store) Leave() error {
 	if s.ro != nil || s.wrote.Load() {
 		return s.Close()
 	}
-	var err error
-	s.closeOnce.Do(func() {
-		if s.up != nil {
-			err = s.up.Close()
-		}
-	})
-	return err
+	s.closeOnce.Do(func() {})
+	return nil
 }
 
 // cacheKiB is every connection's page cache, as PRAGMA cache_size

@@ -238,7 +238,6 @@ func (s *Store) Close() error {
 	}
 	s.listenMu.Unlock()
 	s.pool.Close()
-	s.reportTraffic()
 	return nil
 }
 
