@@ -59,140 +59,30 @@ var knowledgeFlag = map[string]string{
 // named twice; NotFound for an id the work item never had;
 // InvalidTransition for a change to a closed item or to the wrong kind.
 func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.KnowledgeChange, error) {
-	// Only the live items are read up front; an id not among them is
-	// looked up alone, so the plan's cost follows what is in force, not
-	// every item the work has ever closed.
-	current, err := projections.LiveKnowledgeAt(tx.Conn, work, tx.Head())
+	p, err := newKnowledgePlan(tx, work)
 	if err != nil {
 		return nil, err
 	}
-	byID := map[string]*projections.Knowledge{}
-	// kind + projections.MatchText key -> the live ids with that text,
-	// oldest first (a log written before texts were matched so may hold
-	// several; hygiene names them).
-	liveText := map[string][]string{}
-	for i := range current {
-		k := &current[i]
-		byID[k.ID] = k
-		key := k.Kind + "\x00" + projections.MatchText(k.Text)
-		liveText[key] = append(liveText[key], k.ID)
-	}
-	lookup := func(id string) (*projections.Knowledge, error) {
-		if k, ok := byID[id]; ok {
-			return k, nil
-		}
-		k, err := projections.KnowledgeItem(tx.Conn, work, id)
-		if err != nil {
-			return nil, err
-		}
-		byID[id] = k
-		return k, nil
-	}
-	next := map[string]int64{}
-	newID := func(kind string) (string, error) {
-		if next[kind] == 0 {
-			n, err := projections.NextKnowledgeNum(tx.Conn, work, kind, tx.Head())
-			if err != nil {
-				return "", err
-			}
-			next[kind] = n
-		}
-		id := fmt.Sprintf("%s-%d", events.KnowledgePrefix(kind), next[kind])
-		next[kind]++
-		return id, nil
-	}
-	var changes []events.KnowledgeChange
-	named := map[string]string{}
-	closing := map[string]bool{} // ids this checkpoint closes
-	// target finds the live item an id names, for the change op.
-	target := func(op, raw string, kinds ...string) (*projections.Knowledge, string, error) {
-		flag := knowledgeFlag[op]
-		id, note, _ := strings.Cut(raw, "=")
-		id = strings.ToUpper(strings.TrimSpace(id))
-		note = strings.TrimSpace(note)
-		if id == "" {
-			return nil, "", fault.New(fault.InvalidInput, "checkpoint: %s %q names no id", flag, raw).With("flag", flag)
-		}
-		if prev, dup := named[id]; dup {
-			return nil, "", fault.New(fault.InvalidInput, "checkpoint: %s is named by both %s and %s", id, prev, flag).With("flag", flag).With("id", id)
-		}
-		named[id] = flag
-		k, err := lookup(id)
-		if err != nil {
-			return nil, "", err
-		}
-		if k == nil {
-			return nil, "", fault.New(fault.NotFound, "checkpoint: %s: %s has no loop, decision, fact or hypothesis %s", flag, work, id).
-				With("flag", flag).With("id", id).WithHint("awr context hygiene --work %s", work)
-		}
-		if !k.Live() {
-			return nil, "", fault.New(fault.InvalidTransition, "checkpoint: %s %s: it was %s at seq %d", flag, id, k.State, k.ClosedSeq).
-				With("flag", flag).With("id", id).With("state", k.State)
-		}
-		for _, kind := range kinds {
-			if k.Kind == kind {
-				return k, note, nil
+	for _, c := range []struct {
+		op    string
+		raws  []string
+		kinds []string
+	}{
+		{events.ChangeResolve, f.ResolveLoops, []string{events.KnowledgeLoop}},
+		{events.ChangeDrop, f.DropLoops, []string{events.KnowledgeLoop}},
+		{events.ChangeConfirm, f.Confirm, []string{events.KnowledgeHypothesis}},
+		{events.ChangeRetract, f.Retract, []string{events.KnowledgeDecision, events.KnowledgeFact, events.KnowledgeHypothesis}},
+	} {
+		for _, raw := range c.raws {
+			if err := p.close(c.op, raw, c.kinds...); err != nil {
+				return nil, err
 			}
 		}
-		return nil, "", fault.New(fault.InvalidTransition, "checkpoint: %s %s: it is a %s, and %s applies to a %s", flag, id, k.Kind, flag, strings.Join(kinds, " or ")).
-			With("flag", flag).With("id", id).With("kind", k.Kind)
 	}
-	for _, raw := range f.ResolveLoops {
-		k, note, err := target(events.ChangeResolve, raw, events.KnowledgeLoop)
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, events.KnowledgeChange{Op: events.ChangeResolve, ID: k.ID, Note: note})
-		closing[k.ID] = true
-	}
-	for _, raw := range f.DropLoops {
-		k, note, err := target(events.ChangeDrop, raw, events.KnowledgeLoop)
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, events.KnowledgeChange{Op: events.ChangeDrop, ID: k.ID, Note: note})
-		closing[k.ID] = true
-	}
-	for _, raw := range f.Confirm {
-		k, _, err := target(events.ChangeConfirm, raw, events.KnowledgeHypothesis)
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, events.KnowledgeChange{Op: events.ChangeConfirm, ID: k.ID})
-		// A confirmed hypothesis is a fact: the same text given as a fact
-		// is that fact.
-		norm := projections.MatchText(k.Text)
-		hyp := events.KnowledgeHypothesis + "\x00" + norm
-		liveText[hyp] = slices.DeleteFunc(liveText[hyp], func(id string) bool { return id == k.ID })
-		liveText[events.KnowledgeFact+"\x00"+norm] = append(liveText[events.KnowledgeFact+"\x00"+norm], k.ID)
-	}
-	for _, raw := range f.Retract {
-		k, note, err := target(events.ChangeRetract, raw, events.KnowledgeDecision, events.KnowledgeFact, events.KnowledgeHypothesis)
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, events.KnowledgeChange{Op: events.ChangeRetract, ID: k.ID, Note: note})
-		closing[k.ID] = true
-	}
-	var opens []events.KnowledgeChange
 	for _, raw := range f.Supersede {
-		if !strings.Contains(raw, "=") || strings.TrimSpace(raw[strings.Index(raw, "=")+1:]) == "" {
-			return nil, fault.New(fault.InvalidInput, "checkpoint: --supersede %q needs ID=TEXT, the text of the new version", raw).With("flag", "--supersede")
-		}
-		k, text, err := target(events.ChangeSupersede, raw, events.KnowledgeDecision, events.KnowledgeFact, events.KnowledgeHypothesis)
-		if err != nil {
+		if err := p.supersede(raw); err != nil {
 			return nil, err
 		}
-		id, err := newID(k.Kind)
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, events.KnowledgeChange{Op: events.ChangeSupersede, ID: k.ID, By: id})
-		closing[k.ID] = true
-		opens = append(opens, events.KnowledgeChange{Op: events.ChangeOpen, ID: id, Kind: k.Kind, Text: text, Supersedes: k.ID})
-		// The new version is live: the same text given again is it.
-		key := k.Kind + "\x00" + projections.MatchText(text)
-		liveText[key] = append(liveText[key], id)
 	}
 	for _, add := range []struct {
 		kind, flag string
@@ -204,22 +94,173 @@ func planKnowledge(tx *events.Tx, work string, f KnowledgeFlags) ([]events.Knowl
 		{events.KnowledgeHypothesis, "--hypothesis", f.Hypotheses},
 	} {
 		for _, text := range add.texts {
-			if projections.NormalizeText(text) == "" {
-				return nil, fault.New(fault.InvalidInput, "checkpoint: a %s is empty", add.flag).With("flag", add.flag)
-			}
-			// Case, spacing and end punctuation aside, the text of a
-			// live item is that item.
-			norm := projections.MatchText(text)
-			if slices.ContainsFunc(liveText[add.kind+"\x00"+norm], func(id string) bool { return !closing[id] }) {
-				continue // the same text as a live item this checkpoint keeps is that item
-			}
-			id, err := newID(add.kind)
-			if err != nil {
+			if err := p.open(add.kind, add.flag, text); err != nil {
 				return nil, err
 			}
-			liveText[add.kind+"\x00"+norm] = append(liveText[add.kind+"\x00"+norm], id)
-			opens = append(opens, events.KnowledgeChange{Op: events.ChangeOpen, ID: id, Kind: add.kind, Text: strings.TrimSpace(text)})
 		}
 	}
-	return append(changes, opens...), nil
+	return append(p.changes, p.opens...), nil
+}
+
+// knowledgePlan is planKnowledge's state: the work item's knowledge as
+// far as the plan has read it, and the changes planned so far (closing
+// changes first, then the items they open).
+type knowledgePlan struct {
+	tx   *events.Tx
+	work string
+	byID map[string]*projections.Knowledge
+	// liveText maps kind + projections.MatchText key to the live ids
+	// with that text, oldest first (a log written before texts were
+	// matched so may hold several; hygiene names them).
+	liveText map[string][]string
+	next     map[string]int64  // kind -> the number of its next new id
+	named    map[string]string // id -> the flag that named it
+	closing  map[string]bool   // ids this checkpoint closes
+	changes  []events.KnowledgeChange
+	opens    []events.KnowledgeChange
+}
+
+// newKnowledgePlan reads only the live items up front; an id not among
+// them is looked up alone (lookup), so the plan's cost follows what is in
+// force, not every item the work has ever closed.
+func newKnowledgePlan(tx *events.Tx, work string) (*knowledgePlan, error) {
+	current, err := projections.LiveKnowledgeAt(tx.Conn, work, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	p := &knowledgePlan{tx: tx, work: work, byID: map[string]*projections.Knowledge{}, liveText: map[string][]string{},
+		next: map[string]int64{}, named: map[string]string{}, closing: map[string]bool{}}
+	for i := range current {
+		k := &current[i]
+		p.byID[k.ID] = k
+		p.live(k.Kind, k.Text, k.ID)
+	}
+	return p, nil
+}
+
+// live records that id is a live item of kind with text.
+func (p *knowledgePlan) live(kind, text, id string) {
+	key := kind + "\x00" + projections.MatchText(text)
+	p.liveText[key] = append(p.liveText[key], id)
+}
+
+func (p *knowledgePlan) lookup(id string) (*projections.Knowledge, error) {
+	if k, ok := p.byID[id]; ok {
+		return k, nil
+	}
+	k, err := projections.KnowledgeItem(p.tx.Conn, p.work, id)
+	if err != nil {
+		return nil, err
+	}
+	p.byID[id] = k
+	return k, nil
+}
+
+// newID assigns the next id of kind.
+func (p *knowledgePlan) newID(kind string) (string, error) {
+	if p.next[kind] == 0 {
+		n, err := projections.NextKnowledgeNum(p.tx.Conn, p.work, kind, p.tx.Head())
+		if err != nil {
+			return "", err
+		}
+		p.next[kind] = n
+	}
+	id := fmt.Sprintf("%s-%d", events.KnowledgePrefix(kind), p.next[kind])
+	p.next[kind]++
+	return id, nil
+}
+
+// target finds the live item of one of kinds that raw (ID or ID=NOTE)
+// names for the change op, and the note.
+func (p *knowledgePlan) target(op, raw string, kinds ...string) (*projections.Knowledge, string, error) {
+	flag := knowledgeFlag[op]
+	id, note, _ := strings.Cut(raw, "=")
+	id = strings.ToUpper(strings.TrimSpace(id))
+	note = strings.TrimSpace(note)
+	if id == "" {
+		return nil, "", fault.New(fault.InvalidInput, "checkpoint: %s %q names no id", flag, raw).With("flag", flag)
+	}
+	if prev, dup := p.named[id]; dup {
+		return nil, "", fault.New(fault.InvalidInput, "checkpoint: %s is named by both %s and %s", id, prev, flag).With("flag", flag).With("id", id)
+	}
+	p.named[id] = flag
+	k, err := p.lookup(id)
+	if err != nil {
+		return nil, "", err
+	}
+	if k == nil {
+		return nil, "", fault.New(fault.NotFound, "checkpoint: %s: %s has no loop, decision, fact or hypothesis %s", flag, p.work, id).
+			With("flag", flag).With("id", id).WithHint("awr context hygiene --work %s", p.work)
+	}
+	if !k.Live() {
+		return nil, "", fault.New(fault.InvalidTransition, "checkpoint: %s %s: it was %s at seq %d", flag, id, k.State, k.ClosedSeq).
+			With("flag", flag).With("id", id).With("state", k.State)
+	}
+	if slices.Contains(kinds, k.Kind) {
+		return k, note, nil
+	}
+	return nil, "", fault.New(fault.InvalidTransition, "checkpoint: %s %s: it is a %s, and %s applies to a %s", flag, id, k.Kind, flag, strings.Join(kinds, " or ")).
+		With("flag", flag).With("id", id).With("kind", k.Kind)
+}
+
+// close plans a resolve, drop, confirm or retract of the item raw names.
+func (p *knowledgePlan) close(op, raw string, kinds ...string) error {
+	k, note, err := p.target(op, raw, kinds...)
+	if err != nil {
+		return err
+	}
+	if op == events.ChangeConfirm {
+		p.changes = append(p.changes, events.KnowledgeChange{Op: op, ID: k.ID})
+		// A confirmed hypothesis is a fact: the same text given as a
+		// fact is that fact.
+		hyp := events.KnowledgeHypothesis + "\x00" + projections.MatchText(k.Text)
+		p.liveText[hyp] = slices.DeleteFunc(p.liveText[hyp], func(id string) bool { return id == k.ID })
+		p.live(events.KnowledgeFact, k.Text, k.ID)
+		return nil
+	}
+	p.changes = append(p.changes, events.KnowledgeChange{Op: op, ID: k.ID, Note: note})
+	p.closing[k.ID] = true
+	return nil
+}
+
+// supersede plans ID=TEXT: the item closed, superseded by a new one of
+// its kind with TEXT.
+func (p *knowledgePlan) supersede(raw string) error {
+	if !strings.Contains(raw, "=") || strings.TrimSpace(raw[strings.Index(raw, "=")+1:]) == "" {
+		return fault.New(fault.InvalidInput, "checkpoint: --supersede %q needs ID=TEXT, the text of the new version", raw).With("flag", "--supersede")
+	}
+	k, text, err := p.target(events.ChangeSupersede, raw, events.KnowledgeDecision, events.KnowledgeFact, events.KnowledgeHypothesis)
+	if err != nil {
+		return err
+	}
+	id, err := p.newID(k.Kind)
+	if err != nil {
+		return err
+	}
+	p.changes = append(p.changes, events.KnowledgeChange{Op: events.ChangeSupersede, ID: k.ID, By: id})
+	p.closing[k.ID] = true
+	p.opens = append(p.opens, events.KnowledgeChange{Op: events.ChangeOpen, ID: id, Kind: k.Kind, Text: text, Supersedes: k.ID})
+	// The new version is live: the same text given again is it.
+	p.live(k.Kind, text, id)
+	return nil
+}
+
+// open plans a new item of kind with text, unless the text (case,
+// spacing and end punctuation aside) is that of a live item this
+// checkpoint keeps: then it is that item.
+func (p *knowledgePlan) open(kind, flag, text string) error {
+	if projections.NormalizeText(text) == "" {
+		return fault.New(fault.InvalidInput, "checkpoint: a %s is empty", flag).With("flag", flag)
+	}
+	key := kind + "\x00" + projections.MatchText(text)
+	if slices.ContainsFunc(p.liveText[key], func(id string) bool { return !p.closing[id] }) {
+		return nil
+	}
+	id, err := p.newID(kind)
+	if err != nil {
+		return err
+	}
+	p.liveText[key] = append(p.liveText[key], id)
+	p.opens = append(p.opens, events.KnowledgeChange{Op: events.ChangeOpen, ID: id, Kind: kind, Text: strings.TrimSpace(text)})
+	return nil
 }

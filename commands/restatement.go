@@ -201,40 +201,51 @@ func filesTouched(tx *events.Tx, s *projections.Session) (*touchedFiles, bool, e
 
 // compareRestatement compares each field of rs with the recorded state.
 func compareRestatement(rs *Restatement, in *workcontext.Input, closed []projections.Knowledge, touched *touchedFiles, recorded bool, check *workcontext.RepoCheck) []events.RestatementItem {
-	var items []events.RestatementItem
-	add := func(field, status, expected, stated string) {
-		items = append(items, events.RestatementItem{Field: field, Status: status, Expected: expected, Stated: stated})
-	}
-	// The next action: the latest checkpoint's, or the register's when it
-	// changed after the checkpoint (the newer intent).
-	na := workcontext.NextActionOf(in)
-	switch {
-	case strings.TrimSpace(rs.NextAction) == "":
-		add("next_action", ItemMissing, na.Checkpoint, "")
-	case projections.MatchText(rs.NextAction) == projections.MatchText(na.Checkpoint):
-		add("next_action", ItemMatch, na.Checkpoint, rs.NextAction)
-	case na.SourceChangedSeq > 0 && projections.MatchText(rs.NextAction) == projections.MatchText(na.Source):
-		add("next_action", ItemMatch, na.Source, rs.NextAction)
-	default:
-		add("next_action", ItemMismatch, na.Checkpoint, rs.NextAction)
-	}
-	var loops, decisions []projections.Knowledge
+	items := []events.RestatementItem{compareNextAction(rs, in)}
+	var loops, decisions, all []projections.Knowledge
 	if in.Knowledge != nil {
 		loops, decisions = in.Knowledge.OpenLoops, in.Knowledge.Decisions
-	}
-	var all []projections.Knowledge
-	if in.Knowledge != nil {
 		all = append(append(append(append(all, in.Knowledge.OpenLoops...), in.Knowledge.Decisions...), in.Knowledge.Facts...), in.Knowledge.Hypotheses...)
 	}
 	all = append(all, closed...)
 	items = append(items, compareKnowledge("open_loops", rs.OpenLoops, loops, all)...)
 	items = append(items, compareKnowledge("decisions", rs.Decisions, decisions, all)...)
-	// Files: the predecessor's. Required are the files the chain's
-	// checkpoints saw uncommitted and the worktree's unrecorded work now;
-	// files the checkpoints recorded as changed by commits, and the files
-	// of the commits made since the latest checkpoint, may be stated
-	// (the predecessor may have made them) but are not required: they
-	// may be other agents' work.
+	items = append(items, compareFiles(rs, touched, recorded, check)...)
+	return append(items, compareRemainingCheck(rs, in))
+}
+
+func restatementItem(field, status, expected, stated string) events.RestatementItem {
+	return events.RestatementItem{Field: field, Status: status, Expected: expected, Stated: stated}
+}
+
+// compareNextAction: the next action stated must be the latest
+// checkpoint's, or the register's when it changed after the checkpoint
+// (the newer intent).
+func compareNextAction(rs *Restatement, in *workcontext.Input) events.RestatementItem {
+	na := workcontext.NextActionOf(in)
+	switch {
+	case strings.TrimSpace(rs.NextAction) == "":
+		return restatementItem("next_action", ItemMissing, na.Checkpoint, "")
+	case projections.MatchText(rs.NextAction) == projections.MatchText(na.Checkpoint):
+		return restatementItem("next_action", ItemMatch, na.Checkpoint, rs.NextAction)
+	case na.SourceChangedSeq > 0 && projections.MatchText(rs.NextAction) == projections.MatchText(na.Source):
+		return restatementItem("next_action", ItemMatch, na.Source, rs.NextAction)
+	}
+	return restatementItem("next_action", ItemMismatch, na.Checkpoint, rs.NextAction)
+}
+
+// compareFiles compares the files stated as touched with the
+// predecessor's. Required are the files the chain's checkpoints saw
+// uncommitted and the worktree's unrecorded work now; files the
+// checkpoints recorded as changed by commits, and the files of the
+// commits made since the latest checkpoint, may be stated (the
+// predecessor may have made them) but are not required: they may be
+// other agents' work. The repository's own item comes first.
+func compareFiles(rs *Restatement, touched *touchedFiles, recorded bool, check *workcontext.RepoCheck) []events.RestatementItem {
+	var items []events.RestatementItem
+	add := func(field, status, expected, stated string) {
+		items = append(items, restatementItem(field, status, expected, stated))
+	}
 	required, allowed := map[string]bool{}, map[string]string{}
 	if touched != nil {
 		for f := range touched.dirty {
@@ -259,64 +270,62 @@ func compareRestatement(rs *Restatement, in *workcontext.Input, closed []project
 			required[normPath(d.Path)] = true
 		}
 		for _, f := range check.FilesChanged {
-			if _, ok := allowed[normPath(f.Path)]; !ok {
-				allowed[normPath(f.Path)] = "changed since the checkpoint"
-			}
-		}
-		if check.UnrecordedTruncated {
-			// Not every unrecorded file is known: any changed one may be.
-			for _, f := range check.FilesChanged {
+			// Not every unrecorded file is known when the list was cut:
+			// any changed one may be.
+			if _, ok := allowed[normPath(f.Path)]; !ok || check.UnrecordedTruncated {
 				allowed[normPath(f.Path)] = "changed since the checkpoint"
 			}
 		}
 	}
 	if !repoKnown {
 		add("files_touched", ItemUnverifiable, "no repository recorded by the chain's checkpoints", strings.Join(rs.FilesTouched, ", "))
-	} else {
-		stated := map[string]string{}
-		for _, f := range rs.FilesTouched {
-			if n := normPath(f); n != "" {
-				stated[n] = f
-			}
-		}
-		for _, f := range sortedKeys(required) {
-			if raw, ok := stated[f]; ok {
-				add("files_touched", ItemMatch, f, raw)
-			} else {
-				add("files_touched", ItemMissing, f, "")
-			}
-		}
-		for _, f := range sortedKeys(stated) {
-			switch why, ok := allowed[f]; {
-			case required[f]:
-			case ok:
-				add("files_touched", ItemMatch, f+" ("+why+")", stated[f])
-			default:
-				add("files_touched", ItemExtra, "", stated[f])
-			}
+		return items
+	}
+	stated := map[string]string{}
+	for _, f := range rs.FilesTouched {
+		if n := normPath(f); n != "" {
+			stated[n] = f
 		}
 	}
-	// The remaining check: one of the acceptance criteria.
+	for _, f := range sortedKeys(required) {
+		if raw, ok := stated[f]; ok {
+			add("files_touched", ItemMatch, f, raw)
+		} else {
+			add("files_touched", ItemMissing, f, "")
+		}
+	}
+	for _, f := range sortedKeys(stated) {
+		switch why, ok := allowed[f]; {
+		case required[f]:
+		case ok:
+			add("files_touched", ItemMatch, f+" ("+why+")", stated[f])
+		default:
+			add("files_touched", ItemExtra, "", stated[f])
+		}
+	}
+	return items
+}
+
+// compareRemainingCheck: the remaining check stated must be one of the
+// acceptance criteria, or a sentence that contains one whole.
+func compareRemainingCheck(rs *Restatement, in *workcontext.Input) events.RestatementItem {
 	var acc []string
 	if in.Item != nil {
 		acc = in.Item.Acceptance
 	}
 	switch {
 	case len(acc) == 0:
-		add("remaining_check", ItemUnverifiable, "the work item has no acceptance criteria", rs.RemainingCheck)
+		return restatementItem("remaining_check", ItemUnverifiable, "the work item has no acceptance criteria", rs.RemainingCheck)
 	case strings.TrimSpace(rs.RemainingCheck) == "":
-		add("remaining_check", ItemMissing, strings.Join(acc, "; "), "")
-	default:
-		st := ItemMismatch
-		for _, a := range acc {
-			// The criterion itself, or a sentence that contains it whole.
-			if x, y := projections.MatchText(a), projections.MatchText(rs.RemainingCheck); x != "" && (x == y || strings.Contains(y, x)) {
-				st = ItemMatch
-			}
-		}
-		add("remaining_check", st, strings.Join(acc, "; "), rs.RemainingCheck)
+		return restatementItem("remaining_check", ItemMissing, strings.Join(acc, "; "), "")
 	}
-	return items
+	st := ItemMismatch
+	for _, a := range acc {
+		if x, y := projections.MatchText(a), projections.MatchText(rs.RemainingCheck); x != "" && (x == y || strings.Contains(y, x)) {
+			st = ItemMatch
+		}
+	}
+	return restatementItem("remaining_check", st, strings.Join(acc, "; "), rs.RemainingCheck)
 }
 
 // compareKnowledge matches stated ids or texts with the live items of a

@@ -108,26 +108,9 @@ func checkResume(env *Env, req ResumeRequest) error {
 // resume appends the successor session inside tx (see ResumeSession); pol
 // gives the lease of a new claim.
 func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error) {
-	prev, err := projections.SessionAt(tx.Conn, req.FromSession, tx.Head())
+	prev, err := resumable(tx, req)
 	if err != nil {
 		return nil, err
-	}
-	if prev == nil {
-		return nil, fault.New(fault.NotFound, "resume: session %s not found", req.FromSession).With("session_id", req.FromSession).WithHint("awr session list")
-	}
-	if prev.SuccessorID != "" {
-		e := fault.New(fault.InvalidTransition, "resume: session %s was already resumed by %s", prev.ID, prev.SuccessorID).
-			With("session_id", prev.ID).With("successor_id", prev.SuccessorID)
-		// Resuming the successor while it is active would take its work
-		// from the agent working in it: the hint only reads it then.
-		succ, err := projections.SessionAt(tx.Conn, prev.SuccessorID, tx.Head())
-		if err != nil {
-			return nil, err
-		}
-		if succ != nil && succ.Status != projections.SessionActive && succ.SuccessorID == "" {
-			return nil, e.WithHint("awr session resume --from-session %s --agent %s", prev.SuccessorID, shellWord(req.Agent))
-		}
-		return nil, e.WithHint("awr recovery inspect --session %s", prev.SuccessorID)
 	}
 	if err := tx.Guard("work/" + prev.Work); err != nil {
 		return nil, err
@@ -153,23 +136,9 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 			return nil, err
 		}
 	}
-	// The checkpoint to inherit: the predecessor's own latest, or the
-	// one it inherited itself, back along the chain.
-	var last *projections.Checkpoint
-	for cur, seen := prev, map[string]bool{}; cur != nil && !seen[cur.ID]; {
-		seen[cur.ID] = true
-		if cur.LastCheckpointID != "" {
-			if last, err = projections.CheckpointAt(tx.Conn, cur.LastCheckpointID, tx.Head()); err != nil {
-				return nil, err
-			}
-			break
-		}
-		if cur.PredecessorID == "" {
-			break
-		}
-		if cur, err = projections.SessionAt(tx.Conn, cur.PredecessorID, tx.Head()); err != nil {
-			return nil, err
-		}
+	last, err := inheritedCheckpoint(tx, prev)
+	if err != nil {
+		return nil, err
 	}
 	// The successor works where its predecessor did.
 	prevStart, err := projections.SessionStartOf(tx.Conn, prev)
@@ -185,26 +154,7 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 	}
 	var claim *ClaimView
 	if move {
-		if _, err := tx.Append(events.NewEvent{Stream: "work/" + old.Work, Payload: events.ClaimReleased{
-			ClaimID: old.ID, Work: old.Work, SessionID: prev.ID, Reason: events.ReleaseMoved,
-		}}); err != nil {
-			return nil, err
-		}
-		// The moved claim keeps the lease it had, and its length, unless
-		// a new one is asked for: moving never extends a lease by itself.
-		// A claim without expiry gets the policy's lease when the policy
-		// has one: only the manifest keeps claims from expiring.
-		expires, ttl := old.ExpiresAt, leaseLength(old)
-		switch {
-		case req.TTLms != nil:
-			expires, ttl = 0, *req.TTLms
-			if ttl > 0 {
-				expires = now + ttl
-			}
-		case expires == 0 && pol.ClaimTTLms > 0:
-			expires, ttl = now+pol.ClaimTTLms, pol.ClaimTTLms
-		}
-		if claim, err = acquireUntil(tx, prev.Work, id, req.Agent, expires, ttl, prev.ID); err != nil {
+		if claim, err = moveClaim(tx, pol, req, prev, old, id, now); err != nil {
 			return nil, err
 		}
 	}
@@ -240,6 +190,78 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 		return nil, err
 	}
 	return &ResumeResult{Session: *s, FromSession: prev.ID, Claim: claim, Checkpoint: last, ProjectRevision: tx.Head()}, nil
+}
+
+// resumable returns the session req resumes: it must exist and not have
+// been resumed already.
+func resumable(tx *events.Tx, req ResumeRequest) (*projections.Session, error) {
+	prev, err := projections.SessionAt(tx.Conn, req.FromSession, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	if prev == nil {
+		return nil, fault.New(fault.NotFound, "resume: session %s not found", req.FromSession).With("session_id", req.FromSession).WithHint("awr session list")
+	}
+	if prev.SuccessorID == "" {
+		return prev, nil
+	}
+	e := fault.New(fault.InvalidTransition, "resume: session %s was already resumed by %s", prev.ID, prev.SuccessorID).
+		With("session_id", prev.ID).With("successor_id", prev.SuccessorID)
+	// Resuming the successor while it is active would take its work from
+	// the agent working in it: the hint only reads it then.
+	succ, err := projections.SessionAt(tx.Conn, prev.SuccessorID, tx.Head())
+	if err != nil {
+		return nil, err
+	}
+	if succ != nil && succ.Status != projections.SessionActive && succ.SuccessorID == "" {
+		return nil, e.WithHint("awr session resume --from-session %s --agent %s", prev.SuccessorID, shellWord(req.Agent))
+	}
+	return nil, e.WithHint("awr recovery inspect --session %s", prev.SuccessorID)
+}
+
+// inheritedCheckpoint is the checkpoint a successor of prev inherits:
+// prev's own latest, or the one prev inherited itself, back along the
+// chain (nil: none).
+func inheritedCheckpoint(tx *events.Tx, prev *projections.Session) (*projections.Checkpoint, error) {
+	for cur, seen := prev, map[string]bool{}; cur != nil && !seen[cur.ID]; {
+		seen[cur.ID] = true
+		if cur.LastCheckpointID != "" {
+			return projections.CheckpointAt(tx.Conn, cur.LastCheckpointID, tx.Head())
+		}
+		if cur.PredecessorID == "" {
+			return nil, nil
+		}
+		var err error
+		if cur, err = projections.SessionAt(tx.Conn, cur.PredecessorID, tx.Head()); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// moveClaim moves prev's live claim old to the successor id: released as
+// moved, acquired again with the same fencing lineage. The moved claim
+// keeps the lease it had, and its length, unless a new one is asked for:
+// moving never extends a lease by itself. A claim without expiry gets the
+// policy's lease when the policy has one: only the manifest keeps claims
+// from expiring.
+func moveClaim(tx *events.Tx, pol Policy, req ResumeRequest, prev *projections.Session, old *projections.Claim, id string, now int64) (*ClaimView, error) {
+	if _, err := tx.Append(events.NewEvent{Stream: "work/" + old.Work, Payload: events.ClaimReleased{
+		ClaimID: old.ID, Work: old.Work, SessionID: prev.ID, Reason: events.ReleaseMoved,
+	}}); err != nil {
+		return nil, err
+	}
+	expires, ttl := old.ExpiresAt, leaseLength(old)
+	switch {
+	case req.TTLms != nil:
+		expires, ttl = 0, *req.TTLms
+		if ttl > 0 {
+			expires = now + ttl
+		}
+	case expires == 0 && pol.ClaimTTLms > 0:
+		expires, ttl = now+pol.ClaimTTLms, pol.ClaimTTLms
+	}
+	return acquireUntil(tx, prev.Work, id, req.Agent, expires, ttl, prev.ID)
 }
 
 // HandoffResult is `awr session resume`: the successor session, what it

@@ -423,3 +423,25 @@ func RecentActiveSessionsAt(conn *sqlite.Conn, rev int64, head bool, fn func(s *
 	}
 	return err
 }
+
+// SessionSpan is where a session lies in the log: from the seq that
+// started it to the seq that ended it (0 while it is active).
+type SessionSpan struct {
+	ID    string
+	Work  string
+	Agent string
+	From  int64
+	To    int64
+}
+
+// SessionSpansAt calls fn with the span of every session as of rev, in no
+// order, one row at a time (memory flat in the number of sessions).
+func SessionSpansAt(conn *sqlite.Conn, rev int64, fn func(SessionSpan) error) error {
+	return query(conn, "session_spans_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, func(st *sqlite.Stmt) error {
+		sp := SessionSpan{ID: st.ColumnText(0), Work: st.ColumnText(1), Agent: st.ColumnText(2), From: st.ColumnInt64(3), To: st.ColumnInt64(4)}
+		if sp.To > rev {
+			sp.To = 0
+		}
+		return fn(sp)
+	})
+}

@@ -184,46 +184,7 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 	}
 	switch e.Name {
 	case hosts.SessionStart:
-		if st.Binding == nil && e.Source == "fork" {
-			// A copy of a conversation under a new id (claude
-			// --fork-session): the host's command line names the
-			// original, and so does the fork's transcript, in the texts
-			// awr gave it, once written. The fork is bound where the
-			// original is, as a fork of it; the original goes on
-			// untouched.
-			for _, from := range hosts.ForkSources(e.Host, e.TranscriptPath, key) {
-				old, err := p.conversation(ctx, from)
-				if err != nil {
-					return hosts.Answer{}, err
-				}
-				if old.Binding != nil && old.Stale == nil && old.Follow == old.Binding.SessionID {
-					st, rec.ContinuesFrom, rec.Fork = old, from, true
-					break
-				}
-			}
-		}
-		if st.Binding == nil && (e.Source == "clear" || e.Source == "resume" || e.Source == "fork") {
-			// A new id for a conversation the host just ended to clear
-			// or switch it: this one continues it, bound where it was.
-			from, err := p.pendingContinuation(ctx, client)
-			if err != nil {
-				return hosts.Answer{}, err
-			}
-			if from != "" {
-				old, err := p.conversation(ctx, from)
-				if err != nil {
-					return hosts.Answer{}, err
-				}
-				if old.Binding != nil && old.Stale == nil && old.Follow == old.Binding.SessionID {
-					st, rec.ContinuesFrom = old, from
-				}
-			}
-		}
-		if st.Binding == nil {
-			text, err := p.orientation(ctx, client, e.ConversationID)
-			return hosts.Answer{Context: text}, err
-		}
-		return p.injectPacket(ctx, st, rec, client, e)
+		return p.hookStart(ctx, st, &rec, e)
 	case hosts.BeforeAgent:
 		// Where a host has no start after a compaction (Gemini), the
 		// packet goes back with the next prompt.
@@ -238,41 +199,90 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 		}
 		return hosts.Answer{Reminder: hosts.OneLine(fmt.Sprintf("awr: no checkpoint since %s's last packet; run awr session checkpoint --session %s --agent A --digest D --next-action N", res.SessionID, res.SessionID))}, nil
 	case hosts.Stop, hosts.SessionEnd:
-		if st.Binding == nil && e.Name == hosts.Stop {
-			// A fork whose start said nothing of its original (an
-			// interactive fork, `--continue --fork-session`): by its
-			// first stop its transcript is written, a copy of the
-			// original's with the texts awr gave it.
-			for _, from := range hosts.ForkOrigin(e.TranscriptPath, key) {
-				old, err := p.conversation(ctx, from)
-				if err != nil {
-					return hosts.Answer{}, err
-				}
-				if old.Binding != nil && old.Stale == nil && old.Follow == old.Binding.SessionID {
-					st, rec.ContinuesFrom, rec.Fork = old, from, true
-					break
-				}
-			}
-		}
-		var since string
-		var files []string
-		if e.Name == hosts.Stop && st.Binding != nil && !rec.NoBlock && !rec.StopHookActive {
-			// Only work that no checkpoint saved is worth a continued
-			// turn: a headless run whose work is saved ends as the
-			// model ended it.
-			rec.RepoKnown, rec.Unsaved, since, files = p.unsaved(ctx, st.Follow)
-		}
-		res, err := command(ctx, p, commands.RecordHostEvent, rec)
-		if err != nil || !res.Block {
-			return hosts.Answer{}, err
-		}
-		why := "has recorded no checkpoint since the previous stop"
-		if rec.RepoKnown {
-			why = "has recorded no checkpoint of its latest work: " + hosts.UnsavedSummary(since, files)
-		}
-		return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work, res.Agent, why)}, nil
+		return p.hookStop(ctx, st, &rec, e)
 	}
 	return hosts.Answer{}, nil
+}
+
+// continueFrom binds st, a conversation with no binding, where the first
+// of froms that is bound and followed is (rec records it as continuing
+// that one, a fork when fork says so); st is unchanged when none is.
+func (p *Project) continueFrom(ctx context.Context, st **commands.ConversationState, rec *commands.HostEventRequest, froms []string, fork bool) error {
+	for _, from := range froms {
+		old, err := p.conversation(ctx, from)
+		if err != nil {
+			return err
+		}
+		if old.Binding != nil && old.Stale == nil && old.Follow == old.Binding.SessionID {
+			*st, rec.ContinuesFrom, rec.Fork = old, from, fork
+			return nil
+		}
+	}
+	return nil
+}
+
+// hookStart answers a SessionStart: a bound conversation (or one that
+// continues a bound one) gets its packet, any other the orientation.
+func (p *Project) hookStart(ctx context.Context, st *commands.ConversationState, rec *commands.HostEventRequest, e hosts.Event) (hosts.Answer, error) {
+	client := string(e.Host)
+	if st.Binding == nil && e.Source == "fork" {
+		// A copy of a conversation under a new id (claude
+		// --fork-session): the host's command line names the original,
+		// and so does the fork's transcript, in the texts awr gave it,
+		// once written. The fork is bound where the original is, as a
+		// fork of it; the original goes on untouched.
+		if err := p.continueFrom(ctx, &st, rec, hosts.ForkSources(e.Host, e.TranscriptPath, rec.Key), true); err != nil {
+			return hosts.Answer{}, err
+		}
+	}
+	if st.Binding == nil && (e.Source == "clear" || e.Source == "resume" || e.Source == "fork") {
+		// A new id for a conversation the host just ended to clear or
+		// switch it: this one continues it, bound where it was.
+		from, err := p.pendingContinuation(ctx, client)
+		if err != nil {
+			return hosts.Answer{}, err
+		}
+		if from != "" {
+			if err := p.continueFrom(ctx, &st, rec, []string{from}, false); err != nil {
+				return hosts.Answer{}, err
+			}
+		}
+	}
+	if st.Binding == nil {
+		text, err := p.orientation(ctx, client, e.ConversationID)
+		return hosts.Answer{Context: text}, err
+	}
+	return p.injectPacket(ctx, st, *rec, client, e)
+}
+
+// hookStop records a Stop or SessionEnd and, for a Stop of a bound
+// conversation whose latest work no checkpoint saved, asks for one.
+func (p *Project) hookStop(ctx context.Context, st *commands.ConversationState, rec *commands.HostEventRequest, e hosts.Event) (hosts.Answer, error) {
+	if st.Binding == nil && e.Name == hosts.Stop {
+		// A fork whose start said nothing of its original (an
+		// interactive fork, `--continue --fork-session`): by its first
+		// stop its transcript is written, a copy of the original's with
+		// the texts awr gave it.
+		if err := p.continueFrom(ctx, &st, rec, hosts.ForkOrigin(e.TranscriptPath, rec.Key), true); err != nil {
+			return hosts.Answer{}, err
+		}
+	}
+	var since string
+	var files []string
+	if e.Name == hosts.Stop && st.Binding != nil && !rec.NoBlock && !rec.StopHookActive {
+		// Only work that no checkpoint saved is worth a continued turn:
+		// a headless run whose work is saved ends as the model ended it.
+		rec.RepoKnown, rec.Unsaved, since, files = p.unsaved(ctx, st.Follow)
+	}
+	res, err := command(ctx, p, commands.RecordHostEvent, *rec)
+	if err != nil || !res.Block {
+		return hosts.Answer{}, err
+	}
+	why := "has recorded no checkpoint since the previous stop"
+	if rec.RepoKnown {
+		why = "has recorded no checkpoint of its latest work: " + hosts.UnsavedSummary(since, files)
+	}
+	return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work, res.Agent, why)}, nil
 }
 
 // stopReason is what a blocked stop tells the agent to do: the exact

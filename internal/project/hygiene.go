@@ -153,15 +153,9 @@ type loopCheck struct {
 // carries the exact command that retires it and the one that confirms
 // it. The repository is read at the head only.
 func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*HygieneReport, error) {
-	out := &HygieneReport{Findings: []Finding{}, Repository: "not_checked"}
-	type headCheck struct {
-		work, session, checkpoint, head, dir string
-	}
-	var heads []headCheck
-	var loops []loopCheck
-	confirmed := map[string]confirmation{} // work + "\x00" + id
+	h := &hygiene{p: p, out: &HygieneReport{Findings: []Finding{}, Repository: "not_checked"}, confirmed: map[string]confirmation{}}
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
-		out.ProjectRevision = rev
+		h.out.ProjectRevision = rev
 		works := []string{req.Work}
 		if req.Work != "" {
 			if err := commands.KnownWork(r.Conn, "context hygiene", req.Work, rev); err != nil {
@@ -179,73 +173,8 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 			return err
 		}
 		for _, work := range works {
-			items, err := projections.KnowledgeAt(r.Conn, work, rev)
-			if err != nil {
+			if err := h.work(r.Conn, work, rev, ticked, !req.Past()); err != nil {
 				return err
-			}
-			sessions, err := projections.SessionsAt(r.Conn, rev, work)
-			if err != nil {
-				return err
-			}
-			if err := confirmationsOf(r.Conn, work, rev, confirmed); err != nil {
-				return err
-			}
-			session := "SESSION"
-			for _, s := range sessions {
-				if s.Status == projections.SessionActive {
-					session = s.ID
-				}
-			}
-			checkpoint := fmt.Sprintf("awr session checkpoint --session %s --agent \"$USER\" --digest 'Pruned what died' --next-action 'NEXT'", session)
-			found, err := logEvidence(r.Conn, work, rev, items, ticked, checkpoint)
-			if err != nil {
-				return err
-			}
-			out.Findings = append(out.Findings, found...)
-			out.Findings = append(out.Findings, duplicates(work, items, checkpoint)...)
-			if req.Past() {
-				continue
-			}
-			flagged := map[string]bool{}
-			for _, f := range found {
-				c, ok := confirmed[work+"\x00"+f.ID]
-				flagged[f.ID] = !ok || f.Evidence.Seq > c.seq
-			}
-			for _, k := range items {
-				if !k.Live() || k.Kind != events.KnowledgeLoop || flagged[k.ID] {
-					continue
-				}
-				since, err := recordedAt(r.Conn, k.OpenedSeq)
-				if err != nil {
-					return err
-				}
-				if since == nil {
-					continue
-				}
-				dir, err := p.sessionDir(r.Conn, k.OpenedSession, rev)
-				if err != nil {
-					return err
-				}
-				loops = append(loops, loopCheck{work: work, id: k.ID, text: k.Text, dir: cmp.Or(dir, p.dir), since: since, checkpoint: checkpoint})
-			}
-			// The latest checkpoint of each session on the work that
-			// recorded a repository.
-			for _, s := range sessions {
-				cps, err := projections.SessionCheckpointsAt(r.Conn, s.ID, rev)
-				if err != nil {
-					return err
-				}
-				for i := len(cps) - 1; i >= 0; i-- {
-					if rr := cps[i].Repo; rr != nil && rr.State != nil && rr.State.Head != "" {
-						start, err := projections.SessionStartOf(r.Conn, &s)
-						if err != nil {
-							return err
-						}
-						heads = append(heads, headCheck{work: work, session: session, checkpoint: cps[i].ID, head: rr.State.Head,
-							dir: filepath.Join(p.dir, filepath.FromSlash(start.Workdir))})
-						break
-					}
-				}
 			}
 		}
 		return nil
@@ -254,61 +183,167 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 		return nil, err
 	}
 	if !req.Past() {
-		out.Repository = "checked"
-		if len(heads) == 0 && len(loops) == 0 {
-			out.Repository = "not_checked: no checkpoint recorded a repository HEAD"
+		h.checkRepository(ctx)
+	}
+	return h.report(), nil
+}
+
+// hygiene is one ContextHygiene: its report, what it reads from the
+// repository once the log's read is over (checkpoints' HEADs, loops to
+// compare with the commits since they were opened), and the items
+// confirmed (work + "\x00" + id).
+type hygiene struct {
+	p         *Project
+	out       *HygieneReport
+	heads     []headCheck
+	loops     []loopCheck
+	confirmed map[string]confirmation
+}
+
+// headCheck is a checkpoint whose recorded HEAD must still be an ancestor
+// of the repository's HEAD.
+type headCheck struct {
+	work, session, checkpoint, head, dir string
+}
+
+// work gathers the findings of one work item from the log at rev and,
+// at the head (atHead), what to check in the repository.
+func (h *hygiene) work(conn *sqlite.Conn, work string, rev int64, ticked []tickedItem, atHead bool) error {
+	items, err := projections.KnowledgeAt(conn, work, rev)
+	if err != nil {
+		return err
+	}
+	sessions, err := projections.SessionsAt(conn, rev, work)
+	if err != nil {
+		return err
+	}
+	if err := confirmationsOf(conn, work, rev, h.confirmed); err != nil {
+		return err
+	}
+	session := "SESSION"
+	for _, s := range sessions {
+		if s.Status == projections.SessionActive {
+			session = s.ID
 		}
-		captured := map[string]*repo.State{}
-		capture := func(dir string) (*repo.State, error) {
-			if now, ok := captured[dir]; ok {
-				return now, nil
-			}
-			now, err := repo.Capture(ctx, dir)
-			if err != nil {
-				return nil, err
-			}
-			captured[dir] = now
-			return now, nil
+	}
+	checkpoint := fmt.Sprintf("awr session checkpoint --session %s --agent \"$USER\" --digest 'Pruned what died' --next-action 'NEXT'", session)
+	found, err := logEvidence(conn, work, rev, items, ticked, checkpoint)
+	if err != nil {
+		return err
+	}
+	h.out.Findings = append(h.out.Findings, found...)
+	h.out.Findings = append(h.out.Findings, duplicates(work, items, checkpoint)...)
+	if !atHead {
+		return nil
+	}
+	flagged := map[string]bool{}
+	for _, f := range found {
+		c, ok := h.confirmed[work+"\x00"+f.ID]
+		flagged[f.ID] = !ok || f.Evidence.Seq > c.seq
+	}
+	for _, k := range items {
+		if !k.Live() || k.Kind != events.KnowledgeLoop || flagged[k.ID] {
+			continue
 		}
-		for _, h := range heads {
-			now, err := capture(h.dir)
-			if err != nil {
-				out.Repository = "unverifiable: " + unverifiableReason(err)
-				continue
-			}
-			ok, err := repo.IsAncestor(ctx, h.dir, h.head, "HEAD")
-			if err == nil && ok {
-				continue
-			}
-			reason := fmt.Sprintf("it recorded HEAD %.12s, which is not an ancestor of HEAD %.12s (reset, rebase or another branch)", h.head, now.Head)
-			if err != nil {
-				reason = fmt.Sprintf("it recorded HEAD %.12s, which the repository cannot place: %s", h.head, unverifiableReason(err))
-			}
-			out.Findings = append(out.Findings, Finding{Kind: FindingHeadNotAncestor, Work: h.work, ID: h.checkpoint, Reason: reason,
-				Command: fmt.Sprintf("awr session checkpoint --session %s --agent \"$USER\" --digest 'Restated against HEAD %.12s' --next-action 'NEXT'", h.session, now.Head)})
+		since, err := recordedAt(conn, k.OpenedSeq)
+		if err != nil {
+			return err
 		}
-		since := map[string][]repo.Commit{}
-		for _, l := range loops {
-			now, err := capture(l.dir)
-			if err != nil {
-				out.Repository = "unverifiable: " + unverifiableReason(err)
-				continue
-			}
-			// The commits since a HEAD are read once for every loop
-			// opened at it.
-			key := l.dir + "\x00" + l.since.Head
-			commits, ok := since[key]
-			if !ok {
-				commits = repo.CompareWith(ctx, l.dir, l.since, now).Commits
-				since[key] = commits
-			}
-			if f := commitEvidence(ctx, l, commits, confirmed[l.work+"\x00"+l.id].head); f != nil {
-				out.Findings = append(out.Findings, *f)
+		if since == nil {
+			continue
+		}
+		dir, err := h.p.sessionDir(conn, k.OpenedSession, rev)
+		if err != nil {
+			return err
+		}
+		h.loops = append(h.loops, loopCheck{work: work, id: k.ID, text: k.Text, dir: cmp.Or(dir, h.p.dir), since: since, checkpoint: checkpoint})
+	}
+	// The latest checkpoint of each session on the work that recorded a
+	// repository.
+	for _, s := range sessions {
+		cps, err := projections.SessionCheckpointsAt(conn, s.ID, rev)
+		if err != nil {
+			return err
+		}
+		for i := len(cps) - 1; i >= 0; i-- {
+			if rr := cps[i].Repo; rr != nil && rr.State != nil && rr.State.Head != "" {
+				start, err := projections.SessionStartOf(conn, &s)
+				if err != nil {
+					return err
+				}
+				h.heads = append(h.heads, headCheck{work: work, session: session, checkpoint: cps[i].ID, head: rr.State.Head,
+					dir: filepath.Join(h.p.dir, filepath.FromSlash(start.Workdir))})
+				break
 			}
 		}
 	}
+	return nil
+}
+
+// checkRepository flags the checkpoints whose HEAD is no longer an
+// ancestor, and the loops a commit since closes; each directory is
+// captured once, and the commits since a HEAD read once for every loop
+// opened at it.
+func (h *hygiene) checkRepository(ctx context.Context) {
+	out := h.out
+	out.Repository = "checked"
+	if len(h.heads) == 0 && len(h.loops) == 0 {
+		out.Repository = "not_checked: no checkpoint recorded a repository HEAD"
+	}
+	captured := map[string]*repo.State{}
+	capture := func(dir string) (*repo.State, error) {
+		if now, ok := captured[dir]; ok {
+			return now, nil
+		}
+		now, err := repo.Capture(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		captured[dir] = now
+		return now, nil
+	}
+	for _, hc := range h.heads {
+		now, err := capture(hc.dir)
+		if err != nil {
+			out.Repository = "unverifiable: " + unverifiableReason(err)
+			continue
+		}
+		ok, err := repo.IsAncestor(ctx, hc.dir, hc.head, "HEAD")
+		if err == nil && ok {
+			continue
+		}
+		reason := fmt.Sprintf("it recorded HEAD %.12s, which is not an ancestor of HEAD %.12s (reset, rebase or another branch)", hc.head, now.Head)
+		if err != nil {
+			reason = fmt.Sprintf("it recorded HEAD %.12s, which the repository cannot place: %s", hc.head, unverifiableReason(err))
+		}
+		out.Findings = append(out.Findings, Finding{Kind: FindingHeadNotAncestor, Work: hc.work, ID: hc.checkpoint, Reason: reason,
+			Command: fmt.Sprintf("awr session checkpoint --session %s --agent \"$USER\" --digest 'Restated against HEAD %.12s' --next-action 'NEXT'", hc.session, now.Head)})
+	}
+	since := map[string][]repo.Commit{}
+	for _, l := range h.loops {
+		now, err := capture(l.dir)
+		if err != nil {
+			out.Repository = "unverifiable: " + unverifiableReason(err)
+			continue
+		}
+		key := l.dir + "\x00" + l.since.Head
+		commits, ok := since[key]
+		if !ok {
+			commits = repo.CompareWith(ctx, l.dir, l.since, now).Commits
+			since[key] = commits
+		}
+		if f := commitEvidence(ctx, l, commits, h.confirmed[l.work+"\x00"+l.id].head); f != nil {
+			out.Findings = append(out.Findings, *f)
+		}
+	}
+}
+
+// report drops the findings a confirmation answered, gives the rest
+// their confirm command, and orders them by work item.
+func (h *hygiene) report() *HygieneReport {
+	out := h.out
 	out.Findings = slices.DeleteFunc(out.Findings, func(f Finding) bool {
-		c, ok := confirmed[f.Work+"\x00"+f.ID]
+		c, ok := h.confirmed[f.Work+"\x00"+f.ID]
 		return ok && f.Evidence != nil && f.Evidence.Commit == "" && f.Evidence.Seq <= c.seq
 	})
 	for i := range out.Findings {
@@ -318,7 +353,7 @@ func (p *Project) ContextHygiene(ctx context.Context, req HygieneRequest) (*Hygi
 		}
 	}
 	sort.SliceStable(out.Findings, func(i, j int) bool { return out.Findings[i].Work < out.Findings[j].Work })
-	return out, nil
+	return out
 }
 
 // confirmationsOf adds the latest knowledge_confirmed of each item of

@@ -220,6 +220,8 @@ func (p *Project) repoNow(ctx context.Context, dir string) *events.SeatRepo {
 	return &events.SeatRepo{Head: st.Head, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}
 }
 
+// workShowAt assembles `awr work show KEY` at rev: the item, then each
+// part read in its own step.
 func workShowAt(conn *sqlite.Conn, key string, rev, now int64, head bool) (*WorkShowResult, error) {
 	items, err := projections.WorkItemAt(conn, key, rev)
 	if err != nil {
@@ -231,28 +233,51 @@ func workShowAt(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Work
 	it := items[0]
 	res := &WorkShowResult{Work: it.WorkItem, Duplicates: len(items) - 1, ProjectRevision: rev, NotReady: []projections.NotReadyReason{},
 		NotExecutable: []intake.Why{}, Sessions: []projections.Session{}, Evidence: []EvidenceView{}, bySession: map[string]*projections.Session{}}
+	for _, step := range []func() error{
+		func() error { return res.readProvenance(conn, it, rev, head) },
+		func() error { return res.readReadiness(conn, it, rev, now, head) },
+		func() error { return res.readSessions(conn, rev, now, head) },
+		func() error { return res.readProgress(conn, it, rev) },
+		func() error { return res.readEvidence(conn, rev) },
+	} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// readProvenance: where the item comes from, the source's content hash, when
+// it was indexed and when the item last changed in it.
+func (res *WorkShowResult) readProvenance(conn *sqlite.Conn, it projections.WorkItem, rev int64, head bool) error {
 	res.Provenance = WorkProvenance{Source: it.Source.Path, LineStart: it.Source.LineStart, LineEnd: it.Source.LineEnd}
 	srcs, err := projections.SourcesAt(conn, rev, head)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, s := range srcs {
 		if s.Path == it.SourcePath {
 			res.Provenance.ContentHash, res.Provenance.IndexedSeq = s.ContentHash, s.Revision
 		}
 	}
-	versions, err := projections.ItemVersionsSince(conn, key, 0, rev)
+	versions, err := projections.ItemVersionsSince(conn, it.Key, 0, rev)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, v := range versions {
 		if v.SourcePath == it.SourcePath {
 			res.Provenance.ChangedSeq = v.From
 		}
 	}
-	rd, ok, err := projections.ReadinessOf(conn, key, rev, now, head)
+	return nil
+}
+
+// readReadiness: whether the item is ready, and whether an agent can start
+// on it.
+func (res *WorkShowResult) readReadiness(conn *sqlite.Conn, it projections.WorkItem, rev, now int64, head bool) error {
+	rd, ok, err := projections.ReadinessOf(conn, it.Key, rev, now, head)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if ok {
 		res.Ready = rd.Ready
@@ -263,7 +288,7 @@ func workShowAt(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Work
 	goals := map[string]bool{}
 	gs, err := projections.GoalsAt(conn, rev)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, g := range gs {
 		goals[g.Key] = true
@@ -273,12 +298,19 @@ func workShowAt(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Work
 	} else {
 		res.Executable = true
 	}
+	return nil
+}
+
+// readSessions: the item's sessions, its live claim, and the current session
+// (the claim's holder, else the latest active one).
+func (res *WorkShowResult) readSessions(conn *sqlite.Conn, rev, now int64, head bool) error {
+	key := res.Work.Key
 	live, err := projections.LiveClaimAt(conn, key, rev, now, head)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if res.Sessions, err = projections.SessionsAt(conn, rev, key); err != nil {
-		return nil, err
+		return err
 	}
 	if res.Sessions == nil {
 		res.Sessions = []projections.Session{}
@@ -294,9 +326,15 @@ func workShowAt(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Work
 		res.Claim = live
 		res.Current = live.SessionID
 	}
-	cps, err := projections.LatestCheckpointsOfWorkAt(conn, key, rev, 1)
+	return nil
+}
+
+// readProgress: the latest checkpoint, the next action, and the knowledge
+// with what closed since the checkpoint.
+func (res *WorkShowResult) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev int64) error {
+	cps, err := projections.LatestCheckpointsOfWorkAt(conn, it.Key, rev, 1)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	in := workcontext.Input{Item: &it}
 	if len(cps) > 0 {
@@ -307,30 +345,33 @@ func workShowAt(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Work
 	if res.Checkpoint != nil {
 		since = res.Checkpoint.Seq - 1
 	}
-	if res.Knowledge, err = projections.KnowledgeStateAt(conn, key, rev, since); err != nil {
-		return nil, err
-	}
+	res.Knowledge, err = projections.KnowledgeStateAt(conn, it.Key, rev, since)
+	return err
+}
+
+// readEvidence: the evidence recorded, oldest first, and the latest
+// verification of the item.
+func (res *WorkShowResult) readEvidence(conn *sqlite.Conn, rev int64) error {
+	key := res.Work.Key
 	evidence, seqs, err := commands.EvidenceOf(conn, key, rev)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for i := len(evidence) - 1; i >= 0; i-- { // oldest first
+	for i := len(evidence) - 1; i >= 0; i-- {
 		res.Evidence = append(res.Evidence, EvidenceView{EvidenceRecorded: *evidence[i], Seq: seqs[i]})
 	}
 	vs, err := projections.WorkEventsAt(conn, key, events.KindWorkVerified, rev, 1)
+	if err != nil || len(vs) == 0 {
+		return err
+	}
+	v, err := events.Decode(vs[0])
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if len(vs) > 0 {
-		v, err := events.Decode(vs[0])
-		if err != nil {
-			return nil, err
-		}
-		if wv, ok := v.(*events.WorkVerified); ok {
-			res.Completion.Verified, res.Completion.VerifiedSeq = wv, vs[0].Seq
-		}
+	if wv, ok := v.(*events.WorkVerified); ok {
+		res.Completion.Verified, res.Completion.VerifiedSeq = wv, vs[0].Seq
 	}
-	return res, nil
+	return nil
 }
 
 // judge fills the completion from the evidence, judged against obs.

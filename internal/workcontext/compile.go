@@ -57,13 +57,22 @@ type Input struct {
 	Executions     []projections.Execution
 	ExecutionCount int
 	Related        []projections.WorkItem
-	History        []string
-	StaleSources   []string
-	RuleIssues     []string
-	Budget         int
-	SessionID      string
-	AtRevision     int64
-	RenderHeaders  bool
+	// RelatedMore counts, by status, the related items Related leaves
+	// out.
+	RelatedMore   []StatusCount
+	History       []string
+	StaleSources  []string
+	RuleIssues    []string
+	Budget        int
+	SessionID     string
+	AtRevision    int64
+	RenderHeaders bool
+}
+
+// StatusCount is how many items of a status.
+type StatusCount struct {
+	Status string
+	Count  int
 }
 
 // Selected is a chunk included in the packet.
@@ -409,6 +418,14 @@ func chunks(in Input) (required, optional []chunk) {
 		lines := []string{"## Related work"}
 		for _, r := range in.Related {
 			lines = append(lines, "- "+SafeText(r.Key)+" ("+SafeText(r.Status)+"): "+SafeText(r.Title))
+		}
+		if len(in.RelatedMore) > 0 {
+			n, parts := 0, make([]string, 0, len(in.RelatedMore))
+			for _, c := range in.RelatedMore {
+				n += c.Count
+				parts = append(parts, fmt.Sprintf("%d %s", c.Count, SafeText(c.Status)))
+			}
+			lines = append(lines, fmt.Sprintf("- and %d more: %s", n, strings.Join(parts, ", ")))
 		}
 		add(&optional, "related", false, lines...)
 	}

@@ -1,6 +1,7 @@
 package workcontext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -84,4 +85,38 @@ func TestCount(t *testing.T) {
 	n, err := Count("hello world")
 	require.NoError(t, err)
 	require.Equal(t, 2, n, "o200k_base encodes \"hello world\" as two tokens")
+}
+
+// TestRelated: the related section lists work under way or blocked
+// first, then work to do, then at most maxRelatedClosed closed items, at
+// most maxRelated in all, and counts what it leaves out by status; items
+// of another goal and milestone, and the item itself, are not related.
+func TestRelated(t *testing.T) {
+	t.Parallel()
+	item := func(key, status, goal string) projections.WorkItem {
+		return projections.WorkItem{WorkItem: events.WorkItem{Key: key, Title: "t " + key, Status: status, Goal: goal}}
+	}
+	it := item("K-00", "ready", "G")
+	var items []projections.WorkItem
+	items = append(items, it, item("X-1", "in_progress", "OTHER"))
+	for i, st := range []string{"completed", "completed", "planned", "cancelled", "completed", "ready", "in_progress", "completed", "blocked", "ready", "ready", "planned", "ready"} {
+		items = append(items, item(fmt.Sprintf("K-%02d", i+1), st, "G"))
+	}
+	listed, more := related(it, items)
+	var got []string
+	for _, r := range listed {
+		got = append(got, r.Key+":"+r.Status)
+	}
+	require.Equal(t, []string{"K-07:in_progress", "K-09:blocked", "K-03:planned", "K-06:ready", "K-10:ready", "K-11:ready", "K-12:planned", "K-13:ready"}, got)
+	require.Equal(t, []StatusCount{{"completed", 4}, {"cancelled", 1}}, more)
+
+	in := input()
+	in.Related, in.RelatedMore = listed[:2], more
+	out, _, err := Compile(in)
+	require.NoError(t, err)
+	require.Contains(t, out.RenderedContext, "## Related work\n- K-07 (in_progress): t K-07\n- K-09 (blocked): t K-09\n- and 5 more: 4 completed, 1 cancelled\n")
+
+	few, none := related(it, items[:6])
+	require.Len(t, few, 4, "closed items fit when there are few")
+	require.Empty(t, none)
 }

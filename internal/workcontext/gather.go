@@ -13,9 +13,12 @@ import (
 
 // maxRelated and maxHistory bound the optional chunks of a packet.
 const (
-	maxRelated = 12
-	maxHistory = 12
-	maxEarlier = 8
+	maxRelated = 8
+	// maxRelatedClosed bounds the completed and cancelled items among
+	// them; the related items not listed are counted by status.
+	maxRelatedClosed = 3
+	maxHistory       = 12
+	maxEarlier       = 8
 )
 
 // Gather gathers, at rev, everything a packet for work (and, if set,
@@ -42,14 +45,7 @@ func Gather(conn *sqlite.Conn, rev int64, head bool, work, session string) (Inpu
 			dep, found := byKey[d.Key]
 			in.Dependencies = append(in.Dependencies, Dependency{Key: d.Key, Required: d.Required, Status: dep.Status, Found: found})
 		}
-		for _, other := range items {
-			if other.Key == work || len(in.Related) >= maxRelated {
-				continue
-			}
-			if (it.Goal != "" && other.Goal == it.Goal) || (it.Milestone != "" && other.Milestone == it.Milestone) {
-				in.Related = append(in.Related, other)
-			}
-		}
+		in.Related, in.RelatedMore = related(it, items)
 	}
 	if in.Goals, err = projections.GoalsAt(conn, rev); err != nil {
 		return in, err
@@ -191,4 +187,56 @@ func history(conn *sqlite.Conn, rev int64, work string) ([]string, error) {
 		lines = append(lines, fmt.Sprintf("- seq %d %s %s by %s", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format(time.RFC3339), e.Kind, SafeText(e.Actor)))
 	}
 	return lines, nil
+}
+
+// relatedRank orders the related items a packet lists: work under way or
+// stuck first (whoever picks this item up may have to coordinate with
+// it), then work still to do, then closed work.
+func relatedRank(status string) int {
+	switch status {
+	case projections.StatusInProgress, projections.StatusBlocked:
+		return 0
+	case projections.StatusCompleted, projections.StatusCancelled:
+		return 2
+	}
+	return 1
+}
+
+// related returns the items that share it's goal or milestone, at most
+// maxRelated of them (at most maxRelatedClosed closed), in relatedRank
+// order and key order within a rank, and how many of each status it left
+// out.
+func related(it projections.WorkItem, items []projections.WorkItem) ([]projections.WorkItem, []StatusCount) {
+	var all []projections.WorkItem
+	for _, other := range items {
+		if other.Key == it.Key || (it.Goal == "" || other.Goal != it.Goal) && (it.Milestone == "" || other.Milestone != it.Milestone) {
+			continue
+		}
+		all = append(all, other)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return relatedRank(all[i].Status) < relatedRank(all[j].Status) })
+	var listed []projections.WorkItem
+	left := map[string]int{}
+	closed := 0
+	for _, r := range all {
+		if relatedRank(r.Status) == 2 {
+			closed++
+		}
+		if len(listed) >= maxRelated || closed > maxRelatedClosed && relatedRank(r.Status) == 2 {
+			left[r.Status]++
+			continue
+		}
+		listed = append(listed, r)
+	}
+	more := make([]StatusCount, 0, len(left))
+	for st, n := range left {
+		more = append(more, StatusCount{Status: st, Count: n})
+	}
+	sort.Slice(more, func(i, j int) bool {
+		if more[i].Count != more[j].Count {
+			return more[i].Count > more[j].Count
+		}
+		return more[i].Status < more[j].Status
+	})
+	return listed, more
 }

@@ -122,6 +122,10 @@ func (a *api) routes(mux *http.ServeMux) {
 		v, err := a.histogram(r)
 		answer(w, v, err)
 	})
+	mux.HandleFunc("GET /api/lanes", func(w http.ResponseWriter, r *http.Request) {
+		v, err := a.lanes(r)
+		answer(w, v, err)
+	})
 	mux.HandleFunc("GET /api/search", func(w http.ResponseWriter, r *http.Request) {
 		v, err := a.search(r)
 		answer(w, v, err)
@@ -195,6 +199,34 @@ func (a *api) histogram(r *http.Request) (*project.HistogramResult, error) {
 		return nil, err
 	}
 	return a.p.Histogram(r.Context(), req)
+}
+
+// lanes answers /api/lanes?by=work|session|agent[&buckets=N&offset=K&limit=N&at=REV]:
+// the timeline's lanes of a log too long for a mark per event (100
+// buckets and 50 lanes unless asked).
+func (a *api) lanes(r *http.Request) (*project.LanesResult, error) {
+	q, err := params(r, "by", "buckets", "offset", "limit", "at")
+	if err != nil {
+		return nil, err
+	}
+	at, err := q.read()
+	if err != nil {
+		return nil, err
+	}
+	req := project.LanesRequest{Read: at, By: q.get("by"), Buckets: 100, Limit: 50}
+	for _, f := range []struct {
+		name string
+		to   *int
+	}{{"buckets", &req.Buckets}, {"offset", &req.Offset}, {"limit", &req.Limit}} {
+		if q.has(f.name) {
+			n, err := q.int(f.name)
+			if err != nil {
+				return nil, err
+			}
+			*f.to = int(n) // Lanes says what is out of range
+		}
+	}
+	return a.p.Lanes(r.Context(), req)
 }
 
 // search answers /api/search?q=WORDS[&limit=N&at=REV]: the project's

@@ -3,6 +3,7 @@ package ui_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures/testkit"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -432,4 +434,97 @@ func TestServer_Export(t *testing.T) {
 	var got fault.Object
 	require.Equal(t, http.StatusBadRequest, s.getJSON(t, "/api/export?limit=1000000", &got))
 	require.Equal(t, http.StatusBadRequest, s.getJSON(t, "/api/export?at=99", &got))
+}
+
+// TestServer_Lanes: /api/lanes groups the sessions by work item, agent or
+// session, counts the sessions active in each interval of seqs, lists a
+// small lane's spans, pages the lanes in key order, answers as of a past
+// revision, and refuses what is out of range with a JSON error.
+func TestServer_Lanes(t *testing.T) {
+	s := serveProject(t) // alice's session on CART-1 started at 3, checkpointed at 5
+	ctx := context.Background()
+	list, err := s.p.SessionList(ctx, project.SessionListRequest{})
+	require.NoError(t, err)
+	alice := list.Sessions[0].ID
+	_, err = s.p.SessionEnd(ctx, project.SessionEndRequest{SessionID: alice, Agent: "alice", Outcome: events.OutcomeIncomplete}) // 6, 7 (the claim's release)
+	require.NoError(t, err)
+	bob, err := s.p.SessionStart(ctx, project.SessionStartRequest{Work: "OPS-1", Agent: "bob"})
+	require.NoError(t, err)
+	carol, err := s.p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "carol"})
+	require.NoError(t, err)
+	head, err := s.p.Head(ctx)
+	require.NoError(t, err)
+	rev := head.ProjectRevision
+	aliceEnd := int64(0)
+	limit := 100
+	got, err := s.p.Log(ctx, project.LogRequest{Session: alice, Limit: &limit})
+	require.NoError(t, err)
+	for _, e := range got.Events {
+		if e.Kind == "session_ended" {
+			aliceEnd = e.Seq
+		}
+	}
+	require.NotZero(t, aliceEnd)
+
+	var byWork project.LanesResult
+	require.Equal(t, http.StatusOK, s.getJSON(t, fmt.Sprintf("/api/lanes?by=work&buckets=%d", rev), &byWork))
+	require.Equal(t, rev, byWork.ProjectRevision)
+	require.Equal(t, 2, byWork.Total)
+	require.Len(t, byWork.Lanes, 2)
+	cart, ops := byWork.Lanes[0], byWork.Lanes[1]
+	require.Equal(t, "CART-1", cart.Key)
+	require.Equal(t, "OPS-1", ops.Key)
+	require.Equal(t, 2, cart.Sessions)
+	require.Equal(t, 1, cart.Open)
+	require.Equal(t, int64(3), cart.FirstSeq)
+	require.Equal(t, carol.Session.StartRevision, cart.LastSeq)
+	require.Equal(t, []project.LaneSpan{
+		{Session: alice, Agent: "alice", Work: "CART-1", From: 3, To: aliceEnd},
+		{Session: carol.Session.ID, Agent: "carol", Work: "CART-1", From: carol.Session.StartRevision},
+	}, cart.Spans)
+	// One bucket per seq: alice is active from 3 to her end, carol from
+	// her start to the head.
+	require.Len(t, cart.Active, int(rev))
+	for seq := int64(1); seq <= rev; seq++ {
+		want := 0
+		if seq >= 3 && seq <= aliceEnd {
+			want++
+		}
+		if seq >= carol.Session.StartRevision {
+			want++
+		}
+		require.Equal(t, want, cart.Active[seq-1], "CART-1 at seq %d", seq)
+	}
+	require.Equal(t, bob.Session.StartRevision, ops.FirstSeq)
+
+	var byAgent project.LanesResult
+	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/lanes?by=agent&buckets=4&offset=1&limit=1", &byAgent))
+	require.Equal(t, 3, byAgent.Total)
+	require.Len(t, byAgent.Lanes, 1)
+	require.Equal(t, "bob", byAgent.Lanes[0].Key, "the second lane of alice, bob, carol")
+	require.Len(t, byAgent.Lanes[0].Active, 4)
+
+	var past project.LanesResult
+	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/lanes?by=session&at=5", &past))
+	require.Equal(t, 1, past.Total, "as of revision 5 only alice's session exists")
+	require.Equal(t, alice, past.Lanes[0].Key)
+	require.Equal(t, 1, past.Lanes[0].Open, "and it is still active then")
+	require.Len(t, past.Lanes[0].Active, 100)
+
+	for path, want := range map[string]int{
+		"/api/lanes?by=colour":       http.StatusBadRequest,
+		"/api/lanes?buckets=0":       http.StatusBadRequest,
+		"/api/lanes?buckets=100000":  http.StatusBadRequest,
+		"/api/lanes?limit=0":         http.StatusBadRequest,
+		"/api/lanes?limit=100000":    http.StatusBadRequest,
+		"/api/lanes?offset=-1":       http.StatusBadRequest,
+		"/api/lanes?at=999":          http.StatusBadRequest,
+		"/api/lanes?sort=1":          http.StatusBadRequest,
+		"/api/lanes?limit=2&limit=3": http.StatusBadRequest,
+	} {
+		var e fault.Object
+		require.Equal(t, want, s.getJSON(t, path, &e), path)
+		require.NotEmpty(t, e.Code, path)
+		require.NotEmpty(t, e.Message, path)
+	}
 }

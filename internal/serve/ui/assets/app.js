@@ -5,6 +5,9 @@
 
 const PAGE = 1000;      // events per /api/log request (the most the API gives)
 const MARKS_MAX = 2000; // a mark per event on the timeline up to this many events
+const LANES_PAGE = 50;  // lanes drawn at once on a longer log
+const LANE_BUCKETS = 200; // intervals of revisions per lane
+const LANES_EVERY_MS = 10000; // how often a growing long log redraws its lanes
 const POLL_MS = 1000;   // how often the head is polled
 const ROW = 22;         // the height of a row of the event list (px)
 const MAX_SCROLL = 8e6; // the tallest scroll height the list uses (px)
@@ -38,6 +41,8 @@ const S = {
   // earlier start is dropped.
   list: { filtered: false, items: [], more: 0, cache: new Map(), forced: null, atEnd: true, inflight: null, gen: 0 },
   axis: { from: 0, to: 0 },
+  // The lanes of a long log: the page shown and the answer drawn.
+  lanes: { by: "", offset: 0, gen: 0, res: null, at: 0, drawnAt: 0 },
   t0: performance.now(),
 };
 
@@ -252,7 +257,7 @@ function laneOf(e) {
 
 function renderTimeline() {
   if (!small()) {
-    $("timeline").replaceChildren(el("p", { class: "muted", text: `${S.head} events: too many for a mark each; the time axis above and the list below show them all` }));
+    renderLanes().catch(showError);
     return;
   }
   const rows = new Map();
@@ -305,6 +310,88 @@ function renderTimeline() {
   }
   if (order.length === 0) frag.append(el("p", { class: "muted", text: "no events match the filters" }));
   tl.replaceChildren(frag);
+}
+
+// ---- The lanes of a long log: too many events for a mark each, so each
+// lane (a page of LANES_PAGE at a time) is one canvas of the sessions
+// active in each of LANE_BUCKETS intervals of seqs, from the server's
+// aggregate over the sessions (never over the events); a lane of a few
+// sessions draws each one's span. A click goes to the first event of the
+// interval, or to the start of the session clicked.
+
+async function renderLanes() {
+  const L = S.lanes;
+  const my = ++L.gen;
+  const by = $("lanes").value;
+  if (L.by !== by) { L.by = by; L.offset = 0; }
+  const res = await api("lanes", { by, buckets: LANE_BUCKETS, offset: L.offset, limit: LANES_PAGE });
+  if (my !== L.gen) return;
+  L.res = res;
+  L.at = res.project_revision;
+  L.drawnAt = performance.now();
+  const tl = $("timeline");
+  const frag = document.createDocumentFragment();
+  const last = Math.min(res.offset + res.lanes.length, res.total);
+  const prev = el("button", { type: "button", id: "lanes-prev", text: "◀ earlier lanes" });
+  const next = el("button", { type: "button", id: "lanes-next", text: "later lanes ▶" });
+  prev.disabled = res.offset === 0;
+  next.disabled = last >= res.total;
+  frag.append(el("div", { class: "lanes-pager muted", "data-total": String(res.total) },
+    el("span", { text: res.total ? `${S.head} events: lanes ${res.offset + 1}–${last} of ${res.total} (by ${by}), each the sessions active per interval of revisions` : "no sessions yet" }), prev, next));
+  for (const lane of res.lanes) {
+    const canvas = el("canvas", { class: "lane-canvas", "data-lane": lane.key, height: "24" });
+    const track = el("div", { class: "track" }, canvas);
+    track.append(el("div", { class: "cursor", style: { left: `${x(S.rev + 0.5)}%` } }));
+    const title = `${lane.key || "(none)"}: ${lane.sessions} session${lane.sessions === 1 ? "" : "s"}, ${lane.open} active, revisions ${lane.first_seq}–${lane.last_seq}`;
+    frag.append(el("div", { class: "row", "data-lane": lane.key || "(none)", title },
+      el("div", { class: "label", title, text: lane.key || "(none)" }), track));
+  }
+  tl.replaceChildren(frag);
+  prev.addEventListener("click", () => { L.offset = Math.max(0, L.offset - LANES_PAGE); renderLanes().catch(showError); });
+  next.addEventListener("click", () => { L.offset += LANES_PAGE; renderLanes().catch(showError); });
+  for (const c of tl.querySelectorAll("canvas.lane-canvas")) drawLane(c, res.lanes.find((l) => l.key === c.dataset.lane), res);
+  document.body.dataset.lanes = String(res.lanes.length);
+  document.body.dataset.lanesTotal = String(res.total);
+}
+
+function drawLane(canvas, lane, res) {
+  const w = Math.max(canvas.parentElement.clientWidth, 100);
+  canvas.width = w;
+  const ctx = canvas.getContext("2d");
+  const rev = res.project_revision;
+  const px = (seq) => ((seq - 1) / rev) * w;
+  if (lane.spans) {
+    for (const sp of lane.spans) {
+      ctx.fillStyle = sp.to ? "#2f6fdb" : "#8fb0ea";
+      ctx.fillRect(px(sp.from), 6, Math.max(px(sp.to || rev + 1) - px(sp.from), 2), 12);
+    }
+    return;
+  }
+  const most = Math.max(1, ...lane.active);
+  const bw = w / lane.active.length;
+  lane.active.forEach((n, i) => {
+    if (!n) return;
+    ctx.fillStyle = `rgba(47,111,219,${0.2 + 0.8 * (n / most)})`;
+    ctx.fillRect(i * bw, 6, Math.max(bw, 1), 12);
+  });
+}
+
+// laneClick is where a click on a lane's canvas goes: the start of the
+// session under it, or the first event of the interval.
+function laneClick(canvas, offsetX) {
+  const res = S.lanes.res;
+  const lane = res && res.lanes.find((l) => l.key === canvas.dataset.lane);
+  if (!lane) return 0;
+  const rev = res.project_revision;
+  const w = canvas.clientWidth || canvas.width;
+  const seq = Math.min(rev, Math.max(1, Math.floor((offsetX / w) * rev) + 1));
+  if (lane.spans) {
+    const sp = lane.spans.find((p) => p.from <= seq && (p.to || rev) >= seq) || lane.spans.reduce((a, b) => (Math.abs(b.from - seq) < Math.abs(a.from - seq) ? b : a));
+    return sp.from;
+  }
+  const n = lane.active.length;
+  const i = Math.min(n - 1, Math.floor((offsetX / w) * n));
+  return Math.floor((i * rev) / n) + 1;
 }
 
 // ---- The event list: a window of at most a screenful of rows over the
@@ -785,6 +872,7 @@ async function poll() {
     renderHead();
     renderSlider();
     if (small()) renderTimeline();
+    else if (performance.now() - S.lanes.drawnAt > LANES_EVERY_MS) renderTimeline();
     sizeList();
     if (wasAtEnd) scrollToRow(Math.max(listLength() - Math.floor($("list").clientHeight / ROW), 0));
     renderList();
@@ -853,6 +941,11 @@ function init() {
   $("timeline").addEventListener("click", (ev) => {
     const m = ev.target.closest(".mark");
     if (m) select(Number(m.getAttribute("data-seq"))).catch(showError);
+    const c = ev.target.closest("canvas.lane-canvas");
+    if (c) {
+      const seq = laneClick(c, ev.offsetX);
+      if (seq) jump(seq, "lane").catch(showError);
+    }
   });
   $("list").addEventListener("click", (ev) => {
     const r = ev.target.closest(".vrow[data-seq]");
