@@ -232,6 +232,7 @@ type locked struct {
 	head      events.Head
 	moved     *Moved
 	serverNow time.Time
+	request   *prefetched // LockedRequest's record, or nil
 }
 
 // scanLock reads the answer of head_lock, which locks the project's head
@@ -257,9 +258,14 @@ func (s *Store) scanLock(row pgx.Row, op string) (locked, error) {
 
 // request returns the idempotency record of request id, if any.
 func (s *Store) request(ctx context.Context, ptx querier, id string) (events.RequestRecord, bool, error) {
+	return scanRequest(ptx.QueryRow(ctx, q("request_get"), pgx.NamedArgs{"project": s.project, "request_id": id}), id)
+}
+
+// scanRequest reads the answer of request_get for request id.
+func scanRequest(row pgx.Row, id string) (events.RequestRecord, bool, error) {
 	rec := events.RequestRecord{ID: id}
 	var result string
-	err := ptx.QueryRow(ctx, q("request_get"), pgx.NamedArgs{"project": s.project, "request_id": id}).Scan(&rec.Fingerprint, &rec.FirstSeq, &result)
+	err := row.Scan(&rec.Fingerprint, &rec.FirstSeq, &result)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return events.RequestRecord{}, false, nil
 	}

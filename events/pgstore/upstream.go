@@ -18,6 +18,9 @@ import (
 // up from and writes through (events.Options.Upstream).
 var _ events.Upstream = (*Store)(nil)
 
+// It looks a write's request id up with its lock (events.RequestLocker).
+var _ events.RequestLocker = (*Store)(nil)
+
 // Describe names the store for messages and reports, without the
 // password: "postgres HOST:PORT/DB as USER, project KEY".
 func (s *Store) Describe() string {
@@ -34,7 +37,18 @@ func (s *Store) Describe() string {
 // itself, the message says the write may have been committed); InvalidInput
 // when an event's id or request id is already in the log; an error fn
 // returns, coded, or wrapped as Storage.
-func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (err error) {
+func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) error {
+	return s.locked(ctx, "", fn)
+}
+
+// LockedRequest is Locked for a write with request id requestID, whose
+// record is looked up with the lock, in the same round trip, as
+// events.RequestLocker specifies. Errors: those of Locked.
+func (s *Store) LockedRequest(ctx context.Context, requestID string, fn func(w events.LockedLog) error) error {
+	return s.locked(ctx, requestID, fn)
+}
+
+func (s *Store) locked(ctx context.Context, requestID string, fn func(w events.LockedLog) error) (err error) {
 	const op = "append events"
 	if err := s.checkOpen(op); err != nil {
 		return err
@@ -46,7 +60,7 @@ func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (
 			err = s.mapErrNote(op, err, nothingWritten)
 		}
 	}()
-	conn, l, err := s.acquireLocked(ctx, op)
+	conn, l, err := s.acquireLocked(ctx, op, requestID)
 	if err != nil {
 		return err
 	}
@@ -57,18 +71,19 @@ func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (
 		}
 		conn.Release()
 	}()
-	lw.tx, lw.head, lw.moved, lw.serverNow = conn, l.head, l.moved, l.serverNow
+	lw.tx, lw.head, lw.moved, lw.serverNow, lw.request = conn, l.head, l.moved, l.serverNow, l.request
 	lw.pending = lw.head
 	return fn(lw)
 }
 
 // acquireLocked takes a connection from the pool, begins a READ COMMITTED
-// transaction on it and locks the project's head row, the two statements
-// sent together (one round trip), retrying for a passing failure
+// transaction on it and locks the project's head row (and, when
+// requestID is not empty, looks its record up under the lock), the
+// statements sent together (one round trip), retrying for a passing failure
 // (Options.RetryFor): nothing is written before the lock. The transaction
 // is the connection's until Commit (a COMMIT sent with the write's
 // statements) or abandon.
-func (s *Store) acquireLocked(ctx context.Context, op string) (*pgxpool.Conn, locked, error) {
+func (s *Store) acquireLocked(ctx context.Context, op, requestID string) (*pgxpool.Conn, locked, error) {
 	var conn *pgxpool.Conn
 	var l locked
 	err := s.retry(ctx, op, func() error {
@@ -79,10 +94,18 @@ func (s *Store) acquireLocked(ctx context.Context, op string) (*pgxpool.Conn, lo
 		b := &pgx.Batch{}
 		b.Queue(q("begin_locked"))
 		b.Queue(q("head_lock"), pgx.NamedArgs{"project": s.project})
+		if requestID != "" {
+			b.Queue(q("request_get"), pgx.NamedArgs{"project": s.project, "request_id": requestID})
+		}
 		br := c.SendBatch(ctx, b)
 		_, err = br.Exec()
 		if err == nil {
 			l, err = s.scanLock(br.QueryRow(), op)
+		}
+		if err == nil && requestID != "" {
+			p := prefetched{id: requestID}
+			p.rec, p.found, err = scanRequest(br.QueryRow(), requestID)
+			l.request = &p
 		}
 		if cerr := br.Close(); err == nil {
 			err = cerr
@@ -120,6 +143,17 @@ type lockedLog struct {
 	// unknown is set when the connection was lost after the COMMIT was
 	// sent: the error says the write may have been committed.
 	unknown bool
+	// request is the record of the write's request id, looked up with
+	// the lock (LockedRequest), or nil.
+	request *prefetched
+}
+
+// prefetched is a request record looked up with the lock: under it, no
+// other writer can store one.
+type prefetched struct {
+	id    string
+	rec   events.RequestRecord
+	found bool
 }
 
 // Clock returns the server's clock when the lock was granted, and true
@@ -175,6 +209,9 @@ func (w *lockedLog) Scan(from, to int64, fn func(e *events.Event) error) error {
 }
 
 func (w *lockedLog) Request(id string) (events.RequestRecord, bool, error) {
+	if p := w.request; p != nil && p.id == id {
+		return p.rec, p.found, nil
+	}
 	rec, found, err := w.store.request(w.ctx, w.tx, id)
 	if err != nil {
 		return rec, false, w.store.mapErrNote("look up request", err, nothingWritten)

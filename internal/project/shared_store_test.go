@@ -23,8 +23,8 @@ import (
 // round trips, counted on the connection itself (pgstore.Traffic): a
 // read is the connection's start and one query (the schema's version and
 // the head); a write adds the lock (BEGIN with it) and the commit (the
-// inserts, the head's advance and COMMIT together), and a request id its
-// lookup. Before the statements were sent whole and batched, a read took
+// inserts, the head's advance and COMMIT together), its request id looked
+// up with the lock. Before the statements were sent whole and batched, a read took
 // 6 round trips, session start 15, a checkpoint 16 and one with a request
 // id 20.
 func TestShared_RoundTrips(t *testing.T) {
@@ -57,6 +57,7 @@ func TestShared_RoundTrips(t *testing.T) {
 		return tr
 	}
 	var session string
+	var first int64 // the revision of the checkpoint with a request id
 	ttl := int64(3_600_000)
 	for _, c := range []struct {
 		name string
@@ -84,11 +85,27 @@ func TestShared_RoundTrips(t *testing.T) {
 			_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "rt", Digest: "stepped", NextAction: "step again"})
 			return err
 		}},
-		{"session checkpoint --request-id", 5, func(p *project.Project) error {
+		{"session checkpoint --request-id", 4, func(p *project.Project) error {
 			req := project.SessionCheckpointRequest{SessionID: session, Agent: "rt", Digest: "stepped twice", NextAction: "step again"}
 			req.RequestID = "rt-1"
-			_, err := p.SessionCheckpoint(ctx, req)
+			res, err := p.SessionCheckpoint(ctx, req)
+			if err == nil {
+				first = res.ProjectRevision
+			}
 			return err
+		}},
+		{"the same, retried; then status", 5, func(p *project.Project) error {
+			req := project.SessionCheckpointRequest{SessionID: session, Agent: "rt", Digest: "stepped twice", NextAction: "step again"}
+			req.RequestID = "rt-1"
+			res, err := p.SessionCheckpoint(ctx, req)
+			if err != nil {
+				return err
+			}
+			st, err := p.Status(ctx, project.StatusRequest{})
+			require.NoError(t, err)
+			require.Equal(t, first, res.ProjectRevision, "the first answer")
+			require.Equal(t, first, st.ProjectRevision, "nothing appended")
+			return nil
 		}},
 	} {
 		tr := command(c.name, c.op)
