@@ -58,6 +58,9 @@ func (c *recoveryInspectCmd) Run(app *App) error {
 				fmt.Fprintf(w, "changed in the register since the checkpoint: %s (seq %d): %q -> %q\n", ch.Field, ch.Seq, ch.Then, ch.Now)
 			}
 			printKnowledge(w, rep.Knowledge)
+			if k := rep.Knowledge; k != nil && rep.ClosedCount > len(k.Closed) {
+				fmt.Fprintf(w, "closed since the checkpoint: the latest %d of %d (every close: awr log --work %s --kind checkpoint_recorded --since %d)\n", len(k.Closed), rep.ClosedCount, s.Work, k.Since)
+			}
 			if rep.Repository != nil {
 				printRepository(w, rep.Repository)
 			} else if c.At != nil {

@@ -130,3 +130,60 @@ func openW1Dir(tb testing.TB) string {
 	require.NoError(tb, st.Close())
 	return dir
 }
+
+// TestResume_ManyClosedSinceCheckpoint: a session resumed long after its
+// checkpoint, on a work item another session went on with and closed 60
+// loops of, gets its packet: the 20 latest closes, and a line that counts
+// the other 40 with the command that lists them (before, every close was
+// in the packet's required part, and the resume went without a packet:
+// BudgetExceeded); recovery inspect lists the latest 50 of the 60 and
+// counts them all.
+func TestResume_ManyClosedSinceCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	p := openW1(t)
+	t.Cleanup(func() { p.Close() })
+	first, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
+	require.NoError(t, err)
+	var loops []string
+	for i := range 60 {
+		loops = append(loops, fmt.Sprintf("Open question %d about the order store, with enough words to cost tokens", i))
+	}
+	cp, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: first.Session.ID, Agent: "a0", Digest: "Asked", NextAction: "Answer them",
+		KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: loops}})
+	require.NoError(t, err)
+	_, err = p.SessionEnd(ctx, project.SessionEndRequest{SessionID: first.Session.ID, Agent: "a0", Outcome: events.OutcomeIncomplete})
+	require.NoError(t, err)
+	other, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a1"})
+	require.NoError(t, err)
+	for i := range 60 { // one checkpoint per close: 60 closes at 60 seqs
+		_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: other.Session.ID, Agent: "a1", Digest: "Answered", NextAction: "Go on",
+			KnowledgeFlags: commands.KnowledgeFlags{ResolveLoops: []string{fmt.Sprintf("L-%d=answered", i+1)}}})
+		require.NoError(t, err)
+	}
+	_, err = p.SessionEnd(ctx, project.SessionEndRequest{SessionID: other.Session.ID, Agent: "a1", Outcome: events.OutcomeIncomplete})
+	require.NoError(t, err)
+
+	rep, err := p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: first.Session.ID})
+	require.NoError(t, err)
+	require.Equal(t, 60, rep.ClosedCount)
+	require.Len(t, rep.Knowledge.Closed, project.RecoveryClosedLimit)
+	for _, k := range rep.Knowledge.Closed {
+		n := 0
+		fmt.Sscanf(k.ID, "L-%d", &n)
+		require.Greater(t, n, 10, "%s closed among the first 10, yet listed", k.ID)
+	}
+
+	res, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: first.Session.ID, Agent: "a2"})
+	require.NoError(t, err)
+	require.NotNil(t, res.Context, "recovery gaps: %v", res.RecoveryGaps)
+	text := res.Context.RenderedContext
+	require.Contains(t, text, fmt.Sprintf("- 40 closed before the 20 below (every close: awr log --work W-1 --kind checkpoint_recorded --since %d)", cp.Checkpoint.Seq-1))
+	for i := 1; i <= 60; i++ {
+		line := fmt.Sprintf("- L-%d: ", i)
+		if i <= 40 {
+			require.NotContains(t, text, line, "L-%d closed among the first 40", i)
+		} else {
+			require.Contains(t, text, line, "L-%d closed among the latest 20", i)
+		}
+	}
+}

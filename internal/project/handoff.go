@@ -49,6 +49,11 @@ type (
 	ContextCompileRequest = commands.CompileRequest
 )
 
+// HostClients are the clients whose conversation ids awr takes as the
+// host reports them (commands.HostClients); any other client is generic
+// and names its conversation HOST:ID.
+var HostClients = commands.HostClients
+
 // The results of those operations.
 type (
 	// SessionStartResult is the new session and its claim.

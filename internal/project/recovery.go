@@ -31,8 +31,10 @@ type RecoveryReport struct {
 	SuccessorID   string                  `json:"successor_id,omitempty"`
 	ChangedSince  []LogEvent              `json:"changed_since_checkpoint"`
 	// Knowledge is the work item's loops, decisions, facts and
-	// hypotheses, with those the latest checkpoint closed.
-	Knowledge *projections.KnowledgeState `json:"knowledge"`
+	// hypotheses, with those closed since the checkpoint: the
+	// RecoveryClosedLimit that closed last, of ClosedCount in all.
+	Knowledge   *projections.KnowledgeState `json:"knowledge"`
+	ClosedCount int                         `json:"closed_since_count"`
 	// RegisterChanges lists the fields of the work item that changed in
 	// its source after the latest checkpoint; NextAction puts the
 	// register's next action beside the checkpoint's.
@@ -56,8 +58,13 @@ type RecoveryReport struct {
 }
 
 // RecoveryChangedLimit bounds the events a recovery report lists as changed
-// since the checkpoint (the first ones after it).
-const RecoveryChangedLimit = 50
+// since the checkpoint (the first ones after it), and RecoveryClosedLimit
+// the knowledge items it lists as closed since (the latest to close; awr
+// log --work W --kind checkpoint_recorded --since SEQ lists every close).
+const (
+	RecoveryChangedLimit = 50
+	RecoveryClosedLimit  = 50
+)
 
 // RecoveryInspectRequest is `awr recovery inspect` and awr_recovery_inspect.
 type RecoveryInspectRequest struct {
@@ -103,6 +110,10 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 			rep.Inherited = in.Latest.SessionID != s.ID
 		}
 		rep.Knowledge, rep.RegisterChanges, rep.NextAction = in.Knowledge, in.Changed, workcontext.NextActionOf(&in)
+		if k := rep.Knowledge; k != nil {
+			rep.ClosedCount = len(k.Closed)
+			k.Closed = workcontext.LatestClosed(k.Closed, RecoveryClosedLimit)
+		}
 		if rep.RegisterChanges == nil {
 			rep.RegisterChanges = []workcontext.FieldChange{}
 		}

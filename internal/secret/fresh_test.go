@@ -91,7 +91,7 @@ func TestRedact(t *testing.T) {
 // credential on purpose: the documented refusals' examples and the
 // fixture of a secret file intake must never read.
 var allowed = map[string]string{
-	"docs/commands.md":                 "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	"docs/commands/rig.md":             "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 	"fixtures/projects/bad-files/.env": "AWS_SECRET_ACCESS_KEY=do-not-read",
 }
 

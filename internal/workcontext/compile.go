@@ -398,7 +398,7 @@ func chunks(in Input) (required, optional []chunk) {
 		add(&required, "decisions", true, append([]string{"## Decisions in force"}, knowledgeLines(k.Decisions, func(*projections.Knowledge) string { return "" })...)...)
 	}
 	if k != nil && len(k.Closed) > 0 {
-		add(&required, "closed_since_checkpoint", true, append([]string{"## Closed since the previous checkpoint (shown once)"}, knowledgeLines(k.Closed, closedDetail)...)...)
+		add(&required, "closed_since_checkpoint", true, closedLines(in.Work, k)...)
 	}
 	if k != nil && len(k.Facts) > 0 {
 		add(&optional, "facts", false, append([]string{"## Facts"}, knowledgeLines(k.Facts, func(f *projections.Knowledge) string {

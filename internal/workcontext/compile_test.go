@@ -120,3 +120,36 @@ func TestRelated(t *testing.T) {
 	require.Len(t, few, 4, "closed items fit when there are few")
 	require.Empty(t, none)
 }
+
+// TestClosedLines: a packet lists at most MaxClosedShown items closed
+// since the checkpoint, the latest to close (of those closed at the
+// earliest seq shown, the first in the state's order while there is
+// room), in the state's order, and counts the rest with the command that
+// lists every close; a short list is whole.
+func TestClosedLines(t *testing.T) {
+	t.Parallel()
+	k := &projections.KnowledgeState{Since: 9}
+	closed := func(id string, seq int64) projections.Knowledge {
+		return projections.Knowledge{ID: id, Kind: "loop", Text: "q", State: "resolved", ClosedSeq: seq}
+	}
+	// L-30 … L-1 closed at seqs 129 … 100; L-31 and L-32 at 120 (as
+	// L-21), L-33 at 112 (as L-13).
+	for i := 30; i >= 1; i-- {
+		k.Closed = append(k.Closed, closed(fmt.Sprintf("L-%d", i), int64(99+i)))
+	}
+	k.Closed = append(k.Closed, closed("L-31", 120), closed("L-32", 120), closed("L-33", 112))
+	lines := closedLines("T-5", k)
+	require.Equal(t, "## Closed since the previous checkpoint (shown once)", lines[0])
+	require.Equal(t, "- 13 closed before the 20 below (every close: awr log --work T-5 --kind checkpoint_recorded --since 9)", lines[1])
+	var ids []string
+	for _, l := range lines[2:] {
+		ids = append(ids, strings.SplitN(strings.TrimPrefix(l, "- "), ":", 2)[0])
+	}
+	// After 112: L-30 … L-14 and L-31, L-32 (19); at 112, room for one:
+	// L-13, listed before L-33.
+	want := []string{"L-30", "L-29", "L-28", "L-27", "L-26", "L-25", "L-24", "L-23", "L-22", "L-21", "L-20", "L-19", "L-18", "L-17", "L-16", "L-15", "L-14", "L-13", "L-31", "L-32"}
+	require.Equal(t, want, ids)
+
+	short := &projections.KnowledgeState{Since: 3, Closed: k.Closed[:4]}
+	require.Len(t, closedLines("T-5", short), 5, "a short list is whole, with no count line")
+}

@@ -2,6 +2,7 @@ package workcontext
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -146,6 +147,59 @@ func loopDetail(k *projections.Knowledge) string {
 		s += fmt.Sprintf(", %d sessions", k.Sessions)
 	}
 	return s
+}
+
+// MaxClosedShown bounds the items a packet lists as closed since the
+// previous checkpoint: the latest ones to close; the earlier are counted,
+// with the command that lists them. A session resumed long after its
+// checkpoint, on a work item others went on with, would otherwise carry
+// every item closed since, beyond any budget.
+const MaxClosedShown = 20
+
+// closedLines is the section of the items k lists as closed since its
+// Since seq: at most MaxClosedShown of them (LatestClosed), and a line
+// that counts the rest.
+func closedLines(work string, k *projections.KnowledgeState) []string {
+	lines := []string{"## Closed since the previous checkpoint (shown once)"}
+	shown := LatestClosed(k.Closed, MaxClosedShown)
+	if earlier := len(k.Closed) - len(shown); earlier > 0 {
+		lines = append(lines, fmt.Sprintf("- %d closed before the %d below (every close: awr log --work %s --kind checkpoint_recorded --since %d)", earlier, len(shown), work, k.Since))
+	}
+	return append(lines, knowledgeLines(shown, closedDetail)...)
+}
+
+// LatestClosed returns the n items of closed that closed last, in
+// closed's order (of those closed at the earliest seq kept, the first in
+// that order while there is room); closed itself when it holds n or
+// fewer.
+func LatestClosed(closed []projections.Knowledge, n int) []projections.Knowledge {
+	if len(closed) <= n {
+		return closed
+	}
+	seqs := make([]int64, len(closed))
+	for i := range closed {
+		seqs[i] = closed[i].ClosedSeq
+	}
+	slices.Sort(seqs)
+	cut := seqs[len(seqs)-n] // the earliest close kept
+	// Every item closed after cut, then those closed at cut (one
+	// checkpoint may close several) while there is room.
+	room := n
+	for _, q := range seqs {
+		if q > cut {
+			room--
+		}
+	}
+	var kept []projections.Knowledge
+	for _, c := range closed {
+		if c.ClosedSeq > cut || c.ClosedSeq == cut && room > 0 {
+			if c.ClosedSeq == cut {
+				room--
+			}
+			kept = append(kept, c)
+		}
+	}
+	return kept
 }
 
 // closedDetail says how an item closed.

@@ -59,124 +59,12 @@ func class(r rune) uint8 {
 // runes, as the regular expression engine reads it (each invalid UTF-8
 // byte is U+FFFD).
 func split(rs []rune, piece func(start, end int)) {
-	n := len(rs)
-	cl := make([]uint8, n)
+	sp := splitter{rs: rs, n: len(rs), cl: make([]uint8, len(rs))}
 	for i, r := range rs {
-		cl[i] = class(r)
+		sp.cl[i] = class(r)
 	}
-	is := func(i int, c uint8) bool { return i < n && cl[i]&c != 0 }
-	newline := func(i int) bool { return i < n && (rs[i] == '\r' || rs[i] == '\n') }
-	// other is [^\r\n\p{L}\p{N}].
-	other := func(i int) bool { return i < n && !newline(i) && cl[i]&(cLetter|cNumber) == 0 }
-	// contraction is the length of (?i:'s|'t|'re|'ve|'m|'ll|'d) at i, or 0.
-	contraction := func(i int) int {
-		if i+1 >= n || rs[i] != '\'' {
-			return 0
-		}
-		switch rs[i+1] {
-		case 's', 'S', 'ſ', 't', 'T', 'm', 'M', 'd', 'D':
-			return 2
-		}
-		if i+2 < n {
-			a, b := unicode.ToLower(rs[i+1]), unicode.ToLower(rs[i+2])
-			if a == 'r' && b == 'e' || a == 'v' && b == 'e' || a == 'l' && b == 'l' {
-				return 3
-			}
-		}
-		return 0
-	}
-	// words tries the two letter alternatives at s; -1 when neither
-	// matches.
-	words := func(s int) int {
-		for _, lead := range []int{1, 0} { // [^\r\n\p{L}\p{N}]? is greedy
-			if lead == 1 && !other(s) {
-				continue
-			}
-			p := s + lead
-			k := p
-			for is(k, cUpper) {
-				k++
-			}
-			// Upper* Lower+: the longest Upper run that a Lower follows.
-			j := k
-			for j >= p && !is(j, cLower) {
-				j--
-			}
-			if j >= p {
-				e := j
-				for is(e, cLower) {
-					e++
-				}
-				return e + contraction(e)
-			}
-		}
-		for _, lead := range []int{1, 0} {
-			if lead == 1 && !other(s) {
-				continue
-			}
-			p := s + lead
-			k := p
-			for is(k, cUpper) {
-				k++
-			}
-			// Upper+ Lower*.
-			if k > p {
-				for is(k, cLower) {
-					k++
-				}
-				return k + contraction(k)
-			}
-		}
-		return -1
-	}
-	match := func(s int) int {
-		if e := words(s); e >= 0 {
-			return e
-		}
-		if is(s, cNumber) { // \p{N}{1,3}
-			e := s + 1
-			for e < s+3 && is(e, cNumber) {
-				e++
-			}
-			return e
-		}
-		// ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
-		symbol := func(i int) bool { return i < n && cl[i]&(cSpace|cLetter|cNumber) == 0 }
-		p := s
-		if rs[s] == ' ' {
-			p++
-		}
-		if symbol(p) {
-			e := p
-			for symbol(e) {
-				e++
-			}
-			for newline(e) || e < n && rs[e] == '/' {
-				e++
-			}
-			return e
-		}
-		if !is(s, cSpace) {
-			return -1
-		}
-		k := s
-		for is(k, cSpace) {
-			k++
-		}
-		// \s*[\r\n]+: up to the last line break of the run.
-		for j := k - 1; j >= s; j-- {
-			if newline(j) {
-				return j + 1
-			}
-		}
-		// \s+(?!\S): the run, less its last space unless the text ends.
-		if k == n || k-s < 2 {
-			return k // or \s+
-		}
-		return k - 1
-	}
-	for s := 0; s < n; {
-		e := match(s)
+	for s := 0; s < sp.n; {
+		e := sp.match(s)
 		if e < 0 {
 			s++
 			continue
@@ -184,4 +72,139 @@ func split(rs []rune, piece func(start, end int)) {
 		piece(s, e)
 		s = e
 	}
+}
+
+// splitter holds the text split cuts: its runes, their number and their
+// classes.
+type splitter struct {
+	rs []rune
+	n  int
+	cl []uint8
+}
+
+func (sp *splitter) is(i int, c uint8) bool { return i < sp.n && sp.cl[i]&c != 0 }
+
+func (sp *splitter) newline(i int) bool { return i < sp.n && (sp.rs[i] == '\r' || sp.rs[i] == '\n') }
+
+// other is [^\r\n\p{L}\p{N}].
+func (sp *splitter) other(i int) bool {
+	return i < sp.n && !sp.newline(i) && sp.cl[i]&(cLetter|cNumber) == 0
+}
+
+// symbol is [^\s\p{L}\p{N}].
+func (sp *splitter) symbol(i int) bool { return i < sp.n && sp.cl[i]&(cSpace|cLetter|cNumber) == 0 }
+
+// contraction is the length of (?i:'s|'t|'re|'ve|'m|'ll|'d) at i, or 0.
+func (sp *splitter) contraction(i int) int {
+	rs := sp.rs
+	if i+1 >= sp.n || rs[i] != '\'' {
+		return 0
+	}
+	switch rs[i+1] {
+	case 's', 'S', 'ſ', 't', 'T', 'm', 'M', 'd', 'D':
+		return 2
+	}
+	if i+2 < sp.n {
+		a, b := unicode.ToLower(rs[i+1]), unicode.ToLower(rs[i+2])
+		if a == 'r' && b == 'e' || a == 'v' && b == 'e' || a == 'l' && b == 'l' {
+			return 3
+		}
+	}
+	return 0
+}
+
+// words tries the two letter alternatives at s; -1 when neither matches.
+func (sp *splitter) words(s int) int {
+	for _, lead := range []int{1, 0} { // [^\r\n\p{L}\p{N}]? is greedy
+		if lead == 1 && !sp.other(s) {
+			continue
+		}
+		p := s + lead
+		k := p
+		for sp.is(k, cUpper) {
+			k++
+		}
+		// Upper* Lower+: the longest Upper run that a Lower follows.
+		j := k
+		for j >= p && !sp.is(j, cLower) {
+			j--
+		}
+		if j >= p {
+			e := j
+			for sp.is(e, cLower) {
+				e++
+			}
+			return e + sp.contraction(e)
+		}
+	}
+	for _, lead := range []int{1, 0} {
+		if lead == 1 && !sp.other(s) {
+			continue
+		}
+		p := s + lead
+		k := p
+		for sp.is(k, cUpper) {
+			k++
+		}
+		// Upper+ Lower*.
+		if k > p {
+			for sp.is(k, cLower) {
+				k++
+			}
+			return k + sp.contraction(k)
+		}
+	}
+	return -1
+}
+
+// match is the end of the leftmost match at s, or -1.
+func (sp *splitter) match(s int) int {
+	if e := sp.words(s); e >= 0 {
+		return e
+	}
+	if sp.is(s, cNumber) { // \p{N}{1,3}
+		e := s + 1
+		for e < s+3 && sp.is(e, cNumber) {
+			e++
+		}
+		return e
+	}
+	// ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
+	p := s
+	if sp.rs[s] == ' ' {
+		p++
+	}
+	if sp.symbol(p) {
+		e := p
+		for sp.symbol(e) {
+			e++
+		}
+		for sp.newline(e) || e < sp.n && sp.rs[e] == '/' {
+			e++
+		}
+		return e
+	}
+	if !sp.is(s, cSpace) {
+		return -1
+	}
+	return sp.spaces(s)
+}
+
+// spaces is the end of the whitespace match at s: \s*[\r\n]+ up to the
+// last line break of the run, else \s+(?!\S), the run less its last
+// space unless the text ends, or \s+.
+func (sp *splitter) spaces(s int) int {
+	k := s
+	for sp.is(k, cSpace) {
+		k++
+	}
+	for j := k - 1; j >= s; j-- {
+		if sp.newline(j) {
+			return j + 1
+		}
+	}
+	if k == sp.n || k-s < 2 {
+		return k
+	}
+	return k - 1
 }

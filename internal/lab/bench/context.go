@@ -156,9 +156,29 @@ func Context(ctx context.Context, opts ContextOptions) (*ContextResult, error) {
 		return nil, err
 	}
 
-	store, err := p.EventLog(ctx)
+	required, packets, err := workContexts(ctx, p, res, budget)
 	if err != nil {
 		return nil, err
+	}
+	recall(ctx, p, res, packets, required, budget)
+	if err := resumeSeries(ctx, p, res, budget, resumes); err != nil {
+		return nil, err
+	}
+	st, err := p.Status(ctx, project.StatusRequest{})
+	if err != nil {
+		return nil, err
+	}
+	res.ProjectRevision = st.ProjectRevision
+	return res, nil
+}
+
+// workContexts compiles every task's packet at budget into res (mean,
+// largest, compression) and returns each packet's required tokens and
+// text by work item.
+func workContexts(ctx context.Context, p *project.Project, res *ContextResult, budget int) (required map[string]int, packets map[string]string, err error) {
+	store, err := p.EventLog(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	var items []projections.WorkItem
 	if err := store.Read(ctx, func(r *events.Reader) error {
@@ -166,10 +186,9 @@ func Context(ctx context.Context, opts ContextOptions) (*ContextResult, error) {
 		items, err = projections.WorkItemsAt(r.Conn, r.Head, true)
 		return err
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	packets := map[string]string{}
-	required := map[string]int{}
+	packets, required = map[string]string{}, map[string]int{}
 	total := 0
 	for _, it := range items {
 		if _, seen := packets[it.Key]; seen {
@@ -177,7 +196,7 @@ func Context(ctx context.Context, opts ContextOptions) (*ContextResult, error) {
 		}
 		c, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: it.Key, Budget: &budget})
 		if err != nil {
-			return nil, fmt.Errorf("bench context: compile %s: %w", it.Key, err)
+			return nil, nil, fmt.Errorf("bench context: compile %s: %w", it.Key, err)
 		}
 		packets[it.Key] = c.WorkContext.RenderedContext
 		required[it.Key] = c.WorkContext.RequiredTokens
@@ -192,7 +211,12 @@ func Context(ctx context.Context, opts ContextOptions) (*ContextResult, error) {
 		res.MeanPacketTokens = (total + res.Packets/2) / res.Packets
 		res.Compression = float64(int(float64(res.SourceTokens)/float64(res.MeanPacketTokens)*10+0.5)) / 10
 	}
+	return required, packets, nil
+}
 
+// recall counts the hard facts each packet holds at budget, at half of
+// it and at its required part alone (every optional section cut).
+func recall(ctx context.Context, p *project.Project, res *ContextResult, packets map[string]string, required map[string]int, budget int) {
 	half := budget / 2
 	for _, f := range HardFacts() {
 		res.HardFacts++
@@ -209,24 +233,12 @@ func Context(ctx context.Context, opts ContextOptions) (*ContextResult, error) {
 		} else {
 			res.MissingAtHalf = append(res.MissingAtHalf, f.Work+": "+f.Text)
 		}
-		// The tightest budget: the packet's required part, so every
-		// optional section is left out.
 		tight := required[f.Work]
 		c, err = p.ContextCompile(ctx, project.ContextCompileRequest{Work: f.Work, Budget: &tight})
 		if err == nil && holds(c.WorkContext.RenderedContext, f.Text) {
 			res.RecalledAtRequired++
 		}
 	}
-
-	if err := resumeSeries(ctx, p, res, budget, resumes); err != nil {
-		return nil, err
-	}
-	st, err := p.Status(ctx, project.StatusRequest{})
-	if err != nil {
-		return nil, err
-	}
-	res.ProjectRevision = st.ProjectRevision
-	return res, nil
 }
 
 // holds reports whether packet holds text, white space aside.

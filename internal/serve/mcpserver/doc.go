@@ -14,4 +14,10 @@
 // context packets of sessions and work items, compiled through the door
 // without recording them) and the resume_work prompt (prompts.go). Their
 // errors are JSON-RPC errors whose data is the CLI's error object.
+//
+// The shared service (shared.go, registry.go) serves the same tools for
+// several projects over Streamable HTTP: a registry lists the projects
+// and the clients with their bearer tokens and grants; each request is
+// checked (Host and Origin, token, grant) before the SDK sees it, every
+// project tool takes project, and each project's door stays open.
 package mcpserver

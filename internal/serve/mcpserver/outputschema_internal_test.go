@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -49,4 +50,21 @@ func TestOutput_Reshape(t *testing.T) {
 	require.Equal(t, `{"zeta":"","list":[],"by_name":{"k":{"name":"k","tags":["x"]}},"opt":{"name":"","tags":[]},"any":null}`, string(got))
 	require.NoError(t, json.Unmarshal(got, &v))
 	require.NoError(t, r.Validate(v))
+}
+
+// TestOutput_ReshapeWithoutNull: reshape keeps a result without a null
+// as it is, unread; walking it would give the same bytes.
+func TestOutput_ReshapeWithoutNull(t *testing.T) {
+	out := outputOf[shapeOuter]("test")
+	n := 3
+	b, err := marshal(shapeOuter{Zeta: "z", Alpha: &shapeInner{Name: "a", Tags: []string{"t"}, Maybe: &n}, List: []shapeInner{{Name: "b", Tags: []string{}, Maybe: &n}},
+		ByName: map[string]shapeInner{"k": {Name: "k", Tags: []string{"x"}, Maybe: &n}}, Opt: &shapeInner{Tags: []string{}, Maybe: &n}, Any: map[string]any{"x": 1}})
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "null")
+	got, err := reshape(b, out.shape)
+	require.NoError(t, err)
+	require.Equal(t, string(b), string(got))
+	var walked bytes.Buffer
+	require.NoError(t, reshapeInto(&walked, b, out.shape))
+	require.Equal(t, string(b), walked.String(), "the walk changes nothing either")
 }

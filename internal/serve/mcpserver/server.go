@@ -36,15 +36,19 @@ type Options struct {
 }
 
 // Server is awr's MCP server bound to one project, reached through the
-// project door. The project's log is opened by the first tool call that
-// needs it, so a host can start the server before `awr init` and still run
-// awr_intake_inspect.
+// project door, or, in the shared service (NewShared), to the projects of
+// a registry, each tool call naming its project. The project's log is
+// opened by the first tool call that needs it, so a host can start the
+// server before `awr init` and still run awr_intake_inspect.
 type Server struct {
 	mcp     *mcp.Server
-	project *project.Project
+	project *project.Project // nil in the shared service
+	shared  *Shared          // nil on one project
 	opts    Options
 	tools   []Tool
-	watch   watcher // the subscriptions' watch of the project_revision
+	access  map[string]bool // tool name -> read-only
+	global  map[string]bool // tools of the shared service that take no project
+	watch   watcher         // the subscriptions' watch of the project_revision
 }
 
 // Tool describes one registered tool: its name, the request type its
@@ -65,25 +69,54 @@ func New(opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	p, err := project.Open(context.Background(), opts.Project, project.Options{Now: opts.Now, LockTimeout: opts.Timeout, Version: opts.Version,
-		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET")}, OnAgentsWord: true, Confined: true})
+	p, err := project.Open(context.Background(), opts.Project, projectOptions(opts))
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{project: p, opts: opts}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "awr", Title: "awr: agent work runtime", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions:       instructions,
-		Logger:             opts.Logger,
-		Capabilities:       &mcp.ServerCapabilities{},
-		SubscribeHandler:   s.onSubscribe,
-		UnsubscribeHandler: s.onUnsubscribe,
-	})
-	s.mcp.AddReceivingMiddleware(encodableErrors)
-	s.register()
-	s.registerResources()
-	s.registerPrompts()
-	return s, nil
+	return newServer(opts, p, nil), nil
 }
+
+// projectOptions are the door's options for a project served over MCP:
+// confined, taking an agent's word where the CLI would ask a person.
+func projectOptions(opts Options) project.Options {
+	return project.Options{Now: opts.Now, LockTimeout: opts.Timeout, Version: opts.Version,
+		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET")}, OnAgentsWord: true, Confined: true}
+}
+
+// newServer registers every tool on p, or, with sh, every tool of the
+// shared service: the same tools, each taking project, and
+// awr_projects_list; the resources, prompts and subscriptions, which name
+// no project, are served on one project only.
+func newServer(opts Options, p *project.Project, sh *Shared) *Server {
+	s := &Server{project: p, shared: sh, opts: opts, access: map[string]bool{}, global: map[string]bool{}}
+	so := &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       opts.Logger,
+		Capabilities: &mcp.ServerCapabilities{},
+	}
+	if sh == nil {
+		so.SubscribeHandler, so.UnsubscribeHandler = s.onSubscribe, s.onUnsubscribe
+	} else {
+		so.Instructions = sharedInstructions + " " + instructions
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "awr", Title: "awr: agent work runtime", Version: opts.Version}, so)
+	s.mcp.AddReceivingMiddleware(encodableErrors)
+	if sh != nil {
+		add(s, tool{name: "awr_projects_list", title: "Projects served to you", readOnly: true, global: true,
+			desc: "The projects this shared service serves to you (your grants only), by the name every other tool takes as project: project_id, access (read or write) and project_revision."},
+			sh.projectsList)
+	}
+	s.register()
+	if sh == nil {
+		s.registerResources()
+		s.registerPrompts()
+	}
+	return s
+}
+
+// sharedInstructions open the instructions of the shared service.
+const sharedInstructions = `This is a shared awr service serving several projects: call awr_projects_list first, ` +
+	`then give project (one of its names) to every other tool.`
 
 const instructions = `awr keeps coding work continuous across interruptions. Typical handoff: awr_ready (pick work), ` +
 	`awr_session_start with claim=true, awr_context_compile with the session, work, awr_session_checkpoint (digest, next_action, open_loops), ` +
@@ -103,6 +136,9 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.mcp.
 // if it was opened.
 func (s *Server) Close() error {
 	s.stopWatch()
+	if s.project == nil {
+		return nil
+	}
 	return s.project.Close()
 }
 
@@ -110,6 +146,7 @@ func (s *Server) Close() error {
 type tool struct {
 	name, title, desc string
 	readOnly          bool
+	global            bool // the shared service's tools that take no project
 }
 
 // handlerFunc is a tool body: one call through the door with the decoded
@@ -125,28 +162,51 @@ type handlerFunc[In, Out any] func(ctx context.Context, p *project.Project, in I
 // naming the fields. Its output schema is derived from Out, the result
 // type the CLI prints with --json (outputSchema).
 func add[In, Out any](s *Server, t tool, h handlerFunc[In, Out]) {
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic("mcpserver: schema for " + t.name + ": " + err.Error())
-	}
-	describe(schema, reflect.TypeFor[In]())
+	schema := inputSchema[In](t.name)
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
 		panic("mcpserver: resolve schema for " + t.name + ": " + err.Error())
 	}
+	advertised := schema
+	if s.shared != nil && !t.global {
+		// The schema a client sees takes project too; the call is decoded
+		// against the door's own once project is taken out.
+		advertised = inputSchema[In](t.name)
+		if advertised.Properties == nil {
+			advertised.Properties = map[string]*jsonschema.Schema{}
+		}
+		advertised.Properties["project"] = &jsonschema.Schema{Type: "string", MinLength: new(1),
+			Description: "The project to act on: one of the names awr_projects_list gives"}
+		advertised.Required = append(advertised.Required, "project")
+		sort.Strings(advertised.Required)
+	}
 	out := outputOf[Out](t.name)
 	s.tools = append(s.tools, Tool{Name: t.name, Input: reflect.TypeFor[In](), Output: reflect.TypeFor[Out]()})
+	s.access[t.name] = t.readOnly
+	if t.global {
+		s.global[t.name] = true
+	}
 	ann := &mcp.ToolAnnotations{Title: t.title, ReadOnlyHint: t.readOnly, OpenWorldHint: new(false)}
 	if !t.readOnly {
 		ann.DestructiveHint = new(false)
 	}
-	s.mcp.AddTool(&mcp.Tool{Name: t.name, Title: t.title, Description: t.desc, InputSchema: schema, OutputSchema: out.schema, Annotations: ann},
+	s.mcp.AddTool(&mcp.Tool{Name: t.name, Title: t.title, Description: t.desc, InputSchema: advertised, OutputSchema: out.schema, Annotations: ann},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			in, err := decode[In](t.name, req.Params.Arguments, schema, resolved)
+			p, raw := s.project, req.Params.Arguments
+			if s.shared != nil {
+				var release func()
+				var err error
+				ctx, p, raw, release, err = s.shared.target(ctx, req, t)
+				if err != nil {
+					return errorResult(err, nil), nil
+				}
+				defer release()
+			}
+			in, err := decode[In](t.name, raw, schema, resolved)
 			if err != nil {
 				return errorResult(err, nil), nil
 			}
-			res, err := h(ctx, s.project, in)
+			res, err := h(ctx, p, in)
 			if err != nil {
 				if s.opts.Logger != nil {
 					fe := fault.As(err)
@@ -163,6 +223,18 @@ func add[In, Out any](s *Server, t tool, h handlerFunc[In, Out]) {
 			}
 			return okResult(res, out.shape)
 		})
+}
+
+// inputSchema derives the input schema of a tool from In, the door's
+// request type (see add). It panics when In has none: a registration
+// fault, caught by every test that starts a server.
+func inputSchema[In any](name string) *jsonschema.Schema {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic("mcpserver: schema for " + name + ": " + err.Error())
+	}
+	describe(schema, reflect.TypeFor[In]())
+	return schema
 }
 
 // describe sets each property's description from the field's help tag,
