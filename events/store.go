@@ -440,8 +440,20 @@ type Reader struct {
 // changed under a read that SQLite could not lock, hint retry); those of
 // CatchUp; an error fn returns, coded, or wrapped as Storage.
 func (s *Store) Read(ctx context.Context, fn func(r *Reader) error) (err error) {
+	return s.read(ctx, true, fn)
+}
+
+// ReadCached is Read without the catch-up of a shared log's cache: fn
+// sees what this machine's cache holds (for what no later event can
+// change, such as the project the log belongs to). For a project's own
+// log it is Read.
+func (s *Store) ReadCached(ctx context.Context, fn func(r *Reader) error) error {
+	return s.read(ctx, false, fn)
+}
+
+func (s *Store) read(ctx context.Context, catchUp bool, fn func(r *Reader) error) (err error) {
 	defer s.catchFault("read", &err, armFault())
-	if s.up != nil {
+	if s.up != nil && catchUp {
 		if _, err := s.CatchUp(ctx); err != nil {
 			return err
 		}

@@ -42,6 +42,14 @@ type Upstream interface {
 	Close() error
 }
 
+// RequestLocker is an Upstream that looks a write's request id up as it
+// takes its write lock, in one step: LockedRequest is Locked, and
+// LockedLog.Request(requestID) answers from what was read with the lock.
+// A write with a request id uses it when the Upstream has it.
+type RequestLocker interface {
+	LockedRequest(ctx context.Context, requestID string, fn func(w LockedLog) error) error
+}
+
 // LockedLog is the shared log while its write lock is held (Upstream.Locked).
 type LockedLog interface {
 	// Head is the shared log's head when the lock was granted: every
@@ -275,7 +283,13 @@ func (s *Store) diverged(format string, args ...any) error {
 // is the next catch-up's to repair, and the write is acknowledged.
 func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error)) (*WriteResult, error) {
 	var res *WriteResult
-	err := s.up.Locked(ctx, func(w LockedLog) error {
+	lock := s.up.Locked
+	if rl, ok := s.up.(RequestLocker); ok && opts.RequestID != "" {
+		lock = func(ctx context.Context, fn func(w LockedLog) error) error {
+			return rl.LockedRequest(ctx, opts.RequestID, fn)
+		}
+	}
+	err := lock(ctx, func(w LockedLog) error {
 		h := w.Head()
 		if err := w.Moved(); err != nil {
 			return err

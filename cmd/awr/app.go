@@ -430,7 +430,7 @@ func (a *App) project() (*project.Project, error) {
 
 // options are the door's options for this process.
 func (a *App) options() project.Options {
-	return project.Options{Now: a.Now, LockTimeout: a.timeout, Progress: a.progress, Version: Version(),
+	return project.Options{Now: a.Now, LockTimeout: a.timeout, Progress: a.progress, Version: Version(), OneCommand: leaveAtExit,
 		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET"), AwrBin: awrBinary(), Crashpoint: testCrashpoint()}}
 }
 

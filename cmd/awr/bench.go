@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -303,7 +304,14 @@ func printTargets(w io.Writer, res *lab.RunResult) {
 		if t.Met != nil {
 			met = map[bool]string{true: "yes", false: "NO"}[*t.Met]
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, bound, num(t.Target), measured, opt(t.Min), opt(t.Median), opt(t.P95), met)
+		id, unit := strconv.Itoa(t.ID), ""
+		if t.Issue != 0 { // another issue's target: #40.4
+			id = fmt.Sprintf("#%d.%d", t.Issue, t.ID)
+		}
+		if t.Unit == "ms" {
+			unit = " ms"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s%s%s\t%s\t%s\t%s\t%s\t%s\n", id, t.Name, bound, num(t.Target), unit, measured, opt(t.Min), opt(t.Median), opt(t.P95), met)
 	}
 	tw.Flush()
 	for _, t := range res.Targets {

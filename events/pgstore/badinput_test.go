@@ -263,4 +263,16 @@ func TestStore_RetriesPassingFailures(t *testing.T) {
 		require.NoError(t, err, "a read after its connection was ended is retried")
 	}
 	requireHead(t, st, 5)
+	// A write whose pooled connection was ended takes the lock on a new
+	// one: nothing was sent before the lock, so it is retried.
+	for i := range 3 {
+		conn, err := pgx.Connect(ctx, base)
+		require.NoError(t, err)
+		_, err = conn.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", strings.TrimPrefix(u.Path, "/"))
+		conn.Close(ctx)
+		require.NoError(t, err)
+		_, err = cacheWrite(t, cache, cacheOpts(int64(20+i)), fmt.Sprintf("w%d", i))
+		require.NoError(t, err, "a write after its connection was ended is retried before its lock")
+	}
+	requireHead(t, st, 8)
 }

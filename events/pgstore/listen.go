@@ -23,6 +23,7 @@ func (s *Store) Wait(ctx context.Context, after int64, max time.Duration) error 
 	if err := s.checkOpen(op); err != nil {
 		return err
 	}
+	s.takeOpened()
 	// One listening connection per store, kept between waits: LISTEN
 	// stays with a connection, so it is taken out of the pool.
 	s.listenMu.Lock()

@@ -70,6 +70,13 @@ type Options struct {
 	// machine whose clock is off by minutes neither takes a live claim
 	// nor keeps one past its lease.
 	ServerClock bool
+	// HeadAtOpen makes the first Head return the head the open read (in
+	// the same query as the schema's version) instead of asking the
+	// server again: for a process that opens the store for one command
+	// (awr's CLI), which began before the open. A store kept open for
+	// many operations (the MCP server) must not set it: a later
+	// operation's first Head would miss the writes committed since.
+	HeadAtOpen bool
 }
 
 // Store is a project's event log in a PostgreSQL database: an events.Log.
@@ -86,12 +93,20 @@ type Store struct {
 
 	retryFor    time.Duration
 	serverClock bool
+	headAtOpen  bool
 
 	mu     sync.Mutex
 	closed bool
+	// opened is the project's head as the open read it, handed to the
+	// first Head (the catch-up of the command that opened the store)
+	// instead of a query of its own; nil once used, and unless
+	// Options.HeadAtOpen.
+	opened *events.Head
 
 	listenMu sync.Mutex
 	listener *pgx.Conn // the LISTEN awr_events connection of Wait, or nil
+
+	traffic trafficCounter
 }
 
 // The PostgreSQL store and its transaction are an events.Log and an
@@ -126,8 +141,14 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
+	// A command connects anew and runs each statement once or twice: a
+	// statement prepared first (pgx's default) costs a round trip more
+	// than the statement itself. Sent whole, with its parameters' types
+	// taken from their Go types, each statement is one round trip.
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port,
-		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, retryFor: opts.RetryFor, serverClock: opts.ServerClock}
+		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, retryFor: opts.RetryFor, serverClock: opts.ServerClock, headAtOpen: opts.HeadAtOpen}
+	cfg.ConnConfig.DialFunc = s.traffic.dialer(cfg.ConnConfig.DialFunc)
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, s.mapErr("open postgres store", err)
@@ -141,13 +162,15 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 
 // prepare brings the schema forward and creates the project's head when
 // either is missing. The common case, a database at this awr's schema
-// with the project's head, costs one query and takes no lock; only
-// otherwise does it migrate under the advisory lock and create the head.
+// with the project's head, costs one query (which reads the head too, for
+// the first Head) and takes no lock; only otherwise does it migrate under
+// the advisory lock and create the head.
 func (s *Store) prepare(ctx context.Context) error {
 	var version int
-	var head bool
+	var seq, at *int64
+	var hash []byte
 	latest := SchemaVersion()
-	err := s.pool.QueryRow(ctx, q("open_check"), pgx.NamedArgs{"project": s.project}).Scan(&version, &head)
+	err := s.pool.QueryRow(ctx, q("open_check"), pgx.NamedArgs{"project": s.project}).Scan(&version, &seq, &hash, &at)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table: a new database
@@ -155,7 +178,12 @@ func (s *Store) prepare(ctx context.Context) error {
 		return err
 	case version > latest:
 		return s.newerSchema(version)
-	case version == latest && head:
+	case version == latest && seq != nil && at != nil:
+		if s.headAtOpen {
+			s.mu.Lock()
+			s.opened = &events.Head{Revision: *seq, Hash: hash, OccurredAt: *at}
+			s.mu.Unlock()
+		}
 		return nil
 	}
 	if err := s.migrate(ctx); err != nil {
@@ -220,6 +248,17 @@ func (s *Store) checkOpen(op string) error {
 		return fault.New(fault.Storage, "%s: the postgres store of project %s is closed", op, s.project)
 	}
 	return nil
+}
+
+// takeOpened returns the head the open read, once, or nil: after it, or
+// after a write or a wait (which a command does not follow with a Head of
+// its own that the open's could answer), Head asks the server.
+func (s *Store) takeOpened() *events.Head {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.opened
+	s.opened = nil
+	return h
 }
 
 // SchemaVersion returns the number of migrations this awr knows: the
@@ -291,11 +330,17 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 }
 
 // Head returns the latest event's revision, hash and time, as
-// events.Log.Head specifies. Errors: Storage when the store cannot be read.
+// events.Log.Head specifies. With Options.HeadAtOpen, the first call
+// returns the head the open read (the command that opened the store
+// began before it); every other call asks the server. Errors: Storage when the store cannot
+// be read.
 func (s *Store) Head(ctx context.Context) (events.Head, error) {
 	const op = "read head"
 	if err := s.checkOpen(op); err != nil {
 		return events.Head{}, err
+	}
+	if opened := s.takeOpened(); opened != nil {
+		return *opened, nil
 	}
 	var h events.Head
 	err := s.retry(ctx, op, func() error {
@@ -368,6 +413,20 @@ func (s *Store) Scan(ctx context.Context, from, to int64, fn func(e *events.Even
 	next := from
 	var fnErr error
 	err := s.retry(ctx, "scan events", func() error {
+		if to-next < scanPage {
+			// One page is one statement, its own snapshot (events never
+			// change once appended): no transaction to begin and end.
+			if err := s.checkOpen("scan events"); err != nil {
+				return err
+			}
+			return s.mapErr("scan events", s.scan(ctx, s.pool, next, to, func(e *events.Event) error {
+				if fnErr = fn(e); fnErr != nil {
+					return fnErr
+				}
+				next = e.Seq + 1
+				return nil
+			}))
+		}
 		return s.read(ctx, "scan events", func(tx pgx.Tx) error {
 			return s.scan(ctx, tx, next, to, func(e *events.Event) error {
 				if fnErr = fn(e); fnErr != nil {
@@ -388,9 +447,29 @@ func (s *Store) Scan(ctx context.Context, from, to int64, fn func(e *events.Even
 // queries, never while a result is open, so it may use the transaction.
 const scanPage = 512
 
-func (s *Store) scan(ctx context.Context, tx pgx.Tx, from, to int64, fn func(e *events.Event) error) error {
+// bulkPage is the length of a range from which a scan reads its pages in
+// binary, worth the round trip that describes the statement first.
+const bulkPage = 64
+
+// querier is what runs a statement: a transaction, a connection taken from
+// the pool, or the pool itself.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+func (s *Store) scan(ctx context.Context, tx querier, from, to int64, fn func(e *events.Event) error) error {
 	for from <= to {
-		rows, err := tx.Query(ctx, q("events_range"), pgx.NamedArgs{"project": s.project, "from": from, "to": to, "limit": scanPage})
+		// A page is read in binary (its statement described first, a
+		// round trip more on a new connection) only when it is long: the
+		// few events a command catches up come in text in one round trip.
+		var mode any = pgx.QueryExecModeExec
+		if to-from >= bulkPage {
+			mode = pgx.QueryExecModeCacheDescribe
+		}
+		rows, err := tx.Query(ctx, q("events_range"), mode, pgx.NamedArgs{"project": s.project, "from": from, "to": to, "limit": scanPage})
 		if err != nil {
 			return err
 		}

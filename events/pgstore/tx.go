@@ -84,7 +84,7 @@ func (tx *Tx) streamVersion(stream string) (int64, error) {
 	return sv, nil
 }
 
-func (s *Store) checkRevision(ctx context.Context, tx pgx.Tx, expected, actual int64, streams []string) error {
+func (s *Store) checkRevision(ctx context.Context, tx querier, expected, actual int64, streams []string) error {
 	return events.CheckRevision(expected, actual, streams, func(stream string, after int64) ([]events.Conflict, error) {
 		rows, err := tx.Query(ctx, q("stream_after"), pgx.NamedArgs{"project": s.project, "stream": stream, "after": after, "actual": actual})
 		if err != nil {
@@ -215,7 +215,7 @@ func (s *Store) beginLocked(ctx context.Context, op string) (pgx.Tx, locked, err
 		if err != nil {
 			return err
 		}
-		got, err := s.lockHead(ctx, t, op)
+		got, err := s.scanLock(t.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}), op)
 		if err != nil {
 			t.Rollback(context.WithoutCancel(ctx))
 			return err
@@ -232,17 +232,18 @@ type locked struct {
 	head      events.Head
 	moved     *Moved
 	serverNow time.Time
+	request   *prefetched // LockedRequest's record, or nil
 }
 
-// lockHead locks the project's head row in ptx and returns the head,
-// where the log moved when it is fenced (nil otherwise) and the server's
-// clock: every later statement of the READ COMMITTED transaction sees
-// every write committed before the lock was granted.
-func (s *Store) lockHead(ctx context.Context, ptx pgx.Tx, op string) (locked, error) {
+// scanLock reads the answer of head_lock, which locks the project's head
+// row: the head, where the log moved when it is fenced (nil otherwise)
+// and the server's clock. Every later statement of the READ COMMITTED
+// transaction sees every write committed before the lock was granted.
+func (s *Store) scanLock(row pgx.Row, op string) (locked, error) {
 	var l locked
 	var to *string
 	var at, now int64
-	if err := ptx.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}).Scan(&l.head.Revision, &l.head.Hash, &l.head.OccurredAt, &to, &at, &now); err != nil {
+	if err := row.Scan(&l.head.Revision, &l.head.Hash, &l.head.OccurredAt, &to, &at, &now); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return l, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
 		}
@@ -256,10 +257,15 @@ func (s *Store) lockHead(ctx context.Context, ptx pgx.Tx, op string) (locked, er
 }
 
 // request returns the idempotency record of request id, if any.
-func (s *Store) request(ctx context.Context, ptx pgx.Tx, id string) (events.RequestRecord, bool, error) {
+func (s *Store) request(ctx context.Context, ptx querier, id string) (events.RequestRecord, bool, error) {
+	return scanRequest(ptx.QueryRow(ctx, q("request_get"), pgx.NamedArgs{"project": s.project, "request_id": id}), id)
+}
+
+// scanRequest reads the answer of request_get for request id.
+func scanRequest(row pgx.Row, id string) (events.RequestRecord, bool, error) {
 	rec := events.RequestRecord{ID: id}
 	var result string
-	err := ptx.QueryRow(ctx, q("request_get"), pgx.NamedArgs{"project": s.project, "request_id": id}).Scan(&rec.Fingerprint, &rec.FirstSeq, &result)
+	err := row.Scan(&rec.Fingerprint, &rec.FirstSeq, &result)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return events.RequestRecord{}, false, nil
 	}
@@ -272,7 +278,7 @@ func (s *Store) request(ctx context.Context, ptx pgx.Tx, id string) (events.Requ
 
 // insertAll inserts the sealed events evs in ptx in one round trip (a
 // pipelined batch), as insert does each.
-func (s *Store) insertAll(ctx context.Context, ptx pgx.Tx, evs []*events.Event) error {
+func (s *Store) insertAll(ctx context.Context, ptx querier, evs []*events.Event) error {
 	if len(evs) == 1 {
 		return s.insert(ctx, ptx, evs[0])
 	}
@@ -314,7 +320,7 @@ func insertArgs(project string, e *events.Event) pgx.NamedArgs {
 // insert inserts the sealed event e in ptx.
 // Errors: InvalidInput when its id or request id is already in the log;
 // Storage.
-func (s *Store) insert(ctx context.Context, ptx pgx.Tx, e *events.Event) error {
+func (s *Store) insert(ctx context.Context, ptx querier, e *events.Event) error {
 	tag, err := ptx.Exec(ctx, q("insert_event"), insertArgs(s.project, e))
 	if err != nil {
 		return s.mapErrNote("append event", err, nothingWritten)
@@ -330,7 +336,7 @@ func (s *Store) insert(ctx context.Context, ptx pgx.Tx, e *events.Event) error {
 // finish advances the head from start to head (when events were
 // appended), wakes the listeners, and stores rec, the write's
 // idempotency record, when not nil.
-func (s *Store) finish(ctx context.Context, ptx pgx.Tx, op string, start int64, head events.Head, rec *events.RequestRecord) error {
+func (s *Store) finish(ctx context.Context, ptx querier, op string, start int64, head events.Head, rec *events.RequestRecord) error {
 	if head.Revision != start {
 		tag, err := ptx.Exec(ctx, q("head_advance"), pgx.NamedArgs{"project": s.project, "seq": head.Revision,
 			"hash": head.Hash, "occurred_at": head.OccurredAt, "start_seq": start})

@@ -3,17 +3,23 @@ package pgstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The PostgreSQL store is the shared log a project's SQLite cache catches
 // up from and writes through (events.Options.Upstream).
 var _ events.Upstream = (*Store)(nil)
+
+// It looks a write's request id up with its lock (events.RequestLocker).
+var _ events.RequestLocker = (*Store)(nil)
 
 // Describe names the store for messages and reports, without the
 // password: "postgres HOST:PORT/DB as USER, project KEY".
@@ -31,41 +37,123 @@ func (s *Store) Describe() string {
 // itself, the message says the write may have been committed); InvalidInput
 // when an event's id or request id is already in the log; an error fn
 // returns, coded, or wrapped as Storage.
-func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) (err error) {
+func (s *Store) Locked(ctx context.Context, fn func(w events.LockedLog) error) error {
+	return s.locked(ctx, "", fn)
+}
+
+// LockedRequest is Locked for a write with request id requestID, whose
+// record is looked up with the lock, in the same round trip, as
+// events.RequestLocker specifies. Errors: those of Locked.
+func (s *Store) LockedRequest(ctx context.Context, requestID string, fn func(w events.LockedLog) error) error {
+	return s.locked(ctx, requestID, fn)
+}
+
+func (s *Store) locked(ctx context.Context, requestID string, fn func(w events.LockedLog) error) (err error) {
 	const op = "append events"
 	if err := s.checkOpen(op); err != nil {
 		return err
 	}
+	s.takeOpened()
 	lw := &lockedLog{ctx: ctx, store: s}
 	defer func() {
-		if err != nil && !lw.committed {
+		if err != nil && !lw.committed && !lw.unknown {
 			err = s.mapErrNote(op, err, nothingWritten)
 		}
 	}()
-	ptx, l, err := s.beginLocked(ctx, op)
+	conn, l, err := s.acquireLocked(ctx, op, requestID)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if !lw.committed {
-			ptx.Rollback(context.WithoutCancel(ctx))
+			s.abandon(ctx, conn)
+			return
 		}
+		conn.Release()
 	}()
-	lw.tx, lw.head, lw.moved, lw.serverNow = ptx, l.head, l.moved, l.serverNow
+	lw.tx, lw.head, lw.moved, lw.serverNow, lw.request = conn, l.head, l.moved, l.serverNow, l.request
 	lw.pending = lw.head
 	return fn(lw)
+}
+
+// acquireLocked takes a connection from the pool, begins a READ COMMITTED
+// transaction on it and locks the project's head row (and, when
+// requestID is not empty, looks its record up under the lock), the
+// statements sent together (one round trip), retrying for a passing failure
+// (Options.RetryFor): nothing is written before the lock. The transaction
+// is the connection's until Commit (a COMMIT sent with the write's
+// statements) or abandon.
+func (s *Store) acquireLocked(ctx context.Context, op, requestID string) (*pgxpool.Conn, locked, error) {
+	var conn *pgxpool.Conn
+	var l locked
+	err := s.retry(ctx, op, func() error {
+		c, err := s.pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		b.Queue(q("begin_locked"))
+		b.Queue(q("head_lock"), pgx.NamedArgs{"project": s.project})
+		if requestID != "" {
+			b.Queue(q("request_get"), pgx.NamedArgs{"project": s.project, "request_id": requestID})
+		}
+		br := c.SendBatch(ctx, b)
+		_, err = br.Exec()
+		if err == nil {
+			l, err = s.scanLock(br.QueryRow(), op)
+		}
+		if err == nil && requestID != "" {
+			p := prefetched{id: requestID}
+			p.rec, p.found, err = scanRequest(br.QueryRow(), requestID)
+			l.request = &p
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			s.abandon(ctx, c)
+			return err
+		}
+		conn = c
+		return nil
+	})
+	return conn, l, err
+}
+
+// abandon rolls back the transaction conn holds, if any, and gives the
+// connection back to the pool (which drops one that is broken or still
+// in a transaction).
+func (s *Store) abandon(ctx context.Context, conn *pgxpool.Conn) {
+	if st := conn.Conn().PgConn().TxStatus(); st != 'I' && !conn.Conn().IsClosed() {
+		conn.Exec(context.WithoutCancel(ctx), q("rollback"))
+	}
+	conn.Release()
 }
 
 // lockedLog is the PostgreSQL store's events.LockedLog.
 type lockedLog struct {
 	ctx       context.Context
 	store     *Store
-	tx        pgx.Tx
-	head      events.Head // at the lock
-	pending   events.Head // after the events appended so far
-	moved     *Moved      // where the log went, when it is fenced
-	serverNow time.Time   // the server's clock at the lock
+	tx        *pgxpool.Conn // in the transaction that holds the lock
+	head      events.Head   // at the lock
+	pending   events.Head   // after the events appended so far
+	moved     *Moved        // where the log went, when it is fenced
+	serverNow time.Time     // the server's clock at the lock
 	committed bool
+	// unknown is set when the connection was lost after the COMMIT was
+	// sent: the error says the write may have been committed.
+	unknown bool
+	// request is the record of the write's request id, looked up with
+	// the lock (LockedRequest), or nil.
+	request *prefetched
+}
+
+// prefetched is a request record looked up with the lock: under it, no
+// other writer can store one.
+type prefetched struct {
+	id    string
+	rec   events.RequestRecord
+	found bool
 }
 
 // Clock returns the server's clock when the lock was granted, and true
@@ -92,13 +180,14 @@ func (w *lockedLog) Fence(where string, at time.Time) error {
 	if w.pending.Revision != w.head.Revision {
 		return fault.New(fault.Internal, "%s: events were appended in the fencing transaction", op)
 	}
-	if _, err := w.tx.Exec(w.ctx, q("head_move"), pgx.NamedArgs{"project": w.store.project, "moved_to": where, "moved_at": at.UnixMilli()}); err != nil {
-		return w.store.mapErrNote(op, err, nothingWritten)
+	b := &pgx.Batch{}
+	b.Queue(q("head_move"), pgx.NamedArgs{"project": w.store.project, "moved_to": where, "moved_at": at.UnixMilli()})
+	if err := w.sendCommit(op, b, func(br pgx.BatchResults) error {
+		_, err := br.Exec()
+		return err
+	}); err != nil {
+		return err
 	}
-	if err := w.store.commit(w.ctx, w.tx, op); err != nil {
-		return w.store.mapErrNote(op, err, nothingWritten)
-	}
-	w.committed = true
 	if w.moved == nil {
 		w.moved = &Moved{To: where, At: at.UTC(), Revision: w.head.Revision}
 	}
@@ -120,6 +209,9 @@ func (w *lockedLog) Scan(from, to int64, fn func(e *events.Event) error) error {
 }
 
 func (w *lockedLog) Request(id string) (events.RequestRecord, bool, error) {
+	if p := w.request; p != nil && p.id == id {
+		return p.rec, p.found, nil
+	}
 	rec, found, err := w.store.request(w.ctx, w.tx, id)
 	if err != nil {
 		return rec, false, w.store.mapErrNote("look up request", err, nothingWritten)
@@ -155,24 +247,119 @@ func (w *lockedLog) Append(evs []*events.Event) error {
 }
 
 // Commit appends evs, stores rec and commits: the head advances from the
-// locked one to the last event appended.
+// locked one to the last event appended. The inserts, the head's advance,
+// the notification, the request record and the COMMIT go to the server
+// together, in one round trip: a statement that fails makes the server
+// skip the rest, COMMIT included, and nothing is written.
 func (w *lockedLog) Commit(evs []*events.Event, rec *events.RequestRecord) error {
 	const op = "append events"
+	if w.committed {
+		return fault.New(fault.Internal, "%s: the transaction was already committed", op)
+	}
 	if w.moved != nil {
 		return w.store.movedErr(op, w.moved)
 	}
-	if err := w.Append(evs); err != nil {
+	pending := w.pending
+	for _, e := range evs {
+		if e.Seq != pending.Revision+1 || string(e.PrevHash) != string(pending.Hash) {
+			return fault.New(fault.Internal, "%s: event %d does not continue the shared log's head %d", op, e.Seq, pending.Revision)
+		}
+		pending = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
+	}
+	s := w.store
+	b := &pgx.Batch{}
+	for _, e := range evs {
+		b.Queue(q("insert_event_strict"), insertArgs(s.project, e))
+	}
+	advance := pending.Revision != w.head.Revision
+	if advance {
+		b.Queue(q("head_advance"), pgx.NamedArgs{"project": s.project, "seq": pending.Revision,
+			"hash": pending.Hash, "occurred_at": pending.OccurredAt, "start_seq": w.head.Revision})
+		b.Queue(q("notify"), pgx.NamedArgs{"project": s.project, "seq": pending.Revision})
+	}
+	if rec != nil {
+		b.Queue(q("request_put"), pgx.NamedArgs{"project": s.project, "request_id": rec.ID,
+			"fingerprint": rec.Fingerprint, "first_seq": rec.FirstSeq, "last_seq": rec.LastSeq, "result": string(rec.Result)})
+	}
+	err := w.sendCommit(op, b, func(br pgx.BatchResults) error {
+		for _, e := range evs {
+			if _, err := br.Exec(); err != nil {
+				var pe *pgconn.PgError
+				if errors.As(err, &pe) && pe.Code == "23505" { // unique_violation
+					return fault.New(fault.InvalidInput, "append event: seq %d: id %s or request id %q is already in the log; nothing was written", e.Seq, e.ID, e.RequestID)
+				}
+				return err
+			}
+		}
+		if advance {
+			tag, err := br.Exec()
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() != 1 {
+				// Cannot happen: the head row is locked by this
+				// transaction since its seq was read. Were it to, the
+				// COMMIT sent after it has run all the same.
+				return fault.New(fault.Internal, "%s: the head of project %s moved while its lock was held; the write may have been committed: check the shared log with awr verify", op, s.project).WithHint("awr verify")
+			}
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if rec != nil {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	if err := w.store.finish(w.ctx, w.tx, op, w.head.Revision, w.pending, rec); err != nil {
-		return w.store.mapErrNote(op, err, nothingWritten)
-	}
-	if err := w.store.commit(w.ctx, w.tx, op); err != nil {
-		return w.store.mapErrNote(op, err, nothingWritten)
-	}
-	w.committed = true
-	w.head = w.pending
+	w.pending = pending
+	w.head = pending
 	return nil
+}
+
+// sendCommit sends b's statements and then COMMIT in one batch, reads the
+// statements' results with results, and then the COMMIT's. Errors: those
+// of results and of the statements, mapped, with nothing written: the
+// server skips what follows a failed statement, COMMIT included; Storage
+// saying the write may have been committed when the connection is lost
+// after the batch was sent and before COMMIT's answer came.
+func (w *lockedLog) sendCommit(op string, b *pgx.Batch, results func(br pgx.BatchResults) error) error {
+	s := w.store
+	b.Queue(q("commit"))
+	br := w.tx.SendBatch(w.ctx, b)
+	err := results(br)
+	var tag pgconn.CommandTag
+	if err == nil {
+		tag, err = br.Exec()
+	}
+	cerr := br.Close()
+	if err == nil {
+		err = cerr
+	}
+	switch {
+	case err == nil && tag.String() != "COMMIT":
+		// The server answered COMMIT with a rollback.
+		return fault.New(fault.Storage, "%s: the server rolled the transaction back; nothing was written", op)
+	case err == nil:
+		w.committed = true
+		return nil
+	}
+	var pe *pgconn.PgError
+	if fault.As(err) != nil || errors.As(err, &pe) || pgconn.SafeToRetry(err) {
+		// A statement failed (the server skipped the rest), or nothing
+		// was sent.
+		return s.mapErrNote(op, err, nothingWritten)
+	}
+	// The batch, COMMIT included, was sent, and the connection went (or
+	// ctx ended) before the answer came: whether the server applied it
+	// is unknown.
+	w.unknown = true
+	return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit (%v); the write may have been committed: check the head, or retry with the same request id", op, s.server, err).
+		With("server", s.server).WithHint("awr status")
 }
 
 func (w *lockedLog) Requests() ([]events.RequestRecord, error) {

@@ -214,10 +214,14 @@ func (p *Project) envFor(st *events.Store) *commands.Env {
 func (p *Project) settle(ctx context.Context, st *events.Store, manifestErr error) error {
 	// One read gives the head, the project the log belongs to and, for a
 	// log of its own, whether the file is in fact a shared log's cache.
+	// A shared log's cache that holds events answers alone (the project
+	// a log belongs to never changes): the command's own read catches it
+	// up, with the head the store's open read (one round trip less). An
+	// empty cache (a checkout joining) catches up first.
 	var head int64
 	var id, name string
 	var mark *events.SharedMark
-	if err := st.Read(ctx, func(r *events.Reader) error {
+	read := func(r *events.Reader) error {
 		head = r.Head
 		var err error
 		if id, name, err = projectOn(r.Conn); err != nil {
@@ -227,8 +231,14 @@ func (p *Project) settle(ctx context.Context, st *events.Store, manifestErr erro
 			mark, err = events.SharedOf(r.Conn)
 		}
 		return err
-	}); err != nil {
+	}
+	if err := st.ReadCached(ctx, read); err != nil {
 		return err
+	}
+	if head == 0 && st.Upstream() != nil {
+		if err := st.Read(ctx, read); err != nil {
+			return err
+		}
 	}
 	if mark != nil {
 		return strayCache(st.Path(), mark, manifestErr)

@@ -47,6 +47,11 @@ type Options struct {
 	// (pathcheck.Inside), symbolic links followed: the MCP server sets
 	// it, so that an agent's call reads and writes nothing outside.
 	Confined bool
+	// OneCommand marks a process that runs one command and exits (awr's
+	// CLI): a shared store's first catch-up takes the head its open read
+	// in place of a query of its own (pgstore.Options.HeadAtOpen). A
+	// front end that serves many operations must leave it unset.
+	OneCommand bool
 }
 
 // Project is an open project: its directory and, opened on first use, its

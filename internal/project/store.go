@@ -3,8 +3,10 @@ package project
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/awr-dev/awr/events"
@@ -40,7 +42,15 @@ type sharedStore struct {
 	// retryFor is how long a passing failure of the server is retried
 	// (the project's --timeout).
 	retryFor time.Duration
+	// headAtOpen: the process runs one command (Options.OneCommand).
+	headAtOpen bool
+	// from says where url came from, for the errors of a store that
+	// cannot be reached or refuses: AWR_STORE, or the manifest.
+	from string
 }
+
+// fromManifest is where the store's URL comes from when AWR_STORE is unset.
+const fromManifest = "the manifest's [store] url"
 
 // shared returns the shared store the manifest's [store] table names, with
 // AWR_STORE in place of its URL when set, or nil for a project whose log
@@ -52,19 +62,35 @@ func (p *Project) shared() (*sharedStore, error) {
 	if err != nil || !ok || m.Store == nil {
 		return nil, err
 	}
-	s := &sharedStore{url: m.Store.URL, key: m.StoreKey(), retryFor: p.opts.LockTimeout}
+	s := &sharedStore{url: m.Store.URL, key: m.StoreKey(), retryFor: p.opts.LockTimeout, headAtOpen: p.opts.OneCommand, from: fromManifest}
 	if env := os.Getenv(EnvStore); env != "" {
 		if err := intake.CheckStoreURL(EnvStore, env); err != nil {
 			return nil, err
 		}
-		s.url = env
+		s.url, s.from = env, EnvStore
 	}
 	return s, nil
 }
 
 // openUpstream connects to the shared log.
+// Errors: those of pgstore.Open, with details.from saying where the URL
+// came from (AWR_STORE or the manifest); a server that refused the
+// connection (a wrong password, an unknown user or database) also says it
+// in the message, so that the URL to fix is the one named.
 func (s *sharedStore) openUpstream(ctx context.Context) (events.Upstream, error) {
-	return pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true})
+	up, err := pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true, HeadAtOpen: s.headAtOpen})
+	if err == nil {
+		return up, nil
+	}
+	fe := fault.As(err)
+	if fe == nil || fe.Code != fault.Storage {
+		return nil, err
+	}
+	fe = fe.With("from", s.from)
+	if state, _ := fe.Details["sqlstate"].(string); state == "3D000" || strings.HasPrefix(state, "28") {
+		fe.Message += fmt.Sprintf(" (the URL came from %s)", s.from)
+	}
+	return nil, fe
 }
 
 // openShared opens this machine's cache of the shared log (.awr/awr.db),
@@ -134,7 +160,7 @@ func sharedIdentity(ctx context.Context, dir string, up events.Upstream) error {
 	if err != nil || id == "" || id == want {
 		return err
 	}
-	from := "the manifest's [store] url"
+	from := fromManifest
 	if os.Getenv(EnvStore) != "" {
 		from = EnvStore
 	}

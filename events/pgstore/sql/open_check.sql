@@ -1,2 +1,3 @@
 SELECT (SELECT coalesce(max(version), 0) FROM awr_schema_migrations) AS version,
-       EXISTS (SELECT 1 FROM awr_heads WHERE project = @project) AS head
+       h.seq, h.hash, h.occurred_at
+FROM (SELECT 1) AS one LEFT JOIN awr_heads h ON h.project = @project

@@ -112,6 +112,7 @@ type baseline struct {
 	dir     string
 	events  int64
 	session string // Run's session there
+	shared  bool   // its log is shared (PostgreSQL)
 	proc    func(args ...string) func() error
 }
 
@@ -145,7 +146,7 @@ func checkBaseline(ctx context.Context, b *project.Project, exe string, items []
 		return nil, fault.New(fault.InvalidInput, "bench run: --baseline %s holds another register (%d work items against this project's %d): the ratios of target 3 need the same one", b.Dir(), len(other), len(mine)).
 			With("flag", "--baseline").WithHint("awr bench project BASELINE_DIR --tasks %d --seed 1", len(mine))
 	}
-	return &baseline{dir: b.Dir(), events: head, proc: func(args ...string) func() error {
+	return &baseline{dir: b.Dir(), events: head, shared: store.Upstream() != nil, proc: func(args ...string) func() error {
 		full := append([]string{"--project", b.Dir()}, args...)
 		return func() error { return runChild(ctx, exe, full) }
 	}}, nil

@@ -1,0 +1,70 @@
+package pgstore
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+)
+
+// Traffic is what a store has cost the network since it opened: the
+// connections it made and the round trips it waited for.
+type Traffic struct {
+	// Connections is the number of connections dialled (each one costs
+	// the server a backend and a few round trips of its own, counted in
+	// RoundTrips).
+	Connections int64 `json:"connections"`
+	// RoundTrips is the number of times the store sent something and then
+	// waited for the server's answer: a query with its answer is one, a
+	// pipelined batch is one, a connection's start-up and authentication
+	// are one or more.
+	RoundTrips int64 `json:"round_trips"`
+}
+
+// Traffic returns the connections and round trips of the store so far,
+// over every connection it made (the pool's and the listener's).
+func (s *Store) Traffic() Traffic {
+	return Traffic{Connections: s.traffic.conns.Load(), RoundTrips: s.traffic.trips.Load()}
+}
+
+// trafficCounter counts a store's connections and round trips.
+type trafficCounter struct {
+	conns atomic.Int64
+	trips atomic.Int64
+}
+
+// dialer wraps dial so that every connection it makes counts its round
+// trips into c.
+func (c *trafficCounter) dialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		c.conns.Add(1)
+		return &countingConn{Conn: conn, trips: &c.trips}, nil
+	}
+}
+
+// countingConn is a connection that counts a round trip each time a read
+// follows a write: the client sent, and now waits for the answer. (The
+// driver writes a message, or a pipeline of them, before it reads.)
+type countingConn struct {
+	net.Conn
+	trips *atomic.Int64
+	wrote atomic.Bool
+}
+
+func (c *countingConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if n > 0 {
+		c.wrote.Store(true)
+	}
+	return n, err
+}
+
+func (c *countingConn) Read(b []byte) (int, error) {
+	if c.wrote.Swap(false) {
+		c.trips.Add(1)
+	}
+	return c.Conn.Read(b)
+}
