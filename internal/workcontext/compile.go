@@ -295,53 +295,189 @@ func headerText(in Input, c *Completeness) string {
 // chunks builds the required and the optional chunks, in the order they
 // are rendered (optional ones by priority).
 func chunks(in Input) (required, optional []chunk) {
-	add := func(list *[]chunk, id string, req bool, lines ...string) {
-		var b strings.Builder
-		b.WriteString("\n")
-		for _, l := range lines {
-			b.WriteString(l)
+	for _, sec := range packetSections {
+		list := &optional
+		if sec.required {
+			list = &required
+		}
+		sec.add(&in, func(id string, lines ...string) {
+			var b strings.Builder
 			b.WriteString("\n")
-		}
-		*list = append(*list, chunk{id: id, required: req, text: b.String()})
-	}
-	it := in.Item
-	if it != nil {
-		for _, g := range in.Goals {
-			if g.Key == it.Goal {
-				lines := []string{"## Goal " + SafeText(g.Key) + ": " + SafeText(g.Title)}
-				if g.Status != "" {
-					lines = append(lines, "Status: "+SafeText(g.Status))
-				}
-				if g.Summary != "" {
-					lines = append(lines, SafeText(shortSummary(g.Summary)))
-				}
-				add(&required, "goal", true, lines...)
+			for _, l := range lines {
+				b.WriteString(l)
+				b.WriteString("\n")
 			}
-		}
-		work := []string{"## Work " + SafeText(it.Key) + ": " + SafeText(it.Title), "Status: " + SafeText(it.Status)}
-		if it.Priority != "" {
-			work = append(work, "Priority: "+SafeText(it.Priority))
-		}
-		if it.Summary != "" {
-			work = append(work, SafeText(it.Summary))
-		}
-		ref := it.Source
-		if ref.Path == "" {
-			ref.Path = it.SourcePath
-		}
-		work = append(work, fmt.Sprintf("Source: %s:%d-%d", SafeText(ref.Path), ref.LineStart, ref.LineEnd))
-		add(&required, "work", true, work...)
-		if len(it.Acceptance) > 0 {
+			*list = append(*list, chunk{id: id, required: sec.required, text: b.String()})
+		})
+	}
+	return required, optional
+}
+
+// packetSection is one kind of section of a packet: whether a budget may
+// drop it, and what adds its chunks (none, one, or one per goal).
+type packetSection struct {
+	required bool
+	add      func(in *Input, add func(id string, lines ...string))
+}
+
+// packetSections are the packet's sections in the order it shows them:
+// the required ones, then the optional ones (chunks drops these, last
+// first, to fit a budget).
+var packetSections = []packetSection{
+	{true, goalSection},
+	{true, workSection},
+	{true, func(in *Input, add func(string, ...string)) {
+		if it := in.Item; it != nil && len(it.Acceptance) > 0 {
 			lines := []string{"## Acceptance criteria"}
 			for _, a := range it.Acceptance {
 				lines = append(lines, "- "+SafeText(a))
 			}
-			add(&required, "acceptance", true, lines...)
+			add("acceptance", lines...)
 		}
-		if strings.TrimSpace(it.Blocker) != "" {
-			add(&required, "blocker", true, "## Blocker", SafeText(it.Blocker))
+	}},
+	{true, func(in *Input, add func(string, ...string)) {
+		if it := in.Item; it != nil && strings.TrimSpace(it.Blocker) != "" {
+			add("blocker", "## Blocker", SafeText(it.Blocker))
+		}
+	}},
+	{true, dependencySection},
+	{true, func(in *Input, add func(string, ...string)) {
+		if hard := ruleLines(in.Rules, true); len(hard) > 0 {
+			add("hard_rules", append([]string{"## Hard rules"}, hard...)...)
+		}
+	}},
+	{true, func(in *Input, add func(string, ...string)) {
+		if lines := nextActionLines(NextActionOf(in)); len(lines) > 0 {
+			add("next_action", lines...)
+		}
+	}},
+	{true, func(in *Input, add func(string, ...string)) {
+		if len(in.Changed) > 0 {
+			lines := []string{"## Changed in the register since the last checkpoint"}
+			for _, c := range in.Changed {
+				lines = append(lines, fmt.Sprintf("- %s (seq %d): was %q, now %q", c.Field, c.Seq, c.Then, c.Now))
+			}
+			add("changed_since_checkpoint", lines...)
+		}
+	}},
+	{true, func(in *Input, add func(string, ...string)) {
+		if cp := in.Latest; cp != nil {
+			add("checkpoint", fmt.Sprintf("## Latest checkpoint %s (seq %d, session %s, by %s)", cp.ID, cp.Seq, cp.SessionID, SafeText(cp.Agent)),
+				"Digest: "+SafeText(cp.Digest))
+		}
+	}},
+	{true, func(in *Input, add func(string, ...string)) {
+		if in.Repo != nil {
+			add("repository", repositoryLines(in.Repo)...)
+		}
+	}},
+	{true, func(in *Input, add func(string, ...string)) {
+		if len(in.Executions) > 0 {
+			add("executions", executionLines(in.Executions, in.ExecutionCount)...)
+		}
+	}},
+	{true, func(in *Input, add func(string, ...string)) {
+		if k := in.Knowledge; k != nil && len(k.OpenLoops) > 0 {
+			add("open_loops", append([]string{fmt.Sprintf("## Open loops (%d)", len(k.OpenLoops))}, knowledgeLines(k.OpenLoops, loopDetail)...)...)
+		}
+	}},
+	{true, func(in *Input, add func(string, ...string)) {
+		if k := in.Knowledge; k != nil && len(k.Decisions) > 0 {
+			add("decisions", append([]string{"## Decisions in force"}, knowledgeLines(k.Decisions, noDetail)...)...)
+		}
+	}},
+	{true, func(in *Input, add func(string, ...string)) {
+		if k := in.Knowledge; k != nil && len(k.Closed) > 0 {
+			add("closed_since_checkpoint", closedLines(in.Work, in.AtRevision, k)...)
+		}
+	}},
+	{false, func(in *Input, add func(string, ...string)) {
+		if k := in.Knowledge; k != nil && len(k.Facts) > 0 {
+			add("facts", append([]string{"## Facts"}, knowledgeLines(k.Facts, factDetail)...)...)
+		}
+	}},
+	{false, func(in *Input, add func(string, ...string)) {
+		if lines := unrecordedDiffLines(in.Repo); len(lines) > 0 {
+			add("unrecorded_diff", lines...)
+		}
+	}},
+	{false, func(in *Input, add func(string, ...string)) {
+		if k := in.Knowledge; k != nil && len(k.Hypotheses) > 0 {
+			add("hypotheses", append([]string{"## Hypotheses (unverified: confirm or retract them)"}, knowledgeLines(k.Hypotheses, noDetail)...)...)
+		}
+	}},
+	{false, relatedSection},
+	{false, func(in *Input, add func(string, ...string)) {
+		if soft := ruleLines(in.Rules, false); len(soft) > 0 {
+			add("soft_rules", append([]string{"## Soft rules"}, soft...)...)
+		}
+	}},
+	{false, func(in *Input, add func(string, ...string)) {
+		if lines := goalLines(*in); len(lines) > 0 {
+			add("goals", lines...)
+		}
+	}},
+	{false, func(in *Input, add func(string, ...string)) {
+		if len(in.Earlier) > 0 {
+			lines := []string{"## Earlier checkpoints"}
+			for i := len(in.Earlier) - 1; i >= 0; i-- {
+				cp := in.Earlier[i]
+				lines = append(lines, fmt.Sprintf("- seq %d (%s): %s Next: %s", cp.Seq, SafeText(cp.Agent), SafeText(cp.Digest), SafeText(cp.NextAction)))
+			}
+			add("earlier_checkpoints", lines...)
+		}
+	}},
+	{false, func(in *Input, add func(string, ...string)) {
+		if len(in.History) > 0 {
+			add("history", append([]string{"## Recent history of " + in.Work}, in.History...)...)
+		}
+	}},
+}
+
+// goalSection adds the goal of the work item (each goal of its key).
+func goalSection(in *Input, add func(string, ...string)) {
+	it := in.Item
+	if it == nil {
+		return
+	}
+	for _, g := range in.Goals {
+		if g.Key == it.Goal {
+			lines := []string{"## Goal " + SafeText(g.Key) + ": " + SafeText(g.Title)}
+			if g.Status != "" {
+				lines = append(lines, "Status: "+SafeText(g.Status))
+			}
+			if g.Summary != "" {
+				lines = append(lines, SafeText(shortSummary(g.Summary)))
+			}
+			add("goal", lines...)
 		}
 	}
+}
+
+// workSection adds the work item: title, status, priority, summary and
+// where it is written.
+func workSection(in *Input, add func(string, ...string)) {
+	it := in.Item
+	if it == nil {
+		return
+	}
+	work := []string{"## Work " + SafeText(it.Key) + ": " + SafeText(it.Title), "Status: " + SafeText(it.Status)}
+	if it.Priority != "" {
+		work = append(work, "Priority: "+SafeText(it.Priority))
+	}
+	if it.Summary != "" {
+		work = append(work, SafeText(it.Summary))
+	}
+	ref := it.Source
+	if ref.Path == "" {
+		ref.Path = it.SourcePath
+	}
+	work = append(work, fmt.Sprintf("Source: %s:%d-%d", SafeText(ref.Path), ref.LineStart, ref.LineEnd))
+	add("work", work...)
+}
+
+// dependencySection adds the required dependencies not completed.
+func dependencySection(in *Input, add func(string, ...string)) {
 	var open []string
 	for _, d := range in.Dependencies {
 		if d.Required && d.Status != projections.StatusCompleted {
@@ -353,102 +489,55 @@ func chunks(in Input) (required, optional []chunk) {
 		}
 	}
 	if len(open) > 0 {
-		add(&required, "dependencies", true, append([]string{"## Unresolved dependencies"}, open...)...)
+		add("dependencies", append([]string{"## Unresolved dependencies"}, open...)...)
 	}
-	var hard, soft []string
-	for _, r := range in.Rules {
+}
+
+// ruleLines lists the hard rules (hard) or the others, sorted.
+func ruleLines(rules []events.Rule, hard bool) []string {
+	var out []string
+	for _, r := range rules {
+		if (r.Strength == "hard") != hard {
+			continue
+		}
 		line := "- " + SafeText(r.Key) + ": " + SafeText(r.Text)
 		if len(r.Paths) > 0 {
 			line += " (paths: " + SafeText(strings.Join(r.Paths, ", ")) + ")"
 		}
-		if r.Strength == "hard" {
-			hard = append(hard, line)
-		} else {
-			soft = append(soft, line)
+		out = append(out, line)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// relatedSection adds the related items and the count of those left out.
+func relatedSection(in *Input, add func(string, ...string)) {
+	if len(in.Related) == 0 {
+		return
+	}
+	lines := []string{"## Related work"}
+	for _, r := range in.Related {
+		lines = append(lines, "- "+SafeText(r.Key)+" ("+SafeText(r.Status)+"): "+SafeText(r.Title))
+	}
+	if len(in.RelatedMore) > 0 {
+		n, parts := 0, make([]string, 0, len(in.RelatedMore))
+		for _, c := range in.RelatedMore {
+			n += c.Count
+			parts = append(parts, fmt.Sprintf("%d %s", c.Count, SafeText(c.Status)))
 		}
+		lines = append(lines, fmt.Sprintf("- and %d more: %s", n, strings.Join(parts, ", ")))
 	}
-	sort.Strings(hard)
-	sort.Strings(soft)
-	if len(hard) > 0 {
-		add(&required, "hard_rules", true, append([]string{"## Hard rules"}, hard...)...)
+	add("related", lines...)
+}
+
+func noDetail(*projections.Knowledge) string { return "" }
+
+// factDetail says when a fact was last confirmed.
+func factDetail(f *projections.Knowledge) string {
+	if f.ConfirmedSeq > 0 {
+		return fmt.Sprintf("confirmed at seq %d", f.ConfirmedSeq)
 	}
-	if lines := nextActionLines(NextActionOf(&in)); len(lines) > 0 {
-		add(&required, "next_action", true, lines...)
-	}
-	if len(in.Changed) > 0 {
-		lines := []string{"## Changed in the register since the last checkpoint"}
-		for _, c := range in.Changed {
-			lines = append(lines, fmt.Sprintf("- %s (seq %d): was %q, now %q", c.Field, c.Seq, c.Then, c.Now))
-		}
-		add(&required, "changed_since_checkpoint", true, lines...)
-	}
-	if cp := in.Latest; cp != nil {
-		add(&required, "checkpoint", true, fmt.Sprintf("## Latest checkpoint %s (seq %d, session %s, by %s)", cp.ID, cp.Seq, cp.SessionID, SafeText(cp.Agent)),
-			"Digest: "+SafeText(cp.Digest))
-	}
-	if in.Repo != nil {
-		add(&required, "repository", true, repositoryLines(in.Repo)...)
-	}
-	if len(in.Executions) > 0 {
-		add(&required, "executions", true, executionLines(in.Executions, in.ExecutionCount)...)
-	}
-	k := in.Knowledge
-	if k != nil && len(k.OpenLoops) > 0 {
-		add(&required, "open_loops", true, append([]string{fmt.Sprintf("## Open loops (%d)", len(k.OpenLoops))}, knowledgeLines(k.OpenLoops, loopDetail)...)...)
-	}
-	if k != nil && len(k.Decisions) > 0 {
-		add(&required, "decisions", true, append([]string{"## Decisions in force"}, knowledgeLines(k.Decisions, func(*projections.Knowledge) string { return "" })...)...)
-	}
-	if k != nil && len(k.Closed) > 0 {
-		add(&required, "closed_since_checkpoint", true, closedLines(in.Work, in.AtRevision, k)...)
-	}
-	if k != nil && len(k.Facts) > 0 {
-		add(&optional, "facts", false, append([]string{"## Facts"}, knowledgeLines(k.Facts, func(f *projections.Knowledge) string {
-			if f.ConfirmedSeq > 0 {
-				return fmt.Sprintf("confirmed at seq %d", f.ConfirmedSeq)
-			}
-			return ""
-		})...)...)
-	}
-	if lines := unrecordedDiffLines(in.Repo); len(lines) > 0 {
-		add(&optional, "unrecorded_diff", false, lines...)
-	}
-	if k != nil && len(k.Hypotheses) > 0 {
-		add(&optional, "hypotheses", false, append([]string{"## Hypotheses (unverified: confirm or retract them)"}, knowledgeLines(k.Hypotheses, func(*projections.Knowledge) string { return "" })...)...)
-	}
-	if len(in.Related) > 0 {
-		lines := []string{"## Related work"}
-		for _, r := range in.Related {
-			lines = append(lines, "- "+SafeText(r.Key)+" ("+SafeText(r.Status)+"): "+SafeText(r.Title))
-		}
-		if len(in.RelatedMore) > 0 {
-			n, parts := 0, make([]string, 0, len(in.RelatedMore))
-			for _, c := range in.RelatedMore {
-				n += c.Count
-				parts = append(parts, fmt.Sprintf("%d %s", c.Count, SafeText(c.Status)))
-			}
-			lines = append(lines, fmt.Sprintf("- and %d more: %s", n, strings.Join(parts, ", ")))
-		}
-		add(&optional, "related", false, lines...)
-	}
-	if len(soft) > 0 {
-		add(&optional, "soft_rules", false, append([]string{"## Soft rules"}, soft...)...)
-	}
-	if lines := goalLines(in); len(lines) > 0 {
-		add(&optional, "goals", false, lines...)
-	}
-	if len(in.Earlier) > 0 {
-		lines := []string{"## Earlier checkpoints"}
-		for i := len(in.Earlier) - 1; i >= 0; i-- {
-			cp := in.Earlier[i]
-			lines = append(lines, fmt.Sprintf("- seq %d (%s): %s Next: %s", cp.Seq, SafeText(cp.Agent), SafeText(cp.Digest), SafeText(cp.NextAction)))
-		}
-		add(&optional, "earlier_checkpoints", false, lines...)
-	}
-	if len(in.History) > 0 {
-		add(&optional, "history", false, append([]string{"## Recent history of " + in.Work}, in.History...)...)
-	}
-	return required, optional
+	return ""
 }
 
 // nextActionLines renders the next action: the register's and the latest
