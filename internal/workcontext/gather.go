@@ -51,62 +51,11 @@ func Gather(conn *sqlite.Conn, rev int64, head bool, work, session string) (Inpu
 		return in, err
 	}
 	in.GoalLinks = goalLinks(items)
-	srcs, err := projections.SourcesAt(conn, rev, false)
-	if err != nil {
+	if err := in.gatherRules(conn, rev); err != nil {
 		return in, err
 	}
-	for _, s := range srcs {
-		if s.Role != "rules" {
-			continue
-		}
-		for _, is := range s.Issues {
-			in.RuleIssues = append(in.RuleIssues, fmt.Sprintf("rules source %s:%d: %s", is.Path, is.Line, is.Message))
-		}
-	}
-	rules, err := projections.RulesAt(conn, rev)
-	if err != nil {
+	if err := in.gatherCheckpoints(conn, rev); err != nil {
 		return in, err
-	}
-	for _, r := range rules {
-		if in.Item == nil || RuleInScope(r.Paths, in.Item.Paths) {
-			in.Rules = append(in.Rules, r)
-		}
-	}
-	chain, err := sessionChain(conn, rev, work, session)
-	if err != nil {
-		return in, err
-	}
-	// The chain is newest first and its sessions follow one another, so
-	// walking it stops once the latest checkpoint and the earlier ones the
-	// packet shows are found, reading no more of each session's
-	// checkpoints than are still missing.
-	var cps []projections.Checkpoint
-	for _, id := range chain {
-		c, err := projections.SessionLatestCheckpointsAt(conn, id, rev, maxEarlier+1-len(cps))
-		if err != nil {
-			return in, err
-		}
-		cps = append(cps, c...)
-		if len(cps) > maxEarlier {
-			break
-		}
-	}
-	if len(cps) == 0 && in.Item != nil {
-		// A new session on the work (not a resume) still sees where the
-		// last one on the same work left off.
-		if cps, err = projections.LatestCheckpointsOfWorkAt(conn, work, rev, maxEarlier+1); err != nil {
-			return in, err
-		}
-	}
-	sort.Slice(cps, func(i, j int) bool { return cps[i].Seq < cps[j].Seq })
-	if n := len(cps); n > 0 {
-		latest := cps[n-1]
-		in.Latest = &latest
-		earlier := cps[:n-1]
-		if len(earlier) > maxEarlier {
-			earlier = earlier[len(earlier)-maxEarlier:]
-		}
-		in.Earlier = earlier
 	}
 	if in.Latest != nil {
 		// Items close only at checkpoints: those the latest closed are
@@ -127,6 +76,75 @@ func Gather(conn *sqlite.Conn, rev int64, head bool, work, session string) (Inpu
 	}
 	in.History = hist
 	return in, nil
+}
+
+// gatherRules adds the rules in scope of the item and the problems of
+// the rules sources.
+func (in *Input) gatherRules(conn *sqlite.Conn, rev int64) error {
+	srcs, err := projections.SourcesAt(conn, rev, false)
+	if err != nil {
+		return err
+	}
+	for _, s := range srcs {
+		if s.Role != "rules" {
+			continue
+		}
+		for _, is := range s.Issues {
+			in.RuleIssues = append(in.RuleIssues, fmt.Sprintf("rules source %s:%d: %s", is.Path, is.Line, is.Message))
+		}
+	}
+	rules, err := projections.RulesAt(conn, rev)
+	if err != nil {
+		return err
+	}
+	for _, r := range rules {
+		if in.Item == nil || RuleInScope(r.Paths, in.Item.Paths) {
+			in.Rules = append(in.Rules, r)
+		}
+	}
+	return nil
+}
+
+// gatherCheckpoints sets the latest checkpoint of the session's chain
+// (or, for a new session, of the work) and up to maxEarlier before it.
+func (in *Input) gatherCheckpoints(conn *sqlite.Conn, rev int64) error {
+	chain, err := sessionChain(conn, rev, in.Work, in.SessionID)
+	if err != nil {
+		return err
+	}
+	// The chain is newest first and its sessions follow one another, so
+	// walking it stops once the latest checkpoint and the earlier ones the
+	// packet shows are found, reading no more of each session's
+	// checkpoints than are still missing.
+	var cps []projections.Checkpoint
+	for _, id := range chain {
+		c, err := projections.SessionLatestCheckpointsAt(conn, id, rev, maxEarlier+1-len(cps))
+		if err != nil {
+			return err
+		}
+		cps = append(cps, c...)
+		if len(cps) > maxEarlier {
+			break
+		}
+	}
+	if len(cps) == 0 && in.Item != nil {
+		// A new session on the work (not a resume) still sees where the
+		// last one on the same work left off.
+		if cps, err = projections.LatestCheckpointsOfWorkAt(conn, in.Work, rev, maxEarlier+1); err != nil {
+			return err
+		}
+	}
+	sort.Slice(cps, func(i, j int) bool { return cps[i].Seq < cps[j].Seq })
+	if n := len(cps); n > 0 {
+		latest := cps[n-1]
+		in.Latest = &latest
+		earlier := cps[:n-1]
+		if len(earlier) > maxEarlier {
+			earlier = earlier[len(earlier)-maxEarlier:]
+		}
+		in.Earlier = earlier
+	}
+	return nil
 }
 
 // RuleInScope reports whether a rule scoped to rulePaths applies to an item
