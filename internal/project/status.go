@@ -10,6 +10,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
 )
 
 // ProjectionStatus is one projection's version and freshness.
@@ -114,21 +115,8 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		if req.Past() {
 			res.At = &rev
 		}
-		if rev > 0 {
-			if err := events.ScanEvents(r.Conn, rev, rev, func(e *events.Event) error {
-				res.HeadHash, res.LastEventAt = hex.EncodeToString(e.Hash), e.OccurredAt
-				return nil
-			}); err != nil {
-				return err
-			}
-			if err := events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
-				if p, ok := mustDecode(e).(*events.ProjectInitialized); ok {
-					res.ProjectName, res.ProjectID = p.Name, p.ProjectID
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
+		if err := res.readHead(r.Conn, rev); err != nil {
+			return err
 		}
 		head := rev == r.Head
 		// Live claims are read once: the stale sessions and the readiness
@@ -159,37 +147,7 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		if res.LastReindex, err = lastReindex(r.Conn, rev); err != nil {
 			return err
 		}
-		res.Counts = map[string]int{}
-		res.Queues = Queues{Current: []QueueItem{}, Ready: []QueueItem{}, Waiting: []QueueItem{}, Blocked: []QueueItem{}}
-		for _, it := range ready {
-			res.Counts[it.Item.Status]++
-			q := QueueItem{Key: it.Item.Key, Title: it.Item.Title, Status: it.Item.Status}
-			if it.Claim != nil {
-				q.Holder = &Holder{SessionID: it.Claim.SessionID, Agent: it.Claim.Agent, ExpiresAt: it.Claim.ExpiresAt, FencingToken: it.Claim.FencingToken}
-			}
-			switch {
-			case it.Ready:
-				res.ReadyCount++
-				res.Queues.Ready = append(res.Queues.Ready, q)
-			case it.Claim != nil || it.Item.Status == projections.StatusInProgress:
-				res.Queues.Current = append(res.Queues.Current, q)
-			case it.Item.Status == projections.StatusCompleted || it.Item.Status == projections.StatusCancelled:
-			case it.Item.Status == projections.StatusBlocked || hasReason(it, projections.ReasonBlocker):
-				q.Reason = firstReason(it)
-				res.Queues.Blocked = append(res.Queues.Blocked, q)
-			case hasReason(it, projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle, ReasonAwaitingPerson):
-				q.Reason = firstReason(it)
-				res.Queues.Waiting = append(res.Queues.Waiting, q)
-			}
-		}
-		switch {
-		case len(res.Queues.Ready) > 0:
-			res.NextAction = "awr session start --work " + shellWord(res.Queues.Ready[0].Key) + ` --agent "$USER" --claim`
-		case res.WorkItems == 0:
-			res.NextAction = "awr intake inspect"
-		default:
-			res.NextAction = "awr ready --all"
-		}
+		res.queue(ready)
 		if res.LapsedSessions, err = lapsedSessions(r, rev, now, head); err != nil {
 			return err
 		}
@@ -198,18 +156,8 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			// before starting anything else.
 			res.NextAction = res.LapsedSessions[0].ResumeCommand
 		}
-		var replica bool
-		if res.Origin, res.Fork, replica, err = commands.ReplicaState(r.Conn); err != nil {
+		if err := res.readReplica(r.Conn, rev); err != nil {
 			return err
-		}
-		if res.Fork != nil && res.Fork.Seq > rev {
-			res.Fork = nil // forked after the revision read
-		}
-		if res.Fork != nil {
-			res.ProjectID = res.Fork.ProjectID // a fork is a project of its own
-		}
-		if replica {
-			res.NextAction = "awr fork"
 		}
 		states, err := events.ProjectionStates(r.Conn)
 		if err != nil {
@@ -227,6 +175,82 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		res.Store = p.storeStatus(st)
 	}
 	return res, nil
+}
+
+// readHead sets the head's hash and time and the project's name and id
+// (from its first event).
+func (res *StatusResult) readHead(conn *sqlite.Conn, rev int64) error {
+	if rev == 0 {
+		return nil
+	}
+	if err := events.ScanEvents(conn, rev, rev, func(e *events.Event) error {
+		res.HeadHash, res.LastEventAt = hex.EncodeToString(e.Hash), e.OccurredAt
+		return nil
+	}); err != nil {
+		return err
+	}
+	return events.ScanEvents(conn, 1, 1, func(e *events.Event) error {
+		if p, ok := mustDecode(e).(*events.ProjectInitialized); ok {
+			res.ProjectName, res.ProjectID = p.Name, p.ProjectID
+		}
+		return nil
+	})
+}
+
+// queue counts the items by status, files them in the queues (current,
+// ready, waiting, blocked) and sets the next action they lead to.
+func (res *StatusResult) queue(ready []projections.Readiness) {
+	res.Counts = map[string]int{}
+	res.Queues = Queues{Current: []QueueItem{}, Ready: []QueueItem{}, Waiting: []QueueItem{}, Blocked: []QueueItem{}}
+	for _, it := range ready {
+		res.Counts[it.Item.Status]++
+		q := QueueItem{Key: it.Item.Key, Title: it.Item.Title, Status: it.Item.Status}
+		if it.Claim != nil {
+			q.Holder = &Holder{SessionID: it.Claim.SessionID, Agent: it.Claim.Agent, ExpiresAt: it.Claim.ExpiresAt, FencingToken: it.Claim.FencingToken}
+		}
+		switch {
+		case it.Ready:
+			res.ReadyCount++
+			res.Queues.Ready = append(res.Queues.Ready, q)
+		case it.Claim != nil || it.Item.Status == projections.StatusInProgress:
+			res.Queues.Current = append(res.Queues.Current, q)
+		case it.Item.Status == projections.StatusCompleted || it.Item.Status == projections.StatusCancelled:
+		case it.Item.Status == projections.StatusBlocked || hasReason(it, projections.ReasonBlocker):
+			q.Reason = firstReason(it)
+			res.Queues.Blocked = append(res.Queues.Blocked, q)
+		case hasReason(it, projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle, ReasonAwaitingPerson):
+			q.Reason = firstReason(it)
+			res.Queues.Waiting = append(res.Queues.Waiting, q)
+		}
+	}
+	switch {
+	case len(res.Queues.Ready) > 0:
+		res.NextAction = "awr session start --work " + shellWord(res.Queues.Ready[0].Key) + ` --agent "$USER" --claim`
+	case res.WorkItems == 0:
+		res.NextAction = "awr intake inspect"
+	default:
+		res.NextAction = "awr ready --all"
+	}
+}
+
+// readReplica sets where an imported replica came from and where a fork
+// forked, as of rev; a replica not forked is led to fork.
+func (res *StatusResult) readReplica(conn *sqlite.Conn, rev int64) error {
+	var replica bool
+	var err error
+	if res.Origin, res.Fork, replica, err = commands.ReplicaState(conn); err != nil {
+		return err
+	}
+	if res.Fork != nil && res.Fork.Seq > rev {
+		res.Fork = nil // forked after the revision read
+	}
+	if res.Fork != nil {
+		res.ProjectID = res.Fork.ProjectID // a fork is a project of its own
+	}
+	if replica {
+		res.NextAction = "awr fork"
+	}
+	return nil
 }
 
 func mustDecode(e *events.Event) any {
