@@ -158,24 +158,9 @@ func ReadRegistry(path string, getenv func(string) string) (*Registry, error) {
 
 // parseRegistry is ReadRegistry on the file's bytes.
 func parseRegistry(path string, raw []byte, getenv func(string) string) (*Registry, error) {
-	var f registryFile
-	md, err := toml.Decode(string(raw), &f)
+	f, md, err := decodeRegistry(path, raw)
 	if err != nil {
-		var perr toml.ParseError
-		if errors.As(err, &perr) {
-			line := perr.Position.Line
-			if perr.Position.Start > 0 && perr.Position.Start <= len(raw) {
-				line = 1 + bytes.Count(raw[:perr.Position.Start], []byte("\n"))
-			}
-			return nil, regErr(path, max(line, 1), "", "%s", perr.Message)
-		}
-		// A value of the wrong type: the decoder names its line and key.
-		if m := typeErrRE.FindStringSubmatch(err.Error()); m != nil {
-			var line int
-			fmt.Sscan(m[1], &line)
-			return nil, regErr(path, line, m[2], "%s: %s", m[2], m[3])
-		}
-		return nil, regErr(path, 0, "", "%v", err)
+		return nil, err
 	}
 	loc := locator{raw: raw}
 	if und := md.Undecoded(); len(und) > 0 {
@@ -183,73 +168,126 @@ func parseRegistry(path string, raw []byte, getenv func(string) string) (*Regist
 		return nil, regErr(path, loc.key(k[:len(k)-1], k[len(k)-1]), k.String(), "unknown field %s (a registry holds [service] allowed_hosts and allowed_origins, [projects.NAME] root and id, [clients.NAME] token_env and grants)", k)
 	}
 	reg := &Registry{Path: path, Projects: map[string]*RegistryProject{}, Clients: map[string]*RegistryClient{}}
+	for _, step := range []func(*registryFile, locator) error{reg.service, reg.projects, func(f *registryFile, loc locator) error { return reg.clients(f, loc, getenv) }} {
+		if err := step(&f, loc); err != nil {
+			return nil, err
+		}
+	}
+	return reg, nil
+}
+
+// decodeRegistry decodes the TOML, naming the line of a syntax error or
+// of a value of the wrong type.
+func decodeRegistry(path string, raw []byte) (registryFile, toml.MetaData, error) {
+	var f registryFile
+	md, err := toml.Decode(string(raw), &f)
+	if err == nil {
+		return f, md, nil
+	}
+	var perr toml.ParseError
+	if errors.As(err, &perr) {
+		line := perr.Position.Line
+		if perr.Position.Start > 0 && perr.Position.Start <= len(raw) {
+			line = 1 + bytes.Count(raw[:perr.Position.Start], []byte("\n"))
+		}
+		return f, md, regErr(path, max(line, 1), "", "%s", perr.Message)
+	}
+	// A value of the wrong type: the decoder names its line and key.
+	if m := typeErrRE.FindStringSubmatch(err.Error()); m != nil {
+		var line int
+		fmt.Sscan(m[1], &line)
+		return f, md, regErr(path, line, m[2], "%s: %s", m[2], m[3])
+	}
+	return f, md, regErr(path, 0, "", "%v", err)
+}
+
+// service reads [service]: the hosts and origins allowed besides
+// loopback's.
+func (reg *Registry) service(f *registryFile, loc locator) error {
+	path := reg.Path
 	for i, h := range f.Service.AllowedHosts {
 		if _, port, err := net.SplitHostPort(h); err != nil || port == "" || strings.ContainsAny(h, "/@ ") {
-			return nil, regErr(path, loc.key([]string{"service"}, "allowed_hosts"), "service.allowed_hosts", "allowed_hosts[%d] %q is not HOST:PORT, as a request's Host header names the service", i, h)
+			return regErr(path, loc.key([]string{"service"}, "allowed_hosts"), "service.allowed_hosts", "allowed_hosts[%d] %q is not HOST:PORT, as a request's Host header names the service", i, h)
 		}
 		reg.AllowedHosts = append(reg.AllowedHosts, strings.ToLower(h))
 	}
 	for i, o := range f.Service.AllowedOrigins {
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
-			return nil, regErr(path, loc.key([]string{"service"}, "allowed_origins"), "service.allowed_origins", "allowed_origins[%d] %q is not an origin (SCHEME://HOST[:PORT], http or https, nothing after)", i, o)
+			return regErr(path, loc.key([]string{"service"}, "allowed_origins"), "service.allowed_origins", "allowed_origins[%d] %q is not an origin (SCHEME://HOST[:PORT], http or https, nothing after)", i, o)
 		}
 		reg.AllowedOrigins = append(reg.AllowedOrigins, strings.ToLower(o))
 	}
+	return nil
+}
+
+// projects reads each [projects.NAME]: its root (relative to the
+// registry's directory) and id; a registry without a project or without a
+// client is refused first.
+func (reg *Registry) projects(f *registryFile, loc locator) error {
+	path := reg.Path
 	if len(f.Projects) == 0 {
-		return nil, regErr(path, 0, "projects", "no project: add a [projects.NAME] table with root and id")
+		return regErr(path, 0, "projects", "no project: add a [projects.NAME] table with root and id")
 	}
 	if len(f.Clients) == 0 {
-		return nil, regErr(path, 0, "clients", "no client: add a [clients.NAME] table with token_env and grants")
+		return regErr(path, 0, "clients", "no client: add a [clients.NAME] table with token_env and grants")
 	}
 	for _, name := range sortedKeys(f.Projects) {
 		fp := f.Projects[name]
 		table := []string{"projects", name}
 		line := loc.table(table)
 		if !nameRE.MatchString(name) {
-			return nil, regErr(path, line, "projects."+name, "project name %q: use 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit", name)
+			return regErr(path, line, "projects."+name, "project name %q: use 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit", name)
 		}
 		root := strings.TrimSpace(fp.Root)
 		switch {
 		case root == "":
-			return nil, regErr(path, loc.key(table, "root"), "projects."+name+".root", "project %s: root is missing: the project's directory", name)
+			return regErr(path, loc.key(table, "root"), "projects."+name+".root", "project %s: root is missing: the project's directory", name)
 		case !filepath.IsAbs(root):
 			root = filepath.Join(filepath.Dir(path), root)
 		}
 		id := strings.TrimSpace(fp.ID)
 		if id == "" {
-			return nil, regErr(path, loc.key(table, "id"), "projects."+name+".id", "project %s: id is missing: the project id its log holds (project_id in awr status --json)", name)
+			return regErr(path, loc.key(table, "id"), "projects."+name+".id", "project %s: id is missing: the project id its log holds (project_id in awr status --json)", name)
 		}
 		reg.Projects[name] = &RegistryProject{Name: name, Root: filepath.Clean(root), ID: id, Line: line}
 	}
+	return nil
+}
+
+// clients reads each [clients.NAME]: the variable that holds its token
+// (set, long enough, no white space, no other client's) and its grants
+// on the registry's projects.
+func (reg *Registry) clients(f *registryFile, loc locator, getenv func(string) string) error {
+	path := reg.Path
 	seen := map[[sha256.Size]byte]string{}
 	for _, name := range sortedKeys(f.Clients) {
 		fc := f.Clients[name]
 		table := []string{"clients", name}
 		line := loc.table(table)
 		if !nameRE.MatchString(name) {
-			return nil, regErr(path, line, "clients."+name, "client name %q: use 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit", name)
+			return regErr(path, line, "clients."+name, "client name %q: use 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit", name)
 		}
 		field := "clients." + name + ".token_env"
 		if fc.TokenEnv == "" {
-			return nil, regErr(path, loc.key(table, "token_env"), field, "client %s: token_env is missing: the environment variable that holds its bearer token (never the token itself)", name)
+			return regErr(path, loc.key(table, "token_env"), field, "client %s: token_env is missing: the environment variable that holds its bearer token (never the token itself)", name)
 		}
 		token := getenv(fc.TokenEnv)
 		switch {
 		case token == "":
-			return nil, regErr(path, loc.key(table, "token_env"), field, "client %s: the environment variable %s is not set: it must hold the client's bearer token", name, fc.TokenEnv).With("env", fc.TokenEnv)
+			return regErr(path, loc.key(table, "token_env"), field, "client %s: the environment variable %s is not set: it must hold the client's bearer token", name, fc.TokenEnv).With("env", fc.TokenEnv)
 		case len([]rune(token)) < MinTokenLength:
-			return nil, regErr(path, loc.key(table, "token_env"), field, "client %s: the token in %s has %d characters, fewer than %d: make a longer one (openssl rand -hex 32)", name, fc.TokenEnv, len([]rune(token)), MinTokenLength).With("env", fc.TokenEnv)
+			return regErr(path, loc.key(table, "token_env"), field, "client %s: the token in %s has %d characters, fewer than %d: make a longer one (openssl rand -hex 32)", name, fc.TokenEnv, len([]rune(token)), MinTokenLength).With("env", fc.TokenEnv)
 		case strings.TrimSpace(token) != token || strings.ContainsAny(token, " \t\r\n"):
-			return nil, regErr(path, loc.key(table, "token_env"), field, "client %s: the token in %s holds white space, which no Authorization header can carry", name, fc.TokenEnv).With("env", fc.TokenEnv)
+			return regErr(path, loc.key(table, "token_env"), field, "client %s: the token in %s holds white space, which no Authorization header can carry", name, fc.TokenEnv).With("env", fc.TokenEnv)
 		}
 		sum := sha256.Sum256([]byte(token))
 		if other, ok := seen[sum]; ok {
-			return nil, regErr(path, loc.key(table, "token_env"), field, "client %s: its token is client %s's too: each client needs a token of its own", name, other).With("env", fc.TokenEnv)
+			return regErr(path, loc.key(table, "token_env"), field, "client %s: its token is client %s's too: each client needs a token of its own", name, other).With("env", fc.TokenEnv)
 		}
 		seen[sum] = name
 		if len(fc.Grants) == 0 {
-			return nil, regErr(path, loc.key(table, "grants"), "clients."+name+".grants", "client %s: no grant: add grants = { PROJECT = \"read\" } (or \"write\")", name)
+			return regErr(path, loc.key(table, "grants"), "clients."+name+".grants", "client %s: no grant: add grants = { PROJECT = \"read\" } (or \"write\")", name)
 		}
 		c := &RegistryClient{Name: name, TokenEnv: fc.TokenEnv, tokenSum: sum, Grants: map[string]Access{}, Line: line}
 		for _, pname := range sortedKeys(fc.Grants) {
@@ -258,17 +296,17 @@ func parseRegistry(path string, raw []byte, getenv func(string) string) (*Regist
 				gline = loc.key(table, "grants")
 			}
 			if _, ok := reg.Projects[pname]; !ok {
-				return nil, regErr(path, gline, "clients."+name+".grants."+pname, "client %s: grant on %s, which is no project of this registry (projects: %s)", name, pname, strings.Join(sortedKeys(reg.Projects), ", "))
+				return regErr(path, gline, "clients."+name+".grants."+pname, "client %s: grant on %s, which is no project of this registry (projects: %s)", name, pname, strings.Join(sortedKeys(reg.Projects), ", "))
 			}
 			a := Access(fc.Grants[pname])
 			if a != AccessRead && a != AccessWrite {
-				return nil, regErr(path, gline, "clients."+name+".grants."+pname, "client %s: grant on %s is %q: use \"read\" or \"write\"", name, pname, fc.Grants[pname])
+				return regErr(path, gline, "clients."+name+".grants."+pname, "client %s: grant on %s is %q: use \"read\" or \"write\"", name, pname, fc.Grants[pname])
 			}
 			c.Grants[pname] = a
 		}
 		reg.Clients[name] = c
 	}
-	return reg, nil
+	return nil
 }
 
 // regErr is an InvalidInput error on the registry at path:line (line 0
