@@ -112,31 +112,14 @@ func (a *App) clearBars() {
 func run(args []string, stdout, stderr io.Writer) int {
 	var cli CLI
 	jsonOut := hasFlag(args, "--json")
-	// `awr` alone and `awr help [COMMAND...]` show the help, as --help
-	// does, with exit status 0 (help.go).
-	if len(args) == 0 {
-		args = []string{"--help"}
-	} else if args[0] == "help" {
-		args = append(append([]string{}, args[1:]...), "--help")
-	} else if nounAlone(args) != "" {
-		// A command of verbs named alone (`awr session`) lists its verbs,
-		// as its --help does, with exit status 0.
-		args = append(append([]string{}, args...), "--help")
-	}
+	args = helpArgs(args)
 	if hasFlag(args, "--version") {
 		// Answer before parsing, as a version flag should, in the same
 		// shape as `awr version`.
 		app := &App{Stdout: stdout, JSON: jsonOut}
 		return report(stderr, jsonOut, hinter{}, (&versionCmd{}).Run(app))
 	}
-	// A command line that names its subcommand is parsed by a model of
-	// that subcommand alone (cmdtree.go), help by the whole one.
-	var pruned reflect.Value
-	if name, sub := commandWords(args); name != "" && !hasFlag(args, "--help") && !hasFlag(args, "-h") {
-		if t, ok := prunedCLI(name, sub); ok {
-			pruned = reflect.New(t)
-		}
-	}
+	pruned := prunedModel(args)
 	target := any(&cli)
 	if pruned.IsValid() {
 		target = pruned.Interface()
@@ -210,6 +193,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code = report(stderr, cli.JSON, hints, err)
 	}()
 	return code
+}
+
+// helpArgs turns the ways of asking for help into --help: `awr` alone
+// and `awr help [COMMAND...]` show the help, as --help does, with exit
+// status 0 (help.go), and so does a command of verbs named alone (`awr
+// session` lists its verbs).
+func helpArgs(args []string) []string {
+	switch {
+	case len(args) == 0:
+		return []string{"--help"}
+	case args[0] == "help":
+		return append(append([]string{}, args[1:]...), "--help")
+	case nounAlone(args) != "":
+		return append(append([]string{}, args...), "--help")
+	}
+	return args
+}
+
+// prunedModel is the model of the subcommand a command line names alone
+// (cmdtree.go), which parses it faster than the whole one; not valid for
+// help, or a line that names no known subcommand.
+func prunedModel(args []string) reflect.Value {
+	if name, sub := commandWords(args); name != "" && !hasFlag(args, "--help") && !hasFlag(args, "-h") {
+		if t, ok := prunedCLI(name, sub); ok {
+			return reflect.New(t)
+		}
+	}
+	return reflect.Value{}
 }
 
 type exitCode int
