@@ -238,28 +238,11 @@ type ImportRequest struct {
 // rule too), and nothing is imported; so is an export with no anchor of
 // its project.
 func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader) (_ *ImportResult, err error) {
-	r, name := stdin, "stdin"
-	// The events a file holds (the seq of its last line) are the total of
-	// the import's progress; stdin has none, and shows none.
-	var total int64
-	if req.File != "-" && req.File != "" {
-		path, err := p.namedPath("import", "", req.File, "awr export --project SOURCE_DIR --output FILE")
-		if err != nil {
-			return nil, err
-		}
-		f, err := pathcheck.Open(path, -1)
-		if err != nil {
-			if pathcheck.RuleOf(err) != "" {
-				return nil, refused("import", "", err, "awr export --project SOURCE_DIR --output FILE")
-			}
-			return nil, fault.New(fault.InvalidInput, "import: cannot read %s: %v", req.File, errors.Unwrap(err)).With("path", req.File).WithHint("awr export --project SOURCE_DIR --output FILE")
-		}
-		defer f.Close()
-		r, name = f, req.File
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			total, _ = replay.LastSeq(f, fi.Size())
-		}
+	r, name, total, closeSource, err := p.importSource(req.File, stdin)
+	if err != nil {
+		return nil, err
 	}
+	defer closeSource()
 	var progress func(done int64)
 	if bar := p.progress("importing"); bar != nil && total > 0 {
 		progress = func(done int64) { bar(done, max(done, total)) }
@@ -281,23 +264,9 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir)
 	}
 	res := &ImportResult{}
-	var witness replay.Witness
-	if req.Anchors != "" {
-		source, anchors, malformed, err := p.loadAnchors(ctx, "import", req.Anchors)
-		if err != nil {
-			return nil, err
-		}
-		witness = func(conn *sqlite.Conn, head int64) error {
-			ac, err := anchor.Judge(conn, head, source, anchors, malformed)
-			if err != nil {
-				return err
-			}
-			res.Anchors = ac
-			if e := ac.Failure("import", p.anchorSourceArg(req.Anchors)); e != nil {
-				return e.With("path", name)
-			}
-			return nil
-		}
+	witness, err := p.importWitness(ctx, req.Anchors, name, res)
+	if err != nil {
+		return nil, err
 	}
 	unlock, err := lockDir(dir)
 	if err != nil {
@@ -308,44 +277,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	// command is interrupted.
 	in := bufio.NewReaderSize(pathcheck.Reader(ctx, r, -1, name), 1<<16)
 	if _, err := os.Stat(events.DBPath(dir)); err == nil {
-		st, _, err := p.open(ctx, true)
-		if err != nil {
-			return nil, err
-		}
-		var head int64
-		if err := st.Read(ctx, func(r *events.Reader) error {
-			head = r.Head
-			return nil
-		}); err != nil {
-			return nil, err
-		}
-		if head > 0 {
-			// Refused before the store would refuse a replica's write.
-			return nil, fault.New(fault.InvalidTransition, "import: project already has %d events; import needs an empty project", head).
-				With("project_revision", head).WithHint("awr import FILE --project EMPTY_DIR")
-		}
-		// What an interrupted init staged must not become this project's.
-		intake.RemoveLeftovers(dir)
-		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness, progress)
-		if err != nil && ctx.Err() != nil {
-			return nil, intake.Interrupted("import", "awr import "+req.File)
-		}
-		if err != nil {
-			return nil, err
-		}
-		res.ImportResult = *imp
-		// Imported in place (into a log an older awr left empty): the
-		// identity is checked, and recorded where none is.
-		bg := context.WithoutCancel(ctx)
-		if err := identityAgrees(bg, dir, st, "import"); err != nil {
-			return res, err
-		}
-		if intake.RecordedProjectID(dir) == "" {
-			if err := recordImportedID(bg, dir, p); err != nil {
-				return res, err
-			}
-		}
-		return res, nil
+		return p.importInPlace(ctx, req.File, in, name, witness, progress, res)
 	}
 	_, dirErr := os.Stat(filepath.Join(dir, ".awr"))
 	newDir := os.IsNotExist(dirErr)
@@ -379,6 +311,100 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 			return nil, intake.Interrupted("import", "awr import "+req.File)
 		}
 		return nil, err
+	}
+	return res, nil
+}
+
+// importSource opens what an import reads: the file (checked as a
+// path the project may read) or stdin for "-" and "", its name, and the
+// events a regular file holds (the seq of its last line: the total of
+// the import's progress; stdin has none, and shows none).
+func (p *Project) importSource(file string, stdin io.Reader) (io.Reader, string, int64, func(), error) {
+	if file == "-" || file == "" {
+		return stdin, "stdin", 0, func() {}, nil
+	}
+	path, err := p.namedPath("import", "", file, "awr export --project SOURCE_DIR --output FILE")
+	if err != nil {
+		return nil, "", 0, nil, err
+	}
+	f, err := pathcheck.Open(path, -1)
+	if err != nil {
+		if pathcheck.RuleOf(err) != "" {
+			return nil, "", 0, nil, refused("import", "", err, "awr export --project SOURCE_DIR --output FILE")
+		}
+		return nil, "", 0, nil, fault.New(fault.InvalidInput, "import: cannot read %s: %v", file, errors.Unwrap(err)).With("path", file).WithHint("awr export --project SOURCE_DIR --output FILE")
+	}
+	var total int64
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		total, _ = replay.LastSeq(f, fi.Size())
+	}
+	return f, file, total, func() { f.Close() }, nil
+}
+
+// importWitness is the check of the imported log against the anchors of
+// anchorsArg (nil without): it records their judgement in res.
+func (p *Project) importWitness(ctx context.Context, anchorsArg, name string, res *ImportResult) (replay.Witness, error) {
+	if anchorsArg == "" {
+		return nil, nil
+	}
+	source, anchors, malformed, err := p.loadAnchors(ctx, "import", anchorsArg)
+	if err != nil {
+		return nil, err
+	}
+	return func(conn *sqlite.Conn, head int64) error {
+		ac, err := anchor.Judge(conn, head, source, anchors, malformed)
+		if err != nil {
+			return err
+		}
+		res.Anchors = ac
+		if e := ac.Failure("import", p.anchorSourceArg(anchorsArg)); e != nil {
+			return e.With("path", name)
+		}
+		return nil
+	}, nil
+}
+
+// importInPlace imports into the project's log, which exists and must
+// hold no event (an older awr left it empty), in one transaction; the
+// identity is checked, and recorded where none is.
+func (p *Project) importInPlace(ctx context.Context, file string, in io.Reader, name string, witness replay.Witness, progress func(int64), res *ImportResult) (*ImportResult, error) {
+	dir := p.dir
+	st, _, err := p.open(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	var head int64
+	if err := st.Read(ctx, func(r *events.Reader) error {
+		head = r.Head
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if head > 0 {
+		// Refused before the store would refuse a replica's write.
+		return nil, fault.New(fault.InvalidTransition, "import: project already has %d events; import needs an empty project", head).
+			With("project_revision", head).WithHint("awr import FILE --project EMPTY_DIR")
+	}
+	// What an interrupted init staged must not become this project's.
+	intake.RemoveLeftovers(dir)
+	imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness, progress)
+	if err != nil && ctx.Err() != nil {
+		return nil, intake.Interrupted("import", "awr import "+file)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.ImportResult = *imp
+	// Imported in place (into a log an older awr left empty): the
+	// identity is checked, and recorded where none is.
+	bg := context.WithoutCancel(ctx)
+	if err := identityAgrees(bg, dir, st, "import"); err != nil {
+		return res, err
+	}
+	if intake.RecordedProjectID(dir) == "" {
+		if err := recordImportedID(bg, dir, p); err != nil {
+			return res, err
+		}
 	}
 	return res, nil
 }
