@@ -61,49 +61,13 @@ func pairs(flag string, vals []string) (map[string]string, error) {
 // again under the new maps.
 func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error) {
 	dir := p.dir
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fault.New(fault.InvalidInput, "init: --project %s is not a directory", dir).With("path", dir)
-	}
-	sm, err := pairs("--status-map", req.StatusMap)
+	opts, err := p.initOptions(req)
 	if err != nil {
 		return nil, err
 	}
-	fm, err := pairs("--field-map", req.FieldMap)
+	existing, interrupted, err := p.existingProject(ctx, &opts)
 	if err != nil {
 		return nil, err
-	}
-	if p.within != "" {
-		// Found above the working directory: initializing here would
-		// make a second project nested in the first.
-		return nil, fault.New(fault.InvalidTransition, "init: %s is inside the awr project at %s; a project nested in it is made only by naming its directory (awr init --project %s)", p.within, dir, p.within).
-			With("project", dir).With("path", p.within).WithHint("awr status")
-	}
-	store, where := req.Store, "--store"
-	if store == "" && !p.exists() {
-		// The environment's store is the default of a new project only.
-		store, where = os.Getenv(EnvStore), EnvStore
-	}
-	if store != "" {
-		if err := intake.CheckStoreURL(where, store); err != nil {
-			return nil, err
-		}
-	}
-	opts := intake.InitOptions{Name: req.Name, Goal: req.Goal, Sources: req.Source, StatusMap: sm, FieldMap: fm, Version: p.opts.Version, Store: store}
-	var existing *StatusResult
-	interrupted := false
-	if p.exists() {
-		existing, err = p.Status(ctx, StatusRequest{})
-		switch {
-		case fault.Is(err, fault.NotFound) && p.exists():
-			// A log with no event: an init was interrupted; this one
-			// finishes it.
-			existing, interrupted = nil, true
-		case err != nil:
-			return nil, err
-		}
-		if existing != nil && opts.Name == "" && existing.ProjectName != "" {
-			opts.Name = existing.ProjectName
-		}
 	}
 	plan, err := intake.Plan(dir, opts)
 	if err != nil {
@@ -148,6 +112,70 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 		}
 		return plan, nil
 	}
+	return p.acceptInit(ctx, req, plan, existing)
+}
+
+// initOptions checks the directory, the maps and the store of an init
+// and returns the intake's options; an init inside another project is
+// refused.
+func (p *Project) initOptions(req InitRequest) (intake.InitOptions, error) {
+	dir := p.dir
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return intake.InitOptions{}, fault.New(fault.InvalidInput, "init: --project %s is not a directory", dir).With("path", dir)
+	}
+	sm, err := pairs("--status-map", req.StatusMap)
+	if err != nil {
+		return intake.InitOptions{}, err
+	}
+	fm, err := pairs("--field-map", req.FieldMap)
+	if err != nil {
+		return intake.InitOptions{}, err
+	}
+	if p.within != "" {
+		// Found above the working directory: initializing here would
+		// make a second project nested in the first.
+		return intake.InitOptions{}, fault.New(fault.InvalidTransition, "init: %s is inside the awr project at %s; a project nested in it is made only by naming its directory (awr init --project %s)", p.within, dir, p.within).
+			With("project", dir).With("path", p.within).WithHint("awr status")
+	}
+	store, where := req.Store, "--store"
+	if store == "" && !p.exists() {
+		// The environment's store is the default of a new project only.
+		store, where = os.Getenv(EnvStore), EnvStore
+	}
+	if store != "" {
+		if err := intake.CheckStoreURL(where, store); err != nil {
+			return intake.InitOptions{}, err
+		}
+	}
+	return intake.InitOptions{Name: req.Name, Goal: req.Goal, Sources: req.Source, StatusMap: sm, FieldMap: fm, Version: p.opts.Version, Store: store}, nil
+}
+
+// existingProject reads the status of a project already initialized
+// (nil for a new one), whose name opts keeps unless another is given;
+// interrupted says its log has no event (an init was interrupted, and
+// this one finishes it).
+func (p *Project) existingProject(ctx context.Context, opts *intake.InitOptions) (existing *StatusResult, interrupted bool, err error) {
+	if !p.exists() {
+		return nil, false, nil
+	}
+	existing, err = p.Status(ctx, StatusRequest{})
+	switch {
+	case fault.Is(err, fault.NotFound) && p.exists():
+		return nil, true, nil
+	case err != nil:
+		return nil, false, err
+	}
+	if opts.Name == "" && existing.ProjectName != "" {
+		opts.Name = existing.ProjectName
+	}
+	return existing, false, nil
+}
+
+// acceptInit writes what plan says, under the directory's lock (and the
+// manifest's, on an initialized project): refused on a replica, or once
+// interrupted.
+func (p *Project) acceptInit(ctx context.Context, req InitRequest, plan *InitResult, existing *StatusResult) (*InitResult, error) {
+	dir := p.dir
 	if existing != nil && existing.Origin != nil && commands.IsReplica(existing.Origin, existing.Fork) && (req.Goal != "" || len(plan.Mapping) > 0) {
 		// Indexing or setting the goal appends, which a replica refuses:
 		// refused before the first file changes.
