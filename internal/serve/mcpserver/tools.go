@@ -17,6 +17,18 @@ func op[In, Out any](m func(*project.Project, context.Context, In) (*Out, error)
 // register adds every awr tool: one per door operation the MCP surface
 // offers, each decoding into that operation's own request type.
 func (s *Server) register() {
+	s.registerProject()
+	s.registerSessions()
+	s.registerRigs()
+	s.registerWork()
+	s.registerAdmin()
+	s.registerExec()
+	s.registerAudit()
+	s.registerDiff()
+}
+
+// registerProject adds the tools of the project and its sources.
+func (s *Server) registerProject() {
 	add(s, tool{name: "awr_status", title: "Project status", readOnly: true,
 		desc: "Project status as `awr status --json`: project_revision, work items by status, the current/ready/waiting/blocked queues, live claims, projection freshness and the next step."},
 		op((*project.Project).Status))
@@ -35,6 +47,10 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_source_add", title: "Add a source",
 		desc: "Add a file of the project to the manifest and index it, as `awr source add PATH --json`; the manifest changes only once the file is indexed."},
 		op((*project.Project).SourceAdd))
+}
+
+// registerSessions adds the tools of sessions, claims, packets and recovery.
+func (s *Server) registerSessions() {
 	add(s, tool{name: "awr_session_start", title: "Start a session",
 		desc: "Start a work session on a work item, optionally claiming it (a lease with a fencing token), as `awr session start --json`. Claiming fails with SourceStale when sources changed, ClaimConflict when another session holds the work."},
 		op((*project.Project).SessionStart))
@@ -87,6 +103,10 @@ func (s *Server) register() {
 		func(ctx context.Context, p *project.Project, in project.RecoveryVerifyRequest) (*project.RestatementResult, error) {
 			return p.RecoveryVerify(ctx, in, nil)
 		})
+}
+
+// registerRigs adds the tools of rigs and their seats.
+func (s *Server) registerRigs() {
 	add(s, tool{name: "awr_rig_ps", title: "Show a rig", readOnly: true,
 		desc: "Each seat of a rig with its state (running, stopped, recoverable, awaiting-decision, attention_required), session, conversation and last restore outcome, as `awr rig ps NAME --json`; at the head it also says whether each seat's tmux pane runs."},
 		op((*project.Project).RigPs))
@@ -138,6 +158,10 @@ func (s *Server) register() {
 		desc: "Record a snapshot of a running rig (the per-seat manifest rig down records: session, last checkpoint, conversation id, repository HEAD) and leave every seat running, as `awr rig snapshot NAME --json`; a later rig up restores from it. " +
 			"Refused (InvalidTransition) when no seat runs or a restore is unfinished; RevisionConflict when a restore started meanwhile."},
 		op((*project.Project).RigSnapshot))
+}
+
+// registerWork adds the tools of host bindings, work items and evidence.
+func (s *Server) registerWork() {
 	add(s, tool{name: "awr_client_bind", title: "Bind a host conversation",
 		desc: "Tie a host conversation (its own id for client claude, codex, gemini or opencode; HOST:ID for any other client) to a session so its checkpoints survive compaction, as `awr client bind --json`; from_session binds to that session's latest successor."},
 		op((*project.Project).ClientBind))
@@ -166,6 +190,10 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_work_complete", title: "Complete a work item",
 		desc: "Record work_verified for a work item once every acceptance criterion has passing evidence at the current repository state and the project's evidence level (the session holds the live claim), as `awr work complete KEY --session S --json`; otherwise EvidenceMissing lists each criterion and what it lacks. awr never edits the team's source."},
 		op((*project.Project).WorkComplete))
+}
+
+// registerAdmin adds the tools of repairs, the log, verification, anchors and forks.
+func (s *Server) registerAdmin() {
 	add(s, tool{name: "awr_doctor_check", title: "Find what needs repair", readOnly: true,
 		desc: "What keeps the project from continuing cleanly, as `awr doctor --json`: findings (code, severity error|warning|info, subject, message, repair: the complete command) for projections behind the log, stale sessions, claims of seats whose agent is gone, missing or changed sources, hosts in use without awr's hooks, executions whose process died unfinished, a directory or database others may write, and a latest anchor (git notes) far behind the head; ok is false on any error or warning."},
 		op((*project.Project).Doctor))
@@ -191,9 +219,6 @@ func (s *Server) register() {
 	add(s, tool{name: "awr_fork", title: "Fork an imported replica",
 		desc: "An imported project is a read-only replica of its origin: every write is refused with ReadOnlyReplica. Without accept, say whether the project is a replica, its origin and what the fork would append, as `awr fork --json`; with accept (and a reason), append project_forked, after which the copy accepts writes and its history diverges from the origin's, as `awr fork --accept --json`."},
 		op((*project.Project).Fork))
-	s.registerExec()
-	s.registerAudit()
-	s.registerDiff()
 }
 
 // declaredCommands refuses a seat declaration over MCP whose start or
