@@ -277,7 +277,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	// command is interrupted.
 	in := bufio.NewReaderSize(pathcheck.Reader(ctx, r, -1, name), 1<<16)
 	if _, err := os.Stat(events.DBPath(dir)); err == nil {
-		return p.importInPlace(ctx, req.File, in, name, witness, progress, res)
+		return p.importInPlace(ctx, req, in, name, witness, progress, res)
 	}
 	_, dirErr := os.Stat(filepath.Join(dir, ".awr"))
 	newDir := os.IsNotExist(dirErr)
@@ -367,7 +367,7 @@ func (p *Project) importWitness(ctx context.Context, anchorsArg, name string, re
 // importInPlace imports into the project's log, which exists and must
 // hold no event (an older awr left it empty), in one transaction; the
 // identity is checked, and recorded where none is.
-func (p *Project) importInPlace(ctx context.Context, file string, in io.Reader, name string, witness replay.Witness, progress func(int64), res *ImportResult) (*ImportResult, error) {
+func (p *Project) importInPlace(ctx context.Context, req ImportRequest, in io.Reader, name string, witness replay.Witness, progress func(int64), res *ImportResult) (*ImportResult, error) {
 	dir := p.dir
 	st, _, err := p.open(ctx, true)
 	if err != nil {
@@ -389,7 +389,7 @@ func (p *Project) importInPlace(ctx context.Context, file string, in io.Reader, 
 	intake.RemoveLeftovers(dir)
 	imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness, progress)
 	if err != nil && ctx.Err() != nil {
-		return nil, intake.Interrupted("import", "awr import "+file)
+		return nil, intake.Interrupted("import", "awr import "+req.File)
 	}
 	if err != nil {
 		return nil, err
