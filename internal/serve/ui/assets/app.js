@@ -554,10 +554,20 @@ async function jump(seq, how) {
   if (!seq) return;
   let i = indexOf(seq);
   if (i < 0 && S.list.filtered && !small()) {
+    // The list starts again at seq. Until its first page is in, no other
+    // page may be read into it: the read of the next page that a render
+    // starts near the list's end (renderList) waits while this one is in
+    // flight, and the page after the old list's end is forgotten.
     S.list.gen++;
-    S.list.inflight = null;
     S.list.items = [];
-    await loadMatching(seq - 1);
+    S.list.more = 0;
+    const p = loadMatching(seq - 1);
+    S.list.inflight = p;
+    try {
+      await p;
+    } finally {
+      if (S.list.inflight === p) S.list.inflight = null;
+    }
     sizeList();
     i = S.list.items.length ? 0 : -1;
     if (i === 0) seq = S.list.items[0].seq;
