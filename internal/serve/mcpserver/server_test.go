@@ -29,6 +29,14 @@ func initProject(t testing.TB) string {
 	t.Helper()
 	dir, err := fixtures.CopyProject("checkout", t.TempDir())
 	require.NoError(t, err)
+	acceptIntake(t, dir, 1)
+	return dir
+}
+
+// acceptIntake accepts the intake plan of the project at dir, with the
+// test's clock and the entropy of seed (two seeds, two project ids).
+func acceptIntake(t testing.TB, dir string, seed int64) {
+	t.Helper()
 	p, err := intake.Plan(dir, intake.InitOptions{})
 	require.NoError(t, err)
 	var stores []*events.Store
@@ -45,11 +53,10 @@ func initProject(t testing.TB) string {
 		return st, err
 	}
 	env := func(st *events.Store) *commands.Env {
-		return &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(1))}
+		return &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(seed))}
 	}
 	_, err = intake.Accept(context.Background(), p, open, env)
 	require.NoError(t, err)
-	return dir
 }
 
 // connect starts a server on dir over in-memory transports and returns

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	mrand "math/rand"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,13 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures"
-	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/project"
 	"github.com/awr-dev/awr/internal/serve/mcpserver"
-	"github.com/awr-dev/awr/projections"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
@@ -29,26 +24,7 @@ import (
 // returns the id.
 func initSeeded(t testing.TB, dir string, seed int64) string {
 	t.Helper()
-	p, err := intake.Plan(dir, intake.InitOptions{})
-	require.NoError(t, err)
-	var stores []*events.Store
-	defer func() {
-		for _, s := range stores {
-			s.Close()
-		}
-	}()
-	open := func(create bool) (*events.Store, error) {
-		st, err := events.Open(context.Background(), events.DBPath(dir), events.Options{Create: create, Projectors: projections.Projectors()})
-		if err == nil {
-			stores = append(stores, st)
-		}
-		return st, err
-	}
-	env := func(st *events.Store) *commands.Env {
-		return &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: mrand.New(mrand.NewSource(seed))}
-	}
-	_, err = intake.Accept(context.Background(), p, open, env)
-	require.NoError(t, err)
+	acceptIntake(t, dir, seed)
 	pr, err := project.Open(context.Background(), dir, project.Options{Now: func() time.Time { return now }})
 	require.NoError(t, err)
 	defer pr.Close()
