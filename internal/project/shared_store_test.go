@@ -31,14 +31,7 @@ func TestShared_RoundTrips(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "team")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("# TODO\n\n- [ ] W-1: One\n- [ ] W-2: Two\n- [ ] W-3: Three\n"), 0o644))
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	_, err = p.Init(ctx, project.InitRequest{Accept: true, Name: "team", Store: dbURL})
-	require.NoError(t, err)
-	require.NoError(t, p.Close())
+	dir := teamProject(t, dbURL, "# TODO\n\n- [ ] W-1: One\n- [ ] W-2: Two\n- [ ] W-3: Three\n")
 
 	// command runs op on the project opened for it alone, as a CLI
 	// process does, and returns what its store cost.
@@ -157,14 +150,7 @@ func refusingServer(t *testing.T) string {
 func TestShared_WrongPasswordBlamesTheURL(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "team")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("# TODO\n\n- [ ] W-1: One\n"), 0o644))
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	_, err = p.Init(ctx, project.InitRequest{Accept: true, Name: "team", Store: dbURL})
-	require.NoError(t, err)
-	require.NoError(t, p.Close())
+	dir := teamProject(t, dbURL, "# TODO\n\n- [ ] W-1: One\n")
 	cache := filepath.Join(dir, ".awr", "awr.db")
 	before, err := os.ReadFile(cache)
 	require.NoError(t, err)
@@ -205,4 +191,20 @@ func TestShared_WrongPasswordBlamesTheURL(t *testing.T) {
 	after, err := os.ReadFile(cache)
 	require.NoError(t, err)
 	require.Equal(t, before, after, "nothing was written to the cache")
+}
+
+// teamProject initializes a project on the shared store at dbURL, its
+// register a TODO.md of todo, and returns its directory.
+func teamProject(t *testing.T, dbURL, todo string) string {
+	t.Helper()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "team")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte(todo), 0o644))
+	p, err := project.Open(ctx, dir, project.Options{})
+	require.NoError(t, err)
+	_, err = p.Init(ctx, project.InitRequest{Accept: true, Name: "team", Store: dbURL})
+	require.NoError(t, err)
+	require.NoError(t, p.Close())
+	return dir
 }
