@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -102,37 +101,12 @@ func TestShared_Machines(t *testing.T) {
 	follower, followLines, followWG := startFollower(t, awrB, "--since", fmt.Sprint(sinceRace))
 
 	const racers = 16
-	type result struct {
-		code           int
-		stdout, stderr bytes.Buffer
-	}
-	results := make([]*result, racers)
 	cmds := make([]*exec.Cmd, racers)
 	for i := range cmds {
 		_, awrI := machine(t, bin, string(manifest))
-		results[i] = &result{}
 		cmds[i] = awrI("session", "start", "--work", "CART-1", "--agent", fmt.Sprintf("m%d", i), "--claim", "--json")
-		cmds[i].Stdout, cmds[i].Stderr = &results[i].stdout, &results[i].stderr
 	}
-	for i, cmd := range cmds {
-		require.NoError(t, cmd.Start(), "start machine %d", i)
-	}
-	var wg sync.WaitGroup
-	for i, cmd := range cmds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var ee *exec.ExitError
-			switch err := cmd.Wait(); {
-			case err == nil:
-			case errors.As(err, &ee):
-				results[i].code = ee.ExitCode()
-			default:
-				results[i].code = -1
-			}
-		}()
-	}
-	wg.Wait()
+	results := race(t, cmds)
 	winners, conflicts := 0, 0
 	for i, r := range results {
 		switch r.code {
