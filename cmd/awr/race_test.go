@@ -26,9 +26,7 @@ func TestClaimRace_Processes(t *testing.T) {
 	t.Parallel()
 	const racers = 16
 	bin := buildAWR(t)
-	dir, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awr := awrIn(bin, dir)
+	_, awr := checkout(t, bin)
 	out, err := awr("init", "--accept", "--json").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
@@ -162,9 +160,7 @@ func TestSourceAddRace_Processes(t *testing.T) {
 	t.Parallel()
 	const racers = 6
 	bin := buildAWR(t)
-	dir, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awr := awrIn(bin, dir)
+	dir, awr := checkout(t, bin)
 	out, err := awr("init", "--accept", "--json").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "notes"), 0o755))
@@ -205,6 +201,15 @@ func TestSourceAddRace_Processes(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(out, &re))
 	require.Empty(t, re.Removed, "%s", out)
+}
+
+// checkout copies the checkout fixture into a directory of t's and
+// returns it, with a maker of awr commands run by bin on it (awrIn).
+func checkout(t *testing.T, bin string) (string, func(args ...string) *exec.Cmd) {
+	t.Helper()
+	dir, err := fixtures.CopyProject("checkout", t.TempDir())
+	require.NoError(t, err)
+	return dir, awrIn(bin, dir)
 }
 
 // awrIn returns a maker of awr commands run by bin on the project in dir.
