@@ -294,12 +294,8 @@ func TestShared_Jepsen(t *testing.T) {
 	}
 	cl := pgtest.OwnCluster(t)
 	bin := buildAWR(t)
+	cl.CreateDatabase(t, "jepsen")
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, cl.URL)
-	require.NoError(t, err)
-	_, err = admin.Exec(ctx, "CREATE DATABASE jepsen")
-	admin.Close(ctx)
-	require.NoError(t, err)
 	sock := filepath.Join(cl.Dir, ".s.PGSQL.5432")
 	direct := fmt.Sprintf("postgres:///jepsen?host=%s&port=5432&user=postgres", cl.Dir)
 

@@ -58,6 +58,22 @@ func OwnCluster(t testing.TB) *Cluster {
 	return c
 }
 
+// CreateDatabase creates the database name on the cluster and returns its
+// URL.
+func (c *Cluster) CreateDatabase(t testing.TB, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, c.URL)
+	if err != nil {
+		t.Fatalf("connect to the cluster: %v", err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create database %s: %v", name, err)
+	}
+	return strings.Replace(c.URL, "///postgres?", "///"+name+"?", 1)
+}
+
 // Restart restarts the server (pg_ctl restart, fast shutdown), waiting at
 // most 60 s for it to be up again; its output goes to the server log in
 // Dir. It runs pg_ctl as the postgres user when root.

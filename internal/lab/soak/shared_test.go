@@ -2,14 +2,12 @@ package soak
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -17,7 +15,6 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,13 +35,7 @@ func TestShared_WritersUnderFaults(t *testing.T) {
 		run = 60 * time.Second
 	}
 	const writers = 8
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, c.URL)
-	require.NoError(t, err)
-	_, err = admin.Exec(ctx, "CREATE DATABASE soak")
-	admin.Close(ctx)
-	require.NoError(t, err)
-	db := strings.Replace(c.URL, "///postgres?", "///soak?", 1)
+	db := c.CreateDatabase(t, "soak")
 
 	var todo bytes.Buffer
 	todo.WriteString("# Tasks\n\n")
