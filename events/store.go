@@ -440,7 +440,7 @@ type Reader struct {
 // changed under a read that SQLite could not lock, hint retry); those of
 // CatchUp; an error fn returns, coded, or wrapped as Storage.
 func (s *Store) Read(ctx context.Context, fn func(r *Reader) error) (err error) {
-	return s.read(ctx, true, fn)
+	return s.read(ctx, true, fn, false)
 }
 
 // ReadCached is Read without the catch-up of a shared log's cache: fn
@@ -448,10 +448,10 @@ func (s *Store) Read(ctx context.Context, fn func(r *Reader) error) (err error) 
 // change, such as the project the log belongs to). For a project's own
 // log it is Read.
 func (s *Store) ReadCached(ctx context.Context, fn func(r *Reader) error) error {
-	return s.read(ctx, false, fn)
+	return s.read(ctx, false, fn, false)
 }
 
-func (s *Store) read(ctx context.Context, catchUp bool, fn func(r *Reader) error) (err error) {
+func (s *Store) read(ctx context.Context, catchUp bool, fn func(r *Reader) error, bulk bool) (err error) {
 	defer s.catchFault("read", &err, armFault())
 	if s.up != nil && catchUp {
 		if _, err := s.CatchUp(ctx); err != nil {
@@ -476,6 +476,13 @@ func (s *Store) read(ctx context.Context, catchUp bool, fn func(r *Reader) error
 	}
 	defer s.pool.Put(conn)
 	defer func() { err = mapErr("read", err) }()
+	if bulk && s.ro == nil {
+		leave, err := enterBulk(conn)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
 	endFn := sqlitex.Transaction(conn)
 	defer endFn(&err)
 	head, _, t, err := headOf(conn)
