@@ -25,23 +25,29 @@ import (
 // SQLite sizes from the page cache.
 const bulkCacheKiB = -8192
 
-// bulkPragmasOn and bulkPragmasOff switch a pooled connection into bulk
-// mode and back to the store's defaults (newPool). temp_store=FILE still
-// keeps statement journals in memory up to SQLite's spill threshold.
+// bulkPragmasOn switches a pooled connection into bulk mode, and
+// bulkPragmasOff (or, for a lean store, bulkPragmasLean) back to the
+// store's defaults (newPool). temp_store=FILE still keeps statement
+// journals in memory up to SQLite's spill threshold.
 var (
-	bulkPragmasOn  = []string{"PRAGMA mmap_size=0", fmt.Sprintf("PRAGMA cache_size=%d", bulkCacheKiB), "PRAGMA temp_store=FILE"}
-	bulkPragmasOff = []string{fmt.Sprintf("PRAGMA mmap_size=%d", mmapBytes), fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY"}
+	bulkPragmasOn   = []string{"PRAGMA mmap_size=0", fmt.Sprintf("PRAGMA cache_size=%d", bulkCacheKiB), "PRAGMA temp_store=FILE"}
+	bulkPragmasOff  = []string{fmt.Sprintf("PRAGMA mmap_size=%d", mmapBytes), fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY"}
+	bulkPragmasLean = []string{"PRAGMA temp_store=MEMORY"}
 )
 
-// enterBulk puts conn, a pooled connection, in bulk mode and returns the
-// func that puts it back. It must be called outside a transaction: SQLite
-// keeps the old mapping while any mapped page is in use, and a
-// transaction holds one.
-func enterBulk(conn *sqlite.Conn) (leave func(), err error) {
+// enterBulk puts conn, one of the store's pooled connections, in bulk mode
+// and returns the func that puts it back. It must be called outside a
+// transaction: SQLite keeps the old mapping while any mapped page is in
+// use, and a transaction holds one.
+func (s *Store) enterBulk(conn *sqlite.Conn) (leave func(), err error) {
 	if err := execPragmas(conn, bulkPragmasOn); err != nil {
 		return nil, err
 	}
-	return func() { _ = execPragmas(conn, bulkPragmasOff) }, nil
+	back := bulkPragmasOff
+	if s.lean {
+		back = bulkPragmasLean
+	}
+	return func() { _ = execPragmas(conn, back) }, nil
 }
 
 // BulkConn sets up conn, a connection of its own (a scratch database a

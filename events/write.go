@@ -421,7 +421,7 @@ func (s *Store) stillWhere(tx *Tx) error {
 func (s *Store) writeLocal(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error), beforeCommit func(tx *Tx, r *WriteResult) error) (res *WriteResult, err error) {
 	return s.writer(ctx, "write", func(conn *sqlite.Conn) (res *WriteResult, err error) {
 		if opts.Bulk {
-			leave, err := enterBulk(conn)
+			leave, err := s.enterBulk(conn)
 			if err != nil {
 				return nil, err
 			}
