@@ -100,6 +100,12 @@ func ForkOrigin(path, self string) []string {
 	if !ok {
 		return nil
 	}
+	return namedIn(data, self)
+}
+
+// namedIn returns the keys of the conversations awr named in data, latest
+// first, leaving out self.
+func namedIn(data []byte, self string) []string {
 	var keys []string
 	seen := map[string]bool{self: true}
 	ms := conversationMarkRE.Regexp().FindAllSubmatch(data, -1)
@@ -139,12 +145,26 @@ func TranscriptHolds(path string, marks []string) (index int, read bool) {
 	if !ok {
 		return -1, false
 	}
+	return holds(data, marks), true
+}
+
+// Holds is TranscriptHolds for the conversation of event e: an OpenCode
+// fork's ForkContext, which holds awr's texts the fork holds, stands for
+// its transcript.
+func Holds(e Event, marks []string) (index int, read bool) {
+	if e.ForkContext != "" {
+		return holds([]byte(e.ForkContext), marks), true
+	}
+	return TranscriptHolds(e.TranscriptPath, marks)
+}
+
+func holds(data []byte, marks []string) int {
 	for i, m := range marks {
 		if m != "" && bytes.Contains(data, []byte(m)) {
-			return i, true
+			return i
 		}
 	}
-	return -1, true
+	return -1
 }
 
 // transcript reads the end of the host's transcript at path: at most
@@ -238,18 +258,24 @@ func ancestorArgs() [][]string {
 	return out
 }
 
-// ForkSources returns the keys of the conversations a forked conversation
-// of host h may come from, most likely first: the one its host's command
-// line forks, then those awr named in its transcript.
-func ForkSources(h Host, transcript, self string) []string {
+// ForkSources returns the keys of the conversations the conversation of
+// e, a fork, may come from, most likely first: for Claude Code the one
+// its host's command line forks (`--resume ID --fork-session`), then
+// those awr named in its transcript, or, for OpenCode, in the texts of
+// awr's its copied messages hold (ForkContext). self, its own key, is
+// left out.
+func ForkSources(e Event, self string) []string {
 	var keys []string
-	if h == Claude {
+	if e.Host == Claude {
 		for _, args := range ancestorArgs() {
 			if id := ForkedFrom(args); id != "" {
-				keys = append(keys, string(h)+":"+id)
+				keys = append(keys, string(e.Host)+":"+id)
 				break
 			}
 		}
 	}
-	return append(keys, ForkOrigin(transcript, self)...)
+	if e.ForkContext != "" {
+		return append(keys, namedIn([]byte(e.ForkContext), self)...)
+	}
+	return append(keys, ForkOrigin(e.TranscriptPath, self)...)
 }

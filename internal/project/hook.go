@@ -227,11 +227,12 @@ func (p *Project) hookStart(ctx context.Context, st *commands.ConversationState,
 	client := string(e.Host)
 	if st.Binding == nil && e.Source == "fork" {
 		// A copy of a conversation under a new id (claude
-		// --fork-session): the host's command line names the original,
-		// and so does the fork's transcript, in the texts awr gave it,
-		// once written. The fork is bound where the original is, as a
+		// --fork-session, opencode run --session ID --fork): Claude's
+		// command line names the original, and so do the texts awr gave
+		// it, in the fork's transcript once written (Claude) or in the
+		// copied messages awr's OpenCode plugin sends. The fork is bound where the original is, as a
 		// fork of it; the original goes on untouched.
-		if err := p.continueFrom(ctx, &st, rec, hosts.ForkSources(e.Host, e.TranscriptPath, rec.Key), true); err != nil {
+		if err := p.continueFrom(ctx, &st, rec, hosts.ForkSources(e, rec.Key), true); err != nil {
 			return hosts.Answer{}, err
 		}
 	}
@@ -350,7 +351,7 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 	var held []string
 	switch {
 	case e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork:
-		held = heldLines(st.Held, e.TranscriptPath)
+		held = heldLines(st.Held, e)
 	case e.Source == "compact" && len(st.Held) > 0:
 		// A packet given since the compaction began: the compacted
 		// conversation holds it. Codex compacts a resumed turn after
@@ -414,12 +415,12 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 
 // heldLines returns the line digests of the packet a conversation holds,
 // of held (its deliveries, newest first): the newest one its host's
-// transcript holds the mark of (hosts.TranscriptHolds), or the newest one
+// transcript holds the mark of (hosts.Holds), or the newest one
 // when there is no transcript to read. A host killed mid-turn may never
 // write the turn that carried awr's latest delivery; trusting the record
 // alone would leave the resumed conversation without it. nil when it
 // holds none.
-func heldLines(held []commands.Delivery, transcript string) []string {
+func heldLines(held []commands.Delivery, e hosts.Event) []string {
 	if len(held) == 0 {
 		return nil
 	}
@@ -427,7 +428,7 @@ func heldLines(held []commands.Delivery, transcript string) []string {
 	for i, d := range held {
 		marks[i] = hosts.PacketMark(d.ContextHash)
 	}
-	i, read := hosts.TranscriptHolds(transcript, marks)
+	i, read := hosts.Holds(e, marks)
 	switch {
 	case !read:
 		return held[0].Lines
