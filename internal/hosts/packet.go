@@ -214,6 +214,41 @@ func UnsavedSummary(since string, files []string) string {
 	return b.String()
 }
 
+// rolloutHead bounds how much of the start of a Codex rollout
+// RolloutForkedFrom reads: its first line, the session's meta, holds the
+// base instructions (about 20 KiB).
+const rolloutHead = 256 << 10
+
+// forkedFromRE finds the thread a Codex rollout's session_meta says it was
+// forked from.
+var forkedFromRE = lazyre.New(`"forked_from_id":"([0-9A-Za-z._-]{1,200})"`)
+
+// RolloutForkedFrom returns the forked_from_id of the Codex rollout at path
+// (a fork's session_meta names the thread it copied), or "": it reads at
+// most the first rolloutHead bytes of a regular file, the first line only.
+func RolloutForkedFrom(path string) string {
+	if path == "" {
+		return ""
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head, _ := io.ReadAll(io.LimitReader(f, rolloutHead))
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	if m := forkedFromRE.Regexp().FindSubmatch(head); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
 // ancestorDepth bounds how far up from the hook process ancestorArgs
 // looks for the host: the host runs the hook through a shell.
 const ancestorDepth = 4
@@ -260,18 +295,31 @@ func ancestorArgs() [][]string {
 
 // ForkSources returns the keys of the conversations the conversation of
 // e, a fork, may come from, most likely first: for Claude Code the one
-// its host's command line forks (`--resume ID --fork-session`), then
+// its host's command line forks (`--resume ID --fork-session`), for Codex
+// the one its command line forks (`codex exec fork ID`) and the one its
+// rollout names (RolloutForkedFrom), then
 // those awr named in its transcript, or, for OpenCode, in the texts of
 // awr's its copied messages hold (ForkContext). self, its own key, is
 // left out.
 func ForkSources(e Event, self string) []string {
 	var keys []string
-	if e.Host == Claude {
+	switch e.Host {
+	case Claude:
 		for _, args := range ancestorArgs() {
 			if id := ForkedFrom(args); id != "" {
 				keys = append(keys, string(e.Host)+":"+id)
 				break
 			}
+		}
+	case Codex:
+		for _, args := range ancestorArgs() {
+			if id := CodexForkedFrom(args); id != "" {
+				keys = append(keys, string(e.Host)+":"+id)
+				break
+			}
+		}
+		if id := RolloutForkedFrom(e.TranscriptPath); id != "" {
+			keys = append(keys, string(e.Host)+":"+id)
 		}
 	}
 	if e.ForkContext != "" {

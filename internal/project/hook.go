@@ -264,7 +264,7 @@ func (p *Project) hookStop(ctx context.Context, st *commands.ConversationState, 
 		// interactive fork, `--continue --fork-session`): by its first
 		// stop its transcript is written, a copy of the original's with
 		// the texts awr gave it.
-		if err := p.continueFrom(ctx, &st, rec, hosts.ForkOrigin(e.TranscriptPath, rec.Key), true); err != nil {
+		if err := p.continueFrom(ctx, &st, rec, hosts.ForkSources(e, rec.Key), true); err != nil {
 			return hosts.Answer{}, err
 		}
 	}
@@ -351,7 +351,7 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 	var held []string
 	switch {
 	case e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork:
-		held = heldLines(st.Held, e)
+		held = heldLines(st.Held, e, rec.Fork)
 	case e.Source == "compact" && len(st.Held) > 0:
 		// A packet given since the compaction began: the compacted
 		// conversation holds it. Codex compacts a resumed turn after
@@ -420,7 +420,7 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 // write the turn that carried awr's latest delivery; trusting the record
 // alone would leave the resumed conversation without it. nil when it
 // holds none.
-func heldLines(held []commands.Delivery, e hosts.Event) []string {
+func heldLines(held []commands.Delivery, e hosts.Event, fork bool) []string {
 	if len(held) == 0 {
 		return nil
 	}
@@ -431,6 +431,11 @@ func heldLines(held []commands.Delivery, e hosts.Event) []string {
 	i, read := hosts.Holds(e, marks)
 	switch {
 	case !read:
+		return held[0].Lines
+	case i < 0 && fork && e.ForkContext == "":
+		// A fork's own transcript need not copy its original's turns
+		// (a Codex fork's rollout starts after them, naming the thread
+		// it forked): the original's record stands.
 		return held[0].Lines
 	case i < 0:
 		return nil
