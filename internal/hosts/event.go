@@ -59,6 +59,10 @@ type Event struct {
 	// the texts of awr's that the forked session's copied messages hold,
 	// oldest first: what a transcript is to the other hosts.
 	ForkContext string   `json:"-"`
+	// Prompt is, for Gemini CLI's BeforeAgent, the prompt as Gemini sends
+	// it, a context its SessionStart gave included; never checked, only
+	// searched for awr's marks.
+	Prompt string `json:"-"`
 	Fields      []string `json:"fields"` // the payload's top-level field names, sorted
 }
 
@@ -140,6 +144,10 @@ func Parse(h Host, payload []byte) (Event, error) {
 		}
 	}
 	switch s.name {
+	case BeforeAgent:
+		if h == Gemini {
+			e.Prompt, _, err = d.str("prompt")
+		}
 	case SessionStart:
 		e.Source, err = d.text("source", has(s.requires, "source"), maxWord)
 		if err == nil && h == OpenCode {

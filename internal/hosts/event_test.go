@@ -111,7 +111,7 @@ func TestParse_Fixtures(t *testing.T) {
 		rows(g("session_start_startup.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "startup", Timestamp: "2026-09-01T09:00:00.000Z"})),
 		rows(g("session_start_resume.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "resume", Timestamp: "2026-09-01T10:00:00.000Z"})),
 		rows(g("session_start_clear.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "clear", ConversationID: geminiG2, Timestamp: "2026-09-01T11:00:00.000Z"})),
-		rows(g("before_agent.json", Event{Name: BeforeAgent, HostEvent: "BeforeAgent", Timestamp: "2026-09-01T09:01:00.000Z"})),
+		rows(g("before_agent.json", Event{Name: BeforeAgent, HostEvent: "BeforeAgent", Timestamp: "2026-09-01T09:01:00.000Z", Prompt: "Run the cart store tests"})),
 		rows(g("pre_compress_auto.json", Event{Name: PreCompact, HostEvent: "PreCompress", Trigger: "auto", Timestamp: "2026-09-01T09:30:00.000Z"})),
 		rows(g("pre_compress_manual.json", Event{Name: PreCompact, HostEvent: "PreCompress", Trigger: "manual", Timestamp: "2026-09-01T09:31:00.000Z"})),
 		rows(g("after_agent.json", Event{Name: Stop, HostEvent: "AfterAgent", Timestamp: "2026-09-01T09:05:00.000Z"})),

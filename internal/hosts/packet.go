@@ -158,6 +158,28 @@ func Holds(e Event, marks []string) (index int, read bool) {
 	return TranscriptHolds(e.TranscriptPath, marks)
 }
 
+// recordingMessages starts a Gemini CLI chat recording's record that
+// sets the conversation's messages whole: at a start or a resume, and
+// after a compression (the compressed history). What follows the last one
+// is what the conversation holds now; what precedes it, what it held.
+var recordingMessages = []byte(`{"$set":{"messages":`)
+
+// RecordingHolds is TranscriptHolds for Gemini CLI's chat recording (a
+// JSON-lines file of messages and of records that set them whole): it
+// searches the messages the conversation holds now, from the last record
+// that set them whole, and prompt, the prompt being sent (which carries
+// what the prompt's SessionStart gave).
+func RecordingHolds(path, prompt string, marks []string) (index int, read bool) {
+	data, ok := transcript(path)
+	if !ok {
+		return -1, false
+	}
+	if i := bytes.LastIndex(data, recordingMessages); i >= 0 {
+		data = data[i:]
+	}
+	return holds(append(data, prompt...), marks), true
+}
+
 func holds(data []byte, marks []string) int {
 	for i, m := range marks {
 		if m != "" && bytes.Contains(data, []byte(m)) {

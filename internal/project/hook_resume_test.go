@@ -262,6 +262,46 @@ func TestHook_OpenCodeForkKeepsTheLineage(t *testing.T) {
 	require.Contains(t, text, "# awr: continuing session "+session+" on CART-1 (SessionStart fork, packet ")
 }
 
+// TestHook_GeminiPromptReadsTheRecording: Gemini CLI fires PreCompress
+// before every request, compression or not, so its BeforeAgent goes by
+// what its chat recording says the conversation holds: nothing more while
+// it holds the packet (after a PreCompress that compressed nothing), the
+// packet whole once a compression set its messages without it.
+func TestHook_GeminiPromptReadsTheRecording(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	dir, p := checkoutProject(t, opts)
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	conv := fixtureField(t, "gemini", "session_start_startup", "session_id")
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "gemini", ExternalSession: conv, Work: "CART-1", SessionID: start.Session.ID})
+	require.NoError(t, err)
+	recording := filepath.Join(t.TempDir(), "session.jsonl")
+	set := map[string]string{"transcript_path": recording}
+	packet, _ := hostAnswer(t, "gemini", dir, "session_start_startup", set, opts)
+	require.Contains(t, packet, "# awr: continuing session "+start.Session.ID)
+	turn, err := json.Marshal(map[string]any{"id": "m1", "type": "user", "content": []map[string]string{{"text": "go\n<hook_context>" + packet + "</hook_context>"}}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(recording, append([]byte(`{"$set":{"messages":[]}}`+"\n"), append(turn, '\n')...), 0o600))
+
+	// A PreCompress that compressed nothing: the next prompt gets nothing.
+	_, _ = hostAnswer(t, "gemini", dir, "pre_compress_auto", set, opts)
+	text, _ := hostAnswer(t, "gemini", dir, "before_agent", set, opts)
+	require.Empty(t, text, "the conversation holds its packet")
+
+	// A compression set the messages whole, without the packet.
+	f, err := os.OpenFile(recording, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"$set":{"messages":[{"id":"m9","type":"user","content":[{"text":"<state_snapshot>summary</state_snapshot>"}]}]}}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	_, _ = hostAnswer(t, "gemini", dir, "pre_compress_auto", map[string]string{"transcript_path": recording, "timestamp": "2026-09-01T09:40:00.000Z"}, opts)
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", map[string]string{"transcript_path": recording, "timestamp": "2026-09-01T09:41:00.000Z"}, opts)
+	require.Contains(t, text, "# awr: continuing session "+start.Session.ID+" on CART-1 (BeforeAgent")
+}
+
 // TestHook_GeminiResumeGivesThePacketWhole: Gemini CLI's resumed
 // conversation holds none of the context its hooks gave (it restores the
 // model's turns only), so each resume gets the packet whole, never
