@@ -58,12 +58,12 @@ type Event struct {
 	// ForkContext is, for an OpenCode fork (SessionStart source fork),
 	// the texts of awr's that the forked session's copied messages hold,
 	// oldest first: what a transcript is to the other hosts.
-	ForkContext string   `json:"-"`
+	ForkContext string `json:"-"`
 	// Prompt is, for Gemini CLI's BeforeAgent, the prompt as Gemini sends
 	// it, a context its SessionStart gave included; never checked, only
 	// searched for awr's marks.
-	Prompt string `json:"-"`
-	Fields      []string `json:"fields"` // the payload's top-level field names, sorted
+	Prompt string   `json:"-"`
+	Fields []string `json:"fields"` // the payload's top-level field names, sorted
 }
 
 // Read reads one payload from r, at most MaxPayload bytes, and parses it as
