@@ -23,6 +23,7 @@ import (
 // separate awr processes at once: exactly one wins, every other one gets
 // ClaimConflict, and the log holds exactly one claim_acquired.
 func TestClaimRace_Processes(t *testing.T) {
+	testkit.PlainOnly(t, "the racing claims are awr processes")
 	t.Parallel()
 	const racers = 16
 	bin := buildAWR(t)
@@ -149,6 +150,7 @@ func buildAWR(t *testing.T) string {
 // separate awr processes at once: every entry survives in the manifest,
 // every file is indexed, and the next reindex removes none of them.
 func TestSourceAddRace_Processes(t *testing.T) {
+	testkit.PlainOnly(t, "the racing writers are awr processes")
 	t.Parallel()
 	const racers = 6
 	bin := buildAWR(t)
