@@ -238,7 +238,8 @@ func (c *benchRunCmd) Run(app *App) error {
 		}
 		defer baseline.Close()
 	}
-	res, err := lab.Run(app.Ctx, p, lab.RunOptions{Exe: exe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress,
+	mcpExe, _ := awrMCPBinary() // none: the resident measurements say so
+	res, err := lab.Run(app.Ctx, p, lab.RunOptions{Exe: exe, MCPExe: mcpExe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress,
 		Compare: c.Compare, Pairs: c.Pairs, Floor: c.Floor, Baseline: baseline})
 	if err != nil {
 		return err
