@@ -360,6 +360,14 @@ func printBenchRun(w io.Writer, res *lab.RunResult) {
 	for _, m := range res.Measurements {
 		fmt.Fprintf(w, "%-*s  %-8s  %9s  %9s  %9s  %5d\n", width, m.Name, m.Unit, num(m.Min), num(m.Median), num(m.P95), m.Count)
 	}
+	if len(res.ResidentCPU) > 0 {
+		fmt.Fprintf(w, "\nawr-mcp CPU per call (ms):\n")
+		tw := newTable(w)
+		for _, c := range res.ResidentCPU {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t(%d calls)\n", c.Tool, c.Mode, num(c.CPUms), c.Calls)
+		}
+		tw.Flush()
+	}
 	e := res.Context
 	fmt.Fprintf(w, "\ncontext economy (o200k_base, budget %d):\n", e.Budget)
 	fmt.Fprintf(w, "  reading every source file (%d files): %d tokens\n", e.SourceFiles, e.SourceTokens)

@@ -42,16 +42,17 @@ func peerBD(t *testing.T) string {
 // (the same items, the same ready set), every operation is timed on
 // every side in every round, the ratios and scaling figures are there,
 // claims are undone, and bd's daemon is gone at the end. No time is
-// asserted. One round of each, on 6 and 16 items: bd direct costs a
-// second or more a process (it compiles its WebAssembly SQLite each
-// time).
+// asserted. One round of each on one workload of 10 items: bd direct
+// costs a second or more a process (it compiles its WebAssembly SQLite
+// each time). The scaling figures, which need two workloads, are
+// bench_peer.txtar's (awr's sides alone).
 func TestComparePeer_Quick(t *testing.T) {
 	t.Parallel()
 	bd := peerBD(t)
 	bin := testkit.Programs(t, testkit.AWR, testkit.AWRMCP)
 	dir := t.TempDir()
 	const rounds = 1
-	sizes := []int{6, 16}
+	sizes := []int{10}
 	res, err := bench.ComparePeer(context.Background(), bench.PeerOptions{Exe: filepath.Join(bin, "awr"), MCPExe: filepath.Join(bin, "awr-mcp"),
 		Peer: "bd", PeerBin: bd, Sizes: sizes, Rounds: rounds, ImportRounds: 1, Dir: dir})
 	require.NoError(t, err)
@@ -116,33 +117,28 @@ func TestComparePeer_Quick(t *testing.T) {
 			}
 		}
 	}
-	require.Len(t, res.Scaling, 5*len(allSides))
-	require.Len(t, res.Limited, len(sizes)*len(allSides))
-	require.Equal(t, "ready --limit 10 at 16 / at 6", res.Scaling[5].Op)
+	require.Empty(t, res.Scaling)
+	require.Len(t, res.Limited, len(allSides))
+	for i, f := range res.Limited {
+		require.Equal(t, allSides[i], f.Side)
+		require.Equal(t, "ready --limit 10 / ready", f.Op)
+		require.Positive(t, f.Ratio)
+	}
 }
 
-// TestComparePeer_Missing: without bd, the comparison says so and
-// measures awr's sides alone; a --peer-bin that is not an executable
-// file and an unknown peer are InvalidInput.
-func TestComparePeer_Missing(t *testing.T) {
-	bin := testkit.Programs(t, testkit.AWR)
-	t.Setenv("PATH", t.TempDir())
-	res, err := bench.ComparePeer(context.Background(), bench.PeerOptions{Exe: filepath.Join(bin, "awr"), Peer: "bd", Sizes: []int{6}, Rounds: 1, ImportRounds: 1})
-	require.NoError(t, err)
-	require.Contains(t, res.PeerMissing, "no bd on PATH and no --peer-bin")
-	require.Empty(t, res.PeerVersion)
-	require.Contains(t, res.Resident, "not measured")
-	require.Len(t, res.Sizes, 1)
-	require.False(t, res.Sizes[0].Same)
-	for _, op := range res.Sizes[0].Ops {
-		require.Len(t, op.Sides, 1, op.Op)
-		require.Equal(t, bench.SideCLI, op.Sides[0].Name)
-		require.Empty(t, op.Ratios)
+// TestComparePeer_BadInput: an unknown peer, a --peer-bin that is not
+// an executable file and a size out of range are InvalidInput, before
+// anything is built. (Without bd the run measures awr alone:
+// bench_peer.txtar.)
+func TestComparePeer_BadInput(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []bench.PeerOptions{
+		{Peer: "linear"},
+		{Peer: "bd", PeerBin: filepath.Join(t.TempDir(), "nope")},
+		{Peer: "bd", Sizes: []int{0}},
+		{Peer: "bd", Sizes: []int{bench.MaxTasks + 1}},
+	} {
+		_, err := bench.ComparePeer(context.Background(), opts)
+		require.Equal(t, fault.InvalidInput, fault.As(err).Code, "%+v: %v", opts, err)
 	}
-
-	_, err = bench.ComparePeer(context.Background(), bench.PeerOptions{Exe: filepath.Join(bin, "awr"), Peer: "bd", PeerBin: filepath.Join(t.TempDir(), "nope"), Sizes: []int{6}})
-	require.Equal(t, fault.InvalidInput, fault.As(err).Code)
-	require.Contains(t, err.Error(), "--peer-bin")
-	_, err = bench.ComparePeer(context.Background(), bench.PeerOptions{Peer: "linear"})
-	require.Equal(t, fault.InvalidInput, fault.As(err).Code)
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -371,25 +372,68 @@ func residentCalls(work, query string, budget int) []residentCall {
 
 // residentSamples times count calls of each of calls through r (one
 // untimed call of each first: the caches warm, the answer is checked),
-// interleaved: every round calls each tool once.
-func residentSamples(r *resident, calls []residentCall, count int) ([][]float64, error) {
-	out := make([][]float64, len(calls))
+// interleaved: every round calls each tool once. cpu is the server's CPU
+// time per call of each, in ms (the mean over its calls, read from
+// /proc: a busy machine stretches it far less than the wall clock); nil
+// where the system does not say.
+func residentSamples(r *resident, calls []residentCall, count int) (wall [][]float64, cpu []float64, err error) {
+	wall = make([][]float64, len(calls))
 	for i, c := range calls {
 		if _, err := r.Call(c.tool, c.args); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out[i] = make([]float64, 0, count)
+		wall[i] = make([]float64, 0, count)
 	}
+	ticks := make([]int64, len(calls))
+	_, measured := r.cpuTicks()
 	for range count {
 		for i, c := range calls {
+			before, _ := r.cpuTicks()
 			t0 := time.Now()
 			if _, err := r.Call(c.tool, c.args); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			out[i] = append(out[i], float64(time.Since(t0).Microseconds())/1000)
+			wall[i] = append(wall[i], float64(time.Since(t0).Microseconds())/1000)
+			after, _ := r.cpuTicks()
+			ticks[i] += after - before
 		}
 	}
-	return out, nil
+	if measured {
+		cpu = make([]float64, len(calls))
+		for i := range calls {
+			// /proc counts in USER_HZ, 100 a second on Linux.
+			cpu[i] = round2(float64(ticks[i]) * 10 / float64(count))
+		}
+	}
+	return wall, cpu, nil
+}
+
+// cpuTicks is the server process's user and system time so far, in
+// clock ticks, from /proc/PID/stat; false where there is none.
+func (r *resident) cpuTicks() (int64, bool) {
+	if r.cmd == nil || r.cmd.Process == nil {
+		return 0, false
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.cmd.Process.Pid))
+	if err != nil {
+		return 0, false
+	}
+	// The fields after the command name (which may hold spaces), from
+	// the third: utime and stime are the 14th and 15th.
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return u + st, true
 }
 
 // titleWord is a word of title to search for: its longest, lower-cased.

@@ -108,9 +108,21 @@ type RunResult struct {
 	// Resident says how the per-call measurements through a warm awr-mcp
 	// were taken, or why they were not.
 	Resident string `json:"resident"`
+	// ResidentCPU is awr-mcp's own CPU time per call of each tool and
+	// mode (Linux: read from /proc), beside the wall times.
+	ResidentCPU []ResidentCPU `json:"resident_cpu,omitempty"`
 	// Targets and Floor are set by --compare (RunOptions.Compare) only.
 	Targets []Target `json:"targets,omitempty"`
 	Floor   *Floor   `json:"floor,omitempty"`
+}
+
+// ResidentCPU is the server's CPU time per call of one tool through
+// awr-mcp: the mean over Calls calls.
+type ResidentCPU struct {
+	Tool  string  `json:"tool"`
+	Mode  string  `json:"mode"`
+	Calls int     `json:"calls"`
+	CPUms float64 `json:"cpu_ms_per_call"`
 }
 
 // baseline is the shorter history of RunOptions.Baseline, as compare
@@ -470,12 +482,15 @@ func (m *measurer) resident() error {
 		if err != nil {
 			return fmt.Errorf("bench run: awr-mcp %s: %w", mode, err)
 		}
-		samples, err := residentSamples(r, calls, count)
+		samples, cpu, err := residentSamples(r, calls, count)
 		r.Close()
 		if err != nil {
 			return fmt.Errorf("bench run: %w", err)
 		}
 		for i, c := range calls {
+			if cpu != nil {
+				m.res.ResidentCPU = append(m.res.ResidentCPU, ResidentCPU{Tool: c.tool, Mode: mode, Calls: count, CPUms: cpu[i]})
+			}
 			name := fmt.Sprintf("%s (awr-mcp %s, per call)", c.name, mode)
 			s := summarize(name, "ms", samples[i])
 			m.res.Measurements = append(m.res.Measurements, s)
