@@ -45,13 +45,19 @@ func RequestStop(ctx context.Context, env *Env, req StopRequest) (int64, error) 
 // Errors: InvalidInput for a malformed rig name, a snapshot without an id,
 // or an entry of another rig; NotFound for an unknown seat.
 func TakeSnapshot(ctx context.Context, env *Env, snap events.RigSnapshotTaken) (int64, error) {
+	return takeSnapshot(ctx, env, snap, nil)
+}
+
+// takeSnapshot appends snap, refused with RevisionConflict when expected
+// is set and the rig's stream moved past it (see TakeSnapshot).
+func takeSnapshot(ctx context.Context, env *Env, snap events.RigSnapshotTaken, expected *int64) (int64, error) {
 	if err := CheckRigName(snap.Rig); err != nil {
 		return 0, err
 	}
 	if err := required("snapshot_id", snap.SnapshotID); err != nil {
 		return 0, err
 	}
-	return appendOne(ctx, env, nil, "rig/"+snap.Rig, func(tx *events.Tx) (events.NewEvent, error) {
+	return appendOne(ctx, env, expected, "rig/"+snap.Rig, func(tx *events.Tx) (events.NewEvent, error) {
 		for _, e := range snap.Seats {
 			if !strings.HasSuffix(e.Address, "@"+snap.Rig) {
 				return events.NewEvent{}, fault.New(fault.InvalidInput, "rig snapshot: seat %s is not of rig %s", e.Address, snap.Rig).With("address", e.Address)

@@ -100,21 +100,5 @@ func SendMessage(ctx context.Context, env *Env, req MessageRequest) (*MessageRes
 // or an entry of another rig; NotFound for an unknown seat;
 // RevisionConflict.
 func TakeLiveSnapshot(ctx context.Context, env *Env, snap events.RigSnapshotTaken, expected int64) (int64, error) {
-	if err := CheckRigName(snap.Rig); err != nil {
-		return 0, err
-	}
-	if err := required("snapshot_id", snap.SnapshotID); err != nil {
-		return 0, err
-	}
-	return appendOne(ctx, env, &expected, "rig/"+snap.Rig, func(tx *events.Tx) (events.NewEvent, error) {
-		for _, e := range snap.Seats {
-			if !strings.HasSuffix(e.Address, "@"+snap.Rig) {
-				return events.NewEvent{}, fault.New(fault.InvalidInput, "rig snapshot: seat %s is not of rig %s", e.Address, snap.Rig).With("address", e.Address)
-			}
-			if _, err := RequireSeat(tx.Conn, e.Address, tx.Head()); err != nil {
-				return events.NewEvent{}, err
-			}
-		}
-		return events.NewEvent{Stream: "rig/" + snap.Rig, Payload: snap}, nil
-	})
+	return takeSnapshot(ctx, env, snap, &expected)
 }

@@ -131,15 +131,6 @@ func committed(t *testing.T, lines []string) map[int64]string {
 	return out
 }
 
-func assertSoundLog(t *testing.T, dir string, acked map[int64]string) int64 {
-	t.Helper()
-	st := logkit.OpenProject(t, dir)
-	defer st.Close()
-	res := logkit.RequireVerifies(t, st)
-	logkit.RequireAcked(t, st, acked)
-	return res.ProjectRevision
-}
-
 // TestCrash_KillDuringAppend SIGKILLs a child appending in a loop at random
 // moments, many times. After each kill the next child continues; at the end
 // the chain verifies, projections equal a rebuild, and every event a child
@@ -197,7 +188,7 @@ func TestCrash_KillDuringAppend(t *testing.T) {
 		}
 		mu.Unlock()
 	}
-	head := assertSoundLog(t, dir, acked)
+	head := logkit.RequireSound(t, dir, acked, "")
 	require.Greater(t, head, int64(2), "children appended nothing")
 	t.Logf("%d kills, %d acknowledged writes, head %d", kills, len(acked), head)
 }
@@ -235,6 +226,6 @@ func TestConcurrency_ProcessesAppend(t *testing.T) {
 			acked[seq] = id
 		}
 	}
-	head := assertSoundLog(t, dir, acked)
+	head := logkit.RequireSound(t, dir, acked, "")
 	require.EqualValues(t, 2+procs*writes, head, "gapless: every write is one event")
 }

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
-	"github.com/awr-dev/awr/fixtures"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -35,9 +34,7 @@ func TestShared_NoFalseDivergence(t *testing.T) {
 		ops, workers = 2000, 8
 	}
 	bin := buildAWR(t)
-	dir, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awr := awrIn(bin, dir)
+	dir, awr := checkout(t, bin)
 	runJSON(t, awr("init", "--name", "busy", "--store", dbURL, "--accept", "--json"), &struct{}{})
 	sessions := make([]string, workers)
 	for i := range sessions {

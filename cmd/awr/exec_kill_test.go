@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/awr-dev/awr/fixtures"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,9 +22,7 @@ import (
 func TestExecRun_KilledBetweenStartAndFinish(t *testing.T) {
 	t.Parallel()
 	bin := buildAWR(t)
-	dir, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awr := awrIn(bin, dir)
+	dir, awr := checkout(t, bin)
 	out, err := awr("init", "--accept", "--json").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	out, err = awr("session", "start", "--work", "CART-1", "--agent", "a", "--claim", "--json").Output()

@@ -192,6 +192,7 @@ var hintCases = []hintCase{
 // and makes progress. Each template must be one the error catalogue
 // (docs/reliability.md) lists for the code.
 func TestHints_RunAndProgress(t *testing.T) {
+	testkit.PlainOnly(t, "every hint runs as an awr process")
 	t.Parallel()
 	bin := filepath.Dir(testkit.Program(t, testkit.AWR))
 	catalogue, err := os.ReadFile(testkit.Path(catalogueDoc))

@@ -519,6 +519,7 @@ func (devNull) Write(b []byte) (int, error) { return len(b), nil }
 // TestHints_InSourceAreCommands: every hint the code can give parses as
 // an awr command line.
 func TestHints_InSourceAreCommands(t *testing.T) {
+	testkit.PlainOnly(t, "a scan of the source tree")
 	t.Parallel()
 	s := scanHints(t, testkit.Root())
 	require.Greater(t, len(s.hints), 250, "the scan finds the hints")
@@ -682,6 +683,7 @@ func catalogueSection(t *testing.T, doc string) (table string, start, end int) {
 // awr parses, and it lists exactly the hints the code gives with each
 // code (-update-catalogue rewrites it from the code).
 func TestErrorCatalogue(t *testing.T) {
+	testkit.PlainOnly(t, "a scan of the source tree")
 	t.Parallel()
 	codes := faultCodes(t)
 	s := scanHints(t, testkit.Root())

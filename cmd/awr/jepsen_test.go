@@ -24,7 +24,6 @@ import (
 	"github.com/anishathalye/porcupine"
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/fixtures"
-	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -115,62 +114,6 @@ var claimModel = porcupine.Model{
 		in, out := input.(claimIn), output.(claimOut)
 		return fmt.Sprintf("%s %s %s -> %+v", in.Op, in.Work, in.Session, out)
 	},
-}
-
-// jepsenCluster is a PostgreSQL cluster of the test's own (.ci/pg-up),
-// which it restarts and whose connections it ends.
-type jepsenCluster struct{ url, dir string }
-
-func startCluster(t *testing.T) *jepsenCluster {
-	t.Helper()
-	pgtest.ServerURL(t)
-	out, err := exec.Command(testkit.Path(".ci", "pg-up")).Output()
-	require.NoError(t, err, ".ci/pg-up: %s", out)
-	c := &jepsenCluster{}
-	for _, line := range strings.Split(string(out), "\n") {
-		k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
-		if ok && k == "AWR_TEST_POSTGRES" {
-			c.url = strings.Trim(v, "'")
-		}
-		if ok && k == "AWR_TEST_POSTGRES_DIR" {
-			c.dir = strings.Trim(v, "'")
-		}
-	}
-	require.NotEmpty(t, c.dir)
-	t.Cleanup(func() { exec.Command(testkit.Path(".ci", "pg-down"), c.dir).Run() })
-	return c
-}
-
-func (c *jepsenCluster) restart() error {
-	bindir, err := os.ReadFile(filepath.Join(c.dir, "bindir"))
-	if err != nil {
-		return err
-	}
-	argv := []string{filepath.Join(strings.TrimSpace(string(bindir)), "pg_ctl"), "-D", filepath.Join(c.dir, "data"), "restart", "-m", "fast", "-w", "-t", "60", "-l", filepath.Join(c.dir, "server.log")}
-	if os.Getuid() == 0 {
-		argv = append([]string{"runuser", "-u", "postgres", "--"}, argv...)
-	}
-	// The server's output goes to its log (-l): a pipe held by the
-	// restarted server would never close.
-	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%v: %s", err, out)
-	}
-	return nil
-}
-
-func (c *jepsenCluster) terminate(db string) (int, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, c.url)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close(ctx)
-	var n int
-	err = conn.QueryRow(ctx, `SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-		WHERE pid <> pg_backend_pid() AND datname = $1) AS ended`, db).Scan(&n)
-	return n, err
 }
 
 // link is one machine's network link to the server: a TCP front piped
@@ -349,16 +292,12 @@ func TestShared_Jepsen(t *testing.T) {
 	if d, err := time.ParseDuration(os.Getenv("AWR_JEPSEN_DURATION")); err == nil && d > 0 {
 		duration = d
 	}
-	cl := startCluster(t)
+	cl := pgtest.OwnCluster(t)
 	bin := buildAWR(t)
+	cl.CreateDatabase(t, "jepsen")
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, cl.url)
-	require.NoError(t, err)
-	_, err = admin.Exec(ctx, "CREATE DATABASE jepsen")
-	admin.Close(ctx)
-	require.NoError(t, err)
-	sock := filepath.Join(cl.dir, ".s.PGSQL.5432")
-	direct := fmt.Sprintf("postgres:///jepsen?host=%s&port=5432&user=postgres", cl.dir)
+	sock := filepath.Join(cl.Dir, ".s.PGSQL.5432")
+	direct := fmt.Sprintf("postgres:///jepsen?host=%s&port=5432&user=postgres", cl.Dir)
 
 	dir, err := fixtures.CopyProject("checkout", t.TempDir())
 	require.NoError(t, err)
@@ -551,7 +490,7 @@ func TestShared_Jepsen(t *testing.T) {
 			}
 			switch i % 3 {
 			case 0:
-				if _, err := cl.terminate("jepsen"); err == nil {
+				if _, err := cl.Terminate("jepsen"); err == nil {
 					faults["terminate storms"]++
 				}
 			case 1:
@@ -565,7 +504,7 @@ func TestShared_Jepsen(t *testing.T) {
 					t.Errorf("partition: %v", err)
 				}
 			case 2:
-				if err := cl.restart(); err == nil {
+				if err := cl.Restart(); err == nil {
 					faults["server restarts"]++
 				} else {
 					t.Logf("restart: %v", err)

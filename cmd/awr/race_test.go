@@ -23,48 +23,19 @@ import (
 // separate awr processes at once: exactly one wins, every other one gets
 // ClaimConflict, and the log holds exactly one claim_acquired.
 func TestClaimRace_Processes(t *testing.T) {
+	testkit.PlainOnly(t, "the racing claims are awr processes")
 	t.Parallel()
 	const racers = 16
 	bin := buildAWR(t)
-	dir, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awr := awrIn(bin, dir)
+	_, awr := checkout(t, bin)
 	out, err := awr("init", "--accept", "--json").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
-	type result struct {
-		code           int
-		stdout, stderr bytes.Buffer
-	}
-	results := make([]*result, racers)
 	cmds := make([]*exec.Cmd, racers)
 	for i := range cmds {
-		results[i] = &result{}
 		cmds[i] = awr("session", "start", "--work", "CART-1", "--agent", fmt.Sprintf("a%d", i), "--claim", "--json")
-		cmds[i].Stdout, cmds[i].Stderr = &results[i].stdout, &results[i].stderr
 	}
-	// Start every process before waiting for any, so they contend for the
-	// write lock together.
-	for i, cmd := range cmds {
-		require.NoError(t, cmd.Start(), "start racer %d", i)
-	}
-	var wg sync.WaitGroup
-	for i, cmd := range cmds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := cmd.Wait()
-			var ee *exec.ExitError
-			switch {
-			case err == nil:
-			case errors.As(err, &ee):
-				results[i].code = ee.ExitCode()
-			default:
-				results[i].code = -1
-			}
-		}()
-	}
-	wg.Wait()
+	results := race(t, cmds)
 
 	winners, conflicts := 0, 0
 	var winner string
@@ -138,6 +109,44 @@ func TestClaimRace_Processes(t *testing.T) {
 	require.Equal(t, winner, list.Sessions[0].ID)
 }
 
+// raced is one racing process's exit code (-1 when it did not run to an
+// exit) and output.
+type raced struct {
+	code           int
+	stdout, stderr bytes.Buffer
+}
+
+// race starts every command before waiting for any, so that they contend
+// for the write lock together, and returns how each one ended.
+func race(t *testing.T, cmds []*exec.Cmd) []*raced {
+	t.Helper()
+	results := make([]*raced, len(cmds))
+	for i, cmd := range cmds {
+		results[i] = &raced{}
+		cmd.Stdout, cmd.Stderr = &results[i].stdout, &results[i].stderr
+	}
+	for i, cmd := range cmds {
+		require.NoError(t, cmd.Start(), "start racer %d", i)
+	}
+	var wg sync.WaitGroup
+	for i, cmd := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var ee *exec.ExitError
+			switch err := cmd.Wait(); {
+			case err == nil:
+			case errors.As(err, &ee):
+				results[i].code = ee.ExitCode()
+			default:
+				results[i].code = -1
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
 // buildAWR returns the awr command, built once for the package's tests
 // (fixtures/testkit).
 func buildAWR(t *testing.T) string {
@@ -149,12 +158,11 @@ func buildAWR(t *testing.T) string {
 // separate awr processes at once: every entry survives in the manifest,
 // every file is indexed, and the next reindex removes none of them.
 func TestSourceAddRace_Processes(t *testing.T) {
+	testkit.PlainOnly(t, "the racing writers are awr processes")
 	t.Parallel()
 	const racers = 6
 	bin := buildAWR(t)
-	dir, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awr := awrIn(bin, dir)
+	dir, awr := checkout(t, bin)
 	out, err := awr("init", "--accept", "--json").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "notes"), 0o755))
@@ -195,6 +203,15 @@ func TestSourceAddRace_Processes(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(out, &re))
 	require.Empty(t, re.Removed, "%s", out)
+}
+
+// checkout copies the checkout fixture into a directory of t's and
+// returns it, with a maker of awr commands run by bin on it (awrIn).
+func checkout(t *testing.T, bin string) (string, func(args ...string) *exec.Cmd) {
+	t.Helper()
+	dir, err := fixtures.CopyProject("checkout", t.TempDir())
+	require.NoError(t, err)
+	return dir, awrIn(bin, dir)
 }
 
 // awrIn returns a maker of awr commands run by bin on the project in dir.

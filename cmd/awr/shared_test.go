@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -66,9 +65,7 @@ func TestShared_Machines(t *testing.T) {
 	t.Parallel()
 	bin := buildAWR(t)
 
-	first, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awrA := awrIn(bin, first)
+	first, awrA := checkout(t, bin)
 	var initRes struct {
 		Status    string `json:"status"`
 		ProjectID string `json:"project_id"`
@@ -102,37 +99,12 @@ func TestShared_Machines(t *testing.T) {
 	follower, followLines, followWG := startFollower(t, awrB, "--since", fmt.Sprint(sinceRace))
 
 	const racers = 16
-	type result struct {
-		code           int
-		stdout, stderr bytes.Buffer
-	}
-	results := make([]*result, racers)
 	cmds := make([]*exec.Cmd, racers)
 	for i := range cmds {
 		_, awrI := machine(t, bin, string(manifest))
-		results[i] = &result{}
 		cmds[i] = awrI("session", "start", "--work", "CART-1", "--agent", fmt.Sprintf("m%d", i), "--claim", "--json")
-		cmds[i].Stdout, cmds[i].Stderr = &results[i].stdout, &results[i].stderr
 	}
-	for i, cmd := range cmds {
-		require.NoError(t, cmd.Start(), "start machine %d", i)
-	}
-	var wg sync.WaitGroup
-	for i, cmd := range cmds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var ee *exec.ExitError
-			switch err := cmd.Wait(); {
-			case err == nil:
-			case errors.As(err, &ee):
-				results[i].code = ee.ExitCode()
-			default:
-				results[i].code = -1
-			}
-		}()
-	}
-	wg.Wait()
+	results := race(t, cmds)
 	winners, conflicts := 0, 0
 	for i, r := range results {
 		switch r.code {
@@ -199,9 +171,7 @@ func TestShared_Refusals(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	bin := buildAWR(t)
-	dir, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awr := awrIn(bin, dir)
+	dir, awr := checkout(t, bin)
 
 	type fault struct {
 		Code    string         `json:"code"`
@@ -226,7 +196,7 @@ func TestShared_Refusals(t *testing.T) {
 	f := refused(awr("init", "--store", "postgres://alice:s3cret@db.example:5432/awr", "--accept", "--json"), "InvalidInput")
 	require.Equal(t, "password", f.Details["secret"])
 	require.Contains(t, f.Hint, "awr init --store")
-	_, err = os.Stat(filepath.Join(dir, ".awr"))
+	_, err := os.Stat(filepath.Join(dir, ".awr"))
 	require.True(t, os.IsNotExist(err), "a refused init writes nothing")
 	cmd := awr("init", "--accept", "--json")
 	cmd.Env = append(cmd.Env, "AWR_STORE=postgres:///awr?password=s3cret")
@@ -269,9 +239,7 @@ func TestShared_Refusals(t *testing.T) {
 
 	// A project's own log under a manifest that gained a [store] table
 	// is refused, naming awr migrate, and left as it was.
-	own, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awrOwn := awrIn(bin, own)
+	own, awrOwn := checkout(t, bin)
 	runJSON(t, awrOwn("init", "--name", "own", "--accept", "--json"), &struct{}{})
 	ownManifest := filepath.Join(own, ".awr", "project.toml")
 	m, err := os.ReadFile(ownManifest)
@@ -303,9 +271,7 @@ func TestShared_Migrate(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	bin := buildAWR(t)
-	dir, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awr := awrIn(bin, dir)
+	dir, awr := checkout(t, bin)
 	runJSON(t, awr("init", "--name", "moving", "--accept", "--json"), &struct{}{})
 	var started struct {
 		Session struct{ ID string } `json:"session"`
@@ -415,9 +381,7 @@ func TestShared_MCPWakeUp(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	bin := buildAWR(t)
-	first, err := fixtures.CopyProject("checkout", t.TempDir())
-	require.NoError(t, err)
-	awrA := awrIn(bin, first)
+	first, awrA := checkout(t, bin)
 	runJSON(t, awrA("init", "--store", dbURL, "--accept", "--json"), &struct{}{})
 	manifest, err := os.ReadFile(filepath.Join(first, ".awr", "project.toml"))
 	require.NoError(t, err)

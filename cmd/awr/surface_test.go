@@ -191,6 +191,7 @@ func TestSurfaces_SchemaFromFlags(t *testing.T) {
 // And no front end gets at the event store or the command environment
 // (what the door's EventLog and Env return): TestFrontEndTypes.
 func TestSingleDoor(t *testing.T) {
+	testkit.PlainOnly(t, "a scan of the packages' imports (go list)")
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, testkit.Module+"/...").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	imports := map[string][]string{}
@@ -252,6 +253,7 @@ var frontEnds = []string{"cmd/awr", "cmd/awr-mcp", "internal/serve/mcpserver", "
 // that called the door's EventLog or Env, or got either from anywhere
 // else, could write around the door.
 func TestFrontEndTypes(t *testing.T) {
+	testkit.PlainOnly(t, "a scan of the front ends' types (go list)")
 	forbidden := map[string]bool{testkit.Module + "/events.Store": true, testkit.Module + "/commands.Env": true}
 	args := []string{"list", "-export", "-deps", "-f", `{{.ImportPath}}|{{.Export}}|{{.Dir}}|{{join .GoFiles " "}}`}
 	for _, f := range frontEnds {

@@ -75,6 +75,7 @@ func TestTerminal_Lines(t *testing.T) {
 // whole, states are coloured unless NO_COLOR or --color never; piped, the
 // same command prints what it always did.
 func TestTerminal_RealTTY(t *testing.T) {
+	testkit.PlainOnly(t, "awr processes on a pseudo-terminal")
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script(1) not installed")
 	}
@@ -147,6 +148,7 @@ func TestProgress_RateETA(t *testing.T) {
 // first report, so that a fast machine, which finishes within the 300 ms
 // a bar waits for, still shows it.
 func TestProgress_LongCommands(t *testing.T) {
+	testkit.PlainOnly(t, "awr processes on a pseudo-terminal")
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script(1) not installed")
 	}

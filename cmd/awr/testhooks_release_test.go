@@ -23,6 +23,7 @@ import (
 // and the hint runner of AWR_TEST_HINTS (hintrun_awrtest.go).
 // Slow: it builds the release binary (a link of its own flags) and runs it as processes.
 func TestReleaseBinaryIgnoresTestHooks(t *testing.T) {
+	testkit.PlainOnly(t, "the release binary, run as processes")
 	t.Parallel()
 	bin := testkit.Release(t, testkit.AWR)
 	raw, err := os.ReadFile(bin)

@@ -526,13 +526,19 @@ type snapshot struct {
 func (s *snapshot) Head() events.Head { return s.head }
 
 func (s *snapshot) Scan(from, to int64, fn func(e *events.Event) error) error {
+	return s.store.scanUpTo(s.ctx, s.tx, from, min(to, s.head.Revision), fn, "scan events", "")
+}
+
+// scanUpTo calls fn with the events from..to read in tx: fn's error is
+// returned as it is, the driver's mapped with op and note (mapErrNote).
+func (s *Store) scanUpTo(ctx context.Context, tx querier, from, to int64, fn func(e *events.Event) error, op, note string) error {
 	var fnErr error
-	err := s.store.scan(s.ctx, s.tx, from, min(to, s.head.Revision), func(e *events.Event) error {
+	err := s.scan(ctx, tx, from, to, func(e *events.Event) error {
 		fnErr = fn(e)
 		return fnErr
 	})
 	if err != nil && fnErr == nil {
-		return s.store.mapErr("scan events", err)
+		return s.mapErrNote(op, err, note)
 	}
 	return err
 }

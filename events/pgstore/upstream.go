@@ -197,15 +197,7 @@ func (w *lockedLog) Fence(where string, at time.Time) error {
 func (w *lockedLog) Head() events.Head { return w.head }
 
 func (w *lockedLog) Scan(from, to int64, fn func(e *events.Event) error) error {
-	var fnErr error
-	err := w.store.scan(w.ctx, w.tx, from, min(to, w.head.Revision), func(e *events.Event) error {
-		fnErr = fn(e)
-		return fnErr
-	})
-	if err != nil && fnErr == nil {
-		return w.store.mapErrNote("catch up", err, nothingWritten)
-	}
-	return err
+	return w.store.scanUpTo(w.ctx, w.tx, from, min(to, w.head.Revision), fn, "catch up", nothingWritten)
 }
 
 func (w *lockedLog) Request(id string) (events.RequestRecord, bool, error) {
@@ -232,12 +224,9 @@ func (w *lockedLog) Append(evs []*events.Event) error {
 	if w.moved != nil {
 		return w.store.movedErr(op, w.moved)
 	}
-	prev := w.pending
-	for _, e := range evs {
-		if e.Seq != prev.Revision+1 || string(e.PrevHash) != string(prev.Hash) {
-			return fault.New(fault.Internal, "%s: event %d does not continue the shared log's head %d", op, e.Seq, prev.Revision)
-		}
-		prev = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
+	prev, err := continues(op, w.pending, evs)
+	if err != nil {
+		return err
 	}
 	if err := w.store.insertAll(w.ctx, w.tx, evs); err != nil {
 		return err
@@ -259,12 +248,9 @@ func (w *lockedLog) Commit(evs []*events.Event, rec *events.RequestRecord) error
 	if w.moved != nil {
 		return w.store.movedErr(op, w.moved)
 	}
-	pending := w.pending
-	for _, e := range evs {
-		if e.Seq != pending.Revision+1 || string(e.PrevHash) != string(pending.Hash) {
-			return fault.New(fault.Internal, "%s: event %d does not continue the shared log's head %d", op, e.Seq, pending.Revision)
-		}
-		pending = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
+	pending, err := continues(op, w.pending, evs)
+	if err != nil {
+		return err
 	}
 	s := w.store
 	b := &pgx.Batch{}
@@ -281,7 +267,7 @@ func (w *lockedLog) Commit(evs []*events.Event, rec *events.RequestRecord) error
 		b.Queue(q("request_put"), pgx.NamedArgs{"project": s.project, "request_id": rec.ID,
 			"fingerprint": rec.Fingerprint, "first_seq": rec.FirstSeq, "last_seq": rec.LastSeq, "result": string(rec.Result)})
 	}
-	err := w.sendCommit(op, b, func(br pgx.BatchResults) error {
+	err = w.sendCommit(op, b, func(br pgx.BatchResults) error {
 		for _, e := range evs {
 			if _, err := br.Exec(); err != nil {
 				var pe *pgconn.PgError
@@ -400,4 +386,17 @@ func (w *lockedLog) CopyRequests(recs []events.RequestRecord) error {
 		return w.store.mapErrNote("copy request records", err, nothingWritten)
 	}
 	return nil
+}
+
+// continues checks that evs continue the chain from head, each event the
+// next seq with the previous hash, and returns the head after them.
+// Errors: Internal, naming op, for an event that does not continue.
+func continues(op string, head events.Head, evs []*events.Event) (events.Head, error) {
+	for _, e := range evs {
+		if e.Seq != head.Revision+1 || string(e.PrevHash) != string(head.Hash) {
+			return head, fault.New(fault.Internal, "%s: event %d does not continue the shared log's head %d", op, e.Seq, head.Revision)
+		}
+		head = events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
+	}
+	return head, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/internal/lab/bench"
 	"github.com/awr-dev/awr/internal/project"
 	"github.com/stretchr/testify/require"
@@ -75,7 +76,8 @@ func TestDiff_CostFollowsTheChange(t *testing.T) {
 		}
 		return out
 	}
-	small, large := measure(1000), measure(5000)
+	// Under -race, 300 and 1,500 events: still five times as long.
+	small, large := measure(int64(testkit.Size(1000, 300))), measure(int64(testkit.Size(5000, 1500)))
 	require.Equal(t, small, large)
 	require.Equal(t, []string{`DIFF-1 status: "planned" -> "ready"`}, small["work"].fields)
 	// The reindex (a delta, which names what it changed, so the

@@ -2,14 +2,13 @@ package project_test
 
 import (
 	"context"
-	"math/rand"
 	"testing"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures/logkit"
 	"github.com/awr-dev/awr/internal/project"
-	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,22 +21,15 @@ func TestLapsed_SeatSessionLeadsToRigUp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(t, err)
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	env := &commands.Env{Store: st, Now: clock, Entropy: rand.New(rand.NewSource(1))}
-	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "q"})
-	require.NoError(t, err)
-	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
-		Items: []events.WorkItem{{Key: "W-1", Title: "one", Status: "planned"}}}}, false)
-	require.NoError(t, err)
-	_, err = commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "W-1"})
+	env := logkit.Seeded(t, dir, clock, 1, events.WorkItem{Key: "W-1", Title: "one", Status: "planned"})
+	_, err := commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "W-1"})
 	require.NoError(t, err)
 	l, err := commands.LaunchSeat(ctx, env, commands.LaunchRequest{Address: "build@portal", Mode: events.LaunchStart, TmuxSession: "awr-x-build@portal",
 		ContextFile: dir + "/ctx.md", RestoreID: "R1", TTLms: 60_000})
 	require.NoError(t, err)
-	require.NoError(t, st.Close())
+	require.NoError(t, env.Store.Close())
 
 	p, err := project.Open(ctx, dir, project.Options{Now: clock})
 	require.NoError(t, err)

@@ -2,13 +2,13 @@ package project_test
 
 import (
 	"context"
-	"math/rand"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures/logkit"
 	"github.com/awr-dev/awr/internal/project"
 	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
@@ -23,25 +23,17 @@ func TestKnowledge_MatchedByNormalisedText(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
+	env := logkit.Seeded(t, dir, logkit.Ticking(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)), 1,
+		events.WorkItem{Key: "W-1", Title: "one", Status: "planned"})
 	p, err := project.Open(ctx, dir, project.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { p.Close() })
-	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	env := &commands.Env{Store: st, Now: func() time.Time { now = now.Add(time.Second); return now }, Entropy: rand.New(rand.NewSource(1))}
-	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "q"})
-	require.NoError(t, err)
-	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
-		Items: []events.WorkItem{{Key: "W-1", Title: "one", Status: "planned"}}}}, false)
-	require.NoError(t, err)
 	s, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-1", Agent: "a", Claim: true})
 	require.NoError(t, err)
 	sid := s.Session.ID
 
 	// The older log: each text twice, differing by case and a full stop.
-	_, err = st.Write(ctx, events.WriteOptions{Now: env.Now(), Entropy: env.Entropy, Actor: "a"}, func(tx *events.Tx) (any, error) {
+	_, err = env.Store.Write(ctx, events.WriteOptions{Now: env.Now(), Entropy: env.Entropy, Actor: "a"}, func(tx *events.Tx) (any, error) {
 		cid := tx.NewID()
 		_, err := tx.Append(events.NewEvent{Stream: "session/" + sid, ID: cid, Payload: events.CheckpointRecorded{
 			CheckpointID: cid, SessionID: sid, Work: "W-1", Agent: "a", Digest: "d", NextAction: "n", Changes: []events.KnowledgeChange{
@@ -75,7 +67,7 @@ func TestKnowledge_MatchedByNormalisedText(t *testing.T) {
 
 	live := func() int {
 		var n int
-		require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+		require.NoError(t, env.Store.Read(ctx, func(r *events.Reader) error {
 			ks, err := projections.LiveKnowledgeAt(r.Conn, "W-1", r.Head)
 			n = len(ks)
 			return err

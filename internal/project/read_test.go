@@ -2,15 +2,14 @@ package project_test
 
 import (
 	"context"
-	"math/rand"
 	"testing"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures/logkit"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/project"
-	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,19 +19,11 @@ func history(t *testing.T) (*project.Project, string, string, string) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
+	env := logkit.Seeded(t, dir, logkit.Ticking(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)), 1, // 1 init, 2 index
+		events.WorkItem{Key: "W-1", Title: "one", Status: "planned"}, events.WorkItem{Key: "W-2", Title: "two", Status: "planned"})
 	p, err := project.Open(ctx, dir, project.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { p.Close() })
-	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	env := &commands.Env{Store: st, Now: func() time.Time { now = now.Add(time.Second); return now }, Entropy: rand.New(rand.NewSource(1))}
-	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "q"}) // 1
-	require.NoError(t, err)
-	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
-		Items: []events.WorkItem{{Key: "W-1", Title: "one", Status: "planned"}, {Key: "W-2", Title: "two", Status: "planned"}}}}, false) // 2
-	require.NoError(t, err)
 	a, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-1", Agent: "a", Claim: true}) // 3,4
 	require.NoError(t, err)
 	other, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-2", Agent: "c", Claim: true}) // 5,6

@@ -91,6 +91,19 @@ type sessionRepo struct {
 	start      *events.RepoRecord
 }
 
+// sessionWorkdir is the working directory of session, the project's own
+// without a session or for one the log does not know.
+func (p *Project) sessionWorkdir(ctx context.Context, session string) (string, error) {
+	if session == "" {
+		return p.dir, nil
+	}
+	sr, err := p.sessionRepoOf(ctx, session)
+	if err != nil || sr == nil {
+		return p.dir, err
+	}
+	return sr.dir, nil
+}
+
 // sessionRepoOf reads, at the head, session's working directory, the
 // latest checkpoint of its chain and the repository it started with. A
 // session the log does not know gives nil: the command reports it.

@@ -528,7 +528,6 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 			With("field", "exit_code").
 			WithHint("awr evidence add --work %s --criterion %s --command %s", shellWord(req.Work), shellWord(req.Criterion), shellWord(req.Command))
 	}
-	dir := p.dir
 	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
 		it, err := commands.WorkItemNow(r.Conn, "evidence add", req.Work, rev)
 		if err != nil {
@@ -542,14 +541,9 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 	if err != nil {
 		return nil, err
 	}
-	if req.SessionID != "" {
-		sr, err := p.sessionRepoOf(ctx, req.SessionID)
-		if err != nil {
-			return nil, err
-		}
-		if sr != nil {
-			dir = sr.dir
-		}
+	dir, err := p.sessionWorkdir(ctx, req.SessionID)
+	if err != nil {
+		return nil, err
 	}
 	ran := &events.EvidenceRecorded{Repo: p.repoNow(ctx, dir)}
 	var tail []string
@@ -704,15 +698,9 @@ func sameSeatRepo(a, b *events.SeatRepo) bool {
 // criterion has passing evidence at the repository state now.
 // Errors: those of commands.CompleteWork.
 func (p *Project) WorkComplete(ctx context.Context, req WorkCompleteRequest) (*WorkCompleteResult, error) {
-	dir := p.dir
-	if req.SessionID != "" {
-		sr, err := p.sessionRepoOf(ctx, req.SessionID)
-		if err != nil {
-			return nil, err
-		}
-		if sr != nil {
-			dir = sr.dir
-		}
+	dir, err := p.sessionWorkdir(ctx, req.SessionID)
+	if err != nil {
+		return nil, err
 	}
 	var files []string
 	if err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {

@@ -1,7 +1,9 @@
 // Package pgtest gives tests a PostgreSQL database of their own on the
 // server AWR_TEST_POSTGRES names (.ci/pg-up starts one): without it a test
 // skips, naming the command that starts a server, except in CI, where the
-// PostgreSQL tests must run and it fails.
+// PostgreSQL tests must run and it fails. OwnCluster gives the fault tests
+// (the soak's storms, cmd/awr's Jepsen run) a cluster of their own to
+// restart and end the connections of.
 package pgtest
 
 import (

@@ -39,12 +39,7 @@ func init() { register(MarkdownChecklist, parseChecklist) }
 // without a KEY outside any item is reported as missing_key and skipped.
 // Headings and unindented prose end the open items.
 func parseChecklist(path string, content []byte, opts Options) Result {
-	d := newDoc(path, content, opts)
-	if d.unreadable {
-		return d.res
-	}
-	d.checklist()
-	return d.done()
+	return readMarkdown(path, content, opts, (*mdDoc).checklist)
 }
 
 // openItem is a checklist item whose nested lines may still follow.

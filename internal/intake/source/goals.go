@@ -132,13 +132,10 @@ func goalLevel(hs []heading) int {
 //	### M-5: Cut the release
 //	Status: ready
 func parsePlan(path string, content []byte, opts Options) Result {
-	d := newDoc(path, content, opts)
-	if d.unreadable {
-		return d.res
-	}
-	d.tables(true)
-	d.headingItems(true)
-	return d.done()
+	return readMarkdown(path, content, opts, func(d *mdDoc) {
+		d.tables(true)
+		d.headingItems(true)
+	})
 }
 
 // parseRules is the rules_markdown adapter (RULES.md). Each list item

@@ -45,12 +45,7 @@ func init() {
 // heading hold a Status line is reported as missing_key; other headings
 // without a KEY are sections and ignored.
 func parseHeadings(path string, content []byte, opts Options) Result {
-	d := newDoc(path, content, opts)
-	if d.unreadable {
-		return d.res
-	}
-	d.headingItems(false)
-	return d.done()
+	return readMarkdown(path, content, opts, func(d *mdDoc) { d.headingItems(false) })
 }
 
 // headingItems reads every KEY heading as an item. Outside a plan, a

@@ -26,15 +26,8 @@ var jiraStatus = map[string]string{
 // its parent, which depends on it.
 func parseJira(path string, content []byte, opts Options) Result {
 	d := newRegDoc(path, content, opts, jiraStatus)
-	if !d.text() {
-		return d.res
-	}
-	t, ok := d.readCSV()
+	t, ok := d.csvExport("Jira", "Issue key", "Summary", "Status")
 	if !ok {
-		return d.res
-	}
-	if !t.has("issue key", "summary", "status") {
-		d.issue(IssueMalformed, 1, "", "a Jira CSV export has Issue key, Summary and Status columns; this header lacks one")
 		return d.res
 	}
 	idKey := map[string]string{}

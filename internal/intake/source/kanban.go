@@ -58,19 +58,12 @@ var kanbanLaneWords = func() []string {
 // checkboxes are its parts (Parent), and the card depends on them. The
 // plugin's %% kanban:settings %% block is not read.
 func parseKanban(path string, content []byte, opts Options) Result {
-	d := newDoc(path, content, opts)
-	if d.unreadable {
-		return d.res
-	}
-	d.nestedChecklist("card", func(heading string) (string, string) {
+	return readChecklist(path, content, opts, "card", func(heading string) (string, string) {
 		if s := laneStatus(heading); s != "" {
 			return heading, s
 		}
 		return heading, "planned"
 	})
-	res := unstamped(d.done())
-	checkGraph(&res, path, Options{KeyPattern: opts.KeyPattern})
-	return res
 }
 
 // laneWords is the words of a lane name, without emoji or counts.

@@ -19,15 +19,8 @@ var linearStatus = map[string]string{
 // of its parent, which depends on it.
 func parseLinear(path string, content []byte, opts Options) Result {
 	d := newRegDoc(path, content, opts, linearStatus)
-	if !d.text() {
-		return d.res
-	}
-	t, ok := d.readCSV()
+	t, ok := d.csvExport("Linear", "ID", "Title", "Status")
 	if !ok {
-		return d.res
-	}
-	if !t.has("id", "title", "status") {
-		d.issue(IssueMalformed, 1, "", "a Linear CSV export has ID, Title and Status columns; this header lacks one")
 		return d.res
 	}
 	return d.rowsToItems(t, rowFields{

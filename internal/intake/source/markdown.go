@@ -191,6 +191,18 @@ type mdDoc struct {
 // newDoc splits content into lines. A NUL byte marks the file unreadable
 // (binary or UTF-16); invalid UTF-8 is replaced and reported once; an
 // unclosed code fence or comment is reported at its opening line.
+// readMarkdown reads content as Markdown with read, one adapter's reading
+// of the document, and returns what it found; a file that does not read
+// as text (a NUL byte) gives its issue alone.
+func readMarkdown(path string, content []byte, opts Options, read func(*mdDoc)) Result {
+	d := newDoc(path, content, opts)
+	if d.unreadable {
+		return d.res
+	}
+	read(d)
+	return d.done()
+}
+
 func newDoc(path string, content []byte, opts Options) *mdDoc {
 	d := &mdDoc{path: path, hash: Hash(content), opts: opts, fields: newFieldResolver(opts), keys: newKeyShape(opts.KeyPattern)}
 	if i := bytes.IndexByte(content, 0); i >= 0 {

@@ -59,6 +59,53 @@ func parse(t *testing.T, adapter, path string, content []byte, opts source.Optio
 	return res
 }
 
+// itemCase is one row of a Markdown adapter's table: a file, the options
+// it is read with, and the items (compared without Source) or, without
+// items, the keys it yields, with the issues as codes.
+type itemCase struct {
+	name   string
+	file   []byte
+	opts   source.Options
+	items  []events.WorkItem
+	keys   []string
+	issues []string
+}
+
+// runItemCases reads each case's file at path with adapter, as a subtest
+// of its own.
+func runItemCases(t *testing.T, adapter, path string, tests []itemCase) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res := parse(t, adapter, path, tt.file, tt.opts)
+			if tt.items != nil {
+				for i := range res.Items {
+					res.Items[i].Source = events.SourceRef{}
+				}
+				require.Equal(t, tt.items, res.Items)
+			} else {
+				require.Equal(t, tt.keys, keys(res))
+			}
+			require.Equal(t, tt.issues, codes(res))
+		})
+	}
+}
+
+// requireCRLFSame checks that file with CRLF line ends reads as with LF:
+// the same items (but for the content hash) and the same issues.
+func requireCRLFSame(t *testing.T, adapter, path string, file []byte) {
+	lf := parse(t, adapter, path, file, source.Options{})
+	c := crlf(file)
+	res := parse(t, adapter, path, c, source.Options{})
+	require.Len(t, res.Items, len(lf.Items))
+	for i := range lf.Items {
+		want := lf.Items[i]
+		want.Source.ContentHash = source.Hash(c)
+		require.Equal(t, want, res.Items[i])
+	}
+	require.Equal(t, codes(lf), codes(res))
+}
+
 func TestAdapters_Markdown(t *testing.T) {
 	t.Parallel()
 	for _, a := range []string{source.MarkdownChecklist, source.MarkdownTable, source.MarkdownHeadings, source.GoalsMarkdown, source.PlanMarkdown, source.RulesMarkdown} {
@@ -136,26 +183,10 @@ func TestChecklist(t *testing.T) {
 
 	t.Run("CRLF", func(t *testing.T) {
 		t.Parallel()
-		lf := parse(t, source.MarkdownChecklist, path, checklistFile, source.Options{})
-		c := crlf(checklistFile)
-		res := parse(t, source.MarkdownChecklist, path, c, source.Options{})
-		require.Len(t, res.Items, len(lf.Items))
-		for i := range lf.Items {
-			want := lf.Items[i]
-			want.Source.ContentHash = source.Hash(c)
-			require.Equal(t, want, res.Items[i])
-		}
-		require.Equal(t, codes(lf), codes(res))
+		requireCRLFSame(t, source.MarkdownChecklist, path, checklistFile)
 	})
 
-	tests := []struct {
-		name   string
-		file   []byte
-		opts   source.Options
-		items  []events.WorkItem // compared without Source when set
-		keys   []string
-		issues []string
-	}{
+	tests := []itemCase{
 		{
 			name:   "StatusMap",
 			file:   md("- [/] T-1: half done", "- [-] T-2: dropped", "- [x] T-3: done"),
@@ -267,21 +298,7 @@ func TestChecklist(t *testing.T) {
 			items: []events.WorkItem{{Key: "T-1", Title: "real <!-- inline -->", Status: "planned", RawStatus: "[ ]"}},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res := parse(t, source.MarkdownChecklist, path, tt.file, tt.opts)
-			if tt.items != nil {
-				for i := range res.Items {
-					res.Items[i].Source = events.SourceRef{}
-				}
-				require.Equal(t, tt.items, res.Items)
-			} else {
-				require.Equal(t, tt.keys, keys(res))
-			}
-			require.Equal(t, tt.issues, codes(res))
-		})
-	}
+	runItemCases(t, source.MarkdownChecklist, path, tests)
 
 	t.Run("DuplicateMessage", func(t *testing.T) {
 		t.Parallel()
@@ -350,25 +367,10 @@ func TestTable(t *testing.T) {
 
 	t.Run("CRLF", func(t *testing.T) {
 		t.Parallel()
-		lf := parse(t, source.MarkdownTable, path, tableFile, source.Options{})
-		c := crlf(tableFile)
-		res := parse(t, source.MarkdownTable, path, c, source.Options{})
-		require.Len(t, res.Items, len(lf.Items))
-		for i := range lf.Items {
-			want := lf.Items[i]
-			want.Source.ContentHash = source.Hash(c)
-			require.Equal(t, want, res.Items[i])
-		}
+		requireCRLFSame(t, source.MarkdownTable, path, tableFile)
 	})
 
-	tests := []struct {
-		name   string
-		file   []byte
-		opts   source.Options
-		items  []events.WorkItem // compared without Source when set
-		keys   []string
-		issues []string
-	}{
+	tests := []itemCase{
 		{
 			name: "Synonyms",
 			file: md(
@@ -478,21 +480,7 @@ func TestTable(t *testing.T) {
 		},
 		{name: "Empty", file: nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res := parse(t, source.MarkdownTable, path, tt.file, tt.opts)
-			if tt.items != nil {
-				for i := range res.Items {
-					res.Items[i].Source = events.SourceRef{}
-				}
-				require.Equal(t, tt.items, res.Items)
-			} else {
-				require.Equal(t, tt.keys, keys(res))
-			}
-			require.Equal(t, tt.issues, codes(res))
-		})
-	}
+	runItemCases(t, source.MarkdownTable, path, tests)
 }
 
 var headingsFile = md(
@@ -583,26 +571,10 @@ func TestHeadings(t *testing.T) {
 
 	t.Run("CRLF", func(t *testing.T) {
 		t.Parallel()
-		lf := parse(t, source.MarkdownHeadings, path, headingsFile, source.Options{})
-		c := crlf(headingsFile)
-		res := parse(t, source.MarkdownHeadings, path, c, source.Options{})
-		require.Len(t, res.Items, len(lf.Items))
-		for i := range lf.Items {
-			want := lf.Items[i]
-			want.Source.ContentHash = source.Hash(c)
-			require.Equal(t, want, res.Items[i])
-		}
-		require.Equal(t, codes(lf), codes(res))
+		requireCRLFSame(t, source.MarkdownHeadings, path, headingsFile)
 	})
 
-	tests := []struct {
-		name   string
-		file   []byte
-		opts   source.Options
-		items  []events.WorkItem // compared without Source when set
-		keys   []string
-		issues []string
-	}{
+	tests := []itemCase{
 		{
 			name: "Separators",
 			file: md("## A-1 — em", "Status: done", "## A-2 – en", "Status: done", "## A-3 - hyphen", "Status: done",
@@ -661,21 +633,7 @@ func TestHeadings(t *testing.T) {
 		{name: "Empty", file: nil},
 		{name: "OnlySections", file: md("# Title", "## Section", "text")},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res := parse(t, source.MarkdownHeadings, path, tt.file, tt.opts)
-			if tt.items != nil {
-				for i := range res.Items {
-					res.Items[i].Source = events.SourceRef{}
-				}
-				require.Equal(t, tt.items, res.Items)
-			} else {
-				require.Equal(t, tt.keys, keys(res))
-			}
-			require.Equal(t, tt.issues, codes(res))
-		})
-	}
+	runItemCases(t, source.MarkdownHeadings, path, tests)
 
 	t.Run("Span", func(t *testing.T) {
 		t.Parallel()

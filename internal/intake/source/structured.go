@@ -178,6 +178,25 @@ type csvTable struct {
 	lines  []int
 }
 
+// csvExport reads the document as a CSV export of tool whose header must
+// name the three columns given (matched case-insensitively); false after
+// the issue that says why not (not text, malformed CSV, a column
+// missing).
+func (d *regDoc) csvExport(tool, key, title, status string) (*csvTable, bool) {
+	if !d.text() {
+		return nil, false
+	}
+	t, ok := d.readCSV()
+	if !ok {
+		return nil, false
+	}
+	if !t.has(strings.ToLower(key), strings.ToLower(title), strings.ToLower(status)) {
+		d.issue(IssueMalformed, 1, "", "a %s CSV export has %s, %s and %s columns; this header lacks one", tool, key, title, status)
+		return nil, false
+	}
+	return t, true
+}
+
 func (d *regDoc) readCSV() (*csvTable, bool) {
 	r := csv.NewReader(bytes.NewReader(d.content))
 	r.FieldsPerRecord = -1

@@ -47,12 +47,7 @@ func init() { register(MarkdownTable, parseTable) }
 // many cells is reported and read as far as it goes (missing cells are
 // empty, extra ones dropped); a row without a key is reported and skipped.
 func parseTable(path string, content []byte, opts Options) Result {
-	d := newDoc(path, content, opts)
-	if d.unreadable {
-		return d.res
-	}
-	d.tables(false)
-	return d.done()
+	return readMarkdown(path, content, opts, func(d *mdDoc) { d.tables(false) })
 }
 
 var delimCellRe = lazyre.New(`^:?-+:?$`)

@@ -35,12 +35,14 @@ func init() { register(MarkdownTodo, parseTodo) }
 // outer item depends on it. Nested lines without a checkbox are the
 // item's acceptance entries.
 func parseTodo(path string, content []byte, opts Options) Result {
-	d := newDoc(path, content, opts)
-	if d.unreadable {
-		return d.res
-	}
-	d.nestedChecklist("todo", func(heading string) (string, string) { return heading, laneStatus(heading) })
-	res := unstamped(d.done())
+	return readChecklist(path, content, opts, "todo", func(heading string) (string, string) { return heading, laneStatus(heading) })
+}
+
+// readChecklist reads content as a nested checklist of kind (see
+// nestedChecklist), its items unstamped and their dependency graph
+// checked.
+func readChecklist(path string, content []byte, opts Options, kind string, lane func(heading string) (string, string)) Result {
+	res := unstamped(readMarkdown(path, content, opts, func(d *mdDoc) { d.nestedChecklist(kind, lane) }))
 	checkGraph(&res, path, Options{KeyPattern: opts.KeyPattern})
 	return res
 }

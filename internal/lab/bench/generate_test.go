@@ -10,6 +10,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/lab/bench"
 	"github.com/awr-dev/awr/projections"
@@ -190,7 +191,7 @@ func TestGenerate_PayloadsDecodeToThemselves(t *testing.T) {
 	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 40, 3)
 	require.NoError(t, err)
 	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 4000, Seed: 5, Agents: 6, Batch: 100})
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(testkit.Size(4000, 1000)), Seed: 5, Agents: 6, Batch: 100})
 	require.NoError(t, err)
 }
 
@@ -229,7 +230,9 @@ func TestGenerate_Exactly(t *testing.T) {
 	defer st.Close()
 	var head int64
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }))
-	for i, n := range []int64{1, 2, 3, 7, 401, 997} {
+	// Batches of 50: runs of less than one batch, of several, and of
+	// several with a part left over.
+	for i, n := range []int64{1, 2, 3, 7, int64(testkit.Size(401, 101)), int64(testkit.Size(997, 149))} {
 		res, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: n, Seed: int64(10 + i), Batch: 50})
 		require.NoError(t, err)
 		require.Equal(t, n, res.Appended, "events %d", n)

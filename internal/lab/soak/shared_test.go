@@ -2,90 +2,21 @@ package soak
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/awr-dev/awr/fixtures/testkit"
-
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
-
-// cluster is a PostgreSQL cluster of one test's own (.ci/pg-up), which the
-// test may terminate connections of and restart without disturbing the
-// other tests' server.
-type cluster struct {
-	url, dir string
-}
-
-// ownCluster starts a cluster for t, stopped when t ends. It runs where the
-// PostgreSQL tests run (AWR_TEST_POSTGRES set; in CI they must).
-func ownCluster(t *testing.T) *cluster {
-	t.Helper()
-	pgtest.ServerURL(t)
-	out, err := exec.Command(testkit.Path(".ci", "pg-up")).Output()
-	require.NoError(t, err, ".ci/pg-up: %s", out)
-	c := &cluster{}
-	for _, line := range strings.Split(string(out), "\n") {
-		k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
-		if !ok {
-			continue
-		}
-		v = strings.Trim(v, "'")
-		switch k {
-		case "AWR_TEST_POSTGRES":
-			c.url = v
-		case "AWR_TEST_POSTGRES_DIR":
-			c.dir = v
-		}
-	}
-	require.NotEmpty(t, c.dir, ".ci/pg-up printed no directory: %s", out)
-	t.Cleanup(func() {
-		if out, err := exec.Command(testkit.Path(".ci", "pg-down"), c.dir).CombinedOutput(); err != nil {
-			t.Errorf(".ci/pg-down: %v: %s", err, out)
-		}
-	})
-	return c
-}
-
-// pgCtl runs pg_ctl on the cluster, as the postgres user when root.
-func (c *cluster) pgCtl(t *testing.T, args ...string) {
-	t.Helper()
-	bindir, err := os.ReadFile(filepath.Join(c.dir, "bindir"))
-	require.NoError(t, err)
-	argv := append([]string{filepath.Join(strings.TrimSpace(string(bindir)), "pg_ctl"), "-D", filepath.Join(c.dir, "data")}, args...)
-	if os.Getuid() == 0 {
-		argv = append([]string{"runuser", "-u", "postgres", "--"}, argv...)
-	}
-	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
-	require.NoError(t, err, "%v: %s", argv, out)
-}
-
-// terminate ends every other connection to the cluster's databases
-// (pg_terminate_backend) and returns how many it ended.
-func (c *cluster) terminate(t *testing.T) int {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, c.url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	var n int
-	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-		WHERE pid <> pg_backend_pid() AND backend_type = 'client backend') AS ended`).Scan(&n))
-	return n
-}
 
 // TestShared_WritersUnderFaults: 8 machines write checkpoints to one shared
 // log while their awr processes are killed at random (SIGKILL, mid-append
@@ -97,20 +28,14 @@ func (c *cluster) terminate(t *testing.T) int {
 // the same head. 60 s with AWR_LONG=1, a few seconds otherwise.
 func TestShared_WritersUnderFaults(t *testing.T) {
 	t.Parallel()
-	c := ownCluster(t)
+	c := pgtest.OwnCluster(t)
 	bin := awrBinary(t)
 	run := 6 * time.Second
 	if os.Getenv("AWR_LONG") == "1" {
 		run = 60 * time.Second
 	}
 	const writers = 8
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, c.url)
-	require.NoError(t, err)
-	_, err = admin.Exec(ctx, "CREATE DATABASE soak")
-	admin.Close(ctx)
-	require.NoError(t, err)
-	db := strings.Replace(c.url, "///postgres?", "///soak?", 1)
+	db := c.CreateDatabase(t, "soak")
 
 	var todo bytes.Buffer
 	todo.WriteString("# Tasks\n\n")
@@ -216,12 +141,17 @@ func TestShared_WritersUnderFaults(t *testing.T) {
 	}
 	// The faults, while the writers run.
 	time.Sleep(run / 4)
-	t.Logf("storm 1 ended %d connections", c.terminate(t))
+	storm := func(i int) {
+		n, err := c.Terminate("")
+		require.NoError(t, err)
+		t.Logf("storm %d ended %d connections", i, n)
+	}
+	storm(1)
 	time.Sleep(run / 4)
-	c.pgCtl(t, "-l", filepath.Join(c.dir, "server.log"), "-m", "fast", "-w", "-t", "60", "restart")
+	require.NoError(t, c.Restart())
 	t.Log("cluster restarted")
 	time.Sleep(run / 4)
-	t.Logf("storm 2 ended %d connections", c.terminate(t))
+	storm(2)
 	wg.Wait()
 	close(acks)
 

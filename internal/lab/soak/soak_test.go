@@ -208,12 +208,7 @@ func killOne(dir, work, agent string, delay time.Duration, afterFirstAck bool) (
 // head.
 func assertSoundLog(t *testing.T, dir string, acked map[int64]string) int64 {
 	t.Helper()
-	st := logkit.OpenProject(t, dir)
-	defer st.Close()
-	res := logkit.RequireVerifies(t, st)
-	logkit.RequireReplayed(t, st, res, t.TempDir())
-	logkit.RequireAcked(t, st, acked)
-	return res.ProjectRevision
+	return logkit.RequireSound(t, dir, acked, t.TempDir())
 }
 
 // TestSoak_KillDuringHandoff runs one handoff child per work item at once

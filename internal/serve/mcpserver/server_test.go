@@ -63,20 +63,28 @@ func acceptIntake(t testing.TB, dir string, seed int64) {
 // the client session.
 func connect(t testing.TB, dir string) *mcp.ClientSession {
 	t.Helper()
+	_, cs := connectWith(t, dir, nil)
+	return cs
+}
+
+// connectWith starts a server on dir over in-memory transports, its client
+// made with opts, and returns both ends; they close when t ends.
+func connectWith(t testing.TB, dir string, opts *mcp.ClientOptions) (*mcpserver.Server, *mcp.ClientSession) {
+	t.Helper()
 	ctx := context.Background()
 	srv, err := mcpserver.New(mcpserver.Options{Project: dir, Version: "test", Now: func() time.Time { return now }})
 	require.NoError(t, err)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.MCP().Connect(ctx, st, nil)
 	require.NoError(t, err)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts).Connect(ctx, ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		cs.Close()
 		ss.Wait()
 		srv.Close()
 	})
-	return cs
+	return srv, cs
 }
 
 // call calls a tool and decodes its answer. A result's structured content

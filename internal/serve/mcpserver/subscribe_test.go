@@ -15,21 +15,9 @@ import (
 // resources/updated URI it receives to the returned channel.
 func subscriber(t *testing.T, dir string) (*mcpserver.Server, *mcp.ClientSession, <-chan string) {
 	t.Helper()
-	ctx := context.Background()
-	srv, err := mcpserver.New(mcpserver.Options{Project: dir, Version: "test", Now: func() time.Time { return now }})
-	require.NoError(t, err)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx, st, nil)
-	require.NoError(t, err)
 	updated := make(chan string, 64)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+	srv, cs := connectWith(t, dir, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
-	}).Connect(ctx, ct, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
-		srv.Close()
 	})
 	return srv, cs, updated
 }

@@ -13,10 +13,10 @@ type auditAnswer struct {
 	Text string `json:"text"`
 }
 
-// registerAudit adds awr_audit. It writes no file: output is the CLI's
+// auditTools holds awr_audit, which writes no file: output is the CLI's
 // only (json:"-" on the request), and the rendering comes back as text.
-func (s *Server) registerAudit() {
-	add(s, tool{name: "awr_audit", title: "Chain-of-custody report", readOnly: true,
+var auditTools = []entry{
+	toolOf(tool{name: "awr_audit", title: "Chain-of-custody report", readOnly: true,
 		desc: "The chain-of-custody report of one session (with the sessions it resumed from and that resumed it) or one work item (every session on it), as `awr audit --json`: " +
 			"claims with fencing tokens and leases, every checkpoint in full with the knowledge it changed and kept, resumes and what they carried, restatement checks and their verdicts, host bindings and events, executions, evidence, the repository at each checkpoint, each entry's event seq and hash, and the hash chain's verdict up to the revision. " +
 			"text holds the report rendered in format (md, the default, or html); the same at for the same log gives the same bytes. Give exactly one of session and work."},
@@ -27,5 +27,5 @@ func (s *Server) registerAudit() {
 				return nil, err
 			}
 			return &auditAnswer{AuditResult: res, Text: res.Text}, err
-		})
+		}),
 }

@@ -62,92 +62,75 @@ const DefaultPage = 200
 const MaxSearch = 50
 
 func (a *api) routes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /api/head", func(w http.ResponseWriter, r *http.Request) {
+	get(mux, "GET /api/head", func(r *http.Request) (*project.HeadResult, error) {
 		if _, err := params(r); err != nil {
-			answer[project.HeadResult](w, nil, err)
-			return
+			return nil, err
 		}
-		v, err := a.p.Head(r.Context())
-		answer(w, v, err)
+		return a.p.Head(r.Context())
 	})
-	mux.HandleFunc("GET /api/kinds", func(w http.ResponseWriter, r *http.Request) {
+	get(mux, "GET /api/kinds", func(r *http.Request) (*KindsResult, error) {
 		if _, err := params(r); err != nil {
-			answer[KindsResult](w, nil, err)
-			return
+			return nil, err
 		}
-		answer(w, &KindsResult{Kinds: project.EventKinds()}, nil)
+		return &KindsResult{Kinds: project.EventKinds()}, nil
 	})
-	mux.HandleFunc("GET /api/log", func(w http.ResponseWriter, r *http.Request) {
+	get(mux, "GET /api/log", func(r *http.Request) (*project.LogResult, error) {
 		req, err := logRequest(r)
 		if err != nil {
-			answer[project.LogResult](w, nil, err)
-			return
+			return nil, err
 		}
-		v, err := a.p.Log(r.Context(), req)
-		answer(w, v, err)
+		return a.p.Log(r.Context(), req)
 	})
-	mux.HandleFunc("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
-		q, err := params(r, "at")
+	get(mux, "GET /api/status", func(r *http.Request) (*project.StatusResult, error) {
+		at, err := readAt(r)
 		if err != nil {
-			answer[project.StatusResult](w, nil, err)
-			return
+			return nil, err
 		}
-		at, err := q.read()
+		return a.p.Status(r.Context(), project.StatusRequest{Read: at})
+	})
+	get(mux, "GET /api/state", func(r *http.Request) (*StateResult, error) {
+		at, err := readAt(r)
 		if err != nil {
-			answer[project.StatusResult](w, nil, err)
-			return
+			return nil, err
 		}
-		v, err := a.p.Status(r.Context(), project.StatusRequest{Read: at})
-		answer(w, v, err)
+		return a.state(r.Context(), at)
 	})
-	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) {
-		q, err := params(r, "at")
-		if err != nil {
-			answer[StateResult](w, nil, err)
-			return
-		}
-		at, err := q.read()
-		if err != nil {
-			answer[StateResult](w, nil, err)
-			return
-		}
-		v, err := a.state(r.Context(), at)
-		answer(w, v, err)
-	})
-	mux.HandleFunc("GET /api/seek", func(w http.ResponseWriter, r *http.Request) {
-		v, err := a.seek(r)
-		answer(w, v, err)
-	})
-	mux.HandleFunc("GET /api/histogram", func(w http.ResponseWriter, r *http.Request) {
-		v, err := a.histogram(r)
-		answer(w, v, err)
-	})
-	mux.HandleFunc("GET /api/lanes", func(w http.ResponseWriter, r *http.Request) {
-		v, err := a.lanes(r)
-		answer(w, v, err)
-	})
-	mux.HandleFunc("GET /api/search", func(w http.ResponseWriter, r *http.Request) {
-		v, err := a.search(r)
-		answer(w, v, err)
-	})
-	mux.HandleFunc("GET /api/diff", func(w http.ResponseWriter, r *http.Request) {
-		v, err := a.diff(r)
-		answer(w, v, err)
-	})
+	get(mux, "GET /api/seek", a.seek)
+	get(mux, "GET /api/histogram", a.histogram)
+	get(mux, "GET /api/lanes", a.lanes)
+	get(mux, "GET /api/search", a.search)
+	get(mux, "GET /api/diff", a.diff)
 	mux.HandleFunc("GET /api/export", a.export)
-	mux.HandleFunc("GET /api/verify", func(w http.ResponseWriter, r *http.Request) {
+	get(mux, "GET /api/verify", func(r *http.Request) (*VerifyAnswer, error) {
 		q, err := params(r, "fresh")
 		if err != nil {
-			answer[VerifyAnswer](w, nil, err)
-			return
+			return nil, err
 		}
-		v, err := a.verify(r.Context(), q.get("fresh") == "1")
-		answer(w, v, err)
+		return a.verify(r.Context(), q.get("fresh") == "1")
 	})
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		answer[struct{}](w, nil, fault.New(fault.NotFound, "ui: no API at %s", r.URL.Path).
 			With("path", r.URL.Path).WithHint("awr ui"))
 	})
+}
+
+// get routes pattern to f: the answer is f's result as JSON, or its
+// error's object with the status its code maps to (answer).
+func get[T any](mux *http.ServeMux, pattern string, f func(*http.Request) (*T, error)) {
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		v, err := f(r)
+		answer(w, v, err)
+	})
+}
+
+// readAt reads a query that may hold only ?at=REV: the revision to read
+// at, or the present.
+func readAt(r *http.Request) (project.Read, error) {
+	q, err := params(r, "at")
+	if err != nil {
+		return project.Read{}, err
+	}
+	return q.read()
 }
 
 // seek answers /api/seek?time=T (UTC ms, or an RFC 3339 time) [&at=REV].
