@@ -67,17 +67,10 @@ func TestLapsed_InheritedCheckpoint(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(t, err)
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	env := &commands.Env{Store: st, Now: clock, Entropy: rand.New(rand.NewSource(1))}
-	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "q"})
-	require.NoError(t, err)
-	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
-		Items: []events.WorkItem{{Key: "W-1", Title: "one", Status: "planned"}, {Key: "W-2", Title: "two", Status: "planned"}}}}, false)
-	require.NoError(t, err)
-	require.NoError(t, st.Close())
+	env := logkit.Seeded(t, dir, clock, 1, events.WorkItem{Key: "W-1", Title: "one", Status: "planned"}, events.WorkItem{Key: "W-2", Title: "two", Status: "planned"})
+	require.NoError(t, env.Store.Close())
 	p, err := project.Open(ctx, dir, project.Options{Now: clock})
 	require.NoError(t, err)
 	t.Cleanup(func() { p.Close() })
