@@ -47,6 +47,7 @@ func peerBD(t *testing.T) string {
 // each time). The scaling figures, which need two workloads, are
 // bench_peer.txtar's (awr's sides alone).
 func TestComparePeer_Quick(t *testing.T) {
+	testkit.PlainOnly(t, "its subject runs in awr and bd processes")
 	t.Parallel()
 	bd := peerBD(t)
 	bin := testkit.Programs(t, testkit.AWR, testkit.AWRMCP)
