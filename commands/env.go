@@ -198,7 +198,7 @@ func Batch(ctx context.Context, env *Env, actor string, fn func(batch *Env) erro
 	if env.batch != nil {
 		return 0, fault.New(fault.Internal, "batch: batches do not nest")
 	}
-	res, err := env.Store.Write(ctx, events.WriteOptions{Now: env.Now().UTC(), Entropy: env.Entropy, Actor: actor}, func(tx *events.Tx) (any, error) {
+	res, err := env.Store.Write(ctx, events.WriteOptions{Now: env.Now().UTC(), Entropy: env.Entropy, Actor: actor, Bulk: true}, func(tx *events.Tx) (any, error) {
 		b := &Env{Store: env.Store, Now: env.Now, Entropy: env.Entropy, Policy: env.Policy, batch: &batch{tx: tx}}
 		defer func() { b.batch.tx = nil }()
 		return nil, fn(b)

@@ -188,6 +188,11 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 		err = mapErr("rebuild projections", err)
 		s.noteFault(err) // the reader's connection stopped in the middle of a call
 	}()
+	leave, err := s.enterBulk(conn)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	endFn, err := s.beginImmediate(ctx, conn)
 	if err != nil {
 		return err
@@ -227,6 +232,11 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 		return RebuildOn(conn, ps, head, progress)
 	}
 	defer s.pool.Put(rconn)
+	rleave, err := s.enterBulk(rconn)
+	if err != nil {
+		return err
+	}
+	defer rleave()
 	rend := sqlitex.Transaction(rconn)
 	var readEnd error
 	defer rend(&readEnd)
@@ -270,12 +280,11 @@ func RebuildFrom(src, dst *sqlite.Conn, ps []Projector, head int64, progress fun
 	return markProjections(dst, ps, head)
 }
 
-// bulkPragmas lets index builds at the end of a bulk rebuild sort in
-// memory, using both cores, rather than through temporary files. Store
-// connections keep temp_store=MEMORY anyway; a scratch connection (a
-// rebuild to compare with) gets it here.
+// bulkPragmas lets index builds at the end of a bulk rebuild sort on
+// both cores. A bulk connection (enterBulk, BulkConn) spills their sorted
+// runs to temporary files.
 func bulkPragmas(dst *sqlite.Conn) error {
-	for _, pragma := range []string{"PRAGMA temp_store=MEMORY", "PRAGMA threads=2"} {
+	for _, pragma := range []string{"PRAGMA threads=2"} {
 		if err := sqlitex.ExecuteTransient(dst, pragma, nil); err != nil {
 			return err
 		}

@@ -49,6 +49,12 @@ type Options struct {
 	// rebuild) is done instead on an in-memory copy that the reads are
 	// then served from. It excludes Create.
 	ReadOnly bool
+	// Lean makes every connection read without the file's mapping into a
+	// small page cache, as a bulk connection does (ReadBulk): for a
+	// long-lived process that reads all over the log (awr ui), whose
+	// memory must stay bounded however long the log. A command that runs
+	// once and exits keeps the mapping, which costs it fewer page faults.
+	Lean bool
 	// Upstream, if set, is the shared log this database caches (see
 	// Upstream): every read catches up from it first, every write commits
 	// to it first. The store closes it. It excludes ReadOnly.
@@ -71,6 +77,7 @@ type Store struct {
 	mu          sync.Mutex                  // serializes in-process writers so they queue in Go rather than in SQLite's busy handler
 	ro          *readOnly                   // set when opened with Options.ReadOnly
 	oneConn     bool                        // the pool has one connection: a rebuild reads the log on the writing one
+	lean        bool                        // Options.Lean: every connection is set up as a bulk one
 	up          Upstream                    // the shared log this database caches, or nil
 	progress    func(done, total int64)     // Options.Progress: also draws the fold of a cache's first catch-up (bulkCatchUp)
 	faulted     atomic.Pointer[fault.Error] // the first fault on the file's mapping (see catchFault): the store is broken
@@ -151,7 +158,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, mapErr("open project database", err)
 	}
-	s := &Store{path: path, pool: pool, projectors: opts.Projectors, lockTimeout: opts.LockTimeout, progress: opts.Progress}
+	s := &Store{path: path, pool: pool, projectors: opts.Projectors, lockTimeout: opts.LockTimeout, progress: opts.Progress, lean: opts.Lean}
 	if s.ident, err = os.Stat(path); err != nil {
 		pool.Close()
 		return nil, fault.Wrap(fault.Storage, err, "open project database %s", path)
@@ -204,7 +211,11 @@ func newPool(uri string, flags sqlite.OpenFlags, opts Options) (*connPool, error
 		// has a trigger); by default each is a 64 KiB buffer, spilled
 		// to a temporary file beyond that, which the pure-Go allocator
 		// maps and unmaps again for every statement.
-		for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + opts.Synchronous, fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY", fmt.Sprintf("PRAGMA mmap_size=%d", mmapBytes)} {
+		cache, mapped := cacheKiB, mmapBytes
+		if opts.Lean {
+			cache, mapped = bulkCacheKiB, 0
+		}
+		for _, pragma := range []string{"PRAGMA foreign_keys=ON", "PRAGMA synchronous=" + opts.Synchronous, fmt.Sprintf("PRAGMA cache_size=%d", cache), "PRAGMA temp_store=MEMORY", fmt.Sprintf("PRAGMA mmap_size=%d", mapped)} {
 			if err := sqlitex.ExecuteTransient(conn, pragma, nil); err != nil {
 				return err
 			}
@@ -440,7 +451,7 @@ type Reader struct {
 // changed under a read that SQLite could not lock, hint retry); those of
 // CatchUp; an error fn returns, coded, or wrapped as Storage.
 func (s *Store) Read(ctx context.Context, fn func(r *Reader) error) (err error) {
-	return s.read(ctx, true, fn)
+	return s.read(ctx, true, fn, false)
 }
 
 // ReadCached is Read without the catch-up of a shared log's cache: fn
@@ -448,10 +459,10 @@ func (s *Store) Read(ctx context.Context, fn func(r *Reader) error) (err error) 
 // change, such as the project the log belongs to). For a project's own
 // log it is Read.
 func (s *Store) ReadCached(ctx context.Context, fn func(r *Reader) error) error {
-	return s.read(ctx, false, fn)
+	return s.read(ctx, false, fn, false)
 }
 
-func (s *Store) read(ctx context.Context, catchUp bool, fn func(r *Reader) error) (err error) {
+func (s *Store) read(ctx context.Context, catchUp bool, fn func(r *Reader) error, bulk bool) (err error) {
 	defer s.catchFault("read", &err, armFault())
 	if s.up != nil && catchUp {
 		if _, err := s.CatchUp(ctx); err != nil {
@@ -476,6 +487,13 @@ func (s *Store) read(ctx context.Context, catchUp bool, fn func(r *Reader) error
 	}
 	defer s.pool.Put(conn)
 	defer func() { err = mapErr("read", err) }()
+	if bulk && s.ro == nil {
+		leave, err := s.enterBulk(conn)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
 	endFn := sqlitex.Transaction(conn)
 	defer endFn(&err)
 	head, _, t, err := headOf(conn)

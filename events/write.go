@@ -54,6 +54,11 @@ type WriteOptions struct {
 	// Fork marks the write that forks a replica (appends project_forked):
 	// the one write a replica accepts before it is forked.
 	Fork bool
+	// Bulk marks a write that appends or reads much of the log (an
+	// import, a batch of a generated history): its connection is a bulk
+	// connection (ReadBulk), so the process's memory does not grow with
+	// the log.
+	Bulk bool
 	// unfolded appends without applying the projectors or marking them
 	// (a cache's bulk catch-up, which rebuilds them in the same
 	// transaction).
@@ -415,6 +420,13 @@ func (s *Store) stillWhere(tx *Tx) error {
 // write back.
 func (s *Store) writeLocal(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error), beforeCommit func(tx *Tx, r *WriteResult) error) (res *WriteResult, err error) {
 	return s.writer(ctx, "write", func(conn *sqlite.Conn) (res *WriteResult, err error) {
+		if opts.Bulk {
+			leave, err := s.enterBulk(conn)
+			if err != nil {
+				return nil, err
+			}
+			defer leave()
+		}
 		endFn, err := s.beginImmediate(ctx, conn)
 		if err != nil {
 			return nil, err

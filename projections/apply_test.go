@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
 )
 
 // The harness of the Apply tables: each case is a short log, appended one
@@ -109,8 +111,37 @@ func applyTable(t *testing.T, query string, read func(t *testing.T, conn *sqlite
 			}
 			require.NoError(t, err)
 			require.Equal(t, incremental, check("rebuilt"), "checksums after a rebuild")
+			require.Equal(t, incremental, spilledChecksums(t, st), "checksums after a rebuild whose projections spill")
 		})
 	}
+}
+
+// spilledChecksums rebuilds st's log into a scratch database with
+// projectors that spill at once (projections.SpillingProjectors: each
+// leaves its bulk mode as soon as it holds more than one open version and
+// folds the rest incrementally) and returns the checksums of the result,
+// as check lists them.
+func spilledChecksums(t *testing.T, st *events.Store) []string {
+	t.Helper()
+	dst, err := events.OpenConn(filepath.Join(t.TempDir(), "scratch.db"), sqlite.OpenReadWrite|sqlite.OpenCreate)
+	require.NoError(t, err)
+	defer dst.Close()
+	require.NoError(t, events.EnsureProjectionTable(dst))
+	var sums []string
+	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
+		endFn, err := sqlitex.ImmediateTransaction(dst)
+		require.NoError(t, err)
+		err = events.RebuildFrom(r.Conn, dst, projections.SpillingProjectors(), r.Head, nil)
+		endFn(&err)
+		require.NoError(t, err)
+		for _, p := range projections.All() {
+			sum, err := projections.Checksum(dst, p)
+			require.NoError(t, err)
+			sums = append(sums, p.Name()+" "+sum)
+		}
+		return nil
+	}))
+	return sums
 }
 
 // openLog opens a new store in t.TempDir() with every projector.

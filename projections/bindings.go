@@ -47,6 +47,9 @@ func (p *bindings) AbortBulk(conn *sqlite.Conn) {
 
 // EndBulk writes the open bindings and creates the indexes.
 func (p *bindings) EndBulk(conn *sqlite.Conn) error {
+	if !p.rows.bulk {
+		return nil // ended early (spill)
+	}
 	if err := p.rows.endBulk(conn); err != nil {
 		return err
 	}
@@ -55,6 +58,13 @@ func (p *bindings) EndBulk(conn *sqlite.Conn) error {
 
 // Apply records a client_bound event as the new binding of its external session.
 func (p *bindings) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
+	if err := p.apply(conn, e, v); err != nil {
+		return err
+	}
+	return p.rows.spill(conn, p.EndBulk)
+}
+
+func (p *bindings) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	if e.Kind != events.KindClientBound {
 		return nil
 	}

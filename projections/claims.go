@@ -76,6 +76,9 @@ func (p *claims) AbortBulk(conn *sqlite.Conn) {
 
 // EndBulk writes the open claims and creates the indexes.
 func (p *claims) EndBulk(conn *sqlite.Conn) error {
+	if !p.rows.bulk {
+		return nil // ended early (spill)
+	}
 	if err := p.rows.endBulk(conn); err != nil {
 		return err
 	}
@@ -84,6 +87,13 @@ func (p *claims) EndBulk(conn *sqlite.Conn) error {
 
 // Apply folds claim acquisitions, renewals and releases into claim versions.
 func (p *claims) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
+	if err := p.apply(conn, e, v); err != nil {
+		return err
+	}
+	return p.rows.spill(conn, p.EndBulk)
+}
+
+func (p *claims) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	switch e.Kind {
 	case events.KindClaimAcquired:
 		pl, err := payload[events.ClaimAcquired](e, v)

@@ -94,6 +94,9 @@ func (p *knowledge) AbortBulk(conn *sqlite.Conn) {
 
 // EndBulk writes the current versions and creates the indexes.
 func (p *knowledge) EndBulk(conn *sqlite.Conn) error {
+	if !p.rows.bulk {
+		return nil // ended early (spill)
+	}
 	if err := p.rows.endBulk(conn); err != nil {
 		return err
 	}
@@ -229,6 +232,13 @@ func MatchText(s string) string {
 // ids used) open a loop unless an open loop of the work item has the same
 // text; nothing closes by omission.
 func (p *knowledge) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
+	if err := p.apply(conn, e, v); err != nil {
+		return err
+	}
+	return p.rows.spill(conn, p.EndBulk)
+}
+
+func (p *knowledge) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	if e.Kind != events.KindCheckpointRecorded {
 		return nil
 	}

@@ -36,24 +36,13 @@ type searchDoc struct {
 type search struct {
 	base
 	rows versions[searchDoc]
-	// bulk writes a rebuild's rows as the incremental path does, in the
-	// same order (so with the same ids), but keeps the open version of
-	// each document in open, with its id: the fold reads no row back and
-	// closes a version by its id, so the table needs no index until
-	// EndBulk builds them, and the full-text index with them.
-	bulk   bool
-	open   map[string]*openDoc
-	nextID int64
-	// bySource holds, in bulk mode, the open documents of each source
-	// (what p_search_source finds incrementally), for re-indexes.
-	bySource map[string]map[string]bool
-}
-
-// openDoc is the open version of a document in a bulk rebuild, the id of
-// its row and the seq it is valid from.
-type openDoc struct {
-	id, from int64
-	d        searchDoc
+	// bulk marks a rebuild: the rows are written as the incremental path
+	// writes them, in the same order (so with the same ids), through the
+	// same indexes, which are there from the start (two of them hold
+	// only open rows); only the full-text index waits for EndBulk, which
+	// fills it in one pass. Nothing is held in memory: a rebuild's memory
+	// does not grow with the documents (every checkpoint is one).
+	bulk bool
 }
 
 // Objects adds to the tables and indexes of the search scripts the
@@ -68,95 +57,47 @@ func newSearch() *search {
 	p := &search{base: base{name: "search", version: 2, schema: "search", tables: []Table{
 		{Name: "p_search", Key: []string{"doc"}, Temporal: true},
 	}}}
-	p.rows = versions[searchDoc]{insert: p.putDoc, load: p.loadDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
-		if !p.bulk {
-			return exec(conn, "search_close", func(st *sqlite.Stmt) {
-				st.SetInt64(":seq", seq)
-				st.SetText(":doc", doc)
-			})
-		}
-		o := p.open[doc]
-		if o == nil {
-			return nil
-		}
-		delete(p.open, doc)
-		if o.d.source != "" {
-			delete(p.bySource[o.d.source], doc)
-		}
-		return exec(conn, "search_close_id", func(st *sqlite.Stmt) {
+	p.rows = versions[searchDoc]{insert: p.putDoc, load: loadSearchDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
+		return exec(conn, "search_close", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", seq)
-			st.SetInt64(":id", o.id)
+			st.SetText(":doc", doc)
 		})
 	}}
 	return p
 }
 
-// BeginBulk starts a rebuild; the rows are written as incrementally, the
-// indexes and the full-text index at the end.
+// BeginBulk starts a rebuild: the tables and their indexes, the
+// full-text index left empty until EndBulk.
 func (p *search) BeginBulk(conn *sqlite.Conn) error {
-	p.bulk, p.open, p.bySource, p.nextID = true, map[string]*openDoc{}, map[string]map[string]bool{}, 1
-	return p.base.BeginBulk(conn)
+	p.bulk = true
+	if err := p.base.BeginBulk(conn); err != nil {
+		return err
+	}
+	return p.base.createIndexes(conn)
 }
 
 // AbortBulk leaves bulk mode after a failed rebuild.
-func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk, p.open, p.bySource = false, nil, nil }
+func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk = false }
 
-// EndBulk fills the full-text index from the rows written and creates the
-// indexes.
+// EndBulk fills the full-text index from the rows written.
 func (p *search) EndBulk(conn *sqlite.Conn) error {
-	p.bulk, p.open, p.bySource = false, nil, nil
+	p.bulk = false
 	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO p_search_fts (p_search_fts) VALUES ('rebuild')", nil); err != nil {
 		return fmt.Errorf("search: fill the full-text index: %w", err)
-	}
-	return p.base.EndBulk(conn)
-}
-
-func (p *search) putDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
-	if !p.bulk {
-		return putSearchDoc(conn, d, from, to)
-	}
-	id := p.nextID
-	if err := insertSearchRow(conn, id, d, from, to); err != nil {
-		return err
-	}
-	p.nextID++
-	if to == 0 {
-		p.open[d.doc] = &openDoc{id: id, from: from, d: *d}
-		if d.source != "" {
-			if p.bySource[d.source] == nil {
-				p.bySource[d.source] = map[string]bool{}
-			}
-			p.bySource[d.source][d.doc] = true
-		}
 	}
 	return nil
 }
 
-// loadDoc reads the open version of doc (a copy of it, in bulk mode).
-func (p *search) loadDoc(conn *sqlite.Conn, doc string, seq int64) (*searchDoc, error) {
-	if !p.bulk {
-		return loadSearchDoc(conn, doc, seq)
+func (p *search) putDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
+	if p.bulk {
+		return insertSearchRow(conn, 0, d, from, to)
 	}
-	o := p.open[doc]
-	if o == nil {
-		return nil, nil
-	}
-	cp := o.d
-	return &cp, nil
+	return putSearchDoc(conn, d, from, to)
 }
 
 // openBySource lists the documents of source path with an open version.
 func (p *search) openBySource(conn *sqlite.Conn, path string) ([]string, error) {
 	var open []string
-	if p.bulk {
-		if path == "" {
-			return nil, nil
-		}
-		for doc := range p.bySource[path] {
-			open = append(open, doc)
-		}
-		return open, nil
-	}
 	err := query(conn, "search_open_by_source", func(st *sqlite.Stmt) { st.SetText(":source", path) }, func(st *sqlite.Stmt) error {
 		open = append(open, st.GetText("doc"))
 		return nil
@@ -221,12 +162,6 @@ func (p *search) set(conn *sqlite.Conn, seq int64, d *searchDoc) error {
 	}
 	if cur != nil && cur.kind == d.kind && cur.title == d.title && cur.body == d.body && cur.state == d.state && cur.session == d.session {
 		return nil
-	}
-	if o := p.open[d.doc]; p.bulk && o != nil && o.from == seq {
-		// The incremental path's insert fails here on p_search_key
-		// (unique on doc and valid_from); in bulk mode that index is
-		// built only at the end, where the seq is no longer known.
-		return fmt.Errorf("search: document %q: a second version at seq %d: UNIQUE constraint failed: p_search.doc, p_search.valid_from", d.doc, seq)
 	}
 	return p.rows.put(conn, d.doc, seq, d)
 }

@@ -80,6 +80,9 @@ func (p *sessions) AbortBulk(conn *sqlite.Conn) {
 
 // EndBulk writes the open sessions and creates the indexes.
 func (p *sessions) EndBulk(conn *sqlite.Conn) error {
+	if !p.rows.bulk {
+		return nil // ended early (spill)
+	}
 	if err := p.rows.endBulk(conn); err != nil {
 		return err
 	}
@@ -89,6 +92,13 @@ func (p *sessions) EndBulk(conn *sqlite.Conn) error {
 
 // Apply folds session starts, resumes and ends into session versions.
 func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
+	if err := p.apply(conn, e, v); err != nil {
+		return err
+	}
+	return p.rows.spill(conn, p.EndBulk)
+}
+
+func (p *sessions) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	switch e.Kind {
 	case events.KindSessionStarted:
 		pl, err := payload[events.SessionStarted](e, v)

@@ -16,7 +16,10 @@ import (
 // already closed, and the survivors are written open at the end. Both paths
 // produce the same rows.
 type versions[T any] struct {
-	bulk    bool
+	bulk bool
+	// heldMax, when not 0, replaces bulkHeldMax (the tests' spilling
+	// projectors hold one version).
+	heldMax int
 	current map[string]*T
 	from    map[string]int64
 	// insert writes one version; to == 0 leaves it open (valid_to NULL).
@@ -25,6 +28,28 @@ type versions[T any] struct {
 	close func(conn *sqlite.Conn, key string, seq int64) error
 	// load reads the open version of key (nil when none).
 	load func(conn *sqlite.Conn, key string, seq int64) (*T, error)
+}
+
+// bulkHeldMax bounds the open versions a bulk rebuild holds in memory for
+// one table. Past it the projection ends its bulk mode where the fold
+// stands (spill): its EndBulk writes what it holds and builds its indexes,
+// which leaves its tables as the incremental path has them at that seq,
+// and it folds the rest of the log incrementally. A rebuild's memory then
+// stays bounded however long the log; a log whose open versions fit is
+// rebuilt in bulk throughout.
+const bulkHeldMax = 1 << 14
+
+// spill calls endBulk, the projection's EndBulk, when v holds more than
+// bulkHeldMax open versions in a bulk rebuild.
+func (v *versions[T]) spill(conn *sqlite.Conn, endBulk func(conn *sqlite.Conn) error) error {
+	limit := bulkHeldMax
+	if v.heldMax > 0 {
+		limit = v.heldMax
+	}
+	if !v.bulk || len(v.current) <= limit {
+		return nil
+	}
+	return endBulk(conn)
 }
 
 func (v *versions[T]) beginBulk() {

@@ -17,15 +17,23 @@ import (
 // return, not the size of the item's history.
 //
 // The table is clustered on (work, seq) (WITHOUT ROWID): the rows are the
-// index, with no second B-tree to build. A bulk rebuild holds the rows in
-// memory, grouped by work item, and writes them at the end in key order,
-// so every insert appends to the B-tree.
+// index, with no second B-tree to build. A bulk rebuild holds up to
+// worklogBatch rows in memory, grouped by work item, and writes them in
+// key order whenever that many are held and at the end, so every insert
+// lands at the end of its work item's range of the B-tree and the
+// memory held stays bounded however long the log.
 type worklog struct {
 	base
 	bulk  bool
 	rows  map[string][]workLogRow
+	held  int
+	batch int               // worklogBatch, or fewer in the tests
 	names map[string]string // interned work keys and kinds
 }
+
+// worklogBatch is how many rows a bulk rebuild holds before it writes
+// them (24 bytes each, a few MiB).
+const worklogBatch = 1 << 16
 
 type workLogRow struct {
 	seq  int64
@@ -35,37 +43,44 @@ type workLogRow struct {
 func newWorklog() *worklog {
 	return &worklog{base: base{name: "worklog", version: 3, schema: "worklog", tables: []Table{
 		{Name: "p_work_log", Key: []string{"work", "seq"}},
-	}}}
+	}}, batch: worklogBatch}
 }
 
 // BeginBulk starts a rebuild with the rows held in memory.
 func (p *worklog) BeginBulk(conn *sqlite.Conn) error {
-	p.bulk, p.rows, p.names = true, map[string][]workLogRow{}, map[string]string{}
+	p.bulk, p.rows, p.held, p.names = true, map[string][]workLogRow{}, 0, map[string]string{}
 	return p.base.BeginBulk(conn)
 }
 
 // AbortBulk drops the rows of a failed bulk build.
 func (p *worklog) AbortBulk(conn *sqlite.Conn) {
-	p.bulk, p.rows, p.names = false, nil, nil
+	p.bulk, p.rows, p.held, p.names = false, nil, 0, nil
 }
 
-// EndBulk writes the held rows in (work, seq) order.
+// EndBulk writes the rows still held.
 func (p *worklog) EndBulk(conn *sqlite.Conn) error {
+	err := p.flush(conn)
+	p.bulk, p.rows, p.held, p.names = false, nil, 0, nil
+	return err
+}
+
+// flush writes the held rows in (work, seq) order and holds none.
+func (p *worklog) flush(conn *sqlite.Conn) error {
 	works := make([]string, 0, len(p.rows))
 	for w := range p.rows {
 		works = append(works, w)
 	}
 	sort.Strings(works)
-	rows := p.rows
-	p.bulk, p.rows, p.names = false, nil, nil
 	for _, w := range works {
 		// Rows were added in seq order.
-		for _, r := range rows[w] {
+		for _, r := range p.rows[w] {
 			if err := insertWorkLog(conn, w, r.seq, r.kind); err != nil {
 				return err
 			}
 		}
 	}
+	clear(p.rows)
+	p.held = 0
 	return nil
 }
 
@@ -96,6 +111,9 @@ func (p *worklog) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) er
 	if p.bulk {
 		work = p.intern(work)
 		p.rows[work] = append(p.rows[work], workLogRow{seq: e.Seq, kind: p.intern(string(e.Kind))})
+		if p.held++; p.held >= p.batch {
+			return p.flush(conn)
+		}
 		return nil
 	}
 	return insertWorkLog(conn, work, e.Seq, string(e.Kind))

@@ -41,7 +41,7 @@ const progressEvery = 4096
 func ExportWith(ctx context.Context, store *events.Store, w io.Writer, upTo int64, progress func(done, total int64)) (*ExportResult, error) {
 	res := &ExportResult{}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	err := store.Read(ctx, func(r *events.Reader) error {
+	err := store.ReadBulk(ctx, func(r *events.Reader) error {
 		to := r.Head
 		if upTo >= 0 {
 			if upTo > r.Head {
@@ -143,7 +143,7 @@ func importLog(ctx context.Context, store *events.Store, r io.Reader, source str
 	// The origin is the project the log is at its head: a copy of a fork
 	// is a replica of the fork, not of the fork's own origin.
 	var lineage events.Lineage
-	_, err := store.Write(ctx, events.WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "import"}, func(tx *events.Tx) (any, error) {
+	_, err := store.Write(ctx, events.WriteOptions{Now: time.Now(), Entropy: rand.Reader, Actor: "import", Bulk: true}, func(tx *events.Tx) (any, error) {
 		if tx.Head() != 0 {
 			return nil, fault.New(fault.InvalidTransition, "import: project already has %d events; import needs an empty project", tx.Head()).
 				With("project_revision", tx.Head()).WithHint("awr import FILE --project EMPTY_DIR")

@@ -74,7 +74,7 @@ func Checksums(conn *sqlite.Conn) ([]ProjectionChecksum, error) {
 // database and compares its checksums with the live projections, all at
 // one snapshot. It returns the live checksums and every mismatch.
 func CompareWithRebuild(ctx context.Context, store *events.Store, progress func(done, total int64)) (head int64, live []ProjectionChecksum, mismatches []Mismatch, err error) {
-	err = store.Read(ctx, func(r *events.Reader) error {
+	err = store.ReadBulk(ctx, func(r *events.Reader) error {
 		head = r.Head
 		live, mismatches, err = compareOnSnapshot(r, progress)
 		return err
@@ -136,10 +136,15 @@ func withScratch(fn func(dst *sqlite.Conn) error) error {
 		return fault.Wrap(fault.Storage, err, "open scratch database")
 	}
 	defer dst.Close()
-	for _, pragma := range []string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF", "PRAGMA cache_size=-65536"} {
+	for _, pragma := range []string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF"} {
 		if err := sqlitex.ExecuteTransient(dst, pragma, nil); err != nil {
 			return fault.Wrap(fault.Storage, err, "prepare scratch database")
 		}
+	}
+	// A bounded page cache: the process's memory must not grow with the
+	// log (events.BulkConn).
+	if err := events.BulkConn(dst); err != nil {
+		return fault.Wrap(fault.Storage, err, "prepare scratch database")
 	}
 	if err := events.EnsureProjectionTable(dst); err != nil {
 		return fault.Wrap(fault.Storage, err, "prepare scratch database")

@@ -126,7 +126,7 @@ func verifyAndRebuild(src *sqlite.Conn, progress func(done, total int64)) (check
 // and what is wrong; the result is returned alongside.
 func Verify(ctx context.Context, store *events.Store, progress func(done, total int64)) (*VerifyResult, error) {
 	res := &VerifyResult{OK: true, Projections: []ProjectionChecksum{}, Checks: []Check{}}
-	err := store.Read(ctx, func(r *events.Reader) error {
+	err := store.ReadBulk(ctx, func(r *events.Reader) error {
 		res.ProjectRevision = r.Head
 		// One pass walks the chain and rebuilds every projection into a
 		// scratch database, for the comparison below.

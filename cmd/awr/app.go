@@ -95,6 +95,8 @@ type App struct {
 	hints   hinter
 	term    terminal                   // how a text answer is shown on stdout
 	bars    []*progressbar.ProgressBar // the progress bars drawn (clearBars)
+	// lean opens the project's log with bounded memory (a server: awr ui).
+	lean bool
 }
 
 // clearBars clears every bar a job left drawn, unfinished (it failed or
@@ -441,7 +443,7 @@ func (a *App) project() (*project.Project, error) {
 
 // options are the door's options for this process.
 func (a *App) options() project.Options {
-	return project.Options{Now: a.Now, LockTimeout: a.timeout, Progress: a.progress, Version: Version(), OneCommand: leaveAtExit,
+	return project.Options{Now: a.Now, LockTimeout: a.timeout, Progress: a.progress, Version: Version(), OneCommand: leaveAtExit, Lean: a.lean,
 		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET"), AwrBin: awrBinary(), Crashpoint: testCrashpoint()}}
 }
 

@@ -202,6 +202,7 @@ type benchRunCmd struct {
 	Floor   string `help:"Hello-world Go binary to divide startup by (with --compare; default: built with go from PATH, cached per Go version)." type:"path" placeholder:"PATH"`
 	// Baseline is a second project for the targets that divide two
 	// histories (3: status and ready; 7: a checkpoint).
+	Memory   bool   `help:"Also run replay, replay --verify, export, import (into a temporary project), bench generate (2,000 events, on a copy) and awr ui (every part of its page read) once each as a process, and print each one's time and peak resident memory."`
 	Baseline string `help:"With --compare: a project of the same register with a shorter history (10k events for target 3, 1k for target 7); status, ready and a checkpoint here are measured over the same there." type:"path" placeholder:"DIR"`
 }
 
@@ -239,7 +240,7 @@ func (c *benchRunCmd) Run(app *App) error {
 		defer baseline.Close()
 	}
 	res, err := lab.Run(app.Ctx, p, lab.RunOptions{Exe: exe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress,
-		Compare: c.Compare, Pairs: c.Pairs, Floor: c.Floor, Baseline: baseline})
+		Compare: c.Compare, Pairs: c.Pairs, Floor: c.Floor, Baseline: baseline, Memory: c.Memory})
 	if err != nil {
 		return err
 	}
@@ -263,6 +264,13 @@ func printBenchRun(w io.Writer, res *lab.RunResult) {
 	fmt.Fprintf(w, "  required facts preserved: %d of %d\n", e.FactsPresent, e.RequiredFacts)
 	for _, m := range e.Missing {
 		fmt.Fprintf(w, "  missing: %s\n", m)
+	}
+	if res.Memory != nil {
+		fmt.Fprintf(w, "\nmemory (each job once, as a process; peak RSS = the process's ru_maxrss):\n")
+		fmt.Fprintf(w, "%-*s  %9s  %13s\n", width, "job", "seconds", "peak RSS MiB")
+		for _, f := range res.Memory {
+			fmt.Fprintf(w, "%-*s  %9.2f  %13.1f\n", width, f.Name, f.Seconds, f.PeakRSSMiB)
+		}
 	}
 	if res.Targets != nil {
 		printTargets(w, res)

@@ -15,5 +15,5 @@ func TestMain(m *testing.M) { testkit.Run(m) }
 // Slow: the scripts start a few hundred awr processes, and the hints they print run too.
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	scripttest.Run(t, "testdata/script", map[string]scripttest.Cmd{"rehash": cmdRehash})
+	scripttest.Run(t, "testdata/script", nil)
 }

@@ -20,6 +20,9 @@ type uiStarted struct {
 // Run serves the read-only web page until SIGINT or SIGTERM (exit 0). The
 // first line of stdout is the URL it serves.
 func (c *uiCmd) Run(app *App) error {
+	// A server that may run for days: its memory must not grow with the
+	// log it reads (project.Options.Lean).
+	app.lean = true
 	p, err := app.project()
 	if err != nil {
 		return err

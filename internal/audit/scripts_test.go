@@ -18,5 +18,5 @@ func TestMain(m *testing.M) { testkit.Run(m) }
 // Slow: every script command is an awr process.
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	scripttest.Run(t, "testdata/script", nil)
+	scripttest.Run(t, "testdata/script", map[string]scripttest.Cmd{"rehash": cmdRehash})
 }

@@ -52,6 +52,9 @@ type Options struct {
 	// in place of a query of its own (pgstore.Options.HeadAtOpen). A
 	// front end that serves many operations must leave it unset.
 	OneCommand bool
+	// Lean opens the project's log with bounded memory (events.Options.Lean),
+	// for a long-lived front end that reads all over the log (awr ui).
+	Lean bool
 }
 
 // Project is an open project: its directory and, opened on first use, its
@@ -232,7 +235,7 @@ func (p *Project) open(ctx context.Context, create bool) (*events.Store, *comman
 		// the store then refuses every write with Storage.
 		path := events.DBPath(p.dir)
 		st, err = events.Open(ctx, path, events.Options{Create: create, ReadOnly: !create && !events.Writable(path), Projectors: projections.Projectors(),
-			Progress: progress, LockTimeout: p.opts.LockTimeout, PoolSize: p.opts.PoolSize})
+			Progress: progress, LockTimeout: p.opts.LockTimeout, PoolSize: p.opts.PoolSize, Lean: p.opts.Lean})
 	}
 	if err != nil {
 		return nil, nil, err

@@ -44,6 +44,10 @@ type RunOptions struct {
 	// one is built with `go` from PATH and cached in FloorCache.
 	Floor      string
 	FloorCache string
+	// Memory also runs each long job (replay, replay --verify, export,
+	// import, bench generate, awr ui) once as a child process and records
+	// its time and peak RSS, into RunResult.Memory.
+	Memory bool
 	// Baseline, with Compare, is a project of the same register with a
 	// shorter history: status and ready (target 3) and a session
 	// checkpoint (target 7, as a process) are measured on p over it, as
@@ -104,6 +108,8 @@ type RunResult struct {
 	// Targets and Floor are set by --compare (RunOptions.Compare) only.
 	Targets []Target `json:"targets,omitempty"`
 	Floor   *Floor   `json:"floor,omitempty"`
+	// Memory is set by RunOptions.Memory only.
+	Memory []MemoryFigure `json:"memory,omitempty"`
 }
 
 // baseline is the shorter history of RunOptions.Baseline, as compare
@@ -242,6 +248,11 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 	ended = true
 	if err := m.replay(); err != nil {
 		return nil, err
+	}
+	if opts.Memory {
+		if err := m.memory(); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Progress != nil {
 		opts.Progress("context economy")

@@ -1,4 +1,4 @@
-package main
+package audit_test
 
 import (
 	"math"

@@ -1,1 +1,0 @@
-UPDATE p_search SET valid_to = :seq WHERE id = :id;
