@@ -345,6 +345,18 @@ const (
 // cleared the conversation (the packets are gone from it then), at most
 // heldMax; nil when it was given none.
 func Held(conn *sqlite.Conn, rev int64, key string) ([]Delivery, error) {
+	return held(conn, rev, key, false)
+}
+
+// Given is Held through compactions: the packets conversation key was
+// given since it was last cleared, newest first, at most heldMax. A host
+// whose transcript says what the conversation holds now (Gemini CLI's
+// chat recording) is asked with these.
+func Given(conn *sqlite.Conn, rev int64, key string) ([]Delivery, error) {
+	return held(conn, rev, key, true)
+}
+
+func held(conn *sqlite.Conn, rev int64, key string, throughCompactions bool) ([]Delivery, error) {
 	var held []Delivery
 	var derr error
 	err := events.LatestOfKind(conn, "client/"+key, events.KindHostEventRecorded, heldScan, func(e *events.Event) bool {
@@ -364,7 +376,7 @@ func Held(conn *sqlite.Conn, rev int64, key string) ([]Delivery, error) {
 		case h.Answer == "context" || h.Answer == "delta":
 			return false // recorded before awr kept line digests, or given in part
 		case h.Event == "pre_compact" || h.Event == "post_compact":
-			return false
+			return throughCompactions
 		case h.Event == "session_start" && h.Source == "compact" && h.Answer == "held":
 			return true // the compacted conversation kept what was given since its PreCompact (Codex)
 		case h.Event == "session_start" && (h.Source == "clear" || h.Source == "compact"):

@@ -263,6 +263,21 @@ func enrich(conn *sqlite.Conn, s *Session, rev int64) error {
 	})
 }
 
+// LastCheckpointSeqAt returns the seq of session id's own latest
+// checkpoint at or before rev, 0 when it recorded none: one index lookup,
+// what SessionAt reads of it without the rest.
+func LastCheckpointSeqAt(conn *sqlite.Conn, id string, rev int64) (int64, error) {
+	var seq int64
+	err := query(conn, "checkpoint_last_for_session_at", func(st *sqlite.Stmt) {
+		st.SetText(":session_id", id)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		seq = st.GetInt64("seq")
+		return nil
+	})
+	return seq, err
+}
+
 func sessionRowAt(conn *sqlite.Conn, id string, rev int64) (*Session, error) {
 	var out *Session
 	err := query(conn, "session_at", func(st *sqlite.Stmt) {

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -27,7 +28,24 @@ import (
 var version = ""
 
 func main() {
+	residentGC()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// residentGC sets the garbage collector for a long-lived server whose
+// live heap is small and whose every answer allocates several times it:
+// a collection every 400% of growth rather than 100%, under a soft
+// limit of 512 MiB (GOGC and GOMEMLIMIT, when set, win). Measured
+// through a warm awr-mcp on the 150-item project with 10k events, the
+// server's CPU per status call fell by a fifth to a third
+// (docs/benchmarks.md, "Beside beads and the resident path").
+func residentGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(512 << 20)
+	}
 }
 
 // flags is awr-mcp's command line, in the same style as awr's.

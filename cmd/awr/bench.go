@@ -22,6 +22,109 @@ type benchCmd struct {
 	Generate benchGenerateCmd `cmd:"" help:"Append a realistic multi-agent history to the project, through the command code, 1,000 commands per transaction."`
 	Run      benchRunCmd      `cmd:"" help:"Measure latency, replay throughput and context economy on the project."`
 	Context  benchContextCmd  `cmd:"" help:"Measure the context packets on a fixed 150-task project, after AWR's method: the bootstrap, the work contexts, compression, hard facts recalled, the packet over successive resumes."`
+	Compare  benchCompareCmd  `cmd:"" help:"Build the same workload in awr and in a peer (beads: bd) at 150 and 10,000 items and time ready, show, claim, status, search and the import on every side, interleaved: awr as a CLI and through awr-mcp (stdio, HTTP), bd direct and through its daemon."`
+}
+
+type benchCompareCmd struct {
+	Peer         string `help:"The peer to compare with: bd (beads)." required:"" enum:"bd" placeholder:"NAME"`
+	PeerBin      string `name:"peer-bin" help:"The peer's binary (default: bd on PATH; when there is none, awr's sides are measured alone)." type:"path" placeholder:"PATH"`
+	Tasks        []int  `help:"Work items of each workload, comma-separated; the first and the last are compared for scaling." default:"150,10000" sep:"," placeholder:"N,N"`
+	Rounds       int    `help:"Timed rounds of each operation, every side once a round." default:"10" placeholder:"N"`
+	ImportRounds int    `name:"import-rounds" help:"Timed imports of each workload on each side." default:"3" placeholder:"N"`
+	Quick        bool   `help:"The short form: 20 and 100 items, 2 rounds, 1 import."`
+	Dir          string `help:"Keep the workloads here (created) instead of a temporary directory." type:"path" placeholder:"DIR"`
+}
+
+// Run compares awr with the peer (lab.ComparePeer).
+func (c *benchCompareCmd) Run(app *App) error {
+	if c.Quick {
+		c.Tasks, c.Rounds, c.ImportRounds = []int{20, 100}, 2, 1
+	}
+	if c.Rounds <= 0 || c.ImportRounds <= 0 {
+		return fault.New(fault.Usage, "bench compare: --rounds %d --import-rounds %d: want positive numbers", c.Rounds, c.ImportRounds).
+			With("flag", "--rounds").WithHint("awr bench compare --help")
+	}
+	for _, n := range c.Tasks {
+		if n < 1 || n > lab.MaxTasks {
+			return fault.New(fault.Usage, "bench compare: --tasks %d: want 1 to %d", n, lab.MaxTasks).With("flag", "--tasks").WithHint("awr bench compare --help")
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fault.Wrap(fault.Internal, err, "bench compare: find the awr binary")
+	}
+	mcpExe, _ := awrMCPBinary() // none: the result says so
+	var progress func(string)
+	if f, ok := app.Stderr.(*os.File); ok && !app.JSON && isTerminal(f) {
+		progress = func(name string) { fmt.Fprintf(f, "measuring %s\n", name) }
+	}
+	res, err := lab.ComparePeer(app.Ctx, lab.PeerOptions{Exe: exe, MCPExe: mcpExe, Peer: c.Peer, PeerBin: c.PeerBin, Sizes: c.Tasks,
+		Rounds: c.Rounds, ImportRounds: c.ImportRounds, Dir: c.Dir, Progress: progress})
+	if err != nil {
+		return err
+	}
+	return app.render(res, func(w io.Writer) { printBenchCompare(w, res) })
+}
+
+// printBenchCompare prints a comparison: per workload the medians of
+// every side and awr's ratios to bd's, then scaling and limited reads.
+func printBenchCompare(w io.Writer, res *lab.PeerResult) {
+	if res.PeerMissing != "" {
+		fmt.Fprintf(w, "peer: %s\n", res.PeerMissing)
+	} else {
+		fmt.Fprintf(w, "peer: %s (%s)\n", res.PeerVersion, res.PeerBin)
+	}
+	fmt.Fprintf(w, "awr-mcp: %s\n", res.Resident)
+	fmt.Fprintf(w, "load average %.2f %.2f %.2f before, %.2f %.2f %.2f after; %d rounds, interleaved; median wall time in ms\n",
+		res.LoadBefore[0], res.LoadBefore[1], res.LoadBefore[2], res.LoadAfter[0], res.LoadAfter[1], res.LoadAfter[2], res.Rounds)
+	sides := []string{"awr", "awr-mcp stdio", "awr-mcp http", "bd --no-daemon", "bd daemon"}
+	for _, sz := range res.Sizes {
+		same := "the same work"
+		if !sz.Same {
+			same = "NOT the same work"
+		}
+		fmt.Fprintf(w, "\n%d items, %d blocking dependencies: %d ready in awr; bd %d items, %d ready, %d open listed by bd ready (%s)\n",
+			sz.Items, sz.Edges, sz.Ready, sz.PeerItems, sz.PeerReady, sz.PeerReadyListed, same)
+		tw := newTable(w)
+		fmt.Fprintf(tw, "op\t%s\tawr/direct\tawr/daemon\tstdio/daemon\thttp/daemon\n", strings.Join(sides, "\t"))
+		for _, op := range sz.Ops {
+			row := []string{op.Op}
+			for _, s := range sides {
+				v := "-"
+				for _, m := range op.Sides {
+					if m.Name == s {
+						v = num(m.Median)
+					}
+				}
+				row = append(row, v)
+			}
+			for _, pair := range [][2]string{{"awr", "bd --no-daemon"}, {"awr", "bd daemon"}, {"awr-mcp stdio", "bd daemon"}, {"awr-mcp http", "bd daemon"}} {
+				v := "-"
+				for _, r := range op.Ratios {
+					if r.AWR == pair[0] && r.Peer == pair[1] {
+						v = fmt.Sprintf("%.4g", r.Ratio)
+					}
+				}
+				row = append(row, v)
+			}
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		tw.Flush()
+	}
+	if len(res.Scaling) > 0 {
+		fmt.Fprintf(w, "\nreads at the largest workload / at the smallest:\n")
+		tw := newTable(w)
+		for _, f := range res.Scaling {
+			fmt.Fprintf(tw, "  %s\t%s\t%s / %s ms\t%.2fx\n", f.Op, f.Side, num(f.Of), num(f.Over), f.Ratio)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "\nready --limit 10 / ready:\n")
+	tw := newTable(w)
+	for _, f := range res.Limited {
+		fmt.Fprintf(tw, "  %d items\t%s\t%s / %s ms\t%.2fx\n", f.Items, f.Side, num(f.Of), num(f.Over), f.Ratio)
+	}
+	tw.Flush()
 }
 
 type benchContextCmd struct {
@@ -239,7 +342,8 @@ func (c *benchRunCmd) Run(app *App) error {
 		}
 		defer baseline.Close()
 	}
-	res, err := lab.Run(app.Ctx, p, lab.RunOptions{Exe: exe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress,
+	mcpExe, _ := awrMCPBinary() // none: the resident measurements say so
+	res, err := lab.Run(app.Ctx, p, lab.RunOptions{Exe: exe, MCPExe: mcpExe, Count: c.Count, ReplayCount: c.ReplayCount, Budget: c.Budget, Progress: progress,
 		Compare: c.Compare, Pairs: c.Pairs, Floor: c.Floor, Baseline: baseline, Memory: c.Memory})
 	if err != nil {
 		return err
@@ -256,6 +360,14 @@ func printBenchRun(w io.Writer, res *lab.RunResult) {
 	fmt.Fprintf(w, "%-*s  %-8s  %9s  %9s  %9s  %5s\n", width, "measurement", "unit", "min", "median", "p95", "count")
 	for _, m := range res.Measurements {
 		fmt.Fprintf(w, "%-*s  %-8s  %9s  %9s  %9s  %5d\n", width, m.Name, m.Unit, num(m.Min), num(m.Median), num(m.P95), m.Count)
+	}
+	if len(res.ResidentCPU) > 0 {
+		fmt.Fprintf(w, "\nawr-mcp CPU per call (ms):\n")
+		tw := newTable(w)
+		for _, c := range res.ResidentCPU {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t(%d calls)\n", c.Tool, c.Mode, num(c.CPUms), c.Calls)
+		}
+		tw.Flush()
 	}
 	e := res.Context
 	fmt.Fprintf(w, "\ncontext economy (o200k_base, budget %d):\n", e.Budget)

@@ -63,12 +63,17 @@ type clientHookCmd struct {
 }
 
 // Run answers a hook event: the host's own format on stdout, exit 0
-// whatever happens (problems go to .awr/hooks.log).
+// whatever happens. An event it could not answer (a payload of a shape
+// it does not know, a refusal, an error) gets one warning line on stderr,
+// the same line .awr/hooks.log keeps, for the host to show or log.
 func (c *clientHookCmd) Run(app *App) error {
 	opts := app.options()
 	opts.Progress = nil // nothing on the terminal: the host reads stdout
 	res := project.AnswerHook(app.Ctx, app.Project, c.HookRequest, app.Stdin, opts)
 	app.Stdout.Write(res.Stdout)
+	for _, l := range res.Log {
+		fmt.Fprintf(app.Stderr, "awr: warning: hook not answered: %s\n", l)
+	}
 	return nil
 }
 

@@ -257,6 +257,7 @@ var cliResults = map[string]any{
 	"demo":             lab.Demo,
 	"bench run":        lab.Run,
 	"bench context":    lab.Context,
+	"bench compare":    lab.ComparePeer,
 }
 
 // exitNotes are the exit statuses of a command besides 0, 1 and 2 (or,

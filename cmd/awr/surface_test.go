@@ -38,6 +38,7 @@ var cliOnly = map[string]string{
 	"bench generate":   "appends a synthetic history for measurement",
 	"bench run":        "measures awr by running its binary",
 	"bench context":    "measures the packets on a project of its own, for a person",
+	"bench compare":    "measures awr beside another tool's binary, for a person",
 	"rig apply":        "reads a YAML spec from the supervisor's file system",
 	"client install":   "writes the host's settings on this machine, not the project's log",
 	"client uninstall": "writes the host's settings on this machine, not the project's log",

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -33,24 +34,36 @@ const (
 	maxWord  = 64   // source, trigger, reason, model
 	maxPath  = 4096 // cwd, transcript path
 	maxStamp = 64   // Gemini's timestamp
+
+	// MaxForkContext bounds fork_context, awr's texts an OpenCode fork
+	// already holds (awr's plugin sends at most 128 Ki characters).
+	MaxForkContext = 512 << 10
 )
 
 // Event is one hook delivery, normalized across hosts.
 type Event struct {
-	Host           Host     `json:"host"`
-	Name           Name     `json:"name"`
-	HostEvent      string   `json:"host_event"`                 // hook_event_name as sent
-	ConversationID string   `json:"conversation_id"`            // session_id
-	TurnID         string   `json:"turn_id,omitempty"`          // Codex turn_id; Claude prompt_id; OpenCode message id
-	Cwd            string   `json:"cwd"`                        // absolute
-	TranscriptPath string   `json:"transcript_path,omitempty"`  // "" when absent or null
-	Source         string   `json:"source,omitempty"`           // session_start: startup, resume, clear, compact, fork
-	Trigger        string   `json:"trigger,omitempty"`          // pre_compact, post_compact: manual, auto
-	Reason         string   `json:"reason,omitempty"`           // session_end
-	StopHookActive bool     `json:"stop_hook_active,omitempty"` // stop: the host is already continuing because of a stop hook
-	Model          string   `json:"model,omitempty"`
-	Timestamp      string   `json:"timestamp,omitempty"` // Gemini: one per event, shared by every hook of it
-	Fields         []string `json:"fields"`              // the payload's top-level field names, sorted
+	Host           Host   `json:"host"`
+	Name           Name   `json:"name"`
+	HostEvent      string `json:"host_event"`                 // hook_event_name as sent
+	ConversationID string `json:"conversation_id"`            // session_id
+	TurnID         string `json:"turn_id,omitempty"`          // Codex turn_id; Claude prompt_id; OpenCode message id
+	Cwd            string `json:"cwd"`                        // absolute
+	TranscriptPath string `json:"transcript_path,omitempty"`  // "" when absent or null
+	Source         string `json:"source,omitempty"`           // session_start: startup, resume, clear, compact, fork
+	Trigger        string `json:"trigger,omitempty"`          // pre_compact, post_compact: manual, auto
+	Reason         string `json:"reason,omitempty"`           // session_end
+	StopHookActive bool   `json:"stop_hook_active,omitempty"` // stop: the host is already continuing because of a stop hook
+	Model          string `json:"model,omitempty"`
+	Timestamp      string `json:"timestamp,omitempty"` // Gemini: one per event, shared by every hook of it
+	// ForkContext is, for an OpenCode fork (SessionStart source fork),
+	// the texts of awr's that the forked session's copied messages hold,
+	// oldest first: what a transcript is to the other hosts.
+	ForkContext string `json:"-"`
+	// Prompt is, for Gemini CLI's BeforeAgent, the prompt as Gemini sends
+	// it, a context its SessionStart gave included; never checked, only
+	// searched for awr's marks.
+	Prompt string   `json:"-"`
+	Fields []string `json:"fields"` // the payload's top-level field names, sorted
 }
 
 // Read reads one payload from r, at most MaxPayload bytes, and parses it as
@@ -131,8 +144,15 @@ func Parse(h Host, payload []byte) (Event, error) {
 		}
 	}
 	switch s.name {
+	case BeforeAgent:
+		if h == Gemini {
+			e.Prompt, _, err = d.str("prompt")
+		}
 	case SessionStart:
 		e.Source, err = d.text("source", has(s.requires, "source"), maxWord)
+		if err == nil && h == OpenCode {
+			e.ForkContext, err = d.block("fork_context", MaxForkContext)
+		}
 	case PreCompact, PostCompact:
 		e.Trigger, err = d.text("trigger", has(s.requires, "trigger"), maxWord)
 	case SessionEnd:
@@ -218,6 +238,22 @@ func (d fields) text(name string, required bool, limit int) (string, error) {
 		return "", d.refuse(ErrFieldValue, name, "is too long")
 	}
 	if !printable(s) {
+		return "", d.refuse(ErrFieldValue, name, "holds a control character")
+	}
+	return s, nil
+}
+
+// block returns an optional text of several lines: bounded, valid UTF-8,
+// no control character but newlines and tabs.
+func (d fields) block(name string, limit int) (string, error) {
+	s, _, err := d.str(name)
+	if err != nil {
+		return "", err
+	}
+	if len(s) > limit {
+		return "", d.refuse(ErrFieldValue, name, "is too long")
+	}
+	if !printable(strings.NewReplacer("\n", "", "\t", "", "\r", "").Replace(s)) {
 		return "", d.refuse(ErrFieldValue, name, "holds a control character")
 	}
 	return s, nil

@@ -68,7 +68,10 @@ func TestParse_Fixtures(t *testing.T) {
 		return Gemini, file, e
 	}
 	o := func(file string, e Event) (Host, string, Event) {
-		e.Host, e.Cwd, e.ConversationID = OpenCode, testCwd, "ses_0f1a2b3c4ffeAbCdEfGhIjKlMn"
+		e.Host, e.Cwd = OpenCode, testCwd
+		if e.ConversationID == "" {
+			e.ConversationID = "ses_0f1a2b3c4ffeAbCdEfGhIjKlMn"
+		}
 		return OpenCode, file, e
 	}
 	type row struct {
@@ -108,7 +111,7 @@ func TestParse_Fixtures(t *testing.T) {
 		rows(g("session_start_startup.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "startup", Timestamp: "2026-09-01T09:00:00.000Z"})),
 		rows(g("session_start_resume.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "resume", Timestamp: "2026-09-01T10:00:00.000Z"})),
 		rows(g("session_start_clear.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "clear", ConversationID: geminiG2, Timestamp: "2026-09-01T11:00:00.000Z"})),
-		rows(g("before_agent.json", Event{Name: BeforeAgent, HostEvent: "BeforeAgent", Timestamp: "2026-09-01T09:01:00.000Z"})),
+		rows(g("before_agent.json", Event{Name: BeforeAgent, HostEvent: "BeforeAgent", Timestamp: "2026-09-01T09:01:00.000Z", Prompt: "Run the cart store tests"})),
 		rows(g("pre_compress_auto.json", Event{Name: PreCompact, HostEvent: "PreCompress", Trigger: "auto", Timestamp: "2026-09-01T09:30:00.000Z"})),
 		rows(g("pre_compress_manual.json", Event{Name: PreCompact, HostEvent: "PreCompress", Trigger: "manual", Timestamp: "2026-09-01T09:31:00.000Z"})),
 		rows(g("after_agent.json", Event{Name: Stop, HostEvent: "AfterAgent", Timestamp: "2026-09-01T09:05:00.000Z"})),
@@ -119,6 +122,8 @@ func TestParse_Fixtures(t *testing.T) {
 		// What awr's OpenCode plugin sends (plugin.go).
 		rows(o("session_start_startup.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "startup", TurnID: "msg_24b204ad3001PAyaDUl52er2qo"})),
 		rows(o("session_start_resume.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "resume", TurnID: "msg_24b2100aa001QbRcSdTeUfVgWh"})),
+		rows(o("session_start_fork.json", Event{Name: SessionStart, HostEvent: "SessionStart", Source: "fork", TurnID: "msg_24b3a0bb1001FkQrStUvWxYz01",
+			ConversationID: "ses_1b2c3d4e5ffeFoRkEdSeSsIoNx", ForkContext: "# awr: continuing session 01KB0000000000000000000000 on STORE-1 (SessionStart resume, packet 1f3a9c0b2d4e)\n\nThis conversation (opencode:ses_0f1a2b3c4ffeAbCdEfGhIjKlMn) is bound to awr session 01KB0000000000000000000000.\n"})),
 		rows(o("user_prompt_submit.json", Event{Name: BeforeAgent, HostEvent: "UserPromptSubmit", TurnID: "msg_24b2155cd001XiYjZkAlBmCnDo"})),
 		rows(o("pre_compact.json", Event{Name: PreCompact, HostEvent: "PreCompact"})),
 	}
@@ -192,6 +197,9 @@ func TestParse_Errors(t *testing.T) {
 		{"stop_hook_active a string", Gemini, with(`"SessionStart","source":"startup"`, `"AfterAgent","stop_hook_active":"true"`), ErrFieldType, "stop_hook_active"},
 		{"pre compact without trigger", Claude, with(`"SessionStart","source":"startup"`, `"PreCompact"`), ErrMissingField, "trigger"},
 		{"session end without reason", Gemini, with(`"SessionStart","source":"startup"`, `"SessionEnd"`), ErrMissingField, "reason"},
+		{"fork context not a string", OpenCode, with(`"source":"startup"`, `"source":"fork","fork_context":["x"]`), ErrFieldType, "fork_context"},
+		{"control in fork context", OpenCode, with(`"source":"startup"`, `"source":"fork","fork_context":"a\u0007b"`), ErrFieldValue, "fork_context"},
+		{"long fork context", OpenCode, with(`"source":"startup"`, `"source":"fork","fork_context":"`+strings.Repeat("a", MaxForkContext+1)+`"`), ErrFieldValue, "fork_context"},
 		{"unknown host", Host("cursor"), valid, ErrUnknownHost, ""},
 		{"too large", Claude, valid[:len(valid)-1] + `,"pad":"` + strings.Repeat("x", MaxPayload) + `"}`, ErrTooLarge, ""},
 	}

@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -233,6 +234,23 @@ func ForkedFrom(args []string) string {
 		return ""
 	}
 	return from
+}
+
+// CodexForkedFrom returns the thread id a Codex command line forks
+// (`codex exec fork ID [PROMPT]`, `codex fork ID`), or "" for any other
+// command line.
+func CodexForkedFrom(args []string) string {
+	// The native program, or node running Codex's npm launcher.
+	if len(args) == 0 || !strings.Contains(filepath.Base(args[0]), "codex") &&
+		(len(args) < 2 || !strings.Contains(filepath.Base(args[1]), "codex")) {
+		return ""
+	}
+	for i, a := range args[1:] {
+		if a == "fork" && i+2 < len(args) && validID(args[i+2]) && !strings.HasPrefix(args[i+2], "-") {
+			return args[i+2]
+		}
+	}
+	return ""
 }
 
 // validID reports whether s can be a host's conversation id in a key.

@@ -1,11 +1,55 @@
 package hosts_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/awr-dev/awr/internal/hosts"
 	"github.com/stretchr/testify/require"
 )
+
+// TestCodexForkedFrom: the thread a Codex command line forks.
+func TestCodexForkedFrom(t *testing.T) {
+	t.Parallel()
+	id := "01a24ca3-1ae8-7d63-8eaa-6c2578b67a36"
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"exec fork", []string{"/x/vendor/bin/codex", "exec", "--json", "fork", id, "go on"}, id},
+		{"launcher", []string{"node", "/x/@openai/codex/bin/codex.js", "exec", "fork", id}, id},
+		{"interactive fork", []string{"codex", "fork", id}, id},
+		{"resume", []string{"codex", "exec", "resume", id, "go on"}, ""},
+		{"fork picker", []string{"codex", "fork", "--last"}, ""},
+		{"another program", []string{"git", "fork", id}, ""},
+		{"an id awr cannot key", []string{"codex", "exec", "fork", "a b/c"}, ""},
+		{"nothing", nil, ""},
+	} {
+		require.Equal(t, c.want, hosts.CodexForkedFrom(c.args), c.name)
+	}
+}
+
+// TestRolloutForkedFrom: a Codex fork's rollout names the thread it
+// forked in its first line; nothing else is read.
+func TestRolloutForkedFrom(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	id := "01a24ca3-1ae8-7d63-8eaa-6c2578b67a36"
+	fork := filepath.Join(dir, "fork.jsonl")
+	require.NoError(t, os.WriteFile(fork, []byte(`{"type":"session_meta","payload":{"id":"01a24ca3-682f-7482-a57b-ac1247b9d64b","forked_from_id":"`+id+`","forked_from_ordinal_exclusive":26}}`+"\n"+`{"type":"event_msg"}`+"\n"), 0o600))
+	require.Equal(t, id, hosts.RolloutForkedFrom(fork))
+	plain := filepath.Join(dir, "plain.jsonl")
+	require.NoError(t, os.WriteFile(plain, []byte(`{"type":"session_meta","payload":{"id":"x"}}`+"\n"+`{"type":"response_item","payload":{"forked_from_id":"`+id+`"}}`+"\n"), 0o600))
+	require.Empty(t, hosts.RolloutForkedFrom(plain), "only the first line counts")
+	require.Empty(t, hosts.RolloutForkedFrom(filepath.Join(dir, "missing.jsonl")))
+	require.Empty(t, hosts.RolloutForkedFrom(dir), "a directory")
+	require.Empty(t, hosts.RolloutForkedFrom(""))
+	link := filepath.Join(dir, "link.jsonl")
+	require.NoError(t, os.Symlink(fork, link))
+	require.Empty(t, hosts.RolloutForkedFrom(link), "never through a symbolic link")
+}
 
 func TestForkedFrom(t *testing.T) {
 	t.Parallel()

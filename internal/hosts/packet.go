@@ -100,6 +100,12 @@ func ForkOrigin(path, self string) []string {
 	if !ok {
 		return nil
 	}
+	return namedIn(data, self)
+}
+
+// namedIn returns the keys of the conversations awr named in data, latest
+// first, leaving out self.
+func namedIn(data []byte, self string) []string {
 	var keys []string
 	seen := map[string]bool{self: true}
 	ms := conversationMarkRE.Regexp().FindAllSubmatch(data, -1)
@@ -139,12 +145,48 @@ func TranscriptHolds(path string, marks []string) (index int, read bool) {
 	if !ok {
 		return -1, false
 	}
+	return holds(data, marks), true
+}
+
+// Holds is TranscriptHolds for the conversation of event e: an OpenCode
+// fork's ForkContext, which holds awr's texts the fork holds, stands for
+// its transcript.
+func Holds(e Event, marks []string) (index int, read bool) {
+	if e.ForkContext != "" {
+		return holds([]byte(e.ForkContext), marks), true
+	}
+	return TranscriptHolds(e.TranscriptPath, marks)
+}
+
+// recordingMessages starts a Gemini CLI chat recording's record that
+// sets the conversation's messages whole: at a start or a resume, and
+// after a compression (the compressed history). What follows the last one
+// is what the conversation holds now; what precedes it, what it held.
+var recordingMessages = []byte(`{"$set":{"messages":`)
+
+// RecordingHolds is TranscriptHolds for Gemini CLI's chat recording (a
+// JSON-lines file of messages and of records that set them whole): it
+// searches the messages the conversation holds now, from the last record
+// that set them whole, and prompt, the prompt being sent (which carries
+// what the prompt's SessionStart gave).
+func RecordingHolds(path, prompt string, marks []string) (index int, read bool) {
+	data, ok := transcript(path)
+	if !ok {
+		return -1, false
+	}
+	if i := bytes.LastIndex(data, recordingMessages); i >= 0 {
+		data = data[i:]
+	}
+	return holds(append(data, prompt...), marks), true
+}
+
+func holds(data []byte, marks []string) int {
 	for i, m := range marks {
 		if m != "" && bytes.Contains(data, []byte(m)) {
-			return i, true
+			return i
 		}
 	}
-	return -1, true
+	return -1
 }
 
 // transcript reads the end of the host's transcript at path: at most
@@ -194,6 +236,41 @@ func UnsavedSummary(since string, files []string) string {
 	return b.String()
 }
 
+// rolloutHead bounds how much of the start of a Codex rollout
+// RolloutForkedFrom reads: its first line, the session's meta, holds the
+// base instructions (about 20 KiB).
+const rolloutHead = 256 << 10
+
+// forkedFromRE finds the thread a Codex rollout's session_meta says it was
+// forked from.
+var forkedFromRE = lazyre.New(`"forked_from_id":"([0-9A-Za-z._-]{1,200})"`)
+
+// RolloutForkedFrom returns the forked_from_id of the Codex rollout at path
+// (a fork's session_meta names the thread it copied), or "": it reads at
+// most the first rolloutHead bytes of a regular file, the first line only.
+func RolloutForkedFrom(path string) string {
+	if path == "" {
+		return ""
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head, _ := io.ReadAll(io.LimitReader(f, rolloutHead))
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	if m := forkedFromRE.Regexp().FindSubmatch(head); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
 // ancestorDepth bounds how far up from the hook process ancestorArgs
 // looks for the host: the host runs the hook through a shell.
 const ancestorDepth = 4
@@ -238,18 +315,37 @@ func ancestorArgs() [][]string {
 	return out
 }
 
-// ForkSources returns the keys of the conversations a forked conversation
-// of host h may come from, most likely first: the one its host's command
-// line forks, then those awr named in its transcript.
-func ForkSources(h Host, transcript, self string) []string {
+// ForkSources returns the keys of the conversations the conversation of
+// e, a fork, may come from, most likely first: for Claude Code the one
+// its host's command line forks (`--resume ID --fork-session`), for Codex
+// the one its command line forks (`codex exec fork ID`) and the one its
+// rollout names (RolloutForkedFrom), then
+// those awr named in its transcript, or, for OpenCode, in the texts of
+// awr's its copied messages hold (ForkContext). self, its own key, is
+// left out.
+func ForkSources(e Event, self string) []string {
 	var keys []string
-	if h == Claude {
+	switch e.Host {
+	case Claude:
 		for _, args := range ancestorArgs() {
 			if id := ForkedFrom(args); id != "" {
-				keys = append(keys, string(h)+":"+id)
+				keys = append(keys, string(e.Host)+":"+id)
 				break
 			}
 		}
+	case Codex:
+		for _, args := range ancestorArgs() {
+			if id := CodexForkedFrom(args); id != "" {
+				keys = append(keys, string(e.Host)+":"+id)
+				break
+			}
+		}
+		if id := RolloutForkedFrom(e.TranscriptPath); id != "" {
+			keys = append(keys, string(e.Host)+":"+id)
+		}
 	}
-	return append(keys, ForkOrigin(transcript, self)...)
+	if e.ForkContext != "" {
+		return append(keys, namedIn([]byte(e.ForkContext), self)...)
+	}
+	return append(keys, ForkOrigin(e.TranscriptPath, self)...)
 }

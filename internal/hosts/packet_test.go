@@ -35,6 +35,39 @@ func TestPacketUpdate(t *testing.T) {
 	})
 }
 
+// TestRecordingHolds: what a Gemini CLI conversation holds now is read in
+// its chat recording from the last record that set its messages whole (a
+// start, a resume, a compression), and in the prompt being sent.
+func TestRecordingHolds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session.jsonl")
+	old, cur := "packet aaaaaaaaaaaa", "packet bbbbbbbbbbbb"
+	write := func(lines ...string) {
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	}
+	write(`{"sessionId":"s"}`, `{"$set":{"messages":[]}}`,
+		`{"id":"m1","type":"user","content":[{"text":"go\n<hook_context># awr: continuing session S (`+old+`)</hook_context>"}]}`)
+	i, read := RecordingHolds(path, "next prompt", []string{cur, old})
+	require.True(t, read)
+	require.Equal(t, 1, i, "the conversation holds the older packet")
+	i, _ = RecordingHolds(path, "next\n<hook_context># awr: continuing session S ("+cur+")</hook_context>", []string{cur, old})
+	require.Equal(t, 0, i, "the prompt carries the latest one (its SessionStart gave it)")
+
+	// A compression sets the messages whole, without the packet.
+	write(`{"sessionId":"s"}`, `{"$set":{"messages":[]}}`,
+		`{"id":"m1","type":"user","content":[{"text":"`+old+`"}]}`,
+		`{"$set":{"messages":[{"id":"m9","type":"user","content":[{"text":"<state_snapshot>summary</state_snapshot>"}]}],"lastUpdated":"x"}}`)
+	i, read = RecordingHolds(path, "next prompt", []string{cur, old})
+	require.True(t, read)
+	require.Equal(t, -1, i, "what preceded the last whole set is gone")
+
+	_, read = RecordingHolds(filepath.Join(dir, "missing.jsonl"), "p", []string{cur})
+	require.False(t, read)
+	_, read = RecordingHolds("", "p", []string{cur})
+	require.False(t, read)
+}
+
 func TestForkOrigin(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

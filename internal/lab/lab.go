@@ -25,6 +25,8 @@ type (
 	RunResult       = bench.RunResult
 	ContextOptions  = bench.ContextOptions
 	ContextResult   = bench.ContextResult
+	PeerOptions     = bench.PeerOptions
+	PeerResult      = bench.PeerResult
 	DemoOptions     = demo.Options
 	DemoReport      = demo.Report
 )
@@ -58,6 +60,12 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 // (bench.Context). Errors: those of bench.Context.
 func Context(ctx context.Context, opts ContextOptions) (*ContextResult, error) {
 	return bench.Context(ctx, opts)
+}
+
+// ComparePeer measures awr beside a peer (beads) on the same workloads
+// (bench.ComparePeer). Errors: those of bench.ComparePeer.
+func ComparePeer(ctx context.Context, opts PeerOptions) (*PeerResult, error) {
+	return bench.ComparePeer(ctx, opts)
 }
 
 // Demo runs the scripted handoff (demo.Run).

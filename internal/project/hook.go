@@ -186,12 +186,18 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 	case hosts.SessionStart:
 		return p.hookStart(ctx, st, &rec, e)
 	case hosts.BeforeAgent:
-		// Where a host has no start after a compaction (Gemini), the
-		// packet goes back with the next prompt.
-		if st.Binding == nil || !st.CompactionPending {
+		if st.Binding == nil {
 			return hosts.Answer{}, nil
 		}
-		return p.injectPacket(ctx, st, rec, client, e)
+		if e.Host == hosts.Gemini && st.Stale == nil {
+			return p.geminiPrompt(ctx, st, rec, e)
+		}
+		// Where a host has no start after a compaction, the packet goes
+		// back with the next prompt.
+		if !st.CompactionPending {
+			return hosts.Answer{}, nil
+		}
+		return p.injectPacket(ctx, st, rec, client, e, false)
 	case hosts.PreCompact:
 		res, err := command(ctx, p, commands.RecordHostEvent, rec)
 		if err != nil || !res.Remind || !rec.Reminds {
@@ -202,6 +208,46 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 		return p.hookStop(ctx, st, &rec, e)
 	}
 	return hosts.Answer{}, nil
+}
+
+// geminiPrompt answers Gemini CLI's BeforeAgent, before each prompt. Gemini
+// fires its PreCompress before every request, before its own check of the
+// window, and no hook follows a compression; its interactive session may
+// drop the context its SessionStart gave (a resumed session's history
+// replaces it). So what the conversation holds is read, not inferred: in
+// its chat recording (the messages it holds now) and in the prompt being
+// sent. A conversation that holds the latest packet given gets nothing;
+// one that holds an older one, an update; one that holds none, the packet
+// whole. With no recording to read, the packet goes back after a
+// PreCompress, as for the other hosts.
+func (p *Project) geminiPrompt(ctx context.Context, st *commands.ConversationState, rec commands.HostEventRequest, e hosts.Event) (hosts.Answer, error) {
+	var given []commands.Delivery
+	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
+		var err error
+		given, err = commands.Given(r.Conn, rev, rec.Key)
+		return err
+	})
+	if err != nil {
+		return hosts.Answer{}, err
+	}
+	marks := make([]string, len(given))
+	for i, d := range given {
+		marks[i] = hosts.PacketMark(d.ContextHash)
+	}
+	i, read := hosts.RecordingHolds(e.TranscriptPath, e.Prompt, marks)
+	switch {
+	case !read && !st.CompactionPending:
+		return hosts.Answer{}, nil
+	case !read:
+		return p.injectPacket(ctx, st, rec, string(e.Host), e, false)
+	case i == 0:
+		return hosts.Answer{}, nil
+	case i > 0:
+		st.Held = given[i:]
+	default:
+		st.Held = nil
+	}
+	return p.injectPacket(ctx, st, rec, string(e.Host), e, true)
 }
 
 // continueFrom binds st, a conversation with no binding, where the first
@@ -227,11 +273,12 @@ func (p *Project) hookStart(ctx context.Context, st *commands.ConversationState,
 	client := string(e.Host)
 	if st.Binding == nil && e.Source == "fork" {
 		// A copy of a conversation under a new id (claude
-		// --fork-session): the host's command line names the original,
-		// and so does the fork's transcript, in the texts awr gave it,
-		// once written. The fork is bound where the original is, as a
+		// --fork-session, opencode run --session ID --fork): Claude's
+		// command line names the original, and so do the texts awr gave
+		// it, in the fork's transcript once written (Claude) or in the
+		// copied messages awr's OpenCode plugin sends. The fork is bound where the original is, as a
 		// fork of it; the original goes on untouched.
-		if err := p.continueFrom(ctx, &st, rec, hosts.ForkSources(e.Host, e.TranscriptPath, rec.Key), true); err != nil {
+		if err := p.continueFrom(ctx, &st, rec, hosts.ForkSources(e, rec.Key), true); err != nil {
 			return hosts.Answer{}, err
 		}
 	}
@@ -252,7 +299,7 @@ func (p *Project) hookStart(ctx context.Context, st *commands.ConversationState,
 		text, err := p.orientation(ctx, client, e.ConversationID)
 		return hosts.Answer{Context: text}, err
 	}
-	return p.injectPacket(ctx, st, *rec, client, e)
+	return p.injectPacket(ctx, st, *rec, client, e, false)
 }
 
 // hookStop records a Stop or SessionEnd and, for a Stop of a bound
@@ -263,7 +310,7 @@ func (p *Project) hookStop(ctx context.Context, st *commands.ConversationState, 
 		// interactive fork, `--continue --fork-session`): by its first
 		// stop its transcript is written, a copy of the original's with
 		// the texts awr gave it.
-		if err := p.continueFrom(ctx, &st, rec, hosts.ForkOrigin(e.TranscriptPath, rec.Key), true); err != nil {
+		if err := p.continueFrom(ctx, &st, rec, hosts.ForkSources(e, rec.Key), true); err != nil {
 			return hosts.Answer{}, err
 		}
 	}
@@ -316,11 +363,12 @@ func (p *Project) pendingContinuation(ctx context.Context, client string) (strin
 }
 
 // injectPacket answers a start (or a prompt after a compaction) of a bound
-// conversation with its session's packet, the commands to checkpoint and
+// conversation with its session's packet (an update of st.Held[0], or
+// nothing, when known says st.Held is what the conversation holds now), the commands to checkpoint and
 // to verify a restatement, fitted to the host's limit, and records that
 // the context was given back. A conversation whose session was resumed
 // for another gets no packet: it is told who continues.
-func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationState, rec commands.HostEventRequest, client string, e hosts.Event) (hosts.Answer, error) {
+func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationState, rec commands.HostEventRequest, client string, e hosts.Event, known bool) (hosts.Answer, error) {
 	if st.Stale != nil {
 		fe := fault.As(st.Stale)
 		text := fmt.Sprintf("# awr: this conversation's session was continued elsewhere\n\n%s\n\nDo not continue the work here. To see the successor's state: %s", SafeText(fe.Message), fe.Hint)
@@ -349,8 +397,13 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 	mark := hosts.PacketMark(pkt.WorkContext.ContextHash)
 	var held []string
 	switch {
+	case known:
+		// The caller read what the conversation holds (geminiPrompt).
+		if len(st.Held) > 0 {
+			held = st.Held[0].Lines
+		}
 	case e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork:
-		held = heldLines(st.Held, e.TranscriptPath)
+		held = heldLines(st.Held, e, rec.Fork)
 	case e.Source == "compact" && len(st.Held) > 0:
 		// A packet given since the compaction began: the compacted
 		// conversation holds it. Codex compacts a resumed turn after
@@ -414,12 +467,12 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 
 // heldLines returns the line digests of the packet a conversation holds,
 // of held (its deliveries, newest first): the newest one its host's
-// transcript holds the mark of (hosts.TranscriptHolds), or the newest one
+// transcript holds the mark of (hosts.Holds), or the newest one
 // when there is no transcript to read. A host killed mid-turn may never
 // write the turn that carried awr's latest delivery; trusting the record
 // alone would leave the resumed conversation without it. nil when it
 // holds none.
-func heldLines(held []commands.Delivery, transcript string) []string {
+func heldLines(held []commands.Delivery, e hosts.Event, fork bool) []string {
 	if len(held) == 0 {
 		return nil
 	}
@@ -427,9 +480,14 @@ func heldLines(held []commands.Delivery, transcript string) []string {
 	for i, d := range held {
 		marks[i] = hosts.PacketMark(d.ContextHash)
 	}
-	i, read := hosts.TranscriptHolds(transcript, marks)
+	i, read := hosts.Holds(e, marks)
 	switch {
 	case !read:
+		return held[0].Lines
+	case i < 0 && fork && e.ForkContext == "":
+		// A fork's own transcript need not copy its original's turns
+		// (a Codex fork's rollout starts after them, naming the thread
+		// it forked): the original's record stands.
 		return held[0].Lines
 	case i < 0:
 		return nil

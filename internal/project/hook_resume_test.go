@@ -20,7 +20,13 @@ import (
 // and returns the context and the stop reason it answered with.
 func hookAnswer(t *testing.T, dir, name string, set map[string]string, opts project.Options) (ctx, reason string) {
 	t.Helper()
-	res := project.AnswerHook(context.Background(), "", project.HookRequest{Client: "claude"}, bytes.NewReader(fixture(t, "claude", name, dir, set)), opts)
+	return hostAnswer(t, "claude", dir, name, set, opts)
+}
+
+// hostAnswer is hookAnswer for a payload of host's.
+func hostAnswer(t *testing.T, host, dir, name string, set map[string]string, opts project.Options) (ctx, reason string) {
+	t.Helper()
+	res := project.AnswerHook(context.Background(), "", project.HookRequest{Client: host}, bytes.NewReader(fixture(t, host, name, dir, set)), opts)
 	require.Empty(t, res.Log, "no error answering %s", name)
 	if len(res.Stdout) == 0 {
 		return "", ""
@@ -197,6 +203,103 @@ func TestHook_ForkFoundAtItsFirstStop(t *testing.T) {
 	require.Equal(t, start.Session.ID, orig.Binding.SessionID)
 	events := eventsBetween(t, p, 0)
 	require.Contains(t, strings.Join(events, "\n"), "client_bound client/claude:"+fork+" continues_from=claude:"+original)
+}
+
+// TestHook_OpenCodeForkKeepsTheLineage: an OpenCode fork (`opencode run
+// --session ID --fork`) is a new session holding copies of its original's
+// messages, awr's texts among them, which awr's plugin sends
+// (fork_context). The fork is bound where the original is, as a fork of
+// it, in an event of its own; the original's binding is untouched; the
+// fork holds the original's packet, so it gets nothing, or an update once
+// the work moved, never a second packet; a fork whose copies hold only the
+// orientation (the original was bound after it) gets the packet whole.
+func TestHook_OpenCodeForkKeepsTheLineage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	dir, p := checkoutProject(t, opts)
+	original := fixtureField(t, "opencode", "session_start_resume", "session_id")
+	orientation, _ := hostAnswer(t, "opencode", dir, "session_start_startup", nil, opts)
+	require.Contains(t, orientation, "This conversation (opencode:"+original+") is not bound")
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	session := start.Session.ID
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "opencode", ExternalSession: original, Work: "CART-1", SessionID: session})
+	require.NoError(t, err)
+	packet, _ := hostAnswer(t, "opencode", dir, "session_start_resume", nil, opts)
+	require.Contains(t, packet, "# awr: continuing session "+session)
+
+	fork := fixtureField(t, "opencode", "session_start_fork", "session_id")
+	before := head(t, p)
+	text, _ := hostAnswer(t, "opencode", dir, "session_start_fork", map[string]string{"fork_context": orientation + "\n" + packet}, opts)
+	require.Empty(t, text, "the fork holds the original's packet: nothing more")
+	show, err := p.ClientShow(ctx, project.ClientShowRequest{Client: "opencode", ExternalSession: fork})
+	require.NoError(t, err)
+	require.Equal(t, session, show.Binding.SessionID, "the fork is bound where the original is")
+	orig, err := p.ClientShow(ctx, project.ClientShowRequest{Client: "opencode", ExternalSession: original})
+	require.NoError(t, err)
+	require.Equal(t, session, orig.Binding.SessionID, "the original's binding is untouched")
+	events := strings.Join(eventsBetween(t, p, before), "\n")
+	require.Contains(t, events, "client_bound client/opencode:"+fork+" continues_from=opencode:"+original)
+	require.NotContains(t, events, "client/opencode:"+original, "nothing recorded on the original")
+	res, err := p.Log(ctx, project.LogRequest{Since: before, Kind: "client_bound"})
+	require.NoError(t, err)
+	require.Len(t, res.Events, 1)
+	require.Contains(t, string(res.Events[0].Payload), `"fork":true`)
+
+	// The work moves on; another fork of the original holds the old
+	// packet: an update.
+	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "stored carts", NextAction: "make carts expire"})
+	require.NoError(t, err)
+	text, _ = hostAnswer(t, "opencode", dir, "session_start_fork", map[string]string{"session_id": "ses_2c3d4e5f6ffeSeCoNdFoRkAbCd", "fork_context": packet}, opts)
+	require.Contains(t, text, "# awr: packet update for session "+session)
+	require.Contains(t, text, "make carts expire")
+	require.NotContains(t, text, "# awr: continuing session ")
+
+	// A fork whose copies hold only the orientation: the packet whole.
+	text, _ = hostAnswer(t, "opencode", dir, "session_start_fork", map[string]string{"session_id": "ses_3d4e5f6a7ffeThIrDfOrKaBcDe", "fork_context": orientation}, opts)
+	require.Contains(t, text, "# awr: continuing session "+session+" on CART-1 (SessionStart fork, packet ")
+}
+
+// TestHook_GeminiPromptReadsTheRecording: Gemini CLI fires PreCompress
+// before every request, compression or not, so its BeforeAgent goes by
+// what its chat recording says the conversation holds: nothing more while
+// it holds the packet (after a PreCompress that compressed nothing), the
+// packet whole once a compression set its messages without it.
+func TestHook_GeminiPromptReadsTheRecording(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	dir, p := checkoutProject(t, opts)
+	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
+	require.NoError(t, err)
+	conv := fixtureField(t, "gemini", "session_start_startup", "session_id")
+	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "gemini", ExternalSession: conv, Work: "CART-1", SessionID: start.Session.ID})
+	require.NoError(t, err)
+	recording := filepath.Join(t.TempDir(), "session.jsonl")
+	set := map[string]string{"transcript_path": recording}
+	packet, _ := hostAnswer(t, "gemini", dir, "session_start_startup", set, opts)
+	require.Contains(t, packet, "# awr: continuing session "+start.Session.ID)
+	turn, err := json.Marshal(map[string]any{"id": "m1", "type": "user", "content": []map[string]string{{"text": "go\n<hook_context>" + packet + "</hook_context>"}}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(recording, append([]byte(`{"$set":{"messages":[]}}`+"\n"), append(turn, '\n')...), 0o600))
+
+	// A PreCompress that compressed nothing: the next prompt gets nothing.
+	_, _ = hostAnswer(t, "gemini", dir, "pre_compress_auto", set, opts)
+	text, _ := hostAnswer(t, "gemini", dir, "before_agent", set, opts)
+	require.Empty(t, text, "the conversation holds its packet")
+
+	// A compression set the messages whole, without the packet.
+	f, err := os.OpenFile(recording, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"$set":{"messages":[{"id":"m9","type":"user","content":[{"text":"<state_snapshot>summary</state_snapshot>"}]}]}}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	_, _ = hostAnswer(t, "gemini", dir, "pre_compress_auto", map[string]string{"transcript_path": recording, "timestamp": "2026-09-01T09:40:00.000Z"}, opts)
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", map[string]string{"transcript_path": recording, "timestamp": "2026-09-01T09:41:00.000Z"}, opts)
+	require.Contains(t, text, "# awr: continuing session "+start.Session.ID+" on CART-1 (BeforeAgent")
 }
 
 // TestHook_GeminiResumeGivesThePacketWhole: Gemini CLI's resumed

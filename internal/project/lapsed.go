@@ -46,12 +46,34 @@ func resumeCommand(id string) string {
 
 // lapsedSessions lists the sessions active at rev whose claim had lapsed
 // at now on work nobody holds, most recently lapsed first. It reads the
-// held claims (live or lapsed), not the sessions: its cost follows the
-// claims nobody released.
+// held claims (live or lapsed) and the active sessions once each, then
+// only what a lapsed session shows (its checkpoint, its seat): its cost
+// follows the claims nobody released, not the log.
 func lapsedSessions(r *events.Reader, rev, now int64, head bool) ([]LapsedSession, error) {
 	held, err := projections.HeldClaimsAt(r.Conn, rev, head)
 	if err != nil {
 		return nil, err
+	}
+	// The work items some claim holds live at now: the work moved on.
+	liveOn := map[string]bool{}
+	lapsed := false
+	for _, c := range held {
+		if c.LiveAt(now) {
+			liveOn[c.Work] = true
+		} else {
+			lapsed = true
+		}
+	}
+	if !lapsed {
+		return nil, nil
+	}
+	active, err := projections.ActiveSessionsAt(r.Conn, rev, head)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*projections.Session, len(active))
+	for i := range active {
+		byID[active[i].ID] = &active[i]
 	}
 	var out []LapsedSession
 	seen := map[string]bool{}
@@ -60,28 +82,17 @@ func lapsedSessions(r *events.Reader, rev, now int64, head bool) ([]LapsedSessio
 			continue
 		}
 		seen[c.SessionID] = true
-		s, err := projections.SessionAt(r.Conn, c.SessionID, rev)
-		if err != nil {
-			return nil, err
-		}
-		if s == nil || s.Status != projections.SessionActive || s.SuccessorID != "" || s.Work != c.Work {
+		s := byID[c.SessionID]
+		if s == nil || s.SuccessorID != "" || s.Work != c.Work {
 			continue
 		}
-		live, err := projections.LiveClaimAt(r.Conn, c.Work, rev, now, head)
-		if err != nil {
-			return nil, err
-		}
-		if live != nil {
+		if liveOn[c.Work] {
 			continue // the work moved on: the session is fenced, not lapsed
 		}
 		l := LapsedSession{ID: s.ID, Work: s.Work, Agent: s.Agent, ClaimID: c.ID, ExpiredAt: c.ExpiresAt, ResumeCommand: resumeCommand(s.ID)}
 		// Its own last checkpoint, or the one it inherited.
-		cp, err := projections.ChainCheckpointAt(r.Conn, s.ID, rev)
-		if err != nil {
+		if l.LastCheckpointSeq, err = chainCheckpointSeq(r, s, rev); err != nil {
 			return nil, err
-		}
-		if cp != nil {
-			l.LastCheckpointSeq = cp.Seq
 		}
 		if l.Seat, err = projections.SeatOfSession(r.Conn, s.ID); err != nil {
 			return nil, err
@@ -100,4 +111,28 @@ func lapsedSessions(r *events.Reader, rev, now int64, head bool) ([]LapsedSessio
 		return out[i].ID < out[j].ID
 	})
 	return out, nil
+}
+
+// chainCheckpointSeq is the seq of the latest checkpoint of s's chain as
+// of rev (projections.ChainCheckpointAt's, without decoding the
+// checkpoint): s's own, else the one it inherited back along its
+// predecessors; 0 when none recorded one. s may be a row read without
+// its checkpoint (projections.ActiveSessionsAt).
+func chainCheckpointSeq(r *events.Reader, s *projections.Session, rev int64) (int64, error) {
+	seen := map[string]bool{}
+	for id := s.ID; id != "" && !seen[id]; id = s.PredecessorID {
+		seen[id] = true
+		if id != s.ID {
+			prev, err := projections.SessionAt(r.Conn, id, rev)
+			if err != nil || prev == nil {
+				return 0, err
+			}
+			s = prev
+		}
+		seq, err := projections.LastCheckpointSeqAt(r.Conn, s.ID, rev)
+		if err != nil || seq > 0 {
+			return seq, err
+		}
+	}
+	return 0, nil
 }

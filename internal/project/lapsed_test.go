@@ -59,3 +59,44 @@ func TestLapsed_SeatSessionLeadsToRigUp(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "awr rig up portal", rep.NextStep)
 }
+
+// A successor that never checkpointed and whose claim lapsed is listed
+// with the checkpoint it inherited (its predecessor's), so the unsaved
+// work it names starts after that one.
+func TestLapsed_InheritedCheckpoint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	env := logkit.Seeded(t, dir, clock, 1, events.WorkItem{Key: "W-1", Title: "one", Status: "planned"}, events.WorkItem{Key: "W-2", Title: "two", Status: "planned"})
+	require.NoError(t, env.Store.Close())
+	p, err := project.Open(ctx, dir, project.Options{Now: clock})
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+
+	ttl := int64(60_000)
+	a, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "alice", Claim: true, TTLms: &ttl})
+	require.NoError(t, err)
+	cp, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: a.Session.ID, Agent: "alice", Digest: "Parser half done.", NextAction: "Wire the parser"})
+	require.NoError(t, err)
+	res, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: a.Session.ID, Agent: "bob"})
+	require.NoError(t, err)
+	b := res.Resumed.Session.ID
+	// Another session with a checkpoint of its own lapses too.
+	c, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-2", Agent: "carol", Claim: true, TTLms: &ttl})
+	require.NoError(t, err)
+	cp2, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: c.Session.ID, Agent: "carol", Digest: "Docs begun.", NextAction: "Write the rest"})
+	require.NoError(t, err)
+
+	now = now.Add(61 * time.Second)
+	s, err := p.Status(ctx, project.StatusRequest{})
+	require.NoError(t, err)
+	require.Len(t, s.LapsedSessions, 2, "%+v", s.LapsedSessions)
+	got := map[string]int64{}
+	for _, l := range s.LapsedSessions {
+		got[l.ID] = l.LastCheckpointSeq
+	}
+	require.Equal(t, map[string]int64{b: cp.Checkpoint.Seq, c.Session.ID: cp2.Checkpoint.Seq}, got)
+	require.NotContains(t, got, a.Session.ID, "the predecessor was resumed: not lapsed")
+}

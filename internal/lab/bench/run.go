@@ -27,6 +27,10 @@ import (
 type RunOptions struct {
 	// Exe is the awr binary run as child processes (os.Executable).
 	Exe string
+	// MCPExe is awr-mcp, the resident server the per-call measurements
+	// go through (on stdio and as the HTTP service); empty when it was
+	// not found, and RunResult.Resident says so.
+	MCPExe string
 	// Count is the number of repetitions of each measurement (default 20).
 	Count int
 	// ReplayCount is the number of full replays (default 3).
@@ -105,11 +109,26 @@ type RunResult struct {
 	Work          string        `json:"work"`
 	Measurements  []Measurement `json:"measurements"`
 	Context       Economy       `json:"context"`
+	// Resident says how the per-call measurements through a warm awr-mcp
+	// were taken, or why they were not.
+	Resident string `json:"resident"`
+	// ResidentCPU is awr-mcp's own CPU time per call of each tool and
+	// mode (Linux: read from /proc), beside the wall times.
+	ResidentCPU []ResidentCPU `json:"resident_cpu,omitempty"`
 	// Targets and Floor are set by --compare (RunOptions.Compare) only.
 	Targets []Target `json:"targets,omitempty"`
 	Floor   *Floor   `json:"floor,omitempty"`
 	// Memory is set by RunOptions.Memory only.
 	Memory []MemoryFigure `json:"memory,omitempty"`
+}
+
+// ResidentCPU is the server's CPU time per call of one tool through
+// awr-mcp: the mean over Calls calls.
+type ResidentCPU struct {
+	Tool  string  `json:"tool"`
+	Mode  string  `json:"mode"`
+	Calls int     `json:"calls"`
+	CPUms float64 `json:"cpu_ms_per_call"`
 }
 
 // baseline is the shorter history of RunOptions.Baseline, as compare
@@ -237,6 +256,9 @@ func Run(ctx context.Context, p *project.Project, opts RunOptions) (*RunResult, 
 	if err := m.latencies(); err != nil {
 		return nil, err
 	}
+	if err := m.resident(); err != nil {
+		return nil, err
+	}
 	if opts.Compare {
 		if err := m.targets(base); err != nil {
 			return nil, err
@@ -281,6 +303,9 @@ type measurer struct {
 	firstSeq  int64
 	early     string
 	sid, work string
+	// residentTargets are issue #44's per-call figures through awr-mcp,
+	// added to the targets by --compare.
+	residentTargets []Target
 }
 
 // survey reads the work items and the first session of the project.
@@ -431,7 +456,63 @@ func (m *measurer) targets(base *baseline) error {
 		}}
 	var err error
 	m.res.Targets, m.res.Floor, err = compare(c)
+	m.res.Targets = append(m.res.Targets, m.residentTargets...)
 	return err
+}
+
+// resident times the reads an agent makes through one warm awr-mcp, per
+// call, on stdio and through the HTTP service: Count×10 calls of each,
+// interleaved, after one untimed call of each.
+func (m *measurer) resident() error {
+	if m.opts.MCPExe == "" {
+		m.res.Resident = "not measured: awr-mcp is neither beside awr nor on PATH"
+		return nil
+	}
+	st, err := m.p.Status(m.ctx, project.StatusRequest{})
+	if err != nil {
+		return err
+	}
+	title := m.items[0].Title
+	for _, it := range m.items {
+		if it.Key == m.work {
+			title = it.Title
+		}
+	}
+	calls := residentCalls(m.work, titleWord(title), m.opts.Budget)
+	count := m.opts.Count * 10
+	for _, mode := range []string{"stdio", "http"} {
+		if m.opts.Progress != nil {
+			m.opts.Progress("awr-mcp " + mode + " (per call)")
+		}
+		var r *resident
+		if mode == "stdio" {
+			r, err = startStdio(m.ctx, m.opts.MCPExe, m.p.Dir())
+		} else {
+			r, err = startHTTP(m.ctx, m.opts.MCPExe, m.p.Dir(), st.ProjectID)
+		}
+		if err != nil {
+			return fmt.Errorf("bench run: awr-mcp %s: %w", mode, err)
+		}
+		samples, cpu, err := residentSamples(r, calls, count)
+		r.Close()
+		if err != nil {
+			return fmt.Errorf("bench run: %w", err)
+		}
+		for i, c := range calls {
+			if cpu != nil {
+				m.res.ResidentCPU = append(m.res.ResidentCPU, ResidentCPU{Tool: c.tool, Mode: mode, Calls: count, CPUms: cpu[i]})
+			}
+			name := fmt.Sprintf("%s (awr-mcp %s, per call)", c.name, mode)
+			s := summarize(name, "ms", samples[i])
+			m.res.Measurements = append(m.res.Measurements, s)
+			met := s.Median <= c.bound
+			m.residentTargets = append(m.residentTargets, Target{ID: 2, Issue: 44, Name: c.tool + " through a warm awr-mcp " + mode + " (per call, p50)",
+				Unit: "ms", Bound: "max", Target: c.bound, Measured: fig(s.Median), Min: fig(s.Min), Median: fig(s.Median), P95: fig(s.P95),
+				Pairs: s.Count, Met: &met, Reason: fmt.Sprintf("%d calls, one session, the same process (%s)", s.Count, m.opts.MCPExe)})
+		}
+	}
+	m.res.Resident = fmt.Sprintf("%d calls of each tool per mode through one warm %s (stdio, then the HTTP service on loopback)", count, m.opts.MCPExe)
+	return nil
 }
 
 // replay times ReplayCount full rebuilds of the projections, in events

@@ -15,5 +15,7 @@ func TestMain(m *testing.M) { testkit.Run(m) }
 // Slow: each script generates and measures projects of hundreds of events.
 func TestScripts(t *testing.T) {
 	t.Parallel()
+	// awr-mcp beside awr: bench run measures the resident path through it.
+	testkit.Program(t, testkit.AWRMCP)
 	scripttest.Run(t, "testdata/script", nil)
 }
