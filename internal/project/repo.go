@@ -2,14 +2,12 @@ package project
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/repo"
-	"github.com/awr-dev/awr/internal/secret"
 	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
 )
@@ -65,22 +63,10 @@ func keptRepo(ctx context.Context, dir string) (*events.RepoRecord, *repo.State)
 
 func recordRepo(st *repo.State, err error) (*events.RepoRecord, *repo.State) {
 	if err != nil {
-		return &events.RepoRecord{Unverifiable: unverifiableReason(err)}, nil
+		return &events.RepoRecord{Unverifiable: repo.ReasonOf(err)}, nil
 	}
 	recorded, _ := repo.Withheld(st.Recorded())
 	return &events.RepoRecord{State: recorded}, st
-}
-
-// unverifiableReason says why a repository could not be read, in words
-// that name no local path (the reason goes into the log).
-func unverifiableReason(err error) string {
-	switch {
-	case errors.Is(err, repo.ErrNotRepo):
-		return "the working directory is not in a git work tree"
-	case errors.Is(err, repo.ErrNoGit):
-		return "git is not installed (not on PATH)"
-	}
-	return secret.Redact(err.Error())
 }
 
 // sessionRepo is what the door needs to read a session's repository: its
@@ -152,7 +138,7 @@ func (p *Project) checkpointRepo(ctx context.Context, session string) (*events.R
 	}
 	files, truncated, err := repo.Changes(ctx, sr.dir, from, now)
 	if err != nil {
-		rec.Unverifiable = "files changed since " + rec.FilesSince + ": " + unverifiableReason(err)
+		rec.Unverifiable = "files changed since " + rec.FilesSince + ": " + repo.ReasonOf(err)
 		rec.FilesSince = ""
 		return rec, nil
 	}

@@ -75,6 +75,10 @@ type StatusResult struct {
 	LastReindex *LastReindex `json:"last_reindex,omitempty"`
 }
 
+// LastReindex is what the last index of the project's sources changed,
+// source by source (internal/intake reads it from the log).
+type LastReindex = intake.LastReindex
+
 // Queues are the work items by what they wait for.
 type Queues struct {
 	Current []QueueItem `json:"current"`
@@ -144,7 +148,7 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		if len(goals) > 0 {
 			res.Goals = intake.LinkGoals(goals, ready)
 		}
-		if res.LastReindex, err = lastReindex(r.Conn, rev); err != nil {
+		if res.LastReindex, err = intake.LastReindexAt(r.Conn, rev); err != nil {
 			return err
 		}
 		res.queue(ready)

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/awr-dev/awr/internal/secret"
 )
 
 // MaxFiles is the most files a State, a Changes result or a Comparison lists;
@@ -69,6 +71,19 @@ var ErrNotRepo = errors.New("not a git work tree")
 type Unverifiable struct {
 	Reason string
 	Err    error
+}
+
+// ReasonOf says why a repository could not be read (err from Capture,
+// IsAncestor...), in words that name no local path (the reason goes into
+// the log).
+func ReasonOf(err error) string {
+	switch {
+	case errors.Is(err, ErrNotRepo):
+		return "the working directory is not in a git work tree"
+	case errors.Is(err, ErrNoGit):
+		return "git is not installed (not on PATH)"
+	}
+	return secret.Redact(err.Error())
 }
 
 // Error returns the reason.

@@ -1,4 +1,4 @@
-package project
+package intake
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
-	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
 )
@@ -23,7 +22,7 @@ const MaxReindexKeys = 20
 // source_indexed events of that index (one transaction: consecutive
 // events stamped with one time), each source's items compared as of the
 // revision before them and as of the last of them, as awr source reindex
-// compares them (intake.Plain: a line moved is no change).
+// compares them (Plain: a line moved is no change).
 type LastReindex struct {
 	FromSeq    int64 `json:"from_seq"`
 	Seq        int64 `json:"seq"`
@@ -41,7 +40,7 @@ type LastReindex struct {
 // and how many there are. First says the source was indexed for the
 // first time, Dropped that it left the manifest.
 type SourceChange struct {
-	intake.ItemChanges
+	ItemChanges
 	AddedCount   int  `json:"added_count"`
 	ChangedCount int  `json:"changed_count"`
 	RemovedCount int  `json:"removed_count"`
@@ -49,14 +48,14 @@ type SourceChange struct {
 	Dropped      bool `json:"dropped,omitempty"`
 }
 
-// lastReindex finds the last index of the sources at rev and what it
+// LastReindexAt finds the last index of the sources at rev and what it
 // changed; nil when no source was indexed, or when the last index only
 // indexed sources for the first time (awr init, awr source add): status
 // says what a reindex changed. Its cost follows what that index changed
 // (its deltas' payloads, one lookup of the version each item replaced),
 // never the length of the log nor the register's size; a source replaced
 // whole or removed is read whole.
-func lastReindex(conn *sqlite.Conn, rev int64) (*LastReindex, error) {
+func LastReindexAt(conn *sqlite.Conn, rev int64) (*LastReindex, error) {
 	last, err := projections.LastSourceIndexAt(conn, rev)
 	if err != nil || last == 0 {
 		return nil, err
@@ -154,7 +153,7 @@ func (l changeList) keys() ([]string, int) {
 // stamps the file's hash, so its rows do not). A source removed, or
 // replaced whole by a log written before deltas, is compared whole.
 func sourceChange(conn *sqlite.Conn, path string, seqs []int64, from, to int64) (SourceChange, error) {
-	c := SourceChange{ItemChanges: intake.ItemChanges{Path: path}}
+	c := SourceChange{ItemChanges: ItemChanges{Path: path}}
 	added, changed, removed := changeList{}, changeList{}, changeList{}
 	finish := func() (SourceChange, error) {
 		c.Added, c.AddedCount = added.keys()
@@ -211,7 +210,7 @@ func sourceChange(conn *sqlite.Conn, path string, seqs []int64, from, to int64) 
 			return sourceWhole(conn, c, path, from, to, held)
 		}
 		note := func(n named) {
-			r := ref(n.key, n.ordinal)
+			r := itemRef(n.key, n.ordinal)
 			if _, seen := last[r]; !seen {
 				order = append(order, r)
 			}
@@ -269,11 +268,11 @@ func sourceWhole(conn *sqlite.Conn, c SourceChange, path string, from, to int64,
 	}
 	was := map[string]projections.SourceItem{}
 	for _, it := range old {
-		was[ref(it.Key, it.Ordinal)] = it
+		was[itemRef(it.Key, it.Ordinal)] = it
 	}
 	for _, it := range now {
-		o, ok := was[ref(it.Key, it.Ordinal)]
-		delete(was, ref(it.Key, it.Ordinal))
+		o, ok := was[itemRef(it.Key, it.Ordinal)]
+		delete(was, itemRef(it.Key, it.Ordinal))
 		switch {
 		case !ok:
 			added.add(it.Key, lineOf(it.Raw))
@@ -291,7 +290,7 @@ func sourceWhole(conn *sqlite.Conn, c SourceChange, path string, from, to int64,
 }
 
 // plainRaw is a work item's canonical JSON (sorted keys, as the work
-// projection stores it) as a reindex compares it (see intake.Plain):
+// projection stores it) as a reindex compares it (see Plain):
 // without the file's content hash and the item's lines in its source
 // reference, compared as bytes with nothing decoded, since the last
 // reindex of a large register whose lines all moved compares every item.
@@ -357,4 +356,4 @@ func sourceRef(raw string) (head string, fields [2]string, rest string, ok bool)
 }
 
 // ref names one declaration of a key in a source.
-func ref(key string, ordinal int) string { return key + "\x00" + strconv.Itoa(ordinal) }
+func itemRef(key string, ordinal int) string { return key + "\x00" + strconv.Itoa(ordinal) }
