@@ -47,14 +47,21 @@ func hostAnswer(t *testing.T, host, dir, name string, set map[string]string, opt
 // clock that moves 10 s at each reading.
 func boundConversation(t *testing.T) (dir string, p *project.Project, opts project.Options, session, conversation string) {
 	t.Helper()
+	return boundConversationOf(t, "claude")
+}
+
+// boundConversationOf is boundConversation with the conversation of the
+// fixtures' session_start_startup of host.
+func boundConversationOf(t *testing.T, host string) (dir string, p *project.Project, opts project.Options, session, conversation string) {
+	t.Helper()
 	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	opts = project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
 	dir, p = checkoutProject(t, opts)
 	start, err := p.SessionStart(context.Background(), project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
 	require.NoError(t, err)
 	session = start.Session.ID
-	conversation = fixtureField(t, "claude", "session_start_startup", "session_id")
-	_, err = p.ClientBind(context.Background(), project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: session})
+	conversation = fixtureField(t, host, "session_start_startup", "session_id")
+	_, err = p.ClientBind(context.Background(), project.ClientBindRequest{Client: host, ExternalSession: conversation, Work: "CART-1", SessionID: session})
 	require.NoError(t, err)
 	return dir, p, opts, session, conversation
 }
@@ -173,14 +180,7 @@ func TestHook_StopOnlyForUnsavedWork(t *testing.T) {
 func TestHook_ForkFoundAtItsFirstStop(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
-	dir, p := checkoutProject(t, opts)
-	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
-	require.NoError(t, err)
-	original := fixtureField(t, "claude", "session_start_startup", "session_id")
-	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: original, Work: "CART-1", SessionID: start.Session.ID})
-	require.NoError(t, err)
+	dir, p, opts, session, original := boundConversation(t)
 
 	fork := "44444444-4444-4444-8444-444444444444"
 	transcript := filepath.Join(t.TempDir(), fork+".jsonl")
@@ -190,17 +190,17 @@ func TestHook_ForkFoundAtItsFirstStop(t *testing.T) {
 	// The host writes the fork's transcript: the original's lines, awr's
 	// packet among them, under the new id.
 	line, err := json.Marshal(map[string]any{"sessionId": fork, "attachment": map[string]any{"type": "hook_additional_context",
-		"content": []string{"# awr: continuing session " + start.Session.ID + "\n\nThis conversation (claude:" + original + ") is bound to awr session " + start.Session.ID + "."}}})
+		"content": []string{"# awr: continuing session " + session + "\n\nThis conversation (claude:" + original + ") is bound to awr session " + session + "."}}})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(transcript, append(line, '\n'), 0o600))
 	_, _ = hookAnswer(t, dir, "stop", map[string]string{"session_id": fork, "transcript_path": transcript}, opts)
 
 	show, err := p.ClientShow(ctx, project.ClientShowRequest{Client: "claude", ExternalSession: fork})
 	require.NoError(t, err)
-	require.Equal(t, start.Session.ID, show.Binding.SessionID, "the fork is bound where the original is")
+	require.Equal(t, session, show.Binding.SessionID, "the fork is bound where the original is")
 	orig, err := p.ClientShow(ctx, project.ClientShowRequest{Client: "claude", ExternalSession: original})
 	require.NoError(t, err)
-	require.Equal(t, start.Session.ID, orig.Binding.SessionID)
+	require.Equal(t, session, orig.Binding.SessionID)
 	events := eventsBetween(t, p, 0)
 	require.Contains(t, strings.Join(events, "\n"), "client_bound client/claude:"+fork+" continues_from=claude:"+original)
 }
@@ -269,19 +269,11 @@ func TestHook_OpenCodeForkKeepsTheLineage(t *testing.T) {
 // packet whole once a compression set its messages without it.
 func TestHook_GeminiPromptReadsTheRecording(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
-	dir, p := checkoutProject(t, opts)
-	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
-	require.NoError(t, err)
-	conv := fixtureField(t, "gemini", "session_start_startup", "session_id")
-	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "gemini", ExternalSession: conv, Work: "CART-1", SessionID: start.Session.ID})
-	require.NoError(t, err)
+	dir, _, opts, session, _ := boundConversationOf(t, "gemini")
 	recording := filepath.Join(t.TempDir(), "session.jsonl")
 	set := map[string]string{"transcript_path": recording}
 	packet, _ := hostAnswer(t, "gemini", dir, "session_start_startup", set, opts)
-	require.Contains(t, packet, "# awr: continuing session "+start.Session.ID)
+	require.Contains(t, packet, "# awr: continuing session "+session)
 	turn, err := json.Marshal(map[string]any{"id": "m1", "type": "user", "content": []map[string]string{{"text": "go\n<hook_context>" + packet + "</hook_context>"}}})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(recording, append([]byte(`{"$set":{"messages":[]}}`+"\n"), append(turn, '\n')...), 0o600))
@@ -299,7 +291,7 @@ func TestHook_GeminiPromptReadsTheRecording(t *testing.T) {
 	require.NoError(t, f.Close())
 	_, _ = hostAnswer(t, "gemini", dir, "pre_compress_auto", map[string]string{"transcript_path": recording, "timestamp": "2026-09-01T09:40:00.000Z"}, opts)
 	text, _ = hostAnswer(t, "gemini", dir, "before_agent", map[string]string{"transcript_path": recording, "timestamp": "2026-09-01T09:41:00.000Z"}, opts)
-	require.Contains(t, text, "# awr: continuing session "+start.Session.ID+" on CART-1 (BeforeAgent")
+	require.Contains(t, text, "# awr: continuing session "+session+" on CART-1 (BeforeAgent")
 }
 
 // TestHook_GeminiResumeGivesThePacketWhole: Gemini CLI's resumed
@@ -309,15 +301,7 @@ func TestHook_GeminiPromptReadsTheRecording(t *testing.T) {
 func TestHook_GeminiResumeGivesThePacketWhole(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	opts := project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
-	dir, p := checkoutProject(t, opts)
-	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
-	require.NoError(t, err)
-	session := start.Session.ID
-	conversation := fixtureField(t, "gemini", "session_start_startup", "session_id")
-	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "gemini", ExternalSession: conversation, Work: "CART-1", SessionID: session})
-	require.NoError(t, err)
+	dir, _, opts, session, _ := boundConversationOf(t, "gemini")
 	answer := func(name, at string) string {
 		res := project.AnswerHook(ctx, "", project.HookRequest{Client: "gemini"}, bytes.NewReader(fixture(t, "gemini", name, dir, map[string]string{"timestamp": at})), opts)
 		require.Empty(t, res.Log, "no error answering %s", name)
