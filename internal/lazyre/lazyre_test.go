@@ -86,5 +86,12 @@ func TestNew_DoesNoWork(t *testing.T) {
 	require.Equal(t, 1.0, testing.AllocsPerRun(100, func() { sink = New(`\d+`) }))
 	re := New(`\d+`)
 	require.True(t, re.MatchString("12"))
+	if testkit.Race {
+		// Under -race, sync.Pool drops a quarter of what is put back on
+		// purpose, so the regexp package's own matcher pool allocates;
+		// the laziness is measured in the plain run.
+		t.Log("allocations after the first use are counted only without -race (sync.Pool drops items under it)")
+		return
+	}
 	require.Equal(t, 0.0, testing.AllocsPerRun(100, func() { re.MatchString("12") }))
 }
