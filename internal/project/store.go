@@ -82,18 +82,21 @@ func (p *Project) shared() (*sharedStore, error) {
 // connection (a wrong password, an unknown user or database) also says it
 // in the message, so that the URL to fix is the one named.
 func (s *sharedStore) openUpstream(ctx context.Context) (events.Upstream, error) {
-	via := ""
+	dir, via := "", ""
 	if s.hold {
-		via = storehold.Dir(s.url)
+		dir = storehold.Dir(s.url)
+	}
+	if dir != "" && storehold.Private(dir) {
+		via = dir
 	}
 	up, err := pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true, HeadAtOpen: s.headAtOpen, Via: via})
 	if err == nil {
-		if via != "" && !up.Held() {
+		if dir != "" && !up.Held() {
 			// No holder yet: this command connected itself; the next
 			// ones go through the one started now. Starting it is
 			// best effort: without it every command connects itself.
 			if exe, err := os.Executable(); err == nil {
-				storehold.Start(exe, s.url, via)
+				storehold.Start(exe, s.url, dir)
 			}
 		}
 		return up, nil

@@ -56,10 +56,10 @@ func Serve(ctx context.Context, url, dir string, opts Options) error {
 			cfg.ConnectTimeout = 10 * time.Second
 		}
 	}
-	if err := ownDir(filepath.Dir(dir)); err != nil {
+	if err := ownDir(filepath.Dir(dir), true); err != nil {
 		return err
 	}
-	if err := ownDir(dir); err != nil {
+	if err := ownDir(dir, true); err != nil {
 		return err
 	}
 	unlock, ok, err := lockDir(dir)
@@ -118,11 +118,13 @@ func Serve(ctx context.Context, url, dir string, opts Options) error {
 	}
 }
 
-// ownDir makes dir (mode 0700) when missing and checks that it is a
-// directory of this user's that no one else may enter.
-func ownDir(dir string) error {
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("hold store: %w", err)
+// ownDir makes dir (mode 0700) when missing and make is set, and checks
+// that it is a directory of this user's that no one else may enter.
+func ownDir(dir string, make bool) error {
+	if make {
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("hold store: %w", err)
+		}
 	}
 	fi, err := os.Lstat(dir)
 	if err != nil {

@@ -70,6 +70,14 @@ func Dir(url string) string {
 	return dir
 }
 
+// Private reports whether dir and the directory above it exist and are
+// this user's alone (directories, not links, mode 0700): only then may a
+// command connect to the socket there, which no one else can have put
+// in its place.
+func Private(dir string) bool {
+	return ownDir(filepath.Dir(dir), false) == nil && ownDir(dir, false) == nil
+}
+
 // Socket returns the path of the holder's socket in dir.
 func Socket(dir string) string { return filepath.Join(dir, socketName) }
 
