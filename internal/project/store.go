@@ -49,8 +49,9 @@ type sharedStore struct {
 	// cannot be reached or refuses: AWR_STORE, or the manifest.
 	from string
 	// hold: connect through this user's connection holder for the
-	// store, and start one when there is none (Options.HoldStore).
-	hold bool
+	// store when one runs (a process that runs one command); start: and
+	// start one when there is none (Options.HoldStore).
+	hold, start bool
 }
 
 // fromManifest is where the store's URL comes from when AWR_STORE is unset.
@@ -66,7 +67,7 @@ func (p *Project) shared() (*sharedStore, error) {
 	if err != nil || !ok || m.Store == nil {
 		return nil, err
 	}
-	s := &sharedStore{url: m.Store.URL, key: m.StoreKey(), retryFor: p.opts.LockTimeout, headAtOpen: p.opts.OneCommand, from: fromManifest, hold: p.opts.HoldStore}
+	s := &sharedStore{url: m.Store.URL, key: m.StoreKey(), retryFor: p.opts.LockTimeout, headAtOpen: p.opts.OneCommand, from: fromManifest, hold: p.opts.OneCommand, start: p.opts.HoldStore}
 	if env := os.Getenv(EnvStore); env != "" {
 		if err := intake.CheckStoreURL(EnvStore, env); err != nil {
 			return nil, err
@@ -91,7 +92,7 @@ func (s *sharedStore) openUpstream(ctx context.Context) (events.Upstream, error)
 	}
 	up, err := pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true, HeadAtOpen: s.headAtOpen, Via: via})
 	if err == nil {
-		if dir != "" && !up.Held() {
+		if s.start && dir != "" && !up.Held() {
 			// No holder yet: this command connected itself; the next
 			// ones go through the one started now. Starting it is
 			// best effort: without it every command connects itself.
