@@ -1,27 +1,23 @@
 package project
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/repo"
-	"github.com/awr-dev/awr/internal/secret"
 	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
@@ -48,6 +44,8 @@ type (
 	WorkCompleteResult = commands.WorkCompleteResult
 	// CriterionStatus is one acceptance criterion as completion judges it.
 	CriterionStatus = commands.CriterionStatus
+	// Completion is whether a work item is done by its evidence.
+	Completion = commands.Completion
 )
 
 // WorkClaim claims a work item for a session working on it.
@@ -92,30 +90,6 @@ type WorkProvenance struct {
 	IndexedSeq  int64  `json:"indexed_seq"`
 	ChangedSeq  int64  `json:"changed_seq"`
 }
-
-// Completion is whether a work item is done by its evidence: state
-// verified (a work_verified covers its current criteria), ready_to_verify
-// (every criterion passing, `awr work complete` not run), evidence_missing
-// or no_criteria; awaiting_verification when the source marks it
-// completed but the log holds no verification.
-type Completion struct {
-	State                string                     `json:"state"`
-	LevelRequired        string                     `json:"level_required"`
-	RepoCompared         bool                       `json:"repo_compared"`
-	Criteria             []commands.CriterionStatus `json:"criteria"`
-	Verified             *events.WorkVerified       `json:"verified,omitempty"`
-	VerifiedSeq          int64                      `json:"verified_seq,omitempty"`
-	AwaitingVerification bool                       `json:"awaiting_verification"`
-	Next                 string                     `json:"next,omitempty"`
-}
-
-// Completion states.
-const (
-	CompletionVerified        = "verified"
-	CompletionReadyToVerify   = "ready_to_verify"
-	CompletionEvidenceMissing = "evidence_missing"
-	CompletionNoCriteria      = "no_criteria"
-)
 
 // EvidenceView is one piece of evidence with the seq that recorded it.
 type EvidenceView struct {
@@ -377,61 +351,13 @@ func (res *WorkShowResult) readEvidence(conn *sqlite.Conn, rev int64) error {
 
 // judge fills the completion from the evidence, judged against obs.
 func (r *WorkShowResult) judge(obs commands.Observed) {
-	c := &r.Completion
-	c.LevelRequired, c.RepoCompared = obs.LevelNeed, obs.Compare
 	ev := make([]*events.EvidenceRecorded, len(r.Evidence))
 	seqs := make([]int64, len(r.Evidence))
 	for i := range r.Evidence { // newest first
 		j := len(r.Evidence) - 1 - i
 		ev[i], seqs[i] = &r.Evidence[j].EvidenceRecorded, r.Evidence[j].Seq
 	}
-	c.Criteria = commands.JudgeCriteria(&r.Work, ev, seqs, obs)
-	passing := 0
-	for _, cs := range c.Criteria {
-		if cs.State == commands.CriterionPassing {
-			passing++
-		}
-	}
-	switch {
-	case len(r.Work.Acceptance) == 0:
-		c.State = CompletionNoCriteria
-	case c.Verified != nil && coversCriteria(c.Verified, r.Work.Acceptance):
-		c.State = CompletionVerified
-	case passing == len(c.Criteria):
-		c.State = CompletionReadyToVerify
-		if r.Current != "" {
-			c.Next = "awr work complete " + r.Work.Key + " --session " + r.Current
-		}
-	default:
-		c.State = CompletionEvidenceMissing
-		for _, cs := range c.Criteria {
-			if cs.State != commands.CriterionPassing {
-				c.Next = commands.EvidenceHint(r.Work.Key, r.Current, cs, obs.LevelNeed)
-				break
-			}
-		}
-	}
-	c.AwaitingVerification = r.Work.Status == "completed" && c.State != CompletionVerified
-}
-
-// coversCriteria reports whether v verified exactly the criteria given,
-// in any order (evidence follows a criterion's text, not its position).
-func coversCriteria(v *events.WorkVerified, criteria []string) bool {
-	if len(v.Criteria) != len(criteria) {
-		return false
-	}
-	want := map[string]int{}
-	for _, c := range criteria {
-		want[projections.NormalizeText(c)]++
-	}
-	for _, c := range v.Criteria {
-		k := projections.NormalizeText(c.Criterion)
-		if want[k] == 0 {
-			return false
-		}
-		want[k]--
-	}
-	return true
+	r.Completion.Judge(&r.Work, ev, seqs, r.Current, obs)
 }
 
 // WorkHistoryRequest is `awr work history` and awr_work_history.
@@ -550,9 +476,9 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 	switch {
 	case hasCommand && req.ExitCode == nil:
 		ran.Basis, ran.Level, ran.Command = events.EvidenceCommand, events.LevelObserved, req.Command
-		code, dur, hash, size, lines := runEvidence(ctx, dir, req.Command)
-		ran.ExitCode, ran.DurationMs, ran.OutputHash, ran.OutputSize, ran.Passed = &code, dur, hash, size, code == 0
-		tail = lines
+		out := exec.RunEvidence(ctx, dir, req.Command)
+		ran.ExitCode, ran.DurationMs, ran.OutputHash, ran.OutputSize, ran.Passed = &out.ExitCode, out.DurationMs, out.Hash, out.Size, out.ExitCode == 0
+		tail = out.Tail
 		if after := p.repoNow(ctx, dir); !sameSeatRepo(after, ran.Repo) {
 			ran.RepoAfter = after
 		}
@@ -622,69 +548,6 @@ func hashFile(ctx context.Context, path string) (string, int64, error) {
 		return "", 0, err
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
-// evidenceTail is how many of a command's last output lines the result
-// shows.
-const evidenceTail = 20
-
-// runEvidence runs cmd with sh -c in dir: its exit code (127 when it
-// could not start), duration, the sha256 and size of its output (stdout
-// and stderr interleaved) and its last lines, those that look like a
-// credential withheld.
-func runEvidence(ctx context.Context, dir, cmd string) (code int, durMs int64, hash string, size int64, tail []string) {
-	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
-	c.Dir = dir
-	pr, pw := io.Pipe()
-	c.Stdout, c.Stderr = pw, pw
-	h := &countingHash{Hash: sha256.New()}
-	var lines []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(io.TeeReader(pr, h))
-		sc.Buffer(make([]byte, 64*1024), 1024*1024)
-		for sc.Scan() {
-			lines = append(lines, sc.Text())
-			if len(lines) > evidenceTail {
-				lines = lines[1:]
-			}
-		}
-		io.Copy(h, pr)
-	}()
-	start := time.Now()
-	err := c.Run()
-	pw.Close()
-	<-done
-	durMs = time.Since(start).Milliseconds()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-		if code < 0 {
-			code = 128 + 9 // killed by a signal
-		}
-	default:
-		code = 127
-	}
-	for i, l := range lines {
-		if _, found := secret.Find(l); found {
-			lines[i] = "[line withheld: it looks like a credential]"
-		}
-	}
-	return code, durMs, "sha256:" + hex.EncodeToString(h.Sum(nil)), h.n, lines
-}
-
-// countingHash is a hash that counts the bytes written to it.
-type countingHash struct {
-	hash.Hash
-	n int64
-}
-
-func (c *countingHash) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return c.Hash.Write(p)
 }
 
 func sameSeatRepo(a, b *events.SeatRepo) bool {
