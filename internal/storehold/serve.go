@@ -164,6 +164,9 @@ type holder struct {
 	idle    []*serverConn
 	dialing int
 	clients int
+	// returning counts the server connections whose client has left and
+	// that are on their way back to idle (or to being closed).
+	returning int
 	last    time.Time // when the last client left
 	done    chan struct{}
 	closed  bool
@@ -229,9 +232,38 @@ func (h *holder) dial(ctx context.Context) (*serverConn, error) {
 	return &serverConn{Conn: hj.Conn, pid: hj.PID, key: hj.SecretKey, params: hj.ParameterStatuses}, nil
 }
 
+// leaving notes that a session's client has left (its connection is
+// being reset); returned, that the session is over.
+func (h *holder) leaving() {
+	h.mu.Lock()
+	h.returning++
+	h.mu.Unlock()
+}
+
+func (h *holder) returned() {
+	h.mu.Lock()
+	if h.returning > 0 {
+		h.returning--
+	}
+	h.mu.Unlock()
+}
+
+// returnWait is how long a client waits for a connection on its way back
+// (a reset is one local round trip) before one is started for it (a new
+// backend, tens of milliseconds).
+const returnWait = 5 * time.Millisecond
+
 // get returns an idle server connection that is still open, or a new
 // one, and starts a spare in the background when none is left.
 func (h *holder) get(ctx context.Context) (*serverConn, error) {
+	for wait := time.Now().Add(returnWait); ; time.Sleep(100 * time.Microsecond) {
+		h.mu.Lock()
+		coming := len(h.idle) == 0 && h.returning > 0
+		h.mu.Unlock()
+		if !coming || time.Now().After(wait) {
+			break
+		}
+	}
 	h.mu.Lock()
 	for len(h.idle) > 0 {
 		sc := h.idle[len(h.idle)-1]

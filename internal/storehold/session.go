@@ -47,6 +47,7 @@ func (h *holder) session(ctx context.Context, c net.Conn) {
 		return
 	}
 	c.SetDeadline(time.Time{})
+	defer h.returned()
 	if h.relay(cr, c, sc) && reset(sc) {
 		h.put(sc)
 		return
@@ -188,6 +189,7 @@ func (h *holder) relay(cr *bufio.Reader, c net.Conn, sc *serverConn) bool {
 		down <- err
 	}()
 	left := toServer(cr, sc, st)
+	h.leaving()
 	st.mu.Lock()
 	idle := left && st.pending == 0 && !st.unsynced && st.status == 'I'
 	st.mu.Unlock()

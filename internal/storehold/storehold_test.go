@@ -89,7 +89,7 @@ func TestHolder_KeepsConnections(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, first.Close(ctx))
 
-	backends := map[int]bool{}
+	served := map[int]int{} // backend: clients
 	for range 10 {
 		c := through(t, url, dir)
 		var name string
@@ -97,13 +97,19 @@ func TestHolder_KeepsConnections(t *testing.T) {
 		require.NoError(t, c.QueryRow(ctx, "SELECT current_setting('application_name'), to_regclass('pg_temp.left_behind') IS NOT NULL").Scan(&name, &temp))
 		require.NotEqual(t, "left behind", name, "the setting was reset")
 		require.False(t, temp, "the temporary table was dropped")
-		backends[backend(t, c)] = true
+		served[backend(t, c)]++
 		require.NoError(t, c.Close(ctx))
 	}
 	// Connected directly, 10 clients are 10 backends; through the holder,
-	// the first client's, the spare it keeps, and at most one started
-	// while the connection a client just left was being reset.
-	require.LessOrEqual(t, len(backends), 3, "backends of 10 clients: %v (the first: %d)", backends, pid)
+	// the backends it keeps serve them by turns (the first client's, a
+	// spare, and one started when a client came before the connection the
+	// previous one left was back).
+	require.Less(t, len(served), 10, "backends of 10 clients: %v (the first: %d)", served, pid)
+	most := 0
+	for _, n := range served {
+		most = max(most, n)
+	}
+	require.GreaterOrEqual(t, most, 3, "a kept backend serves client after client: %v", served)
 }
 
 // TestHolder_AbandonedTransaction: a client that leaves inside a
@@ -163,11 +169,11 @@ func TestHolder_ServerEndedConnection(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var n int
-		require.NoError(t, direct.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid).Scan(&n))
+		require.NoError(t, direct.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()").Scan(&n))
 		if n == 0 {
 			break
 		}
-		require.True(t, time.Now().Before(deadline), "backend %d never ended", pid)
+		require.True(t, time.Now().Before(deadline), "the kept backends (%d) never ended", n)
 		time.Sleep(10 * time.Millisecond)
 	}
 
