@@ -167,9 +167,9 @@ type holder struct {
 	// returning counts the server connections whose client has left and
 	// that are on their way back to idle (or to being closed).
 	returning int
-	last    time.Time // when the last client left
-	done    chan struct{}
-	closed  bool
+	last      time.Time // when the last client left
+	done      chan struct{}
+	closed    bool
 }
 
 func (h *holder) begin() {
