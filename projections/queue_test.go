@@ -196,8 +196,9 @@ func TestWork_QueuesAgreeWithReadiness(t *testing.T) {
 		_, err := appendOne(st, seq, &events.SourceIndexed{Path: fmt.Sprintf("s%d.md", round%2), Adapter: "markdown", ContentHash: fmt.Sprint(round), Items: items[:cut]})
 		require.NoError(t, err)
 		require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error {
-			rs, err := projections.ReadinessAt(r.Conn, r.Head, 0, true)
+			all, err := projections.WorkItemsAt(r.Conn, r.Head, true)
 			require.NoError(t, err)
+			rs := projections.Evaluate(all, nil)
 			counts, err := projections.QueueCounts(r.Conn)
 			require.NoError(t, err)
 			want := map[string][]string{}
