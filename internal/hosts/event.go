@@ -115,7 +115,8 @@ func Parse(h Host, payload []byte) (Event, error) {
 	}
 	s, ok := lookup(h, wire)
 	if !ok {
-		return Event{Host: h, HostEvent: wire}, fault.Wrap(fault.InvalidInput, ErrUnknownEvent, "%s: %s event %q", op, h, wire).
+		conv, _ := d.id("session_id", false) // named when it is one
+		return Event{Host: h, HostEvent: wire, ConversationID: conv}, fault.Wrap(fault.InvalidInput, ErrUnknownEvent, "%s: %s event %q", op, h, wire).
 			With("host", string(h)).With("event", wire)
 	}
 	e := Event{Host: h, Name: s.name, HostEvent: wire}
