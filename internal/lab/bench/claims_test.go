@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/internal/lab/bench"
 	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
@@ -21,7 +22,7 @@ func TestLiveClaimAt_HeadEqualsAt(t *testing.T) {
 	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 12, 4)
 	require.NoError(t, err)
 	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 3000, Seed: 4, Batch: 60})
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(testkit.Size(3000, 1000)), Seed: 4, Batch: 60})
 	require.NoError(t, err)
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		items, err := projections.WorkItemsAt(r.Conn, r.Head, true)

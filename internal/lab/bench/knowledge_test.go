@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/awr-dev/awr/internal/lab/bench"
 	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
@@ -24,7 +25,7 @@ func TestKnowledgeStateAt_EqualsTheWholeHistory(t *testing.T) {
 	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 12, 4)
 	require.NoError(t, err)
 	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 2500, Seed: 9, Agents: 4, Batch: 40})
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(testkit.Size(2500, 700)), Seed: 9, Agents: 4, Batch: 40})
 	require.NoError(t, err)
 	compared, closed := 0, 0
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
@@ -77,7 +78,7 @@ func TestKnowledgeSessions_CountedFromTheLog(t *testing.T) {
 	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 6, 4)
 	require.NoError(t, err)
 	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 2500, Seed: 5, Agents: 4, Batch: 30})
+	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(testkit.Size(2500, 700)), Seed: 5, Agents: 4, Batch: 30})
 	require.NoError(t, err)
 	type life struct{ start, end int64 }
 	byWork := map[string][]*life{}
