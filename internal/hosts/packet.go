@@ -180,40 +180,6 @@ func RecordingHolds(path, prompt string, marks []string) (index int, read bool) 
 	return holds(append(data, prompt...), marks), true
 }
 
-// ResumedRecordingHolds is RecordingHolds at the start of a resumed
-// Gemini CLI session, before its prompt: Gemini 0.61.0 begins the resumed
-// session with a record that sets the messages to its new start's (the
-// session context), runs the SessionStart hook, and only then sets the
-// resumed history. What the resumed conversation holds is what the
-// recording held before that first record: the messages from the record
-// that set them whole before it.
-func ResumedRecordingHolds(path string, marks []string) (index int, read bool) {
-	data, ok := transcript(path)
-	if !ok {
-		return -1, false
-	}
-	if i := bytes.LastIndex(data, recordingMessages); i >= 0 && !holdsMessages(data[i:]) {
-		data = data[:i] // the resumed session's own start
-	}
-	if i := bytes.LastIndex(data, recordingMessages); i >= 0 {
-		data = data[i:]
-	}
-	return holds(data, marks), true
-}
-
-// holdsMessages reports whether a recording's records from one that set
-// the messages whole (its first line) add a message after it: a line
-// that is not a record setting fields ({"$set":...}).
-func holdsMessages(records []byte) bool {
-	lines := bytes.Split(records, []byte("\n"))
-	for _, l := range lines[1:] {
-		if l = bytes.TrimSpace(l); len(l) > 0 && !bytes.HasPrefix(l, []byte(`{"$set"`)) {
-			return true
-		}
-	}
-	return false
-}
-
 func holds(data []byte, marks []string) int {
 	for i, m := range marks {
 		if m != "" && bytes.Contains(data, []byte(m)) {

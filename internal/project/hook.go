@@ -521,15 +521,14 @@ func heldLines(held []commands.Delivery, e hosts.Event, fork bool) []string {
 
 // recordingLines returns the line digests of the packet, of held (a
 // conversation's deliveries, newest first), that Gemini CLI's chat
-// recording of e says the resumed conversation holds
-// (hosts.ResumedRecordingHolds),
+// recording of e says the conversation holds now (hosts.RecordingHolds),
 // or nil when it holds none or there is no recording to read.
 func recordingLines(held []commands.Delivery, e hosts.Event) []string {
 	marks := make([]string, len(held))
 	for i, d := range held {
 		marks[i] = hosts.PacketMark(d.ContextHash)
 	}
-	if i, read := hosts.ResumedRecordingHolds(e.TranscriptPath, marks); read && i >= 0 {
+	if i, read := hosts.RecordingHolds(e.TranscriptPath, "", marks); read && i >= 0 {
 		return held[i].Lines
 	}
 	return nil
