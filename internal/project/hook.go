@@ -226,7 +226,12 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 // whole. With no recording to read, the packet goes back after a
 // PreCompress, as for the other hosts.
 func (p *Project) geminiPrompt(ctx context.Context, st *commands.ConversationState, rec commands.HostEventRequest, e hosts.Event) (hosts.Answer, error) {
-	given, err := p.given(ctx, rec.Key)
+	var given []commands.Delivery
+	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
+		var err error
+		given, err = commands.Given(r.Conn, rev, rec.Key)
+		return err
+	})
 	if err != nil {
 		return hosts.Answer{}, err
 	}
@@ -248,18 +253,6 @@ func (p *Project) geminiPrompt(ctx context.Context, st *commands.ConversationSta
 		st.Held = nil
 	}
 	return p.injectPacket(ctx, st, rec, string(e.Host), e, true)
-}
-
-// given is commands.Given at the head: the packets conversation key was
-// given since it was last cleared, compactions or not, newest first.
-func (p *Project) given(ctx context.Context, key string) ([]commands.Delivery, error) {
-	var given []commands.Delivery
-	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
-		var err error
-		given, err = commands.Given(r.Conn, rev, key)
-		return err
-	})
-	return given, err
 }
 
 // continueFrom binds st, a conversation with no binding, where the first
@@ -420,14 +413,8 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 		// A resumed Gemini conversation drops what a SessionStart gave
 		// but keeps what a BeforeAgent gave (in its user turn, as an
 		// interactive session's prompt after a /clear gets it): its
-		// chat recording says which it holds. Gemini fires its
-		// PreCompress at every turn, so what was given is read through
-		// compactions, as for a prompt (geminiPrompt).
-		given, err := p.given(ctx, rec.Key)
-		if err != nil {
-			return hosts.Answer{}, err
-		}
-		held = recordingLines(given, e)
+		// chat recording says which it holds.
+		held = recordingLines(st.Held, e)
 	case e.Source == "compact" && len(st.Held) > 0:
 		// A packet given since the compaction began: the compacted
 		// conversation holds it. Codex compacts a resumed turn after
