@@ -208,12 +208,10 @@ func CapabilityOf(h Host, n Name) Capability {
 // ResumeKeepsContext reports whether host h's resumed conversation still
 // holds the context its hooks gave before: Claude Code and Codex replay
 // the whole transcript, awr's texts included, and OpenCode keeps the part
-// awr's plugin added to a user's message with that message; Gemini CLI
-// 0.61.0 restores a conversation without the context its SessionStart
-// gave, so a resumed Gemini conversation holds no packet from a start;
-// it does keep the context a
-// BeforeAgent appended to a user turn (inside <hook_context>), which its
-// chat recording shows (RecordingHolds), and awr's hook reads it there.
+// awr's plugin added to a user's message with that message; Gemini CLI 0.61.0 restores
+// the model's turns only (its user turns, where a hook's context is
+// appended inside <hook_context>, are not sent again), so a resumed
+// Gemini conversation holds no packet and gets it whole.
 func ResumeKeepsContext(h Host) bool { return h != Gemini }
 
 // ForkedFrom returns the conversation id a Claude Code command line forks
