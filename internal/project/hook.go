@@ -409,12 +409,6 @@ func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationSta
 		}
 	case e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork:
 		held = heldLines(st.Held, e, rec.Fork)
-	case e.Source == "resume" && e.Host == hosts.Gemini:
-		// A resumed Gemini conversation drops what a SessionStart gave
-		// but keeps what a BeforeAgent gave (in its user turn, as an
-		// interactive session's prompt after a /clear gets it): its
-		// chat recording says which it holds.
-		held = recordingLines(st.Held, e)
 	case e.Source == "compact" && len(st.Held) > 0:
 		// A packet given since the compaction began: the compacted
 		// conversation holds it. Codex compacts a resumed turn after
@@ -504,21 +498,6 @@ func heldLines(held []commands.Delivery, e hosts.Event, fork bool) []string {
 		return nil
 	}
 	return held[i].Lines
-}
-
-// recordingLines returns the line digests of the packet, of held (a
-// conversation's deliveries, newest first), that Gemini CLI's chat
-// recording of e says the conversation holds now (hosts.RecordingHolds),
-// or nil when it holds none or there is no recording to read.
-func recordingLines(held []commands.Delivery, e hosts.Event) []string {
-	marks := make([]string, len(held))
-	for i, d := range held {
-		marks[i] = hosts.PacketMark(d.ContextHash)
-	}
-	if i, read := hosts.RecordingHolds(e.TranscriptPath, "", marks); read && i >= 0 {
-		return held[i].Lines
-	}
-	return nil
 }
 
 // orientation is what a conversation the log does not know is told at its

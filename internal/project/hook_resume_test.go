@@ -321,37 +321,6 @@ func TestHook_GeminiResumeGivesThePacketWhole(t *testing.T) {
 	}
 }
 
-// TestHook_GeminiResumeKeepsWhatAPromptGot: a Gemini conversation whose
-// user turn carries a packet a BeforeAgent gave (an interactive prompt
-// after /clear) keeps it when resumed (Gemini restores the user turns,
-// with their hook context; only a SessionStart's context is dropped): its
-// resume goes by the chat recording and gives nothing while that packet
-// is current, not a second copy. With a recording that holds none, the
-// packet whole.
-func TestHook_GeminiResumeKeepsWhatAPromptGot(t *testing.T) {
-	t.Parallel()
-	dir, _, opts, session, _ := boundConversationOf(t, "gemini")
-	recording := filepath.Join(t.TempDir(), "session.jsonl")
-	set := func(at string) map[string]string {
-		return map[string]string{"transcript_path": recording, "timestamp": at}
-	}
-	// A recording that holds no packet (no start gave it, as after a
-	// /clear in the interactive session): the prompt gets it whole.
-	require.NoError(t, os.WriteFile(recording, []byte(`{"$set":{"messages":[]}}`+"\n"), 0o600))
-	packet, _ := hostAnswer(t, "gemini", dir, "before_agent", set("2026-11-02T09:00:00.000Z"), opts)
-	require.Contains(t, packet, "# awr: continuing session "+session)
-	turn, err := json.Marshal(map[string]any{"id": "m1", "type": "user", "content": []map[string]string{{"text": "go\n<hook_context>" + packet + "</hook_context>"}}})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(recording, append([]byte(`{"$set":{"messages":[]}}`+"\n"), append(turn, '\n')...), 0o600))
-
-	text, _ := hostAnswer(t, "gemini", dir, "session_start_resume", set("2026-11-02T09:05:00.000Z"), opts)
-	require.Empty(t, text, "the resumed conversation holds the prompt's packet")
-
-	require.NoError(t, os.WriteFile(recording, []byte(`{"$set":{"messages":[{"id":"m1","type":"user","content":[{"text":"go"}]}]}}`+"\n"), 0o600))
-	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set("2026-11-02T09:10:00.000Z"), opts)
-	require.Contains(t, text, "# awr: continuing session "+session, "a recording without a packet: the packet whole")
-}
-
 // TestHook_ResumeGoesByTheTranscript: a host killed mid-turn may never
 // write the turn that carried awr's packet update; the next resume reads
 // the host's transcript, finds the update's mark missing, and gives the
