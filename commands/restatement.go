@@ -3,7 +3,8 @@ package commands
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -287,14 +288,14 @@ func compareFiles(rs *Restatement, touched *touchedFiles, recorded bool, check *
 			stated[n] = f
 		}
 	}
-	for _, f := range sortedKeys(required) {
+	for _, f := range slices.Sorted(maps.Keys(required)) {
 		if raw, ok := stated[f]; ok {
 			add("files_touched", ItemMatch, f, raw)
 		} else {
 			add("files_touched", ItemMissing, f, "")
 		}
 	}
-	for _, f := range sortedKeys(stated) {
+	for _, f := range slices.Sorted(maps.Keys(stated)) {
 		switch why, ok := allowed[f]; {
 		case required[f]:
 		case ok:
@@ -403,13 +404,4 @@ func normPath(p string) string {
 		p = p[2:]
 	}
 	return strings.TrimRight(p, "/")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

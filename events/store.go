@@ -615,6 +615,21 @@ func StepEvents(st *sqlite.Stmt, fn func(e *Event) error) error {
 	}
 }
 
+// stepWhile calls fn for each row of the bound statement st, read as an
+// event, until fn returns false, and resets st.
+func stepWhile(st *sqlite.Stmt, fn func(*Event) bool) error {
+	defer st.Reset()
+	for {
+		row, err := st.Step()
+		if err != nil || !row {
+			return err
+		}
+		if !fn(EventFromRow(st)) {
+			return nil
+		}
+	}
+}
+
 // EventFromRow reads an event from a row with the events table's columns.
 func EventFromRow(st *sqlite.Stmt) *Event {
 	e := &Event{
@@ -688,16 +703,7 @@ func LatestOfKind(conn *sqlite.Conn, stream string, kind Kind, limit int, fn fun
 	st.SetText(":stream", stream)
 	st.SetText(":kind", string(kind))
 	st.SetInt64(":limit", int64(limit))
-	defer st.Reset()
-	for {
-		row, err := st.Step()
-		if err != nil || !row {
-			return err
-		}
-		if !fn(EventFromRow(st)) {
-			return nil
-		}
-	}
+	return stepWhile(st, fn)
 }
 
 // RecentOfKind calls fn with the events of kind after seq after, on any
@@ -708,14 +714,5 @@ func RecentOfKind(conn *sqlite.Conn, kind Kind, after int64, limit int, fn func(
 	st.SetText(":kind", string(kind))
 	st.SetInt64(":after", after)
 	st.SetInt64(":limit", int64(limit))
-	defer st.Reset()
-	for {
-		row, err := st.Step()
-		if err != nil || !row {
-			return err
-		}
-		if !fn(EventFromRow(st)) {
-			return nil
-		}
-	}
+	return stepWhile(st, fn)
 }

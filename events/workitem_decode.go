@@ -96,118 +96,99 @@ func once(seen *uint32, bit uint32) bool {
 	return true
 }
 
-func (d *itemDecoder) workItem(w *WorkItem) bool {
+// object reads one JSON object, each member's value by field, given the
+// member's name with the cursor on its value; field's false, as for a
+// name it does not know, is the object's.
+func (d *itemDecoder) object(field func(name []byte) bool) bool {
 	if !d.next('{') {
 		return false
 	}
-	var seen uint32
 	for first := true; ; first = false {
 		name, done, bad := d.member(first)
-		if bad {
+		switch {
+		case bad:
 			return false
-		}
-		if done {
-			break
-		}
-		var ok bool
-		switch string(name) {
-		case "key":
-			ok = once(&seen, 1<<0) && d.into(&w.Key)
-		case "title":
-			ok = once(&seen, 1<<1) && d.into(&w.Title)
-		case "status":
-			ok = once(&seen, 1<<2) && d.into(&w.Status)
-		case "raw_status":
-			ok = once(&seen, 1<<3) && d.into(&w.RawStatus)
-		case "kind":
-			ok = once(&seen, 1<<4) && d.into(&w.Kind)
-		case "priority":
-			ok = once(&seen, 1<<5) && d.into(&w.Priority)
-		case "summary":
-			ok = once(&seen, 1<<6) && d.into(&w.Summary)
-		case "next_action":
-			ok = once(&seen, 1<<7) && d.into(&w.NextAction)
-		case "blocker":
-			ok = once(&seen, 1<<8) && d.into(&w.Blocker)
-		case "acceptance":
-			ok = once(&seen, 1<<9) && d.strs(&w.Acceptance)
-		case "depends_on":
-			ok = once(&seen, 1<<10) && d.deps(&w.DependsOn)
-		case "goal":
-			ok = once(&seen, 1<<11) && d.into(&w.Goal)
-		case "milestone":
-			ok = once(&seen, 1<<12) && d.into(&w.Milestone)
-		case "owner":
-			ok = once(&seen, 1<<13) && d.into(&w.Owner)
-		case "tags":
-			ok = once(&seen, 1<<14) && d.strs(&w.Tags)
-		case "paths":
-			ok = once(&seen, 1<<15) && d.strs(&w.Paths)
-		case "source":
-			ok = once(&seen, 1<<16) && d.sourceRef(&w.Source)
-		}
-		if !ok {
+		case done:
+			return true
+		case !field(name):
 			return false
 		}
 	}
+}
+
+func (d *itemDecoder) workItem(w *WorkItem) bool {
+	var seen uint32 // the members read, for once
+	ok := d.object(func(name []byte) bool {
+		switch string(name) {
+		case "key":
+			return once(&seen, 1<<0) && d.into(&w.Key)
+		case "title":
+			return once(&seen, 1<<1) && d.into(&w.Title)
+		case "status":
+			return once(&seen, 1<<2) && d.into(&w.Status)
+		case "raw_status":
+			return once(&seen, 1<<3) && d.into(&w.RawStatus)
+		case "kind":
+			return once(&seen, 1<<4) && d.into(&w.Kind)
+		case "priority":
+			return once(&seen, 1<<5) && d.into(&w.Priority)
+		case "summary":
+			return once(&seen, 1<<6) && d.into(&w.Summary)
+		case "next_action":
+			return once(&seen, 1<<7) && d.into(&w.NextAction)
+		case "blocker":
+			return once(&seen, 1<<8) && d.into(&w.Blocker)
+		case "acceptance":
+			return once(&seen, 1<<9) && d.strs(&w.Acceptance)
+		case "depends_on":
+			return once(&seen, 1<<10) && d.deps(&w.DependsOn)
+		case "goal":
+			return once(&seen, 1<<11) && d.into(&w.Goal)
+		case "milestone":
+			return once(&seen, 1<<12) && d.into(&w.Milestone)
+		case "owner":
+			return once(&seen, 1<<13) && d.into(&w.Owner)
+		case "tags":
+			return once(&seen, 1<<14) && d.strs(&w.Tags)
+		case "paths":
+			return once(&seen, 1<<15) && d.strs(&w.Paths)
+		case "source":
+			return once(&seen, 1<<16) && d.sourceRef(&w.Source)
+		}
+		return false
+	})
 	d.ws()
-	return d.i == len(d.b)
+	return ok && d.i == len(d.b)
 }
 
 func (d *itemDecoder) sourceRef(s *SourceRef) bool {
-	if !d.next('{') {
-		return false
-	}
 	var seen uint32
-	for first := true; ; first = false {
-		name, done, bad := d.member(first)
-		if bad {
-			return false
-		}
-		if done {
-			return true
-		}
-		var ok bool
+	return d.object(func(name []byte) bool {
 		switch string(name) {
 		case "path":
-			ok = once(&seen, 1) && d.into(&s.Path)
+			return once(&seen, 1) && d.into(&s.Path)
 		case "line_start":
-			ok = once(&seen, 2) && d.int(&s.LineStart)
+			return once(&seen, 2) && d.int(&s.LineStart)
 		case "line_end":
-			ok = once(&seen, 4) && d.int(&s.LineEnd)
+			return once(&seen, 4) && d.int(&s.LineEnd)
 		case "content_hash":
-			ok = once(&seen, 8) && d.into(&s.ContentHash)
+			return once(&seen, 8) && d.into(&s.ContentHash)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return false
+	})
 }
 
 func (d *itemDecoder) dependency(dep *Dependency) bool {
-	if !d.next('{') {
-		return false
-	}
 	var seen uint32
-	for first := true; ; first = false {
-		name, done, bad := d.member(first)
-		if bad {
-			return false
-		}
-		if done {
-			return true
-		}
-		var ok bool
+	return d.object(func(name []byte) bool {
 		switch string(name) {
 		case "key":
-			ok = once(&seen, 1) && d.into(&dep.Key)
+			return once(&seen, 1) && d.into(&dep.Key)
 		case "required":
-			ok = once(&seen, 2) && d.bool(&dep.Required)
+			return once(&seen, 2) && d.bool(&dep.Required)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return false
+	})
 }
 
 func (d *itemDecoder) deps(out *[]Dependency) bool {

@@ -327,6 +327,27 @@ type SearchHit struct {
 	Score float64 `json:"score"`
 }
 
+// FTSQuery turns words into the FTS5 query (for SearchAt) that matches
+// the documents holding every word: each word quoted, so FTS5's operators
+// are just words, a trailing * kept as a prefix search; "" when q holds no
+// word.
+func FTSQuery(q string) string {
+	var terms []string
+	for _, w := range strings.Fields(q) {
+		prefix := strings.HasSuffix(w, "*")
+		w = strings.Trim(strings.ReplaceAll(w, `"`, ""), "*")
+		if w == "" {
+			continue
+		}
+		t := `"` + w + `"`
+		if prefix {
+			t += "*"
+		}
+		terms = append(terms, t)
+	}
+	return strings.Join(terms, " ")
+}
+
 // SearchAt runs an FTS5 query over the documents visible at rev, best
 // match first (BM25, the title weighing twice the body), at most limit,
 // of one kind when kind is set.

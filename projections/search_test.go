@@ -201,3 +201,19 @@ func TestSearch_Reads(t *testing.T) {
 	})
 	require.Equal(t, []string{"work", "checkpoint", "loop", "decision", "fact", "hypothesis", "execution"}, projections.SearchKinds)
 }
+
+// TestFTSQuery: every word quoted, FTS5's operators and quotes disarmed,
+// a trailing * kept as a prefix.
+func TestFTSQuery(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{
+		"login form":        `"login" "form"`,
+		"  log*  ":          `"log"*`,
+		`NOT "x" OR y AND`:  `"NOT" "x" "OR" "y" "AND"`,
+		`a"b *c* ** "" *`:   `"ab" "c"*`,
+		"":                  "",
+		"col:val NEAR(a b)": `"col:val" "NEAR(a" "b)"`,
+	} {
+		require.Equal(t, want, projections.FTSQuery(q), "%q", q)
+	}
+}

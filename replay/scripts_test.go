@@ -11,7 +11,4 @@ import (
 // they print (fixtures/scripttest): they live here, beside the code they
 // drive, so that go test runs them beside the CLI's own.
 // Slow: every script command is an awr process.
-func TestScripts(t *testing.T) {
-	t.Parallel()
-	scripttest.Run(t, "testdata/script", nil)
-}
+func TestScripts(t *testing.T) { scripttest.Scripts(t, nil) }

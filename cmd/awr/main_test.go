@@ -13,7 +13,4 @@ func TestMain(m *testing.M) { testkit.Run(m) }
 // TestScripts runs every testdata/script/*.txtar against the real awr
 // binary, and every hint the scripts print (fixtures/scripttest).
 // Slow: the scripts start a few hundred awr processes, and the hints they print run too.
-func TestScripts(t *testing.T) {
-	t.Parallel()
-	scripttest.Run(t, "testdata/script", nil)
-}
+func TestScripts(t *testing.T) { scripttest.Scripts(t, nil) }

@@ -326,7 +326,7 @@ func (g *auditGather) checkpoint(e *events.Event, pl *events.CheckpointRecorded)
 		ContextHashNote: pl.ContextHashNote, OpenLoopTexts: pl.OpenLoops, Changes: []Change{}, Repo: auditRepo(pl.Repo)}
 	opened := map[string]bool{}
 	for _, c := range pl.Changes {
-		cp.Changes = append(cp.Changes, Change{Op: c.Op, ID: c.ID, Kind: c.Kind, Text: c.Text, Note: c.Note, Supersedes: c.Supersedes, By: c.By})
+		cp.Changes = append(cp.Changes, Change(c))
 		if c.Op == events.ChangeOpen {
 			opened[c.ID] = true
 		}

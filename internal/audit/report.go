@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/awr-dev/awr/events"
 )
 
 // Formats a report renders to.
@@ -154,16 +156,9 @@ func (c ClaimEvent) Lease() string {
 	return "until " + c.ExpiresAt
 }
 
-// Change is one change a checkpoint made to its work item's knowledge.
-type Change struct {
-	Op         string `json:"op"`
-	ID         string `json:"id"`
-	Kind       string `json:"kind,omitempty"`
-	Text       string `json:"text,omitempty"`
-	Note       string `json:"note,omitempty"`
-	Supersedes string `json:"supersedes,omitempty"`
-	By         string `json:"by,omitempty"`
-}
+// Change is one change a checkpoint made to its work item's knowledge, as
+// the checkpoint recorded it.
+type Change events.KnowledgeChange
 
 // Item is one knowledge item in force.
 type Item struct {

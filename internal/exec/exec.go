@@ -29,6 +29,7 @@ import (
 	"github.com/awr-dev/awr/internal/secret"
 	"github.com/awr-dev/awr/projections"
 	"golang.org/x/sys/unix"
+	"zombiezen.com/go/sqlite"
 )
 
 // MaxKeptOutput is how much of each output stream of an execution awr
@@ -241,4 +242,18 @@ func ViewOf(x *projections.Execution, atHead bool, head *projections.Execution) 
 		}
 	}
 	return v
+}
+
+// ViewAt is x, read at rev of a log whose head is head, as a reader sees
+// it (ViewOf): at a past revision, an execution unfinished then is judged
+// by its version at the head.
+func ViewAt(conn *sqlite.Conn, head, rev int64, x *projections.Execution) (View, error) {
+	if rev == head || x.State != projections.ExecStarted {
+		return ViewOf(x, rev == head, nil), nil
+	}
+	now, err := projections.ExecutionAt(conn, x.ID, head)
+	if err != nil {
+		return View{}, err
+	}
+	return ViewOf(x, false, now), nil
 }

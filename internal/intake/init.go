@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/awr-dev/awr/commands"
@@ -488,10 +487,10 @@ func remapped(old, m *Manifest) []string {
 // mapChange says what the flags map ("status_map todo = ready").
 func mapChange(opts InitOptions) string {
 	var parts []string
-	for _, k := range sortedKeys(opts.StatusMap) {
+	for _, k := range slices.Sorted(maps.Keys(opts.StatusMap)) {
 		parts = append(parts, fmt.Sprintf("status_map %q = %q", k, opts.StatusMap[k]))
 	}
-	for _, k := range sortedKeys(opts.FieldMap) {
+	for _, k := range slices.Sorted(maps.Keys(opts.FieldMap)) {
 		parts = append(parts, fmt.Sprintf("field_map %q = %q", k, opts.FieldMap[k]))
 	}
 	return strings.Join(parts, ", ")
@@ -594,22 +593,13 @@ func acceptCommand(opts InitOptions, amb []Ambiguity, mapping []ManifestSource) 
 			parts = append(parts, "--source "+quote(a.Candidates[0]))
 		}
 	}
-	for _, k := range sortedKeys(opts.StatusMap) {
+	for _, k := range slices.Sorted(maps.Keys(opts.StatusMap)) {
 		parts = append(parts, "--status-map "+quote(k+"="+opts.StatusMap[k]))
 	}
-	for _, k := range sortedKeys(opts.FieldMap) {
+	for _, k := range slices.Sorted(maps.Keys(opts.FieldMap)) {
 		parts = append(parts, "--field-map "+quote(k+"="+opts.FieldMap[k]))
 	}
 	return strings.Join(parts, " ")
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // quote makes s one shell word: as is when safe, else single-quoted (a

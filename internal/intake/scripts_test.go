@@ -14,7 +14,4 @@ func TestMain(m *testing.M) { testkit.Run(m) }
 // discovery and the manifest: testdata/script/*.txtar) against the real
 // awr binary, and every hint they print.
 // Slow: about 200 awr processes, and the hints they print run too.
-func TestScripts(t *testing.T) {
-	t.Parallel()
-	scripttest.Run(t, "testdata/script", nil)
-}
+func TestScripts(t *testing.T) { scripttest.Scripts(t, nil) }

@@ -193,7 +193,7 @@ func doctorSessions(r *events.Reader, rev, now, ttl int64, add func(DoctorFindin
 	// A session that died with its work unsaved is resumed, not
 	// ended: its finding comes first of the warnings, and it gets no
 	// stale_session finding whose repair would abandon it.
-	lapsed, err := lapsedSessions(r, rev, now, true)
+	lapsed, _, err := lapsedSessions(r, rev, now, true, 0)
 	if err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func (p *Project) ExecList(ctx context.Context, req ExecListRequest) (*ExecList,
 			return err
 		}
 		for i := range xs {
-			v, err := p.viewAt(r, rev, &xs[i])
+			v, err := exec.ViewAt(r.Conn, r.Head, rev, &xs[i])
 			if err != nil {
 				return err
 			}
@@ -130,18 +130,6 @@ func (p *Project) ExecList(ctx context.Context, req ExecListRequest) (*ExecList,
 		return nil, err
 	}
 	return out, nil
-}
-
-// viewAt is x, read at rev, as a reader sees it.
-func (p *Project) viewAt(r *events.Reader, rev int64, x *projections.Execution) (ExecutionView, error) {
-	if rev == r.Head || x.State != projections.ExecStarted {
-		return exec.ViewOf(x, rev == r.Head, nil), nil
-	}
-	head, err := projections.ExecutionAt(r.Conn, x.ID, r.Head)
-	if err != nil {
-		return ExecutionView{}, err
-	}
-	return exec.ViewOf(x, false, head), nil
 }
 
 // ExecShowRequest is `awr exec show` and awr_exec_show.
@@ -172,7 +160,7 @@ func (p *Project) ExecShow(ctx context.Context, req ExecShowRequest) (*ExecShowR
 		if x == nil {
 			return fault.New(fault.NotFound, "exec show: execution %s not found at revision %d", req.ID, rev).With("execution_id", req.ID).WithHint("awr exec list")
 		}
-		out.Execution, err = p.viewAt(r, rev, x)
+		out.Execution, err = exec.ViewAt(r.Conn, r.Head, rev, x)
 		return err
 	})
 	if err != nil {

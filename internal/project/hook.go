@@ -514,7 +514,7 @@ func (p *Project) orientation(ctx context.Context, client, conversation string) 
 		b.WriteString("\nIn progress:\n")
 		for i, it := range status.Queues.Current {
 			if i == 5 {
-				fmt.Fprintf(&b, "- and %d more (awr status)\n", len(status.Queues.Current)-5)
+				fmt.Fprintf(&b, "- and %d more (awr status)\n", status.Queues.CurrentTotal-5)
 				break
 			}
 			holder := ""
@@ -528,7 +528,7 @@ func (p *Project) orientation(ctx context.Context, client, conversation string) 
 		b.WriteString("\nReady:\n")
 		for i, it := range status.Queues.Ready {
 			if i == 5 {
-				fmt.Fprintf(&b, "- and %d more (awr ready)\n", len(status.Queues.Ready)-5)
+				fmt.Fprintf(&b, "- and %d more (awr ready)\n", status.Queues.ReadyTotal-5)
 				break
 			}
 			fmt.Fprintf(&b, "- %s %s\n", it.Key, SafeText(it.Title))

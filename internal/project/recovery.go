@@ -7,6 +7,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
@@ -111,7 +112,7 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 		}
 		rep.Executions, rep.ExecutionCount = []ExecutionView{}, in.ExecutionCount
 		for i := range in.Executions {
-			v, err := p.viewAt(r, rev, &in.Executions[i])
+			v, err := exec.ViewAt(r.Conn, r.Head, rev, &in.Executions[i])
 			if err != nil {
 				return err
 			}

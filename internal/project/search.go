@@ -42,26 +42,6 @@ type SearchResult struct {
 	ProjectRevision int64       `json:"project_revision"`
 }
 
-// ftsQuery turns words into an FTS5 query that matches documents holding
-// every word: each word quoted (so FTS5's operators are just words), a
-// trailing * kept as a prefix search.
-func ftsQuery(q string) string {
-	var terms []string
-	for _, w := range strings.Fields(q) {
-		prefix := strings.HasSuffix(w, "*")
-		w = strings.Trim(strings.ReplaceAll(w, `"`, ""), "*")
-		if w == "" {
-			continue
-		}
-		t := `"` + w + `"`
-		if prefix {
-			t += "*"
-		}
-		terms = append(terms, t)
-	}
-	return strings.Join(terms, " ")
-}
-
 // Search finds work items, checkpoints, loops, decisions, facts,
 // hypotheses and executions whose text holds every word of the query,
 // best match first (SQLite FTS5, BM25 ranking), as of the request's
@@ -69,7 +49,7 @@ func ftsQuery(q string) string {
 // Errors: InvalidInput for a query without a word, an unknown kind or a
 // limit outside 1 to MaxSearchLimit.
 func (p *Project) Search(ctx context.Context, req SearchRequest) (*SearchResult, error) {
-	fts := ftsQuery(req.Query)
+	fts := projections.FTSQuery(req.Query)
 	if fts == "" {
 		return nil, fault.New(fault.InvalidInput, "search: the query %q has no word to find", req.Query).With("field", "query").WithHint("awr search --help")
 	}

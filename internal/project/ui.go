@@ -6,6 +6,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/projections"
 )
 
 // HeadResult is the log's head: the revision, the hash and the time of
@@ -72,7 +73,7 @@ func (p *Project) Seek(ctx context.Context, req SeekRequest) (*SeekResult, error
 	res := &SeekResult{}
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		res.ProjectRevision = rev
-		seq, at, err := seekTime(r, rev, req.Time)
+		seq, at, err := projections.SeekTime(r.Conn, rev, req.Time)
 		res.Seq, res.OccurredAt = seq, at
 		return err
 	})
@@ -80,36 +81,6 @@ func (p *Project) Seek(ctx context.Context, req SeekRequest) (*SeekResult, error
 		return nil, err
 	}
 	return res, nil
-}
-
-// occurredAt returns the time of the event at seq.
-func occurredAt(r *events.Reader, seq int64) (int64, error) {
-	var at int64
-	err := events.ScanEvents(r.Conn, seq, seq, func(e *events.Event) error { at = e.OccurredAt; return nil })
-	return at, err
-}
-
-// seekTime returns the first seq in 1..rev whose event occurred at or
-// after t and that time, or (0, 0) when none did.
-func seekTime(r *events.Reader, rev, t int64) (int64, int64, error) {
-	lo, hi := int64(1), rev+1 // the answer lies in [lo, hi]; hi = rev+1: none
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		at, err := occurredAt(r, mid)
-		if err != nil {
-			return 0, 0, err
-		}
-		if at >= t {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	if lo > rev {
-		return 0, 0, nil
-	}
-	at, err := occurredAt(r, lo)
-	return lo, at, err
 }
 
 // MaxHistogramBuckets bounds the buckets of one histogram.
@@ -125,14 +96,8 @@ type HistogramRequest struct {
 	Buckets int   `json:"buckets"`
 }
 
-// HistogramBucket is one interval of a histogram: [Start, End) in UTC
-// ms, the number of events in it and the first of them (0 when none).
-type HistogramBucket struct {
-	Start    int64 `json:"start"`
-	End      int64 `json:"end"`
-	Count    int64 `json:"count"`
-	FirstSeq int64 `json:"first_seq,omitempty"`
-}
+// HistogramBucket is one interval of a histogram.
+type HistogramBucket = projections.HistogramBucket
 
 // HistogramResult is the time axis of `awr ui`: events per interval.
 type HistogramResult struct {
@@ -163,54 +128,9 @@ func (p *Project) Histogram(ctx context.Context, req HistogramRequest) (*Histogr
 		if rev == 0 {
 			return nil
 		}
-		from, to := req.From, req.To
-		var err error
-		if from == 0 {
-			if from, err = occurredAt(r, 1); err != nil {
-				return err
-			}
-		}
-		if to == 0 {
-			if to, err = occurredAt(r, rev); err != nil {
-				return err
-			}
-			to++ // the last event lies inside the last interval
-		}
-		if to <= from {
-			to = from + 1
-		}
-		res.From, res.To = from, to
-		// Exactly req.Buckets intervals, their bounds spread over [from,
-		// to) (each at least 1 ms: a span shorter than that is widened, and
-		// nothing at or after to is counted).
-		n := int64(req.Buckets)
-		span := max(to-from, n)
-		// first is the first seq at or after each boundary (rev+1: none).
-		first := func(t int64) (int64, error) {
-			s, _, err := seekTime(r, rev, t)
-			if s == 0 {
-				s = rev + 1
-			}
-			return s, err
-		}
-		lo, err := first(from)
-		if err != nil {
-			return err
-		}
-		for i := range n {
-			start, end := from+i*span/n, from+(i+1)*span/n
-			hi, err := first(min(end, to))
-			if err != nil {
-				return err
-			}
-			b := HistogramBucket{Start: start, End: end, Count: hi - lo}
-			if b.Count > 0 {
-				b.FirstSeq = lo
-			}
-			res.Buckets = append(res.Buckets, b)
-			lo = hi
-		}
-		return nil
+		from, to, buckets, err := projections.HistogramAt(r.Conn, rev, req.From, req.To, req.Buckets)
+		res.From, res.To, res.Buckets = from, to, append(res.Buckets, buckets...)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -1,30 +1,24 @@
 package project
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/fault"
-	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/repo"
-	"github.com/awr-dev/awr/internal/secret"
-	"github.com/awr-dev/awr/internal/workcontext"
+	"github.com/awr-dev/awr/internal/workview"
 	"github.com/awr-dev/awr/projections"
-	"zombiezen.com/go/sqlite"
 )
 
 // The work-item requests whose decisions live in commands, and their
@@ -48,6 +42,8 @@ type (
 	WorkCompleteResult = commands.WorkCompleteResult
 	// CriterionStatus is one acceptance criterion as completion judges it.
 	CriterionStatus = commands.CriterionStatus
+	// Completion is whether a work item is done by its evidence.
+	Completion = commands.Completion
 )
 
 // WorkClaim claims a work item for a session working on it.
@@ -81,72 +77,15 @@ type WorkShowRequest struct {
 	Read
 }
 
-// WorkProvenance is where a work item comes from: its source and lines,
-// that source's content hash and the index that read it, and the seq at
-// which the item last changed.
-type WorkProvenance struct {
-	Source      string `json:"source"`
-	LineStart   int    `json:"line_start"`
-	LineEnd     int    `json:"line_end"`
-	ContentHash string `json:"content_hash"`
-	IndexedSeq  int64  `json:"indexed_seq"`
-	ChangedSeq  int64  `json:"changed_seq"`
-}
-
-// Completion is whether a work item is done by its evidence: state
-// verified (a work_verified covers its current criteria), ready_to_verify
-// (every criterion passing, `awr work complete` not run), evidence_missing
-// or no_criteria; awaiting_verification when the source marks it
-// completed but the log holds no verification.
-type Completion struct {
-	State                string                     `json:"state"`
-	LevelRequired        string                     `json:"level_required"`
-	RepoCompared         bool                       `json:"repo_compared"`
-	Criteria             []commands.CriterionStatus `json:"criteria"`
-	Verified             *events.WorkVerified       `json:"verified,omitempty"`
-	VerifiedSeq          int64                      `json:"verified_seq,omitempty"`
-	AwaitingVerification bool                       `json:"awaiting_verification"`
-	Next                 string                     `json:"next,omitempty"`
-}
-
-// Completion states.
-const (
-	CompletionVerified        = "verified"
-	CompletionReadyToVerify   = "ready_to_verify"
-	CompletionEvidenceMissing = "evidence_missing"
-	CompletionNoCriteria      = "no_criteria"
+// The answer of `awr work show` (package workview).
+type (
+	// WorkShowResult is `awr work show`.
+	WorkShowResult = workview.Result
+	// WorkProvenance is where a work item comes from.
+	WorkProvenance = workview.Provenance
+	// EvidenceView is one piece of evidence with the seq that recorded it.
+	EvidenceView = workview.EvidenceView
 )
-
-// EvidenceView is one piece of evidence with the seq that recorded it.
-type EvidenceView struct {
-	events.EvidenceRecorded
-	Seq int64 `json:"seq"`
-}
-
-// WorkShowResult is `awr work show`: the item as indexed, where it comes
-// from, whether it can be claimed and executed, its progress (the
-// register's next action beside the latest checkpoint's), its claim and
-// sessions, its live knowledge, its evidence and its completion.
-type WorkShowResult struct {
-	Work            events.WorkItem              `json:"work"`
-	Provenance      WorkProvenance               `json:"provenance"`
-	Ready           bool                         `json:"ready"`
-	NotReady        []projections.NotReadyReason `json:"not_ready"`
-	Executable      bool                         `json:"executable"`
-	NotExecutable   []intake.Why                 `json:"not_executable"`
-	Progress        workcontext.NextAction       `json:"progress"`
-	Claim           *projections.Claim           `json:"claim"`
-	Current         string                       `json:"current_session,omitempty"`
-	Sessions        []projections.Session        `json:"sessions"`
-	Knowledge       *projections.KnowledgeState  `json:"knowledge"`
-	Checkpoint      *projections.Checkpoint      `json:"latest_checkpoint"`
-	Evidence        []EvidenceView               `json:"evidence"`
-	Completion      Completion                   `json:"completion"`
-	Duplicates      int                          `json:"duplicates,omitempty"`
-	ProjectRevision int64                        `json:"project_revision"`
-
-	bySession map[string]*projections.Session
-}
 
 // WorkShow returns a work item with everything awr knows about it, as of
 // the request's revision. At the head its evidence is judged against the
@@ -159,12 +98,12 @@ func (p *Project) WorkShow(ctx context.Context, req WorkShowRequest) (*WorkShowR
 	var files []string
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		var err error
-		if res, err = workShowAt(r.Conn, req.Key, rev, now, !req.Past()); err != nil {
+		if res, err = workview.At(r.Conn, req.Key, rev, now, !req.Past()); err != nil {
 			return err
 		}
 		dir = p.dir
 		if res.Current != "" {
-			if s := res.bySession[res.Current]; s != nil {
+			if s := res.CurrentSession(); s != nil {
 				if start, err := projections.SessionStartOf(r.Conn, s); err == nil && start != nil {
 					dir = filepath.Join(p.dir, filepath.FromSlash(start.Workdir))
 				}
@@ -192,7 +131,7 @@ func (p *Project) WorkShow(ctx context.Context, req WorkShowRequest) (*WorkShowR
 	if obs.LevelNeed == "" {
 		obs.LevelNeed = commands.DefaultEvidenceLevel
 	}
-	res.judge(obs)
+	res.Judge(obs)
 	return res, nil
 }
 
@@ -218,220 +157,6 @@ func (p *Project) repoNow(ctx context.Context, dir string) *events.SeatRepo {
 		return nil
 	}
 	return &events.SeatRepo{Head: st.Head, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}
-}
-
-// workShowAt assembles `awr work show KEY` at rev: the item, then each
-// part read in its own step.
-func workShowAt(conn *sqlite.Conn, key string, rev, now int64, head bool) (*WorkShowResult, error) {
-	items, err := projections.WorkItemAt(conn, key, rev)
-	if err != nil {
-		return nil, err
-	}
-	if len(items) == 0 {
-		return nil, fault.New(fault.NotFound, "work show: work item %q not found at revision %d", key, rev).With("work", key).WithHint("awr ready --all")
-	}
-	it := items[0]
-	res := &WorkShowResult{Work: it.WorkItem, Duplicates: len(items) - 1, ProjectRevision: rev, NotReady: []projections.NotReadyReason{},
-		NotExecutable: []intake.Why{}, Sessions: []projections.Session{}, Evidence: []EvidenceView{}, bySession: map[string]*projections.Session{}}
-	for _, step := range []func() error{
-		func() error { return res.readProvenance(conn, it, rev, head) },
-		func() error { return res.readReadiness(conn, it, rev, now, head) },
-		func() error { return res.readSessions(conn, rev, now, head) },
-		func() error { return res.readProgress(conn, it, rev) },
-		func() error { return res.readEvidence(conn, rev) },
-	} {
-		if err := step(); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-// readProvenance: where the item comes from, the source's content hash, when
-// it was indexed and when the item last changed in it.
-func (res *WorkShowResult) readProvenance(conn *sqlite.Conn, it projections.WorkItem, rev int64, head bool) error {
-	res.Provenance = WorkProvenance{Source: it.Source.Path, LineStart: it.Source.LineStart, LineEnd: it.Source.LineEnd}
-	srcs, err := projections.SourcesAt(conn, rev, head)
-	if err != nil {
-		return err
-	}
-	for _, s := range srcs {
-		if s.Path == it.SourcePath {
-			res.Provenance.ContentHash, res.Provenance.IndexedSeq = s.ContentHash, s.Revision
-		}
-	}
-	versions, err := projections.ItemVersionsSince(conn, it.Key, 0, rev)
-	if err != nil {
-		return err
-	}
-	for _, v := range versions {
-		if v.SourcePath == it.SourcePath {
-			res.Provenance.ChangedSeq = v.From
-		}
-	}
-	return nil
-}
-
-// readReadiness: whether the item is ready, and whether an agent can start
-// on it.
-func (res *WorkShowResult) readReadiness(conn *sqlite.Conn, it projections.WorkItem, rev, now int64, head bool) error {
-	rd, ok, err := projections.ReadinessOf(conn, it.Key, rev, now, head)
-	if err != nil {
-		return err
-	}
-	if ok {
-		res.Ready = rd.Ready
-		if rd.Reasons != nil {
-			res.NotReady = rd.Reasons
-		}
-	}
-	goals := map[string]bool{}
-	gs, err := projections.GoalsAt(conn, rev)
-	if err != nil {
-		return err
-	}
-	for _, g := range gs {
-		goals[g.Key] = true
-	}
-	if why := intake.Unexecutable(it, goals); len(why) > 0 {
-		res.NotExecutable = why
-	} else {
-		res.Executable = true
-	}
-	return nil
-}
-
-// readSessions: the item's sessions, its live claim, and the current session
-// (the claim's holder, else the latest active one).
-func (res *WorkShowResult) readSessions(conn *sqlite.Conn, rev, now int64, head bool) error {
-	key := res.Work.Key
-	live, err := projections.LiveClaimAt(conn, key, rev, now, head)
-	if err != nil {
-		return err
-	}
-	if res.Sessions, err = projections.SessionsAt(conn, rev, key); err != nil {
-		return err
-	}
-	if res.Sessions == nil {
-		res.Sessions = []projections.Session{}
-	}
-	for i := range res.Sessions {
-		s := &res.Sessions[i]
-		res.bySession[s.ID] = s
-		if s.Status == projections.SessionActive && (res.Current == "" || (live != nil && live.SessionID == s.ID)) {
-			res.Current = s.ID
-		}
-	}
-	if live != nil {
-		res.Claim = live
-		res.Current = live.SessionID
-	}
-	return nil
-}
-
-// readProgress: the latest checkpoint, the next action, and the knowledge
-// with what closed since the checkpoint.
-func (res *WorkShowResult) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev int64) error {
-	cps, err := projections.LatestCheckpointsOfWorkAt(conn, it.Key, rev, 1)
-	if err != nil {
-		return err
-	}
-	in := workcontext.Input{Item: &it}
-	if len(cps) > 0 {
-		res.Checkpoint, in.Latest = &cps[0], &cps[0]
-	}
-	res.Progress = workcontext.NextActionOf(&in)
-	since := rev
-	if res.Checkpoint != nil {
-		since = res.Checkpoint.Seq - 1
-	}
-	res.Knowledge, err = projections.KnowledgeStateAt(conn, it.Key, rev, since)
-	res.Knowledge = res.Knowledge.Listed(projections.MaxClosedListed)
-	return err
-}
-
-// readEvidence: the evidence recorded, oldest first, and the latest
-// verification of the item.
-func (res *WorkShowResult) readEvidence(conn *sqlite.Conn, rev int64) error {
-	key := res.Work.Key
-	evidence, seqs, err := commands.EvidenceOf(conn, key, rev)
-	if err != nil {
-		return err
-	}
-	for i := len(evidence) - 1; i >= 0; i-- {
-		res.Evidence = append(res.Evidence, EvidenceView{EvidenceRecorded: *evidence[i], Seq: seqs[i]})
-	}
-	vs, err := projections.WorkEventsAt(conn, key, events.KindWorkVerified, rev, 1)
-	if err != nil || len(vs) == 0 {
-		return err
-	}
-	v, err := events.Decode(vs[0])
-	if err != nil {
-		return err
-	}
-	if wv, ok := v.(*events.WorkVerified); ok {
-		res.Completion.Verified, res.Completion.VerifiedSeq = wv, vs[0].Seq
-	}
-	return nil
-}
-
-// judge fills the completion from the evidence, judged against obs.
-func (r *WorkShowResult) judge(obs commands.Observed) {
-	c := &r.Completion
-	c.LevelRequired, c.RepoCompared = obs.LevelNeed, obs.Compare
-	ev := make([]*events.EvidenceRecorded, len(r.Evidence))
-	seqs := make([]int64, len(r.Evidence))
-	for i := range r.Evidence { // newest first
-		j := len(r.Evidence) - 1 - i
-		ev[i], seqs[i] = &r.Evidence[j].EvidenceRecorded, r.Evidence[j].Seq
-	}
-	c.Criteria = commands.JudgeCriteria(&r.Work, ev, seqs, obs)
-	passing := 0
-	for _, cs := range c.Criteria {
-		if cs.State == commands.CriterionPassing {
-			passing++
-		}
-	}
-	switch {
-	case len(r.Work.Acceptance) == 0:
-		c.State = CompletionNoCriteria
-	case c.Verified != nil && coversCriteria(c.Verified, r.Work.Acceptance):
-		c.State = CompletionVerified
-	case passing == len(c.Criteria):
-		c.State = CompletionReadyToVerify
-		if r.Current != "" {
-			c.Next = "awr work complete " + r.Work.Key + " --session " + r.Current
-		}
-	default:
-		c.State = CompletionEvidenceMissing
-		for _, cs := range c.Criteria {
-			if cs.State != commands.CriterionPassing {
-				c.Next = commands.EvidenceHint(r.Work.Key, r.Current, cs, obs.LevelNeed)
-				break
-			}
-		}
-	}
-	c.AwaitingVerification = r.Work.Status == "completed" && c.State != CompletionVerified
-}
-
-// coversCriteria reports whether v verified exactly the criteria given,
-// in any order (evidence follows a criterion's text, not its position).
-func coversCriteria(v *events.WorkVerified, criteria []string) bool {
-	if len(v.Criteria) != len(criteria) {
-		return false
-	}
-	want := map[string]int{}
-	for _, c := range criteria {
-		want[projections.NormalizeText(c)]++
-	}
-	for _, c := range v.Criteria {
-		k := projections.NormalizeText(c.Criterion)
-		if want[k] == 0 {
-			return false
-		}
-		want[k]--
-	}
-	return true
 }
 
 // WorkHistoryRequest is `awr work history` and awr_work_history.
@@ -550,9 +275,9 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 	switch {
 	case hasCommand && req.ExitCode == nil:
 		ran.Basis, ran.Level, ran.Command = events.EvidenceCommand, events.LevelObserved, req.Command
-		code, dur, hash, size, lines := runEvidence(ctx, dir, req.Command)
-		ran.ExitCode, ran.DurationMs, ran.OutputHash, ran.OutputSize, ran.Passed = &code, dur, hash, size, code == 0
-		tail = lines
+		out := exec.RunEvidence(ctx, dir, req.Command)
+		ran.ExitCode, ran.DurationMs, ran.OutputHash, ran.OutputSize, ran.Passed = &out.ExitCode, out.DurationMs, out.Hash, out.Size, out.ExitCode == 0
+		tail = out.Tail
 		if after := p.repoNow(ctx, dir); !sameSeatRepo(after, ran.Repo) {
 			ran.RepoAfter = after
 		}
@@ -622,69 +347,6 @@ func hashFile(ctx context.Context, path string) (string, int64, error) {
 		return "", 0, err
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
-// evidenceTail is how many of a command's last output lines the result
-// shows.
-const evidenceTail = 20
-
-// runEvidence runs cmd with sh -c in dir: its exit code (127 when it
-// could not start), duration, the sha256 and size of its output (stdout
-// and stderr interleaved) and its last lines, those that look like a
-// credential withheld.
-func runEvidence(ctx context.Context, dir, cmd string) (code int, durMs int64, hash string, size int64, tail []string) {
-	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
-	c.Dir = dir
-	pr, pw := io.Pipe()
-	c.Stdout, c.Stderr = pw, pw
-	h := &countingHash{Hash: sha256.New()}
-	var lines []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(io.TeeReader(pr, h))
-		sc.Buffer(make([]byte, 64*1024), 1024*1024)
-		for sc.Scan() {
-			lines = append(lines, sc.Text())
-			if len(lines) > evidenceTail {
-				lines = lines[1:]
-			}
-		}
-		io.Copy(h, pr)
-	}()
-	start := time.Now()
-	err := c.Run()
-	pw.Close()
-	<-done
-	durMs = time.Since(start).Milliseconds()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-		if code < 0 {
-			code = 128 + 9 // killed by a signal
-		}
-	default:
-		code = 127
-	}
-	for i, l := range lines {
-		if _, found := secret.Find(l); found {
-			lines[i] = "[line withheld: it looks like a credential]"
-		}
-	}
-	return code, durMs, "sha256:" + hex.EncodeToString(h.Sum(nil)), h.n, lines
-}
-
-// countingHash is a hash that counts the bytes written to it.
-type countingHash struct {
-	hash.Hash
-	n int64
-}
-
-func (c *countingHash) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return c.Hash.Write(p)
 }
 
 func sameSeatRepo(a, b *events.SeatRepo) bool {

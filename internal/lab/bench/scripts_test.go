@@ -14,8 +14,7 @@ func TestMain(m *testing.M) { testkit.Run(m) }
 // against the real awr binary, and every hint they print.
 // Slow: each script generates and measures projects of hundreds of events.
 func TestScripts(t *testing.T) {
-	t.Parallel()
 	// awr-mcp beside awr: bench run measures the resident path through it.
 	testkit.Program(t, testkit.AWRMCP)
-	scripttest.Run(t, "testdata/script", nil)
+	scripttest.Scripts(t, nil)
 }

@@ -1,0 +1,234 @@
+// Package workview assembles `awr work show`: what the log says of one
+// work item at a revision (the item as indexed and where it comes from,
+// whether it is ready and executable, its sessions and live claim, its
+// progress and knowledge, its evidence and latest verification), read from
+// the projections and commands' evidence, and its completion judged
+// against what the door observed of the repository.
+package workview
+
+import (
+	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/intake"
+	"github.com/awr-dev/awr/internal/workcontext"
+	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
+)
+
+// Provenance is where a work item comes from: its source and lines,
+// that source's content hash and the index that read it, and the seq at
+// which the item last changed.
+type Provenance struct {
+	Source      string `json:"source"`
+	LineStart   int    `json:"line_start"`
+	LineEnd     int    `json:"line_end"`
+	ContentHash string `json:"content_hash"`
+	IndexedSeq  int64  `json:"indexed_seq"`
+	ChangedSeq  int64  `json:"changed_seq"`
+}
+
+// EvidenceView is one piece of evidence with the seq that recorded it.
+type EvidenceView struct {
+	events.EvidenceRecorded
+	Seq int64 `json:"seq"`
+}
+
+// Result is `awr work show`: the item as indexed, where it comes
+// from, whether it can be claimed and executed, its progress (the
+// register's next action beside the latest checkpoint's), its claim and
+// sessions, its live knowledge, its evidence and its completion.
+type Result struct {
+	Work            events.WorkItem              `json:"work"`
+	Provenance      Provenance                   `json:"provenance"`
+	Ready           bool                         `json:"ready"`
+	NotReady        []projections.NotReadyReason `json:"not_ready"`
+	Executable      bool                         `json:"executable"`
+	NotExecutable   []intake.Why                 `json:"not_executable"`
+	Progress        workcontext.NextAction       `json:"progress"`
+	Claim           *projections.Claim           `json:"claim"`
+	Current         string                       `json:"current_session,omitempty"`
+	Sessions        []projections.Session        `json:"sessions"`
+	Knowledge       *projections.KnowledgeState  `json:"knowledge"`
+	Checkpoint      *projections.Checkpoint      `json:"latest_checkpoint"`
+	Evidence        []EvidenceView               `json:"evidence"`
+	Completion      commands.Completion          `json:"completion"`
+	Duplicates      int                          `json:"duplicates,omitempty"`
+	ProjectRevision int64                        `json:"project_revision"`
+
+	bySession map[string]*projections.Session
+}
+
+// At assembles `awr work show KEY` at rev for a reader at now (head:
+// rev is the head): the item, then each part read in its own step. Its
+// completion is judged apart (Judge), against what the caller observes.
+// Errors: NotFound for an item unknown at rev; Storage.
+func At(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Result, error) {
+	items, err := projections.WorkItemAt(conn, key, rev)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fault.New(fault.NotFound, "work show: work item %q not found at revision %d", key, rev).With("work", key).WithHint("awr ready --all")
+	}
+	it := items[0]
+	res := &Result{Work: it.WorkItem, Duplicates: len(items) - 1, ProjectRevision: rev, NotReady: []projections.NotReadyReason{},
+		NotExecutable: []intake.Why{}, Sessions: []projections.Session{}, Evidence: []EvidenceView{}, bySession: map[string]*projections.Session{}}
+	for _, step := range []func() error{
+		func() error { return res.readProvenance(conn, it, rev, head) },
+		func() error { return res.readReadiness(conn, it, rev, now, head) },
+		func() error { return res.readSessions(conn, rev, now, head) },
+		func() error { return res.readProgress(conn, it, rev) },
+		func() error { return res.readEvidence(conn, rev) },
+	} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// readProvenance: where the item comes from, the source's content hash, when
+// it was indexed and when the item last changed in it.
+func (res *Result) readProvenance(conn *sqlite.Conn, it projections.WorkItem, rev int64, head bool) error {
+	res.Provenance = Provenance{Source: it.Source.Path, LineStart: it.Source.LineStart, LineEnd: it.Source.LineEnd}
+	srcs, err := projections.SourcesAt(conn, rev, head)
+	if err != nil {
+		return err
+	}
+	for _, s := range srcs {
+		if s.Path == it.SourcePath {
+			res.Provenance.ContentHash, res.Provenance.IndexedSeq = s.ContentHash, s.Revision
+		}
+	}
+	versions, err := projections.ItemVersionsSince(conn, it.Key, 0, rev)
+	if err != nil {
+		return err
+	}
+	for _, v := range versions {
+		if v.SourcePath == it.SourcePath {
+			res.Provenance.ChangedSeq = v.From
+		}
+	}
+	return nil
+}
+
+// readReadiness: whether the item is ready, and whether an agent can start
+// on it.
+func (res *Result) readReadiness(conn *sqlite.Conn, it projections.WorkItem, rev, now int64, head bool) error {
+	rd, ok, err := projections.ReadinessOf(conn, it.Key, rev, now, head)
+	if err != nil {
+		return err
+	}
+	if ok {
+		res.Ready = rd.Ready
+		if rd.Reasons != nil {
+			res.NotReady = rd.Reasons
+		}
+	}
+	goals := map[string]bool{}
+	gs, err := projections.GoalsAt(conn, rev)
+	if err != nil {
+		return err
+	}
+	for _, g := range gs {
+		goals[g.Key] = true
+	}
+	if why := intake.Unexecutable(it, goals); len(why) > 0 {
+		res.NotExecutable = why
+	} else {
+		res.Executable = true
+	}
+	return nil
+}
+
+// readSessions: the item's sessions, its live claim, and the current session
+// (the claim's holder, else the latest active one).
+func (res *Result) readSessions(conn *sqlite.Conn, rev, now int64, head bool) error {
+	key := res.Work.Key
+	live, err := projections.LiveClaimAt(conn, key, rev, now, head)
+	if err != nil {
+		return err
+	}
+	if res.Sessions, err = projections.SessionsAt(conn, rev, key); err != nil {
+		return err
+	}
+	if res.Sessions == nil {
+		res.Sessions = []projections.Session{}
+	}
+	for i := range res.Sessions {
+		s := &res.Sessions[i]
+		res.bySession[s.ID] = s
+		if s.Status == projections.SessionActive && (res.Current == "" || (live != nil && live.SessionID == s.ID)) {
+			res.Current = s.ID
+		}
+	}
+	if live != nil {
+		res.Claim = live
+		res.Current = live.SessionID
+	}
+	return nil
+}
+
+// readProgress: the latest checkpoint, the next action, and the knowledge
+// with what closed since the checkpoint.
+func (res *Result) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev int64) error {
+	cps, err := projections.LatestCheckpointsOfWorkAt(conn, it.Key, rev, 1)
+	if err != nil {
+		return err
+	}
+	in := workcontext.Input{Item: &it}
+	if len(cps) > 0 {
+		res.Checkpoint, in.Latest = &cps[0], &cps[0]
+	}
+	res.Progress = workcontext.NextActionOf(&in)
+	since := rev
+	if res.Checkpoint != nil {
+		since = res.Checkpoint.Seq - 1
+	}
+	res.Knowledge, err = projections.KnowledgeStateAt(conn, it.Key, rev, since)
+	res.Knowledge = res.Knowledge.Listed(projections.MaxClosedListed)
+	return err
+}
+
+// readEvidence: the evidence recorded, oldest first, and the latest
+// verification of the item.
+func (res *Result) readEvidence(conn *sqlite.Conn, rev int64) error {
+	key := res.Work.Key
+	evidence, seqs, err := commands.EvidenceOf(conn, key, rev)
+	if err != nil {
+		return err
+	}
+	for i := len(evidence) - 1; i >= 0; i-- {
+		res.Evidence = append(res.Evidence, EvidenceView{EvidenceRecorded: *evidence[i], Seq: seqs[i]})
+	}
+	vs, err := projections.WorkEventsAt(conn, key, events.KindWorkVerified, rev, 1)
+	if err != nil || len(vs) == 0 {
+		return err
+	}
+	v, err := events.Decode(vs[0])
+	if err != nil {
+		return err
+	}
+	if wv, ok := v.(*events.WorkVerified); ok {
+		res.Completion.Verified, res.Completion.VerifiedSeq = wv, vs[0].Seq
+	}
+	return nil
+}
+
+// Judge fills the completion from the evidence, judged against obs (the
+// repository and the evidence files as the caller found them, and the
+// level the project requires).
+func (r *Result) Judge(obs commands.Observed) {
+	ev := make([]*events.EvidenceRecorded, len(r.Evidence))
+	seqs := make([]int64, len(r.Evidence))
+	for i := range r.Evidence { // newest first
+		j := len(r.Evidence) - 1 - i
+		ev[i], seqs[i] = &r.Evidence[j].EvidenceRecorded, r.Evidence[j].Seq
+	}
+	r.Completion.Judge(&r.Work, ev, seqs, r.Current, obs)
+}
+
+// CurrentSession is the item's current session (the live claim's holder,
+// else the latest active one), nil when it has none.
+func (r *Result) CurrentSession() *projections.Session { return r.bySession[r.Current] }
