@@ -39,6 +39,7 @@ const (
 	FindingSourceIssues     = "source_issues"
 	FindingHooksMissing     = "hooks_not_installed"
 	FindingHooksNeverRan    = "hooks_never_ran"
+	FindingHooksNotAnswered = "hooks_not_answered"
 	FindingExecutionUnknown = "execution_unknown"
 	FindingPermissions      = "permissions"
 )
@@ -81,6 +82,13 @@ type DoctorHook struct {
 	// and LastEvent which (awr's name, such as session_start).
 	LastRanAt string `json:"last_ran_at"`
 	LastEvent string `json:"last_event,omitempty"`
+	// NotAnswered counts the host's hook events that reached this
+	// project and got the host's empty answer (a payload of a shape awr
+	// does not know, a refusal, an error), as far as .awr/hooks.log and
+	// hooks.log.1 keep them; LastNotAnswered is the latest one's line
+	// there (when, the host, its event, the conversation, why).
+	NotAnswered     int    `json:"not_answered,omitempty"`
+	LastNotAnswered string `json:"last_not_answered,omitempty"`
 }
 
 // ranTail bounds how much of the end of .awr/hooks.log.ran doctor reads.
@@ -90,7 +98,8 @@ const ranTail = 256 << 10
 // only: projections behind the log, sessions whose claim lapsed while
 // they were active (repair: the command that resumes them), stale sessions, live claims whose
 // seat's agent is gone, sources missing, changed or with issues, hosts in
-// use without awr's hooks, executions whose process died without a
+// use without awr's hooks, hook events that got no answer (the
+// diagnostics of .awr/hooks.log), executions whose process died without a
 // finish, and a project directory or database others may write. Each
 // finding names the command that repairs it. ok is false when there is an
 // error or a warning.
@@ -153,7 +162,9 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 		return nil, err
 	}
 	p.doctorSources(ctx, add)
-	res.Hooks = p.doctorHooks(clients, p.hooksRan(ctx), add)
+	ran := p.hooksRan(ctx)
+	res.Hooks = p.doctorHooks(clients, ran, add)
+	p.doctorUnanswered(ctx, ran, res.Hooks, add)
 	p.doctorPermissions(add)
 	p.doctorAnchors(ctx, add)
 	rank := map[string]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
@@ -361,6 +372,84 @@ func (p *Project) hooksRan(ctx context.Context) map[string]*DoctorHook {
 		last[w[1]] = &DoctorHook{Client: w[1], LastRanAt: w[0], LastEvent: w[2]}
 	}
 	return last
+}
+
+// hookDiagnostics is what .awr/hooks.log keeps of one host's hook events
+// that were not answered.
+type hookDiagnostics struct {
+	count       int
+	first, last string // RFC 3339, UTC
+	lastLine    string
+}
+
+// doctorUnanswered reports, per host, the hook events .awr/hooks.log (and
+// hooks.log.1 before it) records as not answered: how many, since when,
+// and the latest. It is a warning while the latest hook of the host that
+// ran here (hooks.log.ran) is not later than that one, a note once one
+// ran since. The count and the latest also go to the host's entry in
+// hooks, where awr's hooks are installed.
+func (p *Project) doctorUnanswered(ctx context.Context, ran map[string]*DoctorHook, hooks []DoctorHook, add func(DoctorFinding)) {
+	diag := p.hookDiagnostics(ctx)
+	for i := range hooks {
+		if d := diag[hooks[i].Client]; d != nil {
+			hooks[i].NotAnswered, hooks[i].LastNotAnswered = d.count, d.lastLine
+		}
+	}
+	for _, h := range hosts.Hosts() {
+		d := diag[string(h)]
+		if d == nil {
+			continue
+		}
+		f := DoctorFinding{Code: FindingHooksNotAnswered, Severity: SeverityWarning, Subject: string(h),
+			Message: fmt.Sprintf("%d hook event(s) of %s got no answer here since %s (.awr/hooks.log; a payload of a shape this awr does not know, from a newer %s, is one cause); the latest: %s",
+				d.count, h, d.first, h, d.lastLine),
+			Repair: fmt.Sprintf("awr client install --client %s", h)}
+		if r := ran[string(h)]; r != nil && r.LastRanAt > d.last {
+			f.Severity = SeverityInfo
+			f.Message += fmt.Sprintf("; a hook of %s ran here since, at %s", h, r.LastRanAt)
+		}
+		add(f)
+	}
+}
+
+// hookDiagnostics reads .awr/hooks.log.1 and .awr/hooks.log (each at most
+// hookLogLimit+ranTail bytes, the end of a longer one) and returns, per
+// host, what they keep of its hook events that were not answered. A line
+// that does not start with a time and a host is skipped.
+func (p *Project) hookDiagnostics(ctx context.Context) map[string]*hookDiagnostics {
+	out := map[string]*hookDiagnostics{}
+	const max = hookLogLimit + ranTail
+	for _, name := range []string{"hooks.log.1", "hooks.log"} {
+		f, err := pathcheck.Open(filepath.Join(p.dir, ".awr", name), -1)
+		if err != nil {
+			continue
+		}
+		if fi, err := f.Stat(); err == nil && fi.Size() > max {
+			f.Seek(fi.Size()-max, io.SeekStart)
+		}
+		data, _ := pathcheck.ReadAll(ctx, f, max, name)
+		f.Close()
+		for _, line := range strings.Split(string(data), "\n") {
+			w := strings.SplitN(line, " ", 3)
+			if len(w) != 3 {
+				continue
+			}
+			if _, err := time.Parse(time.RFC3339, w[0]); err != nil {
+				continue
+			}
+			if _, err := hosts.ParseHost(w[1]); err != nil || w[1] != strings.ToLower(w[1]) {
+				continue
+			}
+			d := out[w[1]]
+			if d == nil {
+				d = &hookDiagnostics{first: w[0]}
+				out[w[1]] = d
+			}
+			d.count++
+			d.last, d.lastLine = w[0], line
+		}
+	}
+	return out
 }
 
 // doctorPermissions reports a project directory or database that other
