@@ -16,7 +16,4 @@ func TestMain(m *testing.M) { testkit.Run(m) }
 // (fixtures/scripttest): they live here, beside the code they drive, so
 // that go test runs them beside the CLI's own.
 // Slow: every script command is an awr process.
-func TestScripts(t *testing.T) {
-	t.Parallel()
-	scripttest.Run(t, "testdata/script", nil)
-}
+func TestScripts(t *testing.T) { scripttest.Scripts(t, nil) }

@@ -5,11 +5,12 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -232,7 +233,7 @@ func (reg *Registry) projects(f *registryFile, loc locator) error {
 	if len(f.Clients) == 0 {
 		return regErr(path, 0, "clients", "no client: add a [clients.NAME] table with token_env and grants")
 	}
-	for _, name := range sortedKeys(f.Projects) {
+	for _, name := range slices.Sorted(maps.Keys(f.Projects)) {
 		fp := f.Projects[name]
 		table := []string{"projects", name}
 		line := loc.table(table)
@@ -261,7 +262,7 @@ func (reg *Registry) projects(f *registryFile, loc locator) error {
 func (reg *Registry) clients(f *registryFile, loc locator, getenv func(string) string) error {
 	path := reg.Path
 	seen := map[[sha256.Size]byte]string{}
-	for _, name := range sortedKeys(f.Clients) {
+	for _, name := range slices.Sorted(maps.Keys(f.Clients)) {
 		fc := f.Clients[name]
 		table := []string{"clients", name}
 		line := loc.table(table)
@@ -290,13 +291,13 @@ func (reg *Registry) clients(f *registryFile, loc locator, getenv func(string) s
 			return regErr(path, loc.key(table, "grants"), "clients."+name+".grants", "client %s: no grant: add grants = { PROJECT = \"read\" } (or \"write\")", name)
 		}
 		c := &RegistryClient{Name: name, TokenEnv: fc.TokenEnv, tokenSum: sum, Grants: map[string]Access{}, Line: line}
-		for _, pname := range sortedKeys(fc.Grants) {
+		for _, pname := range slices.Sorted(maps.Keys(fc.Grants)) {
 			gline := loc.key(append(table, "grants"), pname)
 			if gline == 0 {
 				gline = loc.key(table, "grants")
 			}
 			if _, ok := reg.Projects[pname]; !ok {
-				return regErr(path, gline, "clients."+name+".grants."+pname, "client %s: grant on %s, which is no project of this registry (projects: %s)", name, pname, strings.Join(sortedKeys(reg.Projects), ", "))
+				return regErr(path, gline, "clients."+name+".grants."+pname, "client %s: grant on %s, which is no project of this registry (projects: %s)", name, pname, strings.Join(slices.Sorted(maps.Keys(reg.Projects)), ", "))
 			}
 			a := Access(fc.Grants[pname])
 			if a != AccessRead && a != AccessWrite {
@@ -324,15 +325,6 @@ func regErr(path string, line int, field, format string, args ...any) *fault.Err
 		e = e.With("field", field)
 	}
 	return e
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // locator finds the line a table or a key of the registry is written on,

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -122,7 +124,7 @@ func NewShared(ctx context.Context, opts SharedOptions) (_ *Shared, err error) {
 			sh.closeProjects()
 		}
 	}()
-	for _, name := range sortedKeys(reg.Projects) {
+	for _, name := range slices.Sorted(maps.Keys(reg.Projects)) {
 		rp := reg.Projects[name]
 		if fi, serr := os.Stat(rp.Root); serr != nil || !fi.IsDir() {
 			return nil, fault.New(fault.InvalidInput, "registry %s:%d: project %s: root %s is not a directory", reg.Path, rp.Line, name, rp.Root).
@@ -143,7 +145,7 @@ func NewShared(ctx context.Context, opts SharedOptions) (_ *Shared, err error) {
 			return nil, err
 		}
 	}
-	for _, name := range sortedKeys(reg.Clients) {
+	for _, name := range slices.Sorted(maps.Keys(reg.Clients)) {
 		sh.clients = append(sh.clients, reg.Clients[name])
 	}
 	sh.srv = newServer(Options{Version: opts.Version, Timeout: opts.Timeout, Now: opts.Now, Logger: opts.Logger}, nil, sh)
@@ -224,7 +226,7 @@ func (sh *Shared) projectsList(ctx context.Context, _ *project.Project, _ projec
 		return nil, fault.New(fault.Internal, "awr_projects_list: no client")
 	}
 	res := &projectsResult{Projects: []servedProject{}}
-	for _, name := range sortedKeys(c.Grants) {
+	for _, name := range slices.Sorted(maps.Keys(c.Grants)) {
 		sp := sh.projects[name]
 		sv := servedProject{Name: name, ProjectID: sp.reg.ID, Access: c.Grants[name]}
 		if h, err := sp.project.Head(ctx); err == nil {
