@@ -1,0 +1,76 @@
+// Package doctor holds the checks of awr doctor that need no more than
+// what the door hands them: the findings and their severities, the
+// projections behind the log, executions whose process died, sources
+// missing or changed, hosts without awr's hooks (and when a hook last
+// ran), permissions of the project's files and anchors far behind the
+// head. The door (internal/project) reads the log, the rig manager and
+// the hook log's path, calls these checks and gathers the findings into
+// its DoctorResult; the repairs are commands of their own.
+package doctor
+
+import (
+	"sort"
+)
+
+// Finding severities, worst first.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// The findings awr doctor reports.
+const (
+	FindingProjectionBehind = "projection_behind"
+	FindingClaimLapsed      = "claim_lapsed"
+	FindingStaleSession     = "stale_session"
+	FindingClaimAgentGone   = "claim_agent_gone"
+	FindingSourceMissing    = "source_missing"
+	FindingSourceStale      = "source_stale"
+	FindingSourceIssues     = "source_issues"
+	FindingHooksMissing     = "hooks_not_installed"
+	FindingHooksNeverRan    = "hooks_never_ran"
+	FindingExecutionUnknown = "execution_unknown"
+	FindingPermissions      = "permissions"
+	// FindingAnchorBehind is a project whose latest anchor (in the git
+	// notes under refs/notes/awr) is far behind its head: a rewrite of
+	// what came after it would not be caught.
+	FindingAnchorBehind = "anchor_behind"
+)
+
+// Finding is one problem awr doctor found: what, how bad, the id it is
+// about and the complete command that repairs it.
+type Finding struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Subject  string `json:"subject,omitempty"`
+	Message  string `json:"message"`
+	Repair   string `json:"repair"`
+}
+
+// Hook is one host's hooks as awr doctor sees them.
+type Hook struct {
+	Client string `json:"client"`
+	// Installed are the settings files holding awr's hooks.
+	Installed []string `json:"installed"`
+	// LastRanAt is when a hook of the host last ran here (RFC 3339, UTC;
+	// "" when none did, as far as the end of .awr/hooks.log.ran tells),
+	// and LastEvent which (awr's name, such as session_start).
+	LastRanAt string `json:"last_ran_at"`
+	LastEvent string `json:"last_event,omitempty"`
+}
+
+// Rank orders findings worst first (stable within a severity) and counts
+// them per severity; ok is false when there is an error or a warning.
+func Rank(findings []Finding) (ok bool, counts map[string]int) {
+	rank := map[string]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
+	sort.SliceStable(findings, func(i, j int) bool { return rank[findings[i].Severity] < rank[findings[j].Severity] })
+	ok, counts = true, map[string]int{}
+	for _, f := range findings {
+		counts[f.Severity]++
+		if f.Severity != SeverityInfo {
+			ok = false
+		}
+	}
+	return ok, counts
+}
