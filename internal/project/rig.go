@@ -2,7 +2,6 @@ package project
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/rig"
 )
 
@@ -226,7 +224,7 @@ type RigUpRequest struct {
 // snapshot, and reports one outcome per seat. Unless every seat is
 // resumed, fresh-primed or running, the result comes with a
 // RestoreIncomplete error whose hint is the first seat's next command.
-// Errors: those of rig.Manager.Up; RestoreIncomplete.
+// Errors: those of rig.Manager.Up; RestoreIncomplete (rig.UpResult.Incomplete).
 func (p *Project) RigUp(ctx context.Context, req RigUpRequest) (*RigUpResult, error) {
 	m, err := p.rigManager(ctx)
 	if err != nil {
@@ -237,26 +235,7 @@ func (p *Project) RigUp(ctx context.Context, req RigUpRequest) (*RigUpResult, er
 	if err != nil {
 		return nil, err
 	}
-	if res.OK() {
-		return res, nil
-	}
-	var bad []string
-	for _, s := range res.Seats {
-		if s.Outcome != events.SeatResumed && s.Outcome != events.SeatFreshPrimed && s.Outcome != events.SeatRunning {
-			bad = append(bad, s.Address+" "+s.Outcome)
-		}
-	}
-	verb := "is"
-	if req.Plan {
-		verb = "would be"
-	}
-	e := fault.New(fault.RestoreIncomplete, "rig %s %s %s: %s", req.Rig, verb, res.Result, strings.Join(bad, ", ")).With("rig", req.Rig).With("result", res.Result)
-	for _, s := range res.Seats {
-		if s.Hint != "" {
-			return res, e.WithHint("%s", s.Hint)
-		}
-	}
-	return res, e.WithHint("awr rig ps %s", req.Rig)
+	return res, res.Incomplete(req.Rig, req.Plan)
 }
 
 // RigRestoreCheckRequest is `awr rig restore-check` and
@@ -269,7 +248,8 @@ type RigRestoreCheckRequest struct {
 // per seat, and writes nothing. Unless the up would come back
 // fully_restored with no red check, the result comes with a
 // RestoreIncomplete error whose hint is the first remediation.
-// Errors: those of rig.Manager.RestoreCheck; RestoreIncomplete.
+// Errors: those of rig.Manager.RestoreCheck; RestoreIncomplete
+// (rig.RestoreCheckResult.Incomplete).
 func (p *Project) RigRestoreCheck(ctx context.Context, req RigRestoreCheckRequest) (*RigRestoreCheckResult, error) {
 	m, err := p.rigManager(ctx)
 	if err != nil {
@@ -279,33 +259,7 @@ func (p *Project) RigRestoreCheck(ctx context.Context, req RigRestoreCheckReques
 	if err != nil {
 		return nil, err
 	}
-	if res.Result == rig.FullyRestored && res.Status != rig.CheckRed {
-		return res, nil
-	}
-	var bad []string
-	remedy := ""
-	note := func(where string, c *rig.Check) {
-		if c.Status == rig.CheckGreen {
-			return
-		}
-		bad = append(bad, fmt.Sprintf("%s %s %s", where, c.Name, c.Status))
-		if remedy == "" && c.Status == res.Status {
-			remedy = c.Remediation
-		}
-	}
-	for _, c := range res.Checks {
-		note(req.Rig, c)
-	}
-	for _, sc := range res.Seats {
-		for _, c := range sc.Checks {
-			note(sc.Address, c)
-		}
-	}
-	e := fault.New(fault.RestoreIncomplete, "rig %s would be %s: %s", req.Rig, res.Result, strings.Join(bad, ", ")).With("rig", req.Rig).With("result", res.Result).With("status", res.Status)
-	if remedy == "" {
-		remedy = "awr rig ps " + req.Rig
-	}
-	return res, e.WithHint("%s", remedy)
+	return res, res.Incomplete(req.Rig)
 }
 
 // RigDownRequest is `awr rig down`.
