@@ -3,9 +3,7 @@ package project
 import (
 	"context"
 	"os"
-	"os/exec"
 	"os/user"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -79,29 +77,10 @@ func (p *Project) rigManager(ctx context.Context) (*rig.Manager, error) {
 	}
 	bin := p.opts.Rig.AwrBin
 	if bin == "" {
-		bin = siblingAwr()
+		bin = rig.SiblingAwr()
 	}
 	return &rig.Manager{Dir: p.dir, Env: env, Stale: p.StaleSources, Tmux: rig.Tmux{Socket: p.opts.Rig.TmuxSocket},
 		AwrBin: bin, Crashpoint: p.opts.Rig.Crashpoint}, nil
-}
-
-// siblingAwr is the awr executable beside the running one (awr-mcp ships
-// next to awr), else the one on PATH, else "" (agents then find awr on
-// their own PATH).
-func siblingAwr() string {
-	if exe, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(exe), "awr"); p != exe {
-			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-				return p
-			}
-		}
-	}
-	if p, err := exec.LookPath("awr"); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs
-		}
-	}
-	return ""
 }
 
 // SeatAdd declares a seat (unchanged declarations write nothing).
