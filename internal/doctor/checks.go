@@ -11,12 +11,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/anchor"
 	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/hosts"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
+	"github.com/awr-dev/awr/internal/rig"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -51,6 +53,38 @@ func Executions(xs []projections.Execution, add func(Finding)) {
 				Repair:  fmt.Sprintf("awr doctor repair abandon-execution %s --reason 'WHAT YOU CHECKED'", x.ID)})
 		}
 	}
+}
+
+// AgentGone is, of a rig's seats, those whose tmux pane is known not to
+// run while the seat still has a session (a machine restart).
+func AgentGone(seats []*rig.PsSeat) []*rig.PsSeat {
+	var gone []*rig.PsSeat
+	for _, s := range seats {
+		if s.TmuxAlive != nil && !*s.TmuxAlive && s.SessionID != "" {
+			gone = append(gone, s)
+		}
+	}
+	return gone
+}
+
+// Seats reports the live claims held by the sessions of seats whose agent
+// is gone (AgentGone): the claim holds the work for an agent that will
+// never renew or release it until its lease runs out.
+func Seats(r *events.Reader, rev, now int64, gone []*rig.PsSeat, add func(Finding)) error {
+	for _, s := range gone {
+		c, err := projections.LiveClaimAt(r.Conn, s.Work, rev, now, true)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.SessionID != s.SessionID {
+			continue
+		}
+		_, rigName, _ := commands.ParseAddress(s.Address)
+		add(Finding{Code: FindingClaimAgentGone, Severity: SeverityWarning, Subject: c.ID,
+			Message: fmt.Sprintf("claim %s on %s is held by seat %s's session %s, whose agent is not running (restore the rig, or release the claim)", c.ID, c.Work, s.Address, s.SessionID),
+			Repair:  "awr rig up " + rigName})
+	}
+	return nil
 }
 
 // Sources reports the manifest sources of the project in dir that are

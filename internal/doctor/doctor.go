@@ -1,11 +1,12 @@
 // Package doctor holds the checks of awr doctor that need no more than
 // what the door hands them: the findings and their severities, the
-// projections behind the log, executions whose process died, sources
-// missing or changed, hosts without awr's hooks (and when a hook last
-// ran), permissions of the project's files and anchors far behind the
-// head. The door (internal/project) reads the log, the rig manager and
-// the hook log's path, calls these checks and gathers the findings into
-// its DoctorResult; the repairs are commands of their own.
+// projections behind the log, executions whose process died, claims of
+// seats whose agent is gone, sources missing or changed, hosts without
+// awr's hooks (and when a hook last ran), permissions of the project's
+// files and anchors far behind the head. The door (internal/project)
+// reads the log, lists the rig's seats and names the hook log, calls
+// these checks and gathers the findings into its DoctorResult; the
+// repairs are commands of their own.
 package doctor
 
 import (

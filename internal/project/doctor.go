@@ -162,30 +162,12 @@ func (p *Project) doctorSeats(ctx context.Context, add func(DoctorFinding)) erro
 	if err != nil {
 		return err
 	}
-	var seats []*PsSeat
-	for _, s := range list.Seats {
-		if s.TmuxAlive != nil && !*s.TmuxAlive && s.SessionID != "" {
-			seats = append(seats, s)
-		}
-	}
+	seats := doctor.AgentGone(list.Seats)
 	if len(seats) == 0 {
 		return nil
 	}
 	return p.read(ctx, Read{}, func(r *events.Reader, rev, now int64) error {
-		for _, s := range seats {
-			c, err := projections.LiveClaimAt(r.Conn, s.Work, rev, now, true)
-			if err != nil {
-				return err
-			}
-			if c == nil || c.SessionID != s.SessionID {
-				continue
-			}
-			_, rig, _ := commands.ParseAddress(s.Address)
-			add(DoctorFinding{Code: doctor.FindingClaimAgentGone, Severity: SeverityWarning, Subject: c.ID,
-				Message: fmt.Sprintf("claim %s on %s is held by seat %s's session %s, whose agent is not running (restore the rig, or release the claim)", c.ID, c.Work, s.Address, s.SessionID),
-				Repair:  "awr rig up " + rig})
-		}
-		return nil
+		return doctor.Seats(r, rev, now, seats, add)
 	})
 }
 
