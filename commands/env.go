@@ -272,6 +272,13 @@ func BudgetOf(op string, b *int) (int, error) {
 // label.
 const MaxLimit = 200
 
+// DefaultPage is the page a listing read returns when it is not given a
+// --limit (ready, status's queues and lapsed sessions, a goal's work):
+// the answer counts the rest (a *_total field) and gives the cursor
+// (next_cursor, for --cursor) of the next page; --all asks for
+// everything.
+const DefaultPage = 50
+
 // LimitOf returns the page size a read asks for: def when n is nil (the
 // flag left out), else *n, which must be 1 to MaxLimit. One check for
 // every such flag, on the CLI and MCP alike.

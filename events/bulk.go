@@ -17,7 +17,7 @@ import (
 // index build and its spilled runs). A bulk connection therefore reads
 // through read(2) into a small page cache and sorts through temporary
 // files, which live in the kernel's page cache rather than in the process.
-// Measured side by side (docs/benchmarks.md, "Memory bounded"), it costs
+// Measured side by side (docs/notes/benchmarks.md, "Memory bounded"), it costs
 // no time: a rebuild at 100k events spent less CPU without the mapping.
 
 // bulkCacheKiB is a bulk connection's page cache, as PRAGMA cache_size

@@ -16,7 +16,7 @@ import (
 // apiece, where the mapping of a file already in the kernel's page cache
 // faults in 16 pages at a time. On the project box a status at 10k events
 // went from 1,480 page faults to 1,195 and from 45.1 to 38.4 ms
-// (docs/benchmarks.md, "Reads through a mapping"). Pages beyond the
+// (docs/notes/benchmarks.md, "Reads through a mapping"). Pages beyond the
 // mapping, and those in the write-ahead log, are read as before; writes
 // are unchanged (SQLite writes through write(2)).
 const mmapBytes = 1 << 30

@@ -33,10 +33,15 @@ func Checksum(conn *sqlite.Conn, p Projection) (string, error) {
 
 // StateChecksumAt returns a SHA-256 over the rows of p visible at rev,
 // without their revision stamps: the state a reader at rev sees. It equals
-// the StateChecksumAt(head) of a log truncated at rev.
+// the StateChecksumAt(head) of a log truncated at rev. The tables that
+// hold the head's state alone (Table.HeadOnly) are left out: Checksum
+// holds them to a rebuild.
 func StateChecksumAt(conn *sqlite.Conn, p Projection, rev int64) (string, error) {
 	h := sha256.New()
 	for _, t := range p.Tables() {
+		if t.HeadOnly {
+			continue
+		}
 		order := strings.Join(t.Key, ", ")
 		var q string
 		if t.Temporal {

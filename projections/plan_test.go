@@ -24,6 +24,8 @@ func TestPlans_SeekAnIndex(t *testing.T) {
 		"session_active_open_desc":        "p_sessions_active (valid_from<?)",
 		"session_active_closed_at":        "p_sessions_active_right",
 		"item_list_current":               "p_work_items_current", // every current item, none of the register's history
+		"queue_page":                      "p_work_queue_order",   // a page of one queue in ready's order, from a place
+		"queue_goal_page":                 "p_work_queue_goal",    // a page of a goal's work
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := st.Read(context.Background(), func(r *events.Reader) error {

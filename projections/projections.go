@@ -59,11 +59,14 @@ func query(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt), row func(
 
 // Table describes one projection table for checksums: its name, the columns
 // that identify a row version (canonical order) and whether it is
-// revision-stamped.
+// revision-stamped, or holds the head's state alone (HeadOnly: a read
+// at a past revision derives it from the revision-stamped tables, and
+// StateChecksumAt leaves it out).
 type Table struct {
 	Name     string
 	Key      []string
 	Temporal bool
+	HeadOnly bool
 }
 
 // Projection is a named, versioned read model.

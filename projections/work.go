@@ -31,6 +31,9 @@ type Source struct {
 type WorkItem struct {
 	events.WorkItem
 	SourcePath string `json:"-"`
+	// Ordinal numbers the repeats of one key in one source (0 for the
+	// first declaration).
+	Ordinal int `json:"-"`
 }
 
 // work projects source_indexed events into sources, work items, goals and
@@ -61,11 +64,13 @@ type elementTable struct {
 }
 
 func newWork() *work {
-	p := &work{base: base{name: "work", version: 4, schema: "work", tables: []Table{
+	p := &work{base: base{name: "work", version: 5, schema: "work", tables: []Table{
 		{Name: "p_sources", Key: []string{"path"}, Temporal: true},
 		{Name: "p_work_items", Key: []string{"key", "source_path"}, Temporal: true},
 		{Name: "p_goals", Key: []string{"key", "source_path"}, Temporal: true},
 		{Name: "p_rules", Key: []string{"key", "source_path"}, Temporal: true},
+		{Name: "p_work_queue", Key: []string{"key", "source_path", "ordinal"}, HeadOnly: true},
+		{Name: "p_work_counts", Key: []string{"name"}, HeadOnly: true},
 	}}, tables: map[string]*elementTable{}}
 	p.sources = versions[Source]{insert: putSource, close: func(conn *sqlite.Conn, path string, seq int64) error {
 		return exec(conn, "source_close", func(st *sqlite.Stmt) {
@@ -114,16 +119,34 @@ func (p *work) EndBulk(conn *sqlite.Conn) error {
 		}
 		t.bySource = nil
 	}
-	return p.base.EndBulk(conn)
+	if err := p.base.EndBulk(conn); err != nil {
+		return err
+	}
+	return placeWork(conn)
 }
 
-// Apply replaces a source's sources row, items, goals and rules with a new
-// index of it, or, for a delta, changes the elements the delta names. The
-// sources row is set by an unsplit index or the last part of a split one.
+// Apply folds a source_indexed event (apply), then, once a whole index
+// of a source is in (an unsplit index, or the last part of a split one),
+// files the head's work in its queues again (placeWork): in a bulk
+// rebuild, EndBulk does that once.
 func (p *work) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	if e.Kind != events.KindSourceIndexed {
 		return nil
 	}
+	if err := p.apply(conn, e, v); err != nil {
+		return err
+	}
+	pl, err := payload[events.SourceIndexed](e, v)
+	if err != nil || p.sources.bulk || !pl.Last() {
+		return err
+	}
+	return placeWork(conn)
+}
+
+// apply replaces a source's sources row, items, goals and rules with a new
+// index of it, or, for a delta, changes the elements the delta names. The
+// sources row is set by an unsplit index or the last part of a split one.
+func (p *work) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	pl, err := payload[events.SourceIndexed](e, v)
 	if err != nil {
 		return err
@@ -566,6 +589,7 @@ func scanItems(conn *sqlite.Conn, name string, room int, bind func(st *sqlite.St
 			return err
 		}
 		it.SourcePath = st.GetText("source_path")
+		it.Ordinal = int(st.GetInt64("ordinal"))
 		return nil
 	})
 	if len(out) == 0 {

@@ -237,6 +237,23 @@ func TestProperty_ReplayEqualsIncremental(t *testing.T) {
 				require.Equal(rt, want.Ready, got.Ready, want.Item.Key)
 				require.ElementsMatch(rt, want.Reasons, got.Reasons, want.Item.Key)
 			}
+			// The head's work queues the projection keeps file every item
+			// as the full evaluation with no claim does, in its order.
+			items, err := projections.WorkItemsAt(r.Conn, r.Head, true)
+			require.NoError(rt, err)
+			want := map[string][]projections.Place{}
+			for _, x := range projections.Evaluate(items, nil) {
+				q, _ := projections.QueueOf(x)
+				want[q] = append(want[q], projections.PlaceOf(x.Item))
+			}
+			for _, q := range []string{projections.QueueReady, projections.QueueCurrent, projections.QueueWaiting, projections.QueueBlocked, projections.QueueClosed, projections.QueueOther} {
+				var got []projections.Place
+				require.NoError(rt, projections.QueuePage(r.Conn, q, nil, func(x projections.Queued) (bool, error) {
+					got = append(got, x.Place())
+					return true, nil
+				}))
+				require.Equal(rt, want[q], got, "queue %s", q)
+			}
 			return nil
 		}))
 

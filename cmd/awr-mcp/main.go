@@ -38,7 +38,7 @@ func main() {
 // limit of 512 MiB (GOGC and GOMEMLIMIT, when set, win). Measured
 // through a warm awr-mcp on the 150-item project with 10k events, the
 // server's CPU per status call fell by a fifth to a third
-// (docs/benchmarks.md, "Beside beads and the resident path").
+// (docs/notes/benchmarks.md, "Beside beads and the resident path").
 func residentGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)

@@ -78,6 +78,7 @@ type CLI struct {
 	Bench      benchCmd      `cmd:"" help:"Write a synthetic project, generate a history on it, and measure awr there."`
 	Completion completionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish): commands, flags, their values, and the project's work keys and session ids."`
 	Complete   completeCmd   `cmd:"" name:"__complete" hidden:"" help:"Print the completions of the last word (for the completion scripts)."`
+	HoldStore  holdStoreCmd  `cmd:"" name:"__hold-store" hidden:"" help:"Keep connections to a shared store open between commands (started by awr itself)."`
 }
 
 // App is what every command's Run receives: the parsed globals, the output
@@ -97,6 +98,9 @@ type App struct {
 	bars    []*progressbar.ProgressBar // the progress bars drawn (clearBars)
 	// lean opens the project's log with bounded memory (a server: awr ui).
 	lean bool
+	// hook: the command answers a host's hook (awr client hook), which
+	// starts no process, a store's connection holder included.
+	hook bool
 }
 
 // clearBars clears every bar a job left drawn, unfinished (it failed or
@@ -183,6 +187,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// whole, so nothing half-written remains.
 		ctx, stop := interruptible(stderr)
 		app := &App{Ctx: ctx, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, JSON: cli.JSON, Project: cli.Project, Now: clock(), timeout: cli.Timeout, hints: hints}
+		app.hook, _ = hookArgs(args)
 		if !cli.JSON {
 			app.term = terminalFor(stdout, cli.Color, cli.Wide, time.Time{})
 		}
@@ -443,7 +448,7 @@ func (a *App) project() (*project.Project, error) {
 
 // options are the door's options for this process.
 func (a *App) options() project.Options {
-	return project.Options{Now: a.Now, LockTimeout: a.timeout, Progress: a.progress, Version: Version(), OneCommand: leaveAtExit, Lean: a.lean,
+	return project.Options{Now: a.Now, LockTimeout: a.timeout, Progress: a.progress, Version: Version(), OneCommand: leaveAtExit, HoldStore: leaveAtExit && !a.hook, Lean: a.lean,
 		Rig: project.RigOptions{TmuxSocket: os.Getenv("AWR_TMUX_SOCKET"), AwrBin: awrBinary(), Crashpoint: testCrashpoint()}}
 }
 

@@ -115,7 +115,7 @@ func projectValues(app *App, words []string) func(kind string) []string {
 				}
 			}
 		case "session":
-			res, err := p.SessionList(ctx, project.SessionListRequest{})
+			res, err := p.SessionList(ctx, project.SessionListRequest{All: true})
 			if err != nil {
 				return nil
 			}

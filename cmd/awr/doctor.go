@@ -33,6 +33,9 @@ func (c *doctorCheckCmd) Run(app *App) error {
 				if h.LastRanAt != "" {
 					ran = "last ran " + h.LastRanAt + " (" + h.LastEvent + ")"
 				}
+				if h.NotAnswered > 0 {
+					ran += fmt.Sprintf("; %d not answered (.awr/hooks.log)", h.NotAnswered)
+				}
 				fmt.Fprintf(w, "hooks: %s: %s; installed in %s\n", h.Client, ran, strings.Join(h.Installed, ", "))
 			}
 		}()

@@ -17,7 +17,7 @@ type mcpCmd struct {
 // replaced (execve), so the host's pipes, signals and process id are the
 // server's own. The MCP SDK lives only in awr-mcp: linked into awr, its
 // packages' initialisation cost every awr call 14% of its start-up
-// (docs/benchmarks.md, "The MCP SDK out of the CLI").
+// (docs/notes/benchmarks.md, "The MCP SDK out of the CLI").
 func (c *mcpCmd) Run(app *App) error {
 	p, err := app.project()
 	if err != nil {

@@ -28,7 +28,10 @@ func (c *readyCmd) Run(app *App) error {
 				fmt.Fprintf(tw, "\t\t\t\t\t%s\n", l)
 			}
 		}
-		if res.ReadyTotal > len(res.Ready) {
+		switch {
+		case res.NextCursor != "":
+			fmt.Fprintf(tw, "… %d ready in all; the next page: %s\n", res.ReadyTotal, nextReadyPage(c.ReadyRequest, res.NextCursor))
+		case res.ReadyTotal > len(res.Ready):
 			fmt.Fprintf(tw, "… %d ready in all\n", res.ReadyTotal)
 		}
 		if res.NotReady != nil && len(*res.NotReady) > 0 {
@@ -56,6 +59,25 @@ func (c *readyCmd) Run(app *App) error {
 			fmt.Fprintln(w, "next: awr intake inspect")
 		}
 	})
+}
+
+// nextReadyPage is the command that lists the page after cursor, with
+// the request's other flags.
+func nextReadyPage(req project.ReadyRequest, cursor string) string {
+	cmd := "awr ready"
+	if req.At != nil {
+		cmd += fmt.Sprintf(" --at %d", *req.At)
+	}
+	if req.Executable {
+		cmd += " --executable"
+	}
+	if req.All {
+		cmd += " --all"
+	}
+	if req.Limit != nil {
+		cmd += fmt.Sprintf(" --limit %d", *req.Limit)
+	}
+	return cmd + " --cursor " + cursor
 }
 
 // executable is the EXECUTABLE cell of a ready item: yes, or no and why.

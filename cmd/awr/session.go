@@ -196,7 +196,32 @@ func (c *sessionListCmd) Run(app *App) error {
 				fmt.Fprintf(w, "stale %s, idle since %s, holds no claim; end it: %s\n", s.ID, ms(s.IdleSince), s.EndCommand)
 			}
 		}
+		if out.NextCursor != "" {
+			fmt.Fprintf(w, "… %d sessions in all; the next page: %s\n", out.SessionsTotal, nextSessionPage(c.SessionListRequest, out.NextCursor))
+		}
 	})
+}
+
+// nextSessionPage is the command that lists the page after cursor, with
+// the request's other flags.
+func nextSessionPage(req project.SessionListRequest, cursor string) string {
+	cmd := "awr session list"
+	if req.At != nil {
+		cmd += fmt.Sprintf(" --at %d", *req.At)
+	}
+	if req.Active {
+		cmd += " --active"
+	}
+	if req.Stale {
+		cmd += " --stale"
+	}
+	if req.Work != "" {
+		cmd += " --work " + shellQuote(req.Work)
+	}
+	if req.Limit != nil {
+		cmd += fmt.Sprintf(" --limit %d", *req.Limit)
+	}
+	return cmd + " --cursor " + cursor
 }
 
 // shortLived tunes the garbage collector for a command that allocates a

@@ -69,10 +69,10 @@ func statusRows(tw io.Writer, res *project.StatusResult, full bool) {
 		}
 		fmt.Fprintf(tw, "by status\t%s\n", strings.Join(parts, ", "))
 	}
-	queueRow(tw, "current", res.Queues.Current)
-	queueRow(tw, "ready", res.Queues.Ready)
-	queueRow(tw, "waiting", res.Queues.Waiting)
-	queueRow(tw, "blocked", res.Queues.Blocked)
+	queueRow(tw, "current", res.Queues.Current, res.Queues.CurrentTotal)
+	queueRow(tw, "ready", res.Queues.Ready, res.Queues.ReadyTotal)
+	queueRow(tw, "waiting", res.Queues.Waiting, res.Queues.WaitingTotal)
+	queueRow(tw, "blocked", res.Queues.Blocked, res.Queues.BlockedTotal)
 	statusGoals(tw, res.Goals)
 	statusReindex(tw, res.LastReindex)
 	for _, p := range res.Projections {
@@ -87,15 +87,15 @@ func statusRows(tw io.Writer, res *project.StatusResult, full bool) {
 }
 
 // queueRow writes a queue's row: its first 8 keys (with the holder's
-// agent) and how many more.
-func queueRow(tw io.Writer, name string, items []project.QueueItem) {
+// agent) and how many more of the total.
+func queueRow(tw io.Writer, name string, items []project.QueueItem, total int) {
 	if len(items) == 0 {
 		return
 	}
 	var keys []string
 	for i, it := range items {
 		if i == 8 {
-			keys = append(keys, fmt.Sprintf("… %d more", len(items)-8))
+			keys = append(keys, fmt.Sprintf("… %d more", total-8))
 			break
 		}
 		k := project.SafeLine(it.Key)
@@ -119,8 +119,17 @@ func statusSessionLines(w io.Writer, res *project.StatusResult, full bool) {
 		fmt.Fprintf(w, "lapsed session %s on %s (%s): its claim lapsed at %s while it was active; %s: %s\n",
 			l.ID, l.Work, safe(l.Agent), ms(l.ExpiredAt), l.Unsaved(), l.ResumeCommand)
 	}
-	if more := len(res.LapsedSessions) - shownStale; more > 0 && !full {
-		fmt.Fprintf(w, "… %d more lapsed sessions: awr status --full\n", more)
+	shownLapsed := len(res.LapsedSessions)
+	if !full {
+		shownLapsed = min(shownLapsed, shownStale)
+	}
+	if more := res.Sessions.Lapsed - shownLapsed; more > 0 {
+		// status lists a page of them; doctor names every one.
+		where := "awr doctor"
+		if !full && res.Sessions.Lapsed <= len(res.LapsedSessions) {
+			where = "awr status --full"
+		}
+		fmt.Fprintf(w, "… %d more lapsed sessions: %s\n", more, where)
 	}
 	shown, skipped := 0, 0
 	for _, s := range res.StaleSessions {
@@ -151,7 +160,7 @@ func statusGoals(w io.Writer, goals []project.GoalView) {
 			parts = append(parts, fmt.Sprintf("… %d more: awr intake inspect", len(goals)-8))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s (%d items)", project.SafeLine(g.Key), len(g.Work)))
+		parts = append(parts, fmt.Sprintf("%s (%d items)", project.SafeLine(g.Key), g.WorkTotal))
 	}
 	fmt.Fprintf(w, "goals\t%s\n", strings.Join(parts, ", "))
 }

@@ -45,6 +45,7 @@ var cliOnly = map[string]string{
 	"client hook":      "the host runs it with the event on stdin and reads its answer on stdout",
 	"completion":       "prints a script for the user's shell",
 	"__complete":       "the shell's completion script calls it for each word",
+	"__hold-store":     "awr starts it in the background for a shared store's connections (internal/storehold)",
 	"exec run":         "runs an arbitrary command on the machine that serves the tools; agents run side effects through the CLI",
 	"ui":               "serves a web page until interrupted; an agent reads the same state through awr_log, awr_status and awr_verify",
 }

@@ -77,6 +77,12 @@ type Options struct {
 	// many operations (the MCP server) must not set it: a later
 	// operation's first Head would miss the writes committed since.
 	HeadAtOpen bool
+	// Via is the directory of a local connection holder's socket (package
+	// internal/storehold) that keeps connections to this store open
+	// between commands: when set, the store connects there first, and
+	// directly when that fails in any way (no holder, a holder that
+	// cannot reach the server), so that every error is the server's own.
+	Via string
 }
 
 // Store is a project's event log in a PostgreSQL database: an events.Log.
@@ -94,6 +100,7 @@ type Store struct {
 	retryFor    time.Duration
 	serverClock bool
 	headAtOpen  bool
+	held        bool // connected through a holder (Options.Via)
 
 	mu     sync.Mutex
 	closed bool
@@ -148,17 +155,45 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port,
 		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, retryFor: opts.RetryFor, serverClock: opts.ServerClock, headAtOpen: opts.HeadAtOpen}
-	cfg.ConnConfig.DialFunc = s.traffic.dialer(cfg.ConnConfig.DialFunc)
-	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, s.mapErr("open postgres store", err)
+	if opts.Via != "" {
+		// Through the holder: its socket is local and the user's alone,
+		// so no TLS; the holder's own connections use the URL's.
+		via := cfg.Copy()
+		via.ConnConfig.Host, via.ConnConfig.Port = opts.Via, viaPort
+		via.ConnConfig.TLSConfig, via.ConnConfig.Fallbacks = nil, nil
+		if err := s.connect(ctx, via); err == nil {
+			s.held = true
+			return s, nil
+		}
 	}
-	if err := s.retry(ctx, "open postgres store", func() error { return s.prepare(ctx) }); err != nil {
-		s.pool.Close()
-		return nil, s.mapErr("open postgres store", err)
+	if err := s.connect(ctx, cfg); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
+
+// viaPort is the port in the name of a holder's socket (.s.PGSQL.5432).
+const viaPort = 5432
+
+// connect makes the store's pool with cfg and prepares the schema and the
+// project's head (prepare). Errors: those of Open.
+func (s *Store) connect(ctx context.Context, cfg *pgxpool.Config) error {
+	cfg.ConnConfig.DialFunc = s.traffic.dialer(cfg.ConnConfig.DialFunc)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return s.mapErr("open postgres store", err)
+	}
+	s.pool = pool
+	if err := s.retry(ctx, "open postgres store", func() error { return s.prepare(ctx) }); err != nil {
+		s.pool.Close()
+		return s.mapErr("open postgres store", err)
+	}
+	return nil
+}
+
+// Held reports whether the store's connections go through a holder
+// (Options.Via) rather than to the server directly.
+func (s *Store) Held() bool { return s.held }
 
 // prepare brings the schema forward and creates the project's head when
 // either is missing. The common case, a database at this awr's schema

@@ -205,6 +205,85 @@ func HooksRan(ctx context.Context, path string, logLimit int64) map[string]*Hook
 	return last
 }
 
+// diagnostics is what .awr/hooks.log keeps of one host's hook events
+// that were not answered.
+type diagnostics struct {
+	count       int
+	first, last string // RFC 3339, UTC
+	lastLine    string
+}
+
+// Unanswered reports, per host, the hook events the hook log in awrDir
+// (.awr/hooks.log, and hooks.log.1 before it; the hooks keep each under
+// logLimit) records as not answered: how many, since when, and the
+// latest. It is a warning while the latest hook of the host that ran here
+// (ran, from HooksRan) is not later than that one, a note once one ran
+// since. The count and the latest also go to the host's entry in hooks,
+// where awr's hooks are installed.
+func Unanswered(ctx context.Context, awrDir string, logLimit int64, ran map[string]*Hook, hooks []Hook, add func(Finding)) {
+	diag := hookDiagnostics(ctx, awrDir, logLimit)
+	for i := range hooks {
+		if d := diag[hooks[i].Client]; d != nil {
+			hooks[i].NotAnswered, hooks[i].LastNotAnswered = d.count, d.lastLine
+		}
+	}
+	for _, h := range hosts.Hosts() {
+		d := diag[string(h)]
+		if d == nil {
+			continue
+		}
+		f := Finding{Code: FindingHooksNotAnswered, Severity: SeverityWarning, Subject: string(h),
+			Message: fmt.Sprintf("%d hook event(s) of %s got no answer here since %s (.awr/hooks.log; a payload of a shape this awr does not know, from a newer %s, is one cause); the latest: %s",
+				d.count, h, d.first, h, d.lastLine),
+			Repair: fmt.Sprintf("awr client install --client %s", h)}
+		if r := ran[string(h)]; r != nil && r.LastRanAt > d.last {
+			f.Severity = SeverityInfo
+			f.Message += fmt.Sprintf("; a hook of %s ran here since, at %s", h, r.LastRanAt)
+		}
+		add(f)
+	}
+}
+
+// hookDiagnostics reads hooks.log.1 and hooks.log in awrDir (each at most
+// logLimit+ranTail bytes, the end of a longer one) and returns, per
+// host, what they keep of its hook events that were not answered. A line
+// that does not start with a time and a host is skipped.
+func hookDiagnostics(ctx context.Context, awrDir string, logLimit int64) map[string]*diagnostics {
+	out := map[string]*diagnostics{}
+	max := logLimit + ranTail
+	for _, name := range []string{"hooks.log.1", "hooks.log"} {
+		f, err := pathcheck.Open(filepath.Join(awrDir, name), -1)
+		if err != nil {
+			continue
+		}
+		if fi, err := f.Stat(); err == nil && fi.Size() > max {
+			f.Seek(fi.Size()-max, io.SeekStart)
+		}
+		data, _ := pathcheck.ReadAll(ctx, f, max, name)
+		f.Close()
+		for _, line := range strings.Split(string(data), "\n") {
+			w := strings.SplitN(line, " ", 3)
+			if len(w) != 3 {
+				continue
+			}
+			if _, err := time.Parse(time.RFC3339, w[0]); err != nil {
+				continue
+			}
+			if _, err := hosts.ParseHost(w[1]); err != nil || w[1] != strings.ToLower(w[1]) {
+				continue
+			}
+			d := out[w[1]]
+			if d == nil {
+				d = &diagnostics{first: w[0]}
+				out[w[1]] = d
+			}
+			d.count++
+			d.last, d.lastLine = w[0], line
+		}
+	}
+	return out
+}
+
 // Permissions reports a project directory (dir's .awr) or database that
 // other users may write (anyone could rewrite the log's history or
 // projections behind awr) or that awr itself cannot write; quote makes a

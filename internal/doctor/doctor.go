@@ -2,7 +2,8 @@
 // what the door hands them: the findings and their severities, the
 // projections behind the log, executions whose process died, claims of
 // seats whose agent is gone, sources missing or changed, hosts without
-// awr's hooks (and when a hook last ran), permissions of the project's
+// awr's hooks (when a hook last ran, and the hook events that got no
+// answer), permissions of the project's
 // files and anchors far behind the head. The door (internal/project)
 // reads the log, lists the rig's seats and names the hook log, calls
 // these checks and gathers the findings into its DoctorResult; the
@@ -31,6 +32,7 @@ const (
 	FindingSourceIssues     = "source_issues"
 	FindingHooksMissing     = "hooks_not_installed"
 	FindingHooksNeverRan    = "hooks_never_ran"
+	FindingHooksNotAnswered = "hooks_not_answered"
 	FindingExecutionUnknown = "execution_unknown"
 	FindingPermissions      = "permissions"
 	// FindingAnchorBehind is a project whose latest anchor (in the git
@@ -59,6 +61,13 @@ type Hook struct {
 	// and LastEvent which (awr's name, such as session_start).
 	LastRanAt string `json:"last_ran_at"`
 	LastEvent string `json:"last_event,omitempty"`
+	// NotAnswered counts the host's hook events that reached this
+	// project and got the host's empty answer (a payload of a shape awr
+	// does not know, a refusal, an error), as far as .awr/hooks.log and
+	// hooks.log.1 keep them; LastNotAnswered is the latest one's line
+	// there (when, the host, its event, the conversation, why).
+	NotAnswered     int    `json:"not_answered,omitempty"`
+	LastNotAnswered string `json:"last_not_answered,omitempty"`
 }
 
 // Rank orders findings worst first (stable within a severity) and counts

@@ -88,7 +88,10 @@ func Read(h Host, r io.Reader) (Event, error) {
 //
 // Errors: InvalidInput wrapping ErrUnknownHost, ErrTooLarge, ErrNotJSON,
 // ErrUnknownEvent (with detail "event"), ErrMissingField, ErrFieldType or
-// ErrFieldValue (with detail "field").
+// ErrFieldValue (with detail "field"). With an error, the Event holds
+// what the payload said before the refused field, for a diagnostic: its
+// host, its hook_event_name (HostEvent) and its session_id
+// (ConversationID), each read within its bounds; nothing else.
 func Parse(h Host, payload []byte) (Event, error) {
 	const op = "hook payload"
 	if !h.valid() {
@@ -112,18 +115,21 @@ func Parse(h Host, payload []byte) (Event, error) {
 	}
 	s, ok := lookup(h, wire)
 	if !ok {
-		return Event{}, fault.Wrap(fault.InvalidInput, ErrUnknownEvent, "%s: %s event %q", op, h, wire).
+		conv, _ := d.id("session_id", false) // named when it is one
+		return Event{Host: h, HostEvent: wire, ConversationID: conv}, fault.Wrap(fault.InvalidInput, ErrUnknownEvent, "%s: %s event %q", op, h, wire).
 			With("host", string(h)).With("event", wire)
 	}
 	e := Event{Host: h, Name: s.name, HostEvent: wire}
 	if e.ConversationID, err = d.id("session_id", true); err != nil {
-		return Event{}, err
+		return Event{Host: h, HostEvent: wire}, err
 	}
+	// From here a refusal names the event and its conversation.
+	partial := Event{Host: h, HostEvent: wire, ConversationID: e.ConversationID}
 	if e.Cwd, err = d.path("cwd", true); err != nil {
-		return Event{}, err
+		return partial, err
 	}
 	if e.TranscriptPath, err = d.path("transcript_path", false); err != nil {
-		return Event{}, err
+		return partial, err
 	}
 	switch h {
 	case Claude:
@@ -133,14 +139,14 @@ func Parse(h Host, payload []byte) (Event, error) {
 		e.TurnID, err = d.id("turn_id", has(s.requires, "turn_id"))
 	}
 	if err != nil {
-		return Event{}, err
+		return partial, err
 	}
 	if e.Model, err = d.text("model", false, maxWord*2); err != nil {
-		return Event{}, err
+		return partial, err
 	}
 	if h == Gemini {
 		if e.Timestamp, err = d.text("timestamp", false, maxStamp); err != nil {
-			return Event{}, err
+			return partial, err
 		}
 	}
 	switch s.name {
@@ -161,7 +167,7 @@ func Parse(h Host, payload []byte) (Event, error) {
 		e.StopHookActive, err = d.boolean("stop_hook_active", has(s.bools, "stop_hook_active"))
 	}
 	if err != nil {
-		return Event{}, err
+		return partial, err
 	}
 	e.Fields = make([]string, 0, len(raw))
 	for k := range raw {

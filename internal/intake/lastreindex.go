@@ -84,7 +84,19 @@ func LastReindexAt(conn *sqlite.Conn, rev int64) (*LastReindex, error) {
 		bySeqs[path] = append(bySeqs[path], seq)
 	}
 	sort.Strings(paths)
+	// Only a reindex is reported: an index that was every source's first
+	// is not, and its added items (the whole register) are not read.
 	reindexed := false
+	for _, path := range paths {
+		_, wasHeld, err := projections.SourceHeldAt(conn, path, out.FromSeq-1)
+		if err != nil {
+			return nil, err
+		}
+		reindexed = reindexed || wasHeld
+	}
+	if !reindexed {
+		return nil, nil
+	}
 	for _, path := range paths {
 		seqs := bySeqs[path]
 		slices.Reverse(seqs) // oldest first: a later delta's version wins
@@ -92,14 +104,10 @@ func LastReindexAt(conn *sqlite.Conn, rev int64) (*LastReindex, error) {
 		if err != nil {
 			return nil, err
 		}
-		reindexed = reindexed || !c.First
 		out.ItemsAdded += c.AddedCount
 		out.ItemsChanged += c.ChangedCount
 		out.ItemsRemoved += c.RemovedCount
 		out.Sources = append(out.Sources, c)
-	}
-	if !reindexed {
-		return nil, nil
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/intake/source"
 	"github.com/awr-dev/awr/projections"
@@ -393,10 +394,12 @@ func (org Organization) sourceFor(role string) string {
 }
 
 // GoalView is a goal with the work items that serve it (whose goal names
-// it), in the order of the readiness list.
+// it), in the order of the readiness list: the first commands.DefaultPage
+// of them, and how many there are (WorkTotal).
 type GoalView struct {
 	events.Goal
-	Work []string `json:"work"`
+	Work      []string `json:"work"`
+	WorkTotal int      `json:"work_total"`
 }
 
 // LinkGoals pairs each goal with the work that serves it: one pass over
@@ -415,13 +418,15 @@ func LinkGoals(goals []events.Goal, readiness []projections.Readiness) []GoalVie
 			continue
 		}
 		if i, ok := at[rd.Item.Goal]; ok {
-			out[i].Work = append(out[i].Work, rd.Item.Key)
+			if out[i].WorkTotal++; len(out[i].Work) < commands.DefaultPage {
+				out[i].Work = append(out[i].Work, rd.Item.Key)
+			}
 		}
 	}
 	for i := range out {
 		// A key two sources declare: each of its goals is served alike.
 		if j := at[out[i].Key]; j != i {
-			out[i].Work = out[j].Work
+			out[i].Work, out[i].WorkTotal = out[j].Work, out[j].WorkTotal
 		}
 	}
 	return out

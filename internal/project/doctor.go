@@ -30,6 +30,8 @@ const (
 	SeverityInfo          = doctor.SeverityInfo
 	FindingClaimLapsed    = doctor.FindingClaimLapsed
 	FindingClaimAgentGone = doctor.FindingClaimAgentGone
+	// FindingHooksNotAnswered is a host's hook events that got no answer.
+	FindingHooksNotAnswered = doctor.FindingHooksNotAnswered
 )
 
 // DoctorRequest is `awr doctor` and awr_doctor.
@@ -54,7 +56,8 @@ type DoctorResult struct {
 // only: projections behind the log, sessions whose claim lapsed while
 // they were active (repair: the command that resumes them), stale sessions, live claims whose
 // seat's agent is gone, sources missing, changed or with issues, hosts in
-// use without awr's hooks, executions whose process died without a
+// use without awr's hooks, hook events that got no answer (the
+// diagnostics of .awr/hooks.log), executions whose process died without a
 // finish, and a project directory or database others may write. Each
 // finding names the command that repairs it. ok is false when there is an
 // error or a warning.
@@ -104,7 +107,9 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 		_, _, path, err := p.hostTarget(client, scope)
 		return path, err
 	}
-	res.Hooks = doctor.Hooks(clients, doctor.HooksRan(ctx, filepath.Join(p.dir, ".awr", RanLog), hookLogLimit), target, add)
+	ran := doctor.HooksRan(ctx, filepath.Join(p.dir, ".awr", RanLog), hookLogLimit)
+	res.Hooks = doctor.Hooks(clients, ran, target, add)
+	doctor.Unanswered(ctx, filepath.Join(p.dir, ".awr"), hookLogLimit, ran, res.Hooks, add)
 	doctor.Permissions(p.dir, shellWord, add)
 	doctor.Anchors(ctx, p.dir, st, add)
 	res.OK, res.Counts = doctor.Rank(res.Findings)
@@ -125,7 +130,7 @@ func doctorSessions(r *events.Reader, rev, now, ttl int64, add func(DoctorFindin
 	// A session that died with its work unsaved is resumed, not
 	// ended: its finding comes first of the warnings, and it gets no
 	// stale_session finding whose repair would abandon it.
-	lapsed, err := lapsedSessions(r, rev, now, true)
+	lapsed, _, err := lapsedSessions(r, rev, now, true, 0)
 	if err != nil {
 		return err
 	}

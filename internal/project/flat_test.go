@@ -90,7 +90,7 @@ func TestStatus_StaleSessions(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, active, st.Sessions.Active)
 		require.Equal(t, stale, st.Sessions.Stale)
-		list, err := p.SessionList(ctx, project.SessionListRequest{Stale: true, Read: commands.Read{At: at}})
+		list, err := p.SessionList(ctx, project.SessionListRequest{Stale: true, All: true, Read: commands.Read{At: at}})
 		require.NoError(t, err)
 		require.Len(t, list.Sessions, stale)
 		want := list.Sessions[max(0, stale-project.MaxStaleListed):]
@@ -105,7 +105,7 @@ func TestStatus_StaleSessions(t *testing.T) {
 	check(nil, idle+1, idle)
 	// Ending idle sessions later does not change the answer at mid.
 	clock = clock.Add(time.Second)
-	list, err := p.SessionList(ctx, project.SessionListRequest{Stale: true})
+	list, err := p.SessionList(ctx, project.SessionListRequest{Stale: true, All: true})
 	require.NoError(t, err)
 	for _, s := range list.Sessions[:3] {
 		_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: s.ID, Agent: s.Agent, Outcome: events.OutcomeAbandoned})

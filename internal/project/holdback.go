@@ -18,19 +18,9 @@ const ReasonAwaitingPerson = "awaiting_person"
 // attention nobody answered. Status and ready both go by it, so their
 // counts agree.
 func holdBack(r *events.Reader, rev int64, rs []projections.Readiness) error {
-	byWork := map[string][]projections.NotReadyReason{}
-	seats, err := projections.SeatsAt(r.Conn, "", rev)
-	if err != nil {
+	byWork, err := awaitingPerson(r, rev)
+	if err != nil || len(byWork) == 0 {
 		return err
-	}
-	for _, s := range seats {
-		if s.AttentionSeq != 0 && s.Work != "" {
-			byWork[s.Work] = append(byWork[s.Work], projections.NotReadyReason{Code: ReasonAwaitingPerson, Key: s.Address,
-				Message: fmt.Sprintf("seat %s awaits a person (attention_required at seq %d): awr seat clear-attention %s --reason 'WHAT YOU CHECKED'", s.Address, s.AttentionSeq, s.Address)})
-		}
-	}
-	if len(byWork) == 0 {
-		return nil
 	}
 	for i := range rs {
 		if why := byWork[rs[i].Item.Key]; len(why) > 0 {
@@ -39,4 +29,21 @@ func holdBack(r *events.Reader, rev int64, rs []projections.Readiness) error {
 		}
 	}
 	return nil
+}
+
+// awaitingPerson returns, by work key, the reasons a seat holds work back
+// as of rev: a seat working on it awaits a person's answer.
+func awaitingPerson(r *events.Reader, rev int64) (map[string][]projections.NotReadyReason, error) {
+	byWork := map[string][]projections.NotReadyReason{}
+	seats, err := projections.SeatsAt(r.Conn, "", rev)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range seats {
+		if s.AttentionSeq != 0 && s.Work != "" {
+			byWork[s.Work] = append(byWork[s.Work], projections.NotReadyReason{Code: ReasonAwaitingPerson, Key: s.Address,
+				Message: fmt.Sprintf("seat %s awaits a person (attention_required at seq %d): awr seat clear-attention %s --reason 'WHAT YOU CHECKED'", s.Address, s.AttentionSeq, s.Address)})
+		}
+	}
+	return byWork, nil
 }

@@ -30,6 +30,7 @@ type HookResult struct {
 	Stdout []byte
 	Dir    string
 	Log    []string
+	now    func() time.Time // the clock of the lines written: the caller's
 }
 
 // hookLogLimit bounds .awr/hooks.log: beyond it the file is moved to
@@ -48,9 +49,13 @@ var packetBudgets = []int{2000, 5000}
 // keeps of the event, and renders the answer in the host's own format. It
 // never fails its host: a malformed payload, an unknown event, no project
 // or any error gives the host's empty answer and a line in .awr/hooks.log
-// (when there is a project to keep it).
+// (when there is a project to keep it): the diagnostic awr doctor counts
+// per host. The lines are dated by opts.Now.
 func AnswerHook(ctx context.Context, projectDir string, req HookRequest, payload io.Reader, opts Options) *HookResult {
-	res := &HookResult{}
+	res := &HookResult{now: opts.Now}
+	if res.now == nil {
+		res.now = time.Now
+	}
 	h, err := hosts.ParseHost(req.Client)
 	if err != nil {
 		res.Stdout = hosts.Empty(hosts.Claude).Stdout
@@ -111,7 +116,7 @@ func AnswerHook(ctx context.Context, projectDir string, req HookRequest, payload
 // conversation id is the host's word, and a refusal may be for it).
 func (r *HookResult) log(h hosts.Host, e hosts.Event, err error) {
 	fe := fault.ObjectOf(err)
-	line := fmt.Sprintf("%s %s %s conversation=%q: %s (%s)", time.Now().UTC().Format(time.RFC3339), h, SafeLine(orUnknown(e.HostEvent)), e.ConversationID, oneLine(fe.Message), fe.Code)
+	line := fmt.Sprintf("%s %s %s conversation=%q: %s (%s)", r.now().UTC().Format(time.RFC3339), h, SafeLine(orUnknown(e.HostEvent)), e.ConversationID, oneLine(fe.Message), fe.Code)
 	line = SafeLine(secret.Redact(line))
 	r.Log = append(r.Log, line)
 	if r.Dir == "" {
@@ -150,7 +155,7 @@ func (r *HookResult) ran(h hosts.Host, e hosts.Event) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%s %s %s\n", time.Now().UTC().Format(time.RFC3339), h, e.Name)
+	fmt.Fprintf(f, "%s %s %s\n", r.now().UTC().Format(time.RFC3339), h, e.Name)
 }
 
 func orUnknown(s string) string {
@@ -509,7 +514,7 @@ func (p *Project) orientation(ctx context.Context, client, conversation string) 
 		b.WriteString("\nIn progress:\n")
 		for i, it := range status.Queues.Current {
 			if i == 5 {
-				fmt.Fprintf(&b, "- and %d more (awr status)\n", len(status.Queues.Current)-5)
+				fmt.Fprintf(&b, "- and %d more (awr status)\n", status.Queues.CurrentTotal-5)
 				break
 			}
 			holder := ""
@@ -523,7 +528,7 @@ func (p *Project) orientation(ctx context.Context, client, conversation string) 
 		b.WriteString("\nReady:\n")
 		for i, it := range status.Queues.Ready {
 			if i == 5 {
-				fmt.Fprintf(&b, "- and %d more (awr ready)\n", len(status.Queues.Ready)-5)
+				fmt.Fprintf(&b, "- and %d more (awr ready)\n", status.Queues.ReadyTotal-5)
 				break
 			}
 			fmt.Fprintf(&b, "- %s %s\n", it.Key, SafeText(it.Title))

@@ -45,14 +45,16 @@ func resumeCommand(id string) string {
 }
 
 // lapsedSessions lists the sessions active at rev whose claim had lapsed
-// at now on work nobody holds, most recently lapsed first. It reads the
+// at now on work nobody holds, most recently lapsed first: the first
+// limit of them (0: all), and how many there are. It reads the
 // held claims (live or lapsed) and the active sessions once each, then
-// only what a lapsed session shows (its checkpoint, its seat): its cost
-// follows the claims nobody released, not the log.
-func lapsedSessions(r *events.Reader, rev, now int64, head bool) ([]LapsedSession, error) {
+// only what a listed session shows (its checkpoint, its seat): its cost
+// follows the claims nobody released, not the log, and its answer a
+// page.
+func lapsedSessions(r *events.Reader, rev, now int64, head bool, limit int) ([]LapsedSession, int, error) {
 	held, err := projections.HeldClaimsAt(r.Conn, rev, head)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	// The work items some claim holds live at now: the work moved on.
 	liveOn := map[string]bool{}
@@ -65,11 +67,11 @@ func lapsedSessions(r *events.Reader, rev, now int64, head bool) ([]LapsedSessio
 		}
 	}
 	if !lapsed {
-		return nil, nil
+		return nil, 0, nil
 	}
 	active, err := projections.ActiveSessionsAt(r.Conn, rev, head)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	byID := make(map[string]*projections.Session, len(active))
 	for i := range active {
@@ -89,20 +91,7 @@ func lapsedSessions(r *events.Reader, rev, now int64, head bool) ([]LapsedSessio
 		if liveOn[c.Work] {
 			continue // the work moved on: the session is fenced, not lapsed
 		}
-		l := LapsedSession{ID: s.ID, Work: s.Work, Agent: s.Agent, ClaimID: c.ID, ExpiredAt: c.ExpiresAt, ResumeCommand: resumeCommand(s.ID)}
-		// Its own last checkpoint, or the one it inherited.
-		if l.LastCheckpointSeq, err = chainCheckpointSeq(r, s, rev); err != nil {
-			return nil, err
-		}
-		if l.Seat, err = projections.SeatOfSession(r.Conn, s.ID); err != nil {
-			return nil, err
-		}
-		if _, rig, err := commands.ParseAddress(l.Seat); l.Seat != "" && err == nil {
-			// A seat's session is resumed by relaunching the seat: a resume
-			// by hand would leave the seat to reconcile.
-			l.ResumeCommand = "awr rig up " + rig
-		}
-		out = append(out, l)
+		out = append(out, LapsedSession{ID: s.ID, Work: s.Work, Agent: s.Agent, ClaimID: c.ID, ExpiredAt: c.ExpiresAt, ResumeCommand: resumeCommand(s.ID)})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].ExpiredAt != out[j].ExpiredAt {
@@ -110,7 +99,26 @@ func lapsedSessions(r *events.Reader, rev, now int64, head bool) ([]LapsedSessio
 		}
 		return out[i].ID < out[j].ID
 	})
-	return out, nil
+	total := len(out)
+	if limit > 0 && total > limit {
+		out = out[:limit]
+	}
+	for i := range out {
+		l := &out[i]
+		// Its own last checkpoint, or the one it inherited.
+		if l.LastCheckpointSeq, err = chainCheckpointSeq(r, byID[l.ID], rev); err != nil {
+			return nil, 0, err
+		}
+		if l.Seat, err = projections.SeatOfSession(r.Conn, l.ID); err != nil {
+			return nil, 0, err
+		}
+		if _, rig, err := commands.ParseAddress(l.Seat); l.Seat != "" && err == nil {
+			// A seat's session is resumed by relaunching the seat: a resume
+			// by hand would leave the seat to reconcile.
+			l.ResumeCommand = "awr rig up " + rig
+		}
+	}
+	return out, total, nil
 }
 
 // chainCheckpointSeq is the seq of the latest checkpoint of s's chain as

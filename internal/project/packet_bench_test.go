@@ -93,7 +93,7 @@ func packetGrowth(tb testing.TB, hygiene bool) (required, loops []int) {
 
 // BenchmarkPacketGrowth reports the required tokens of the packet after
 // 100 checkpoints that each open a loop, without and with hygiene (see
-// packetGrowth); docs/benchmarks.md has the series.
+// packetGrowth); docs/notes/benchmarks.md has the series.
 func BenchmarkPacketGrowth(b *testing.B) {
 	for _, hygiene := range []bool{false, true} {
 		name := "without_hygiene"

@@ -52,6 +52,13 @@ type Options struct {
 	// in place of a query of its own (pgstore.Options.HeadAtOpen). A
 	// front end that serves many operations must leave it unset.
 	OneCommand bool
+	// HoldStore lets a process that runs one command (OneCommand) start
+	// this user's connection holder for a shared store in the background
+	// when none runs (internal/storehold): for a command a person typed,
+	// never one that acts on a host's or an agent's word (a hook), which
+	// starts no process. With OneCommand alone, a shared store's
+	// connections go through a holder that runs, and directly otherwise.
+	HoldStore bool
 	// Lean opens the project's log with bounded memory (events.Options.Lean),
 	// for a long-lived front end that reads all over the log (awr ui).
 	Lean bool

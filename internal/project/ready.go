@@ -47,6 +47,9 @@ type ReadyResult struct {
 	// NotReady lists every other item with its reasons (with --all; absent
 	// otherwise).
 	NotReady *[]ReadyItem `json:"not_ready,omitempty"`
+	// NextCursor, when more ready items follow this page, is the
+	// --cursor of the next.
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 func readyItem(r projections.Readiness, goals map[string]bool) ReadyItem {
@@ -65,9 +68,10 @@ func readyItem(r projections.Readiness, goals map[string]bool) ReadyItem {
 // ReadyRequest is `awr ready` and awr_ready.
 type ReadyRequest struct {
 	Read
-	All        bool `name:"all" json:"all,omitempty" help:"Also list every other item with the reasons it is not ready."`
-	Executable bool `name:"executable" json:"executable,omitempty" help:"Only the ready items an agent can start on as organized (a declared goal, acceptance criteria, a next action)."`
-	Limit      *int `name:"limit" json:"limit,omitempty" help:"At most N ready items (1 to 200; default all)." placeholder:"N"`
+	All        bool   `name:"all" json:"all,omitempty" help:"Everything: every ready item (no page), and every other item with the reasons it is not ready."`
+	Executable bool   `name:"executable" json:"executable,omitempty" help:"Only the ready items an agent can start on as organized (a declared goal, acceptance criteria, a next action)."`
+	Limit      *int   `name:"limit" json:"limit,omitempty" help:"At most N ready items (1 to 200; default 50, or all with --all)." placeholder:"N"`
+	Cursor     string `name:"cursor" json:"cursor,omitempty" help:"The page after this one: the next_cursor of the page before." placeholder:"CURSOR"`
 }
 
 // LimitOf is commands.LimitOf for the front ends: the one check of a
@@ -79,26 +83,43 @@ func LimitOf(op, flag string, n *int, def int) (int, error) {
 // Ready lists claimable work as of the request's revision, sorted by
 // priority then key: status planned or ready, no blocker, every required
 // dependency completed, no cycle, no live claim, and no seat on it
-// awaiting a person. Each item says whether
-// it is executable and, if not, why. Limit nil (left out) lists all, else
-// it is 1 to commands.MaxLimit (0 is refused, over MCP as on the command
-// line: it never means all); Executable keeps
-// only the executable items (the others go to NotReady with all); All
-// adds every other item with the reasons it is not ready.
+// awaiting a person. Each item says whether it is executable and, if
+// not, why. It lists one page (Limit, commands.DefaultPage when nil; 0
+// is refused, over MCP as on the command line: it never means all) from
+// the Cursor on, counts every ready item (ReadyTotal) and gives the
+// cursor of the next page; All lists every ready item (a Limit still
+// bounds them) and adds every other item with the reasons it is not
+// ready; Executable keeps only the executable items (the others go to
+// NotReady with All). At the head a page reads the work queues the
+// projections keep (projections.QueuePage): its cost follows the page,
+// the live claims and the seats awaiting a person, not the register.
 // Errors: InvalidInput for a limit below 1 or above commands.MaxLimit
-// (details.flag --limit); those of the read.
+// (details.flag --limit), or a cursor awr did not give (details.flag
+// --cursor); those of the read.
 func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, error) {
-	limit, all := 0, req.All
-	if req.Limit != nil {
-		n, err := commands.LimitOf("ready", "--limit", req.Limit, 0)
-		if err != nil {
-			return nil, err
-		}
-		limit = n
+	def := commands.DefaultPage
+	if req.All {
+		def = 0
+	}
+	limit, err := commands.LimitOf("ready", "--limit", req.Limit, def)
+	if err != nil {
+		return nil, err
+	}
+	after, err := placeOf("ready", req.Cursor, "awr ready")
+	if err != nil {
+		return nil, err
 	}
 	res := &ReadyResult{Ready: []ReadyItem{}}
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
+	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		res.ProjectRevision = rev
+		gs, err := projections.GoalsAt(r.Conn, rev)
+		if err != nil {
+			return err
+		}
+		goals := intake.GoalKeys(gs)
+		if rev == r.Head && !req.All {
+			return res.readyAtHead(r, now, goals, req.Executable, after, limit)
+		}
 		rs, err := projections.ReadinessAt(r.Conn, rev, now, rev == r.Head)
 		if err != nil {
 			return err
@@ -106,16 +127,12 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 		if err := holdBack(r, rev, rs); err != nil {
 			return err
 		}
-		gs, err := projections.GoalsAt(r.Conn, rev)
-		if err != nil {
-			return err
-		}
-		goals := intake.GoalKeys(gs)
 		var notReady []ReadyItem
-		if all {
+		if req.All {
 			notReady = []ReadyItem{}
 			res.NotReady = &notReady
 		}
+		var last projections.Place
 		for _, x := range rs {
 			it := readyItem(x, goals)
 			if it.Executable {
@@ -124,10 +141,15 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 			switch {
 			case x.Ready && (it.Executable || !req.Executable):
 				res.ReadyTotal++
-				if limit <= 0 || len(res.Ready) < limit {
-					res.Ready = append(res.Ready, it)
+				place := projections.PlaceOf(x.Item)
+				switch {
+				case after != nil && place.Compare(*after) <= 0:
+				case limit <= 0 || len(res.Ready) < limit:
+					res.Ready, last = append(res.Ready, it), place
+				case res.NextCursor == "":
+					res.NextCursor = cursorOf(last)
 				}
-			case all:
+			case req.All:
 				notReady = append(notReady, it)
 				res.NotReady = &notReady
 			}
@@ -138,4 +160,62 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 		return nil, err
 	}
 	return res, nil
+}
+
+// readyAtHead is Ready's page at the head, read from the work queues the
+// projections keep: the ready queue in order from after, less the items
+// a live claim holds or a seat holds back (awaitingPerson), and the
+// totals, the queue's counts less those items.
+func (res *ReadyResult) readyAtHead(r *events.Reader, now int64, goals map[string]bool, executable bool, after *projections.Place, limit int) error {
+	live, err := projections.LiveClaimsAt(r.Conn, r.Head, now, true)
+	if err != nil {
+		return err
+	}
+	held, err := awaitingPerson(r, r.Head)
+	if err != nil {
+		return err
+	}
+	taken := map[string]bool{}
+	for _, c := range live {
+		taken[c.Work] = true
+	}
+	for k := range held {
+		taken[k] = true
+	}
+	counts, err := projections.QueueCounts(r.Conn)
+	if err != nil {
+		return err
+	}
+	ready, organized := counts["queue:"+projections.QueueReady], counts["organized:"+projections.QueueReady]
+	for k := range taken {
+		qs, err := projections.QueuedByKey(r.Conn, k)
+		if err != nil {
+			return err
+		}
+		for _, q := range qs {
+			if q.Queue == projections.QueueReady {
+				ready--
+				if q.Organized {
+					organized--
+				}
+			}
+		}
+	}
+	res.ReadyTotal, res.ExecutableTotal = ready, organized
+	if executable {
+		res.ReadyTotal = organized
+	}
+	var last projections.Place
+	return projections.QueuePage(r.Conn, projections.QueueReady, after, func(q projections.Queued) (bool, error) {
+		if taken[q.Item.Key] || (executable && !q.Organized) {
+			return true, nil
+		}
+		if limit > 0 && len(res.Ready) == limit {
+			res.NextCursor = cursorOf(last)
+			return false, nil
+		}
+		res.Ready = append(res.Ready, readyItem(projections.Readiness{Item: q.Item, Ready: true}, goals))
+		last = q.Place()
+		return true, nil
+	})
 }

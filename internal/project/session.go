@@ -77,12 +77,18 @@ func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*Ses
 	return v, nil
 }
 
-// SessionList is `awr session list`.
+// SessionList is `awr session list`: one page of the sessions the
+// filters select, oldest first.
 type SessionList struct {
 	Sessions []SessionEntry `json:"sessions"`
-	// StaleCount is the number of listed sessions that are stale.
+	// SessionsTotal counts every session the filters select, StaleCount
+	// the stale ones among them, on every page.
+	SessionsTotal   int   `json:"sessions_total"`
 	StaleCount      int   `json:"stale_count"`
 	ProjectRevision int64 `json:"project_revision"`
+	// NextCursor, when more sessions follow this page, is the --cursor
+	// of the next.
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 // SessionEntry is one session of a list: the session and whether it is
@@ -101,15 +107,34 @@ type SessionListRequest struct {
 	Active bool   `name:"active" json:"active,omitempty" help:"Only active sessions (stale ones included)."`
 	Stale  bool   `name:"stale" json:"stale,omitempty" help:"Only stale sessions: active, idle past the project's lease and holding no live claim."`
 	Work   string `name:"work" json:"work,omitempty" help:"Only sessions on this work item." placeholder:"KEY"`
+	All    bool   `name:"all" json:"all,omitempty" help:"Every session the filters select (no page)."`
+	Limit  *int   `name:"limit" json:"limit,omitempty" help:"At most N sessions (1 to 200; default 50, or all with --all)." placeholder:"N"`
+	Cursor string `name:"cursor" json:"cursor,omitempty" help:"The page after this one: the next_cursor of the page before." placeholder:"CURSOR"`
 	Read
 }
 
 // SessionList lists sessions oldest first, each marked stale or not as of
-// the request's revision and its clock.
+// the request's revision and its clock: one page (Limit, else
+// commands.DefaultPage; every one with All) from the Cursor on, with
+// the count of all of them and the cursor of the next page.
+// Errors: InvalidInput for a limit outside 1 to commands.MaxLimit or a
+// cursor awr did not give; NotFound for a work item the log never knew.
 func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*SessionList, error) {
+	def := commands.DefaultPage
+	if opts.All {
+		def = 0
+	}
+	limit, err := commands.LimitOf("session list", "--limit", opts.Limit, def)
+	if err != nil {
+		return nil, err
+	}
+	after, err := idOf("session list", opts.Cursor, "awr session list")
+	if err != nil {
+		return nil, err
+	}
 	out := &SessionList{Sessions: []SessionEntry{}}
 	ttl := p.leaseTTL()
-	err := p.read(ctx, opts.Read, func(r *events.Reader, rev, now int64) error {
+	err = p.read(ctx, opts.Read, func(r *events.Reader, rev, now int64) error {
 		out.ProjectRevision = rev
 		if opts.Work != "" {
 			if err := commands.KnownWork(r.Conn, "session list", opts.Work, rev); err != nil {
@@ -142,7 +167,23 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 			if e.Stale {
 				out.StaleCount++
 			}
-			out.Sessions = append(out.Sessions, e)
+			out.SessionsTotal++
+			switch {
+			case after != "":
+				if s.ID == after {
+					after = "" // the page starts after it
+				}
+			case limit > 0 && len(out.Sessions) == limit:
+				if out.NextCursor == "" {
+					out.NextCursor = idCursor(out.Sessions[limit-1].ID)
+				}
+			default:
+				out.Sessions = append(out.Sessions, e)
+			}
+		}
+		if after != "" {
+			return fault.New(fault.InvalidInput, "session list: --cursor names no session these filters list at revision %d: pass the next_cursor of the page before", rev).
+				With("flag", "--cursor").WithHint("awr session list")
 		}
 		return nil
 	})

@@ -50,7 +50,9 @@ type StatusResult struct {
 	// --stale lists them all).
 	StaleSessions []StaleSession `json:"stale_sessions"`
 	// LapsedSessions lists the sessions whose claim lapsed while they
-	// were active, most recently lapsed first (omitted when none): their
+	// were active, most recently lapsed first, at most
+	// commands.DefaultPage of them (Sessions.Lapsed counts them all;
+	// omitted when none): their
 	// work may be unsaved, and NextAction is the command that resumes the
 	// first, never one that starts a session beside it.
 	LapsedSessions []LapsedSession    `json:"lapsed_sessions,omitempty"`
@@ -79,12 +81,19 @@ type StatusResult struct {
 // source by source (internal/intake reads it from the log).
 type LastReindex = intake.LastReindex
 
-// Queues are the work items by what they wait for.
+// Queues are the work items by what they wait for: each list holds the
+// first commands.DefaultPage of its queue, in ready's order (priority,
+// then key), and its *_total counts the whole queue (`awr ready` pages
+// through the ready ones, `awr ready --all` lists every item).
 type Queues struct {
-	Current []QueueItem `json:"current"`
-	Ready   []QueueItem `json:"ready"`
-	Waiting []QueueItem `json:"waiting"`
-	Blocked []QueueItem `json:"blocked"`
+	Current      []QueueItem `json:"current"`
+	Ready        []QueueItem `json:"ready"`
+	Waiting      []QueueItem `json:"waiting"`
+	Blocked      []QueueItem `json:"blocked"`
+	CurrentTotal int         `json:"current_total"`
+	ReadyTotal   int         `json:"ready_total"`
+	WaitingTotal int         `json:"waiting_total"`
+	BlockedTotal int         `json:"blocked_total"`
 }
 
 // QueueItem is one work item in a queue; Holder is set for claimed work.
@@ -97,10 +106,12 @@ type QueueItem struct {
 }
 
 // SessionCounts counts sessions by state: Stale counts the active
-// sessions that are stale (see StaleSession).
+// sessions that are stale (see StaleSession), Lapsed those whose claim
+// lapsed (see LapsedSession; omitted when none).
 type SessionCounts struct {
 	Active int `json:"active"`
 	Stale  int `json:"stale"`
+	Lapsed int `json:"lapsed,omitempty"`
 }
 
 // StatusRequest is `awr status` and awr_status.
@@ -133,26 +144,35 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		if err := statusSessions(r, rev, now, ttl, head, live, res); err != nil {
 			return err
 		}
-		ready, err := projections.ReadinessFrom(r.Conn, rev, head, live)
-		if err != nil {
-			return err
-		}
-		if err := holdBack(r, rev, ready); err != nil {
-			return err
-		}
-		res.WorkItems = len(ready)
 		goals, err := projections.GoalsAt(r.Conn, rev)
 		if err != nil {
 			return err
 		}
-		if len(goals) > 0 {
-			res.Goals = intake.LinkGoals(goals, ready)
-		}
 		if res.LastReindex, err = intake.LastReindexAt(r.Conn, rev); err != nil {
 			return err
 		}
-		res.queue(ready)
-		if res.LapsedSessions, err = lapsedSessions(r, rev, now, head); err != nil {
+		if head {
+			// The work queues the projections keep at the head: the
+			// read follows the pages listed, the live claims and the
+			// seats, not the register.
+			if err := res.queueAtHead(r, live, goals); err != nil {
+				return err
+			}
+		} else {
+			ready, err := projections.ReadinessFrom(r.Conn, rev, head, live)
+			if err != nil {
+				return err
+			}
+			if err := holdBack(r, rev, ready); err != nil {
+				return err
+			}
+			res.WorkItems = len(ready)
+			if len(goals) > 0 {
+				res.Goals = intake.LinkGoals(goals, ready)
+			}
+			res.queue(ready)
+		}
+		if res.LapsedSessions, res.Sessions.Lapsed, err = lapsedSessions(r, rev, now, head, commands.DefaultPage); err != nil {
 			return err
 		}
 		if len(res.LapsedSessions) > 0 {
@@ -214,19 +234,53 @@ func (res *StatusResult) queue(ready []projections.Readiness) {
 		}
 		switch {
 		case it.Ready:
-			res.ReadyCount++
-			res.Queues.Ready = append(res.Queues.Ready, q)
+			res.Queues.add(projections.QueueReady, q)
 		case it.Claim != nil || it.Item.Status == projections.StatusInProgress:
-			res.Queues.Current = append(res.Queues.Current, q)
+			res.Queues.add(projections.QueueCurrent, q)
 		case it.Item.Status == projections.StatusCompleted || it.Item.Status == projections.StatusCancelled:
 		case it.Item.Status == projections.StatusBlocked || hasReason(it, projections.ReasonBlocker):
 			q.Reason = firstReason(it)
-			res.Queues.Blocked = append(res.Queues.Blocked, q)
+			res.Queues.add(projections.QueueBlocked, q)
 		case hasReason(it, projections.ReasonDependencyOpen, projections.ReasonDependencyMissing, projections.ReasonDependencyCycle, ReasonAwaitingPerson):
 			q.Reason = firstReason(it)
-			res.Queues.Waiting = append(res.Queues.Waiting, q)
+			res.Queues.add(projections.QueueWaiting, q)
 		}
 	}
+	res.ReadyCount = res.Queues.ReadyTotal
+	res.next()
+}
+
+// add files q in queue (projections.QueueReady, ...): counted, and
+// listed while the list holds less than a page.
+func (qs *Queues) add(queue string, q QueueItem) {
+	list, total := qs.of(queue)
+	if list == nil {
+		return
+	}
+	*total++
+	if len(*list) < commands.DefaultPage {
+		*list = append(*list, q)
+	}
+}
+
+// of returns the list and the total of queue (nil for a queue status
+// does not list: closed, other).
+func (qs *Queues) of(queue string) (*[]QueueItem, *int) {
+	switch queue {
+	case projections.QueueCurrent:
+		return &qs.Current, &qs.CurrentTotal
+	case projections.QueueReady:
+		return &qs.Ready, &qs.ReadyTotal
+	case projections.QueueWaiting:
+		return &qs.Waiting, &qs.WaitingTotal
+	case projections.QueueBlocked:
+		return &qs.Blocked, &qs.BlockedTotal
+	}
+	return nil, nil
+}
+
+// next sets the next action the queues lead to.
+func (res *StatusResult) next() {
 	switch {
 	case len(res.Queues.Ready) > 0:
 		res.NextAction = "awr session start --work " + shellWord(res.Queues.Ready[0].Key) + ` --agent "$USER" --claim`

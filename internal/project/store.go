@@ -13,6 +13,7 @@ import (
 	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
+	"github.com/awr-dev/awr/internal/storehold"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -47,6 +48,10 @@ type sharedStore struct {
 	// from says where url came from, for the errors of a store that
 	// cannot be reached or refuses: AWR_STORE, or the manifest.
 	from string
+	// hold: connect through this user's connection holder for the
+	// store when one runs (a process that runs one command); start: and
+	// start one when there is none (Options.HoldStore).
+	hold, start bool
 }
 
 // fromManifest is where the store's URL comes from when AWR_STORE is unset.
@@ -62,7 +67,7 @@ func (p *Project) shared() (*sharedStore, error) {
 	if err != nil || !ok || m.Store == nil {
 		return nil, err
 	}
-	s := &sharedStore{url: m.Store.URL, key: m.StoreKey(), retryFor: p.opts.LockTimeout, headAtOpen: p.opts.OneCommand, from: fromManifest}
+	s := &sharedStore{url: m.Store.URL, key: m.StoreKey(), retryFor: p.opts.LockTimeout, headAtOpen: p.opts.OneCommand, from: fromManifest, hold: p.opts.OneCommand, start: p.opts.HoldStore}
 	if env := os.Getenv(EnvStore); env != "" {
 		if err := intake.CheckStoreURL(EnvStore, env); err != nil {
 			return nil, err
@@ -78,8 +83,23 @@ func (p *Project) shared() (*sharedStore, error) {
 // connection (a wrong password, an unknown user or database) also says it
 // in the message, so that the URL to fix is the one named.
 func (s *sharedStore) openUpstream(ctx context.Context) (events.Upstream, error) {
-	up, err := pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true, HeadAtOpen: s.headAtOpen})
+	dir, via := "", ""
+	if s.hold {
+		dir = storehold.Dir(s.url)
+	}
+	if dir != "" && storehold.Private(dir) {
+		via = dir
+	}
+	up, err := pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true, HeadAtOpen: s.headAtOpen, Via: via})
 	if err == nil {
+		if s.start && dir != "" && !up.Held() {
+			// No holder yet: this command connected itself; the next
+			// ones go through the one started now. Starting it is
+			// best effort: without it every command connects itself.
+			if exe, err := os.Executable(); err == nil {
+				storehold.Start(exe, s.url, dir)
+			}
+		}
 		return up, nil
 	}
 	fe := fault.As(err)
@@ -191,4 +211,22 @@ func (p *Project) storeStatus(st *events.Store) *StoreStatus {
 		return &StoreStatus{Kind: "postgres", Shared: up.Describe(), Path: rel}
 	}
 	return &StoreStatus{Kind: "sqlite", Path: rel}
+}
+
+// HoldStore runs this user's connection holder for the shared store at
+// url (package storehold) until it has had no client for a while: the
+// process `awr` starts in the background for the commands of a project on
+// a shared store (Options.HoldStore). It returns nil at once when another
+// holder serves the store already. Errors: the URL does not parse, the
+// holder's directory is not the user's alone, the store cannot be
+// reached.
+func HoldStore(ctx context.Context, url string) error {
+	dir := storehold.Dir(url)
+	if dir == "" {
+		return nil
+	}
+	if err := storehold.Serve(ctx, url, dir, storehold.Options{}); err != nil {
+		return fault.Wrap(fault.Storage, err, "%s", err.Error())
+	}
+	return nil
 }

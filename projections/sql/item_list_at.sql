@@ -1,1 +1,1 @@
-SELECT key, source_path, item FROM p_work_items WHERE valid_from <= :rev AND (valid_to IS NULL OR valid_to > :rev) ORDER BY key, source_path, ordinal;
+SELECT key, source_path, ordinal, item FROM p_work_items WHERE valid_from <= :rev AND (valid_to IS NULL OR valid_to > :rev) ORDER BY key, source_path, ordinal;

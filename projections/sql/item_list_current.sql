@@ -1,1 +1,1 @@
-SELECT key, source_path, item FROM p_work_items INDEXED BY p_work_items_current WHERE valid_to IS NULL ORDER BY source_path, key, ordinal;
+SELECT key, source_path, ordinal, item FROM p_work_items INDEXED BY p_work_items_current WHERE valid_to IS NULL ORDER BY source_path, key, ordinal;

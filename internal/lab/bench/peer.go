@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/project"
@@ -314,7 +315,7 @@ func (c *peerRun) workload(dir string, n int) (*PeerSize, error) {
 	if err != nil {
 		return nil, err
 	}
-	size.Ready = len(ready.Ready)
+	size.Ready = ready.ReadyTotal
 	if size.Ready == 0 {
 		return nil, fault.New(fault.Internal, "bench compare: the workload of %d items has nothing ready to claim", n)
 	}
@@ -367,7 +368,9 @@ func (c *peerRun) workload(dir string, n int) (*PeerSize, error) {
 		args map[string]any
 		bd   []string
 	}{
-		{"ready", []string{"ready", "--json"}, "awr_ready", map[string]any{}, []string{"ready", "--json", "--limit", strconv.Itoa(n + 1)}},
+		// ready is each side's first page of ready work: awr's default
+		// (commands.DefaultPage), the same --limit for bd.
+		{"ready", []string{"ready", "--json"}, "awr_ready", map[string]any{}, []string{"ready", "--json", "--limit", strconv.Itoa(commands.DefaultPage)}},
 		{"ready --limit 10", []string{"ready", "--limit", "10", "--json"}, "awr_ready", map[string]any{"limit": 10}, []string{"ready", "--json", "--limit", "10"}},
 		{"show", []string{"work", "show", showKey, "--json"}, "awr_work_show", map[string]any{"key": showKey}, []string{"show", showKey, "--json"}},
 		{"status", []string{"status", "--json"}, "awr_status", map[string]any{}, []string{"stats", "--json"}},

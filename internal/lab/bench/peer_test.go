@@ -104,7 +104,7 @@ func TestComparePeer_Quick(t *testing.T) {
 		ready, err := p.Ready(context.Background(), project.ReadyRequest{})
 		p.Close()
 		require.NoError(t, err)
-		require.Len(t, ready.Ready, sz.Ready)
+		require.Equal(t, sz.Ready, ready.ReadyTotal)
 
 		// bd's daemon is gone.
 		raw, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(sz.Items), "bd", ".beads", "daemon.pid"))

@@ -25,7 +25,7 @@ import (
 // message a line) or as the shared HTTP service (`awr-mcp --listen
 // 127.0.0.1:0 --registry FILE`, Streamable HTTP with a bearer token).
 // The client is written here, small, against the protocol: the MCP SDK
-// is linked into awr-mcp only, never into awr (docs/benchmarks.md, "The
+// is linked into awr-mcp only, never into awr (docs/notes/benchmarks.md, "The
 // MCP SDK out of the CLI").
 type resident struct {
 	// Mode is "stdio" or "http".

@@ -6,7 +6,7 @@
 # the search index (FTS5) rebuilt, in one transaction with synchronous=OFF.
 # It works on a copy of DB in a temporary directory and prints the seconds
 # of each phase. A replay cannot be faster than this floor, whatever its
-# fold: issue #17's target 4 is read against it in docs/benchmarks.md.
+# fold: issue #17's target 4 is read against it in docs/notes/benchmarks.md.
 set -eu
 if [ $# -ne 1 ] || [ ! -f "$1" ]; then
 	echo "usage: $0 PROJECT/.awr/awr.db (a rebuilt project database)" >&2

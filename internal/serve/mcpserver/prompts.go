@@ -69,7 +69,7 @@ func (s *Server) resumeWork(ctx context.Context, req *mcp.GetPromptRequest) (*mc
 		}
 		steps = sessionSteps(rep, work)
 	} else {
-		list, err := s.project.SessionList(ctx, project.SessionListRequest{Work: work})
+		list, err := s.project.SessionList(ctx, project.SessionListRequest{Work: work, All: true})
 		if err != nil {
 			return nil, s.promptError(err)
 		}

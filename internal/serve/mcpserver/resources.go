@@ -175,7 +175,7 @@ func (s *Server) listPackets(next mcp.MethodHandler) mcp.MethodHandler {
 // livePackets lists the packets worth reading now.
 func (s *Server) livePackets(ctx context.Context) []*mcp.Resource {
 	var out []*mcp.Resource
-	sessions, err := s.project.SessionList(ctx, project.SessionListRequest{Active: true})
+	sessions, err := s.project.SessionList(ctx, project.SessionListRequest{Active: true, All: true})
 	if err != nil {
 		s.debug("list resources: sessions", err)
 		return nil

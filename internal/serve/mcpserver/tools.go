@@ -43,10 +43,10 @@ func (s *Server) register() {
 // projectTools are the tools of the project and its sources.
 var projectTools = []entry{
 	toolOf(tool{name: "awr_status", title: "Project status", readOnly: true,
-		desc: "Project status as `awr status --json`: project_revision, work items by status, the current/ready/waiting/blocked queues, live claims, projection freshness and the next step."},
+		desc: "Project status as `awr status --json`: project_revision, work items by status, the current/ready/waiting/blocked queues (a page of each, with *_total counts), live claims, projection freshness and the next step."},
 		op((*project.Project).Status)),
 	toolOf(tool{name: "awr_ready", title: "Ready work", readOnly: true,
-		desc: "The work that can be claimed now, as `awr ready --json`: ready items with priority, next action and source; with all, every other item and why it is not ready."},
+		desc: "The work that can be claimed now, as `awr ready --json`: one page of ready items (limit, default 50) with priority, next action and source, ready_total, and next_cursor to pass as cursor for the next page; with all, every ready item and every other item with why it is not ready."},
 		op((*project.Project).Ready)),
 	toolOf(tool{name: "awr_intake_inspect", title: "Organization report", readOnly: true,
 		desc: "How organized the project is, as `awr intake inspect --json`: gaps, the actions to take before work can start and the next step. Works before the project is initialized."},
@@ -83,7 +83,7 @@ var sessionsTools = []entry{
 		desc: "A session with its claims, checkpoints and host bindings, as `awr session show --json`."},
 		op((*project.Project).SessionShow)),
 	toolOf(tool{name: "awr_session_list", title: "List sessions", readOnly: true,
-		desc: "Sessions oldest first, optionally only active ones or those on one work item, as `awr session list --json`."},
+		desc: "Sessions oldest first, optionally only active ones or those on one work item, as `awr session list --json`: one page (limit, default 50), sessions_total, and next_cursor to pass as cursor for the next page; all for every one."},
 		op((*project.Project).SessionList)),
 	toolOf(tool{name: "awr_claim_acquire", title: "Acquire a claim",
 		desc: "Give an active session the claim on its work item (a lease with a fencing token; the manifest's continuity.claim_ttl_ms unless ttl_ms is given), as `awr claim acquire --json`. " +

@@ -268,7 +268,7 @@ func (a *api) state(ctx context.Context, at project.Read) (*StateResult, error) 
 	}
 	rev := st.ProjectRevision
 	at = project.Read{At: &rev}
-	ss, err := a.p.SessionList(ctx, project.SessionListRequest{Read: at})
+	ss, err := a.p.SessionList(ctx, project.SessionListRequest{Read: at, All: true})
 	if err != nil {
 		return nil, err
 	}

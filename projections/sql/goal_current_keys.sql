@@ -1,0 +1,1 @@
+SELECT key FROM p_goals WHERE valid_to IS NULL;

@@ -1,0 +1,1 @@
+SELECT n FROM p_work_counts WHERE name = :name;

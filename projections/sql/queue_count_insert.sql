@@ -1,0 +1,1 @@
+INSERT INTO p_work_counts (name, n) VALUES (:name, :n);

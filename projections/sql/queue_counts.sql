@@ -1,0 +1,1 @@
+SELECT name, n FROM p_work_counts WHERE name NOT LIKE 'goal:%';

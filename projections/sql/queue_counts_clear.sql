@@ -1,0 +1,1 @@
+DELETE FROM p_work_counts;

@@ -1,0 +1,1 @@
+DELETE FROM p_work_queue WHERE key = :key AND source_path = :source_path AND ordinal = :ordinal;
