@@ -13,6 +13,23 @@ import (
 	"zombiezen.com/go/sqlite"
 )
 
+// NotAnchored is the verdict of a verification that passed without an
+// anchor: what it proves, what it cannot, and the command that would make
+// it prove more.
+const NotAnchored = "chain intact, not anchored: a rewritten and re-hashed history would also pass; run `awr anchor`"
+
+// VerdictOf is the verdict of a passed verification that checked n
+// anchors: "verified against N anchor(s)" only when there were some.
+func VerdictOf(n int) string {
+	switch n {
+	case 0:
+		return NotAnchored
+	case 1:
+		return "chain intact, verified against 1 anchor"
+	}
+	return fmt.Sprintf("chain intact, verified against %d anchors", n)
+}
+
 // Check is what `awr verify --anchors` (and `awr import
 // --anchors`) found.
 type Check struct {

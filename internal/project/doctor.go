@@ -1,58 +1,38 @@
 package project
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/doctor"
 	"github.com/awr-dev/awr/internal/exec"
-	"github.com/awr-dev/awr/internal/hosts"
-	"github.com/awr-dev/awr/internal/intake"
-	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/projections"
 )
 
-// Finding severities, worst first.
-const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
-	SeverityInfo    = "info"
+// The doctor's findings (internal/doctor holds its checks).
+type (
+	// DoctorFinding is one problem awr doctor found: what, how bad, the
+	// id it is about and the complete command that repairs it.
+	DoctorFinding = doctor.Finding
+	// DoctorHook is one host's hooks as awr doctor sees them.
+	DoctorHook = doctor.Hook
 )
 
-// The findings awr doctor reports.
+// Finding severities, worst first, and the findings front ends look for.
 const (
-	FindingProjectionBehind = "projection_behind"
-	FindingClaimLapsed      = "claim_lapsed"
-	FindingStaleSession     = "stale_session"
-	FindingClaimAgentGone   = "claim_agent_gone"
-	FindingSourceMissing    = "source_missing"
-	FindingSourceStale      = "source_stale"
-	FindingSourceIssues     = "source_issues"
-	FindingHooksMissing     = "hooks_not_installed"
-	FindingHooksNeverRan    = "hooks_never_ran"
-	FindingHooksNotAnswered = "hooks_not_answered"
-	FindingExecutionUnknown = "execution_unknown"
-	FindingPermissions      = "permissions"
+	SeverityError         = doctor.SeverityError
+	SeverityWarning       = doctor.SeverityWarning
+	SeverityInfo          = doctor.SeverityInfo
+	FindingClaimLapsed    = doctor.FindingClaimLapsed
+	FindingClaimAgentGone = doctor.FindingClaimAgentGone
+	// FindingHooksNotAnswered is a host's hook events that got no answer.
+	FindingHooksNotAnswered = doctor.FindingHooksNotAnswered
 )
-
-// DoctorFinding is one problem awr doctor found: what, how bad, the id it is
-// about and the complete command that repairs it.
-type DoctorFinding struct {
-	Code     string `json:"code"`
-	Severity string `json:"severity"`
-	Subject  string `json:"subject,omitempty"`
-	Message  string `json:"message"`
-	Repair   string `json:"repair"`
-}
 
 // DoctorRequest is `awr doctor` and awr_doctor.
 type DoctorRequest struct{}
@@ -72,28 +52,6 @@ type DoctorResult struct {
 	Hooks []DoctorHook `json:"hooks,omitempty"`
 }
 
-// DoctorHook is one host's hooks as awr doctor sees them.
-type DoctorHook struct {
-	Client string `json:"client"`
-	// Installed are the settings files holding awr's hooks.
-	Installed []string `json:"installed"`
-	// LastRanAt is when a hook of the host last ran here (RFC 3339, UTC;
-	// "" when none did, as far as the end of .awr/hooks.log.ran tells),
-	// and LastEvent which (awr's name, such as session_start).
-	LastRanAt string `json:"last_ran_at"`
-	LastEvent string `json:"last_event,omitempty"`
-	// NotAnswered counts the host's hook events that reached this
-	// project and got the host's empty answer (a payload of a shape awr
-	// does not know, a refusal, an error), as far as .awr/hooks.log and
-	// hooks.log.1 keep them; LastNotAnswered is the latest one's line
-	// there (when, the host, its event, the conversation, why).
-	NotAnswered     int    `json:"not_answered,omitempty"`
-	LastNotAnswered string `json:"last_not_answered,omitempty"`
-}
-
-// ranTail bounds how much of the end of .awr/hooks.log.ran doctor reads.
-const ranTail = 256 << 10
-
 // Doctor looks for what keeps a project from continuing cleanly, reading
 // only: projections behind the log, sessions whose claim lapsed while
 // they were active (repair: the command that resumes them), stale sessions, live claims whose
@@ -105,7 +63,7 @@ const ranTail = 256 << 10
 // error or a warning.
 // Errors: NotFound for a directory without a project.
 func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, error) {
-	res := &DoctorResult{Findings: []DoctorFinding{}, Counts: map[string]int{}}
+	res := &DoctorResult{Findings: []DoctorFinding{}}
 	add := func(f DoctorFinding) { res.Findings = append(res.Findings, f) }
 	ttl := p.leaseTTL()
 	store, err := p.doctorStore(ctx, add)
@@ -113,31 +71,19 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 		return nil, err
 	}
 	res.Store = store
-	var unfinished []projections.Execution
+	var xs []projections.Execution
 	clients := map[string]bool{}
 	err = p.read(ctx, Read{}, func(r *events.Reader, rev, now int64) error {
 		res.ProjectRevision = rev
-		states, err := events.ProjectionStates(r.Conn)
-		if err != nil {
+		if err := doctor.Projections(r, add); err != nil {
 			return err
-		}
-		for _, s := range states {
-			if s.LastSeq != r.Head {
-				add(DoctorFinding{Code: FindingProjectionBehind, Severity: SeverityError, Subject: s.Name,
-					Message: fmt.Sprintf("projection %s is at seq %d, the log at %d", s.Name, s.LastSeq, r.Head), Repair: "awr replay"})
-			}
 		}
 		if err := doctorSessions(r, rev, now, ttl, add); err != nil {
 			return err
 		}
-		xs, err := projections.ExecutionsAt(r.Conn, rev, "", "")
-		if err != nil {
+		var err error
+		if xs, err = projections.ExecutionsAt(r.Conn, rev, "", ""); err != nil {
 			return err
-		}
-		for _, x := range xs {
-			if x.State == projections.ExecStarted {
-				unfinished = append(unfinished, x)
-			}
 		}
 		bs, err := projections.BindingsAt(r.Conn, rev)
 		if err != nil {
@@ -151,31 +97,22 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 	if err != nil {
 		return nil, err
 	}
-	for _, x := range unfinished {
-		if v := exec.ViewOf(&x, true, nil); v.State == exec.Unknown && x.RetriedBy == "" {
-			add(DoctorFinding{Code: FindingExecutionUnknown, Severity: SeverityWarning, Subject: x.ID,
-				Message: fmt.Sprintf("execution %s (%s on %s) started at seq %d and its process died without a finish: it may or may not have had its effect", x.ID, x.Key, x.Work, x.StartedSeq),
-				Repair:  fmt.Sprintf("awr doctor repair abandon-execution %s --reason 'WHAT YOU CHECKED'", x.ID)})
-		}
-	}
+	doctor.Executions(xs, add)
 	if err := p.doctorSeats(ctx, add); err != nil {
 		return nil, err
 	}
-	p.doctorSources(ctx, add)
-	ran := p.hooksRan(ctx)
-	res.Hooks = p.doctorHooks(clients, ran, add)
-	p.doctorUnanswered(ctx, ran, res.Hooks, add)
-	p.doctorPermissions(add)
-	p.doctorAnchors(ctx, add)
-	rank := map[string]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
-	sort.SliceStable(res.Findings, func(i, j int) bool { return rank[res.Findings[i].Severity] < rank[res.Findings[j].Severity] })
-	res.OK = true
-	for _, f := range res.Findings {
-		res.Counts[f.Severity]++
-		if f.Severity != SeverityInfo {
-			res.OK = false
-		}
+	st, _ := p.EventLog(ctx) // opened by doctorStore above
+	doctor.Sources(ctx, p.dir, st, add)
+	target := func(client, scope string) (string, error) {
+		_, _, path, err := p.hostTarget(client, scope)
+		return path, err
 	}
+	ran := doctor.HooksRan(ctx, filepath.Join(p.dir, ".awr", RanLog), hookLogLimit)
+	res.Hooks = doctor.Hooks(clients, ran, target, add)
+	doctor.Unanswered(ctx, filepath.Join(p.dir, ".awr"), hookLogLimit, ran, res.Hooks, add)
+	doctor.Permissions(p.dir, shellWord, add)
+	doctor.Anchors(ctx, p.dir, st, add)
+	res.OK, res.Counts = doctor.Rank(res.Findings)
 	return res, nil
 }
 
@@ -198,7 +135,7 @@ func doctorSessions(r *events.Reader, rev, now, ttl int64, add func(DoctorFindin
 		return err
 	}
 	for _, l := range lapsed {
-		add(DoctorFinding{Code: FindingClaimLapsed, Severity: SeverityWarning, Subject: l.ID,
+		add(DoctorFinding{Code: doctor.FindingClaimLapsed, Severity: SeverityWarning, Subject: l.ID,
 			Message: fmt.Sprintf("session %s on %s (%s) is active but its claim %s lapsed at %s: %s; resume it before starting anything on %s",
 				l.ID, l.Work, l.Agent, l.ClaimID, time.UnixMilli(l.ExpiredAt).UTC().Format(time.RFC3339), l.Unsaved(), l.Work),
 			Repair: l.ResumeCommand})
@@ -211,7 +148,7 @@ func doctorSessions(r *events.Reader, rev, now, ttl int64, add func(DoctorFindin
 	sort.Strings(ids)
 	for _, id := range ids {
 		s := stale[id]
-		add(DoctorFinding{Code: FindingStaleSession, Severity: SeverityWarning, Subject: id,
+		add(DoctorFinding{Code: doctor.FindingStaleSession, Severity: SeverityWarning, Subject: id,
 			Message: fmt.Sprintf("session %s on %s (%s) holds nothing and has been idle since seq %d, past the lease", id, s.Work, s.Agent, s.LastEventSeq),
 			Repair:  fmt.Sprintf("awr doctor repair end-session %s --reason 'WHAT YOU CHECKED'", id)})
 	}
@@ -230,248 +167,13 @@ func (p *Project) doctorSeats(ctx context.Context, add func(DoctorFinding)) erro
 	if err != nil {
 		return err
 	}
-	var seats []*PsSeat
-	for _, s := range list.Seats {
-		if s.TmuxAlive != nil && !*s.TmuxAlive && s.SessionID != "" {
-			seats = append(seats, s)
-		}
-	}
+	seats := doctor.AgentGone(list.Seats)
 	if len(seats) == 0 {
 		return nil
 	}
 	return p.read(ctx, Read{}, func(r *events.Reader, rev, now int64) error {
-		for _, s := range seats {
-			c, err := projections.LiveClaimAt(r.Conn, s.Work, rev, now, true)
-			if err != nil {
-				return err
-			}
-			if c == nil || c.SessionID != s.SessionID {
-				continue
-			}
-			_, rig, _ := commands.ParseAddress(s.Address)
-			add(DoctorFinding{Code: FindingClaimAgentGone, Severity: SeverityWarning, Subject: c.ID,
-				Message: fmt.Sprintf("claim %s on %s is held by seat %s's session %s, whose agent is not running (restore the rig, or release the claim)", c.ID, c.Work, s.Address, s.SessionID),
-				Repair:  "awr rig up " + rig})
-		}
-		return nil
+		return doctor.Seats(r, rev, now, seats, add)
 	})
-}
-
-// doctorSources reports manifest sources that are missing, changed since
-// they were indexed, or indexed with issues.
-func (p *Project) doctorSources(ctx context.Context, add func(DoctorFinding)) {
-	m, ok, err := intake.ReadManifest(p.dir)
-	if err != nil {
-		add(DoctorFinding{Code: FindingSourceMissing, Severity: SeverityError, Subject: intake.ManifestPath(p.dir), Message: err.Error(), Repair: "awr intake inspect"})
-		return
-	}
-	if !ok {
-		return
-	}
-	st, err := p.EventLog(ctx)
-	if err != nil {
-		return
-	}
-	_ = st.Read(ctx, func(r *events.Reader) error {
-		indexed, err := projections.SourcesAt(r.Conn, r.Head, true)
-		if err != nil {
-			return err
-		}
-		for _, s := range intake.Compare(p.dir, m, indexed) {
-			switch s.Freshness {
-			case intake.Missing:
-				add(DoctorFinding{Code: FindingSourceMissing, Severity: SeverityError, Subject: s.Path,
-					Message: s.Path + " is in the manifest but cannot be read", Repair: "awr source list"})
-			case intake.Stale, intake.New:
-				add(DoctorFinding{Code: FindingSourceStale, Severity: SeverityWarning, Subject: s.Path,
-					Message: s.Path + " changed since it was indexed (or was never indexed): claims and compiles refuse until it is", Repair: "awr source reindex"})
-			}
-			if s.Issues > 0 {
-				add(DoctorFinding{Code: FindingSourceIssues, Severity: SeverityInfo, Subject: s.Path,
-					Message: fmt.Sprintf("%s was indexed with %d issue(s)", s.Path, s.Issues), Repair: "awr intake inspect"})
-			}
-		}
-		return nil
-	})
-}
-
-// doctorHooks reports hosts whose conversations are bound in this project
-// but whose settings (project or user) hold none of awr's hooks, so a
-// compaction or a new conversation does not get its packet; and hosts
-// whose settings hold awr's hooks but none of which ran here yet: Codex
-// runs a hook only once a person trusted it in /hooks (a warning), the
-// others from their next conversation (a note). It returns, per host
-// with awr's hooks installed, where and when one last ran.
-func (p *Project) doctorHooks(clients map[string]bool, last map[string]*DoctorHook, add func(DoctorFinding)) []DoctorHook {
-	var out []DoctorHook
-	for _, h := range hosts.Hosts() {
-		var installed []string
-		for _, scope := range []string{string(hosts.Project), string(hosts.User)} {
-			_, _, path, err := p.hostTarget(string(h), scope)
-			if err != nil {
-				continue
-			}
-			data, err := pathcheck.ReadFile(context.Background(), path, hosts.MaxSettings)
-			if err != nil {
-				continue
-			}
-			if out, err := hosts.Uninstall(h, data); err == nil && !bytes.Equal(out, data) {
-				installed = append(installed, path)
-			}
-		}
-		if len(installed) == 0 {
-			if clients[string(h)] {
-				add(DoctorFinding{Code: FindingHooksMissing, Severity: SeverityWarning, Subject: string(h),
-					Message: fmt.Sprintf("%s conversations are bound here, but neither its project nor its user settings hold awr's hooks", h),
-					Repair:  fmt.Sprintf("awr client install --client %s", h)})
-			}
-			continue
-		}
-		d := DoctorHook{Client: string(h)}
-		if l := last[string(h)]; l != nil {
-			d = *l
-		}
-		d.Installed = installed
-		out = append(out, d)
-		if d.LastRanAt != "" {
-			continue
-		}
-		f := DoctorFinding{Code: FindingHooksNeverRan, Severity: SeverityInfo, Subject: string(h),
-			Message: fmt.Sprintf("awr's hooks for %s are installed (%s) but none has run in this project yet", h, strings.Join(installed, ", ")),
-			Repair:  fmt.Sprintf("awr client install --client %s", h)}
-		if h == hosts.Codex {
-			f.Severity = SeverityWarning
-			f.Message += ": codex runs a new or changed hook only once it is trusted; open /hooks in codex and trust awr's hooks"
-		}
-		add(f)
-	}
-	return out
-}
-
-// hooksRan returns, per host, the latest line of .awr/hooks.log.ran (its
-// last ranTail bytes): when a hook of it last ran here, and which.
-func (p *Project) hooksRan(ctx context.Context) map[string]*DoctorHook {
-	last := map[string]*DoctorHook{}
-	f, err := pathcheck.Open(filepath.Join(p.dir, ".awr", RanLog), hookLogLimit+ranTail)
-	if err != nil {
-		return last
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > ranTail {
-		f.Seek(fi.Size()-ranTail, io.SeekStart)
-	}
-	data, _ := pathcheck.ReadAll(ctx, f, ranTail, RanLog)
-	for _, line := range strings.Split(string(data), "\n") {
-		w := strings.Fields(line)
-		if len(w) != 3 {
-			continue
-		}
-		if _, err := time.Parse(time.RFC3339, w[0]); err != nil {
-			continue
-		}
-		last[w[1]] = &DoctorHook{Client: w[1], LastRanAt: w[0], LastEvent: w[2]}
-	}
-	return last
-}
-
-// hookDiagnostics is what .awr/hooks.log keeps of one host's hook events
-// that were not answered.
-type hookDiagnostics struct {
-	count       int
-	first, last string // RFC 3339, UTC
-	lastLine    string
-}
-
-// doctorUnanswered reports, per host, the hook events .awr/hooks.log (and
-// hooks.log.1 before it) records as not answered: how many, since when,
-// and the latest. It is a warning while the latest hook of the host that
-// ran here (hooks.log.ran) is not later than that one, a note once one
-// ran since. The count and the latest also go to the host's entry in
-// hooks, where awr's hooks are installed.
-func (p *Project) doctorUnanswered(ctx context.Context, ran map[string]*DoctorHook, hooks []DoctorHook, add func(DoctorFinding)) {
-	diag := p.hookDiagnostics(ctx)
-	for i := range hooks {
-		if d := diag[hooks[i].Client]; d != nil {
-			hooks[i].NotAnswered, hooks[i].LastNotAnswered = d.count, d.lastLine
-		}
-	}
-	for _, h := range hosts.Hosts() {
-		d := diag[string(h)]
-		if d == nil {
-			continue
-		}
-		f := DoctorFinding{Code: FindingHooksNotAnswered, Severity: SeverityWarning, Subject: string(h),
-			Message: fmt.Sprintf("%d hook event(s) of %s got no answer here since %s (.awr/hooks.log; a payload of a shape this awr does not know, from a newer %s, is one cause); the latest: %s",
-				d.count, h, d.first, h, d.lastLine),
-			Repair: fmt.Sprintf("awr client install --client %s", h)}
-		if r := ran[string(h)]; r != nil && r.LastRanAt > d.last {
-			f.Severity = SeverityInfo
-			f.Message += fmt.Sprintf("; a hook of %s ran here since, at %s", h, r.LastRanAt)
-		}
-		add(f)
-	}
-}
-
-// hookDiagnostics reads .awr/hooks.log.1 and .awr/hooks.log (each at most
-// hookLogLimit+ranTail bytes, the end of a longer one) and returns, per
-// host, what they keep of its hook events that were not answered. A line
-// that does not start with a time and a host is skipped.
-func (p *Project) hookDiagnostics(ctx context.Context) map[string]*hookDiagnostics {
-	out := map[string]*hookDiagnostics{}
-	const max = hookLogLimit + ranTail
-	for _, name := range []string{"hooks.log.1", "hooks.log"} {
-		f, err := pathcheck.Open(filepath.Join(p.dir, ".awr", name), -1)
-		if err != nil {
-			continue
-		}
-		if fi, err := f.Stat(); err == nil && fi.Size() > max {
-			f.Seek(fi.Size()-max, io.SeekStart)
-		}
-		data, _ := pathcheck.ReadAll(ctx, f, max, name)
-		f.Close()
-		for _, line := range strings.Split(string(data), "\n") {
-			w := strings.SplitN(line, " ", 3)
-			if len(w) != 3 {
-				continue
-			}
-			if _, err := time.Parse(time.RFC3339, w[0]); err != nil {
-				continue
-			}
-			if _, err := hosts.ParseHost(w[1]); err != nil || w[1] != strings.ToLower(w[1]) {
-				continue
-			}
-			d := out[w[1]]
-			if d == nil {
-				d = &hookDiagnostics{first: w[0]}
-				out[w[1]] = d
-			}
-			d.count++
-			d.last, d.lastLine = w[0], line
-		}
-	}
-	return out
-}
-
-// doctorPermissions reports a project directory or database that other
-// users may write (anyone could rewrite the log's history or projections
-// behind awr) or that awr itself cannot write.
-func (p *Project) doctorPermissions(add func(DoctorFinding)) {
-	for _, path := range []string{filepath.Join(p.dir, ".awr"), events.DBPath(p.dir)} {
-		fi, err := os.Stat(path)
-		if err != nil {
-			continue
-		}
-		if fi.Mode().Perm()&0o002 != 0 {
-			add(DoctorFinding{Code: FindingPermissions, Severity: SeverityError, Subject: path,
-				Message: fmt.Sprintf("%s is writable by every user (mode %v)", path, fi.Mode().Perm()), Repair: "chmod o-w " + shellWord(path)})
-		}
-		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil { // never waits on a FIFO
-			add(DoctorFinding{Code: FindingPermissions, Severity: SeverityError, Subject: path,
-				Message: fmt.Sprintf("%s cannot be read: %v", path, err), Repair: "chmod u+rw " + shellWord(path)})
-		} else {
-			f.Close()
-		}
-	}
 }
 
 // The repairs of `awr doctor repair`.

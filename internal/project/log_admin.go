@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -56,25 +55,8 @@ type VerifyResult struct {
 	// re-hashed from its first changed event would pass as well.
 	Anchored int `json:"anchored"`
 	// Verdict is the one sentence that says what passed, and what a pass
-	// proves (VerdictOf); empty when the verification failed.
+	// proves (anchor.VerdictOf); empty when the verification failed.
 	Verdict string `json:"verdict,omitempty"`
-}
-
-// NotAnchored is the verdict of a verification that passed without an
-// anchor: what it proves, what it cannot, and the command that would make
-// it prove more.
-const NotAnchored = "chain intact, not anchored: a rewritten and re-hashed history would also pass; run `awr anchor`"
-
-// VerdictOf is the verdict of a passed verification that checked n
-// anchors: "verified against N anchor(s)" only when there were some.
-func VerdictOf(n int) string {
-	switch n {
-	case 0:
-		return NotAnchored
-	case 1:
-		return "chain intact, verified against 1 anchor"
-	}
-	return fmt.Sprintf("chain intact, verified against %d anchors", n)
 }
 
 // Verify checks seq continuity, the hash chain, the domain's rules and the
@@ -133,7 +115,7 @@ func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult,
 		if res.Anchors != nil && res.Anchors.OK {
 			res.Anchored = res.Anchors.Checked
 		}
-		res.Verdict = VerdictOf(res.Anchored)
+		res.Verdict = anchor.VerdictOf(res.Anchored)
 	}
 	return res, werr
 }

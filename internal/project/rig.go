@@ -2,17 +2,13 @@ package project
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"os/user"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/rig"
 )
 
@@ -81,29 +77,10 @@ func (p *Project) rigManager(ctx context.Context) (*rig.Manager, error) {
 	}
 	bin := p.opts.Rig.AwrBin
 	if bin == "" {
-		bin = siblingAwr()
+		bin = rig.SiblingAwr()
 	}
 	return &rig.Manager{Dir: p.dir, Env: env, Stale: p.StaleSources, Tmux: rig.Tmux{Socket: p.opts.Rig.TmuxSocket},
 		AwrBin: bin, Crashpoint: p.opts.Rig.Crashpoint}, nil
-}
-
-// siblingAwr is the awr executable beside the running one (awr-mcp ships
-// next to awr), else the one on PATH, else "" (agents then find awr on
-// their own PATH).
-func siblingAwr() string {
-	if exe, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(exe), "awr"); p != exe {
-			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-				return p
-			}
-		}
-	}
-	if p, err := exec.LookPath("awr"); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs
-		}
-	}
-	return ""
 }
 
 // SeatAdd declares a seat (unchanged declarations write nothing).
@@ -226,7 +203,7 @@ type RigUpRequest struct {
 // snapshot, and reports one outcome per seat. Unless every seat is
 // resumed, fresh-primed or running, the result comes with a
 // RestoreIncomplete error whose hint is the first seat's next command.
-// Errors: those of rig.Manager.Up; RestoreIncomplete.
+// Errors: those of rig.Manager.Up; RestoreIncomplete (rig.UpResult.Incomplete).
 func (p *Project) RigUp(ctx context.Context, req RigUpRequest) (*RigUpResult, error) {
 	m, err := p.rigManager(ctx)
 	if err != nil {
@@ -237,26 +214,7 @@ func (p *Project) RigUp(ctx context.Context, req RigUpRequest) (*RigUpResult, er
 	if err != nil {
 		return nil, err
 	}
-	if res.OK() {
-		return res, nil
-	}
-	var bad []string
-	for _, s := range res.Seats {
-		if s.Outcome != events.SeatResumed && s.Outcome != events.SeatFreshPrimed && s.Outcome != events.SeatRunning {
-			bad = append(bad, s.Address+" "+s.Outcome)
-		}
-	}
-	verb := "is"
-	if req.Plan {
-		verb = "would be"
-	}
-	e := fault.New(fault.RestoreIncomplete, "rig %s %s %s: %s", req.Rig, verb, res.Result, strings.Join(bad, ", ")).With("rig", req.Rig).With("result", res.Result)
-	for _, s := range res.Seats {
-		if s.Hint != "" {
-			return res, e.WithHint("%s", s.Hint)
-		}
-	}
-	return res, e.WithHint("awr rig ps %s", req.Rig)
+	return res, res.Incomplete(req.Rig, req.Plan)
 }
 
 // RigRestoreCheckRequest is `awr rig restore-check` and
@@ -269,7 +227,8 @@ type RigRestoreCheckRequest struct {
 // per seat, and writes nothing. Unless the up would come back
 // fully_restored with no red check, the result comes with a
 // RestoreIncomplete error whose hint is the first remediation.
-// Errors: those of rig.Manager.RestoreCheck; RestoreIncomplete.
+// Errors: those of rig.Manager.RestoreCheck; RestoreIncomplete
+// (rig.RestoreCheckResult.Incomplete).
 func (p *Project) RigRestoreCheck(ctx context.Context, req RigRestoreCheckRequest) (*RigRestoreCheckResult, error) {
 	m, err := p.rigManager(ctx)
 	if err != nil {
@@ -279,33 +238,7 @@ func (p *Project) RigRestoreCheck(ctx context.Context, req RigRestoreCheckReques
 	if err != nil {
 		return nil, err
 	}
-	if res.Result == rig.FullyRestored && res.Status != rig.CheckRed {
-		return res, nil
-	}
-	var bad []string
-	remedy := ""
-	note := func(where string, c *rig.Check) {
-		if c.Status == rig.CheckGreen {
-			return
-		}
-		bad = append(bad, fmt.Sprintf("%s %s %s", where, c.Name, c.Status))
-		if remedy == "" && c.Status == res.Status {
-			remedy = c.Remediation
-		}
-	}
-	for _, c := range res.Checks {
-		note(req.Rig, c)
-	}
-	for _, sc := range res.Seats {
-		for _, c := range sc.Checks {
-			note(sc.Address, c)
-		}
-	}
-	e := fault.New(fault.RestoreIncomplete, "rig %s would be %s: %s", req.Rig, res.Result, strings.Join(bad, ", ")).With("rig", req.Rig).With("result", res.Result).With("status", res.Status)
-	if remedy == "" {
-		remedy = "awr rig ps " + req.Rig
-	}
-	return res, e.WithHint("%s", remedy)
+	return res, res.Incomplete(req.Rig)
 }
 
 // RigDownRequest is `awr rig down`.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
 )
 
 // Check statuses: green passed; yellow, the restore goes on but a person
@@ -67,6 +68,40 @@ type RestoreCheckResult struct {
 	Checks          []*Check     `json:"checks"`
 	Seats           []*SeatCheck `json:"seats"`
 	ProjectRevision int64        `json:"project_revision"`
+}
+
+// Incomplete is nil when an up of rigName would come back fully_restored
+// with no red check; otherwise the RestoreIncomplete error naming every
+// check that is not green, whose hint is the first remediation of the
+// worst status (else awr rig ps).
+func (r *RestoreCheckResult) Incomplete(rigName string) error {
+	if r.Result == FullyRestored && r.Status != CheckRed {
+		return nil
+	}
+	var bad []string
+	remedy := ""
+	note := func(where string, c *Check) {
+		if c.Status == CheckGreen {
+			return
+		}
+		bad = append(bad, fmt.Sprintf("%s %s %s", where, c.Name, c.Status))
+		if remedy == "" && c.Status == r.Status {
+			remedy = c.Remediation
+		}
+	}
+	for _, c := range r.Checks {
+		note(rigName, c)
+	}
+	for _, sc := range r.Seats {
+		for _, c := range sc.Checks {
+			note(sc.Address, c)
+		}
+	}
+	e := fault.New(fault.RestoreIncomplete, "rig %s would be %s: %s", rigName, r.Result, strings.Join(bad, ", ")).With("rig", rigName).With("result", r.Result).With("status", r.Status)
+	if remedy == "" {
+		remedy = "awr rig ps " + rigName
+	}
+	return e.WithHint("%s", remedy)
 }
 
 // worse returns the worse of two statuses.

@@ -52,6 +52,33 @@ type UpResult struct {
 // running: the only results that exit 0.
 func (r *UpResult) OK() bool { return r.Result == FullyRestored }
 
+// Incomplete is nil for an up of rigName (a plan when plan) that restored
+// every seat (OK); otherwise the RestoreIncomplete error naming each seat
+// that was not resumed, fresh-primed or running, whose hint is the first
+// seat's next command (else awr rig ps).
+func (r *UpResult) Incomplete(rigName string, plan bool) error {
+	if r.OK() {
+		return nil
+	}
+	var bad []string
+	for _, s := range r.Seats {
+		if !succeeded(s.Outcome) {
+			bad = append(bad, s.Address+" "+s.Outcome)
+		}
+	}
+	verb := "is"
+	if plan {
+		verb = "would be"
+	}
+	e := fault.New(fault.RestoreIncomplete, "rig %s %s %s: %s", rigName, verb, r.Result, strings.Join(bad, ", ")).With("rig", rigName).With("result", r.Result)
+	for _, s := range r.Seats {
+		if s.Hint != "" {
+			return e.WithHint("%s", s.Hint)
+		}
+	}
+	return e.WithHint("awr rig ps %s", rigName)
+}
+
 func succeeded(outcome string) bool {
 	return outcome == events.SeatResumed || outcome == events.SeatFreshPrimed || outcome == events.SeatRunning
 }
