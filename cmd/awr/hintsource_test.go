@@ -69,8 +69,7 @@ var handedOn = map[string]string{
 	"settingsError":   "hosts: the client install or uninstall preview command (Change.Preview)",
 	"removeSettings":  "hosts: the client uninstall preview command (Change.Preview)",
 	"refused":         "project: each caller's hint, a constant or an outputHint",
-	"RigUp":           "project: a seat's plan hint, made in rig/plan.go and rig/up.go (scanned there)",
-	"RigRestoreCheck": "project: a seat's remedy, made in rig (scanned there), or awr rig ps RIG",
+	"Incomplete":      "rig: an up's first seat hint, made in rig/plan.go and rig/up.go, or a restore check's first remedy, made in rig (both scanned there), else awr rig ps RIG",
 }
 
 // hintScan reads the module's production Go files.
