@@ -102,40 +102,35 @@ func TestWork_Queues(t *testing.T) {
 		"queue L@todo.md#0 100 other status is draft 0 ''",
 	}
 	filedRead := "ready: F A; current: B; waiting: G H I J; blocked: D E; closed: C; other: K K L"
+	// E completed, by a whole index or a delta: G, which waited on it,
+	// is ready.
+	eDoneRead := "ready: F A G; current: B; waiting: H I J; blocked: D; closed: C E; other: K K L"
+	eDoneRows := replaced(filed, map[string]string{
+		"count queue:blocked 2 '' '' '' ''":               "count queue:blocked 1 '' '' '' ''",
+		"count queue:closed 1 '' '' '' ''":                "count queue:closed 2 '' '' '' ''",
+		"count queue:ready 2 '' '' '' ''":                 "count queue:ready 3 '' '' '' ''",
+		"count queue:waiting 4 '' '' '' ''":               "count queue:waiting 3 '' '' '' ''",
+		"count status:completed 1 '' '' '' ''":            "count status:completed 2 '' '' '' ''",
+		"count status:planned 8 '' '' '' ''":              "count status:planned 7 '' '' '' ''",
+		"queue E@todo.md#0 100 blocked legal 0 ''":        "queue E@todo.md#0 100 closed status is completed 0 ''",
+		"queue G@todo.md#0 100 waiting E is planned 0 ''": "queue G@todo.md#0 100 ready '' 0 ''",
+	})
 	applyTable(t, queueRows, readQueues, []applyCase{
 		{name: "Filed", log: []events.Payload{full}, rows: filed, at: map[int64]string{1: filedRead}},
 		{
 			// E completed: G, which waited on it, is ready now.
 			name: "ReindexMovesDependents",
 			log:  []events.Payload{full, &eDone},
-			at:   map[int64]string{2: "ready: F A G; current: B; waiting: H I J; blocked: D; closed: C E; other: K K L"},
-			rows: replaced(filed, map[string]string{
-				"count queue:blocked 2 '' '' '' ''":               "count queue:blocked 1 '' '' '' ''",
-				"count queue:closed 1 '' '' '' ''":                "count queue:closed 2 '' '' '' ''",
-				"count queue:ready 2 '' '' '' ''":                 "count queue:ready 3 '' '' '' ''",
-				"count queue:waiting 4 '' '' '' ''":               "count queue:waiting 3 '' '' '' ''",
-				"count status:completed 1 '' '' '' ''":            "count status:completed 2 '' '' '' ''",
-				"count status:planned 8 '' '' '' ''":              "count status:planned 7 '' '' '' ''",
-				"queue E@todo.md#0 100 blocked legal 0 ''":        "queue E@todo.md#0 100 closed status is completed 0 ''",
-				"queue G@todo.md#0 100 waiting E is planned 0 ''": "queue G@todo.md#0 100 ready '' 0 ''",
-			}),
+			at:   map[int64]string{2: eDoneRead},
+			rows: eDoneRows,
 		},
 		{
 			// A delta that completes E moves G as the whole index does.
 			name: "Delta",
 			log: []events.Payload{full, &events.SourceIndexed{Path: "todo.md", Adapter: "markdown", ContentHash: "h2", Delta: true,
 				Items: []events.WorkItem{{Key: "E", Title: "e", Status: "completed"}}, ItemRepeats: []int{0}}},
-			at: map[int64]string{2: "ready: F A G; current: B; waiting: H I J; blocked: D; closed: C E; other: K K L"},
-			rows: replaced(filed, map[string]string{
-				"count queue:blocked 2 '' '' '' ''":               "count queue:blocked 1 '' '' '' ''",
-				"count queue:closed 1 '' '' '' ''":                "count queue:closed 2 '' '' '' ''",
-				"count queue:ready 2 '' '' '' ''":                 "count queue:ready 3 '' '' '' ''",
-				"count queue:waiting 4 '' '' '' ''":               "count queue:waiting 3 '' '' '' ''",
-				"count status:completed 1 '' '' '' ''":            "count status:completed 2 '' '' '' ''",
-				"count status:planned 8 '' '' '' ''":              "count status:planned 7 '' '' '' ''",
-				"queue E@todo.md#0 100 blocked legal 0 ''":        "queue E@todo.md#0 100 closed status is completed 0 ''",
-				"queue G@todo.md#0 100 waiting E is planned 0 ''": "queue G@todo.md#0 100 ready '' 0 ''",
-			}),
+			at:   map[int64]string{2: eDoneRead},
+			rows: eDoneRows,
 		},
 		{
 			// A split index is filed once whole, at its last part (the
