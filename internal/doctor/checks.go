@@ -19,6 +19,7 @@ import (
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/rig"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -286,9 +287,9 @@ func hookDiagnostics(ctx context.Context, awrDir string, logLimit int64) map[str
 
 // Permissions reports a project directory (dir's .awr) or database that
 // other users may write (anyone could rewrite the log's history or
-// projections behind awr) or that awr itself cannot write; quote makes a
-// path one shell word of the repair.
-func Permissions(dir string, quote func(string) string, add func(Finding)) {
+// projections behind awr) or that awr itself cannot write; each repair
+// names the path as one shell word (shellwords.Quote).
+func Permissions(dir string, add func(Finding)) {
 	for _, path := range []string{filepath.Join(dir, ".awr"), events.DBPath(dir)} {
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -296,11 +297,11 @@ func Permissions(dir string, quote func(string) string, add func(Finding)) {
 		}
 		if fi.Mode().Perm()&0o002 != 0 {
 			add(Finding{Code: FindingPermissions, Severity: SeverityError, Subject: path,
-				Message: fmt.Sprintf("%s is writable by every user (mode %v)", path, fi.Mode().Perm()), Repair: "chmod o-w " + quote(path)})
+				Message: fmt.Sprintf("%s is writable by every user (mode %v)", path, fi.Mode().Perm()), Repair: "chmod o-w " + shellwords.Quote(path)})
 		}
 		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil { // never waits on a FIFO
 			add(Finding{Code: FindingPermissions, Severity: SeverityError, Subject: path,
-				Message: fmt.Sprintf("%s cannot be read: %v", path, err), Repair: "chmod u+rw " + quote(path)})
+				Message: fmt.Sprintf("%s cannot be read: %v", path, err), Repair: "chmod u+rw " + shellwords.Quote(path)})
 		} else {
 			f.Close()
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/doctor"
 	"github.com/awr-dev/awr/internal/exec"
+	"github.com/awr-dev/awr/internal/hosts"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -104,13 +105,13 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 	st, _ := p.EventLog(ctx) // opened by doctorStore above
 	doctor.Sources(ctx, p.dir, st, add)
 	target := func(client, scope string) (string, error) {
-		_, _, path, err := p.hostTarget(client, scope)
+		_, _, path, err := hosts.Target(client, scope, p.dir)
 		return path, err
 	}
 	ran := doctor.HooksRan(ctx, filepath.Join(p.dir, ".awr", RanLog), hookLogLimit)
 	res.Hooks = doctor.Hooks(clients, ran, target, add)
 	doctor.Unanswered(ctx, filepath.Join(p.dir, ".awr"), hookLogLimit, ran, res.Hooks, add)
-	doctor.Permissions(p.dir, shellWord, add)
+	doctor.Permissions(p.dir, add)
 	doctor.Anchors(ctx, p.dir, st, add)
 	res.OK, res.Counts = doctor.Rank(res.Findings)
 	return res, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/replay"
 	"zombiezen.com/go/sqlite"
 )
@@ -76,7 +77,7 @@ func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult,
 		// The hint names the file only where it lies in the project.
 		shown := "anchors.txt"
 		if abs, err := pathcheck.Abs(p.dir, p.fromWorkingDir(req.AnchorsFile)); err == nil && p.shown(abs, "") != "" {
-			shown = shellWord(req.AnchorsFile)
+			shown = shellwords.Quote(req.AnchorsFile)
 		}
 		return nil, fault.New(fault.InvalidInput, "verify: %s names an anchor file, which needs --anchors", req.AnchorsFile).
 			With("path", req.AnchorsFile).WithHint("awr verify --anchors %s", shown)

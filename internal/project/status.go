@@ -9,6 +9,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/intake"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
 )
@@ -283,7 +284,7 @@ func (qs *Queues) of(queue string) (*[]QueueItem, *int) {
 func (res *StatusResult) next() {
 	switch {
 	case len(res.Queues.Ready) > 0:
-		res.NextAction = "awr session start --work " + shellWord(res.Queues.Ready[0].Key) + ` --agent "$USER" --claim`
+		res.NextAction = "awr session start --work " + shellwords.Quote(res.Queues.Ready[0].Key) + ` --agent "$USER" --claim`
 	case res.WorkItems == 0:
 		res.NextAction = "awr intake inspect"
 	default:
