@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -16,12 +17,54 @@ import (
 	"github.com/awr-dev/awr/internal/anchor"
 	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/hosts"
+	"github.com/awr-dev/awr/internal/idle"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/rig"
 	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/projections"
 )
+
+// Sessions reports, at rev for a reader at now and given the project's
+// lease ttl, the sessions whose claim lapsed while they were active (to
+// resume: idle.Lapsed) and, apart from those, the stale ones (to end:
+// idle.Stale).
+func Sessions(r *events.Reader, rev, now, ttl int64, add func(Finding)) error {
+	active, err := projections.ActiveSessionsAt(r.Conn, rev, true)
+	if err != nil {
+		return err
+	}
+	stale, err := idle.Stale(r, rev, now, ttl, active)
+	if err != nil {
+		return err
+	}
+	// A session that died with its work unsaved is resumed, not
+	// ended: its finding comes first of the warnings, and it gets no
+	// stale_session finding whose repair would abandon it.
+	lapsed, _, err := idle.Lapsed(r, rev, now, true, 0)
+	if err != nil {
+		return err
+	}
+	for _, l := range lapsed {
+		add(Finding{Code: FindingClaimLapsed, Severity: SeverityWarning, Subject: l.ID,
+			Message: fmt.Sprintf("session %s on %s (%s) is active but its claim %s lapsed at %s: %s; resume it before starting anything on %s",
+				l.ID, l.Work, l.Agent, l.ClaimID, time.UnixMilli(l.ExpiredAt).UTC().Format(time.RFC3339), l.Unsaved(), l.Work),
+			Repair: l.ResumeCommand})
+		delete(stale, l.ID)
+	}
+	ids := make([]string, 0, len(stale))
+	for id := range stale {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		s := stale[id]
+		add(Finding{Code: FindingStaleSession, Severity: SeverityWarning, Subject: id,
+			Message: fmt.Sprintf("session %s on %s (%s) holds nothing and has been idle since seq %d, past the lease", id, s.Work, s.Agent, s.LastEventSeq),
+			Repair:  fmt.Sprintf("awr doctor repair end-session %s --reason 'WHAT YOU CHECKED'", id)})
+	}
+	return nil
+}
 
 // Projections reports the projections whose last folded seq is not the
 // log's head (repair: awr replay).
