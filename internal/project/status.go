@@ -208,17 +208,9 @@ func (res *StatusResult) readHead(conn *sqlite.Conn, rev int64) error {
 	}); err != nil {
 		return err
 	}
-	return events.ScanEvents(conn, 1, 1, func(e *events.Event) error {
-		if p, ok := mustDecode(e).(*events.ProjectInitialized); ok {
-			res.ProjectName, res.ProjectID = p.Name, p.ProjectID
-		}
-		return nil
-	})
-}
-
-func mustDecode(e *events.Event) any {
-	v, _ := events.Decode(e)
-	return v
+	id, name, err := intake.ProjectOn(conn)
+	res.ProjectName, res.ProjectID = name, id
+	return err
 }
 
 // file sets the counts, the queues and the goals of v, and the next
