@@ -326,3 +326,81 @@ func AwaitingPerson(r *events.Reader, rev int64) (map[string][]projections.NotRe
 	}
 	return byWork, nil
 }
+
+// ReadyPage is one page of the ready queue at the head (awr ready): its
+// items in ready's order, the totals of ready and of executable
+// (organized) items, and, when more items follow, the place of the last
+// one listed, from which the next page starts.
+type ReadyPage struct {
+	Items           []projections.WorkItem
+	ReadyTotal      int
+	ExecutableTotal int
+	Next            *projections.Place
+}
+
+// ReadyAtHead is a page of at most limit ready items (0: all; only the
+// executable ones with executable) after the place after (nil: from the
+// first), read from the work queues the projections keep: the ready
+// queue in order, less the items a live claim holds at now or a seat
+// holds back (AwaitingPerson), and the totals, the queue's counts less
+// those items. Its cost follows the page, the live claims and the seats
+// awaiting a person, not the register.
+func ReadyAtHead(r *events.Reader, now int64, executable bool, after *projections.Place, limit int) (*ReadyPage, error) {
+	res := &ReadyPage{}
+	live, err := projections.LiveClaimsAt(r.Conn, r.Head, now, true)
+	if err != nil {
+		return nil, err
+	}
+	held, err := AwaitingPerson(r, r.Head)
+	if err != nil {
+		return nil, err
+	}
+	taken := map[string]bool{}
+	for _, c := range live {
+		taken[c.Work] = true
+	}
+	for k := range held {
+		taken[k] = true
+	}
+	counts, err := projections.QueueCounts(r.Conn)
+	if err != nil {
+		return nil, err
+	}
+	ready, organized := counts["queue:"+projections.QueueReady], counts["organized:"+projections.QueueReady]
+	for k := range taken {
+		qs, err := projections.QueuedByKey(r.Conn, k)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range qs {
+			if q.Queue == projections.QueueReady {
+				ready--
+				if q.Organized {
+					organized--
+				}
+			}
+		}
+	}
+	res.ReadyTotal, res.ExecutableTotal = ready, organized
+	if executable {
+		res.ReadyTotal = organized
+	}
+	var last projections.Place
+	err = projections.QueuePage(r.Conn, projections.QueueReady, after, func(q projections.Queued) (bool, error) {
+		if taken[q.Item.Key] || (executable && !q.Organized) {
+			return true, nil
+		}
+		if limit > 0 && len(res.Items) == limit {
+			next := last
+			res.Next = &next
+			return false, nil
+		}
+		res.Items = append(res.Items, q.Item)
+		last = q.Place()
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
