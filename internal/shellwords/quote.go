@@ -1,34 +1,21 @@
 package shellwords
 
-import (
-	"runtime"
-	"strings"
-)
+import "strings"
 
-// Quote returns s as one word for the shell a command line is run with
-// (a hint a person copies, a hook command a host runs): as is when it
-// holds only characters the shell leaves alone, else in single quotes, a
-// single quote inside closed, escaped and reopened (in double quotes on
-// Windows, where a backslash is also left alone). Command reads the word
-// back as s (on Windows, unless s holds a double quote).
+// safe are the characters besides ASCII letters and digits that sh takes
+// literally anywhere in a word.
+const safe = "_-./:@%+=,"
+
+// Quote returns s as one POSIX shell word that sh and Command read back
+// as s: as it is when it holds only letters, digits and the characters sh
+// leaves alone (_-./:@%+=,), otherwise between single quotes, a single
+// quote inside closed, escaped and reopened. The empty string is a pair
+// of single quotes.
 func Quote(s string) string {
-	return quote(s, runtime.GOOS == "windows")
-}
-
-func quote(s string, windows bool) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:@%+=,", r) ||
-			windows && r == '\\') {
-			safe = false
-			break
-		}
-	}
-	switch {
-	case safe:
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(safe, r))
+	}) < 0 {
 		return s
-	case windows:
-		return `"` + s + `"`
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

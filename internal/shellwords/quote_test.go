@@ -1,56 +1,53 @@
 package shellwords
 
 import (
-	"reflect"
-	"strings"
+	"os/exec"
 	"testing"
 )
 
 func TestQuote(t *testing.T) {
 	for in, want := range map[string]string{
-		"":                     "''",
-		"W-1":                  "W-1",
-		"build@portal":         "build@portal",
-		"/opt/awr/bin/awr":     "/opt/awr/bin/awr",
-		"a=b,c%d+e:f":          "a=b,c%d+e:f",
-		"two words":            "'two words'",
-		"it's":                 `'it'\''s'`,
-		"$USER":                "'$USER'",
-		`C:\tools\awr.exe`:     `'C:\tools\awr.exe'`,
-		"line\nbreak":          "'line\nbreak'",
-		"#12":                  "'#12'",
-		"agent {context_file}": "'agent {context_file}'",
+		"":                  "''",
+		"T-1":               "T-1",
+		"build@portal":      "build@portal",
+		"a/b.c:d%e+f=g,h_i": "a/b.c:d%e+f=g,h_i",
+		"two words":         "'two words'",
+		"it's":              `'it'\''s'`,
+		"$HOME":             "'$HOME'",
+		"a;b":               "'a;b'",
+		"~x":                "'~x'",
+		"é":                 "'é'",
+		"go test ./...":     "'go test ./...'",
+		"*":                 "'*'",
+		"a\nb":              "'a\nb'",
 	} {
-		if got := quote(in, false); got != want {
-			t.Errorf("quote(%q) = %s, want %s", in, got, want)
-		}
-	}
-	// Windows: a backslash is safe, and the word is double-quoted.
-	for in, want := range map[string]string{
-		`C:\tools\awr.exe`:    `C:\tools\awr.exe`,
-		`C:\my tools\awr.exe`: `"C:\my tools\awr.exe"`,
-		"it's":                `"it's"`,
-	} {
-		if got := quote(in, true); got != want {
-			t.Errorf("quote(%q, windows) = %s, want %s", in, got, want)
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
 
-// TestQuote_RoundTrip: the splitter reads every quoted word back whole,
-// beside other words.
-func TestQuote_RoundTrip(t *testing.T) {
-	for _, s := range []string{"", "plain", "two words", "it's", `a "b" \c $d`, "tab\there", "new\nline", "'''", `\`, "{x} [y] *z?"} {
-		line := "awr x " + quote(s, false) + " y"
-		if got, want := command(line, true), []string{"awr", "x", s, "y"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("command(%q) = %q, want %q", line, got, want)
+// TestQuote_ReadBack: what Quote writes, Command and sh read back as the
+// one word it was.
+func TestQuote_ReadBack(t *testing.T) {
+	words := []string{"", "plain", "two words", "it's", `a\b`, "$HOME `x` $(y)", "a'\"b", "*?[]~#&|;<>(){}!", "tab\there", "%1"}
+	for _, w := range words {
+		got := Command("echo " + Quote(w))
+		if len(got) != 2 || got[1] != w {
+			t.Errorf("Command(echo %s) = %q, want [echo %q]", Quote(w), got, w)
 		}
-		if strings.Contains(s, `"`) {
-			continue // a Windows word cannot hold a double quote
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	for _, w := range words {
+		out, err := exec.Command(sh, "-c", "printf '%s' "+Quote(w)).Output()
+		if err != nil {
+			t.Fatalf("sh -c printf %s: %v", Quote(w), err)
 		}
-		line = "awr x " + quote(s, true) + " y"
-		if got, want := command(line, false), []string{"awr", "x", s, "y"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("command(%q, windows) = %q, want %q", line, got, want)
+		if string(out) != w {
+			t.Errorf("sh read %s as %q, want %q", Quote(w), out, w)
 		}
 	}
 }
