@@ -334,7 +334,7 @@ func (s *hintScan) expr(fn *ast.FuncDecl, e ast.Expr, depth int) []string {
 				return []string{"w1"} // words the code knows
 			}
 			if pkg, ok := fun.X.(*ast.Ident); ok && pkg.Name == "shellwords" && fun.Sel.Name == "Quote" {
-				return []string{"w1"} // one shell word
+				return []string{"w1"} // one word, quoted
 			}
 			return s.returns(fun.Sel.Name, depth)
 		case *ast.Ident:
