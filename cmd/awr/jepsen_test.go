@@ -328,6 +328,18 @@ func TestShared_Jepsen(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(d, "ledger", "work-ledger.yaml"), []byte(ledger.String()), 0o644))
 		dirs[m] = d
 	}
+	// The machines' connection holders live in a runtime directory of the
+	// test's own, and end with it (their store's address is the test's
+	// front, which .ci/pg-down does not know).
+	runtime, err := os.MkdirTemp("/tmp", "awrj")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(runtime, 0o700))
+	t.Cleanup(func() {
+		for _, pid := range holders(t, runtime) {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+		os.RemoveAll(runtime)
+	})
 	const skew = 3 * time.Minute // machine 2's clock runs ahead
 	start := time.Now()
 	now := func() int64 { return int64(time.Since(start)) }
@@ -371,7 +383,7 @@ func TestShared_Jepsen(t *testing.T) {
 		cmd.Dir = dirs[m]
 		addr := links[m].ln.Addr().String()
 		host, port, _ := net.SplitHostPort(addr)
-		cmd.Env = append(os.Environ(), "AWR_PROJECT="+dirs[m], "AWR_TIMEOUT=5s", "TZ=UTC", "NO_COLOR=1",
+		cmd.Env = append(os.Environ(), "AWR_PROJECT="+dirs[m], "AWR_TIMEOUT=5s", "TZ=UTC", "NO_COLOR=1", "XDG_RUNTIME_DIR="+runtime,
 			fmt.Sprintf("AWR_STORE=postgres://%s:%s/jepsen?sslmode=disable&user=postgres&connect_timeout=2", host, port))
 		if m == 2 {
 			cmd.Env = append(cmd.Env, fmt.Sprintf("AWR_TEST_NOW=%d", time.Now().Add(skew).UnixMilli()))
