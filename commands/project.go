@@ -105,22 +105,14 @@ func InitAndIndex(ctx context.Context, env *Env, req InitIndexRequest) (*InitInd
 }
 
 func projectOf(tx *events.Tx) (*events.ProjectInitialized, error) {
-	var out *events.ProjectInitialized
 	if tx.Head() == 0 {
 		return nil, nil
 	}
-	err := events.ScanEvents(tx.Conn, 1, 1, func(e *events.Event) error {
-		if e.Kind != events.KindProjectInitialized {
-			return nil
-		}
-		v, err := events.Decode(e)
-		if err != nil {
-			return err
-		}
-		out = v.(*events.ProjectInitialized)
-		return nil
-	})
-	return out, err
+	pi, bad, err := events.ReadInitialized(tx.Conn)
+	if err == nil {
+		err = bad
+	}
+	return pi, err
 }
 
 // IndexRequest records one parse of a source file. Until source adapters

@@ -1,5 +1,11 @@
 package events
 
+import (
+	"context"
+
+	"zombiezen.com/go/sqlite"
+)
+
 // ProjectInitialized is the first event of every project log (stream
 // "project"). It names the project and records the awr version that created
 // the log.
@@ -11,6 +17,45 @@ type ProjectInitialized struct {
 
 // Kind returns KindProjectInitialized.
 func (ProjectInitialized) Kind() Kind { return KindProjectInitialized }
+
+// InitializedBy returns the payload of e when e is project_initialized,
+// nil for an event of another kind.
+// Errors: Storage (Decode's) when its payload does not decode.
+func InitializedBy(e *Event) (*ProjectInitialized, error) {
+	if e.Kind != KindProjectInitialized {
+		return nil, nil
+	}
+	v, err := Decode(e)
+	if err != nil {
+		return nil, err
+	}
+	return v.(*ProjectInitialized), nil
+}
+
+// ReadInitialized returns the project_initialized at seq 1 of the log on
+// conn: nil for an empty log or one whose seq 1 is another kind. A seq 1
+// that does not decode is returned apart, as bad (Decode's error), from
+// err, the read's own: a caller that only names the project (status, an
+// anchor) goes on without it, one that appends after it stops.
+func ReadInitialized(conn *sqlite.Conn) (pi *ProjectInitialized, bad, err error) {
+	err = ScanEvents(conn, 1, 1, func(e *Event) error {
+		pi, bad = InitializedBy(e)
+		return nil
+	})
+	return pi, bad, err
+}
+
+// ScanInitialized is ReadInitialized over a log read by Scan (a shared
+// store's upstream).
+func ScanInitialized(ctx context.Context, log interface {
+	Scan(ctx context.Context, from, to int64, fn func(e *Event) error) error
+}) (pi *ProjectInitialized, bad, err error) {
+	err = log.Scan(ctx, 1, 1, func(e *Event) error {
+		pi, bad = InitializedBy(e)
+		return nil
+	})
+	return pi, bad, err
+}
 
 // ProjectForked (stream "project") turns an imported replica into a
 // project of its own: from this event on, the copy accepts writes and its

@@ -104,14 +104,12 @@ type HeadInfo struct {
 // head's hash of the snapshot r.
 func Head(r *events.Reader) (HeadInfo, error) {
 	var h HeadInfo
-	err := events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
-		if pi, ok := decoded(e).(*events.ProjectInitialized); ok {
-			h.ProjectID = pi.ProjectID
-		}
-		return nil
-	})
+	pi, _, err := events.ReadInitialized(r.Conn) // a seq 1 that does not decode names no project
 	if err != nil {
 		return h, err
+	}
+	if pi != nil {
+		h.ProjectID = pi.ProjectID
 	}
 	err = events.ScanEvents(r.Conn, r.Head, r.Head, func(e *events.Event) error {
 		h.Hash = hex.EncodeToString(e.Hash)
@@ -221,10 +219,4 @@ func ReadFile(ctx context.Context, op, root, path string) ([]Anchor, []string, e
 // refused is err from pathcheck as the error shown, with hint.
 func refused(op, flag string, err error, hint string) *fault.Error {
 	return pathcheck.Fault(op, flag, err).WithHint("%s", hint)
-}
-
-// decoded is e's payload, nil when it does not decode.
-func decoded(e *events.Event) any {
-	v, _ := events.Decode(e)
-	return v
 }

@@ -98,11 +98,10 @@ func firstPass(conn *sqlite.Conn, rep *Report, rev int64) (map[string]auditSessi
 	err := events.ScanEvents(conn, 1, rev, func(e *events.Event) error {
 		switch e.Kind {
 		case events.KindProjectInitialized:
-			v, err := events.Decode(e)
+			pl, err := events.InitializedBy(e)
 			if err != nil {
 				return err
 			}
-			pl := v.(*events.ProjectInitialized)
 			rep.ProjectID, rep.ProjectName = pl.ProjectID, pl.Name
 		case events.KindSessionStarted:
 			v, err := events.Decode(e)

@@ -50,13 +50,9 @@ func ProjectOf(ctx context.Context, st *events.Store) (id, name string, err erro
 
 // ProjectOn is ProjectOf inside a read the caller holds.
 func ProjectOn(conn *sqlite.Conn) (id, name string, err error) {
-	err = events.ScanEvents(conn, 1, 1, func(e *events.Event) error {
-		if v, err := events.Decode(e); err == nil {
-			if pi, ok := v.(*events.ProjectInitialized); ok {
-				id, name = pi.ProjectID, pi.Name
-			}
-		}
-		return nil
-	})
+	pi, _, err := events.ReadInitialized(conn) // a seq 1 that does not decode names no project
+	if pi != nil {
+		id, name = pi.ProjectID, pi.Name
+	}
 	return id, name, err
 }

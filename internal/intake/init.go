@@ -1157,14 +1157,11 @@ func Interrupted(op, hint string) error {
 func head(ctx context.Context, st *events.Store) (rev int64, id string, err error) {
 	err = st.Read(ctx, func(r *events.Reader) error {
 		rev = r.Head
-		return events.ScanEvents(r.Conn, 1, 1, func(e *events.Event) error {
-			if v, _ := events.Decode(e); v != nil {
-				if pi, ok := v.(*events.ProjectInitialized); ok {
-					id = pi.ProjectID
-				}
-			}
-			return nil
-		})
+		pi, _, err := events.ReadInitialized(r.Conn) // a seq 1 that does not decode names no project
+		if pi != nil {
+			id = pi.ProjectID
+		}
+		return err
 	})
 	return rev, id, err
 }

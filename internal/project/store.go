@@ -168,18 +168,11 @@ func sharedIdentity(ctx context.Context, dir string, up events.Upstream) error {
 	if want == "" {
 		return nil
 	}
-	var id, name string
-	err := up.Scan(ctx, 1, 1, func(e *events.Event) error {
-		if v, err := events.Decode(e); err == nil {
-			if pi, ok := v.(*events.ProjectInitialized); ok {
-				id, name = pi.ProjectID, pi.Name
-			}
-		}
-		return nil
-	})
-	if err != nil || id == "" || id == want {
+	pi, _, err := events.ScanInitialized(ctx, up) // a seq 1 that does not decode names no project
+	if err != nil || pi == nil || pi.ProjectID == "" || pi.ProjectID == want {
 		return err
 	}
+	id, name := pi.ProjectID, pi.Name
 	from := fromManifest
 	if os.Getenv(EnvStore) != "" {
 		from = EnvStore
