@@ -56,3 +56,24 @@ func ProjectOn(conn *sqlite.Conn) (id, name string, err error) {
 	}
 	return id, name, err
 }
+
+// SharedIdentity refuses, before anything is cached, a shared log whose
+// project is not the one the checkout in dir recorded (.awr/project-id):
+// the URL (from says where it came from: the manifest's, or AWR_STORE in
+// its place) names a database where the key holds another project's log.
+// A checkout without that file (one that joined by its manifest alone) is
+// not checked.
+// Errors: Storage naming both ids and where the URL came from.
+func SharedIdentity(ctx context.Context, dir string, up events.Upstream, from string) error {
+	want := RecordedProjectID(dir)
+	if want == "" {
+		return nil
+	}
+	pi, _, err := events.ScanInitialized(ctx, up) // a seq 1 that does not decode names no project
+	if err != nil || pi == nil || pi.ProjectID == "" || pi.ProjectID == want {
+		return err
+	}
+	id, name := pi.ProjectID, pi.Name
+	return fault.New(fault.Storage, "open project: the shared store %s holds the log of project %s (%q), but %s says this is project %s: %s names another project's database; nothing was written", up.Describe(), id, name, ProjectIDPath(dir), want, from).
+		With("store", up.Describe()).With("project_id", id).With("recorded_project_id", want).With("from", from)
+}

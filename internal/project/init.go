@@ -11,6 +11,7 @@ import (
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
+	"github.com/awr-dev/awr/internal/sharedstore"
 )
 
 // InitRequest is `awr init`.
@@ -73,11 +74,11 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 		return nil, err
 	}
 	if plan.Store != nil {
-		shared := &sharedStore{url: plan.Store.URL, key: plan.Store.Project}
-		if shared.key == "" {
-			shared.key = plan.Name
+		shared := &sharedstore.Store{URL: plan.Store.URL, Key: plan.Store.Project}
+		if shared.Key == "" {
+			shared.Key = plan.Name
 		}
-		plan.OpenUpstream = shared.openUpstream
+		plan.OpenUpstream = shared.Open
 	}
 	if interrupted {
 		plan.Writes = append(plan.Writes, intake.Write{Path: ".awr/awr.db", Action: fmt.Sprintf("finish: the log an interrupted init left has no event; add project_initialized and %d source_indexed", len(plan.Mapping))})

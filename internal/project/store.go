@@ -3,17 +3,13 @@ package project
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
-	"github.com/awr-dev/awr/internal/storehold"
+	"github.com/awr-dev/awr/internal/sharedstore"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -37,80 +33,36 @@ type StoreStatus struct {
 	Path string `json:"path"`
 }
 
-// sharedStore is the shared log a project's manifest names.
-type sharedStore struct {
-	url, key string
-	// retryFor is how long a passing failure of the server is retried
-	// (the project's --timeout).
-	retryFor time.Duration
-	// headAtOpen: the process runs one command (Options.OneCommand).
-	headAtOpen bool
-	// from says where url came from, for the errors of a store that
-	// cannot be reached or refuses: AWR_STORE, or the manifest.
-	from string
-	// hold: connect through this user's connection holder for the
-	// store when one runs (a process that runs one command); start: and
-	// start one when there is none (Options.HoldStore).
-	hold, start bool
-}
-
 // fromManifest is where the store's URL comes from when AWR_STORE is unset.
 const fromManifest = "the manifest's [store] url"
+
+// storeFrom says where the shared store's URL comes from: AWR_STORE when
+// set, else the manifest.
+func storeFrom() string {
+	if os.Getenv(EnvStore) != "" {
+		return EnvStore
+	}
+	return fromManifest
+}
 
 // shared returns the shared store the manifest's [store] table names, with
 // AWR_STORE in place of its URL when set, or nil for a project whose log
 // is its SQLite file.
 // Errors: InvalidInput for a manifest that does not read, or an AWR_STORE
 // that is not a postgres:// URL without a password.
-func (p *Project) shared() (*sharedStore, error) {
+func (p *Project) shared() (*sharedstore.Store, error) {
 	m, ok, err := intake.ReadManifest(p.dir)
 	if err != nil || !ok || m.Store == nil {
 		return nil, err
 	}
-	s := &sharedStore{url: m.Store.URL, key: m.StoreKey(), retryFor: p.opts.LockTimeout, headAtOpen: p.opts.OneCommand, from: fromManifest, hold: p.opts.OneCommand, start: p.opts.HoldStore}
+	s := &sharedstore.Store{URL: m.Store.URL, Key: m.StoreKey(), RetryFor: p.opts.LockTimeout, HeadAtOpen: p.opts.OneCommand, From: fromManifest, Hold: p.opts.OneCommand, Start: p.opts.HoldStore}
 	if env := os.Getenv(EnvStore); env != "" {
 		if err := intake.CheckStoreURL(EnvStore, env); err != nil {
 			return nil, err
 		}
-		s.url, s.from = env, EnvStore
+		s.URL, s.From = env, EnvStore
 	}
 	return s, nil
-}
-
-// openUpstream connects to the shared log.
-// Errors: those of pgstore.Open, with details.from saying where the URL
-// came from (AWR_STORE or the manifest); a server that refused the
-// connection (a wrong password, an unknown user or database) also says it
-// in the message, so that the URL to fix is the one named.
-func (s *sharedStore) openUpstream(ctx context.Context) (events.Upstream, error) {
-	dir, via := "", ""
-	if s.hold {
-		dir = storehold.Dir(s.url)
-	}
-	if dir != "" && storehold.Private(dir) {
-		via = dir
-	}
-	up, err := pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true, HeadAtOpen: s.headAtOpen, Via: via, IdleLimit: pgstore.DefaultIdleLimit})
-	if err == nil {
-		if s.start && dir != "" && !up.Held() {
-			// No holder yet: this command connected itself; the next
-			// ones go through the one started now. Starting it is
-			// best effort: without it every command connects itself.
-			if exe, err := os.Executable(); err == nil {
-				storehold.Start(exe, s.url, dir)
-			}
-		}
-		return up, nil
-	}
-	fe := fault.As(err)
-	if fe == nil || fe.Code != fault.Storage {
-		return nil, err
-	}
-	fe = fe.With("from", s.from)
-	if state, _ := fe.Details["sqlstate"].(string); state == "3D000" || strings.HasPrefix(state, "28") {
-		fe.Message += fmt.Sprintf(" (the URL came from %s)", s.from)
-	}
-	return nil, fe
 }
 
 // openShared opens this machine's cache of the shared log (.awr/awr.db),
@@ -120,9 +72,9 @@ func (s *sharedStore) openUpstream(ctx context.Context) (events.Upstream, error)
 // log holds no event for the project; Storage when the shared log cannot
 // be reached (naming it, with a pg_isready hint) or the cache cannot be
 // written; those of events.Open.
-func (p *Project) openShared(ctx context.Context, s *sharedStore, progress func(done, total int64)) (*events.Store, error) {
+func (p *Project) openShared(ctx context.Context, s *sharedstore.Store, progress func(done, total int64)) (*events.Store, error) {
 	path := events.DBPath(p.dir)
-	up, err := s.openUpstream(ctx)
+	up, err := s.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -135,11 +87,11 @@ func (p *Project) openShared(ctx context.Context, s *sharedStore, progress func(
 		if h.Revision == 0 {
 			up.Close()
 			return nil, fault.New(fault.NotFound, "open project: the shared store (%s) holds no event for this project yet", up.Describe()).
-				With("store", up.Describe()).WithHint("awr init --store %s --accept", s.url)
+				With("store", up.Describe()).WithHint("awr init --store %s --accept", s.URL)
 		}
 		// Joining: the log to be cached must be this project's. (A cache
 		// already here is checked against the shared log at every read.)
-		if err := sharedIdentity(ctx, p.dir, up); err != nil {
+		if err := intake.SharedIdentity(ctx, p.dir, up, storeFrom()); err != nil {
 			up.Close()
 			return nil, err
 		}
@@ -155,30 +107,6 @@ func (p *Project) openShared(ctx context.Context, s *sharedStore, progress func(
 		return nil, err
 	}
 	return st, nil
-}
-
-// sharedIdentity refuses, before anything is cached, a shared log whose
-// project is not the one this checkout recorded (.awr/project-id): the
-// manifest's URL, or AWR_STORE in its place, names a database where the
-// key holds another project's log. A checkout without that file (one
-// that joined by its manifest alone) is not checked.
-// Errors: Storage naming both ids and where the URL came from.
-func sharedIdentity(ctx context.Context, dir string, up events.Upstream) error {
-	want := intake.RecordedProjectID(dir)
-	if want == "" {
-		return nil
-	}
-	pi, _, err := events.ScanInitialized(ctx, up) // a seq 1 that does not decode names no project
-	if err != nil || pi == nil || pi.ProjectID == "" || pi.ProjectID == want {
-		return err
-	}
-	id, name := pi.ProjectID, pi.Name
-	from := fromManifest
-	if os.Getenv(EnvStore) != "" {
-		from = EnvStore
-	}
-	return fault.New(fault.Storage, "open project: the shared store %s holds the log of project %s (%q), but %s says this is project %s: %s names another project's database; nothing was written", up.Describe(), id, name, intake.ProjectIDPath(dir), want, from).
-		With("store", up.Describe()).With("project_id", id).With("recorded_project_id", want).With("from", from)
 }
 
 // strayCache is the refusal of a cache of a shared log opened as a
@@ -207,19 +135,7 @@ func (p *Project) storeStatus(st *events.Store) *StoreStatus {
 }
 
 // HoldStore runs this user's connection holder for the shared store at
-// url (package storehold) until it has had no client for a while: the
-// process `awr` starts in the background for the commands of a project on
-// a shared store (Options.HoldStore). It returns nil at once when another
-// holder serves the store already. Errors: the URL does not parse, the
-// holder's directory is not the user's alone, the store cannot be
-// reached.
-func HoldStore(ctx context.Context, url string) error {
-	dir := storehold.Dir(url)
-	if dir == "" {
-		return nil
-	}
-	if err := storehold.Serve(ctx, url, dir, storehold.Options{}); err != nil {
-		return fault.Wrap(fault.Storage, err, "%s", err.Error())
-	}
-	return nil
-}
+// url until it has had no client for a while: the process `awr` starts in
+// the background for the commands of a project on a shared store
+// (Options.HoldStore). See sharedstore.Hold.
+func HoldStore(ctx context.Context, url string) error { return sharedstore.Hold(ctx, url) }
