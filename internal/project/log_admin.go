@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/anchor"
@@ -258,44 +257,23 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	defer unlock()
 	// Each line is bounded by replay's own cap; the read stops when the
 	// command is interrupted.
-	in := bufio.NewReaderSize(pathcheck.Reader(ctx, r, -1, name), 1<<16)
-	if _, err := os.Stat(events.DBPath(dir)); err == nil {
-		return p.importInPlace(ctx, req, in, name, witness, progress, res)
+	im := &intake.Import{Dir: dir, In: bufio.NewReaderSize(pathcheck.Reader(ctx, r, -1, name), 1<<16), Name: name, File: req.File,
+		Now: p.opts.Now(), Witness: witness, Progress: progress, LogOf: p.EventLog}
+	var imp *replay.ImportResult
+	if _, serr := os.Stat(events.DBPath(dir)); serr == nil {
+		st, _, oerr := p.open(ctx, true)
+		if oerr != nil {
+			return nil, oerr
+		}
+		imp, err = im.InPlace(ctx, st)
+	} else {
+		imp, err = im.IntoNew(ctx)
 	}
-	_, dirErr := os.Stat(filepath.Join(dir, ".awr"))
-	newDir := os.IsNotExist(dirErr)
-	if !newDir {
-		intake.RemoveLeftovers(dir)
-	}
-	err = intake.BuildLog(ctx, dir, nil, func(st *events.Store) error {
-		imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness, progress)
-		if err != nil {
-			return err
-		}
-		res.ImportResult = *imp
-		// Not linked in where another project's id is recorded: every
-		// open would then refuse it.
-		return intake.IdentityAgrees(ctx, dir, st, "import")
-	})
-	if err == nil {
-		// Past the commit point: nothing is removed any more, and a
-		// signal no longer stops what is left (recording the id).
-		if rerr := recordImportedID(context.WithoutCancel(ctx), dir, p); rerr != nil {
-			return res, fault.Wrap(fault.Storage, rerr, "import: the log was imported (%d events, project_revision %d), but its project id could not be recorded in %s", res.Events, res.ProjectRevision, intake.ProjectIDPath(dir)).
-				WithHint("awr verify")
-		}
-		return res, nil
-	}
-	if err != nil {
-		if newDir {
-			os.RemoveAll(filepath.Join(dir, ".awr"))
-		}
-		if ctx.Err() != nil {
-			return nil, intake.Interrupted("import", "awr import "+req.File)
-		}
+	if imp == nil {
 		return nil, err
 	}
-	return res, nil
+	res.ImportResult = *imp
+	return res, err
 }
 
 // importSource opens what an import reads: the file (checked as a
@@ -345,63 +323,4 @@ func (p *Project) importWitness(ctx context.Context, anchorsArg, name string, re
 		}
 		return nil
 	}, nil
-}
-
-// importInPlace imports into the project's log, which exists and must
-// hold no event (an older awr left it empty), in one transaction; the
-// identity is checked, and recorded where none is.
-func (p *Project) importInPlace(ctx context.Context, req ImportRequest, in io.Reader, name string, witness replay.Witness, progress func(int64), res *ImportResult) (*ImportResult, error) {
-	dir := p.dir
-	st, _, err := p.open(ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	var head int64
-	if err := st.Read(ctx, func(r *events.Reader) error {
-		head = r.Head
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if head > 0 {
-		// Refused before the store would refuse a replica's write.
-		return nil, fault.New(fault.InvalidTransition, "import: project already has %d events; import needs an empty project", head).
-			With("project_revision", head).WithHint("awr import FILE --project EMPTY_DIR")
-	}
-	// What an interrupted init staged must not become this project's.
-	intake.RemoveLeftovers(dir)
-	imp, err := replay.ImportWitnessed(ctx, st, in, name, p.opts.Now(), witness, progress)
-	if err != nil && ctx.Err() != nil {
-		return nil, intake.Interrupted("import", "awr import "+req.File)
-	}
-	if err != nil {
-		return nil, err
-	}
-	res.ImportResult = *imp
-	// Imported in place (into a log an older awr left empty): the
-	// identity is checked, and recorded where none is.
-	bg := context.WithoutCancel(ctx)
-	if err := intake.IdentityAgrees(bg, dir, st, "import"); err != nil {
-		return res, err
-	}
-	if intake.RecordedProjectID(dir) == "" {
-		if err := recordImportedID(bg, dir, p); err != nil {
-			return res, err
-		}
-	}
-	return res, nil
-}
-
-// recordImportedID records the project id of the log an import linked in
-// (see intake.RecordProjectID).
-func recordImportedID(ctx context.Context, dir string, p *Project) error {
-	st, err := p.EventLog(ctx)
-	if err != nil {
-		return err
-	}
-	id, _, err := intake.ProjectOf(ctx, st)
-	if err != nil {
-		return err
-	}
-	return intake.RecordProjectID(dir, id)
 }
