@@ -288,6 +288,10 @@ type ConversationState struct {
 	// CompactionPending: the latest recorded delivery is a compaction,
 	// with no context given back since.
 	CompactionPending bool
+	// StartPending: the latest recorded delivery is a start whose context
+	// goes with the next prompt (answer "deferred": a Gemini CLI resume
+	// or clear, hosts.StartGoesWithPrompt), not given yet.
+	StartPending bool
 	// Held are the packets the conversation was given since its last
 	// compaction or clear (context and delta answers), newest first; nil
 	// when it was given none.
@@ -327,6 +331,7 @@ func Conversation(conn *sqlite.Conn, rev int64, key string) (*ConversationState,
 		return nil, err
 	}
 	st.CompactionPending = len(last) == 1 && last[0].payload.Event == "pre_compact"
+	st.StartPending = len(last) == 1 && last[0].payload.Event == "session_start" && last[0].payload.Answer == "deferred"
 	if st.Held, err = Held(conn, rev, key); err != nil {
 		return nil, err
 	}

@@ -206,13 +206,29 @@ func CapabilityOf(h Host, n Name) Capability {
 }
 
 // ResumeKeepsContext reports whether host h's resumed conversation still
-// holds the context its hooks gave before: Claude Code and Codex replay
-// the whole transcript, awr's texts included, and OpenCode keeps the part
-// awr's plugin added to a user's message with that message; Gemini CLI 0.61.0 restores
-// the model's turns only (its user turns, where a hook's context is
-// appended inside <hook_context>, are not sent again), so a resumed
-// Gemini conversation holds no packet and gets it whole.
+// holds the context its hooks gave at its starts: Claude Code and Codex
+// replay the whole transcript, awr's texts included, and OpenCode keeps
+// the part awr's plugin added to a user's message with that message.
+// Gemini CLI 0.61.0 does not: a resumed conversation leaves out every
+// user turn whose text begins with <hook_context> (its
+// convertSessionToClientHistory), which is where a SessionStart's context
+// goes (put before the prompt under -p, a turn of its own in the
+// interactive session), while it keeps a turn whose prompt comes first,
+// with the context a BeforeAgent appended to it (StartGoesWithPrompt).
 func ResumeKeepsContext(h Host) bool { return h != Gemini }
+
+// StartGoesWithPrompt reports whether the context for host h's start of
+// source goes with the conversation's next prompt instead of with the
+// start: Gemini CLI 0.61.0 drops a resume's start context from every
+// later resume of the conversation (ResumeKeepsContext), and its /clear
+// sends the model none of what its SessionStart (source clear) answered,
+// only showing its systemMessage. Its BeforeAgent, which appends the
+// context to the prompt's own turn, is kept by every later resume; and it
+// runs after the resumed history is set, so it can read what the
+// conversation holds (RecordingHolds).
+func StartGoesWithPrompt(h Host, source string) bool {
+	return h == Gemini && (source == "resume" || source == "clear")
+}
 
 // ForkedFrom returns the conversation id a Claude Code command line forks
 // (`claude --resume ID --fork-session`, `-r ID`, `--resume=ID`), or ""

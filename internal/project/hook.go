@@ -217,14 +217,17 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 
 // geminiPrompt answers Gemini CLI's BeforeAgent, before each prompt. Gemini
 // fires its PreCompress before every request, before its own check of the
-// window, and no hook follows a compression; its interactive session may
-// drop the context its SessionStart gave (a resumed session's history
-// replaces it). So what the conversation holds is read, not inferred: in
-// its chat recording (the messages it holds now) and in the prompt being
-// sent. A conversation that holds the latest packet given gets nothing;
-// one that holds an older one, an update; one that holds none, the packet
-// whole. With no recording to read, the packet goes back after a
-// PreCompress, as for the other hosts.
+// window, and no hook follows a compression; a resumed conversation drops
+// the context a SessionStart gave, and a clear never sends it
+// (hosts.StartGoesWithPrompt: such a start gives nothing and leaves the
+// packet to this prompt). So what the conversation holds is read, not
+// inferred: in its chat recording (the messages it holds now) and in the
+// prompt being sent. A conversation that holds the latest packet given
+// gets nothing, unless the prompt follows such a start, which brings the
+// packet up to date as every start does (nothing, or an update); one that
+// holds an older one, an update; one that holds none, the packet whole.
+// With no recording to read, the packet goes back after such a start or
+// a PreCompress, as for the other hosts.
 func (p *Project) geminiPrompt(ctx context.Context, st *commands.ConversationState, rec commands.HostEventRequest, e hosts.Event) (hosts.Answer, error) {
 	var given []commands.Delivery
 	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
@@ -241,13 +244,13 @@ func (p *Project) geminiPrompt(ctx context.Context, st *commands.ConversationSta
 	}
 	i, read := hosts.RecordingHolds(e.TranscriptPath, e.Prompt, marks)
 	switch {
-	case !read && !st.CompactionPending:
+	case !read && !st.CompactionPending && !st.StartPending:
 		return hosts.Answer{}, nil
 	case !read:
 		return p.injectPacket(ctx, st, rec, string(e.Host), e, false)
-	case i == 0:
+	case i == 0 && !st.StartPending:
 		return hosts.Answer{}, nil
-	case i > 0:
+	case i >= 0:
 		st.Held = given[i:]
 	default:
 		st.Held = nil
@@ -303,6 +306,16 @@ func (p *Project) hookStart(ctx context.Context, st *commands.ConversationState,
 	if st.Binding == nil {
 		text, err := p.orientation(ctx, client, e.ConversationID)
 		return hosts.Answer{Context: text}, err
+	}
+	if st.Stale == nil && hosts.StartGoesWithPrompt(e.Host, e.Source) {
+		// Gemini CLI keeps neither a resume's start context (a later
+		// resume drops it) nor a clear's (never sent): the packet goes
+		// with the next prompt (geminiPrompt), in the prompt's own
+		// turn, which every later resume keeps, once the resumed
+		// history is set and its recording can say what it holds.
+		rec.Answer = "deferred"
+		_, err := command(ctx, p, commands.RecordHostEvent, *rec)
+		return hosts.Answer{}, err
 	}
 	return p.injectPacket(ctx, st, *rec, client, e, false)
 }

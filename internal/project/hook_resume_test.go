@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/internal/project"
 	"github.com/stretchr/testify/require"
@@ -294,31 +296,109 @@ func TestHook_GeminiPromptReadsTheRecording(t *testing.T) {
 	require.Contains(t, text, "# awr: continuing session "+session+" on CART-1 (BeforeAgent")
 }
 
-// TestHook_GeminiResumeGivesThePacketWhole: Gemini CLI's resumed
-// conversation holds none of the context its hooks gave (it restores the
-// model's turns only), so each resume gets the packet whole, never
-// nothing or an update against a packet the model no longer reads.
-func TestHook_GeminiResumeGivesThePacketWhole(t *testing.T) {
+// TestHook_GeminiResumeLeavesThePacketToThePrompt: a resumed Gemini CLI
+// conversation drops every user turn that begins with a hook's context,
+// which is where a SessionStart's goes, but keeps a turn whose prompt
+// comes first, with what a BeforeAgent appended to it; and its /clear
+// sends none of its start's context. So a Gemini resume or clear start
+// gives nothing (recorded as deferred), and the next prompt goes by the
+// chat recording: the packet whole when the conversation holds none,
+// nothing while it holds the current one (the record says held), an
+// update once the work moved. Before, each resume gave the packet whole
+// at its start, and a conversation whose prompt had been given it (the
+// first prompt after an interactive /clear) held two once resumed.
+func TestHook_GeminiResumeLeavesThePacketToThePrompt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir, _, opts, session, _ := boundConversationOf(t, "gemini")
-	answer := func(name, at string) string {
-		res := project.AnswerHook(ctx, "", project.HookRequest{Client: "gemini"}, bytes.NewReader(fixture(t, "gemini", name, dir, map[string]string{"timestamp": at})), opts)
-		require.Empty(t, res.Log, "no error answering %s", name)
-		var out struct {
-			Specific struct {
-				Context string `json:"additionalContext"`
-			} `json:"hookSpecificOutput"`
+	dir, p, opts, session, conversation := boundConversationOf(t, "gemini")
+	recording := filepath.Join(t.TempDir(), "session.jsonl")
+	set := func(at string) map[string]string {
+		return map[string]string{"transcript_path": recording, "timestamp": at}
+	}
+	// The resumed history as Gemini sets it, with the turns given.
+	write := func(turns ...string) {
+		msgs := []map[string]any{{"id": "env", "type": "user", "content": []map[string]string{{"text": "<session_context>the environment</session_context>"}}}}
+		for i, text := range turns {
+			msgs = append(msgs, map[string]any{"id": fmt.Sprint("m", i), "type": "user", "content": []map[string]string{{"text": text}}})
 		}
-		require.NoError(t, json.Unmarshal(res.Stdout, &out), "%s", res.Stdout)
-		return out.Specific.Context
+		line, err := json.Marshal(map[string]any{"$set": map[string]any{"messages": msgs}})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(recording, append(line, '\n'), 0o600))
 	}
-	require.Contains(t, answer("session_start_startup", "2026-11-02T09:00:00.000Z"), "# awr: continuing session "+session)
-	for i, at := range []string{"2026-11-02T09:05:00.000Z", "2026-11-02T09:10:00.000Z"} {
-		text := answer("session_start_resume", at)
-		require.Contains(t, text, "# awr: continuing session "+session, "resume %d: the packet whole", i+1)
-		require.NotContains(t, text, "# awr: packet update", "resume %d", i+1)
+	answers := func(key string) []string {
+		res, err := p.Log(ctx, project.LogRequest{Kind: "host_event_recorded"})
+		require.NoError(t, err)
+		var out []string
+		for _, e := range res.Events {
+			var pl events.HostEventRecorded
+			require.NoError(t, json.Unmarshal(e.Payload, &pl))
+			if pl.ExternalSession == key {
+				out = append(out, pl.Event+"/"+pl.Source+":"+pl.Answer)
+			}
+		}
+		return out
 	}
+	key := "gemini:" + conversation
+
+	write()
+	text, _ := hostAnswer(t, "gemini", dir, "session_start_resume", set("2026-11-02T09:00:00.000Z"), opts)
+	require.Empty(t, text, "a resume's start gives nothing: Gemini would drop it from the next resume")
+	require.Equal(t, []string{"session_start/resume:deferred"}, answers(key))
+	packet, _ := hostAnswer(t, "gemini", dir, "before_agent", set("2026-11-02T09:00:01.000Z"), opts)
+	require.Contains(t, packet, "# awr: continuing session "+session+" on CART-1 (BeforeAgent", "the prompt gets the packet whole")
+
+	// Resumed again: the recording holds the prompt's turn, the packet
+	// appended to it (as Gemini appends a BeforeAgent's context).
+	write("Run the cart store tests\n\n<hook_context>" + packet + "</hook_context>")
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set("2026-11-02T09:05:00.000Z"), opts)
+	require.Empty(t, text)
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set("2026-11-02T09:05:01.000Z"), opts)
+	require.Empty(t, text, "the resumed conversation holds the prompt's packet: no second copy")
+	require.Equal(t, "before_agent/:held", answers(key)[len(answers(key))-1])
+
+	// The work moves: the next resume's prompt gets an update.
+	_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "stored carts", NextAction: "make carts expire"})
+	require.NoError(t, err)
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set("2026-11-02T09:10:00.000Z"), opts)
+	require.Empty(t, text)
+	update, _ := hostAnswer(t, "gemini", dir, "before_agent", set("2026-11-02T09:10:01.000Z"), opts)
+	require.Contains(t, update, "# awr: packet update for session "+session)
+	require.Contains(t, update, "make carts expire")
+
+	// A resume whose recording lost the prompt's turn (compressed away):
+	// the packet whole.
+	write("<state_snapshot>a summary</state_snapshot>")
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set("2026-11-02T09:15:00.000Z"), opts)
+	require.Empty(t, text)
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set("2026-11-02T09:15:01.000Z"), opts)
+	require.Contains(t, text, "# awr: continuing session "+session)
+	require.Contains(t, text, "make carts expire")
+
+	// /clear: Gemini ends the conversation and starts another, whose
+	// start's context it never sends: nothing there, the packet whole
+	// with its first prompt.
+	_, _ = hostAnswer(t, "gemini", dir, "session_end_clear", set("2026-11-02T09:20:00.000Z"), opts)
+	write()
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_clear", set("2026-11-02T09:20:01.000Z"), opts)
+	require.Empty(t, text, "a clear's start gives nothing: Gemini never sends it")
+	cleared := "gemini:" + fixtureField(t, "gemini", "session_start_clear", "session_id")
+	require.Equal(t, []string{"session_start/clear:deferred"}, answers(cleared))
+	prompt := map[string]string{"transcript_path": recording, "timestamp": "2026-11-02T09:20:02.000Z", "session_id": strings.TrimPrefix(cleared, "gemini:")}
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", prompt, opts)
+	require.Contains(t, text, "# awr: continuing session "+session, "the first prompt after the clear gets the packet whole")
+
+	// With no recording to read, the prompt after a deferred start gives
+	// the packet whole; a later prompt, nothing.
+	none := map[string]string{"transcript_path": filepath.Join(t.TempDir(), "missing.jsonl")}
+	none["timestamp"] = "2026-11-02T09:30:00.000Z"
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", none, opts)
+	require.Empty(t, text)
+	none["timestamp"] = "2026-11-02T09:30:01.000Z"
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", none, opts)
+	require.Contains(t, text, "# awr: continuing session "+session)
+	none["timestamp"] = "2026-11-02T09:31:00.000Z"
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", none, opts)
+	require.Empty(t, text)
 }
 
 // TestHook_ResumeGoesByTheTranscript: a host killed mid-turn may never
