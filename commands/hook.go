@@ -289,8 +289,9 @@ type ConversationState struct {
 	// with no context given back since.
 	CompactionPending bool
 	// StartPending: the latest recorded delivery is a start whose context
-	// goes with the next prompt (answer "deferred": a Gemini CLI resume
-	// or clear, hosts.StartGoesWithPrompt), not given yet.
+	// goes with the next prompt (answer "deferred": a Gemini CLI clear, or
+	// a resume of a conversation that keeps a packet a prompt was given;
+	// hosts.StartGoesWithPrompt), not given yet.
 	StartPending bool
 	// Held are the packets the conversation was given since its last
 	// compaction or clear (context and delta answers), newest first; nil
@@ -299,11 +300,14 @@ type ConversationState struct {
 }
 
 // Delivery is a packet (or packet update) given to a conversation: the
-// hash of the packet the conversation holds once it has read it, and the
-// digests of that packet's lines.
+// hash of the packet the conversation holds once it has read it, the
+// digests of that packet's lines, and the hook event that gave it (awr's
+// name: session_start, before_agent), which says where the host put it
+// and so whether a resume keeps it (hosts.KeptAtResume).
 type Delivery struct {
 	ContextHash string
 	Lines       []string
+	Event       string
 }
 
 // Conversation reads the state of conversation key at rev.
@@ -376,7 +380,7 @@ func held(conn *sqlite.Conn, rev int64, key string, throughCompactions bool) ([]
 		h := v.(*events.HostEventRecorded)
 		switch {
 		case (h.Answer == "context" || h.Answer == "delta") && len(h.Lines) > 0:
-			held = append(held, Delivery{ContextHash: h.ContextHash, Lines: h.Lines})
+			held = append(held, Delivery{ContextHash: h.ContextHash, Lines: h.Lines, Event: h.Event})
 			return len(held) < heldMax
 		case h.Answer == "context" || h.Answer == "delta":
 			return false // recorded before awr kept line digests, or given in part

@@ -218,9 +218,9 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 // geminiPrompt answers Gemini CLI's BeforeAgent, before each prompt. Gemini
 // fires its PreCompress before every request, before its own check of the
 // window, and no hook follows a compression; a resumed conversation drops
-// the context a SessionStart gave, and a clear never sends it
-// (hosts.StartGoesWithPrompt: such a start gives nothing and leaves the
-// packet to this prompt). So what the conversation holds is read, not
+// the context a SessionStart gave but keeps a prompt's, and a clear never
+// sends a start's (hosts.StartGoesWithPrompt: such a start gives nothing
+// and leaves the packet to this prompt). So what the conversation holds is read, not
 // inferred: in its chat recording (the messages it holds now) and in the
 // prompt being sent. A conversation that holds the latest packet given
 // gets nothing, unless the prompt follows such a start, which brings the
@@ -229,12 +229,7 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 // With no recording to read, the packet goes back after such a start or
 // a PreCompress, as for the other hosts.
 func (p *Project) geminiPrompt(ctx context.Context, st *commands.ConversationState, rec commands.HostEventRequest, e hosts.Event) (hosts.Answer, error) {
-	var given []commands.Delivery
-	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
-		var err error
-		given, err = commands.Given(r.Conn, rev, rec.Key)
-		return err
-	})
+	given, err := p.given(ctx, rec.Key)
 	if err != nil {
 		return hosts.Answer{}, err
 	}
@@ -307,17 +302,39 @@ func (p *Project) hookStart(ctx context.Context, st *commands.ConversationState,
 		text, err := p.orientation(ctx, client, e.ConversationID)
 		return hosts.Answer{Context: text}, err
 	}
-	if st.Stale == nil && hosts.StartGoesWithPrompt(e.Host, e.Source) {
-		// Gemini CLI keeps neither a resume's start context (a later
-		// resume drops it) nor a clear's (never sent): the packet goes
-		// with the next prompt (geminiPrompt), in the prompt's own
-		// turn, which every later resume keeps, once the resumed
-		// history is set and its recording can say what it holds.
+	kept := false
+	if e.Host == hosts.Gemini && e.Source == "resume" {
+		given, err := p.given(ctx, rec.Key)
+		if err != nil {
+			return hosts.Answer{}, err
+		}
+		for _, d := range given {
+			kept = kept || hosts.KeptAtResume(e.Host, hosts.Name(d.Event))
+		}
+	}
+	if st.Stale == nil && hosts.StartGoesWithPrompt(e.Host, e.Source, kept) {
+		// A Gemini clear (its start's context is never sent), or a
+		// Gemini resume of a conversation that keeps a packet a prompt
+		// was given: the packet goes with the next prompt
+		// (geminiPrompt), once the resumed history is set and its
+		// recording says whether it still holds that one.
 		rec.Answer = "deferred"
 		_, err := command(ctx, p, commands.RecordHostEvent, *rec)
 		return hosts.Answer{}, err
 	}
 	return p.injectPacket(ctx, st, *rec, client, e, false)
+}
+
+// given is commands.Given at the head: the packets conversation key was
+// given since it was last cleared, compactions or not, newest first.
+func (p *Project) given(ctx context.Context, key string) ([]commands.Delivery, error) {
+	var given []commands.Delivery
+	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
+		var err error
+		given, err = commands.Given(r.Conn, rev, key)
+		return err
+	})
+	return given, err
 }
 
 // hookStop records a Stop or SessionEnd and, for a Stop of a bound

@@ -296,26 +296,30 @@ func TestHook_GeminiPromptReadsTheRecording(t *testing.T) {
 	require.Contains(t, text, "# awr: continuing session "+session+" on CART-1 (BeforeAgent")
 }
 
-// TestHook_GeminiResumeLeavesThePacketToThePrompt: a resumed Gemini CLI
+// TestHook_GeminiKeptPacketGoesWithThePrompt: a resumed Gemini CLI
 // conversation drops every user turn that begins with a hook's context,
 // which is where a SessionStart's goes, but keeps a turn whose prompt
 // comes first, with what a BeforeAgent appended to it; and its /clear
-// sends none of its start's context. So a Gemini resume or clear start
-// gives nothing (recorded as deferred), and the next prompt goes by the
-// chat recording: the packet whole when the conversation holds none,
-// nothing while it holds the current one (the record says held), an
-// update once the work moved. Before, each resume gave the packet whole
-// at its start, and a conversation whose prompt had been given it (the
-// first prompt after an interactive /clear) held two once resumed.
-func TestHook_GeminiResumeLeavesThePacketToThePrompt(t *testing.T) {
+// sends none of its start's context. So a Gemini resume that keeps no
+// packet gets it whole at its start, as before; a clear's start gives
+// nothing (recorded as deferred) and its first prompt gets the packet
+// whole; a resume of a conversation that keeps that prompt's packet
+// gives nothing at its start either, and its prompt goes by the chat
+// recording: nothing while the conversation holds the current packet
+// (the record says held), an update once the work moved, the packet
+// whole once a compression dropped it. Before, each Gemini resume gave
+// the packet whole at its start, and the cleared conversation, resumed,
+// held two.
+func TestHook_GeminiKeptPacketGoesWithThePrompt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir, p, opts, session, conversation := boundConversationOf(t, "gemini")
 	recording := filepath.Join(t.TempDir(), "session.jsonl")
-	set := func(at string) map[string]string {
-		return map[string]string{"transcript_path": recording, "timestamp": at}
+	cleared := fixtureField(t, "gemini", "session_start_clear", "session_id")
+	set := func(conv, at string) map[string]string {
+		return map[string]string{"session_id": conv, "transcript_path": recording, "timestamp": at}
 	}
-	// The resumed history as Gemini sets it, with the turns given.
+	// The resumed history as Gemini sets it, with the user turns given.
 	write := func(turns ...string) {
 		msgs := []map[string]any{{"id": "env", "type": "user", "content": []map[string]string{{"text": "<session_context>the environment</session_context>"}}}}
 		for i, text := range turns {
@@ -325,71 +329,66 @@ func TestHook_GeminiResumeLeavesThePacketToThePrompt(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(recording, append(line, '\n'), 0o600))
 	}
-	answers := func(key string) []string {
+	answers := func(conv string) []string {
 		res, err := p.Log(ctx, project.LogRequest{Kind: "host_event_recorded"})
 		require.NoError(t, err)
 		var out []string
 		for _, e := range res.Events {
 			var pl events.HostEventRecorded
 			require.NoError(t, json.Unmarshal(e.Payload, &pl))
-			if pl.ExternalSession == key {
+			if pl.ExternalSession == "gemini:"+conv {
 				out = append(out, pl.Event+"/"+pl.Source+":"+pl.Answer)
 			}
 		}
 		return out
 	}
-	key := "gemini:" + conversation
 
+	// A resume that keeps no packet: the packet whole at its start.
 	write()
-	text, _ := hostAnswer(t, "gemini", dir, "session_start_resume", set("2026-11-02T09:00:00.000Z"), opts)
-	require.Empty(t, text, "a resume's start gives nothing: Gemini would drop it from the next resume")
-	require.Equal(t, []string{"session_start/resume:deferred"}, answers(key))
-	packet, _ := hostAnswer(t, "gemini", dir, "before_agent", set("2026-11-02T09:00:01.000Z"), opts)
-	require.Contains(t, packet, "# awr: continuing session "+session+" on CART-1 (BeforeAgent", "the prompt gets the packet whole")
+	text, _ := hostAnswer(t, "gemini", dir, "session_start_resume", set(conversation, "2026-11-02T09:00:00.000Z"), opts)
+	require.Contains(t, text, "# awr: continuing session "+session+" on CART-1 (SessionStart resume")
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", map[string]string{"session_id": conversation, "transcript_path": recording, "timestamp": "2026-11-02T09:00:01.000Z", "prompt": "<hook_context>" + text + "</hook_context>\n\ngo on"}, opts)
+	require.Empty(t, text, "the prompt carries the start's packet")
 
-	// Resumed again: the recording holds the prompt's turn, the packet
-	// appended to it (as Gemini appends a BeforeAgent's context).
+	// /clear: Gemini never sends the new conversation's start context:
+	// nothing there, the packet whole with its first prompt.
+	_, _ = hostAnswer(t, "gemini", dir, "session_end_clear", set(conversation, "2026-11-02T09:05:00.000Z"), opts)
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_clear", set(cleared, "2026-11-02T09:05:01.000Z"), opts)
+	require.Empty(t, text, "a clear's start gives nothing: Gemini never sends it")
+	require.Equal(t, []string{"session_start/clear:deferred"}, answers(cleared))
+	packet, _ := hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:05:02.000Z"), opts)
+	require.Contains(t, packet, "# awr: continuing session "+session+" on CART-1 (BeforeAgent", "the first prompt after the clear gets the packet whole")
+
+	// That conversation resumed: its history keeps the prompt's turn,
+	// the packet appended to it (as Gemini appends a BeforeAgent's).
 	write("Run the cart store tests\n\n<hook_context>" + packet + "</hook_context>")
-	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set("2026-11-02T09:05:00.000Z"), opts)
-	require.Empty(t, text)
-	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set("2026-11-02T09:05:01.000Z"), opts)
-	require.Empty(t, text, "the resumed conversation holds the prompt's packet: no second copy")
-	require.Equal(t, "before_agent/:held", answers(key)[len(answers(key))-1])
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:10:00.000Z"), opts)
+	require.Empty(t, text, "the resume keeps the prompt's packet: its start gives no second copy")
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:10:01.000Z"), opts)
+	require.Empty(t, text, "nor does its prompt")
+	got := answers(cleared)
+	require.Equal(t, []string{"session_start/resume:deferred", "before_agent/:held"}, got[len(got)-2:])
 
 	// The work moves: the next resume's prompt gets an update.
 	_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "stored carts", NextAction: "make carts expire"})
 	require.NoError(t, err)
-	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set("2026-11-02T09:10:00.000Z"), opts)
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:15:00.000Z"), opts)
 	require.Empty(t, text)
-	update, _ := hostAnswer(t, "gemini", dir, "before_agent", set("2026-11-02T09:10:01.000Z"), opts)
+	update, _ := hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:15:01.000Z"), opts)
 	require.Contains(t, update, "# awr: packet update for session "+session)
 	require.Contains(t, update, "make carts expire")
 
-	// A resume whose recording lost the prompt's turn (compressed away):
-	// the packet whole.
+	// A compression summarized the prompt's turn away: the packet whole.
 	write("<state_snapshot>a summary</state_snapshot>")
-	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set("2026-11-02T09:15:00.000Z"), opts)
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:20:00.000Z"), opts)
 	require.Empty(t, text)
-	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set("2026-11-02T09:15:01.000Z"), opts)
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:20:01.000Z"), opts)
 	require.Contains(t, text, "# awr: continuing session "+session)
 	require.Contains(t, text, "make carts expire")
 
-	// /clear: Gemini ends the conversation and starts another, whose
-	// start's context it never sends: nothing there, the packet whole
-	// with its first prompt.
-	_, _ = hostAnswer(t, "gemini", dir, "session_end_clear", set("2026-11-02T09:20:00.000Z"), opts)
-	write()
-	text, _ = hostAnswer(t, "gemini", dir, "session_start_clear", set("2026-11-02T09:20:01.000Z"), opts)
-	require.Empty(t, text, "a clear's start gives nothing: Gemini never sends it")
-	cleared := "gemini:" + fixtureField(t, "gemini", "session_start_clear", "session_id")
-	require.Equal(t, []string{"session_start/clear:deferred"}, answers(cleared))
-	prompt := map[string]string{"transcript_path": recording, "timestamp": "2026-11-02T09:20:02.000Z", "session_id": strings.TrimPrefix(cleared, "gemini:")}
-	text, _ = hostAnswer(t, "gemini", dir, "before_agent", prompt, opts)
-	require.Contains(t, text, "# awr: continuing session "+session, "the first prompt after the clear gets the packet whole")
-
 	// With no recording to read, the prompt after a deferred start gives
 	// the packet whole; a later prompt, nothing.
-	none := map[string]string{"transcript_path": filepath.Join(t.TempDir(), "missing.jsonl")}
+	none := map[string]string{"session_id": cleared, "transcript_path": filepath.Join(t.TempDir(), "missing.jsonl")}
 	none["timestamp"] = "2026-11-02T09:30:00.000Z"
 	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", none, opts)
 	require.Empty(t, text)
