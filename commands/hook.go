@@ -301,13 +301,16 @@ type ConversationState struct {
 
 // Delivery is a packet (or packet update) given to a conversation: the
 // hash of the packet the conversation holds once it has read it, the
-// digests of that packet's lines, and the hook event that gave it (awr's
+// digests of that packet's lines, the hook event that gave it (awr's
 // name: session_start, before_agent), which says where the host put it
-// and so whether a resume keeps it (hosts.KeptAtResume).
+// and so whether a resume keeps it (hosts.KeptAtResume), and whether it
+// was the packet whole (Answer "context") or an update of the one the
+// conversation held ("delta"), which means nothing without that one.
 type Delivery struct {
 	ContextHash string
 	Lines       []string
 	Event       string
+	Answer      string
 }
 
 // Conversation reads the state of conversation key at rev.
@@ -380,7 +383,7 @@ func held(conn *sqlite.Conn, rev int64, key string, throughCompactions bool) ([]
 		h := v.(*events.HostEventRecorded)
 		switch {
 		case (h.Answer == "context" || h.Answer == "delta") && len(h.Lines) > 0:
-			held = append(held, Delivery{ContextHash: h.ContextHash, Lines: h.Lines, Event: h.Event})
+			held = append(held, Delivery{ContextHash: h.ContextHash, Lines: h.Lines, Event: h.Event, Answer: h.Answer})
 			return len(held) < heldMax
 		case h.Answer == "context" || h.Answer == "delta":
 			return false // recorded before awr kept line digests, or given in part

@@ -233,11 +233,20 @@ func (p *Project) geminiPrompt(ctx context.Context, st *commands.ConversationSta
 	if err != nil {
 		return hosts.Answer{}, err
 	}
-	marks := make([]string, len(given))
+	marks, whole := make([]string, len(given)), make([]string, len(given))
 	for i, d := range given {
 		marks[i] = hosts.PacketMark(d.ContextHash)
+		if d.Answer == "context" {
+			whole[i] = marks[i]
+		}
 	}
 	i, read := hosts.RecordingHolds(e.TranscriptPath, e.Prompt, marks)
+	if j, _ := hosts.RecordingHolds(e.TranscriptPath, e.Prompt, whole); read && j < 0 {
+		// Updates without the packet they update (a compression
+		// summarized its turn away, and kept a later turn's update):
+		// the conversation holds no packet.
+		i = -1
+	}
 	switch {
 	case !read && !st.CompactionPending && !st.StartPending:
 		return hosts.Answer{}, nil

@@ -378,8 +378,10 @@ func TestHook_GeminiKeptPacketGoesWithThePrompt(t *testing.T) {
 	require.Contains(t, update, "# awr: packet update for session "+session)
 	require.Contains(t, update, "make carts expire")
 
-	// A compression summarized the prompt's turn away: the packet whole.
-	write("<state_snapshot>a summary</state_snapshot>")
+	// A compression summarized the packet's turn away and kept the
+	// update's: an update without its packet holds nothing, the packet
+	// whole.
+	write("<state_snapshot>a summary</state_snapshot>", "go on\n\n<hook_context>"+update+"</hook_context>")
 	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:20:00.000Z"), opts)
 	require.Empty(t, text)
 	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:20:01.000Z"), opts)
