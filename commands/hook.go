@@ -289,8 +289,7 @@ type ConversationState struct {
 	// with no context given back since.
 	CompactionPending bool
 	// StartPending: the latest recorded delivery is a start whose context
-	// goes with the next prompt (answer "deferred": a Gemini CLI clear, or
-	// a resume of a conversation that keeps a packet a prompt was given;
+	// goes with the next prompt (answer "deferred": a Gemini CLI clear,
 	// hosts.StartGoesWithPrompt), not given yet.
 	StartPending bool
 	// Held are the packets the conversation was given since its last

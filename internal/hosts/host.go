@@ -225,18 +225,10 @@ func KeptAtResume(h Host, n Name) bool { return h != Gemini || n == BeforeAgent 
 
 // StartGoesWithPrompt reports whether the context for host h's start of
 // source goes with the conversation's next prompt instead of with the
-// start. Gemini CLI 0.61.0's /clear sends the model none of what its
+// start: Gemini CLI 0.61.0's /clear sends the model none of what its
 // SessionStart (source clear) answered, only showing its systemMessage.
-// And a resumed Gemini conversation that keeps a packet a prompt was
-// given (kept: KeptAtResume) would hold a second copy if its start gave
-// one; only its BeforeAgent, which runs once the resumed history is set,
-// can read in the chat recording (RecordingHolds) whether the kept one is
-// still there (a compression may have dropped it). A Gemini resume that
-// keeps none gets the packet at its start, in the turn's own message: a
-// compression within the turn keeps it there, and the next resume drops
-// it.
-func StartGoesWithPrompt(h Host, source string, kept bool) bool {
-	return h == Gemini && (source == "clear" || source == "resume" && kept)
+func StartGoesWithPrompt(h Host, source string) bool {
+	return h == Gemini && source == "clear"
 }
 
 // ForkedFrom returns the conversation id a Claude Code command line forks

@@ -311,25 +311,33 @@ func (p *Project) hookStart(ctx context.Context, st *commands.ConversationState,
 		text, err := p.orientation(ctx, client, e.ConversationID)
 		return hosts.Answer{Context: text}, err
 	}
-	kept := false
-	if e.Host == hosts.Gemini && e.Source == "resume" {
+	if st.Stale == nil && hosts.StartGoesWithPrompt(e.Host, e.Source) {
+		// A Gemini clear: its start's context is never sent; the
+		// packet goes with the next prompt (geminiPrompt).
+		rec.Answer = "deferred"
+		_, err := command(ctx, p, commands.RecordHostEvent, *rec)
+		return hosts.Answer{}, err
+	}
+	if st.Stale == nil && e.Host == hosts.Gemini && e.Source == "resume" {
+		// A resumed Gemini conversation keeps only what a prompt was
+		// given (hosts.KeptAtResume): the newest packet given so, if
+		// any, is what it holds; this start brings it up to date
+		// (nothing, or an update, in the turn's own message, which the
+		// next resume drops), and the prompt that follows reads the
+		// recording and gives the packet whole if a compression
+		// dropped that one. With none, the packet whole.
 		given, err := p.given(ctx, rec.Key)
 		if err != nil {
 			return hosts.Answer{}, err
 		}
-		for _, d := range given {
-			kept = kept || hosts.KeptAtResume(e.Host, hosts.Name(d.Event))
+		st.Held = nil
+		for k, d := range given {
+			if hosts.KeptAtResume(e.Host, hosts.Name(d.Event)) {
+				st.Held = given[k:]
+				break
+			}
 		}
-	}
-	if st.Stale == nil && hosts.StartGoesWithPrompt(e.Host, e.Source, kept) {
-		// A Gemini clear (its start's context is never sent), or a
-		// Gemini resume of a conversation that keeps a packet a prompt
-		// was given: the packet goes with the next prompt
-		// (geminiPrompt), once the resumed history is set and its
-		// recording says whether it still holds that one.
-		rec.Answer = "deferred"
-		_, err := command(ctx, p, commands.RecordHostEvent, *rec)
-		return hosts.Answer{}, err
+		return p.injectPacket(ctx, st, *rec, client, e, true)
 	}
 	return p.injectPacket(ctx, st, *rec, client, e, false)
 }

@@ -303,13 +303,11 @@ func TestHook_GeminiPromptReadsTheRecording(t *testing.T) {
 // sends none of its start's context. So a Gemini resume that keeps no
 // packet gets it whole at its start, as before; a clear's start gives
 // nothing (recorded as deferred) and its first prompt gets the packet
-// whole; a resume of a conversation that keeps that prompt's packet
-// gives nothing at its start either, and its prompt goes by the chat
-// recording: nothing while the conversation holds the current packet
-// (the record says held), an update once the work moved, the packet
-// whole once a compression dropped it. Before, each Gemini resume gave
-// the packet whole at its start, and the cleared conversation, resumed,
-// held two.
+// whole; a resume of a conversation that keeps that prompt's packet is
+// brought up to date against it (nothing, or an update), and its prompt
+// reads the chat recording and gives the packet whole when a compression
+// dropped it. Before, each Gemini resume gave the packet whole at its
+// start, and the cleared conversation, resumed, held two.
 func TestHook_GeminiKeptPacketGoesWithThePrompt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -360,46 +358,48 @@ func TestHook_GeminiKeptPacketGoesWithThePrompt(t *testing.T) {
 	require.Contains(t, packet, "# awr: continuing session "+session+" on CART-1 (BeforeAgent", "the first prompt after the clear gets the packet whole")
 
 	// That conversation resumed: its history keeps the prompt's turn,
-	// the packet appended to it (as Gemini appends a BeforeAgent's).
+	// the packet appended to it (as Gemini appends a BeforeAgent's):
+	// nothing at its start, nothing with its prompt.
 	write("Run the cart store tests\n\n<hook_context>" + packet + "</hook_context>")
 	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:10:00.000Z"), opts)
 	require.Empty(t, text, "the resume keeps the prompt's packet: its start gives no second copy")
+	got := answers(cleared)
+	require.Equal(t, "session_start/resume:held", got[len(got)-1])
 	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:10:01.000Z"), opts)
 	require.Empty(t, text, "nor does its prompt")
-	got := answers(cleared)
-	require.Equal(t, []string{"session_start/resume:deferred", "before_agent/:held"}, got[len(got)-2:])
 
-	// The work moves: the next resume's prompt gets an update.
+	// The work moves: the next resume's start gives an update (in the
+	// turn's own message, which the next resume drops), and its prompt,
+	// which carries it, nothing more.
 	_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "stored carts", NextAction: "make carts expire"})
 	require.NoError(t, err)
-	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:15:00.000Z"), opts)
-	require.Empty(t, text)
-	update, _ := hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:15:01.000Z"), opts)
+	update, _ := hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:15:00.000Z"), opts)
 	require.Contains(t, update, "# awr: packet update for session "+session)
 	require.Contains(t, update, "make carts expire")
+	prompt := set(cleared, "2026-11-02T09:15:01.000Z")
+	prompt["prompt"] = "<hook_context>" + update + "</hook_context>\n\ngo on"
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", prompt, opts)
+	require.Empty(t, text, "the prompt carries the update, the recording the packet")
 
-	// A compression summarized the packet's turn away and kept the
-	// update's: an update without its packet holds nothing, the packet
-	// whole.
-	write("<state_snapshot>a summary</state_snapshot>", "go on\n\n<hook_context>"+update+"</hook_context>")
-	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:20:00.000Z"), opts)
-	require.Empty(t, text)
-	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:20:01.000Z"), opts)
+	// A compression summarized the packet's turn away: the start, which
+	// cannot read the resumed history, gives the update again; its
+	// prompt finds no packet in the recording, only that update: the
+	// packet whole.
+	write("<state_snapshot>a summary</state_snapshot>")
+	update, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:20:00.000Z"), opts)
+	require.Contains(t, update, "# awr: packet update for session "+session)
+	prompt = set(cleared, "2026-11-02T09:20:01.000Z")
+	prompt["prompt"] = "<hook_context>" + update + "</hook_context>\n\ngo on"
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", prompt, opts)
 	require.Contains(t, text, "# awr: continuing session "+session)
 	require.Contains(t, text, "make carts expire")
 
-	// With no recording to read, the prompt after a deferred start gives
-	// the packet whole; a later prompt, nothing.
-	none := map[string]string{"session_id": cleared, "transcript_path": filepath.Join(t.TempDir(), "missing.jsonl")}
-	none["timestamp"] = "2026-11-02T09:30:00.000Z"
-	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", none, opts)
-	require.Empty(t, text)
-	none["timestamp"] = "2026-11-02T09:30:01.000Z"
-	text, _ = hostAnswer(t, "gemini", dir, "before_agent", none, opts)
+	// An update kept without the packet it updates (a prompt's, in an
+	// interactive session) holds nothing either.
+	write("<state_snapshot>a summary</state_snapshot>", "go on\n\n<hook_context>"+update+"</hook_context>")
+	_, _ = hostAnswer(t, "gemini", dir, "pre_compress_auto", set(cleared, "2026-11-02T09:25:00.000Z"), opts)
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:25:01.000Z"), opts)
 	require.Contains(t, text, "# awr: continuing session "+session)
-	none["timestamp"] = "2026-11-02T09:31:00.000Z"
-	text, _ = hostAnswer(t, "gemini", dir, "before_agent", none, opts)
-	require.Empty(t, text)
 }
 
 // TestHook_ResumeGoesByTheTranscript: a host killed mid-turn may never
