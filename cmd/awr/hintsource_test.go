@@ -333,6 +333,9 @@ func (s *hintScan) expr(fn *ast.FuncDecl, e ast.Expr, depth int) []string {
 			if pkg, ok := fun.X.(*ast.Ident); ok && pkg.Name == "strings" && fun.Sel.Name == "Join" {
 				return []string{"w1"} // words the code knows
 			}
+			if pkg, ok := fun.X.(*ast.Ident); ok && pkg.Name == "shellwords" && fun.Sel.Name == "Quote" {
+				return []string{"w1"} // one word, quoted
+			}
 			return s.returns(fun.Sel.Name, depth)
 		case *ast.Ident:
 			if fun.Name == "shellWord" || fun.Name == "shellQuote" {

@@ -243,8 +243,15 @@ func (l *link) pipe(c net.Conn) {
 		delete(l.conns, s)
 		l.mu.Unlock()
 	}()
-	go io.Copy(s, c)
-	io.Copy(c, s)
+	// A side that ends ends the other, as a FIN or a reset crosses a
+	// real link: a client killed mid-write is seen gone by its backend,
+	// which rolls back and releases the head row's lock. (Copying only
+	// until the server's side ended left such a backend idle in its
+	// transaction, holding the lock, until the next restart or storm.)
+	ended := make(chan struct{}, 2)
+	go func() { io.Copy(s, c); ended <- struct{}{} }()
+	go func() { io.Copy(c, s); ended <- struct{}{} }()
+	<-ended
 }
 
 // setDown takes the link down (a partition of its machine) or up again.
@@ -321,9 +328,32 @@ func TestShared_Jepsen(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(d, "ledger", "work-ledger.yaml"), []byte(ledger.String()), 0o644))
 		dirs[m] = d
 	}
+	// The machines' connection holders live in a runtime directory of the
+	// test's own, and end with it (their store's address is the test's
+	// front, which .ci/pg-down does not know).
+	runtime, err := os.MkdirTemp("/tmp", "awrj")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(runtime, 0o700))
+	t.Cleanup(func() {
+		for _, pid := range holders(t, runtime) {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+		os.RemoveAll(runtime)
+	})
 	const skew = 3 * time.Minute // machine 2's clock runs ahead
 	start := time.Now()
 	now := func() int64 { return int64(time.Since(start)) }
+	// AWR_JEPSEN_TRACE=FILE writes, tab-separated, a line per operation
+	// (its start in s, machine, command, duration, outcome, error), one
+	// per fault, and every 2 s the database's sessions (their state, what
+	// they wait on, how long their transaction has run): where a run's
+	// time went.
+	var trace *os.File
+	if p := os.Getenv("AWR_JEPSEN_TRACE"); p != "" {
+		trace, err = os.Create(p)
+		require.NoError(t, err)
+		defer trace.Close()
+	}
 
 	var (
 		mu      sync.Mutex
@@ -332,13 +362,28 @@ func TestShared_Jepsen(t *testing.T) {
 		running = map[*exec.Cmd]bool{}
 		counts  = map[string]int{}
 		reasons = map[string]int{} // why operations were unknown
+		// The time the agents spent in operations, by outcome, and the
+		// longest: where a run's time goes when a fault slows it.
+		spent   = map[string]time.Duration{}
+		longest = map[string]time.Duration{}
 	)
 	run := func(m int, args ...string) (out []byte, fe cliError, outcome string) {
+		began := time.Now()
+		defer func() {
+			took := time.Since(began)
+			mu.Lock()
+			spent[outcome] += took
+			longest[outcome] = max(longest[outcome], took)
+			if trace != nil {
+				fmt.Fprintf(trace, "%.3f\t%d\t%s\t%.3f\t%s\t%s\t%s\n", began.Sub(start).Seconds(), m, args[0]+" "+args[1], took.Seconds(), outcome, fe.Code, firstWords(fe.Message, 14))
+			}
+			mu.Unlock()
+		}()
 		cmd := links[m].command(bin, args...)
 		cmd.Dir = dirs[m]
 		addr := links[m].ln.Addr().String()
 		host, port, _ := net.SplitHostPort(addr)
-		cmd.Env = append(os.Environ(), "AWR_PROJECT="+dirs[m], "AWR_TIMEOUT=5s", "TZ=UTC", "NO_COLOR=1",
+		cmd.Env = append(os.Environ(), "AWR_PROJECT="+dirs[m], "AWR_TIMEOUT=5s", "TZ=UTC", "NO_COLOR=1", "XDG_RUNTIME_DIR="+runtime,
 			fmt.Sprintf("AWR_STORE=postgres://%s:%s/jepsen?sslmode=disable&user=postgres&connect_timeout=2", host, port))
 		if m == 2 {
 			cmd.Env = append(cmd.Env, fmt.Sprintf("AWR_TEST_NOW=%d", time.Now().Add(skew).UnixMilli()))
@@ -392,6 +437,35 @@ func TestShared_Jepsen(t *testing.T) {
 		} `json:"claim"`
 	}
 
+	if trace != nil {
+		watching := make(chan struct{})
+		defer close(watching)
+		go func() {
+			for {
+				select {
+				case <-watching:
+					return
+				case <-time.After(2 * time.Second):
+				}
+				c, err := pgx.Connect(ctx, direct)
+				if err != nil {
+					continue
+				}
+				rows, err := c.Query(ctx, `SELECT pid, coalesce(state,''), coalesce(wait_event_type,''), coalesce(wait_event,''), coalesce(extract(epoch from now()-xact_start)::text,''), left(query, 60) FROM pg_stat_activity WHERE datname = 'jepsen' AND pid <> pg_backend_pid()`)
+				if err == nil {
+					for rows.Next() {
+						var pid int
+						var st, wt, we, xa, q string
+						if rows.Scan(&pid, &st, &wt, &we, &xa, &q) == nil {
+							fmt.Fprintf(trace, "%.3f\tPG\t%d\t%s\t%s/%s\txact=%s\t%q\n", time.Since(start).Seconds(), pid, st, wt, we, xa, q)
+						}
+					}
+					rows.Close()
+				}
+				c.Close(ctx)
+			}
+		}()
+	}
 	deadline := time.Now().Add(duration)
 	var wg sync.WaitGroup
 	for a := range agents {
@@ -488,6 +562,9 @@ func TestShared_Jepsen(t *testing.T) {
 				return
 			case <-time.After(step):
 			}
+			if trace != nil {
+				fmt.Fprintf(trace, "%.3f\tNEMESIS\t%d\n", time.Since(start).Seconds(), i%3)
+			}
 			switch i % 3 {
 			case 0:
 				if _, err := cl.Terminate("jepsen"); err == nil {
@@ -500,6 +577,9 @@ func TestShared_Jepsen(t *testing.T) {
 				}
 				faults["partitions"]++
 				time.Sleep(step / 2)
+				if trace != nil {
+					fmt.Fprintf(trace, "%.3f\tNEMESIS\tup\n", time.Since(start).Seconds())
+				}
 				if err := links[m].setDown(false); err != nil {
 					t.Errorf("partition: %v", err)
 				}
@@ -618,6 +698,9 @@ func TestShared_Jepsen(t *testing.T) {
 	t.Logf("jepsen: %s, 3 machines (%s), %d agents: %d operations (%d ok, %d fail, %d unknown: %d took effect, %d did not), %d claims acquired; faults: %d processes killed, %v; porcupine: %s",
 		duration, nets, agents, len(history), counts["ok"], counts["fail"], counts["unknown"], resolved, vanished, acquired, kills.Load(), faults, res)
 	t.Logf("unknown because: %v", reasons)
+	for _, o := range []string{"ok", "fail", "unknown"} {
+		t.Logf("time in %s operations: %s in all, the longest %s", o, spent[o].Round(time.Millisecond), longest[o].Round(time.Millisecond))
+	}
 	require.True(t, verify.OK, "the log verifies")
 	require.Equal(t, porcupine.Ok, res, "the history of claims is linearizable")
 	require.Greater(t, counts["ok"], 0)

@@ -64,18 +64,28 @@ func (c *readyCmd) Run(app *App) error {
 // nextReadyPage is the command that lists the page after cursor, with
 // the request's other flags.
 func nextReadyPage(req project.ReadyRequest, cursor string) string {
-	cmd := "awr ready"
-	if req.At != nil {
-		cmd += fmt.Sprintf(" --at %d", *req.At)
-	}
+	var flags []string
 	if req.Executable {
-		cmd += " --executable"
+		flags = append(flags, "--executable")
 	}
 	if req.All {
-		cmd += " --all"
+		flags = append(flags, "--all")
 	}
-	if req.Limit != nil {
-		cmd += fmt.Sprintf(" --limit %d", *req.Limit)
+	return nextPage("awr ready", req.At, flags, req.Limit, cursor)
+}
+
+// nextPage is the command that lists the page after cursor of a listing
+// read (awr ready, awr session list): cmd with --at, the request's own
+// flags, --limit and --cursor.
+func nextPage(cmd string, at *int64, flags []string, limit *int, cursor string) string {
+	if at != nil {
+		cmd += fmt.Sprintf(" --at %d", *at)
+	}
+	for _, f := range flags {
+		cmd += " " + f
+	}
+	if limit != nil {
+		cmd += fmt.Sprintf(" --limit %d", *limit)
 	}
 	return cmd + " --cursor " + cursor
 }

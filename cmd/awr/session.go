@@ -205,23 +205,17 @@ func (c *sessionListCmd) Run(app *App) error {
 // nextSessionPage is the command that lists the page after cursor, with
 // the request's other flags.
 func nextSessionPage(req project.SessionListRequest, cursor string) string {
-	cmd := "awr session list"
-	if req.At != nil {
-		cmd += fmt.Sprintf(" --at %d", *req.At)
-	}
+	var flags []string
 	if req.Active {
-		cmd += " --active"
+		flags = append(flags, "--active")
 	}
 	if req.Stale {
-		cmd += " --stale"
+		flags = append(flags, "--stale")
 	}
 	if req.Work != "" {
-		cmd += " --work " + shellQuote(req.Work)
+		flags = append(flags, "--work "+shellQuote(req.Work))
 	}
-	if req.Limit != nil {
-		cmd += fmt.Sprintf(" --limit %d", *req.Limit)
-	}
-	return cmd + " --cursor " + cursor
+	return nextPage("awr session list", req.At, flags, req.Limit, cursor)
 }
 
 // shortLived tunes the garbage collector for a command that allocates a

@@ -560,3 +560,73 @@ func TestHelperProcess_KilledMidAppend(t *testing.T) {
 	})
 	t.Fatalf("the append returned: %v", err)
 }
+
+// TestStore_IdleLimit (issue #40): a write whose client stops talking
+// while it holds the head row's lock (its machine froze, or lost its
+// link with no word reaching the server) holds the other writers at most
+// IdleLimit: the server ends that transaction, another machine's write
+// goes through, and the stalled write, when its client comes back, fails
+// with nothing written. A write made with WithoutIdleLimit sets no limit.
+func TestStore_IdleLimit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := newDatabase(t)
+	st, err := pgstore.Open(ctx, dbURL, pgstore.Options{Project: "p", IdleLimit: 300 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	other := open(t, dbURL, "p")
+	_, err = appendAll(ctx, st, writeOpts(1, t0), started("before"))
+	require.NoError(t, err)
+	setting := func(tx events.Appender) (string, error) {
+		var v string
+		err := tx.(*pgstore.Tx).Tx.QueryRow(ctx, "SELECT current_setting('idle_in_transaction_session_timeout')").Scan(&v)
+		return v, err
+	}
+
+	// Marked, the write keeps the server's setting (none here).
+	var unmarked string
+	_, err = st.Append(pgstore.WithoutIdleLimit(ctx), writeOpts(2, t0), func(tx events.Appender) (any, error) {
+		unmarked, err = setting(tx)
+		return nil, err
+	})
+	require.NoError(t, err)
+	require.Equal(t, "0", unmarked)
+
+	stalled, resume, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		_, err := st.Append(ctx, writeOpts(3, t0.Add(time.Second)), func(tx events.Appender) (any, error) {
+			if v, err := setting(tx); err != nil || v != "300ms" {
+				return nil, fmt.Errorf("idle_in_transaction_session_timeout is %q (%v)", v, err)
+			}
+			if _, err := tx.Append(started("stalled")); err != nil {
+				return nil, err
+			}
+			close(stalled)
+			<-resume // silent, holding the lock
+			return nil, nil
+		})
+		done <- err
+	}()
+	select {
+	case <-stalled:
+	case err := <-done:
+		t.Fatalf("the stalled write ended early: %v", err)
+	}
+	// Another machine's write waits for the lock, which the server frees
+	// once the stalled write has been idle for the limit.
+	wait, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	res, err := appendAll(wait, other, writeOpts(4, t0.Add(2*time.Second)), started("after"))
+	require.NoError(t, err, "the stalled write's lock was released")
+	require.EqualValues(t, 2, res.Revision)
+	close(resume)
+	err = <-done
+	require.True(t, fault.Is(err, fault.Storage), "want Storage, got %v", err)
+	admin, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+	var stored int64
+	require.NoError(t, admin.QueryRow(ctx, "SELECT count(*) FROM awr_events WHERE project = 'p'").Scan(&stored))
+	require.EqualValues(t, 2, stored, "nothing of the stalled write is stored")
+	requireChain(t, scanAll(t, other), headOf(t, other))
+}

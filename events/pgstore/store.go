@@ -77,6 +77,17 @@ type Options struct {
 	// many operations (the MCP server) must not set it: a later
 	// operation's first Head would miss the writes committed since.
 	HeadAtOpen bool
+	// IdleLimit bounds how long a write may keep the project's head row
+	// locked while its client sends nothing (the server's
+	// idle_in_transaction_session_timeout, for that transaction only): a
+	// machine that died or lost its link inside a write, with no word
+	// reaching the server, holds every other machine's writes that long,
+	// instead of until the server's TCP keepalive gives up on it (about
+	// two hours by default). The server then ends that connection and
+	// the write, if its machine comes back, fails with nothing written.
+	// Zero sets none (the role's or the server's setting holds); a
+	// context marked by WithoutIdleLimit sets none either.
+	IdleLimit time.Duration
 	// Via is the directory of a local connection holder's socket (package
 	// internal/storehold) that keeps connections to this store open
 	// between commands: when set, the store connects there first, and
@@ -98,6 +109,7 @@ type Store struct {
 	database string
 
 	retryFor    time.Duration
+	idleLimit   time.Duration
 	serverClock bool
 	headAtOpen  bool
 	held        bool // connected through a holder (Options.Via)
@@ -154,7 +166,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	// taken from their Go types, each statement is one round trip.
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port,
-		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, retryFor: opts.RetryFor, serverClock: opts.ServerClock, headAtOpen: opts.HeadAtOpen}
+		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, retryFor: opts.RetryFor, idleLimit: opts.IdleLimit, serverClock: opts.ServerClock, headAtOpen: opts.HeadAtOpen}
 	if opts.Via != "" {
 		// Through the holder: its socket is local and the user's alone,
 		// so no TLS; the holder's own connections use the URL's.
@@ -170,6 +182,31 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// DefaultIdleLimit is the IdleLimit awr's commands write with: far beyond
+// the fraction of a second, seconds on a loaded machine, that a write
+// keeps the lock between its statements.
+const DefaultIdleLimit = time.Minute
+
+// noIdleLimit marks a context whose writes set no IdleLimit.
+type noIdleLimit struct{}
+
+// WithoutIdleLimit returns ctx marked so that the writes made with it set
+// no IdleLimit: for a write that keeps the head row's lock through long
+// work of its own (awr migrate --to sqlite rebuilds the projections under
+// it).
+func WithoutIdleLimit(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noIdleLimit{}, true)
+}
+
+// idleLimitArg is the idle_limit argument of head_lock for a write made
+// with ctx: the limit in ms, or "" for none.
+func (s *Store) idleLimitArg(ctx context.Context) string {
+	if s.idleLimit <= 0 || ctx.Value(noIdleLimit{}) != nil {
+		return ""
+	}
+	return strconv.FormatInt(max(s.idleLimit.Milliseconds(), 1), 10)
 }
 
 // viaPort is the port in the name of a holder's socket (.s.PGSQL.5432).

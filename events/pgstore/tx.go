@@ -215,7 +215,7 @@ func (s *Store) beginLocked(ctx context.Context, op string) (pgx.Tx, locked, err
 		if err != nil {
 			return err
 		}
-		got, err := s.scanLock(t.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project}), op)
+		got, err := s.scanLock(t.QueryRow(ctx, q("head_lock"), pgx.NamedArgs{"project": s.project, "idle_limit": s.idleLimitArg(ctx)}), op)
 		if err != nil {
 			t.Rollback(context.WithoutCancel(ctx))
 			return err
@@ -236,14 +236,15 @@ type locked struct {
 }
 
 // scanLock reads the answer of head_lock, which locks the project's head
-// row: the head, where the log moved when it is fenced (nil otherwise)
-// and the server's clock. Every later statement of the READ COMMITTED
+// row (and sets the transaction's IdleLimit): the head, where the log
+// moved when it is fenced (nil otherwise) and the server's clock. Every later statement of the READ COMMITTED
 // transaction sees every write committed before the lock was granted.
 func (s *Store) scanLock(row pgx.Row, op string) (locked, error) {
 	var l locked
 	var to *string
 	var at, now int64
-	if err := row.Scan(&l.head.Revision, &l.head.Hash, &l.head.OccurredAt, &to, &at, &now); err != nil {
+	var limit string
+	if err := row.Scan(&l.head.Revision, &l.head.Hash, &l.head.OccurredAt, &to, &at, &now, &limit); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return l, fault.New(fault.Storage, "%s: project %s has no head row in %s", op, s.project, s.server).WithHint("awr verify")
 		}

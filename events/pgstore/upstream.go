@@ -93,7 +93,7 @@ func (s *Store) acquireLocked(ctx context.Context, op, requestID string) (*pgxpo
 		}
 		b := &pgx.Batch{}
 		b.Queue(q("begin_locked"))
-		b.Queue(q("head_lock"), pgx.NamedArgs{"project": s.project})
+		b.Queue(q("head_lock"), pgx.NamedArgs{"project": s.project, "idle_limit": s.idleLimitArg(ctx)})
 		if requestID != "" {
 			b.Queue(q("request_get"), pgx.NamedArgs{"project": s.project, "request_id": requestID})
 		}

@@ -7,10 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/awr-dev/awr/internal/lazyre"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/awr-dev/awr/internal/lazyre"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
@@ -122,6 +123,25 @@ func Head(r *events.Reader) (HeadInfo, error) {
 // MaxFile bounds an anchors file: awr reads no more of one, and
 // appends to none larger (at about 150 bytes a line, 100 000 anchors).
 const MaxFile = 16 << 20
+
+// Of returns the anchor of the head of the snapshot r, without its
+// time: the project the log is at its head (a fork anchors under its own
+// id), the head's seq and its hash.
+// Errors: InvalidTransition (hint `awr init`) for a log with no event.
+func Of(r *events.Reader) (Anchor, error) {
+	if r.Head == 0 {
+		return Anchor{}, fault.New(fault.InvalidTransition, "anchor: the log has no event to anchor").WithHint("awr init")
+	}
+	h, err := Head(r)
+	if err != nil {
+		return Anchor{}, err
+	}
+	l, err := events.ReadLineage(r.Conn)
+	if err != nil {
+		return Anchor{}, err
+	}
+	return Anchor{ProjectID: l.Current(), Seq: r.Head, Hash: h.Hash}, nil
+}
 
 // AppendFile appends line to the file at path (created 0644 when
 // missing) with O_APPEND, syncs it, and returns the line's number. The

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -16,11 +17,54 @@ import (
 	"github.com/awr-dev/awr/internal/anchor"
 	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/hosts"
+	"github.com/awr-dev/awr/internal/idle"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/rig"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/projections"
 )
+
+// Sessions reports, at rev for a reader at now and given the project's
+// lease ttl, the sessions whose claim lapsed while they were active (to
+// resume: idle.Lapsed) and, apart from those, the stale ones (to end:
+// idle.Stale).
+func Sessions(r *events.Reader, rev, now, ttl int64, add func(Finding)) error {
+	active, err := projections.ActiveSessionsAt(r.Conn, rev, true)
+	if err != nil {
+		return err
+	}
+	stale, err := idle.Stale(r, rev, now, ttl, active)
+	if err != nil {
+		return err
+	}
+	// A session that died with its work unsaved is resumed, not
+	// ended: its finding comes first of the warnings, and it gets no
+	// stale_session finding whose repair would abandon it.
+	lapsed, _, err := idle.Lapsed(r, rev, now, true, 0)
+	if err != nil {
+		return err
+	}
+	for _, l := range lapsed {
+		add(Finding{Code: FindingClaimLapsed, Severity: SeverityWarning, Subject: l.ID,
+			Message: fmt.Sprintf("session %s on %s (%s) is active but its claim %s lapsed at %s: %s; resume it before starting anything on %s",
+				l.ID, l.Work, l.Agent, l.ClaimID, time.UnixMilli(l.ExpiredAt).UTC().Format(time.RFC3339), l.Unsaved(), l.Work),
+			Repair: l.ResumeCommand})
+		delete(stale, l.ID)
+	}
+	ids := make([]string, 0, len(stale))
+	for id := range stale {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		s := stale[id]
+		add(Finding{Code: FindingStaleSession, Severity: SeverityWarning, Subject: id,
+			Message: fmt.Sprintf("session %s on %s (%s) holds nothing and has been idle since seq %d, past the lease", id, s.Work, s.Agent, s.LastEventSeq),
+			Repair:  fmt.Sprintf("awr doctor repair end-session %s --reason 'WHAT YOU CHECKED'", id)})
+	}
+	return nil
+}
 
 // Projections reports the projections whose last folded seq is not the
 // log's head (repair: awr replay).
@@ -286,9 +330,9 @@ func hookDiagnostics(ctx context.Context, awrDir string, logLimit int64) map[str
 
 // Permissions reports a project directory (dir's .awr) or database that
 // other users may write (anyone could rewrite the log's history or
-// projections behind awr) or that awr itself cannot write; quote makes a
-// path one shell word of the repair.
-func Permissions(dir string, quote func(string) string, add func(Finding)) {
+// projections behind awr) or that awr itself cannot write; each repair
+// names the path as one shell word (shellwords.Quote).
+func Permissions(dir string, add func(Finding)) {
 	for _, path := range []string{filepath.Join(dir, ".awr"), events.DBPath(dir)} {
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -296,11 +340,11 @@ func Permissions(dir string, quote func(string) string, add func(Finding)) {
 		}
 		if fi.Mode().Perm()&0o002 != 0 {
 			add(Finding{Code: FindingPermissions, Severity: SeverityError, Subject: path,
-				Message: fmt.Sprintf("%s is writable by every user (mode %v)", path, fi.Mode().Perm()), Repair: "chmod o-w " + quote(path)})
+				Message: fmt.Sprintf("%s is writable by every user (mode %v)", path, fi.Mode().Perm()), Repair: "chmod o-w " + shellwords.Quote(path)})
 		}
 		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil { // never waits on a FIFO
 			add(Finding{Code: FindingPermissions, Severity: SeverityError, Subject: path,
-				Message: fmt.Sprintf("%s cannot be read: %v", path, err), Repair: "chmod u+rw " + quote(path)})
+				Message: fmt.Sprintf("%s cannot be read: %v", path, err), Repair: "chmod u+rw " + shellwords.Quote(path)})
 		} else {
 			f.Close()
 		}

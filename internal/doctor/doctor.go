@@ -1,6 +1,7 @@
 // Package doctor holds the checks of awr doctor that need no more than
 // what the door hands them: the findings and their severities, the
-// projections behind the log, executions whose process died, claims of
+// projections behind the log, sessions whose claim lapsed and stale ones
+// (internal/idle finds them), executions whose process died, claims of
 // seats whose agent is gone, sources missing or changed, hosts without
 // awr's hooks (when a hook last ran, and the hook events that got no
 // answer), permissions of the project's

@@ -56,18 +56,20 @@ func TestHooksRan(t *testing.T) {
 	}, last)
 }
 
+// TestPermissions: a project directory others may write is an error
+// whose repair names it as one shell word (the project's path here holds
+// a space).
 func TestPermissions(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "my project")
 	awr := filepath.Join(dir, ".awr")
-	require.NoError(t, os.Mkdir(awr, 0o700))
+	require.NoError(t, os.MkdirAll(awr, 0o700))
 	var got []Finding
 	add := func(f Finding) { got = append(got, f) }
-	quote := func(s string) string { return "'" + s + "'" }
-	Permissions(dir, quote, add)
+	Permissions(dir, add)
 	require.Empty(t, got, "a private directory")
 
 	require.NoError(t, os.Chmod(awr, 0o777))
-	Permissions(dir, quote, add)
+	Permissions(dir, add)
 	require.Len(t, got, 1)
 	require.Equal(t, FindingPermissions, got[0].Code)
 	require.Equal(t, SeverityError, got[0].Severity)

@@ -4,7 +4,10 @@
 // capped and with every line that looks like a secret withheld, under
 // .awr/executions/<id>/, hashed and counted whole. It also says how a
 // reader sees an execution (View): running while the awr process that
-// runs it lives, unknown once it is gone.
+// runs it lives, unknown once it is gone. The other processes a person's
+// command starts live here too: an evidence command (RunEvidence, `awr
+// evidence add --command`) and the awr binary a host's hook command
+// names (CheckHookCommand, `awr client install`).
 package exec
 
 import (

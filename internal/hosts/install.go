@@ -77,9 +77,10 @@ type Change struct {
 	Fingerprint string
 	// Force installs even when the hook command does not answer.
 	Force bool
-	// Check is the check of the hook's command line (the door's: it runs
-	// the awr binary the line names, `version --json`; this package
-	// starts no process). Nil is a check that was not made, which an
+	// Check is the check of the hook's command line
+	// (exec.CheckHookCommand, which the door passes: it runs the awr
+	// binary the line names, `version --json`; this package starts no
+	// process). Nil is a check that was not made, which an
 	// install without Force refuses.
 	Check func(ctx context.Context, command, dir string) Check
 	// Keep is the directory where install records the file as it was, so

@@ -204,7 +204,9 @@ func ToSQLite(ctx context.Context, p Project, m *intake.Manifest, progress Progr
 			HeadHash: hex.EncodeToString(h.Hash), Projections: []replay.ProjectionChecksum{}, Next: "awr status"}, nil
 	}
 	res := &Result{Status: "migrated", From: "postgres", To: "sqlite", Next: "git add .awr/project.toml && git commit -m 'awr: the log is this checkout's'"}
-	detached, err := st.Detach(ctx, func(tx *events.Tx, h events.Head) error {
+	// The projections are rebuilt and checked under the shared log's
+	// lock: that write sets no idle limit (pgstore.Options.IdleLimit).
+	detached, err := st.Detach(pgstore.WithoutIdleLimit(ctx), func(tx *events.Tx, h events.Head) error {
 		live, err := replay.Checksums(tx.Conn)
 		if err != nil {
 			return err

@@ -2,15 +2,13 @@ package project
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"sort"
-	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/doctor"
 	"github.com/awr-dev/awr/internal/exec"
+	"github.com/awr-dev/awr/internal/hosts"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -78,7 +76,7 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 		if err := doctor.Projections(r, add); err != nil {
 			return err
 		}
-		if err := doctorSessions(r, rev, now, ttl, add); err != nil {
+		if err := doctor.Sessions(r, rev, now, ttl, add); err != nil {
 			return err
 		}
 		var err error
@@ -104,55 +102,16 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 	st, _ := p.EventLog(ctx) // opened by doctorStore above
 	doctor.Sources(ctx, p.dir, st, add)
 	target := func(client, scope string) (string, error) {
-		_, _, path, err := p.hostTarget(client, scope)
+		_, _, path, err := hosts.Target(client, scope, p.dir)
 		return path, err
 	}
 	ran := doctor.HooksRan(ctx, filepath.Join(p.dir, ".awr", RanLog), hookLogLimit)
 	res.Hooks = doctor.Hooks(clients, ran, target, add)
 	doctor.Unanswered(ctx, filepath.Join(p.dir, ".awr"), hookLogLimit, ran, res.Hooks, add)
-	doctor.Permissions(p.dir, shellWord, add)
+	doctor.Permissions(p.dir, add)
 	doctor.Anchors(ctx, p.dir, st, add)
 	res.OK, res.Counts = doctor.Rank(res.Findings)
 	return res, nil
-}
-
-// doctorSessions reports the sessions whose claim lapsed while they were
-// active (to resume) and, apart from those, the stale ones (to end).
-func doctorSessions(r *events.Reader, rev, now, ttl int64, add func(DoctorFinding)) error {
-	active, err := projections.ActiveSessionsAt(r.Conn, rev, true)
-	if err != nil {
-		return err
-	}
-	stale, err := staleSessions(r, rev, now, ttl, active)
-	if err != nil {
-		return err
-	}
-	// A session that died with its work unsaved is resumed, not
-	// ended: its finding comes first of the warnings, and it gets no
-	// stale_session finding whose repair would abandon it.
-	lapsed, _, err := lapsedSessions(r, rev, now, true, 0)
-	if err != nil {
-		return err
-	}
-	for _, l := range lapsed {
-		add(DoctorFinding{Code: doctor.FindingClaimLapsed, Severity: SeverityWarning, Subject: l.ID,
-			Message: fmt.Sprintf("session %s on %s (%s) is active but its claim %s lapsed at %s: %s; resume it before starting anything on %s",
-				l.ID, l.Work, l.Agent, l.ClaimID, time.UnixMilli(l.ExpiredAt).UTC().Format(time.RFC3339), l.Unsaved(), l.Work),
-			Repair: l.ResumeCommand})
-		delete(stale, l.ID)
-	}
-	ids := make([]string, 0, len(stale))
-	for id := range stale {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		s := stale[id]
-		add(DoctorFinding{Code: doctor.FindingStaleSession, Severity: SeverityWarning, Subject: id,
-			Message: fmt.Sprintf("session %s on %s (%s) holds nothing and has been idle since seq %d, past the lease", id, s.Work, s.Agent, s.LastEventSeq),
-			Repair:  fmt.Sprintf("awr doctor repair end-session %s --reason 'WHAT YOU CHECKED'", id)})
-	}
-	return nil
 }
 
 // doctorSeats reports live claims of seats whose agent is gone (a machine

@@ -5,6 +5,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
 )
@@ -82,7 +83,7 @@ func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*S
 	}
 	dir, rel, err := p.workdir(req.Workdir)
 	if err != nil {
-		return nil, fault.As(err).WithHint("awr session start --work %s --agent %s --workdir .", shellWord(req.Work), shellWord(req.Agent))
+		return nil, fault.As(err).WithHint("awr session start --work %s --agent %s --workdir .", shellwords.Quote(req.Work), shellwords.Quote(req.Agent))
 	}
 	req.RepoDir = rel
 	req.Repo, _ = keptRepo(ctx, dir)

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
-	"zombiezen.com/go/sqlite"
+	"github.com/awr-dev/awr/internal/pathcheck"
 )
 
 // InitRequest is `awr init`.
@@ -184,7 +183,7 @@ func (p *Project) acceptInit(ctx context.Context, req InitRequest, plan *InitRes
 	if ctx.Err() != nil {
 		return nil, intake.Interrupted("init", plan.Accept)
 	}
-	unlock, err := lockDir(dir)
+	unlock, err := pathcheck.LockDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +251,7 @@ func (p *Project) settle(ctx context.Context, st *events.Store, manifestErr erro
 	read := func(r *events.Reader) error {
 		head = r.Head
 		var err error
-		if id, name, err = projectOn(r.Conn); err != nil {
+		if id, name, err = intake.ProjectOn(r.Conn); err != nil {
 			return err
 		}
 		if st.Upstream() == nil {
@@ -282,74 +281,5 @@ func (p *Project) settle(ctx context.Context, st *events.Store, manifestErr erro
 			return err
 		}
 	}
-	return idAgrees(p.dir, id, name, "open project")
-}
-
-// identityAgrees refuses a log whose project is not the one this
-// directory recorded (another project's database put in .awr/): its
-// project_initialized must carry the id in .awr/project-id. A project
-// without that file (made by an older awr) is not checked.
-// Errors: Storage naming both ids.
-func identityAgrees(ctx context.Context, dir string, st *events.Store, op string) error {
-	if intake.RecordedProjectID(dir) == "" {
-		return nil
-	}
-	id, name, err := projectOf(ctx, st)
-	if err != nil {
-		return err
-	}
-	return idAgrees(dir, id, name, op)
-}
-
-// idAgrees is identityAgrees with the log's project id and name in hand.
-func idAgrees(dir, id, name, op string) error {
-	want := intake.RecordedProjectID(dir)
-	if want == "" || id == want {
-		return nil
-	}
-	return fault.New(fault.Storage, "%s: %s holds the log of project %s (%q), but %s says this is project %s: the database is another project's", op, events.DBPath(dir), id, name, intake.ProjectIDPath(dir), want).
-		With("path", events.DBPath(dir)).With("project_id", id).With("recorded_project_id", want).
-		WithHint("awr import EXPORT.jsonl --project NEW_DIR")
-}
-
-// lockDir takes an exclusive lock on the project directory itself (flock,
-// advisory, released when the process ends) for an init or an import, so
-// that two of them never build or clean up each other's files. It creates
-// nothing.
-// Errors: Storage when the directory cannot be opened or locked.
-func lockDir(dir string) (func(), error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, fault.Wrap(fault.Storage, err, "lock %s", dir)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fault.Wrap(fault.Storage, err, "lock %s", dir)
-	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
-}
-
-// projectOf returns the id and name the log's project_initialized gives.
-func projectOf(ctx context.Context, st *events.Store) (id, name string, err error) {
-	err = st.Read(ctx, func(r *events.Reader) error {
-		id, name, err = projectOn(r.Conn)
-		return err
-	})
-	return id, name, err
-}
-
-// projectOn is projectOf inside a read the caller holds.
-func projectOn(conn *sqlite.Conn) (id, name string, err error) {
-	err = events.ScanEvents(conn, 1, 1, func(e *events.Event) error {
-		if v, err := events.Decode(e); err == nil {
-			if pi, ok := v.(*events.ProjectInitialized); ok {
-				id, name = pi.ProjectID, pi.Name
-			}
-		}
-		return nil
-	})
-	return id, name, err
+	return intake.IDAgrees(p.dir, id, name, "open project")
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/intake"
-	"github.com/awr-dev/awr/projections"
 )
 
 // IntakeResult is `awr intake inspect`.
@@ -34,42 +33,6 @@ type SourcesResult struct {
 	Sources         []intake.SourceState `json:"sources"`
 }
 
-// facts gathers what the organization report needs from the projections
-// at rev and, at the head, the freshness of the manifest's files.
-func facts(r *events.Reader, dir string, m *intake.Manifest, rev, now int64) (intake.Facts, []intake.SourceState, error) {
-	f := intake.Facts{Initialized: true}
-	indexed, err := projections.SourcesAt(r.Conn, rev, rev == r.Head)
-	if err != nil {
-		return f, nil, err
-	}
-	var states []intake.SourceState
-	if rev == r.Head && m != nil {
-		states = intake.Compare(dir, m, indexed)
-	} else {
-		for _, s := range indexed {
-			states = append(states, intake.SourceState{Path: s.Path, Adapter: s.Adapter, Role: s.Role, ContentHash: s.ContentHash,
-				RevisionIndexed: s.Revision, Items: s.ItemCount, Issues: len(s.Issues), Freshness: "as_indexed"})
-		}
-	}
-	if states == nil {
-		states = []intake.SourceState{}
-	}
-	f.Sources = states
-	for _, s := range indexed {
-		f.Issues = append(f.Issues, s.Issues...)
-	}
-	if f.Readiness, err = projections.ReadinessAt(r.Conn, rev, now, rev == r.Head); err != nil {
-		return f, nil, err
-	}
-	if f.Goals, err = projections.GoalsAt(r.Conn, rev); err != nil {
-		return f, nil, err
-	}
-	if f.Rules, err = projections.RulesAt(r.Conn, rev); err != nil {
-		return f, nil, err
-	}
-	return f, states, nil
-}
-
 // IntakeInspectRequest is `awr intake inspect` and awr_intake_inspect.
 type IntakeInspectRequest struct {
 	Read
@@ -91,7 +54,7 @@ func (p *Project) IntakeInspect(ctx context.Context, req IntakeInspectRequest) (
 	}
 	res := &IntakeResult{}
 	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
-		f, states, err := facts(r, dir, m, rev, now)
+		f, states, err := intake.FactsAt(r, dir, m, rev, now)
 		if err != nil {
 			return err
 		}
@@ -99,18 +62,8 @@ func (p *Project) IntakeInspect(ctx context.Context, req IntakeInspectRequest) (
 		if len(f.Goals) > 0 {
 			res.Goals = intake.LinkGoals(f.Goals, f.Readiness)
 		}
-		res.AwaitingVerification = []string{}
-		for _, rd := range f.Readiness {
-			if rd.Item.Status != projections.StatusCompleted {
-				continue
-			}
-			vs, err := projections.WorkEventsAt(r.Conn, rd.Item.Key, events.KindWorkVerified, rev, 1)
-			if err != nil {
-				return err
-			}
-			if len(vs) == 0 {
-				res.AwaitingVerification = append(res.AwaitingVerification, rd.Item.Key)
-			}
+		if res.AwaitingVerification, err = intake.AwaitingVerification(r.Conn, f.Readiness, rev); err != nil {
+			return err
 		}
 		res.Organization = intake.Organize(f)
 		res.ExecutableWork, res.NextAction = res.Organization.ExecutableWork, res.Organization.NextAction
@@ -138,7 +91,7 @@ func (p *Project) SourceList(ctx context.Context, req SourceListRequest) (*Sourc
 	}
 	res := &SourcesResult{}
 	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
-		_, states, err := facts(r, dir, m, rev, now)
+		_, states, err := intake.FactsAt(r, dir, m, rev, now)
 		res.ProjectRevision, res.Sources = rev, states
 		return err
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/pathcheck"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/replay"
 	"zombiezen.com/go/sqlite"
 )
@@ -76,7 +77,7 @@ func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult,
 		// The hint names the file only where it lies in the project.
 		shown := "anchors.txt"
 		if abs, err := pathcheck.Abs(p.dir, p.fromWorkingDir(req.AnchorsFile)); err == nil && p.shown(abs, "") != "" {
-			shown = shellWord(req.AnchorsFile)
+			shown = shellwords.Quote(req.AnchorsFile)
 		}
 		return nil, fault.New(fault.InvalidInput, "verify: %s names an anchor file, which needs --anchors", req.AnchorsFile).
 			With("path", req.AnchorsFile).WithHint("awr verify --anchors %s", shown)
@@ -250,7 +251,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockDir(dir)
+	unlock, err := pathcheck.LockDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +275,7 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		res.ImportResult = *imp
 		// Not linked in where another project's id is recorded: every
 		// open would then refuse it.
-		return identityAgrees(ctx, dir, st, "import")
+		return intake.IdentityAgrees(ctx, dir, st, "import")
 	})
 	if err == nil {
 		// Past the commit point: nothing is removed any more, and a
@@ -380,7 +381,7 @@ func (p *Project) importInPlace(ctx context.Context, req ImportRequest, in io.Re
 	// Imported in place (into a log an older awr left empty): the
 	// identity is checked, and recorded where none is.
 	bg := context.WithoutCancel(ctx)
-	if err := identityAgrees(bg, dir, st, "import"); err != nil {
+	if err := intake.IdentityAgrees(bg, dir, st, "import"); err != nil {
 		return res, err
 	}
 	if intake.RecordedProjectID(dir) == "" {
@@ -398,7 +399,7 @@ func recordImportedID(ctx context.Context, dir string, p *Project) error {
 	if err != nil {
 		return err
 	}
-	id, _, err := projectOf(ctx, st)
+	id, _, err := intake.ProjectOf(ctx, st)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/migrate"
+	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/replay"
 )
 
@@ -65,7 +66,7 @@ func (p *Project) Migrate(ctx context.Context, req MigrateRequest) (*MigrateResu
 		return nil, fault.New(fault.NotFound, "migrate: %s has no manifest (.awr/project.toml)", p.dir).
 			With("path", intake.ManifestPath(p.dir)).WithHint("awr init")
 	}
-	unlock, err := lockDir(p.dir)
+	unlock, err := pathcheck.LockDir(p.dir)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures/logkit"
-	"github.com/awr-dev/awr/internal/intake"
+	"github.com/awr-dev/awr/internal/workqueue"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
@@ -98,11 +98,13 @@ func requireQueuesAgree(t *testing.T, p *Project) {
 		require.NoError(t, err)
 		rs, err := projections.ReadinessFrom(r.Conn, rev, true, live)
 		require.NoError(t, err)
-		require.NoError(t, holdBack(r, rev, rs))
-		whole := &StatusResult{WorkItems: len(rs), Goals: intake.LinkGoals(goals, rs)}
-		whole.queue(rs)
+		require.NoError(t, workqueue.HoldBack(r, rev, rs))
+		whole := &StatusResult{}
+		whole.file(workqueue.Of(rs, goals))
+		atHead, err := workqueue.AtHead(r, live, goals)
+		require.NoError(t, err)
 		head := &StatusResult{}
-		require.NoError(t, head.queueAtHead(r, live, goals))
+		head.file(atHead)
 		require.Equal(t, whole.Queues, head.Queues)
 		require.Equal(t, whole.Counts, head.Counts)
 		require.Equal(t, whole.WorkItems, head.WorkItems)

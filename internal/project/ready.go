@@ -6,6 +6,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/intake"
+	"github.com/awr-dev/awr/internal/workqueue"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -26,14 +27,6 @@ type ReadyItem struct {
 	// executable_work). NotExecutable says why not, besides Reasons.
 	Executable    bool         `json:"executable"`
 	NotExecutable []intake.Why `json:"not_executable,omitempty"`
-}
-
-// Holder is the session holding a live claim on an item.
-type Holder struct {
-	SessionID    string `json:"session_id"`
-	Agent        string `json:"agent"`
-	ExpiresAt    int64  `json:"expires_at,omitempty"`
-	FencingToken int64  `json:"fencing_token"`
 }
 
 // ReadyResult is `awr ready`.
@@ -60,7 +53,7 @@ func readyItem(r projections.Readiness, goals map[string]bool) ReadyItem {
 		it.Source.Path = r.Item.SourcePath
 	}
 	if r.Claim != nil {
-		it.Holder = &Holder{SessionID: r.Claim.SessionID, Agent: r.Claim.Agent, ExpiresAt: r.Claim.ExpiresAt, FencingToken: r.Claim.FencingToken}
+		it.Holder = workqueue.HolderOf(r.Claim)
 	}
 	return it
 }
@@ -124,7 +117,7 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 		if err != nil {
 			return err
 		}
-		if err := holdBack(r, rev, rs); err != nil {
+		if err := workqueue.HoldBack(r, rev, rs); err != nil {
 			return err
 		}
 		var notReady []ReadyItem
@@ -162,60 +155,18 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 	return res, nil
 }
 
-// readyAtHead is Ready's page at the head, read from the work queues the
-// projections keep: the ready queue in order from after, less the items
-// a live claim holds or a seat holds back (awaitingPerson), and the
-// totals, the queue's counts less those items.
+// readyAtHead is Ready's page at the head (workqueue.ReadyAtHead).
 func (res *ReadyResult) readyAtHead(r *events.Reader, now int64, goals map[string]bool, executable bool, after *projections.Place, limit int) error {
-	live, err := projections.LiveClaimsAt(r.Conn, r.Head, now, true)
+	pg, err := workqueue.ReadyAtHead(r, now, executable, after, limit)
 	if err != nil {
 		return err
 	}
-	held, err := awaitingPerson(r, r.Head)
-	if err != nil {
-		return err
+	res.ReadyTotal, res.ExecutableTotal = pg.ReadyTotal, pg.ExecutableTotal
+	for _, it := range pg.Items {
+		res.Ready = append(res.Ready, readyItem(projections.Readiness{Item: it, Ready: true}, goals))
 	}
-	taken := map[string]bool{}
-	for _, c := range live {
-		taken[c.Work] = true
+	if pg.Next != nil {
+		res.NextCursor = cursorOf(*pg.Next)
 	}
-	for k := range held {
-		taken[k] = true
-	}
-	counts, err := projections.QueueCounts(r.Conn)
-	if err != nil {
-		return err
-	}
-	ready, organized := counts["queue:"+projections.QueueReady], counts["organized:"+projections.QueueReady]
-	for k := range taken {
-		qs, err := projections.QueuedByKey(r.Conn, k)
-		if err != nil {
-			return err
-		}
-		for _, q := range qs {
-			if q.Queue == projections.QueueReady {
-				ready--
-				if q.Organized {
-					organized--
-				}
-			}
-		}
-	}
-	res.ReadyTotal, res.ExecutableTotal = ready, organized
-	if executable {
-		res.ReadyTotal = organized
-	}
-	var last projections.Place
-	return projections.QueuePage(r.Conn, projections.QueueReady, after, func(q projections.Queued) (bool, error) {
-		if taken[q.Item.Key] || (executable && !q.Organized) {
-			return true, nil
-		}
-		if limit > 0 && len(res.Ready) == limit {
-			res.NextCursor = cursorOf(last)
-			return false, nil
-		}
-		res.Ready = append(res.Ready, readyItem(projections.Readiness{Item: q.Item, Ready: true}, goals))
-		last = q.Place()
-		return true, nil
-	})
+	return nil
 }

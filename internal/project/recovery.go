@@ -9,6 +9,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/idle"
 	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
 )
@@ -187,7 +188,7 @@ func nextStep(rep *RecoveryReport, heldByOther bool, seat string) string {
 	case s.Status != projections.SessionActive && heldByOther:
 		return fmt.Sprintf(`awr session resume --from-session %s --agent "$USER" --no-claim`, s.ID)
 	case s.Status != projections.SessionActive:
-		return resumeCommand(s.ID)
+		return idle.ResumeCommand(s.ID)
 	case heldByOther:
 		// Fenced: another session holds the work now.
 		return fmt.Sprintf("awr session end --session %s --outcome interrupted", s.ID)
@@ -199,7 +200,7 @@ func nextStep(rep *RecoveryReport, heldByOther bool, seat string) string {
 		if _, rig, err := commands.ParseAddress(seat); seat != "" && err == nil {
 			return "awr rig up " + rig
 		}
-		return resumeCommand(s.ID)
+		return idle.ResumeCommand(s.ID)
 	default:
 		return fmt.Sprintf("awr context compile --work %s --session %s", s.Work, s.ID)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/rig"
+	"github.com/awr-dev/awr/internal/shellwords"
 )
 
 // RigOptions configures the launcher of the rig operations.
@@ -89,7 +90,7 @@ func (p *Project) rigManager(ctx context.Context) (*rig.Manager, error) {
 func (p *Project) SeatAdd(ctx context.Context, req SeatAddRequest) (*SeatResult, error) {
 	if req.Cwd != "" {
 		if _, err := p.workDir("seat add", "--cwd", req.Cwd, false); err != nil {
-			return nil, err.WithHint("awr seat add %s --runtime %s --cwd .", shellWord(req.Address), shellWord(orGeneric(req.Runtime)))
+			return nil, err.WithHint("awr seat add %s --runtime %s --cwd .", shellwords.Quote(req.Address), shellwords.Quote(orGeneric(req.Runtime)))
 		}
 	}
 	return command(ctx, p, commands.DeclareSeat, req)

@@ -6,6 +6,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/idle"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/projections"
 )
@@ -151,7 +152,7 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 				active = append(active, s)
 			}
 		}
-		stale, err := staleSessions(r, rev, now, ttl, active)
+		stale, err := idle.Stale(r, rev, now, ttl, active)
 		if err != nil {
 			return err
 		}
@@ -193,24 +194,15 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 	return out, nil
 }
 
-// StaleSession is a session that is active, holds no live claim, and
-// whose last event (on its own stream: start, checkpoint, context compile,
-// restatement) is at least the project's lease old at the reader's clock
-// (the head's now, or the time of event REV under --at). Nothing is
-// written to make a session stale: it is read from the log as of the
-// revision, like a lease's expiry. With claim_ttl_ms = 0 (leases that
-// never expire) no session is stale.
-type StaleSession struct {
-	ID    string `json:"id"`
-	Work  string `json:"work"`
-	Agent string `json:"agent"`
-	// LastEventSeq and IdleSince are the seq and occurred_at (UTC ms) of
-	// the session's last event.
-	LastEventSeq int64 `json:"last_event_seq"`
-	IdleSince    int64 `json:"idle_since"`
-	// EndCommand is the complete command that ends it.
-	EndCommand string `json:"end_command"`
-}
+// The sessions their agent left (package idle): a StaleSession ends, a
+// LapsedSession resumes.
+type (
+	// StaleSession is a session that is active, holds no live claim, and
+	// whose last event is at least the project's lease old.
+	StaleSession = idle.StaleSession
+	// LapsedSession is a session whose claim lapsed while it was active.
+	LapsedSession = idle.LapsedSession
+)
 
 // leaseTTL is the project's lease (the manifest's continuity.claim_ttl_ms,
 // the default when it is unset or the manifest does not read: a reader
@@ -221,38 +213,6 @@ func (p *Project) leaseTTL() int64 {
 		return commands.DefaultClaimTTLms
 	}
 	return m.Policy().ClaimTTLms
-}
-
-// staleSessions returns, by id, those of the active sessions that are
-// stale at rev for a reader at now, given the project's lease ttl.
-func staleSessions(r *events.Reader, rev, now, ttl int64, active []projections.Session) (map[string]StaleSession, error) {
-	out := map[string]StaleSession{}
-	if ttl <= 0 || len(active) == 0 {
-		return out, nil
-	}
-	live, err := projections.LiveClaimsAt(r.Conn, rev, now, rev == r.Head)
-	if err != nil {
-		return nil, err
-	}
-	holds := map[string]bool{}
-	for _, c := range live {
-		holds[c.SessionID] = true
-	}
-	for _, s := range active {
-		if holds[s.ID] {
-			continue
-		}
-		seq, at, err := projections.SessionLastEventAt(r.Conn, s.ID, rev)
-		if err != nil {
-			return nil, err
-		}
-		if seq == 0 || at+ttl > now {
-			continue
-		}
-		out[s.ID] = StaleSession{ID: s.ID, Work: s.Work, Agent: s.Agent, LastEventSeq: seq, IdleSince: at,
-			EndCommand: "awr session end --session " + s.ID + " --outcome abandoned"}
-	}
-	return out, nil
 }
 
 // ClientView is `awr client show`: the binding, what its host needs to

@@ -130,35 +130,11 @@ func (p *Project) reindexUnchanged(ctx context.Context, m *intake.Manifest) (*Re
 		if err != nil {
 			return err
 		}
-		current := map[string]string{}
-		for _, s := range indexed {
-			current[s.Path] = s.ContentHash + "\x00" + s.OptionsHash
+		unchanged, missing, ok := intake.Unchanged(p.dir, m, indexed)
+		if ok {
+			res = &ReindexResult{Missing: missing, IndexSourcesResult: &commands.IndexSourcesResult{
+				Indexed: []commands.IndexResult{}, Unchanged: unchanged, Removed: []string{}, ProjectRevision: rev}}
 		}
-		out := &ReindexResult{Missing: []string{}, IndexSourcesResult: &commands.IndexSourcesResult{
-			Indexed: []commands.IndexResult{}, Unchanged: []string{}, Removed: []string{}, ProjectRevision: rev}}
-		listed := map[string]bool{}
-		for _, ms := range m.Sources {
-			listed[ms.Path] = true
-			hash, missing, ok := intake.Hash(p.dir, ms)
-			switch {
-			case missing:
-				out.Missing = append(out.Missing, ms.Path)
-				continue
-			case !ok:
-				return nil // unreadable: the write records why
-			}
-			h, ok := current[ms.Path]
-			if !ok || h != hash+"\x00"+intake.OptionsHash(ms) {
-				return nil
-			}
-			out.Unchanged = append(out.Unchanged, ms.Path)
-		}
-		for _, s := range indexed {
-			if !listed[s.Path] {
-				return nil // to be removed
-			}
-		}
-		res = out
 		return nil
 	})
 	return res, err

@@ -90,7 +90,7 @@ func (s *sharedStore) openUpstream(ctx context.Context) (events.Upstream, error)
 	if dir != "" && storehold.Private(dir) {
 		via = dir
 	}
-	up, err := pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true, HeadAtOpen: s.headAtOpen, Via: via})
+	up, err := pgstore.Open(ctx, s.url, pgstore.Options{Project: s.key, RetryFor: s.retryFor, ServerClock: true, HeadAtOpen: s.headAtOpen, Via: via, IdleLimit: pgstore.DefaultIdleLimit})
 	if err == nil {
 		if s.start && dir != "" && !up.Held() {
 			// No holder yet: this command connected itself; the next

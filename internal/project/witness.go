@@ -7,7 +7,6 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/anchor"
-	"github.com/awr-dev/awr/internal/fault"
 )
 
 // The witnesses of `awr verify --anchors` and `awr anchor` (package
@@ -60,21 +59,9 @@ type AnchorResult struct {
 func (p *Project) Anchor(ctx context.Context, req AnchorRequest) (*AnchorResult, error) {
 	var a anchor.Anchor
 	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
-		if r.Head == 0 {
-			return fault.New(fault.InvalidTransition, "anchor: the log has no event to anchor").WithHint("awr init")
-		}
-		h, err := anchor.Head(r)
-		if err != nil {
-			return err
-		}
-		// The project the log is at its head: a fork anchors under its
-		// own id.
-		l, err := events.ReadLineage(r.Conn)
-		if err != nil {
-			return err
-		}
-		a = anchor.Anchor{ProjectID: l.Current(), Seq: r.Head, Hash: h.Hash}
-		return nil
+		var err error
+		a, err = anchor.Of(r)
+		return err
 	})
 	if err != nil {
 		return nil, err

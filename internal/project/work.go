@@ -17,6 +17,7 @@ import (
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/repo"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/internal/workview"
 	"github.com/awr-dev/awr/projections"
 )
@@ -251,7 +252,7 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 	if p.opts.OnAgentsWord && hasCommand && req.ExitCode == nil {
 		return nil, fault.New(fault.InvalidInput, "evidence add: exit_code is required with command: awr runs no command on an agent's word; run it yourself and report its exit code (recorded as level reported)").
 			With("field", "exit_code").
-			WithHint("awr evidence add --work %s --criterion %s --command %s", shellWord(req.Work), shellWord(req.Criterion), shellWord(req.Command))
+			WithHint("awr evidence add --work %s --criterion %s --command %s", shellwords.Quote(req.Work), shellwords.Quote(req.Criterion), shellwords.Quote(req.Command))
 	}
 	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
 		it, err := commands.WorkItemNow(r.Conn, "evidence add", req.Work, rev)
@@ -284,7 +285,7 @@ func (p *Project) EvidenceAdd(ctx context.Context, req EvidenceAddRequest) (*Evi
 	case hasCommand:
 		ran.Basis, ran.Level, ran.Command, ran.ExitCode, ran.Passed = events.EvidenceCommand, events.LevelReported, req.Command, req.ExitCode, *req.ExitCode == 0
 	case req.File != "":
-		rel, abs, err := p.projectFile(req.File, fmt.Sprintf("awr evidence add --work %s --criterion %s --file FILE", shellWord(req.Work), shellWord(req.Criterion)))
+		rel, abs, err := p.projectFile(req.File, fmt.Sprintf("awr evidence add --work %s --criterion %s --file FILE", shellwords.Quote(req.Work), shellwords.Quote(req.Criterion)))
 		if err != nil {
 			return nil, err
 		}

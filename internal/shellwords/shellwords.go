@@ -6,7 +6,9 @@
 // (cmd/awr/hintsource_test.go) read hints with it. Command reads any
 // command line a host runs (backslash escapes included): internal/hosts
 // decides with it whether a hook in a host's settings is awr's, and which
-// binary it runs.
+// binary it runs. Quote is the other way: one word written so that sh
+// reads it back as it was, for the commands awr prints (hints) and the
+// commands it has a shell run (a rig's agents).
 package shellwords
 
 // Split returns the words of s, read the way awr prints a hint: quotes

@@ -50,12 +50,6 @@ func Serve(ctx context.Context, url, dir string, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("hold store: the URL does not parse: %w", err)
 	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = opts.ConnectTimeout
-		if cfg.ConnectTimeout == 0 {
-			cfg.ConnectTimeout = 10 * time.Second
-		}
-	}
 	if err := ownDir(filepath.Dir(dir), true); err != nil {
 		return err
 	}
@@ -69,7 +63,7 @@ func Serve(ctx context.Context, url, dir string, opts Options) error {
 	defer unlock()
 	// The pid, for a person who wants the holder gone now: kill $(cat DIR/pid).
 	os.WriteFile(filepath.Join(dir, "pid"), []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o600)
-	h := &holder{cfg: cfg, user: cfg.User, database: cfg.Database, done: make(chan struct{})}
+	h := newHolder(cfg, opts)
 	first, err := h.dial(ctx)
 	if err != nil {
 		return fmt.Errorf("hold store: %w", err)
@@ -172,6 +166,21 @@ type holder struct {
 	closed    bool
 }
 
+// newHolder makes the holder of the server cfg names: its connections
+// start within the URL's connect_timeout (opts.ConnectTimeout, else 10 s,
+// when it sets none), and a link that goes silent under one of them ends
+// it within that time too (silentLinkBound).
+func newHolder(cfg *pgconn.Config, opts Options) *holder {
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = opts.ConnectTimeout
+		if cfg.ConnectTimeout == 0 {
+			cfg.ConnectTimeout = 10 * time.Second
+		}
+	}
+	cfg.DialFunc = silentLinkBound(cfg.ConnectTimeout)
+	return &holder{cfg: cfg, user: cfg.User, database: cfg.Database, done: make(chan struct{})}
+}
+
 func (h *holder) begin() {
 	h.mu.Lock()
 	h.clients++
@@ -230,6 +239,28 @@ func (h *holder) dial(ctx context.Context) (*serverConn, error) {
 		return nil, err
 	}
 	return &serverConn{Conn: hj.Conn, pid: hj.PID, key: hj.SecretKey, params: hj.ParameterStatuses}, nil
+}
+
+// silentLinkBound returns the dialer of the holder's server connections:
+// a kept connection whose link goes silent must fail within d, the time
+// a new connection may take to start, since a command that connected
+// itself would have failed that soon. What is sent and not acknowledged
+// for d ends the connection (unacked), and so do keepalive probes that go
+// unanswered on a connection kept idle (one after d idle, then every
+// second, three), which the next client is then not handed.
+func silentLinkBound(d time.Duration) pgconn.DialFunc {
+	dialer := &net.Dialer{KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: d, Interval: time.Second, Count: 3}}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if err := unacked(c, d); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return c, nil
+	}
 }
 
 // leaving notes that a session's client has left (its connection is

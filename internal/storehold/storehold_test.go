@@ -268,3 +268,53 @@ func TestPrivate(t *testing.T) {
 		require.False(t, storehold.Private(dir), "another user's")
 	}
 }
+
+// TestDir_CredentialFiles: a holder is named by the content of the files
+// credentials come from, not only by their names: the same URL with
+// another ~/.pgpass (PGPASSFILE) content, another service file or
+// another client key names another holder, and an unchanged file the
+// same one.
+func TestDir_CredentialFiles(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_RUNTIME_DIR", "/run/user/test")
+	t.Setenv(storehold.EnvOff, "")
+	for _, k := range []string{"PGPASSFILE", "PGSERVICEFILE", "PGSSLCERT", "PGSSLKEY", "PGSSLROOTCERT", "PGPASSWORD"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	const url = "postgres://alice@db.internal:5432/awr"
+	none := storehold.Dir(url)
+	require.NotEmpty(t, none)
+
+	pgpass := filepath.Join(home, ".pgpass")
+	require.NoError(t, os.WriteFile(pgpass, []byte("db.internal:5432:awr:alice:first\n"), 0o600))
+	first := storehold.Dir(url)
+	require.NotEqual(t, none, first, "a ~/.pgpass appeared")
+	require.Equal(t, first, storehold.Dir(url), "the same file, the same holder")
+	require.NoError(t, os.WriteFile(pgpass, []byte("db.internal:5432:awr:alice:second\n"), 0o600))
+	second := storehold.Dir(url)
+	require.NotEqual(t, first, second, "another password in ~/.pgpass")
+
+	// PGPASSFILE names another file: its content counts, not ~/.pgpass's.
+	other := filepath.Join(t.TempDir(), "pass")
+	require.NoError(t, os.WriteFile(other, []byte("db.internal:5432:awr:alice:first\n"), 0o600))
+	t.Setenv("PGPASSFILE", other)
+	viaEnv := storehold.Dir(url)
+	require.NotEqual(t, second, viaEnv)
+	require.NoError(t, os.WriteFile(other, []byte("db.internal:5432:awr:alice:third\n"), 0o600))
+	require.NotEqual(t, viaEnv, storehold.Dir(url), "another password in PGPASSFILE's file")
+	// So does a passfile named in the URL.
+	withParam := storehold.Dir(url + "?passfile=" + other)
+	require.NoError(t, os.WriteFile(other, []byte("db.internal:5432:awr:alice:fourth\n"), 0o600))
+	require.NotEqual(t, withParam, storehold.Dir(url+"?passfile="+other), "another password in the URL's passfile")
+
+	// The service file and the client's key too.
+	before := storehold.Dir(url)
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".pg_service.conf"), []byte("[awr]\nhost=db.internal\n"), 0o600))
+	require.NotEqual(t, before, storehold.Dir(url), "a service file")
+	before = storehold.Dir(url)
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".postgresql"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".postgresql", "postgresql.key"), []byte("key"), 0o600))
+	require.NotEqual(t, before, storehold.Dir(url), "a client key")
+}

@@ -1,4 +1,4 @@
-package project
+package idle
 
 import (
 	"fmt"
@@ -39,19 +39,19 @@ func (l *LapsedSession) Unsaved() string {
 	return fmt.Sprintf("what it did after its last checkpoint (seq %d) may be unsaved", l.LastCheckpointSeq)
 }
 
-// resumeCommand is the command that continues session id.
-func resumeCommand(id string) string {
+// ResumeCommand is the command that continues session id.
+func ResumeCommand(id string) string {
 	return fmt.Sprintf(`awr session resume --from-session %s --agent "$USER"`, id)
 }
 
-// lapsedSessions lists the sessions active at rev whose claim had lapsed
+// Lapsed lists the sessions active at rev whose claim had lapsed
 // at now on work nobody holds, most recently lapsed first: the first
 // limit of them (0: all), and how many there are. It reads the
 // held claims (live or lapsed) and the active sessions once each, then
 // only what a listed session shows (its checkpoint, its seat): its cost
 // follows the claims nobody released, not the log, and its answer a
 // page.
-func lapsedSessions(r *events.Reader, rev, now int64, head bool, limit int) ([]LapsedSession, int, error) {
+func Lapsed(r *events.Reader, rev, now int64, head bool, limit int) ([]LapsedSession, int, error) {
 	held, err := projections.HeldClaimsAt(r.Conn, rev, head)
 	if err != nil {
 		return nil, 0, err
@@ -91,7 +91,7 @@ func lapsedSessions(r *events.Reader, rev, now int64, head bool, limit int) ([]L
 		if liveOn[c.Work] {
 			continue // the work moved on: the session is fenced, not lapsed
 		}
-		out = append(out, LapsedSession{ID: s.ID, Work: s.Work, Agent: s.Agent, ClaimID: c.ID, ExpiredAt: c.ExpiresAt, ResumeCommand: resumeCommand(s.ID)})
+		out = append(out, LapsedSession{ID: s.ID, Work: s.Work, Agent: s.Agent, ClaimID: c.ID, ExpiredAt: c.ExpiresAt, ResumeCommand: ResumeCommand(s.ID)})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].ExpiredAt != out[j].ExpiredAt {

@@ -1,8 +1,10 @@
-package project
+package exec
 
 // The check of a hook's command line, which runs the awr binary the line
-// names: the door's (a person's client install), never the hosts
-// package's, which answers hosts on an agent's word and starts no process.
+// names: here, with the other processes a person's command starts (the
+// door's client install passes it to hosts.ApplyInstall), never in the
+// hosts package, which answers hosts on an agent's word and starts no
+// process.
 
 import (
 	"bytes"
@@ -12,7 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -25,11 +27,12 @@ import (
 // to answer `version --json`.
 const hookCheckTimeout = 3 * time.Second
 
-// checkHookCommand is the doctor check of a hook command line: the awr
-// binary it runs exists, is executable, and answers `version --json`
-// within hookCheckTimeout. A relative program is looked up as the host
-// would: on PATH (this process's), or under dir when it names a directory.
-func checkHookCommand(ctx context.Context, command, dir string) hosts.Check {
+// CheckHookCommand is the check of a hook command line (hosts.Change's
+// Check, for `awr client install`): the awr binary it runs exists, is
+// executable, and answers `version --json` within hookCheckTimeout. A
+// relative program is looked up as the host would: on PATH (this
+// process's), or under dir when it names a directory.
+func CheckHookCommand(ctx context.Context, command, dir string) hosts.Check {
 	c := hosts.Check{Name: "hook_command"}
 	words := hosts.ProgramWords(command)
 	if len(words) == 0 {
@@ -48,7 +51,7 @@ func checkHookCommand(ctx context.Context, command, dir string) hosts.Check {
 			bin = filepath.Join(dir, bin)
 		}
 	default:
-		found, err := exec.LookPath(prog)
+		found, err := osexec.LookPath(prog)
 		if err != nil {
 			c.Detail = fmt.Sprintf("%s is not on PATH", prog)
 			return c
@@ -72,7 +75,7 @@ func checkHookCommand(ctx context.Context, command, dir string) hosts.Check {
 	}
 	cctx, cancel := context.WithTimeout(ctx, hookCheckTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, bin, "version", "--json")
+	cmd := osexec.CommandContext(cctx, bin, "version", "--json")
 	cmd.Dir = dir
 	cmd.WaitDelay = time.Second
 	out, err := cmd.Output()
