@@ -6,18 +6,9 @@ import (
 	"testing"
 
 	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/stretchr/testify/require"
 )
-
-// head returns the store's project_revision.
-func (te *testEnv) head(t *testing.T) int64 {
-	t.Helper()
-	var head int64
-	require.NoError(t, te.Store.Read(context.Background(), func(r *events.Reader) error { head = r.Head; return nil }))
-	return head
-}
 
 func TestBatch(t *testing.T) {
 	t.Parallel()

@@ -23,30 +23,25 @@ func TestLease_Bounded(t *testing.T) {
 	ctx := context.Background()
 	te := newTestEnv(t)
 	huge := int64(math.MaxInt64)
-	head := func() int64 {
-		var h int64
-		require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { h = r.Head; return nil }))
-		return h
-	}
-	before := head()
+	before := te.head(t)
 	_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, TTLms: &huge})
 	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
 	require.Equal(t, "--ttl", fault.As(err).Details["flag"])
 	require.Equal(t, commands.MaxTTLms, fault.As(err).Details["max"])
-	require.Equal(t, before, head())
+	require.Equal(t, before, te.head(t))
 
 	ok := commands.MaxTTLms
 	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, TTLms: &ok})
 	require.NoError(t, err)
 	require.Greater(t, start.Claim.ExpiresAt, te.Now().UnixMilli())
-	before = head()
+	before = te.head(t)
 	_, err = commands.RenewClaim(ctx, te.Env, commands.RenewRequest{SessionID: start.Session.ID, TTLms: &huge})
 	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
 	_, err = commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: start.Session.ID, Agent: "b", TTLms: &huge})
 	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
 	_, err = commands.AcquireClaim(ctx, te.Env, commands.AcquireRequest{SessionID: start.Session.ID, TTLms: &huge})
 	require.True(t, fault.Is(err, fault.InvalidInput), "%v", err)
-	require.Equal(t, before, head())
+	require.Equal(t, before, te.head(t))
 }
 
 // TestFields_Bounded: one bound per field, for every command (issue #13,
@@ -57,8 +52,7 @@ func TestFields_Bounded(t *testing.T) {
 	te := newTestEnv(t)
 	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
 	require.NoError(t, err)
-	var before int64
-	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { before = r.Head; return nil }))
+	before := te.head(t)
 	big := strings.Repeat("x", 2<<20)
 	for name, call := range map[string]func() error{
 		"huge agent": func() error {
@@ -86,10 +80,7 @@ func TestFields_Bounded(t *testing.T) {
 		require.True(t, fault.Is(err, fault.InvalidInput), "%s: %v", name, err)
 		require.NotEmpty(t, fault.As(err).Details["field"], name)
 	}
-	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
-		require.Equal(t, before, r.Head, "a refused field writes nothing")
-		return nil
-	}))
+	require.Equal(t, before, te.head(t), "a refused field writes nothing")
 }
 
 // TestClaim_NeverDecidedOnATamperedProjection: with the claims projection
@@ -106,16 +97,12 @@ func TestClaim_NeverDecidedOnATamperedProjection(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, sqlitex.ExecuteTransient(conn, "DELETE FROM p_claims WHERE work = 'T-1'", nil))
 	require.NoError(t, conn.Close())
-	var before int64
-	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { before = r.Head; return nil }))
+	before := te.head(t)
 	_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "rival", Claim: true})
 	require.True(t, fault.Is(err, fault.Storage), "%v", err)
 	require.Contains(t, err.Error(), "disagrees with the log")
 	require.Equal(t, "awr verify", fault.As(err).Hint)
-	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
-		require.Equal(t, before, r.Head, "nothing written")
-		return nil
-	}))
+	require.Equal(t, before, te.head(t), "nothing written")
 }
 
 // TestSession_NeverDecidedOnATamperedProjection: a sessions projection
@@ -145,16 +132,12 @@ func TestSession_NeverDecidedOnATamperedProjection(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, sqlitex.ExecuteTransient(conn, tc.sql, nil))
 			require.NoError(t, conn.Close())
-			var before int64
-			require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { before = r.Head; return nil }))
+			before := te.head(t)
 			_, err = commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: st.Session.ID, Agent: "a", Digest: "d", NextAction: "n"})
 			require.True(t, fault.Is(err, fault.Storage), "%v", err)
 			require.Contains(t, err.Error(), "the sessions projection disagrees with the log")
 			require.Equal(t, "awr verify", fault.As(err).Hint)
-			require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
-				require.Equal(t, before, r.Head, "nothing written")
-				return nil
-			}))
+			require.Equal(t, before, te.head(t), "nothing written")
 		})
 	}
 }
@@ -174,8 +157,7 @@ func TestBudget_OneCheck(t *testing.T) {
 	res, err = commands.CompileContext(ctx, te.Env, commands.CompileRequest{Work: "T-1", Budget: new(commands.MaxBudget)})
 	require.NoError(t, err)
 	require.Equal(t, commands.MaxBudget, res.WorkContext.TokenBudget)
-	var before int64
-	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { before = r.Head; return nil }))
+	before := te.head(t)
 	for _, b := range []int{0, -1, commands.MaxBudget + 1} {
 		_, err := commands.CompileContext(ctx, te.Env, commands.CompileRequest{Work: "T-1", Session: start.Session.ID, Budget: new(b)})
 		require.True(t, fault.Is(err, fault.InvalidInput), "compile --budget %d: %v", b, err)
@@ -184,10 +166,7 @@ func TestBudget_OneCheck(t *testing.T) {
 		require.True(t, fault.Is(err, fault.InvalidInput), "resume --budget %d: %v", b, err)
 		require.Equal(t, "--budget", fault.As(err).Details["flag"])
 	}
-	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
-		require.Equal(t, before, r.Head, "nothing written")
-		return nil
-	}))
+	require.Equal(t, before, te.head(t), "nothing written")
 }
 
 // TestCheckpoint_ContextHashIsAHash: a --context-hash that is not

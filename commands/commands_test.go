@@ -39,6 +39,14 @@ func newTestEnv(t *testing.T) *testEnv {
 
 func (te *testEnv) advance(d time.Duration) { te.now = te.now.Add(d) }
 
+// head returns the store's project_revision.
+func (te *testEnv) head(t *testing.T) int64 {
+	t.Helper()
+	var head int64
+	require.NoError(t, te.Store.Read(context.Background(), func(r *events.Reader) error { head = r.Head; return nil }))
+	return head
+}
+
 func sampleSource() events.SourceIndexed {
 	return events.SourceIndexed{
 		Path: "ledger.yaml", Adapter: "yaml_ledger", Role: "tasks", ContentHash: "h1",
@@ -175,8 +183,7 @@ func TestIdempotentRequest(t *testing.T) {
 	require.True(t, again.Replayed)
 	require.Equal(t, first.Session.ID, again.Session.ID)
 	require.Equal(t, first.ProjectRevision, again.ProjectRevision)
-	var head int64
-	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }))
+	head := te.head(t)
 	require.Equal(t, first.ProjectRevision, head, "a repeat appends nothing")
 
 	req.Agent = "someone-else"
@@ -238,8 +245,7 @@ func TestSecretsNeverEnterTheLog(t *testing.T) {
 			return err
 		}},
 	}
-	var head int64
-	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }))
+	head := te.head(t)
 	for _, tc := range cases {
 		err := tc.call()
 		require.True(t, fault.Is(err, fault.RuleViolation), "%s: %v", tc.field, err)
@@ -248,8 +254,5 @@ func TestSecretsNeverEnterTheLog(t *testing.T) {
 		require.NotContains(t, fe.Message, token)
 		require.NotContains(t, fe.Message, "correcthorse")
 	}
-	require.NoError(t, te.Store.Read(ctx, func(r *events.Reader) error {
-		require.Equal(t, head, r.Head, "nothing was appended")
-		return nil
-	}))
+	require.Equal(t, head, te.head(t), "nothing was appended")
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
 )
@@ -63,7 +64,7 @@ func CheckEvidence(req EvidenceAddRequest) error {
 	}
 	if n != 1 {
 		return fault.New(fault.InvalidInput, "evidence add: give exactly one of --command, --file and --note (%d given)", n).With("field", "command").
-			WithHint("awr evidence add --work %s --criterion %s --note 'WHAT YOU CHECKED'", req.Work, shellWord(req.Criterion))
+			WithHint("awr evidence add --work %s --criterion %s --note 'WHAT YOU CHECKED'", req.Work, shellwords.Quote(req.Criterion))
 	}
 	return refuseSecrets("evidence add", [2]string{"command", req.Command}, [2]string{"file", req.File}, [2]string{"note", req.Note},
 		[2]string{"agent", req.Agent}, [2]string{"criterion", req.Criterion})
@@ -377,7 +378,7 @@ func CompleteWork(ctx context.Context, env *Env, req WorkCompleteRequest) (*Work
 			if hint == evidenceHelp {
 				// No command to give: the item's criteria, each with
 				// what it lacks, are the next thing to read.
-				hint = "awr work show " + shellWord(req.Key)
+				hint = "awr work show " + shellwords.Quote(req.Key)
 			}
 		}
 		if len(lacking) > 0 {
@@ -409,7 +410,7 @@ func EvidenceHint(key, session string, c CriterionStatus, level string) string {
 		if session != "" {
 			in = " --session " + session
 		}
-		return fmt.Sprintf("awr evidence add --work %s --criterion %d%s --command %s", key, c.Index, in, shellWord(ev.Command))
+		return fmt.Sprintf("awr evidence add --work %s --criterion %d%s --command %s", key, c.Index, in, shellwords.Quote(ev.Command))
 	}
 	if level == events.LevelNote {
 		return fmt.Sprintf("awr evidence add --work %s --criterion %d --note 'WHAT YOU CHECKED'", key, c.Index)

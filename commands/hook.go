@@ -288,6 +288,10 @@ type ConversationState struct {
 	// CompactionPending: the latest recorded delivery is a compaction,
 	// with no context given back since.
 	CompactionPending bool
+	// StartPending: the latest recorded delivery is a start whose context
+	// goes with the next prompt (answer "deferred": a Gemini CLI clear,
+	// hosts.StartGoesWithPrompt), not given yet.
+	StartPending bool
 	// Held are the packets the conversation was given since its last
 	// compaction or clear (context and delta answers), newest first; nil
 	// when it was given none.
@@ -295,11 +299,17 @@ type ConversationState struct {
 }
 
 // Delivery is a packet (or packet update) given to a conversation: the
-// hash of the packet the conversation holds once it has read it, and the
-// digests of that packet's lines.
+// hash of the packet the conversation holds once it has read it, the
+// digests of that packet's lines, the hook event that gave it (awr's
+// name: session_start, before_agent), which says where the host put it
+// and so whether a resume keeps it (hosts.KeptAtResume), and whether it
+// was the packet whole (Answer "context") or an update of the one the
+// conversation held ("delta"), which means nothing without that one.
 type Delivery struct {
 	ContextHash string
 	Lines       []string
+	Event       string
+	Answer      string
 }
 
 // Conversation reads the state of conversation key at rev.
@@ -327,6 +337,7 @@ func Conversation(conn *sqlite.Conn, rev int64, key string) (*ConversationState,
 		return nil, err
 	}
 	st.CompactionPending = len(last) == 1 && last[0].payload.Event == "pre_compact"
+	st.StartPending = len(last) == 1 && last[0].payload.Event == "session_start" && last[0].payload.Answer == "deferred"
 	if st.Held, err = Held(conn, rev, key); err != nil {
 		return nil, err
 	}
@@ -371,7 +382,7 @@ func held(conn *sqlite.Conn, rev int64, key string, throughCompactions bool) ([]
 		h := v.(*events.HostEventRecorded)
 		switch {
 		case (h.Answer == "context" || h.Answer == "delta") && len(h.Lines) > 0:
-			held = append(held, Delivery{ContextHash: h.ContextHash, Lines: h.Lines})
+			held = append(held, Delivery{ContextHash: h.ContextHash, Lines: h.Lines, Event: h.Event, Answer: h.Answer})
 			return len(held) < heldMax
 		case h.Answer == "context" || h.Answer == "delta":
 			return false // recorded before awr kept line digests, or given in part

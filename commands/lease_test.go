@@ -39,6 +39,17 @@ func (te *testEnv) liveClaim(t *testing.T) *projections.Claim {
 	return c
 }
 
+// superseded is where the cases of a superseded holder start: a1 claims
+// T-1 with a 1 s lease and lets it lapse, then a2 claims it with a lease
+// of ttl ms (fencing token 2).
+func superseded(t *testing.T, ttl int64) (te *testEnv, a, b *commands.StartResult) {
+	t.Helper()
+	te = newTestEnv(t)
+	a = te.start(t, "a1", 1000)
+	te.advance(1001 * time.Millisecond)
+	return te, a, te.start(t, "a2", ttl)
+}
+
 func (te *testEnv) checkpoint(session, agent string) error {
 	_, err := commands.RecordCheckpoint(context.Background(), te.Env, commands.CheckpointRequest{SessionID: session, Agent: agent, Digest: "did", NextAction: "next"})
 	return err
@@ -98,13 +109,9 @@ func TestRenewClaim(t *testing.T) {
 	})
 	t.Run("ErrClaimConflict", func(t *testing.T) {
 		t.Parallel()
-		te := newTestEnv(t)
-		a := te.start(t, "a1", 1000)
-		te.advance(1001 * time.Millisecond)
-		b := te.start(t, "a2", 60000)
+		te, a, b := superseded(t, 60000)
 		require.EqualValues(t, 2, b.Claim.FencingToken)
-		var head int64
-		require.NoError(t, te.Store.Read(context.Background(), func(r *events.Reader) error { head = r.Head; return nil }))
+		head := te.head(t)
 
 		_, err := te.renew(a.Session.ID, 60000)
 		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
@@ -112,20 +119,13 @@ func TestRenewClaim(t *testing.T) {
 		require.Equal(t, b.Session.ID, fe.Details["holder_session"])
 		require.Equal(t, "a2", fe.Details["holder_agent"])
 		require.EqualValues(t, b.Claim.ExpiresAt, fe.Details["expires_at"])
-		require.NoError(t, te.Store.Read(context.Background(), func(r *events.Reader) error {
-			require.Equal(t, head, r.Head, "a refused renew appends nothing")
-			return nil
-		}))
+		require.Equal(t, head, te.head(t), "a refused renew appends nothing")
 		live := te.liveClaim(t)
 		require.Equal(t, b.Session.ID, live.SessionID)
 	})
 	t.Run("ErrClaimConflictAfterSupersederReleased", func(t *testing.T) {
-
 		t.Parallel()
-		te := newTestEnv(t)
-		a := te.start(t, "a1", 1000)
-		te.advance(1001 * time.Millisecond)
-		b := te.start(t, "a2", 60000)
+		te, a, b := superseded(t, 60000)
 		_, err := commands.ReleaseClaim(context.Background(), te.Env, commands.ReleaseRequest{SessionID: b.Session.ID})
 		require.NoError(t, err)
 		_, err = te.renew(a.Session.ID, 60000)
@@ -133,12 +133,8 @@ func TestRenewClaim(t *testing.T) {
 		require.Nil(t, te.liveClaim(t))
 	})
 	t.Run("ErrClaimConflictAfterSupersederLapsed", func(t *testing.T) {
-
 		t.Parallel()
-		te := newTestEnv(t)
-		a := te.start(t, "a1", 1000)
-		te.advance(1001 * time.Millisecond)
-		b := te.start(t, "a2", 1000)
+		te, a, b := superseded(t, 1000)
 		te.advance(1001 * time.Millisecond)
 		_, err := te.renew(a.Session.ID, 60000)
 		require.True(t, fault.Is(err, fault.ClaimConflict), "token 1 was superseded by token 2: %v", err)
@@ -166,10 +162,7 @@ func TestFencing(t *testing.T) {
 	t.Parallel()
 	t.Run("ErrClaimConflict", func(t *testing.T) {
 		t.Parallel()
-		te := newTestEnv(t)
-		a := te.start(t, "a1", 1000)
-		te.advance(1001 * time.Millisecond)
-		b := te.start(t, "a2", 60000)
+		te, a, b := superseded(t, 60000)
 		err := te.checkpoint(a.Session.ID, "a1")
 		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
 		fe := fault.As(err)
@@ -187,12 +180,8 @@ func TestFencing(t *testing.T) {
 		require.NoError(t, te.checkpoint(a.Session.ID, "a1"), "a lapsed lease nobody took is not superseded")
 	})
 	t.Run("ErrClaimConflictAfterSupersederReleased", func(t *testing.T) {
-
 		t.Parallel()
-		te := newTestEnv(t)
-		a := te.start(t, "a1", 1000)
-		te.advance(1001 * time.Millisecond)
-		b := te.start(t, "a2", 60000)
+		te, a, b := superseded(t, 60000)
 		_, err := commands.EndSession(context.Background(), te.Env, commands.EndRequest{SessionID: b.Session.ID, Outcome: "incomplete"})
 		require.NoError(t, err)
 		err = te.checkpoint(a.Session.ID, "a1")
@@ -204,10 +193,7 @@ func TestFencing(t *testing.T) {
 	// holder, not a projection said to disagree with the log.
 	t.Run("SupersededHolderEnds", func(t *testing.T) {
 		t.Parallel()
-		te := newTestEnv(t)
-		a := te.start(t, "a1", 1000)
-		te.advance(1001 * time.Millisecond)
-		b := te.start(t, "a2", 60000)
+		te, a, b := superseded(t, 60000)
 		_, err := commands.EndSession(context.Background(), te.Env, commands.EndRequest{SessionID: a.Session.ID, Outcome: "abandoned"})
 		require.NoError(t, err)
 		_, err = commands.StartSession(context.Background(), te.Env, commands.StartRequest{Work: "T-1", Agent: "a3", Claim: true})

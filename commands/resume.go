@@ -6,6 +6,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
 )
@@ -214,7 +215,7 @@ func resumable(tx *events.Tx, req ResumeRequest) (*projections.Session, error) {
 		return nil, err
 	}
 	if succ != nil && succ.Status != projections.SessionActive && succ.SuccessorID == "" {
-		return nil, e.WithHint("awr session resume --from-session %s --agent %s", prev.SuccessorID, shellWord(req.Agent))
+		return nil, e.WithHint("awr session resume --from-session %s --agent %s", prev.SuccessorID, shellwords.Quote(req.Agent))
 	}
 	return nil, e.WithHint("awr recovery inspect --session %s", prev.SuccessorID)
 }

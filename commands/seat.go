@@ -10,6 +10,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
@@ -76,7 +77,7 @@ func checkStore(d *events.SeatDeclared) error {
 	bad := func(format string, args ...any) error {
 		return fault.New(fault.InvalidInput, "seat %s: --conversation-store %s", d.Address, fmt.Sprintf(format, args...)).
 			With("address", d.Address).With("field", "conversation_store").
-			WithHint("awr seat add %s --runtime generic --command %s --conversation-store '.agent/conversations/{conversation}.json'", d.Address, shellWord(d.Command))
+			WithHint("awr seat add %s --runtime generic --command %s --conversation-store '.agent/conversations/{conversation}.json'", d.Address, shellwords.Quote(d.Command))
 	}
 	if d.Runtime != events.RuntimeGeneric {
 		return bad("is for runtime generic: awr knows where %s keeps its conversations", d.Runtime)
@@ -90,15 +91,6 @@ func checkStore(d *events.SeatDeclared) error {
 		}
 	}
 	return nil
-}
-
-// shellWord quotes s as one POSIX shell word: as is when it holds only
-// characters the shell leaves alone, else in single quotes.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // SeatRequest declares or redeclares a seat.

@@ -22,8 +22,18 @@ import (
 
 // bulkCacheKiB is a bulk connection's page cache, as PRAGMA cache_size
 // (negative: KiB). It also bounds the sorter's in-memory runs, which
-// SQLite sizes from the page cache.
-const bulkCacheKiB = -8192
+// SQLite sizes from the page cache. SQLite allocates each page of a
+// cache as a block of about 4.3 KB, which the allocator serves from an
+// 8 KiB slot (events/internal/sqlmem): a 4 MiB cache takes 8 MiB of the
+// process. A rebuild at 100k events spent the same CPU with 4 MiB as
+// with 8 MiB (docs/notes/benchmarks.md, "Memory bounded at 1M").
+const bulkCacheKiB = -4096
+
+// bulkReadCacheKiB is the page cache of a bulk connection that only
+// reads (the log's side of a rebuild, an export, a verify, replay
+// --verify's snapshot): it reads the log once, in order, and a page read
+// again comes from the kernel's page cache.
+const bulkReadCacheKiB = -1024
 
 // bulkPragmasOn switches a pooled connection into bulk mode, and
 // bulkPragmasOff (or, for a lean store, bulkPragmasLean) back to the
@@ -31,16 +41,22 @@ const bulkCacheKiB = -8192
 // journals in memory up to SQLite's spill threshold.
 var (
 	bulkPragmasOn   = []string{"PRAGMA mmap_size=0", fmt.Sprintf("PRAGMA cache_size=%d", bulkCacheKiB), "PRAGMA temp_store=FILE"}
+	bulkReadPragmas = []string{"PRAGMA mmap_size=0", fmt.Sprintf("PRAGMA cache_size=%d", bulkReadCacheKiB), "PRAGMA temp_store=FILE"}
 	bulkPragmasOff  = []string{fmt.Sprintf("PRAGMA mmap_size=%d", mmapBytes), fmt.Sprintf("PRAGMA cache_size=%d", cacheKiB), "PRAGMA temp_store=MEMORY"}
-	bulkPragmasLean = []string{"PRAGMA temp_store=MEMORY"}
+	bulkPragmasLean = []string{fmt.Sprintf("PRAGMA cache_size=%d", bulkCacheKiB), "PRAGMA temp_store=MEMORY"}
 )
 
 // enterBulk puts conn, one of the store's pooled connections, in bulk mode
+// (with the smaller page cache of bulkReadCacheKiB when it only reads)
 // and returns the func that puts it back. It must be called outside a
 // transaction: SQLite keeps the old mapping while any mapped page is in
 // use, and a transaction holds one.
-func (s *Store) enterBulk(conn *sqlite.Conn) (leave func(), err error) {
-	if err := execPragmas(conn, bulkPragmasOn); err != nil {
+func (s *Store) enterBulk(conn *sqlite.Conn, readOnly bool) (leave func(), err error) {
+	on := bulkPragmasOn
+	if readOnly {
+		on = bulkReadPragmas
+	}
+	if err := execPragmas(conn, on); err != nil {
 		return nil, err
 	}
 	back := bulkPragmasOff

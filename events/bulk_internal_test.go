@@ -44,6 +44,7 @@ func TestBulk_ConnectionsComeBack(t *testing.T) {
 	ctx := context.Background()
 	short := connSetup{mmap: mmapBytes, cache: cacheKiB, temp: tempMemory}
 	bulk := connSetup{mmap: 0, cache: bulkCacheKiB, temp: tempFile}
+	bulkRead := connSetup{mmap: 0, cache: bulkReadCacheKiB, temp: tempFile}
 	lean := connSetup{mmap: 0, cache: bulkCacheKiB, temp: tempMemory}
 	write := func(t *testing.T, st *Store, opts WriteOptions, fn func(conn *sqlite.Conn)) {
 		t.Helper()
@@ -74,7 +75,7 @@ func TestBulk_ConnectionsComeBack(t *testing.T) {
 				return got
 			}
 			require.Equal(t, c.usual, read(false), "before")
-			require.Equal(t, bulk, read(true), "in a bulk read")
+			require.Equal(t, bulkRead, read(true), "in a bulk read")
 			require.Equal(t, c.usual, read(false), "after a bulk read")
 			write(t, st, WriteOptions{Bulk: true}, func(conn *sqlite.Conn) { require.Equal(t, bulk, setupOf(t, conn), "in a bulk write") })
 			write(t, st, WriteOptions{}, func(conn *sqlite.Conn) { require.Equal(t, c.usual, setupOf(t, conn), "in a write after a bulk one") })

@@ -45,9 +45,10 @@ type HostEventRecorded struct {
 	Delivery       string `json:"delivery"`
 	// Answer is what awr answered: "context" (the packet, ContextHash),
 	// "delta" (what changed since the packet the conversation holds),
-	// "held" (nothing: the packet it holds is still current), "block"
-	// (the host was asked to continue the turn), "reminder", or ""
-	// (nothing).
+	// "held" (nothing: the packet it holds is still current), "deferred"
+	// (nothing at a start: the context goes with the next prompt, where
+	// the host keeps it), "block" (the host was asked to continue the
+	// turn), "reminder", or "" (nothing).
 	Answer      string `json:"answer,omitempty"`
 	ContextHash string `json:"context_hash,omitempty"`
 	// Lines, for a context or delta answer, are the digests of the lines

@@ -46,37 +46,48 @@ const FutureTolerance = 24 * time.Hour
 // log is refused wherever it is read in full. The zero value is not
 // ready: use NewInvariants.
 type Invariants struct {
-	now      int64 // the latest acceptable occurred_at
-	prevAt   int64
-	prevSeq  int64
+	now     int64 // the latest acceptable occurred_at
+	prevAt  int64
+	prevSeq int64
+	// versions holds every stream's version but the sessions' (a
+	// session's stream version lives in its sessionFold).
 	versions map[string]int64
 	keys     map[string]map[ItemRef]bool // source path → the declarations it holds
 	declared map[string]int              // work key → how many sources declare it
-	sessions map[string]*sessionFold
-	claims   map[string]*claimFold
-	latest   map[string]string // work key → its latest claim
-	maxToken map[string]int64
-	execs    map[string]*execFold
-	keyLast  map[string]string // execution stream → its latest execution
-	lineage  Lineage
+	// The sessions, claims and executions ever seen, which a whole log
+	// holds in proportion to its length: each kept as a small value
+	// without pointers in a slice, found by id through an idIndex, its
+	// work item and stream as numbers (names).
+	sessionIDs idIndex
+	sessions   []sessionFold
+	claimIDs   idIndex
+	claims     []claimFold
+	execIDs    idIndex
+	execs      []execFold
+	names      names
+	latest     map[string]string // work key → its latest claim
+	maxToken   map[string]int64
+	keyLast    map[string]string // execution stream → its latest execution
+	lineage    Lineage
 }
 
 type execFold struct {
-	stream   string
-	session  string
+	stream   int32 // in names
+	session  int32 // index in sessions
 	finished bool
-	exit     int
+	exit     int64
 }
 
 type sessionFold struct {
-	work    string
-	pred    string // the session it continues, "" for a first session
-	endedAt int64  // the seq of its session_ended; 0 while it runs
+	work    int32 // in names
+	pred    int32 // index+1 in sessions of the session it continues, 0 for a first session
+	version int64 // its stream's version
+	endedAt int64 // the seq of its session_ended; 0 while it runs
 }
 
 type claimFold struct {
-	work     string
-	session  string
+	work     int32 // in names
+	session  int32 // index in sessions
 	released bool
 	expires  int64
 }
@@ -85,17 +96,42 @@ type claimFold struct {
 // clock; events more than FutureTolerance after it are refused).
 func NewInvariants(now time.Time) *Invariants {
 	return &Invariants{
-		now:      now.Add(FutureTolerance).UnixMilli(),
-		versions: map[string]int64{},
-		keys:     map[string]map[ItemRef]bool{},
-		declared: map[string]int{},
-		sessions: map[string]*sessionFold{},
-		claims:   map[string]*claimFold{},
-		latest:   map[string]string{},
-		maxToken: map[string]int64{},
-		execs:    map[string]*execFold{},
-		keyLast:  map[string]string{},
+		now:        now.Add(FutureTolerance).UnixMilli(),
+		versions:   map[string]int64{},
+		keys:       map[string]map[ItemRef]bool{},
+		declared:   map[string]int{},
+		sessionIDs: newIDIndex(),
+		claimIDs:   newIDIndex(),
+		execIDs:    newIDIndex(),
+		names:      names{index: map[string]int32{}},
+		latest:     map[string]string{},
+		maxToken:   map[string]int64{},
+		keyLast:    map[string]string{},
 	}
+}
+
+// session returns the fold of the session id, nil when it never started.
+func (c *Invariants) session(id string) *sessionFold {
+	if i, ok := c.sessionIDs.find(id); ok {
+		return &c.sessions[i]
+	}
+	return nil
+}
+
+// claim returns the fold of the claim id, nil when it was never acquired.
+func (c *Invariants) claim(id string) *claimFold {
+	if i, ok := c.claimIDs.find(id); ok {
+		return &c.claims[i]
+	}
+	return nil
+}
+
+// exec returns the fold of the execution id, nil when it never started.
+func (c *Invariants) exec(id string) *execFold {
+	if i, ok := c.execIDs.find(id); ok {
+		return &c.execs[i]
+	}
+	return nil
 }
 
 // Check folds e, whose decoded payload is v, and returns the rule it
@@ -125,6 +161,17 @@ func (c *Invariants) envelope(e *Event) string {
 		return fmt.Sprintf("time runs backwards: occurred_at %d is earlier than seq %d's %d", e.OccurredAt, c.prevSeq, c.prevAt)
 	}
 	c.prevAt, c.prevSeq = e.OccurredAt, e.Seq
+	if id, ok := strings.CutPrefix(e.Stream, "session/"); ok {
+		if s := c.session(id); s != nil {
+			if e.StreamVersion != s.version+1 {
+				return fmt.Sprintf("stream %s version %d does not follow %d", e.Stream, e.StreamVersion, s.version)
+			}
+			s.version = e.StreamVersion
+			return ""
+		}
+	}
+	// Every other stream, and a session's before its session_started
+	// (version 1), which sessionStarted then takes over.
 	if want := c.versions[e.Stream] + 1; e.StreamVersion != want {
 		return fmt.Sprintf("stream %s version %d does not follow %d", e.Stream, e.StreamVersion, want-1)
 	}
@@ -216,7 +263,7 @@ func (c *Invariants) domain(e *Event, v Payload) string {
 		if problem := c.onSession(e, pl.SessionID, pl.Work, true); problem != "" {
 			return problem
 		}
-		c.sessions[pl.SessionID].endedAt = e.Seq
+		c.session(pl.SessionID).endedAt = e.Seq
 	case *ClaimAcquired:
 		return c.acquire(e, pl)
 	case *ClaimRenewed:
@@ -287,21 +334,29 @@ func (c *Invariants) sessionStarted(e *Event, pl *SessionStarted) string {
 		return fmt.Sprintf("session %s is started a second time", pl.SessionID)
 	}
 	if pl.PredecessorID != "" {
-		if c.sessions[pl.PredecessorID] == nil {
+		if c.session(pl.PredecessorID) == nil {
 			return fmt.Sprintf("session %s continues session %s, which never started", pl.SessionID, pl.PredecessorID)
 		}
 	} else if c.declared[pl.Work] == 0 {
 		return fmt.Sprintf("session %s starts on work item %s, which no source declares", pl.SessionID, pl.Work)
 	}
-	c.sessions[pl.SessionID] = &sessionFold{work: pl.Work, pred: pl.PredecessorID}
+	var pred int32
+	if pl.PredecessorID != "" {
+		i, _ := c.sessionIDs.find(pl.PredecessorID)
+		pred = i + 1
+	}
+	// The stream's version moves from versions into the session's fold.
+	c.sessionIDs.add(pl.SessionID, int32(len(c.sessions)))
+	c.sessions = append(c.sessions, sessionFold{work: c.names.of(pl.Work), pred: pred, version: e.StreamVersion})
+	delete(c.versions, e.Stream)
 	return ""
 }
 
 // renewed checks a renewal: of the live claim that was acquired there.
 func (c *Invariants) renewed(pl *ClaimRenewed) string {
-	cl := c.claims[pl.ClaimID]
+	cl := c.claim(pl.ClaimID)
 	switch {
-	case cl == nil || cl.work != pl.Work:
+	case cl == nil || c.names.name(cl.work) != pl.Work:
 		return fmt.Sprintf("claim %s on %s is renewed but was never acquired there", pl.ClaimID, pl.Work)
 	case cl.released:
 		return fmt.Sprintf("claim %s on %s is renewed after it was released", pl.ClaimID, pl.Work)
@@ -314,14 +369,14 @@ func (c *Invariants) renewed(pl *ClaimRenewed) string {
 
 // released checks a release: once, by the session that holds the claim.
 func (c *Invariants) released(pl *ClaimReleased) string {
-	cl := c.claims[pl.ClaimID]
+	cl := c.claim(pl.ClaimID)
 	switch {
-	case cl == nil || cl.work != pl.Work:
+	case cl == nil || c.names.name(cl.work) != pl.Work:
 		return fmt.Sprintf("claim %s on %s is released but was never acquired there", pl.ClaimID, pl.Work)
 	case cl.released:
 		return fmt.Sprintf("claim %s on %s is released twice", pl.ClaimID, pl.Work)
-	case cl.session != pl.SessionID:
-		return fmt.Sprintf("claim %s on %s is released by session %s, but session %s holds it", pl.ClaimID, pl.Work, pl.SessionID, cl.session)
+	case !c.sessionIs(cl.session, pl.SessionID):
+		return fmt.Sprintf("claim %s on %s is released by session %s, but session %s holds it", pl.ClaimID, pl.Work, pl.SessionID, c.sessionIDs.id(cl.session))
 	}
 	cl.released = true
 	return ""
@@ -330,33 +385,33 @@ func (c *Invariants) released(pl *ClaimReleased) string {
 // execFinished checks an execution's end: once, on its stream, by the
 // session that started it.
 func (c *Invariants) execFinished(e *Event, pl *ExecutionFinished) string {
-	x := c.execs[pl.ExecutionID]
+	x := c.exec(pl.ExecutionID)
 	switch {
-	case x == nil || x.stream != e.Stream:
+	case x == nil || c.names.name(x.stream) != e.Stream:
 		return fmt.Sprintf("execution %s finishes on %s, where it never started", pl.ExecutionID, e.Stream)
 	case x.finished:
 		return fmt.Sprintf("execution %s finishes twice", pl.ExecutionID)
-	case x.session != pl.SessionID:
-		return fmt.Sprintf("execution %s is finished by session %s, but session %s started it", pl.ExecutionID, pl.SessionID, x.session)
+	case !c.sessionIs(x.session, pl.SessionID):
+		return fmt.Sprintf("execution %s is finished by session %s, but session %s started it", pl.ExecutionID, pl.SessionID, c.sessionIDs.id(x.session))
 	}
-	x.finished, x.exit = true, pl.ExitCode
+	x.finished, x.exit = true, int64(pl.ExitCode)
 	return ""
 }
 
 // execStarted checks a new execution: who runs it, and that its key may
 // run again.
 func (c *Invariants) execStarted(e *Event, pl *ExecutionStarted) string {
-	if c.execs[pl.ExecutionID] != nil {
+	if c.exec(pl.ExecutionID) != nil {
 		return fmt.Sprintf("execution %s is started a second time", pl.ExecutionID)
 	}
 	if problem := c.onSession(e, pl.SessionID, pl.Work, true); problem != "" {
 		return problem
 	}
-	if cl := c.claims[c.latest[pl.Work]]; cl == nil || cl.released || cl.session != pl.SessionID {
+	if cl := c.claim(c.latest[pl.Work]); cl == nil || cl.released || !c.sessionIs(cl.session, pl.SessionID) {
 		return fmt.Sprintf("execution %s of %s is started by session %s, which does not hold the claim on %s", pl.ExecutionID, pl.Key, pl.SessionID, pl.Work)
 	}
 	last := c.keyLast[e.Stream]
-	switch prev := c.execs[last]; {
+	switch prev := c.exec(last); {
 	case prev == nil && pl.Retries != "":
 		return fmt.Sprintf("execution %s retries %s, which is not an execution of %s on %s", pl.ExecutionID, pl.Retries, pl.Key, pl.Work)
 	case prev == nil:
@@ -365,7 +420,9 @@ func (c *Invariants) execStarted(e *Event, pl *ExecutionStarted) string {
 	case prev.finished && prev.exit == 0:
 		return fmt.Sprintf("execution %s runs %s on %s again after execution %s succeeded", pl.ExecutionID, pl.Key, pl.Work, last)
 	}
-	c.execs[pl.ExecutionID] = &execFold{stream: e.Stream, session: pl.SessionID}
+	session, _ := c.sessionIDs.find(pl.SessionID)
+	c.execIDs.add(pl.ExecutionID, int32(len(c.execs)))
+	c.execs = append(c.execs, execFold{stream: c.names.of(e.Stream), session: session})
 	c.keyLast[e.Stream] = pl.ExecutionID
 	return ""
 }
@@ -374,18 +431,19 @@ func (c *Invariants) execStarted(e *Event, pl *ExecutionStarted) string {
 // session (through any number of resumes), and it is recorded as running
 // exactly when it has not ended.
 func (c *Invariants) reconciled(pl *SeatReconciled) string {
-	s := c.sessions[pl.SessionID]
-	if s == nil || c.sessions[pl.FromSession] == nil {
+	s := c.session(pl.SessionID)
+	from, ok := c.sessionIDs.find(pl.FromSession)
+	if s == nil || !ok {
 		return fmt.Sprintf("seat %s adopts session %s from session %s, which never started", pl.Address, pl.SessionID, pl.FromSession)
 	}
 	if (s.endedAt == 0) != pl.SessionActive {
 		return fmt.Sprintf("seat %s adopts session %s as running=%t, but it ended at seq %d", pl.Address, pl.SessionID, pl.SessionActive, s.endedAt)
 	}
-	for id, n := s.pred, 0; ; id, n = c.sessions[id].pred, n+1 {
+	for pred, n := s.pred, 0; ; pred, n = c.sessions[pred-1].pred, n+1 {
 		switch {
-		case id == pl.FromSession:
+		case pred == from+1:
 			return ""
-		case id == "" || c.sessions[id] == nil || n > len(c.sessions):
+		case pred == 0 || n > len(c.sessions):
 			return fmt.Sprintf("seat %s adopts session %s, which does not continue its session %s", pl.Address, pl.SessionID, pl.FromSession)
 		}
 	}
@@ -395,12 +453,12 @@ func (c *Invariants) reconciled(pl *SeatReconciled) string {
 // session's own work item and, when running is set, that the session has
 // not ended.
 func (c *Invariants) onSession(e *Event, session, work string, running bool) string {
-	s := c.sessions[session]
+	s := c.session(session)
 	switch {
 	case s == nil:
 		return fmt.Sprintf("a %s on session %s, which never started", e.Kind, session)
-	case work != "" && work != s.work:
-		return fmt.Sprintf("a %s names work item %s, but session %s works on %s", e.Kind, work, session, s.work)
+	case work != "" && work != c.names.name(s.work):
+		return fmt.Sprintf("a %s names work item %s, but session %s works on %s", e.Kind, work, session, c.names.name(s.work))
 	case running && s.endedAt != 0:
 		return fmt.Sprintf("a %s on session %s, which ended at seq %d", e.Kind, session, s.endedAt)
 	}
@@ -408,14 +466,14 @@ func (c *Invariants) onSession(e *Event, session, work string, running bool) str
 }
 
 func (c *Invariants) acquire(e *Event, pl *ClaimAcquired) string {
-	s := c.sessions[pl.SessionID]
+	s := c.session(pl.SessionID)
 	switch {
 	case pl.MovedFrom == "" && c.declared[pl.Work] == 0:
 		return fmt.Sprintf("claim %s is acquired on work item %s, which no source declares", pl.ClaimID, pl.Work)
 	case s == nil:
 		return fmt.Sprintf("claim %s on %s is acquired by session %s, which never started", pl.ClaimID, pl.Work, pl.SessionID)
-	case s.work != pl.Work:
-		return fmt.Sprintf("claim %s on %s is acquired by session %s, which works on %s", pl.ClaimID, pl.Work, pl.SessionID, s.work)
+	case c.names.name(s.work) != pl.Work:
+		return fmt.Sprintf("claim %s on %s is acquired by session %s, which works on %s", pl.ClaimID, pl.Work, pl.SessionID, c.names.name(s.work))
 	case s.endedAt != 0:
 		return fmt.Sprintf("claim %s on %s is acquired by session %s, which ended at seq %d", pl.ClaimID, pl.Work, pl.SessionID, s.endedAt)
 	case pl.FencingToken <= c.maxToken[pl.Work]:
@@ -423,11 +481,19 @@ func (c *Invariants) acquire(e *Event, pl *ClaimAcquired) string {
 	}
 	// Tokens increase and a claim needs the previous one dead, so only
 	// the latest claim of a work item can still be live.
-	if prev := c.claims[c.latest[pl.Work]]; prev != nil && !prev.released && (prev.expires == 0 || e.OccurredAt < prev.expires) {
+	if prev := c.claim(c.latest[pl.Work]); prev != nil && !prev.released && (prev.expires == 0 || e.OccurredAt < prev.expires) {
 		return fmt.Sprintf("claim %s on %s is acquired while claim %s still holds it", pl.ClaimID, pl.Work, c.latest[pl.Work])
 	}
 	c.maxToken[pl.Work] = pl.FencingToken
 	c.latest[pl.Work] = pl.ClaimID
-	c.claims[pl.ClaimID] = &claimFold{work: pl.Work, session: pl.SessionID, expires: pl.ExpiresAt}
+	session, _ := c.sessionIDs.find(pl.SessionID)
+	c.claimIDs.add(pl.ClaimID, int32(len(c.claims)))
+	c.claims = append(c.claims, claimFold{work: s.work, session: session, expires: pl.ExpiresAt})
 	return ""
+}
+
+// sessionIs reports whether the session at index i in sessions is id.
+func (c *Invariants) sessionIs(i int32, id string) bool {
+	j, ok := c.sessionIDs.find(id)
+	return ok && i == j
 }

@@ -85,3 +85,45 @@ func TestInvariants_Fork(t *testing.T) {
 	require.Contains(t, check(events.ProjectForked{ProjectID: "R", OriginProjectID: "Q", OriginHeadSeq: 1, OriginHeadHash: head, By: "b"}), "but it follows seq 2")
 	require.Contains(t, check(events.ProjectForked{ProjectID: "R", OriginProjectID: "Q", OriginHeadSeq: 2, OriginHeadHash: strings.Repeat("0", 64), By: "b"}), "but it follows seq 2")
 }
+
+// The fold keeps an id awr writes (a ULID in canonical form) by its 16
+// bytes and any other id as itself: ids that differ only in case, or a
+// ULID and the same letters in lower case, are different sessions and
+// claims, and a message names the holder by its own id.
+func TestInvariants_IDsKeptCompactly(t *testing.T) {
+	t.Parallel()
+	const (
+		upper = "01ARZ3NDEKTSV4RRFFQ69G5FAV"
+		lower = "01arz3ndektsv4rrffq69g5fav"
+		other = "01ARZ3NDEKTSV4RRFFQ69G5FAW"
+		claim = "01BX5ZZKBKACTAV9WEVGEMMVRZ"
+	)
+	base := []events.Payload{
+		&events.SourceIndexed{Path: "ledger.yaml", Items: []events.WorkItem{{Key: "T-1"}, {Key: "T-2"}}},
+		&events.SessionStarted{SessionID: upper, Work: "T-1"},
+		&events.SessionStarted{SessionID: lower, Work: "T-2"},
+		&events.SessionStarted{SessionID: other, Work: "T-1"},
+		&events.ClaimAcquired{ClaimID: claim, Work: "T-1", SessionID: upper, FencingToken: 1},
+	}
+	streams := []string{"source/ledger.yaml", "session/" + upper, "session/" + lower, "session/" + other, "work/T-1"}
+	then := func(pl events.Payload, stream string) string {
+		return fold(t, append(append([]events.Payload{}, base...), pl), append(append([]string{}, streams...), stream))
+	}
+	require.Empty(t, fold(t, base, streams))
+	require.Contains(t, then(&events.CheckpointRecorded{SessionID: lower, Work: "T-1"}, "session/"+lower), "but session "+lower+" works on T-2")
+	require.Empty(t, then(&events.CheckpointRecorded{SessionID: upper, Work: "T-1"}, "session/"+upper))
+	require.Contains(t, then(&events.ClaimReleased{ClaimID: claim, Work: "T-1", SessionID: other}, "work/T-1"),
+		"released by session "+other+", but session "+upper+" holds it")
+	require.Contains(t, then(&events.ClaimReleased{ClaimID: strings.ToLower(claim), Work: "T-1", SessionID: upper}, "work/T-1"), "never acquired there")
+	require.Empty(t, then(&events.ClaimReleased{ClaimID: claim, Work: "T-1", SessionID: upper}, "work/T-1"))
+	// A session's stream version is kept with the session: its next
+	// event is version 2, and a gap is named.
+	gap := &events.Event{Seq: 6, Kind: events.KindCheckpointRecorded, Stream: "session/" + upper, StreamVersion: 3, OccurredAt: 1_700_000_000_010}
+	c := events.NewInvariants(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	versions := map[string]int64{}
+	for i, pl := range base {
+		versions[streams[i]]++
+		require.Empty(t, c.Check(&events.Event{Seq: int64(i + 1), Kind: pl.Kind(), Stream: streams[i], StreamVersion: versions[streams[i]], OccurredAt: int64(1_700_000_000_000 + i)}, pl))
+	}
+	require.Contains(t, c.Check(gap, &events.CheckpointRecorded{SessionID: upper, Work: "T-1"}), "stream session/"+upper+" version 3 does not follow 1")
+}

@@ -188,7 +188,7 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 		err = mapErr("rebuild projections", err)
 		s.noteFault(err) // the reader's connection stopped in the middle of a call
 	}()
-	leave, err := s.enterBulk(conn)
+	leave, err := s.enterBulk(conn, false)
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func (s *Store) rebuild(ctx context.Context, ps []Projector, progress func(done,
 		return RebuildOn(conn, ps, head, progress)
 	}
 	defer s.pool.Put(rconn)
-	rleave, err := s.enterBulk(rconn)
+	rleave, err := s.enterBulk(rconn, true)
 	if err != nil {
 		return err
 	}

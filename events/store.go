@@ -488,7 +488,7 @@ func (s *Store) read(ctx context.Context, catchUp bool, fn func(r *Reader) error
 	defer s.pool.Put(conn)
 	defer func() { err = mapErr("read", err) }()
 	if bulk && s.ro == nil {
-		leave, err := s.enterBulk(conn)
+		leave, err := s.enterBulk(conn, true)
 		if err != nil {
 			return err
 		}

@@ -191,18 +191,21 @@ func (d *itemDecoder) dependency(dep *Dependency) bool {
 	})
 }
 
-func (d *itemDecoder) deps(out *[]Dependency) bool {
+// array reads a JSON array into out, each element with elem (the cursor
+// before it); elem's false, as for an element it cannot read, is the
+// array's, and out is then left as it was.
+func array[T any](d *itemDecoder, out *[]T, elem func() (T, bool)) bool {
 	if !d.next('[') {
 		return false
 	}
-	list := []Dependency{}
+	list := []T{}
 	if !d.next(']') {
 		for {
-			var dep Dependency
-			if !d.dependency(&dep) {
+			v, ok := elem()
+			if !ok {
 				return false
 			}
-			list = append(list, dep)
+			list = append(list, v)
 			if d.next(',') {
 				continue
 			}
@@ -216,30 +219,18 @@ func (d *itemDecoder) deps(out *[]Dependency) bool {
 	return true
 }
 
+func (d *itemDecoder) deps(out *[]Dependency) bool {
+	return array(d, out, func() (dep Dependency, ok bool) {
+		ok = d.dependency(&dep)
+		return dep, ok
+	})
+}
+
 func (d *itemDecoder) strs(out *[]string) bool {
-	if !d.next('[') {
-		return false
-	}
-	list := []string{}
-	if !d.next(']') {
-		for {
-			d.ws()
-			s, ok := d.str()
-			if !ok {
-				return false
-			}
-			list = append(list, s)
-			if d.next(',') {
-				continue
-			}
-			if !d.next(']') {
-				return false
-			}
-			break
-		}
-	}
-	*out = list
-	return true
+	return array(d, out, func() (string, bool) {
+		d.ws()
+		return d.str()
+	})
 }
 
 func (d *itemDecoder) into(s *string) bool {

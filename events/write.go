@@ -82,12 +82,14 @@ type WriteResult struct {
 // Tx is an open write transaction. Appends are visible to reads on Conn
 // immediately, projections included.
 type Tx struct {
-	Conn      *sqlite.Conn
-	store     *Store
-	opts      WriteOptions
-	head      int64
-	lastHash  []byte
-	lastTime  int64 // occurred_at of the head event
+	Conn     *sqlite.Conn
+	store    *Store
+	opts     WriteOptions
+	head     int64
+	lastHash []byte
+	lastTime int64 // occurred_at of the head event
+	// versions caches the streams' versions the transaction appended
+	// to (the table's own is read on a miss), up to txVersionsMax.
 	versions  map[string]int64
 	appended  []*Event
 	startHead int64
@@ -327,12 +329,21 @@ func (tx *Tx) insertWith(e *Event, keep bool, typed Payload) error {
 	tx.head = e.Seq
 	tx.lastHash = e.Hash
 	tx.lastTime = e.OccurredAt
+	if len(tx.versions) >= txVersionsMax {
+		clear(tx.versions)
+	}
 	tx.versions[e.Stream] = e.StreamVersion
 	if keep {
 		tx.appended = append(tx.appended, e)
 	}
 	return nil
 }
+
+// txVersionsMax bounds a transaction's cache of stream versions: an
+// import appends a whole log in one transaction, one stream per session,
+// and the cache must not grow with it; past the bound it starts again
+// empty, and a stream not in it is read from the table (stream_last).
+const txVersionsMax = 1 << 12
 
 func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
 
@@ -421,7 +432,7 @@ func (s *Store) stillWhere(tx *Tx) error {
 func (s *Store) writeLocal(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error), beforeCommit func(tx *Tx, r *WriteResult) error) (res *WriteResult, err error) {
 	return s.writer(ctx, "write", func(conn *sqlite.Conn) (res *WriteResult, err error) {
 		if opts.Bulk {
-			leave, err := s.enterBulk(conn)
+			leave, err := s.enterBulk(conn, false)
 			if err != nil {
 				return nil, err
 			}

@@ -399,28 +399,21 @@ func hostEvent(e *events.Event, pl *events.HostEventRecorded) HostEvent {
 // inForce is the knowledge of work in force right after event seq, less
 // the items in skip.
 func (g *auditGather) inForce(work string, seq int64, skip map[string]bool) (Knowledge, error) {
-	k := Knowledge{OpenLoops: []Item{}, Decisions: []Item{}, Facts: []Item{}, Hypotheses: []Item{}}
 	all, err := projections.KnowledgeAt(g.conn, work, seq)
 	if err != nil {
-		return k, err
+		return Knowledge{}, err
 	}
-	for _, it := range all {
-		if !it.Live() || skip[it.ID] {
-			continue
+	st := projections.SortKnowledge(all, seq)
+	items := func(ks []projections.Knowledge) []Item {
+		out := []Item{}
+		for _, it := range ks {
+			if !skip[it.ID] {
+				out = append(out, Item{ID: it.ID, Text: it.Text})
+			}
 		}
-		item := Item{ID: it.ID, Text: it.Text}
-		switch it.Kind {
-		case events.KnowledgeLoop:
-			k.OpenLoops = append(k.OpenLoops, item)
-		case events.KnowledgeDecision:
-			k.Decisions = append(k.Decisions, item)
-		case events.KnowledgeFact:
-			k.Facts = append(k.Facts, item)
-		case events.KnowledgeHypothesis:
-			k.Hypotheses = append(k.Hypotheses, item)
-		}
+		return out
 	}
-	return k, nil
+	return Knowledge{OpenLoops: items(st.OpenLoops), Decisions: items(st.Decisions), Facts: items(st.Facts), Hypotheses: items(st.Hypotheses)}, nil
 }
 
 func auditRepo(r *events.RepoRecord) *Repo {

@@ -206,13 +206,30 @@ func CapabilityOf(h Host, n Name) Capability {
 }
 
 // ResumeKeepsContext reports whether host h's resumed conversation still
-// holds the context its hooks gave before: Claude Code and Codex replay
-// the whole transcript, awr's texts included, and OpenCode keeps the part
-// awr's plugin added to a user's message with that message; Gemini CLI 0.61.0 restores
-// the model's turns only (its user turns, where a hook's context is
-// appended inside <hook_context>, are not sent again), so a resumed
-// Gemini conversation holds no packet and gets it whole.
+// holds the context its hooks gave at its starts: Claude Code and Codex
+// replay the whole transcript, awr's texts included, and OpenCode keeps
+// the part awr's plugin added to a user's message with that message.
+// Gemini CLI 0.61.0 does not: a resumed conversation leaves out every
+// user turn whose text begins with <hook_context> (its
+// convertSessionToClientHistory), which is where a SessionStart's context
+// goes (put before the prompt under -p, a turn of its own in the
+// interactive session), while it keeps a turn whose prompt comes first,
+// with the context a BeforeAgent appended to it (StartGoesWithPrompt).
 func ResumeKeepsContext(h Host) bool { return h != Gemini }
+
+// KeptAtResume reports whether the context host h's hook event n gave
+// stays in the conversation when it is resumed: every hook's, except on
+// Gemini CLI, which keeps only a BeforeAgent's (appended to the
+// prompt's own turn; ResumeKeepsContext).
+func KeptAtResume(h Host, n Name) bool { return h != Gemini || n == BeforeAgent }
+
+// StartGoesWithPrompt reports whether the context for host h's start of
+// source goes with the conversation's next prompt instead of with the
+// start: Gemini CLI 0.61.0's /clear sends the model none of what its
+// SessionStart (source clear) answered, only showing its systemMessage.
+func StartGoesWithPrompt(h Host, source string) bool {
+	return h == Gemini && source == "clear"
+}
 
 // ForkedFrom returns the conversation id a Claude Code command line forks
 // (`claude --resume ID --fork-session`, `-r ID`, `--resume=ID`), or ""

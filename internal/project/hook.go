@@ -217,37 +217,44 @@ func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hos
 
 // geminiPrompt answers Gemini CLI's BeforeAgent, before each prompt. Gemini
 // fires its PreCompress before every request, before its own check of the
-// window, and no hook follows a compression; its interactive session may
-// drop the context its SessionStart gave (a resumed session's history
-// replaces it). So what the conversation holds is read, not inferred: in
-// its chat recording (the messages it holds now) and in the prompt being
-// sent. A conversation that holds the latest packet given gets nothing;
-// one that holds an older one, an update; one that holds none, the packet
-// whole. With no recording to read, the packet goes back after a
-// PreCompress, as for the other hosts.
+// window, and no hook follows a compression; a resumed conversation drops
+// the context a SessionStart gave but keeps a prompt's, and a clear never
+// sends a start's (hosts.StartGoesWithPrompt: such a start gives nothing
+// and leaves the packet to this prompt). So what the conversation holds is read, not
+// inferred: in its chat recording (the messages it holds now) and in the
+// prompt being sent. A conversation that holds the latest packet given
+// gets nothing, unless the prompt follows such a start, which brings the
+// packet up to date as every start does (nothing, or an update); one that
+// holds an older one, an update; one that holds none, the packet whole.
+// With no recording to read, the packet goes back after such a start or
+// a PreCompress, as for the other hosts.
 func (p *Project) geminiPrompt(ctx context.Context, st *commands.ConversationState, rec commands.HostEventRequest, e hosts.Event) (hosts.Answer, error) {
-	var given []commands.Delivery
-	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
-		var err error
-		given, err = commands.Given(r.Conn, rev, rec.Key)
-		return err
-	})
+	given, err := p.given(ctx, rec.Key)
 	if err != nil {
 		return hosts.Answer{}, err
 	}
-	marks := make([]string, len(given))
+	marks, whole := make([]string, len(given)), make([]string, len(given))
 	for i, d := range given {
 		marks[i] = hosts.PacketMark(d.ContextHash)
+		if d.Answer == "context" {
+			whole[i] = marks[i]
+		}
 	}
 	i, read := hosts.RecordingHolds(e.TranscriptPath, e.Prompt, marks)
+	if j, _ := hosts.RecordingHolds(e.TranscriptPath, e.Prompt, whole); read && j < 0 {
+		// Updates without the packet they update (a compression
+		// summarized its turn away, and kept a later turn's update):
+		// the conversation holds no packet.
+		i = -1
+	}
 	switch {
-	case !read && !st.CompactionPending:
+	case !read && !st.CompactionPending && !st.StartPending:
 		return hosts.Answer{}, nil
 	case !read:
 		return p.injectPacket(ctx, st, rec, string(e.Host), e, false)
-	case i == 0:
+	case i == 0 && !st.StartPending:
 		return hosts.Answer{}, nil
-	case i > 0:
+	case i >= 0:
 		st.Held = given[i:]
 	default:
 		st.Held = nil
@@ -304,7 +311,47 @@ func (p *Project) hookStart(ctx context.Context, st *commands.ConversationState,
 		text, err := p.orientation(ctx, client, e.ConversationID)
 		return hosts.Answer{Context: text}, err
 	}
+	if st.Stale == nil && hosts.StartGoesWithPrompt(e.Host, e.Source) {
+		// A Gemini clear: its start's context is never sent; the
+		// packet goes with the next prompt (geminiPrompt).
+		rec.Answer = "deferred"
+		_, err := command(ctx, p, commands.RecordHostEvent, *rec)
+		return hosts.Answer{}, err
+	}
+	if st.Stale == nil && e.Host == hosts.Gemini && e.Source == "resume" {
+		// A resumed Gemini conversation keeps only what a prompt was
+		// given (hosts.KeptAtResume): the newest packet given so, if
+		// any, is what it holds; this start brings it up to date
+		// (nothing, or an update, in the turn's own message, which the
+		// next resume drops), and the prompt that follows reads the
+		// recording and gives the packet whole if a compression
+		// dropped that one. With none, the packet whole.
+		given, err := p.given(ctx, rec.Key)
+		if err != nil {
+			return hosts.Answer{}, err
+		}
+		st.Held = nil
+		for k, d := range given {
+			if hosts.KeptAtResume(e.Host, hosts.Name(d.Event)) {
+				st.Held = given[k:]
+				break
+			}
+		}
+		return p.injectPacket(ctx, st, *rec, client, e, true)
+	}
 	return p.injectPacket(ctx, st, *rec, client, e, false)
+}
+
+// given is commands.Given at the head: the packets conversation key was
+// given since it was last cleared, compactions or not, newest first.
+func (p *Project) given(ctx context.Context, key string) ([]commands.Delivery, error) {
+	var given []commands.Delivery
+	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
+		var err error
+		given, err = commands.Given(r.Conn, rev, key)
+		return err
+	})
+	return given, err
 }
 
 // hookStop records a Stop or SessionEnd and, for a Stop of a bound

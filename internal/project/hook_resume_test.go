@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/internal/project"
 	"github.com/stretchr/testify/require"
@@ -294,31 +296,110 @@ func TestHook_GeminiPromptReadsTheRecording(t *testing.T) {
 	require.Contains(t, text, "# awr: continuing session "+session+" on CART-1 (BeforeAgent")
 }
 
-// TestHook_GeminiResumeGivesThePacketWhole: Gemini CLI's resumed
-// conversation holds none of the context its hooks gave (it restores the
-// model's turns only), so each resume gets the packet whole, never
-// nothing or an update against a packet the model no longer reads.
-func TestHook_GeminiResumeGivesThePacketWhole(t *testing.T) {
+// TestHook_GeminiKeptPacketGoesWithThePrompt: a resumed Gemini CLI
+// conversation drops every user turn that begins with a hook's context,
+// which is where a SessionStart's goes, but keeps a turn whose prompt
+// comes first, with what a BeforeAgent appended to it; and its /clear
+// sends none of its start's context. So a Gemini resume that keeps no
+// packet gets it whole at its start, as before; a clear's start gives
+// nothing (recorded as deferred) and its first prompt gets the packet
+// whole; a resume of a conversation that keeps that prompt's packet is
+// brought up to date against it (nothing, or an update), and its prompt
+// reads the chat recording and gives the packet whole when a compression
+// dropped it. Before, each Gemini resume gave the packet whole at its
+// start, and the cleared conversation, resumed, held two.
+func TestHook_GeminiKeptPacketGoesWithThePrompt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir, _, opts, session, _ := boundConversationOf(t, "gemini")
-	answer := func(name, at string) string {
-		res := project.AnswerHook(ctx, "", project.HookRequest{Client: "gemini"}, bytes.NewReader(fixture(t, "gemini", name, dir, map[string]string{"timestamp": at})), opts)
-		require.Empty(t, res.Log, "no error answering %s", name)
-		var out struct {
-			Specific struct {
-				Context string `json:"additionalContext"`
-			} `json:"hookSpecificOutput"`
+	dir, p, opts, session, conversation := boundConversationOf(t, "gemini")
+	recording := filepath.Join(t.TempDir(), "session.jsonl")
+	cleared := fixtureField(t, "gemini", "session_start_clear", "session_id")
+	set := func(conv, at string) map[string]string {
+		return map[string]string{"session_id": conv, "transcript_path": recording, "timestamp": at}
+	}
+	// The resumed history as Gemini sets it, with the user turns given.
+	write := func(turns ...string) {
+		msgs := []map[string]any{{"id": "env", "type": "user", "content": []map[string]string{{"text": "<session_context>the environment</session_context>"}}}}
+		for i, text := range turns {
+			msgs = append(msgs, map[string]any{"id": fmt.Sprint("m", i), "type": "user", "content": []map[string]string{{"text": text}}})
 		}
-		require.NoError(t, json.Unmarshal(res.Stdout, &out), "%s", res.Stdout)
-		return out.Specific.Context
+		line, err := json.Marshal(map[string]any{"$set": map[string]any{"messages": msgs}})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(recording, append(line, '\n'), 0o600))
 	}
-	require.Contains(t, answer("session_start_startup", "2026-11-02T09:00:00.000Z"), "# awr: continuing session "+session)
-	for i, at := range []string{"2026-11-02T09:05:00.000Z", "2026-11-02T09:10:00.000Z"} {
-		text := answer("session_start_resume", at)
-		require.Contains(t, text, "# awr: continuing session "+session, "resume %d: the packet whole", i+1)
-		require.NotContains(t, text, "# awr: packet update", "resume %d", i+1)
+	answers := func(conv string) []string {
+		res, err := p.Log(ctx, project.LogRequest{Kind: "host_event_recorded"})
+		require.NoError(t, err)
+		var out []string
+		for _, e := range res.Events {
+			var pl events.HostEventRecorded
+			require.NoError(t, json.Unmarshal(e.Payload, &pl))
+			if pl.ExternalSession == "gemini:"+conv {
+				out = append(out, pl.Event+"/"+pl.Source+":"+pl.Answer)
+			}
+		}
+		return out
 	}
+
+	// A resume that keeps no packet: the packet whole at its start.
+	write()
+	text, _ := hostAnswer(t, "gemini", dir, "session_start_resume", set(conversation, "2026-11-02T09:00:00.000Z"), opts)
+	require.Contains(t, text, "# awr: continuing session "+session+" on CART-1 (SessionStart resume")
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", map[string]string{"session_id": conversation, "transcript_path": recording, "timestamp": "2026-11-02T09:00:01.000Z", "prompt": "<hook_context>" + text + "</hook_context>\n\ngo on"}, opts)
+	require.Empty(t, text, "the prompt carries the start's packet")
+
+	// /clear: Gemini never sends the new conversation's start context:
+	// nothing there, the packet whole with its first prompt.
+	_, _ = hostAnswer(t, "gemini", dir, "session_end_clear", set(conversation, "2026-11-02T09:05:00.000Z"), opts)
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_clear", set(cleared, "2026-11-02T09:05:01.000Z"), opts)
+	require.Empty(t, text, "a clear's start gives nothing: Gemini never sends it")
+	require.Equal(t, []string{"session_start/clear:deferred"}, answers(cleared))
+	packet, _ := hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:05:02.000Z"), opts)
+	require.Contains(t, packet, "# awr: continuing session "+session+" on CART-1 (BeforeAgent", "the first prompt after the clear gets the packet whole")
+
+	// That conversation resumed: its history keeps the prompt's turn,
+	// the packet appended to it (as Gemini appends a BeforeAgent's):
+	// nothing at its start, nothing with its prompt.
+	write("Run the cart store tests\n\n<hook_context>" + packet + "</hook_context>")
+	text, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:10:00.000Z"), opts)
+	require.Empty(t, text, "the resume keeps the prompt's packet: its start gives no second copy")
+	got := answers(cleared)
+	require.Equal(t, "session_start/resume:held", got[len(got)-1])
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:10:01.000Z"), opts)
+	require.Empty(t, text, "nor does its prompt")
+
+	// The work moves: the next resume's start gives an update (in the
+	// turn's own message, which the next resume drops), and its prompt,
+	// which carries it, nothing more.
+	_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "builder", Digest: "stored carts", NextAction: "make carts expire"})
+	require.NoError(t, err)
+	update, _ := hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:15:00.000Z"), opts)
+	require.Contains(t, update, "# awr: packet update for session "+session)
+	require.Contains(t, update, "make carts expire")
+	prompt := set(cleared, "2026-11-02T09:15:01.000Z")
+	prompt["prompt"] = "<hook_context>" + update + "</hook_context>\n\ngo on"
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", prompt, opts)
+	require.Empty(t, text, "the prompt carries the update, the recording the packet")
+
+	// A compression summarized the packet's turn away: the start, which
+	// cannot read the resumed history, gives the update again; its
+	// prompt finds no packet in the recording, only that update: the
+	// packet whole.
+	write("<state_snapshot>a summary</state_snapshot>")
+	update, _ = hostAnswer(t, "gemini", dir, "session_start_resume", set(cleared, "2026-11-02T09:20:00.000Z"), opts)
+	require.Contains(t, update, "# awr: packet update for session "+session)
+	prompt = set(cleared, "2026-11-02T09:20:01.000Z")
+	prompt["prompt"] = "<hook_context>" + update + "</hook_context>\n\ngo on"
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", prompt, opts)
+	require.Contains(t, text, "# awr: continuing session "+session)
+	require.Contains(t, text, "make carts expire")
+
+	// An update kept without the packet it updates (a prompt's, in an
+	// interactive session) holds nothing either.
+	write("<state_snapshot>a summary</state_snapshot>", "go on\n\n<hook_context>"+update+"</hook_context>")
+	_, _ = hostAnswer(t, "gemini", dir, "pre_compress_auto", set(cleared, "2026-11-02T09:25:00.000Z"), opts)
+	text, _ = hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:25:01.000Z"), opts)
+	require.Contains(t, text, "# awr: continuing session "+session)
 }
 
 // TestHook_ResumeGoesByTheTranscript: a host killed mid-turn may never

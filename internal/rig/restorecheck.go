@@ -9,6 +9,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/shellwords"
 )
 
 // Check statuses: green passed; yellow, the restore goes on but a person
@@ -183,7 +184,7 @@ func (m *Manager) checkSeat(ctx context.Context, st *rigState, ss *seatState, p 
 	}
 	cwd := m.seatDir(s.Cwd)
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		add(CheckCwd, CheckRed, "mkdir -p "+shellQuote(cwd), "working directory %s does not exist", cwd)
+		add(CheckCwd, CheckRed, "mkdir -p "+shellwords.Quote(cwd), "working directory %s does not exist", cwd)
 		return sc
 	}
 	add(CheckCwd, CheckGreen, "", "working directory %s exists", cwd)
@@ -229,7 +230,7 @@ func (m *Manager) checkSeat(ctx context.Context, st *rigState, ss *seatState, p 
 	case ss.ref == nil:
 		add(CheckRepository, CheckGreen, "", "no repository state recorded for the seat yet")
 	case d.current == nil:
-		add(CheckRepository, CheckYellow, "git -C "+shellQuote(cwd)+" status", "%s is not a git work tree now, but the %s recorded one at %s", cwd, ss.ref.label, short(ss.ref.repo.Head))
+		add(CheckRepository, CheckYellow, "git -C "+shellwords.Quote(cwd)+" status", "%s is not a git work tree now, but the %s recorded one at %s", cwd, ss.ref.label, short(ss.ref.repo.Head))
 	case d.change != "":
 		add(CheckRepository, CheckYellow, clearHint(s.Address), "%s since the %s (recorded head %s dirty %t %s; now head %s dirty %t %s)",
 			d.change, ss.ref.label, short(d.want.Head), d.want.Dirty, short(d.want.DirtyFingerprint), short(d.current.Head), d.current.Dirty, short(d.current.DirtyFingerprint))
@@ -257,7 +258,7 @@ func redeclareHint(d *events.SeatDeclared, store string) string {
 	for _, f := range [][2]string{{"--command", d.Command}, {"--resume-command", d.ResumeCommand}, {"--work", d.Work}, {"--cwd", d.Cwd},
 		{"--policy", d.Policy}, {"--stop-message", d.StopMessage}} {
 		if f[1] != "" {
-			fmt.Fprintf(&b, " %s %s", f[0], shellQuote(f[1]))
+			fmt.Fprintf(&b, " %s %s", f[0], shellwords.Quote(f[1]))
 		}
 	}
 	fmt.Fprintf(&b, " --conversation-store %s", store)

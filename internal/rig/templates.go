@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/shellwords"
 )
 
 // Runtime is how a kind of agent CLI is started and resumed.
@@ -62,7 +63,7 @@ func render(tmpl string, vars map[string]string) string {
 		if !ok {
 			return m
 		}
-		return shellQuote(v)
+		return shellwords.Quote(v)
 	})
 }
 
@@ -77,15 +78,6 @@ func renderText(tmpl string, vars map[string]string) string {
 		}
 		return m
 	})
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // program returns the program a rendered command runs, when it can be told

@@ -14,6 +14,7 @@ import (
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/secret"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/projections"
 	"github.com/google/uuid"
 )
@@ -359,7 +360,7 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 	// The command also leaves its exit status next to the context file:
 	// tmux records a dead pane's status only when it reaps the process,
 	// which can lag or, rarely, never happen.
-	script := "export PATH=" + shellQuote(m.agentPath()) + "\n" + cmd + "\nawr_status=$?\nprintf '%s\\n' \"$awr_status\" > " + shellQuote(exitFile(file)) + "\nexit $awr_status\n"
+	script := "export PATH=" + shellwords.Quote(m.agentPath()) + "\n" + cmd + "\nawr_status=$?\nprintf '%s\\n' \"$awr_status\" > " + shellwords.Quote(exitFile(file)) + "\nexit $awr_status\n"
 	if err := m.Tmux.NewSession(ctx, name, m.seatDir(s.Cwd), env, script); err != nil {
 		return fail("tmux error: "+err.Error(), err, l.SessionID)
 	}
@@ -446,12 +447,12 @@ func contextFile(s *projections.Seat, session, conv, project, attention, packet 
 		external = id
 	}
 	fmt.Fprintf(&b, "First, report your conversation id:\n\n    awr --project %s client bind --client %s --external-session %s --work %s --session %s\n\n",
-		shellQuote(project), host, external, s.Work, session)
+		shellwords.Quote(project), host, external, s.Work, session)
 	fmt.Fprintf(&b, "Checkpoint when you finish a step, and whenever you are asked to stop:\n\n    awr --project %s session checkpoint --session %s --agent %s --digest 'WHAT YOU DID' --next-action 'WHAT COMES NEXT'\n\n",
-		shellQuote(project), session, s.Address)
+		shellwords.Quote(project), session, s.Address)
 	b.WriteString(keepKnowledge)
 	fmt.Fprintf(&b, "When you resume: read the packet below, then prove you understood it:\n\n    awr --project %s recovery verify --session %s --input restatement.json\n\n%s",
-		shellQuote(project), session, restatementShape)
+		shellwords.Quote(project), session, restatementShape)
 	b.WriteString("---\n\n")
 	b.WriteString(packet)
 	return b.String()

@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/awr-dev/awr/events"
@@ -19,11 +18,7 @@ import (
 func TestLiveClaimAt_HeadEqualsAt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 12, 4)
-	require.NoError(t, err)
-	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(testkit.Size(3000, 1000)), Seed: 4, Batch: 60})
-	require.NoError(t, err)
+	st := history(t, 12, 4, bench.GenerateOptions{Events: int64(testkit.Size(3000, 1000)), Seed: 4, Batch: 60})
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		items, err := projections.WorkItemsAt(r.Conn, r.Head, true)
 		require.NoError(t, err)

@@ -234,14 +234,7 @@ func lastStep(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, 
 		_, err = commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: a.session, Agent: a.name,
 			Digest: fmt.Sprintf("Implemented step %d of %s.", rng.Intn(20), a.work), NextAction: fmt.Sprintf("Run the tests for %s", a.work)})
 	}
-	if err != nil {
-		if tolerable(err) || fault.Is(err, fault.NotFound) {
-			a.last, a.session = a.session, ""
-			return nil
-		}
-		return err
-	}
-	return nil
+	return a.moveOn(err)
 }
 
 // hasKind reports whether the log holds an event of kind.
@@ -252,6 +245,18 @@ func hasKind(r *events.Reader, kind events.Kind) (bool, error) {
 		return nil
 	})
 	return found, err
+}
+
+// moveOn is an agent's answer to the error of its step in a session: a
+// refusal a real agent meets (tolerable) or a session gone (NotFound)
+// makes it leave the session and carry on; any other error stops the
+// history.
+func (a *agent) moveOn(err error) error {
+	if err != nil && (tolerable(err) || fault.Is(err, fault.NotFound)) {
+		a.last, a.session = a.session, ""
+		return nil
+	}
+	return err
 }
 
 // tolerable reports errors a real agent meets and moves past: the work was
@@ -340,14 +345,7 @@ func step(ctx context.Context, env *commands.Env, rng *rand.Rand, a *agent, keys
 		// until a successor resumes it.
 		a.last, a.session = a.session, ""
 	}
-	if err != nil {
-		if tolerable(err) || fault.Is(err, fault.NotFound) {
-			a.last, a.session = a.session, ""
-			return nil
-		}
-		return err
-	}
-	return nil
+	return a.moveOn(err)
 }
 
 // advance moves the simulated clock on by step, or by half the time left

@@ -56,11 +56,7 @@ func TestGenerate(t *testing.T) {
 func TestIntervalIndex(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 40, 3)
-	require.NoError(t, err)
-	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(testkit.Size(1500, 500)), Seed: 3, Batch: 50})
-	require.NoError(t, err)
+	st := history(t, 40, 3, bench.GenerateOptions{Events: int64(testkit.Size(1500, 500)), Seed: 3, Batch: 50})
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		for rev := int64(1); rev <= r.Head; rev++ {
 			now, err := events.EventTime(r.Conn, rev)
@@ -112,9 +108,7 @@ func TestGenerate_EqualsRebuild(t *testing.T) {
 	)
 	t.Parallel()
 	ctx := context.Background()
-	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 60, 5)
-	require.NoError(t, err)
-	defer st.Close()
+	st := history(t, 60, 5, bench.GenerateOptions{})
 	// Under -race a shorter history is rebuilt and compared; the pin
 	// (the 6,002-event history's head and hash, which a shorter history
 	// cannot match) is checked in the plain run: comparing bytes gives
@@ -139,9 +133,7 @@ func TestGenerate_EqualsRebuild(t *testing.T) {
 func TestGenerate_Appends(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 30, 2)
-	require.NoError(t, err)
-	defer st.Close()
+	st := history(t, 30, 2, bench.GenerateOptions{})
 	n := int64(testkit.Size(1500, 400))
 	first, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: n, Seed: 1})
 	require.NoError(t, err)
@@ -176,12 +168,8 @@ func TestGenerate_Errors(t *testing.T) {
 func TestGenerate_NeverInTheFuture(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 20, 2)
-	require.NoError(t, err)
-	defer st.Close()
 	end := time.Now().UTC()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(testkit.Size(3000, 800)), Seed: 3, Agents: 4, Batch: 50, Start: end.Add(-10 * time.Minute), End: end})
-	require.NoError(t, err)
+	st := history(t, 20, 2, bench.GenerateOptions{Events: int64(testkit.Size(3000, 800)), Seed: 3, Agents: 4, Batch: 50, Start: end.Add(-10 * time.Minute), End: end})
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		return events.ScanEvents(r.Conn, r.Head, r.Head, func(e *events.Event) error {
 			require.LessOrEqual(t, e.OccurredAt, end.UnixMilli(), "the last event lies after End")
@@ -196,12 +184,7 @@ func TestGenerate_NeverInTheFuture(t *testing.T) {
 // projectors, which are handed the struct, see what a replay sees.
 func TestGenerate_PayloadsDecodeToThemselves(t *testing.T) {
 	defer events.SetVerifyPayloads(events.SetVerifyPayloads(true))
-	ctx := context.Background()
-	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 40, 3)
-	require.NoError(t, err)
-	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(testkit.Size(4000, 1000)), Seed: 5, Agents: 6, Batch: 100})
-	require.NoError(t, err)
+	history(t, 40, 3, bench.GenerateOptions{Events: int64(testkit.Size(4000, 1000)), Seed: 5, Agents: 6, Batch: 100})
 }
 
 // TestGenerate_NoTimeLeft: on a log that starts at the real now (a project
@@ -234,9 +217,7 @@ func TestGenerate_NoTimeLeft(t *testing.T) {
 func TestGenerate_Exactly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 30, 2)
-	require.NoError(t, err)
-	defer st.Close()
+	st := history(t, 30, 2, bench.GenerateOptions{})
 	var head int64
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }))
 	// Batches of 50: runs of less than one batch, of several, and of

@@ -3,7 +3,6 @@ package bench_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/awr-dev/awr/events"
@@ -22,11 +21,7 @@ import (
 func TestKnowledgeStateAt_EqualsTheWholeHistory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 12, 4)
-	require.NoError(t, err)
-	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(testkit.Size(2500, 700)), Seed: 9, Agents: 4, Batch: 40})
-	require.NoError(t, err)
+	st := history(t, 12, 4, bench.GenerateOptions{Events: int64(testkit.Size(2500, 700)), Seed: 9, Agents: 4, Batch: 40})
 	compared, closed := 0, 0
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		works, err := projections.AllKnowledgeWorkAt(r.Conn, r.Head)
@@ -75,11 +70,7 @@ func TestKnowledgeStateAt_EqualsTheWholeHistory(t *testing.T) {
 func TestKnowledgeSessions_CountedFromTheLog(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 6, 4)
-	require.NoError(t, err)
-	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(testkit.Size(2500, 700)), Seed: 5, Agents: 4, Batch: 30})
-	require.NoError(t, err)
+	st := history(t, 6, 4, bench.GenerateOptions{Events: int64(testkit.Size(2500, 700)), Seed: 5, Agents: 4, Batch: 30})
 	type life struct{ start, end int64 }
 	byWork := map[string][]*life{}
 	byID := map[string]*life{}

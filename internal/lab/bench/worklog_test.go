@@ -26,12 +26,8 @@ import (
 func TestLogByWork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := bench.NewProject(ctx, filepath.Join(t.TempDir(), "awr.db"), 20, 5)
-	require.NoError(t, err)
-	defer st.Close()
 	n := testkit.Size(3000, 1000)
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: int64(n), Seed: 5, Batch: 100})
-	require.NoError(t, err)
+	st := history(t, 20, 5, bench.GenerateOptions{Events: int64(n), Seed: 5, Batch: 100})
 
 	var all []*events.Event
 	sessionWork := map[string]string{}
