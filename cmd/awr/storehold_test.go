@@ -65,16 +65,7 @@ func TestShared_ConnectionHolder(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer admin.Close(ctx)
-	// Sessions the server started on the database (each counted by the
-	// time its backend is first idle, or exits).
-	sessions := func() int64 {
-		var n int64
-		require.NoError(t, admin.QueryRow(ctx, "SELECT sessions FROM pg_stat_database WHERE datname = current_database()").Scan(&n))
-		return n
-	}
+	admin, sessions := serverSessions(t, dbURL)
 	before := sessions()
 	var st sharedStatus
 	for i := range 3 {
@@ -210,15 +201,7 @@ func TestShared_HookStartsNoHolder(t *testing.T) {
 	}
 	running := holders(t, runtime)
 	require.Len(t, running, 1)
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer admin.Close(ctx)
-	sessions := func() int64 {
-		var n int64
-		require.NoError(t, admin.QueryRow(ctx, "SELECT sessions FROM pg_stat_database WHERE datname = current_database()").Scan(&n))
-		return n
-	}
+	_, sessions := serverSessions(t, dbURL)
 	hook("conv-2") // warm: the holder keeps a spare
 	before := sessions()
 	for i := range 6 {
@@ -252,4 +235,21 @@ func holders(t *testing.T, runtime string) []int {
 		}
 	}
 	return out
+}
+
+// serverSessions connects to the database at dbURL (closed when the test
+// ends) and returns that connection and a count of the sessions the server
+// started on the database (each counted by the time its backend is first
+// idle, or exits).
+func serverSessions(t *testing.T, dbURL string) (*pgx.Conn, func() int64) {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close(ctx) })
+	return admin, func() int64 {
+		var n int64
+		require.NoError(t, admin.QueryRow(ctx, "SELECT sessions FROM pg_stat_database WHERE datname = current_database()").Scan(&n))
+		return n
+	}
 }
