@@ -46,6 +46,11 @@ type SeatPlan struct {
 	// deadSince is when the launched pane was first seen dead without
 	// an exit status.
 	deadSince time.Time
+	// tellPane and tellWhy: the tmux session of an agent left running
+	// with attention_required, and why, typed into its pane once the
+	// outcome is in the log (so what the agent does about it comes after
+	// the record it may read).
+	tellPane, tellWhy string
 }
 
 // Launches reports whether the plan launches an agent.

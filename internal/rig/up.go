@@ -486,6 +486,9 @@ func (m *Manager) verify(ctx context.Context, rig, restoreID string, pending []*
 			if err := m.record(ctx, restoreID, rig, p); err != nil {
 				return err
 			}
+			if p.tellPane != "" {
+				m.tellAttention(ctx, p.tellPane, p.Address, p.tellWhy)
+			}
 		}
 		pending = next
 		if len(pending) > 0 {
@@ -533,7 +536,7 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 		if p.attention {
 			ev.PaneTail = m.Tmux.SettledTail(ctx, name, 10)
 			p.Outcome = events.SeatAttentionRequired
-			m.tellAttention(ctx, name, s.Address, p.attnWhy)
+			p.tellPane, p.tellWhy = name, p.attnWhy
 			return true, nil
 		}
 		switch {
@@ -597,7 +600,7 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 	ev.ExpectedConv = cur.ExpectedConversation
 	p.Outcome = events.SeatAttentionRequired
 	p.Reason = fmt.Sprintf("the agent is running but did not report its conversation within %s; look at tmux session %s", timeout, name)
-	m.tellAttention(ctx, name, s.Address, fmt.Sprintf("awr did not see your conversation id within %s", timeout))
+	p.tellPane, p.tellWhy = name, fmt.Sprintf("awr did not see your conversation id within %s", timeout)
 	return true, nil
 }
 
@@ -612,7 +615,7 @@ func clearHint(address string) string {
 const AttentionMessage = "awr: seat {seat} needs a person's attention before work continues: {why}. Do not change the repository until a person answers with awr seat clear-attention {seat}; awr rig ps {rig} shows the seat's state"
 
 // tellAttention types why the seat needs attention into the agent's
-// pane. A pane that cannot be typed into keeps the outcome: the reason is
+// pane, after the outcome is recorded. A pane that cannot be typed into keeps the outcome: the reason is
 // in the log and in rig ps.
 func (m *Manager) tellAttention(ctx context.Context, tmux, address, why string) {
 	_, rig, _ := strings.Cut(address, "@")
