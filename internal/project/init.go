@@ -61,7 +61,7 @@ func pairs(flag string, vals []string) (map[string]string, error) {
 // again under the new maps.
 func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error) {
 	dir := p.dir
-	opts, err := p.initOptions(req)
+	opts, from, err := p.initOptions(req)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 		return nil, err
 	}
 	if plan.Store != nil {
-		shared := &sharedstore.Store{URL: plan.Store.URL, Key: plan.Store.Project}
+		shared := &sharedstore.Store{URL: plan.Store.URL, Key: plan.Store.Project, From: from}
 		if shared.Key == "" {
 			shared.Key = plan.Name
 		}
@@ -116,38 +116,42 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 }
 
 // initOptions checks the directory, the maps and the store of an init
-// and returns the intake's options; an init inside another project is
-// refused.
-func (p *Project) initOptions(req InitRequest) (intake.InitOptions, error) {
+// and returns the intake's options, and where the store's URL came from
+// (--store, AWR_STORE, or an existing manifest); an init inside another
+// project is refused.
+func (p *Project) initOptions(req InitRequest) (opts intake.InitOptions, from string, err error) {
 	dir := p.dir
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return intake.InitOptions{}, fault.New(fault.InvalidInput, "init: --project %s is not a directory", dir).With("path", dir)
+		return intake.InitOptions{}, "", fault.New(fault.InvalidInput, "init: --project %s is not a directory", dir).With("path", dir)
 	}
 	sm, err := pairs("--status-map", req.StatusMap)
 	if err != nil {
-		return intake.InitOptions{}, err
+		return intake.InitOptions{}, "", err
 	}
 	fm, err := pairs("--field-map", req.FieldMap)
 	if err != nil {
-		return intake.InitOptions{}, err
+		return intake.InitOptions{}, "", err
 	}
 	if p.within != "" {
 		// Found above the working directory: initializing here would
 		// make a second project nested in the first.
-		return intake.InitOptions{}, fault.New(fault.InvalidTransition, "init: %s is inside the awr project at %s; a project nested in it is made only by naming its directory (awr init --project %s)", p.within, dir, p.within).
+		return intake.InitOptions{}, "", fault.New(fault.InvalidTransition, "init: %s is inside the awr project at %s; a project nested in it is made only by naming its directory (awr init --project %s)", p.within, dir, p.within).
 			With("project", dir).With("path", p.within).WithHint("awr status")
 	}
 	store, where := req.Store, "--store"
+	if store == "" {
+		where = fromManifest
+	}
 	if store == "" && !p.exists() {
 		// The environment's store is the default of a new project only.
 		store, where = os.Getenv(EnvStore), EnvStore
 	}
 	if store != "" {
 		if err := intake.CheckStoreURL(where, store); err != nil {
-			return intake.InitOptions{}, err
+			return intake.InitOptions{}, "", err
 		}
 	}
-	return intake.InitOptions{Name: req.Name, Goal: req.Goal, Sources: req.Source, StatusMap: sm, FieldMap: fm, Version: p.opts.Version, Store: store}, nil
+	return intake.InitOptions{Name: req.Name, Goal: req.Goal, Sources: req.Source, StatusMap: sm, FieldMap: fm, Version: p.opts.Version, Store: store}, where, nil
 }
 
 // existingProject reads the status of a project already initialized

@@ -208,3 +208,35 @@ func teamProject(t *testing.T, dbURL, todo string) string {
 	require.NoError(t, p.Close())
 	return dir
 }
+
+// TestInit_RefusedStoreBlamesItsFlag: an init whose store refuses the
+// connection says where the URL came from, the --store flag or
+// AWR_STORE, never an empty name. It needs no PostgreSQL: the refusing
+// server is a loopback listener.
+func TestInit_RefusedStoreBlamesItsFlag(t *testing.T) {
+	ctx := context.Background()
+	refusing := refusingServer(t)
+	for _, c := range []struct {
+		name, flag, env, from string
+	}{
+		{"flag", refusing, "", "--store"},
+		{"env", "", refusing, project.EnvStore},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(project.EnvStore, c.env)
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("# TODO\n\n- [ ] W-1: One\n"), 0o644))
+			p, err := project.Open(ctx, dir, project.Options{})
+			require.NoError(t, err)
+			defer p.Close()
+			_, err = p.Init(ctx, project.InitRequest{Store: c.flag, Accept: true})
+			fe := fault.As(err)
+			require.NotNil(t, fe, "a coded error, got %v", err)
+			require.Equal(t, fault.Storage, fe.Code, "%v", err)
+			require.Equal(t, c.from, fe.Details["from"])
+			require.Contains(t, fe.Message, "(the URL came from "+c.from+")")
+			_, err = os.Stat(filepath.Join(dir, ".awr", "awr.db"))
+			require.ErrorIs(t, err, os.ErrNotExist, "no log was written")
+		})
+	}
+}
