@@ -42,18 +42,12 @@ func (p *bindings) BeginBulk(conn *sqlite.Conn) error {
 
 // AbortBulk drops the in-memory state of a failed bulk build.
 func (p *bindings) AbortBulk(conn *sqlite.Conn) {
-	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
+	p.rows.abortBulk()
 }
 
 // EndBulk writes the open bindings and creates the indexes.
 func (p *bindings) EndBulk(conn *sqlite.Conn) error {
-	if !p.rows.bulk {
-		return nil // ended early (spill)
-	}
-	if err := p.rows.endBulk(conn); err != nil {
-		return err
-	}
-	return p.base.EndBulk(conn)
+	return p.rows.finishBulk(conn, p.base)
 }
 
 // Apply records a client_bound event as the new binding of its external session.

@@ -71,18 +71,12 @@ func (p *claims) BeginBulk(conn *sqlite.Conn) error {
 
 // AbortBulk drops the in-memory state of a failed bulk build.
 func (p *claims) AbortBulk(conn *sqlite.Conn) {
-	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
+	p.rows.abortBulk()
 }
 
 // EndBulk writes the open claims and creates the indexes.
 func (p *claims) EndBulk(conn *sqlite.Conn) error {
-	if !p.rows.bulk {
-		return nil // ended early (spill)
-	}
-	if err := p.rows.endBulk(conn); err != nil {
-		return err
-	}
-	return p.base.EndBulk(conn)
+	return p.rows.finishBulk(conn, p.base)
 }
 
 // Apply folds claim acquisitions, renewals and releases into claim versions.

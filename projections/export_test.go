@@ -19,6 +19,8 @@ func SpillingProjectors() []events.Projector {
 			p.rows.heldMax = 1
 		case *knowledge:
 			p.rows.heldMax = 1
+		case *seats:
+			p.rows.heldMax = 1
 		case *worklog:
 			p.batch = 2
 		}

@@ -88,20 +88,14 @@ func (p *knowledge) BeginBulk(conn *sqlite.Conn) error {
 
 // AbortBulk drops the in-memory state of a failed bulk build.
 func (p *knowledge) AbortBulk(conn *sqlite.Conn) {
-	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
+	p.rows.abortBulk()
 	p.maxNum, p.byWork = nil, nil
 }
 
 // EndBulk writes the current versions and creates the indexes.
 func (p *knowledge) EndBulk(conn *sqlite.Conn) error {
-	if !p.rows.bulk {
-		return nil // ended early (spill)
-	}
-	if err := p.rows.endBulk(conn); err != nil {
-		return err
-	}
 	p.maxNum, p.byWork = nil, nil
-	return p.base.EndBulk(conn)
+	return p.rows.finishBulk(conn, p.base)
 }
 
 // knowledgeNumKey keys maxNum: a work item and the first letter of an id

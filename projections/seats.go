@@ -106,19 +106,23 @@ func (p *seats) BeginBulk(conn *sqlite.Conn) error {
 
 // AbortBulk drops the in-memory state of a failed bulk build.
 func (p *seats) AbortBulk(conn *sqlite.Conn) {
-	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
+	p.rows.abortBulk()
 }
 
 // EndBulk writes the current seats and creates the indexes.
 func (p *seats) EndBulk(conn *sqlite.Conn) error {
-	if err := p.rows.endBulk(conn); err != nil {
-		return err
-	}
-	return p.base.EndBulk(conn)
+	return p.rows.finishBulk(conn, p.base)
 }
 
 // Apply folds seat, rig and the seat sessions' lifecycle events.
 func (p *seats) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
+	if err := p.apply(conn, e, v); err != nil {
+		return err
+	}
+	return p.rows.spill(conn, p.EndBulk)
+}
+
+func (p *seats) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	switch e.Kind {
 	case events.KindSeatDeclared:
 		return fold(e, v, func(pl *events.SeatDeclared) error { return p.declared(conn, e, pl) })

@@ -74,20 +74,14 @@ func (p *sessions) BeginBulk(conn *sqlite.Conn) error {
 
 // AbortBulk drops the in-memory state of a failed bulk build.
 func (p *sessions) AbortBulk(conn *sqlite.Conn) {
-	p.rows.bulk, p.rows.current, p.rows.from = false, nil, nil
+	p.rows.abortBulk()
 	p.started, p.ended = nil, nil
 }
 
 // EndBulk writes the open sessions and creates the indexes.
 func (p *sessions) EndBulk(conn *sqlite.Conn) error {
-	if !p.rows.bulk {
-		return nil // ended early (spill)
-	}
-	if err := p.rows.endBulk(conn); err != nil {
-		return err
-	}
 	p.started, p.ended = nil, nil
-	return p.base.EndBulk(conn)
+	return p.rows.finishBulk(conn, p.base)
 }
 
 // Apply folds session starts, resumes and ends into session versions.

@@ -103,6 +103,23 @@ func (v *versions[T]) drop(conn *sqlite.Conn, key string, seq int64) error {
 	return nil
 }
 
+// abortBulk drops the in-memory state of a failed bulk build.
+func (v *versions[T]) abortBulk() { v.bulk, v.current, v.from = false, nil, nil }
+
+// finishBulk is the EndBulk of a projection over v: it writes the open
+// versions, then the projection's indexes (b.EndBulk). A projection that
+// spilled has ended its bulk mode already; the EndBulk that ends the
+// rebuild then does nothing.
+func (v *versions[T]) finishBulk(conn *sqlite.Conn, b base) error {
+	if !v.bulk {
+		return nil // ended early (spill)
+	}
+	if err := v.endBulk(conn); err != nil {
+		return err
+	}
+	return b.EndBulk(conn)
+}
+
 // endBulk writes the open versions, in key order, and leaves bulk mode.
 func (v *versions[T]) endBulk(conn *sqlite.Conn) error {
 	keys := make([]string, 0, len(v.current))

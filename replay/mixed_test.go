@@ -4,32 +4,20 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math/rand"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
-	"github.com/awr-dev/awr/internal/lab/demo"
 	"github.com/awr-dev/awr/replay"
-	"github.com/oklog/ulid/v2"
 	"github.com/stretchr/testify/require"
 )
 
 // otherProject records the demo handoff with its own clock and entropy: a
 // second project whose every event differs from demoProject's.
 func otherProject(t *testing.T) (string, []byte) {
-	t.Helper()
-	dir := t.TempDir()
-	clock := time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC)
-	rep, err := demo.Run(context.Background(), demo.Options{Dir: dir, Now: func() time.Time {
-		clock = clock.Add(700 * time.Millisecond)
-		return clock
-	}, Entropy: ulid.Monotonic(rand.New(rand.NewSource(2)), 0)})
-	require.NoError(t, err)
-	require.True(t, rep.Verified)
-	return dir, rep.Export
+	return recordDemo(t, time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC), 700*time.Millisecond, 2)
 }
 
 func splitLines(export []byte) []string {

@@ -23,13 +23,20 @@ import (
 // demoProject records the demo handoff into a fresh directory with a fixed
 // clock and entropy and returns the directory and its export.
 func demoProject(t *testing.T) (string, []byte) {
+	return recordDemo(t, time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), 1500*time.Millisecond, 1)
+}
+
+// recordDemo records the demo handoff into a fresh directory, with a
+// clock that starts at start and moves on by step at each reading and
+// entropy seeded with seed, and returns the directory and its export.
+func recordDemo(t *testing.T, start time.Time, step time.Duration, seed int64) (string, []byte) {
 	t.Helper()
 	dir := t.TempDir()
-	clock := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	clock := start
 	rep, err := demo.Run(context.Background(), demo.Options{Dir: dir, Now: func() time.Time {
-		clock = clock.Add(1500 * time.Millisecond)
+		clock = clock.Add(step)
 		return clock
-	}, Entropy: ulid.Monotonic(rand.New(rand.NewSource(1)), 0)})
+	}, Entropy: ulid.Monotonic(rand.New(rand.NewSource(seed)), 0)})
 	require.NoError(t, err)
 	require.True(t, rep.Verified)
 	return dir, rep.Export

@@ -2,20 +2,18 @@ package pgstore_test
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
+	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -144,61 +142,21 @@ type flakyServer struct {
 	addr    string
 	refuse  atomic.Int64
 	refused atomic.Int64
-	conns   sync.WaitGroup
 }
 
 func newFlakyServer(t *testing.T, socketDir, socketPort string, refuse int64) *flakyServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	f := &flakyServer{addr: ln.Addr().String()}
+	f := &flakyServer{}
 	f.refuse.Store(refuse)
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			if f.refuse.Add(-1) >= 0 {
-				f.refused.Add(1)
-				go recovering(c)
-				continue
-			}
-			go func() {
-				defer c.Close()
-				s, err := net.Dial("unix", filepath.Join(socketDir, ".s.PGSQL."+socketPort))
-				if err != nil {
-					return
-				}
-				defer s.Close()
-				go io.Copy(s, c)
-				io.Copy(c, s)
-			}()
+	f.addr = pgtest.Listen(t, func(c net.Conn) {
+		if f.refuse.Add(-1) >= 0 {
+			f.refused.Add(1)
+			pgtest.Refuse(c, "57P03", "the database system is in recovery mode")
+			return
 		}
-	}()
+		pgtest.Relay(c, filepath.Join(socketDir, ".s.PGSQL."+socketPort))
+	})
 	return f
-}
-
-// recovering reads the startup message on c and answers FATAL 57P03.
-func recovering(c net.Conn) {
-	defer c.Close()
-	var n [4]byte
-	if _, err := io.ReadFull(c, n[:]); err != nil {
-		return
-	}
-	io.CopyN(io.Discard, c, int64(binary.BigEndian.Uint32(n[:]))-4)
-	body := []byte{}
-	for _, f := range []struct {
-		k byte
-		v string
-	}{{'S', "FATAL"}, {'V', "FATAL"}, {'C', "57P03"}, {'M', "the database system is in recovery mode"}} {
-		body = append(append(append(body, f.k), f.v...), 0)
-	}
-	body = append(body, 0)
-	msg := []byte{'E', 0, 0, 0, 0}
-	binary.BigEndian.PutUint32(msg[1:], uint32(len(body)+4))
-	c.Write(append(msg, body...))
 }
 
 // TestStore_RetriesPassingFailures (issue #40, item 4): a server in

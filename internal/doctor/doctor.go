@@ -5,7 +5,8 @@
 // seats whose agent is gone, sources missing or changed, hosts without
 // awr's hooks (when a hook last ran, and the hook events that got no
 // answer), permissions of the project's
-// files and anchors far behind the head. The door (internal/project)
+// files, anchors far behind the head and a team checkout's shared store
+// (Store: reachable, its lag, its clock, a log moved out). The door (internal/project)
 // reads the log, lists the rig's seats and names the hook log, calls
 // these checks and gathers the findings into its DoctorResult; the
 // repairs are commands of their own.

@@ -1,7 +1,7 @@
 // Package process identifies a process across PID reuse and machine
 // restarts: by host, boot id, PID and start time. awr records the process
 // that owns a restore attempt or an execution, and later asks whether it
-// still runs.
+// still runs. Output keeps what a child writes while others read it.
 package process
 
 import (

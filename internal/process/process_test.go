@@ -2,6 +2,7 @@ package process_test
 
 import (
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/awr-dev/awr/internal/process"
@@ -33,4 +34,20 @@ func TestRunning(t *testing.T) {
 	gone := me
 	gone.PID, gone.StartTicks = cmd.Process.Pid, 0
 	require.False(t, process.Running(gone), "an exited process is gone")
+}
+
+// TestOutput_ReadWhileWritten: a child's output is read while its copier
+// writes it (under -race, an unlocked buffer fails here), and keeps every
+// byte written.
+func TestOutput_ReadWhileWritten(t *testing.T) {
+	t.Parallel()
+	var out process.Output
+	cmd := exec.Command("sh", "-c", "for i in 1 2 3 4 5 6 7 8; do echo line $i; done")
+	cmd.Stdout = &out
+	require.NoError(t, cmd.Start())
+	for range 100 {
+		_ = out.String()
+	}
+	require.NoError(t, cmd.Wait())
+	require.Equal(t, 8, strings.Count(out.String(), "line "))
 }

@@ -19,6 +19,9 @@ type (
 	DoctorFinding = doctor.Finding
 	// DoctorHook is one host's hooks as awr doctor sees them.
 	DoctorHook = doctor.Hook
+	// StoreHealth is what awr doctor reports of a team checkout's shared
+	// store (doctor.Store).
+	StoreHealth = doctor.StoreHealth
 )
 
 // Finding severities, worst first, and the findings front ends look for.
@@ -30,6 +33,8 @@ const (
 	FindingClaimAgentGone = doctor.FindingClaimAgentGone
 	// FindingHooksNotAnswered is a host's hook events that got no answer.
 	FindingHooksNotAnswered = doctor.FindingHooksNotAnswered
+	// FindingStoreMoved is a shared store the log moved out of.
+	FindingStoreMoved = doctor.FindingStoreMoved
 )
 
 // DoctorRequest is `awr doctor` and awr_doctor.
@@ -64,11 +69,16 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 	res := &DoctorResult{Findings: []DoctorFinding{}}
 	add := func(f DoctorFinding) { res.Findings = append(res.Findings, f) }
 	ttl := p.leaseTTL()
-	store, err := p.doctorStore(ctx, add)
+	st, err := p.EventLog(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res.Store = store
+	p.mu.Lock()
+	atOpen := p.cacheAtOpen
+	p.mu.Unlock()
+	if res.Store, err = doctor.Store(ctx, st, atOpen, add); err != nil {
+		return nil, err
+	}
 	var xs []projections.Execution
 	clients := map[string]bool{}
 	err = p.read(ctx, Read{}, func(r *events.Reader, rev, now int64) error {
@@ -99,7 +109,6 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 	if err := p.doctorSeats(ctx, add); err != nil {
 		return nil, err
 	}
-	st, _ := p.EventLog(ctx) // opened by doctorStore above
 	doctor.Sources(ctx, p.dir, st, add)
 	target := func(client, scope string) (string, error) {
 		_, _, path, err := hosts.Target(client, scope, p.dir)

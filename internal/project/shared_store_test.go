@@ -2,8 +2,6 @@ package project_test
 
 import (
 	"context"
-	"encoding/binary"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -112,34 +110,10 @@ func TestShared_RoundTrips(t *testing.T) {
 // 28P01), then closes it. It returns a URL that reaches it.
 func refusingServer(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				var n [4]byte
-				if _, err := io.ReadFull(c, n[:]); err != nil {
-					return
-				}
-				io.CopyN(io.Discard, c, int64(binary.BigEndian.Uint32(n[:]))-4)
-				var body []byte
-				for _, f := range [][2]string{{"S", "FATAL"}, {"V", "FATAL"}, {"C", "28P01"}, {"M", `password authentication failed for user "alice"`}} {
-					body = append(append(append(body, f[0]...), f[1]...), 0)
-				}
-				body = append(body, 0)
-				msg := []byte{'E', 0, 0, 0, 0}
-				binary.BigEndian.PutUint32(msg[1:], uint32(len(body)+4))
-				c.Write(append(msg, body...))
-			}()
-		}
-	}()
-	return "postgres://alice@" + ln.Addr().String() + "/awr?sslmode=disable&connect_timeout=5"
+	addr := pgtest.Listen(t, func(c net.Conn) {
+		pgtest.Refuse(c, "28P01", `password authentication failed for user "alice"`)
+	})
+	return "postgres://alice@" + addr + "/awr?sslmode=disable&connect_timeout=5"
 }
 
 // TestShared_WrongPasswordBlamesTheURL (issue #40, items 4 and 7): a

@@ -4,7 +4,6 @@ package storehold
 
 import (
 	"context"
-	"io"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -25,30 +24,8 @@ func tcpFront(t *testing.T, dbURL string) string {
 	u, err := url.Parse(dbURL)
 	require.NoError(t, err)
 	sock := filepath.Join(u.Query().Get("host"), ".s.PGSQL."+u.Query().Get("port"))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				s, err := net.Dial("unix", sock)
-				if err != nil {
-					return
-				}
-				defer s.Close()
-				ended := make(chan struct{}, 2)
-				go func() { io.Copy(s, c); ended <- struct{}{} }()
-				go func() { io.Copy(c, s); ended <- struct{}{} }()
-				<-ended
-			}()
-		}
-	}()
-	return "postgres://" + u.Query().Get("user") + "@" + ln.Addr().String() + u.Path + "?sslmode=disable&connect_timeout=3"
+	addr := pgtest.Listen(t, func(c net.Conn) { pgtest.Relay(c, sock) })
+	return "postgres://" + u.Query().Get("user") + "@" + addr + u.Path + "?sslmode=disable&connect_timeout=3"
 }
 
 // TestHolder_SilentLinkBound: a server connection the holder keeps over

@@ -3,7 +3,9 @@
 // skips, naming the command that starts a server, except in CI, where the
 // PostgreSQL tests must run and it fails. OwnCluster gives the fault tests
 // (the soak's storms, cmd/awr's Jepsen run) a cluster of their own to
-// restart and end the connections of.
+// restart and end the connections of. Listen, Refuse and Relay put a
+// server the tests shape in front of it: one that refuses connections
+// with a SQLSTATE, or one that relays them over TCP.
 package pgtest
 
 import (

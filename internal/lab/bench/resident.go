@@ -16,8 +16,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/awr-dev/awr/internal/process"
 )
 
 // resident is one warm awr-mcp process the benchmarks call tools of, as
@@ -38,28 +39,10 @@ type resident struct {
 	url, token, session string
 	client              *http.Client
 	project             string // the registry's name of the project
-	stderr              *lockedBuffer
+	stderr              *process.Output
 	id                  int
 	tmp                 string
 	exited              chan struct{} // closed once the HTTP service's process is waited for
-}
-
-// lockedBuffer is a child's stderr, read while the child writes it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // protocolVersion is the MCP revision the client asks for.
@@ -67,7 +50,7 @@ const protocolVersion = "2025-06-18"
 
 // startStdio starts `awr-mcp --project dir` and initializes a session.
 func startStdio(ctx context.Context, mcpExe, dir string) (*resident, error) {
-	r := &resident{Mode: "stdio", stderr: &lockedBuffer{}}
+	r := &resident{Mode: "stdio", stderr: &process.Output{}}
 	r.cmd = exec.CommandContext(ctx, mcpExe, "--project", dir, "--log-level", "error")
 	r.cmd.Stderr = r.stderr
 	var err error
@@ -100,7 +83,7 @@ func startHTTP(ctx context.Context, mcpExe, dir, id string) (*resident, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &resident{Mode: "http", stderr: &lockedBuffer{}, tmp: tmp, project: "bench", client: &http.Client{Timeout: 5 * time.Minute}}
+	r := &resident{Mode: "http", stderr: &process.Output{}, tmp: tmp, project: "bench", client: &http.Client{Timeout: 5 * time.Minute}}
 	key := make([]byte, 24)
 	if _, err := rand.Read(key); err != nil {
 		r.Close()

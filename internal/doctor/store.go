@@ -1,10 +1,11 @@
-package project
+package doctor
 
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
 )
 
@@ -35,15 +36,13 @@ type StoreHealth struct {
 	ClockOffsetMs int64 `json:"clock_offset_ms"`
 }
 
-// doctorStore reports the shared store of a team checkout (nil for a
-// project whose log is its own file), and adds the finding of a store
-// the log moved out of.
+// Store reports the shared store of a team checkout whose log is st (nil
+// for a project whose log is its own file), and adds the finding of a
+// store the log moved out of. atOpen is the cache's head when the project
+// was opened (-1 when unknown): opening caught the cache up, so its lag
+// is what it was before.
 // Errors: Storage when the store cannot be read.
-func (p *Project) doctorStore(ctx context.Context, add func(DoctorFinding)) (*StoreHealth, error) {
-	st, err := p.EventLog(ctx)
-	if err != nil {
-		return nil, err
-	}
+func Store(ctx context.Context, st *events.Store, atOpen int64, add func(Finding)) (*StoreHealth, error) {
 	up, ok := st.Upstream().(*pgstore.Store)
 	if !ok {
 		return nil, nil
@@ -53,9 +52,6 @@ func (p *Project) doctorStore(ctx context.Context, add func(DoctorFinding)) (*St
 	if err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	atOpen := p.cacheAtOpen
-	p.mu.Unlock()
 	if atOpen >= 0 && atOpen < local.Revision {
 		// Opening the project caught the cache up: its lag is what it
 		// was before.
@@ -80,7 +76,7 @@ func (p *Project) doctorStore(ctx context.Context, add func(DoctorFinding)) (*St
 	h.ClockOffsetMs = info.Now.Sub(mid).Milliseconds()
 	if moved != nil {
 		h.MovedTo = moved.To
-		add(DoctorFinding{Code: FindingStoreMoved, Severity: SeverityError, Subject: up.Project(),
+		add(Finding{Code: FindingStoreMoved, Severity: SeverityError, Subject: up.Project(),
 			Message: fmt.Sprintf("the project's log moved out of the shared store %s into %s at project_revision %d: the store takes no more writes", up.Describe(), moved.To, moved.Revision),
 			Repair:  "awr migrate --to sqlite"})
 	}
