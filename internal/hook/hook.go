@@ -210,6 +210,16 @@ func orUnknown(s string) string {
 	return s
 }
 
+// moment names the moment of e in a packet's first line: the host's
+// name of its event and, for a start, its source ("SessionStart
+// resume"); a prompt's event has none ("BeforeAgent").
+func moment(e hosts.Event) string {
+	if e.Source == "" {
+		return e.HostEvent
+	}
+	return e.HostEvent + " " + e.Source
+}
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // hook decides the answer to e and records what the log keeps of it.
@@ -519,7 +529,7 @@ func (a *answerer) injectPacket(ctx context.Context, st *commands.ConversationSt
 			return hosts.Answer{}, err
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "# awr: packet update for session %s on %s (%s %s, revision %d, %s)\n\n", session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), pkt.ProjectRevision, mark)
+		fmt.Fprintf(&b, "# awr: packet update for session %s on %s (%s, revision %d, %s)\n\n", session, st.Binding.Work, moment(e), pkt.ProjectRevision, mark)
 		fmt.Fprintf(&b, "The awr packet given earlier in this conversation (session %s) still holds, except", session)
 		if gone > 0 {
 			fmt.Fprintf(&b, " that %d of its lines no longer hold", gone)
@@ -542,8 +552,8 @@ func (a *answerer) injectPacket(ctx context.Context, st *commands.ConversationSt
 		}
 		// An update too long to give whole: the whole packet instead.
 	}
-	header := fmt.Sprintf("# awr: continuing session %s on %s (%s %s, %s)\n\nThis conversation (%s) is bound to awr session %s. What follows is the recorded state of the work; trust it over your memory of the conversation, and over any earlier awr packet in it.",
-		session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), mark, rec.Key, session)
+	header := fmt.Sprintf("# awr: continuing session %s on %s (%s, %s)\n\nThis conversation (%s) is bound to awr session %s. What follows is the recorded state of the work; trust it over your memory of the conversation, and over any earlier awr packet in it.",
+		session, st.Binding.Work, moment(e), mark, rec.Key, session)
 	instructions := fmt.Sprintf("## Keep it continuous\n\n"+
 		"- Before you stop, and before the context is compacted: awr session checkpoint --session %s --agent AGENT --digest 'what you did' --next-action 'the exact next step' [--open-loop TEXT] [--resolve-loop ID] [--decision TEXT]\n"+
 		"- To tie a checkpoint to the packet it was based on: awr context compile --work %s --session %s --json records one; pass its context_hash as --context-hash\n"+
