@@ -126,6 +126,8 @@ func TestParse_Fixtures(t *testing.T) {
 			ConversationID: "ses_1b2c3d4e5ffeFoRkEdSeSsIoNx", ForkContext: "# awr: continuing session 01KB0000000000000000000000 on STORE-1 (SessionStart resume, packet 1f3a9c0b2d4e)\n\nThis conversation (opencode:ses_0f1a2b3c4ffeAbCdEfGhIjKlMn) is bound to awr session 01KB0000000000000000000000.\n"})),
 		rows(o("user_prompt_submit.json", Event{Name: BeforeAgent, HostEvent: "UserPromptSubmit", TurnID: "msg_24b2155cd001XiYjZkAlBmCnDo"})),
 		rows(o("pre_compact.json", Event{Name: PreCompact, HostEvent: "PreCompact"})),
+		rows(o("pre_compact_manual.json", Event{Name: PreCompact, HostEvent: "PreCompact", Trigger: "manual"})),
+		rows(o("session_end.json", Event{Name: SessionEnd, HostEvent: "SessionEnd", Reason: "exit"})),
 	}
 	seen := map[Host]map[string]bool{}
 	for _, tc := range cases {

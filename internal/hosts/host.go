@@ -139,14 +139,18 @@ var specs = []spec{
 	// the first message of a session in an OpenCode process (source
 	// startup when the process created the session, else resume);
 	// UserPromptSubmit: every later message; PreCompact:
-	// experimental.session.compacting. No stop is sent: a recorded stop
-	// would end the compaction a later message gives the packet back
-	// for. timeout is the plugin's own bound on one awr run, in seconds.
+	// experimental.session.compacting; SessionEnd (reason exit): each
+	// session that started in this process, when OpenCode disposes of
+	// the plugin (the end of `opencode run`, the TUI's exit). No stop is
+	// sent: a recorded stop would end the compaction a later message
+	// gives the packet back for. timeout is the plugin's own bound on one
+	// awr run, in seconds.
 	{host: OpenCode, wire: "SessionStart", name: SessionStart, requires: []string{"source"},
 		context: true, install: true, timeout: 10},
 	{host: OpenCode, wire: "UserPromptSubmit", name: BeforeAgent,
 		context: true, install: true, timeout: 10},
 	{host: OpenCode, wire: "PreCompact", name: PreCompact, install: true, timeout: 10},
+	{host: OpenCode, wire: "SessionEnd", name: SessionEnd, requires: []string{"reason"}, install: true, timeout: 10},
 }
 
 // lookup returns the spec of host h's event called wire.

@@ -8,6 +8,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/doctor"
 	"github.com/awr-dev/awr/internal/exec"
+	"github.com/awr-dev/awr/internal/hook"
 	"github.com/awr-dev/awr/internal/hosts"
 	"github.com/awr-dev/awr/projections"
 )
@@ -114,9 +115,9 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 		_, _, path, err := hosts.Target(client, scope, p.dir)
 		return path, err
 	}
-	ran := doctor.HooksRan(ctx, filepath.Join(p.dir, ".awr", RanLog), hookLogLimit)
+	ran := doctor.HooksRan(ctx, filepath.Join(p.dir, ".awr", hook.RanLog), hook.LogLimit)
 	res.Hooks = doctor.Hooks(clients, ran, target, add)
-	doctor.Unanswered(ctx, filepath.Join(p.dir, ".awr"), hookLogLimit, ran, res.Hooks, add)
+	doctor.Unanswered(ctx, filepath.Join(p.dir, ".awr"), hook.LogLimit, ran, res.Hooks, add)
 	doctor.Permissions(p.dir, add)
 	doctor.Anchors(ctx, p.dir, st, add)
 	res.OK, res.Counts = doctor.Rank(res.Findings)

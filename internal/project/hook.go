@@ -2,19 +2,12 @@ package project
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/internal/fault"
-	"github.com/awr-dev/awr/internal/hosts"
-	"github.com/awr-dev/awr/internal/pathcheck"
-	"github.com/awr-dev/awr/internal/secret"
+	"github.com/awr-dev/awr/internal/hook"
 )
 
 // HookRequest is `awr client hook`: one hook event of a host, as JSON on
@@ -24,564 +17,55 @@ type HookRequest struct {
 	NoBlock bool   `name:"no-block" json:"no_block,omitempty" help:"Never ask the host to continue at a stop (by default a stop is answered once with the checkpoint command when the bound session holds its work and recorded no checkpoint since the previous stop)."`
 }
 
-// HookResult is what the hook answers: Stdout is written as is, the exit
-// status is always 0, and Log holds the lines written to .awr/hooks.log.
-type HookResult struct {
-	Stdout []byte
-	Dir    string
-	Log    []string
-	now    func() time.Time // the clock of the lines written: the caller's
-}
+// HookResult is what the hook answers (hook.Result): Stdout is written
+// as is, the exit status is always 0, and Log holds the lines written to
+// .awr/hooks.log.
+type HookResult = hook.Result
 
-// hookLogLimit bounds .awr/hooks.log: beyond it the file is moved to
-// hooks.log.1 and a new one started.
-const hookLogLimit = 1 << 20
-
-// packetBudgets are the token budgets a hook tries for a packet, smallest
-// first: 2,000 tokens is about 8,000 characters, inside every host's
-// limit with room for the instructions.
-var packetBudgets = []int{2000, 5000}
-
-// AnswerHook answers one hook event of host req.Client read from payload:
-// it finds the project from the payload's cwd (the nearest directory up
-// that holds .awr/awr.db; the hook's own working directory when the
-// payload names none that exists) unless projectDir is set, records what the log
-// keeps of the event, and renders the answer in the host's own format. It
-// never fails its host: a malformed payload, an unknown event, no project
-// or any error gives the host's empty answer and a line in .awr/hooks.log
-// (when there is a project to keep it): the diagnostic awr doctor counts
-// per host. The lines are dated by opts.Now.
+// AnswerHook answers one hook event of host req.Client read from payload
+// (hook.Answer): the project is projectDir, else the one the payload's
+// cwd is in; it is opened with opts, and the lines of .awr/hooks.log are
+// dated by opts.Now. It never fails its host.
 func AnswerHook(ctx context.Context, projectDir string, req HookRequest, payload io.Reader, opts Options) *HookResult {
-	res := &HookResult{now: opts.Now}
-	if res.now == nil {
-		res.now = time.Now
-	}
-	h, err := hosts.ParseHost(req.Client)
-	if err != nil {
-		res.Stdout = hosts.Empty(hosts.Claude).Stdout
-		return res
-	}
-	empty := hosts.Empty(h).Stdout
-	res.Stdout = empty
-	var e hosts.Event
-	defer func() {
-		// Not even a bug of awr's may break the host.
-		if r := recover(); r != nil {
-			res.Stdout = empty
-			res.log(h, e, fault.New(fault.Internal, "hook: %v", r))
-		}
-	}()
-	e, err = hosts.Read(h, payload)
-	dir := projectDir
-	if dir == "" && err == nil {
-		dir = Find(e.Cwd)
-	}
-	if fi, serr := os.Stat(e.Cwd); dir == "" && projectDir == "" && (err != nil || serr != nil || !fi.IsDir()) {
-		// No usable cwd in the payload: the hook's own working
-		// directory, where the host runs it.
-		if cwd, cerr := os.Getwd(); cerr == nil {
-			dir = Find(cwd)
-		}
-	}
-	res.Dir = dir
-	if err != nil {
-		res.log(h, e, err)
-		return res
-	}
-	if dir == "" {
-		return res
-	}
-	p, err := Open(ctx, dir, opts)
-	if err != nil {
-		res.log(h, e, err)
-		return res
-	}
-	defer p.Close()
-	res.ran(h, e)
-	a, err := p.hook(ctx, e, req)
-	if err != nil {
-		res.log(h, e, err)
-		return res
-	}
-	out := hosts.Render(e, a)
-	res.Stdout = out.Stdout
-	if len(res.Stdout) == 0 {
-		res.Stdout = empty
-	}
-	return res
-}
-
-// log appends one line naming the host, the event and err to
-// .awr/hooks.log: one inert line, a secret in it withheld (the
-// conversation id is the host's word, and a refusal may be for it).
-func (r *HookResult) log(h hosts.Host, e hosts.Event, err error) {
-	fe := fault.ObjectOf(err)
-	line := fmt.Sprintf("%s %s %s conversation=%q: %s (%s)", r.now().UTC().Format(time.RFC3339), h, SafeLine(orUnknown(e.HostEvent)), e.ConversationID, oneLine(fe.Message), fe.Code)
-	line = SafeLine(secret.Redact(line))
-	r.Log = append(r.Log, line)
-	if r.Dir == "" {
-		return
-	}
-	path := filepath.Join(r.Dir, ".awr", "hooks.log")
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > hookLogLimit {
-		os.Rename(path, path+".1")
-	}
-	// Never through a symbolic link or to a file of several names: a
-	// hook runs on a host's word, in a directory an agent can write.
-	f, ferr := pathcheck.Append(path, 0o600, true)
-	if ferr != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintln(f, line)
-}
-
-// RanLog is the file, under a project's .awr, where each hook that reached
-// the project appends one line: when (RFC 3339, UTC), the host, awr's name
-// of the event. awr doctor reads it to say when each host's hooks last
-// ran, bound conversation or not (the event log records the hooks of
-// bound conversations only).
-const RanLog = "hooks.log.ran"
-
-// ran appends the line of RanLog for event e of host h; a failure to
-// write it is no failure of the hook.
-func (r *HookResult) ran(h hosts.Host, e hosts.Event) {
-	path := filepath.Join(r.Dir, ".awr", RanLog)
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > hookLogLimit {
-		os.Rename(path, path+".1")
-	}
-	f, err := pathcheck.Append(path, 0o600, true)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s %s %s\n", r.now().UTC().Format(time.RFC3339), h, e.Name)
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "(unknown event)"
-	}
-	return s
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// hook decides the answer to e and records what the log keeps of it.
-func (p *Project) hook(ctx context.Context, e hosts.Event, req HookRequest) (hosts.Answer, error) {
-	client := string(e.Host)
-	key, err := commands.ConversationKey("hook", client, e.ConversationID)
-	if err != nil {
-		return hosts.Answer{}, err
-	}
-	st, err := p.conversation(ctx, key)
-	if err != nil {
-		return hosts.Answer{}, err
-	}
-	rec := commands.HostEventRequest{
-		Client: client, Key: key, Event: string(e.Name), HostEvent: e.HostEvent,
-		Source: e.Source, Trigger: e.Trigger, Reason: e.Reason, StopHookActive: e.StopHookActive,
-		Delivery: e.Key(), Occurrence: e.TurnID != "" || e.Timestamp != "",
-		// Only Claude Code is asked to continue a turn: the other hosts
-		// can be, but awr keeps to what their users expect of a stop.
-		NoBlock: req.NoBlock || e.Host != hosts.Claude,
-		Reminds: hosts.CapabilityOf(e.Host, e.Name).Reminder,
-	}
-	switch e.Name {
-	case hosts.SessionStart:
-		return p.hookStart(ctx, st, &rec, e)
-	case hosts.BeforeAgent:
-		if st.Binding == nil {
-			return hosts.Answer{}, nil
-		}
-		if e.Host == hosts.Gemini && st.Stale == nil {
-			return p.geminiPrompt(ctx, st, rec, e)
-		}
-		// Where a host has no start after a compaction, the packet goes
-		// back with the next prompt.
-		if !st.CompactionPending {
-			return hosts.Answer{}, nil
-		}
-		return p.injectPacket(ctx, st, rec, client, e, false)
-	case hosts.PreCompact:
-		res, err := command(ctx, p, commands.RecordHostEvent, rec)
-		if err != nil || !res.Remind || !rec.Reminds {
-			return hosts.Answer{}, err
-		}
-		return hosts.Answer{Reminder: hosts.OneLine(fmt.Sprintf("awr: no checkpoint since %s's last packet; run awr session checkpoint --session %s --agent A --digest D --next-action N", res.SessionID, res.SessionID))}, nil
-	case hosts.Stop, hosts.SessionEnd:
-		return p.hookStop(ctx, st, &rec, e)
-	}
-	return hosts.Answer{}, nil
-}
-
-// geminiPrompt answers Gemini CLI's BeforeAgent, before each prompt. Gemini
-// fires its PreCompress before every request, before its own check of the
-// window, and no hook follows a compression; a resumed conversation drops
-// the context a SessionStart gave but keeps a prompt's, and a clear never
-// sends a start's (hosts.StartGoesWithPrompt: such a start gives nothing
-// and leaves the packet to this prompt). So what the conversation holds is read, not
-// inferred: in its chat recording (the messages it holds now) and in the
-// prompt being sent. A conversation that holds the latest packet given
-// gets nothing, unless the prompt follows such a start, which brings the
-// packet up to date as every start does (nothing, or an update); one that
-// holds an older one, an update; one that holds none, the packet whole.
-// With no recording to read, the packet goes back after such a start or
-// a PreCompress, as for the other hosts.
-func (p *Project) geminiPrompt(ctx context.Context, st *commands.ConversationState, rec commands.HostEventRequest, e hosts.Event) (hosts.Answer, error) {
-	given, err := p.given(ctx, rec.Key)
-	if err != nil {
-		return hosts.Answer{}, err
-	}
-	marks, whole := make([]string, len(given)), make([]string, len(given))
-	for i, d := range given {
-		marks[i] = hosts.PacketMark(d.ContextHash)
-		if d.Answer == "context" {
-			whole[i] = marks[i]
-		}
-	}
-	i, read := hosts.RecordingHolds(e.TranscriptPath, e.Prompt, marks)
-	if j, _ := hosts.RecordingHolds(e.TranscriptPath, e.Prompt, whole); read && j < 0 {
-		// Updates without the packet they update (a compression
-		// summarized its turn away, and kept a later turn's update):
-		// the conversation holds no packet.
-		i = -1
-	}
-	switch {
-	case !read && !st.CompactionPending && !st.StartPending:
-		return hosts.Answer{}, nil
-	case !read:
-		return p.injectPacket(ctx, st, rec, string(e.Host), e, false)
-	case i == 0 && !st.StartPending:
-		return hosts.Answer{}, nil
-	case i >= 0:
-		st.Held = given[i:]
-	default:
-		st.Held = nil
-	}
-	return p.injectPacket(ctx, st, rec, string(e.Host), e, true)
-}
-
-// continueFrom binds st, a conversation with no binding, where the first
-// of froms that is bound and followed is (rec records it as continuing
-// that one, a fork when fork says so); st is unchanged when none is.
-func (p *Project) continueFrom(ctx context.Context, st **commands.ConversationState, rec *commands.HostEventRequest, froms []string, fork bool) error {
-	for _, from := range froms {
-		old, err := p.conversation(ctx, from)
+	return hook.Answer(ctx, projectDir, hook.Request(req), payload, opts.Now, Find, func(ctx context.Context, dir string) (hook.Door, func(), error) {
+		p, err := Open(ctx, dir, opts)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		if old.Binding != nil && old.Stale == nil && old.Follow == old.Binding.SessionID {
-			*st, rec.ContinuesFrom, rec.Fork = old, from, fork
-			return nil
-		}
-	}
-	return nil
-}
-
-// hookStart answers a SessionStart: a bound conversation (or one that
-// continues a bound one) gets its packet, any other the orientation.
-func (p *Project) hookStart(ctx context.Context, st *commands.ConversationState, rec *commands.HostEventRequest, e hosts.Event) (hosts.Answer, error) {
-	client := string(e.Host)
-	if st.Binding == nil && e.Source == "fork" {
-		// A copy of a conversation under a new id (claude
-		// --fork-session, opencode run --session ID --fork): Claude's
-		// command line names the original, and so do the texts awr gave
-		// it, in the fork's transcript once written (Claude) or in the
-		// copied messages awr's OpenCode plugin sends. The fork is bound where the original is, as a
-		// fork of it; the original goes on untouched.
-		if err := p.continueFrom(ctx, &st, rec, hosts.ForkSources(e, rec.Key), true); err != nil {
-			return hosts.Answer{}, err
-		}
-	}
-	if st.Binding == nil && (e.Source == "clear" || e.Source == "resume" || e.Source == "fork") {
-		// A new id for a conversation the host just ended to clear or
-		// switch it: this one continues it, bound where it was.
-		from, err := p.pendingContinuation(ctx, client)
-		if err != nil {
-			return hosts.Answer{}, err
-		}
-		if from != "" {
-			if err := p.continueFrom(ctx, &st, rec, []string{from}, false); err != nil {
-				return hosts.Answer{}, err
-			}
-		}
-	}
-	if st.Binding == nil {
-		text, err := p.orientation(ctx, client, e.ConversationID)
-		return hosts.Answer{Context: text}, err
-	}
-	if st.Stale == nil && hosts.StartGoesWithPrompt(e.Host, e.Source) {
-		// A Gemini clear: its start's context is never sent; the
-		// packet goes with the next prompt (geminiPrompt).
-		rec.Answer = "deferred"
-		_, err := command(ctx, p, commands.RecordHostEvent, *rec)
-		return hosts.Answer{}, err
-	}
-	if st.Stale == nil && e.Host == hosts.Gemini && e.Source == "resume" {
-		// A resumed Gemini conversation keeps only what a prompt was
-		// given (hosts.KeptAtResume): the newest packet given so, if
-		// any, is what it holds; this start brings it up to date
-		// (nothing, or an update, in the turn's own message, which the
-		// next resume drops), and the prompt that follows reads the
-		// recording and gives the packet whole if a compression
-		// dropped that one. With none, the packet whole.
-		given, err := p.given(ctx, rec.Key)
-		if err != nil {
-			return hosts.Answer{}, err
-		}
-		st.Held = nil
-		for k, d := range given {
-			if hosts.KeptAtResume(e.Host, hosts.Name(d.Event)) {
-				st.Held = given[k:]
-				break
-			}
-		}
-		return p.injectPacket(ctx, st, *rec, client, e, true)
-	}
-	return p.injectPacket(ctx, st, *rec, client, e, false)
-}
-
-// given is commands.Given at the head: the packets conversation key was
-// given since it was last cleared, compactions or not, newest first.
-func (p *Project) given(ctx context.Context, key string) ([]commands.Delivery, error) {
-	var given []commands.Delivery
-	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
-		var err error
-		given, err = commands.Given(r.Conn, rev, key)
-		return err
+		return hookDoor{p}, func() { p.Close() }, nil
 	})
-	return given, err
 }
 
-// hookStop records a Stop or SessionEnd and, for a Stop of a bound
-// conversation whose latest work no checkpoint saved, asks for one.
-func (p *Project) hookStop(ctx context.Context, st *commands.ConversationState, rec *commands.HostEventRequest, e hosts.Event) (hosts.Answer, error) {
-	if st.Binding == nil && e.Name == hosts.Stop {
-		// A fork whose start said nothing of its original (an
-		// interactive fork, `--continue --fork-session`): by its first
-		// stop its transcript is written, a copy of the original's with
-		// the texts awr gave it.
-		if err := p.continueFrom(ctx, &st, rec, hosts.ForkSources(e, rec.Key), true); err != nil {
-			return hosts.Answer{}, err
-		}
-	}
-	var since string
-	var files []string
-	if e.Name == hosts.Stop && st.Binding != nil && !rec.NoBlock && !rec.StopHookActive {
-		// Only work that no checkpoint saved is worth a continued turn:
-		// a headless run whose work is saved ends as the model ended it.
-		rec.RepoKnown, rec.Unsaved, since, files = p.unsaved(ctx, st.Follow)
-	}
-	res, err := command(ctx, p, commands.RecordHostEvent, *rec)
-	if err != nil || !res.Block {
-		return hosts.Answer{}, err
-	}
-	why := "has recorded no checkpoint since the previous stop"
-	if rec.RepoKnown {
-		why = "has recorded no checkpoint of its latest work: " + hosts.UnsavedSummary(since, files)
-	}
-	return hosts.Answer{Block: true, Reason: stopReason(res.SessionID, res.Work, res.Agent, why)}, nil
+// hookDoor is the project as the hook's door (hook.Door): reads at the
+// head, writes through commands.
+type hookDoor struct{ p *Project }
+
+func (d hookDoor) Read(ctx context.Context, fn func(r *events.Reader, rev, now int64) error) error {
+	return d.p.read(ctx, commands.Read{}, fn)
 }
 
-// stopReason is what a blocked stop tells the agent to do: the exact
-// command, with the session's own agent label.
-func stopReason(session, work, agent, why string) string {
-	return oneLine(fmt.Sprintf("awr: session %s holds %s and %s. Record one now, then stop: "+
-		"awr session checkpoint --session %s --agent %s --digest 'what you did' --next-action 'the exact next step' "+
-		"(add --open-loop TEXT for what is still open, --decision TEXT for what was settled).", session, work, why, session, shellWord(agent)))
+func (d hookDoor) Now() time.Time { return d.p.Now() }
+
+func (d hookDoor) Record(ctx context.Context, req commands.HostEventRequest) (*commands.HostEventResult, error) {
+	return command(ctx, d.p, commands.RecordHostEvent, req)
 }
 
-// conversation reads the state of conversation key at the head.
-func (p *Project) conversation(ctx context.Context, key string) (*commands.ConversationState, error) {
-	var st *commands.ConversationState
-	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
-		var err error
-		st, err = commands.Conversation(r.Conn, rev, key)
-		return err
-	})
-	return st, err
+func (d hookDoor) Bind(ctx context.Context, req commands.BindRequest) (*commands.BindResult, error) {
+	return d.p.ClientBind(ctx, req)
 }
 
-// pendingContinuation is commands.PendingContinuation at the head.
-func (p *Project) pendingContinuation(ctx context.Context, client string) (string, error) {
-	var key string
-	err := p.read(ctx, commands.Read{}, func(r *events.Reader, rev, _ int64) error {
-		var err error
-		key, err = commands.PendingContinuation(r.Conn, rev, client, p.Now())
-		return err
-	})
-	return key, err
+func (d hookDoor) Packet(ctx context.Context, session string, budget int) (*commands.CompileResult, error) {
+	return d.p.ContextPacket(ctx, ContextPacketRequest{Session: session, Budget: &budget})
 }
 
-// injectPacket answers a start (or a prompt after a compaction) of a bound
-// conversation with its session's packet (an update of st.Held[0], or
-// nothing, when known says st.Held is what the conversation holds now), the commands to checkpoint and
-// to verify a restatement, fitted to the host's limit, and records that
-// the context was given back. A conversation whose session was resumed
-// for another gets no packet: it is told who continues.
-func (p *Project) injectPacket(ctx context.Context, st *commands.ConversationState, rec commands.HostEventRequest, client string, e hosts.Event, known bool) (hosts.Answer, error) {
-	if st.Stale != nil {
-		fe := fault.As(st.Stale)
-		text := fmt.Sprintf("# awr: this conversation's session was continued elsewhere\n\n%s\n\nDo not continue the work here. To see the successor's state: %s", SafeText(fe.Message), fe.Hint)
-		_, err := command(ctx, p, commands.RecordHostEvent, rec)
-		return hosts.Answer{Context: text}, err
-	}
-	session := st.Follow
-	if session != st.Binding.SessionID && rec.ContinuesFrom == "" {
-		// The resume was made for this conversation: follow it there.
-		if _, err := p.ClientBind(ctx, ClientBindRequest{Client: client, ExternalSession: e.ConversationID, Work: st.Binding.Work}); err != nil {
-			return hosts.Answer{}, err
-		}
-	}
-	var pkt *CompileResult
-	var err error
-	for _, b := range packetBudgets {
-		if pkt, err = p.ContextPacket(ctx, ContextPacketRequest{Session: session, Budget: new(b)}); !fault.Is(err, fault.BudgetExceeded) {
-			break
-		}
-	}
+func (d hookDoor) Status(ctx context.Context) (*hook.Status, error) {
+	s, err := d.p.Status(ctx, StatusRequest{})
 	if err != nil {
-		return hosts.Answer{}, err
+		return nil, err
 	}
-	lines, digests := hosts.PacketLines(pkt.WorkContext.RenderedContext)
-	rec.ContextHash, rec.Lines = pkt.WorkContext.ContextHash, digests
-	mark := hosts.PacketMark(pkt.WorkContext.ContextHash)
-	var held []string
-	switch {
-	case known:
-		// The caller read what the conversation holds (geminiPrompt).
-		if len(st.Held) > 0 {
-			held = st.Held[0].Lines
-		}
-	case e.Source == "resume" && hosts.ResumeKeepsContext(e.Host) || rec.Fork:
-		held = heldLines(st.Held, e, rec.Fork)
-	case e.Source == "compact" && len(st.Held) > 0:
-		// A packet given since the compaction began: the compacted
-		// conversation holds it. Codex compacts a resumed turn after
-		// its PreCompact and before it writes that turn's start, whose
-		// packet it then keeps, and its own start (source compact)
-		// follows.
-		held = st.Held[0].Lines
-	}
-	if held != nil {
-		// The conversation still holds the packet it was given: only
-		// what changed since goes, or nothing.
-		added, gone := hosts.PacketUpdate(held, lines, digests)
-		if len(added) == 0 && gone == 0 {
-			rec.Answer, rec.Lines = "held", nil
-			_, err := command(ctx, p, commands.RecordHostEvent, rec)
-			return hosts.Answer{}, err
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "# awr: packet update for session %s on %s (%s %s, revision %d, %s)\n\n", session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), pkt.ProjectRevision, mark)
-		fmt.Fprintf(&b, "The awr packet given earlier in this conversation (session %s) still holds, except", session)
-		if gone > 0 {
-			fmt.Fprintf(&b, " that %d of its lines no longer hold", gone)
-			if len(added) > 0 {
-				b.WriteString(" and")
-			}
-		}
-		if len(added) > 0 {
-			b.WriteString(" for these lines, which replace or add to it (under their section):\n\n")
-			b.WriteString(strings.Join(added, "\n"))
-		} else {
-			b.WriteString(".")
-		}
-		if fitted := hosts.Fit([]hosts.Part{{Text: b.String()}}, hosts.MaxContext); !fitted.Truncated {
-			rec.Answer = "delta"
-			if _, err := command(ctx, p, commands.RecordHostEvent, rec); err != nil {
-				return hosts.Answer{}, err
-			}
-			return hosts.Answer{Context: fitted.Text}, nil
-		}
-		// An update too long to give whole: the whole packet instead.
-	}
-	header := fmt.Sprintf("# awr: continuing session %s on %s (%s %s, %s)\n\nThis conversation (%s) is bound to awr session %s. What follows is the recorded state of the work; trust it over your memory of the conversation, and over any earlier awr packet in it.",
-		session, st.Binding.Work, e.HostEvent, orUnknown(e.Source), mark, rec.Key, session)
-	instructions := fmt.Sprintf("## Keep it continuous\n\n"+
-		"- Before you stop, and before the context is compacted: awr session checkpoint --session %s --agent AGENT --digest 'what you did' --next-action 'the exact next step' [--open-loop TEXT] [--resolve-loop ID] [--decision TEXT]\n"+
-		"- To tie a checkpoint to the packet it was based on: awr context compile --work %s --session %s --json records one; pass its context_hash as --context-hash\n"+
-		"- To prove the handoff: write your restatement (goal, work, next action, open loops, decisions) as JSON and run awr recovery verify --session %s --input FILE",
-		session, st.Binding.Work, session, session)
-	fitted := hosts.Fit([]hosts.Part{{Text: header}, {Text: pkt.WorkContext.RenderedContext}, {Text: instructions}}, hosts.MaxContext)
-	rec.Answer = "context"
-	if fitted.Truncated {
-		// The conversation holds part of the packet only: none of it
-		// counts as held, and the next start gives it whole.
-		rec.Lines = nil
-	}
-	if _, err := command(ctx, p, commands.RecordHostEvent, rec); err != nil {
-		return hosts.Answer{}, err
-	}
-	return hosts.Answer{Context: fitted.Text}, nil
+	return &hook.Status{ProjectName: s.ProjectName, ProjectRevision: s.ProjectRevision, Queues: s.Queues}, nil
 }
 
-// heldLines returns the line digests of the packet a conversation holds,
-// of held (its deliveries, newest first): the newest one its host's
-// transcript holds the mark of (hosts.Holds), or the newest one
-// when there is no transcript to read. A host killed mid-turn may never
-// write the turn that carried awr's latest delivery; trusting the record
-// alone would leave the resumed conversation without it. nil when it
-// holds none.
-func heldLines(held []commands.Delivery, e hosts.Event, fork bool) []string {
-	if len(held) == 0 {
-		return nil
-	}
-	marks := make([]string, len(held))
-	for i, d := range held {
-		marks[i] = hosts.PacketMark(d.ContextHash)
-	}
-	i, read := hosts.Holds(e, marks)
-	switch {
-	case !read:
-		return held[0].Lines
-	case i < 0 && fork && e.ForkContext == "":
-		// A fork's own transcript need not copy its original's turns
-		// (a Codex fork's rollout starts after them, naming the thread
-		// it forked): the original's record stands.
-		return held[0].Lines
-	case i < 0:
-		return nil
-	}
-	return held[i].Lines
-}
-
-// orientation is what a conversation the log does not know is told at its
-// start: the work in progress, what is ready, and the commands to start or
-// resume a session and bind this conversation to it.
-func (p *Project) orientation(ctx context.Context, client, conversation string) (string, error) {
-	status, err := p.Status(ctx, StatusRequest{})
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# awr: project %s (revision %d)\n\nThis conversation (%s:%s) is not bound to an awr session yet.\n", SafeText(status.ProjectName), status.ProjectRevision, client, conversation)
-	if len(status.Queues.Current) > 0 {
-		b.WriteString("\nIn progress:\n")
-		for i, it := range status.Queues.Current {
-			if i == 5 {
-				fmt.Fprintf(&b, "- and %d more (awr status)\n", status.Queues.CurrentTotal-5)
-				break
-			}
-			holder := ""
-			if it.Holder != nil {
-				holder = fmt.Sprintf(" (session %s, %s)", it.Holder.SessionID, SafeText(it.Holder.Agent))
-			}
-			fmt.Fprintf(&b, "- %s %s%s\n", it.Key, SafeText(it.Title), holder)
-		}
-	}
-	if len(status.Queues.Ready) > 0 {
-		b.WriteString("\nReady:\n")
-		for i, it := range status.Queues.Ready {
-			if i == 5 {
-				fmt.Fprintf(&b, "- and %d more (awr ready)\n", status.Queues.ReadyTotal-5)
-				break
-			}
-			fmt.Fprintf(&b, "- %s %s\n", it.Key, SafeText(it.Title))
-		}
-	}
-	fmt.Fprintf(&b, "\nTo start: awr session start --work KEY --agent AGENT --claim, then awr client bind --client %s --external-session %s --work KEY --session SESSION\n", client, conversation)
-	fmt.Fprintf(&b, "To continue a session: awr session resume --from-session SESSION --agent AGENT --client %s --external-session %s, then awr client bind --client %s --external-session %s --work KEY --from-session SESSION\n", client, conversation, client, conversation)
-	return b.String(), nil
+func (d hookDoor) Unsaved(ctx context.Context, session string) (known, changed bool, since string, files []string) {
+	return d.p.unsaved(ctx, session)
 }

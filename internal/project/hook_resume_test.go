@@ -293,7 +293,9 @@ func TestHook_GeminiPromptReadsTheRecording(t *testing.T) {
 	require.NoError(t, f.Close())
 	_, _ = hostAnswer(t, "gemini", dir, "pre_compress_auto", map[string]string{"transcript_path": recording, "timestamp": "2026-09-01T09:40:00.000Z"}, opts)
 	text, _ = hostAnswer(t, "gemini", dir, "before_agent", map[string]string{"transcript_path": recording, "timestamp": "2026-09-01T09:41:00.000Z"}, opts)
-	require.Contains(t, text, "# awr: continuing session "+session+" on CART-1 (BeforeAgent")
+	// The header names the moment: the hook, and a start's source where
+	// there is one (a BeforeAgent has none).
+	require.Contains(t, text, "# awr: continuing session "+session+" on CART-1 (BeforeAgent, packet ")
 }
 
 // TestHook_GeminiKeptPacketGoesWithThePrompt: a resumed Gemini CLI
@@ -355,7 +357,7 @@ func TestHook_GeminiKeptPacketGoesWithThePrompt(t *testing.T) {
 	require.Empty(t, text, "a clear's start gives nothing: Gemini never sends it")
 	require.Equal(t, []string{"session_start/clear:deferred"}, answers(cleared))
 	packet, _ := hostAnswer(t, "gemini", dir, "before_agent", set(cleared, "2026-11-02T09:05:02.000Z"), opts)
-	require.Contains(t, packet, "# awr: continuing session "+session+" on CART-1 (BeforeAgent", "the first prompt after the clear gets the packet whole")
+	require.Contains(t, packet, "# awr: continuing session "+session+" on CART-1 (BeforeAgent, packet ", "the first prompt after the clear gets the packet whole")
 
 	// That conversation resumed: its history keeps the prompt's turn,
 	// the packet appended to it (as Gemini appends a BeforeAgent's):

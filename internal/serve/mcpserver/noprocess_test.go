@@ -98,7 +98,7 @@ func TestServer_SeatCommandsArePersons(t *testing.T) {
 func TestNoProcessInFrontEnds(t *testing.T) {
 	t.Parallel()
 	var files []string
-	for _, d := range []string{".", testkit.Path("cmd", "awr-mcp"), testkit.Path("internal", "serve", "ui"), testkit.Path("internal", "hosts")} {
+	for _, d := range []string{".", testkit.Path("cmd", "awr-mcp"), testkit.Path("internal", "serve", "ui"), testkit.Path("internal", "hosts"), testkit.Path("internal", "hook")} {
 		m, err := filepath.Glob(filepath.Join(d, "*.go"))
 		require.NoError(t, err)
 		require.NotEmpty(t, m, d)
