@@ -3,6 +3,7 @@ package idle
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -50,16 +51,55 @@ func ResumeCommand(id string) string {
 // held claims (live or lapsed) and the active sessions once each, then
 // only what a listed session shows (its checkpoint, its seat): its cost
 // follows the claims nobody released, not the log, and its answer a
-// page.
+// page. It is ReadHeld(r, rev, head).Lapsed(r, now, limit).
 func Lapsed(r *events.Reader, rev, now int64, head bool, limit int) ([]LapsedSession, int, error) {
-	held, err := projections.HeldClaimsAt(r.Conn, rev, head)
+	h, err := ReadHeld(r, rev, head)
 	if err != nil {
 		return nil, 0, err
 	}
+	return h.Lapsed(r, now, limit)
+}
+
+// Held is what Lapsed reads of one revision that no clock reading
+// changes: the held claims (live or lapsed), the active sessions, and,
+// once a listing needed them, each listed session's last checkpoint and
+// seat. A process that reads the same revision again (a warm awr-mcp)
+// keeps it and asks again at its new now (Held.Lapsed); it answers for
+// its revision only, so it is kept keyed by that revision and dropped
+// when the log moves. Safe for concurrent use.
+type Held struct {
+	rev    int64
+	head   bool
+	claims []projections.Claim
+	mu     sync.Mutex
+	active map[string]*projections.Session // nil until a claim lapsed
+	shown  map[string]shown                // session id -> what a listing shows
+}
+
+// shown is what a lapsed session's listing reads of it beyond its
+// claim and its session row.
+type shown struct {
+	checkpoint int64
+	seat       string
+}
+
+// ReadHeld reads the held claims at rev (head: rev is the log's head).
+// Errors: those of the projections' reads.
+func ReadHeld(r *events.Reader, rev int64, head bool) (*Held, error) {
+	held, err := projections.HeldClaimsAt(r.Conn, rev, head)
+	if err != nil {
+		return nil, err
+	}
+	return &Held{rev: rev, head: head, claims: held}, nil
+}
+
+// Lapsed is Lapsed at h's revision and now, reading through r (a
+// snapshot of that revision) only what h does not hold yet.
+func (h *Held) Lapsed(r *events.Reader, now int64, limit int) ([]LapsedSession, int, error) {
 	// The work items some claim holds live at now: the work moved on.
 	liveOn := map[string]bool{}
 	lapsed := false
-	for _, c := range held {
+	for _, c := range h.claims {
 		if c.LiveAt(now) {
 			liveOn[c.Work] = true
 		} else {
@@ -69,22 +109,27 @@ func Lapsed(r *events.Reader, rev, now int64, head bool, limit int) ([]LapsedSes
 	if !lapsed {
 		return nil, 0, nil
 	}
-	active, err := projections.ActiveSessionsAt(r.Conn, rev, head)
-	if err != nil {
-		return nil, 0, err
-	}
-	byID := make(map[string]*projections.Session, len(active))
-	for i := range active {
-		byID[active[i].ID] = &active[i]
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.active == nil {
+		active, err := projections.ActiveSessionsAt(r.Conn, h.rev, h.head)
+		if err != nil {
+			return nil, 0, err
+		}
+		h.active = make(map[string]*projections.Session, len(active))
+		for i := range active {
+			h.active[active[i].ID] = &active[i]
+		}
+		h.shown = map[string]shown{}
 	}
 	var out []LapsedSession
 	seen := map[string]bool{}
-	for _, c := range held {
+	for _, c := range h.claims {
 		if c.LiveAt(now) || seen[c.SessionID] {
 			continue
 		}
 		seen[c.SessionID] = true
-		s := byID[c.SessionID]
+		s := h.active[c.SessionID]
 		if s == nil || s.SuccessorID != "" || s.Work != c.Work {
 			continue
 		}
@@ -105,13 +150,19 @@ func Lapsed(r *events.Reader, rev, now int64, head bool, limit int) ([]LapsedSes
 	}
 	for i := range out {
 		l := &out[i]
-		// Its own last checkpoint, or the one it inherited.
-		if l.LastCheckpointSeq, err = chainCheckpointSeq(r, byID[l.ID], rev); err != nil {
-			return nil, 0, err
+		sh, ok := h.shown[l.ID]
+		if !ok {
+			var err error
+			// Its own last checkpoint, or the one it inherited.
+			if sh.checkpoint, err = chainCheckpointSeq(r, h.active[l.ID], h.rev); err != nil {
+				return nil, 0, err
+			}
+			if sh.seat, err = projections.SeatOfSession(r.Conn, l.ID); err != nil {
+				return nil, 0, err
+			}
+			h.shown[l.ID] = sh
 		}
-		if l.Seat, err = projections.SeatOfSession(r.Conn, l.ID); err != nil {
-			return nil, 0, err
-		}
+		l.LastCheckpointSeq, l.Seat = sh.checkpoint, sh.seat
 		if _, rig, err := commands.ParseAddress(l.Seat); l.Seat != "" && err == nil {
 			// A seat's session is resumed by relaunching the seat: a resume
 			// by hand would leave the seat to reconcile.

@@ -83,6 +83,9 @@ type Project struct {
 	// process opened it, before any catch-up (awr doctor's cache lag);
 	// -1 until then.
 	cacheAtOpen int64
+	// memo keeps what reads of the head computed, for the next read of
+	// the same head (headMemo).
+	memo headMemo
 }
 
 // Open returns the project rooted at dir (made absolute); with dir "" it

@@ -105,14 +105,14 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 	res := &ReadyResult{Ready: []ReadyItem{}}
 	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		res.ProjectRevision = rev
+		if rev == r.Head && !req.All {
+			return res.readyAtHead(r, &p.memo, now, req.Executable, after, limit)
+		}
 		gs, err := projections.GoalsAt(r.Conn, rev)
 		if err != nil {
 			return err
 		}
 		goals := intake.GoalKeys(gs)
-		if rev == r.Head && !req.All {
-			return res.readyAtHead(r, now, goals, req.Executable, after, limit)
-		}
 		rs, err := projections.ReadinessAt(r.Conn, rev, now, rev == r.Head)
 		if err != nil {
 			return err
@@ -155,9 +155,20 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 	return res, nil
 }
 
-// readyAtHead is Ready's page at the head (workqueue.ReadyAtHead).
-func (res *ReadyResult) readyAtHead(r *events.Reader, now int64, goals map[string]bool, executable bool, after *projections.Place, limit int) error {
-	pg, err := workqueue.ReadyAtHead(r, now, executable, after, limit)
+// readyAtHead is Ready's page at the head (workqueue.ReadyAtHead), the
+// page and the head's goals kept in memo for the next read of the head
+// with the same live claims.
+func (res *ReadyResult) readyAtHead(r *events.Reader, memo *headMemo, now int64, executable bool, after *projections.Place, limit int) error {
+	f, err := memo.factsOf(r, func() (*headFacts, error) { return readHeadFacts(r, r.Head) })
+	if err != nil {
+		return err
+	}
+	goals := intake.GoalKeys(f.goals)
+	live, err := projections.LiveClaimsAt(r.Conn, r.Head, now, true)
+	if err != nil {
+		return err
+	}
+	pg, err := memo.pageOf(r, live, executable, after, limit)
 	if err != nil {
 		return err
 	}

@@ -124,10 +124,29 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		if req.Past() {
 			res.At = &rev
 		}
-		if err := res.readHead(r.Conn, rev); err != nil {
-			return err
-		}
 		head := rev == r.Head
+		var goals []events.Goal
+		if head {
+			// What the head alone decides is kept for the next read of it
+			// (headMemo); the rest follows the reader's now.
+			f, err := p.memo.factsOf(r, func() (*headFacts, error) { return readHeadFacts(r, rev) })
+			if err != nil {
+				return err
+			}
+			res.HeadHash, res.LastEventAt, res.ProjectName, res.ProjectID = f.hash, f.lastEventAt, f.name, f.id
+			goals, res.LastReindex = f.goals, f.lastReindex
+		} else {
+			if err := res.readHead(r.Conn, rev); err != nil {
+				return err
+			}
+			var err error
+			if goals, err = projections.GoalsAt(r.Conn, rev); err != nil {
+				return err
+			}
+			if res.LastReindex, err = intake.LastReindexAt(r.Conn, rev); err != nil {
+				return err
+			}
+		}
 		// Live claims are read once: the stale sessions and the readiness
 		// of every item follow from them.
 		live, err := projections.LiveClaimsAt(r.Conn, rev, now, head)
@@ -141,19 +160,12 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		}
 		res.Sessions.Active, res.Sessions.Stale = active, stale
 		res.StaleSessions = append(res.StaleSessions, listed...)
-		goals, err := projections.GoalsAt(r.Conn, rev)
-		if err != nil {
-			return err
-		}
-		if res.LastReindex, err = intake.LastReindexAt(r.Conn, rev); err != nil {
-			return err
-		}
 		var queues *workqueue.View
 		if head {
 			// The work queues the projections keep at the head: the
 			// read follows the pages listed, the live claims and the
 			// seats, not the register.
-			if queues, err = workqueue.AtHead(r, live, goals); err != nil {
+			if queues, err = p.memo.viewOf(r, live, goals); err != nil {
 				return err
 			}
 		} else {
@@ -167,7 +179,11 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			queues = workqueue.Of(ready, goals)
 		}
 		res.file(queues)
-		if res.LapsedSessions, res.Sessions.Lapsed, err = idle.Lapsed(r, rev, now, head, commands.DefaultPage); err != nil {
+		held, err := p.heldAt(r, rev, head)
+		if err != nil {
+			return err
+		}
+		if res.LapsedSessions, res.Sessions.Lapsed, err = held.Lapsed(r, now, commands.DefaultPage); err != nil {
 			return err
 		}
 		if len(res.LapsedSessions) > 0 {
@@ -194,6 +210,15 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		res.Store = p.storeStatus(st)
 	}
 	return res, nil
+}
+
+// heldAt is the held claims at rev (idle.ReadHeld), kept by the memo at
+// the head.
+func (p *Project) heldAt(r *events.Reader, rev int64, head bool) (*idle.Held, error) {
+	if head {
+		return p.memo.heldOf(r)
+	}
+	return idle.ReadHeld(r, rev, false)
 }
 
 // readHead sets the head's hash and time and the project's name and id

@@ -341,16 +341,14 @@ type ReadyPage struct {
 // ReadyAtHead is a page of at most limit ready items (0: all; only the
 // executable ones with executable) after the place after (nil: from the
 // first), read from the work queues the projections keep: the ready
-// queue in order, less the items a live claim holds at now or a seat
-// holds back (AwaitingPerson), and the totals, the queue's counts less
-// those items. Its cost follows the page, the live claims and the seats
-// awaiting a person, not the register.
-func ReadyAtHead(r *events.Reader, now int64, executable bool, after *projections.Place, limit int) (*ReadyPage, error) {
+// queue in order, less the items a live claim holds (live: the claims
+// live at the reader's now, projections.LiveClaimsAt at the head) or a
+// seat holds back (AwaitingPerson), and the totals, the queue's counts
+// less those items. Its cost follows the page, the live claims and the
+// seats awaiting a person, not the register; its answer depends on the
+// head and live only.
+func ReadyAtHead(r *events.Reader, live []projections.Claim, executable bool, after *projections.Place, limit int) (*ReadyPage, error) {
 	res := &ReadyPage{}
-	live, err := projections.LiveClaimsAt(r.Conn, r.Head, now, true)
-	if err != nil {
-		return nil, err
-	}
 	held, err := AwaitingPerson(r, r.Head)
 	if err != nil {
 		return nil, err

@@ -132,17 +132,19 @@ func startHTTP(ctx context.Context, mcpExe, dir, id string) (*resident, error) {
 // initialize opens the MCP session: initialize, then the initialized
 // notification.
 func (r *resident) initialize() error {
-	if _, err := r.rpc("initialize", map[string]any{"protocolVersion": protocolVersion, "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "awr-bench", "version": "0"}}); err != nil {
+	if err := r.rpc("initialize", map[string]any{"protocolVersion": protocolVersion, "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "awr-bench", "version": "0"}}, nil); err != nil {
 		return fmt.Errorf("awr-mcp (%s): initialize: %w", r.Mode, err)
 	}
 	return r.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}, false, 0)
 }
 
-// rpcAnswer is a JSON-RPC response.
+// rpcAnswer is a JSON-RPC response; Result points at what its result
+// is decoded into, so a response is decoded once, as a host's client
+// does.
 type rpcAnswer struct {
-	ID     *int            `json:"id"`
-	Result json.RawMessage `json:"result"`
+	ID     *int `json:"id"`
+	Result any  `json:"result"`
 	Error  *struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -168,12 +170,8 @@ func (r *resident) Call(tool string, args map[string]any) (json.RawMessage, erro
 		}
 		args = a
 	}
-	raw, err := r.rpc("tools/call", map[string]any{"name": tool, "arguments": args})
-	if err != nil {
-		return nil, fmt.Errorf("awr-mcp (%s): %s: %w", r.Mode, tool, err)
-	}
 	var ans toolAnswer
-	if err := json.Unmarshal(raw, &ans); err != nil {
+	if err := r.rpc("tools/call", map[string]any{"name": tool, "arguments": args}, &ans); err != nil {
 		return nil, fmt.Errorf("awr-mcp (%s): %s: %w", r.Mode, tool, err)
 	}
 	if ans.IsError {
@@ -186,42 +184,51 @@ func (r *resident) Call(tool string, args map[string]any) (json.RawMessage, erro
 	return ans.StructuredContent, nil
 }
 
-// rpc sends one request and returns its result.
-func (r *resident) rpc(method string, params any) (json.RawMessage, error) {
+// rpc sends one request and decodes its result into into (nil: the
+// result is read and dropped).
+func (r *resident) rpc(method string, params, into any) error {
 	r.id++
 	id := r.id
+	if into == nil {
+		into = new(json.RawMessage)
+	}
 	if r.Mode == "http" {
-		return r.post(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}, id)
+		return r.post(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}, id, into)
 	}
 	if err := r.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}, true, id); err != nil {
-		return nil, err
+		return err
 	}
 	for {
 		line, err := r.out.ReadBytes('\n')
 		if err != nil {
-			return nil, fmt.Errorf("read: %w: %s", err, strings.TrimSpace(r.stderr.String()))
+			return fmt.Errorf("read: %w: %s", err, strings.TrimSpace(r.stderr.String()))
 		}
-		var a rpcAnswer
-		if json.Unmarshal(line, &a) != nil || a.ID == nil || *a.ID != id {
-			continue // a notification, or not ours
+		if ours, err := answerOf(line, id, into); ours {
+			return err
 		}
-		return a.result()
+		// a notification, or not ours
 	}
 }
 
-func (a *rpcAnswer) result() (json.RawMessage, error) {
-	if a.Error != nil {
-		return nil, fmt.Errorf("error %d: %s", a.Error.Code, a.Error.Message)
+// answerOf decodes data, one JSON-RPC message, and reports whether it
+// is the response to request id; its result is decoded into into, its
+// error returned.
+func answerOf(data []byte, id int, into any) (bool, error) {
+	a := rpcAnswer{Result: into}
+	if json.Unmarshal(data, &a) != nil || a.ID == nil || *a.ID != id {
+		return false, nil
 	}
-	return a.Result, nil
+	if a.Error != nil {
+		return true, fmt.Errorf("error %d: %s", a.Error.Code, a.Error.Message)
+	}
+	return true, nil
 }
 
 // send writes one message; on HTTP, a notification is posted and its
 // 202 awaited.
 func (r *resident) send(msg map[string]any, request bool, id int) error {
 	if r.Mode == "http" {
-		_, err := r.post(msg, 0)
-		return err
+		return r.post(msg, 0, nil)
 	}
 	raw, err := json.Marshal(msg)
 	if err != nil {
@@ -232,15 +239,16 @@ func (r *resident) send(msg map[string]any, request bool, id int) error {
 }
 
 // post sends one message over Streamable HTTP and, for a request (id >
-// 0), reads its answer from a JSON body or an event stream.
-func (r *resident) post(msg map[string]any, id int) (json.RawMessage, error) {
+// 0), decodes its answer's result into into from a JSON body or an event
+// stream.
+func (r *resident) post(msg map[string]any, id int, into any) error {
 	raw, err := json.Marshal(msg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	req, err := http.NewRequest(http.MethodPost, r.url, bytes.NewReader(raw))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -251,7 +259,7 @@ func (r *resident) post(msg map[string]any, id int) (json.RawMessage, error) {
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() {
 		// Read to the end, so the connection is kept for the next call.
@@ -263,18 +271,21 @@ func (r *resident) post(msg map[string]any, id int) (json.RawMessage, error) {
 	}
 	if resp.StatusCode/100 != 2 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
+		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
 	}
 	if id == 0 {
 		_, _ = io.Copy(io.Discard, resp.Body)
-		return nil, nil
+		return nil
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		var a rpcAnswer
-		if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
-			return nil, err
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		if err != nil {
+			return err
 		}
-		return a.result()
+		if ours, err := answerOf(body, id, into); ours {
+			return err
+		}
+		return fmt.Errorf("the answer to request %d is not a JSON-RPC response to it", id)
 	}
 	// An event stream: the answer is the data of the event that carries
 	// our id.
@@ -287,23 +298,21 @@ func (r *resident) post(msg map[string]any, id int) (json.RawMessage, error) {
 		case bytes.HasPrefix(line, []byte("data:")):
 			data.Write(bytes.TrimSpace(line[len("data:"):]))
 		case len(line) == 0 && data.Len() > 0:
-			var a rpcAnswer
-			if json.Unmarshal(data.Bytes(), &a) == nil && a.ID != nil && *a.ID == id {
-				return a.result()
+			if ours, err := answerOf(data.Bytes(), id, into); ours {
+				return err
 			}
 			data.Reset()
 		}
 	}
 	if data.Len() > 0 {
-		var a rpcAnswer
-		if json.Unmarshal(data.Bytes(), &a) == nil && a.ID != nil && *a.ID == id {
-			return a.result()
+		if ours, err := answerOf(data.Bytes(), id, into); ours {
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	return nil, fmt.Errorf("no answer to request %d in the event stream", id)
+	return fmt.Errorf("no answer to request %d in the event stream", id)
 }
 
 // Close ends the session and the process: stdin closed (stdio) or an

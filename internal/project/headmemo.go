@@ -1,0 +1,201 @@
+package project
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/idle"
+	"github.com/awr-dev/awr/internal/intake"
+	"github.com/awr-dev/awr/internal/workqueue"
+	"github.com/awr-dev/awr/projections"
+)
+
+// headMemo keeps, for the head of the log a process read last, what its
+// reads computed that the head alone decides: the head's own facts, the
+// held claims of the lapsed sessions (idle.Held), and the work queues
+// and ready pages, each keyed by the live claims it was filed with (the
+// only part of the reader's moment they depend on). A warm awr-mcp asks
+// status and ready again and again of one head: the second call reads
+// the live claims, the stale sessions and what moved, not the register.
+//
+// It is keyed by the head's seq and time, read in the same snapshot as
+// the answer: another process's write moves the head, and the next read
+// finds the memo of another head and starts it afresh, so no answer is
+// ever older than the snapshot it says it reflects. Reads at a past
+// revision (--at) do not use it. Its size is bounded: one head, at most
+// memoEntries queue views and ready pages. Safe for concurrent use.
+type headMemo struct {
+	mu    sync.Mutex
+	head  int64
+	time  int64
+	facts *headFacts
+	held  *idle.Held
+	views []viewEntry
+	pages []pageEntry
+}
+
+// memoEntries bounds the queue views and the ready pages a head keeps.
+const memoEntries = 8
+
+// headFacts are what status and ready read of the head that no clock
+// reading changes: its hash and time, the project's name and id, the
+// goals and what the last reindex changed.
+type headFacts struct {
+	hash        string
+	lastEventAt int64
+	name, id    string
+	goals       []events.Goal
+	lastReindex *LastReindex
+}
+
+// viewEntry is the work queues (workqueue.AtHead) filed with live.
+type viewEntry struct {
+	live []projections.Claim
+	view *workqueue.View
+}
+
+// pageKey is what a ready page depends on besides the head.
+type pageKey struct {
+	executable bool
+	after      projections.Place
+	hasAfter   bool
+	limit      int
+}
+
+// pageEntry is a ready page (workqueue.ReadyAtHead) read with live.
+type pageEntry struct {
+	key  pageKey
+	live []projections.Claim
+	page *workqueue.ReadyPage
+}
+
+// at returns the memo's state for r's head, dropping what it kept of
+// another head. The caller holds m.mu.
+func (m *headMemo) at(r *events.Reader) {
+	if m.head == r.Head && m.time == r.HeadTime {
+		return
+	}
+	m.head, m.time = r.Head, r.HeadTime
+	m.facts, m.held, m.views, m.pages = nil, nil, nil, nil
+}
+
+// factsOf returns the head's facts, read through read on first use.
+func (m *headMemo) factsOf(r *events.Reader, read func() (*headFacts, error)) (*headFacts, error) {
+	m.mu.Lock()
+	m.at(r)
+	if f := m.facts; f != nil {
+		m.mu.Unlock()
+		return f, nil
+	}
+	m.mu.Unlock()
+	f, err := read()
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.head == r.Head && m.time == r.HeadTime {
+		m.facts = f
+	}
+	return f, nil
+}
+
+// heldOf returns the head's held claims (idle.ReadHeld), read on first
+// use.
+func (m *headMemo) heldOf(r *events.Reader) (*idle.Held, error) {
+	m.mu.Lock()
+	m.at(r)
+	if h := m.held; h != nil {
+		m.mu.Unlock()
+		return h, nil
+	}
+	m.mu.Unlock()
+	h, err := idle.ReadHeld(r, r.Head, true)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.head == r.Head && m.time == r.HeadTime {
+		m.held = h
+	}
+	return h, nil
+}
+
+// viewOf returns the work queues at the head with live claims live and
+// goals (the head's own), filed by workqueue.AtHead on first use. The
+// view is shared: its readers must not change it.
+func (m *headMemo) viewOf(r *events.Reader, live []projections.Claim, goals []events.Goal) (*workqueue.View, error) {
+	m.mu.Lock()
+	m.at(r)
+	for _, e := range m.views {
+		if slices.Equal(e.live, live) {
+			m.mu.Unlock()
+			return e.view, nil
+		}
+	}
+	m.mu.Unlock()
+	v, err := workqueue.AtHead(r, live, goals)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.head == r.Head && m.time == r.HeadTime {
+		if len(m.views) == memoEntries {
+			m.views = m.views[1:]
+		}
+		m.views = append(m.views, viewEntry{live: slices.Clone(live), view: v})
+	}
+	return v, nil
+}
+
+// pageOf returns the ready page at the head with live claims live
+// (workqueue.ReadyAtHead), read on first use. The page is shared: its
+// readers must not change it.
+func (m *headMemo) pageOf(r *events.Reader, live []projections.Claim, executable bool, after *projections.Place, limit int) (*workqueue.ReadyPage, error) {
+	k := pageKey{executable: executable, limit: limit}
+	if after != nil {
+		k.after, k.hasAfter = *after, true
+	}
+	m.mu.Lock()
+	m.at(r)
+	for _, e := range m.pages {
+		if e.key == k && slices.Equal(e.live, live) {
+			m.mu.Unlock()
+			return e.page, nil
+		}
+	}
+	m.mu.Unlock()
+	pg, err := workqueue.ReadyAtHead(r, live, executable, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.head == r.Head && m.time == r.HeadTime {
+		if len(m.pages) == memoEntries {
+			m.pages = m.pages[1:]
+		}
+		m.pages = append(m.pages, pageEntry{key: k, live: slices.Clone(live), page: pg})
+	}
+	return pg, nil
+}
+
+// readHeadFacts reads the head's facts (rev is the head).
+func readHeadFacts(r *events.Reader, rev int64) (*headFacts, error) {
+	var res StatusResult
+	if err := res.readHead(r.Conn, rev); err != nil {
+		return nil, err
+	}
+	f := &headFacts{hash: res.HeadHash, lastEventAt: res.LastEventAt, name: res.ProjectName, id: res.ProjectID}
+	var err error
+	if f.goals, err = projections.GoalsAt(r.Conn, rev); err != nil {
+		return nil, err
+	}
+	if f.lastReindex, err = intake.LastReindexAt(r.Conn, rev); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
