@@ -28,7 +28,9 @@ type api struct {
 }
 
 // StateResult is /api/state: the reads `awr status --at N`, `awr session
-// list --at N` and `awr ready --all --at N` answer, all at one revision.
+// list --newest --limit 100 --at N` (the first page of the sessions,
+// newest first: /api/sessions gives the next with its next_cursor) and
+// `awr ready --all --at N` answer, all at one revision.
 type StateResult struct {
 	ProjectRevision int64                 `json:"project_revision"`
 	Head            int64                 `json:"head"`
@@ -60,6 +62,14 @@ const DefaultPage = 200
 
 // MaxSearch bounds the hits of one /api/search answer.
 const MaxSearch = 50
+
+// SessionPage is the page size of the sessions in /api/state, and of
+// /api/sessions without ?limit; MaxSessionPage (`awr session list`'s
+// most) bounds ?limit.
+const (
+	SessionPage    = 100
+	MaxSessionPage = 200
+)
 
 func (a *api) routes(mux *http.ServeMux) {
 	get(mux, "GET /api/head", func(r *http.Request) (*project.HeadResult, error) {
@@ -94,6 +104,21 @@ func (a *api) routes(mux *http.ServeMux) {
 			return nil, err
 		}
 		return a.state(r.Context(), at)
+	})
+	get(mux, "GET /api/sessions", a.sessions)
+	get(mux, "GET /api/session", func(r *http.Request) (*project.SessionView, error) {
+		q, err := params(r, "id", "at")
+		if err != nil {
+			return nil, err
+		}
+		at, err := q.read()
+		if err != nil {
+			return nil, err
+		}
+		if q.get("id") == "" {
+			return nil, fault.New(fault.InvalidInput, "ui: /api/session needs ?id= (a session id)").With("field", "id")
+		}
+		return a.p.SessionShow(r.Context(), project.SessionShowRequest{Session: q.get("id"), Read: at})
 	})
 	get(mux, "GET /api/seek", a.seek)
 	get(mux, "GET /api/histogram", a.histogram)
@@ -131,6 +156,44 @@ func readAt(r *http.Request) (project.Read, error) {
 		return project.Read{}, err
 	}
 	return q.read()
+}
+
+// sessions answers /api/sessions[?at=REV&cursor=C&limit=N&active=1&work=KEY]:
+// one page of `awr session list --newest` (SessionPage sessions unless
+// asked, at most MaxSessionPage), with the count of them all and the
+// cursor of the next page. A page read after the head moved is read at
+// the revision ?at names, so that a walk over the pages lists each
+// session of that revision once.
+func (a *api) sessions(r *http.Request) (*project.SessionList, error) {
+	q, err := params(r, "at", "cursor", "limit", "active", "work")
+	if err != nil {
+		return nil, err
+	}
+	at, err := q.read()
+	if err != nil {
+		return nil, err
+	}
+	limit := SessionPage
+	if q.has("limit") {
+		n, err := q.int("limit")
+		if err != nil {
+			return nil, err
+		}
+		if n < 1 || n > MaxSessionPage {
+			return nil, fault.New(fault.InvalidInput, "ui: ?limit=%d: a page holds 1 to %d sessions (the page reads the sessions a page at a time)", n, MaxSessionPage).
+				With("field", "limit").With("min", 1).With("max", MaxSessionPage)
+		}
+		limit = int(n)
+	}
+	active := false
+	switch v := q.get("active"); v {
+	case "", "0":
+	case "1":
+		active = true
+	default:
+		return nil, fault.New(fault.InvalidInput, "ui: ?active=%s: give 1 (only active sessions) or 0", v).With("field", "active")
+	}
+	return a.p.SessionList(r.Context(), project.SessionListRequest{Read: at, Newest: true, Limit: &limit, Cursor: q.get("cursor"), Active: active, Work: q.get("work")})
 }
 
 // seek answers /api/seek?time=T (UTC ms, or an RFC 3339 time) [&at=REV].
@@ -268,7 +331,8 @@ func (a *api) state(ctx context.Context, at project.Read) (*StateResult, error) 
 	}
 	rev := st.ProjectRevision
 	at = project.Read{At: &rev}
-	ss, err := a.p.SessionList(ctx, project.SessionListRequest{Read: at, All: true})
+	page := SessionPage
+	ss, err := a.p.SessionList(ctx, project.SessionListRequest{Read: at, Newest: true, Limit: &page})
 	if err != nil {
 		return nil, err
 	}
