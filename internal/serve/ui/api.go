@@ -312,15 +312,31 @@ func (a *api) diff(r *http.Request) (*project.DiffResult, error) {
 		return nil, err
 	}
 	req := project.DiffRequest{From: from, Work: q.get("work"), Session: q.get("session")}
+	to := int64(0)
 	if q.has("to") {
-		to, err := q.int("to")
-		if err != nil {
+		if to, err = q.int("to"); err != nil {
 			return nil, err
 		}
 		req.To = &to
+	} else {
+		h, err := a.p.Head(r.Context())
+		if err != nil {
+			return nil, err
+		}
+		to = h.ProjectRevision
+	}
+	// A diff lists every event between its revisions: the page asks for
+	// a span it can hold, and the CLI compares any two.
+	if to-from > MaxDiffSpan {
+		return nil, fault.New(fault.InvalidInput, "ui: a diff from %d to %d spans %d revisions; the page compares at most %d apart (awr diff compares any two)", from, to, to-from, MaxDiffSpan).
+			With("field", "to").With("max_span", MaxDiffSpan).WithHint("awr diff --from %d --to %d", from, to)
 	}
 	return a.p.Diff(r.Context(), req)
 }
+
+// MaxDiffSpan bounds the revisions one /api/diff compares: its answer
+// lists each event between them.
+const MaxDiffSpan = 20000
 
 // state reads the status, the sessions and the work items at one
 // revision: the head's when the read names none, so that the three agree.
