@@ -29,6 +29,7 @@ const pagedEvents = 2500
 // session of the oldest page filtering the event list to its events.
 func browseSessions(t *testing.T, bctx context.Context) {
 	t.Helper()
+	t0 := time.Now()
 	awr := awrBinary(t)
 	dir := filepath.Join(t.TempDir(), "generated")
 	for _, args := range [][]string{
@@ -38,6 +39,7 @@ func browseSessions(t *testing.T, bctx context.Context) {
 		out, err := exec.Command(awr, args...).CombinedOutput()
 		require.NoError(t, err, "awr %v: %s", args, out)
 	}
+	generated := time.Since(t0)
 	f := &fixture{t: t, awr: awr, dir: dir, env: append(os.Environ(), "AWR_PROJECT="+dir, "TZ=UTC")}
 	srv := f.serve()
 
@@ -140,4 +142,5 @@ func browseSessions(t *testing.T, bctx context.Context) {
 	n := len(f.log("--session", pick))
 	require.NoError(t, chromedp.Do(bctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#sessions tr[data-id=%q]`, pick)))))
 	wait("the session's events", fmt.Sprintf(`document.getElementById("f-session").value === %q && document.getElementById("f-count").textContent.startsWith("%d matching event")`, pick, n))
+	t.Logf("%d sessions paged in the browser: %v in all, of which %v to generate the history", first.Total, time.Since(t0).Round(time.Millisecond), generated.Round(time.Millisecond))
 }
