@@ -2,28 +2,29 @@ package projections
 
 import (
 	"cmp"
+	"math"
 	"strings"
 
 	"zombiezen.com/go/sqlite"
 )
 
-// SessionPlace is a session's place in the order sessions are listed
-// (SessionsAt's: started_at, then start_revision, then id): the cursor
-// of a page of sessions.
+// SessionPlace is a session's place in the order sessions are listed:
+// the order they started in (the seq of their session_started; the log's
+// time never runs backwards, so it is also SessionsAt's order of
+// started_at), the cursor of a page of sessions.
 type SessionPlace struct {
-	StartedAt     int64
 	StartRevision int64
 	ID            string
 }
 
 // PlaceOfSession is s's place in the order sessions are listed.
 func PlaceOfSession(s *Session) SessionPlace {
-	return SessionPlace{StartedAt: s.StartedAt, StartRevision: s.StartRevision, ID: s.ID}
+	return SessionPlace{StartRevision: s.StartRevision, ID: s.ID}
 }
 
 // Compare orders two places as sessions are listed, oldest first.
 func (p SessionPlace) Compare(o SessionPlace) int {
-	return cmp.Or(cmp.Compare(p.StartedAt, o.StartedAt), cmp.Compare(p.StartRevision, o.StartRevision), strings.Compare(p.ID, o.ID))
+	return cmp.Or(cmp.Compare(p.StartRevision, o.StartRevision), strings.Compare(p.ID, o.ID))
 }
 
 // SessionPage selects a page of sessions for SessionsPageAt.
@@ -40,10 +41,12 @@ type SessionPage struct {
 }
 
 // SessionsPageAt calls fn with each session of one page as of rev, in
-// SessionsAt's order (or its reverse), each with its latest checkpoint
-// and context as SessionsAt gives them. It holds one session at a time,
-// and SQLite's sorter at most Limit rows: its memory does not follow
-// the number of sessions. fn's error ends the read and is returned.
+// the order they started (or its reverse), each with its latest
+// checkpoint and context as SessionsAt gives them. Each session's first
+// version is found by an index (of valid_from, or of work and
+// start_revision), so a page reads its own sessions, not those before
+// it; it holds one page at a time (none with Limit 0: then fn has each
+// session as it is read). fn's error ends the read and is returned.
 func SessionsPageAt(conn *sqlite.Conn, rev int64, pg SessionPage, fn func(Session) error) error {
 	name := "session_page_at"
 	if pg.Work != "" {
@@ -55,11 +58,6 @@ func SessionsPageAt(conn *sqlite.Conn, rev int64, pg SessionPage, fn func(Sessio
 	limit := int64(pg.Limit)
 	if limit <= 0 {
 		limit = -1
-	}
-	// The page's rows are read first and enriched after: enriching reads
-	// other tables, and the page is at most Limit rows (or, for every
-	// session, read one at a time below).
-	if limit < 0 {
 		return query(conn, name, bindPage(rev, pg, limit), func(st *sqlite.Stmt) error {
 			s := scanSession(st)
 			if err := enrich(conn, s, rev); err != nil {
@@ -68,6 +66,8 @@ func SessionsPageAt(conn *sqlite.Conn, rev int64, pg SessionPage, fn func(Sessio
 			return fn(*s)
 		})
 	}
+	// A page's rows are read first and enriched after (enriching reads
+	// other tables): at most Limit of them.
 	var page []Session
 	if err := query(conn, name, bindPage(rev, pg, limit), func(st *sqlite.Stmt) error {
 		page = append(page, *scanSession(st))
@@ -92,31 +92,32 @@ func bindPage(rev int64, pg SessionPage, limit int64) func(st *sqlite.Stmt) {
 		if pg.Work != "" {
 			st.SetText(":work", pg.Work)
 		}
-		st.SetBool(":first", pg.After == nil)
-		var at SessionPlace
-		if pg.After != nil {
-			at = *pg.After
+		switch {
+		case pg.Newest && pg.After == nil:
+			st.SetInt64(":before", math.MaxInt64)
+		case pg.Newest:
+			st.SetInt64(":before", pg.After.StartRevision)
+		case pg.After == nil:
+			st.SetInt64(":after", 0)
+		default:
+			st.SetInt64(":after", pg.After.StartRevision)
 		}
-		st.SetInt64(":started_at", at.StartedAt)
-		st.SetInt64(":start_revision", at.StartRevision)
-		st.SetText(":session_id", at.ID)
 		st.SetInt64(":limit", limit)
 	}
 }
 
 // SessionCountAt counts the sessions as of rev (of work item work when
-// not empty) without reading them.
+// not empty): for one work item one seek (the ordinal of its latest
+// session started by rev), for all of them a count of the read model's
+// rows at rev.
 func SessionCountAt(conn *sqlite.Conn, rev int64, work string) (int, error) {
-	name := "session_count_at"
 	if work != "" {
-		name = "session_count_by_work_at"
+		n, err := sessionOrdinal(conn, "session_started_by_work", ":until", work, rev)
+		return int(n), err
 	}
 	n := 0
-	err := query(conn, name, func(st *sqlite.Stmt) {
+	err := query(conn, "session_count_at", func(st *sqlite.Stmt) {
 		st.SetInt64(":rev", rev)
-		if work != "" {
-			st.SetText(":work", work)
-		}
 	}, func(st *sqlite.Stmt) error {
 		n = int(st.GetInt64("n"))
 		return nil

@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -275,4 +276,39 @@ func TestSessionListPages(t *testing.T) {
 	res, err := p.SessionList(ctx, SessionListRequest{Active: true, Cursor: idCursor(id(1))})
 	require.NoError(t, err)
 	require.Equal(t, id(3), res.Sessions[0].ID)
+
+	// At every revision and for each work item, the pages (read through
+	// the indexes of the sessions' first versions) list what the read
+	// model's whole list at that revision lists, in its order, and count
+	// as many; newest first is its reverse.
+	// Three more on the first one's work item, one of them ended.
+	for i := range 3 {
+		s, err := commands.StartSession(ctx, env, commands.StartRequest{Work: all.Sessions[0].Work, Agent: fmt.Sprintf("more-%d", i)})
+		require.NoError(t, err)
+		if i == 1 {
+			_, err = commands.EndSession(ctx, env, commands.EndRequest{SessionID: s.Session.ID, Outcome: "completed"})
+			require.NoError(t, err)
+		}
+	}
+	head, err := p.Head(ctx)
+	require.NoError(t, err)
+	for rev := all.Sessions[0].StartRevision - 1; rev <= head.ProjectRevision; rev++ {
+		for _, work := range append([]string{""}, all.Sessions[0].Work, all.Sessions[4].Work) {
+			var want []string
+			require.NoError(t, p.read(ctx, Read{At: &rev}, func(r *events.Reader, at, _ int64) error {
+				ss, err := projections.SessionsAt(r.Conn, at, work)
+				for _, s := range ss {
+					want = append(want, s.ID)
+				}
+				return err
+			}))
+			for _, newest := range []bool{false, true} {
+				got := walk(SessionListRequest{Read: Read{At: &rev}, Work: work, Newest: newest}, len(want))
+				if newest {
+					slices.Reverse(got)
+				}
+				require.Equal(t, want, got, "revision %d, work %q, newest %v", rev, work, newest)
+			}
+		}
+	}
 }

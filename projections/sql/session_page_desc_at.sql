@@ -1,5 +1,6 @@
--- session_page_at.sql newest first: the sessions before the place.
-SELECT * FROM p_sessions
-WHERE valid_from <= :rev AND (valid_to IS NULL OR valid_to > :rev)
-  AND (:first OR (started_at, start_revision, session_id) < (:started_at, :start_revision, :session_id))
-ORDER BY started_at DESC, start_revision DESC, session_id DESC LIMIT :limit;
+-- session_page_at.sql newest first: the sessions that started before
+-- :before (beyond :rev: from the latest).
+SELECT s.* FROM p_sessions f INDEXED BY p_sessions_from
+JOIN p_sessions s ON s.session_id = f.session_id AND s.valid_from <= :rev AND (s.valid_to IS NULL OR s.valid_to > :rev)
+WHERE f.valid_from <= :rev AND f.valid_from < :before AND f.valid_from = f.start_revision
+ORDER BY f.valid_from DESC LIMIT :limit;
