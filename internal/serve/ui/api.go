@@ -106,20 +106,6 @@ func (a *api) routes(mux *http.ServeMux) {
 		return a.state(r.Context(), at)
 	})
 	get(mux, "GET /api/sessions", a.sessions)
-	get(mux, "GET /api/session", func(r *http.Request) (*project.SessionView, error) {
-		q, err := params(r, "id", "at")
-		if err != nil {
-			return nil, err
-		}
-		at, err := q.read()
-		if err != nil {
-			return nil, err
-		}
-		if q.get("id") == "" {
-			return nil, fault.New(fault.InvalidInput, "ui: /api/session needs ?id= (a session id)").With("field", "id")
-		}
-		return a.p.SessionShow(r.Context(), project.SessionShowRequest{Session: q.get("id"), Read: at})
-	})
 	get(mux, "GET /api/seek", a.seek)
 	get(mux, "GET /api/histogram", a.histogram)
 	get(mux, "GET /api/lanes", a.lanes)

@@ -321,8 +321,6 @@ func TestServer_BadInput(t *testing.T) {
 		"/api/sessions?active=yes":       http.StatusBadRequest,
 		"/api/sessions?at=99":            http.StatusBadRequest,
 		"/api/sessions?work=NOPE-9":      http.StatusNotFound,
-		"/api/session":                   http.StatusBadRequest,
-		"/api/session?id=01NOSUCH":       http.StatusNotFound,
 	} {
 		var got fault.Object
 		code := s.getJSON(t, path, &got)
@@ -611,8 +609,4 @@ func TestServer_SessionsPaged(t *testing.T) {
 		require.Equal(t, "active", e.Status)
 	}
 
-	// One session, for the detail of an event of its stream.
-	var one project.SessionView
-	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/session?id="+want[0], &one))
-	require.Equal(t, want[0], one.Session.ID)
 }

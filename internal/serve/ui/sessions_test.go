@@ -52,7 +52,8 @@ func browseSessions(t *testing.T, bctx context.Context) {
 
 	type page struct {
 		Sessions []struct {
-			ID string `json:"id"`
+			ID   string `json:"id"`
+			Work string `json:"work"`
 		} `json:"sessions"`
 		Total      int    `json:"sessions_total"`
 		NextCursor string `json:"next_cursor"`
@@ -146,8 +147,21 @@ func browseSessions(t *testing.T, bctx context.Context) {
 
 	// A session of the last page, one click from its events.
 	pick := oldest[len(oldest)-1]
-	n := len(f.log("--session", pick))
+	evs := f.log("--session", pick)
 	require.NoError(t, chromedp.Do(bctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#sessions tr[data-id=%q]`, pick)))))
-	wait("the session's events", fmt.Sprintf(`document.getElementById("f-session").value === %q && document.getElementById("f-count").textContent.startsWith("%d matching event")`, pick, n))
+	wait("the session's events", fmt.Sprintf(`document.getElementById("f-session").value === %q && document.getElementById("f-count").textContent.startsWith("%d matching event")`, pick, len(evs)))
+
+	// Opened afresh, the page has read the newest sessions only: the
+	// detail of a later event of the oldest session still names its work
+	// item.
+	last := evs[len(evs)-1]
+	require.Equal(t, "session/"+pick, last.Stream)
+	require.NotEqual(t, "session_started", last.Kind)
+	_, err = chromedp.Run(bctx, chromedp.Navigate(fmt.Sprintf("%s?event=%d", srv.URL, last.Seq)))
+	require.NoError(t, err)
+	wait("the event's detail", fmt.Sprintf(`document.getElementById("detail").dataset.seq === "%d"`, last.Seq))
+	var work string
+	eval(`document.querySelector('#envelope tr[data-field="work item"] td').textContent`, &work)
+	require.Equal(t, want.Sessions[len(want.Sessions)-1].Work, work)
 	t.Logf("%d sessions paged in the browser: %v in all, of which %v to generate the history", first.Total, time.Since(t0).Round(time.Millisecond), generated.Round(time.Millisecond))
 }

@@ -898,15 +898,6 @@ async function select(seq) {
     e = res.events[0];
   }
   if (!e) return;
-  const sid = sessionOf(e);
-  if (sid && !S.sessions.has(sid) && e.stream.startsWith("session/")) {
-    // A session of a long log the page has not read: its work item, for
-    // the detail's row, from `awr session show`.
-    try {
-      const v = await api("session", { id: sid, at: e.seq });
-      remember([v.session]);
-    } catch (err) { /* the row says (project); the event is still shown */ }
-  }
   for (const m of document.querySelectorAll(".selected")) m.classList.remove("selected");
   for (const m of document.querySelectorAll(`[data-seq="${seq}"]`)) if (m.closest("#timeline, #list")) m.classList.add("selected");
   const rows = [
