@@ -115,12 +115,13 @@ func projectValues(app *App, words []string) func(kind string) []string {
 				}
 			}
 		case "session":
-			res, err := p.SessionList(ctx, project.SessionListRequest{All: true})
-			if err != nil {
-				return nil
-			}
-			for _, s := range res.Sessions {
+			// The ids alone, as the sessions are read (a long log has
+			// tens of thousands).
+			if _, err := p.SessionListEach(ctx, project.SessionListRequest{All: true}, func(s project.SessionEntry) error {
 				out = append(out, s.ID)
+				return nil
+			}); err != nil {
+				return nil
 			}
 		}
 		return out

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -177,29 +180,133 @@ type sessionListCmd struct {
 // Run lists sessions; a stale one says so in its status, and the
 // commands that end the stale ones follow the table.
 func (c *sessionListCmd) Run(app *App) error {
+	if c.All && c.Limit == nil {
+		return c.all(app)
+	}
 	return call(app, (*project.Project).SessionList, c.SessionListRequest, func(w io.Writer, out *project.SessionList) {
-		tw := newTable(w)
-		fmt.Fprintln(tw, "SESSION\tWORK\tAGENT\tSTATUS\tSTARTED\tLAST CHECKPOINT")
-		for _, s := range out.Sessions {
-			st := s.Status
-			switch {
-			case s.Stale:
-				st = "stale"
-			case s.Outcome != "":
-				st += " (" + s.Outcome + ")"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", s.ID, s.Work, safe(s.Agent), st, ms(s.StartedAt), s.LastCheckpointSeq)
-		}
-		tw.Flush()
-		for _, s := range out.Sessions {
-			if s.Stale {
-				fmt.Fprintf(w, "stale %s, idle since %s, holds no claim; end it: %s\n", s.ID, ms(s.IdleSince), s.EndCommand)
-			}
-		}
+		sessionTable(w, out.Sessions)
+		staleLines(w, out.Sessions)
 		if out.NextCursor != "" {
 			fmt.Fprintf(w, "… %d sessions in all; the next page: %s\n", out.SessionsTotal, nextSessionPage(c.SessionListRequest, out.NextCursor))
 		}
 	})
+}
+
+// sessionTable writes the table of sessions.
+func sessionTable(w io.Writer, ss []project.SessionEntry) {
+	tw := newTable(w)
+	fmt.Fprintln(tw, "SESSION\tWORK\tAGENT\tSTATUS\tSTARTED\tLAST CHECKPOINT")
+	for _, s := range ss {
+		st := s.Status
+		switch {
+		case s.Stale:
+			st = "stale"
+		case s.Outcome != "":
+			st += " (" + s.Outcome + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", s.ID, s.Work, safe(s.Agent), st, ms(s.StartedAt), s.LastCheckpointSeq)
+	}
+	tw.Flush()
+}
+
+// staleLines writes the command that ends each stale session of ss.
+func staleLines(w io.Writer, ss []project.SessionEntry) {
+	for _, s := range ss {
+		if s.Stale {
+			fmt.Fprintf(w, "stale %s, idle since %s, holds no claim; end it: %s\n", s.ID, ms(s.IdleSince), s.EndCommand)
+		}
+	}
+}
+
+// sessionBlock is how many rows of `awr session list --all` are held
+// and printed at once.
+const sessionBlock = 1000
+
+// all prints every session the filters select as it is read, in bounded
+// memory (a long log holds tens of thousands): with --json the object
+// the other pages print (sessions, then the counts and the revision),
+// written session by session; as text the table in blocks of
+// sessionBlock rows, each aligned on its own, then the commands that end
+// the stale ones (stale sessions are among the active ones: few).
+func (c *sessionListCmd) all(app *App) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	// Nothing reaches stdout before the first session: an error of the
+	// read (a bad cursor, an unknown work item) leaves it empty.
+	out := bufio.NewWriter(app.Stdout)
+	var block, stale []project.SessionEntry
+	flush := func() error {
+		if len(block) == 0 {
+			return nil
+		}
+		err := app.render(nil, func(w io.Writer) { sessionTable(w, block) })
+		block = block[:0]
+		return err
+	}
+	n := 0
+	var buf bytes.Buffer
+	head, err := p.SessionListEach(app.Ctx, c.SessionListRequest, func(e project.SessionEntry) error {
+		if err := app.Ctx.Err(); err != nil {
+			return err
+		}
+		n++
+		if !app.JSON {
+			if e.Stale {
+				stale = append(stale, e)
+			}
+			if block = append(block, e); len(block) == sessionBlock {
+				return flush()
+			}
+			return nil
+		}
+		sep := ","
+		if n == 1 {
+			sep = `{"sessions":[`
+		}
+		if _, err := out.WriteString(sep); err != nil {
+			return err
+		}
+		buf.Reset()
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+		_, err := out.Write(bytes.TrimSuffix(app.hints.json(buf.Bytes()), []byte("\n")))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if app.JSON {
+		// The rest of the object, as SessionList encodes it.
+		tail, err := json.Marshal(struct {
+			SessionsTotal   int   `json:"sessions_total"`
+			StaleCount      int   `json:"stale_count"`
+			ProjectRevision int64 `json:"project_revision"`
+		}{head.SessionsTotal, head.StaleCount, head.ProjectRevision})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			out.WriteString(`{"sessions":[`)
+		}
+		fmt.Fprintf(out, "],%s\n", tail[1:])
+		return out.Flush()
+	}
+	if n == 0 {
+		block = nil
+		return app.render(nil, func(w io.Writer) { sessionTable(w, nil) })
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	return app.render(nil, func(w io.Writer) { staleLines(w, stale) })
 }
 
 // nextSessionPage is the command that lists the page after cursor, with
@@ -214,6 +321,9 @@ func nextSessionPage(req project.SessionListRequest, cursor string) string {
 	}
 	if req.Work != "" {
 		flags = append(flags, "--work "+shellQuote(req.Work))
+	}
+	if req.Newest {
+		flags = append(flags, "--newest")
 	}
 	return nextPage("awr session list", req.At, flags, req.Limit, cursor)
 }

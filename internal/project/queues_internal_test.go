@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -228,4 +229,86 @@ func TestSessionListPages(t *testing.T) {
 	require.Equal(t, all.Sessions, paged)
 	_, err = p.SessionList(ctx, SessionListRequest{Cursor: idCursor("01NOSUCHSESSION")})
 	require.ErrorContains(t, err, "--cursor names no session")
+
+	// --all is the read model's whole list, in its order, each session
+	// with its latest checkpoint and context (what SessionsAt reads).
+	var whole []projections.Session
+	require.NoError(t, p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
+		var err error
+		whole, err = projections.SessionsAt(r.Conn, rev, "")
+		return err
+	}))
+	require.Len(t, whole, 5)
+	for i, s := range whole {
+		require.Equal(t, s, all.Sessions[i].Session)
+	}
+
+	// End two: --active pages over the three left, --newest pages
+	// newest first, each page counting all of them.
+	for _, e := range all.Sessions[1:3] {
+		_, err := commands.EndSession(ctx, env, commands.EndRequest{SessionID: e.ID, Outcome: "completed"})
+		require.NoError(t, err)
+	}
+	walk := func(req SessionListRequest, total int) []string {
+		t.Helper()
+		var ids []string
+		for req.Cursor = ""; ; {
+			req.Limit = new(2)
+			res, err := p.SessionList(ctx, req)
+			require.NoError(t, err)
+			require.Equal(t, total, res.SessionsTotal)
+			require.LessOrEqual(t, len(res.Sessions), 2)
+			for _, s := range res.Sessions {
+				ids = append(ids, s.ID)
+			}
+			if req.Cursor = res.NextCursor; req.Cursor == "" {
+				return ids
+			}
+		}
+	}
+	id := func(i int) string { return all.Sessions[i].ID }
+	require.Equal(t, []string{id(0), id(3), id(4)}, walk(SessionListRequest{Active: true}, 3))
+	require.Equal(t, []string{id(4), id(3), id(0)}, walk(SessionListRequest{Active: true, Newest: true}, 3))
+	require.Equal(t, []string{id(4), id(3), id(2), id(1), id(0)}, walk(SessionListRequest{Newest: true}, 5))
+	require.Equal(t, []string{id(0), id(1), id(2), id(3), id(4)}, walk(SessionListRequest{}, 5))
+	// A cursor names a place, not a member: the page after an ended
+	// session, among the active ones, starts at the next active one.
+	res, err := p.SessionList(ctx, SessionListRequest{Active: true, Cursor: idCursor(id(1))})
+	require.NoError(t, err)
+	require.Equal(t, id(3), res.Sessions[0].ID)
+
+	// At every revision and for each work item, the pages (read through
+	// the indexes of the sessions' first versions) list what the read
+	// model's whole list at that revision lists, in its order, and count
+	// as many; newest first is its reverse.
+	// Three more on the first one's work item, one of them ended.
+	for i := range 3 {
+		s, err := commands.StartSession(ctx, env, commands.StartRequest{Work: all.Sessions[0].Work, Agent: fmt.Sprintf("more-%d", i)})
+		require.NoError(t, err)
+		if i == 1 {
+			_, err = commands.EndSession(ctx, env, commands.EndRequest{SessionID: s.Session.ID, Outcome: "completed"})
+			require.NoError(t, err)
+		}
+	}
+	head, err := p.Head(ctx)
+	require.NoError(t, err)
+	for rev := all.Sessions[0].StartRevision - 1; rev <= head.ProjectRevision; rev++ {
+		for _, work := range append([]string{""}, all.Sessions[0].Work, all.Sessions[4].Work) {
+			var want []string
+			require.NoError(t, p.read(ctx, Read{At: &rev}, func(r *events.Reader, at, _ int64) error {
+				ss, err := projections.SessionsAt(r.Conn, at, work)
+				for _, s := range ss {
+					want = append(want, s.ID)
+				}
+				return err
+			}))
+			for _, newest := range []bool{false, true} {
+				got := walk(SessionListRequest{Read: Read{At: &rev}, Work: work, Newest: newest}, len(want))
+				if newest {
+					slices.Reverse(got)
+				}
+				require.Equal(t, want, got, "revision %d, work %q, newest %v", rev, work, newest)
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"slices"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -108,19 +109,42 @@ type SessionListRequest struct {
 	Active bool   `name:"active" json:"active,omitempty" help:"Only active sessions (stale ones included)."`
 	Stale  bool   `name:"stale" json:"stale,omitempty" help:"Only stale sessions: active, idle past the project's lease and holding no live claim."`
 	Work   string `name:"work" json:"work,omitempty" help:"Only sessions on this work item." placeholder:"KEY"`
+	Newest bool   `name:"newest" json:"newest,omitempty" help:"Newest first (the latest started at the top); --cursor then goes further back."`
 	All    bool   `name:"all" json:"all,omitempty" help:"Every session the filters select (no page)."`
 	Limit  *int   `name:"limit" json:"limit,omitempty" help:"At most N sessions (1 to 200; default 50, or all with --all)." placeholder:"N"`
 	Cursor string `name:"cursor" json:"cursor,omitempty" help:"The page after this one: the next_cursor of the page before." placeholder:"CURSOR"`
 	Read
 }
 
-// SessionList lists sessions oldest first, each marked stale or not as of
-// the request's revision and its clock: one page (Limit, else
-// commands.DefaultPage; every one with All) from the Cursor on, with
-// the count of all of them and the cursor of the next page.
+// SessionList lists sessions oldest first (newest first with Newest),
+// each marked stale or not as of the request's revision and its clock:
+// one page (Limit, else commands.DefaultPage; every one with All) from
+// the Cursor on, with the count of all of them and the cursor of the
+// next page. It holds the page, never every session: the page is read
+// in order from the sessions' read model, counted there, and the stale
+// ones are found among the active ones.
 // Errors: InvalidInput for a limit outside 1 to commands.MaxLimit or a
 // cursor awr did not give; NotFound for a work item the log never knew.
 func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*SessionList, error) {
+	out := &SessionList{Sessions: []SessionEntry{}}
+	head, err := p.SessionListEach(ctx, opts, func(e SessionEntry) error {
+		out.Sessions = append(out.Sessions, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.SessionsTotal, out.StaleCount, out.ProjectRevision, out.NextCursor = head.SessionsTotal, head.StaleCount, head.ProjectRevision, head.NextCursor
+	return out, nil
+}
+
+// SessionListEach is SessionList that gives each session of the page to
+// each as it is read, in order, instead of holding them (`awr session
+// list --all` prints a long log's sessions this way): the answer it
+// returns has the counts, the revision and the next cursor, and no
+// sessions. each's error ends the read and is returned.
+// Errors: those of SessionList.
+func (p *Project) SessionListEach(ctx context.Context, opts SessionListRequest, each func(SessionEntry) error) (*SessionList, error) {
 	def := commands.DefaultPage
 	if opts.All {
 		def = 0
@@ -133,7 +157,7 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 	if err != nil {
 		return nil, err
 	}
-	out := &SessionList{Sessions: []SessionEntry{}}
+	out := &SessionList{}
 	ttl := p.leaseTTL()
 	err = p.read(ctx, opts.Read, func(r *events.Reader, rev, now int64) error {
 		out.ProjectRevision = rev
@@ -142,13 +166,15 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 				return err
 			}
 		}
-		ss, err := projections.SessionsAt(r.Conn, rev, opts.Work)
+		// The stale sessions are among the active ones, the live part of
+		// the read model (what status counts), read whole.
+		all, err := projections.ActiveSessionsAt(r.Conn, rev, rev == r.Head)
 		if err != nil {
 			return err
 		}
 		var active []projections.Session
-		for _, s := range ss {
-			if s.Status == projections.SessionActive {
+		for _, s := range all {
+			if opts.Work == "" || s.Work == opts.Work {
 				active = append(active, s)
 			}
 		}
@@ -156,42 +182,100 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 		if err != nil {
 			return err
 		}
-		for _, s := range ss {
+		out.StaleCount = len(stale)
+		var place *projections.SessionPlace
+		if after != "" {
+			s, err := projections.SessionAt(r.Conn, after, rev)
+			if err != nil {
+				return err
+			}
+			if s == nil || opts.Work != "" && s.Work != opts.Work {
+				return fault.New(fault.InvalidInput, "session list: --cursor names no session these filters list at revision %d: pass the next_cursor of the page before", rev).
+					With("flag", "--cursor").WithHint("awr session list")
+			}
+			pl := projections.PlaceOfSession(s)
+			place = &pl
+		}
+		entry := func(s projections.Session) SessionEntry {
 			e := SessionEntry{Session: s}
 			if st, ok := stale[s.ID]; ok {
 				e.Stale, e.IdleSince, e.EndCommand = true, st.IdleSince, st.EndCommand
 			}
-			switch {
-			case opts.Stale && !e.Stale, opts.Active && s.Status != projections.SessionActive:
-				continue
-			}
-			if e.Stale {
-				out.StaleCount++
-			}
-			out.SessionsTotal++
-			switch {
-			case after != "":
-				if s.ID == after {
-					after = "" // the page starts after it
-				}
-			case limit > 0 && len(out.Sessions) == limit:
-				if out.NextCursor == "" {
-					out.NextCursor = idCursor(out.Sessions[limit-1].ID)
-				}
-			default:
-				out.Sessions = append(out.Sessions, e)
-			}
+			return e
 		}
-		if after != "" {
-			return fault.New(fault.InvalidInput, "session list: --cursor names no session these filters list at revision %d: pass the next_cursor of the page before", rev).
-				With("flag", "--cursor").WithHint("awr session list")
+		if opts.Active || opts.Stale {
+			return sessionsAmong(r, rev, active, stale, opts, place, limit, out, func(s projections.Session) error { return each(entry(s)) })
 		}
-		return nil
+		if out.SessionsTotal, err = projections.SessionCountAt(r.Conn, rev, opts.Work); err != nil {
+			return err
+		}
+		pg := projections.SessionPage{Work: opts.Work, After: place, Newest: opts.Newest}
+		if limit > 0 {
+			pg.Limit = limit + 1 // one more says whether a page follows
+		}
+		n := 0
+		var last string
+		return projections.SessionsPageAt(r.Conn, rev, pg, func(s projections.Session) error {
+			if limit > 0 && n == limit {
+				out.NextCursor = idCursor(last)
+				return nil
+			}
+			n++
+			last = s.ID
+			return each(entry(s))
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// sessionsAmong lists the page of the active sessions (the stale ones
+// with opts.Stale) after place, in the list's order: they are few
+// beside every session, and already read.
+func sessionsAmong(r *events.Reader, rev int64, active []projections.Session, stale map[string]StaleSession, opts SessionListRequest,
+	place *projections.SessionPlace, limit int, out *SessionList, each func(projections.Session) error) error {
+	var sel []projections.Session
+	for _, s := range active {
+		if _, ok := stale[s.ID]; ok || !opts.Stale {
+			sel = append(sel, s)
+		}
+	}
+	out.SessionsTotal = len(sel)
+	order := func(a, b projections.Session) int {
+		c := projections.PlaceOfSession(&a).Compare(projections.PlaceOfSession(&b))
+		if opts.Newest {
+			return -c
+		}
+		return c
+	}
+	slices.SortFunc(sel, order)
+	n := 0
+	var last string
+	for _, s := range sel {
+		if place != nil {
+			c := projections.PlaceOfSession(&s).Compare(*place)
+			if opts.Newest && c >= 0 || !opts.Newest && c <= 0 {
+				continue
+			}
+		}
+		if limit > 0 && n == limit {
+			out.NextCursor = idCursor(last)
+			break
+		}
+		// The page's sessions with their latest checkpoint and context.
+		full, err := projections.SessionAt(r.Conn, s.ID, rev)
+		if err != nil {
+			return err
+		}
+		if err := each(*full); err != nil {
+			return err
+		}
+		n++
+		last = s.ID
+	}
+	return nil
 }
 
 // The sessions their agent left (package idle): a StaleSession ends, a

@@ -36,8 +36,10 @@ type MemoryFigure struct {
 const memoryGenerateEvents = 2000
 
 // uiWalk is what the memory run reads from `awr ui`: every part of the
-// page, the verification and the export of the whole log included.
-var uiWalk = []string{"api/head", "api/status", "api/kinds", "api/histogram", "api/lanes", "api/log", "api/state", "api/search?q=step", "api/verify", "api/export"}
+// page, the verification and the export of the whole log included, and
+// the pages of sessions the state panel reads (the first comes with the
+// state).
+var uiWalk = []string{"api/head", "api/status", "api/kinds", "api/histogram", "api/lanes", "api/log", "api/state", "api/sessions?limit=200", "api/lanes?by=agent&buckets=1&limit=200", "api/search?q=step", "api/verify", "api/export"}
 
 // memory runs each long job once as a child process (RunOptions.Memory)
 // and records its time and peak RSS: replay, replay --verify, export,

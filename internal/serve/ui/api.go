@@ -28,7 +28,9 @@ type api struct {
 }
 
 // StateResult is /api/state: the reads `awr status --at N`, `awr session
-// list --at N` and `awr ready --all --at N` answer, all at one revision.
+// list --newest --limit 100 --at N` (the first page of the sessions,
+// newest first: /api/sessions gives the next with its next_cursor) and
+// `awr ready --all --at N` answer, all at one revision.
 type StateResult struct {
 	ProjectRevision int64                 `json:"project_revision"`
 	Head            int64                 `json:"head"`
@@ -60,6 +62,14 @@ const DefaultPage = 200
 
 // MaxSearch bounds the hits of one /api/search answer.
 const MaxSearch = 50
+
+// SessionPage is the page size of the sessions in /api/state, and of
+// /api/sessions without ?limit; MaxSessionPage (`awr session list`'s
+// most) bounds ?limit.
+const (
+	SessionPage    = 100
+	MaxSessionPage = 200
+)
 
 func (a *api) routes(mux *http.ServeMux) {
 	get(mux, "GET /api/head", func(r *http.Request) (*project.HeadResult, error) {
@@ -95,6 +105,7 @@ func (a *api) routes(mux *http.ServeMux) {
 		}
 		return a.state(r.Context(), at)
 	})
+	get(mux, "GET /api/sessions", a.sessions)
 	get(mux, "GET /api/seek", a.seek)
 	get(mux, "GET /api/histogram", a.histogram)
 	get(mux, "GET /api/lanes", a.lanes)
@@ -131,6 +142,44 @@ func readAt(r *http.Request) (project.Read, error) {
 		return project.Read{}, err
 	}
 	return q.read()
+}
+
+// sessions answers /api/sessions[?at=REV&cursor=C&limit=N&active=1&work=KEY]:
+// one page of `awr session list --newest` (SessionPage sessions unless
+// asked, at most MaxSessionPage), with the count of them all and the
+// cursor of the next page. A page read after the head moved is read at
+// the revision ?at names, so that a walk over the pages lists each
+// session of that revision once.
+func (a *api) sessions(r *http.Request) (*project.SessionList, error) {
+	q, err := params(r, "at", "cursor", "limit", "active", "work")
+	if err != nil {
+		return nil, err
+	}
+	at, err := q.read()
+	if err != nil {
+		return nil, err
+	}
+	limit := SessionPage
+	if q.has("limit") {
+		n, err := q.int("limit")
+		if err != nil {
+			return nil, err
+		}
+		if n < 1 || n > MaxSessionPage {
+			return nil, fault.New(fault.InvalidInput, "ui: ?limit=%d: a page holds 1 to %d sessions (the page reads the sessions a page at a time)", n, MaxSessionPage).
+				With("field", "limit").With("min", 1).With("max", MaxSessionPage)
+		}
+		limit = int(n)
+	}
+	active := false
+	switch v := q.get("active"); v {
+	case "", "0":
+	case "1":
+		active = true
+	default:
+		return nil, fault.New(fault.InvalidInput, "ui: ?active=%s: give 1 (only active sessions) or 0", v).With("field", "active")
+	}
+	return a.p.SessionList(r.Context(), project.SessionListRequest{Read: at, Newest: true, Limit: &limit, Cursor: q.get("cursor"), Active: active, Work: q.get("work")})
 }
 
 // seek answers /api/seek?time=T (UTC ms, or an RFC 3339 time) [&at=REV].
@@ -249,15 +298,31 @@ func (a *api) diff(r *http.Request) (*project.DiffResult, error) {
 		return nil, err
 	}
 	req := project.DiffRequest{From: from, Work: q.get("work"), Session: q.get("session")}
+	to := int64(0)
 	if q.has("to") {
-		to, err := q.int("to")
-		if err != nil {
+		if to, err = q.int("to"); err != nil {
 			return nil, err
 		}
 		req.To = &to
+	} else {
+		h, err := a.p.Head(r.Context())
+		if err != nil {
+			return nil, err
+		}
+		to = h.ProjectRevision
+	}
+	// A diff lists every event between its revisions: the page asks for
+	// a span it can hold, and the CLI compares any two.
+	if to-from > MaxDiffSpan {
+		return nil, fault.New(fault.InvalidInput, "ui: a diff from %d to %d spans %d revisions; the page compares at most %d apart (awr diff compares any two)", from, to, to-from, MaxDiffSpan).
+			With("field", "to").With("max_span", MaxDiffSpan).WithHint("awr diff --from %d --to %d", from, to)
 	}
 	return a.p.Diff(r.Context(), req)
 }
+
+// MaxDiffSpan bounds the revisions one /api/diff compares: its answer
+// lists each event between them.
+const MaxDiffSpan = 20000
 
 // state reads the status, the sessions and the work items at one
 // revision: the head's when the read names none, so that the three agree.
@@ -268,7 +333,8 @@ func (a *api) state(ctx context.Context, at project.Read) (*StateResult, error) 
 	}
 	rev := st.ProjectRevision
 	at = project.Read{At: &rev}
-	ss, err := a.p.SessionList(ctx, project.SessionListRequest{Read: at, All: true})
+	page := SessionPage
+	ss, err := a.p.SessionList(ctx, project.SessionListRequest{Read: at, Newest: true, Limit: &page})
 	if err != nil {
 		return nil, err
 	}

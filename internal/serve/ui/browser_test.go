@@ -273,10 +273,13 @@ func TestBrowser_Page(t *testing.T) {
 
 	// SIGINT stops the server with exit 0.
 	require.Equal(t, 0, srv.stop(t, syscall.SIGINT), "stderr: %s", srv.errb)
+
+	// The sessions of a longer history, a page at a time.
+	browseSessions(t, bctx)
 }
 
 // requireState checks the state the page shows against `awr status`,
-// `awr session list` and `awr ready --all` at revision rev.
+// `awr session list --newest` (its first page) and `awr ready --all` at revision rev.
 func requireState(t *testing.T, f *fixture, eval func(string, any), rev int64) {
 	t.Helper()
 	at := fmt.Sprint(rev)
@@ -303,7 +306,7 @@ func requireState(t *testing.T, f *fixture, eval func(string, any), rev int64) {
 			Status string `json:"status"`
 		} `json:"sessions"`
 	}
-	require.NoError(t, json.Unmarshal(f.run("session", "list", "--at", at), &sessions))
+	require.NoError(t, json.Unmarshal(f.run("session", "list", "--newest", "--limit", "100", "--at", at), &sessions))
 	var wantSessions, gotSessions []string
 	for _, s := range sessions.Sessions {
 		wantSessions = append(wantSessions, s.ID+" "+s.Status)

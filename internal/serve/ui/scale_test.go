@@ -294,6 +294,17 @@ func testScale(t *testing.T, browser string, n int) {
 	require.Equal(t, lo, exported[0])
 	require.Equal(t, lo+wantN-1, exported[len(exported)-1])
 
+	// A diff over the whole log would list every event: the API refuses
+	// a span it cannot hold, with the CLI's command that compares any two.
+	res, err = http.Get(srv.URL + "/api/diff?from=0")
+	require.NoError(t, err)
+	var refused struct{ Code, Hint string }
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&refused))
+	res.Body.Close()
+	require.Equal(t, http.StatusBadRequest, res.StatusCode)
+	require.Equal(t, "InvalidInput", refused.Code)
+	require.Equal(t, fmt.Sprintf("awr diff --from 0 --to %d", head+1), refused.Hint)
+
 	t.Logf("ui at %d events (GOMAXPROCS %d): head shown %d ms after navigation (page clock; %v wall, latest rows %v); jumps: seq %s, time %s, search %s, first %s, axis bar %s, lane %s; ?at&event view %v; live append shown %v after the write returned; at most %d DOM nodes",
 		head, runtime.GOMAXPROCS(0), headMs, headWall.Round(time.Millisecond), readyWall.Round(time.Millisecond), seqMs, timeMs, searchMs, firstMs, axisMs, laneMs, urlWall.Round(time.Millisecond), liveWall.Round(time.Millisecond), most)
 }

@@ -118,7 +118,7 @@ func TestServer_API(t *testing.T) {
 		require.Equal(t, http.StatusOK, s.getJSON(t, "/api/state?at=2", &got))
 		st, err := s.p.Status(ctx, project.StatusRequest{Read: at(2)})
 		require.NoError(t, err)
-		ss, err := s.p.SessionList(ctx, project.SessionListRequest{Read: at(2)})
+		ss, err := s.p.SessionList(ctx, project.SessionListRequest{Read: at(2), Newest: true, Limit: new(ui.SessionPage)})
 		require.NoError(t, err)
 		ready, err := s.p.Ready(ctx, project.ReadyRequest{Read: at(2), All: true})
 		require.NoError(t, err)
@@ -315,6 +315,12 @@ func TestServer_BadInput(t *testing.T) {
 		"/api/diff?from=4&to=2":          http.StatusBadRequest,
 		"/api/diff?from=1&to=77":         http.StatusBadRequest,
 		"/api/verify?fresh=1&fresh=1":    http.StatusBadRequest,
+		"/api/sessions?limit=0":          http.StatusBadRequest,
+		"/api/sessions?limit=201":        http.StatusBadRequest,
+		"/api/sessions?cursor=bogus":     http.StatusBadRequest,
+		"/api/sessions?active=yes":       http.StatusBadRequest,
+		"/api/sessions?at=99":            http.StatusBadRequest,
+		"/api/sessions?work=NOPE-9":      http.StatusNotFound,
 	} {
 		var got fault.Object
 		code := s.getJSON(t, path, &got)
@@ -527,4 +533,80 @@ func TestServer_Lanes(t *testing.T) {
 		require.NotEmpty(t, e.Code, path)
 		require.NotEmpty(t, e.Message, path)
 	}
+}
+
+// TestServer_SessionsPaged: /api/state carries the first page of the
+// sessions (newest first), never all of them; /api/sessions gives the
+// next page by the cursor, each page counting them all, and a walk
+// over the cursors at one revision lists every session of it exactly
+// once, in order, even while the head moves on between two pages.
+func TestServer_SessionsPaged(t *testing.T) {
+	s := serveProject(t) // alice's session, started at 3
+	ctx := context.Background()
+	for i := range 7 {
+		work := []string{"CART-1", "OPS-1"}[i%2]
+		_, err := s.p.SessionStart(ctx, project.SessionStartRequest{Work: work, Agent: fmt.Sprintf("agent-%d", i)})
+		require.NoError(t, err)
+	}
+	all, err := s.p.SessionList(ctx, project.SessionListRequest{All: true})
+	require.NoError(t, err)
+	require.Len(t, all.Sessions, 8)
+	rev := all.ProjectRevision
+	var want []string
+	for i := len(all.Sessions) - 1; i >= 0; i-- {
+		want = append(want, all.Sessions[i].ID)
+	}
+
+	var st struct {
+		Sessions project.SessionList `json:"sessions"`
+	}
+	require.Equal(t, http.StatusOK, s.getJSON(t, "/api/state", &st))
+	require.Equal(t, 8, st.Sessions.SessionsTotal)
+	require.Len(t, st.Sessions.Sessions, 8, "8 sessions fit a page of the state")
+	require.Empty(t, st.Sessions.NextCursor)
+	require.Equal(t, want[0], st.Sessions.Sessions[0].ID, "newest first")
+
+	var got []string
+	seen := map[string]int{}
+	cursor, pages := "", 0
+	for {
+		path := fmt.Sprintf("/api/sessions?limit=3&at=%d", rev)
+		if cursor != "" {
+			path += "&cursor=" + cursor
+		}
+		var page project.SessionList
+		require.Equal(t, http.StatusOK, s.getJSON(t, path, &page), path)
+		require.Equal(t, 8, page.SessionsTotal, "every page counts them all")
+		require.Equal(t, rev, page.ProjectRevision)
+		require.LessOrEqual(t, len(page.Sessions), 3)
+		for _, e := range page.Sessions {
+			got = append(got, e.ID)
+			seen[e.ID]++
+		}
+		pages++
+		if pages == 1 {
+			// The head moves on: a session started now is not of rev.
+			_, err := s.p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "late"})
+			require.NoError(t, err)
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+		require.Len(t, page.Sessions, 3, "a page before the last is full")
+	}
+	require.Equal(t, 3, pages)
+	require.Equal(t, want, got, "every session of the revision, newest first")
+	for id, n := range seen {
+		require.Equal(t, 1, n, "session %s listed %d times", id, n)
+	}
+
+	// Only the active ones, of one work item.
+	var act project.SessionList
+	require.Equal(t, http.StatusOK, s.getJSON(t, fmt.Sprintf("/api/sessions?active=1&work=OPS-1&at=%d", rev), &act))
+	require.Equal(t, 3, act.SessionsTotal)
+	for _, e := range act.Sessions {
+		require.Equal(t, "OPS-1", e.Work)
+		require.Equal(t, "active", e.Status)
+	}
+
 }

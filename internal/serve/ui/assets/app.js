@@ -15,6 +15,8 @@ const CACHE_MAX = 5000; // events the list keeps in memory at most
 const FILTERED_MAX = 5000; // matching events the filtered list holds at most
 const TABLE_MAX = 100;  // rows of each table of the state panel
 const OPTIONS_MAX = 300; // options of the session filter
+const SESSIONS_PAGE = 100; // sessions per page of the state panel (the API's default)
+const SESSIONS_KNOWN = 5000; // sessions the page remembers (for labels and lanes) at most
 const EXPORT_MAX = 100000; // events of one export at most (the API's bound)
 
 const S = {
@@ -23,7 +25,11 @@ const S = {
   events: [],         // the marks of the timeline (filtered), oldest first; small logs only
   bySeq: new Map(),   // seq -> event, of the marks
   truncated: false,
-  sessions: new Map(), // session id -> session (at the head)
+  sessions: new Map(), // session id -> session: those of the pages read, SESSIONS_KNOWN at most
+  // The sessions table of the state panel: one page of /api/sessions
+  // (newest first) at the revision shown; back holds the cursors of the
+  // pages before it, so that "newer" goes back without a read of them all.
+  sessionPage: { rev: 0, res: null, cursor: "", back: [], gen: 0 },
   headStatus: null,   // status at the head (origin, fork)
   rev: 0,             // the revision the slider shows
   following: true,    // the slider follows the head
@@ -136,9 +142,34 @@ async function fetchEvents(since) {
   }
 }
 
+// remember keeps sessions for labels and lanes, the SESSIONS_KNOWN read
+// last at most: a long log's sessions are read a page at a time, never all.
+function remember(sessions) {
+  for (const s of sessions) {
+    S.sessions.delete(s.id);
+    S.sessions.set(s.id, s);
+  }
+  while (S.sessions.size > SESSIONS_KNOWN) S.sessions.delete(S.sessions.keys().next().value);
+}
+
 async function loadHeadState() {
   const st = await api("state");
-  S.sessions = new Map(st.sessions.sessions.map((s) => [s.id, s]));
+  remember([...st.sessions.sessions].reverse());
+  // A small log's timeline draws every session's span on its work
+  // item's lane: read the rest of its sessions (a few pages at most,
+  // since it has at most MARKS_MAX events).
+  if (st.status.project_revision <= MARKS_MAX) {
+    for (let cursor = st.sessions.next_cursor; cursor;) {
+      const res = await api("sessions", { at: st.project_revision, cursor, limit: 200 });
+      remember([...res.sessions].reverse());
+      cursor = res.next_cursor;
+    }
+  } else {
+    // The agents of a long log, for the agent filter: its lanes by agent
+    // (the server's aggregate over the sessions), not every session.
+    const lanes = await api("lanes", { by: "agent", buckets: 1, limit: 200, at: st.project_revision });
+    S.agents = lanes.lanes.map((l) => l.key).filter(Boolean);
+  }
   S.headStatus = st.status;
   renderLineage();
   fillFilters(st);
@@ -151,15 +182,16 @@ function fillFilters(st) {
   for (const it of st.ready.not_ready || []) works.add(it.key);
   setOptions($("f-work"), [...works].sort(), S.filters.work);
   const sessions = [...S.sessions.values()];
-  // The latest OPTIONS_MAX sessions (and the one chosen): a select of
-  // every session of a long log would be thousands of nodes.
+  // The latest OPTIONS_MAX sessions read (and the one chosen): a select
+  // of every session of a long log would be thousands of nodes. Any
+  // other is a click away in the sessions table, which pages through them all.
   const ids = sessions.map((s) => s.id).slice(-OPTIONS_MAX);
   if (S.filters.session && !ids.includes(S.filters.session)) ids.push(S.filters.session);
   setOptions($("f-session"), ids, S.filters.session, (id) => {
     const s = S.sessions.get(id);
     return s ? `${short(id, 10)}… ${s.agent} on ${s.work}` : id;
   });
-  const agents = new Set(sessions.map((s) => s.agent).filter(Boolean));
+  const agents = new Set([...sessions.map((s) => s.agent), ...(S.agents || [])].filter(Boolean));
   for (const e of S.events) if (e.actor) agents.add(e.actor);
   setOptions($("f-agent"), [...agents].sort(), S.filters.agent);
 }
@@ -718,15 +750,61 @@ function renderState(st) {
   wt.replaceChildren(...capped(items, 4, (it) => el("tr", { "data-key": it.key, "data-status": it.status, "data-holder": it.holder ? it.holder.session_id : "" },
     el("td", { text: it.key }), el("td", { text: it.title }), el("td", { class: "status " + it.status, text: it.status }),
     el("td", { class: "holder", text: it.holder ? `${it.holder.agent} (${short(it.holder.session_id, 10)}…)` : "" }))));
-  // The latest sessions first beyond TABLE_MAX: a long log holds thousands.
-  const sessions = st.sessions.sessions.length > TABLE_MAX ? st.sessions.sessions.slice(-TABLE_MAX) : st.sessions.sessions;
-  $("sessions").tBodies[0].replaceChildren(...capped(sessions, 4, (x) => el("tr", { "data-id": x.id, "data-status": x.status, "data-work": x.work },
-    el("td", { text: x.id }), el("td", { text: x.work }), el("td", { text: x.agent }),
-    el("td", { class: "status " + x.status, text: x.status + (x.stale ? " (stale)" : "") }))));
+  // The sessions: the first page (newest first) comes with the state;
+  // "older" reads the next from /api/sessions at the same revision.
+  const P = S.sessionPage;
+  P.gen++;
+  P.rev = st.project_revision;
+  P.cursor = "";
+  P.back = [];
+  renderSessions(st.sessions);
   const claims = items.filter((it) => it.holder);
   $("claims").tBodies[0].replaceChildren(...capped(claims, 5, (it) => el("tr", { "data-work": it.key, "data-session": it.holder.session_id, "data-token": String(it.holder.fencing_token) },
     el("td", { text: it.key }), el("td", { text: it.holder.agent }), el("td", { text: it.holder.session_id }),
     el("td", { text: String(it.holder.fencing_token) }), el("td", { text: iso(it.holder.expires_at) }))));
+}
+
+// renderSessions draws one page of the sessions table (res, an answer
+// of /api/sessions) with its place among them all and the controls that
+// read the page before and after it.
+function renderSessions(res) {
+  const P = S.sessionPage;
+  P.res = res;
+  remember([...res.sessions].reverse());
+  $("sessions").tBodies[0].replaceChildren(...res.sessions.map((x) => el("tr", { "data-id": x.id, "data-status": x.status, "data-work": x.work, title: "show this session's events" },
+    el("td", { text: x.id }), el("td", { text: x.work }), el("td", { text: x.agent }),
+    el("td", { class: "status " + x.status, text: x.status + (x.stale ? " (stale)" : "") }))));
+  const first = P.back.length * SESSIONS_PAGE;
+  const pager = $("sessions-pager");
+  pager.dataset.total = String(res.sessions_total);
+  pager.dataset.first = String(res.sessions.length ? first + 1 : 0);
+  pager.dataset.last = String(first + res.sessions.length);
+  $("sessions-shown").textContent = res.sessions_total
+    ? `sessions ${first + 1}–${first + res.sessions.length} of ${res.sessions_total}, newest first` + (res.stale_count ? ` (${res.stale_count} stale)` : "")
+    : "no sessions";
+  $("sessions-newer").disabled = P.back.length === 0;
+  $("sessions-older").disabled = !res.next_cursor;
+}
+
+// pageSessions reads the sessions page after (dir 1) or before (dir -1)
+// the one shown, at the revision of the state shown.
+async function pageSessions(dir) {
+  const P = S.sessionPage;
+  if (!P.res) return;
+  let cursor;
+  if (dir > 0) {
+    if (!P.res.next_cursor) return;
+    cursor = P.res.next_cursor;
+  } else {
+    if (!P.back.length) return;
+    cursor = P.back[P.back.length - 1];
+  }
+  const gen = P.gen;
+  const res = await api("sessions", { at: P.rev, cursor, limit: SESSIONS_PAGE });
+  if (gen !== P.gen) return;
+  if (dir > 0) P.back.push(P.cursor); else P.back.pop();
+  P.cursor = cursor;
+  renderSessions(res);
 }
 
 // capped maps the first TABLE_MAX of rows to table rows with fn, and
@@ -970,6 +1048,17 @@ function init() {
   });
   $("list-more").addEventListener("click", () => {
     if (S.list.more) loadMatching(S.list.more).then(() => { renderHead(); renderList(); }).catch(showError);
+  });
+  $("sessions-older").addEventListener("click", () => pageSessions(1).catch(showError));
+  $("sessions-newer").addEventListener("click", () => pageSessions(-1).catch(showError));
+  // A session of the table, however far back, is one click from its events.
+  $("sessions").addEventListener("click", (ev) => {
+    const r = ev.target.closest("tr[data-id]");
+    if (!r) return;
+    const sel = $("f-session");
+    if (![...sel.options].some((o) => o.value === r.dataset.id)) sel.append(el("option", { value: r.dataset.id, text: r.dataset.id }));
+    sel.value = r.dataset.id;
+    onFilter();
   });
   $("search-form").addEventListener("submit", (ev) => { ev.preventDefault(); search($("q").value.trim(), true).catch(showError); });
   $("search-results").addEventListener("click", (ev) => {
