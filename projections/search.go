@@ -43,6 +43,10 @@ type search struct {
 	// fills it in one pass. Nothing is held in memory: a rebuild's memory
 	// does not grow with the documents (every checkpoint is one).
 	bulk bool
+	// namedOther is set, in a rebuild, once a checkpoint whose id is not
+	// its own event's was folded: until then a checkpoint's document is
+	// written without closing an open version, since none can exist.
+	namedOther bool
 }
 
 // Objects adds to the tables and indexes of the search scripts the
@@ -69,7 +73,7 @@ func newSearch() *search {
 // BeginBulk starts a rebuild: the tables and their indexes, the
 // full-text index left empty until EndBulk.
 func (p *search) BeginBulk(conn *sqlite.Conn) error {
-	p.bulk = true
+	p.bulk, p.namedOther = true, false
 	if err := p.base.BeginBulk(conn); err != nil {
 		return err
 	}
@@ -253,9 +257,29 @@ func (p *search) sourceDelta(conn *sqlite.Conn, e *events.Event, pl *events.Sour
 }
 
 func (p *search) checkpoint(conn *sqlite.Conn, e *events.Event, pl *events.CheckpointRecorded) error {
-	if err := p.set(conn, e.Seq, &searchDoc{doc: "c\x00" + pl.CheckpointID, kind: SearchCheckpoint, ref: pl.CheckpointID, work: pl.Work,
-		session: pl.SessionID, seq: e.Seq, title: pl.Digest, body: pl.NextAction}); err != nil {
-		return err
+	doc := &searchDoc{doc: "c\x00" + pl.CheckpointID, kind: SearchCheckpoint, ref: pl.CheckpointID, work: pl.Work,
+		session: pl.SessionID, seq: e.Seq, title: pl.Digest, body: pl.NextAction}
+	switch {
+	case pl.CheckpointID != e.ID:
+		p.namedOther = true
+		if err := p.set(conn, e.Seq, doc); err != nil {
+			return err
+		}
+	case p.bulk && !p.namedOther:
+		// A rebuild that has met no checkpoint named otherwise: no
+		// earlier version of this one can be open, nothing to close.
+		if err := p.putDoc(conn, doc, e.Seq, 0); err != nil {
+			return err
+		}
+	default:
+		// A checkpoint named by its own event (as every command names
+		// it) is a new document: there is no open version to compare
+		// with, so it is not read back (a read per checkpoint, 6% of a
+		// rebuild). put still closes an open version, which only a log
+		// that named this id in an earlier checkpoint can hold.
+		if err := p.rows.put(conn, doc.doc, e.Seq, doc); err != nil {
+			return err
+		}
 	}
 	// Loops a checkpoint recorded as bare texts (logs older than
 	// knowledge ids) are found by their checkpoint.

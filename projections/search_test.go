@@ -142,6 +142,25 @@ func TestSearch_Apply(t *testing.T) {
 			},
 		},
 		{
+			// A checkpoint named by its own event is a new document, not
+			// read back first; one that an earlier checkpoint of a forged
+			// log already named still closes that open version.
+			name: "CheckpointIDNamedBefore",
+			log: onW1(
+				&events.CheckpointRecorded{CheckpointID: "01M6BFP9D0WA07V70XSRKAY06A", SessionID: "s1", Work: "W-1", Agent: "a", Digest: "alpha", NextAction: "n"},
+				&events.CheckpointRecorded{SessionID: "s1", Work: "W-1", Agent: "a", Digest: "alpha", NextAction: "n"}),
+			rows: []string{
+				"3 c\x0001M6BFP9D0WA07V70XSRKAY06A checkpoint 01M6BFP9D0WA07V70XSRKAY06A W-1 s1 '' '' 3 alpha n 3 4",
+				"4 c\x0001M6BFP9D0WA07V70XSRKAY06A checkpoint 01M6BFP9D0WA07V70XSRKAY06A W-1 s1 '' '' 4 alpha n 4 -",
+				"1 w\x00tasks.md\x00W-1 work W-1 W-1 '' tasks.md todo 1 Do W-1 '' 1 -",
+				"2 w\x00tasks.md\x00W-2 work W-2 W-2 '' tasks.md todo 1 Do W-2 '' 1 -",
+			},
+			at: map[int64]string{
+				3: "checkpoint 01M6BFP9D0WA07V70XSRKAY06A  [alpha]",
+				4: "checkpoint 01M6BFP9D0WA07V70XSRKAY06A  [alpha]",
+			},
+		},
+		{
 			// A change to an item search never indexed (a loop opened by
 			// bare text is indexed under its checkpoint, not its id) is
 			// skipped; the changes after it in the same checkpoint are

@@ -83,13 +83,27 @@ func CompareWithRebuild(ctx context.Context, store *events.Store, progress func(
 }
 
 // compareOnSnapshot compares the live checksums on r's snapshot with a
-// scratch rebuild of the same snapshot's log.
+// scratch rebuild of the same snapshot's log. Once the rebuild is done,
+// the live tables and the rebuilt ones are checksummed at once, each on
+// its own connection (and core): the checksums are most of what
+// replay --verify costs beyond a replay.
 func compareOnSnapshot(r *events.Reader, progress func(done, total int64)) (live []ProjectionChecksum, mismatches []Mismatch, err error) {
-	live, err = Checksums(r.Conn)
-	if err != nil {
-		return nil, nil, err
-	}
-	rebuilt, err := ScratchChecksums(r.Conn, r.Head, progress)
+	var rebuilt []ProjectionChecksum
+	err = scratchRebuild(r.Conn, r.Head, progress, func(dst *sqlite.Conn) error {
+		var liveErr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			live, liveErr = Checksums(r.Conn)
+		}()
+		var err error
+		rebuilt, err = Checksums(dst)
+		<-done
+		if liveErr != nil {
+			return liveErr
+		}
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,7 +118,18 @@ func compareOnSnapshot(r *events.Reader, progress func(done, total int64)) (live
 // ScratchChecksums folds events 1..head from src into a throwaway database
 // and returns the checksums of the result.
 func ScratchChecksums(src *sqlite.Conn, head int64, progress func(done, total int64)) (sums []ProjectionChecksum, err error) {
-	err = withScratch(func(dst *sqlite.Conn) error {
+	err = scratchRebuild(src, head, progress, func(dst *sqlite.Conn) error {
+		sums, err = Checksums(dst)
+		return err
+	})
+	return sums, err
+}
+
+// scratchRebuild folds events 1..head from src into a throwaway database
+// and calls then with it, before it is removed; src is free again by
+// then.
+func scratchRebuild(src *sqlite.Conn, head int64, progress func(done, total int64), then func(dst *sqlite.Conn) error) error {
+	return withScratch(func(dst *sqlite.Conn) error {
 		endFn, err := sqlitex.ImmediateTransaction(dst)
 		if err != nil {
 			return fault.Wrap(fault.Storage, err, "prepare scratch database")
@@ -117,10 +142,8 @@ func ScratchChecksums(src *sqlite.Conn, head int64, progress func(done, total in
 			}
 			return fault.Wrap(fault.Storage, err, "rebuild into scratch database")
 		}
-		sums, err = Checksums(dst)
-		return err
+		return then(dst)
 	})
-	return sums, err
 }
 
 // withScratch calls fn with a connection to a throwaway database, removed

@@ -13,11 +13,14 @@
 //   - log: the events table's rows copied into a new table with its
 //     indexes (what appending the log writes, without hashing).
 //
-// It prints the seconds of each phase and the events per second that a
-// replay (rows, indexes, search) could reach if reading, decoding and
-// folding cost nothing, and that a writer of the log with its
-// projections (all four: bench generate) could reach if deciding cost
-// nothing. bench/write-floor.sh runs the first three in the native
+// It prints the seconds of each phase, on the clock and in CPU (user +
+// system, the process's own: on a shared machine the clock also counts
+// the time other processes held the cores, and only CPU seconds compare
+// with the CPU seconds of a replay or a generation measured beside it),
+// and the events per second that a replay (rows, indexes, search) could
+// reach if reading, decoding and folding cost nothing, and that a writer
+// of the log with its projections (all four: bench generate) could reach
+// if deciding cost nothing. bench/write-floor.sh runs the first three in the native
 // sqlite3 shell.
 //
 //	go run ./internal/lab/bench/cmd/writefloor PROJECT/.awr/awr.db
@@ -29,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/awr-dev/awr/events"
@@ -49,11 +53,13 @@ func main() {
 	f.print(os.Stdout)
 }
 
-// phase is one part of the floor: its statements and how long they took.
+// phase is one part of the floor: its statements and how long they took,
+// on the clock and in the process's CPU.
 type phase struct {
 	name  string
 	stmts []string
 	took  time.Duration
+	cpu   time.Duration
 }
 
 // floor is what measure found.
@@ -63,17 +69,30 @@ type floor struct {
 }
 
 func (f *floor) print(w io.Writer) {
-	var replay, total time.Duration
+	var replay, total, replayCPU, totalCPU time.Duration
 	for _, p := range f.phases {
-		fmt.Fprintf(w, "%s %.3f s\n", p.name, p.took.Seconds())
+		fmt.Fprintf(w, "%s %.3f s (CPU %.3f s)\n", p.name, p.took.Seconds(), p.cpu.Seconds())
 		total += p.took
+		totalCPU += p.cpu
 		if p.name != "log" {
 			replay += p.took
+			replayCPU += p.cpu
 		}
 	}
 	fmt.Fprintf(w, "events %d\n", f.events)
-	fmt.Fprintf(w, "replay floor (rows, indexes, search) %.3f s: at most %.0f events/s\n", replay.Seconds(), float64(f.events)/replay.Seconds())
-	fmt.Fprintf(w, "write floor (and the log) %.3f s: at most %.0f events/s\n", total.Seconds(), float64(f.events)/total.Seconds())
+	fmt.Fprintf(w, "replay floor (rows, indexes, search) %.3f s: at most %.0f events/s (CPU %.3f s: %.0f events per CPU second)\n",
+		replay.Seconds(), float64(f.events)/replay.Seconds(), replayCPU.Seconds(), float64(f.events)/replayCPU.Seconds())
+	fmt.Fprintf(w, "write floor (and the log) %.3f s: at most %.0f events/s (CPU %.3f s: %.0f events per CPU second)\n",
+		total.Seconds(), float64(f.events)/total.Seconds(), totalCPU.Seconds(), float64(f.events)/totalCPU.Seconds())
+}
+
+// cpuTime returns the CPU time (user + system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // copyOf copies the database at src to dst (VACUUM INTO, src only read)
@@ -189,13 +208,13 @@ func measure(src string) (*floor, error) {
 		return nil, err
 	}
 	for _, p := range f.phases {
-		start := time.Now()
+		start, startCPU := time.Now(), cpuTime()
 		for _, q := range p.stmts {
 			if err := sqlitex.ExecuteTransient(conn, q, nil); err != nil {
 				return nil, fmt.Errorf("%s: %w", q, err)
 			}
 		}
-		p.took = time.Since(start)
+		p.took, p.cpu = time.Since(start), cpuTime()-startCPU
 	}
 	if err := sqlitex.ExecuteTransient(conn, "COMMIT", nil); err != nil {
 		return nil, err

@@ -75,6 +75,11 @@ func TestMeasure(t *testing.T) {
 	f.print(&out)
 	require.Contains(t, out.String(), "replay floor (rows, indexes, search)")
 	require.Contains(t, out.String(), "write floor (and the log)")
+	for _, p := range f.phases {
+		require.Positive(t, p.cpu, "phase %s: its CPU time", p.name)
+		require.Regexp(t, `(?m)^`+p.name+` [0-9]+\.[0-9]{3} s \(CPU [0-9]+\.[0-9]{3} s\)$`, out.String())
+	}
+	require.Regexp(t, `replay floor \(rows, indexes, search\) [0-9.]+ s: at most [0-9]+ events/s \(CPU [0-9.]+ s: [0-9]+ events per CPU second\)`, out.String())
 }
 
 // TestWriteFloorScript runs bench/write-floor.sh, the same floor in the
