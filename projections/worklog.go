@@ -200,11 +200,21 @@ func LatestCheckpointsOfWorkAt(conn *sqlite.Conn, work string, rev int64, n int)
 // versions), of the given kinds when kinds is not empty.
 func WorkHistoryAt(conn *sqlite.Conn, work string, since, rev int64, kinds []string, limit int) ([]*events.Event, error) {
 	var out []*events.Event
+	err := ScanWorkHistory(conn, work, since, rev, kinds, limit, func(e *events.Event) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// ScanWorkHistory calls fn with each event WorkHistoryAt selects, one at
+// a time, at most limit of them (every one for a negative limit).
+func ScanWorkHistory(conn *sqlite.Conn, work string, since, rev int64, kinds []string, limit int, fn func(e *events.Event) error) error {
 	ks, err := json.Marshal(kinds)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	err = query(conn, "work_history", func(st *sqlite.Stmt) {
+	return query(conn, "work_history", func(st *sqlite.Stmt) {
 		st.SetText(":work", work)
 		st.SetInt64(":since", since)
 		st.SetInt64(":rev", rev)
@@ -215,8 +225,6 @@ func WorkHistoryAt(conn *sqlite.Conn, work string, since, rev int64, kinds []str
 		}
 		st.SetInt64(":limit", int64(limit))
 	}, func(st *sqlite.Stmt) error {
-		out = append(out, events.EventFromRow(st))
-		return nil
+		return fn(events.EventFromRow(st))
 	})
-	return out, err
 }

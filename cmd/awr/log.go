@@ -78,14 +78,7 @@ func (c *logCmd) all(app *App) error {
 				return err
 			}
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(e); err != nil {
-			return err
-		}
-		_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-		return err
+		return writeJSONValue(w, e)
 	})
 	if err != nil {
 		_ = w.Flush()
@@ -98,6 +91,19 @@ func (c *logCmd) all(app *App) error {
 		fmt.Fprintf(w, "no events match (project_revision %d)\n", head)
 	}
 	return w.Flush()
+}
+
+// writeJSONValue writes v as JSON without HTML escaping and without the
+// encoder's newline: one element of an array written as it is read.
+func writeJSONValue(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return err
 }
 
 // follow prints each event as it commits, one whole line per write, until

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/project"
 )
 
@@ -111,13 +114,17 @@ func shortHash(h string) string {
 
 type workHistoryCmd struct {
 	project.WorkHistoryRequest
+	All bool `name:"all" help:"Every event of the item, streamed as it is read (not with --limit)."`
 }
 
-// Run lists a work item's history.
+// Run lists a work item's history: a page, or every event with --all.
 func (c *workHistoryCmd) Run(app *App) error {
+	if c.All {
+		return c.all(app)
+	}
 	return call(app, (*project.Project).WorkHistory, c.WorkHistoryRequest, func(w io.Writer, r *project.WorkHistoryResult) {
 		for _, e := range r.Events {
-			fmt.Fprintf(w, "%6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, clip(string(e.Payload), 100))
+			historyLine(w, e)
 		}
 		if len(r.Events) == 0 {
 			fmt.Fprintf(w, "no events concern %s after seq %d (project_revision %d)\n", r.Work, c.Since, r.ProjectRevision)
@@ -126,6 +133,68 @@ func (c *workHistoryCmd) Run(app *App) error {
 			fmt.Fprintf(w, "next: awr work history %s --since %d\n", r.Work, r.NextSince)
 		}
 	})
+}
+
+// all prints every event of the item's history as it is read, in
+// bounded memory: text lines, or with --json the object `awr work
+// history --json` prints (work, project_revision, events, count) written
+// event by event.
+func (c *workHistoryCmd) all(app *App) error {
+	if c.Limit != nil {
+		return fault.New(fault.InvalidInput, "work history: --all lists every event: not with --limit").With("flag", "--limit").
+			WithHint("awr work history %s --all", shellQuote(c.Key))
+	}
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(app.Stdout)
+	n, started, head := 0, false, int64(0)
+	err = p.WorkHistoryEach(app.Ctx, c.WorkHistoryRequest, func(rev int64) error {
+		started, head = true, rev
+		if !app.JSON {
+			return nil
+		}
+		key, err := json.Marshal(c.Key)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, `{"work":%s,"project_revision":%d,"events":[`, key, rev)
+		return err
+	}, func(e project.LogEvent) error {
+		if err := app.Ctx.Err(); err != nil {
+			return err
+		}
+		n++
+		if !app.JSON {
+			var b strings.Builder
+			historyLine(&b, e)
+			_, err := w.WriteString(project.Inert(b.String()))
+			return err
+		}
+		if n > 1 {
+			if err := w.WriteByte(','); err != nil {
+				return err
+			}
+		}
+		return writeJSONValue(w, e)
+	})
+	if err != nil {
+		_ = w.Flush()
+		return err
+	}
+	switch {
+	case app.JSON && started:
+		fmt.Fprintf(w, `],"count":%d}`+"\n", n)
+	case n == 0:
+		fmt.Fprintf(w, "no events concern %s after seq %d (project_revision %d)\n", project.SafeLine(c.Key), c.Since, head)
+	}
+	return w.Flush()
+}
+
+// historyLine is one event as `awr work history` prints it.
+func historyLine(w io.Writer, e project.LogEvent) {
+	fmt.Fprintf(w, "%6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, clip(string(e.Payload), 100))
 }
 
 type workClaimCmd struct {

@@ -170,11 +170,12 @@ type WorkHistoryRequest struct {
 }
 
 // WorkHistoryResult is one page of a work item's history, oldest first;
-// NextSince is the --since of the next page (0 when this page is the
-// last).
+// Count is how many events the page holds, NextSince the --since of the
+// next page (0 when this page is the last).
 type WorkHistoryResult struct {
 	Work            string     `json:"work"`
 	Events          []LogEvent `json:"events"`
+	Count           int        `json:"count"`
 	NextSince       int64      `json:"next_since,omitempty"`
 	ProjectRevision int64      `json:"project_revision"`
 }
@@ -196,40 +197,68 @@ func (p *Project) WorkHistory(ctx context.Context, req WorkHistoryRequest) (*Wor
 		}
 		limit = *req.Limit
 	}
-	if err := commands.RevisionOf("work history", "--since", req.Since); err != nil {
-		return nil, err
-	}
-	for _, k := range req.Kind {
-		if !events.Known(events.Kind(k)) {
-			return nil, fault.New(fault.InvalidInput, "work history: --kind %q is not an event kind", k).With("kinds", events.Kinds()).
-				WithHint("awr work history %s --kind %s", req.Key, events.KindCheckpointRecorded)
-		}
-	}
 	res := &WorkHistoryResult{Work: req.Key, Events: []LogEvent{}}
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+	err := p.scanWorkHistory(ctx, req, limit, func(rev int64) error {
 		res.ProjectRevision = rev
-		if err := commands.KnownWork(r.Conn, "work history", req.Key, rev); err != nil {
-			return err
+		return nil
+	}, func(e LogEvent) error {
+		if len(res.Events) == limit {
+			res.NextSince = res.Events[limit-1].Seq
+			return errStop
 		}
-		evs, err := projections.WorkHistoryAt(r.Conn, req.Key, req.Since, rev, req.Kind, limit+1)
-		if err != nil {
-			return err
-		}
-		if len(evs) > limit {
-			evs = evs[:limit]
-			res.NextSince = evs[limit-1].Seq
-		}
-		for _, e := range evs {
-			env := e.ToEnvelope()
-			env.Payload = json.RawMessage(e.Payload)
-			res.Events = append(res.Events, LogEvent{env})
-		}
+		res.Events = append(res.Events, e)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	res.Count = len(res.Events)
 	return res, nil
+}
+
+// WorkHistoryEach calls start with the revision read, then each with
+// every event of the item's history, oldest first, one at a time: the
+// whole history (`awr work history --all`) in bounded memory. req.Limit
+// is ignored.
+// Errors: those of WorkHistory, and those start or each return.
+func (p *Project) WorkHistoryEach(ctx context.Context, req WorkHistoryRequest, start func(rev int64) error, each func(LogEvent) error) error {
+	return p.scanWorkHistory(ctx, req, -1, start, each)
+}
+
+// scanWorkHistory checks the request's kinds and revision and scans the
+// item's history, at most limit+1 events (-1: all), in one read; each
+// may stop it early with errStop.
+func (p *Project) scanWorkHistory(ctx context.Context, req WorkHistoryRequest, limit int, start func(rev int64) error, each func(LogEvent) error) error {
+	if err := commands.RevisionOf("work history", "--since", req.Since); err != nil {
+		return err
+	}
+	for _, k := range req.Kind {
+		if !events.Known(events.Kind(k)) {
+			return fault.New(fault.InvalidInput, "work history: --kind %q is not an event kind", k).With("kinds", events.Kinds()).
+				WithHint("awr work history %s --kind %s", req.Key, events.KindCheckpointRecorded)
+		}
+	}
+	fetch := limit + 1
+	if limit < 0 {
+		fetch = -1
+	}
+	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+		if err := commands.KnownWork(r.Conn, "work history", req.Key, rev); err != nil {
+			return err
+		}
+		if err := start(rev); err != nil {
+			return err
+		}
+		return projections.ScanWorkHistory(r.Conn, req.Key, req.Since, rev, req.Kind, fetch, func(e *events.Event) error {
+			env := e.ToEnvelope()
+			env.Payload = json.RawMessage(e.Payload)
+			return each(LogEvent{env})
+		})
+	})
+	if err == errStop {
+		err = nil
+	}
+	return err
 }
 
 // EvidenceAdd records evidence against an acceptance criterion. For a
