@@ -59,37 +59,6 @@ func (p *Project) Anchor(ctx context.Context, req AnchorRequest) (*AnchorResult,
 	return anchor.Record(ctx, p.dir, path, a)
 }
 
-// verifyWitnesses adds to res the checks of what lies outside the log
-// (anchor.Witnesses): the replica's recorded origin, the anchors
-// (req.Anchors) and the expected head (req.ExpectHead). A failure sets
-// res.OK false and returns VerifyFailed.
-func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req VerifyRequest, res *VerifyResult) error {
-	w := anchor.Witnesses{Anchors: req.Anchors, ExpectHead: req.ExpectHead}
-	if req.Anchors {
-		var err error
-		if w.Source, w.List, w.Malformed, err = p.loadAnchors(ctx, "verify", req.AnchorsFile); err != nil {
-			return err
-		}
-		w.SourceArg = p.anchorSourceArg(req.AnchorsFile)
-	}
-	var v *anchor.Verdict
-	err := st.Read(ctx, func(r *events.Reader) error {
-		var err error
-		v, err = w.Verify(r)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	res.Checks = append(res.Checks, v.Checks...)
-	res.Anchors, res.ExpectHead = v.Anchors, v.ExpectHead
-	if v.Failure != nil {
-		res.OK = false
-		return v.Failure.With("project_revision", res.ProjectRevision)
-	}
-	return nil
-}
-
 // loadAnchors reads the anchors of file, or with file "" or "git" those of
 // the git notes (refs/notes/awr) of the repository holding the project,
 // and names where they came from (source). A relative file is relative to
