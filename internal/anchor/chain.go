@@ -6,6 +6,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/replay"
+	"zombiezen.com/go/sqlite"
 )
 
 // VerifyResult is `awr verify`: the log's own checks, and with the
@@ -92,4 +93,23 @@ func (res *VerifyResult) hold(ctx context.Context, st *events.Store, w Witnesses
 		return v.Failure.With("project_revision", res.ProjectRevision)
 	}
 	return nil
+}
+
+// OnImport is the check of an imported log against the anchors w read
+// (Source, List, Malformed, SourceArg), run inside the import's
+// transaction (replay.Witness): it records their judgement (Judge) in
+// *judged and refuses with the check's Failure, naming file (the import's
+// source) as its path.
+func (w Witnesses) OnImport(file string, judged **Check) replay.Witness {
+	return func(conn *sqlite.Conn, head int64) error {
+		ac, err := Judge(conn, head, w.Source, w.List, w.Malformed)
+		if err != nil {
+			return err
+		}
+		*judged = ac
+		if e := ac.Failure("import", w.SourceArg); e != nil {
+			return e.With("path", file)
+		}
+		return nil
+	}
 }

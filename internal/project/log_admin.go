@@ -15,7 +15,6 @@ import (
 	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/replay"
-	"zombiezen.com/go/sqlite"
 )
 
 // The results of the log's own operations.
@@ -277,15 +276,6 @@ func (p *Project) importWitness(ctx context.Context, anchorsArg, name string, re
 	if err != nil {
 		return nil, err
 	}
-	return func(conn *sqlite.Conn, head int64) error {
-		ac, err := anchor.Judge(conn, head, source, anchors, malformed)
-		if err != nil {
-			return err
-		}
-		res.Anchors = ac
-		if e := ac.Failure("import", p.anchorSourceArg(anchorsArg)); e != nil {
-			return e.With("path", name)
-		}
-		return nil
-	}, nil
+	w := anchor.Witnesses{Source: source, List: anchors, Malformed: malformed, SourceArg: p.anchorSourceArg(anchorsArg)}
+	return w.OnImport(name, &res.Anchors), nil
 }
