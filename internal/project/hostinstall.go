@@ -2,13 +2,8 @@ package project
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/hosts"
-	"github.com/awr-dev/awr/internal/shellwords"
 )
 
 // ClientInstallRequest is `awr client install`: it previews, and with
@@ -59,27 +54,8 @@ type HostInstallResult = hosts.InstallResult
 // when Fingerprint is given and the file changed since; Storage. Nothing
 // is written on any error.
 func (p *Project) ClientInstall(ctx context.Context, req ClientInstallRequest) (*HostInstallResult, error) {
-	h, sc, path, err := hosts.Target(req.Client, req.Scope, p.dir)
-	if err != nil {
-		return nil, err
-	}
-	command := strings.TrimSpace(req.Command)
-	if command == "" {
-		bin := p.opts.Rig.AwrBin
-		if bin == "" {
-			bin, _ = os.Executable()
-		}
-		if bin == "" {
-			bin = "awr"
-		}
-		command = hosts.HookCommand(bin, h)
-	}
-	base := "awr client install --client " + string(h) + " --scope " + string(sc) + p.projectFlag(sc)
-	if req.Command != "" {
-		base += " --command " + shellwords.Quote(command)
-	}
-	return hosts.ApplyInstall(ctx, hosts.Change{Host: h, Scope: sc, Path: path, Command: command, Dir: p.dir, Keep: filepath.Join(p.dir, filepath.FromSlash(hosts.KeptDir)),
-		Accept: req.Accept, Fingerprint: req.Fingerprint, Force: req.Force, Preview: base, Check: exec.CheckHookCommand})
+	return hosts.InstallClient(ctx, hosts.Client{Client: req.Client, Scope: req.Scope, Accept: req.Accept, Fingerprint: req.Fingerprint, Force: req.Force,
+		Command: req.Command, Dir: p.dir, Bin: p.opts.Rig.AwrBin, Check: exec.CheckHookCommand})
 }
 
 // ClientUninstall previews, and with Accept writes, the host's settings
@@ -91,29 +67,5 @@ func (p *Project) ClientInstall(ctx context.Context, req ClientInstallRequest) (
 // hooks file; SourceStale when Fingerprint is given and the file changed
 // since; Storage. Nothing is written on any error.
 func (p *Project) ClientUninstall(ctx context.Context, req ClientUninstallRequest) (*HostInstallResult, error) {
-	h, sc, path, err := hosts.Target(req.Client, req.Scope, p.dir)
-	if err != nil {
-		return nil, err
-	}
-	base := "awr client uninstall --client " + string(h) + " --scope " + string(sc) + p.projectFlag(sc)
-	return hosts.ApplyUninstall(hosts.Change{Host: h, Scope: sc, Path: path, Keep: filepath.Join(p.dir, filepath.FromSlash(hosts.KeptDir)),
-		Accept: req.Accept, Fingerprint: req.Fingerprint, Preview: base})
+	return hosts.UninstallClient(hosts.Client{Client: req.Client, Scope: req.Scope, Accept: req.Accept, Fingerprint: req.Fingerprint, Dir: p.dir})
 }
-
-// projectFlag returns " --project DIR" when a project-scope command run
-// from the current directory would not reach this project.
-func (p *Project) projectFlag(sc hosts.Scope) string {
-	if sc != hosts.Project {
-		return ""
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if abs, err := filepath.Abs(wd); err == nil && abs == p.dir {
-			return ""
-		}
-	}
-	return " --project " + shellwords.Quote(p.dir)
-}
-
-// shellWord is shellwords.Quote under the name hook.go's hint calls it
-// by (hook*.go is the #39 helper's to change).
-func shellWord(s string) string { return shellwords.Quote(s) }

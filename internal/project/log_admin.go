@@ -15,7 +15,6 @@ import (
 	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/replay"
-	"zombiezen.com/go/sqlite"
 )
 
 // The results of the log's own operations.
@@ -40,24 +39,9 @@ type VerifyRequest struct {
 	ExpectHead  string `name:"expect-head" json:"expect_head,omitempty" help:"Also check that the head event's hash is HASH (64 hex digits, as awr status prints it)." placeholder:"HASH"`
 }
 
-// VerifyResult is `awr verify`: the log's own checks, and with the request's
-// options the anchors and the expected head.
-type VerifyResult struct {
-	replay.VerifyResult
-	// Anchors is the anchor check (--anchors).
-	Anchors *AnchorCheck `json:"anchors,omitempty"`
-	// ExpectHead is the head check (--expect-head).
-	ExpectHead *HeadCheck `json:"expect_head,omitempty"`
-	// Anchored counts the anchors of this project (and of the project it
-	// was forked from, up to the fork) the chain was checked against and
-	// that hold: 0 without --anchors. A chain checked against no anchor
-	// proves only that it is self-consistent: a history rewritten and
-	// re-hashed from its first changed event would pass as well.
-	Anchored int `json:"anchored"`
-	// Verdict is the one sentence that says what passed, and what a pass
-	// proves (anchor.VerdictOf); empty when the verification failed.
-	Verdict string `json:"verdict,omitempty"`
-}
+// VerifyResult is `awr verify`: the log's own checks, and with the
+// request's options the anchors and the expected head.
+type VerifyResult = anchor.VerifyResult
 
 // Verify checks seq continuity, the hash chain, the domain's rules and the
 // projection checksums; on a replica, that the origin's head it recorded
@@ -90,34 +74,14 @@ func (p *Project) Verify(ctx context.Context, req VerifyRequest) (*VerifyResult,
 	if err != nil {
 		return nil, err
 	}
-	base, err := replay.Verify(ctx, st, p.progress("verifying"))
-	if base == nil {
-		return nil, err
-	}
-	res := &VerifyResult{VerifyResult: *base}
-	if err != nil && !req.Anchors {
-		return res, err
-	}
-	// A log that fails its own checks is still held to its anchors: a
-	// forger's edit breaks a domain rule and, re-hashed, the anchors after
-	// it, and the broken anchor is the refusal that names the rewrite.
-	werr := p.verifyWitnesses(ctx, st, req, res)
-	if err == nil && werr != nil && !fault.Is(werr, fault.VerifyFailed) {
-		// The anchors could not be read (a FIFO, a directory, a file too
-		// large): nothing was checked against them, and no report says
-		// the log verified.
-		return nil, werr
-	}
-	if err != nil && (res.Anchors == nil || res.Anchors.Broken == nil) {
-		return res, err
-	}
-	if err == nil && werr == nil && res.OK {
-		if res.Anchors != nil && res.Anchors.OK {
-			res.Anchored = res.Anchors.Checked
+	w := anchor.Witnesses{Anchors: req.Anchors, ExpectHead: req.ExpectHead}
+	return anchor.VerifyLog(ctx, st, w, func(w *anchor.Witnesses) (err error) {
+		if w.Source, w.List, w.Malformed, err = p.loadAnchors(ctx, "verify", req.AnchorsFile); err != nil {
+			return err
 		}
-		res.Verdict = anchor.VerdictOf(res.Anchored)
-	}
-	return res, werr
+		w.SourceArg = p.anchorSourceArg(req.AnchorsFile)
+		return nil
+	}, p.progress("verifying"))
 }
 
 // ReplayRequest is `awr replay`.
@@ -312,15 +276,6 @@ func (p *Project) importWitness(ctx context.Context, anchorsArg, name string, re
 	if err != nil {
 		return nil, err
 	}
-	return func(conn *sqlite.Conn, head int64) error {
-		ac, err := anchor.Judge(conn, head, source, anchors, malformed)
-		if err != nil {
-			return err
-		}
-		res.Anchors = ac
-		if e := ac.Failure("import", p.anchorSourceArg(anchorsArg)); e != nil {
-			return e.With("path", name)
-		}
-		return nil
-	}, nil
+	w := anchor.Witnesses{Source: source, List: anchors, Malformed: malformed, SourceArg: p.anchorSourceArg(anchorsArg)}
+	return w.OnImport(name, &res.Anchors), nil
 }

@@ -137,15 +137,14 @@ func (p *Project) checkpointRepo(ctx context.Context, session string) (*events.R
 	default:
 		return rec, nil // nothing recorded to compare with
 	}
-	files, truncated, err := repo.Changes(ctx, sr.dir, from, now)
+	files, truncated, err := repo.WorkSince(ctx, sr.dir, from, now, p.awrFile)
 	if err != nil {
 		rec.Unverifiable = "files changed since " + rec.FilesSince + ": " + repo.ReasonOf(err)
 		rec.FilesSince = ""
 		return rec, nil
 	}
-	files = p.workChanges(files)
 	if len(files) > 0 { // none is recorded as absent, as a decode reads it
-		rec.FilesChanged, _ = repo.WithheldFiles(files)
+		rec.FilesChanged = files
 	}
 	rec.FilesTruncated = truncated
 	return rec, nil
@@ -210,17 +209,10 @@ func compareRepo(ctx context.Context, dir string, cp *projections.Checkpoint) *w
 	return workcontext.CheckRepo(ctx, dir, cp)
 }
 
-// workChanges returns files without the host settings files `awr client
-// install` wrote (hosts.InstalledFile): they are awr's, not the work's.
-func (p *Project) workChanges(files []repo.File) []repo.File {
-	var out []repo.File
-	for _, f := range files {
-		if !hosts.InstalledFile(p.dir, f.Path) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
+// awrFile says whether path (relative to the repository) is a host
+// settings file `awr client install` wrote (hosts.InstalledFile): it is
+// awr's, not the work's.
+func (p *Project) awrFile(path string) bool { return hosts.InstalledFile(p.dir, path) }
 
 // unsaved compares session's repository now with the one its latest
 // checkpoint recorded (or, before any checkpoint, its start): known is
@@ -247,13 +239,11 @@ func (p *Project) unsaved(ctx context.Context, session string) (known, changed b
 	if now.Head == from.Head && now.DirtyFingerprint == from.DirtyFingerprint {
 		return true, false, since, nil
 	}
-	fs, _, err := repo.Changes(ctx, sr.dir, from, now)
+	fs, _, err := repo.WorkSince(ctx, sr.dir, from, now, p.awrFile)
 	if err == nil {
-		fs = p.workChanges(fs)
 		if len(fs) == 0 {
 			return true, false, since, nil // only awr's own hook settings changed
 		}
-		fs, _ = repo.WithheldFiles(fs)
 		for _, f := range fs {
 			files = append(files, SafeLine(f.Path))
 		}

@@ -2,7 +2,6 @@ package project
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/awr-dev/awr/events"
@@ -27,24 +26,7 @@ type AnchorRequest struct {
 }
 
 // AnchorResult is `awr anchor`: the anchor recorded and where.
-type AnchorResult struct {
-	// ProjectRevision is the revision anchored (the anchor's seq), as every
-	// answer says which revision it reflects.
-	ProjectRevision int64 `json:"project_revision"`
-	anchor.Anchor
-	// To is "git" or "file".
-	To string `json:"to"`
-	// Line is the anchor's line as recorded.
-	Line string `json:"line"`
-	// Repository, Commit and Ref say where a git anchor went.
-	Repository string `json:"repository,omitempty"`
-	Commit     string `json:"commit,omitempty"`
-	Ref        string `json:"ref,omitempty"`
-	// File and FileLine say where a file anchor went.
-	File     string `json:"file,omitempty"`
-	FileLine int    `json:"file_line,omitempty"`
-	Next     string `json:"next"`
-}
+type AnchorResult = anchor.Recorded
 
 // Anchor records the log's head outside the database: with To "git" (or
 // empty) as a line of the git note (refs/notes/awr) on the HEAD commit of
@@ -67,63 +49,14 @@ func (p *Project) Anchor(ctx context.Context, req AnchorRequest) (*AnchorResult,
 		return nil, err
 	}
 	a.At = p.opts.Now().UTC().Format(time.RFC3339)
-	res := &AnchorResult{ProjectRevision: a.Seq, Anchor: a, Line: a.Line(), Next: "awr verify --anchors"}
 	if req.To == "" || req.To == "git" {
-		g, err := anchor.OpenRepo(ctx, p.dir, "anchor")
-		if err != nil {
-			return nil, err
-		}
-		commit, line, err := g.AppendNote(ctx, res.Line)
-		if err != nil {
-			return nil, err
-		}
-		res.To, res.Repository, res.Commit, res.Ref = "git", g.Top, commit, anchor.NotesRef
-		res.Where = fmt.Sprintf("git:%s:%d", commit, line)
-		return res, nil
+		return anchor.Record(ctx, p.dir, "", a)
 	}
 	path, err := p.namedPath("anchor", "--to", req.To, "awr anchor --to anchors.txt")
 	if err != nil {
 		return nil, err
 	}
-	line, err := anchor.AppendFile(ctx, path, res.Line)
-	if err != nil {
-		return nil, err
-	}
-	res.To, res.File, res.FileLine = "file", path, line
-	res.Where = fmt.Sprintf("%s:%d", path, line)
-	res.Next = "awr verify --anchors " + path
-	return res, nil
-}
-
-// verifyWitnesses adds to res the checks of what lies outside the log
-// (anchor.Witnesses): the replica's recorded origin, the anchors
-// (req.Anchors) and the expected head (req.ExpectHead). A failure sets
-// res.OK false and returns VerifyFailed.
-func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req VerifyRequest, res *VerifyResult) error {
-	w := anchor.Witnesses{Anchors: req.Anchors, ExpectHead: req.ExpectHead}
-	if req.Anchors {
-		var err error
-		if w.Source, w.List, w.Malformed, err = p.loadAnchors(ctx, "verify", req.AnchorsFile); err != nil {
-			return err
-		}
-		w.SourceArg = p.anchorSourceArg(req.AnchorsFile)
-	}
-	var v *anchor.Verdict
-	err := st.Read(ctx, func(r *events.Reader) error {
-		var err error
-		v, err = w.Verify(r)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	res.Checks = append(res.Checks, v.Checks...)
-	res.Anchors, res.ExpectHead = v.Anchors, v.ExpectHead
-	if v.Failure != nil {
-		res.OK = false
-		return v.Failure.With("project_revision", res.ProjectRevision)
-	}
-	return nil
+	return anchor.Record(ctx, p.dir, path, a)
 }
 
 // loadAnchors reads the anchors of file, or with file "" or "git" those of
@@ -133,12 +66,7 @@ func (p *Project) verifyWitnesses(ctx context.Context, st *events.Store, req Ver
 // read or, for git, a project outside a git repository.
 func (p *Project) loadAnchors(ctx context.Context, op, file string) (source string, anchors []anchor.Anchor, malformed []string, err error) {
 	if file == "" || file == "git" {
-		g, err := anchor.OpenRepo(ctx, p.dir, op)
-		if err != nil {
-			return "", nil, nil, err
-		}
-		anchors, malformed, err = g.ReadNotes(ctx)
-		return "git:" + g.Top + " " + anchor.NotesRef, anchors, malformed, err
+		return anchor.Load(ctx, op, p.dir, "")
 	}
 	hint := "awr verify --anchors anchors.txt"
 	if op == "import" {
@@ -148,8 +76,7 @@ func (p *Project) loadAnchors(ctx context.Context, op, file string) (source stri
 	if err != nil {
 		return "", nil, nil, err
 	}
-	anchors, malformed, err = anchor.ReadFile(ctx, op, p.dir, path)
-	return path, anchors, malformed, err
+	return anchor.Load(ctx, op, p.dir, path)
 }
 
 // anchorSourceArg is how a hint names the anchors a command read: git,
