@@ -55,42 +55,73 @@ func (c *logCmd) all(app *App) error {
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(app.Stdout)
-	n, started, head := 0, false, int64(0)
-	err = p.LogEach(app.Ctx, c.LogRequest, func(rev int64) error {
-		started, head = true, rev
-		if app.JSON {
-			_, err := fmt.Fprintf(w, `{"project_revision":%d,"events":[`, rev)
-			return err
-		}
+	s := newEventStream(app, "", inertLine)
+	err = p.LogEach(app.Ctx, c.LogRequest, s.start, s.event)
+	return s.end(err, func(head int64) string { return fmt.Sprintf("no events match (project_revision %d)", head) })
+}
+
+// eventStream writes a listing of events as it is read (`awr log --all`,
+// `awr work history --all`), in bounded memory: a text line per event
+// (line, with its control characters escaped), or with --json the
+// object the listing's page prints (its fields before events, then
+// events and count), written element by element.
+type eventStream struct {
+	app     *App
+	w       *bufio.Writer
+	fields  string // the object's fields before "project_revision" (each followed by a comma)
+	line    func(project.LogEvent) string
+	n       int
+	started bool
+	head    int64
+}
+
+func newEventStream(app *App, fields string, line func(project.LogEvent) string) *eventStream {
+	return &eventStream{app: app, w: bufio.NewWriter(app.Stdout), fields: fields, line: line}
+}
+
+// start opens the listing read at revision rev.
+func (s *eventStream) start(rev int64) error {
+	s.started, s.head = true, rev
+	if !s.app.JSON {
 		return nil
-	}, func(e project.LogEvent) error {
-		if err := app.Ctx.Err(); err != nil {
+	}
+	_, err := fmt.Fprintf(s.w, `{%s"project_revision":%d,"events":[`, s.fields, rev)
+	return err
+}
+
+// event writes one event; it stops the listing when the command is
+// interrupted.
+func (s *eventStream) event(e project.LogEvent) error {
+	if err := s.app.Ctx.Err(); err != nil {
+		return err
+	}
+	s.n++
+	if !s.app.JSON {
+		_, err := s.w.WriteString(s.line(e))
+		return err
+	}
+	if s.n > 1 {
+		if err := s.w.WriteByte(','); err != nil {
 			return err
 		}
-		n++
-		if !app.JSON {
-			_, err := w.WriteString(inertLine(e))
-			return err
-		}
-		if n > 1 {
-			if err := w.WriteByte(','); err != nil {
-				return err
-			}
-		}
-		return writeJSONValue(w, e)
-	})
+	}
+	return writeJSONValue(s.w, e)
+}
+
+// end closes the listing after the read returned err: the object's
+// count with --json, or the line none says when no event matched.
+func (s *eventStream) end(err error, none func(head int64) string) error {
 	if err != nil {
-		_ = w.Flush()
+		_ = s.w.Flush()
 		return err
 	}
 	switch {
-	case app.JSON && started:
-		fmt.Fprintf(w, `],"count":%d}`+"\n", n)
-	case n == 0:
-		fmt.Fprintf(w, "no events match (project_revision %d)\n", head)
+	case s.app.JSON && s.started:
+		fmt.Fprintf(s.w, `],"count":%d}`+"\n", s.n)
+	case s.n == 0:
+		fmt.Fprintln(s.w, none(s.head))
 	}
-	return w.Flush()
+	return s.w.Flush()
 }
 
 // writeJSONValue writes v as JSON without HTML escaping and without the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -148,48 +147,19 @@ func (c *workHistoryCmd) all(app *App) error {
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(app.Stdout)
-	n, started, head := 0, false, int64(0)
-	err = p.WorkHistoryEach(app.Ctx, c.WorkHistoryRequest, func(rev int64) error {
-		started, head = true, rev
-		if !app.JSON {
-			return nil
-		}
-		key, err := json.Marshal(c.Key)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, `{"work":%s,"project_revision":%d,"events":[`, key, rev)
-		return err
-	}, func(e project.LogEvent) error {
-		if err := app.Ctx.Err(); err != nil {
-			return err
-		}
-		n++
-		if !app.JSON {
-			var b strings.Builder
-			historyLine(&b, e)
-			_, err := w.WriteString(project.Inert(b.String()))
-			return err
-		}
-		if n > 1 {
-			if err := w.WriteByte(','); err != nil {
-				return err
-			}
-		}
-		return writeJSONValue(w, e)
-	})
+	key, err := json.Marshal(c.Key)
 	if err != nil {
-		_ = w.Flush()
 		return err
 	}
-	switch {
-	case app.JSON && started:
-		fmt.Fprintf(w, `],"count":%d}`+"\n", n)
-	case n == 0:
-		fmt.Fprintf(w, "no events concern %s after seq %d (project_revision %d)\n", project.SafeLine(c.Key), c.Since, head)
-	}
-	return w.Flush()
+	s := newEventStream(app, fmt.Sprintf(`"work":%s,`, key), func(e project.LogEvent) string {
+		var b strings.Builder
+		historyLine(&b, e)
+		return project.Inert(b.String())
+	})
+	err = p.WorkHistoryEach(app.Ctx, c.WorkHistoryRequest, s.start, s.event)
+	return s.end(err, func(head int64) string {
+		return fmt.Sprintf("no events concern %s after seq %d (project_revision %d)", project.SafeLine(c.Key), c.Since, head)
+	})
 }
 
 // historyLine is one event as `awr work history` prints it.
