@@ -89,9 +89,9 @@ func TestServer_SeatCommandsArePersons(t *testing.T) {
 }
 
 // TestNoProcessInFrontEnds keeps the front ends that act on an agent's
-// word (this server, awr-mcp, the web page, the hook parsers and the
-// door's hook path) from starting a process themselves: none of their
-// files imports os/exec or calls os.StartProcess, syscall.Exec,
+// word (this server, awr-mcp, the web page, the hook parsers, hook
+// answering in internal/hook and the door's hook path) from starting a
+// process themselves: none of their files imports os/exec or calls os.StartProcess, syscall.Exec,
 // syscall.ForkExec or syscall.StartProcess. What they reach through the
 // door is held by TestServer_EvidenceRunsNothing and, on the built binary,
 // by cmd/awr-mcp's TestNoProcessOnAgentsWord.
