@@ -59,6 +59,9 @@ type HostEventRequest struct {
 	// says the host shows a reminder for this event.
 	NoBlock bool
 	Reminds bool
+	// Process is the host process that ran the hook, nil when it could
+	// not be read (events.HostEventRecorded.Process).
+	Process *events.HostProcess
 }
 
 // HostEventResult says what was recorded and, for a stop, whether the
@@ -151,7 +154,7 @@ func RecordHostEvent(ctx context.Context, env *Env, req HostEventRequest) (*Host
 			Client: req.Client, ExternalSession: req.Key, SessionID: b.SessionID, Work: b.Work,
 			Event: req.Event, HostEvent: req.HostEvent, Source: req.Source, Trigger: req.Trigger, Reason: req.Reason,
 			StopHookActive: req.StopHookActive, Delivery: req.Delivery, Answer: answer, ContextHash: req.ContextHash,
-			Lines: req.Lines,
+			Lines: req.Lines, Process: req.Process,
 		}})
 		if err != nil {
 			return nil, err
@@ -435,17 +438,7 @@ func PendingContinuation(conn *sqlite.Conn, rev int64, client string, now time.T
 	if err != nil || len(cands) == 0 {
 		return "", err
 	}
-	continued := map[string]bool{}
-	err = events.RecentOfKind(conn, events.KindClientBound, after, 200, func(e *events.Event) bool {
-		if v, err := events.Decode(e); err == nil {
-			// A fork leaves its original going: it may still be cleared
-			// or switched and continued.
-			if cb := v.(*events.ClientBound); cb.ContinuesFrom != "" && !cb.Fork {
-				continued[cb.ContinuesFrom] = true
-			}
-		}
-		return true
-	})
+	continued, err := continuedConversations(conn, after)
 	if err != nil {
 		return "", err
 	}
@@ -460,4 +453,90 @@ func PendingContinuation(conn *sqlite.Conn, rev int64, client string, now time.T
 		}
 	}
 	return "", nil
+}
+
+// continuedConversations returns the keys of the conversations that a
+// binding after seq after continues (a successor's ContinuesFrom).
+func continuedConversations(conn *sqlite.Conn, after int64) (map[string]bool, error) {
+	continued := map[string]bool{}
+	err := events.RecentOfKind(conn, events.KindClientBound, after, 200, func(e *events.Event) bool {
+		if v, err := events.Decode(e); err == nil {
+			// A fork leaves its original going: it may still be cleared
+			// or switched and continued.
+			if cb := v.(*events.ClientBound); cb.ContinuesFrom != "" && !cb.Fork {
+				continued[cb.ContinuesFrom] = true
+			}
+		}
+		return true
+	})
+	return continued, err
+}
+
+// ProcessContinuation returns the key of the conversation of client that
+// a new conversation started now by host process proc continues, where
+// no hook ended the old one (hosts.ClearEndsSilently): the one
+// conversation of client whose latest recorded hook event, within
+// ContinuationWindow, came from proc (pid and start time equal), that is
+// still bound and that no conversation continues yet. "" when proc is nil
+// (the process could not be read), when there is no such conversation,
+// or when there are several: a wrong tie would hand one agent another's
+// work.
+func ProcessContinuation(conn *sqlite.Conn, rev int64, client string, proc *events.HostProcess, now time.Time) (string, error) {
+	if proc == nil {
+		return "", nil
+	}
+	var cands []string
+	seen := map[string]bool{}
+	var derr error
+	after := max(rev-2000, 0)
+	oldest := now.Add(-ContinuationWindow).UnixMilli()
+	err := events.RecentOfKind(conn, events.KindHostEventRecorded, after, 200, func(e *events.Event) bool {
+		if e.Seq > rev {
+			return true
+		}
+		if e.OccurredAt < oldest {
+			return false
+		}
+		v, err := events.Decode(e)
+		if err != nil {
+			derr = err
+			return false
+		}
+		h := v.(*events.HostEventRecorded)
+		if h.Client != client || seen[h.ExternalSession] {
+			return true
+		}
+		seen[h.ExternalSession] = true // newest first: its latest event
+		if h.Process != nil && *h.Process == *proc {
+			cands = append(cands, h.ExternalSession)
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil || len(cands) == 0 {
+		return "", err
+	}
+	continued, err := continuedConversations(conn, after)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, key := range cands {
+		if continued[key] {
+			continue
+		}
+		b, err := projections.BindingAt(conn, key, rev)
+		if err != nil {
+			return "", err
+		}
+		if b != nil {
+			found = append(found, key)
+		}
+	}
+	if len(found) != 1 {
+		return "", nil
+	}
+	return found[0], nil
 }

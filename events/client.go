@@ -56,6 +56,19 @@ type HostEventRecorded struct {
 	// that a later start of the same conversation sends only what
 	// changed.
 	Lines []string `json:"lines,omitempty"`
+	// Process is the host process that ran the hook (the nearest
+	// ancestor of the hook's process that is not a shell), when it could
+	// be read: a Codex thread cleared in its TUI goes on in a new thread
+	// of the same process, which no hook names.
+	Process *HostProcess `json:"process,omitempty"`
+}
+
+// HostProcess identifies a running process on one machine: its pid and
+// its start time (in clock ticks since boot, /proc/PID/stat's 22nd
+// field), so that a pid reused by another process never matches.
+type HostProcess struct {
+	PID   int   `json:"pid"`
+	Start int64 `json:"start"`
 }
 
 // Kind returns KindHostEventRecorded.

@@ -241,6 +241,7 @@ func (a *answerer) hook(ctx context.Context, e hosts.Event, req Request) (hosts.
 		// can be, but awr keeps to what their users expect of a stop.
 		NoBlock: req.NoBlock || e.Host != hosts.Claude,
 		Reminds: hosts.CapabilityOf(e.Host, e.Name).Reminder,
+		Process: hostProcess(),
 	}
 	switch e.Name {
 	case hosts.SessionStart:
@@ -362,6 +363,21 @@ func (a *answerer) hookStart(ctx context.Context, st *commands.ConversationState
 			}
 		}
 	}
+	if st.Binding == nil && hosts.ClearEndsSilently(e.Host, e.Source) {
+		// A thread cleared in Codex's TUI: no hook ended it, and the new
+		// one names none. The same host process ran the cleared
+		// thread's hooks: the new thread continues the one conversation
+		// whose latest hook came from it, never one of another process.
+		from, err := a.processContinuation(ctx, client, rec.Process)
+		if err != nil {
+			return hosts.Answer{}, err
+		}
+		if from != "" {
+			if err := a.continueFrom(ctx, &st, rec, []string{from}, false); err != nil {
+				return hosts.Answer{}, err
+			}
+		}
+	}
 	if st.Binding == nil {
 		text, err := a.orientation(ctx, client, e.ConversationID)
 		return hosts.Answer{Context: text}, err
@@ -464,6 +480,17 @@ func (a *answerer) pendingContinuation(ctx context.Context, client string) (stri
 	err := a.door.Read(ctx, func(r *events.Reader, rev, _ int64) error {
 		var err error
 		key, err = commands.PendingContinuation(r.Conn, rev, client, a.door.Now())
+		return err
+	})
+	return key, err
+}
+
+// processContinuation is commands.ProcessContinuation at the head.
+func (a *answerer) processContinuation(ctx context.Context, client string, proc *events.HostProcess) (string, error) {
+	var key string
+	err := a.door.Read(ctx, func(r *events.Reader, rev, _ int64) error {
+		var err error
+		key, err = commands.ProcessContinuation(r.Conn, rev, client, proc, a.door.Now())
 		return err
 	})
 	return key, err

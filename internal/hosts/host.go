@@ -235,6 +235,15 @@ func StartGoesWithPrompt(h Host, source string) bool {
 	return h == Gemini && source == "clear"
 }
 
+// ClearEndsSilently reports whether host h's start of source continues a
+// conversation that no hook ended or named: Codex 0.169.0's /clear runs
+// no hook for the thread it clears, and the new thread's SessionStart
+// (source clear, with its first prompt) names no other. Only the host
+// process that ran both threads' hooks ties them.
+func ClearEndsSilently(h Host, source string) bool {
+	return h == Codex && source == "clear"
+}
+
 // ForkedFrom returns the conversation id a Claude Code command line forks
 // (`claude --resume ID --fork-session`, `-r ID`, `--resume=ID`), or ""
 // for any other command line: Claude's SessionStart for a fork names only
