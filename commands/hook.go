@@ -19,6 +19,14 @@ const DuplicateWindow = 5 * time.Second
 // clear or switch it the new conversation's start may continue it.
 const ContinuationWindow = 2 * time.Minute
 
+// ProcessContinuationWindow is how long after a host process's latest
+// hook of a conversation a conversation it starts on a clear, with no hook
+// at the clear (hosts.ClearEndsSilently), may continue it. The process is
+// the tie; the window only bounds how far back the log is read: a person
+// may read, think or step away between the last answer, the clear and the
+// next prompt, which is when such a host starts the new conversation.
+const ProcessContinuationWindow = 12 * time.Hour
+
 // HostEventRequest records one hook delivery of a host (see
 // events.HostEventRecorded). No front end builds it: the door's hook
 // answerer does, from the payload the host sent.
@@ -476,7 +484,7 @@ func continuedConversations(conn *sqlite.Conn, after int64) (map[string]bool, er
 // a new conversation started now by host process proc continues, where
 // no hook ended the old one (hosts.ClearEndsSilently): the one
 // conversation of client whose latest recorded hook event, within
-// ContinuationWindow, came from proc (pid and start time equal), that is
+// ProcessContinuationWindow, came from proc (pid and start time equal), that is
 // still bound and that no conversation continues yet. "" when proc is nil
 // (the process could not be read), when there is no such conversation,
 // or when there are several: a wrong tie would hand one agent another's
@@ -489,7 +497,7 @@ func ProcessContinuation(conn *sqlite.Conn, rev int64, client string, proc *even
 	seen := map[string]bool{}
 	var derr error
 	after := max(rev-2000, 0)
-	oldest := now.Add(-ContinuationWindow).UnixMilli()
+	oldest := now.Add(-ProcessContinuationWindow).UnixMilli()
 	err := events.RecentOfKind(conn, events.KindHostEventRecorded, after, 200, func(e *events.Event) bool {
 		if e.Seq > rev {
 			return true

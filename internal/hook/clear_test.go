@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures"
 	"github.com/awr-dev/awr/fixtures/testkit"
@@ -177,11 +178,22 @@ func TestHook_CodexClear(t *testing.T) {
 		bound, _ := w.continues(threadB)
 		require.False(t, bound)
 	})
+	t.Run("OKAfterAPause", func(t *testing.T) {
+		// The new thread starts with the first prompt after the clear,
+		// which may come long after the cleared thread's last answer.
+		w := newCodexClearWorld(t)
+		w.bind(threadA)
+		w.hook("stop", threadA, tui)
+		w.clock = w.clock.Add(45 * time.Minute)
+		require.Contains(t, w.hook("session_start_clear", threadB, tui), packet(w))
+		_, from := w.continues(threadB)
+		require.Equal(t, "codex:"+threadA, from)
+	})
 	t.Run("ErrOutsideWindow", func(t *testing.T) {
 		w := newCodexClearWorld(t)
 		w.bind(threadA)
 		w.hook("stop", threadA, tui)
-		w.clock = w.clock.Add(3 * time.Minute)
+		w.clock = w.clock.Add(commands.ProcessContinuationWindow + time.Minute)
 		require.Contains(t, w.hook("session_start_clear", threadB, tui), unbound)
 	})
 }
