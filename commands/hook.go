@@ -419,30 +419,11 @@ func held(conn *sqlite.Conn, rev int64, key string, throughCompactions bool) ([]
 // continues yet; "" when there is none.
 func PendingContinuation(conn *sqlite.Conn, rev int64, client string, now time.Time) (string, error) {
 	var cands []string
-	var derr error
-	after := max(rev-2000, 0)
-	oldest := now.Add(-ContinuationWindow).UnixMilli()
-	err := events.RecentOfKind(conn, events.KindHostEventRecorded, after, 200, func(e *events.Event) bool {
-		if e.Seq > rev {
-			return true
-		}
-		if e.OccurredAt < oldest {
-			return false
-		}
-		v, err := events.Decode(e)
-		if err != nil {
-			derr = err
-			return false
-		}
-		h := v.(*events.HostEventRecorded)
+	after, err := recentHostEvents(conn, rev, now.Add(-ContinuationWindow), func(h *events.HostEventRecorded) {
 		if h.Client == client && h.Event == "session_end" && (h.Reason == "clear" || h.Reason == "resume") {
 			cands = append(cands, h.ExternalSession)
 		}
-		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	if err != nil || len(cands) == 0 {
 		return "", err
 	}
@@ -461,6 +442,34 @@ func PendingContinuation(conn *sqlite.Conn, rev int64, client string, now time.T
 		}
 	}
 	return "", nil
+}
+
+// recentHostEvents calls fn with each host event recorded up to rev and
+// not before oldest, newest first: at most the last 200 of them, within
+// the last 2,000 events of the log (after is where that reach starts).
+// Errors: the log's, or a host event that does not decode.
+func recentHostEvents(conn *sqlite.Conn, rev int64, oldest time.Time, fn func(h *events.HostEventRecorded)) (after int64, err error) {
+	var derr error
+	after = max(rev-2000, 0)
+	err = events.RecentOfKind(conn, events.KindHostEventRecorded, after, 200, func(e *events.Event) bool {
+		if e.Seq > rev {
+			return true
+		}
+		if e.OccurredAt < oldest.UnixMilli() {
+			return false
+		}
+		v, err := events.Decode(e)
+		if err != nil {
+			derr = err
+			return false
+		}
+		fn(v.(*events.HostEventRecorded))
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return after, err
 }
 
 // continuedConversations returns the keys of the conversations that a
@@ -495,34 +504,15 @@ func ProcessContinuation(conn *sqlite.Conn, rev int64, client string, proc *even
 	}
 	var cands []string
 	seen := map[string]bool{}
-	var derr error
-	after := max(rev-2000, 0)
-	oldest := now.Add(-ProcessContinuationWindow).UnixMilli()
-	err := events.RecentOfKind(conn, events.KindHostEventRecorded, after, 200, func(e *events.Event) bool {
-		if e.Seq > rev {
-			return true
-		}
-		if e.OccurredAt < oldest {
-			return false
-		}
-		v, err := events.Decode(e)
-		if err != nil {
-			derr = err
-			return false
-		}
-		h := v.(*events.HostEventRecorded)
+	after, err := recentHostEvents(conn, rev, now.Add(-ProcessContinuationWindow), func(h *events.HostEventRecorded) {
 		if h.Client != client || seen[h.ExternalSession] {
-			return true
+			return
 		}
 		seen[h.ExternalSession] = true // newest first: its latest event
 		if h.Process != nil && *h.Process == *proc {
 			cands = append(cands, h.ExternalSession)
 		}
-		return true
 	})
-	if err == nil {
-		err = derr
-	}
 	if err != nil || len(cands) == 0 {
 		return "", err
 	}
