@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -147,11 +147,11 @@ func (c *workHistoryCmd) all(app *App) error {
 	if err != nil {
 		return err
 	}
-	key, err := json.Marshal(c.Key)
-	if err != nil {
+	var key bytes.Buffer // as the page's JSON writes it: no HTML escaping
+	if err := writeJSONValue(&key, c.Key); err != nil {
 		return err
 	}
-	s := newEventStream(app, fmt.Sprintf(`"work":%s,`, key), func(e project.LogEvent) string {
+	s := newEventStream(app, `"work":`+key.String()+",", func(e project.LogEvent) string {
 		var b strings.Builder
 		historyLine(&b, e)
 		return project.Inert(b.String())
