@@ -167,14 +167,19 @@ func (r *Result) log(h hosts.Host, e hosts.Event, err error) {
 	if r.Dir == "" {
 		return
 	}
-	path := filepath.Join(r.Dir, ".awr", "hooks.log")
+	appendLogLine(filepath.Join(r.Dir, ".awr", "hooks.log"), line)
+}
+
+// appendLogLine appends line to the log file at path, first moving a
+// file past LogLimit to path.1; a failure to write is no failure of the
+// hook. Never through a symbolic link or to a file of several names: a
+// hook runs on a host's word, in a directory an agent can write.
+func appendLogLine(path, line string) {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > LogLimit {
 		os.Rename(path, path+".1")
 	}
-	// Never through a symbolic link or to a file of several names: a
-	// hook runs on a host's word, in a directory an agent can write.
-	f, ferr := pathcheck.Append(path, 0o600, true)
-	if ferr != nil {
+	f, err := pathcheck.Append(path, 0o600, true)
+	if err != nil {
 		return
 	}
 	defer f.Close()
@@ -191,16 +196,7 @@ const RanLog = "hooks.log.ran"
 // ran appends the line of RanLog for event e of host h; a failure to
 // write it is no failure of the hook.
 func (r *Result) ran(h hosts.Host, e hosts.Event) {
-	path := filepath.Join(r.Dir, ".awr", RanLog)
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > LogLimit {
-		os.Rename(path, path+".1")
-	}
-	f, err := pathcheck.Append(path, 0o600, true)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s %s %s\n", r.now().UTC().Format(time.RFC3339), h, e.Name)
+	appendLogLine(filepath.Join(r.Dir, ".awr", RanLog), fmt.Sprintf("%s %s %s", r.now().UTC().Format(time.RFC3339), h, e.Name))
 }
 
 func orUnknown(s string) string {
