@@ -63,18 +63,8 @@ func TestBrowser_Page(t *testing.T) {
 		t.Helper()
 		require.NoError(t, chromedp.Do(bctx, actions...))
 	}
-	// wait polls a JS expression until it is true.
-	wait := func(what, expr string) {
-		t.Helper()
-		_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Minute), chromedp.WithPollingInterval(50*time.Millisecond)))
-		require.NoError(t, err, "waiting for %s (%s)", what, expr)
-	}
-	eval := func(expr string, v any) {
-		t.Helper()
-		raw, err := chromedp.Run(bctx, chromedp.Evaluate[json.RawMessage](expr))
-		require.NoError(t, err, expr)
-		require.NoError(t, json.Unmarshal(raw, v), "%s: %s", expr, raw)
-	}
+	wait := func(what, expr string) { t.Helper(); jsWait(t, bctx, what, expr) }
+	eval := func(expr string, v any) { t.Helper(); jsEval(t, bctx, expr, v) }
 	shot := func(name string) {
 		t.Helper()
 		if !*updateScreenshots {
@@ -382,11 +372,7 @@ func TestBrowser_Replica(t *testing.T) {
 	defer cancel()
 	bctx := launch(t, ctx,
 		chromedp.ExecPath(browser), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 900))
-	wait := func(what, expr string) {
-		t.Helper()
-		_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Minute), chromedp.WithPollingInterval(50*time.Millisecond)))
-		require.NoError(t, err, "waiting for %s (%s)", what, expr)
-	}
+	wait := func(what, expr string) { t.Helper(); jsWait(t, bctx, what, expr) }
 	text := func(id string) string {
 		t.Helper()
 		s, err := chromedp.Run(bctx, chromedp.Evaluate[string](fmt.Sprintf(`document.getElementById(%q).textContent`, id)))
@@ -433,4 +419,22 @@ func launch(t *testing.T, ctx context.Context, opts ...chromedp.ExecAllocatorOpt
 		}
 		t.Logf("chromium did not start (attempt %d), starting it again: %v", attempt, err)
 	}
+}
+
+// jsWait polls the JavaScript expression expr in the browser bctx until
+// it is true (at most a minute): what the page is waited for, never a
+// sleep.
+func jsWait(t *testing.T, bctx context.Context, what, expr string) {
+	t.Helper()
+	_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Minute), chromedp.WithPollingInterval(50*time.Millisecond)))
+	require.NoError(t, err, "waiting for %s (%s)", what, expr)
+}
+
+// jsEval evaluates the JavaScript expression expr in the browser bctx
+// and decodes its JSON value into v.
+func jsEval(t *testing.T, bctx context.Context, expr string, v any) {
+	t.Helper()
+	raw, err := chromedp.Run(bctx, chromedp.Evaluate[json.RawMessage](expr))
+	require.NoError(t, err, expr)
+	require.NoError(t, json.Unmarshal(raw, v), "%s: %s", expr, raw)
 }

@@ -71,17 +71,8 @@ func browseSessions(t *testing.T, bctx context.Context) {
 		}
 		return out
 	}
-	wait := func(what, expr string) {
-		t.Helper()
-		_, err := chromedp.Run(bctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Minute), chromedp.WithPollingInterval(50*time.Millisecond)))
-		require.NoError(t, err, "waiting for %s (%s)", what, expr)
-	}
-	eval := func(expr string, v any) {
-		t.Helper()
-		raw, err := chromedp.Run(bctx, chromedp.Evaluate[json.RawMessage](expr))
-		require.NoError(t, err, expr)
-		require.NoError(t, json.Unmarshal(raw, v), "%s: %s", expr, raw)
-	}
+	wait := func(what, expr string) { t.Helper(); jsWait(t, bctx, what, expr) }
+	eval := func(expr string, v any) { t.Helper(); jsEval(t, bctx, expr, v) }
 	shown := func() []string {
 		t.Helper()
 		var out []string
