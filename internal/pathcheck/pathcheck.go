@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -112,7 +113,8 @@ func Abs(base, path string) (string, error) {
 // Resolve returns the absolute, clean path that path (relative to the
 // working directory) designates: every symbolic link of its longest
 // existing prefix followed, ".." applied after the links before it, and
-// the part that does not exist yet appended as written (cleaned). Its
+// the part that does not exist yet appended as written (cleaned), and
+// resolved again when cleaning its ".." lands on what exists. Its
 // result for a path that exists is filepath.EvalSymlinks'.
 func Resolve(path string) (string, error) {
 	abs, err := Abs("", path)
@@ -126,7 +128,17 @@ func Resolve(path string) (string, error) {
 		if err != nil {
 			continue
 		}
-		return filepath.Clean(strings.Join(append([]string{real}, parts[i:]...), string(filepath.Separator))), nil
+		joined := filepath.Clean(strings.Join(append([]string{real}, parts[i:]...), string(filepath.Separator)))
+		if slices.Contains(parts[i:], "..") {
+			// "missing/../link": cleaning the missing part away may
+			// land on a link that exists; follow it too (joined is
+			// clean, so this recurses once).
+			return Resolve(joined)
+		}
+		return joined, nil
+	}
+	if slices.Contains(parts, "..") {
+		return Resolve(filepath.Clean(abs))
 	}
 	return filepath.Clean(abs), nil
 }
