@@ -117,30 +117,42 @@ func Abs(base, path string) (string, error) {
 // resolved again when cleaning its ".." lands on what exists. Its
 // result for a path that exists is filepath.EvalSymlinks'.
 func Resolve(path string) (string, error) {
+	real, _, err := resolve(path)
+	return real, err
+}
+
+// resolve is Resolve, with where the path's longest existing prefix
+// resolves to ("" when no prefix but the root exists): the last place
+// the kernel reaches before the missing part, which a path such as
+// "../missing/../p" passes through (creating its missing part there)
+// although it ends back in p.
+func resolve(path string) (real, reached string, err error) {
 	abs, err := Abs("", path)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	parts := strings.Split(abs, string(filepath.Separator))
 	for i := len(parts); i > 1; i-- {
 		prefix := strings.Join(parts[:i], string(filepath.Separator))
-		real, err := filepath.EvalSymlinks(prefix)
+		got, err := filepath.EvalSymlinks(prefix)
 		if err != nil {
 			continue
 		}
-		joined := filepath.Clean(strings.Join(append([]string{real}, parts[i:]...), string(filepath.Separator)))
+		joined := filepath.Clean(strings.Join(append([]string{got}, parts[i:]...), string(filepath.Separator)))
 		if slices.Contains(parts[i:], "..") {
 			// "missing/../link": cleaning the missing part away may
 			// land on a link that exists; follow it too (joined is
 			// clean, so this recurses once).
-			return Resolve(joined)
+			real, _, err := resolve(joined)
+			return real, got, err
 		}
-		return joined, nil
+		return joined, got, nil
 	}
 	if slices.Contains(parts, "..") {
-		return Resolve(filepath.Clean(abs))
+		real, _, err := resolve(filepath.Clean(abs))
+		return real, "", err
 	}
-	return filepath.Clean(abs), nil
+	return filepath.Clean(abs), "", nil
 }
 
 // InState reports whether path (absolute) has a .awr component, as
@@ -174,6 +186,12 @@ func within(root, path string) bool {
 	return strings.HasPrefix(path, root+string(filepath.Separator))
 }
 
+// passesWithin reports whether reached (where a path's longest existing
+// prefix resolves to, "" for none) is in realRoot.
+func passesWithin(realRoot, reached string) bool {
+	return reached == "" || within(realRoot, reached)
+}
+
 // Inside checks that path (relative to root when not absolute) resolves
 // inside root, symbolic links followed, and returns where it resolves to,
 // spelled under root.
@@ -187,11 +205,11 @@ func Inside(root, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	real, err := Resolve(abs)
+	real, reached, err := resolve(abs)
 	if err != nil {
 		return "", err
 	}
-	if !within(realRoot, real) {
+	if !within(realRoot, real) || !passesWithin(realRoot, reached) {
 		return "", refuse(path, RuleOutside, "is outside the project %s", root)
 	}
 	return underRoot(root, realRoot, real), nil
@@ -290,7 +308,7 @@ func WorkDir(root, path string, exist bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	real, err := Resolve(abs)
+	real, reached, err := resolve(abs)
 	if err != nil {
 		return "", err
 	}
@@ -298,9 +316,9 @@ func WorkDir(root, path string, exist bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !within(realRoot, real) {
+	if !within(realRoot, real) || !passesWithin(realRoot, reached) {
 		common := commonGitDir(realRoot)
-		if common == "" || commonGitDir(real) != common {
+		if common == "" || commonGitDir(real) != common || (reached != "" && commonGitDir(reached) != common) {
 			return "", refuse(path, RuleOutside, "is outside the project %s and its git worktrees", root)
 		}
 	} else {
