@@ -135,7 +135,7 @@ func At(conn *sqlite.Conn, session string, rev, head, now int64, page Page) (*Re
 			rep.Claim.StateNow = "live"
 		}
 	}
-	in, err := workcontext.Gather(conn, rev, rev == head, s.Work, s.ID)
+	in, err := workcontext.GatherOpen(conn, rev, rev == head, s.Work, s.ID)
 	if err != nil {
 		return nil, err
 	}
