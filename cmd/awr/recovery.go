@@ -78,6 +78,9 @@ func (c *recoveryInspectCmd) text(w io.Writer, rep *project.RecoveryReport, stre
 			fmt.Fprintf(w, "changed in the register since the checkpoint: %s (seq %d): %q -> %q\n", ch.Field, ch.Seq, ch.Then, ch.Now)
 		}
 		printKnowledge(w, rep.Knowledge)
+		if k := rep.Knowledge; k != nil && c.ClosedSince != nil && k.Since != cp.Seq-1 {
+			fmt.Fprintf(w, "closed after seq %d: %d listed\n", k.Since, len(k.Closed))
+		}
 		if k := rep.Knowledge; k != nil && k.ClosedMore > 0 {
 			fmt.Fprintf(w, "closed since the checkpoint: %d listed, %d more (%s)\n", len(k.Closed), k.ClosedMore, c.pageCommand(rep, "--closed-since", rep.ClosedNextSince))
 		}
@@ -107,7 +110,13 @@ func (c *recoveryInspectCmd) text(w io.Writer, rep *project.RecoveryReport, stre
 		if rep.ChangedMore > 0 {
 			list += fmt.Sprintf("; %d more (%s)", rep.ChangedMore, c.pageCommand(rep, "--changed-since", rep.ChangedNextSince))
 		}
+		// A later page (--changed-since) says where it starts.
+		later := c.ChangedSince != nil && (cp == nil || rep.ChangedSinceSeq != cp.Seq)
 		switch {
+		case later && len(kinds) > 0:
+			fmt.Fprintf(w, "changed on %s after seq %d: %s\n", s.Work, rep.ChangedSinceSeq, list)
+		case later:
+			fmt.Fprintf(w, "nothing changed on %s after seq %d\n", s.Work, rep.ChangedSinceSeq)
 		case cp == nil && len(kinds) > 0:
 			fmt.Fprintf(w, "log of %s (no checkpoint to compare with): %s\n", s.Work, list)
 		case cp != nil && len(kinds) > 0:
@@ -128,7 +137,7 @@ func (c *recoveryInspectCmd) text(w io.Writer, rep *project.RecoveryReport, stre
 
 // pageCommand is the command of the page of rep's list that flag's
 // cursor starts after seq, at rep's revision when the read was in the
-// past, with the same page size and the other list's cursor as given.
+// past, with the same page size (the other list from its start).
 func (c *recoveryInspectCmd) pageCommand(rep *project.RecoveryReport, flag string, seq int64) string {
 	cmd := "awr recovery inspect --session " + rep.Session.ID
 	if c.At != nil {
