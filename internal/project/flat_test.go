@@ -137,8 +137,9 @@ func openW1Dir(tb testing.TB) string {
 // loops of, gets its packet: the 20 latest closes, and a line that counts
 // the other 40 with the command that lists them (before, every close was
 // in the packet's required part, and the resume went without a packet:
-// BudgetExceeded); recovery inspect, the resume's JSON and the packet's
-// list the latest 50 of the 60 and count the other 10.
+// BudgetExceeded); the resume's JSON and the packet's list the latest 50
+// of the 60 and count the other 10, and recovery inspect, which pages
+// them, the first 50.
 func TestResume_ManyClosedSinceCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	p := openW1(t)
@@ -164,15 +165,16 @@ func TestResume_ManyClosedSinceCheckpoint(t *testing.T) {
 	_, err = p.SessionEnd(ctx, project.SessionEndRequest{SessionID: other.Session.ID, Agent: "a1", Outcome: events.OutcomeIncomplete})
 	require.NoError(t, err)
 
+	// recovery inspect pages the closes in the order they came: the
+	// first 50, the other 10 counted, the cursor of the next page.
 	rep, err := p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: first.Session.ID})
 	require.NoError(t, err)
-	require.Equal(t, 60-projections.MaxClosedListed, rep.Knowledge.ClosedMore)
-	require.Len(t, rep.Knowledge.Closed, projections.MaxClosedListed)
-	for _, k := range rep.Knowledge.Closed {
-		n := 0
-		fmt.Sscanf(k.ID, "L-%d", &n)
-		require.Greater(t, n, 10, "%s closed among the first 10, yet listed", k.ID)
+	require.Equal(t, 60-project.DefaultRecoveryLimit, rep.Knowledge.ClosedMore)
+	require.Len(t, rep.Knowledge.Closed, project.DefaultRecoveryLimit)
+	for i, k := range rep.Knowledge.Closed {
+		require.Equal(t, fmt.Sprintf("L-%d", i+1), k.ID)
 	}
+	require.Equal(t, rep.Knowledge.Closed[project.DefaultRecoveryLimit-1].ClosedSeq, rep.ClosedNextSince)
 
 	res, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: first.Session.ID, Agent: "a2"})
 	require.NoError(t, err)

@@ -4,8 +4,11 @@ import (
 	"context"
 	"strings"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/recovery"
+	"github.com/awr-dev/awr/projections"
 )
 
 // The answer of `awr recovery inspect` (package recovery).
@@ -14,29 +17,96 @@ type (
 	ClaimState = recovery.ClaimState
 	// RecoveryReport is `awr recovery inspect`.
 	RecoveryReport = recovery.Report
+	// KnowledgeItem is one loop, decision, fact or hypothesis of a work
+	// item, as a report lists it (those closed since a checkpoint).
+	KnowledgeItem = projections.Knowledge
 )
 
-// RecoveryChangedLimit bounds the events a recovery report lists as changed
-// since the checkpoint (the first ones after it).
-const RecoveryChangedLimit = recovery.ChangedLimit
+// DefaultRecoveryLimit is the page of each list `awr recovery inspect`
+// holds (the events changed since the checkpoint, the items closed
+// since) when --limit is not given, and MaxRecoveryLimit the largest: a
+// longer list is paged (changed_next_since, closed_next_since), or
+// streamed by the CLI's `awr recovery inspect --all`
+// (RecoveryInspectEach), never held whole.
+const (
+	DefaultRecoveryLimit = recovery.DefaultLimit
+	MaxRecoveryLimit     = recovery.MaxLimit
+)
 
 // RecoveryInspectRequest is `awr recovery inspect` and awr_recovery_inspect.
 type RecoveryInspectRequest struct {
 	Session string `name:"session" required:"" json:"session" help:"Session id." placeholder:"ID"`
 	Read
+	ChangedSince *int64 `name:"changed-since" json:"changed_since,omitempty" help:"List the events changed on the work after this seq (a page's changed_next_since; default: the checkpoint's seq)." placeholder:"SEQ"`
+	ClosedSince  *int64 `name:"closed-since" json:"closed_since,omitempty" help:"List the items closed after this seq (a page's closed_next_since; default: knowledge.closed_since_seq, the seq before the checkpoint's)." placeholder:"SEQ"`
+	Limit        *int   `name:"limit" json:"limit,omitempty" help:"At most N changed events and N closed items, 1 to 1000 (default 50); --all for every one." placeholder:"N"`
 }
 
 // RecoveryInspect answers, for a session at a revision, where
 // it stands: status, claim, last checkpoint (its own or inherited), the
 // host bindings, its predecessor and successor, what changed on its work
-// since that checkpoint, and the exact command to run next. It never
-// writes.
+// since that checkpoint, and the exact command to run next. The events
+// changed and the items closed since the checkpoint are a page each,
+// from the request's cursors, with the count of what follows and the
+// cursor of the next page. It never writes.
+// Errors: NotFound for an unknown session; InvalidInput for a limit
+// outside 1 to MaxRecoveryLimit, a negative cursor or one outside its
+// list (recovery.At).
 func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectRequest) (*RecoveryReport, error) {
+	limit := DefaultRecoveryLimit
+	if req.Limit != nil {
+		if n := *req.Limit; n < 1 || n > MaxRecoveryLimit {
+			return nil, fault.New(fault.InvalidInput, "recovery inspect: --limit %d is not a page size: a page holds 1 to %d events and as many closed items; the CLI streams every one with --all", n, MaxRecoveryLimit).
+				With("flag", "--limit").With("min", 1).With("max", MaxRecoveryLimit).WithHint("awr recovery inspect --session %s --all", req.Session)
+		}
+		limit = *req.Limit
+	}
+	return p.recoveryInspect(ctx, req, limit)
+}
+
+// RecoveryInspectEach is RecoveryInspect with both lists whole, in
+// bounded memory (`awr recovery inspect --all`): start gets the report
+// with the lists empty (its counts and next cursors zero), then changed
+// every event changed after the request's cursor, oldest first, then
+// closed every item closed after its cursor, in the order they closed
+// (none without a checkpoint), read at the report's revision.
+// req.Limit is ignored.
+// Errors: those of RecoveryInspect, and those start, changed or closed
+// return.
+func (p *Project) RecoveryInspectEach(ctx context.Context, req RecoveryInspectRequest, start func(*RecoveryReport) error, changed func(LogEvent) error, closed func(*KnowledgeItem) error) error {
+	rep, err := p.recoveryInspect(ctx, req, -1)
+	if err != nil {
+		return err
+	}
+	if err := start(rep); err != nil {
+		return err
+	}
+	return p.read(ctx, commands.AtRevision(rep.ProjectRevision), func(r *events.Reader, _, _ int64) error {
+		return recovery.Each(r.Conn, rep, func(e *events.Event) error {
+			return changed(LogEvent{e.ToEnvelope()})
+		}, closed)
+	})
+}
+
+// recoveryInspect is RecoveryInspect with pages of limit (negative: no
+// list, for RecoveryInspectEach).
+func (p *Project) recoveryInspect(ctx context.Context, req RecoveryInspectRequest, limit int) (*RecoveryReport, error) {
+	for _, c := range []struct {
+		flag string
+		seq  *int64
+	}{{"--changed-since", req.ChangedSince}, {"--closed-since", req.ClosedSince}} {
+		if c.seq != nil {
+			if err := commands.RevisionOf("recovery inspect", c.flag, *c.seq); err != nil {
+				return nil, err
+			}
+		}
+	}
 	session := req.Session
+	page := recovery.Page{ChangedAfter: req.ChangedSince, ClosedAfter: req.ClosedSince, Limit: limit}
 	var rep *RecoveryReport
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		var err error
-		rep, err = recovery.At(r.Conn, session, rev, r.Head, now)
+		rep, err = recovery.At(r.Conn, session, rev, r.Head, now, page)
 		return err
 	})
 	if err != nil {

@@ -10,7 +10,6 @@
 package recovery
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/awr-dev/awr/commands"
@@ -41,12 +40,24 @@ type Report struct {
 	Bindings      []projections.Binding   `json:"bindings"`
 	PredecessorID string                  `json:"predecessor_id,omitempty"`
 	SuccessorID   string                  `json:"successor_id,omitempty"`
-	ChangedSince  []events.Envelope       `json:"changed_since_checkpoint"`
+	// ChangedSince is a page of the events on the session's work after
+	// ChangedSinceSeq (the checkpoint's seq, or a page's cursor), oldest
+	// first, sources' own events left out; ChangedMore counts those
+	// after the page, and ChangedNextSince is the cursor of the next
+	// page (Page.ChangedAfter), 0 when this page is the last.
+	ChangedSince     []events.Envelope `json:"changed_since_checkpoint"`
+	ChangedSinceSeq  int64             `json:"changed_since_seq"`
+	ChangedMore      int               `json:"changed_since_more,omitempty"`
+	ChangedNextSince int64             `json:"changed_next_since,omitempty"`
 	// Knowledge is the work item's loops, decisions, facts and
-	// hypotheses, with those closed since the checkpoint (the
-	// projections.MaxClosedListed that closed last; closed_since_more
-	// counts the others).
-	Knowledge *projections.KnowledgeState `json:"knowledge"`
+	// hypotheses, with a page of those closed since the checkpoint: the
+	// items closed after knowledge.closed_since_seq (the seq before the
+	// checkpoint's, or a page's cursor), in the order they closed;
+	// closed_since_more counts those after the page, and ClosedNextSince
+	// is the cursor of the next page (Page.ClosedAfter), 0 when this
+	// page is the last. Knowledge is null without a checkpoint.
+	Knowledge       *projections.KnowledgeState `json:"knowledge"`
+	ClosedNextSince int64                       `json:"closed_next_since,omitempty"`
 	// RegisterChanges lists the fields of the work item that changed in
 	// its source after the latest checkpoint; NextAction puts the
 	// register's next action beside the checkpoint's.
@@ -69,9 +80,27 @@ type Report struct {
 	ProjectRevision int64    `json:"project_revision"`
 }
 
-// ChangedLimit bounds the events a recovery report lists as changed
-// since the checkpoint (the first ones after it).
-const ChangedLimit = 50
+// DefaultLimit is the page of each list a report holds (the events
+// changed since the checkpoint, the items closed since) when Page.Limit
+// is 0, and MaxLimit the largest page: a longer list is paged with the
+// report's cursors, or streamed (Each).
+const (
+	DefaultLimit = 50
+	MaxLimit     = 1000
+)
+
+// Page selects the page of each list a report holds: the events changed
+// after ChangedAfter (nil: after the checkpoint) and the items closed
+// after ClosedAfter (nil: since the checkpoint), at most Limit of each
+// (0: DefaultLimit; negative: no list, for a caller that streams them
+// with Each). A page of closed items holds whole checkpoints: it ends
+// before a checkpoint's closes that would take it past Limit, unless
+// they are its first.
+type Page struct {
+	ChangedAfter *int64
+	ClosedAfter  *int64
+	Limit        int
+}
 
 // At reads where session stands at rev, for a reader at now (head is the
 // log's head): its status, claim, last checkpoint (its own or inherited),
@@ -79,8 +108,12 @@ const ChangedLimit = 50
 // work since that checkpoint, and the exact command to run next. What
 // only the head can say (the sources' freshness, the repository now) is
 // the door's to add.
-// Errors: NotFound for a session unknown at rev.
-func At(conn *sqlite.Conn, session string, rev, head, now int64) (*Report, error) {
+// The lists are pages (see Page): each with the count of what follows
+// it and the cursor of the next page.
+// Errors: NotFound for a session unknown at rev; InvalidInput for a
+// cursor outside its list (before the checkpoint, beyond rev, or a
+// closed-items cursor without a checkpoint).
+func At(conn *sqlite.Conn, session string, rev, head, now int64, page Page) (*Report, error) {
 	rep := &Report{Bindings: []projections.Binding{}, ChangedSince: []events.Envelope{}}
 	rep.ProjectRevision = rev
 	s, err := projections.SessionAt(conn, session, rev)
@@ -102,7 +135,7 @@ func At(conn *sqlite.Conn, session string, rev, head, now int64) (*Report, error
 			rep.Claim.StateNow = "live"
 		}
 	}
-	in, err := workcontext.Gather(conn, rev, rev == head, s.Work, s.ID)
+	in, err := workcontext.GatherOpen(conn, rev, rev == head, s.Work, s.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +144,6 @@ func At(conn *sqlite.Conn, session string, rev, head, now int64) (*Report, error
 		rep.Inherited = in.Latest.SessionID != s.ID
 	}
 	rep.Knowledge, rep.RegisterChanges, rep.NextAction = in.Knowledge, in.Changed, workcontext.NextActionOf(&in)
-	rep.Knowledge = rep.Knowledge.Listed(projections.MaxClosedListed)
 	if rep.RegisterChanges == nil {
 		rep.RegisterChanges = []workcontext.FieldChange{}
 	}
@@ -129,11 +161,7 @@ func At(conn *sqlite.Conn, session string, rev, head, now int64) (*Report, error
 	if rep.Bindings == nil {
 		rep.Bindings = []projections.Binding{}
 	}
-	since := int64(0)
-	if rep.Checkpoint != nil {
-		since = rep.Checkpoint.Seq
-	}
-	if rep.ChangedSince, err = changedSince(conn, rev, s.Work, since); err != nil {
+	if err := rep.lists(conn, rev, head, page); err != nil {
 		return nil, err
 	}
 	live, err := projections.LiveClaimAt(conn, s.Work, rev, now, rev == head)
@@ -147,26 +175,6 @@ func At(conn *sqlite.Conn, session string, rev, head, now int64) (*Report, error
 	rep.NextStep = nextStep(rep, live != nil && live.SessionID != s.ID, seat)
 	return rep, nil
 }
-
-// changedSince lists the first ChangedLimit events on work after seq
-// since, up to rev, sources' own events left out.
-func changedSince(conn *sqlite.Conn, rev int64, work string, since int64) ([]events.Envelope, error) {
-	out := []events.Envelope{}
-	err := projections.ScanLog(conn, projections.LogFilter{Work: work, Since: since, Limit: ChangedLimit, NoSources: true}, rev, ChangedLimit, func(e *events.Event) error {
-		if len(out) == ChangedLimit {
-			return errFull
-		}
-		out = append(out, e.ToEnvelope())
-		return nil
-	})
-	if err == errFull {
-		err = nil
-	}
-	return out, err
-}
-
-// errFull stops a scan that has what it lists.
-var errFull = errors.New("full")
 
 // nextStep is the one command to run next for the session of rep;
 // heldByOther says another session holds its work now, seat names the

@@ -28,6 +28,20 @@ const (
 // milestone) and the recent history of the work. head says rev is the
 // log's head, where only the register's current rows are read.
 func Gather(conn *sqlite.Conn, rev int64, head bool, work, session string) (Input, error) {
+	return gather(conn, rev, head, work, session, true)
+}
+
+// GatherOpen is Gather without the knowledge items closed since the
+// latest checkpoint (in.Knowledge.Closed is empty, its Since set): for a
+// reader that pages them itself (recovery inspect, with
+// projections.ScanClosedAfter), whose cost must not follow every close
+// since the checkpoint.
+func GatherOpen(conn *sqlite.Conn, rev int64, head bool, work, session string) (Input, error) {
+	return gather(conn, rev, head, work, session, false)
+}
+
+// gather is Gather, with the closed knowledge items or without them.
+func gather(conn *sqlite.Conn, rev int64, head bool, work, session string, closes bool) (Input, error) {
 	in := Input{Work: work, SessionID: session, AtRevision: rev}
 	items, err := projections.WorkItemsAt(conn, rev, head)
 	if err != nil {
@@ -60,9 +74,14 @@ func Gather(conn *sqlite.Conn, rev int64, head bool, work, session string) (Inpu
 	if in.Latest != nil {
 		// Items close only at checkpoints: those the latest closed are
 		// shown once, until the next checkpoint.
-		if in.Knowledge, err = projections.KnowledgeStateAt(conn, work, rev, in.Latest.Seq-1); err != nil {
+		since := in.Latest.Seq - 1
+		if !closes {
+			since = rev // no item closes after rev: none is read
+		}
+		if in.Knowledge, err = projections.KnowledgeStateAt(conn, work, rev, since); err != nil {
 			return in, err
 		}
+		in.Knowledge.Since = in.Latest.Seq - 1
 		if in.Changed, err = changedSince(conn, work, in.Latest.Seq, rev, in.Item); err != nil {
 			return in, err
 		}

@@ -103,7 +103,7 @@ var sessionsTools = []entry{
 			return op((*project.Project).ContextCompile)(ctx, p, in)
 		}),
 	toolOf(tool{name: "awr_recovery_inspect", title: "Inspect recovery", readOnly: true,
-		desc: "Where a session stands and the exact step to take next (read-only), as `awr recovery inspect --json`: claim state, last or inherited checkpoint, bindings, predecessor/successor, changes since the checkpoint."},
+		desc: "Where a session stands and the exact step to take next (read-only), as `awr recovery inspect --json`: claim state, last or inherited checkpoint, bindings, predecessor/successor, changes since the checkpoint. The events changed and the items closed since the checkpoint are pages (limit, 50 by default): changed_next_since and closed_next_since, given as changed_since and closed_since, read the next."},
 		op((*project.Project).RecoveryInspect)),
 	toolOf(tool{name: "awr_context_hygiene", title: "What deserves pruning", readOnly: true,
 		desc: "List what deserves pruning, as `awr context hygiene --json`: each loop, decision, fact or hypothesis that evidence in the log or the repository contradicts or completes, the evidence quoted (a later fact or decision answering it, a commit or a ticked register item closing a loop, its work item's source changed after it, a duplicate), and checkpoints whose recorded HEAD is no longer an ancestor of HEAD; each finding has the exact command that retires it and the one that confirms it still holds. Age alone flags nothing."},

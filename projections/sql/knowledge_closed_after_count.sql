@@ -1,0 +1,1 @@
+SELECT count(*) AS n FROM p_knowledge INDEXED BY p_knowledge_from WHERE work = :work AND valid_from > :after AND valid_from <= :rev AND (valid_to IS NULL OR valid_to > :rev) AND closed_seq > :since AND closed_seq <= :rev;
