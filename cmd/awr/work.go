@@ -69,6 +69,10 @@ func (c *workShowCmd) Run(app *App) error {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, project.SafeText(s.Agent), s.Status, orDash(s.Outcome))
 			}
 			tw.Flush()
+			if r.SessionsNextCursor != "" {
+				fmt.Fprintf(w, "the latest %d of %d sessions; the older ones: awr session list --work %s --newest --cursor %s\n",
+					len(r.Sessions), r.SessionsTotal, r.Work.Key, r.SessionsNextCursor)
+			}
 		}
 		if k := r.Knowledge; k != nil {
 			for _, l := range k.OpenLoops {

@@ -102,6 +102,9 @@ func (p *Project) WorkShow(ctx context.Context, req WorkShowRequest) (*WorkShowR
 		if res, err = workview.At(r.Conn, req.Key, rev, now, !req.Past()); err != nil {
 			return err
 		}
+		if res.SessionsTotal > len(res.Sessions) {
+			res.SessionsNextCursor = idCursor(res.Sessions[0].ID)
+		}
 		dir = p.dir
 		if res.Current != "" {
 			if s := res.CurrentSession(); s != nil {

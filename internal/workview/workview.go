@@ -7,6 +7,8 @@
 package workview
 
 import (
+	"slices"
+
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
@@ -39,24 +41,31 @@ type EvidenceView struct {
 // register's next action beside the latest checkpoint's), its claim and
 // sessions, its live knowledge, its evidence and its completion.
 type Result struct {
-	Work            events.WorkItem              `json:"work"`
-	Provenance      Provenance                   `json:"provenance"`
-	Ready           bool                         `json:"ready"`
-	NotReady        []projections.NotReadyReason `json:"not_ready"`
-	Executable      bool                         `json:"executable"`
-	NotExecutable   []intake.Why                 `json:"not_executable"`
-	Progress        workcontext.NextAction       `json:"progress"`
-	Claim           *projections.Claim           `json:"claim"`
-	Current         string                       `json:"current_session,omitempty"`
-	Sessions        []projections.Session        `json:"sessions"`
-	Knowledge       *projections.KnowledgeState  `json:"knowledge"`
-	Checkpoint      *projections.Checkpoint      `json:"latest_checkpoint"`
-	Evidence        []EvidenceView               `json:"evidence"`
-	Completion      commands.Completion          `json:"completion"`
-	Duplicates      int                          `json:"duplicates,omitempty"`
-	ProjectRevision int64                        `json:"project_revision"`
+	Work          events.WorkItem              `json:"work"`
+	Provenance    Provenance                   `json:"provenance"`
+	Ready         bool                         `json:"ready"`
+	NotReady      []projections.NotReadyReason `json:"not_ready"`
+	Executable    bool                         `json:"executable"`
+	NotExecutable []intake.Why                 `json:"not_executable"`
+	Progress      workcontext.NextAction       `json:"progress"`
+	Claim         *projections.Claim           `json:"claim"`
+	Current       string                       `json:"current_session,omitempty"`
+	// Sessions are the item's latest sessions (at most
+	// commands.DefaultPage), oldest first, of SessionsTotal in all; when
+	// older ones exist, SessionsNextCursor is the --cursor of `awr
+	// session list --work KEY --newest` that lists them (set by the door,
+	// whose cursors those are).
+	Sessions           []projections.Session       `json:"sessions"`
+	SessionsTotal      int                         `json:"sessions_total"`
+	SessionsNextCursor string                      `json:"sessions_next_cursor,omitempty"`
+	Knowledge          *projections.KnowledgeState `json:"knowledge"`
+	Checkpoint         *projections.Checkpoint     `json:"latest_checkpoint"`
+	Evidence           []EvidenceView              `json:"evidence"`
+	Completion         commands.Completion         `json:"completion"`
+	Duplicates         int                         `json:"duplicates,omitempty"`
+	ProjectRevision    int64                       `json:"project_revision"`
 
-	bySession map[string]*projections.Session
+	current *projections.Session
 }
 
 // At assembles `awr work show KEY` at rev for a reader at now (head:
@@ -73,7 +82,7 @@ func At(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Result, erro
 	}
 	it := items[0]
 	res := &Result{Work: it.WorkItem, Duplicates: len(items) - 1, ProjectRevision: rev, NotReady: []projections.NotReadyReason{},
-		NotExecutable: []intake.Why{}, Sessions: []projections.Session{}, Evidence: []EvidenceView{}, bySession: map[string]*projections.Session{}}
+		NotExecutable: []intake.Why{}, Sessions: []projections.Session{}, Evidence: []EvidenceView{}}
 	for _, step := range []func() error{
 		func() error { return res.readProvenance(conn, it, rev, head) },
 		func() error { return res.readReadiness(conn, it, rev, now, head) },
@@ -142,26 +151,38 @@ func (res *Result) readReadiness(conn *sqlite.Conn, it projections.WorkItem, rev
 	return nil
 }
 
-// readSessions: the item's sessions, its live claim, and the current session
-// (the claim's holder, else the latest active one).
+// readSessions: the item's latest sessions and how many it has, its live
+// claim, and the current session (the claim's holder, else the first
+// active one to have started). It reads one page of sessions and the
+// active ones, never every session of a long-lived item.
 func (res *Result) readSessions(conn *sqlite.Conn, rev, now int64, head bool) error {
 	key := res.Work.Key
 	live, err := projections.LiveClaimAt(conn, key, rev, now, head)
 	if err != nil {
 		return err
 	}
-	if res.Sessions, err = projections.SessionsAt(conn, rev, key); err != nil {
+	err = projections.SessionsPageAt(conn, rev, projections.SessionPage{Work: key, Newest: true, Limit: commands.DefaultPage}, func(s projections.Session) error {
+		res.Sessions = append(res.Sessions, s)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	if res.Sessions == nil {
-		res.Sessions = []projections.Session{}
+	slices.Reverse(res.Sessions)
+	if res.SessionsTotal, err = projections.SessionCountAt(conn, rev, key); err != nil {
+		return err
 	}
-	for i := range res.Sessions {
-		s := &res.Sessions[i]
-		res.bySession[s.ID] = s
-		if s.Status == projections.SessionActive && (res.Current == "" || (live != nil && live.SessionID == s.ID)) {
-			res.Current = s.ID
-		}
+	switch {
+	case live != nil:
+		res.current, err = projections.SessionAt(conn, live.SessionID, rev)
+	default:
+		res.current, err = projections.FirstActiveSessionOfWorkAt(conn, rev, key)
+	}
+	if err != nil {
+		return err
+	}
+	if res.current != nil {
+		res.Current = res.current.ID
 	}
 	if live != nil {
 		res.Claim = live
@@ -230,5 +251,10 @@ func (r *Result) Judge(obs commands.Observed) {
 }
 
 // CurrentSession is the item's current session (the live claim's holder,
-// else the latest active one), nil when it has none.
-func (r *Result) CurrentSession() *projections.Session { return r.bySession[r.Current] }
+// else the first active one to have started), nil when it has none.
+func (r *Result) CurrentSession() *projections.Session {
+	if r.current != nil && r.current.ID == r.Current {
+		return r.current
+	}
+	return nil
+}

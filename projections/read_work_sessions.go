@@ -1,0 +1,22 @@
+package projections
+
+import "zombiezen.com/go/sqlite"
+
+// FirstActiveSessionOfWorkAt is the first session of work item work to
+// have started among those active at rev, with its latest checkpoint and
+// context as SessionsAt gives them; nil when none is active. It reads the
+// item's sessions through their index, never the project's active ones.
+func FirstActiveSessionOfWorkAt(conn *sqlite.Conn, rev int64, work string) (*Session, error) {
+	var s *Session
+	err := query(conn, "session_active_first_by_work_at", func(st *sqlite.Stmt) {
+		st.SetInt64(":rev", rev)
+		st.SetText(":work", work)
+	}, func(st *sqlite.Stmt) error {
+		s = scanSession(st)
+		return nil
+	})
+	if err != nil || s == nil {
+		return nil, err
+	}
+	return s, enrich(conn, s, rev)
+}
