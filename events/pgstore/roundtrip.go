@@ -47,7 +47,10 @@ func (c *trafficCounter) dialer(dial func(ctx context.Context, network, addr str
 
 // countingConn is a connection that counts a round trip each time a read
 // follows a write: the client sent, and now waits for the answer. (The
-// driver writes a message, or a pipeline of them, before it reads.)
+// driver writes a message, or a pipeline of them, before it reads.) A
+// write is marked before it is made: when it is slow (a loaded machine),
+// the driver starts reading in the background while it lasts, and that
+// read is the round trip's.
 type countingConn struct {
 	net.Conn
 	trips *atomic.Int64
@@ -55,11 +58,10 @@ type countingConn struct {
 }
 
 func (c *countingConn) Write(b []byte) (int, error) {
-	n, err := c.Conn.Write(b)
-	if n > 0 {
+	if len(b) > 0 {
 		c.wrote.Store(true)
 	}
-	return n, err
+	return c.Conn.Write(b)
 }
 
 func (c *countingConn) Read(b []byte) (int, error) {
