@@ -45,12 +45,14 @@ func (c *trafficCounter) dialer(dial func(ctx context.Context, network, addr str
 	}
 }
 
-// countingConn is a connection that counts a round trip each time a read
-// follows a write: the client sent, and now waits for the answer. (The
-// driver writes a message, or a pipeline of them, before it reads.) A
-// write is marked before it is made: when it is slow (a loaded machine),
-// the driver starts reading in the background while it lasts, and that
-// read is the round trip's.
+// countingConn is a connection that counts a round trip each time an
+// answer comes after a write: the client sent, and waited for the
+// server. (The driver writes a message, or a pipeline of them, before it
+// reads.) A write is marked before it is made and the answer counted when
+// it arrives, not when the read began: when a write is slow (a loaded
+// machine), the driver reads in the background while it lasts, and that
+// read may even begin before the write does; it still returns the answer
+// to this write.
 type countingConn struct {
 	net.Conn
 	trips *atomic.Int64
@@ -65,8 +67,9 @@ func (c *countingConn) Write(b []byte) (int, error) {
 }
 
 func (c *countingConn) Read(b []byte) (int, error) {
-	if c.wrote.Swap(false) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && c.wrote.Swap(false) {
 		c.trips.Add(1)
 	}
-	return c.Conn.Read(b)
+	return n, err
 }

@@ -49,3 +49,34 @@ func TestCountingConn_SlowWrite(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 2, trips.Load(), "more of the same answer is the same round trip")
 }
+
+// earlyConn is a connection whose answer is read by a read that began
+// before the write did (the driver's background reader, started while
+// the write waited to run): Read waits for the write, then answers.
+type earlyConn struct {
+	net.Conn
+	reading, written chan struct{}
+}
+
+func (c *earlyConn) Write(b []byte) (int, error) { close(c.written); return len(b), nil }
+
+func (c *earlyConn) Read(b []byte) (int, error) {
+	close(c.reading)
+	<-c.written
+	return copy(b, "answer"), nil
+}
+
+// TestCountingConn_ReadBeforeWrite: an answer read by a read that began
+// before its write counts as that write's round trip.
+func TestCountingConn_ReadBeforeWrite(t *testing.T) {
+	var trips atomic.Int64
+	conn := &earlyConn{reading: make(chan struct{}), written: make(chan struct{})}
+	c := &countingConn{Conn: conn, trips: &trips}
+	read := make(chan error)
+	go func() { _, err := c.Read(make([]byte, 16)); read <- err }()
+	<-conn.reading
+	_, err := c.Write([]byte("query"))
+	require.NoError(t, err)
+	require.NoError(t, <-read)
+	require.EqualValues(t, 1, trips.Load())
+}

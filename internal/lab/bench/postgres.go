@@ -30,8 +30,14 @@ const (
 )
 
 // PostgresHistory is the number of events `awr bench generate` appends
-// to each workload of a comparison of the stores before it is copied.
+// to each workload of a comparison of the stores before it is copied; a
+// workload of fewer than PostgresHistoryFrom items gets none (the history's
+// agents would hold every ready item).
 const PostgresHistory = 1000
+
+// PostgresHistoryFrom is the least number of items a workload has for
+// PostgresHistory events to be generated into it.
+const PostgresHistoryFrom = 100
 
 // CLIBound is what a command on PostgreSQL may add to the same command
 // on the file, in ms, at p50 and at p95 (issue #44 item 6, issue #40).
@@ -246,7 +252,7 @@ func (c *pgRun) workload(dir string, n int, key string, trip float64) (*Postgres
 	if _, err := WriteProject(file.dir, n, 1); err != nil {
 		return nil, err
 	}
-	if err := c.build(file.dir); err != nil {
+	if err := c.build(file.dir, n); err != nil {
 		return nil, err
 	}
 	if err := copyTwin(file.dir, pg.dir); err != nil {
@@ -313,8 +319,9 @@ func (c *pgRun) workload(dir string, n int, key string, trip float64) (*Postgres
 }
 
 // build initializes the project at dir (awr init --accept) and appends
-// c.history events to it (bench generate), in process.
-func (c *pgRun) build(dir string) error {
+// c.history events to it (bench generate; none below PostgresHistoryFrom
+// tasks), in process.
+func (c *pgRun) build(dir string, tasks int) error {
 	p, err := project.Open(c.ctx, dir, project.Options{})
 	if err != nil {
 		return err
@@ -327,7 +334,7 @@ func (c *pgRun) build(dir string) error {
 	if err != nil {
 		return err
 	}
-	if c.history > 0 {
+	if c.history > 0 && tasks >= PostgresHistoryFrom {
 		_, err = Generate(c.ctx, st, GenerateOptions{Events: c.history, Agents: 8, Seed: 1})
 	}
 	return err
