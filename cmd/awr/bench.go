@@ -22,11 +22,12 @@ type benchCmd struct {
 	Generate benchGenerateCmd `cmd:"" help:"Append a realistic multi-agent history to the project, through the command code, 1,000 commands per transaction."`
 	Run      benchRunCmd      `cmd:"" help:"Measure latency, replay throughput and context economy on the project."`
 	Context  benchContextCmd  `cmd:"" help:"Measure the context packets on a fixed 150-task project, after AWR's method: the bootstrap, the work contexts, compression, hard facts recalled, the packet over successive resumes."`
-	Compare  benchCompareCmd  `cmd:"" help:"Build the same workload in awr and in a peer (beads: bd) at 150 and 10,000 items and time ready, show, claim, status, search and the import on every side, interleaved: awr as a CLI and through awr-mcp (stdio, HTTP), bd direct and through its daemon."`
+	Compare  benchCompareCmd  `cmd:"" help:"Build the same workload in awr and in a peer (beads: bd) at 150 and 10,000 items and time ready, show, claim, status, search and the import on every side, interleaved: awr as a CLI and through awr-mcp (stdio, HTTP), bd direct and through its daemon. With --peer postgres, the same project in the embedded file and in PostgreSQL (--store), beside the network's floor."`
 }
 
 type benchCompareCmd struct {
-	Peer         string `help:"The peer to compare with: bd (beads)." required:"" enum:"bd" placeholder:"NAME"`
+	Peer         string `help:"The peer to compare with: bd (beads), or postgres (the same project held in PostgreSQL, --store)." required:"" enum:"bd,postgres" placeholder:"NAME"`
+	Store        string `help:"With --peer postgres: the database to write the twins into (postgres://USER@HOST:PORT/DB, no password; each run leaves a project of its own there, so name a scratch database)." placeholder:"URL"`
 	PeerBin      string `name:"peer-bin" help:"The peer's binary (default: bd on PATH; when there is none, awr's sides are measured alone)." type:"path" placeholder:"PATH"`
 	Tasks        []int  `help:"Work items of each workload, comma-separated; the first and the last are compared for scaling." default:"150,10000" sep:"," placeholder:"N,N"`
 	Rounds       int    `help:"Timed rounds of each operation, every side once a round." default:"10" placeholder:"N"`
@@ -58,7 +59,7 @@ func (c *benchCompareCmd) Run(app *App) error {
 	if f, ok := app.Stderr.(*os.File); ok && !app.JSON && isTerminal(f) {
 		progress = func(name string) { fmt.Fprintf(f, "measuring %s\n", name) }
 	}
-	res, err := lab.ComparePeer(app.Ctx, lab.PeerOptions{Exe: exe, MCPExe: mcpExe, Peer: c.Peer, PeerBin: c.PeerBin, Sizes: c.Tasks,
+	res, err := lab.ComparePeer(app.Ctx, lab.PeerOptions{Exe: exe, MCPExe: mcpExe, Peer: c.Peer, PeerBin: c.PeerBin, Store: c.Store, Sizes: c.Tasks,
 		Rounds: c.Rounds, ImportRounds: c.ImportRounds, Dir: c.Dir, Progress: progress})
 	if err != nil {
 		return err
@@ -69,6 +70,10 @@ func (c *benchCompareCmd) Run(app *App) error {
 // printBenchCompare prints a comparison: per workload the medians of
 // every side and awr's ratios to bd's, then scaling and limited reads.
 func printBenchCompare(w io.Writer, res *lab.PeerResult) {
+	if res.Postgres != nil {
+		printBenchStores(w, res)
+		return
+	}
 	if res.PeerMissing != "" {
 		fmt.Fprintf(w, "peer: %s\n", res.PeerMissing)
 	} else {
@@ -125,6 +130,38 @@ func printBenchCompare(w io.Writer, res *lab.PeerResult) {
 		fmt.Fprintf(tw, "  %d items\t%s\t%s / %s ms\t%.2fx\n", f.Items, f.Side, num(f.Of), num(f.Over), f.Ratio)
 	}
 	tw.Flush()
+}
+
+// printBenchStores prints a comparison of the stores: the floor, then
+// per workload what each command adds on PostgreSQL, per path.
+func printBenchStores(w io.Writer, res *lab.PeerResult) {
+	pg := res.Postgres
+	fmt.Fprintf(w, "store: %s (PostgreSQL %s)\n", pg.Store, pg.ServerVersion)
+	fmt.Fprintf(w, "awr-mcp: %s\n", res.Resident)
+	fmt.Fprintf(w, "load average %.2f %.2f %.2f before, %.2f %.2f %.2f after; %d rounds, interleaved; wall time in ms, p50 (p95)\n",
+		res.LoadBefore[0], res.LoadBefore[1], res.LoadBefore[2], res.LoadAfter[0], res.LoadAfter[1], res.LoadAfter[2], res.Rounds)
+	fmt.Fprintf(w, "floor: a round trip (SELECT 1 on a held connection) %s (%s); a new connection %s (%s)\n",
+		num(pg.Floor.RoundTrip.Median), num(pg.Floor.RoundTrip.P95), num(pg.Floor.Connect.Median), num(pg.Floor.Connect.P95))
+	for _, sz := range pg.Sizes {
+		fmt.Fprintf(w, "\n%d items, %d events (PostgreSQL key %s)\n", sz.Items, sz.Events, sz.Key)
+		tw := newTable(w)
+		fmt.Fprintf(tw, "op\tpath\tfile\tpostgres\tadded\tround trips\tbound\n")
+		for _, op := range sz.Ops {
+			bound := "-"
+			if op.Met != nil {
+				bound = fmt.Sprintf("%s: %s", num(op.Bound), map[bool]string{true: "met", false: "not met"}[*op.Met])
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s (%s)\t%s (%s)\t%+.2f (%+.2f)\t%.1f\t%s\n", op.Op, op.Path, num(op.File.Median), num(op.File.P95),
+				num(op.Postgres.Median), num(op.Postgres.P95), op.Added, op.AddedP95, op.RoundTrips, bound)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "round trips per command on PostgreSQL (counted in process):\n")
+		tw = newTable(w)
+		for _, t := range sz.RoundTrips {
+			fmt.Fprintf(tw, "  %s\tCLI: %d connection, %d round trips\twarm server: %d\n", t.Op, t.Connections, t.CLI, t.Resident)
+		}
+		tw.Flush()
+	}
 }
 
 type benchContextCmd struct {
@@ -425,7 +462,7 @@ func printTargets(w io.Writer, res *lab.RunResult) {
 			met = map[bool]string{true: "yes", false: "NO"}[*t.Met]
 		}
 		id, unit := strconv.Itoa(t.ID), ""
-		if t.Issue != 0 { // another issue's target: #40.4
+		if t.Issue != 0 { // another issue's target: #44.2, #44.6
 			id = fmt.Sprintf("#%d.%d", t.Issue, t.ID)
 		}
 		if t.Unit == "ms" {
@@ -436,7 +473,11 @@ func printTargets(w io.Writer, res *lab.RunResult) {
 	tw.Flush()
 	for _, t := range res.Targets {
 		if t.Measured == nil {
-			fmt.Fprintf(w, "  %d %s: %s; measure with: %s\n", t.ID, t.Name, t.Reason, t.Command)
+			id := strconv.Itoa(t.ID)
+			if t.Issue != 0 {
+				id = fmt.Sprintf("#%d.%d", t.Issue, t.ID)
+			}
+			fmt.Fprintf(w, "  %s %s: %s; measure with: %s\n", id, t.Name, t.Reason, t.Command)
 		}
 	}
 }

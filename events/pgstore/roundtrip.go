@@ -45,9 +45,14 @@ func (c *trafficCounter) dialer(dial func(ctx context.Context, network, addr str
 	}
 }
 
-// countingConn is a connection that counts a round trip each time a read
-// follows a write: the client sent, and now waits for the answer. (The
-// driver writes a message, or a pipeline of them, before it reads.)
+// countingConn is a connection that counts a round trip each time an
+// answer comes after a write: the client sent, and waited for the
+// server. (The driver writes a message, or a pipeline of them, before it
+// reads.) A write is marked before it is made and the answer counted when
+// it arrives, not when the read began: when a write is slow (a loaded
+// machine), the driver reads in the background while it lasts, and that
+// read may even begin before the write does; it still returns the answer
+// to this write.
 type countingConn struct {
 	net.Conn
 	trips *atomic.Int64
@@ -55,16 +60,16 @@ type countingConn struct {
 }
 
 func (c *countingConn) Write(b []byte) (int, error) {
-	n, err := c.Conn.Write(b)
-	if n > 0 {
+	if len(b) > 0 {
 		c.wrote.Store(true)
 	}
-	return n, err
+	return c.Conn.Write(b)
 }
 
 func (c *countingConn) Read(b []byte) (int, error) {
-	if c.wrote.Swap(false) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && c.wrote.Swap(false) {
 		c.trips.Add(1)
 	}
-	return c.Conn.Read(b)
+	return n, err
 }

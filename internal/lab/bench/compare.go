@@ -27,8 +27,9 @@ type Target struct {
 	// ID is the target's number in the issue (1–7); a target with several
 	// figures has one entry per figure.
 	ID int `json:"id"`
-	// Issue is the issue the target is of, when not #17's: 40 for what a
-	// shared log (PostgreSQL) adds to a command on the file (its item 4).
+	// Issue is the issue the target is of, when not #17's: 44 for the
+	// resident path (its item 2) and for what a shared log (PostgreSQL)
+	// adds to a command on the file (its item 6).
 	Issue int `json:"issue,omitempty"`
 	// Name says what is divided by what.
 	Name string `json:"name"`
@@ -302,86 +303,20 @@ func compare(c *compareEnv) ([]Target, *Floor, error) {
 	}
 	out = append(out, t7)
 
-	// Issue #40, item 4: a baseline whose log is on the other store (a
-	// twin moved with awr migrate) measures what the shared log adds.
+	// Issue #40 item 4 and #44 item 6: a baseline whose log is on the
+	// other store (a twin moved with awr migrate) is what the shared log
+	// adds to a command; the comparison of the stores measures it, with
+	// the network's floor and the resident server, in a run of its own.
 	here, err := c.p.EventLog(c.ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	if shared := here.Upstream() != nil; shared != c.base.shared {
-		progress("#40: the shared log against the file")
-		ts, err := c.sharedAgainstFile(shared)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, ts...)
+		out = append(out, Target{ID: 6, Issue: 44, Name: "a command on the shared log − on the file (p50 and p95)", Unit: "ms", Bound: "max", Target: CLIBound,
+			Reason:  "measured by the comparison of the stores, every command on both twins interleaved beside the network's floor",
+			Command: "awr bench compare --peer postgres --store postgres://USER@HOST:5432/SCRATCH_DB --tasks 150"})
 	}
 	return out, floor, nil
-}
-
-// sharedAgainstFile measures issue #40's item 4 on a project and its
-// baseline twin, one of them shared (shared: this one): status, ready,
-// work show and a checkpoint, each as processes in paired, interleaved
-// runs on both, and what the shared one adds to the file's, in
-// milliseconds (median against median, and p95 against p95).
-func (c *compareEnv) sharedAgainstFile(shared bool) ([]Target, error) {
-	o := c.opts
-	k := 0
-	checkpoint := func(proc func(args ...string) func() error, session string) func() error {
-		return func() error {
-			k++
-			return proc("session", "checkpoint", "--session", session, "--agent", "bench-run", "--json",
-				"--digest", fmt.Sprintf("Shared step %d of the benchmark run.", k), "--next-action", "Record the next measurement")()
-		}
-	}
-	cmds := []struct {
-		name       string
-		here, base func() error
-	}{
-		{"status", c.proc("status", "--json"), c.base.proc("status", "--json")},
-		{"ready", c.proc("ready", "--json"), c.base.proc("ready", "--json")},
-		{"work show", c.proc("work", "show", c.work, "--json"), c.base.proc("work", "show", c.work, "--json")},
-		{"session checkpoint", checkpoint(c.proc, c.session), checkpoint(c.base.proc, c.base.session)},
-	}
-	var out []Target
-	for _, cmd := range cmds {
-		c.progress("#40: " + cmd.name)
-		a, b, err := paired(o.Pairs, cmd.here, cmd.base)
-		if err != nil {
-			return nil, fmt.Errorf("bench run: issue #40: %s: %w", cmd.name, err)
-		}
-		pg, file, pgDir, fileDir := a, b, c.p.Dir(), c.base.dir
-		if !shared {
-			pg, file, pgDir, fileDir = b, a, c.base.dir, c.p.Dir()
-		}
-		t := differenceTarget(Target{ID: 4, Issue: 40, Name: cmd.name + " on the shared log − on the file (p50 and p95)", Bound: "max", Target: 10},
-			pg, file, cmd.name+" on "+pgDir, cmd.name+" on "+fileDir)
-		t.Reason = "a twin of the project on the other store (awr migrate) as --baseline; the same register and history"
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-// differenceTarget fills t from paired samples of its two sides, in
-// milliseconds: Measured is median(of) − median(over), MeasuredP95
-// p95(of) − p95(over), and Min/Median/P95 those of the per-pair
-// differences.
-func differenceTarget(t Target, of, over []float64, ofName, overName string) Target {
-	t.Unit = "ms"
-	mo, mv := summarize(ofName, "ms", of), summarize(overName, "ms", over)
-	t.Of, t.Over = &mo, &mv
-	diffs := make([]float64, len(of))
-	for i := range of {
-		diffs[i] = of[i] - over[i]
-	}
-	d := summarize("difference", "ms", diffs)
-	t.Pairs = len(of)
-	t.Min, t.Median, t.P95 = fig(d.Min), fig(d.Median), fig(d.P95)
-	t.Measured = fig(round2(quantile(of, 0.5) - quantile(over, 0.5)))
-	t.MeasuredP95 = fig(round2(quantile(of, 0.95) - quantile(over, 0.95)))
-	met := within(t, *t.Measured) && within(t, *t.MeasuredP95)
-	t.Met = &met
-	return t
 }
 
 // progress says which target is measured.

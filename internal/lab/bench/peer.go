@@ -36,8 +36,12 @@ type PeerOptions struct {
 	// Exe is the awr binary; MCPExe awr-mcp (empty: the resident sides
 	// are not measured, and the result says so).
 	Exe, MCPExe string
-	// Peer names the peer; only "bd" (beads) is known.
+	// Peer names the peer: "bd" (beads), or "postgres": the same project
+	// held in PostgreSQL (Store) against the embedded file.
 	Peer string
+	// Store is the PostgreSQL database the peer postgres writes its
+	// twins into (a URL without a password).
+	Store string
 	// PeerBin is the peer's binary (--peer-bin); empty: found on PATH.
 	// A peer that is missing is said so, and awr's sides are measured.
 	PeerBin string
@@ -77,6 +81,9 @@ type PeerResult struct {
 	// Limited is `ready --limit 10` over the full `ready`, per side and
 	// workload (median over median).
 	Limited []PeerFigure `json:"limited"`
+	// Postgres is the comparison of the stores (the peer postgres); Sizes,
+	// Scaling and Limited are then empty.
+	Postgres *PostgresResult `json:"postgres,omitempty"`
 }
 
 // PeerSize is one workload measured on every side.
@@ -142,12 +149,17 @@ type PeerFigure struct {
 // directory and stopped at the end of each workload, also on error; bd
 // runs with HOME in the scratch directory, so nothing is left behind.
 //
+// With the peer postgres it compares the stores instead
+// (comparePostgres).
+//
 // Errors: InvalidInput for an unknown peer, a --peer-bin that is not an
-// executable file, or a size out of 1 to MaxTasks; any error of a
-// command either side runs (with its stderr).
+// executable file, a size out of 1 to MaxTasks, or (postgres) a --store
+// that is missing or not a postgres:// URL without a password; Storage
+// when the store cannot be reached; any error of a command either side
+// runs (with its stderr).
 func ComparePeer(ctx context.Context, opts PeerOptions) (res *PeerResult, err error) {
-	if opts.Peer != "bd" {
-		return nil, fault.New(fault.InvalidInput, "bench compare: --peer %q: the only peer known is bd (beads)", opts.Peer).
+	if opts.Peer != "bd" && opts.Peer != "postgres" {
+		return nil, fault.New(fault.InvalidInput, "bench compare: --peer %q: the peers known are bd (beads) and postgres (the same project in PostgreSQL)", opts.Peer).
 			With("flag", "--peer").WithHint("awr bench compare --help")
 	}
 	if len(opts.Sizes) == 0 {
@@ -166,14 +178,6 @@ func ComparePeer(ctx context.Context, opts PeerOptions) (res *PeerResult, err er
 		opts.ImportRounds = 3
 	}
 	res = &PeerResult{Peer: opts.Peer, Rounds: opts.Rounds, Sizes: []PeerSize{}, Scaling: []PeerFigure{}, Limited: []PeerFigure{}, LoadBefore: loadAverage()}
-	bd, err := findPeer(opts.PeerBin)
-	if err != nil {
-		return nil, err
-	}
-	res.PeerBin = bd
-	if bd == "" {
-		res.PeerMissing = "no bd on PATH and no --peer-bin: install it with `go install github.com/steveyegge/beads/cmd/bd@v0.22.0`; awr's sides are measured alone"
-	}
 	res.Resident = opts.MCPExe
 	if opts.MCPExe == "" {
 		res.Resident = "not measured: awr-mcp is neither beside awr nor on PATH"
@@ -189,6 +193,21 @@ func ComparePeer(ctx context.Context, opts PeerOptions) (res *PeerResult, err er
 			return nil, fault.Wrap(fault.Storage, err, "bench compare: --dir %s", dir)
 		}
 		res.Dir = dir
+	}
+	if opts.Peer == "postgres" {
+		if err := comparePostgres(ctx, opts, dir, res); err != nil {
+			return nil, err
+		}
+		res.LoadAfter = loadAverage()
+		return res, nil
+	}
+	bd, err := findPeer(opts.PeerBin)
+	if err != nil {
+		return nil, err
+	}
+	res.PeerBin = bd
+	if bd == "" {
+		res.PeerMissing = "no bd on PATH and no --peer-bin: install it with `go install github.com/steveyegge/beads/cmd/bd@v0.22.0`; awr's sides are measured alone"
 	}
 	c := &peerRun{ctx: ctx, opts: opts, bd: bd, home: filepath.Join(dir, "home")}
 	if err := os.MkdirAll(c.home, 0o755); err != nil {
@@ -395,18 +414,7 @@ func (c *peerRun) workload(dir string, n int) (*PeerSize, error) {
 
 	// The claim, undone after each timed step.
 	sides = sides[:0]
-	endSession := func(raw []byte) error {
-		var got struct {
-			Session struct {
-				ID string `json:"id"`
-			} `json:"session"`
-		}
-		if json.Unmarshal(raw, &got) != nil || got.Session.ID == "" {
-			return fmt.Errorf("bench compare: no session id in %.200s", raw)
-		}
-		_, err := p.SessionEnd(c.ctx, project.SessionEndRequest{SessionID: got.Session.ID, Outcome: events.OutcomeIncomplete, Agent: "bench-compare"})
-		return err
-	}
+	endSession := func(raw []byte) error { return endStarted(c.ctx, p, raw) }
 	var started []byte
 	cli := []string{"--project", awrDir, "session", "start", "--work", claimKey, "--agent", "bench-compare", "--claim", "--json"}
 	add(side{name: SideCLI, command: "awr " + strings.Join(cli, " "),
@@ -426,6 +434,21 @@ func (c *peerRun) workload(dir string, n int) (*PeerSize, error) {
 	}
 	size.Ops = append(size.Ops, *op)
 	return size, nil
+}
+
+// endStarted ends, as incomplete, the session whose start answered raw
+// (`session start --json`, awr_session_start).
+func endStarted(ctx context.Context, p *project.Project, raw []byte) error {
+	var got struct {
+		Session struct {
+			ID string `json:"id"`
+		} `json:"session"`
+	}
+	if json.Unmarshal(raw, &got) != nil || got.Session.ID == "" {
+		return fmt.Errorf("bench compare: no session id in %.200s", raw)
+	}
+	_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: got.Session.ID, Outcome: events.OutcomeIncomplete, Agent: "bench-compare"})
+	return err
 }
 
 // residentSides adds awr-mcp's sides of a tool call (then, untimed, its
