@@ -10,6 +10,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/workcontext"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -87,7 +88,7 @@ func (p *Project) ExecRun(ctx context.Context, req ExecRunRequest, stdin io.Read
 
 // execRepo captures HEAD and the dirty fingerprint of dir's repository.
 func execRepo(ctx context.Context, dir string) *events.ExecutionRepo {
-	rec, st := captureRepo(ctx, dir)
+	rec, st := workcontext.CaptureRepo(ctx, dir)
 	if st == nil {
 		return &events.ExecutionRepo{Unverifiable: rec.Unverifiable}
 	}
