@@ -1,6 +1,7 @@
 package project
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"strings"
@@ -127,25 +128,14 @@ func (p *Project) repoCheck(ctx context.Context, work, session string) (*workcon
 		if err != nil {
 			return nil, err
 		}
-		if err := st.Read(ctx, func(r *events.Reader) error {
-			cps, err := projections.LatestCheckpointsOfWorkAt(r.Conn, work, r.Head, 1)
-			if err != nil || len(cps) == 0 {
-				return err
-			}
-			cp = &cps[0]
-			s, err := projections.SessionAt(r.Conn, cp.SessionID, r.Head)
-			if err != nil || s == nil {
-				return err
-			}
-			start, err := projections.SessionStartOf(r.Conn, s)
-			if err != nil {
-				return err
-			}
-			dir = filepath.Join(p.dir, filepath.FromSlash(start.Workdir))
-			return nil
+		var workDir string
+		if err := st.Read(ctx, func(r *events.Reader) (err error) {
+			cp, workDir, err = workcontext.LatestOfWork(r.Conn, p.dir, work, r.Head)
+			return err
 		}); err != nil {
 			return nil, err
 		}
+		dir = cmp.Or(workDir, dir)
 	}
 	if cp == nil {
 		if session != "" && start != nil {

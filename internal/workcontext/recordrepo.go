@@ -2,10 +2,12 @@ package workcontext
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/repo"
 	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
 )
 
 // CaptureRepo reads the repository of dir; a repository that cannot be
@@ -113,4 +115,26 @@ func Unsaved(ctx context.Context, dir string, cp *projections.Checkpoint, start 
 		}
 	}
 	return true, true, since, files
+}
+
+// LatestOfWork is the latest checkpoint of work at rev (nil without one)
+// and the directory its session worked in, below projectDir ("" when the
+// log does not know that session): what the repository is compared with
+// when no checkpoint of a session's own chain is.
+// Errors: those of reading the projections.
+func LatestOfWork(conn *sqlite.Conn, projectDir, work string, rev int64) (cp *projections.Checkpoint, dir string, err error) {
+	cps, err := projections.LatestCheckpointsOfWorkAt(conn, work, rev, 1)
+	if err != nil || len(cps) == 0 {
+		return nil, "", err
+	}
+	cp = &cps[0]
+	s, err := projections.SessionAt(conn, cp.SessionID, rev)
+	if err != nil || s == nil {
+		return cp, "", err
+	}
+	start, err := projections.SessionStartOf(conn, s)
+	if err != nil {
+		return cp, "", err
+	}
+	return cp, filepath.Join(projectDir, filepath.FromSlash(start.Workdir)), nil
 }
