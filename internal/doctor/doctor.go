@@ -6,10 +6,11 @@
 // awr's hooks (when a hook last ran, and the hook events that got no
 // answer), permissions of the project's
 // files, anchors far behind the head and a team checkout's shared store
-// (Store: reachable, its lag, its clock, a log moved out). The door (internal/project)
-// reads the log, lists the rig's seats and names the hook log, calls
-// these checks and gathers the findings into its DoctorResult; the
-// repairs are commands of their own.
+// (Store: reachable, its lag, its clock, a log moved out). The door
+// (internal/project) opens the log, runs the checks of one read of it
+// (Log), lists the rig's seats, runs the checks of the project's files
+// (Files) and gathers the findings into its DoctorResult; the repairs
+// are commands of their own.
 package doctor
 
 import (

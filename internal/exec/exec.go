@@ -1,4 +1,4 @@
-// Package exec runs one recorded execution of `awr exec run` (the door
+// Package exec runs one recorded execution of `awr exec run` (Once
 // records its start and finish through commands): the command runs with
 // the caller's streams passed through while each output stream is kept,
 // capped and with every line that looks like a secret withheld, under

@@ -2,7 +2,9 @@ package intake
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -27,6 +29,33 @@ type Import struct {
 	// LogOf opens the project's log once the import linked it in, to
 	// record its project id.
 	LogOf func(ctx context.Context) (*events.Store, error)
+}
+
+// ImportDir checks the project directory dir an import goes into: a
+// directory that does not exist, in one that does, is made (as the hints
+// that name NEW_DIR say). done, called with the import's error, removes
+// the directory it made unless the import left a log in it.
+// Errors: InvalidInput for a dir that is not a directory and cannot be
+// made (nothing is left behind).
+func ImportDir(dir string) (done func(err error), err error) {
+	done = func(error) {}
+	fi, statErr := os.Stat(dir)
+	if errors.Is(statErr, fs.ErrNotExist) && os.Mkdir(dir, 0o755) == nil {
+		// A new directory (its parent exists): made here, and removed
+		// again unless the import leaves a log in it.
+		fi, statErr = os.Stat(dir)
+		done = func(err error) {
+			if _, serr := os.Stat(events.DBPath(dir)); err != nil && serr != nil {
+				os.RemoveAll(dir)
+			}
+		}
+	}
+	if statErr != nil || !fi.IsDir() {
+		err := fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir)
+		done(err)
+		return nil, err
+	}
+	return done, nil
 }
 
 // IntoNew imports into a project without a log: the log is built whole

@@ -2,14 +2,11 @@ package project
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/doctor"
 	"github.com/awr-dev/awr/internal/exec"
-	"github.com/awr-dev/awr/internal/hook"
-	"github.com/awr-dev/awr/internal/hosts"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -81,27 +78,12 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 		return nil, err
 	}
 	var xs []projections.Execution
-	clients := map[string]bool{}
+	var clients map[string]bool
 	err = p.read(ctx, Read{}, func(r *events.Reader, rev, now int64) error {
 		res.ProjectRevision = rev
-		if err := doctor.Projections(r, add); err != nil {
-			return err
-		}
-		if err := doctor.Sessions(r, rev, now, ttl, add); err != nil {
-			return err
-		}
 		var err error
-		if xs, err = projections.ExecutionsAt(r.Conn, rev, "", ""); err != nil {
-			return err
-		}
-		bs, err := projections.BindingsAt(r.Conn, rev)
-		if err != nil {
-			return err
-		}
-		for _, b := range bs {
-			clients[b.Client] = true
-		}
-		return nil
+		xs, clients, err = doctor.Log(r, rev, now, ttl, add)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -110,16 +92,7 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 	if err := p.doctorSeats(ctx, add); err != nil {
 		return nil, err
 	}
-	doctor.Sources(ctx, p.dir, st, add)
-	target := func(client, scope string) (string, error) {
-		_, _, path, err := hosts.Target(client, scope, p.dir)
-		return path, err
-	}
-	ran := doctor.HooksRan(ctx, filepath.Join(p.dir, ".awr", hook.RanLog), hook.LogLimit)
-	res.Hooks = doctor.Hooks(clients, ran, target, add)
-	doctor.Unanswered(ctx, filepath.Join(p.dir, ".awr"), hook.LogLimit, ran, res.Hooks, add)
-	doctor.Permissions(p.dir, add)
-	doctor.Anchors(ctx, p.dir, st, add)
+	res.Hooks = doctor.Files(ctx, p.dir, st, clients, add)
 	res.OK, res.Counts = doctor.Rank(res.Findings)
 	return res, nil
 }

@@ -2,9 +2,7 @@ package project
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -34,10 +32,10 @@ type ExecRunResult struct {
 }
 
 // ExecRun runs req's command at most once per (work item of the session,
-// key) (see commands.StartExecution): it records execution_started, runs
-// the command in the caller's working directory (the project root when
-// the caller is outside the project) with stdin, stdout and stderr passed
-// through, keeps each output stream (capped at MaxKeptOutput, every line
+// key) (exec.Once, see commands.StartExecution): it records
+// execution_started, runs the command in the caller's working directory
+// (the project root when the caller is outside the project) with stdin,
+// stdout and stderr passed through, keeps each output stream (capped at MaxKeptOutput, every line
 // that looks like a secret withheld) under .awr/executions/<id>/, and
 // records execution_finished with the exit code, duration, output hashes
 // and HEAD after. A failing command is a result, not an error. If awr dies
@@ -58,40 +56,11 @@ func (p *Project) ExecRun(ctx context.Context, req ExecRunRequest, stdin io.Read
 	if req.Cwd == "" {
 		req.Cwd = "."
 	}
-	req.Repo = execRepo(ctx, dir)
-	req.Process = exec.SelfProcess()
-	req.Alive = exec.ProcessAlive
-	start, err := commands.StartExecution(ctx, env, req)
+	x, replayed, rev, err := exec.Once(ctx, env, req, p.dir, dir, stdin, stdout, stderr)
 	if err != nil {
 		return nil, err
 	}
-	if !start.Run {
-		v := exec.ViewOf(&start.Execution, true, nil)
-		return &ExecRunResult{Execution: v, Replayed: true, ExitStatus: exec.ExitStatus(&start.Execution), ProjectRevision: start.ProjectRevision}, nil
-	}
-	x := &start.Execution
-	fin, err := exec.Run(ctx, x, p.dir, dir, stdin, stdout, stderr)
-	if err != nil {
-		return nil, err
-	}
-	fin.RepoAfter = execRepo(ctx, dir)
-	// The command ran: its finish is recorded even when awr was asked to
-	// stop meanwhile.
-	done, err := commands.FinishExecution(context.WithoutCancel(ctx), env, *fin)
-	if err != nil {
-		return nil, err
-	}
-	v := exec.ViewOf(&done.Execution, true, nil)
-	return &ExecRunResult{Execution: v, ExitStatus: exec.ExitStatus(&done.Execution), ProjectRevision: done.ProjectRevision}, nil
-}
-
-// execRepo captures HEAD and the dirty fingerprint of dir's repository.
-func execRepo(ctx context.Context, dir string) *events.ExecutionRepo {
-	rec, st := captureRepo(ctx, dir)
-	if st == nil {
-		return &events.ExecutionRepo{Unverifiable: rec.Unverifiable}
-	}
-	return &events.ExecutionRepo{Head: st.Head, Branch: st.Branch, Dirty: st.Dirty, DirtyFingerprint: st.DirtyFingerprint}
+	return &ExecRunResult{Execution: exec.ViewOf(x, true, nil), Replayed: replayed, ExitStatus: exec.ExitStatus(x), ProjectRevision: rev}, nil
 }
 
 // ExecListRequest is `awr exec list` and awr_exec_list.
@@ -166,9 +135,6 @@ func (p *Project) ExecShow(ctx context.Context, req ExecShowRequest) (*ExecShowR
 	if err != nil {
 		return nil, err
 	}
-	if out.Execution.State == exec.Unknown && out.Execution.RetriedBy == "" {
-		out.Next = fmt.Sprintf("check whether the command had its effect (output in %s), then: awr exec run --session SESSION --key %s --retry-unknown -- %s",
-			out.Execution.OutputDir, out.Execution.Key, strings.Join(out.Execution.Argv, " "))
-	}
+	out.Next = exec.Next(out.Execution)
 	return out, nil
 }

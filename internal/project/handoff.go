@@ -86,7 +86,7 @@ func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*S
 		return nil, fault.As(err).WithHint("awr session start --work %s --agent %s --workdir .", shellwords.Quote(req.Work), shellwords.Quote(req.Agent))
 	}
 	req.RepoDir = rel
-	req.Repo, _ = keptRepo(ctx, dir)
+	req.Repo, _ = workcontext.KeptRepo(ctx, dir)
 	req.Stale = nil
 	if req.Claim {
 		if req.Stale, err = p.StaleSources(ctx); err != nil {

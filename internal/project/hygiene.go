@@ -3,7 +3,6 @@ package project
 import (
 	"cmp"
 	"context"
-	"strings"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -51,25 +50,15 @@ type ContextConfirmResult = commands.ConfirmKnowledgeResult
 // quoting the evidence seen by then. Errors: those of
 // commands.ConfirmKnowledge.
 func (p *Project) ContextConfirm(ctx context.Context, req ContextConfirmRequest) (*ContextConfirmResult, error) {
-	dir := p.dir
-	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
-		items, err := projections.KnowledgeAt(r.Conn, req.Work, rev)
-		if err != nil {
-			return err
-		}
-		for _, k := range items {
-			if strings.EqualFold(k.ID, strings.TrimSpace(req.ID)) {
-				if d, err := hygiene.SessionDir(r.Conn, p.dir, k.OpenedSession, rev); err != nil || d != "" {
-					dir = cmp.Or(d, dir)
-					return err
-				}
-			}
-		}
-		return nil
+	var opened string
+	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) (err error) {
+		opened, err = hygiene.OpenedDir(r.Conn, p.dir, req.Work, req.ID, rev)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	dir := cmp.Or(opened, p.dir)
 	if st, err := repo.Capture(ctx, dir); err == nil {
 		req.Head = st.Head
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -30,19 +29,6 @@ type InitRequest struct {
 
 // InitResult is the preview of `awr init`, or with Accept what was done.
 type InitResult = intake.Preview
-
-// pairs parses KEY=VALUE flag values.
-func pairs(flag string, vals []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, v := range vals {
-		k, val, ok := strings.Cut(v, "=")
-		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(val) == "" {
-			return nil, fault.New(fault.Usage, "%s %q: want KEY=VALUE", flag, v).With("flag", flag).WithHint("awr init --help")
-		}
-		out[strings.TrimSpace(k)] = strings.TrimSpace(val)
-	}
-	return out, nil
-}
 
 // Init previews, and with Accept applies, the project's initialization:
 // the manifest mapping its own task files, the event log, and the first
@@ -83,33 +69,15 @@ func (p *Project) Init(ctx context.Context, req InitRequest) (*InitResult, error
 	if interrupted {
 		plan.Writes = append(plan.Writes, intake.Write{Path: ".awr/awr.db", Action: fmt.Sprintf("finish: the log an interrupted init left has no event; add project_initialized and %d source_indexed", len(plan.Mapping))})
 	}
-	if plan.Conflict() {
-		// The manifest is the team's: init never rewrites what it says,
-		// and offers no accept that would fail. An edit of it is seen
-		// as stale, and indexed by a reindex.
-		plan.Status, plan.RequiresAccept, plan.Accept, plan.Next = "conflict", false, "", "awr source reindex"
-		if existing != nil {
-			plan.ProjectRevision, plan.ProjectID = existing.ProjectRevision, existing.ProjectID
-		}
-		if req.Accept {
-			return nil, fault.New(fault.SourceConflict, "init: %s already exists and maps different sources; it is never overwritten", intake.ManifestPath(dir)).
-				With("path", intake.ManifestPath(dir)).WithHint("awr source reindex")
-		}
-		return plan, nil
+	ask := intake.Ask{Accept: req.Accept, Fingerprint: req.Fingerprint, Initialized: existing != nil}
+	if existing != nil {
+		ask.Revision, ask.ID = existing.ProjectRevision, existing.ProjectID
 	}
-	if req.Accept && req.Fingerprint != "" && plan.Fingerprint != "" && req.Fingerprint != plan.Fingerprint {
-		// The manifest the accept was previewed on is not the one there
-		// now: preview again.
-		return nil, intake.StaleManifest(dir, req.Fingerprint, plan.Fingerprint, intake.PreviewAgain(plan.Accept, plan.Fingerprint))
+	answered, err := plan.Answer(dir, ask)
+	if err != nil {
+		return nil, err
 	}
-	if !req.Accept {
-		plan.Status, plan.RequiresAccept, plan.Next = "preview", true, plan.Accept
-		if existing != nil {
-			plan.ProjectRevision, plan.ProjectID = existing.ProjectRevision, existing.ProjectID
-			if len(plan.Writes) == 0 {
-				plan.Status, plan.RequiresAccept, plan.Next = "initialized", false, "awr status"
-			}
-		}
+	if answered {
 		return plan, nil
 	}
 	return p.acceptInit(ctx, req, plan, existing)
@@ -124,11 +92,11 @@ func (p *Project) initOptions(req InitRequest) (opts intake.InitOptions, from st
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return intake.InitOptions{}, "", fault.New(fault.InvalidInput, "init: --project %s is not a directory", dir).With("path", dir)
 	}
-	sm, err := pairs("--status-map", req.StatusMap)
+	sm, err := intake.Pairs("--status-map", req.StatusMap)
 	if err != nil {
 		return intake.InitOptions{}, "", err
 	}
-	fm, err := pairs("--field-map", req.FieldMap)
+	fm, err := intake.Pairs("--field-map", req.FieldMap)
 	if err != nil {
 		return intake.InitOptions{}, "", err
 	}

@@ -7,21 +7,8 @@ import (
 	"github.com/awr-dev/awr/internal/intake"
 )
 
-// IntakeResult is `awr intake inspect`.
-type IntakeResult struct {
-	ProjectRevision int64                `json:"project_revision"`
-	Organization    intake.Organization  `json:"organization"`
-	Sources         []intake.SourceState `json:"sources"`
-	ExecutableWork  []string             `json:"executable_work"`
-	// AwaitingVerification lists the items the source marks completed for
-	// which the log holds no work_verified: awr never takes a source's
-	// word for done (awr work complete records it with evidence).
-	AwaitingVerification []string `json:"awaiting_verification"`
-	NextAction           string   `json:"next_action"`
-	// Goals are the project's goals, each with the work that serves it
-	// (omitted when there is none).
-	Goals []intake.GoalView `json:"goals,omitempty"`
-}
+// IntakeResult is `awr intake inspect` (intake.Inspection).
+type IntakeResult = intake.Inspection
 
 // GoalView is a goal with the work items that serve it (intake inspect's
 // and status's goals[]).
@@ -43,31 +30,17 @@ type IntakeInspectRequest struct {
 // in order, and the work an agent can start on. It answers for a project
 // without a log too (not initialized).
 func (p *Project) IntakeInspect(ctx context.Context, req IntakeInspectRequest) (*IntakeResult, error) {
-	dir := p.dir
 	if !p.exists() {
-		org := intake.Organize(intake.Facts{})
-		return &IntakeResult{Organization: org, Sources: []intake.SourceState{}, ExecutableWork: org.ExecutableWork, AwaitingVerification: []string{}, NextAction: org.NextAction}, nil
+		return intake.Uninitialized(), nil
 	}
-	m, _, err := intake.ReadManifest(dir)
+	m, _, err := intake.ReadManifest(p.dir)
 	if err != nil {
 		return nil, err
 	}
-	res := &IntakeResult{}
-	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
-		f, states, err := intake.FactsAt(r, dir, m, rev, now)
-		if err != nil {
-			return err
-		}
-		res.ProjectRevision, res.Sources = rev, states
-		if len(f.Goals) > 0 {
-			res.Goals = intake.LinkGoals(f.Goals, f.Readiness)
-		}
-		if res.AwaitingVerification, err = intake.AwaitingVerification(r.Conn, f.Readiness, rev); err != nil {
-			return err
-		}
-		res.Organization = intake.Organize(f)
-		res.ExecutableWork, res.NextAction = res.Organization.ExecutableWork, res.Organization.NextAction
-		return nil
+	var res *IntakeResult
+	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) (err error) {
+		res, err = intake.Inspect(r, p.dir, m, rev, now)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/awr-dev/awr/events"
@@ -194,21 +193,11 @@ func (p *Project) Import(ctx context.Context, req ImportRequest, stdin io.Reader
 		progress = func(done int64) { bar(done, max(done, total)) }
 	}
 	dir := p.dir
-	fi, statErr := os.Stat(dir)
-	if errors.Is(statErr, fs.ErrNotExist) && os.Mkdir(dir, 0o755) == nil {
-		// A new directory (its parent exists), as the hints that name
-		// NEW_DIR say: made here, and removed again unless the import
-		// leaves a log in it.
-		fi, statErr = os.Stat(dir)
-		defer func() {
-			if _, serr := os.Stat(events.DBPath(dir)); err != nil && serr != nil {
-				os.RemoveAll(dir)
-			}
-		}()
+	cleanup, err := intake.ImportDir(dir)
+	if err != nil {
+		return nil, err
 	}
-	if statErr != nil || !fi.IsDir() {
-		return nil, fault.New(fault.InvalidInput, "import: --project %s is not a directory", dir).With("path", dir)
-	}
+	defer func() { cleanup(err) }()
 	res := &ImportResult{}
 	witness, err := p.importWitness(ctx, req.Anchors, name, res)
 	if err != nil {

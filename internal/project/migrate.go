@@ -3,8 +3,6 @@ package project
 import (
 	"context"
 
-	"github.com/awr-dev/awr/internal/fault"
-	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/migrate"
 	"github.com/awr-dev/awr/internal/pathcheck"
 	"github.com/awr-dev/awr/replay"
@@ -53,18 +51,9 @@ type MigrateResult struct {
 // to another store; SourceConflict when the key already holds another log;
 // VerifyFailed when the copy differs; Storage.
 func (p *Project) Migrate(ctx context.Context, req MigrateRequest) (*MigrateResult, error) {
-	if req.To != "sqlite" {
-		if err := intake.CheckStoreURL("--to", req.To); err != nil {
-			return nil, err
-		}
-	}
-	m, ok, err := intake.ReadManifest(p.dir)
+	m, err := migrate.Manifest(p.dir, req.To)
 	if err != nil {
 		return nil, err
-	}
-	if !ok {
-		return nil, fault.New(fault.NotFound, "migrate: %s has no manifest (.awr/project.toml)", p.dir).
-			With("path", intake.ManifestPath(p.dir)).WithHint("awr init")
 	}
 	unlock, err := pathcheck.LockDir(p.dir)
 	if err != nil {
@@ -78,12 +67,7 @@ func (p *Project) Migrate(ctx context.Context, req MigrateRequest) (*MigrateResu
 	defer unlockManifest()
 	p.Close()
 	defer p.Close()
-	var out *migrate.Result
-	if req.To == "sqlite" {
-		out, err = migrate.ToSQLite(ctx, p, m, p.opts.Progress)
-	} else {
-		out, err = migrate.ToShared(ctx, p, m, req.To, req.Key, p.opts.LockTimeout, p.opts.Progress)
-	}
+	out, err := migrate.To(ctx, p, m, req.To, req.Key, p.opts.LockTimeout, p.opts.Progress)
 	if err != nil {
 		return nil, err
 	}

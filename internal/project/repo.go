@@ -1,6 +1,7 @@
 package project
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"strings"
@@ -44,30 +45,6 @@ func (p *Project) workdir(rel string) (abs, recorded string, err error) {
 		r = ""
 	}
 	return abs, filepath.ToSlash(r), nil
-}
-
-// captureRepo reads the repository of dir; a repository that cannot be
-// read is recorded as unverifiable, with the reason, never as clean. The
-// record withholds a branch or file name that looks like a credential
-// (repo.Withheld); the state returned for comparisons keeps every name.
-func captureRepo(ctx context.Context, dir string) (*events.RepoRecord, *repo.State) {
-	return recordRepo(repo.Capture(ctx, dir))
-}
-
-// keptRepo is captureRepo for a checkpoint: the dirty files' content is
-// written into the repository's object database (repo.CaptureKept), so
-// what the checkpoint saw can be read back and a successor shown a diff
-// of the work done after it.
-func keptRepo(ctx context.Context, dir string) (*events.RepoRecord, *repo.State) {
-	return recordRepo(repo.CaptureKept(ctx, dir))
-}
-
-func recordRepo(st *repo.State, err error) (*events.RepoRecord, *repo.State) {
-	if err != nil {
-		return &events.RepoRecord{Unverifiable: repo.ReasonOf(err)}, nil
-	}
-	recorded, _ := repo.Withheld(st.Recorded())
-	return &events.RepoRecord{State: recorded}, st
 }
 
 // sessionRepo is what the door needs to read a session's repository: its
@@ -118,36 +95,13 @@ func (p *Project) sessionRepoOf(ctx context.Context, session string) (*sessionRe
 
 // checkpointRepo captures a session's repository for a checkpoint, with
 // the files changed since the chain's previous checkpoint (or since the
-// session started).
+// session started): workcontext.CheckpointRepo.
 func (p *Project) checkpointRepo(ctx context.Context, session string) (*events.RepoRecord, error) {
 	sr, err := p.sessionRepoOf(ctx, session)
 	if err != nil || sr == nil {
 		return nil, err
 	}
-	rec, now := keptRepo(ctx, sr.dir)
-	if now == nil {
-		return rec, nil
-	}
-	var from *repo.State
-	switch {
-	case sr.checkpoint != nil && sr.checkpoint.Repo != nil && sr.checkpoint.Repo.State != nil:
-		from, rec.FilesSince = sr.checkpoint.Repo.State, sr.checkpoint.ID
-	case sr.checkpoint == nil && sr.start != nil && sr.start.State != nil:
-		from, rec.FilesSince = sr.start.State, events.FilesSinceStart
-	default:
-		return rec, nil // nothing recorded to compare with
-	}
-	files, truncated, err := repo.WorkSince(ctx, sr.dir, from, now, p.awrFile)
-	if err != nil {
-		rec.Unverifiable = "files changed since " + rec.FilesSince + ": " + repo.ReasonOf(err)
-		rec.FilesSince = ""
-		return rec, nil
-	}
-	if len(files) > 0 { // none is recorded as absent, as a decode reads it
-		rec.FilesChanged = files
-	}
-	rec.FilesTruncated = truncated
-	return rec, nil
+	return workcontext.CheckpointRepo(ctx, sr.dir, sr.checkpoint, sr.start, p.awrFile), nil
 }
 
 // repoCheck compares the repository recorded by the latest checkpoint of
@@ -174,25 +128,14 @@ func (p *Project) repoCheck(ctx context.Context, work, session string) (*workcon
 		if err != nil {
 			return nil, err
 		}
-		if err := st.Read(ctx, func(r *events.Reader) error {
-			cps, err := projections.LatestCheckpointsOfWorkAt(r.Conn, work, r.Head, 1)
-			if err != nil || len(cps) == 0 {
-				return err
-			}
-			cp = &cps[0]
-			s, err := projections.SessionAt(r.Conn, cp.SessionID, r.Head)
-			if err != nil || s == nil {
-				return err
-			}
-			start, err := projections.SessionStartOf(r.Conn, s)
-			if err != nil {
-				return err
-			}
-			dir = filepath.Join(p.dir, filepath.FromSlash(start.Workdir))
-			return nil
+		var workDir string
+		if err := st.Read(ctx, func(r *events.Reader) (err error) {
+			cp, workDir, err = workcontext.LatestOfWork(r.Conn, p.dir, work, r.Head)
+			return err
 		}); err != nil {
 			return nil, err
 		}
+		dir = cmp.Or(workDir, dir)
 	}
 	if cp == nil {
 		if session != "" && start != nil {
@@ -215,38 +158,12 @@ func compareRepo(ctx context.Context, dir string, cp *projections.Checkpoint) *w
 func (p *Project) awrFile(path string) bool { return hosts.InstalledFile(p.dir, path) }
 
 // unsaved compares session's repository now with the one its latest
-// checkpoint recorded (or, before any checkpoint, its start): known is
-// false when either cannot be read; files names what changed, at most a
-// few, with credential-like names withheld.
+// checkpoint recorded (or, before any checkpoint, its start):
+// workcontext.Unsaved.
 func (p *Project) unsaved(ctx context.Context, session string) (known, changed bool, since string, files []string) {
 	sr, err := p.sessionRepoOf(ctx, session)
 	if err != nil || sr == nil {
 		return false, false, "", nil
 	}
-	var from *repo.State
-	switch {
-	case sr.checkpoint != nil && sr.checkpoint.Repo != nil && sr.checkpoint.Repo.State != nil:
-		from, since = sr.checkpoint.Repo.State, "checkpoint "+sr.checkpoint.ID
-	case sr.checkpoint == nil && sr.start != nil && sr.start.State != nil:
-		from, since = sr.start.State, "the session started"
-	default:
-		return false, false, "", nil
-	}
-	_, now := captureRepo(ctx, sr.dir)
-	if now == nil {
-		return false, false, "", nil
-	}
-	if now.Head == from.Head && now.DirtyFingerprint == from.DirtyFingerprint {
-		return true, false, since, nil
-	}
-	fs, _, err := repo.WorkSince(ctx, sr.dir, from, now, p.awrFile)
-	if err == nil {
-		if len(fs) == 0 {
-			return true, false, since, nil // only awr's own hook settings changed
-		}
-		for _, f := range fs {
-			files = append(files, SafeLine(f.Path))
-		}
-	}
-	return true, true, since, files
+	return workcontext.Unsaved(ctx, sr.dir, sr.checkpoint, sr.start, p.awrFile)
 }

@@ -3,8 +3,6 @@ package project
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/pathcheck"
+	"github.com/awr-dev/awr/internal/recovery"
 )
 
 type (
@@ -50,11 +49,12 @@ func (p *Project) RecoveryVerify(ctx context.Context, req RecoveryVerifyRequest,
 	return commands.VerifyRestatement(ctx, env, req)
 }
 
-// readRestatement reads and strictly decodes a restatement: from stdin
-// for "-", else from a regular file of at most maxRestatement bytes
-// (pathcheck.ReadFile; relative to the working directory when it is
-// there, to the project otherwise; inside the project for a Confined
-// project). The read stops when ctx is done.
+// readRestatement reads and strictly decodes a restatement
+// (recovery.DecodeRestatement): from stdin for "-", else from a regular
+// file of at most maxRestatement bytes (pathcheck.ReadFile; relative to
+// the working directory when it is there, to the project otherwise;
+// inside the project for a Confined project). The read stops when ctx is
+// done.
 func (p *Project) readRestatement(ctx context.Context, input string, stdin io.Reader) (*Restatement, error) {
 	name := input
 	var raw []byte
@@ -88,20 +88,5 @@ func (p *Project) readRestatement(ctx context.Context, input string, stdin io.Re
 		}
 		return nil, fault.New(fault.InvalidInput, "recovery verify: read %s: %v", name, err).With("flag", "--input").With("path", name)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var rs Restatement
-	if err := dec.Decode(&rs); err != nil {
-		line := 1 + bytes.Count(raw[:min(int(dec.InputOffset()), len(raw))], []byte("\n"))
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line = 1 + bytes.Count(raw[:min(int(se.Offset), len(raw))], []byte("\n"))
-		}
-		return nil, fault.New(fault.InvalidInput, "recovery verify: %s:%d: %v", name, line, err).With("path", name).With("line", line).
-			WithHint("awr recovery verify --help")
-	}
-	if dec.More() {
-		return nil, fault.New(fault.InvalidInput, "recovery verify: %s: more than one JSON value", name).With("path", name)
-	}
-	return &rs, nil
+	return recovery.DecodeRestatement(name, raw)
 }

@@ -2,8 +2,6 @@ package project
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
@@ -55,35 +53,9 @@ func (p *Project) SourceReindex(ctx context.Context, req SourceReindexRequest) (
 	}
 	in := commands.IndexSourcesRequest{Force: req.Force, Prune: true, WriteMeta: req.WriteMeta}
 	res := &ReindexResult{Missing: []string{}}
-	// The bytes of the sources, stated (not read) first, are the total of
-	// the parse's progress: a register of many megabytes takes seconds.
-	sizes := make([]int64, len(m.Sources))
-	var total, done int64
-	progress := p.progress("reading sources")
-	if progress != nil {
-		for i, ms := range m.Sources {
-			if fi, err := os.Stat(filepath.Join(p.dir, filepath.FromSlash(ms.Path))); err == nil && fi.Mode().IsRegular() {
-				sizes[i] = fi.Size()
-				total += sizes[i]
-			}
-		}
-	}
-	for i, ms := range m.Sources {
-		if progress != nil {
-			progress(done, total)
-			done += sizes[i]
-		}
-		in.Listed = append(in.Listed, ms.Path)
-		si, missing := intake.Read(p.dir, ms)
-		if missing {
-			res.Missing = append(res.Missing, ms.Path)
-			continue
-		}
-		in.Sources = append(in.Sources, si)
-	}
-	if progress != nil {
-		progress(total, total)
-	}
+	var missing []string
+	in.Sources, in.Listed, missing = intake.ReadAll(p.dir, m, p.progress("reading sources"))
+	res.Missing = append(res.Missing, missing...)
 	before, err := p.itemsBySource(ctx)
 	if err != nil {
 		return nil, err
@@ -93,13 +65,7 @@ func (p *Project) SourceReindex(ctx context.Context, req SourceReindexRequest) (
 		return nil, err
 	}
 	res.IndexSourcesResult = out
-	for _, ix := range out.Indexed {
-		for _, si := range in.Sources {
-			if si.Path == ix.Path && ix.Changed {
-				res.Changes = append(res.Changes, intake.CompareItems(si.Path, before[si.Path], si.Items))
-			}
-		}
-	}
+	res.Changes = intake.Changes(out.Indexed, in.Sources, before)
 	return res, nil
 }
 
