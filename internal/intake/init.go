@@ -686,12 +686,14 @@ func gitRepo(dir string) bool {
 
 // runtimeIgnores are the files under .awr/ that are this machine's
 // runtime state, never the team's: the log and its companions, leftovers
-// of an interrupted init, the hooks log, locks, the project id and the
-// seats' context files. The manifest and .awr/intake/ are the team's and
+// of an interrupted init, the hooks log, locks, the project id, the
+// seats' context files, the executions' output and the sources' cache
+// (SeenFile). The manifest and .awr/intake/ are the team's and
 // stay tracked.
 var runtimeIgnores = []string{
 	".awr/awr.db", ".awr/awr.db-*", ".awr/.awr.db.tmp-*", ".awr/init-pending*",
 	".awr/hooks.log*", ".awr/*.lock", ".awr/project-id", ".awr/.project-id-*", ".awr/seats/", ".awr/executions/",
+	".awr/sources.seen*",
 }
 
 // ignoreMarker opens the block init appends to .gitignore.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/intake/source"
@@ -138,6 +139,16 @@ type SourceState struct {
 // role, status_map or field_map changed since it was indexed is stale even
 // when its file is not: reindexing it would read it otherwise.
 func Compare(dir string, m *Manifest, indexed []projections.Source) []SourceState {
+	return CompareSeen(dir, m, indexed, nil)
+}
+
+// CompareSeen is Compare that also takes, before hashing a file whose
+// size or time differ from those recorded, what this checkout found of it
+// before (seen, nil for nothing), and records there each file it hashed
+// to the indexed content: on another machine than the one that indexed
+// the sources (whose files have other times), a source is hashed once per
+// change of its file, not at every check.
+func CompareSeen(dir string, m *Manifest, indexed []projections.Source, seen *Seen) []SourceState {
 	byPath := map[string]projections.Source{}
 	for _, s := range indexed {
 		byPath[s.Path] = s
@@ -164,10 +175,15 @@ func Compare(dir string, m *Manifest, indexed []projections.Source) []SourceStat
 			st.Freshness = Stale
 		case fi.Size() == idx.Size && fi.ModTime().UnixMilli() == idx.ModTimeMS:
 			st.Freshness = Fresh
+		case seen.fresh(ms.Path, fi.Size(), fi.ModTime().UnixMilli(), idx.ContentHash):
+			st.Freshness = Fresh
 		default:
 			content, err := readBounded(full, maxSourceSize)
 			if err == nil && source.Hash(content) == idx.ContentHash {
 				st.Freshness = Fresh
+				if time.Since(fi.ModTime()) > racyWindow {
+					seen.see(ms.Path, fi.Size(), fi.ModTime().UnixMilli(), idx.ContentHash)
+				}
 			} else {
 				st.Freshness = Stale
 			}

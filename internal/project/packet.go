@@ -58,7 +58,7 @@ func (p *Project) ContextPacket(ctx context.Context, req ContextPacketRequest) (
 	var stale []string
 	var check *RepoCheck
 	if !req.Past() {
-		if stale, err = p.StaleSources(ctx); err != nil {
+		if stale, _, err = p.sourceFreshness(ctx, false); err != nil {
 			return nil, err
 		}
 		if check, err = p.repoCheck(ctx, work, session); err != nil {

@@ -286,15 +286,20 @@ func (p *Project) progress(desc string) func(done, total int64) {
 }
 
 // StaleSources returns the manifest sources whose files changed (or
-// vanished) since they were indexed. A project without a manifest has none.
+// vanished) since they were indexed, the check before a write (a claim, a
+// start, a resume): what it hashed anew is kept in this checkout's cache.
+// A project without a manifest has none.
 func (p *Project) StaleSources(ctx context.Context) ([]string, error) {
-	stale, _, err := p.sourceFreshness(ctx)
+	stale, _, err := p.sourceFreshness(ctx, true)
 	return stale, err
 }
 
 // sourceFreshness lists the sources that are not as indexed, and among
 // them those that cannot be read at all (in the manifest, not on disk).
-func (p *Project) sourceFreshness(ctx context.Context) (stale, missing []string, err error) {
+// It reads this checkout's cache of the sources it hashed before
+// (intake.Seen); keep (a write's check) saves what it hashed anew there,
+// a read writes nothing.
+func (p *Project) sourceFreshness(ctx context.Context, keep bool) (stale, missing []string, err error) {
 	m, ok, err := intake.ReadManifest(p.dir)
 	if err != nil || !ok {
 		return nil, nil, err
@@ -308,7 +313,11 @@ func (p *Project) sourceFreshness(ctx context.Context) (stale, missing []string,
 		if err != nil {
 			return err
 		}
-		for _, s := range intake.Compare(p.dir, m, indexed) {
+		seen := intake.LoadSeen(p.dir)
+		if keep {
+			defer seen.Save(p.dir) // a cache: a checkout that cannot write it hashes again next time
+		}
+		for _, s := range intake.CompareSeen(p.dir, m, indexed, seen) {
 			if s.Freshness != intake.Fresh {
 				stale = append(stale, s.Path)
 			}
@@ -327,7 +336,7 @@ func (p *Project) sourceFreshness(ctx context.Context) (stale, missing []string,
 // that cannot be read is named as missing, with a hint that does not
 // send the reader to a reindex, which cannot read it either.
 func (p *Project) requireFresh(ctx context.Context, op string) error {
-	stale, missing, err := p.sourceFreshness(ctx)
+	stale, missing, err := p.sourceFreshness(ctx, true)
 	if err != nil {
 		return err
 	}

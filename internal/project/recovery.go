@@ -115,7 +115,7 @@ func (p *Project) recoveryInspect(ctx context.Context, req RecoveryInspectReques
 	if !req.Past() {
 		// A compile refuses while sources are not as indexed: the next
 		// step is what makes it work again, not the compile itself.
-		if rep.StaleSources, rep.MissingSources, err = p.sourceFreshness(ctx); err != nil {
+		if rep.StaleSources, rep.MissingSources, err = p.sourceFreshness(ctx, false); err != nil {
 			return nil, err
 		}
 		if compile := "awr context compile "; strings.HasPrefix(rep.NextStep, compile) {
