@@ -29,10 +29,11 @@ import (
 // per-call figures of two registers side by side (issue #44: status at
 // 10,000 items against 150), or of two builds (AWR_BENCH_MCP names the
 // awr-mcp to serve with; default: this tree's). It reports each tool's p50 and p95 in ms
-// and the server's CPU per call. Slow: each project is served twice and
+// and the server's CPU per call, and the p50 of two floors of the
+// transport on the same server (floorSamples). Slow: each project is served twice and
 // every tool called b.N times in each mode; skipped without the variable.
 //
-//	AWR_BENCH_RESIDENT=/tmp/r150,/tmp/r10k go test ./internal/lab/bench -run '^$' -bench Resident -benchtime 200x
+//	AWR_BENCH_RESIDENT=/tmp/r150,/tmp/r10k go test ./internal/lab/bench -run '^$' -bench '^BenchmarkResident$' -benchtime 200x
 func BenchmarkResident(b *testing.B) {
 	dirs := os.Getenv("AWR_BENCH_RESIDENT")
 	if dirs == "" {
@@ -44,17 +45,8 @@ func BenchmarkResident(b *testing.B) {
 	if mcpExe == "" {
 		mcpExe = testkit.Release(b, testkit.AWRMCP)
 	}
-	awr := testkit.Release(b, testkit.AWR)
 	for _, dir := range strings.Split(dirs, ",") {
-		out, err := exec.Command(awr, "--project", dir, "status", "--json").Output()
-		require.NoError(b, err, dir)
-		id := string(regexpProjectID.Find(out))
-		require.NotEmpty(b, id)
-		id = strings.Trim(strings.TrimPrefix(id, `"project_id":`), `"`)
-		out, err = exec.Command(awr, "--project", dir, "ready", "--json", "--limit", "1").Output()
-		require.NoError(b, err)
-		work := strings.Trim(strings.TrimPrefix(string(regexpKey.Find(out)), `"key":`), `"`)
-		require.NotEmpty(b, work)
+		id, work := residentTarget(b, dir)
 		calls := residentCalls(work, "migrations", 5000)
 		for _, mode := range []string{"stdio", "http"} {
 			b.Run(filepath.Base(dir)+"/"+mode, func(b *testing.B) {
@@ -69,6 +61,12 @@ func BenchmarkResident(b *testing.B) {
 				defer r.Close()
 				wall, cpu, err := residentSamples(r, calls, b.N)
 				require.NoError(b, err)
+				// The transport's floors on the same warm server: ping (a
+				// round trip the SDK answers) and a tool call refused
+				// before the door (an unknown field, InvalidInput).
+				for name, p50 := range floorSamples(b, r, b.N) {
+					b.ReportMetric(p50, name+"-p50-ms")
+				}
 				for i, c := range calls {
 					s := slices.Clone(wall[i])
 					slices.Sort(s)
@@ -148,6 +146,34 @@ func BenchmarkResidentInProcess(b *testing.B) {
 			}
 		}
 	}
+}
+
+// floorSamples times count rounds of ping and of a refused tool call
+// through r and returns each one's p50 in ms, by name.
+func floorSamples(b *testing.B, r *resident, count int) map[string]float64 {
+	calls := map[string]func() error{
+		"floor_ping": func() error { return r.rpc("ping", map[string]any{}, nil) },
+		"floor_refused": func() error {
+			if _, err := r.Call("awr_status", map[string]any{"no_such_field": true}); err == nil {
+				return fmt.Errorf("awr_status with an unknown field answered")
+			}
+			return nil
+		},
+	}
+	took := map[string][]float64{}
+	for range count {
+		for name, call := range calls {
+			t0 := time.Now()
+			require.NoError(b, call())
+			took[name] = append(took[name], float64(time.Since(t0).Microseconds())/1000)
+		}
+	}
+	out := map[string]float64{}
+	for name, s := range took {
+		slices.Sort(s)
+		out[name] = s[len(s)/2]
+	}
+	return out
 }
 
 // residentTarget reads dir's project id and its first ready item with
