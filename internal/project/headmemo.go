@@ -36,10 +36,10 @@ type headMemo struct {
 	views []viewEntry
 	pages []pageEntry
 	stale []staleEntry
-	// The manifest file as last read, and the lease it set (leaseTTL):
+	// The manifest file as last read, and what it held (readManifest):
 	// kept across heads, as the manifest is no part of the log.
-	manifest os.FileInfo
-	ttl      int64
+	manifestFile os.FileInfo
+	manifest     *intake.Manifest
 }
 
 // memoEntries bounds the queue views and the ready pages a head keeps.
@@ -256,25 +256,39 @@ func readHeadFacts(r *events.Reader, rev int64) (*headFacts, error) {
 	return f, nil
 }
 
-// leaseTTL is p.leaseTTL (the manifest's claim lease), read again only
-// when the manifest file changed (another file, size or time): a warm
-// server answers status without reading and decoding the manifest every
-// call.
+// leaseTTL is p.leaseTTL (the manifest's claim lease), from the
+// manifest as readManifest keeps it: a warm server answers status
+// without reading and decoding the manifest every call.
 func (m *headMemo) leaseTTL(p *Project) int64 {
-	fi, err := os.Stat(intake.ManifestPath(p.dir))
+	man, err := m.readManifest(p.dir)
 	if err != nil {
-		return p.leaseTTL()
+		return commands.DefaultClaimTTLms
 	}
-	m.mu.Lock()
-	if prev := m.manifest; prev != nil && os.SameFile(prev, fi) && prev.Size() == fi.Size() && prev.ModTime().Equal(fi.ModTime()) {
-		ttl := m.ttl
+	return man.Policy().ClaimTTLms
+}
+
+// readManifest is intake.ReadManifest of dir, read again only when the
+// manifest file changed (another file, its size or its time); a missing
+// manifest, or one that does not read, is read anew each time. The
+// manifest is shared: its readers must not change it.
+func (m *headMemo) readManifest(dir string) (*intake.Manifest, error) {
+	fi, err := os.Stat(intake.ManifestPath(dir))
+	if err == nil {
+		m.mu.Lock()
+		prev, man := m.manifestFile, m.manifest
 		m.mu.Unlock()
-		return ttl
+		if prev != nil && os.SameFile(prev, fi) && prev.Size() == fi.Size() && prev.ModTime().Equal(fi.ModTime()) {
+			return man, nil
+		}
 	}
-	m.mu.Unlock()
-	ttl := p.leaseTTL()
-	m.mu.Lock()
-	m.manifest, m.ttl = fi, ttl
-	m.mu.Unlock()
-	return ttl
+	man, ok, rerr := intake.ReadManifest(dir)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if err == nil && ok {
+		m.mu.Lock()
+		m.manifestFile, m.manifest = fi, man
+		m.mu.Unlock()
+	}
+	return man, nil
 }

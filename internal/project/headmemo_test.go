@@ -18,7 +18,7 @@ import (
 // for; as its clock crosses a lease's end or a session's lease of
 // silence, with no write, each status equals a cold door's at the same
 // clock (a project opened afresh). A manifest that changes the lease is
-// read again.
+// read again, by status and by every command's environment.
 func TestWarmStatus_FollowsTheClock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -31,6 +31,9 @@ func TestWarmStatus_FollowsTheClock(t *testing.T) {
 		events.WorkItem{Key: "W-2", Title: "two", Status: "planned"},
 		events.WorkItem{Key: "W-3", Title: "three", Status: "planned"})
 	require.NoError(t, env.Store.Close())
+	// A manifest that names the default lease, an hour.
+	manifest := filepath.Join(dir, ".awr", "project.toml")
+	require.NoError(t, os.WriteFile(manifest, []byte("version = 1\nname = \"shop\"\n\n[continuity]\nclaim_ttl_ms = 3600000\n"), 0o644))
 	warm, err := project.Open(ctx, dir, project.Options{Now: clock})
 	require.NoError(t, err)
 	t.Cleanup(func() { warm.Close() })
@@ -71,18 +74,13 @@ func TestWarmStatus_FollowsTheClock(t *testing.T) {
 	// The clocks above did cross: the answers were not all the same.
 	require.GreaterOrEqual(t, len(seen), 4, "%v", seen)
 
-	// A manifest that sets a lease of 100 s: the stale sessions follow.
-	manifest := filepath.Join(dir, ".awr", "project.toml")
-	raw, err := os.ReadFile(manifest)
-	if err != nil {
-		require.ErrorIs(t, err, os.ErrNotExist)
-	}
-	if len(raw) == 0 {
-		raw = []byte("version = 1\nname = \"shop\"\n")
-	}
-	raw = append(raw, []byte("\n[continuity]\nclaim_ttl_ms = 100000\n")...)
-	require.NoError(t, os.WriteFile(manifest, raw, 0o644))
+	// The manifest now sets a lease of 100 s: the stale sessions follow,
+	// and so does every command's environment.
+	require.NoError(t, os.WriteFile(manifest, []byte("version = 1\nname = \"shop\"\n\n[continuity]\nclaim_ttl_ms = 100000\n"), 0o644))
 	s := compare(150 * time.Second)
+	wenv, err := warm.Env(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(100_000), wenv.Policy.ClaimTTLms)
 	require.Equal(t, "W-2", sessionsSeen(s)[len(sessionsSeen(s))-3:], "%+v", s.StaleSessions)
 }
 
