@@ -2,6 +2,8 @@ package idle
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -74,6 +76,15 @@ type Held struct {
 	mu     sync.Mutex
 	active map[string]*projections.Session // nil until a claim lapsed
 	shown  map[string]shown                // session id -> what a listing shows
+	last   *lapsedAnswer                   // the latest answer, and the clocks it holds for
+}
+
+// lapsedAnswer is an answer of Held.Lapsed, which stays the same for
+// every reader clock in [lo, hi): no held claim's lease ends inside it.
+type lapsedAnswer struct {
+	lo, hi, limit int64
+	out           []LapsedSession
+	total         int
 }
 
 // shown is what a lapsed session's listing reads of it beyond its
@@ -99,11 +110,21 @@ func (h *Held) Lapsed(r *events.Reader, now int64, limit int) ([]LapsedSession, 
 	// The work items some claim holds live at now: the work moved on.
 	liveOn := map[string]bool{}
 	lapsed := false
+	// Which claims are live changes only where a lease ends: the answer
+	// holds for every clock in [lo, hi).
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	for _, c := range h.claims {
 		if c.LiveAt(now) {
 			liveOn[c.Work] = true
 		} else {
 			lapsed = true
+		}
+		if c.State == projections.ClaimHeld && c.ExpiresAt != 0 {
+			if now < c.ExpiresAt {
+				hi = min(hi, c.ExpiresAt)
+			} else {
+				lo = max(lo, c.ExpiresAt)
+			}
 		}
 	}
 	if !lapsed {
@@ -111,6 +132,18 @@ func (h *Held) Lapsed(r *events.Reader, now int64, limit int) ([]LapsedSession, 
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if a := h.last; a != nil && a.limit == int64(limit) && a.lo <= now && now < a.hi {
+		return slices.Clone(a.out), a.total, nil
+	}
+	out, total, err := h.lapsed(r, now, limit, liveOn)
+	if err == nil {
+		h.last = &lapsedAnswer{lo: lo, hi: hi, limit: int64(limit), out: slices.Clone(out), total: total}
+	}
+	return out, total, err
+}
+
+// lapsed is Lapsed's answer, read; the caller holds h.mu.
+func (h *Held) lapsed(r *events.Reader, now int64, limit int, liveOn map[string]bool) ([]LapsedSession, int, error) {
 	if h.active == nil {
 		active, err := projections.ActiveSessionsAt(r.Conn, h.rev, h.head)
 		if err != nil {

@@ -1,6 +1,7 @@
 package idle
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -134,6 +135,41 @@ func Latest(r *events.Reader, rev, now, ttl int64, head bool, live []projections
 		listed = append(listed, s.StaleSession)
 	}
 	return n, stale, listed, nil
+}
+
+// Window is the span [lo, hi) of reader clocks (UTC ms) over which
+// Latest's answer at rev stays the same for the same ttl and live
+// claims: throughout it, the first event within the lease (the search
+// Latest starts from) is the same event. A bound no event sets is
+// math.MinInt64 or math.MaxInt64. A warm reader keeps Latest's answer
+// for the span (the door's head memo).
+// Errors: those of reading the events' times.
+func Window(r *events.Reader, rev, now, ttl int64) (lo, hi int64, err error) {
+	lo, hi = math.MinInt64, math.MaxInt64
+	if ttl <= 0 {
+		return lo, hi, nil
+	}
+	from, err := firstAfter(r, rev, now-ttl)
+	if err != nil {
+		return 0, 0, err
+	}
+	// The event before from occurred at or before now-ttl, and from
+	// itself after it.
+	if from > 1 {
+		t, err := events.EventTime(r.Conn, from-1)
+		if err != nil {
+			return 0, 0, err
+		}
+		lo = t + ttl
+	}
+	if from <= rev {
+		t, err := events.EventTime(r.Conn, from)
+		if err != nil {
+			return 0, 0, err
+		}
+		hi = t + ttl
+	}
+	return lo, hi, nil
 }
 
 // staleCandidate is a stale session with the revision of its active

@@ -1,9 +1,11 @@
 package project
 
 import (
+	"os"
 	"slices"
 	"sync"
 
+	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/idle"
 	"github.com/awr-dev/awr/internal/intake"
@@ -33,6 +35,11 @@ type headMemo struct {
 	held  *idle.Held
 	views []viewEntry
 	pages []pageEntry
+	stale []staleEntry
+	// The manifest file as last read, and what it held (readManifest):
+	// kept across heads, as the manifest is no part of the log.
+	manifestFile os.FileInfo
+	manifest     *intake.Manifest
 }
 
 // memoEntries bounds the queue views and the ready pages a head keeps.
@@ -47,12 +54,26 @@ type headFacts struct {
 	name, id    string
 	goals       []events.Goal
 	lastReindex *LastReindex
+	// What commands.ReplicaState says of the project.
+	origin  *Origin
+	fork    *ForkView
+	replica bool
 }
 
 // viewEntry is the work queues (workqueue.AtHead) filed with live.
 type viewEntry struct {
 	live []projections.Claim
 	view *workqueue.View
+}
+
+// staleEntry is the stale sessions (idle.Latest) read with live claims
+// live and lease ttl, and the span of reader clocks [lo, hi) over which
+// they stay the same (idle.Window).
+type staleEntry struct {
+	live          []projections.Claim
+	ttl, lo, hi   int64
+	active, stale int
+	listed        []idle.StaleSession
 }
 
 // pageKey is what a ready page depends on besides the head.
@@ -77,7 +98,7 @@ func (m *headMemo) at(r *events.Reader) {
 		return
 	}
 	m.head, m.time = r.Head, r.HeadTime
-	m.facts, m.held, m.views, m.pages = nil, nil, nil, nil
+	m.facts, m.held, m.views, m.pages, m.stale = nil, nil, nil, nil, nil
 }
 
 // factsOf returns the head's facts, read through read on first use.
@@ -151,6 +172,38 @@ func (m *headMemo) viewOf(r *events.Reader, live []projections.Claim, goals []ev
 	return v, nil
 }
 
+// staleOf returns the sessions active and stale at the head for a
+// reader at now with live claims live and lease ttl (idle.Latest), kept
+// for the span of clocks over which they stay the same (idle.Window).
+// The list is shared: its readers must not change it.
+func (m *headMemo) staleOf(r *events.Reader, now, ttl int64, live []projections.Claim) (active, stale int, listed []idle.StaleSession, err error) {
+	m.mu.Lock()
+	m.at(r)
+	for _, e := range m.stale {
+		if e.ttl == ttl && e.lo <= now && now < e.hi && slices.Equal(e.live, live) {
+			m.mu.Unlock()
+			return e.active, e.stale, e.listed, nil
+		}
+	}
+	m.mu.Unlock()
+	if active, stale, listed, err = idle.Latest(r, r.Head, now, ttl, true, live); err != nil {
+		return 0, 0, nil, err
+	}
+	lo, hi, err := idle.Window(r, r.Head, now, ttl)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.head == r.Head && m.time == r.HeadTime {
+		if len(m.stale) == memoEntries {
+			m.stale = m.stale[1:]
+		}
+		m.stale = append(m.stale, staleEntry{live: slices.Clone(live), ttl: ttl, lo: lo, hi: hi, active: active, stale: stale, listed: listed})
+	}
+	return active, stale, listed, nil
+}
+
 // pageOf returns the ready page at the head with live claims live
 // (workqueue.ReadyAtHead), read on first use. The page is shared: its
 // readers must not change it.
@@ -197,5 +250,45 @@ func readHeadFacts(r *events.Reader, rev int64) (*headFacts, error) {
 	if f.lastReindex, err = intake.LastReindexAt(r.Conn, rev); err != nil {
 		return nil, err
 	}
+	if f.origin, f.fork, f.replica, err = commands.ReplicaState(r.Conn); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// leaseTTL is p.leaseTTL (the manifest's claim lease), from the
+// manifest as readManifest keeps it: a warm server answers status
+// without reading and decoding the manifest every call.
+func (m *headMemo) leaseTTL(p *Project) int64 {
+	man, err := m.readManifest(p.dir)
+	if err != nil {
+		return commands.DefaultClaimTTLms
+	}
+	return man.Policy().ClaimTTLms
+}
+
+// readManifest is intake.ReadManifest of dir, read again only when the
+// manifest file changed (another file, its size or its time); a missing
+// manifest, or one that does not read, is read anew each time. The
+// manifest is shared: its readers must not change it.
+func (m *headMemo) readManifest(dir string) (*intake.Manifest, error) {
+	fi, err := os.Stat(intake.ManifestPath(dir))
+	if err == nil {
+		m.mu.Lock()
+		prev, man := m.manifestFile, m.manifest
+		m.mu.Unlock()
+		if prev != nil && os.SameFile(prev, fi) && prev.Size() == fi.Size() && prev.ModTime().Equal(fi.ModTime()) {
+			return man, nil
+		}
+	}
+	man, ok, rerr := intake.ReadManifest(dir)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if err == nil && ok {
+		m.mu.Lock()
+		m.manifestFile, m.manifest = fi, man
+		m.mu.Unlock()
+	}
+	return man, nil
 }

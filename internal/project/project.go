@@ -201,7 +201,7 @@ func (p *Project) Env(ctx context.Context) (*commands.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, _, err := intake.ReadManifest(p.dir)
+	m, err := p.memo.readManifest(p.dir)
 	if err != nil {
 		return nil, err
 	}

@@ -118,7 +118,7 @@ type StatusRequest struct {
 // sessions, as of the request's revision.
 func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult, error) {
 	res := &StatusResult{SchemaVersion: events.SchemaVersion(), StaleSessions: []StaleSession{}}
-	ttl := p.leaseTTL()
+	ttl := p.memo.leaseTTL(p)
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		res.ProjectRevision, res.Head, res.EventCount = rev, r.Head, rev
 		if req.Past() {
@@ -126,11 +126,12 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		}
 		head := rev == r.Head
 		var goals []events.Goal
+		var f *headFacts
 		if head {
 			// What the head alone decides is kept for the next read of it
 			// (headMemo); the rest follows the reader's now.
-			f, err := p.memo.factsOf(r, func() (*headFacts, error) { return readHeadFacts(r, rev) })
-			if err != nil {
+			var err error
+			if f, err = p.memo.factsOf(r, func() (*headFacts, error) { return readHeadFacts(r, rev) }); err != nil {
 				return err
 			}
 			res.HeadHash, res.LastEventAt, res.ProjectName, res.ProjectID = f.hash, f.lastEventAt, f.name, f.id
@@ -154,7 +155,13 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			return err
 		}
 		res.LiveClaims = len(live)
-		active, stale, listed, err := idle.Latest(r, rev, now, ttl, head, live)
+		var active, stale int
+		var listed []idle.StaleSession
+		if head {
+			active, stale, listed, err = p.memo.staleOf(r, now, ttl, live)
+		} else {
+			active, stale, listed, err = idle.Latest(r, rev, now, ttl, head, live)
+		}
 		if err != nil {
 			return err
 		}
@@ -191,7 +198,9 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			// before starting anything else.
 			res.NextAction = res.LapsedSessions[0].ResumeCommand
 		}
-		if err := res.readReplica(r.Conn, rev); err != nil {
+		if head {
+			res.replica(f.origin, f.fork, f.replica, rev)
+		} else if err := res.readReplica(r.Conn, rev); err != nil {
 			return err
 		}
 		states, err := events.ProjectionStates(r.Conn)
@@ -261,11 +270,18 @@ func (res *StatusResult) next() {
 // readReplica sets where an imported replica came from and where a fork
 // forked, as of rev; a replica not forked is led to fork.
 func (res *StatusResult) readReplica(conn *sqlite.Conn, rev int64) error {
-	var replica bool
-	var err error
-	if res.Origin, res.Fork, replica, err = commands.ReplicaState(conn); err != nil {
+	origin, fork, replica, err := commands.ReplicaState(conn)
+	if err != nil {
 		return err
 	}
+	res.replica(origin, fork, replica, rev)
+	return nil
+}
+
+// replica sets what readReplica reads, from commands.ReplicaState's
+// answer.
+func (res *StatusResult) replica(origin *Origin, fork *ForkView, replica bool, rev int64) {
+	res.Origin, res.Fork = origin, fork
 	if res.Fork != nil && res.Fork.Seq > rev {
 		res.Fork = nil // forked after the revision read
 	}
@@ -275,7 +291,6 @@ func (res *StatusResult) readReplica(conn *sqlite.Conn, rev int64) error {
 	if replica {
 		res.NextAction = "awr fork"
 	}
-	return nil
 }
 
 // MaxStaleListed is how many stale sessions status lists at most.

@@ -97,12 +97,19 @@ func TestRelated(t *testing.T) {
 		return projections.WorkItem{WorkItem: events.WorkItem{Key: key, Title: "t " + key, Status: status, Goal: goal}}
 	}
 	it := item("K-00", "ready", "G")
-	var items []projections.WorkItem
-	items = append(items, it, item("X-1", "in_progress", "OTHER"))
-	for i, st := range []string{"completed", "completed", "planned", "cancelled", "completed", "ready", "in_progress", "completed", "blocked", "ready", "ready", "planned", "ready"} {
-		items = append(items, item(fmt.Sprintf("K-%02d", i+1), st, "G"))
+	brief := func(key, status, goal string) projections.ItemBrief {
+		return projections.ItemBrief{Key: key, Status: status, Goal: goal}
 	}
-	listed, more := related(it, items)
+	var items []projections.ItemBrief
+	items = append(items, brief("K-13", "ready", "G"), brief(it.Key, it.Status, it.Goal), brief("X-1", "in_progress", "OTHER"))
+	for i, st := range []string{"completed", "completed", "planned", "cancelled", "completed", "ready", "in_progress", "completed", "blocked", "ready", "ready", "planned"} {
+		items = append(items, brief(fmt.Sprintf("K-%02d", i+1), st, "G"))
+	}
+	briefs, more := related(it, items)
+	var listed []projections.WorkItem
+	for _, b := range briefs {
+		listed = append(listed, item(b.Key, b.Status, b.Goal))
+	}
 	var got []string
 	for _, r := range listed {
 		got = append(got, r.Key+":"+r.Status)
@@ -116,7 +123,7 @@ func TestRelated(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, out.RenderedContext, "## Related work\n- K-07 (in_progress): t K-07\n- K-09 (blocked): t K-09\n- and 5 more: 4 completed, 1 cancelled\n")
 
-	few, none := related(it, items[:6])
+	few, none := related(it, items[1:7])
 	require.Len(t, few, 4, "closed items fit when there are few")
 	require.Empty(t, none)
 }

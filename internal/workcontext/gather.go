@@ -43,28 +43,52 @@ func GatherOpen(conn *sqlite.Conn, rev int64, head bool, work, session string) (
 // gather is Gather, with the closed knowledge items or without them.
 func gather(conn *sqlite.Conn, rev int64, head bool, work, session string, closes bool) (Input, error) {
 	in := Input{Work: work, SessionID: session, AtRevision: rev}
-	items, err := projections.WorkItemsAt(conn, rev, head)
+	// The item and its dependencies are read by key, and of the rest of
+	// the register only the columns (briefs): the related items listed
+	// are decoded, no other, so that a packet over 10,000 items does not
+	// decode them all.
+	it, err := firstItemAt(conn, work, rev)
 	if err != nil {
 		return in, err
 	}
-	byKey := map[string]projections.WorkItem{}
-	for i := range items {
-		if _, dup := byKey[items[i].Key]; !dup {
-			byKey[items[i].Key] = items[i]
+	if it != nil {
+		in.Item = it
+		for _, d := range it.DependsOn {
+			dep, err := firstItemAt(conn, d.Key, rev)
+			if err != nil {
+				return in, err
+			}
+			found := dep != nil
+			status := ""
+			if found {
+				status = dep.Status
+			}
+			in.Dependencies = append(in.Dependencies, Dependency{Key: d.Key, Required: d.Required, Status: status, Found: found})
 		}
 	}
-	if it, ok := byKey[work]; ok {
-		in.Item = &it
-		for _, d := range it.DependsOn {
-			dep, found := byKey[d.Key]
-			in.Dependencies = append(in.Dependencies, Dependency{Key: d.Key, Required: d.Required, Status: dep.Status, Found: found})
+	milestone := ""
+	if it != nil {
+		milestone = it.Milestone
+	}
+	briefs, err := projections.ItemBriefsAt(conn, rev, head, milestone)
+	if err != nil {
+		return in, err
+	}
+	if it != nil {
+		var listed []projections.ItemBrief
+		listed, in.RelatedMore = related(*it, briefs)
+		for _, b := range listed {
+			r, err := itemAt(conn, b, rev)
+			if err != nil {
+				return in, err
+			}
+			in.Related = append(in.Related, r)
 		}
-		in.Related, in.RelatedMore = related(it, items)
 	}
 	if in.Goals, err = projections.GoalsAt(conn, rev); err != nil {
 		return in, err
 	}
-	in.GoalLinks = goalLinks(items)
+	in.GoalLinks = goalLinks(briefs)
 	if err := in.gatherRules(conn, rev); err != nil {
 		return in, err
 	}
@@ -242,18 +266,30 @@ func relatedRank(status string) int {
 
 // related returns the items that share it's goal or milestone, at most
 // maxRelated of them (at most maxRelatedClosed closed), in relatedRank
-// order and key order within a rank, and how many of each status it left
-// out.
-func related(it projections.WorkItem, items []projections.WorkItem) ([]projections.WorkItem, []StatusCount) {
-	var all []projections.WorkItem
-	for _, other := range items {
+// order and key order within a rank (then source and ordinal), and how
+// many of each status it left out. Gather reads only those listed whole.
+func related(it projections.WorkItem, briefs []projections.ItemBrief) ([]projections.ItemBrief, []StatusCount) {
+	var all []projections.ItemBrief
+	for _, other := range briefs {
 		if other.Key == it.Key || (it.Goal == "" || other.Goal != it.Goal) && (it.Milestone == "" || other.Milestone != it.Milestone) {
 			continue
 		}
 		all = append(all, other)
 	}
-	sort.SliceStable(all, func(i, j int) bool { return relatedRank(all[i].Status) < relatedRank(all[j].Status) })
-	var listed []projections.WorkItem
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if ra, rb := relatedRank(a.Status), relatedRank(b.Status); ra != rb {
+			return ra < rb
+		}
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		if a.SourcePath != b.SourcePath {
+			return a.SourcePath < b.SourcePath
+		}
+		return a.Ordinal < b.Ordinal
+	})
+	var listed []projections.ItemBrief
 	left := map[string]int{}
 	closed := 0
 	for _, r := range all {
@@ -277,4 +313,28 @@ func related(it projections.WorkItem, items []projections.WorkItem) ([]projectio
 		return more[i].Status < more[j].Status
 	})
 	return listed, more
+}
+
+// firstItemAt is the work item key as of rev, the first source's when
+// two declare it (by source path, then ordinal); nil when none does.
+func firstItemAt(conn *sqlite.Conn, key string, rev int64) (*projections.WorkItem, error) {
+	items, err := projections.WorkItemAt(conn, key, rev)
+	if err != nil || len(items) == 0 {
+		return nil, err
+	}
+	return &items[0], nil
+}
+
+// itemAt is the work item b briefs, read whole as of rev.
+func itemAt(conn *sqlite.Conn, b projections.ItemBrief, rev int64) (projections.WorkItem, error) {
+	items, err := projections.WorkItemAt(conn, b.Key, rev)
+	if err != nil {
+		return projections.WorkItem{}, err
+	}
+	for _, it := range items {
+		if it.SourcePath == b.SourcePath && it.Ordinal == b.Ordinal {
+			return it, nil
+		}
+	}
+	return projections.WorkItem{}, fmt.Errorf("gather: work item %s (%s #%d) not found at revision %d", b.Key, b.SourcePath, b.Ordinal, rev)
 }

@@ -24,7 +24,7 @@ type GoalLink struct {
 }
 
 // goalLinks counts, per goal key, the work items that serve it.
-func goalLinks(items []projections.WorkItem) map[string]GoalLink {
+func goalLinks(items []projections.ItemBrief) map[string]GoalLink {
 	out := map[string]GoalLink{}
 	for _, it := range items {
 		if it.Goal == "" {

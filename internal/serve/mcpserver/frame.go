@@ -278,14 +278,54 @@ func (p *pending) busy(id json.RawMessage) bool {
 
 // answered crosses off the request a response written answers.
 func (p *pending) answered(b []byte) {
-	var m message
-	if json.Unmarshal(b, &m) != nil || m.Method != nil || (m.Result == nil && m.Error == nil) {
+	id, ok := responseID(b)
+	if !ok {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.last = time.Now()
-	p.cross(idKey(m.ID))
+	p.cross(idKey(id))
+}
+
+// responseID returns the id of b when b is a JSON-RPC response (a result
+// or an error, no method), reading no further than it must: the SDK and
+// lineConn write the id before the result, so a tool's answer of 80 KB
+// is read up to its "result" key only. A message that is not one JSON
+// object, or has a method, is no response.
+func responseID(b []byte) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var id json.RawMessage
+	answer := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var v json.RawMessage
+		switch t {
+		case "method":
+			return nil, false
+		case "result", "error":
+			if id != nil {
+				return id, true
+			}
+			answer = true
+		}
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		if t == "id" {
+			id = v
+		}
+	}
+	if !answer || id == nil {
+		return nil, false
+	}
+	return id, true
 }
 
 // cross removes one request of id k; the caller holds p.mu.

@@ -35,7 +35,7 @@ func FuzzServe(f *testing.F) {
 	outR, out := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, Options{Project: f.TempDir(), Version: "fuzz"}, in, out) }()
+	go func() { done <- Serve(ctx, Options{Project: f.TempDir(), Version: "fuzz"}, in, out) }()
 	f.Cleanup(func() {
 		cancel()
 		inW.Close()

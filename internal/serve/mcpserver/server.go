@@ -100,7 +100,7 @@ func newServer(opts Options, p *project.Project, sh *Shared) *Server {
 		so.Instructions = sharedInstructions + " " + instructions
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "awr", Title: "awr: agent work runtime", Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(encodableErrors)
+	s.mcp.AddReceivingMiddleware(encodableErrors, encodeResults)
 	if sh != nil {
 		add(s, tool{name: "awr_projects_list", title: "Projects served to you", readOnly: true, global: true,
 			desc: "The projects this shared service serves to you (your grants only), by the name every other tool takes as project: project_id, access (read or write) and project_revision."},

@@ -351,6 +351,7 @@ func (sh *Shared) Handler(addr string, logger *slog.Logger) http.Handler {
 		DisableLocalhostProtection: true,
 		SessionTimeout:             sessionIdle,
 		Logger:                     logger,
+		JSONResponse:               true,
 	})
 	// The SDK ties a session to the TokenInfo's UserID of the request
 	// that opened it: a session id used with another client's token is

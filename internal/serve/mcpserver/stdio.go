@@ -14,11 +14,12 @@ import (
 // Logs go to opts.Logger only (stderr in both binaries): stdout carries
 // protocol messages and nothing else.
 func ServeStdio(ctx context.Context, opts Options) error {
-	return serve(ctx, opts, os.Stdin, os.Stdout)
+	return Serve(ctx, opts, os.Stdin, os.Stdout)
 }
 
-// serve is ServeStdio on in and w.
-func serve(ctx context.Context, opts Options, in io.Reader, w io.Writer) error {
+// Serve is ServeStdio on in and w: one JSON-RPC message a line each way,
+// framed as on stdio (the benchmarks serve a pipe with it).
+func Serve(ctx context.Context, opts Options, in io.Reader, w io.Writer) error {
 	s, err := New(opts)
 	if err != nil {
 		return err
@@ -32,7 +33,7 @@ func serve(ctx context.Context, opts Options, in io.Reader, w io.Writer) error {
 	// framed passes on lines of at most MaxLine bytes, one per write; the
 	// SDK's own bound (per message, counted over what it reads ahead) is
 	// set so that it never trips on one of them.
-	err = s.Run(ctx, &mcp.IOTransport{Reader: framed(in, out, p), Writer: out, MaxLineLength: 2*MaxLine + 64<<10})
+	err = s.Run(ctx, &lineTransport{io: &mcp.IOTransport{Reader: framed(in, out, p), Writer: out, MaxLineLength: 2*MaxLine + 64<<10}, w: out})
 	out.flush()
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
 		return nil
