@@ -125,28 +125,9 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			res.At = &rev
 		}
 		head := rev == r.Head
-		var goals []events.Goal
-		var f *headFacts
-		if head {
-			// What the head alone decides is kept for the next read of it
-			// (headMemo); the rest follows the reader's now.
-			var err error
-			if f, err = p.memo.factsOf(r, func() (*headFacts, error) { return readHeadFacts(r, rev) }); err != nil {
-				return err
-			}
-			res.HeadHash, res.LastEventAt, res.ProjectName, res.ProjectID = f.hash, f.lastEventAt, f.name, f.id
-			goals, res.LastReindex = f.goals, f.lastReindex
-		} else {
-			if err := res.readHead(r.Conn, rev); err != nil {
-				return err
-			}
-			var err error
-			if goals, err = projections.GoalsAt(r.Conn, rev); err != nil {
-				return err
-			}
-			if res.LastReindex, err = intake.LastReindexAt(r.Conn, rev); err != nil {
-				return err
-			}
+		f, goals, err := p.statusHead(r, rev, head, res)
+		if err != nil {
+			return err
 		}
 		// Live claims are read once: the stale sessions and the readiness
 		// of every item follow from them.
@@ -155,48 +136,16 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			return err
 		}
 		res.LiveClaims = len(live)
-		var active, stale int
-		var listed []idle.StaleSession
-		if head {
-			active, stale, listed, err = p.memo.staleOf(r, now, ttl, live)
-		} else {
-			active, stale, listed, err = idle.Latest(r, rev, now, ttl, head, live)
-		}
-		if err != nil {
+		if err := p.statusSessions(r, rev, now, ttl, head, live, res); err != nil {
 			return err
 		}
-		res.Sessions.Active, res.Sessions.Stale = active, stale
-		res.StaleSessions = append(res.StaleSessions, listed...)
-		var queues *workqueue.View
-		if head {
-			// The work queues the projections keep at the head: the
-			// read follows the pages listed, the live claims and the
-			// seats, not the register.
-			if queues, err = p.memo.viewOf(r, live, goals); err != nil {
-				return err
-			}
-		} else {
-			ready, err := projections.ReadinessFrom(r.Conn, rev, head, live)
-			if err != nil {
-				return err
-			}
-			if err := workqueue.HoldBack(r, rev, ready); err != nil {
-				return err
-			}
-			queues = workqueue.Of(ready, goals)
+		queues, err := p.statusQueues(r, rev, head, live, goals)
+		if err != nil {
+			return err
 		}
 		res.file(queues)
-		held, err := p.heldAt(r, rev, head)
-		if err != nil {
+		if err := p.statusLapsed(r, rev, now, head, res); err != nil {
 			return err
-		}
-		if res.LapsedSessions, res.Sessions.Lapsed, err = held.Lapsed(r, now, commands.DefaultPage); err != nil {
-			return err
-		}
-		if len(res.LapsedSessions) > 0 {
-			// A session died with its work unsaved: continuing it comes
-			// before starting anything else.
-			res.NextAction = res.LapsedSessions[0].ResumeCommand
 		}
 		if head {
 			res.replica(f.origin, f.fork, f.replica, rev)
@@ -219,6 +168,84 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		res.Store = p.storeStatus(st)
 	}
 	return res, nil
+}
+
+// statusHead fills res's head, name, id and last reindex, and returns
+// the goals (and at the head the facts the memo keeps of it: what the
+// head alone decides is kept for the next read of it; the rest follows
+// the reader's now).
+func (p *Project) statusHead(r *events.Reader, rev int64, head bool, res *StatusResult) (*headFacts, []events.Goal, error) {
+	if head {
+		f, err := p.memo.factsOf(r, func() (*headFacts, error) { return readHeadFacts(r, rev) })
+		if err != nil {
+			return nil, nil, err
+		}
+		res.HeadHash, res.LastEventAt, res.ProjectName, res.ProjectID = f.hash, f.lastEventAt, f.name, f.id
+		res.LastReindex = f.lastReindex
+		return f, f.goals, nil
+	}
+	if err := res.readHead(r.Conn, rev); err != nil {
+		return nil, nil, err
+	}
+	goals, err := projections.GoalsAt(r.Conn, rev)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.LastReindex, err = intake.LastReindexAt(r.Conn, rev)
+	return nil, goals, err
+}
+
+// statusSessions fills res's active and stale session counts and the
+// stale sessions listed.
+func (p *Project) statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []projections.Claim, res *StatusResult) error {
+	var active, stale int
+	var listed []idle.StaleSession
+	var err error
+	if head {
+		active, stale, listed, err = p.memo.staleOf(r, now, ttl, live)
+	} else {
+		active, stale, listed, err = idle.Latest(r, rev, now, ttl, head, live)
+	}
+	if err != nil {
+		return err
+	}
+	res.Sessions.Active, res.Sessions.Stale = active, stale
+	res.StaleSessions = append(res.StaleSessions, listed...)
+	return nil
+}
+
+// statusQueues is the work queues at rev: at the head those the
+// projections keep (the read follows the pages listed, the live claims
+// and the seats, not the register), else built from the readiness.
+func (p *Project) statusQueues(r *events.Reader, rev int64, head bool, live []projections.Claim, goals []events.Goal) (*workqueue.View, error) {
+	if head {
+		return p.memo.viewOf(r, live, goals)
+	}
+	ready, err := projections.ReadinessFrom(r.Conn, rev, head, live)
+	if err != nil {
+		return nil, err
+	}
+	if err := workqueue.HoldBack(r, rev, ready); err != nil {
+		return nil, err
+	}
+	return workqueue.Of(ready, goals), nil
+}
+
+// statusLapsed fills res's lapsed sessions and, when one died with its
+// work unsaved, the next action: continuing it comes before starting
+// anything else.
+func (p *Project) statusLapsed(r *events.Reader, rev, now int64, head bool, res *StatusResult) error {
+	held, err := p.heldAt(r, rev, head)
+	if err != nil {
+		return err
+	}
+	if res.LapsedSessions, res.Sessions.Lapsed, err = held.Lapsed(r, now, commands.DefaultPage); err != nil {
+		return err
+	}
+	if len(res.LapsedSessions) > 0 {
+		res.NextAction = res.LapsedSessions[0].ResumeCommand
+	}
+	return nil
 }
 
 // heldAt is the held claims at rev (idle.ReadHeld), kept by the memo at
