@@ -82,6 +82,12 @@ type base struct {
 	version int
 	schema  string
 	tables  []Table
+	// fold names the indexes the projection's own fold reads, or that
+	// hold a constraint its writes must meet: a bulk rebuild that ends
+	// its bulk mode early (versions.spill) folds the rest of the log
+	// through these alone and builds the others at its end. Nil builds
+	// every index at the spill.
+	fold []string
 }
 
 // Name returns the projection's name.
