@@ -92,6 +92,9 @@ func (p *search) EndBulk(conn *sqlite.Conn) error {
 	if err := p.base.createIndexesOf(conn, false); err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
+	if p.scratch {
+		return nil // checksummed and thrown away: p_search is all it checks
+	}
 	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO p_search_fts (p_search_fts) VALUES ('rebuild')", nil); err != nil {
 		return fmt.Errorf("search: fill the full-text index: %w", err)
 	}

@@ -218,17 +218,20 @@ func (b base) BeginBulk(conn *sqlite.Conn) error {
 
 // createIndexes adds the secondary indexes after a bulk rebuild.
 func (b base) createIndexes(conn *sqlite.Conn) error {
-	script, ok := schemas.Get(b.schema + "_indexes")
-	if !ok {
-		return nil
-	}
-	return sqlitex.ExecuteScript(conn, script, nil)
+	return b.createIndexesWhere(conn, func(string) bool { return true })
 }
 
 // createIndexesOf adds the secondary indexes the projection's fold reads
-// (base.fold; fold true) or the others (fold false). Its indexes script
-// holds one CREATE INDEX statement a line.
+// (base.fold; fold true) or the others (fold false).
 func (b base) createIndexesOf(conn *sqlite.Conn, fold bool) error {
+	return b.createIndexesWhere(conn, func(name string) bool { return slices.Contains(b.fold, name) == fold })
+}
+
+// createIndexesWhere adds the secondary indexes of the projection's
+// indexes script (one CREATE INDEX statement a line) that want names. A
+// scratch build (base.scratch) leaves out those that are neither unique
+// nor read by the fold: what it builds is checksummed and thrown away.
+func (b base) createIndexesWhere(conn *sqlite.Conn, want func(name string) bool) error {
 	script, ok := schemas.Get(b.schema + "_indexes")
 	if !ok {
 		return nil
@@ -237,11 +240,11 @@ func (b base) createIndexesOf(conn *sqlite.Conn, fold bool) error {
 		if stmt = strings.TrimSpace(stmt); stmt == "" {
 			continue
 		}
-		name, ok := indexName(stmt)
+		name, unique, ok := indexName(stmt)
 		if !ok {
 			return fmt.Errorf("projection %s: %q is not a CREATE INDEX statement", b.name, stmt)
 		}
-		if slices.Contains(b.fold, name) != fold {
+		if !want(name) || (b.scratch && !unique && !slices.Contains(b.fold, name)) {
 			continue
 		}
 		if err := sqlitex.ExecuteTransient(conn, stmt, nil); err != nil {
@@ -251,14 +254,15 @@ func (b base) createIndexesOf(conn *sqlite.Conn, fold bool) error {
 	return nil
 }
 
-// indexName is the name a CREATE [UNIQUE] INDEX statement creates.
-func indexName(stmt string) (string, bool) {
+// indexName is the name a CREATE [UNIQUE] INDEX statement creates, and
+// whether the index is unique.
+func indexName(stmt string) (name string, unique, ok bool) {
 	f := strings.Fields(stmt)
 	if len(f) > 1 && f[0] == "CREATE" && f[1] == "UNIQUE" {
-		f = append(f[:1:1], f[2:]...)
+		f, unique = append(f[:1:1], f[2:]...), true
 	}
 	if len(f) < 3 || f[0] != "CREATE" || f[1] != "INDEX" {
-		return "", false
+		return "", false, false
 	}
-	return f[2], true
+	return f[2], unique, true
 }
