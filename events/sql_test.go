@@ -76,6 +76,17 @@ func TestStatements_Prepare(t *testing.T) {
 	broken := NewSQLSet(fstest.MapFS{"q/ok.sql": {Data: []byte("SELECT 1")}, "q/bad.sql": {Data: []byte("SELEC nothing")}}, "q")
 	err = st.Read(context.Background(), func(r *Reader) error { return broken.PrepareAll(r.Conn) })
 	require.ErrorContains(t, err, "q/bad.sql: ")
+	// A bare LIMIT or OFFSET parameter makes SQLite compile the
+	// statement again at every binding: refused, and its expression form
+	// taken.
+	for _, q := range []string{"SELECT seq FROM events LIMIT :limit", "SELECT seq FROM events ORDER BY seq LIMIT :limit;", "SELECT seq FROM events LIMIT 5 OFFSET :skip", "SELECT seq FROM events LIMIT :n OFFSET 2"} {
+		bare := NewSQLSet(fstest.MapFS{"q/bare.sql": {Data: []byte(q)}}, "q")
+		err = st.Read(context.Background(), func(r *Reader) error { return bare.PrepareAll(r.Conn) })
+		require.ErrorContains(t, err, "q/bare.sql: ", q)
+		require.ErrorContains(t, err, "+ 0", q)
+	}
+	expr := NewSQLSet(fstest.MapFS{"q/expr.sql": {Data: []byte("SELECT seq FROM events ORDER BY seq LIMIT :limit + 0 OFFSET :skip + 0;")}}, "q")
+	require.NoError(t, st.Read(context.Background(), func(r *Reader) error { return expr.PrepareAll(r.Conn) }))
 	steps := migrations()
 	require.Equal(t, SchemaVersion(), len(steps))
 	for i, m := range steps {

@@ -24,7 +24,7 @@ type bindings struct {
 func newBindings() *bindings {
 	p := &bindings{base: base{name: "bindings", version: 2, schema: "bindings", tables: []Table{
 		{Name: "p_bindings", Key: []string{"external_session"}, Temporal: true},
-	}}}
+	}, fold: []string{"p_bindings_key"}}}
 	p.rows = versions[Binding]{insert: putBinding, load: BindingAt, close: func(conn *sqlite.Conn, ext string, seq int64) error {
 		return exec(conn, "binding_close", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", seq)

@@ -54,9 +54,9 @@ type claims struct {
 }
 
 func newClaims() *claims {
-	p := &claims{base: base{name: "claims", version: 8, schema: "claims", tables: []Table{
+	p := &claims{base: base{name: "claims", version: 9, schema: "claims", tables: []Table{
 		{Name: "p_claims", Key: []string{"claim_id"}, Temporal: true},
-	}}}
+	}, fold: []string{"p_claims_key"}}}
 	p.rows = versions[Claim]{insert: putClaim, load: ClaimAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
 		return closeInterval(conn, "claim_open_from", "claim_close", ":claim_id", id, seq)
 	}}

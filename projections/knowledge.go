@@ -64,7 +64,9 @@ type knowledge struct {
 	// these answer the two reads of the fold that would otherwise need the
 	// table and its indexes: maxNum the highest number opened per work
 	// item and id prefix (knowledgeNumKey), byWork the keys of each work
-	// item's items.
+	// item's items. maxNum outlives a spill (it holds a number per work
+	// item and prefix, not per item): the number index is built at the
+	// rebuild's end.
 	maxNum map[string]int64
 	byWork map[string][]string
 }
@@ -72,7 +74,7 @@ type knowledge struct {
 func newKnowledge() *knowledge {
 	p := &knowledge{base: base{name: "knowledge", version: 2, schema: "knowledge", tables: []Table{
 		{Name: "p_knowledge", Key: []string{"work", "item_id"}, Temporal: true},
-	}}}
+	}, fold: []string{"p_knowledge_key", "p_knowledge_open"}}}
 	p.rows = versions[Knowledge]{insert: putKnowledge, load: loadKnowledge, close: closeKnowledge}
 	return p
 }
@@ -94,7 +96,10 @@ func (p *knowledge) AbortBulk(conn *sqlite.Conn) {
 
 // EndBulk writes the current versions and creates the indexes.
 func (p *knowledge) EndBulk(conn *sqlite.Conn) error {
-	p.maxNum, p.byWork = nil, nil
+	if !p.rows.spilling {
+		p.maxNum = nil
+	}
+	p.byWork = nil
 	return p.rows.finishBulk(conn, p.base)
 }
 
@@ -245,14 +250,13 @@ func (p *knowledge) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) 
 		var next int64
 		if p.rows.bulk {
 			open = p.currentOf(pl.Work)
+		} else if open, err = OpenKnowledge(conn, pl.Work); err != nil {
+			return err
+		}
+		if p.maxNum != nil { // a rebuild, spilled or not
 			next = p.maxNum[knowledgeNumKey(pl.Work, events.KnowledgePrefix(events.KnowledgeLoop))] + 1
-		} else {
-			if open, err = OpenKnowledge(conn, pl.Work); err != nil {
-				return err
-			}
-			if next, err = nextKnowledgeNum(conn, "knowledge_max_num", pl.Work, events.KnowledgeLoop, e.Seq); err != nil {
-				return err
-			}
+		} else if next, err = nextKnowledgeNum(conn, "knowledge_max_num", pl.Work, events.KnowledgeLoop, e.Seq); err != nil {
+			return err
 		}
 		have := map[string]bool{}
 		for _, k := range open {
@@ -293,9 +297,11 @@ func (p *knowledge) open(conn *sqlite.Conn, e *events.Event, pl *events.Checkpoi
 	if err := p.oneVersionPerSeq(key, pl.Work, c.ID, e.Seq); err != nil {
 		return err
 	}
-	if p.rows.bulk {
+	if p.maxNum != nil {
 		nk := knowledgeNumKey(pl.Work, c.ID[:1])
 		p.maxNum[nk] = max(p.maxNum[nk], num)
+	}
+	if p.rows.bulk {
 		if _, ok := p.rows.current[key]; !ok {
 			p.byWork[pl.Work] = append(p.byWork[pl.Work], key)
 		}

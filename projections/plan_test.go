@@ -20,7 +20,8 @@ func TestPlans_SeekAnIndex(t *testing.T) {
 	for name, index := range map[string]string{
 		"session_latest_start_by_work_at": "p_sessions_work",
 		"claim_live_head":                 "p_claims_held (expires_at>?)",
-		"session_active_head_desc":        "p_sessions_active", // walked newest first, stopped early
+		"claim_live_by_work_head":         "p_claims_held_work (work=? AND expires_at>?)", // one item's unexpired claims
+		"session_active_head_desc":        "p_sessions_active",                            // walked newest first, stopped early
 		"session_active_open_desc":        "p_sessions_active (valid_from<?)",
 		"session_active_closed_at":        "p_sessions_active_right",
 		"item_list_current":               "p_work_items_current", // every current item, none of the register's history

@@ -82,7 +82,21 @@ type base struct {
 	version int
 	schema  string
 	tables  []Table
+	// fold names the indexes the projection's own fold reads, or that
+	// hold a constraint its writes must meet: a bulk rebuild that ends
+	// its bulk mode early (versions.spill) folds the rest of the log
+	// through these alone and builds the others at its end. Nil builds
+	// every index at the spill.
+	fold []string
+	// scratch marks a build whose tables are only checksummed, then
+	// thrown away (ScratchProjectors): it builds the unique indexes (a
+	// constraint, and the checksums' order) and those of fold, not the
+	// indexes only reads use, nor the full-text index.
+	scratch bool
 }
+
+// markScratch makes the projection's bulk builds scratch builds.
+func (b *base) markScratch() { b.scratch = true }
 
 // Name returns the projection's name.
 func (b base) Name() string { return b.name }
@@ -121,6 +135,20 @@ func Projectors() []events.Projector {
 	out := make([]events.Projector, len(all))
 	for i, p := range all {
 		out[i] = p
+	}
+	return out
+}
+
+// ScratchProjectors returns Projectors for a rebuild into a throwaway
+// database that is checksummed and removed (replay --verify, verify,
+// migrate's check): each builds only the indexes its fold reads and its
+// unique ones, which order the checksums, and the search projection no
+// full-text index. The rows, and so the checksums, are those Projectors
+// build.
+func ScratchProjectors() []events.Projector {
+	out := Projectors()
+	for _, p := range out {
+		p.(interface{ markScratch() }).markScratch()
 	}
 	return out
 }

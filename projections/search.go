@@ -38,9 +38,11 @@ type search struct {
 	rows versions[searchDoc]
 	// bulk marks a rebuild: the rows are written as the incremental path
 	// writes them, in the same order (so with the same ids), through the
-	// same indexes, which are there from the start (two of them hold
-	// only open rows); only the full-text index waits for EndBulk, which
-	// fills it in one pass. Nothing is held in memory: a rebuild's memory
+	// two indexes the fold reads, which are there from the start and hold
+	// only open rows (base.fold); the index of every version (unique: a
+	// log with two versions of a document at one seq still fails the
+	// rebuild, at its end) and the full-text index wait for EndBulk, which
+	// fills each in one pass. Nothing is held in memory: a rebuild's memory
 	// does not grow with the documents (every checkpoint is one).
 	bulk bool
 	// namedOther is set, in a rebuild, once a checkpoint whose id is not
@@ -60,7 +62,7 @@ func (p *search) Objects() []string {
 func newSearch() *search {
 	p := &search{base: base{name: "search", version: 2, schema: "search", tables: []Table{
 		{Name: "p_search", Key: []string{"doc"}, Temporal: true},
-	}}}
+	}, fold: []string{"p_search_open", "p_search_source"}}}
 	p.rows = versions[searchDoc]{insert: p.putDoc, load: loadSearchDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
 		return exec(conn, "search_close", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", seq)
@@ -70,22 +72,29 @@ func newSearch() *search {
 	return p
 }
 
-// BeginBulk starts a rebuild: the tables and their indexes, the
-// full-text index left empty until EndBulk.
+// BeginBulk starts a rebuild: the tables and the indexes the fold reads,
+// the others and the full-text index left empty until EndBulk.
 func (p *search) BeginBulk(conn *sqlite.Conn) error {
 	p.bulk, p.namedOther = true, false
 	if err := p.base.BeginBulk(conn); err != nil {
 		return err
 	}
-	return p.base.createIndexes(conn)
+	return p.base.createIndexesOf(conn, true)
 }
 
 // AbortBulk leaves bulk mode after a failed rebuild.
 func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk = false }
 
-// EndBulk fills the full-text index from the rows written.
+// EndBulk builds the indexes the fold did not read, and fills the
+// full-text index from the rows written.
 func (p *search) EndBulk(conn *sqlite.Conn) error {
 	p.bulk = false
+	if err := p.base.createIndexesOf(conn, false); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	if p.scratch {
+		return nil // checksummed and thrown away: p_search is all it checks
+	}
 	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO p_search_fts (p_search_fts) VALUES ('rebuild')", nil); err != nil {
 		return fmt.Errorf("search: fill the full-text index: %w", err)
 	}

@@ -58,7 +58,7 @@ type sessions struct {
 func newSessions() *sessions {
 	p := &sessions{base: base{name: "sessions", version: 4, schema: "sessions", tables: []Table{
 		{Name: "p_sessions", Key: []string{"session_id"}, Temporal: true},
-	}}}
+	}, fold: []string{"p_sessions_key", "p_sessions_work_start", "p_sessions_work_end"}}}
 	p.rows = versions[Session]{insert: putSession, load: sessionRowAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
 		return closeInterval(conn, "session_open_from", "session_close", ":session_id", id, seq)
 	}}

@@ -3,7 +3,9 @@ package projections
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
+	"strings"
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -20,8 +22,12 @@ type versions[T any] struct {
 	// heldMax, when not 0, replaces bulkHeldMax (the tests' spilling
 	// projectors hold one version).
 	heldMax int
-	current map[string]*T
-	from    map[string]int64
+	// spilling is set while spill ends the bulk mode early, spilled once
+	// it has: the projection's indexes that its fold does not read
+	// (base.fold) then wait for the EndBulk that ends the rebuild.
+	spilling, spilled bool
+	current           map[string]*T
+	from              map[string]int64
 	// insert writes one version; to == 0 leaves it open (valid_to NULL).
 	insert func(conn *sqlite.Conn, row *T, from, to int64) error
 	// close marks the open version of key replaced at seq.
@@ -49,6 +55,8 @@ func (v *versions[T]) spill(conn *sqlite.Conn, endBulk func(conn *sqlite.Conn) e
 	if !v.bulk || len(v.current) <= limit {
 		return nil
 	}
+	v.spilling = true
+	defer func() { v.spilling = false }()
 	return endBulk(conn)
 }
 
@@ -104,18 +112,29 @@ func (v *versions[T]) drop(conn *sqlite.Conn, key string, seq int64) error {
 }
 
 // abortBulk drops the in-memory state of a failed bulk build.
-func (v *versions[T]) abortBulk() { v.bulk, v.current, v.from = false, nil, nil }
+func (v *versions[T]) abortBulk() {
+	v.bulk, v.current, v.from, v.spilling, v.spilled = false, nil, nil, false, false
+}
 
 // finishBulk is the EndBulk of a projection over v: it writes the open
-// versions, then the projection's indexes (b.EndBulk). A projection that
-// spilled has ended its bulk mode already; the EndBulk that ends the
-// rebuild then does nothing.
+// versions, then the projection's indexes (b.EndBulk). A spill (the
+// same call from spill) builds only the indexes the projection's fold
+// reads (base.fold): the rest of the log is folded through those alone,
+// and the EndBulk that ends the rebuild builds the others.
 func (v *versions[T]) finishBulk(conn *sqlite.Conn, b base) error {
 	if !v.bulk {
-		return nil // ended early (spill)
+		if !v.spilled {
+			return nil
+		}
+		v.spilled = false
+		return b.createIndexesOf(conn, false)
 	}
 	if err := v.endBulk(conn); err != nil {
 		return err
+	}
+	if v.spilling && b.fold != nil {
+		v.spilled = true
+		return b.createIndexesOf(conn, true)
 	}
 	return b.EndBulk(conn)
 }
@@ -199,9 +218,51 @@ func (b base) BeginBulk(conn *sqlite.Conn) error {
 
 // createIndexes adds the secondary indexes after a bulk rebuild.
 func (b base) createIndexes(conn *sqlite.Conn) error {
+	return b.createIndexesWhere(conn, func(string) bool { return true })
+}
+
+// createIndexesOf adds the secondary indexes the projection's fold reads
+// (base.fold; fold true) or the others (fold false).
+func (b base) createIndexesOf(conn *sqlite.Conn, fold bool) error {
+	return b.createIndexesWhere(conn, func(name string) bool { return slices.Contains(b.fold, name) == fold })
+}
+
+// createIndexesWhere adds the secondary indexes of the projection's
+// indexes script (one CREATE INDEX statement a line) that want names. A
+// scratch build (base.scratch) leaves out those that are neither unique
+// nor read by the fold: what it builds is checksummed and thrown away.
+func (b base) createIndexesWhere(conn *sqlite.Conn, want func(name string) bool) error {
 	script, ok := schemas.Get(b.schema + "_indexes")
 	if !ok {
 		return nil
 	}
-	return sqlitex.ExecuteScript(conn, script, nil)
+	for _, stmt := range strings.Split(script, ";") {
+		if stmt = strings.TrimSpace(stmt); stmt == "" {
+			continue
+		}
+		name, unique, ok := indexName(stmt)
+		if !ok {
+			return fmt.Errorf("projection %s: %q is not a CREATE INDEX statement", b.name, stmt)
+		}
+		if !want(name) || (b.scratch && !unique && !slices.Contains(b.fold, name)) {
+			continue
+		}
+		if err := sqlitex.ExecuteTransient(conn, stmt, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexName is the name a CREATE [UNIQUE] INDEX statement creates, and
+// whether the index is unique.
+func indexName(stmt string) (name string, unique, ok bool) {
+	f := strings.Fields(stmt)
+	if len(f) > 1 && f[0] == "CREATE" && f[1] == "UNIQUE" {
+		f, unique = append(f[:1:1], f[2:]...), true
+	}
+	if len(f) < 3 || f[0] != "CREATE" || f[1] != "INDEX" {
+		return "", false, false
+	}
+	return f[2], unique, true
 }

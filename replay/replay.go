@@ -127,14 +127,15 @@ func ScratchChecksums(src *sqlite.Conn, head int64, progress func(done, total in
 
 // scratchRebuild folds events 1..head from src into a throwaway database
 // and calls then with it, before it is removed; src is free again by
-// then.
+// then. The database is only checksummed: its projections
+// (projections.ScratchProjectors) build no index that only reads use.
 func scratchRebuild(src *sqlite.Conn, head int64, progress func(done, total int64), then func(dst *sqlite.Conn) error) error {
 	return withScratch(func(dst *sqlite.Conn) error {
 		endFn, err := sqlitex.ImmediateTransaction(dst)
 		if err != nil {
 			return fault.Wrap(fault.Storage, err, "prepare scratch database")
 		}
-		err = events.RebuildFrom(src, dst, projections.Projectors(), head, progress)
+		err = events.RebuildFrom(src, dst, projections.ScratchProjectors(), head, progress)
 		endFn(&err)
 		if err != nil {
 			if fault.Is(err, fault.VerifyFailed) {

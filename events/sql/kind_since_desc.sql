@@ -1,2 +1,2 @@
 SELECT seq, id, kind, stream, stream_version, occurred_at, actor, request_id, payload, prev_hash, hash
-FROM events WHERE seq > :after AND kind = :kind ORDER BY seq DESC LIMIT :limit;
+FROM events WHERE seq > :after AND kind = :kind ORDER BY seq DESC LIMIT :limit + 0;

@@ -1,1 +1,1 @@
-SELECT e.seq, e.id, e.kind, e.stream, e.stream_version, e.occurred_at, e.actor, e.request_id, e.payload, e.prev_hash, e.hash FROM p_checkpoints c JOIN events e ON e.seq = c.seq WHERE c.session_id = :session_id AND c.seq <= :rev ORDER BY c.seq DESC LIMIT :limit;
+SELECT e.seq, e.id, e.kind, e.stream, e.stream_version, e.occurred_at, e.actor, e.request_id, e.payload, e.prev_hash, e.hash FROM p_checkpoints c JOIN events e ON e.seq = c.seq WHERE c.session_id = :session_id AND c.seq <= :rev ORDER BY c.seq DESC LIMIT :limit + 0;

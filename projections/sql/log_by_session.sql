@@ -13,4 +13,4 @@ WHERE seq IN (
     SELECT seq FROM events WHERE stream IN (SELECT DISTINCT 'session/' || session_id FROM p_sessions WHERE work = :work) AND seq > :since AND seq <= :until
     UNION
     SELECT valid_from FROM p_bindings WHERE work = :work AND valid_from > :since AND valid_from <= :until))
-ORDER BY seq LIMIT :limit;
+ORDER BY seq LIMIT :limit + 0;

@@ -8,4 +8,4 @@ WHERE e.seq IN (
   SELECT i.valid_to FROM p_work_items i WHERE i.key = :work AND i.valid_to > :since AND i.valid_to <= :until
 )
 AND (:kind IS NULL OR e.kind = :kind)
-ORDER BY e.seq LIMIT :limit;
+ORDER BY e.seq LIMIT :limit + 0;

@@ -2,4 +2,4 @@ SELECT e.seq, e.id, e.kind, e.stream, e.stream_version, e.occurred_at, e.actor, 
 FROM p_work_log w JOIN events e ON e.seq = w.seq
 WHERE w.work = :work AND w.seq > :since AND w.seq <= :until
   AND (:kind IS NULL OR w.kind = :kind)
-ORDER BY w.seq LIMIT :limit;
+ORDER BY w.seq LIMIT :limit + 0;

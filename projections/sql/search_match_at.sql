@@ -6,4 +6,4 @@ WHERE p_search_fts MATCH :query
   AND d.valid_from <= :rev AND (d.valid_to IS NULL OR d.valid_to > :rev)
   AND (:kind = '' OR d.kind = :kind)
 ORDER BY bm25, d.seq DESC, d.doc
-LIMIT :limit;
+LIMIT :limit + 0;
