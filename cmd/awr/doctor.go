@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/awr-dev/awr/internal/project"
@@ -47,6 +49,14 @@ func (c *doctorCheckCmd) Run(app *App) error {
 		for _, f := range r.Findings {
 			fmt.Fprintf(w, "  %-7s %-20s %s\n", f.Severity, f.Code, project.SafeText(f.Message))
 			fmt.Fprintf(w, "  %-7s %-20s repair: %s\n", "", "", f.Repair)
+		}
+		if len(r.NotListed) > 0 {
+			codes := slices.Sorted(maps.Keys(r.NotListed))
+			var more []string
+			for _, c := range codes {
+				more = append(more, fmt.Sprintf("%d %s", r.NotListed[c], c))
+			}
+			fmt.Fprintf(w, "not listed: %s (every finding: awr doctor --all)\n", strings.Join(more, ", "))
 		}
 		fmt.Fprintf(w, "next: %s\n", r.Findings[0].Repair)
 	})

@@ -73,6 +73,29 @@ type Hook struct {
 	LastNotAnswered string `json:"last_not_answered,omitempty"`
 }
 
+// PerCode is how many findings of one code a report lists by default:
+// at a long log's head thousands of sessions can lapse, and a list of all
+// of them would bury the other codes.
+const PerCode = 20
+
+// Listed keeps, of ranked findings, at most perCode of each code (in
+// their order), and counts by code those it leaves out (nil when none).
+func Listed(findings []Finding, perCode int) (listed []Finding, notListed map[string]int) {
+	seen := map[string]int{}
+	listed = findings[:0:0]
+	for _, f := range findings {
+		if seen[f.Code]++; seen[f.Code] > perCode {
+			if notListed == nil {
+				notListed = map[string]int{}
+			}
+			notListed[f.Code]++
+			continue
+		}
+		listed = append(listed, f)
+	}
+	return listed, notListed
+}
+
 // Rank orders findings worst first (stable within a severity) and counts
 // them per severity; ok is false when there is an error or a warning.
 func Rank(findings []Finding) (ok bool, counts map[string]int) {

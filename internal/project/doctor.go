@@ -36,7 +36,9 @@ const (
 )
 
 // DoctorRequest is `awr doctor` and awr_doctor.
-type DoctorRequest struct{}
+type DoctorRequest struct {
+	All bool `name:"all" json:"all,omitempty" help:"Every finding (by default at most 20 of each code, the others counted in not_listed)."`
+}
 
 // DoctorResult is `awr doctor`: the findings, worst first, and how many of
 // each severity.
@@ -45,6 +47,11 @@ type DoctorResult struct {
 	Findings        []DoctorFinding `json:"findings"`
 	Counts          map[string]int  `json:"counts"`
 	ProjectRevision int64           `json:"project_revision"`
+	// FindingsTotal counts every finding (Counts by severity); without
+	// All, Findings lists at most doctor.PerCode of each code and
+	// NotListed counts, by code, those it leaves out.
+	FindingsTotal int            `json:"findings_total"`
+	NotListed     map[string]int `json:"not_listed,omitempty"`
 	// Store reports the shared store of a team checkout (absent for a
 	// project whose log is its own file).
 	Store *StoreHealth `json:"store,omitempty"`
@@ -61,9 +68,10 @@ type DoctorResult struct {
 // diagnostics of .awr/hooks.log), executions whose process died without a
 // finish, and a project directory or database others may write. Each
 // finding names the command that repairs it. ok is false when there is an
-// error or a warning.
+// error or a warning. It lists at most doctor.PerCode findings of each
+// code unless req.All, and counts the others.
 // Errors: NotFound for a directory without a project.
-func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, error) {
+func (p *Project) Doctor(ctx context.Context, req DoctorRequest) (*DoctorResult, error) {
 	res := &DoctorResult{Findings: []DoctorFinding{}}
 	add := func(f DoctorFinding) { res.Findings = append(res.Findings, f) }
 	ttl := p.leaseTTL()
@@ -94,6 +102,10 @@ func (p *Project) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, e
 	}
 	res.Hooks = doctor.Files(ctx, p.dir, st, clients, add)
 	res.OK, res.Counts = doctor.Rank(res.Findings)
+	res.FindingsTotal = len(res.Findings)
+	if !req.All {
+		res.Findings, res.NotListed = doctor.Listed(res.Findings, doctor.PerCode)
+	}
 	return res, nil
 }
 
