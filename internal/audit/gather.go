@@ -397,13 +397,16 @@ func hostEvent(e *events.Event, pl *events.HostEventRecorded) HostEvent {
 }
 
 // inForce is the knowledge of work in force right after event seq, less
-// the items in skip.
+// the items in skip. It reads the items live at seq (their index), not
+// every item the work item ever had with its sessions counted: the
+// audit asks at each checkpoint and resume, and a long-lived item has
+// thousands of closed ones.
 func (g *auditGather) inForce(work string, seq int64, skip map[string]bool) (Knowledge, error) {
-	all, err := projections.KnowledgeAt(g.conn, work, seq)
+	live, err := projections.LiveKnowledgeAt(g.conn, work, seq)
 	if err != nil {
 		return Knowledge{}, err
 	}
-	st := projections.SortKnowledge(all, seq)
+	st := projections.SortKnowledge(live, seq)
 	items := func(ks []projections.Knowledge) []Item {
 		out := []Item{}
 		for _, it := range ks {

@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/awr-dev/awr/internal/audit"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/project"
+	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 )
 
@@ -122,4 +124,71 @@ func TestAudit(t *testing.T) {
 			require.Equal(t, c.code, fault.As(err).Code, "%+v", c.req)
 		}
 	})
+}
+
+// TestAudit_KeptAtEachCheckpoint: what each checkpoint of a work item
+// kept in force is the item's live knowledge right after it, as the
+// knowledge projection reads it at that revision (an item opened, one
+// resolved, one superseded and one retracted over four checkpoints;
+// the audit reads only the live items, never every item with its
+// sessions counted).
+func TestAudit_KeptAtEachCheckpoint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	env := logkit.Seeded(t, dir, logkit.Ticking(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)), 7,
+		events.WorkItem{Key: "W-1", Title: "one", Status: "planned"})
+	s, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-1", Agent: "a", Claim: true})
+	require.NoError(t, err)
+	steps := []commands.KnowledgeFlags{
+		{OpenLoops: []string{"loop one", "loop two"}, Decisions: []string{"use sqlite"}, Facts: []string{"fact one"}},
+		{ResolveLoops: []string{"L-1=done"}, Facts: []string{"fact two"}},
+		{Supersede: []string{"D-1=use postgres"}, OpenLoops: []string{"loop three"}},
+		{Retract: []string{"F-1"}},
+	}
+	var seqs []int64
+	for i, k := range steps {
+		cp, err := commands.RecordCheckpoint(ctx, env, commands.CheckpointRequest{SessionID: s.Session.ID, Agent: "a", Digest: fmt.Sprintf("d%d", i), NextAction: "n", KnowledgeFlags: k})
+		require.NoError(t, err)
+		seqs = append(seqs, cp.Checkpoint.Seq)
+	}
+	p, err := project.Open(ctx, dir, project.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+	res, err := p.Audit(ctx, project.AuditRequest{Work: "W-1"})
+	require.NoError(t, err)
+	require.Len(t, res.Checkpoints, len(steps))
+	st, err := p.EventLog(ctx)
+	require.NoError(t, err)
+	ids := func(items []audit.Item) (out []string) {
+		for _, it := range items {
+			out = append(out, it.ID+" "+it.Text)
+		}
+		return out
+	}
+	// Kept is what the checkpoint kept: in force after it, less what it
+	// opened.
+	names := func(ks []projections.Knowledge, seq int64) (out []string) {
+		for _, k := range ks {
+			if k.OpenedSeq != seq {
+				out = append(out, k.ID+" "+k.Text)
+			}
+		}
+		return out
+	}
+	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
+		for i, cp := range res.Checkpoints {
+			all, err := projections.KnowledgeAt(r.Conn, "W-1", seqs[i])
+			require.NoError(t, err)
+			want := projections.SortKnowledge(all, seqs[i])
+			require.Equal(t, names(want.OpenLoops, seqs[i]), ids(cp.Kept.OpenLoops), "checkpoint %d", i)
+			require.Equal(t, names(want.Decisions, seqs[i]), ids(cp.Kept.Decisions), "checkpoint %d", i)
+			require.Equal(t, names(want.Facts, seqs[i]), ids(cp.Kept.Facts), "checkpoint %d", i)
+		}
+		return nil
+	}))
+	last := res.Checkpoints[len(steps)-1].Kept
+	require.Equal(t, []string{"L-2 loop two", "L-3 loop three"}, ids(last.OpenLoops))
+	require.Equal(t, []string{"F-2 fact two"}, ids(last.Facts), "F-1 retracted")
+	require.Equal(t, []string{"D-2 use postgres"}, ids(last.Decisions), "D-1 superseded by D-2")
 }
