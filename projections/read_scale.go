@@ -6,41 +6,29 @@ import (
 
 // RelatedBriefsHead lists, at the head, the current work items whose
 // goal is goal or whose milestone is milestone (either empty: none by
-// it), each once, as briefs (Milestone set for those on it), in no set
-// order: what ItemBriefsAt gives of them, read through the goal and
-// milestone indexes, so that it costs the items it returns, not the
+// it), each once, as briefs, in no set order: what ItemBriefsAt gives of
+// them (Milestone set on those found by their milestone alone, the items
+// of goal being found by it first), read from the goal and milestone
+// indexes, which hold the columns: it costs the items it returns, not the
 // register.
 func RelatedBriefsHead(conn *sqlite.Conn, goal, milestone string) ([]ItemBrief, error) {
-	type place struct {
-		key, source string
-		ordinal     int
-	}
 	var out []ItemBrief
-	at := map[place]int{}
-	add := func(st *sqlite.Stmt, onMilestone bool) error {
-		b := ItemBrief{Key: st.GetText("key"), SourcePath: st.GetText("source_path"), Ordinal: int(st.GetInt64("ordinal")),
-			Status: st.GetText("status"), Goal: st.GetText("goal")}
-		id := place{b.Key, b.SourcePath, b.Ordinal}
-		i, seen := at[id]
-		if !seen {
-			i = len(out)
-			at[id] = i
-			out = append(out, b)
-		}
-		if onMilestone {
-			out[i].Milestone = milestone
-		}
-		return nil
+	add := func(st *sqlite.Stmt, onMilestone string) {
+		out = append(out, ItemBrief{Key: st.GetText("key"), SourcePath: st.GetText("source_path"), Ordinal: int(st.GetInt64("ordinal")),
+			Status: st.GetText("status"), Goal: st.GetText("goal"), Milestone: onMilestone})
 	}
 	if goal != "" {
 		if err := query(conn, "item_brief_goal_current", func(st *sqlite.Stmt) { st.SetText(":goal", goal) },
-			func(st *sqlite.Stmt) error { return add(st, false) }); err != nil {
+			func(st *sqlite.Stmt) error { add(st, ""); return nil }); err != nil {
 			return nil, err
 		}
 	}
 	if milestone != "" {
-		if err := query(conn, "item_brief_milestone_current", func(st *sqlite.Stmt) { st.SetText(":milestone", milestone) },
-			func(st *sqlite.Stmt) error { return add(st, true) }); err != nil {
+		// The items of goal were listed above: only the others.
+		if err := query(conn, "item_brief_milestone_current", func(st *sqlite.Stmt) {
+			st.SetText(":milestone", milestone)
+			st.SetText(":goal", goal)
+		}, func(st *sqlite.Stmt) error { add(st, milestone); return nil }); err != nil {
 			return nil, err
 		}
 	}
