@@ -69,48 +69,8 @@ func gather(conn *sqlite.Conn, rev int64, head bool, work, session string, close
 	if in.Goals, err = projections.GoalsAt(conn, rev); err != nil {
 		return in, err
 	}
-	if head {
-		// At the head the indexes of goal and milestone give the related
-		// items, and the goals' counts are read only for a packet that
-		// shows them: what the packet lists, not the register.
-		if it != nil {
-			briefs, err := projections.RelatedBriefsHead(conn, it.Goal, it.Milestone)
-			if err != nil {
-				return in, err
-			}
-			if err := in.gatherRelated(conn, rev, briefs); err != nil {
-				return in, err
-			}
-		}
-		if in.showsGoals() {
-			in.GoalLinks = map[string]GoalLink{}
-			for _, g := range in.Goals {
-				n, done, err := projections.GoalCountHead(conn, g.Key)
-				if err != nil {
-					return in, err
-				}
-				if n > 0 {
-					in.GoalLinks[g.Key] = GoalLink{Work: n, Completed: done}
-				}
-			}
-		}
-	} else {
-		milestone := ""
-		if it != nil {
-			milestone = it.Milestone
-		}
-		briefs, err := projections.ItemBriefsAt(conn, rev, false, milestone)
-		if err != nil {
-			return in, err
-		}
-		if it != nil {
-			if err := in.gatherRelated(conn, rev, briefs); err != nil {
-				return in, err
-			}
-		}
-		if in.showsGoals() {
-			in.GoalLinks = goalLinks(briefs, in.Goals)
-		}
+	if err := in.gatherRelatedAndLinks(conn, rev, head); err != nil {
+		return in, err
 	}
 	if err := in.gatherRules(conn, rev); err != nil {
 		return in, err
@@ -142,6 +102,56 @@ func gather(conn *sqlite.Conn, rev int64, head bool, work, session string, close
 	}
 	in.History = hist
 	return in, nil
+}
+
+// gatherRelatedAndLinks sets the related items of in.Item and, for a
+// packet that lists the goals, their counts of work (in.Goals read).
+func (in *Input) gatherRelatedAndLinks(conn *sqlite.Conn, rev int64, head bool) error {
+	it := in.Item
+	if head {
+		// At the head the indexes of goal and milestone give the related
+		// items, and the goals' counts are read only for a packet that
+		// shows them: what the packet lists, not the register.
+		if it != nil {
+			briefs, err := projections.RelatedBriefsHead(conn, it.Goal, it.Milestone)
+			if err != nil {
+				return err
+			}
+			if err := in.gatherRelated(conn, rev, briefs); err != nil {
+				return err
+			}
+		}
+		if in.showsGoals() {
+			in.GoalLinks = map[string]GoalLink{}
+			for _, g := range in.Goals {
+				n, done, err := projections.GoalCountHead(conn, g.Key)
+				if err != nil {
+					return err
+				}
+				if n > 0 {
+					in.GoalLinks[g.Key] = GoalLink{Work: n, Completed: done}
+				}
+			}
+		}
+	} else {
+		milestone := ""
+		if it != nil {
+			milestone = it.Milestone
+		}
+		briefs, err := projections.ItemBriefsAt(conn, rev, false, milestone)
+		if err != nil {
+			return err
+		}
+		if it != nil {
+			if err := in.gatherRelated(conn, rev, briefs); err != nil {
+				return err
+			}
+		}
+		if in.showsGoals() {
+			in.GoalLinks = goalLinks(briefs, in.Goals)
+		}
+	}
+	return nil
 }
 
 // gatherRelated lists the related items among briefs (in.Item's goal
