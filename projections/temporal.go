@@ -228,7 +228,8 @@ func (b base) createIndexesOf(conn *sqlite.Conn, fold bool) error {
 }
 
 // createIndexesWhere adds the secondary indexes of the projection's
-// indexes script (one CREATE INDEX statement a line) that want names. A
+// indexes script (CREATE INDEX statements, each ended by a semicolon;
+// whole-line "--" comments between them) that want names. A
 // scratch build (base.scratch) leaves out those that are neither unique
 // nor read by the fold: what it builds is checksummed and thrown away.
 func (b base) createIndexesWhere(conn *sqlite.Conn, want func(name string) bool) error {
@@ -236,7 +237,7 @@ func (b base) createIndexesWhere(conn *sqlite.Conn, want func(name string) bool)
 	if !ok {
 		return nil
 	}
-	for _, stmt := range strings.Split(script, ";") {
+	for _, stmt := range strings.Split(withoutComments(script), ";") {
 		if stmt = strings.TrimSpace(stmt); stmt == "" {
 			continue
 		}
@@ -252,6 +253,18 @@ func (b base) createIndexesWhere(conn *sqlite.Conn, want func(name string) bool)
 		}
 	}
 	return nil
+}
+
+// withoutComments is script without its whole-line "--" comments.
+func withoutComments(script string) string {
+	lines := strings.Split(script, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(l), "--") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 // indexName is the name a CREATE [UNIQUE] INDEX statement creates, and

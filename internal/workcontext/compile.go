@@ -37,7 +37,9 @@ type Input struct {
 	Work  string
 	Item  *projections.WorkItem
 	Goals []events.Goal
-	// GoalLinks counts the work serving each goal, by goal key.
+	// GoalLinks counts the work serving each declared goal, by goal key,
+	// for a packet that lists the goals (the item serves none of them);
+	// nil for any other.
 	GoalLinks    map[string]GoalLink
 	Rules        []events.Rule
 	Dependencies []Dependency

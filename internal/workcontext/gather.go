@@ -66,29 +66,12 @@ func gather(conn *sqlite.Conn, rev int64, head bool, work, session string, close
 			in.Dependencies = append(in.Dependencies, Dependency{Key: d.Key, Required: d.Required, Status: status, Found: found})
 		}
 	}
-	milestone := ""
-	if it != nil {
-		milestone = it.Milestone
-	}
-	briefs, err := projections.ItemBriefsAt(conn, rev, head, milestone)
-	if err != nil {
-		return in, err
-	}
-	if it != nil {
-		var listed []projections.ItemBrief
-		listed, in.RelatedMore = related(*it, briefs)
-		for _, b := range listed {
-			r, err := itemAt(conn, b, rev)
-			if err != nil {
-				return in, err
-			}
-			in.Related = append(in.Related, r)
-		}
-	}
 	if in.Goals, err = projections.GoalsAt(conn, rev); err != nil {
 		return in, err
 	}
-	in.GoalLinks = goalLinks(briefs)
+	if err := in.gatherRelatedAndLinks(conn, rev, head); err != nil {
+		return in, err
+	}
 	if err := in.gatherRules(conn, rev); err != nil {
 		return in, err
 	}
@@ -119,6 +102,71 @@ func gather(conn *sqlite.Conn, rev int64, head bool, work, session string, close
 	}
 	in.History = hist
 	return in, nil
+}
+
+// gatherRelatedAndLinks sets the related items of in.Item and, for a
+// packet that lists the goals, their counts of work (in.Goals read).
+func (in *Input) gatherRelatedAndLinks(conn *sqlite.Conn, rev int64, head bool) error {
+	it := in.Item
+	if head {
+		// At the head the indexes of goal and milestone give the related
+		// items, and the goals' counts are read only for a packet that
+		// shows them: what the packet lists, not the register.
+		if it != nil {
+			briefs, err := projections.RelatedBriefsHead(conn, it.Goal, it.Milestone)
+			if err != nil {
+				return err
+			}
+			if err := in.gatherRelated(conn, rev, briefs); err != nil {
+				return err
+			}
+		}
+		if in.showsGoals() {
+			in.GoalLinks = map[string]GoalLink{}
+			for _, g := range in.Goals {
+				n, done, err := projections.GoalCountHead(conn, g.Key)
+				if err != nil {
+					return err
+				}
+				if n > 0 {
+					in.GoalLinks[g.Key] = GoalLink{Work: n, Completed: done}
+				}
+			}
+		}
+	} else {
+		milestone := ""
+		if it != nil {
+			milestone = it.Milestone
+		}
+		briefs, err := projections.ItemBriefsAt(conn, rev, false, milestone)
+		if err != nil {
+			return err
+		}
+		if it != nil {
+			if err := in.gatherRelated(conn, rev, briefs); err != nil {
+				return err
+			}
+		}
+		if in.showsGoals() {
+			in.GoalLinks = goalLinks(briefs, in.Goals)
+		}
+	}
+	return nil
+}
+
+// gatherRelated lists the related items among briefs (in.Item's goal
+// or milestone), each read whole, and counts those it leaves out.
+func (in *Input) gatherRelated(conn *sqlite.Conn, rev int64, briefs []projections.ItemBrief) error {
+	listed, more := related(*in.Item, briefs)
+	in.RelatedMore = more
+	for _, b := range listed {
+		r, err := itemAt(conn, b, rev)
+		if err != nil {
+			return err
+		}
+		in.Related = append(in.Related, r)
+	}
+	return nil
 }
 
 // gatherRules adds the rules in scope of the item and the problems of

@@ -49,7 +49,10 @@ func TestGather_AsTheWholeRegister(t *testing.T) {
 	env := logkit.Seeded(t, dir, func() time.Time { return now }, 1, items...)
 	// A second source declares W-03 and W-08 again, with other statuses.
 	_, err := commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "more.md", Adapter: "markdown_checklist", ContentHash: "h2",
-		Items: []events.WorkItem{{Key: "W-03", Title: "again", Status: "ready", Goal: "G-1"}, {Key: "W-08", Title: "again", Status: "completed", Milestone: "M-1"}}}}, false)
+		Items: []events.WorkItem{{Key: "W-03", Title: "again", Status: "ready", Goal: "G-1"}, {Key: "W-08", Title: "again", Status: "completed", Milestone: "M-1"}},
+		// G-1 and G-3 declared (G-3 served by no item), G-2 not: an
+		// item of G-2 or of no goal shows the declared goals' counts.
+		Goals: []events.Goal{{Key: "G-1", Title: "one"}, {Key: "G-3", Title: "three"}}}}, false)
 	require.NoError(t, err)
 	past := int64(2)
 	// The register moves on: statuses change, an item goes.
@@ -89,17 +92,28 @@ func reference(t *testing.T, conn *sqlite.Conn, rev int64, work string) workcont
 			byKey[it.Key] = it
 		}
 	}
-	in.GoalLinks = map[string]workcontext.GoalLink{}
+	goals, err := projections.GoalsAt(conn, rev)
+	require.NoError(t, err)
+	// The goals' counts, for a packet that lists the goals: the item
+	// (if any) serves none of the declared goals.
+	linked := map[string]workcontext.GoalLink{}
+	declared := map[string]bool{}
+	for _, g := range goals {
+		declared[g.Key] = true
+	}
 	for _, it := range all {
-		if it.Goal == "" {
+		if !declared[it.Goal] {
 			continue
 		}
-		l := in.GoalLinks[it.Goal]
+		l := linked[it.Goal]
 		l.Work++
 		if it.Status == projections.StatusCompleted {
 			l.Completed++
 		}
-		in.GoalLinks[it.Goal] = l
+		linked[it.Goal] = l
+	}
+	if it, ok := byKey[work]; len(goals) > 0 && (!ok || !declared[it.Goal]) {
+		in.GoalLinks = linked
 	}
 	it, ok := byKey[work]
 	if !ok {

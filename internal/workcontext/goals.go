@@ -23,11 +23,16 @@ type GoalLink struct {
 	Completed int
 }
 
-// goalLinks counts, per goal key, the work items that serve it.
-func goalLinks(items []projections.ItemBrief) map[string]GoalLink {
+// goalLinks counts, per goal of goals, the work items among items that
+// serve it (a goal no item serves has no entry).
+func goalLinks(items []projections.ItemBrief, goals []events.Goal) map[string]GoalLink {
+	declared := map[string]bool{}
+	for _, g := range goals {
+		declared[g.Key] = true
+	}
 	out := map[string]GoalLink{}
 	for _, it := range items {
-		if it.Goal == "" {
+		if !declared[it.Goal] {
 			continue
 		}
 		l := out[it.Goal]
@@ -40,6 +45,23 @@ func goalLinks(items []projections.ItemBrief) map[string]GoalLink {
 	return out
 }
 
+// showsGoals reports whether the packet lists the project's goals (the
+// optional chunk goalLines makes): there are goals and the item serves
+// none of them.
+func (in *Input) showsGoals() bool {
+	if len(in.Goals) == 0 {
+		return false
+	}
+	if in.Item != nil {
+		for _, g := range in.Goals {
+			if g.Key == in.Item.Goal {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // goalLines renders the project's goals, each with how many work items
 // serve it and how many of those are completed, for a work item that
 // serves none of them (it names no goal, or one no source declares): the
@@ -49,14 +71,7 @@ func goalLinks(items []projections.ItemBrief) map[string]GoalLink {
 // every packet does not pay for the whole organization (awr status and
 // awr intake inspect list them all). Nil when there is nothing to list.
 func goalLines(in Input) []string {
-	if in.Item != nil {
-		for _, g := range in.Goals {
-			if g.Key == in.Item.Goal {
-				return nil
-			}
-		}
-	}
-	if len(in.Goals) == 0 {
+	if !in.showsGoals() {
 		return nil
 	}
 	// The goals some work serves first, then the others, each in the
