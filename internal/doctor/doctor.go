@@ -82,7 +82,7 @@ const PerCode = 20
 // their order), and counts by code those it leaves out (nil when none).
 func Listed(findings []Finding, perCode int) (listed []Finding, notListed map[string]int) {
 	seen := map[string]int{}
-	listed = findings[:0:0]
+	listed = make([]Finding, 0, len(findings))
 	for _, f := range findings {
 		if seen[f.Code]++; seen[f.Code] > perCode {
 			if notListed == nil {

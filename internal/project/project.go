@@ -308,28 +308,29 @@ func (p *Project) sourceFreshness(ctx context.Context, keep bool) (stale, missin
 	if err != nil {
 		return nil, nil, err
 	}
-	err = st.Read(ctx, func(r *events.Reader) error {
-		indexed, err := projections.SourcesAt(r.Conn, r.Head, true)
-		if err != nil {
-			return err
+	var indexed []projections.Source
+	if err := st.Read(ctx, func(r *events.Reader) (err error) {
+		indexed, err = projections.SourcesAt(r.Conn, r.Head, true)
+		return err
+	}); err != nil {
+		return nil, nil, err
+	}
+	// The files are read and hashed outside the log's snapshot.
+	seen := intake.LoadSeen(p.dir)
+	for _, s := range intake.CompareSeen(p.dir, m, indexed, seen) {
+		if s.Freshness != intake.Fresh {
+			stale = append(stale, s.Path)
 		}
-		seen := intake.LoadSeen(p.dir)
-		if keep {
-			defer seen.Save(p.dir) // a cache: a checkout that cannot write it hashes again next time
+		if s.Freshness == intake.Missing {
+			missing = append(missing, s.Path)
 		}
-		for _, s := range intake.CompareSeen(p.dir, m, indexed, seen) {
-			if s.Freshness != intake.Fresh {
-				stale = append(stale, s.Path)
-			}
-			if s.Freshness == intake.Missing {
-				missing = append(missing, s.Path)
-			}
-		}
-		return nil
-	})
+	}
+	if keep {
+		seen.Save(p.dir) // a cache: a checkout that cannot write it hashes again next time
+	}
 	sort.Strings(stale)
 	sort.Strings(missing)
-	return stale, missing, err
+	return stale, missing, nil
 }
 
 // requireFresh fails with SourceStale naming the changed files. A source
