@@ -70,15 +70,23 @@ func TestTerminal_Lines(t *testing.T) {
 	require.Equal(t, "just now", ago(time.Second))
 }
 
+// needTTY skips a test of awr on a pseudo-terminal where it cannot run:
+// in a test form other than the plain one, or without script(1), which
+// gives the terminal.
+func needTTY(t *testing.T) {
+	t.Helper()
+	testkit.PlainOnly(t, "awr processes on a pseudo-terminal")
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) not installed")
+	}
+}
+
 // TestTerminal_RealTTY runs awr ready --all on a real terminal (script(1)
 // gives it a pseudo-terminal) 60 columns wide: every line fits, a hint is
 // whole, states are coloured unless NO_COLOR or --color never; piped, the
 // same command prints what it always did.
 func TestTerminal_RealTTY(t *testing.T) {
-	testkit.PlainOnly(t, "awr processes on a pseudo-terminal")
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) not installed")
-	}
+	needTTY(t)
 	t.Parallel()
 	awr := testkit.Program(t, testkit.AWR)
 	dir, err := fixtures.CopyProject("checkout", t.TempDir())
@@ -148,10 +156,7 @@ func TestProgress_RateETA(t *testing.T) {
 // first report, so that a fast machine, which finishes within the 300 ms
 // a bar waits for, still shows it.
 func TestProgress_LongCommands(t *testing.T) {
-	testkit.PlainOnly(t, "awr processes on a pseudo-terminal")
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) not installed")
-	}
+	needTTY(t)
 	t.Parallel()
 	awr := testkit.Program(t, testkit.AWR)
 	tmp := t.TempDir()
