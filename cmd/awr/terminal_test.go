@@ -197,26 +197,24 @@ func TestProgress_LongCommands(t *testing.T) {
 	head := st.ProjectRevision
 	require.Greater(t, head, int64(5001))
 
-	file, imported := tmp+"/log.jsonl", tmp+"/imported"
-	require.NoError(t, os.Mkdir(imported, 0o755))
-	for _, c := range []struct{ args, desc string }{
-		{"--project " + dir + " export --output " + file, "exporting"},
-		{"import " + file + " --project " + imported, "importing"},
-		{"--project " + imported + " replay", "replaying"},
-		{"--project " + imported + " replay --verify", "replaying"},
-		{"--project " + imported + " verify", "verifying"},
-	} {
+	file := tmp + "/log.jsonl"
+	type job struct{ args, desc string }
+	// readers are the jobs that read the export into a new project in
+	// target (made here), then replay, verify it.
+	readers := func(target string) []job {
+		require.NoError(t, os.Mkdir(target, 0o755))
+		return []job{
+			{"import " + file + " --project " + target, "importing"},
+			{"--project " + target + " replay", "replaying"},
+			{"--project " + target + " replay --verify", "replaying"},
+			{"--project " + target + " verify", "verifying"},
+		}
+	}
+	for _, c := range append([]job{{"--project " + dir + " export --output " + file, "exporting"}}, readers(tmp+"/imported")...) {
 		require.Regexp(t, bar(c.desc, head), tty(c.args), c.args)
 	}
 	// With --json on a terminal: no bar.
-	jsonDir := tmp + "/json"
-	require.NoError(t, os.Mkdir(jsonDir, 0o755))
-	for _, c := range []struct{ args, desc string }{
-		{"--project " + dir + " export --force --output " + file, "exporting"},
-		{"import " + file + " --project " + jsonDir, "importing"},
-		{"--project " + jsonDir + " replay", "replaying"},
-		{"--project " + jsonDir + " verify", "verifying"},
-	} {
+	for _, c := range append([]job{{"--project " + dir + " export --force --output " + file, "exporting"}}, readers(tmp+"/json")...) {
 		got := tty(c.args + " --json")
 		require.NotContains(t, got, c.desc+" ", "%s --json: no bar", c.args)
 		require.Contains(t, got, `"project_revision":`, c.args)
@@ -228,14 +226,8 @@ func TestProgress_LongCommands(t *testing.T) {
 	written, err := os.ReadFile(file)
 	require.NoError(t, err)
 	require.True(t, string(written) == exported, "export: the same bytes on a terminal and piped")
-	again := tmp + "/again"
-	require.NoError(t, os.Mkdir(again, 0o755))
-	for _, args := range [][]string{
-		{"import", file, "--project", again},
-		{"--project", again, "replay"},
-		{"--project", again, "replay", "--verify"},
-		{"--project", again, "verify"},
-	} {
+	for _, c := range readers(tmp + "/again") {
+		args := strings.Fields(c.args)
 		o, e := piped(args...)
 		require.Empty(t, e, "%v, piped: no bar", args)
 		require.NotContains(t, o, "events/s", "%v, piped", args)
