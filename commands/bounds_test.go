@@ -31,8 +31,7 @@ func TestLease_Bounded(t *testing.T) {
 	require.Equal(t, before, te.head(t))
 
 	ok := commands.MaxTTLms
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, TTLms: &ok})
-	require.NoError(t, err)
+	start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, TTLms: &ok})
 	require.Greater(t, start.Claim.ExpiresAt, te.Now().UnixMilli())
 	before = te.head(t)
 	_, err = commands.RenewClaim(ctx, te.Env, commands.RenewRequest{SessionID: start.Session.ID, TTLms: &huge})
@@ -50,8 +49,7 @@ func TestFields_Bounded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
-	require.NoError(t, err)
+	start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a"})
 	before := te.head(t)
 	big := strings.Repeat("x", 2<<20)
 	for name, call := range map[string]func() error{
@@ -91,16 +89,30 @@ func TestClaim_NeverDecidedOnATamperedProjection(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "holder", Claim: true})
-	require.NoError(t, err)
+	te.session(t, commands.StartRequest{Work: "T-1", Agent: "holder", Claim: true})
+	before := te.tamper(t, "DELETE FROM p_claims WHERE work = 'T-1'")
+	_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "rival", Claim: true})
+	te.requireNotDecided(t, err, "disagrees with the log", before)
+}
+
+// tamper edits the project's projections behind awr's back with sql and
+// returns the project_revision then.
+func (te *testEnv) tamper(t *testing.T, sql string) int64 {
+	t.Helper()
 	conn, err := events.OpenConn(te.Store.Path(), sqlite.OpenReadWrite)
 	require.NoError(t, err)
-	require.NoError(t, sqlitex.ExecuteTransient(conn, "DELETE FROM p_claims WHERE work = 'T-1'", nil))
+	require.NoError(t, sqlitex.ExecuteTransient(conn, sql, nil))
 	require.NoError(t, conn.Close())
-	before := te.head(t)
-	_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "rival", Claim: true})
+	return te.head(t)
+}
+
+// requireNotDecided checks that a write on a tampered projection was
+// refused as Storage, its message holding msg, its hint awr verify, and
+// that nothing was written after before.
+func (te *testEnv) requireNotDecided(t *testing.T, err error, msg string, before int64) {
+	t.Helper()
 	require.True(t, fault.Is(err, fault.Storage), "%v", err)
-	require.Contains(t, err.Error(), "disagrees with the log")
+	require.Contains(t, err.Error(), msg)
 	require.Equal(t, "awr verify", fault.As(err).Hint)
 	require.Equal(t, before, te.head(t), "nothing written")
 }
@@ -122,22 +134,14 @@ func TestSession_NeverDecidedOnATamperedProjection(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			te := newTestEnv(t)
-			st, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
-			require.NoError(t, err)
+			st := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a"})
 			if tc.end {
-				_, err = commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: st.Session.ID, Outcome: "completed"})
+				_, err := commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: st.Session.ID, Outcome: "completed"})
 				require.NoError(t, err)
 			}
-			conn, err := events.OpenConn(te.Store.Path(), sqlite.OpenReadWrite)
-			require.NoError(t, err)
-			require.NoError(t, sqlitex.ExecuteTransient(conn, tc.sql, nil))
-			require.NoError(t, conn.Close())
-			before := te.head(t)
-			_, err = commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: st.Session.ID, Agent: "a", Digest: "d", NextAction: "n"})
-			require.True(t, fault.Is(err, fault.Storage), "%v", err)
-			require.Contains(t, err.Error(), "the sessions projection disagrees with the log")
-			require.Equal(t, "awr verify", fault.As(err).Hint)
-			require.Equal(t, before, te.head(t), "nothing written")
+			before := te.tamper(t, tc.sql)
+			_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: st.Session.ID, Agent: "a", Digest: "d", NextAction: "n"})
+			te.requireNotDecided(t, err, "the sessions projection disagrees with the log", before)
 		})
 	}
 }
@@ -149,8 +153,7 @@ func TestBudget_OneCheck(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := withGoal(t, newTestEnv(t))
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
-	require.NoError(t, err)
+	start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a"})
 	res, err := commands.CompileContext(ctx, te.Env, commands.CompileRequest{Work: "T-1"})
 	require.NoError(t, err)
 	require.Equal(t, workcontext.DefaultBudget, res.WorkContext.TokenBudget, "no budget given is the default")
@@ -175,8 +178,7 @@ func TestCheckpoint_ContextHashIsAHash(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
-	require.NoError(t, err)
+	start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a"})
 	for _, h := range []string{"zzz", "sha256:", "sha256:" + strings.Repeat("A", 64), "sha256:" + strings.Repeat("a", 63), "md5:" + strings.Repeat("a", 64)} {
 		_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: "d", NextAction: "n", ContextHash: h})
 		require.True(t, fault.Is(err, fault.InvalidInput), "%q: %v", h, err)

@@ -19,8 +19,7 @@ func TestRecordCheckpoint_ResultIsTheStoredCheckpoint(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: new(int64(3_600_000))})
-	require.NoError(t, err)
+	start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: new(int64(3_600_000))})
 	reqs := []commands.CheckpointRequest{
 		{Digest: "plain", NextAction: "next"},
 		{Digest: "loops <&> \u00e9", NextAction: "next", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"first loop", "second loop"}}},

@@ -52,6 +52,21 @@ func leaseMs(op string, ttl **time.Duration, ms **int64) error {
 	return nil
 }
 
+// claimLease settles the lease of a claim taken or renewed: --ttl folded
+// into ms (leaseMs), then ms set to the length leaseTTL gives, so that the
+// request is the same whether the default is said or not.
+func claimLease(op string, p Policy, ttl **time.Duration, ms **int64) error {
+	if err := leaseMs(op, ttl, ms); err != nil {
+		return err
+	}
+	v, err := leaseTTL(op, p, *ms)
+	if err != nil {
+		return err
+	}
+	*ms = &v
+	return nil
+}
+
 // leaseTTL returns the lease length a request asks for: the policy's when
 // ttl is nil. A negative length is refused, and so is 0 (a claim that never
 // expires) unless the policy is 0 itself: only the manifest can make claims
@@ -136,14 +151,10 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 	if err := required("session", req.SessionID); err != nil {
 		return nil, err
 	}
-	if err := leaseMs("renew claim", &req.TTL, &req.TTLms); err != nil {
+	if err := claimLease("renew claim", env.policy(), &req.TTL, &req.TTLms); err != nil {
 		return nil, err
 	}
-	ttl, err := leaseTTL("renew claim", env.policy(), req.TTLms)
-	if err != nil {
-		return nil, err
-	}
-	req.TTLms = &ttl // the same request whether the default is said or not
+	ttl := *req.TTLms
 	return sessionWrite(ctx, env, "awr", "renew claim", req.SessionID, req.WriteMeta, req, func(tx *events.Tx) (*ClaimResult, error) {
 		s, err := activeSession(tx, "renew claim", req.SessionID)
 		if err != nil {
@@ -213,14 +224,10 @@ func AcquireClaim(ctx context.Context, env *Env, req AcquireRequest) (*ClaimResu
 	if err := required("session", req.SessionID); err != nil {
 		return nil, err
 	}
-	if err := leaseMs("acquire claim", &req.TTL, &req.TTLms); err != nil {
+	if err := claimLease("acquire claim", env.policy(), &req.TTL, &req.TTLms); err != nil {
 		return nil, err
 	}
-	ttl, err := leaseTTL("acquire claim", env.policy(), req.TTLms)
-	if err != nil {
-		return nil, err
-	}
-	req.TTLms = &ttl // the same request whether the default is said or not
+	ttl := *req.TTLms
 	return sessionWrite(ctx, env, "awr", "acquire claim", req.SessionID, req.WriteMeta, req, func(tx *events.Tx) (*ClaimResult, error) {
 		if len(req.Stale) > 0 {
 			return nil, StaleError("acquire claim", req.Stale)

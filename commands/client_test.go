@@ -54,10 +54,8 @@ func TestBindClient_Keys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1"})
-	require.NoError(t, err)
-	other, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a2"})
-	require.NoError(t, err)
+	start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1"})
+	other := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a2"})
 	a, err := commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "claude", ExternalSession: "same-id", Work: "T-1", SessionID: start.Session.ID})
 	require.NoError(t, err)
 	require.Equal(t, "claude:same-id", a.Binding.ExternalSession)
@@ -80,10 +78,9 @@ func fenceEnv(t *testing.T, forKey string) (te *testEnv, s, succ string) {
 	t.Helper()
 	ctx := context.Background()
 	te = newTestEnv(t)
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true})
-	require.NoError(t, err)
+	start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true})
 	s = start.Session.ID
-	_, err = commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: s, Agent: "a1", Digest: "did x", NextAction: "do y"})
+	_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: s, Agent: "a1", Digest: "did x", NextAction: "do y"})
 	require.NoError(t, err)
 	for _, id := range []string{"old", "new"} {
 		_, err = commands.BindClient(ctx, te.Env, commands.BindRequest{Client: "claude", ExternalSession: id, Work: "T-1", SessionID: s})
@@ -178,8 +175,7 @@ func TestResumeSession_Conversation(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		t.Parallel()
 		te := newTestEnv(t)
-		start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1"})
-		require.NoError(t, err)
+		start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1"})
 		res, err := commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: start.Session.ID, Agent: "a2", Client: "gemini", ExternalSession: "g-1"})
 		require.NoError(t, err)
 		var got string
@@ -195,8 +191,7 @@ func TestResumeSession_Conversation(t *testing.T) {
 	t.Run("ErrInvalidInput", func(t *testing.T) {
 		t.Parallel()
 		te := newTestEnv(t)
-		start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1"})
-		require.NoError(t, err)
+		start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1"})
 		for _, req := range []commands.ResumeRequest{
 			{Client: "claude"},
 			{Client: "claude", ExternalSession: "claude:abc"},
@@ -208,7 +203,7 @@ func TestResumeSession_Conversation(t *testing.T) {
 			require.True(t, fault.Is(err, fault.InvalidInput), "%+v: %v", req, err)
 		}
 		// Nothing was resumed: the session still resumes.
-		_, err = commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: start.Session.ID, Agent: "a2"})
+		_, err := commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: start.Session.ID, Agent: "a2"})
 		require.NoError(t, err)
 	})
 }

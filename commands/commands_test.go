@@ -65,8 +65,7 @@ func TestStartSession(t *testing.T) {
 	ctx := context.Background()
 	t.Run("OK", func(t *testing.T) {
 		te := newTestEnv(t)
-		res, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Provider: "p", Model: "m", Claim: true, TTLms: new(int64(60000))})
-		require.NoError(t, err)
+		res := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1", Provider: "p", Model: "m", Claim: true, TTLms: new(int64(60000))})
 		require.Equal(t, "T-1", res.Session.Work)
 		require.NotNil(t, res.Claim)
 		require.EqualValues(t, 1, res.Claim.FencingToken)
@@ -75,15 +74,13 @@ func TestStartSession(t *testing.T) {
 	})
 	t.Run("ErrClaimConflict", func(t *testing.T) {
 		te := newTestEnv(t)
-		first, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: new(int64(1000))})
-		require.NoError(t, err)
-		_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a2", Claim: true})
+		first := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: new(int64(1000))})
+		_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a2", Claim: true})
 		require.True(t, fault.Is(err, fault.ClaimConflict), "%v", err)
 		require.Equal(t, first.Session.ID, fault.As(err).Details["holder_session"])
 		// The lease lapses with no write; the next claimant wins with a higher fencing token.
 		te.advance(1001 * time.Millisecond)
-		second, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a2", Claim: true})
-		require.NoError(t, err)
+		second := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a2", Claim: true})
 		require.EqualValues(t, 2, second.Claim.FencingToken)
 		// The late writer holding the old lease is fenced off.
 		_, err = commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: first.Session.ID, Agent: "a1", Digest: "d", NextAction: "n"})
@@ -110,10 +107,9 @@ func TestHandoff(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: new(int64(600000))})
-	require.NoError(t, err)
+	start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: new(int64(600000))})
 	sid := start.Session.ID
-	_, err = commands.RecordContext(ctx, te.Env, commands.ContextRecordRequest{SessionID: sid, ContextHash: "sha256:" + strings.Repeat("c1", 32), TokenEstimate: 10, TokenBudget: 5000, Complete: true})
+	_, err := commands.RecordContext(ctx, te.Env, commands.ContextRecordRequest{SessionID: sid, ContextHash: "sha256:" + strings.Repeat("c1", 32), TokenEstimate: 10, TokenBudget: 5000, Complete: true})
 	require.NoError(t, err)
 	cp, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: sid, Agent: "a1", ContextHash: "sha256:" + strings.Repeat("c1", 32), Digest: "did x", NextAction: "do y", KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: []string{"loop"}}})
 	require.NoError(t, err)
@@ -154,13 +150,11 @@ func TestScopedConcurrency(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	a, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true})
-	require.NoError(t, err)
+	a := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true})
 	seen := a.ProjectRevision
 	// Another agent works on another item after we read the state.
-	_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-3", Agent: "a2"})
-	require.NoError(t, err)
-	_, err = commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: a.Session.ID, Agent: "a1", Digest: "d", NextAction: "n", WriteMeta: commands.WriteMeta{ExpectedRevision: rev(seen)}})
+	te.session(t, commands.StartRequest{Work: "T-3", Agent: "a2"})
+	_, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: a.Session.ID, Agent: "a1", Digest: "d", NextAction: "n", WriteMeta: commands.WriteMeta{ExpectedRevision: rev(seen)}})
 	require.NoError(t, err, "unrelated work must not conflict")
 	// A write on our own session stream after `seen` does conflict.
 	_, err = commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: a.Session.ID, Agent: "a1", Digest: "d2", NextAction: "n2", WriteMeta: commands.WriteMeta{ExpectedRevision: rev(seen)}})
@@ -197,8 +191,7 @@ func TestResume_SecondGeneration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	a, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true})
-	require.NoError(t, err)
+	a := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true})
 	cp, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: a.Session.ID, Agent: "a", Digest: "did", NextAction: "next"})
 	require.NoError(t, err)
 	b, err := commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: a.Session.ID, Agent: "b"})
@@ -217,8 +210,7 @@ func TestSecretsNeverEnterTheLog(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true})
-	require.NoError(t, err)
+	start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true})
 	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 	cases := []struct {
 		field string
@@ -255,4 +247,12 @@ func TestSecretsNeverEnterTheLog(t *testing.T) {
 		require.NotContains(t, fe.Message, "correcthorse")
 	}
 	require.Equal(t, head, te.head(t), "nothing was appended")
+}
+
+// session starts a session with req, which must succeed.
+func (te *testEnv) session(t *testing.T, req commands.StartRequest) *commands.StartResult {
+	t.Helper()
+	res, err := commands.StartSession(context.Background(), te.Env, req)
+	require.NoError(t, err)
+	return res
 }

@@ -63,8 +63,7 @@ func TestCompileContext(t *testing.T) {
 	t.Run("OK_RecordsWhatItCompiled", func(t *testing.T) {
 		t.Parallel()
 		te := withGoal(t, newTestEnv(t))
-		start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true})
-		require.NoError(t, err)
+		start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true})
 		res, err := commands.CompileContext(ctx, te.Env, commands.CompileRequest{Work: "T-1", Session: start.Session.ID})
 		require.NoError(t, err)
 		// The packet was compiled at the revision right before its record,
@@ -83,8 +82,7 @@ func TestCompileContext(t *testing.T) {
 	t.Run("OK_IncompleteIsRecordedAndSaid", func(t *testing.T) {
 		t.Parallel()
 		te := newTestEnv(t) // T-1's goal G-1 is not declared
-		start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
-		require.NoError(t, err)
+		start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a"})
 		res, err := commands.CompileContext(ctx, te.Env, commands.CompileRequest{Work: "T-1", Session: start.Session.ID})
 		require.True(t, fault.Is(err, fault.ContextIncomplete), "%v", err)
 		require.NotNil(t, res)
@@ -109,8 +107,7 @@ func TestCompileContext(t *testing.T) {
 	t.Run("ErrEndedSessionWritesNothing", func(t *testing.T) {
 		t.Parallel()
 		te := newTestEnv(t)
-		start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
-		require.NoError(t, err)
+		start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a"})
 		end, err := commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: start.Session.ID, Outcome: "completed"})
 		require.NoError(t, err)
 		_, err = commands.CompileContext(ctx, te.Env, commands.CompileRequest{Work: "T-1", Session: start.Session.ID})
@@ -137,8 +134,7 @@ func TestResumeWithContext(t *testing.T) {
 	t.Run("OK_OneTransaction", func(t *testing.T) {
 		t.Parallel()
 		te := withGoal(t, newTestEnv(t))
-		start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true})
-		require.NoError(t, err)
+		start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true})
 		cp, err := commands.RecordCheckpoint(ctx, te.Env, commands.CheckpointRequest{SessionID: start.Session.ID, Agent: "a", Digest: "did", NextAction: "next"})
 		require.NoError(t, err)
 		req := commands.ResumeRequest{FromSession: start.Session.ID, Agent: "b", WriteMeta: commands.WriteMeta{RequestID: "r-1"}}
@@ -186,8 +182,7 @@ func TestResumeWithContext(t *testing.T) {
 	t.Run("OK_StaleSourcesLeaveAGap", func(t *testing.T) {
 		t.Parallel()
 		te := newTestEnv(t)
-		start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
-		require.NoError(t, err)
+		start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a"})
 		res, err := commands.ResumeWithContext(ctx, te.Env, commands.ResumeRequest{FromSession: start.Session.ID, Agent: "b", Claim: new(false)}, []string{"ledger.yaml"})
 		require.NoError(t, err)
 		require.False(t, res.ContextReady)
@@ -199,9 +194,8 @@ func TestResumeWithContext(t *testing.T) {
 	t.Run("ErrConflictWritesNothing", func(t *testing.T) {
 		t.Parallel()
 		te := newTestEnv(t)
-		start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a"})
-		require.NoError(t, err)
-		_, err = commands.ResumeWithContext(ctx, te.Env, commands.ResumeRequest{FromSession: start.Session.ID, Agent: "b"}, nil)
+		start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a"})
+		_, err := commands.ResumeWithContext(ctx, te.Env, commands.ResumeRequest{FromSession: start.Session.ID, Agent: "b"}, nil)
 		require.NoError(t, err)
 		head := kinds(t, te.Store, 0)
 		_, err = commands.ResumeWithContext(ctx, te.Env, commands.ResumeRequest{FromSession: start.Session.ID, Agent: "c"}, nil)
@@ -240,28 +234,24 @@ func TestStartSession_StaleSources(t *testing.T) {
 	ctx := context.Background()
 	te := newTestEnv(t)
 	stale := []string{"ledger.yaml"}
-	first, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, WriteMeta: commands.WriteMeta{RequestID: "s-1"}})
-	require.NoError(t, err)
+	first := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, WriteMeta: commands.WriteMeta{RequestID: "s-1"}})
 	// A retry answers first, stale or not.
-	again, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, Stale: stale, WriteMeta: commands.WriteMeta{RequestID: "s-1"}})
-	require.NoError(t, err)
+	again := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, Stale: stale, WriteMeta: commands.WriteMeta{RequestID: "s-1"}})
 	require.True(t, again.Replayed)
 	require.Equal(t, first.Session.ID, again.Session.ID)
 	// A new claim on stale sources is refused and writes nothing; a
 	// session without a claim does not depend on them.
-	_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-2", Agent: "b", Claim: true, Stale: stale})
+	_, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-2", Agent: "b", Claim: true, Stale: stale})
 	require.True(t, fault.Is(err, fault.SourceStale), "%v", err)
 	require.Empty(t, kinds(t, te.Store, first.ProjectRevision))
-	_, err = commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-2", Agent: "b", Stale: stale})
-	require.NoError(t, err)
+	te.session(t, commands.StartRequest{Work: "T-2", Agent: "b", Stale: stale})
 }
 
 func TestRenewClaim_DefaultIsTheSameRequest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	te := newTestEnv(t)
-	start, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, TTLms: new(int64(1000))})
-	require.NoError(t, err)
+	start := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a", Claim: true, TTLms: new(int64(1000))})
 	meta := commands.WriteMeta{RequestID: "renew-1"}
 	first, err := commands.RenewClaim(ctx, te.Env, commands.RenewRequest{SessionID: start.Session.ID, WriteMeta: meta})
 	require.NoError(t, err)

@@ -424,24 +424,44 @@ func PendingContinuation(conn *sqlite.Conn, rev int64, client string, now time.T
 			cands = append(cands, h.ExternalSession)
 		}
 	})
-	if err != nil || len(cands) == 0 {
-		return "", err
-	}
-	continued, err := continuedConversations(conn, after)
 	if err != nil {
 		return "", err
 	}
+	found, err := continuable(conn, rev, after, cands, 1)
+	if err != nil || len(found) == 0 {
+		return "", err
+	}
+	return found[0], nil
+}
+
+// continuable returns the conversations of cands (newest first) that no
+// conversation recorded after seq after continues and that are still
+// bound at rev, in order; it stops at the first most of them (0: all).
+func continuable(conn *sqlite.Conn, rev, after int64, cands []string, most int) ([]string, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	continued, err := continuedConversations(conn, after)
+	if err != nil {
+		return nil, err
+	}
+	var found []string
 	for _, key := range cands {
 		if continued[key] {
 			continue
 		}
-		if b, err := projections.BindingAt(conn, key, rev); err != nil {
-			return "", err
-		} else if b != nil {
-			return key, nil
+		b, err := projections.BindingAt(conn, key, rev)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			found = append(found, key)
+			if len(found) == most {
+				break
+			}
 		}
 	}
-	return "", nil
+	return found, nil
 }
 
 // recentHostEvents calls fn with each host event recorded up to rev and
@@ -513,28 +533,12 @@ func ProcessContinuation(conn *sqlite.Conn, rev int64, client string, proc *even
 			cands = append(cands, h.ExternalSession)
 		}
 	})
-	if err != nil || len(cands) == 0 {
-		return "", err
-	}
-	continued, err := continuedConversations(conn, after)
 	if err != nil {
 		return "", err
 	}
-	var found []string
-	for _, key := range cands {
-		if continued[key] {
-			continue
-		}
-		b, err := projections.BindingAt(conn, key, rev)
-		if err != nil {
-			return "", err
-		}
-		if b != nil {
-			found = append(found, key)
-		}
-	}
-	if len(found) != 1 {
-		return "", nil
+	found, err := continuable(conn, rev, after, cands, 0)
+	if err != nil || len(found) != 1 {
+		return "", err
 	}
 	return found[0], nil
 }

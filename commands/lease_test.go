@@ -20,8 +20,7 @@ func (te *testEnv) start(t *testing.T, agent string, ttl int64) *commands.StartR
 	if ttl != 0 {
 		req.TTLms = &ttl
 	}
-	res, err := commands.StartSession(context.Background(), te.Env, req)
-	require.NoError(t, err)
+	res := te.session(t, req)
 	require.NotNil(t, res.Claim)
 	return res
 }

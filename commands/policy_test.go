@@ -49,8 +49,7 @@ func TestLease_Default(t *testing.T) {
 	t.Run("Resume", func(t *testing.T) {
 		t.Parallel()
 		te := newTestEnv(t)
-		s, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1"})
-		require.NoError(t, err)
+		s := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1"})
 		res, err := commands.ResumeSession(ctx, te.Env, commands.ResumeRequest{FromSession: s.Session.ID, Agent: "a2", Claim: new(true)})
 		require.NoError(t, err)
 		require.NotNil(t, res.Claim)
@@ -114,8 +113,7 @@ func TestLease_ErrNoExpiry(t *testing.T) {
 		t.Parallel()
 		te := newTestEnv(t)
 		te.Policy = commands.Policy{ClaimTTLms: 0, OpenLoopCap: commands.DefaultOpenLoopCap}
-		res, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: zero})
-		require.NoError(t, err)
+		res := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1", Claim: true, TTLms: zero})
 		require.Zero(t, res.Claim.ExpiresAt)
 		require.Zero(t, res.Claim.TTLms)
 		// Without --ttl-ms the policy says no expiry too.
@@ -180,8 +178,7 @@ func TestRenewHeld(t *testing.T) {
 		t.Parallel()
 		te := withGoal(t, newTestEnv(t))
 		a := te.start(t, "a1", 60000)
-		b, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "b1"})
-		require.NoError(t, err)
+		b := te.session(t, commands.StartRequest{Work: "T-1", Agent: "b1"})
 		te.advance(30 * time.Second)
 		from := te.head(t)
 		require.NoError(t, te.checkpoint(b.Session.ID, "b1"))
@@ -224,8 +221,7 @@ func TestAcquireClaim(t *testing.T) {
 	ctx := context.Background()
 	session := func(t *testing.T, te *testEnv, work, agent string) string {
 		t.Helper()
-		s, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: work, Agent: agent})
-		require.NoError(t, err)
+		s := te.session(t, commands.StartRequest{Work: work, Agent: agent})
 		return s.Session.ID
 	}
 	acquire := func(te *testEnv, id string) (*commands.ClaimResult, error) {
@@ -360,9 +356,8 @@ func TestResume_TakesTheClaim(t *testing.T) {
 	t.Run("AcquiresFreeWork", func(t *testing.T) {
 		t.Parallel()
 		te := newTestEnv(t)
-		s, err := commands.StartSession(ctx, te.Env, commands.StartRequest{Work: "T-1", Agent: "a1"})
-		require.NoError(t, err)
-		_, err = commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: s.Session.ID, Outcome: "interrupted"})
+		s := te.session(t, commands.StartRequest{Work: "T-1", Agent: "a1"})
+		_, err := commands.EndSession(ctx, te.Env, commands.EndRequest{SessionID: s.Session.ID, Outcome: "interrupted"})
 		require.NoError(t, err)
 		res, err := resume(te, s.Session.ID, "a2", nil)
 		require.NoError(t, err)

@@ -299,16 +299,7 @@ func TestAwrMCP(t *testing.T) {
 func TestMalformedMessages(t *testing.T) {
 	awr, bin := binaries(t)
 	dir := project(t, awr)
-	cmd := exec.Command(bin, "--project", dir)
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	defer func() {
-		stdin.Close()
-		cmd.Wait()
-	}()
+	stdin, stdout, _ := rawServer(t, bin, dir)
 	lines := []string{
 		`garbage`,
 		`42`,
@@ -322,14 +313,7 @@ func TestMalformedMessages(t *testing.T) {
 		_, err := io.WriteString(stdin, l+"\n")
 		require.NoError(t, err)
 	}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
-	var got []map[string]any
-	for len(got) < len(lines) && sc.Scan() {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), sc.Text())
-		got = append(got, m)
-	}
+	got := answers(t, stdout, len(lines), 1<<20)
 	require.Len(t, got, len(lines))
 	codes := []float64{-32700, -32600, -32600, -32600, -32600, -32700}
 	for i, want := range codes {
@@ -340,6 +324,46 @@ func TestMalformedMessages(t *testing.T) {
 	require.EqualValues(t, 2, got[4]["id"], "an answer keeps a valid id")
 	require.EqualValues(t, 4, got[6]["id"])
 	require.NotNil(t, got[6]["result"], "the server still answers after malformed messages: %v", got[6])
+}
+
+// rawServer starts awr-mcp (bin) on the project in dir with pipes, for a
+// test that writes frames by hand: its input, its output and the
+// process. A cleanup closes its input and ends it, and logs what it
+// wrote on stderr when the test failed.
+func rawServer(t *testing.T, bin, dir string) (io.WriteCloser, io.Reader, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(bin, "--project", dir)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", stderr.String())
+		}
+	})
+	return stdin, stdout, cmd
+}
+
+// answers reads up to n JSON-RPC messages from r, one a line of at most
+// most bytes, each of which must decode; it stops early where r ends.
+func answers(t *testing.T, r io.Reader, n, most int) []map[string]any {
+	t.Helper()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), most)
+	var got []map[string]any
+	for len(got) < n && sc.Scan() {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), sc.Text())
+		got = append(got, m)
+	}
+	return got
 }
 
 // The rig tools drive real agents: up launches the fake agent in tmux,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -27,21 +26,7 @@ import (
 func TestHostileFrames(t *testing.T) {
 	awr, bin := binaries(t)
 	dir := project(t, awr)
-	cmd := exec.Command(bin, "--project", dir)
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", stderr.String())
-		}
-	})
+	stdin, stdout, cmd := rawServer(t, bin, dir)
 
 	noNewline := 20 << 20
 	if os.Getenv("AWR_LONG") != "" {
@@ -89,14 +74,7 @@ func TestHostileFrames(t *testing.T) {
 		written <- nil
 	}()
 
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 0, 1<<20), 4<<20)
-	var got []map[string]any
-	for len(got) < len(bad)+4 && sc.Scan() {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), sc.Text())
-		got = append(got, m)
-	}
+	got := answers(t, stdout, len(bad)+4, 4<<20)
 	require.NoError(t, <-written)
 	require.Len(t, got, len(bad)+4, "one answer per bad frame and per request")
 	for i, b := range bad {

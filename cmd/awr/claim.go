@@ -19,9 +19,16 @@ type claimAcquireCmd struct {
 
 // Run acquires a claim.
 func (c *claimAcquireCmd) Run(app *App) error {
-	return call(app, (*project.Project).ClaimAcquire, c.ClaimAcquireRequest, func(w io.Writer, res *project.ClaimResult) {
+	return call(app, (*project.Project).ClaimAcquire, c.ClaimAcquireRequest, claimAcquiredText(app))
+}
+
+// claimAcquiredText renders a claim taken, by `awr claim acquire` and
+// `awr work claim` alike: its id, work item, session, fencing token and
+// lease.
+func claimAcquiredText(app *App) func(io.Writer, *project.ClaimResult) {
+	return func(w io.Writer, res *project.ClaimResult) {
 		fmt.Fprintf(w, "claim %s on %s for session %s, fencing token %d, %s\n", res.Claim.ID, res.Claim.Work, res.Claim.SessionID, res.Claim.FencingToken, lease(res.Claim.ExpiresAt, app.Now().UnixMilli()))
-	})
+	}
 }
 
 type claimRenewCmd struct {

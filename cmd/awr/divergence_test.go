@@ -34,8 +34,7 @@ func TestShared_NoFalseDivergence(t *testing.T) {
 		ops, workers = 2000, 8
 	}
 	bin := buildAWR(t)
-	dir, awr := checkout(t, bin)
-	runJSON(t, awr("init", "--name", "busy", "--store", dbURL, "--accept", "--json"), &struct{}{})
+	dir, awr := initialized(t, bin, "--name", "busy", "--store", dbURL)
 	sessions := make([]string, workers)
 	for i := range sessions {
 		var started struct {

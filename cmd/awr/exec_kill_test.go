@@ -22,10 +22,8 @@ import (
 func TestExecRun_KilledBetweenStartAndFinish(t *testing.T) {
 	t.Parallel()
 	bin := buildAWR(t)
-	dir, awr := checkout(t, bin)
-	out, err := awr("init", "--accept", "--json").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	out, err = awr("session", "start", "--work", "CART-1", "--agent", "a", "--claim", "--json").Output()
+	dir, awr := initialized(t, bin)
+	out, err := awr("session", "start", "--work", "CART-1", "--agent", "a", "--claim", "--json").Output()
 	require.NoError(t, err, "%s", out)
 	var started struct {
 		Session struct{ ID string } `json:"session"`

@@ -67,11 +67,9 @@ func TestShared_MigrateFences(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	bin := buildAWR(t)
-	dirA, awrA := checkout(t, bin)
-	runJSON(t, awrA("init", "--name", "fenced", "--store", dbURL, "--accept", "--json"), &struct{}{})
-	manifest, err := os.ReadFile(filepath.Join(dirA, ".awr", "project.toml"))
-	require.NoError(t, err)
-	dirB, awrB := machine(t, bin, string(manifest))
+	dirA, awrA := initialized(t, bin, "--name", "fenced", "--store", dbURL)
+	manifest := manifestOf(t, dirA)
+	dirB, awrB := machine(t, bin, manifest)
 	var started struct {
 		Session struct{ ID string } `json:"session"`
 	}
@@ -205,8 +203,7 @@ func TestShared_BadStores(t *testing.T) {
 	otherURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	bin := buildAWR(t)
-	dir, awr := checkout(t, bin)
-	runJSON(t, awr("init", "--name", "mine", "--store", dbURL, "--accept", "--json"), &struct{}{})
+	dir, awr := initialized(t, bin, "--name", "mine", "--store", dbURL)
 	other, err := fixtures.CopyProject("checkout", t.TempDir())
 	require.NoError(t, err)
 	runJSON(t, awrIn(bin, other)("init", "--name", "mine", "--store", otherURL, "--accept", "--json"), &struct{}{})
@@ -242,10 +239,8 @@ func TestShared_LeasesByServerClock(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	bin := buildAWR(t)
-	dir, awrA := checkout(t, bin)
-	runJSON(t, awrA("init", "--name", "clocks", "--store", dbURL, "--accept", "--json"), &struct{}{})
-	manifest, err := os.ReadFile(filepath.Join(dir, ".awr", "project.toml"))
-	require.NoError(t, err)
+	dir, awrA := initialized(t, bin, "--name", "clocks", "--store", dbURL)
+	manifest := manifestOf(t, dir)
 	type claimed struct {
 		Session struct{ ID string } `json:"session"`
 		Claim   *struct {
@@ -257,7 +252,7 @@ func TestShared_LeasesByServerClock(t *testing.T) {
 	runJSON(t, awrA("session", "start", "--work", "CART-1", "--agent", "alice", "--claim", "--ttl-ms", "300000", "--json"), &a)
 	require.NotNil(t, a.Claim)
 
-	_, awrB := machine(t, bin, string(manifest))
+	_, awrB := machine(t, bin, manifest)
 	ahead := time.Now().Add(10 * time.Minute)
 	skewed := func(args ...string) *exec.Cmd {
 		cmd := awrB(args...)

@@ -119,6 +119,32 @@ func TestCommandTree(t *testing.T) {
 	walk(parser.Model.Node, commandTree(), "awr")
 }
 
+// parsedTwice is a command line parsed by the whole model and by the
+// model prunedCLI makes for its command words.
+type parsedTwice struct {
+	whole      CLI
+	wctx, pctx *kong.Context
+	werr, perr error
+	typ        reflect.Type
+	pruned     reflect.Value
+}
+
+// parseTwice parses args with both models; the pruned one must exist.
+func parseTwice(t *testing.T, args []string) parsedTwice {
+	t.Helper()
+	var pt parsedTwice
+	p, err := kong.New(&pt.whole, kong.Name("awr"), kong.Exit(func(int) {}))
+	require.NoError(t, err)
+	pt.wctx, pt.werr = p.Parse(args)
+	typ, ok := prunedCLI(commandWords(args))
+	require.True(t, ok, "%v", args)
+	pt.typ, pt.pruned = typ, reflect.New(typ)
+	pp, err := kong.New(pt.pruned.Interface(), kong.Name("awr"), kong.Exit(func(int) {}))
+	require.NoError(t, err)
+	pt.pctx, pt.perr = pp.Parse(args)
+	return pt
+}
+
 // TestPrunedParse: a command line parsed by the model of its subcommand
 // alone (and of its sub-subcommand alone, where it names one) fills the
 // same globals and flags as the whole model, and one it cannot parse
@@ -138,22 +164,13 @@ func TestPrunedParse(t *testing.T) {
 		{"work", "show", "T-1", "--json"},
 		{"search", "some words", "--json"}, // a command without subcommands: the second word is an argument
 	} {
-		var whole CLI
-		p, err := kong.New(&whole, kong.Name("awr"), kong.Exit(func(int) {}))
-		require.NoError(t, err)
-		wctx, err := p.Parse(args)
-		require.NoError(t, err, "%v", args)
-		typ, ok := prunedCLI(commandWords(args))
-		require.True(t, ok, "%v", args)
-		v := reflect.New(typ)
-		pp, err := kong.New(v.Interface(), kong.Name("awr"), kong.Exit(func(int) {}))
-		require.NoError(t, err)
-		pctx, err := pp.Parse(args)
-		require.NoError(t, err, "%v", args)
+		pt := parseTwice(t, args)
+		require.NoError(t, pt.werr, "%v", args)
+		require.NoError(t, pt.perr, "%v", args)
 		var got CLI
-		fromPruned(&got, v)
-		samePruned(t, typ, reflect.ValueOf(whole), reflect.ValueOf(got), fmt.Sprint(args))
-		require.Equal(t, wctx.Command(), pctx.Command(), "%v", args)
+		fromPruned(&got, pt.pruned)
+		samePruned(t, pt.typ, reflect.ValueOf(pt.whole), reflect.ValueOf(got), fmt.Sprint(args))
+		require.Equal(t, pt.wctx.Command(), pt.pctx.Command(), "%v", args)
 	}
 	// `session show` prunes `session` down to `show`.
 	typ, _ := prunedCLI("session", "show")
@@ -166,17 +183,9 @@ func TestPrunedParse(t *testing.T) {
 	require.Equal(t, reflect.TypeFor[sessionCmd](), session.Type)
 
 	for _, args := range [][]string{{"session", "show"}, {"session", "bogus", "S"}, {"session", "show", "S-1", "--no-such-flag"}} {
-		var whole CLI
-		p, err := kong.New(&whole, kong.Name("awr"), kong.Exit(func(int) {}))
-		require.NoError(t, err)
-		_, werr := p.Parse(args)
-		require.Error(t, werr, "%v", args)
-		typ, ok := prunedCLI(commandWords(args))
-		require.True(t, ok)
-		pp, err := kong.New(reflect.New(typ).Interface(), kong.Name("awr"), kong.Exit(func(int) {}))
-		require.NoError(t, err)
-		_, perr := pp.Parse(args)
-		require.Error(t, perr, "%v: the pruned model refuses it too, and run parses it again with the whole one", args)
+		pt := parseTwice(t, args)
+		require.Error(t, pt.werr, "%v", args)
+		require.Error(t, pt.perr, "%v: the pruned model refuses it too, and run parses it again with the whole one", args)
 	}
 	require.Equal(t, "", commandWord([]string{"--help"}))
 	require.Equal(t, "", commandWord([]string{"--bogus", "status"}))

@@ -463,20 +463,24 @@ var verbRE = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
 
 // instantiate fills a template's verbs with sample values: a number for
 // %d, a word for the others.
-func instantiate(tmpl string) string {
+func instantiate(tmpl string) string { return fillVerbs(tmpl, "7", "w1", `"w1"`) }
+
+// fillVerbs puts number for each %d of a template, quoted for each %q and
+// word for every other verb (%% stays %), after verbContexts.
+func fillVerbs(tmpl, number, word, quoted string) string {
 	for _, c := range verbContexts {
 		tmpl = strings.ReplaceAll(tmpl, c[0], c[1])
 	}
 	return verbRE.ReplaceAllStringFunc(tmpl, func(v string) string {
 		switch v[len(v)-1] {
 		case 'd':
-			return "7"
+			return number
 		case '%':
 			return "%"
 		case 'q':
-			return `"w1"`
+			return quoted
 		}
-		return "w1"
+		return word
 	})
 }
 
@@ -569,20 +573,7 @@ const (
 
 // shown renders a hint template for the catalogue: each verb becomes a
 // placeholder (ARG, or N for a number).
-func shown(tmpl string) string {
-	for _, c := range verbContexts {
-		tmpl = strings.ReplaceAll(tmpl, c[0], c[1])
-	}
-	return verbRE.ReplaceAllStringFunc(tmpl, func(v string) string {
-		switch v[len(v)-1] {
-		case 'd':
-			return "N"
-		case '%':
-			return "%"
-		}
-		return "ARG"
-	})
-}
+func shown(tmpl string) string { return fillVerbs(tmpl, "N", "ARG", "ARG") }
 
 // fromShown is instantiate for a catalogued hint.
 func fromShown(h string) string {

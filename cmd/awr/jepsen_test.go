@@ -316,15 +316,14 @@ func TestShared_Jepsen(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "ledger", "work-ledger.yaml"), []byte(ledger.String()), 0o644))
 	runJSON(t, awrIn(bin, dir)("init", "--name", "jepsen", "--store", direct, "--accept", "--json"), &struct{}{})
-	manifest, err := os.ReadFile(filepath.Join(dir, ".awr", "project.toml"))
-	require.NoError(t, err)
+	manifest := manifestOf(t, dir)
 
 	const machines, agents = 3, 12
 	links := make([]*link, machines)
 	dirs := make([]string, machines)
 	for m := range machines {
 		links[m] = newLink(t, sock, m)
-		d, _ := machine(t, bin, string(manifest))
+		d, _ := machine(t, bin, manifest)
 		require.NoError(t, os.WriteFile(filepath.Join(d, "ledger", "work-ledger.yaml"), []byte(ledger.String()), 0o644))
 		dirs[m] = d
 	}

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -60,11 +58,7 @@ func startFollower(t *testing.T, awr func(args ...string) *exec.Cmd, args ...str
 func TestLogFollow_Processes(t *testing.T) {
 	t.Parallel()
 	bin := buildAWR(t)
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("- [ ] T-1: Build\n- [ ] T-2: Review\n"), 0o644))
-	awr := awrIn(bin, dir)
-	out, err := awr("init", "--accept").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	_, awr := todoProject(t, bin, "- [ ] T-1: Build\n- [ ] T-2: Review\n")
 	head := logSeqs(t, awr)
 	since := head[len(head)-1]
 

@@ -27,9 +27,7 @@ func TestClaimRace_Processes(t *testing.T) {
 	t.Parallel()
 	const racers = 16
 	bin := buildAWR(t)
-	_, awr := checkout(t, bin)
-	out, err := awr("init", "--accept", "--json").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	_, awr := initialized(t, bin)
 
 	cmds := make([]*exec.Cmd, racers)
 	for i := range cmds {
@@ -77,7 +75,7 @@ func TestClaimRace_Processes(t *testing.T) {
 		}
 	}
 
-	out, err = awr("verify", "--json").Output()
+	out, err := awr("verify", "--json").Output()
 	require.NoError(t, err, "%s", out)
 	var verify struct {
 		OK bool `json:"ok"`
@@ -162,9 +160,7 @@ func TestSourceAddRace_Processes(t *testing.T) {
 	t.Parallel()
 	const racers = 6
 	bin := buildAWR(t)
-	dir, awr := checkout(t, bin)
-	out, err := awr("init", "--accept", "--json").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	dir, awr := initialized(t, bin)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "notes"), 0o755))
 	cmds := make([]*exec.Cmd, racers)
 	outs := make([]bytes.Buffer, racers)
@@ -180,7 +176,7 @@ func TestSourceAddRace_Processes(t *testing.T) {
 	for i, cmd := range cmds {
 		require.NoError(t, cmd.Wait(), "adder %d: %s", i, outs[i].String())
 	}
-	out, err = awr("source", "list", "--json").Output()
+	out, err := awr("source", "list", "--json").Output()
 	require.NoError(t, err, "%s", out)
 	var list struct {
 		Sources []struct {
@@ -214,6 +210,37 @@ func checkout(t *testing.T, bin string) (string, func(args ...string) *exec.Cmd)
 	return dir, awrIn(bin, dir)
 }
 
+// initialized is checkout with the project initialized (`awr init
+// [args] --accept --json`, which must succeed).
+func initialized(t *testing.T, bin string, args ...string) (string, func(args ...string) *exec.Cmd) {
+	t.Helper()
+	dir, awr := checkout(t, bin)
+	runJSON(t, awr(append(append([]string{"init"}, args...), "--accept", "--json")...), &struct{}{})
+	return dir, awr
+}
+
+// todoProject is a project of one TODO.md holding todo, in a directory of
+// t's, initialized (`awr init --accept`, which must succeed), with a maker
+// of awr commands on it.
+func todoProject(t *testing.T, bin, todo string) (string, func(args ...string) *exec.Cmd) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte(todo), 0o644))
+	awr := awrIn(bin, dir)
+	out, err := awr("init", "--accept").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return dir, awr
+}
+
+// manifestOf is the project manifest (.awr/project.toml) of the project
+// in dir: what another machine joins a shared log with.
+func manifestOf(t *testing.T, dir string) string {
+	t.Helper()
+	manifest, err := os.ReadFile(filepath.Join(dir, ".awr", "project.toml"))
+	require.NoError(t, err)
+	return string(manifest)
+}
+
 // awrIn returns a maker of awr commands run by bin on the project in dir.
 func awrIn(bin, dir string) func(args ...string) *exec.Cmd {
 	return func(args ...string) *exec.Cmd {
@@ -232,12 +259,8 @@ func awrIn(bin, dir string) func(args ...string) *exec.Cmd {
 func TestSignal_StopsABlockedCommand(t *testing.T) {
 	t.Parallel()
 	bin := buildAWR(t)
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("- [ ] T-1: Work\n"), 0o644))
-	awr := awrIn(bin, dir)
-	out, err := awr("init", "--accept").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	out, err = awr("session", "start", "--work", "T-1", "--agent", "a", "--json").Output()
+	_, awr := todoProject(t, bin, "- [ ] T-1: Work\n")
+	out, err := awr("session", "start", "--work", "T-1", "--agent", "a", "--json").Output()
 	require.NoError(t, err, "%s", out)
 	var start struct {
 		Session  struct{ ID string } `json:"session"`

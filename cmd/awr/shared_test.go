@@ -74,10 +74,9 @@ func TestShared_Machines(t *testing.T) {
 	runJSON(t, awrA("init", "--store", dbURL, "--accept", "--json"), &initRes)
 	require.Equal(t, "initialized", initRes.Status)
 	require.Equal(t, dbURL, initRes.Store.URL)
-	manifest, err := os.ReadFile(filepath.Join(first, ".awr", "project.toml"))
-	require.NoError(t, err)
-	require.Contains(t, string(manifest), "[store]")
-	require.Contains(t, string(manifest), fmt.Sprintf("url = %q", dbURL))
+	manifest := manifestOf(t, first)
+	require.Contains(t, manifest, "[store]")
+	require.Contains(t, manifest, fmt.Sprintf("url = %q", dbURL))
 
 	var a sharedStatus
 	runJSON(t, awrA("status", "--json"), &a)
@@ -87,7 +86,7 @@ func TestShared_Machines(t *testing.T) {
 	require.NotContains(t, a.Store.Shared, "password")
 
 	// Another machine: the manifest only. Its first command joins.
-	_, awrB := machine(t, bin, string(manifest))
+	_, awrB := machine(t, bin, manifest)
 	var b sharedStatus
 	runJSON(t, awrB("status", "--json"), &b)
 	require.Equal(t, a.ProjectRevision, b.ProjectRevision)
@@ -101,7 +100,7 @@ func TestShared_Machines(t *testing.T) {
 	const racers = 16
 	cmds := make([]*exec.Cmd, racers)
 	for i := range cmds {
-		_, awrI := machine(t, bin, string(manifest))
+		_, awrI := machine(t, bin, manifest)
 		cmds[i] = awrI("session", "start", "--work", "CART-1", "--agent", fmt.Sprintf("m%d", i), "--claim", "--json")
 	}
 	results := race(t, cmds)
@@ -239,8 +238,7 @@ func TestShared_Refusals(t *testing.T) {
 
 	// A project's own log under a manifest that gained a [store] table
 	// is refused, naming awr migrate, and left as it was.
-	own, awrOwn := checkout(t, bin)
-	runJSON(t, awrOwn("init", "--name", "own", "--accept", "--json"), &struct{}{})
+	own, awrOwn := initialized(t, bin, "--name", "own")
 	ownManifest := filepath.Join(own, ".awr", "project.toml")
 	m, err := os.ReadFile(ownManifest)
 	require.NoError(t, err)
@@ -271,8 +269,7 @@ func TestShared_Migrate(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	bin := buildAWR(t)
-	dir, awr := checkout(t, bin)
-	runJSON(t, awr("init", "--name", "moving", "--accept", "--json"), &struct{}{})
+	dir, awr := initialized(t, bin, "--name", "moving")
 	var started struct {
 		Session struct{ ID string } `json:"session"`
 	}
@@ -314,10 +311,9 @@ func TestShared_Migrate(t *testing.T) {
 	runJSON(t, awr("migrate", "--to", dbURL, "--json"), &again)
 	require.Equal(t, "unchanged", again.Status)
 
-	manifest, err := os.ReadFile(filepath.Join(dir, ".awr", "project.toml"))
-	require.NoError(t, err)
-	require.Contains(t, string(manifest), "[store]")
-	_, awrB := machine(t, bin, string(manifest))
+	manifest := manifestOf(t, dir)
+	require.Contains(t, manifest, "[store]")
+	_, awrB := machine(t, bin, manifest)
 	var b sharedStatus
 	runJSON(t, awrB("status", "--json"), &b)
 	require.Equal(t, before.HeadHash, b.HeadHash)
@@ -381,11 +377,9 @@ func TestShared_MCPWakeUp(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	bin := buildAWR(t)
-	first, awrA := checkout(t, bin)
-	runJSON(t, awrA("init", "--store", dbURL, "--accept", "--json"), &struct{}{})
-	manifest, err := os.ReadFile(filepath.Join(first, ".awr", "project.toml"))
-	require.NoError(t, err)
-	dirB, awrB := machine(t, bin, string(manifest))
+	first, awrA := initialized(t, bin, "--store", dbURL)
+	manifest := manifestOf(t, first)
+	dirB, awrB := machine(t, bin, manifest)
 	runJSON(t, awrB("status", "--json"), &struct{}{})
 
 	ctx := context.Background()

@@ -157,9 +157,8 @@ func TestShared_HookStartsNoHolder(t *testing.T) {
 	init := plain("init", "--name", "hooked", "--store", dbURL, "--accept", "--json")
 	init.Env = append(init.Env, "AWR_STORE_HOLD=off")
 	runJSON(t, init, &struct{}{})
-	manifest, err := os.ReadFile(filepath.Join(first, ".awr", "project.toml"))
-	require.NoError(t, err)
-	dir, joined := machine(t, bin, string(manifest))
+	manifest := manifestOf(t, first)
+	dir, joined := machine(t, bin, manifest)
 	awr := func(args ...string) *exec.Cmd {
 		cmd := joined(args...)
 		cmd.Env = append(cmd.Env, "XDG_RUNTIME_DIR="+runtime)

@@ -70,15 +70,23 @@ func TestTerminal_Lines(t *testing.T) {
 	require.Equal(t, "just now", ago(time.Second))
 }
 
+// needTTY skips a test of awr on a pseudo-terminal where it cannot run:
+// in a test form other than the plain one, or without script(1), which
+// gives the terminal.
+func needTTY(t *testing.T) {
+	t.Helper()
+	testkit.PlainOnly(t, "awr processes on a pseudo-terminal")
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) not installed")
+	}
+}
+
 // TestTerminal_RealTTY runs awr ready --all on a real terminal (script(1)
 // gives it a pseudo-terminal) 60 columns wide: every line fits, a hint is
 // whole, states are coloured unless NO_COLOR or --color never; piped, the
 // same command prints what it always did.
 func TestTerminal_RealTTY(t *testing.T) {
-	testkit.PlainOnly(t, "awr processes on a pseudo-terminal")
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) not installed")
-	}
+	needTTY(t)
 	t.Parallel()
 	awr := testkit.Program(t, testkit.AWR)
 	dir, err := fixtures.CopyProject("checkout", t.TempDir())
@@ -148,10 +156,7 @@ func TestProgress_RateETA(t *testing.T) {
 // first report, so that a fast machine, which finishes within the 300 ms
 // a bar waits for, still shows it.
 func TestProgress_LongCommands(t *testing.T) {
-	testkit.PlainOnly(t, "awr processes on a pseudo-terminal")
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) not installed")
-	}
+	needTTY(t)
 	t.Parallel()
 	awr := testkit.Program(t, testkit.AWR)
 	tmp := t.TempDir()
@@ -192,26 +197,24 @@ func TestProgress_LongCommands(t *testing.T) {
 	head := st.ProjectRevision
 	require.Greater(t, head, int64(5001))
 
-	file, imported := tmp+"/log.jsonl", tmp+"/imported"
-	require.NoError(t, os.Mkdir(imported, 0o755))
-	for _, c := range []struct{ args, desc string }{
-		{"--project " + dir + " export --output " + file, "exporting"},
-		{"import " + file + " --project " + imported, "importing"},
-		{"--project " + imported + " replay", "replaying"},
-		{"--project " + imported + " replay --verify", "replaying"},
-		{"--project " + imported + " verify", "verifying"},
-	} {
+	file := tmp + "/log.jsonl"
+	type job struct{ args, desc string }
+	// readers are the jobs that read the export into a new project in
+	// target (made here), then replay, verify it.
+	readers := func(target string) []job {
+		require.NoError(t, os.Mkdir(target, 0o755))
+		return []job{
+			{"import " + file + " --project " + target, "importing"},
+			{"--project " + target + " replay", "replaying"},
+			{"--project " + target + " replay --verify", "replaying"},
+			{"--project " + target + " verify", "verifying"},
+		}
+	}
+	for _, c := range append([]job{{"--project " + dir + " export --output " + file, "exporting"}}, readers(tmp+"/imported")...) {
 		require.Regexp(t, bar(c.desc, head), tty(c.args), c.args)
 	}
 	// With --json on a terminal: no bar.
-	jsonDir := tmp + "/json"
-	require.NoError(t, os.Mkdir(jsonDir, 0o755))
-	for _, c := range []struct{ args, desc string }{
-		{"--project " + dir + " export --force --output " + file, "exporting"},
-		{"import " + file + " --project " + jsonDir, "importing"},
-		{"--project " + jsonDir + " replay", "replaying"},
-		{"--project " + jsonDir + " verify", "verifying"},
-	} {
+	for _, c := range append([]job{{"--project " + dir + " export --force --output " + file, "exporting"}}, readers(tmp+"/json")...) {
 		got := tty(c.args + " --json")
 		require.NotContains(t, got, c.desc+" ", "%s --json: no bar", c.args)
 		require.Contains(t, got, `"project_revision":`, c.args)
@@ -223,14 +226,8 @@ func TestProgress_LongCommands(t *testing.T) {
 	written, err := os.ReadFile(file)
 	require.NoError(t, err)
 	require.True(t, string(written) == exported, "export: the same bytes on a terminal and piped")
-	again := tmp + "/again"
-	require.NoError(t, os.Mkdir(again, 0o755))
-	for _, args := range [][]string{
-		{"import", file, "--project", again},
-		{"--project", again, "replay"},
-		{"--project", again, "replay", "--verify"},
-		{"--project", again, "verify"},
-	} {
+	for _, c := range readers(tmp + "/again") {
+		args := strings.Fields(c.args)
 		o, e := piped(args...)
 		require.Empty(t, e, "%v, piped: no bar", args)
 		require.NotContains(t, o, "events/s", "%v, piped", args)

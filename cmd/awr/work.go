@@ -177,9 +177,7 @@ type workClaimCmd struct {
 
 // Run claims a work item.
 func (c *workClaimCmd) Run(app *App) error {
-	return call(app, (*project.Project).WorkClaim, c.WorkClaimRequest, func(w io.Writer, r *project.ClaimResult) {
-		fmt.Fprintf(w, "claim %s on %s for session %s, fencing token %d, %s\n", r.Claim.ID, r.Claim.Work, r.Claim.SessionID, r.Claim.FencingToken, lease(r.Claim.ExpiresAt, app.Now().UnixMilli()))
-	})
+	return call(app, (*project.Project).WorkClaim, c.WorkClaimRequest, claimAcquiredText(app))
 }
 
 type workReleaseCmd struct {
