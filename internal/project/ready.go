@@ -5,6 +5,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/headmemo"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/workqueue"
 	"github.com/awr-dev/awr/projections"
@@ -158,17 +159,17 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 // readyAtHead is Ready's page at the head (workqueue.ReadyAtHead), the
 // page and the head's goals kept in memo for the next read of the head
 // with the same live claims.
-func (res *ReadyResult) readyAtHead(r *events.Reader, memo *headMemo, now int64, executable bool, after *projections.Place, limit int) error {
-	f, err := memo.factsOf(r, func() (*headFacts, error) { return readHeadFacts(r, r.Head) })
+func (res *ReadyResult) readyAtHead(r *events.Reader, memo *headmemo.Memo, now int64, executable bool, after *projections.Place, limit int) error {
+	f, err := memo.Facts(r)
 	if err != nil {
 		return err
 	}
-	goals := intake.GoalKeys(f.goals)
+	goals := intake.GoalKeys(f.Goals)
 	live, err := projections.LiveClaimsAt(r.Conn, r.Head, now, true)
 	if err != nil {
 		return err
 	}
-	pg, err := memo.pageOf(r, live, executable, after, limit)
+	pg, err := memo.Page(r, live, executable, after, limit)
 	if err != nil {
 		return err
 	}

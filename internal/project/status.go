@@ -2,10 +2,10 @@ package project
 
 import (
 	"context"
-	"encoding/hex"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/headmemo"
 	"github.com/awr-dev/awr/internal/idle"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/shellwords"
@@ -118,7 +118,7 @@ type StatusRequest struct {
 // sessions, as of the request's revision.
 func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult, error) {
 	res := &StatusResult{SchemaVersion: events.SchemaVersion(), StaleSessions: []StaleSession{}}
-	ttl := p.memo.leaseTTL(p)
+	ttl := p.memo.LeaseTTL(p.dir)
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		res.ProjectRevision, res.Head, res.EventCount = rev, r.Head, rev
 		if req.Past() {
@@ -148,7 +148,7 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 			return err
 		}
 		if head {
-			res.replica(f.origin, f.fork, f.replica, rev)
+			res.replica(f.Origin, f.Fork, f.Replica, rev)
 		} else if err := res.readReplica(r.Conn, rev); err != nil {
 			return err
 		}
@@ -174,15 +174,15 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 // the goals (and at the head the facts the memo keeps of it: what the
 // head alone decides is kept for the next read of it; the rest follows
 // the reader's now).
-func (p *Project) statusHead(r *events.Reader, rev int64, head bool, res *StatusResult) (*headFacts, []events.Goal, error) {
+func (p *Project) statusHead(r *events.Reader, rev int64, head bool, res *StatusResult) (*headmemo.Facts, []events.Goal, error) {
 	if head {
-		f, err := p.memo.factsOf(r, func() (*headFacts, error) { return readHeadFacts(r, rev) })
+		f, err := p.memo.Facts(r)
 		if err != nil {
 			return nil, nil, err
 		}
-		res.HeadHash, res.LastEventAt, res.ProjectName, res.ProjectID = f.hash, f.lastEventAt, f.name, f.id
-		res.LastReindex = f.lastReindex
-		return f, f.goals, nil
+		res.setHead(f.Head)
+		res.LastReindex = f.LastReindex
+		return f, f.Goals, nil
 	}
 	if err := res.readHead(r.Conn, rev); err != nil {
 		return nil, nil, err
@@ -202,7 +202,7 @@ func (p *Project) statusSessions(r *events.Reader, rev, now, ttl int64, head boo
 	var listed []idle.StaleSession
 	var err error
 	if head {
-		active, stale, listed, err = p.memo.staleOf(r, now, ttl, live)
+		active, stale, listed, err = p.memo.Stale(r, now, ttl, live)
 	} else {
 		active, stale, listed, err = idle.Latest(r, rev, now, ttl, head, live)
 	}
@@ -219,7 +219,7 @@ func (p *Project) statusSessions(r *events.Reader, rev, now, ttl int64, head boo
 // and the seats, not the register), else built from the readiness.
 func (p *Project) statusQueues(r *events.Reader, rev int64, head bool, live []projections.Claim, goals []events.Goal) (*workqueue.View, error) {
 	if head {
-		return p.memo.viewOf(r, live, goals)
+		return p.memo.View(r, live, goals)
 	}
 	ready, err := projections.ReadinessFrom(r.Conn, rev, head, live)
 	if err != nil {
@@ -252,26 +252,22 @@ func (p *Project) statusLapsed(r *events.Reader, rev, now int64, head bool, res 
 // the head.
 func (p *Project) heldAt(r *events.Reader, rev int64, head bool) (*idle.Held, error) {
 	if head {
-		return p.memo.heldOf(r)
+		return p.memo.Held(r)
 	}
 	return idle.ReadHeld(r, rev, false)
 }
 
 // readHead sets the head's hash and time and the project's name and id
-// (from its first event).
+// (headmemo.ReadHead).
 func (res *StatusResult) readHead(conn *sqlite.Conn, rev int64) error {
-	if rev == 0 {
-		return nil
-	}
-	if err := events.ScanEvents(conn, rev, rev, func(e *events.Event) error {
-		res.HeadHash, res.LastEventAt = hex.EncodeToString(e.Hash), e.OccurredAt
-		return nil
-	}); err != nil {
-		return err
-	}
-	id, name, err := intake.ProjectOn(conn)
-	res.ProjectName, res.ProjectID = name, id
+	h, err := headmemo.ReadHead(conn, rev)
+	res.setHead(h)
 	return err
+}
+
+// setHead sets the head's hash and time and the project's name and id.
+func (res *StatusResult) setHead(h headmemo.Head) {
+	res.HeadHash, res.LastEventAt, res.ProjectName, res.ProjectID = h.Hash, h.LastEventAt, h.Name, h.ID
 }
 
 // file sets the counts, the queues and the goals of v, and the next

@@ -1,6 +1,13 @@
-package project
+// Package headmemo keeps, for one process, what its reads of the log's
+// head computed that the head alone decides (Memo): the head's facts,
+// the held claims, the work queues, the ready pages and the stale
+// sessions, and the manifest as last read. The door (internal/project)
+// answers awr status and awr ready through it, so that a warm awr-mcp
+// asked again and again of one head reads only what moved.
+package headmemo
 
 import (
+	"encoding/hex"
 	"os"
 	"slices"
 	"sync"
@@ -11,9 +18,10 @@ import (
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/workqueue"
 	"github.com/awr-dev/awr/projections"
+	"zombiezen.com/go/sqlite"
 )
 
-// headMemo keeps, for the head of the log a process read last, what its
+// Memo keeps, for the head of the log a process read last, what its
 // reads computed that the head alone decides: the head's own facts, the
 // held claims of the lapsed sessions (idle.Held), and the work queues
 // and ready pages, each keyed by the live claims it was filed with (the
@@ -27,16 +35,16 @@ import (
 // ever older than the snapshot it says it reflects. Reads at a past
 // revision (--at) do not use it. Its size is bounded: one head, at most
 // memoEntries queue views and ready pages. Safe for concurrent use.
-type headMemo struct {
+type Memo struct {
 	mu    sync.Mutex
 	head  int64
 	time  int64
-	facts *headFacts
+	facts *Facts
 	held  *idle.Held
 	views []viewEntry
 	pages []pageEntry
 	stale []staleEntry
-	// The manifest file as last read, and what it held (readManifest):
+	// The manifest file as last read, and what it held (Manifest):
 	// kept across heads, as the manifest is no part of the log.
 	manifestFile os.FileInfo
 	manifest     *intake.Manifest
@@ -45,19 +53,25 @@ type headMemo struct {
 // memoEntries bounds the queue views and the ready pages a head keeps.
 const memoEntries = 8
 
-// headFacts are what status and ready read of the head that no clock
-// reading changes: its hash and time, the project's name and id, the
-// goals and what the last reindex changed.
-type headFacts struct {
-	hash        string
-	lastEventAt int64
-	name, id    string
-	goals       []events.Goal
-	lastReindex *LastReindex
+// Head is what the head event and the project's first event say: the
+// head's hash and time, the project's name and id.
+type Head struct {
+	Hash        string
+	LastEventAt int64
+	Name, ID    string
+}
+
+// Facts are what status and ready read of the head that no clock
+// reading changes: the Head, the goals and what the last reindex
+// changed.
+type Facts struct {
+	Head
+	Goals       []events.Goal
+	LastReindex *intake.LastReindex
 	// What commands.ReplicaState says of the project.
-	origin  *Origin
-	fork    *ForkView
-	replica bool
+	Origin  *events.Origin
+	Fork    *commands.ForkView
+	Replica bool
 }
 
 // viewEntry is the work queues (workqueue.AtHead) filed with live.
@@ -93,7 +107,7 @@ type pageEntry struct {
 
 // at returns the memo's state for r's head, dropping what it kept of
 // another head. The caller holds m.mu.
-func (m *headMemo) at(r *events.Reader) {
+func (m *Memo) at(r *events.Reader) {
 	if m.head == r.Head && m.time == r.HeadTime {
 		return
 	}
@@ -101,8 +115,8 @@ func (m *headMemo) at(r *events.Reader) {
 	m.facts, m.held, m.views, m.pages, m.stale = nil, nil, nil, nil, nil
 }
 
-// factsOf returns the head's facts, read through read on first use.
-func (m *headMemo) factsOf(r *events.Reader, read func() (*headFacts, error)) (*headFacts, error) {
+// Facts returns the head's facts (ReadFacts), read on first use.
+func (m *Memo) Facts(r *events.Reader) (*Facts, error) {
 	m.mu.Lock()
 	m.at(r)
 	if f := m.facts; f != nil {
@@ -110,7 +124,7 @@ func (m *headMemo) factsOf(r *events.Reader, read func() (*headFacts, error)) (*
 		return f, nil
 	}
 	m.mu.Unlock()
-	f, err := read()
+	f, err := ReadFacts(r, r.Head)
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +136,9 @@ func (m *headMemo) factsOf(r *events.Reader, read func() (*headFacts, error)) (*
 	return f, nil
 }
 
-// heldOf returns the head's held claims (idle.ReadHeld), read on first
+// Held returns the head's held claims (idle.ReadHeld), read on first
 // use.
-func (m *headMemo) heldOf(r *events.Reader) (*idle.Held, error) {
+func (m *Memo) Held(r *events.Reader) (*idle.Held, error) {
 	m.mu.Lock()
 	m.at(r)
 	if h := m.held; h != nil {
@@ -144,10 +158,10 @@ func (m *headMemo) heldOf(r *events.Reader) (*idle.Held, error) {
 	return h, nil
 }
 
-// viewOf returns the work queues at the head with live claims live and
+// View returns the work queues at the head with live claims live and
 // goals (the head's own), filed by workqueue.AtHead on first use. The
 // view is shared: its readers must not change it.
-func (m *headMemo) viewOf(r *events.Reader, live []projections.Claim, goals []events.Goal) (*workqueue.View, error) {
+func (m *Memo) View(r *events.Reader, live []projections.Claim, goals []events.Goal) (*workqueue.View, error) {
 	m.mu.Lock()
 	m.at(r)
 	for _, e := range m.views {
@@ -172,11 +186,11 @@ func (m *headMemo) viewOf(r *events.Reader, live []projections.Claim, goals []ev
 	return v, nil
 }
 
-// staleOf returns the sessions active and stale at the head for a
+// Stale returns the sessions active and stale at the head for a
 // reader at now with live claims live and lease ttl (idle.Latest), kept
 // for the span of clocks over which they stay the same (idle.Window).
 // The list is shared: its readers must not change it.
-func (m *headMemo) staleOf(r *events.Reader, now, ttl int64, live []projections.Claim) (active, stale int, listed []idle.StaleSession, err error) {
+func (m *Memo) Stale(r *events.Reader, now, ttl int64, live []projections.Claim) (active, stale int, listed []idle.StaleSession, err error) {
 	m.mu.Lock()
 	m.at(r)
 	for _, e := range m.stale {
@@ -204,10 +218,10 @@ func (m *headMemo) staleOf(r *events.Reader, now, ttl int64, live []projections.
 	return active, stale, listed, nil
 }
 
-// pageOf returns the ready page at the head with live claims live
+// Page returns the ready page at the head with live claims live
 // (workqueue.ReadyAtHead), read on first use. The page is shared: its
 // readers must not change it.
-func (m *headMemo) pageOf(r *events.Reader, live []projections.Claim, executable bool, after *projections.Place, limit int) (*workqueue.ReadyPage, error) {
+func (m *Memo) Page(r *events.Reader, live []projections.Claim, executable bool, after *projections.Place, limit int) (*workqueue.ReadyPage, error) {
 	k := pageKey{executable: executable, limit: limit}
 	if after != nil {
 		k.after, k.hasAfter = *after, true
@@ -236,42 +250,60 @@ func (m *headMemo) pageOf(r *events.Reader, live []projections.Claim, executable
 	return pg, nil
 }
 
-// readHeadFacts reads the head's facts (rev is the head).
-func readHeadFacts(r *events.Reader, rev int64) (*headFacts, error) {
-	var res StatusResult
-	if err := res.readHead(r.Conn, rev); err != nil {
-		return nil, err
+// ReadHead reads the head's hash and time as of rev and the project's
+// name and id (from its first event); the zero Head at revision 0.
+func ReadHead(conn *sqlite.Conn, rev int64) (Head, error) {
+	var h Head
+	if rev == 0 {
+		return h, nil
 	}
-	f := &headFacts{hash: res.HeadHash, lastEventAt: res.LastEventAt, name: res.ProjectName, id: res.ProjectID}
+	if err := events.ScanEvents(conn, rev, rev, func(e *events.Event) error {
+		h.Hash, h.LastEventAt = hex.EncodeToString(e.Hash), e.OccurredAt
+		return nil
+	}); err != nil {
+		return h, err
+	}
 	var err error
-	if f.goals, err = projections.GoalsAt(r.Conn, rev); err != nil {
+	h.ID, h.Name, err = intake.ProjectOn(conn)
+	return h, err
+}
+
+// ReadFacts reads the head's facts (rev is the head).
+func ReadFacts(r *events.Reader, rev int64) (*Facts, error) {
+	h, err := ReadHead(r.Conn, rev)
+	if err != nil {
 		return nil, err
 	}
-	if f.lastReindex, err = intake.LastReindexAt(r.Conn, rev); err != nil {
+	f := &Facts{Head: h}
+	if f.Goals, err = projections.GoalsAt(r.Conn, rev); err != nil {
 		return nil, err
 	}
-	if f.origin, f.fork, f.replica, err = commands.ReplicaState(r.Conn); err != nil {
+	if f.LastReindex, err = intake.LastReindexAt(r.Conn, rev); err != nil {
+		return nil, err
+	}
+	if f.Origin, f.Fork, f.Replica, err = commands.ReplicaState(r.Conn); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// leaseTTL is p.leaseTTL (the manifest's claim lease), from the
-// manifest as readManifest keeps it: a warm server answers status
-// without reading and decoding the manifest every call.
-func (m *headMemo) leaseTTL(p *Project) int64 {
-	man, err := m.readManifest(p.dir)
+// LeaseTTL is the claim lease of the manifest in dir (the manifest's
+// continuity.claim_ttl_ms; commands.DefaultClaimTTLms when the manifest
+// does not read), from the manifest as Manifest keeps it: a warm server
+// answers status without reading and decoding the manifest every call.
+func (m *Memo) LeaseTTL(dir string) int64 {
+	man, err := m.Manifest(dir)
 	if err != nil {
 		return commands.DefaultClaimTTLms
 	}
 	return man.Policy().ClaimTTLms
 }
 
-// readManifest is intake.ReadManifest of dir, read again only when the
+// Manifest is intake.ReadManifest of dir, read again only when the
 // manifest file changed (another file, its size or its time); a missing
 // manifest, or one that does not read, is read anew each time. The
 // manifest is shared: its readers must not change it.
-func (m *headMemo) readManifest(dir string) (*intake.Manifest, error) {
+func (m *Memo) Manifest(dir string) (*intake.Manifest, error) {
 	fi, err := os.Stat(intake.ManifestPath(dir))
 	if err == nil {
 		m.mu.Lock()
