@@ -115,75 +115,74 @@ func (m *Memo) at(r *events.Reader) {
 	m.facts, m.held, m.views, m.pages, m.stale = nil, nil, nil, nil, nil
 }
 
-// Facts returns the head's facts (ReadFacts), read on first use.
-func (m *Memo) Facts(r *events.Reader) (*Facts, error) {
+// kept returns, for r's head, what find finds with m.mu held, else
+// what read reads without it, given to keep (with m.mu held) unless
+// another head was read meanwhile: every lookup of the memo is one.
+func kept[T any](m *Memo, r *events.Reader, find func() (T, bool), read func() (T, error), keep func(T)) (T, error) {
 	m.mu.Lock()
 	m.at(r)
-	if f := m.facts; f != nil {
+	if v, ok := find(); ok {
 		m.mu.Unlock()
-		return f, nil
+		return v, nil
 	}
 	m.mu.Unlock()
-	f, err := ReadFacts(r, r.Head)
+	v, err := read()
 	if err != nil {
-		return nil, err
+		var none T
+		return none, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.head == r.Head && m.time == r.HeadTime {
-		m.facts = f
+		keep(v)
 	}
-	return f, nil
+	return v, nil
+}
+
+// found is the entry of list that match accepts, if one does.
+func found[E any](list []E, match func(E) bool) (E, bool) {
+	if i := slices.IndexFunc(list, match); i >= 0 {
+		return list[i], true
+	}
+	var none E
+	return none, false
+}
+
+// bounded is list with e added, its oldest entry dropped when it held
+// memoEntries already.
+func bounded[E any](list []E, e E) []E {
+	if len(list) == memoEntries {
+		list = list[1:]
+	}
+	return append(list, e)
+}
+
+// Facts returns the head's facts (ReadFacts), read on first use.
+func (m *Memo) Facts(r *events.Reader) (*Facts, error) {
+	return kept(m, r, func() (*Facts, bool) { return m.facts, m.facts != nil },
+		func() (*Facts, error) { return ReadFacts(r, r.Head) },
+		func(f *Facts) { m.facts = f })
 }
 
 // Held returns the head's held claims (idle.ReadHeld), read on first
 // use.
 func (m *Memo) Held(r *events.Reader) (*idle.Held, error) {
-	m.mu.Lock()
-	m.at(r)
-	if h := m.held; h != nil {
-		m.mu.Unlock()
-		return h, nil
-	}
-	m.mu.Unlock()
-	h, err := idle.ReadHeld(r, r.Head, true)
-	if err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.head == r.Head && m.time == r.HeadTime {
-		m.held = h
-	}
-	return h, nil
+	return kept(m, r, func() (*idle.Held, bool) { return m.held, m.held != nil },
+		func() (*idle.Held, error) { return idle.ReadHeld(r, r.Head, true) },
+		func(h *idle.Held) { m.held = h })
 }
 
 // View returns the work queues at the head with live claims live and
 // goals (the head's own), filed by workqueue.AtHead on first use. The
 // view is shared: its readers must not change it.
 func (m *Memo) View(r *events.Reader, live []projections.Claim, goals []events.Goal) (*workqueue.View, error) {
-	m.mu.Lock()
-	m.at(r)
-	for _, e := range m.views {
-		if slices.Equal(e.live, live) {
-			m.mu.Unlock()
-			return e.view, nil
-		}
-	}
-	m.mu.Unlock()
-	v, err := workqueue.AtHead(r, live, goals)
-	if err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.head == r.Head && m.time == r.HeadTime {
-		if len(m.views) == memoEntries {
-			m.views = m.views[1:]
-		}
-		m.views = append(m.views, viewEntry{live: slices.Clone(live), view: v})
-	}
-	return v, nil
+	e, err := kept(m, r, func() (viewEntry, bool) {
+		return found(m.views, func(e viewEntry) bool { return slices.Equal(e.live, live) })
+	}, func() (viewEntry, error) {
+		v, err := workqueue.AtHead(r, live, goals)
+		return viewEntry{live: slices.Clone(live), view: v}, err
+	}, func(e viewEntry) { m.views = bounded(m.views, e) })
+	return e.view, err
 }
 
 // Stale returns the sessions active and stale at the head for a
@@ -191,31 +190,23 @@ func (m *Memo) View(r *events.Reader, live []projections.Claim, goals []events.G
 // for the span of clocks over which they stay the same (idle.Window).
 // The list is shared: its readers must not change it.
 func (m *Memo) Stale(r *events.Reader, now, ttl int64, live []projections.Claim) (active, stale int, listed []idle.StaleSession, err error) {
-	m.mu.Lock()
-	m.at(r)
-	for _, e := range m.stale {
-		if e.ttl == ttl && e.lo <= now && now < e.hi && slices.Equal(e.live, live) {
-			m.mu.Unlock()
-			return e.active, e.stale, e.listed, nil
+	e, err := kept(m, r, func() (staleEntry, bool) {
+		return found(m.stale, func(e staleEntry) bool {
+			return e.ttl == ttl && e.lo <= now && now < e.hi && slices.Equal(e.live, live)
+		})
+	}, func() (staleEntry, error) {
+		e := staleEntry{live: slices.Clone(live), ttl: ttl}
+		var err error
+		if e.active, e.stale, e.listed, err = idle.Latest(r, r.Head, now, ttl, true, live); err != nil {
+			return e, err
 		}
-	}
-	m.mu.Unlock()
-	if active, stale, listed, err = idle.Latest(r, r.Head, now, ttl, true, live); err != nil {
-		return 0, 0, nil, err
-	}
-	lo, hi, err := idle.Window(r, r.Head, now, ttl)
+		e.lo, e.hi, err = idle.Window(r, r.Head, now, ttl)
+		return e, err
+	}, func(e staleEntry) { m.stale = bounded(m.stale, e) })
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.head == r.Head && m.time == r.HeadTime {
-		if len(m.stale) == memoEntries {
-			m.stale = m.stale[1:]
-		}
-		m.stale = append(m.stale, staleEntry{live: slices.Clone(live), ttl: ttl, lo: lo, hi: hi, active: active, stale: stale, listed: listed})
-	}
-	return active, stale, listed, nil
+	return e.active, e.stale, e.listed, nil
 }
 
 // Page returns the ready page at the head with live claims live
@@ -226,28 +217,13 @@ func (m *Memo) Page(r *events.Reader, live []projections.Claim, executable bool,
 	if after != nil {
 		k.after, k.hasAfter = *after, true
 	}
-	m.mu.Lock()
-	m.at(r)
-	for _, e := range m.pages {
-		if e.key == k && slices.Equal(e.live, live) {
-			m.mu.Unlock()
-			return e.page, nil
-		}
-	}
-	m.mu.Unlock()
-	pg, err := workqueue.ReadyAtHead(r, live, executable, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.head == r.Head && m.time == r.HeadTime {
-		if len(m.pages) == memoEntries {
-			m.pages = m.pages[1:]
-		}
-		m.pages = append(m.pages, pageEntry{key: k, live: slices.Clone(live), page: pg})
-	}
-	return pg, nil
+	e, err := kept(m, r, func() (pageEntry, bool) {
+		return found(m.pages, func(e pageEntry) bool { return e.key == k && slices.Equal(e.live, live) })
+	}, func() (pageEntry, error) {
+		pg, err := workqueue.ReadyAtHead(r, live, executable, after, limit)
+		return pageEntry{key: k, live: slices.Clone(live), page: pg}, err
+	}, func(e pageEntry) { m.pages = bounded(m.pages, e) })
+	return e.page, err
 }
 
 // ReadHead reads the head's hash and time as of rev and the project's
