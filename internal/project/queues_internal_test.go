@@ -101,11 +101,11 @@ func requireQueuesAgree(t *testing.T, p *Project) {
 		require.NoError(t, err)
 		require.NoError(t, workqueue.HoldBack(r, rev, rs))
 		whole := &StatusResult{}
-		whole.file(workqueue.Of(rs, goals))
+		whole.File(workqueue.Of(rs, goals))
 		atHead, err := workqueue.AtHead(r, live, goals)
 		require.NoError(t, err)
 		head := &StatusResult{}
-		head.file(atHead)
+		head.File(atHead)
 		require.Equal(t, whole.Queues, head.Queues)
 		require.Equal(t, whole.Counts, head.Counts)
 		require.Equal(t, whole.WorkItems, head.WorkItems)
