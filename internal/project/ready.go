@@ -5,6 +5,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/headmemo"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/workqueue"
@@ -99,7 +100,7 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 	if err != nil {
 		return nil, err
 	}
-	after, err := placeOf("ready", req.Cursor, "awr ready")
+	after, err := cursor.DecodePlace("ready", req.Cursor, "awr ready")
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 				case limit <= 0 || len(res.Ready) < limit:
 					res.Ready, last = append(res.Ready, it), place
 				case res.NextCursor == "":
-					res.NextCursor = cursorOf(last)
+					res.NextCursor = cursor.EncodePlace(last)
 				}
 			case req.All:
 				notReady = append(notReady, it)
@@ -178,7 +179,7 @@ func (res *ReadyResult) readyAtHead(r *events.Reader, memo *headmemo.Memo, now i
 		res.Ready = append(res.Ready, readyItem(projections.Readiness{Item: it, Ready: true}, goals))
 	}
 	if pg.Next != nil {
-		res.NextCursor = cursorOf(*pg.Next)
+		res.NextCursor = cursor.EncodePlace(*pg.Next)
 	}
 	return nil
 }

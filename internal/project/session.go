@@ -6,6 +6,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/idle"
 	"github.com/awr-dev/awr/internal/intake"
@@ -153,7 +154,7 @@ func (p *Project) SessionListEach(ctx context.Context, opts SessionListRequest, 
 	if err != nil {
 		return nil, err
 	}
-	after, err := idOf("session list", opts.Cursor, "awr session list")
+	after, err := cursor.DecodeID("session list", opts.Cursor, "awr session list")
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +218,7 @@ func (p *Project) SessionListEach(ctx context.Context, opts SessionListRequest, 
 		var last string
 		return projections.SessionsPageAt(r.Conn, rev, pg, func(s projections.Session) error {
 			if limit > 0 && n == limit {
-				out.NextCursor = idCursor(last)
+				out.NextCursor = cursor.EncodeID(last)
 				return nil
 			}
 			n++
@@ -261,7 +262,7 @@ func sessionsAmong(r *events.Reader, rev int64, active []projections.Session, st
 			}
 		}
 		if limit > 0 && n == limit {
-			out.NextCursor = idCursor(last)
+			out.NextCursor = cursor.EncodeID(last)
 			break
 		}
 		// The page's sessions with their latest checkpoint and context.

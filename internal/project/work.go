@@ -13,6 +13,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/pathcheck"
@@ -103,7 +104,7 @@ func (p *Project) WorkShow(ctx context.Context, req WorkShowRequest) (*WorkShowR
 			return err
 		}
 		if res.SessionsTotal > len(res.Sessions) {
-			res.SessionsNextCursor = idCursor(res.Sessions[0].ID)
+			res.SessionsNextCursor = cursor.EncodeID(res.Sessions[0].ID)
 		}
 		dir = p.dir
 		if res.Current != "" {
