@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -201,17 +200,10 @@ func (p *Project) WorkHistory(ctx context.Context, req WorkHistoryRequest) (*Wor
 		}
 		limit = *req.Limit
 	}
-	res := &WorkHistoryResult{Work: req.Key, Events: []LogEvent{}}
-	err := p.scanWorkHistory(ctx, req, limit, func(rev int64) error {
-		res.ProjectRevision = rev
-		return nil
-	}, func(e LogEvent) error {
-		if len(res.Events) == limit {
-			res.NextSince = res.Events[limit-1].Seq
-			return errStop
-		}
-		res.Events = append(res.Events, e)
-		return nil
+	res := &WorkHistoryResult{Work: req.Key}
+	var err error
+	res.ProjectRevision, res.Events, res.NextSince, err = logPage(limit, func(start func(int64) error, each func(LogEvent) error) error {
+		return p.scanWorkHistory(ctx, req, limit, start, each)
 	})
 	if err != nil {
 		return nil, err
@@ -253,16 +245,9 @@ func (p *Project) scanWorkHistory(ctx context.Context, req WorkHistoryRequest, l
 		if err := start(rev); err != nil {
 			return err
 		}
-		return projections.ScanWorkHistory(r.Conn, req.Key, req.Since, rev, req.Kind, fetch, func(e *events.Event) error {
-			env := e.ToEnvelope()
-			env.Payload = json.RawMessage(e.Payload)
-			return each(LogEvent{env})
-		})
+		return projections.ScanWorkHistory(r.Conn, req.Key, req.Since, rev, req.Kind, fetch, eachEvent(each))
 	})
-	if err == errStop {
-		err = nil
-	}
-	return err
+	return scanned(err)
 }
 
 // EvidenceAdd records evidence against an acceptance criterion. For a
