@@ -64,9 +64,7 @@ func TestStatus_StaleSessions(t *testing.T) {
 	ctx := context.Background()
 	dir := openW1Dir(t)
 	clock := time.Now()
-	p, err := project.Open(ctx, dir, project.Options{Now: func() time.Time { return clock }})
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
+	p := opened(t, dir, project.Options{Now: func() time.Time { return clock }})
 	const idle = project.MaxStaleListed + 7
 	for i := range idle {
 		_, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: fmt.Sprintf("a%d", i)})

@@ -148,9 +148,7 @@ func TestPaths_AnchorAppendsInItsLane(t *testing.T) {
 	require.NoError(t, err)
 
 	// Over MCP: nothing outside the project, whatever the spelling.
-	mcp, err := project.Open(ctx, dir, project.Options{Confined: true})
-	require.NoError(t, err)
-	defer mcp.Close()
+	mcp := opened(t, dir, project.Options{Confined: true})
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "out")))
 	for _, to := range []string{"../x", victim, "out/new.txt", filepath.Join(outside, "new.txt")} {
 		_, err := mcp.Anchor(ctx, project.AnchorRequest{To: to})
@@ -293,9 +291,7 @@ func TestReads_Bounded(t *testing.T) {
 			refusedBy(t, err, pathcheck.RuleNotRegular, special, dir)
 			_, err = p.RigApply(ctx, project.RigApplyRequest{File: special})
 			refusedBy(t, err, pathcheck.RuleNotRegular, special, dir)
-			empty, err := project.Open(ctx, t.TempDir(), project.Options{})
-			require.NoError(t, err)
-			defer empty.Close()
+			empty := opened(t, t.TempDir(), project.Options{})
 			_, err = empty.Import(ctx, project.ImportRequest{File: special}, nil)
 			refusedBy(t, err, pathcheck.RuleNotRegular, special, dir)
 		})
@@ -317,9 +313,7 @@ func TestReads_Bounded(t *testing.T) {
 	require.NoError(t, os.Remove(id))
 	require.NoError(t, syscall.Mkfifo(id, 0o644))
 	withinTime(t, "a FIFO as .awr/project-id", func() {
-		q, err := project.Open(ctx, dir, project.Options{})
-		require.NoError(t, err)
-		defer q.Close()
+		q := opened(t, dir, project.Options{})
 		_, _ = q.Status(ctx, project.StatusRequest{})
 	})
 	intact(t, p)

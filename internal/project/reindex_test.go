@@ -20,9 +20,7 @@ func TestSourceReindex_UnchangedByRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := initialized(t, []byte("# TODO\n\n- [ ] W-1: Work\n"))
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	defer p.Close()
+	p := opened(t, dir, project.Options{})
 	head := func() int64 {
 		st, err := p.Status(ctx, project.StatusRequest{})
 		require.NoError(t, err)

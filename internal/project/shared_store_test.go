@@ -35,9 +35,7 @@ func TestShared_RoundTrips(t *testing.T) {
 	// process does, and returns what its store cost.
 	command := func(name string, op func(p *project.Project) error) pgstore.Traffic {
 		t.Helper()
-		p, err := project.Open(ctx, dir, project.Options{OneCommand: true})
-		require.NoError(t, err)
-		defer p.Close()
+		p := opened(t, dir, project.Options{OneCommand: true})
 		require.NoError(t, op(p), name)
 		st, err := p.EventLog(ctx)
 		require.NoError(t, err)
@@ -132,9 +130,7 @@ func TestShared_WrongPasswordBlamesTheURL(t *testing.T) {
 
 	status := func() *fault.Error {
 		t.Helper()
-		p, err := project.Open(ctx, dir, project.Options{OneCommand: true})
-		require.NoError(t, err)
-		defer p.Close()
+		p := opened(t, dir, project.Options{OneCommand: true})
 		_, err = p.Status(ctx, project.StatusRequest{})
 		fe := fault.As(err)
 		require.NotNil(t, fe, "a coded error, got %v", err)
@@ -200,10 +196,8 @@ func TestInit_RefusedStoreBlamesItsFlag(t *testing.T) {
 			t.Setenv(project.EnvStore, c.env)
 			dir := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("# TODO\n\n- [ ] W-1: One\n"), 0o644))
-			p, err := project.Open(ctx, dir, project.Options{})
-			require.NoError(t, err)
-			defer p.Close()
-			_, err = p.Init(ctx, project.InitRequest{Store: c.flag, Accept: true})
+			p := opened(t, dir, project.Options{})
+			_, err := p.Init(ctx, project.InitRequest{Store: c.flag, Accept: true})
 			fe := fault.As(err)
 			require.NotNil(t, fe, "a coded error, got %v", err)
 			require.Equal(t, fault.Storage, fe.Code, "%v", err)
