@@ -22,7 +22,6 @@ import (
 func TestCompile_LatestSession(t *testing.T) {
 	ctx := context.Background()
 	p := openW1(t)
-	t.Cleanup(func() { p.Close() })
 	checkpoint := func(session, digest string) {
 		_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "a0", Digest: digest, NextAction: "Go on"})
 		require.NoError(t, err)
@@ -121,10 +120,10 @@ func openW1Dir(tb testing.TB) string {
 	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
 	require.NoError(tb, err)
 	env := commands.NewEnv(st)
-	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "stale"})
+	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "growth"})
 	require.NoError(tb, err)
 	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
-		Items: []events.WorkItem{{Key: "W-1", Title: "Persist orders", Status: "planned", NextAction: "Write the store"}}}}, false)
+		Items: []events.WorkItem{{Key: "W-1", Title: "Persist orders", Status: "planned", NextAction: "Write the store", Acceptance: []string{"Orders survive a restart"}}}}}, false)
 	require.NoError(tb, err)
 	require.NoError(tb, st.Close())
 	return dir
@@ -141,7 +140,6 @@ func openW1Dir(tb testing.TB) string {
 func TestResume_ManyClosedSinceCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	p := openW1(t)
-	t.Cleanup(func() { p.Close() })
 	first, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
 	require.NoError(t, err)
 	var loops []string

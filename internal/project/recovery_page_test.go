@@ -25,7 +25,6 @@ func TestRecoveryInspect_Pages(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	p := openW1(t)
-	t.Cleanup(func() { p.Close() })
 	first, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
 	require.NoError(t, err)
 	var loops []string
