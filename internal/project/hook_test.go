@@ -159,9 +159,7 @@ func checkoutProject(t *testing.T, opts project.Options) (string, *project.Proje
 	dir := t.TempDir()
 	_, err := fixtures.CopyProject("checkout", dir)
 	require.NoError(t, err)
-	p, err := project.Open(ctx, dir, opts)
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
+	p := opened(t, dir, opts)
 	_, err = p.Init(ctx, project.InitRequest{Accept: true})
 	require.NoError(t, err)
 	return dir, p
@@ -246,12 +244,7 @@ func indentJSON(b []byte) string {
 func TestHook_NeverStoresASecret(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir, p := checkoutProject(t, project.Options{})
-	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
-	require.NoError(t, err)
-	conversation := fixtureField(t, "claude", "session_end", "session_id")
-	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: start.Session.ID})
-	require.NoError(t, err)
+	dir, p, _, _ := boundTo(t, "claude", "session_end", project.Options{})
 	before := head(t, p)
 	secret := "ghp_" + strings.Repeat("a1B2c3D4e5", 4)[:36]
 	payload := fixture(t, "claude", "session_end", dir, map[string]string{"reason": secret})
@@ -271,13 +264,8 @@ func TestHook_NeverStoresASecret(t *testing.T) {
 func TestHook_StaleConversationGetsNoPacket(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir, p := checkoutProject(t, project.Options{})
-	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
-	require.NoError(t, err)
-	conversation := fixtureField(t, "claude", "session_start_compact", "session_id")
-	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: start.Session.ID})
-	require.NoError(t, err)
-	resumed, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: start.Session.ID, Agent: "reviewer", Client: "codex", ExternalSession: "other-conversation"})
+	dir, p, session, _ := boundTo(t, "claude", "session_start_compact", project.Options{})
+	resumed, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: session, Agent: "reviewer", Client: "codex", ExternalSession: "other-conversation"})
 	require.NoError(t, err)
 
 	payload := fixture(t, "claude", "session_start_compact", dir, nil)
