@@ -328,14 +328,7 @@ func (p *Project) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error
 	if err := diff.Check(diff.Request(req)); err != nil {
 		return nil, err
 	}
-	var res *DiffResult
-	err := p.read(ctx, Read{}, func(r *events.Reader, head, _ int64) error {
-		var err error
-		res, err = diff.On(r.Conn, head, diff.Request(req))
-		return err
+	return readResult(ctx, p, Read{}, func(r *events.Reader, head, _ int64) (*DiffResult, error) {
+		return diff.On(r.Conn, head, diff.Request(req))
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }

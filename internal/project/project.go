@@ -374,6 +374,19 @@ func (p *Project) read(ctx context.Context, at commands.Read, fn func(r *events.
 	})
 }
 
+// readResult is read for an answer that fill builds from the snapshot:
+// the answer, or nil and the error of the read or of fill.
+func readResult[Res any](ctx context.Context, p *Project, at commands.Read, fill func(r *events.Reader, rev, now int64) (*Res, error)) (*Res, error) {
+	var res *Res
+	if err := p.read(ctx, at, func(r *events.Reader, rev, now int64) (err error) {
+		res, err = fill(r, rev, now)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
 // command runs one command of the commands package on the project's
 // environment, opening the log on first use.
 func command[Req, Res any](ctx context.Context, p *Project, fn func(context.Context, *commands.Env, Req) (*Res, error), req Req) (*Res, error) {

@@ -59,13 +59,7 @@ func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, er
 	if err != nil {
 		return nil, err
 	}
-	var res *ReadyResult
-	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) (err error) {
-		res, err = readyview.Read(r, &p.memo, rev, now, req.All, req.Executable, after, limit)
-		return err
+	return readResult(ctx, p, req.Read, func(r *events.Reader, rev, now int64) (*ReadyResult, error) {
+		return readyview.Read(r, &p.memo, rev, now, req.All, req.Executable, after, limit)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }

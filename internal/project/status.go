@@ -52,11 +52,9 @@ type StatusRequest struct {
 // sessions, as of the request's revision (statusview.Read), and where
 // the log lives.
 func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult, error) {
-	var res *StatusResult
 	ttl := p.memo.LeaseTTL(p.dir)
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) (err error) {
-		res, err = statusview.Read(r, &p.memo, rev, now, ttl, req.Past())
-		return err
+	res, err := readResult(ctx, p, req.Read, func(r *events.Reader, rev, now int64) (*StatusResult, error) {
+		return statusview.Read(r, &p.memo, rev, now, ttl, req.Past())
 	})
 	if err != nil {
 		return nil, err
