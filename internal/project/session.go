@@ -9,7 +9,6 @@ import (
 	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/idle"
-	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -291,14 +290,9 @@ type (
 
 // leaseTTL is the project's lease (the manifest's continuity.claim_ttl_ms,
 // the default when it is unset or the manifest does not read: a reader
-// reports, it does not refuse on a manifest a write would refuse).
-func (p *Project) leaseTTL() int64 {
-	m, _, err := intake.ReadManifest(p.dir)
-	if err != nil {
-		return commands.DefaultClaimTTLms
-	}
-	return m.Policy().ClaimTTLms
-}
+// reports, it does not refuse on a manifest a write would refuse), from
+// the manifest as the head memo keeps it (headmemo.Memo.LeaseTTL).
+func (p *Project) leaseTTL() int64 { return p.memo.LeaseTTL(p.dir) }
 
 // ClientView is `awr client show`: the binding, what its host needs to
 // continue (Summary: checkpoint, next action, open loops, context hash,

@@ -52,7 +52,7 @@ type StatusRequest struct {
 // sessions, as of the request's revision (statusview.Read), and where
 // the log lives.
 func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult, error) {
-	ttl := p.memo.LeaseTTL(p.dir)
+	ttl := p.leaseTTL()
 	res, err := readResult(ctx, p, req.Read, func(r *events.Reader, rev, now int64) (*StatusResult, error) {
 		return statusview.Read(r, &p.memo, rev, now, ttl, req.Past())
 	})
