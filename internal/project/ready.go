@@ -30,6 +30,17 @@ func LimitOf(op, flag string, n *int, def int) (int, error) {
 	return commands.LimitOf(op, flag, n, def)
 }
 
+// pageLimit is a listing's page size: --limit n checked
+// (commands.LimitOf), commands.DefaultPage when n is nil, or 0 (every
+// item) with all and no n.
+func pageLimit(op string, n *int, all bool) (int, error) {
+	def := commands.DefaultPage
+	if all {
+		def = 0
+	}
+	return commands.LimitOf(op, "--limit", n, def)
+}
+
 // Ready lists claimable work as of the request's revision, sorted by
 // priority then key: status planned or ready, no blocker, every required
 // dependency completed, no cycle, no live claim, and no seat on it
@@ -47,11 +58,7 @@ func LimitOf(op, flag string, n *int, def int) (int, error) {
 // (details.flag --limit), or a cursor awr did not give (details.flag
 // --cursor); those of the read.
 func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, error) {
-	def := commands.DefaultPage
-	if req.All {
-		def = 0
-	}
-	limit, err := commands.LimitOf("ready", "--limit", req.Limit, def)
+	limit, err := pageLimit("ready", req.Limit, req.All)
 	if err != nil {
 		return nil, err
 	}

@@ -145,11 +145,7 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 // sessions. each's error ends the read and is returned.
 // Errors: those of SessionList.
 func (p *Project) SessionListEach(ctx context.Context, opts SessionListRequest, each func(SessionEntry) error) (*SessionList, error) {
-	def := commands.DefaultPage
-	if opts.All {
-		def = 0
-	}
-	limit, err := commands.LimitOf("session list", "--limit", opts.Limit, def)
+	limit, err := pageLimit("session list", opts.Limit, opts.All)
 	if err != nil {
 		return nil, err
 	}

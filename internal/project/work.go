@@ -50,14 +50,7 @@ type (
 // WorkClaim claims a work item for a session working on it.
 // Errors: those of commands.ClaimWork.
 func (p *Project) WorkClaim(ctx context.Context, req WorkClaimRequest) (*ClaimResult, error) {
-	env, err := p.Env(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if req.Stale, err = p.StaleSources(ctx); err != nil {
-		return nil, err
-	}
-	return commands.ClaimWork(ctx, env, req)
+	return claimFresh(ctx, p, commands.ClaimWork, &req, &req.Stale)
 }
 
 // WorkRelease releases a work item's claim by its holder.
