@@ -140,25 +140,15 @@ func openW1Dir(tb testing.TB) string {
 func TestResume_ManyClosedSinceCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	p := openW1(t)
-	first, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
-	require.NoError(t, err)
-	var loops []string
-	for i := range 60 {
-		loops = append(loops, fmt.Sprintf("Open question %d about the order store, with enough words to cost tokens", i))
-	}
-	cp, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: first.Session.ID, Agent: "a0", Digest: "Asked", NextAction: "Answer them",
-		KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: loops}})
-	require.NoError(t, err)
-	_, err = p.SessionEnd(ctx, project.SessionEndRequest{SessionID: first.Session.ID, Agent: "a0", Outcome: events.OutcomeIncomplete})
-	require.NoError(t, err)
-	other, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a1"})
-	require.NoError(t, err)
+	first, cp, other := loopsLeft(t, p, 60, func(i int) string {
+		return fmt.Sprintf("Open question %d about the order store, with enough words to cost tokens", i)
+	})
 	for i := range 60 { // one checkpoint per close: 60 closes at 60 seqs
 		_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: other.Session.ID, Agent: "a1", Digest: "Answered", NextAction: "Go on",
 			KnowledgeFlags: commands.KnowledgeFlags{ResolveLoops: []string{fmt.Sprintf("L-%d=answered", i+1)}}})
 		require.NoError(t, err)
 	}
-	_, err = p.SessionEnd(ctx, project.SessionEndRequest{SessionID: other.Session.ID, Agent: "a1", Outcome: events.OutcomeIncomplete})
+	_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: other.Session.ID, Agent: "a1", Outcome: events.OutcomeIncomplete})
 	require.NoError(t, err)
 
 	// recovery inspect pages the closes in the order they came: the
