@@ -135,8 +135,7 @@ func TestHook_Hosts(t *testing.T) {
 			require.NotEmpty(t, s.Claims)
 			require.Equal(t, "held", s.Claims[len(s.Claims)-1].State, "the claim is still held")
 
-			log, err := os.ReadFile(filepath.Join(dir, ".awr", "hooks.log"))
-			require.NoError(t, err)
+			log := mustReadFile(t, filepath.Join(dir, ".awr", "hooks.log"))
 			require.Equal(t, 1, bytes.Count(log, []byte("\n")), "one line in .awr/hooks.log, for the malformed payload: %s", log)
 
 			golden := filepath.Join("testdata", "hook_"+host+".golden")
@@ -144,8 +143,7 @@ func TestHook_Hosts(t *testing.T) {
 				require.NoError(t, os.MkdirAll("testdata", 0o755))
 				require.NoError(t, os.WriteFile(golden, []byte(out.String()), 0o644))
 			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
+			want := mustReadFile(t, golden)
 			require.Equal(t, string(want), out.String(), "go test ./internal/project -run TestHook_Hosts -update")
 		})
 	}
@@ -191,6 +189,7 @@ func fixture(t *testing.T, host, name, dir string, set map[string]string) []byte
 	return b
 }
 
+// mustReadFile is the content of the file at path.
 func mustReadFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -251,8 +250,7 @@ func TestHook_NeverStoresASecret(t *testing.T) {
 	res := project.AnswerHook(ctx, "", project.HookRequest{Client: "claude"}, bytes.NewReader(payload), project.Options{})
 	require.Empty(t, res.Stdout)
 	require.Equal(t, before, head(t, p), "nothing recorded")
-	log, err := os.ReadFile(filepath.Join(dir, ".awr", "hooks.log"))
-	require.NoError(t, err)
+	log := mustReadFile(t, filepath.Join(dir, ".awr", "hooks.log"))
 	require.Contains(t, string(log), "RuleViolation")
 	require.NotContains(t, string(log), secret)
 }

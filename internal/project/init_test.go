@@ -35,8 +35,7 @@ func TestInit_RerunFinishesAnInterruptedInit(t *testing.T) {
 	_, err = p.Init(ctx, project.InitRequest{Accept: true})
 	require.NoError(t, err)
 	p.Close()
-	manifest, err := os.ReadFile(intake.ManifestPath(done))
-	require.NoError(t, err)
+	manifest := mustReadFile(t, intake.ManifestPath(done))
 
 	// The interrupted one: the same files, the manifest, a log with its
 	// schema and no event.
@@ -289,8 +288,7 @@ func TestIdentity_ForeignDatabaseIsRefused(t *testing.T) {
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			os.Remove(events.DBPath(dir) + suffix)
 		}
-		b, err := os.ReadFile(events.DBPath(theirs))
-		require.NoError(t, err)
+		b := mustReadFile(t, events.DBPath(theirs))
 		require.NoError(t, os.WriteFile(events.DBPath(dir), b, 0o600))
 		p := opened(t, dir, project.Options{})
 		_, err = p.Status(ctx, project.StatusRequest{})

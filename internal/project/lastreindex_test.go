@@ -68,8 +68,7 @@ func TestStatus_GoalsAndLastReindex_Corpus(t *testing.T) {
 	before, err := p.Status(ctx, project.StatusRequest{})
 	require.NoError(t, err)
 
-	b, err := os.ReadFile(tasks)
-	require.NoError(t, err)
+	b := mustReadFile(t, tasks)
 	text := string(b)
 	edit := func(old, new string) {
 		t.Helper()
@@ -208,8 +207,7 @@ func TestStatus_LastReindex_Sources(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("# TODO\n\n- [x] W-1: Work\n- [ ] W-2: More work\n"), 0o644))
 	manifest := filepath.Join(dir, ".awr", "project.toml")
-	m, err := os.ReadFile(manifest)
-	require.NoError(t, err)
+	m := mustReadFile(t, manifest)
 	i := strings.Index(string(m), "[[sources]]\n  path = \"PLAN.md\"")
 	require.GreaterOrEqual(t, i, 0, "%s", m)
 	rest := string(m[i+len("[[sources]]"):])

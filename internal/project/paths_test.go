@@ -48,15 +48,13 @@ func unchanged(t *testing.T, paths ...string) func() {
 	t.Helper()
 	before := map[string][]byte{}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		require.NoError(t, err)
+		b := mustReadFile(t, p)
 		before[p] = b
 	}
 	return func() {
 		t.Helper()
 		for p, b := range before {
-			now, err := os.ReadFile(p)
-			require.NoError(t, err)
+			now := mustReadFile(t, p)
 			require.True(t, bytes.Equal(b, now), "%s changed", p)
 		}
 	}
@@ -226,8 +224,7 @@ func TestPaths_HooksLogNeverFollowsALink(t *testing.T) {
 	// A regular hooks.log gets the line.
 	require.NoError(t, os.Remove(log))
 	project.AnswerHook(ctx, dir, project.HookRequest{Client: "claude"}, strings.NewReader("{"), project.Options{})
-	b, err := os.ReadFile(log)
-	require.NoError(t, err)
+	b := mustReadFile(t, log)
 	require.Equal(t, 1, bytes.Count(b, []byte("\n")))
 }
 
