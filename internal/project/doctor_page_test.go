@@ -19,9 +19,7 @@ func TestDoctor_PerCode(t *testing.T) {
 	ctx := context.Background()
 	dir := openW1Dir(t)
 	clock := time.Now()
-	p, err := project.Open(ctx, dir, project.Options{Now: func() time.Time { return clock }})
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
+	p := opened(t, dir, project.Options{Now: func() time.Time { return clock }})
 	n := doctor.PerCode + 7
 	for i := range n {
 		_, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: fmt.Sprintf("a%d", i)})

@@ -22,7 +22,6 @@ import (
 func TestCompile_LatestSession(t *testing.T) {
 	ctx := context.Background()
 	p := openW1(t)
-	t.Cleanup(func() { p.Close() })
 	checkpoint := func(session, digest string) {
 		_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "a0", Digest: digest, NextAction: "Go on"})
 		require.NoError(t, err)
@@ -64,9 +63,7 @@ func TestStatus_StaleSessions(t *testing.T) {
 	ctx := context.Background()
 	dir := openW1Dir(t)
 	clock := time.Now()
-	p, err := project.Open(ctx, dir, project.Options{Now: func() time.Time { return clock }})
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
+	p := opened(t, dir, project.Options{Now: func() time.Time { return clock }})
 	const idle = project.MaxStaleListed + 7
 	for i := range idle {
 		_, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: fmt.Sprintf("a%d", i)})
@@ -123,10 +120,10 @@ func openW1Dir(tb testing.TB) string {
 	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
 	require.NoError(tb, err)
 	env := commands.NewEnv(st)
-	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "stale"})
+	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "growth"})
 	require.NoError(tb, err)
 	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
-		Items: []events.WorkItem{{Key: "W-1", Title: "Persist orders", Status: "planned", NextAction: "Write the store"}}}}, false)
+		Items: []events.WorkItem{{Key: "W-1", Title: "Persist orders", Status: "planned", NextAction: "Write the store", Acceptance: []string{"Orders survive a restart"}}}}}, false)
 	require.NoError(tb, err)
 	require.NoError(tb, st.Close())
 	return dir
@@ -143,26 +140,15 @@ func openW1Dir(tb testing.TB) string {
 func TestResume_ManyClosedSinceCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	p := openW1(t)
-	t.Cleanup(func() { p.Close() })
-	first, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
-	require.NoError(t, err)
-	var loops []string
-	for i := range 60 {
-		loops = append(loops, fmt.Sprintf("Open question %d about the order store, with enough words to cost tokens", i))
-	}
-	cp, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: first.Session.ID, Agent: "a0", Digest: "Asked", NextAction: "Answer them",
-		KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: loops}})
-	require.NoError(t, err)
-	_, err = p.SessionEnd(ctx, project.SessionEndRequest{SessionID: first.Session.ID, Agent: "a0", Outcome: events.OutcomeIncomplete})
-	require.NoError(t, err)
-	other, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a1"})
-	require.NoError(t, err)
+	first, cp, other := loopsLeft(t, p, 60, func(i int) string {
+		return fmt.Sprintf("Open question %d about the order store, with enough words to cost tokens", i)
+	})
 	for i := range 60 { // one checkpoint per close: 60 closes at 60 seqs
 		_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: other.Session.ID, Agent: "a1", Digest: "Answered", NextAction: "Go on",
 			KnowledgeFlags: commands.KnowledgeFlags{ResolveLoops: []string{fmt.Sprintf("L-%d=answered", i+1)}}})
 		require.NoError(t, err)
 	}
-	_, err = p.SessionEnd(ctx, project.SessionEndRequest{SessionID: other.Session.ID, Agent: "a1", Outcome: events.OutcomeIncomplete})
+	_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: other.Session.ID, Agent: "a1", Outcome: events.OutcomeIncomplete})
 	require.NoError(t, err)
 
 	// recovery inspect pages the closes in the order they came: the

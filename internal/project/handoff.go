@@ -165,14 +165,21 @@ func (p *Project) ContextCompile(ctx context.Context, req ContextCompileRequest)
 // requires fresh sources, as SessionStart with a claim does.
 // Errors: SourceStale; those of commands.AcquireClaim.
 func (p *Project) ClaimAcquire(ctx context.Context, req ClaimAcquireRequest) (*ClaimResult, error) {
+	return claimFresh(ctx, p, commands.AcquireClaim, &req, &req.Stale)
+}
+
+// claimFresh runs a claim's command as command does, with *stale (a
+// field of *req) set to the sources changed since they were indexed
+// (StaleSources), which the command refuses a claim on.
+func claimFresh[Req any](ctx context.Context, p *Project, fn func(context.Context, *commands.Env, Req) (*ClaimResult, error), req *Req, stale *[]string) (*ClaimResult, error) {
 	env, err := p.Env(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if req.Stale, err = p.StaleSources(ctx); err != nil {
+	if *stale, err = p.StaleSources(ctx); err != nil {
 		return nil, err
 	}
-	return commands.AcquireClaim(ctx, env, req)
+	return fn(ctx, env, *req)
 }
 
 // ClaimRenew extends the lease of a session's claim.

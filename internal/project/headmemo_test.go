@@ -34,14 +34,12 @@ func TestWarmStatus_FollowsTheClock(t *testing.T) {
 	// A manifest that names the default lease, an hour.
 	manifest := filepath.Join(dir, ".awr", "project.toml")
 	require.NoError(t, os.WriteFile(manifest, []byte("version = 1\nname = \"shop\"\n\n[continuity]\nclaim_ttl_ms = 3600000\n"), 0o644))
-	warm, err := project.Open(ctx, dir, project.Options{Now: clock})
-	require.NoError(t, err)
-	t.Cleanup(func() { warm.Close() })
+	warm := opened(t, dir, project.Options{Now: clock})
 
 	// A lapses at +60 s; B (no claim) goes stale a lease after its start;
 	// C holds its claim until +220 s, then lapses too.
 	short, long := int64(60_000), int64(200_000)
-	_, err = warm.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a", Claim: true, TTLms: &short})
+	_, err := warm.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a", Claim: true, TTLms: &short})
 	require.NoError(t, err)
 	now = t0.Add(10 * time.Second)
 	_, err = warm.SessionStart(ctx, project.SessionStartRequest{Work: "W-2", Agent: "b"})
@@ -55,9 +53,7 @@ func TestWarmStatus_FollowsTheClock(t *testing.T) {
 		now = t0.Add(at)
 		got, err := warm.Status(ctx, project.StatusRequest{})
 		require.NoError(t, err)
-		cold, err := project.Open(ctx, dir, project.Options{Now: clock})
-		require.NoError(t, err)
-		defer cold.Close()
+		cold := opened(t, dir, project.Options{Now: clock})
 		want, err := cold.Status(ctx, project.StatusRequest{})
 		require.NoError(t, err)
 		require.Equal(t, want, got, "at +%s", at)

@@ -15,7 +15,6 @@ import (
 func sessionWithCheckpoints(tb testing.TB, n int) (*project.Project, string) {
 	ctx := context.Background()
 	p := openW1(tb)
-	tb.Cleanup(func() { p.Close() })
 	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
 	require.NoError(tb, err)
 	for i := range n {

@@ -106,8 +106,7 @@ func TestHook_UnknownShapeIsADiagnostic(t *testing.T) {
 				require.Equal(t, before, head(t, p), "%s: nothing appended to the log", s.name)
 				wants = append(wants, res.Log[0])
 			}
-			kept, err := os.ReadFile(filepath.Join(dir, ".awr", "hooks.log"))
-			require.NoError(t, err)
+			kept := mustReadFile(t, filepath.Join(dir, ".awr", "hooks.log"))
 			require.Equal(t, strings.Join(wants, "\n")+"\n", string(kept), "each diagnostic kept in .awr/hooks.log")
 
 			doc, err := p.Doctor(ctx, project.DoctorRequest{})

@@ -58,14 +58,23 @@ func boundConversationOf(t *testing.T, host string) (dir string, p *project.Proj
 	t.Helper()
 	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	opts = project.Options{Now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	dir, p, session, conversation = boundTo(t, host, "session_start_startup", opts)
+	return dir, p, opts, session, conversation
+}
+
+// boundTo is a checkout project opened with opts, with a session on
+// CART-1 that holds its claim and the conversation of the fixtures'
+// payload name of host bound to it.
+func boundTo(t *testing.T, host, name string, opts project.Options) (dir string, p *project.Project, session, conversation string) {
+	t.Helper()
 	dir, p = checkoutProject(t, opts)
 	start, err := p.SessionStart(context.Background(), project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
 	require.NoError(t, err)
 	session = start.Session.ID
-	conversation = fixtureField(t, host, "session_start_startup", "session_id")
+	conversation = fixtureField(t, host, name, "session_id")
 	_, err = p.ClientBind(context.Background(), project.ClientBindRequest{Client: host, ExternalSession: conversation, Work: "CART-1", SessionID: session})
 	require.NoError(t, err)
-	return dir, p, opts, session, conversation
+	return dir, p, session, conversation
 }
 
 // TestHook_ResumeSendsOnlyWhatChanged: a resumed conversation still holds

@@ -135,8 +135,7 @@ func TestHook_Hosts(t *testing.T) {
 			require.NotEmpty(t, s.Claims)
 			require.Equal(t, "held", s.Claims[len(s.Claims)-1].State, "the claim is still held")
 
-			log, err := os.ReadFile(filepath.Join(dir, ".awr", "hooks.log"))
-			require.NoError(t, err)
+			log := mustReadFile(t, filepath.Join(dir, ".awr", "hooks.log"))
 			require.Equal(t, 1, bytes.Count(log, []byte("\n")), "one line in .awr/hooks.log, for the malformed payload: %s", log)
 
 			golden := filepath.Join("testdata", "hook_"+host+".golden")
@@ -144,8 +143,7 @@ func TestHook_Hosts(t *testing.T) {
 				require.NoError(t, os.MkdirAll("testdata", 0o755))
 				require.NoError(t, os.WriteFile(golden, []byte(out.String()), 0o644))
 			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
+			want := mustReadFile(t, golden)
 			require.Equal(t, string(want), out.String(), "go test ./internal/project -run TestHook_Hosts -update")
 		})
 	}
@@ -159,9 +157,7 @@ func checkoutProject(t *testing.T, opts project.Options) (string, *project.Proje
 	dir := t.TempDir()
 	_, err := fixtures.CopyProject("checkout", dir)
 	require.NoError(t, err)
-	p, err := project.Open(ctx, dir, opts)
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
+	p := opened(t, dir, opts)
 	_, err = p.Init(ctx, project.InitRequest{Accept: true})
 	require.NoError(t, err)
 	return dir, p
@@ -193,6 +189,7 @@ func fixture(t *testing.T, host, name, dir string, set map[string]string) []byte
 	return b
 }
 
+// mustReadFile is the content of the file at path.
 func mustReadFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -246,20 +243,14 @@ func indentJSON(b []byte) string {
 func TestHook_NeverStoresASecret(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir, p := checkoutProject(t, project.Options{})
-	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
-	require.NoError(t, err)
-	conversation := fixtureField(t, "claude", "session_end", "session_id")
-	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: start.Session.ID})
-	require.NoError(t, err)
+	dir, p, _, _ := boundTo(t, "claude", "session_end", project.Options{})
 	before := head(t, p)
 	secret := "ghp_" + strings.Repeat("a1B2c3D4e5", 4)[:36]
 	payload := fixture(t, "claude", "session_end", dir, map[string]string{"reason": secret})
 	res := project.AnswerHook(ctx, "", project.HookRequest{Client: "claude"}, bytes.NewReader(payload), project.Options{})
 	require.Empty(t, res.Stdout)
 	require.Equal(t, before, head(t, p), "nothing recorded")
-	log, err := os.ReadFile(filepath.Join(dir, ".awr", "hooks.log"))
-	require.NoError(t, err)
+	log := mustReadFile(t, filepath.Join(dir, ".awr", "hooks.log"))
 	require.Contains(t, string(log), "RuleViolation")
 	require.NotContains(t, string(log), secret)
 }
@@ -271,13 +262,8 @@ func TestHook_NeverStoresASecret(t *testing.T) {
 func TestHook_StaleConversationGetsNoPacket(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir, p := checkoutProject(t, project.Options{})
-	start, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "CART-1", Agent: "builder", Claim: true})
-	require.NoError(t, err)
-	conversation := fixtureField(t, "claude", "session_start_compact", "session_id")
-	_, err = p.ClientBind(ctx, project.ClientBindRequest{Client: "claude", ExternalSession: conversation, Work: "CART-1", SessionID: start.Session.ID})
-	require.NoError(t, err)
-	resumed, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: start.Session.ID, Agent: "reviewer", Client: "codex", ExternalSession: "other-conversation"})
+	dir, p, session, _ := boundTo(t, "claude", "session_start_compact", project.Options{})
+	resumed, err := p.SessionResume(ctx, project.SessionResumeRequest{FromSession: session, Agent: "reviewer", Client: "codex", ExternalSession: "other-conversation"})
 	require.NoError(t, err)
 
 	payload := fixture(t, "claude", "session_start_compact", dir, nil)

@@ -64,8 +64,7 @@ func settingsFixture(t *testing.T, h hosts.Host, kind string) []byte {
 	if h == hosts.Codex {
 		name = "hooks_" + kind + ".json"
 	}
-	b, err := os.ReadFile(testkit.Path("fixtures", "hooks", string(h), name))
-	require.NoError(t, err)
+	b := mustReadFile(t, testkit.Path("fixtures", "hooks", string(h), name))
 	return b
 }
 
@@ -115,8 +114,7 @@ func TestClientInstall_AbsentFile(t *testing.T) {
 			require.Equal(t, project.HostInstalled, got.Status)
 			require.True(t, got.Changed)
 			require.Empty(t, got.Next)
-			b, err := os.ReadFile(path)
-			require.NoError(t, err)
+			b := mustReadFile(t, path)
 			require.Equal(t, pre.Content, string(b), "accept writes what the preview showed")
 
 			again, err := p.ClientInstall(ctx, project.ClientInstallRequest{Client: string(h), Accept: true})
@@ -124,8 +122,7 @@ func TestClientInstall_AbsentFile(t *testing.T) {
 			require.Equal(t, project.HostUnchanged, again.Status)
 			require.False(t, again.Changed)
 			require.Equal(t, hosts.Fingerprint(b, true), again.Fingerprint)
-			b2, err := os.ReadFile(path)
-			require.NoError(t, err)
+			b2 := mustReadFile(t, path)
 			require.Equal(t, string(b), string(b2), "a second install changes nothing")
 		})
 	}
@@ -150,8 +147,7 @@ func TestClientInstall_OtherHooks(t *testing.T) {
 			got, err := p.ClientInstall(ctx, project.ClientInstallRequest{Client: string(h), Accept: true, Fingerprint: pre.Fingerprint})
 			require.NoError(t, err)
 			require.Equal(t, project.HostInstalled, got.Status)
-			b, err := os.ReadFile(path)
-			require.NoError(t, err)
+			b := mustReadFile(t, path)
 			want, err := hosts.Install(h, orig, got.Command)
 			require.NoError(t, err)
 			require.Equal(t, string(want), string(b))
@@ -162,15 +158,13 @@ func TestClientInstall_OtherHooks(t *testing.T) {
 			require.Equal(t, hosts.Installed(h), un.Events)
 			require.Contains(t, un.Next, "awr client uninstall --client "+string(h))
 			require.Contains(t, un.Next, "--accept --fingerprint "+hosts.Fingerprint(b, true))
-			still, err := os.ReadFile(path)
-			require.NoError(t, err)
+			still := mustReadFile(t, path)
 			require.Equal(t, string(b), string(still), "an uninstall preview writes nothing")
 
 			un, err = p.ClientUninstall(ctx, project.ClientUninstallRequest{Client: string(h), Accept: true, Fingerprint: un.Fingerprint})
 			require.NoError(t, err)
 			require.Equal(t, project.HostUninstalled, un.Status)
-			back, err := os.ReadFile(path)
-			require.NoError(t, err)
+			back := mustReadFile(t, path)
 			require.Equal(t, decoded(t, orig), decoded(t, back), "every other hook and setting is kept")
 
 			un, err = p.ClientUninstall(ctx, project.ClientUninstallRequest{Client: string(h), Accept: true})
@@ -207,8 +201,7 @@ func TestClientInstall_BrokenJSON(t *testing.T) {
 				require.Equal(t, path, fe.Details["path"])
 				require.Contains(t, fe.Hint, "awr client ")
 			}
-			b, err := os.ReadFile(path)
-			require.NoError(t, err)
+			b := mustReadFile(t, path)
 			require.Equal(t, string(broken), string(b), "nothing written")
 		})
 	}
@@ -234,8 +227,7 @@ func TestClientInstall_ChangedSincePreview(t *testing.T) {
 	require.Equal(t, hosts.Fingerprint(edited, true), fe.Details["actual"])
 	require.True(t, strings.HasPrefix(fe.Hint, "awr client install --client claude --scope project"), fe.Hint)
 	require.NotContains(t, fe.Hint, "--accept", "the hint previews again")
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
+	b := mustReadFile(t, path)
 	require.Equal(t, string(edited), string(b))
 
 	// The same for an uninstall.
@@ -303,9 +295,7 @@ func TestClientInstall_PathWithSpaces(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	bin := fakeAwr(t, filepath.Join(t.TempDir(), "my tools"))
-	p, err := project.Open(ctx, t.TempDir(), project.Options{Rig: project.RigOptions{AwrBin: bin}})
-	require.NoError(t, err)
-	defer p.Close()
+	p := opened(t, t.TempDir(), project.Options{Rig: project.RigOptions{AwrBin: bin}})
 	res, err := p.ClientInstall(ctx, project.ClientInstallRequest{Client: "codex"})
 	require.NoError(t, err)
 	require.Equal(t, "'"+bin+"' client hook --client codex", res.Command)

@@ -30,10 +30,8 @@ func hygieneProject(t *testing.T, todo string) (*project.Project, string, func(a
 	}
 	git("init", "-q", "-b", "main")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte(todo), 0o644))
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
-	_, err = p.Init(ctx, project.InitRequest{Accept: true})
+	p := opened(t, dir, project.Options{})
+	_, err := p.Init(ctx, project.InitRequest{Accept: true})
 	require.NoError(t, err)
 	git("add", "-A")
 	git("commit", "-q", "-m", "the register")

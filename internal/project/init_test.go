@@ -35,8 +35,7 @@ func TestInit_RerunFinishesAnInterruptedInit(t *testing.T) {
 	_, err = p.Init(ctx, project.InitRequest{Accept: true})
 	require.NoError(t, err)
 	p.Close()
-	manifest, err := os.ReadFile(intake.ManifestPath(done))
-	require.NoError(t, err)
+	manifest := mustReadFile(t, intake.ManifestPath(done))
 
 	// The interrupted one: the same files, the manifest, a log with its
 	// schema and no event.
@@ -72,10 +71,8 @@ func initialized(t *testing.T, todo []byte) string {
 	dir := filepath.Join(t.TempDir(), "proj")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), todo, 0o644))
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	defer p.Close()
-	_, err = p.Init(ctx, project.InitRequest{Accept: true})
+	p := opened(t, dir, project.Options{})
+	_, err := p.Init(ctx, project.InitRequest{Accept: true})
 	require.NoError(t, err)
 	return dir
 }
@@ -109,9 +106,7 @@ func TestInit_LeftoversAreNotAProject(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, tmp.Close())
 
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	defer p.Close()
+	p := opened(t, dir, project.Options{})
 	_, err = p.Status(ctx, project.StatusRequest{})
 	require.True(t, fault.Is(err, fault.NotFound), "%v", err)
 	res, err := p.Init(ctx, project.InitRequest{Accept: true})
@@ -136,9 +131,7 @@ func TestInit_CommittedButUnpublished(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(staged), 0o700))
 	require.NoError(t, os.Rename(intake.ManifestPath(dir), staged))
 
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	defer p.Close()
+	p := opened(t, dir, project.Options{})
 	st, err := p.Status(ctx, project.StatusRequest{})
 	require.NoError(t, err)
 	require.EqualValues(t, 2, st.ProjectRevision)
@@ -165,9 +158,7 @@ func TestInit_LogWithoutEventsIsNotAProject(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	defer p.Close()
+	p := opened(t, dir, project.Options{})
 	for name, op := range map[string]func() error{
 		"status":         func() error { _, err := p.Status(ctx, project.StatusRequest{}); return err },
 		"verify":         func() error { _, err := p.Verify(ctx, project.VerifyRequest{}); return err },
@@ -200,10 +191,8 @@ func TestInit_CancelledBeforeTheCommitLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// The clock is read inside the initializing transaction: cancel there.
-	p, err := project.Open(ctx, dir, project.Options{Now: func() time.Time { cancel(); return time.Now() }})
-	require.NoError(t, err)
-	defer p.Close()
-	_, err = p.Init(ctx, project.InitRequest{Accept: true})
+	p := opened(t, dir, project.Options{Now: func() time.Time { cancel(); return time.Now() }})
+	_, err := p.Init(ctx, project.InitRequest{Accept: true})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "interrupted before it committed")
 	require.Equal(t, []string{"TODO.md"}, entries(t, dir), "nothing is left")
@@ -265,9 +254,7 @@ func TestImport_Atomic(t *testing.T) {
 		staged := filepath.Join(dir, ".awr", "init-pending", ".awr", "project.toml")
 		require.NoError(t, os.MkdirAll(filepath.Dir(staged), 0o700))
 		require.NoError(t, os.WriteFile(staged, []byte("version = 1\nname = \"stale\"\n"), 0o644))
-		q, err := project.Open(ctx, dir, project.Options{})
-		require.NoError(t, err)
-		defer q.Close()
+		q := opened(t, dir, project.Options{})
 		_, err = q.Import(ctx, project.ImportRequest{File: "-"}, bytes.NewReader(export.Bytes()))
 		require.NoError(t, err)
 		st, err := q.Status(ctx, project.StatusRequest{})
@@ -301,12 +288,9 @@ func TestIdentity_ForeignDatabaseIsRefused(t *testing.T) {
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			os.Remove(events.DBPath(dir) + suffix)
 		}
-		b, err := os.ReadFile(events.DBPath(theirs))
-		require.NoError(t, err)
+		b := mustReadFile(t, events.DBPath(theirs))
 		require.NoError(t, os.WriteFile(events.DBPath(dir), b, 0o600))
-		p, err := project.Open(ctx, dir, project.Options{})
-		require.NoError(t, err)
-		defer p.Close()
+		p := opened(t, dir, project.Options{})
 		_, err = p.Status(ctx, project.StatusRequest{})
 		fe := fault.As(err)
 		require.Equal(t, fault.Storage, fe.Code, "%v", err)
@@ -320,9 +304,7 @@ func TestIdentity_ForeignDatabaseIsRefused(t *testing.T) {
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			os.Remove(events.DBPath(dir) + suffix)
 		}
-		p, err := project.Open(ctx, dir, project.Options{})
-		require.NoError(t, err)
-		defer p.Close()
+		p := opened(t, dir, project.Options{})
 		_, err = p.Import(ctx, project.ImportRequest{File: "-"}, bytes.NewReader(export.Bytes()))
 		require.True(t, fault.Is(err, fault.Storage), "%v", err)
 		_, statErr := os.Stat(events.DBPath(dir))
@@ -336,9 +318,7 @@ func TestIdentity_ForeignDatabaseIsRefused(t *testing.T) {
 		_, err = p.Export(ctx, project.ExportRequest{}, &own)
 		require.NoError(t, err)
 		p.Close()
-		q, err := project.Open(ctx, dir, project.Options{})
-		require.NoError(t, err)
-		defer q.Close()
+		q := opened(t, dir, project.Options{})
 		_, err = q.Import(ctx, project.ImportRequest{File: "-"}, bytes.NewReader(own.Bytes()))
 		require.NoError(t, err)
 		require.Equal(t, intake.RecordedProjectID(mine), intake.RecordedProjectID(dir), "an import records its project")

@@ -37,15 +37,9 @@ func (p *Project) IntakeInspect(ctx context.Context, req IntakeInspectRequest) (
 	if err != nil {
 		return nil, err
 	}
-	var res *IntakeResult
-	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) (err error) {
-		res, err = intake.Inspect(r, p.dir, m, rev, now)
-		return err
+	return readResult(ctx, p, req.Read, func(r *events.Reader, rev, now int64) (*IntakeResult, error) {
+		return intake.Inspect(r, p.dir, m, rev, now)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }
 
 // SourceListRequest is `awr source list` and awr_source_list.

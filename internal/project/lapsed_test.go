@@ -31,9 +31,7 @@ func TestLapsed_SeatSessionLeadsToRigUp(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, env.Store.Close())
 
-	p, err := project.Open(ctx, dir, project.Options{Now: clock})
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
+	p := opened(t, dir, project.Options{Now: clock})
 
 	// Within the lease: nothing lapsed.
 	s, err := p.Status(ctx, project.StatusRequest{})
@@ -71,9 +69,7 @@ func TestLapsed_InheritedCheckpoint(t *testing.T) {
 	clock := func() time.Time { return now }
 	env := logkit.Seeded(t, dir, clock, 1, events.WorkItem{Key: "W-1", Title: "one", Status: "planned"}, events.WorkItem{Key: "W-2", Title: "two", Status: "planned"})
 	require.NoError(t, env.Store.Close())
-	p, err := project.Open(ctx, dir, project.Options{Now: clock})
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
+	p := opened(t, dir, project.Options{Now: clock})
 
 	ttl := int64(60_000)
 	a, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "alice", Claim: true, TTLms: &ttl})

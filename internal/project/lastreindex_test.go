@@ -22,10 +22,8 @@ func speckitCorpus(t *testing.T) (*project.Project, string) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "proj")
 	copyTree(t, testkit.Path("fixtures", "registers", "speckit-aikit-002", "specs"), filepath.Join(dir, "specs"))
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
-	_, err = p.Init(ctx, project.InitRequest{Accept: true})
+	p := opened(t, dir, project.Options{})
+	_, err := p.Init(ctx, project.InitRequest{Accept: true})
 	require.NoError(t, err)
 	return p, filepath.Join(dir, "specs", "002-rust-spec-kit-complete", "tasks.md")
 }
@@ -70,8 +68,7 @@ func TestStatus_GoalsAndLastReindex_Corpus(t *testing.T) {
 	before, err := p.Status(ctx, project.StatusRequest{})
 	require.NoError(t, err)
 
-	b, err := os.ReadFile(tasks)
-	require.NoError(t, err)
+	b := mustReadFile(t, tasks)
 	text := string(b)
 	edit := func(old, new string) {
 		t.Helper()
@@ -185,9 +182,7 @@ func TestStatus_LastReindex_Sources(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := initialized(t, []byte("# TODO\n\n- [ ] W-1: Work\n- [ ] W-2: More work\n"))
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	defer p.Close()
+	p := opened(t, dir, project.Options{})
 	last := func() *project.LastReindex {
 		t.Helper()
 		st, err := p.Status(ctx, project.StatusRequest{})
@@ -197,7 +192,7 @@ func TestStatus_LastReindex_Sources(t *testing.T) {
 	require.Nil(t, last(), "init indexed TODO.md for the first time")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "PLAN.md"), []byte("# Plan\n\n- [ ] P-1: Plan it\n"), 0o644))
-	_, err = p.SourceAdd(ctx, project.SourceAddRequest{Path: "PLAN.md", Adapter: "markdown_checklist", Role: "tasks"})
+	_, err := p.SourceAdd(ctx, project.SourceAddRequest{Path: "PLAN.md", Adapter: "markdown_checklist", Role: "tasks"})
 	require.NoError(t, err)
 	require.Nil(t, last(), "source add indexed PLAN.md for the first time")
 
@@ -212,8 +207,7 @@ func TestStatus_LastReindex_Sources(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("# TODO\n\n- [x] W-1: Work\n- [ ] W-2: More work\n"), 0o644))
 	manifest := filepath.Join(dir, ".awr", "project.toml")
-	m, err := os.ReadFile(manifest)
-	require.NoError(t, err)
+	m := mustReadFile(t, manifest)
 	i := strings.Index(string(m), "[[sources]]\n  path = \"PLAN.md\"")
 	require.GreaterOrEqual(t, i, 0, "%s", m)
 	rest := string(m[i+len("[[sources]]"):])

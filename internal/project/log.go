@@ -68,23 +68,54 @@ func (p *Project) Log(ctx context.Context, req LogRequest) (*LogResult, error) {
 		}
 		limit = *req.Limit
 	}
-	res := &LogResult{Events: []LogEvent{}}
-	err := p.scanLog(ctx, req, limit, func(rev int64) error {
-		res.ProjectRevision = rev
-		return nil
-	}, func(e LogEvent) error {
-		if len(res.Events) == limit {
-			res.NextSince = res.Events[len(res.Events)-1].Seq
-			return errStop
-		}
-		res.Events = append(res.Events, e)
-		return nil
+	res := &LogResult{}
+	var err error
+	res.ProjectRevision, res.Events, res.NextSince, err = logPage(limit, func(start func(int64) error, each func(LogEvent) error) error {
+		return p.scanLog(ctx, req, limit, start, each)
 	})
 	if err != nil {
 		return nil, err
 	}
 	res.Count = len(res.Events)
 	return res, nil
+}
+
+// logPage is one page of the events a scan gives (Log's, work
+// history's): scan calls start with the revision it read, then each with
+// the events in order; the page holds at most limit of them and, when
+// more follow, next is the seq to go on after (next_since).
+func logPage(limit int, scan func(start func(rev int64) error, each func(LogEvent) error) error) (rev int64, page []LogEvent, next int64, err error) {
+	page = []LogEvent{}
+	err = scan(func(r int64) error {
+		rev = r
+		return nil
+	}, func(e LogEvent) error {
+		if len(page) == limit {
+			next = page[limit-1].Seq
+			return errStop
+		}
+		page = append(page, e)
+		return nil
+	})
+	return rev, page, next, err
+}
+
+// eachEvent gives each of a scan's events to each as a LogEvent, its
+// payload as recorded.
+func eachEvent(each func(LogEvent) error) func(*events.Event) error {
+	return func(e *events.Event) error {
+		env := e.ToEnvelope()
+		env.Payload = json.RawMessage(e.Payload)
+		return each(LogEvent{env})
+	}
+}
+
+// scanned is a scan's error, none when each stopped it (errStop).
+func scanned(err error) error {
+	if err == errStop {
+		return nil
+	}
+	return err
 }
 
 // LogEach calls start with the revision read, then each with every event
@@ -126,16 +157,9 @@ func (p *Project) scanLog(ctx context.Context, req LogRequest, limit int, start 
 		if err := start(rev); err != nil {
 			return err
 		}
-		return projections.ScanLog(r.Conn, f, until, limit, func(e *events.Event) error {
-			env := e.ToEnvelope()
-			env.Payload = json.RawMessage(e.Payload)
-			return each(LogEvent{env})
-		})
+		return projections.ScanLog(r.Conn, f, until, limit, eachEvent(each))
 	})
-	if err == errStop {
-		err = nil
-	}
-	return err
+	return scanned(err)
 }
 
 var errStop = fault.New(fault.Internal, "stop")
@@ -155,10 +179,7 @@ func LogOn(r *events.Reader, rev int64, f LogFilter) ([]LogEvent, error) {
 		out = append(out, LogEvent{env})
 		return nil
 	})
-	if err == errStop {
-		err = nil
-	}
-	return out, err
+	return out, scanned(err)
 }
 
 // FollowRequest is `awr log --follow`: the filters of LogRequest (without
@@ -307,14 +328,7 @@ func (p *Project) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error
 	if err := diff.Check(diff.Request(req)); err != nil {
 		return nil, err
 	}
-	var res *DiffResult
-	err := p.read(ctx, Read{}, func(r *events.Reader, head, _ int64) error {
-		var err error
-		res, err = diff.On(r.Conn, head, diff.Request(req))
-		return err
+	return readResult(ctx, p, Read{}, func(r *events.Reader, head, _ int64) (*DiffResult, error) {
+		return diff.On(r.Conn, head, diff.Request(req))
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }

@@ -25,9 +25,7 @@ func TestKnowledge_MatchedByNormalisedText(t *testing.T) {
 	dir := t.TempDir()
 	env := logkit.Seeded(t, dir, logkit.Ticking(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)), 1,
 		events.WorkItem{Key: "W-1", Title: "one", Status: "planned"})
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
+	p := opened(t, dir, project.Options{})
 	s, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-1", Agent: "a", Claim: true})
 	require.NoError(t, err)
 	sid := s.Session.ID

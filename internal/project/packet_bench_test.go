@@ -6,10 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/project"
-	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,22 +19,9 @@ import (
 // age alone flags nothing). It returns the packet's required tokens and
 // open loops after every 10th checkpoint.
 // openW1 returns a new project holding one work item, W-1 (no goal), open
-// through the door.
+// through the door (openW1Dir) and closed when the test is done.
 func openW1(tb testing.TB) *project.Project {
-	ctx := context.Background()
-	dir := tb.TempDir()
-	st, err := events.Open(ctx, events.DBPath(dir), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(tb, err)
-	env := commands.NewEnv(st)
-	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "growth"})
-	require.NoError(tb, err)
-	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: events.SourceIndexed{Path: "todo.md", Adapter: "markdown_checklist", ContentHash: "h",
-		Items: []events.WorkItem{{Key: "W-1", Title: "Persist orders", Status: "planned", NextAction: "Write the store", Acceptance: []string{"Orders survive a restart"}}}}}, false)
-	require.NoError(tb, err)
-	require.NoError(tb, st.Close())
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(tb, err)
-	return p
+	return opened(tb, openW1Dir(tb), project.Options{})
 }
 
 func packetGrowth(tb testing.TB, hygiene bool) (required, loops []int) {

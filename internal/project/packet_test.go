@@ -13,12 +13,7 @@ func TestContextPacket(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	p, a, b, other := history(t)
-	head := func() int64 {
-		st, err := p.Status(ctx, project.StatusRequest{})
-		require.NoError(t, err)
-		return st.ProjectRevision
-	}
-	before := head()
+	before := head(t, p)
 
 	t.Run("OK", func(t *testing.T) {
 		res, err := p.ContextPacket(ctx, project.ContextPacketRequest{Session: b})
@@ -40,7 +35,7 @@ func TestContextPacket(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, int64(4), past.ProjectRevision)
 		require.Nil(t, past.WorkContext.Knowledge)
-		require.Equal(t, before, head(), "a packet read writes nothing")
+		require.Equal(t, before, head(t, p), "a packet read writes nothing")
 	})
 
 	t.Run("ErrNotFound", func(t *testing.T) {

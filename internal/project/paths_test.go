@@ -48,15 +48,13 @@ func unchanged(t *testing.T, paths ...string) func() {
 	t.Helper()
 	before := map[string][]byte{}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		require.NoError(t, err)
+		b := mustReadFile(t, p)
 		before[p] = b
 	}
 	return func() {
 		t.Helper()
 		for p, b := range before {
-			now, err := os.ReadFile(p)
-			require.NoError(t, err)
+			now := mustReadFile(t, p)
 			require.True(t, bytes.Equal(b, now), "%s changed", p)
 		}
 	}
@@ -148,9 +146,7 @@ func TestPaths_AnchorAppendsInItsLane(t *testing.T) {
 	require.NoError(t, err)
 
 	// Over MCP: nothing outside the project, whatever the spelling.
-	mcp, err := project.Open(ctx, dir, project.Options{Confined: true})
-	require.NoError(t, err)
-	defer mcp.Close()
+	mcp := opened(t, dir, project.Options{Confined: true})
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "out")))
 	for _, to := range []string{"../x", victim, "out/new.txt", filepath.Join(outside, "new.txt")} {
 		_, err := mcp.Anchor(ctx, project.AnchorRequest{To: to})
@@ -228,8 +224,7 @@ func TestPaths_HooksLogNeverFollowsALink(t *testing.T) {
 	// A regular hooks.log gets the line.
 	require.NoError(t, os.Remove(log))
 	project.AnswerHook(ctx, dir, project.HookRequest{Client: "claude"}, strings.NewReader("{"), project.Options{})
-	b, err := os.ReadFile(log)
-	require.NoError(t, err)
+	b := mustReadFile(t, log)
 	require.Equal(t, 1, bytes.Count(b, []byte("\n")))
 }
 
@@ -293,9 +288,7 @@ func TestReads_Bounded(t *testing.T) {
 			refusedBy(t, err, pathcheck.RuleNotRegular, special, dir)
 			_, err = p.RigApply(ctx, project.RigApplyRequest{File: special})
 			refusedBy(t, err, pathcheck.RuleNotRegular, special, dir)
-			empty, err := project.Open(ctx, t.TempDir(), project.Options{})
-			require.NoError(t, err)
-			defer empty.Close()
+			empty := opened(t, t.TempDir(), project.Options{})
 			_, err = empty.Import(ctx, project.ImportRequest{File: special}, nil)
 			refusedBy(t, err, pathcheck.RuleNotRegular, special, dir)
 		})
@@ -317,9 +310,7 @@ func TestReads_Bounded(t *testing.T) {
 	require.NoError(t, os.Remove(id))
 	require.NoError(t, syscall.Mkfifo(id, 0o644))
 	withinTime(t, "a FIFO as .awr/project-id", func() {
-		q, err := project.Open(ctx, dir, project.Options{})
-		require.NoError(t, err)
-		defer q.Close()
+		q := opened(t, dir, project.Options{})
 		_, _ = q.Status(ctx, project.StatusRequest{})
 	})
 	intact(t, p)

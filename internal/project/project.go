@@ -13,6 +13,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/headmemo"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/projections"
 )
@@ -84,8 +85,8 @@ type Project struct {
 	// -1 until then.
 	cacheAtOpen int64
 	// memo keeps what reads of the head computed, for the next read of
-	// the same head (headMemo).
-	memo headMemo
+	// the same head (headmemo.Memo).
+	memo headmemo.Memo
 }
 
 // Open returns the project rooted at dir (made absolute); with dir "" it
@@ -201,7 +202,7 @@ func (p *Project) Env(ctx context.Context) (*commands.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := p.memo.readManifest(p.dir)
+	m, err := p.memo.Manifest(p.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -371,6 +372,19 @@ func (p *Project) read(ctx context.Context, at commands.Read, fn func(r *events.
 		}
 		return fn(r, rev, now)
 	})
+}
+
+// readResult is read for an answer that fill builds from the snapshot:
+// the answer, or nil and the error of the read or of fill.
+func readResult[Res any](ctx context.Context, p *Project, at commands.Read, fill func(r *events.Reader, rev, now int64) (*Res, error)) (*Res, error) {
+	var res *Res
+	if err := p.read(ctx, at, func(r *events.Reader, rev, now int64) (err error) {
+		res, err = fill(r, rev, now)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // command runs one command of the commands package on the project's

@@ -10,6 +10,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures/logkit"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/workqueue"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
@@ -101,11 +102,11 @@ func requireQueuesAgree(t *testing.T, p *Project) {
 		require.NoError(t, err)
 		require.NoError(t, workqueue.HoldBack(r, rev, rs))
 		whole := &StatusResult{}
-		whole.file(workqueue.Of(rs, goals))
+		whole.File(workqueue.Of(rs, goals))
 		atHead, err := workqueue.AtHead(r, live, goals)
 		require.NoError(t, err)
 		head := &StatusResult{}
-		head.file(atHead)
+		head.File(atHead)
 		require.Equal(t, whole.Queues, head.Queues)
 		require.Equal(t, whole.Counts, head.Counts)
 		require.Equal(t, whole.WorkItems, head.WorkItems)
@@ -215,19 +216,19 @@ func TestSessionListPages(t *testing.T) {
 	require.Equal(t, 5, all.SessionsTotal)
 	require.Empty(t, all.NextCursor)
 	var paged []SessionEntry
-	cursor, pages := "", 0
+	next, pages := "", 0
 	for {
-		res, err := p.SessionList(ctx, SessionListRequest{Limit: new(2), Cursor: cursor})
+		res, err := p.SessionList(ctx, SessionListRequest{Limit: new(2), Cursor: next})
 		require.NoError(t, err)
 		require.Equal(t, 5, res.SessionsTotal)
 		paged, pages = append(paged, res.Sessions...), pages+1
-		if cursor = res.NextCursor; cursor == "" {
+		if next = res.NextCursor; next == "" {
 			break
 		}
 	}
 	require.Equal(t, 3, pages)
 	require.Equal(t, all.Sessions, paged)
-	_, err = p.SessionList(ctx, SessionListRequest{Cursor: idCursor("01NOSUCHSESSION")})
+	_, err = p.SessionList(ctx, SessionListRequest{Cursor: cursor.EncodeID("01NOSUCHSESSION")})
 	require.ErrorContains(t, err, "--cursor names no session")
 
 	// --all is the read model's whole list, in its order, each session
@@ -273,7 +274,7 @@ func TestSessionListPages(t *testing.T) {
 	require.Equal(t, []string{id(0), id(1), id(2), id(3), id(4)}, walk(SessionListRequest{}, 5))
 	// A cursor names a place, not a member: the page after an ended
 	// session, among the active ones, starts at the next active one.
-	res, err := p.SessionList(ctx, SessionListRequest{Active: true, Cursor: idCursor(id(1))})
+	res, err := p.SessionList(ctx, SessionListRequest{Active: true, Cursor: cursor.EncodeID(id(1))})
 	require.NoError(t, err)
 	require.Equal(t, id(3), res.Sessions[0].ID)
 

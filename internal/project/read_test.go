@@ -21,9 +21,7 @@ func history(t *testing.T) (*project.Project, string, string, string) {
 	dir := t.TempDir()
 	env := logkit.Seeded(t, dir, logkit.Ticking(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)), 1, // 1 init, 2 index
 		events.WorkItem{Key: "W-1", Title: "one", Status: "planned"}, events.WorkItem{Key: "W-2", Title: "two", Status: "planned"})
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { p.Close() })
+	p := opened(t, dir, project.Options{})
 	a, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-1", Agent: "a", Claim: true}) // 3,4
 	require.NoError(t, err)
 	other, err := commands.StartSession(ctx, env, commands.StartRequest{Work: "W-2", Agent: "c", Claim: true}) // 5,6

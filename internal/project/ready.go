@@ -5,58 +5,15 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/internal/intake"
-	"github.com/awr-dev/awr/internal/workqueue"
-	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/internal/cursor"
+	"github.com/awr-dev/awr/internal/readyview"
 )
 
+// ReadyResult is `awr ready` (internal/readyview assembles it).
+type ReadyResult = readyview.Result
+
 // ReadyItem is one work item in `awr ready`.
-type ReadyItem struct {
-	Key        string                       `json:"key"`
-	Title      string                       `json:"title"`
-	Status     string                       `json:"status"`
-	Priority   string                       `json:"priority"`
-	Goal       string                       `json:"goal"`
-	NextAction string                       `json:"next_action"`
-	Source     events.SourceRef             `json:"source"`
-	Reasons    []projections.NotReadyReason `json:"reasons,omitempty"`
-	Holder     *Holder                      `json:"holder,omitempty"`
-	// Executable says whether an agent can start on the item as it is
-	// organized: ready to claim, with a declared goal, acceptance criteria
-	// and a next action (the judgement of `awr intake inspect`'s
-	// executable_work). NotExecutable says why not, besides Reasons.
-	Executable    bool         `json:"executable"`
-	NotExecutable []intake.Why `json:"not_executable,omitempty"`
-}
-
-// ReadyResult is `awr ready`.
-type ReadyResult struct {
-	ProjectRevision int64       `json:"project_revision"`
-	Ready           []ReadyItem `json:"ready"`
-	ReadyTotal      int         `json:"ready_total"`
-	// ExecutableTotal is how many ready items are executable (all of
-	// ReadyTotal with --executable).
-	ExecutableTotal int `json:"executable_total"`
-	// NotReady lists every other item with its reasons (with --all; absent
-	// otherwise).
-	NotReady *[]ReadyItem `json:"not_ready,omitempty"`
-	// NextCursor, when more ready items follow this page, is the
-	// --cursor of the next.
-	NextCursor string `json:"next_cursor,omitempty"`
-}
-
-func readyItem(r projections.Readiness, goals map[string]bool) ReadyItem {
-	it := ReadyItem{Key: r.Item.Key, Title: r.Item.Title, Status: r.Item.Status, Priority: r.Item.Priority, Goal: r.Item.Goal,
-		NextAction: r.Item.NextAction, Source: r.Item.Source, Reasons: r.Reasons, NotExecutable: intake.Unexecutable(r.Item, goals)}
-	it.Executable = r.Ready && len(it.NotExecutable) == 0
-	if it.Source.Path == "" {
-		it.Source.Path = r.Item.SourcePath
-	}
-	if r.Claim != nil {
-		it.Holder = workqueue.HolderOf(r.Claim)
-	}
-	return it
-}
+type ReadyItem = readyview.Item
 
 // ReadyRequest is `awr ready` and awr_ready.
 type ReadyRequest struct {
@@ -71,6 +28,17 @@ type ReadyRequest struct {
 // page-size flag (1 to commands.MaxLimit; def when n is nil).
 func LimitOf(op, flag string, n *int, def int) (int, error) {
 	return commands.LimitOf(op, flag, n, def)
+}
+
+// pageLimit is a listing's page size: --limit n checked
+// (commands.LimitOf), commands.DefaultPage when n is nil, or 0 (every
+// item) with all and no n.
+func pageLimit(op string, n *int, all bool) (int, error) {
+	def := commands.DefaultPage
+	if all {
+		def = 0
+	}
+	return commands.LimitOf(op, "--limit", n, def)
 }
 
 // Ready lists claimable work as of the request's revision, sorted by
@@ -90,94 +58,15 @@ func LimitOf(op, flag string, n *int, def int) (int, error) {
 // (details.flag --limit), or a cursor awr did not give (details.flag
 // --cursor); those of the read.
 func (p *Project) Ready(ctx context.Context, req ReadyRequest) (*ReadyResult, error) {
-	def := commands.DefaultPage
-	if req.All {
-		def = 0
-	}
-	limit, err := commands.LimitOf("ready", "--limit", req.Limit, def)
+	limit, err := pageLimit("ready", req.Limit, req.All)
 	if err != nil {
 		return nil, err
 	}
-	after, err := placeOf("ready", req.Cursor, "awr ready")
+	after, err := cursor.DecodePlace("ready", req.Cursor, "awr ready")
 	if err != nil {
 		return nil, err
 	}
-	res := &ReadyResult{Ready: []ReadyItem{}}
-	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
-		res.ProjectRevision = rev
-		if rev == r.Head && !req.All {
-			return res.readyAtHead(r, &p.memo, now, req.Executable, after, limit)
-		}
-		gs, err := projections.GoalsAt(r.Conn, rev)
-		if err != nil {
-			return err
-		}
-		goals := intake.GoalKeys(gs)
-		rs, err := projections.ReadinessAt(r.Conn, rev, now, rev == r.Head)
-		if err != nil {
-			return err
-		}
-		if err := workqueue.HoldBack(r, rev, rs); err != nil {
-			return err
-		}
-		var notReady []ReadyItem
-		if req.All {
-			notReady = []ReadyItem{}
-			res.NotReady = &notReady
-		}
-		var last projections.Place
-		for _, x := range rs {
-			it := readyItem(x, goals)
-			if it.Executable {
-				res.ExecutableTotal++
-			}
-			switch {
-			case x.Ready && (it.Executable || !req.Executable):
-				res.ReadyTotal++
-				place := projections.PlaceOf(x.Item)
-				switch {
-				case after != nil && place.Compare(*after) <= 0:
-				case limit <= 0 || len(res.Ready) < limit:
-					res.Ready, last = append(res.Ready, it), place
-				case res.NextCursor == "":
-					res.NextCursor = cursorOf(last)
-				}
-			case req.All:
-				notReady = append(notReady, it)
-				res.NotReady = &notReady
-			}
-		}
-		return nil
+	return readResult(ctx, p, req.Read, func(r *events.Reader, rev, now int64) (*ReadyResult, error) {
+		return readyview.Read(r, &p.memo, rev, now, req.All, req.Executable, after, limit)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// readyAtHead is Ready's page at the head (workqueue.ReadyAtHead), the
-// page and the head's goals kept in memo for the next read of the head
-// with the same live claims.
-func (res *ReadyResult) readyAtHead(r *events.Reader, memo *headMemo, now int64, executable bool, after *projections.Place, limit int) error {
-	f, err := memo.factsOf(r, func() (*headFacts, error) { return readHeadFacts(r, r.Head) })
-	if err != nil {
-		return err
-	}
-	goals := intake.GoalKeys(f.goals)
-	live, err := projections.LiveClaimsAt(r.Conn, r.Head, now, true)
-	if err != nil {
-		return err
-	}
-	pg, err := memo.pageOf(r, live, executable, after, limit)
-	if err != nil {
-		return err
-	}
-	res.ReadyTotal, res.ExecutableTotal = pg.ReadyTotal, pg.ExecutableTotal
-	for _, it := range pg.Items {
-		res.Ready = append(res.Ready, readyItem(projections.Readiness{Item: it, Ready: true}, goals))
-	}
-	if pg.Next != nil {
-		res.NextCursor = cursorOf(*pg.Next)
-	}
-	return nil
 }

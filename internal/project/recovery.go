@@ -103,11 +103,8 @@ func (p *Project) recoveryInspect(ctx context.Context, req RecoveryInspectReques
 	}
 	session := req.Session
 	page := recovery.Page{ChangedAfter: req.ChangedSince, ClosedAfter: req.ClosedSince, Limit: limit}
-	var rep *RecoveryReport
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
-		var err error
-		rep, err = recovery.At(r.Conn, session, rev, r.Head, now, page)
-		return err
+	rep, err := readResult(ctx, p, req.Read, func(r *events.Reader, rev, now int64) (*RecoveryReport, error) {
+		return recovery.At(r.Conn, session, rev, r.Head, now, page)
 	})
 	if err != nil {
 		return nil, err

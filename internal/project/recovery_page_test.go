@@ -12,6 +12,29 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// loopsLeft starts a session on W-1 of p (agent a0, with the claim) whose
+// checkpoint opens n loops, the i-th worded text(i), ends it incomplete
+// and starts another session on W-1 (agent a1) to go on: it returns the
+// first session, its checkpoint and the other.
+func loopsLeft(t *testing.T, p *project.Project, n int, text func(i int) string) (first *project.SessionStartResult, cp *project.CheckpointResult, other *project.SessionStartResult) {
+	t.Helper()
+	ctx := context.Background()
+	first, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
+	require.NoError(t, err)
+	var loops []string
+	for i := range n {
+		loops = append(loops, text(i))
+	}
+	cp, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: first.Session.ID, Agent: "a0", Digest: "Asked", NextAction: "Answer them",
+		KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: loops}})
+	require.NoError(t, err)
+	_, err = p.SessionEnd(ctx, project.SessionEndRequest{SessionID: first.Session.ID, Agent: "a0", Outcome: events.OutcomeIncomplete})
+	require.NoError(t, err)
+	other, err = p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a1"})
+	require.NoError(t, err)
+	return first, cp, other
+}
+
 // TestRecoveryInspect_Pages: on a real project where the events changed
 // and the items closed since a session's checkpoint are longer than a
 // page, recovery inspect holds a page of each with the count of what
@@ -25,20 +48,7 @@ func TestRecoveryInspect_Pages(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	p := openW1(t)
-	t.Cleanup(func() { p.Close() })
-	first, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
-	require.NoError(t, err)
-	var loops []string
-	for i := range 40 {
-		loops = append(loops, fmt.Sprintf("Open question %d", i+1))
-	}
-	cp, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: first.Session.ID, Agent: "a0", Digest: "Asked", NextAction: "Answer them",
-		KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: loops}})
-	require.NoError(t, err)
-	_, err = p.SessionEnd(ctx, project.SessionEndRequest{SessionID: first.Session.ID, Agent: "a0", Outcome: events.OutcomeIncomplete})
-	require.NoError(t, err)
-	other, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a1"})
-	require.NoError(t, err)
+	first, cp, other := loopsLeft(t, p, 40, func(i int) string { return fmt.Sprintf("Open question %d", i+1) })
 	// Checkpoints closing 3 loops each (the last one 1): a page of 7
 	// holds two of them, never part of a third.
 	var past int64
@@ -57,7 +67,7 @@ func TestRecoveryInspect_Pages(t *testing.T) {
 			past = res.ProjectRevision
 		}
 	}
-	_, err = p.SessionEnd(ctx, project.SessionEndRequest{SessionID: other.Session.ID, Agent: "a1", Outcome: events.OutcomeIncomplete})
+	_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: other.Session.ID, Agent: "a1", Outcome: events.OutcomeIncomplete})
 	require.NoError(t, err)
 
 	for _, read := range []struct {

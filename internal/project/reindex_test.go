@@ -20,15 +20,8 @@ func TestSourceReindex_UnchangedByRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := initialized(t, []byte("# TODO\n\n- [ ] W-1: Work\n"))
-	p, err := project.Open(ctx, dir, project.Options{})
-	require.NoError(t, err)
-	defer p.Close()
-	head := func() int64 {
-		st, err := p.Status(ctx, project.StatusRequest{})
-		require.NoError(t, err)
-		return st.ProjectRevision
-	}
-	before := head()
+	p := opened(t, dir, project.Options{})
+	before := head(t, p)
 
 	read, err := p.SourceReindex(ctx, project.SourceReindexRequest{})
 	require.NoError(t, err)
@@ -43,19 +36,19 @@ func TestSourceReindex_UnchangedByRead(t *testing.T) {
 	require.JSONEq(t, string(b), string(a))
 	require.Equal(t, []string{"TODO.md"}, read.Unchanged)
 	require.Equal(t, before, read.ProjectRevision)
-	require.Equal(t, before, head(), "nothing was appended")
+	require.Equal(t, before, head(t, p), "nothing was appended")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("# TODO\n\n- [ ] W-1: Work\n- [ ] W-2: More\n"), 0o644))
 	changed, err := p.SourceReindex(ctx, project.SourceReindexRequest{})
 	require.NoError(t, err)
 	require.Len(t, changed.Indexed, 1)
 	require.Equal(t, "TODO.md", changed.Indexed[0].Path)
-	require.Equal(t, before+1, head())
+	require.Equal(t, before+1, head(t, p))
 
 	require.NoError(t, os.Remove(filepath.Join(dir, "TODO.md")))
 	gone, err := p.SourceReindex(ctx, project.SourceReindexRequest{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"TODO.md"}, gone.Missing)
 	require.Empty(t, gone.Unchanged)
-	require.Equal(t, before+1, head(), "a missing file is reported, not removed")
+	require.Equal(t, before+1, head(t, p), "a missing file is reported, not removed")
 }

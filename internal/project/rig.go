@@ -84,6 +84,16 @@ func (p *Project) rigManager(ctx context.Context) (*rig.Manager, error) {
 		AwrBin: bin, Crashpoint: p.opts.Rig.Crashpoint}, nil
 }
 
+// onRig runs fn on the rig manager over the project's log
+// (rigManager), as command runs a command on its environment.
+func onRig[Res any](ctx context.Context, p *Project, fn func(*rig.Manager) (*Res, error)) (*Res, error) {
+	m, err := p.rigManager(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return fn(m)
+}
+
 // SeatAdd declares a seat (unchanged declarations write nothing).
 // Errors: InvalidInput for a --cwd outside the project and its git
 // worktrees (p.workDir); those of commands.DeclareSeat.
@@ -123,11 +133,7 @@ func (p *Project) SeatReconcile(ctx context.Context, req SeatReconcileRequest) (
 	if strings.TrimSpace(req.By) == "" {
 		req.By = loginName()
 	}
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return m.Reconcile(ctx, req)
+	return onRig(ctx, p, func(m *rig.Manager) (*SeatReconcileResult, error) { return m.Reconcile(ctx, req) })
 }
 
 // loginName is the user running awr, for records of who decided.
@@ -150,11 +156,7 @@ type SeatShowRequest struct {
 // SeatShow returns a seat with its occupants over time.
 // Errors: InvalidInput for a malformed address; NotFound.
 func (p *Project) SeatShow(ctx context.Context, req SeatShowRequest) (*SeatShowResult, error) {
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return m.Show(ctx, req.Address, req.Read)
+	return onRig(ctx, p, func(m *rig.Manager) (*SeatShowResult, error) { return m.Show(ctx, req.Address, req.Read) })
 }
 
 // SeatListRequest is `awr seat list` and awr_seat_list.
@@ -166,11 +168,7 @@ type SeatListRequest struct {
 // SeatList lists the seats of every rig, or of one.
 // Errors: InvalidInput for a malformed rig name.
 func (p *Project) SeatList(ctx context.Context, req SeatListRequest) (*SeatListResult, error) {
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return m.List(ctx, req.Rig, req.Read)
+	return onRig(ctx, p, func(m *rig.Manager) (*SeatListResult, error) { return m.List(ctx, req.Rig, req.Read) })
 }
 
 // RigPsRequest is `awr rig ps` and awr_rig_ps.
@@ -184,11 +182,7 @@ type RigPsRequest struct {
 // Errors: InvalidInput for a malformed name; NotFound for a rig without
 // seats.
 func (p *Project) RigPs(ctx context.Context, req RigPsRequest) (*PsResult, error) {
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return m.Ps(ctx, req.Rig, req.Read)
+	return onRig(ctx, p, func(m *rig.Manager) (*PsResult, error) { return m.Ps(ctx, req.Rig, req.Read) })
 }
 
 // RigUpRequest is `awr rig up`.
@@ -206,16 +200,14 @@ type RigUpRequest struct {
 // RestoreIncomplete error whose hint is the first seat's next command.
 // Errors: those of rig.Manager.Up; RestoreIncomplete (rig.UpResult.Incomplete).
 func (p *Project) RigUp(ctx context.Context, req RigUpRequest) (*RigUpResult, error) {
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	m.VerifyTimeout, m.TTL = req.VerifyTimeout, req.TTL
-	res, err := m.Up(ctx, rig.UpOptions{Rig: req.Rig, Fresh: req.Fresh, Plan: req.Plan})
-	if err != nil {
-		return nil, err
-	}
-	return res, res.Incomplete(req.Rig, req.Plan)
+	return onRig(ctx, p, func(m *rig.Manager) (*RigUpResult, error) {
+		m.VerifyTimeout, m.TTL = req.VerifyTimeout, req.TTL
+		res, err := m.Up(ctx, rig.UpOptions{Rig: req.Rig, Fresh: req.Fresh, Plan: req.Plan})
+		if err != nil {
+			return nil, err
+		}
+		return res, res.Incomplete(req.Rig, req.Plan)
+	})
 }
 
 // RigRestoreCheckRequest is `awr rig restore-check` and
@@ -231,15 +223,13 @@ type RigRestoreCheckRequest struct {
 // Errors: those of rig.Manager.RestoreCheck; RestoreIncomplete
 // (rig.RestoreCheckResult.Incomplete).
 func (p *Project) RigRestoreCheck(ctx context.Context, req RigRestoreCheckRequest) (*RigRestoreCheckResult, error) {
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := m.RestoreCheck(ctx, req.Rig)
-	if err != nil {
-		return nil, err
-	}
-	return res, res.Incomplete(req.Rig)
+	return onRig(ctx, p, func(m *rig.Manager) (*RigRestoreCheckResult, error) {
+		res, err := m.RestoreCheck(ctx, req.Rig)
+		if err != nil {
+			return nil, err
+		}
+		return res, res.Incomplete(req.Rig)
+	})
 }
 
 // RigDownRequest is `awr rig down`.
@@ -253,11 +243,9 @@ type RigDownRequest struct {
 // RigDown asks each live seat to checkpoint, optionally snapshots the rig,
 // then stops the seats. Errors: those of rig.Manager.Down.
 func (p *Project) RigDown(ctx context.Context, req RigDownRequest) (*RigDownResult, error) {
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return m.Down(ctx, rig.DownOptions{Rig: req.Rig, Snapshot: req.Snapshot, Grace: req.Grace, Message: req.Message})
+	return onRig(ctx, p, func(m *rig.Manager) (*RigDownResult, error) {
+		return m.Down(ctx, rig.DownOptions{Rig: req.Rig, Snapshot: req.Snapshot, Grace: req.Grace, Message: req.Message})
+	})
 }
 
 // RigApplyRequest is `awr rig apply`.
@@ -269,11 +257,7 @@ type RigApplyRequest struct {
 // lists are removed. Errors: InvalidInput at FILE:LINE; those of
 // commands.ApplyRig.
 func (p *Project) RigApply(ctx context.Context, req RigApplyRequest) (*RigApplyResult, error) {
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return m.Apply(ctx, req.File)
+	return onRig(ctx, p, func(m *rig.Manager) (*RigApplyResult, error) { return m.Apply(ctx, req.File) })
 }
 
 // RigSendResult is `awr rig send`.
@@ -297,11 +281,9 @@ type RigSendRequest struct {
 // records it (seat_message_sent) first.
 // Errors: those of rig.Manager.Send.
 func (p *Project) RigSend(ctx context.Context, req RigSendRequest) (*RigSendResult, error) {
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return m.Send(ctx, rig.SendOptions{Address: req.Seat, Text: req.Text, Agent: req.Agent, RequestID: req.RequestID})
+	return onRig(ctx, p, func(m *rig.Manager) (*RigSendResult, error) {
+		return m.Send(ctx, rig.SendOptions{Address: req.Seat, Text: req.Text, Agent: req.Agent, RequestID: req.RequestID})
+	})
 }
 
 // RigCaptureRequest is `awr rig capture` and awr_rig_capture.
@@ -314,11 +296,7 @@ type RigCaptureRequest struct {
 // like a credential withheld. It writes nothing.
 // Errors: those of rig.Manager.Capture.
 func (p *Project) RigCapture(ctx context.Context, req RigCaptureRequest) (*RigCaptureResult, error) {
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return m.Capture(ctx, req.Seat, req.Lines)
+	return onRig(ctx, p, func(m *rig.Manager) (*RigCaptureResult, error) { return m.Capture(ctx, req.Seat, req.Lines) })
 }
 
 // RigSnapshotRequest is `awr rig snapshot` and awr_rig_snapshot.
@@ -329,9 +307,5 @@ type RigSnapshotRequest struct {
 // RigSnapshot records a snapshot of a running rig and leaves it running.
 // Errors: those of rig.Manager.Snapshot.
 func (p *Project) RigSnapshot(ctx context.Context, req RigSnapshotRequest) (*RigSnapshotResult, error) {
-	m, err := p.rigManager(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return m.Snapshot(ctx, req.Rig)
+	return onRig(ctx, p, func(m *rig.Manager) (*RigSnapshotResult, error) { return m.Snapshot(ctx, req.Rig) })
 }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/idle"
-	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -145,15 +145,11 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 // sessions. each's error ends the read and is returned.
 // Errors: those of SessionList.
 func (p *Project) SessionListEach(ctx context.Context, opts SessionListRequest, each func(SessionEntry) error) (*SessionList, error) {
-	def := commands.DefaultPage
-	if opts.All {
-		def = 0
-	}
-	limit, err := commands.LimitOf("session list", "--limit", opts.Limit, def)
+	limit, err := pageLimit("session list", opts.Limit, opts.All)
 	if err != nil {
 		return nil, err
 	}
-	after, err := idOf("session list", opts.Cursor, "awr session list")
+	after, err := cursor.DecodeID("session list", opts.Cursor, "awr session list")
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +213,7 @@ func (p *Project) SessionListEach(ctx context.Context, opts SessionListRequest, 
 		var last string
 		return projections.SessionsPageAt(r.Conn, rev, pg, func(s projections.Session) error {
 			if limit > 0 && n == limit {
-				out.NextCursor = idCursor(last)
+				out.NextCursor = cursor.EncodeID(last)
 				return nil
 			}
 			n++
@@ -261,7 +257,7 @@ func sessionsAmong(r *events.Reader, rev int64, active []projections.Session, st
 			}
 		}
 		if limit > 0 && n == limit {
-			out.NextCursor = idCursor(last)
+			out.NextCursor = cursor.EncodeID(last)
 			break
 		}
 		// The page's sessions with their latest checkpoint and context.
@@ -290,14 +286,9 @@ type (
 
 // leaseTTL is the project's lease (the manifest's continuity.claim_ttl_ms,
 // the default when it is unset or the manifest does not read: a reader
-// reports, it does not refuse on a manifest a write would refuse).
-func (p *Project) leaseTTL() int64 {
-	m, _, err := intake.ReadManifest(p.dir)
-	if err != nil {
-		return commands.DefaultClaimTTLms
-	}
-	return m.Policy().ClaimTTLms
-}
+// reports, it does not refuse on a manifest a write would refuse), from
+// the manifest as the head memo keeps it (headmemo.Memo.LeaseTTL).
+func (p *Project) leaseTTL() int64 { return p.memo.LeaseTTL(p.dir) }
 
 // ClientView is `awr client show`: the binding, what its host needs to
 // continue (Summary: checkpoint, next action, open loops, context hash,

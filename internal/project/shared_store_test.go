@@ -35,9 +35,7 @@ func TestShared_RoundTrips(t *testing.T) {
 	// process does, and returns what its store cost.
 	command := func(name string, op func(p *project.Project) error) pgstore.Traffic {
 		t.Helper()
-		p, err := project.Open(ctx, dir, project.Options{OneCommand: true})
-		require.NoError(t, err)
-		defer p.Close()
+		p := opened(t, dir, project.Options{OneCommand: true})
 		require.NoError(t, op(p), name)
 		st, err := p.EventLog(ctx)
 		require.NoError(t, err)
@@ -126,16 +124,13 @@ func TestShared_WrongPasswordBlamesTheURL(t *testing.T) {
 	ctx := context.Background()
 	dir := teamProject(t, dbURL, "# TODO\n\n- [ ] W-1: One\n")
 	cache := filepath.Join(dir, ".awr", "awr.db")
-	before, err := os.ReadFile(cache)
-	require.NoError(t, err)
+	before := mustReadFile(t, cache)
 	refusing := refusingServer(t)
 
 	status := func() *fault.Error {
 		t.Helper()
-		p, err := project.Open(ctx, dir, project.Options{OneCommand: true})
-		require.NoError(t, err)
-		defer p.Close()
-		_, err = p.Status(ctx, project.StatusRequest{})
+		p := opened(t, dir, project.Options{OneCommand: true})
+		_, err := p.Status(ctx, project.StatusRequest{})
 		fe := fault.As(err)
 		require.NotNil(t, fe, "a coded error, got %v", err)
 		require.Equal(t, fault.Storage, fe.Code, "%v", err)
@@ -154,16 +149,14 @@ func TestShared_WrongPasswordBlamesTheURL(t *testing.T) {
 	// The same URL in the manifest is blamed on the manifest.
 	t.Setenv(project.EnvStore, "")
 	manifest := filepath.Join(dir, ".awr", "project.toml")
-	m, err := os.ReadFile(manifest)
-	require.NoError(t, err)
+	m := mustReadFile(t, manifest)
 	require.Contains(t, string(m), dbURL)
 	require.NoError(t, os.WriteFile(manifest, []byte(strings.Replace(string(m), dbURL, refusing, 1)), 0o644))
 	fe = status()
 	require.Equal(t, "the manifest's [store] url", fe.Details["from"])
 	require.Contains(t, fe.Message, "the URL came from the manifest's [store] url")
 
-	after, err := os.ReadFile(cache)
-	require.NoError(t, err)
+	after := mustReadFile(t, cache)
 	require.Equal(t, before, after, "nothing was written to the cache")
 }
 
@@ -200,10 +193,8 @@ func TestInit_RefusedStoreBlamesItsFlag(t *testing.T) {
 			t.Setenv(project.EnvStore, c.env)
 			dir := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte("# TODO\n\n- [ ] W-1: One\n"), 0o644))
-			p, err := project.Open(ctx, dir, project.Options{})
-			require.NoError(t, err)
-			defer p.Close()
-			_, err = p.Init(ctx, project.InitRequest{Store: c.flag, Accept: true})
+			p := opened(t, dir, project.Options{})
+			_, err := p.Init(ctx, project.InitRequest{Store: c.flag, Accept: true})
 			fe := fault.As(err)
 			require.NotNil(t, fe, "a coded error, got %v", err)
 			require.Equal(t, fault.Storage, fe.Code, "%v", err)

@@ -2,81 +2,19 @@ package project
 
 import (
 	"context"
-	"encoding/hex"
 
-	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/idle"
 	"github.com/awr-dev/awr/internal/intake"
-	"github.com/awr-dev/awr/internal/shellwords"
+	"github.com/awr-dev/awr/internal/statusview"
 	"github.com/awr-dev/awr/internal/workqueue"
-	"github.com/awr-dev/awr/projections"
-	"zombiezen.com/go/sqlite"
 )
 
-// ProjectionStatus is one projection's version and freshness.
-type ProjectionStatus struct {
-	Name    string `json:"name"`
-	Version int    `json:"version"`
-	LastSeq int64  `json:"last_seq"`
-	Fresh   bool   `json:"fresh"`
-}
+// StatusResult is `awr status` (internal/statusview assembles it).
+type StatusResult = statusview.Result
 
-// StatusResult is `awr status`.
-type StatusResult struct {
-	ProjectRevision int64         `json:"project_revision"`
-	Head            int64         `json:"head"`
-	At              *int64        `json:"at,omitempty"`
-	EventCount      int64         `json:"event_count"`
-	HeadHash        string        `json:"head_hash"`
-	LastEventAt     int64         `json:"last_event_at,omitempty"`
-	ProjectName     string        `json:"project_name"`
-	ProjectID       string        `json:"project_id"`
-	SchemaVersion   int           `json:"schema_version"`
-	Sessions        SessionCounts `json:"sessions"`
-	LiveClaims      int           `json:"live_claims"`
-	WorkItems       int           `json:"work_items"`
-	ReadyCount      int           `json:"ready_count"`
-	// Counts is the number of work items per canonical status (and
-	// "unknown").
-	Counts map[string]int `json:"counts"`
-	// Queues sorts the open work: current (claimed or in progress), ready,
-	// waiting (on a dependency or a person) and blocked.
-	Queues Queues `json:"queues"`
-	// NextAction is the one command a newcomer should run next.
-	NextAction string `json:"next_action"`
-	// StaleSessions lists the stale sessions, oldest first, each with the
-	// command that ends it: the MaxStaleListed latest started (or resumed
-	// from) when there are more (Sessions.Stale counts them all; awr session list
-	// --stale lists them all).
-	StaleSessions []StaleSession `json:"stale_sessions"`
-	// LapsedSessions lists the sessions whose claim lapsed while they
-	// were active, most recently lapsed first, at most
-	// commands.DefaultPage of them (Sessions.Lapsed counts them all;
-	// omitted when none): their
-	// work may be unsaved, and NextAction is the command that resumes the
-	// first, never one that starts a session beside it.
-	LapsedSessions []LapsedSession    `json:"lapsed_sessions,omitempty"`
-	Projections    []ProjectionStatus `json:"projections"`
-	// Origin is set on an imported replica: the project it was imported
-	// from and that project's head at import.
-	Origin *Origin `json:"origin,omitempty"`
-	// Store is set for a project whose log is shared (the manifest's
-	// [store] table): the shared log, and this machine's cache of it.
-	Store *StoreStatus `json:"store,omitempty"`
-	// Fork is set once the project was forked (awr fork --accept): the
-	// project_forked event and the origin it forked from.
-	Fork *ForkView `json:"fork,omitempty"`
-	// Goals are the project's goals (spec-kit user stories and success
-	// criteria, a GOALS.md, a ledger's goals), each with the work items
-	// that serve it, as awr intake inspect lists them (omitted when there
-	// is none).
-	Goals []intake.GoalView `json:"goals,omitempty"`
-	// LastReindex is what the last index of the project's sources changed
-	// in their work items, read from its events (omitted before any
-	// source was indexed).
-	LastReindex *LastReindex `json:"last_reindex,omitempty"`
-}
+// ProjectionStatus is one projection's version and freshness.
+type ProjectionStatus = statusview.ProjectionStatus
 
 // LastReindex is what the last index of the project's sources changed,
 // source by source (internal/intake reads it from the log).
@@ -102,11 +40,7 @@ const ReasonAwaitingPerson = workqueue.ReasonAwaitingPerson
 // SessionCounts counts sessions by state: Stale counts the active
 // sessions that are stale (see StaleSession), Lapsed those whose claim
 // lapsed (see LapsedSession; omitted when none).
-type SessionCounts struct {
-	Active int `json:"active"`
-	Stale  int `json:"stale"`
-	Lapsed int `json:"lapsed,omitempty"`
-}
+type SessionCounts = statusview.SessionCounts
 
 // StatusRequest is `awr status` and awr_status.
 type StatusRequest struct {
@@ -115,51 +49,12 @@ type StatusRequest struct {
 
 // Status reports the log's revision, size and head hash, the projections'
 // versions and freshness, and basic counts, the work queues and the stale
-// sessions, as of the request's revision.
+// sessions, as of the request's revision (statusview.Read), and where
+// the log lives.
 func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult, error) {
-	res := &StatusResult{SchemaVersion: events.SchemaVersion(), StaleSessions: []StaleSession{}}
-	ttl := p.memo.leaseTTL(p)
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
-		res.ProjectRevision, res.Head, res.EventCount = rev, r.Head, rev
-		if req.Past() {
-			res.At = &rev
-		}
-		head := rev == r.Head
-		f, goals, err := p.statusHead(r, rev, head, res)
-		if err != nil {
-			return err
-		}
-		// Live claims are read once: the stale sessions and the readiness
-		// of every item follow from them.
-		live, err := projections.LiveClaimsAt(r.Conn, rev, now, head)
-		if err != nil {
-			return err
-		}
-		res.LiveClaims = len(live)
-		if err := p.statusSessions(r, rev, now, ttl, head, live, res); err != nil {
-			return err
-		}
-		queues, err := p.statusQueues(r, rev, head, live, goals)
-		if err != nil {
-			return err
-		}
-		res.file(queues)
-		if err := p.statusLapsed(r, rev, now, head, res); err != nil {
-			return err
-		}
-		if head {
-			res.replica(f.origin, f.fork, f.replica, rev)
-		} else if err := res.readReplica(r.Conn, rev); err != nil {
-			return err
-		}
-		states, err := events.ProjectionStates(r.Conn)
-		if err != nil {
-			return err
-		}
-		for _, s := range states {
-			res.Projections = append(res.Projections, ProjectionStatus{Name: s.Name, Version: s.Version, LastSeq: s.LastSeq, Fresh: s.LastSeq == r.Head})
-		}
-		return nil
+	ttl := p.leaseTTL()
+	res, err := readResult(ctx, p, req.Read, func(r *events.Reader, rev, now int64) (*StatusResult, error) {
+		return statusview.Read(r, &p.memo, rev, now, ttl, req.Past())
 	})
 	if err != nil {
 		return nil, err
@@ -168,156 +63,6 @@ func (p *Project) Status(ctx context.Context, req StatusRequest) (*StatusResult,
 		res.Store = p.storeStatus(st)
 	}
 	return res, nil
-}
-
-// statusHead fills res's head, name, id and last reindex, and returns
-// the goals (and at the head the facts the memo keeps of it: what the
-// head alone decides is kept for the next read of it; the rest follows
-// the reader's now).
-func (p *Project) statusHead(r *events.Reader, rev int64, head bool, res *StatusResult) (*headFacts, []events.Goal, error) {
-	if head {
-		f, err := p.memo.factsOf(r, func() (*headFacts, error) { return readHeadFacts(r, rev) })
-		if err != nil {
-			return nil, nil, err
-		}
-		res.HeadHash, res.LastEventAt, res.ProjectName, res.ProjectID = f.hash, f.lastEventAt, f.name, f.id
-		res.LastReindex = f.lastReindex
-		return f, f.goals, nil
-	}
-	if err := res.readHead(r.Conn, rev); err != nil {
-		return nil, nil, err
-	}
-	goals, err := projections.GoalsAt(r.Conn, rev)
-	if err != nil {
-		return nil, nil, err
-	}
-	res.LastReindex, err = intake.LastReindexAt(r.Conn, rev)
-	return nil, goals, err
-}
-
-// statusSessions fills res's active and stale session counts and the
-// stale sessions listed.
-func (p *Project) statusSessions(r *events.Reader, rev, now, ttl int64, head bool, live []projections.Claim, res *StatusResult) error {
-	var active, stale int
-	var listed []idle.StaleSession
-	var err error
-	if head {
-		active, stale, listed, err = p.memo.staleOf(r, now, ttl, live)
-	} else {
-		active, stale, listed, err = idle.Latest(r, rev, now, ttl, head, live)
-	}
-	if err != nil {
-		return err
-	}
-	res.Sessions.Active, res.Sessions.Stale = active, stale
-	res.StaleSessions = append(res.StaleSessions, listed...)
-	return nil
-}
-
-// statusQueues is the work queues at rev: at the head those the
-// projections keep (the read follows the pages listed, the live claims
-// and the seats, not the register), else built from the readiness.
-func (p *Project) statusQueues(r *events.Reader, rev int64, head bool, live []projections.Claim, goals []events.Goal) (*workqueue.View, error) {
-	if head {
-		return p.memo.viewOf(r, live, goals)
-	}
-	ready, err := projections.ReadinessFrom(r.Conn, rev, head, live)
-	if err != nil {
-		return nil, err
-	}
-	if err := workqueue.HoldBack(r, rev, ready); err != nil {
-		return nil, err
-	}
-	return workqueue.Of(ready, goals), nil
-}
-
-// statusLapsed fills res's lapsed sessions and, when one died with its
-// work unsaved, the next action: continuing it comes before starting
-// anything else.
-func (p *Project) statusLapsed(r *events.Reader, rev, now int64, head bool, res *StatusResult) error {
-	held, err := p.heldAt(r, rev, head)
-	if err != nil {
-		return err
-	}
-	if res.LapsedSessions, res.Sessions.Lapsed, err = held.Lapsed(r, now, commands.DefaultPage); err != nil {
-		return err
-	}
-	if len(res.LapsedSessions) > 0 {
-		res.NextAction = res.LapsedSessions[0].ResumeCommand
-	}
-	return nil
-}
-
-// heldAt is the held claims at rev (idle.ReadHeld), kept by the memo at
-// the head.
-func (p *Project) heldAt(r *events.Reader, rev int64, head bool) (*idle.Held, error) {
-	if head {
-		return p.memo.heldOf(r)
-	}
-	return idle.ReadHeld(r, rev, false)
-}
-
-// readHead sets the head's hash and time and the project's name and id
-// (from its first event).
-func (res *StatusResult) readHead(conn *sqlite.Conn, rev int64) error {
-	if rev == 0 {
-		return nil
-	}
-	if err := events.ScanEvents(conn, rev, rev, func(e *events.Event) error {
-		res.HeadHash, res.LastEventAt = hex.EncodeToString(e.Hash), e.OccurredAt
-		return nil
-	}); err != nil {
-		return err
-	}
-	id, name, err := intake.ProjectOn(conn)
-	res.ProjectName, res.ProjectID = name, id
-	return err
-}
-
-// file sets the counts, the queues and the goals of v, and the next
-// action the queues lead to.
-func (res *StatusResult) file(v *workqueue.View) {
-	res.WorkItems, res.Counts, res.Queues, res.Goals = v.WorkItems, v.Counts, v.Queues, v.Goals
-	res.ReadyCount = res.Queues.ReadyTotal
-	res.next()
-}
-
-// next sets the next action the queues lead to.
-func (res *StatusResult) next() {
-	switch {
-	case len(res.Queues.Ready) > 0:
-		res.NextAction = "awr session start --work " + shellwords.Quote(res.Queues.Ready[0].Key) + ` --agent "$USER" --claim`
-	case res.WorkItems == 0:
-		res.NextAction = "awr intake inspect"
-	default:
-		res.NextAction = "awr ready --all"
-	}
-}
-
-// readReplica sets where an imported replica came from and where a fork
-// forked, as of rev; a replica not forked is led to fork.
-func (res *StatusResult) readReplica(conn *sqlite.Conn, rev int64) error {
-	origin, fork, replica, err := commands.ReplicaState(conn)
-	if err != nil {
-		return err
-	}
-	res.replica(origin, fork, replica, rev)
-	return nil
-}
-
-// replica sets what readReplica reads, from commands.ReplicaState's
-// answer.
-func (res *StatusResult) replica(origin *Origin, fork *ForkView, replica bool, rev int64) {
-	res.Origin, res.Fork = origin, fork
-	if res.Fork != nil && res.Fork.Seq > rev {
-		res.Fork = nil // forked after the revision read
-	}
-	if res.Fork != nil {
-		res.ProjectID = res.Fork.ProjectID // a fork is a project of its own
-	}
-	if replica {
-		res.NextAction = "awr fork"
-	}
 }
 
 // MaxStaleListed is how many stale sessions status lists at most.

@@ -10,6 +10,7 @@ import (
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/sharedstore"
+	"github.com/awr-dev/awr/internal/statusview"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -21,17 +22,7 @@ import (
 const EnvStore = "AWR_STORE"
 
 // StoreStatus is where a project's log lives, as status reports it.
-type StoreStatus struct {
-	// Kind is "sqlite" (the embedded file, the default) or "postgres" (a
-	// shared log, cached in the file).
-	Kind string `json:"kind"`
-	// Shared names the shared log, without credentials ("postgres
-	// HOST:PORT/DB as USER, project KEY"); absent for sqlite.
-	Shared string `json:"shared,omitempty"`
-	// Path is the SQLite file: the log, or this machine's cache of the
-	// shared log.
-	Path string `json:"path"`
-}
+type StoreStatus = statusview.Store
 
 // fromManifest is where the store's URL comes from when AWR_STORE is unset.
 const fromManifest = "the manifest's [store] url"

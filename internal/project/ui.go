@@ -21,21 +21,16 @@ type HeadResult struct {
 // follower (the web page of `awr ui`) polls to learn that the log grew.
 // Errors: NotFound (hint `awr init`) when the project has no log; Storage.
 func (p *Project) Head(ctx context.Context) (*HeadResult, error) {
-	res := &HeadResult{}
-	err := p.read(ctx, Read{}, func(r *events.Reader, rev, _ int64) error {
-		res.ProjectRevision = rev
+	return readResult(ctx, p, Read{}, func(r *events.Reader, rev, _ int64) (*HeadResult, error) {
+		res := &HeadResult{ProjectRevision: rev}
 		if rev == 0 {
-			return nil
+			return res, nil
 		}
-		return events.ScanEvents(r.Conn, rev, rev, func(e *events.Event) error {
+		return res, events.ScanEvents(r.Conn, rev, rev, func(e *events.Event) error {
 			res.HeadHash, res.LastEventAt = hex.EncodeToString(e.Hash), e.OccurredAt
 			return nil
 		})
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }
 
 // EventKinds returns every event kind, in the order the log format
@@ -70,17 +65,10 @@ type SeekResult struct {
 // and never the log.
 // Errors: InvalidInput for --at beyond the head; Storage.
 func (p *Project) Seek(ctx context.Context, req SeekRequest) (*SeekResult, error) {
-	res := &SeekResult{}
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
-		res.ProjectRevision = rev
+	return readResult(ctx, p, req.Read, func(r *events.Reader, rev, _ int64) (*SeekResult, error) {
 		seq, at, err := projections.SeekTime(r.Conn, rev, req.Time)
-		res.Seq, res.OccurredAt = seq, at
-		return err
+		return &SeekResult{ProjectRevision: rev, Seq: seq, OccurredAt: at}, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }
 
 // MaxHistogramBuckets bounds the buckets of one histogram.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/pathcheck"
@@ -50,14 +50,7 @@ type (
 // WorkClaim claims a work item for a session working on it.
 // Errors: those of commands.ClaimWork.
 func (p *Project) WorkClaim(ctx context.Context, req WorkClaimRequest) (*ClaimResult, error) {
-	env, err := p.Env(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if req.Stale, err = p.StaleSources(ctx); err != nil {
-		return nil, err
-	}
-	return commands.ClaimWork(ctx, env, req)
+	return claimFresh(ctx, p, commands.ClaimWork, &req, &req.Stale)
 }
 
 // WorkRelease releases a work item's claim by its holder.
@@ -103,7 +96,7 @@ func (p *Project) WorkShow(ctx context.Context, req WorkShowRequest) (*WorkShowR
 			return err
 		}
 		if res.SessionsTotal > len(res.Sessions) {
-			res.SessionsNextCursor = idCursor(res.Sessions[0].ID)
+			res.SessionsNextCursor = cursor.EncodeID(res.Sessions[0].ID)
 		}
 		dir = p.dir
 		if res.Current != "" {
@@ -200,17 +193,10 @@ func (p *Project) WorkHistory(ctx context.Context, req WorkHistoryRequest) (*Wor
 		}
 		limit = *req.Limit
 	}
-	res := &WorkHistoryResult{Work: req.Key, Events: []LogEvent{}}
-	err := p.scanWorkHistory(ctx, req, limit, func(rev int64) error {
-		res.ProjectRevision = rev
-		return nil
-	}, func(e LogEvent) error {
-		if len(res.Events) == limit {
-			res.NextSince = res.Events[limit-1].Seq
-			return errStop
-		}
-		res.Events = append(res.Events, e)
-		return nil
+	res := &WorkHistoryResult{Work: req.Key}
+	var err error
+	res.ProjectRevision, res.Events, res.NextSince, err = logPage(limit, func(start func(int64) error, each func(LogEvent) error) error {
+		return p.scanWorkHistory(ctx, req, limit, start, each)
 	})
 	if err != nil {
 		return nil, err
@@ -252,16 +238,9 @@ func (p *Project) scanWorkHistory(ctx context.Context, req WorkHistoryRequest, l
 		if err := start(rev); err != nil {
 			return err
 		}
-		return projections.ScanWorkHistory(r.Conn, req.Key, req.Since, rev, req.Kind, fetch, func(e *events.Event) error {
-			env := e.ToEnvelope()
-			env.Payload = json.RawMessage(e.Payload)
-			return each(LogEvent{env})
-		})
+		return projections.ScanWorkHistory(r.Conn, req.Key, req.Since, rev, req.Kind, fetch, eachEvent(each))
 	})
-	if err == errStop {
-		err = nil
-	}
-	return err
+	return scanned(err)
 }
 
 // EvidenceAdd records evidence against an acceptance criterion. For a

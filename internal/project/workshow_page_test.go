@@ -20,7 +20,6 @@ import (
 func TestWorkShow_SessionsPaged(t *testing.T) {
 	ctx := context.Background()
 	p := openW1(t)
-	t.Cleanup(func() { p.Close() })
 	holder, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "holder", Claim: true})
 	require.NoError(t, err)
 	ids := []string{holder.Session.ID}

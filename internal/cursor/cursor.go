@@ -1,4 +1,8 @@
-package project
+// Package cursor encodes and checks the cursors of awr's listing reads:
+// the place of a page's last item (EncodePlace, DecodePlace) or its id
+// (EncodeID, DecodeID), opaque to the caller and refused, naming
+// --cursor, when awr did not give it.
+package cursor
 
 import (
 	"encoding/base64"
@@ -15,17 +19,17 @@ import (
 // asks for everything. The reads ordered by seq (log, work history) page
 // with next_since, the --since of the next page, in the same way.
 
-// cursorOf encodes the place of the last item of a page as the cursor
+// EncodePlace encodes the place of the last item of a page as the cursor
 // of the next: opaque to the caller, checked when it comes back.
-func cursorOf(p projections.Place) string {
+func EncodePlace(p projections.Place) string {
 	raw, _ := json.Marshal(p)
 	return base64.RawURLEncoding.EncodeToString(raw)
 }
 
-// placeOf decodes a cursor of op's ("" is the first page); hint is the
+// DecodePlace decodes a cursor of op's ("" is the first page); hint is the
 // command that starts over.
 // Errors: InvalidInput naming --cursor for a cursor awr did not give.
-func placeOf(op, cursor, hint string) (*projections.Place, error) {
+func DecodePlace(op, cursor, hint string) (*projections.Place, error) {
 	if cursor == "" {
 		return nil, nil
 	}
@@ -50,15 +54,15 @@ func badCursor(op, cursor, hint string) error {
 		With("flag", "--cursor").WithHint("%s", hint)
 }
 
-// idCursor encodes the id of the last item of a page (a list in a fixed
+// EncodeID encodes the id of the last item of a page (a list in a fixed
 // order of ids, such as sessions oldest first) as the next page's cursor.
-func idCursor(id string) string {
+func EncodeID(id string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("id:" + id))
 }
 
-// idOf decodes a cursor idCursor gave ("" is the first page).
+// DecodeID decodes a cursor EncodeID gave ("" is the first page).
 // Errors: InvalidInput naming --cursor for a cursor awr did not give.
-func idOf(op, cursor, hint string) (string, error) {
+func DecodeID(op, cursor, hint string) (string, error) {
 	if cursor == "" {
 		return "", nil
 	}
