@@ -85,7 +85,22 @@ func (c *execListCmd) Run(app *App) error {
 		for _, x := range res.Executions {
 			fmt.Fprintf(w, "%s  %-9s %s on %s%s, seq %d\n", x.ID, x.State, safe(x.Key), x.Work, exitText(&x), x.StartedSeq)
 		}
+		if res.NextCursor != "" {
+			fmt.Fprintf(w, "… %d executions in all; the next page: %s\n", res.ExecutionsTotal, nextExecPage(c.ExecListRequest, res.NextCursor))
+		}
 	})
+}
+
+// nextExecPage is the command that lists the page after this one.
+func nextExecPage(req project.ExecListRequest, cursor string) string {
+	var flags []string
+	if req.Work != "" {
+		flags = append(flags, "--work "+shellQuote(req.Work))
+	}
+	if req.Session != "" {
+		flags = append(flags, "--session "+shellQuote(req.Session))
+	}
+	return nextPage("awr exec list", req.At, flags, req.Limit, cursor)
 }
 
 type execShowCmd struct {

@@ -2,10 +2,12 @@ package project
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/projections"
@@ -67,33 +69,68 @@ func (p *Project) ExecRun(ctx context.Context, req ExecRunRequest, stdin io.Read
 type ExecListRequest struct {
 	Work    string `name:"work" json:"work,omitempty" help:"Only the executions of this work item." placeholder:"KEY"`
 	Session string `name:"session" json:"session,omitempty" help:"Only the executions this session ran." placeholder:"ID"`
+	All     bool   `name:"all" json:"all,omitempty" help:"Every execution the filters select (no page)."`
+	Limit   *int   `name:"limit" json:"limit,omitempty" help:"At most N executions (1 to 200; default 50, or all with --all)." placeholder:"N"`
+	Cursor  string `name:"cursor" json:"cursor,omitempty" help:"The page after this one: the next_cursor of the page before." placeholder:"CURSOR"`
 	Read
 }
 
 // ExecList is `awr exec list`.
 type ExecList struct {
-	Executions      []ExecutionView `json:"executions"`
-	ProjectRevision int64           `json:"project_revision"`
+	Executions []ExecutionView `json:"executions"`
+	// ExecutionsTotal counts every execution the filters select, on
+	// every page.
+	ExecutionsTotal int   `json:"executions_total"`
+	ProjectRevision int64 `json:"project_revision"`
+	// NextCursor, when more executions follow this page, is the --cursor
+	// of the next.
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 // ExecList lists the executions as of the request's revision, oldest
-// first.
+// started first: one page (Limit, else commands.DefaultPage; every one
+// with All) from the Cursor on, with the count of all of them and the
+// cursor of the next page.
+// Errors: InvalidInput for a limit outside 1 to commands.MaxLimit or a
+// cursor awr did not give.
 func (p *Project) ExecList(ctx context.Context, req ExecListRequest) (*ExecList, error) {
+	limit, err := pageLimit("exec list", req.Limit, req.All)
+	if err != nil {
+		return nil, err
+	}
+	after, err := cursor.DecodeID("exec list", req.Cursor, "awr exec list")
+	if err != nil {
+		return nil, err
+	}
 	out := &ExecList{Executions: []ExecutionView{}}
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+	err = p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		out.ProjectRevision = rev
-		xs, err := projections.ExecutionsAt(r.Conn, rev, req.Work, req.Session)
+		total, err := projections.ExecutionCountAt(r.Conn, rev, req.Work, req.Session)
 		if err != nil {
 			return err
 		}
-		for i := range xs {
-			v, err := exec.ViewAt(r.Conn, r.Head, rev, &xs[i])
+		out.ExecutionsTotal = total
+		pg := projections.ExecutionPage{Work: req.Work, Session: req.Session, After: after}
+		if limit > 0 {
+			pg.Limit = limit + 1 // one more says whether a page follows
+		}
+		err = projections.ExecutionsPageAt(r.Conn, rev, pg, func(x projections.Execution) error {
+			if limit > 0 && len(out.Executions) == limit {
+				out.NextCursor = cursor.EncodeID(out.Executions[limit-1].ID)
+				return nil
+			}
+			v, err := exec.ViewAt(r.Conn, r.Head, rev, &x)
 			if err != nil {
 				return err
 			}
 			out.Executions = append(out.Executions, v)
+			return nil
+		})
+		if errors.Is(err, projections.ErrUnknownCursor) {
+			return fault.New(fault.InvalidInput, "exec list: --cursor %q names no execution of this project", req.Cursor).
+				With("flag", "--cursor").WithHint("awr exec list")
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err

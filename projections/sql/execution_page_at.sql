@@ -1,0 +1,1 @@
+SELECT * FROM p_executions WHERE valid_from <= :rev AND (valid_to IS NULL OR valid_to > :rev) AND (:work = '' OR work = :work) AND (:session_id = '' OR session_id = :session_id) AND started_seq > :after_seq ORDER BY started_seq LIMIT :limit + 0;
