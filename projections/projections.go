@@ -2,6 +2,7 @@ package projections
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 
 	"github.com/awr-dev/awr/events"
@@ -55,6 +56,59 @@ func query(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt), row func(
 			return err
 		}
 	}
+}
+
+// queryRows runs a named statement with bind applied and returns what
+// scan makes of each result row, in order (nil when there is none).
+func queryRows[T any](conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt), scan func(st *sqlite.Stmt) (T, error)) ([]T, error) {
+	var out []T
+	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
+		v, err := scan(st)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// always adapts a scan that cannot fail to queryRows.
+func always[T any](scan func(st *sqlite.Stmt) T) func(st *sqlite.Stmt) (T, error) {
+	return func(st *sqlite.Stmt) (T, error) { return scan(st), nil }
+}
+
+// deref adapts a scan that makes a *T to queryRows's T.
+func deref[T any](scan func(st *sqlite.Stmt) *T) func(st *sqlite.Stmt) (T, error) {
+	return func(st *sqlite.Stmt) (T, error) { return *scan(st), nil }
+}
+
+// jsonColumn adapts queryRows to rows whose column col holds a T as JSON.
+func jsonColumn[T any](col string) func(st *sqlite.Stmt) (T, error) {
+	return func(st *sqlite.Stmt) (T, error) {
+		var v T
+		err := json.Unmarshal([]byte(st.GetText(col)), &v)
+		return v, err
+	}
+}
+
+// firstRow is the first of rows, or nil when there is none (or err).
+func firstRow[T any](rows []T, err error) (*T, error) {
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
+}
+
+// queryInt64 runs a named statement with bind applied and returns column
+// col of its last result row, 0 when it has none.
+func queryInt64(conn *sqlite.Conn, name, col string, bind func(st *sqlite.Stmt)) (int64, error) {
+	var n int64
+	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
+		n = st.GetInt64(col)
+		return nil
+	})
+	return n, err
 }
 
 // Table describes one projection table for checksums: its name, the columns

@@ -654,46 +654,23 @@ func WorkItemAt(conn *sqlite.Conn, key string, rev int64) ([]WorkItem, error) {
 
 // GoalsAt lists goals as of rev.
 func GoalsAt(conn *sqlite.Conn, rev int64) ([]events.Goal, error) {
-	var out []events.Goal
-	err := query(conn, "goal_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, func(st *sqlite.Stmt) error {
-		var g events.Goal
-		if err := json.Unmarshal([]byte(st.GetText("goal")), &g); err != nil {
-			return err
-		}
-		out = append(out, g)
-		return nil
-	})
-	return out, err
+	return queryRows(conn, "goal_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, jsonColumn[events.Goal]("goal"))
 }
 
 // RulesAt lists rules as of rev.
 func RulesAt(conn *sqlite.Conn, rev int64) ([]events.Rule, error) {
-	var out []events.Rule
-	err := query(conn, "rule_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, func(st *sqlite.Stmt) error {
-		var r events.Rule
-		if err := json.Unmarshal([]byte(st.GetText("rule")), &r); err != nil {
-			return err
-		}
-		out = append(out, r)
-		return nil
-	})
-	return out, err
+	return queryRows(conn, "rule_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, jsonColumn[events.Rule]("rule"))
 }
 
 // ItemChangedAfter returns the first seq in (from, rev] at which a version
 // of work item key began or ended (a source_indexed event changed it), or
 // 0 when none did.
 func ItemChangedAfter(conn *sqlite.Conn, key string, from, rev int64) (int64, error) {
-	var seq int64
-	err := query(conn, "item_changed_between", func(st *sqlite.Stmt) {
+	return queryInt64(conn, "item_changed_between", "seq", func(st *sqlite.Stmt) {
 		st.SetText(":key", key)
 		st.SetInt64(":from", from)
 		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		seq = st.GetInt64("seq")
-		return nil
 	})
-	return seq, err
 }
 
 // ItemVersion is one version of a work item and the seq it began at.
