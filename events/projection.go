@@ -345,13 +345,12 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 		return fault.New(fault.VerifyFailed, "replay: seq %d: %s; nothing was rebuilt", seq, problem).
 			With("first_bad_seq", seq).WithHint("awr verify")
 	}
+	// A break in the chain is named at e, or at the seq expected when e
+	// skips past it.
+	chainBroken := func(e *Event, problem string) error { return broken(min(e.Seq, chain.Expected()), problem) }
 	check := func(e *Event) error {
 		if problem := chain.Check(e); problem != "" {
-			seq := e.Seq
-			if e.Seq > chain.Expected() {
-				seq = chain.Expected()
-			}
-			return broken(seq, problem)
+			return chainBroken(e, problem)
 		}
 		return nil
 	}
@@ -361,8 +360,7 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 	rules := NewInvariants(time.Now())
 	apply := func(e *Event, payload Payload) error {
 		if problem := rules.Check(e, payload); problem != "" {
-			return fault.New(fault.VerifyFailed, "replay: seq %d: %s; nothing was rebuilt", e.Seq, problem).
-				With("first_bad_seq", e.Seq).WithHint("awr verify")
+			return broken(e.Seq, problem)
 		}
 		for _, p := range ps {
 			if err := p.Apply(dst, e, payload); err != nil {
@@ -404,11 +402,7 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 	}
 	link := func(e *Event) error {
 		if problem := chain.link(e); problem != "" {
-			seq := e.Seq
-			if e.Seq > chain.Expected() {
-				seq = chain.Expected()
-			}
-			return broken(seq, problem)
+			return chainBroken(e, problem)
 		}
 		chain.advance(e)
 		return nil
