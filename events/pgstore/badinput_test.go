@@ -14,18 +14,17 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
+	"github.com/awr-dev/awr/events/storetest"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
-// exec runs statements on the database at dbURL as its owner.
+// execAll runs statements on the database at dbURL as its owner.
 func execAll(t *testing.T, dbURL string, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	conn := ownerConn(t, dbURL)
 	for _, s := range stmts {
 		_, err := conn.Exec(ctx, s)
 		require.NoError(t, err, s)
@@ -65,13 +64,13 @@ func TestStore_BadServers(t *testing.T) {
 	t.Run("ReadOnlyServer", func(t *testing.T) {
 		dbURL := newDatabase(t)
 		st := open(t, dbURL, "p")
-		_, err := appendAll(ctx, st, writeOpts(1, t0), started("s1"))
+		_, err := storetest.AppendAll(ctx, st, writeOpts(1, t0), storetest.Started("s1"))
 		require.NoError(t, err)
 		name := strings.TrimPrefix(mustURL(t, dbURL).Path, "/")
 		execAll(t, dbURL, "ALTER DATABASE "+name+" SET default_transaction_read_only = on")
 		st.Close()
 		st = open(t, dbURL, "p")
-		_, err = appendAll(ctx, st, writeOpts(2, t0), started("s2"))
+		_, err = storetest.AppendAll(ctx, st, writeOpts(2, t0), storetest.Started("s2"))
 		requireCause(t, err, "is read-only")
 		cache := cacheAt(t, dbURL, "p", filepath.Join(t.TempDir(), "c.db"))
 		_, err = cacheWrite(t, cache, cacheOpts(3), "s3")
@@ -82,7 +81,7 @@ func TestStore_BadServers(t *testing.T) {
 	t.Run("ReadOnlyRole", func(t *testing.T) {
 		dbURL := newDatabase(t)
 		st := open(t, dbURL, "p")
-		_, err := appendAll(ctx, st, writeOpts(1, t0), started("s1"))
+		_, err := storetest.AppendAll(ctx, st, writeOpts(1, t0), storetest.Started("s1"))
 		require.NoError(t, err)
 		role := fmt.Sprintf("awr_reader_%d", time.Now().UnixNano())
 		execAll(t, dbURL, "CREATE ROLE "+role+" LOGIN", "GRANT SELECT ON ALL TABLES IN SCHEMA public TO "+role)
@@ -91,7 +90,7 @@ func TestStore_BadServers(t *testing.T) {
 			execAll(t, serverURL(t), "DROP ROLE IF EXISTS "+role)
 		})
 		ro := open(t, asUser(t, dbURL, role), "p")
-		_, err = appendAll(ctx, ro, writeOpts(2, t0), started("s2"))
+		_, err = storetest.AppendAll(ctx, ro, writeOpts(2, t0), storetest.Started("s2"))
 		requireCause(t, err, "may not write the project's log")
 		require.Equal(t, role, fault.As(err).Details["user"])
 		cache := cacheAt(t, asUser(t, dbURL, role), "p", filepath.Join(t.TempDir(), "c.db"))
@@ -102,12 +101,12 @@ func TestStore_BadServers(t *testing.T) {
 	t.Run("DroppedTable", func(t *testing.T) {
 		dbURL := newDatabase(t)
 		st := open(t, dbURL, "p")
-		_, err := appendAll(ctx, st, writeOpts(1, t0), started("s1"))
+		_, err := storetest.AppendAll(ctx, st, writeOpts(1, t0), storetest.Started("s1"))
 		require.NoError(t, err)
 		execAll(t, dbURL, "DROP TABLE awr_requests")
 		o := writeOpts(2, t0)
 		o.RequestID, o.Fingerprint = "r-1", "f"
-		_, err = appendAll(ctx, st, o, started("s2"))
+		_, err = storetest.AppendAll(ctx, st, o, storetest.Started("s2"))
 		requireCause(t, err, "schema")
 		require.ErrorContains(t, err, "damaged")
 		require.ErrorContains(t, err, "awr_requests")
