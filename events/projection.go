@@ -153,17 +153,13 @@ type ProjectionState struct {
 func ProjectionStates(conn *sqlite.Conn) ([]ProjectionState, error) {
 	var out []ProjectionState
 	st := prep(conn, "projection_list")
-	defer st.Reset()
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return nil, mapErr("list projections", err)
-		}
-		if !row {
-			return out, nil
-		}
+	if err := eachRow(st, func() bool {
 		out = append(out, ProjectionState{Name: st.GetText("name"), Version: int(st.GetInt64("version")), LastSeq: st.GetInt64("last_seq")})
+		return true
+	}); err != nil {
+		return nil, mapErr("list projections", err)
 	}
+	return out, nil
 }
 
 // Rebuild drops every projection and replays the whole log into it, in one

@@ -352,18 +352,16 @@ func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string)
 		st := prep(conn, "stream_after")
 		st.SetText(":stream", stream)
 		st.SetInt64(":after", after)
-		for {
-			row, err := st.Step()
-			if err != nil {
-				st.Reset()
-				return nil, err
-			}
-			if !row || st.GetInt64("seq") > actual {
-				break // the write's own events never conflict with it
+		err := eachRow(st, func() bool {
+			if st.GetInt64("seq") > actual {
+				return false // the write's own events never conflict with it
 			}
 			newer = append(newer, Conflict{Seq: st.GetInt64("seq"), Kind: Kind(st.GetText("kind")), Stream: st.GetText("stream")})
+			return true
+		})
+		if err != nil {
+			return nil, err
 		}
-		st.Reset()
 		return newer, nil
 	})
 }
