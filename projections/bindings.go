@@ -25,12 +25,7 @@ func newBindings() *bindings {
 	p.base, p.step = base{name: "bindings", version: 2, schema: "bindings", tables: []Table{
 		{Name: "p_bindings", Key: []string{"external_session"}, Temporal: true},
 	}, fold: []string{"p_bindings_key"}}, p.apply
-	p.rows = versions[Binding]{insert: putBinding, load: BindingAt, close: func(conn *sqlite.Conn, ext string, seq int64) error {
-		return exec(conn, "binding_close", func(st *sqlite.Stmt) {
-			st.SetInt64(":seq", seq)
-			st.SetText(":external_session", ext)
-		})
-	}}
+	p.rows = versions[Binding]{insert: putBinding, load: BindingAt, close: closeOpen("binding_close", ":external_session")}
 	return p
 }
 
@@ -76,18 +71,12 @@ func bindingsBy(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]B
 
 // BindingAt returns the binding of an external session at rev, or nil.
 func BindingAt(conn *sqlite.Conn, external string, rev int64) (*Binding, error) {
-	return firstRow(bindingsBy(conn, "binding_at", func(st *sqlite.Stmt) {
-		st.SetText(":external_session", external)
-		st.SetInt64(":rev", rev)
-	}))
+	return firstRow(bindingsBy(conn, "binding_at", keyAt(":external_session", external, rev)))
 }
 
 // SessionBindingsAt lists the bindings pointing at session at rev.
 func SessionBindingsAt(conn *sqlite.Conn, session string, rev int64) ([]Binding, error) {
-	return bindingsBy(conn, "binding_by_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", session)
-		st.SetInt64(":rev", rev)
-	})
+	return bindingsBy(conn, "binding_by_session_at", keyAt(":session_id", session, rev))
 }
 
 // BindingsAt lists every binding at rev.

@@ -101,19 +101,13 @@ func scanCheckpoint(st *sqlite.Stmt) (Checkpoint, error) {
 
 // CheckpointAt returns checkpoint id if it was recorded by rev, or nil.
 func CheckpointAt(conn *sqlite.Conn, id string, rev int64) (*Checkpoint, error) {
-	return firstRow(queryRows(conn, "checkpoint_by_id_at", func(st *sqlite.Stmt) {
-		st.SetText(":checkpoint_id", id)
-		st.SetInt64(":rev", rev)
-	}, scanCheckpoint))
+	return firstRow(queryRows(conn, "checkpoint_by_id_at", keyAt(":checkpoint_id", id, rev), scanCheckpoint))
 }
 
 // SessionCheckpointsAt lists a session's checkpoints recorded by rev, oldest
 // first.
 func SessionCheckpointsAt(conn *sqlite.Conn, session string, rev int64) ([]Checkpoint, error) {
-	return queryRows(conn, "checkpoint_by_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", session)
-		st.SetInt64(":rev", rev)
-	}, scanCheckpoint)
+	return queryRows(conn, "checkpoint_by_session_at", keyAt(":session_id", session, rev), scanCheckpoint)
 }
 
 // SessionLatestCheckpointsAt lists the latest n of a session's checkpoints

@@ -150,20 +150,14 @@ func claimsBy(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]Cla
 
 // ClaimAt returns claim id as of rev, or nil.
 func ClaimAt(conn *sqlite.Conn, id string, rev int64) (*Claim, error) {
-	return firstRow(claimsBy(conn, "claim_at", func(st *sqlite.Stmt) {
-		st.SetText(":claim_id", id)
-		st.SetInt64(":rev", rev)
-	}))
+	return firstRow(claimsBy(conn, "claim_at", keyAt(":claim_id", id, rev)))
 }
 
 // LiveClaimAt returns the claim holding work at rev for a reader at now, or
 // nil when the work item is free; head says rev is the log's head, which
 // reads only the current held claims whose lease has not expired at now.
 func LiveClaimAt(conn *sqlite.Conn, work string, rev, now int64, head bool) (*Claim, error) {
-	name, bind := "claim_held_by_work_at", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	}
+	name, bind := "claim_held_by_work_at", keyAt(":work", work, rev)
 	if head {
 		name, bind = "claim_live_by_work_head", func(st *sqlite.Stmt) {
 			st.SetText(":work", work)
@@ -211,17 +205,11 @@ func ClaimsAt(conn *sqlite.Conn, rev int64) ([]Claim, error) {
 
 // SessionClaimsAt lists the claims of a session at rev, newest token first.
 func SessionClaimsAt(conn *sqlite.Conn, session string, rev int64) ([]Claim, error) {
-	return claimsBy(conn, "claim_by_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", session)
-		st.SetInt64(":rev", rev)
-	})
+	return claimsBy(conn, "claim_by_session_at", keyAt(":session_id", session, rev))
 }
 
 // MaxFencingToken returns the highest fencing token issued for work up to
 // rev (0 when none).
 func MaxFencingToken(conn *sqlite.Conn, work string, rev int64) (int64, error) {
-	return queryInt64(conn, "claim_max_token", "token", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	})
+	return queryInt64(conn, "claim_max_token", "token", keyAt(":work", work, rev))
 }

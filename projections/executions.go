@@ -84,7 +84,7 @@ func newExecutions() *executions {
 	}}}
 	// Rebuilt like the incremental path: the schema's indexes serve the
 	// lookups during a rebuild too.
-	p.rows = versions[execRow]{insert: putExecRow, load: loadExecRow, close: closeExecRow}
+	p.rows = versions[execRow]{insert: putExecRow, load: loadExecRow, close: closeOpen("execution_close", ":execution_id")}
 	return p
 }
 
@@ -113,13 +113,6 @@ func scanExecRow(st *sqlite.Stmt) *execRow {
 
 func loadExecRow(conn *sqlite.Conn, id string, _ int64) (*execRow, error) {
 	return firstRow(queryRows(conn, "execution_open_row", func(st *sqlite.Stmt) { st.SetText(":execution_id", id) }, deref(scanExecRow)))
-}
-
-func closeExecRow(conn *sqlite.Conn, id string, seq int64) error {
-	return exec(conn, "execution_close", func(st *sqlite.Stmt) {
-		st.SetInt64(":seq", seq)
-		st.SetText(":execution_id", id)
-	})
 }
 
 // Apply folds execution_started and execution_finished.
@@ -205,10 +198,7 @@ func scanExecutions(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) 
 
 // ExecutionAt returns execution id as of rev, or nil.
 func ExecutionAt(conn *sqlite.Conn, id string, rev int64) (*Execution, error) {
-	return firstRow(scanExecutions(conn, "execution_by_id_at", func(st *sqlite.Stmt) {
-		st.SetText(":execution_id", id)
-		st.SetInt64(":rev", rev)
-	}))
+	return firstRow(scanExecutions(conn, "execution_by_id_at", keyAt(":execution_id", id, rev)))
 }
 
 // LatestExecutionOfKey returns the latest execution of key on work at the
@@ -242,10 +232,7 @@ func LatestExecutionsOfWorkAt(conn *sqlite.Conn, work string, rev int64, n int) 
 		return nil, 0, err
 	}
 	total := 0
-	err = query(conn, "execution_count_by_work_at", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
+	err = query(conn, "execution_count_by_work_at", keyAt(":work", work, rev), func(st *sqlite.Stmt) error {
 		total = int(st.GetInt64("n"))
 		return nil
 	})

@@ -371,10 +371,7 @@ func nextKnowledgeNum(conn *sqlite.Conn, statement, work, kind string, rev int64
 // closed), by kind and number, with Sessions counted from the sessions on
 // the item at rev.
 func KnowledgeAt(conn *sqlite.Conn, work string, rev int64) ([]Knowledge, error) {
-	out, err := queryRows(conn, "knowledge_by_work_at", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	}, deref(scanKnowledge))
+	out, err := queryRows(conn, "knowledge_by_work_at", keyAt(":work", work, rev), deref(scanKnowledge))
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
@@ -525,10 +522,7 @@ func KnowledgeStateAt(conn *sqlite.Conn, work string, rev, since int64) (*Knowle
 // Sessions. At the head it reads only the live items; at an earlier rev
 // also the versions that ended after rev.
 func LiveKnowledgeAt(conn *sqlite.Conn, work string, rev int64) ([]Knowledge, error) {
-	out, err := queryRows(conn, "knowledge_live_at", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	}, deref(scanKnowledge))
+	out, err := queryRows(conn, "knowledge_live_at", keyAt(":work", work, rev), deref(scanKnowledge))
 	slices.SortFunc(out, byKindNum)
 	return out, err
 }

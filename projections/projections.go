@@ -73,6 +73,15 @@ func queryRows[T any](conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)
 	return out, err
 }
 
+// keyAt binds param to key and :rev to rev: the look-up of a row by its
+// key as of a revision that most reads make.
+func keyAt(param, key string, rev int64) func(st *sqlite.Stmt) {
+	return func(st *sqlite.Stmt) {
+		st.SetText(param, key)
+		st.SetInt64(":rev", rev)
+	}
+}
+
 // always adapts a scan that cannot fail to queryRows.
 func always[T any](scan func(st *sqlite.Stmt) T) func(st *sqlite.Stmt) (T, error) {
 	return func(st *sqlite.Stmt) (T, error) { return scan(st), nil }

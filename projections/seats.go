@@ -89,12 +89,7 @@ func newSeats() *seats {
 		{Name: "p_seat_log", Key: []string{"seq"}},
 		{Name: "p_rig_log", Key: []string{"seq"}},
 	}}, p.apply
-	p.rows = versions[Seat]{insert: putSeat, load: SeatAt, close: func(conn *sqlite.Conn, address string, seq int64) error {
-		return exec(conn, "seat_close", func(st *sqlite.Stmt) {
-			st.SetInt64(":seq", seq)
-			st.SetText(":address", address)
-		})
-	}}
+	p.rows = versions[Seat]{insert: putSeat, load: SeatAt, close: closeOpen("seat_close", ":address")}
 	return p
 }
 
@@ -331,10 +326,7 @@ func scanSeat(st *sqlite.Stmt) (Seat, error) {
 // SeatAt returns the seat at address as of rev, or nil.
 func SeatAt(conn *sqlite.Conn, address string, rev int64) (*Seat, error) {
 	var out *Seat
-	err := query(conn, "seat_at", func(st *sqlite.Stmt) {
-		st.SetText(":address", address)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
+	err := query(conn, "seat_at", keyAt(":address", address, rev), func(st *sqlite.Stmt) error {
 		s, err := scanSeat(st)
 		out = &s
 		return err
@@ -345,28 +337,19 @@ func SeatAt(conn *sqlite.Conn, address string, rev int64) (*Seat, error) {
 // SeatsAt lists the seats of rig (every rig when rig is empty) at rev,
 // ordered by rig and address.
 func SeatsAt(conn *sqlite.Conn, rig string, rev int64) ([]Seat, error) {
-	return queryRows(conn, "seat_list_at", func(st *sqlite.Stmt) {
-		st.SetText(":rig", rig)
-		st.SetInt64(":rev", rev)
-	}, scanSeat)
+	return queryRows(conn, "seat_list_at", keyAt(":rig", rig, rev), scanSeat)
 }
 
 // SeatLogAt lists what happened to the seat at address up to rev.
 func SeatLogAt(conn *sqlite.Conn, address string, rev int64) ([]SeatLogEntry, error) {
-	return queryRows(conn, "seat_log_at", func(st *sqlite.Stmt) {
-		st.SetText(":address", address)
-		st.SetInt64(":rev", rev)
-	}, always(func(st *sqlite.Stmt) SeatLogEntry {
+	return queryRows(conn, "seat_log_at", keyAt(":address", address, rev), always(func(st *sqlite.Stmt) SeatLogEntry {
 		return SeatLogEntry{Seq: st.GetInt64("seq"), Address: st.GetText("address"), Kind: st.GetText("kind"), Data: json.RawMessage(st.GetText("data"))}
 	}))
 }
 
 // RigLogAt lists a rig's snapshots and restore steps up to rev.
 func RigLogAt(conn *sqlite.Conn, rig string, rev int64) ([]RigLogEntry, error) {
-	return queryRows(conn, "rig_log_at", func(st *sqlite.Stmt) {
-		st.SetText(":rig", rig)
-		st.SetInt64(":rev", rev)
-	}, always(func(st *sqlite.Stmt) RigLogEntry {
+	return queryRows(conn, "rig_log_at", keyAt(":rig", rig, rev), always(func(st *sqlite.Stmt) RigLogEntry {
 		return RigLogEntry{Seq: st.GetInt64("seq"), Rig: st.GetText("rig"), Kind: st.GetText("kind"), Ref: st.GetText("ref"), Data: json.RawMessage(st.GetText("data"))}
 	}))
 }

@@ -208,10 +208,7 @@ func SessionAt(conn *sqlite.Conn, id string, rev int64) (*Session, error) {
 
 // enrich fills the session's latest checkpoint and context as of rev.
 func enrich(conn *sqlite.Conn, s *Session, rev int64) error {
-	if err := query(conn, "checkpoint_last_for_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", s.ID)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
+	if err := query(conn, "checkpoint_last_for_session_at", keyAt(":session_id", s.ID, rev), func(st *sqlite.Stmt) error {
 		s.LastCheckpointSeq = st.GetInt64("seq")
 		return nil
 	}); err != nil {
@@ -224,10 +221,7 @@ func enrich(conn *sqlite.Conn, s *Session, rev int64) error {
 		}
 		s.LastCheckpointID = id
 	}
-	return query(conn, "context_last_for_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", s.ID)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
+	return query(conn, "context_last_for_session_at", keyAt(":session_id", s.ID, rev), func(st *sqlite.Stmt) error {
 		s.LastContextHash = st.GetText("context_hash")
 		return nil
 	})
@@ -237,17 +231,11 @@ func enrich(conn *sqlite.Conn, s *Session, rev int64) error {
 // checkpoint at or before rev, 0 when it recorded none: one index lookup,
 // what SessionAt reads of it without the rest.
 func LastCheckpointSeqAt(conn *sqlite.Conn, id string, rev int64) (int64, error) {
-	return queryInt64(conn, "checkpoint_last_for_session_at", "seq", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", id)
-		st.SetInt64(":rev", rev)
-	})
+	return queryInt64(conn, "checkpoint_last_for_session_at", "seq", keyAt(":session_id", id, rev))
 }
 
 func sessionRowAt(conn *sqlite.Conn, id string, rev int64) (*Session, error) {
-	return firstRow(queryRows(conn, "session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", id)
-		st.SetInt64(":rev", rev)
-	}, deref(scanSession)))
+	return firstRow(queryRows(conn, "session_at", keyAt(":session_id", id, rev), deref(scanSession)))
 }
 
 // SessionsAt lists sessions as of rev, oldest first; work filters by work

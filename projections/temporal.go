@@ -189,6 +189,18 @@ func setInterval(st *sqlite.Stmt, from, to int64) {
 	st.SetInt64(":node", node)
 }
 
+// closeOpen is the close of a revision-stamped table without an interval
+// index: statement name stamps valid_to = :seq on the open version of
+// the key bound to param.
+func closeOpen(name, param string) func(conn *sqlite.Conn, key string, seq int64) error {
+	return func(conn *sqlite.Conn, key string, seq int64) error {
+		return exec(conn, name, func(st *sqlite.Stmt) {
+			st.SetInt64(":seq", seq)
+			st.SetText(param, key)
+		})
+	}
+}
+
 // closeInterval closes the open version of a revision-stamped table with an
 // interval index: it reads the version's valid_from (openFrom), then stamps
 // valid_to, lvl and node (close).

@@ -72,12 +72,7 @@ func newWork() *work {
 		{Name: "p_work_queue", Key: []string{"key", "source_path", "ordinal"}, HeadOnly: true},
 		{Name: "p_work_counts", Key: []string{"name"}, HeadOnly: true},
 	}}, tables: map[string]*elementTable{}}
-	p.sources = versions[Source]{insert: putSource, close: func(conn *sqlite.Conn, path string, seq int64) error {
-		return exec(conn, "source_close", func(st *sqlite.Stmt) {
-			st.SetInt64(":seq", seq)
-			st.SetText(":path", path)
-		})
-	}, load: func(conn *sqlite.Conn, path string, seq int64) (*Source, error) {
+	p.sources = versions[Source]{insert: putSource, close: closeOpen("source_close", ":path"), load: func(conn *sqlite.Conn, path string, seq int64) (*Source, error) {
 		return nil, nil // sources are replaced whole; the old version is never read
 	}}
 	for _, name := range []string{"item", "goal", "rule"} {
@@ -646,10 +641,7 @@ func mergeSources(items []WorkItem) []WorkItem {
 // WorkItemAt returns the work items with key as of rev: one normally, more
 // when two sources declare the same key.
 func WorkItemAt(conn *sqlite.Conn, key string, rev int64) ([]WorkItem, error) {
-	return scanItems(conn, "item_by_key_at", 1, func(st *sqlite.Stmt) {
-		st.SetText(":key", key)
-		st.SetInt64(":rev", rev)
-	})
+	return scanItems(conn, "item_by_key_at", 1, keyAt(":key", key, rev))
 }
 
 // GoalsAt lists goals as of rev.
