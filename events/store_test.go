@@ -38,6 +38,17 @@ func appendSession(t *testing.T, st *events.Store, o events.WriteOptions, id str
 	})
 }
 
+// initialize appends project P's project_initialized, which must be
+// written.
+func initialize(t *testing.T, st *events.Store, o events.WriteOptions) {
+	t.Helper()
+	_, err := st.Write(context.Background(), o, func(tx *events.Tx) (any, error) {
+		_, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectInitialized{ProjectID: "P", Name: "p"}})
+		return nil, err
+	})
+	require.NoError(t, err)
+}
+
 func TestStore_Append(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
