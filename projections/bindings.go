@@ -31,12 +31,9 @@ func newBindings() *bindings {
 
 // apply records a client_bound event as the new binding of its external session.
 func (p *bindings) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	if e.Kind != events.KindClientBound {
+	pl, ok := v.(*events.ClientBound)
+	if !ok {
 		return nil
-	}
-	pl, err := payload[events.ClientBound](e, v)
-	if err != nil {
-		return err
 	}
 	return p.rows.put(conn, pl.ExternalSession, e.Seq, &Binding{
 		Client: pl.Client, ExternalSession: pl.ExternalSession, SessionID: pl.SessionID, Work: pl.Work,

@@ -49,21 +49,13 @@ func newCheckpoints() *checkpoints {
 
 // Apply indexes checkpoint_recorded and context_compiled events by session.
 func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	switch e.Kind {
-	case events.KindCheckpointRecorded:
-		pl, err := payload[events.CheckpointRecorded](e, v)
-		if err != nil {
-			return err
-		}
+	switch pl := v.(type) {
+	case *events.CheckpointRecorded:
 		return exec(conn, "checkpoint_insert", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", e.Seq)
 			st.SetText(":session_id", pl.SessionID)
 		})
-	case events.KindContextCompiled:
-		pl, err := payload[events.ContextCompiled](e, v)
-		if err != nil {
-			return err
-		}
+	case *events.ContextCompiled:
 		return exec(conn, "context_insert", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", e.Seq)
 			st.SetText(":session_id", pl.SessionID)

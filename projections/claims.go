@@ -65,21 +65,13 @@ func newClaims() *claims {
 
 // apply folds claim acquisitions, renewals and releases into claim versions.
 func (p *claims) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	switch e.Kind {
-	case events.KindClaimAcquired:
-		pl, err := payload[events.ClaimAcquired](e, v)
-		if err != nil {
-			return err
-		}
+	switch pl := v.(type) {
+	case *events.ClaimAcquired:
 		return p.rows.put(conn, pl.ClaimID, e.Seq, &Claim{
 			ID: pl.ClaimID, Work: pl.Work, SessionID: pl.SessionID, Agent: pl.Agent, AcquiredAt: e.OccurredAt,
 			ExpiresAt: pl.ExpiresAt, TTLms: pl.TTLms, FencingToken: pl.FencingToken, State: ClaimHeld, Revision: e.Seq,
 		})
-	case events.KindClaimRenewed:
-		pl, err := payload[events.ClaimRenewed](e, v)
-		if err != nil {
-			return err
-		}
+	case *events.ClaimRenewed:
 		return p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) {
 			c.ExpiresAt = pl.ExpiresAt
 			// A renewal that names its length sets it; an older one keeps
@@ -88,11 +80,7 @@ func (p *claims) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) err
 				c.TTLms = pl.TTLms
 			}
 		})
-	case events.KindClaimReleased:
-		pl, err := payload[events.ClaimReleased](e, v)
-		if err != nil {
-			return err
-		}
+	case *events.ClaimReleased:
 		return p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) {
 			c.State, c.ReleaseReason, c.ReleasedAt = ClaimReleased, pl.Reason, e.OccurredAt
 			if pl.Reason == events.ReleaseMoved {

@@ -217,16 +217,14 @@ func MatchText(s string) string {
 // ids used) open a loop unless an open loop of the work item has the same
 // text; nothing closes by omission.
 func (p *knowledge) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	if e.Kind != events.KindCheckpointRecorded {
+	pl, ok := v.(*events.CheckpointRecorded)
+	if !ok {
 		return nil
-	}
-	pl, err := payload[events.CheckpointRecorded](e, v)
-	if err != nil {
-		return err
 	}
 	if len(pl.OpenLoops) > 0 {
 		var open []Knowledge
 		var next int64
+		var err error
 		if p.rows.bulk {
 			open = p.currentOf(pl.Work)
 		} else if open, err = OpenKnowledge(conn, pl.Work); err != nil {

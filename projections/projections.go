@@ -44,10 +44,17 @@ func query(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt), row func(
 	st := prep(conn, name)
 	bind(st)
 	defer st.Reset()
+	return stepRows(st, name, row)
+}
+
+// stepRows steps st to its end, calling row for each result row, and
+// stops at row's first error; an error of st's own is prefixed with
+// what (the statement's name, or what it reads).
+func stepRows(st *sqlite.Stmt, what string, row func(st *sqlite.Stmt) error) error {
 	for {
 		ok, err := st.Step()
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		if !ok {
 			return nil

@@ -69,12 +69,8 @@ func newSessions() *sessions {
 
 // apply folds session starts, resumes and ends into session versions.
 func (p *sessions) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	switch e.Kind {
-	case events.KindSessionStarted:
-		pl, err := payload[events.SessionStarted](e, v)
-		if err != nil {
-			return err
-		}
+	switch pl := v.(type) {
+	case *events.SessionStarted:
 		nth, err := p.nth(conn, p.started, "session_started_by_work", ":until", pl.Work, e.Seq)
 		if err != nil {
 			return err
@@ -84,20 +80,12 @@ func (p *sessions) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) e
 			Status: SessionActive, StartedAt: e.OccurredAt, StartRevision: e.Seq, PredecessorID: pl.PredecessorID,
 			WorkNth: nth,
 		})
-	case events.KindSessionResumed:
-		pl, err := payload[events.SessionResumed](e, v)
-		if err != nil {
-			return err
-		}
+	case *events.SessionResumed:
 		if err := p.update(conn, e.Seq, pl.SessionID, func(s *Session) { s.PredecessorID = pl.FromSession }); err != nil {
 			return err
 		}
 		return p.update(conn, e.Seq, pl.FromSession, func(s *Session) { s.SuccessorID = pl.SessionID })
-	case events.KindSessionEnded:
-		pl, err := payload[events.SessionEnded](e, v)
-		if err != nil {
-			return err
-		}
+	case *events.SessionEnded:
 		cur, err := p.rows.get(conn, pl.SessionID, e.Seq)
 		if err != nil {
 			return err
@@ -323,24 +311,21 @@ func SessionLastSeqAt(conn *sqlite.Conn, id string, rev int64) (seq int64, err e
 // precedes its session's start: it reads the versions written since that
 // start (a few), however many sessions and checkpoints came before.
 func LatestSessionOfWorkAt(conn *sqlite.Conn, work string, rev int64) (string, error) {
-	st := prep(conn, "session_latest_start_by_work_at")
-	st.SetText(":work", work)
-	st.SetInt64(":rev", rev)
-	defer st.Reset()
 	var id string
 	var start int64
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return "", fmt.Errorf("session_latest_start_by_work_at: %w", err)
-		}
-		if !row || st.GetInt64("valid_from") < start {
-			return id, nil
+	err := query(conn, "session_latest_start_by_work_at", keyAt(":work", work, rev), func(st *sqlite.Stmt) error {
+		if st.GetInt64("valid_from") < start {
+			return errEnough
 		}
 		if s := st.GetInt64("start_revision"); s > start {
 			id, start = st.GetText("session_id"), s
 		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnough) {
+		return "", err
 	}
+	return id, nil
 }
 
 // errEnough stops a walk that has what it needs.

@@ -502,38 +502,45 @@ func restamped(name, lk, raw, hash string) (*elementValue, error) {
 	ordinal, _ := strconv.Atoi(ord)
 	switch name {
 	case "item":
-		var it events.WorkItem
-		if err := events.DecodeWorkItem([]byte(raw), &it); err != nil {
+		it, err := restampAs(raw, hash, events.DecodeWorkItem, func(it *events.WorkItem) *events.SourceRef { return &it.Source })
+		if it == nil || err != nil {
 			return nil, err
 		}
-		if it.Source.ContentHash == "" || it.Source.ContentHash == hash {
-			return nil, nil
-		}
-		events.Restamp(&it.Source, hash)
-		return &elementValue{key: key, ordinal: ordinal, value: it, cols: map[string]string{
+		return &elementValue{key: key, ordinal: ordinal, value: *it, cols: map[string]string{
 			":title": it.Title, ":status": it.Status, ":priority": it.Priority, ":goal": it.Goal}}, nil
 	case "goal":
-		var g events.Goal
-		if err := json.Unmarshal([]byte(raw), &g); err != nil {
+		g, err := restampAs(raw, hash, unmarshalInto[events.Goal], func(g *events.Goal) *events.SourceRef { return &g.Source })
+		if g == nil || err != nil {
 			return nil, err
 		}
-		if g.Source.ContentHash == "" || g.Source.ContentHash == hash {
-			return nil, nil
-		}
-		events.Restamp(&g.Source, hash)
-		return &elementValue{key: key, value: g, cols: map[string]string{":title": g.Title, ":status": g.Status}}, nil
+		return &elementValue{key: key, value: *g, cols: map[string]string{":title": g.Title, ":status": g.Status}}, nil
 	default:
-		var r events.Rule
-		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		r, err := restampAs(raw, hash, unmarshalInto[events.Rule], func(r *events.Rule) *events.SourceRef { return &r.Source })
+		if r == nil || err != nil {
 			return nil, err
 		}
-		if r.Source.ContentHash == "" || r.Source.ContentHash == hash {
-			return nil, nil
-		}
-		events.Restamp(&r.Source, hash)
-		return &elementValue{key: key, value: r, cols: map[string]string{":strength": r.Strength}}, nil
+		return &elementValue{key: key, value: *r, cols: map[string]string{":strength": r.Strength}}, nil
 	}
 }
+
+// restampAs decodes raw as a T and returns it with its source reference
+// (source) restamped with hash, or nil when the reference has no content
+// hash or has hash already.
+func restampAs[T any](raw, hash string, decode func([]byte, *T) error, source func(*T) *events.SourceRef) (*T, error) {
+	var v T
+	if err := decode([]byte(raw), &v); err != nil {
+		return nil, err
+	}
+	ref := source(&v)
+	if ref.ContentHash == "" || ref.ContentHash == hash {
+		return nil, nil
+	}
+	events.Restamp(ref, hash)
+	return &v, nil
+}
+
+// unmarshalInto is json.Unmarshal into a *T.
+func unmarshalInto[T any](b []byte, v *T) error { return json.Unmarshal(b, v) }
 
 // SourcesAt lists the sources indexed as of rev; head says rev is the log's
 // head, which reads only current rows.
