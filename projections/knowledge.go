@@ -146,15 +146,10 @@ func putKnowledge(conn *sqlite.Conn, k *Knowledge, from, to int64) error {
 
 func loadKnowledge(conn *sqlite.Conn, key string, _ int64) (*Knowledge, error) {
 	work, id := splitKnowledgeKey(key)
-	var out *Knowledge
-	err := query(conn, "knowledge_open_row", func(st *sqlite.Stmt) {
+	return firstRow(queryRows(conn, "knowledge_open_row", func(st *sqlite.Stmt) {
 		st.SetText(":work", work)
 		st.SetText(":item_id", id)
-	}, func(st *sqlite.Stmt) error {
-		out = scanKnowledge(st)
-		return nil
-	})
-	return out, err
+	}, deref(scanKnowledge)))
 }
 
 func closeKnowledge(conn *sqlite.Conn, key string, seq int64) error {
