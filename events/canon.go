@@ -1,7 +1,6 @@
 package events
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"sort"
@@ -103,13 +102,11 @@ func stringSlow(dst, tok []byte) ([]byte, error) {
 	if err := json.Unmarshal(tok, &s); err != nil {
 		return nil, errNotCompact
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	b, err := EncodeJSON(s)
+	if err != nil {
 		return nil, err
 	}
-	return append(dst, bytes.TrimRight(buf.Bytes(), "\n")...), nil
+	return append(dst, b...), nil
 }
 
 type member struct {

@@ -160,17 +160,13 @@ var migrationCreates = [][]string{
 func schemaObjects(conn *sqlite.Conn) (map[string]bool, error) {
 	out := map[string]bool{}
 	st := prep(conn, "schema_objects")
-	defer st.Reset()
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return nil, mapErr("read schema", err)
-		}
-		if !row {
-			return out, nil
-		}
+	if err := eachRow(st, func() bool {
 		out[strings.ToLower(st.GetText("name"))] = true
+		return true
+	}); err != nil {
+		return nil, mapErr("read schema", err)
 	}
+	return out, nil
 }
 
 // checkObjects compares the schema objects of the database at path,

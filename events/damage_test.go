@@ -21,8 +21,7 @@ import (
 // its message holding each of words.
 func requireDamaged(t *testing.T, err error, words ...string) {
 	t.Helper()
-	require.True(t, fault.Is(err, fault.Storage), "%v", err)
-	require.Contains(t, err.Error(), "database is damaged")
+	requireStorage(t, err, "database is damaged")
 	require.Equal(t, events.RestoreHint, fault.As(err).Hint)
 	for _, w := range words {
 		require.Contains(t, err.Error(), w)
@@ -77,8 +76,7 @@ func TestOpen_WrongFileType(t *testing.T) {
 				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 				require.NoError(t, make(path))
 				_, err := events.Open(context.Background(), path, events.Options{ReadOnly: ro})
-				require.True(t, fault.Is(err, fault.Storage), "%v", err)
-				require.Contains(t, err.Error(), "damaged")
+				requireStorage(t, err, "damaged")
 				require.Equal(t, events.RestoreHint, fault.As(err).Hint)
 			})
 		}
@@ -135,8 +133,7 @@ func TestOpen_TriggerMissing(t *testing.T) {
 		_, err := tx.Append(events.NewEvent{Stream: "project", Payload: &events.ProjectInitialized{Name: "p", ProjectID: "01J00000000000000000000000"}})
 		return nil, err
 	})
-	require.True(t, fault.Is(err, fault.Storage), "%v", err)
-	require.Contains(t, err.Error(), "events_no_update")
+	requireStorage(t, err, "events_no_update")
 	require.Equal(t, "awr verify", fault.As(err).Hint)
 }
 

@@ -141,6 +141,12 @@ func CanonicalJSON(doc []byte) ([]byte, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("trailing data after JSON value")
 	}
+	return EncodeJSON(v)
+}
+
+// EncodeJSON returns v as JSON as the log writes it: without HTML
+// escaping (a "<" stays "<") and without a trailing newline.
+func EncodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

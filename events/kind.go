@@ -14,17 +14,8 @@ func StreamsBetween(conn *sqlite.Conn, from, to int64, prefix string, fn func(st
 	st := prep(conn, "streams_between")
 	st.SetInt64(":from", from)
 	st.SetInt64(":to", to)
-	defer st.Reset()
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return mapErr("scan streams", err)
-		}
-		if !row {
-			return nil
-		}
-		if s := st.GetText("stream"); strings.HasPrefix(s, prefix) && !fn(s) {
-			return nil
-		}
-	}
+	return mapErr("scan streams", eachRow(st, func() bool {
+		s := st.GetText("stream")
+		return !strings.HasPrefix(s, prefix) || fn(s)
+	}))
 }

@@ -21,11 +21,7 @@ func TestStore_Replica(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(7))
 	st, _ := openStore(t)
-	_, err := st.Write(ctx, opts(rng), func(tx *events.Tx) (any, error) {
-		_, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectInitialized{ProjectID: "P", Name: "p"}})
-		return nil, err
-	})
-	require.NoError(t, err)
+	initialize(t, st, opts(rng))
 	head, err := st.Head(ctx)
 	require.NoError(t, err)
 	origin := events.Origin{ProjectID: "P", HeadSeq: 1, HeadHash: hex.EncodeToString(head.Hash), ImportedAt: t0.UnixMilli()}

@@ -92,10 +92,7 @@ func TestConnPool_LaterConnectionRefusesReplacedFile(t *testing.T) {
 // cannot see it to interrupt it), and Close returns without a Put.
 func TestConnPool_CloseWhileOpening(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "awr.db")
-	st, err := Open(ctx, path, Options{Create: true})
-	require.NoError(t, err)
-	require.NoError(t, st.Close())
+	path := createdLog(t)
 
 	entered, release := make(chan struct{}), make(chan struct{})
 	var opens int
@@ -138,10 +135,7 @@ func TestConnPool_CloseWhileOpening(t *testing.T) {
 // that its close checkpoints the WAL and removes it as Close does.
 func TestStore_Leave(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "awr.db")
-	st, err := Open(ctx, path, Options{Create: true})
-	require.NoError(t, err)
-	require.NoError(t, st.Close())
+	path := createdLog(t)
 
 	reader, err := Open(ctx, path, Options{})
 	require.NoError(t, err)
@@ -175,4 +169,15 @@ func TestOpen_InstallsAllocator(t *testing.T) {
 	require.NoError(t, err)
 	defer st.Close()
 	require.True(t, sqlmem.Installed(), "the allocator is in front of SQLite's default one")
+}
+
+// createdLog creates a new log in t.TempDir() and closes it, returning its
+// path.
+func createdLog(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "awr.db")
+	st, err := Open(context.Background(), path, Options{Create: true})
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	return path
 }

@@ -36,12 +36,8 @@ func TestReadInitialized(t *testing.T) {
 	pi, bad := read(st)
 	require.Nil(t, pi, "empty log")
 	require.NoError(t, bad)
-	_, err := st.Write(ctx, opts(rng), func(tx *events.Tx) (any, error) {
-		_, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectInitialized{ProjectID: "P", Name: "p"}})
-		return nil, err
-	})
-	require.NoError(t, err)
-	_, err = appendSession(t, st, opts(rng), "s1")
+	initialize(t, st, opts(rng))
+	_, err := appendSession(t, st, opts(rng), "s1")
 	require.NoError(t, err)
 	pi, bad = read(st)
 	require.NoError(t, bad)

@@ -153,17 +153,13 @@ type ProjectionState struct {
 func ProjectionStates(conn *sqlite.Conn) ([]ProjectionState, error) {
 	var out []ProjectionState
 	st := prep(conn, "projection_list")
-	defer st.Reset()
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return nil, mapErr("list projections", err)
-		}
-		if !row {
-			return out, nil
-		}
+	if err := eachRow(st, func() bool {
 		out = append(out, ProjectionState{Name: st.GetText("name"), Version: int(st.GetInt64("version")), LastSeq: st.GetInt64("last_seq")})
+		return true
+	}); err != nil {
+		return nil, mapErr("list projections", err)
 	}
+	return out, nil
 }
 
 // Rebuild drops every projection and replays the whole log into it, in one
@@ -345,13 +341,12 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 		return fault.New(fault.VerifyFailed, "replay: seq %d: %s; nothing was rebuilt", seq, problem).
 			With("first_bad_seq", seq).WithHint("awr verify")
 	}
+	// A break in the chain is named at e, or at the seq expected when e
+	// skips past it.
+	chainBroken := func(e *Event, problem string) error { return broken(min(e.Seq, chain.Expected()), problem) }
 	check := func(e *Event) error {
 		if problem := chain.Check(e); problem != "" {
-			seq := e.Seq
-			if e.Seq > chain.Expected() {
-				seq = chain.Expected()
-			}
-			return broken(seq, problem)
+			return chainBroken(e, problem)
 		}
 		return nil
 	}
@@ -361,8 +356,7 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 	rules := NewInvariants(time.Now())
 	apply := func(e *Event, payload Payload) error {
 		if problem := rules.Check(e, payload); problem != "" {
-			return fault.New(fault.VerifyFailed, "replay: seq %d: %s; nothing was rebuilt", e.Seq, problem).
-				With("first_bad_seq", e.Seq).WithHint("awr verify")
+			return broken(e.Seq, problem)
 		}
 		for _, p := range ps {
 			if err := p.Apply(dst, e, payload); err != nil {
@@ -404,11 +398,7 @@ func fold(src, dst *sqlite.Conn, ps []Projector, head int64, progress func(done,
 	}
 	link := func(e *Event) error {
 		if problem := chain.link(e); problem != "" {
-			seq := e.Seq
-			if e.Seq > chain.Expected() {
-				seq = chain.Expected()
-			}
-			return broken(seq, problem)
+			return chainBroken(e, problem)
 		}
 		chain.advance(e)
 		return nil

@@ -1,7 +1,6 @@
 package events
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -26,11 +25,8 @@ const MaxPartBytes = 4 << 20
 func LineSize(e *Event) int {
 	env := e.ToEnvelope()
 	env.Payload = json.RawMessage(`{}`)
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(env) // an envelope of strings and integers always encodes
-	return b.Len() - 1 - 2 + len(e.Payload)
+	b, _ := EncodeJSON(env) // an envelope of strings and integers always encodes
+	return len(b) - 2 + len(e.Payload)
 }
 
 // checkSize refuses an event whose export line would exceed MaxEventBytes.

@@ -113,6 +113,22 @@ func prep(conn *sqlite.Conn, name string) *sqlite.Stmt {
 	return PrepNamed(conn, statements, name)
 }
 
+// eachRow steps the bound statement st, calling row at each result row
+// until row returns false, and resets st; the error is st's, as SQLite
+// gives it.
+func eachRow(st *sqlite.Stmt, row func() bool) error {
+	defer st.Reset()
+	for {
+		ok, err := st.Step()
+		if err != nil || !ok {
+			return err
+		}
+		if !row() {
+			return nil
+		}
+	}
+}
+
 // PrepNamed returns conn's cached statement for set's name with bindings
 // cleared. It panics on an unknown name: the statement sets are embedded and
 // checked by tests.

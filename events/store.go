@@ -600,34 +600,20 @@ func ScanEvents(conn *sqlite.Conn, from, to int64, fn func(e *Event) error) erro
 // event (EventFromRow), in the statement's order, and resets st; it stops
 // at fn's first error.
 func StepEvents(st *sqlite.Stmt, fn func(e *Event) error) error {
-	defer st.Reset()
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return err
-		}
-		if !row {
-			return nil
-		}
-		if err := fn(EventFromRow(st)); err != nil {
-			return err
-		}
+	var fnErr error
+	if err := eachRow(st, func() bool {
+		fnErr = fn(EventFromRow(st))
+		return fnErr == nil
+	}); err != nil {
+		return err
 	}
+	return fnErr
 }
 
 // stepWhile calls fn for each row of the bound statement st, read as an
 // event, until fn returns false, and resets st.
 func stepWhile(st *sqlite.Stmt, fn func(*Event) bool) error {
-	defer st.Reset()
-	for {
-		row, err := st.Step()
-		if err != nil || !row {
-			return err
-		}
-		if !fn(EventFromRow(st)) {
-			return nil
-		}
-	}
+	return eachRow(st, func() bool { return fn(EventFromRow(st)) })
 }
 
 // EventFromRow reads an event from a row with the events table's columns.

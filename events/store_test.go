@@ -26,6 +26,14 @@ func openStore(t *testing.T) (*events.Store, string) {
 	return st, path
 }
 
+// requireStorage requires err to be a Storage fault whose message holds
+// want.
+func requireStorage(t *testing.T, err error, want string) {
+	t.Helper()
+	require.True(t, fault.Is(err, fault.Storage), "%v", err)
+	require.Contains(t, err.Error(), want)
+}
+
 func opts(rng *rand.Rand) events.WriteOptions {
 	return events.WriteOptions{Now: t0, Entropy: rng, Actor: "tester"}
 }
@@ -36,6 +44,17 @@ func appendSession(t *testing.T, st *events.Store, o events.WriteOptions, id str
 		_, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}})
 		return map[string]string{"id": id}, err
 	})
+}
+
+// initialize appends project P's project_initialized, which must be
+// written.
+func initialize(t *testing.T, st *events.Store, o events.WriteOptions) {
+	t.Helper()
+	_, err := st.Write(context.Background(), o, func(tx *events.Tx) (any, error) {
+		_, err := tx.Append(events.NewEvent{Stream: "project", Payload: events.ProjectInitialized{ProjectID: "P", Name: "p"}})
+		return nil, err
+	})
+	require.NoError(t, err)
 }
 
 func TestStore_Append(t *testing.T) {
@@ -205,8 +224,7 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, sqlitex.ExecuteTransient(conn, "PRAGMA user_version = 999", nil))
 		conn.Close()
 		_, err = events.Open(ctx, path, events.Options{})
-		require.True(t, fault.Is(err, fault.Storage), "%v", err)
-		require.Contains(t, err.Error(), "newer")
+		requireStorage(t, err, "newer")
 	})
 	t.Run("ErrNotAnAWRDatabase", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "other.db")
@@ -215,8 +233,7 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, sqlitex.ExecuteTransient(conn, "CREATE TABLE t (x)", nil))
 		conn.Close()
 		_, err = events.Open(ctx, path, events.Options{})
-		require.True(t, fault.Is(err, fault.Storage), "%v", err)
-		require.Contains(t, err.Error(), "not an awr database")
+		requireStorage(t, err, "not an awr database")
 	})
 	t.Run("Reopen", func(t *testing.T) {
 		st, path := openStore(t)
@@ -244,8 +261,7 @@ func TestStore_Busy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, err = st.Write(ctx, opts(rand.New(rand.NewSource(6))), func(tx *events.Tx) (any, error) { return nil, nil })
-	require.True(t, fault.Is(err, fault.Storage), "%v", err)
-	require.Contains(t, err.Error(), "database is busy")
+	requireStorage(t, err, "database is busy")
 	require.NoError(t, sqlitex.ExecuteTransient(conn, "ROLLBACK", nil))
 	_, err = appendSession(t, st, opts(rand.New(rand.NewSource(7))), "after")
 	require.NoError(t, err, "the store recovers once the lock is released")
@@ -263,8 +279,7 @@ func TestStore_LockTimeout(t *testing.T) {
 	require.NoError(t, sqlitex.ExecuteTransient(conn, "BEGIN IMMEDIATE", nil))
 	// No deadline on the context: the store's lock timeout bounds the wait.
 	_, err = st.Write(context.Background(), opts(rand.New(rand.NewSource(8))), func(tx *events.Tx) (any, error) { return nil, nil })
-	require.True(t, fault.Is(err, fault.Storage), "%v", err)
-	require.Contains(t, err.Error(), "database is busy")
+	requireStorage(t, err, "database is busy")
 	require.NoError(t, sqlitex.ExecuteTransient(conn, "ROLLBACK", nil))
 	// Once the lock is held, work is not cut short by the lock timeout.
 	_, err = st.Write(context.Background(), opts(rand.New(rand.NewSource(9))), func(tx *events.Tx) (any, error) {

@@ -621,19 +621,15 @@ type Waker interface {
 // seq.
 func localRequests(conn *sqlite.Conn) ([]RequestRecord, error) {
 	st := prep(conn, "requests_all")
-	defer st.Reset()
 	var out []RequestRecord
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return nil, fault.Wrap(fault.Storage, err, "read the request records")
-		}
-		if !row {
-			return out, nil
-		}
+	if err := eachRow(st, func() bool {
 		out = append(out, RequestRecord{ID: st.GetText("request_id"), Fingerprint: st.GetText("fingerprint"),
 			FirstSeq: st.GetInt64("first_seq"), LastSeq: st.GetInt64("last_seq"), Result: json.RawMessage(st.GetText("result"))})
+		return true
+	}); err != nil {
+		return nil, fault.Wrap(fault.Storage, err, "read the request records")
 	}
+	return out, nil
 }
 
 // putRequest stores rec with statement (request_put or

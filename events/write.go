@@ -167,21 +167,23 @@ func (tx *Tx) streamVersion(stream string) (int64, error) {
 		}
 		tx.replicaChecked = true
 	}
-	sv, ok := tx.versions[stream]
-	if !ok {
-		st := prep(tx.Conn, "stream_last")
-		st.SetText(":stream", stream)
-		row, err := st.Step()
-		if err != nil {
-			st.Reset()
-			return 0, err
-		}
-		if row {
-			sv = st.GetInt64("stream_version")
-		}
-		st.Reset()
+	return tx.lastStreamVersion(stream)
+}
+
+// lastStreamVersion is stream's latest version: the one this transaction
+// wrote, or else the log's (0 for a new stream).
+func (tx *Tx) lastStreamVersion(stream string) (int64, error) {
+	if sv, ok := tx.versions[stream]; ok {
+		return sv, nil
 	}
-	return sv, nil
+	st := prep(tx.Conn, "stream_last")
+	st.SetText(":stream", stream)
+	defer st.Reset()
+	row, err := st.Step()
+	if err != nil || !row {
+		return 0, err
+	}
+	return st.GetInt64("stream_version"), nil
 }
 
 // AppendRaw appends an event whose envelope and hashes are already set (an
@@ -198,19 +200,9 @@ func (tx *Tx) AppendRaw(e *Event) error {
 	if got := ComputeHash(e.PrevHash, e); !bytesEqual(got, e.Hash) {
 		return fault.New(fault.InvalidInput, "append event: seq %d: hash does not match its content", e.Seq)
 	}
-	sv, ok := tx.versions[e.Stream]
-	if !ok {
-		st := prep(tx.Conn, "stream_last")
-		st.SetText(":stream", e.Stream)
-		row, err := st.Step()
-		if err != nil {
-			st.Reset()
-			return err
-		}
-		if row {
-			sv = st.GetInt64("stream_version")
-		}
-		st.Reset()
+	sv, err := tx.lastStreamVersion(e.Stream)
+	if err != nil {
+		return err
 	}
 	if e.StreamVersion != sv+1 {
 		return fault.New(fault.InvalidInput, "append event: seq %d: stream %s version %d does not follow %d", e.Seq, e.Stream, e.StreamVersion, sv)
@@ -360,18 +352,16 @@ func checkConflicts(conn *sqlite.Conn, expected, actual int64, streams []string)
 		st := prep(conn, "stream_after")
 		st.SetText(":stream", stream)
 		st.SetInt64(":after", after)
-		for {
-			row, err := st.Step()
-			if err != nil {
-				st.Reset()
-				return nil, err
-			}
-			if !row || st.GetInt64("seq") > actual {
-				break // the write's own events never conflict with it
+		err := eachRow(st, func() bool {
+			if st.GetInt64("seq") > actual {
+				return false // the write's own events never conflict with it
 			}
 			newer = append(newer, Conflict{Seq: st.GetInt64("seq"), Kind: Kind(st.GetText("kind")), Stream: st.GetText("stream")})
+			return true
+		})
+		if err != nil {
+			return nil, err
 		}
-		st.Reset()
 		return newer, nil
 	})
 }

@@ -162,6 +162,31 @@ func openLog(t *testing.T) *events.Store {
 	return st
 }
 
+// joinRows renders rows, read with err (which must be nil), one by line
+// each, separated by "; ": how the tables' reads at a revision are
+// written.
+func joinRows[T any](t *testing.T, rows []T, err error, line func(T) string) string {
+	t.Helper()
+	require.NoError(t, err)
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, line(r))
+	}
+	return strings.Join(out, "; ")
+}
+
+// logOf opens a store (openLog) holding log, appended one event per
+// write at seqs 1, 2, ...; every write must succeed.
+func logOf(t *testing.T, log ...events.Payload) *events.Store {
+	t.Helper()
+	st := openLog(t)
+	for i, p := range log {
+		_, err := appendOne(st, int64(i+1), p)
+		require.NoError(t, err, "event %d (%s)", i+1, p.Kind())
+	}
+	return st
+}
+
 // appendOne appends p in one write at the clock of seq.
 func appendOne(st *events.Store, seq int64, p events.Payload) (*events.WriteResult, error) {
 	opts := events.WriteOptions{Now: t0.Add(time.Duration(seq) * time.Second), Entropy: rand.New(rand.NewSource(seq)), Actor: "tester"}

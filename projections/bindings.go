@@ -17,54 +17,23 @@ type Binding struct {
 }
 
 type bindings struct {
-	base
-	rows versions[Binding]
+	versioned[Binding]
 }
 
 func newBindings() *bindings {
-	p := &bindings{base: base{name: "bindings", version: 2, schema: "bindings", tables: []Table{
+	p := &bindings{}
+	p.base, p.step = base{name: "bindings", version: 2, schema: "bindings", tables: []Table{
 		{Name: "p_bindings", Key: []string{"external_session"}, Temporal: true},
-	}, fold: []string{"p_bindings_key"}}}
-	p.rows = versions[Binding]{insert: putBinding, load: BindingAt, close: func(conn *sqlite.Conn, ext string, seq int64) error {
-		return exec(conn, "binding_close", func(st *sqlite.Stmt) {
-			st.SetInt64(":seq", seq)
-			st.SetText(":external_session", ext)
-		})
-	}}
+	}, fold: []string{"p_bindings_key"}}, p.apply
+	p.rows = versions[Binding]{insert: putBinding, load: BindingAt, close: closeOpen("binding_close", ":external_session")}
 	return p
 }
 
-// BeginBulk starts a rebuild with bindings held in memory.
-func (p *bindings) BeginBulk(conn *sqlite.Conn) error {
-	p.rows.beginBulk()
-	return p.base.BeginBulk(conn)
-}
-
-// AbortBulk drops the in-memory state of a failed bulk build.
-func (p *bindings) AbortBulk(conn *sqlite.Conn) {
-	p.rows.abortBulk()
-}
-
-// EndBulk writes the open bindings and creates the indexes.
-func (p *bindings) EndBulk(conn *sqlite.Conn) error {
-	return p.rows.finishBulk(conn, p.base)
-}
-
-// Apply records a client_bound event as the new binding of its external session.
-func (p *bindings) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	if err := p.apply(conn, e, v); err != nil {
-		return err
-	}
-	return p.rows.spill(conn, p.EndBulk)
-}
-
+// apply records a client_bound event as the new binding of its external session.
 func (p *bindings) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	if e.Kind != events.KindClientBound {
+	pl, ok := v.(*events.ClientBound)
+	if !ok {
 		return nil
-	}
-	pl, err := payload[events.ClientBound](e, v)
-	if err != nil {
-		return err
 	}
 	return p.rows.put(conn, pl.ExternalSession, e.Seq, &Binding{
 		Client: pl.Client, ExternalSession: pl.ExternalSession, SessionID: pl.SessionID, Work: pl.Work,
@@ -94,32 +63,17 @@ func scanBinding(st *sqlite.Stmt) Binding {
 }
 
 func bindingsBy(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]Binding, error) {
-	var out []Binding
-	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
-		out = append(out, scanBinding(st))
-		return nil
-	})
-	return out, err
+	return queryRows(conn, name, bind, always(scanBinding))
 }
 
 // BindingAt returns the binding of an external session at rev, or nil.
 func BindingAt(conn *sqlite.Conn, external string, rev int64) (*Binding, error) {
-	bs, err := bindingsBy(conn, "binding_at", func(st *sqlite.Stmt) {
-		st.SetText(":external_session", external)
-		st.SetInt64(":rev", rev)
-	})
-	if err != nil || len(bs) == 0 {
-		return nil, err
-	}
-	return &bs[0], nil
+	return firstRow(bindingsBy(conn, "binding_at", keyAt(":external_session", external, rev)))
 }
 
 // SessionBindingsAt lists the bindings pointing at session at rev.
 func SessionBindingsAt(conn *sqlite.Conn, session string, rev int64) ([]Binding, error) {
-	return bindingsBy(conn, "binding_by_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", session)
-		st.SetInt64(":rev", rev)
-	})
+	return bindingsBy(conn, "binding_by_session_at", keyAt(":session_id", session, rev))
 }
 
 // BindingsAt lists every binding at rev.

@@ -2,7 +2,6 @@ package projections_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/awr-dev/awr/events"
@@ -19,14 +18,12 @@ const bindingRows = `SELECT external_session, client, session_id, work, checkpoi
 func readBindings(t *testing.T, conn *sqlite.Conn, rev int64) string {
 	t.Helper()
 	all, err := projections.BindingsAt(conn, rev)
-	require.NoError(t, err)
-	var out []string
-	for _, b := range all {
-		out = append(out, fmt.Sprintf("%s>%s @%d", b.ExternalSession, b.SessionID, b.Revision))
-	}
+	bound := joinRows(t, all, err, func(b projections.Binding) string {
+		return fmt.Sprintf("%s>%s @%d", b.ExternalSession, b.SessionID, b.Revision)
+	})
 	s2, err := projections.SessionBindingsAt(conn, "s2", rev)
 	require.NoError(t, err)
-	return fmt.Sprintf("%s | s2 has %d", strings.Join(out, "; "), len(s2))
+	return fmt.Sprintf("%s | s2 has %d", bound, len(s2))
 }
 
 func bind(external, session, work, checkpoint string) *events.ClientBound {
@@ -87,12 +84,8 @@ func TestBindings_Apply(t *testing.T) {
 // binding current at each revision.
 func TestBindings_Reads(t *testing.T) {
 	t.Parallel()
-	st := openLog(t)
-	for i, p := range []events.Payload{declare("W-1", "W-2"), start("s1", "W-1"), start("s2", "W-2"),
-		bind("claude:abc", "s1", "W-1", ""), bind("claude:abc", "s2", "W-2", "cp-9")} {
-		_, err := appendOne(st, int64(i+1), p)
-		require.NoError(t, err)
-	}
+	st := logOf(t, declare("W-1", "W-2"), start("s1", "W-1"), start("s2", "W-2"),
+		bind("claude:abc", "s1", "W-1", ""), bind("claude:abc", "s2", "W-2", "cp-9"))
 	read(t, st, func(conn *sqlite.Conn) {
 		for rev, want := range map[int64]*projections.Binding{
 			3: nil,

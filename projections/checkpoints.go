@@ -49,21 +49,13 @@ func newCheckpoints() *checkpoints {
 
 // Apply indexes checkpoint_recorded and context_compiled events by session.
 func (p *checkpoints) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	switch e.Kind {
-	case events.KindCheckpointRecorded:
-		pl, err := payload[events.CheckpointRecorded](e, v)
-		if err != nil {
-			return err
-		}
+	switch pl := v.(type) {
+	case *events.CheckpointRecorded:
 		return exec(conn, "checkpoint_insert", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", e.Seq)
 			st.SetText(":session_id", pl.SessionID)
 		})
-	case events.KindContextCompiled:
-		pl, err := payload[events.ContextCompiled](e, v)
-		if err != nil {
-			return err
-		}
+	case *events.ContextCompiled:
 		return exec(conn, "context_insert", func(st *sqlite.Stmt) {
 			st.SetInt64(":seq", e.Seq)
 			st.SetText(":session_id", pl.SessionID)
@@ -90,57 +82,38 @@ func checkpointOf(e *events.Event) (*Checkpoint, error) {
 	}, nil
 }
 
+// scanCheckpoint reads the checkpoint of a row of the events table.
+func scanCheckpoint(st *sqlite.Stmt) (Checkpoint, error) {
+	c, err := checkpointOf(events.EventFromRow(st))
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	return *c, nil
+}
+
 // CheckpointAt returns checkpoint id if it was recorded by rev, or nil.
 func CheckpointAt(conn *sqlite.Conn, id string, rev int64) (*Checkpoint, error) {
-	var out *Checkpoint
-	err := query(conn, "checkpoint_by_id_at", func(st *sqlite.Stmt) {
-		st.SetText(":checkpoint_id", id)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) (err error) {
-		out, err = checkpointOf(events.EventFromRow(st))
-		return err
-	})
-	return out, err
+	return firstRow(queryRows(conn, "checkpoint_by_id_at", keyAt(":checkpoint_id", id, rev), scanCheckpoint))
 }
 
 // SessionCheckpointsAt lists a session's checkpoints recorded by rev, oldest
 // first.
 func SessionCheckpointsAt(conn *sqlite.Conn, session string, rev int64) ([]Checkpoint, error) {
-	var out []Checkpoint
-	err := query(conn, "checkpoint_by_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", session)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		c, err := checkpointOf(events.EventFromRow(st))
-		if err != nil {
-			return err
-		}
-		out = append(out, *c)
-		return nil
-	})
-	return out, err
+	return queryRows(conn, "checkpoint_by_session_at", keyAt(":session_id", session, rev), scanCheckpoint)
 }
 
 // SessionLatestCheckpointsAt lists the latest n of a session's checkpoints
 // recorded by rev, oldest first: what a packet shows reads n rows, however
 // many checkpoints the session recorded.
 func SessionLatestCheckpointsAt(conn *sqlite.Conn, session string, rev int64, n int) ([]Checkpoint, error) {
-	var out []Checkpoint
 	if n <= 0 {
 		return nil, nil
 	}
-	err := query(conn, "checkpoint_latest_by_session_at", func(st *sqlite.Stmt) {
+	out, err := queryRows(conn, "checkpoint_latest_by_session_at", func(st *sqlite.Stmt) {
 		st.SetText(":session_id", session)
 		st.SetInt64(":rev", rev)
 		st.SetInt64(":limit", int64(n))
-	}, func(st *sqlite.Stmt) error {
-		c, err := checkpointOf(events.EventFromRow(st))
-		if err != nil {
-			return err
-		}
-		out = append(out, *c)
-		return nil
-	})
+	}, scanCheckpoint)
 	slices.Reverse(out)
 	return out, err
 }
@@ -148,16 +121,11 @@ func SessionLatestCheckpointsAt(conn *sqlite.Conn, session string, rev int64, n 
 // ContextCompiledFor returns the seq at which contextHash was compiled for
 // session by rev, or 0 when it never was.
 func ContextCompiledFor(conn *sqlite.Conn, session, contextHash string, rev int64) (int64, error) {
-	var seq int64
-	err := query(conn, "context_for_session_at", func(st *sqlite.Stmt) {
+	return queryInt64(conn, "context_for_session_at", "seq", func(st *sqlite.Stmt) {
 		st.SetText(":session_id", session)
 		st.SetText(":context_hash", contextHash)
 		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		seq = st.GetInt64("seq")
-		return nil
 	})
-	return seq, err
 }
 
 // ChainCheckpointAt returns the latest checkpoint of session's chain as of

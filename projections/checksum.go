@@ -84,14 +84,7 @@ func hashRows(conn *sqlite.Conn, h hash.Hash, table, q string, args map[string]i
 	}
 	row := appendLenString(nil, table)
 	h.Write(row)
-	for {
-		more, err := st.Step()
-		if err != nil {
-			return fmt.Errorf("checksum %s: %w", table, err)
-		}
-		if !more {
-			return nil
-		}
+	return stepRows(st, "checksum "+table, func(st *sqlite.Stmt) error {
 		row = append(row[:0], 'R')
 		for j, i := range cols {
 			row = appendLenString(row, names[j])
@@ -115,7 +108,8 @@ func hashRows(conn *sqlite.Conn, h hash.Hash, table, q string, args map[string]i
 			}
 		}
 		h.Write(row)
-	}
+		return nil
+	})
 }
 
 // appendLenString appends s's length (4 bytes, big-endian) and s.

@@ -49,60 +49,29 @@ func (c *Claim) StateAt(now int64) string {
 }
 
 type claims struct {
-	base
-	rows versions[Claim]
+	versioned[Claim]
 }
 
 func newClaims() *claims {
-	p := &claims{base: base{name: "claims", version: 9, schema: "claims", tables: []Table{
+	p := &claims{}
+	p.base, p.step = base{name: "claims", version: 9, schema: "claims", tables: []Table{
 		{Name: "p_claims", Key: []string{"claim_id"}, Temporal: true},
-	}, fold: []string{"p_claims_key"}}}
+	}, fold: []string{"p_claims_key"}}, p.apply
 	p.rows = versions[Claim]{insert: putClaim, load: ClaimAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
 		return closeInterval(conn, "claim_open_from", "claim_close", ":claim_id", id, seq)
 	}}
 	return p
 }
 
-// BeginBulk starts a rebuild with claims held in memory.
-func (p *claims) BeginBulk(conn *sqlite.Conn) error {
-	p.rows.beginBulk()
-	return p.base.BeginBulk(conn)
-}
-
-// AbortBulk drops the in-memory state of a failed bulk build.
-func (p *claims) AbortBulk(conn *sqlite.Conn) {
-	p.rows.abortBulk()
-}
-
-// EndBulk writes the open claims and creates the indexes.
-func (p *claims) EndBulk(conn *sqlite.Conn) error {
-	return p.rows.finishBulk(conn, p.base)
-}
-
-// Apply folds claim acquisitions, renewals and releases into claim versions.
-func (p *claims) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	if err := p.apply(conn, e, v); err != nil {
-		return err
-	}
-	return p.rows.spill(conn, p.EndBulk)
-}
-
+// apply folds claim acquisitions, renewals and releases into claim versions.
 func (p *claims) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	switch e.Kind {
-	case events.KindClaimAcquired:
-		pl, err := payload[events.ClaimAcquired](e, v)
-		if err != nil {
-			return err
-		}
+	switch pl := v.(type) {
+	case *events.ClaimAcquired:
 		return p.rows.put(conn, pl.ClaimID, e.Seq, &Claim{
 			ID: pl.ClaimID, Work: pl.Work, SessionID: pl.SessionID, Agent: pl.Agent, AcquiredAt: e.OccurredAt,
 			ExpiresAt: pl.ExpiresAt, TTLms: pl.TTLms, FencingToken: pl.FencingToken, State: ClaimHeld, Revision: e.Seq,
 		})
-	case events.KindClaimRenewed:
-		pl, err := payload[events.ClaimRenewed](e, v)
-		if err != nil {
-			return err
-		}
+	case *events.ClaimRenewed:
 		return p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) {
 			c.ExpiresAt = pl.ExpiresAt
 			// A renewal that names its length sets it; an older one keeps
@@ -111,11 +80,7 @@ func (p *claims) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) err
 				c.TTLms = pl.TTLms
 			}
 		})
-	case events.KindClaimReleased:
-		pl, err := payload[events.ClaimReleased](e, v)
-		if err != nil {
-			return err
-		}
+	case *events.ClaimReleased:
 		return p.update(conn, e.Seq, pl.ClaimID, func(c *Claim) {
 			c.State, c.ReleaseReason, c.ReleasedAt = ClaimReleased, pl.Reason, e.OccurredAt
 			if pl.Reason == events.ReleaseMoved {
@@ -168,34 +133,19 @@ func scanClaim(st *sqlite.Stmt) *Claim {
 }
 
 func claimsBy(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]Claim, error) {
-	var out []Claim
-	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
-		out = append(out, *scanClaim(st))
-		return nil
-	})
-	return out, err
+	return queryRows(conn, name, bind, deref(scanClaim))
 }
 
 // ClaimAt returns claim id as of rev, or nil.
 func ClaimAt(conn *sqlite.Conn, id string, rev int64) (*Claim, error) {
-	cs, err := claimsBy(conn, "claim_at", func(st *sqlite.Stmt) {
-		st.SetText(":claim_id", id)
-		st.SetInt64(":rev", rev)
-	})
-	if err != nil || len(cs) == 0 {
-		return nil, err
-	}
-	return &cs[0], nil
+	return firstRow(claimsBy(conn, "claim_at", keyAt(":claim_id", id, rev)))
 }
 
 // LiveClaimAt returns the claim holding work at rev for a reader at now, or
 // nil when the work item is free; head says rev is the log's head, which
 // reads only the current held claims whose lease has not expired at now.
 func LiveClaimAt(conn *sqlite.Conn, work string, rev, now int64, head bool) (*Claim, error) {
-	name, bind := "claim_held_by_work_at", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	}
+	name, bind := "claim_held_by_work_at", keyAt(":work", work, rev)
 	if head {
 		name, bind = "claim_live_by_work_head", func(st *sqlite.Stmt) {
 			st.SetText(":work", work)
@@ -243,22 +193,11 @@ func ClaimsAt(conn *sqlite.Conn, rev int64) ([]Claim, error) {
 
 // SessionClaimsAt lists the claims of a session at rev, newest token first.
 func SessionClaimsAt(conn *sqlite.Conn, session string, rev int64) ([]Claim, error) {
-	return claimsBy(conn, "claim_by_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", session)
-		st.SetInt64(":rev", rev)
-	})
+	return claimsBy(conn, "claim_by_session_at", keyAt(":session_id", session, rev))
 }
 
 // MaxFencingToken returns the highest fencing token issued for work up to
 // rev (0 when none).
 func MaxFencingToken(conn *sqlite.Conn, work string, rev int64) (int64, error) {
-	var tok int64
-	err := query(conn, "claim_max_token", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		tok = st.GetInt64("token")
-		return nil
-	})
-	return tok, err
+	return queryInt64(conn, "claim_max_token", "token", keyAt(":work", work, rev))
 }

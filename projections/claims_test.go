@@ -2,7 +2,6 @@ package projections_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/awr-dev/awr/events"
@@ -20,12 +19,9 @@ const claimRows = `SELECT claim_id, work, session_id, agent, acquired_at, expire
 func readClaims(t *testing.T, conn *sqlite.Conn, rev int64) string {
 	t.Helper()
 	all, err := projections.ClaimsAt(conn, rev)
-	require.NoError(t, err)
-	var out []string
-	for _, c := range all {
-		out = append(out, fmt.Sprintf("%s %s/%s %d exp=%s @%d", c.ID, c.State, c.ReleaseReason, c.FencingToken, clock(c.ExpiresAt), c.Revision))
-	}
-	return strings.Join(out, "; ")
+	return joinRows(t, all, err, func(c projections.Claim) string {
+		return fmt.Sprintf("%s %s/%s %d exp=%s @%d", c.ID, c.State, c.ReleaseReason, c.FencingToken, clock(c.ExpiresAt), c.Revision)
+	})
 }
 
 func acquire(id, work, session string, token, expiresSeq int64) *events.ClaimAcquired {
@@ -202,17 +198,13 @@ func TestClaims_Apply(t *testing.T) {
 // clock and revision, and the head reads agree with the history reads.
 func TestClaims_Reads(t *testing.T) {
 	t.Parallel()
-	st := openLog(t)
-	for i, p := range claimed(
+	st := logOf(t, claimed(
 		acquire("c1", "W-1", "s1", 1, 10), // seq 4, lease to t+10
 		&events.ClaimRenewed{ClaimID: "c1", Work: "W-1", SessionID: "s1", ExpiresAt: ms(20), TTLms: 15000}, // seq 5
 		start("s3", "W-2"),                                 // seq 6
 		acquire("c3", "W-2", "s3", 4, 0),                   // seq 7
 		release("c3", "W-2", "s3", events.ReleaseExplicit), // seq 8
-	) {
-		_, err := appendOne(st, int64(i+1), p)
-		require.NoError(t, err)
-	}
+	)...)
 	read(t, st, func(conn *sqlite.Conn) {
 		live := func(work string, rev, now int64, head bool) string {
 			c, err := projections.LiveClaimAt(conn, work, rev, now, head)

@@ -7,13 +7,8 @@ import "zombiezen.com/go/sqlite"
 // the (path, valid_from) index, so a diff finds the items an index
 // replaced or removed without reading the source's history.
 func SourceIndexedBefore(conn *sqlite.Conn, path string, seq int64) (int64, error) {
-	var out int64
-	err := query(conn, "source_indexed_before", func(st *sqlite.Stmt) {
+	return queryInt64(conn, "source_indexed_before", "valid_from", func(st *sqlite.Stmt) {
 		st.SetText(":path", path)
 		st.SetInt64(":seq", seq)
-	}, func(st *sqlite.Stmt) error {
-		out = st.GetInt64("valid_from")
-		return nil
 	})
-	return out, err
 }

@@ -84,7 +84,7 @@ func newExecutions() *executions {
 	}}}
 	// Rebuilt like the incremental path: the schema's indexes serve the
 	// lookups during a rebuild too.
-	p.rows = versions[execRow]{insert: putExecRow, load: loadExecRow, close: closeExecRow}
+	p.rows = versions[execRow]{insert: putExecRow, load: loadExecRow, close: closeOpen("execution_close", ":execution_id")}
 	return p
 }
 
@@ -112,19 +112,7 @@ func scanExecRow(st *sqlite.Stmt) *execRow {
 }
 
 func loadExecRow(conn *sqlite.Conn, id string, _ int64) (*execRow, error) {
-	var out *execRow
-	err := query(conn, "execution_open_row", func(st *sqlite.Stmt) { st.SetText(":execution_id", id) }, func(st *sqlite.Stmt) error {
-		out = scanExecRow(st)
-		return nil
-	})
-	return out, err
-}
-
-func closeExecRow(conn *sqlite.Conn, id string, seq int64) error {
-	return exec(conn, "execution_close", func(st *sqlite.Stmt) {
-		st.SetInt64(":seq", seq)
-		st.SetText(":execution_id", id)
-	})
+	return firstRow(queryRows(conn, "execution_open_row", func(st *sqlite.Stmt) { st.SetText(":execution_id", id) }, deref(scanExecRow)))
 }
 
 // Apply folds execution_started and execution_finished.
@@ -195,41 +183,31 @@ func (r *execRow) view(revision int64) (*Execution, error) {
 }
 
 func scanExecutions(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt)) ([]Execution, error) {
-	out := []Execution{}
-	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
+	out, err := queryRows(conn, name, bind, func(st *sqlite.Stmt) (Execution, error) {
 		x, err := scanExecRow(st).view(st.GetInt64("valid_from"))
 		if err != nil {
-			return err
+			return Execution{}, err
 		}
-		out = append(out, *x)
-		return nil
+		return *x, nil
 	})
+	if out == nil {
+		out = []Execution{} // an empty list, never null
+	}
 	return out, err
 }
 
 // ExecutionAt returns execution id as of rev, or nil.
 func ExecutionAt(conn *sqlite.Conn, id string, rev int64) (*Execution, error) {
-	xs, err := scanExecutions(conn, "execution_by_id_at", func(st *sqlite.Stmt) {
-		st.SetText(":execution_id", id)
-		st.SetInt64(":rev", rev)
-	})
-	if err != nil || len(xs) == 0 {
-		return nil, err
-	}
-	return &xs[0], nil
+	return firstRow(scanExecutions(conn, "execution_by_id_at", keyAt(":execution_id", id, rev)))
 }
 
 // LatestExecutionOfKey returns the latest execution of key on work at the
 // head (for writers inside a transaction), or nil.
 func LatestExecutionOfKey(conn *sqlite.Conn, work, key string) (*Execution, error) {
-	xs, err := scanExecutions(conn, "execution_latest_of_key_head", func(st *sqlite.Stmt) {
+	return firstRow(scanExecutions(conn, "execution_latest_of_key_head", func(st *sqlite.Stmt) {
 		st.SetText(":work", work)
 		st.SetText(":key", key)
-	})
-	if err != nil || len(xs) == 0 {
-		return nil, err
-	}
-	return &xs[0], nil
+	}))
 }
 
 // ExecutionsAt lists the executions as of rev, oldest first, optionally
@@ -254,10 +232,7 @@ func LatestExecutionsOfWorkAt(conn *sqlite.Conn, work string, rev int64, n int) 
 		return nil, 0, err
 	}
 	total := 0
-	err = query(conn, "execution_count_by_work_at", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
+	err = query(conn, "execution_count_by_work_at", keyAt(":work", work, rev), func(st *sqlite.Stmt) error {
 		total = int(st.GetInt64("n"))
 		return nil
 	})

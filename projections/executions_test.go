@@ -2,7 +2,6 @@ package projections_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/awr-dev/awr/events"
@@ -19,16 +18,13 @@ const executionRows = `SELECT execution_id, work, key, session_id, state, starte
 func readExecutions(t *testing.T, conn *sqlite.Conn, rev int64) string {
 	t.Helper()
 	all, err := projections.ExecutionsAt(conn, rev, "", "")
-	require.NoError(t, err)
-	var out []string
-	for _, x := range all {
+	return joinRows(t, all, err, func(x projections.Execution) string {
 		exit := "-"
 		if x.ExitCode != nil {
 			exit = fmt.Sprint(*x.ExitCode)
 		}
-		out = append(out, fmt.Sprintf("%s %s %s %s>%s @%d", x.ID, x.State, exit, x.Retries, x.RetriedBy, x.Revision))
-	}
-	return strings.Join(out, "; ")
+		return fmt.Sprintf("%s %s %s %s>%s @%d", x.ID, x.State, exit, x.Retries, x.RetriedBy, x.Revision)
+	})
 }
 
 func run(id, key, retries string) *events.ExecutionStarted {
@@ -148,11 +144,7 @@ func TestExecutions_Apply(t *testing.T) {
 // and finish recorded, and the per-work reads count and order them.
 func TestExecutions_Reads(t *testing.T) {
 	t.Parallel()
-	st := openLog(t)
-	for i, p := range holding(run("x1", "test", ""), finish("x1", "test", 2), run("x2", "test", "x1"), run("x3", "lint", "")) {
-		_, err := appendOne(st, int64(i+1), p)
-		require.NoError(t, err)
-	}
+	st := logOf(t, holding(run("x1", "test", ""), finish("x1", "test", 2), run("x2", "test", "x1"), run("x3", "lint", ""))...)
 	read(t, st, func(conn *sqlite.Conn) {
 		x, err := projections.ExecutionAt(conn, "x1", 5)
 		require.NoError(t, err)

@@ -11,19 +11,15 @@ func SpillingProjectors() []events.Projector {
 	out := Projectors()
 	for _, p := range out {
 		switch p := p.(type) {
-		case *sessions:
-			p.rows.heldMax = 1
-		case *claims:
-			p.rows.heldMax = 1
-		case *bindings:
-			p.rows.heldMax = 1
-		case *knowledge:
-			p.rows.heldMax = 1
-		case *seats:
-			p.rows.heldMax = 1
+		case interface{ holdOne() }:
+			p.holdOne()
 		case *worklog:
 			p.batch = 2
 		}
 	}
 	return out
 }
+
+// holdOne makes a bulk rebuild spill once it holds more than one open
+// version.
+func (p *versioned[T]) holdOne() { p.rows.heldMax = 1 }

@@ -58,8 +58,7 @@ type Knowledge struct {
 func (k *Knowledge) Live() bool { return k.State == KnowledgeOpen || k.State == KnowledgeActive }
 
 type knowledge struct {
-	base
-	rows versions[Knowledge]
+	versioned[Knowledge]
 	// In a bulk rebuild rows holds the current version of every item, and
 	// these answer the two reads of the fold that would otherwise need the
 	// table and its indexes: maxNum the highest number opened per work
@@ -72,35 +71,22 @@ type knowledge struct {
 }
 
 func newKnowledge() *knowledge {
-	p := &knowledge{base: base{name: "knowledge", version: 2, schema: "knowledge", tables: []Table{
+	p := &knowledge{}
+	p.base, p.step = base{name: "knowledge", version: 2, schema: "knowledge", tables: []Table{
 		{Name: "p_knowledge", Key: []string{"work", "item_id"}, Temporal: true},
-	}, fold: []string{"p_knowledge_key", "p_knowledge_open"}}}
+	}, fold: []string{"p_knowledge_key", "p_knowledge_open"}}, p.apply
 	p.rows = versions[Knowledge]{insert: putKnowledge, load: loadKnowledge, close: closeKnowledge}
-	return p
-}
-
-// BeginBulk starts a rebuild with the current version of every item held
-// in memory; a version is written when it is replaced, the current ones
-// and the indexes at EndBulk.
-func (p *knowledge) BeginBulk(conn *sqlite.Conn) error {
-	p.rows.beginBulk()
-	p.maxNum, p.byWork = map[string]int64{}, map[string][]string{}
-	return p.base.BeginBulk(conn)
-}
-
-// AbortBulk drops the in-memory state of a failed bulk build.
-func (p *knowledge) AbortBulk(conn *sqlite.Conn) {
-	p.rows.abortBulk()
-	p.maxNum, p.byWork = nil, nil
-}
-
-// EndBulk writes the current versions and creates the indexes.
-func (p *knowledge) EndBulk(conn *sqlite.Conn) error {
-	if !p.rows.spilling {
-		p.maxNum = nil
+	// A bulk rebuild holds the current version of every item in memory; a
+	// version is written when it is replaced, the current ones and the
+	// indexes at EndBulk. maxNum outlives a spill.
+	p.enter = func() { p.maxNum, p.byWork = map[string]int64{}, map[string][]string{} }
+	p.leave = func() {
+		if !p.rows.spilling {
+			p.maxNum = nil
+		}
+		p.byWork = nil
 	}
-	p.byWork = nil
-	return p.rows.finishBulk(conn, p.base)
+	return p
 }
 
 // knowledgeNumKey keys maxNum: a work item and the first letter of an id
@@ -160,15 +146,10 @@ func putKnowledge(conn *sqlite.Conn, k *Knowledge, from, to int64) error {
 
 func loadKnowledge(conn *sqlite.Conn, key string, _ int64) (*Knowledge, error) {
 	work, id := splitKnowledgeKey(key)
-	var out *Knowledge
-	err := query(conn, "knowledge_open_row", func(st *sqlite.Stmt) {
+	return firstRow(queryRows(conn, "knowledge_open_row", func(st *sqlite.Stmt) {
 		st.SetText(":work", work)
 		st.SetText(":item_id", id)
-	}, func(st *sqlite.Stmt) error {
-		out = scanKnowledge(st)
-		return nil
-	})
-	return out, err
+	}, deref(scanKnowledge)))
 }
 
 func closeKnowledge(conn *sqlite.Conn, key string, seq int64) error {
@@ -226,28 +207,19 @@ func MatchText(s string) string {
 	return s
 }
 
-// Apply folds the knowledge changes of checkpoint_recorded events. A
+// apply folds the knowledge changes of checkpoint_recorded events. A
 // checkpoint's open_loops texts (the form logs written before knowledge
 // ids used) open a loop unless an open loop of the work item has the same
 // text; nothing closes by omission.
-func (p *knowledge) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	if err := p.apply(conn, e, v); err != nil {
-		return err
-	}
-	return p.rows.spill(conn, p.EndBulk)
-}
-
 func (p *knowledge) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	if e.Kind != events.KindCheckpointRecorded {
+	pl, ok := v.(*events.CheckpointRecorded)
+	if !ok {
 		return nil
-	}
-	pl, err := payload[events.CheckpointRecorded](e, v)
-	if err != nil {
-		return err
 	}
 	if len(pl.OpenLoops) > 0 {
 		var open []Knowledge
 		var next int64
+		var err error
 		if p.rows.bulk {
 			open = p.currentOf(pl.Work)
 		} else if open, err = OpenKnowledge(conn, pl.Work); err != nil {
@@ -366,12 +338,7 @@ func (p *knowledge) oneVersionPerSeq(key, work, id string, seq int64) error {
 // OpenKnowledge lists the current versions of a work item's knowledge
 // items, live or closed, at the head (for writers inside a transaction).
 func OpenKnowledge(conn *sqlite.Conn, work string) ([]Knowledge, error) {
-	var out []Knowledge
-	err := query(conn, "knowledge_open_by_work", func(st *sqlite.Stmt) { st.SetText(":work", work) }, func(st *sqlite.Stmt) error {
-		out = append(out, *scanKnowledge(st))
-		return nil
-	})
-	return out, err
+	return queryRows(conn, "knowledge_open_by_work", func(st *sqlite.Stmt) { st.SetText(":work", work) }, deref(scanKnowledge))
 }
 
 // NextKnowledgeNum returns the number the next item of kind on work gets
@@ -385,14 +352,10 @@ func NextKnowledgeNum(conn *sqlite.Conn, work, kind string, rev int64) (int64, e
 // where a bulk rebuild has not built the number index yet,
 // knowledge_max_num.
 func nextKnowledgeNum(conn *sqlite.Conn, statement, work, kind string, rev int64) (int64, error) {
-	var n int64
-	err := query(conn, statement, func(st *sqlite.Stmt) {
+	n, err := queryInt64(conn, statement, "num", func(st *sqlite.Stmt) {
 		st.SetText(":work", work)
 		st.SetText(":prefix", events.KnowledgePrefix(kind))
 		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		n = st.GetInt64("num")
-		return nil
 	})
 	return n + 1, err
 }
@@ -401,14 +364,7 @@ func nextKnowledgeNum(conn *sqlite.Conn, statement, work, kind string, rev int64
 // closed), by kind and number, with Sessions counted from the sessions on
 // the item at rev.
 func KnowledgeAt(conn *sqlite.Conn, work string, rev int64) ([]Knowledge, error) {
-	var out []Knowledge
-	err := query(conn, "knowledge_by_work_at", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		out = append(out, *scanKnowledge(st))
-		return nil
-	})
+	out, err := queryRows(conn, "knowledge_by_work_at", keyAt(":work", work, rev), deref(scanKnowledge))
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
@@ -559,14 +515,7 @@ func KnowledgeStateAt(conn *sqlite.Conn, work string, rev, since int64) (*Knowle
 // Sessions. At the head it reads only the live items; at an earlier rev
 // also the versions that ended after rev.
 func LiveKnowledgeAt(conn *sqlite.Conn, work string, rev int64) ([]Knowledge, error) {
-	var out []Knowledge
-	err := query(conn, "knowledge_live_at", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		out = append(out, *scanKnowledge(st))
-		return nil
-	})
+	out, err := queryRows(conn, "knowledge_live_at", keyAt(":work", work, rev), deref(scanKnowledge))
 	slices.SortFunc(out, byKindNum)
 	return out, err
 }
@@ -618,10 +567,5 @@ func SortKnowledge(all []Knowledge, since int64) *KnowledgeState {
 // AllKnowledgeWorkAt lists the work items that have knowledge items at
 // rev.
 func AllKnowledgeWorkAt(conn *sqlite.Conn, rev int64) ([]string, error) {
-	var out []string
-	err := query(conn, "knowledge_works_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, func(st *sqlite.Stmt) error {
-		out = append(out, st.GetText("work"))
-		return nil
-	})
-	return out, err
+	return queryRows(conn, "knowledge_works_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, always(func(st *sqlite.Stmt) string { return st.GetText("work") }))
 }

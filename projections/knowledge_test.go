@@ -2,7 +2,6 @@ package projections_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/awr-dev/awr/events"
@@ -20,12 +19,9 @@ const knowledgeRows = `SELECT work, item_id, kind, num, text, state, note, opene
 func readKnowledge(t *testing.T, conn *sqlite.Conn, rev int64) string {
 	t.Helper()
 	all, err := projections.KnowledgeAt(conn, "W-1", rev)
-	require.NoError(t, err)
-	var out []string
-	for _, k := range all {
-		out = append(out, fmt.Sprintf("%s %s %s sessions=%d @%d", k.ID, k.Kind, k.State, k.Sessions, k.Revision))
-	}
-	return strings.Join(out, "; ")
+	return joinRows(t, all, err, func(k projections.Knowledge) string {
+		return fmt.Sprintf("%s %s %s sessions=%d @%d", k.ID, k.Kind, k.State, k.Sessions, k.Revision)
+	})
 }
 
 func opens(id, kind, text string) events.KnowledgeChange {
@@ -204,15 +200,11 @@ func TestKnowledge_Apply(t *testing.T) {
 // and the list of work items follow the log.
 func TestKnowledge_Reads(t *testing.T) {
 	t.Parallel()
-	st := openLog(t)
-	for i, p := range onW1(
+	st := logOf(t, onW1(
 		checkpoint("s1", "W-1", "d1", opens("L-2", events.KnowledgeLoop, "Two?"), opens("L-10", events.KnowledgeLoop, "Ten?"),
 			opens("D-1", events.KnowledgeDecision, "Use SQLite"), opens("H-1", events.KnowledgeHypothesis, "Slow disk")), // 3
 		checkpoint("s1", "W-1", "d2", closes(events.ChangeResolve, "L-2", "yes"), closes(events.ChangeConfirm, "H-1", "measured")), // 4
-	) {
-		_, err := appendOne(st, int64(i+1), p)
-		require.NoError(t, err)
-	}
+	)...)
 	read(t, st, func(conn *sqlite.Conn) {
 		ids := func(ks []projections.Knowledge) []string {
 			out := []string{}

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 
 	"github.com/awr-dev/awr/events"
@@ -43,10 +44,17 @@ func query(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt), row func(
 	st := prep(conn, name)
 	bind(st)
 	defer st.Reset()
+	return stepRows(st, name, row)
+}
+
+// stepRows steps st to its end, calling row for each result row, and
+// stops at row's first error; an error of st's own is prefixed with
+// what (the statement's name, or what it reads).
+func stepRows(st *sqlite.Stmt, what string, row func(st *sqlite.Stmt) error) error {
 	for {
 		ok, err := st.Step()
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		if !ok {
 			return nil
@@ -55,6 +63,68 @@ func query(conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt), row func(
 			return err
 		}
 	}
+}
+
+// queryRows runs a named statement with bind applied and returns what
+// scan makes of each result row, in order (nil when there is none).
+func queryRows[T any](conn *sqlite.Conn, name string, bind func(st *sqlite.Stmt), scan func(st *sqlite.Stmt) (T, error)) ([]T, error) {
+	var out []T
+	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
+		v, err := scan(st)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// keyAt binds param to key and :rev to rev: the look-up of a row by its
+// key as of a revision that most reads make.
+func keyAt(param, key string, rev int64) func(st *sqlite.Stmt) {
+	return func(st *sqlite.Stmt) {
+		st.SetText(param, key)
+		st.SetInt64(":rev", rev)
+	}
+}
+
+// always adapts a scan that cannot fail to queryRows.
+func always[T any](scan func(st *sqlite.Stmt) T) func(st *sqlite.Stmt) (T, error) {
+	return func(st *sqlite.Stmt) (T, error) { return scan(st), nil }
+}
+
+// deref adapts a scan that makes a *T to queryRows's T.
+func deref[T any](scan func(st *sqlite.Stmt) *T) func(st *sqlite.Stmt) (T, error) {
+	return func(st *sqlite.Stmt) (T, error) { return *scan(st), nil }
+}
+
+// jsonColumn adapts queryRows to rows whose column col holds a T as JSON.
+func jsonColumn[T any](col string) func(st *sqlite.Stmt) (T, error) {
+	return func(st *sqlite.Stmt) (T, error) {
+		var v T
+		err := json.Unmarshal([]byte(st.GetText(col)), &v)
+		return v, err
+	}
+}
+
+// firstRow is the first of rows, or nil when there is none (or err).
+func firstRow[T any](rows []T, err error) (*T, error) {
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
+}
+
+// queryInt64 runs a named statement with bind applied and returns column
+// col of its last result row, 0 when it has none.
+func queryInt64(conn *sqlite.Conn, name, col string, bind func(st *sqlite.Stmt)) (int64, error) {
+	var n int64
+	err := query(conn, name, bind, func(st *sqlite.Stmt) error {
+		n = st.GetInt64(col)
+		return nil
+	})
+	return n, err
 }
 
 // Table describes one projection table for checksums: its name, the columns

@@ -33,12 +33,7 @@ func ScanClosedAfter(conn *sqlite.Conn, work string, since, after, rev int64, fn
 		group = nil
 		return err
 	}
-	err := query(conn, "knowledge_closed_after", func(st *sqlite.Stmt) {
-		st.SetText(":work", work)
-		st.SetInt64(":since", since)
-		st.SetInt64(":after", max(since, after))
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
+	err := query(conn, "knowledge_closed_after", bindClosedAfter(work, since, after, rev), func(st *sqlite.Stmt) error {
 		k := scanKnowledge(st)
 		if len(group) > 0 && group[0].Revision != k.Revision {
 			if err := flush(); err != nil {
@@ -57,17 +52,19 @@ func ScanClosedAfter(conn *sqlite.Conn, work string, since, after, rev int64, fn
 // CountClosedAfter counts the items ScanClosedAfter lists with the same
 // arguments, reading the same index range without decoding the items.
 func CountClosedAfter(conn *sqlite.Conn, work string, since, after, rev int64) (int, error) {
-	n := 0
-	err := query(conn, "knowledge_closed_after_count", func(st *sqlite.Stmt) {
+	n, err := queryInt64(conn, "knowledge_closed_after_count", "n", bindClosedAfter(work, since, after, rev))
+	return int(n), err
+}
+
+// bindClosedAfter binds the range ScanClosedAfter and CountClosedAfter
+// read.
+func bindClosedAfter(work string, since, after, rev int64) func(st *sqlite.Stmt) {
+	return func(st *sqlite.Stmt) {
 		st.SetText(":work", work)
 		st.SetInt64(":since", since)
 		st.SetInt64(":after", max(since, after))
 		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		n = int(st.GetInt64("n"))
-		return nil
-	})
-	return n, err
+	}
 }
 
 // CountWorkEventsAfter counts the events on work after seq after and up

@@ -7,14 +7,7 @@ import "zombiezen.com/go/sqlite"
 // context as SessionsAt gives them; nil when none is active. It reads the
 // item's sessions through their index, never the project's active ones.
 func FirstActiveSessionOfWorkAt(conn *sqlite.Conn, rev int64, work string) (*Session, error) {
-	var s *Session
-	err := query(conn, "session_active_first_by_work_at", func(st *sqlite.Stmt) {
-		st.SetInt64(":rev", rev)
-		st.SetText(":work", work)
-	}, func(st *sqlite.Stmt) error {
-		s = scanSession(st)
-		return nil
-	})
+	s, err := firstRow(queryRows(conn, "session_active_first_by_work_at", keyAt(":work", work, rev), deref(scanSession)))
 	if err != nil || s == nil {
 		return nil, err
 	}

@@ -78,50 +78,22 @@ type RigLogEntry struct {
 }
 
 type seats struct {
-	base
-	rows versions[Seat]
+	versioned[Seat]
 }
 
 func newSeats() *seats {
-	p := &seats{base: base{name: "seats", version: 3, schema: "seats", tables: []Table{
+	p := &seats{}
+	p.base, p.step = base{name: "seats", version: 3, schema: "seats", tables: []Table{
 		{Name: "p_seats", Key: []string{"address"}, Temporal: true},
 		{Name: "p_seat_sessions", Key: []string{"session_id"}},
 		{Name: "p_seat_log", Key: []string{"seq"}},
 		{Name: "p_rig_log", Key: []string{"seq"}},
-	}}}
-	p.rows = versions[Seat]{insert: putSeat, load: SeatAt, close: func(conn *sqlite.Conn, address string, seq int64) error {
-		return exec(conn, "seat_close", func(st *sqlite.Stmt) {
-			st.SetInt64(":seq", seq)
-			st.SetText(":address", address)
-		})
-	}}
+	}}, p.apply
+	p.rows = versions[Seat]{insert: putSeat, load: SeatAt, close: closeOpen("seat_close", ":address")}
 	return p
 }
 
-// BeginBulk starts a rebuild with the current seats held in memory.
-func (p *seats) BeginBulk(conn *sqlite.Conn) error {
-	p.rows.beginBulk()
-	return p.base.BeginBulk(conn)
-}
-
-// AbortBulk drops the in-memory state of a failed bulk build.
-func (p *seats) AbortBulk(conn *sqlite.Conn) {
-	p.rows.abortBulk()
-}
-
-// EndBulk writes the current seats and creates the indexes.
-func (p *seats) EndBulk(conn *sqlite.Conn) error {
-	return p.rows.finishBulk(conn, p.base)
-}
-
-// Apply folds seat, rig and the seat sessions' lifecycle events.
-func (p *seats) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	if err := p.apply(conn, e, v); err != nil {
-		return err
-	}
-	return p.rows.spill(conn, p.EndBulk)
-}
-
+// apply folds seat, rig and the seat sessions' lifecycle events.
 func (p *seats) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	switch e.Kind {
 	case events.KindSeatDeclared:
@@ -354,10 +326,7 @@ func scanSeat(st *sqlite.Stmt) (Seat, error) {
 // SeatAt returns the seat at address as of rev, or nil.
 func SeatAt(conn *sqlite.Conn, address string, rev int64) (*Seat, error) {
 	var out *Seat
-	err := query(conn, "seat_at", func(st *sqlite.Stmt) {
-		st.SetText(":address", address)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
+	err := query(conn, "seat_at", keyAt(":address", address, rev), func(st *sqlite.Stmt) error {
 		s, err := scanSeat(st)
 		out = &s
 		return err
@@ -368,42 +337,21 @@ func SeatAt(conn *sqlite.Conn, address string, rev int64) (*Seat, error) {
 // SeatsAt lists the seats of rig (every rig when rig is empty) at rev,
 // ordered by rig and address.
 func SeatsAt(conn *sqlite.Conn, rig string, rev int64) ([]Seat, error) {
-	var out []Seat
-	err := query(conn, "seat_list_at", func(st *sqlite.Stmt) {
-		st.SetText(":rig", rig)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		s, err := scanSeat(st)
-		out = append(out, s)
-		return err
-	})
-	return out, err
+	return queryRows(conn, "seat_list_at", keyAt(":rig", rig, rev), scanSeat)
 }
 
 // SeatLogAt lists what happened to the seat at address up to rev.
 func SeatLogAt(conn *sqlite.Conn, address string, rev int64) ([]SeatLogEntry, error) {
-	var out []SeatLogEntry
-	err := query(conn, "seat_log_at", func(st *sqlite.Stmt) {
-		st.SetText(":address", address)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		out = append(out, SeatLogEntry{Seq: st.GetInt64("seq"), Address: st.GetText("address"), Kind: st.GetText("kind"), Data: json.RawMessage(st.GetText("data"))})
-		return nil
-	})
-	return out, err
+	return queryRows(conn, "seat_log_at", keyAt(":address", address, rev), always(func(st *sqlite.Stmt) SeatLogEntry {
+		return SeatLogEntry{Seq: st.GetInt64("seq"), Address: st.GetText("address"), Kind: st.GetText("kind"), Data: json.RawMessage(st.GetText("data"))}
+	}))
 }
 
 // RigLogAt lists a rig's snapshots and restore steps up to rev.
 func RigLogAt(conn *sqlite.Conn, rig string, rev int64) ([]RigLogEntry, error) {
-	var out []RigLogEntry
-	err := query(conn, "rig_log_at", func(st *sqlite.Stmt) {
-		st.SetText(":rig", rig)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		out = append(out, RigLogEntry{Seq: st.GetInt64("seq"), Rig: st.GetText("rig"), Kind: st.GetText("kind"), Ref: st.GetText("ref"), Data: json.RawMessage(st.GetText("data"))})
-		return nil
-	})
-	return out, err
+	return queryRows(conn, "rig_log_at", keyAt(":rig", rig, rev), always(func(st *sqlite.Stmt) RigLogEntry {
+		return RigLogEntry{Seq: st.GetInt64("seq"), Rig: st.GetText("rig"), Kind: st.GetText("kind"), Ref: st.GetText("ref"), Data: json.RawMessage(st.GetText("data"))}
+	}))
 }
 
 // RestoreCompletedAt reports whether restore attempt id of rig completed

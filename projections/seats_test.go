@@ -25,12 +25,9 @@ const seatRows = `SELECT 'seat', address, rig, printf('policy=%s session=%s acti
 func readSeats(t *testing.T, conn *sqlite.Conn, rev int64) string {
 	t.Helper()
 	all, err := projections.SeatsAt(conn, "", rev)
-	require.NoError(t, err)
-	var out []string
-	for _, s := range all {
-		out = append(out, fmt.Sprintf("%s %s active=%v @%d", s.Address, s.SessionID, s.SessionActive, s.Revision))
-	}
-	return strings.Join(out, "; ")
+	return joinRows(t, all, err, func(s projections.Seat) string {
+		return fmt.Sprintf("%s %s active=%v @%d", s.Address, s.SessionID, s.SessionActive, s.Revision)
+	})
 }
 
 func seat(address, policy string) *events.SeatDeclared {
@@ -291,17 +288,13 @@ func TestSeats_Apply(t *testing.T) {
 // occupants did; the logs and the restore lookups read as of a revision.
 func TestSeats_Reads(t *testing.T) {
 	t.Parallel()
-	st := openLog(t)
-	for i, p := range seated(
+	st := logOf(t, seated(
 		bind("claude:c-77", "s1", "W-1", ""),                                         // 5
 		seat("ops@q", events.PolicyCheckpointOnly),                                   // 6
 		&events.RestoreStarted{RestoreID: "rs1", Rig: "r", Seats: []string{"dev@r"}}, // 7
 		restored("dev@r", events.SeatResumed, "same conversation"),                   // 8
 		&events.RestoreCompleted{RestoreID: "rs1", Rig: "r", Result: "ok"},           // 9
-	) {
-		_, err := appendOne(st, int64(i+1), p)
-		require.NoError(t, err)
-	}
+	)...)
 	read(t, st, func(conn *sqlite.Conn) {
 		s, err := projections.SeatAt(conn, "dev@r", 9)
 		require.NoError(t, err)

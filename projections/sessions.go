@@ -47,8 +47,7 @@ type Session struct {
 }
 
 type sessions struct {
-	base
-	rows versions[Session]
+	versioned[Session]
 	// During a bulk rebuild, the number of sessions of each work item
 	// started and ended so far (the ordinals' source, since the indexes
 	// wait for the end of the rebuild).
@@ -56,49 +55,22 @@ type sessions struct {
 }
 
 func newSessions() *sessions {
-	p := &sessions{base: base{name: "sessions", version: 4, schema: "sessions", tables: []Table{
+	p := &sessions{}
+	p.base, p.step = base{name: "sessions", version: 4, schema: "sessions", tables: []Table{
 		{Name: "p_sessions", Key: []string{"session_id"}, Temporal: true},
-	}, fold: []string{"p_sessions_key", "p_sessions_work_start", "p_sessions_work_end"}}}
+	}, fold: []string{"p_sessions_key", "p_sessions_work_start", "p_sessions_work_end"}}, p.apply
+	p.enter = func() { p.started, p.ended = map[string]int64{}, map[string]int64{} }
+	p.leave = func() { p.started, p.ended = nil, nil }
 	p.rows = versions[Session]{insert: putSession, load: sessionRowAt, close: func(conn *sqlite.Conn, id string, seq int64) error {
 		return closeInterval(conn, "session_open_from", "session_close", ":session_id", id, seq)
 	}}
 	return p
 }
 
-// BeginBulk starts a rebuild with sessions held in memory.
-func (p *sessions) BeginBulk(conn *sqlite.Conn) error {
-	p.rows.beginBulk()
-	p.started, p.ended = map[string]int64{}, map[string]int64{}
-	return p.base.BeginBulk(conn)
-}
-
-// AbortBulk drops the in-memory state of a failed bulk build.
-func (p *sessions) AbortBulk(conn *sqlite.Conn) {
-	p.rows.abortBulk()
-	p.started, p.ended = nil, nil
-}
-
-// EndBulk writes the open sessions and creates the indexes.
-func (p *sessions) EndBulk(conn *sqlite.Conn) error {
-	p.started, p.ended = nil, nil
-	return p.rows.finishBulk(conn, p.base)
-}
-
-// Apply folds session starts, resumes and ends into session versions.
-func (p *sessions) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	if err := p.apply(conn, e, v); err != nil {
-		return err
-	}
-	return p.rows.spill(conn, p.EndBulk)
-}
-
+// apply folds session starts, resumes and ends into session versions.
 func (p *sessions) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
-	switch e.Kind {
-	case events.KindSessionStarted:
-		pl, err := payload[events.SessionStarted](e, v)
-		if err != nil {
-			return err
-		}
+	switch pl := v.(type) {
+	case *events.SessionStarted:
 		nth, err := p.nth(conn, p.started, "session_started_by_work", ":until", pl.Work, e.Seq)
 		if err != nil {
 			return err
@@ -108,20 +80,12 @@ func (p *sessions) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) e
 			Status: SessionActive, StartedAt: e.OccurredAt, StartRevision: e.Seq, PredecessorID: pl.PredecessorID,
 			WorkNth: nth,
 		})
-	case events.KindSessionResumed:
-		pl, err := payload[events.SessionResumed](e, v)
-		if err != nil {
-			return err
-		}
+	case *events.SessionResumed:
 		if err := p.update(conn, e.Seq, pl.SessionID, func(s *Session) { s.PredecessorID = pl.FromSession }); err != nil {
 			return err
 		}
 		return p.update(conn, e.Seq, pl.FromSession, func(s *Session) { s.SuccessorID = pl.SessionID })
-	case events.KindSessionEnded:
-		pl, err := payload[events.SessionEnded](e, v)
-		if err != nil {
-			return err
-		}
+	case *events.SessionEnded:
 		cur, err := p.rows.get(conn, pl.SessionID, e.Seq)
 		if err != nil {
 			return err
@@ -232,10 +196,7 @@ func SessionAt(conn *sqlite.Conn, id string, rev int64) (*Session, error) {
 
 // enrich fills the session's latest checkpoint and context as of rev.
 func enrich(conn *sqlite.Conn, s *Session, rev int64) error {
-	if err := query(conn, "checkpoint_last_for_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", s.ID)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
+	if err := query(conn, "checkpoint_last_for_session_at", keyAt(":session_id", s.ID, rev), func(st *sqlite.Stmt) error {
 		s.LastCheckpointSeq = st.GetInt64("seq")
 		return nil
 	}); err != nil {
@@ -248,10 +209,7 @@ func enrich(conn *sqlite.Conn, s *Session, rev int64) error {
 		}
 		s.LastCheckpointID = id
 	}
-	return query(conn, "context_last_for_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", s.ID)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
+	return query(conn, "context_last_for_session_at", keyAt(":session_id", s.ID, rev), func(st *sqlite.Stmt) error {
 		s.LastContextHash = st.GetText("context_hash")
 		return nil
 	})
@@ -261,46 +219,26 @@ func enrich(conn *sqlite.Conn, s *Session, rev int64) error {
 // checkpoint at or before rev, 0 when it recorded none: one index lookup,
 // what SessionAt reads of it without the rest.
 func LastCheckpointSeqAt(conn *sqlite.Conn, id string, rev int64) (int64, error) {
-	var seq int64
-	err := query(conn, "checkpoint_last_for_session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", id)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		seq = st.GetInt64("seq")
-		return nil
-	})
-	return seq, err
+	return queryInt64(conn, "checkpoint_last_for_session_at", "seq", keyAt(":session_id", id, rev))
 }
 
 func sessionRowAt(conn *sqlite.Conn, id string, rev int64) (*Session, error) {
-	var out *Session
-	err := query(conn, "session_at", func(st *sqlite.Stmt) {
-		st.SetText(":session_id", id)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		out = scanSession(st)
-		return nil
-	})
-	return out, err
+	return firstRow(queryRows(conn, "session_at", keyAt(":session_id", id, rev), deref(scanSession)))
 }
 
 // SessionsAt lists sessions as of rev, oldest first; work filters by work
 // item when not empty.
 func SessionsAt(conn *sqlite.Conn, rev int64, work string) ([]Session, error) {
-	var out []Session
 	name := "session_list_at"
 	if work != "" {
 		name = "session_by_work_at"
 	}
-	err := query(conn, name, func(st *sqlite.Stmt) {
+	out, err := queryRows(conn, name, func(st *sqlite.Stmt) {
 		st.SetInt64(":rev", rev)
 		if work != "" {
 			st.SetText(":work", work)
 		}
-	}, func(st *sqlite.Stmt) error {
-		out = append(out, *scanSession(st))
-		return nil
-	})
+	}, deref(scanSession))
 	if err != nil {
 		return nil, err
 	}
@@ -315,20 +253,15 @@ func SessionsAt(conn *sqlite.Conn, rev int64, work string) ([]Session, error) {
 // ActiveSessionsAt lists the sessions active at rev; head says rev is the
 // log's head, which lets the read use the index of current active rows.
 func ActiveSessionsAt(conn *sqlite.Conn, rev int64, head bool) ([]Session, error) {
-	var out []Session
 	name := "session_active_at"
 	if head {
 		name = "session_active_head"
 	}
-	err := query(conn, name, func(st *sqlite.Stmt) {
+	return queryRows(conn, name, func(st *sqlite.Stmt) {
 		if !head {
 			st.SetInt64(":rev", rev)
 		}
-	}, func(st *sqlite.Stmt) error {
-		out = append(out, *scanSession(st))
-		return nil
-	})
-	return out, err
+	}, deref(scanSession))
 }
 
 // ActiveSessionCountAt counts the sessions active at rev; head says rev is
@@ -338,16 +271,12 @@ func ActiveSessionCountAt(conn *sqlite.Conn, rev int64, head bool) (int, error) 
 	if head {
 		name = "session_active_count_head"
 	}
-	n := 0
-	err := query(conn, name, func(st *sqlite.Stmt) {
+	n, err := queryInt64(conn, name, "n", func(st *sqlite.Stmt) {
 		if !head {
 			st.SetInt64(":rev", rev)
 		}
-	}, func(st *sqlite.Stmt) error {
-		n = int(st.GetInt64("n"))
-		return nil
 	})
-	return n, err
+	return int(n), err
 }
 
 // SessionLastEventAt returns the seq and occurred_at (UTC ms) of the latest
@@ -368,14 +297,10 @@ func SessionLastEventAt(conn *sqlite.Conn, id string, rev int64) (seq, at int64,
 // SessionLastSeqAt returns the seq of the last event on session id's
 // stream at or before rev (0 when none), reading the stream index only.
 func SessionLastSeqAt(conn *sqlite.Conn, id string, rev int64) (seq int64, err error) {
-	err = query(conn, "session_last_seq_at", func(st *sqlite.Stmt) {
+	return queryInt64(conn, "session_last_seq_at", "seq", func(st *sqlite.Stmt) {
 		st.SetText(":stream", "session/"+id)
 		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		seq = st.GetInt64("seq")
-		return nil
 	})
-	return seq, err
 }
 
 // LatestSessionOfWorkAt returns the id of the session that started last
@@ -386,24 +311,21 @@ func SessionLastSeqAt(conn *sqlite.Conn, id string, rev int64) (seq int64, err e
 // precedes its session's start: it reads the versions written since that
 // start (a few), however many sessions and checkpoints came before.
 func LatestSessionOfWorkAt(conn *sqlite.Conn, work string, rev int64) (string, error) {
-	st := prep(conn, "session_latest_start_by_work_at")
-	st.SetText(":work", work)
-	st.SetInt64(":rev", rev)
-	defer st.Reset()
 	var id string
 	var start int64
-	for {
-		row, err := st.Step()
-		if err != nil {
-			return "", fmt.Errorf("session_latest_start_by_work_at: %w", err)
-		}
-		if !row || st.GetInt64("valid_from") < start {
-			return id, nil
+	err := query(conn, "session_latest_start_by_work_at", keyAt(":work", work, rev), func(st *sqlite.Stmt) error {
+		if st.GetInt64("valid_from") < start {
+			return errEnough
 		}
 		if s := st.GetInt64("start_revision"); s > start {
 			id, start = st.GetText("session_id"), s
 		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnough) {
+		return "", err
 	}
+	return id, nil
 }
 
 // errEnough stops a walk that has what it needs.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,12 +22,9 @@ const sessionRows = `SELECT session_id, work, agent, provider, model, status, ou
 func readSessions(t *testing.T, conn *sqlite.Conn, rev int64) string {
 	t.Helper()
 	all, err := projections.SessionsAt(conn, rev, "")
-	require.NoError(t, err)
-	var out []string
-	for _, s := range all {
-		out = append(out, fmt.Sprintf("%s %s %s %s>%s @%d", s.ID, s.Status, s.Outcome, s.PredecessorID, s.SuccessorID, s.Revision))
-	}
-	return strings.Join(out, "; ")
+	return joinRows(t, all, err, func(s projections.Session) string {
+		return fmt.Sprintf("%s %s %s %s>%s @%d", s.ID, s.Status, s.Outcome, s.PredecessorID, s.SuccessorID, s.Revision)
+	})
 }
 
 func start(id, work string) *events.SessionStarted {
@@ -168,18 +164,14 @@ func TestSessions_Apply(t *testing.T) {
 // between the head path and the history path.
 func TestSessions_Reads(t *testing.T) {
 	t.Parallel()
-	st := openLog(t)
-	for i, p := range []events.Payload{
+	st := logOf(t,
 		declare("W-1", "W-2"),
 		start("s1", "W-1"),
 		&events.ContextCompiled{SessionID: "s1", Work: "W-1", ContextHash: "h1"},
 		&events.CheckpointRecorded{CheckpointID: "cp1", SessionID: "s1", Work: "W-1", Agent: "a", Digest: "d1", NextAction: "n1"},
 		start("s2", "W-2"),
 		end("s1", "W-1", events.OutcomeCompleted),
-	} {
-		_, err := appendOne(st, int64(i+1), p)
-		require.NoError(t, err)
-	}
+	)
 	read(t, st, func(conn *sqlite.Conn) {
 		s, err := projections.SessionAt(conn, "s1", 3)
 		require.NoError(t, err)

@@ -23,10 +23,7 @@ func LastSourceIndexAt(conn *sqlite.Conn, rev int64) (int64, error) {
 // SourceHeldAt reports whether source path was indexed (and not removed)
 // as of rev, and how many work items it held then.
 func SourceHeldAt(conn *sqlite.Conn, path string, rev int64) (items int, ok bool, err error) {
-	err = query(conn, "source_row_at", func(st *sqlite.Stmt) {
-		st.SetText(":path", path)
-		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
+	err = query(conn, "source_row_at", keyAt(":path", path, rev), func(st *sqlite.Stmt) error {
 		items, ok = int(st.GetInt64("item_count")), true
 		return nil
 	})
@@ -84,8 +81,5 @@ func ItemBefore(conn *sqlite.Conn, key, path string, ordinal int, from int64) (r
 // SourceItemsAt lists the work items source path held as of rev, by key
 // and ordinal.
 func SourceItemsAt(conn *sqlite.Conn, path string, rev int64) ([]SourceItem, error) {
-	return scanSourceItems(conn, "item_of_source_at", func(st *sqlite.Stmt) {
-		st.SetText(":path", path)
-		st.SetInt64(":rev", rev)
-	})
+	return scanSourceItems(conn, "item_of_source_at", keyAt(":path", path, rev))
 }

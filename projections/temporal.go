@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/awr-dev/awr/events"
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 )
@@ -188,6 +189,18 @@ func setInterval(st *sqlite.Stmt, from, to int64) {
 	st.SetInt64(":node", node)
 }
 
+// closeOpen is the close of a revision-stamped table without an interval
+// index: statement name stamps valid_to = :seq on the open version of
+// the key bound to param.
+func closeOpen(name, param string) func(conn *sqlite.Conn, key string, seq int64) error {
+	return func(conn *sqlite.Conn, key string, seq int64) error {
+		return exec(conn, name, func(st *sqlite.Stmt) {
+			st.SetInt64(":seq", seq)
+			st.SetText(param, key)
+		})
+	}
+}
+
 // closeInterval closes the open version of a revision-stamped table with an
 // interval index: it reads the version's valid_from (openFrom), then stamps
 // valid_to, lvl and node (close).
@@ -278,4 +291,52 @@ func indexName(stmt string) (name string, unique, ok bool) {
 		return "", false, false
 	}
 	return f[2], unique, true
+}
+
+// versioned is a projection over one revision-stamped table (versions):
+// it gives the projection its bulk rebuild (BeginBulk, AbortBulk,
+// EndBulk) and an Apply that folds one event (step) and then spills
+// when the rebuild holds too much. A projection with in-memory state of
+// its own besides rows sets enter (made at BeginBulk) and leave (dropped
+// at AbortBulk and at EndBulk, a spill's included).
+type versioned[T any] struct {
+	base
+	rows  versions[T]
+	step  func(conn *sqlite.Conn, e *events.Event, v events.Payload) error
+	enter func()
+	leave func()
+}
+
+// BeginBulk starts a rebuild with the open versions held in memory.
+func (p *versioned[T]) BeginBulk(conn *sqlite.Conn) error {
+	p.rows.beginBulk()
+	if p.enter != nil {
+		p.enter()
+	}
+	return p.base.BeginBulk(conn)
+}
+
+// AbortBulk drops the in-memory state of a failed bulk build.
+func (p *versioned[T]) AbortBulk(conn *sqlite.Conn) {
+	p.rows.abortBulk()
+	if p.leave != nil {
+		p.leave()
+	}
+}
+
+// EndBulk writes the open versions and creates the indexes.
+func (p *versioned[T]) EndBulk(conn *sqlite.Conn) error {
+	if p.leave != nil {
+		p.leave()
+	}
+	return p.rows.finishBulk(conn, p.base)
+}
+
+// Apply folds e (step), then spills if a bulk rebuild holds more open
+// versions than it may.
+func (p *versioned[T]) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
+	if err := p.step(conn, e, v); err != nil {
+		return err
+	}
+	return p.rows.spill(conn, p.EndBulk)
 }

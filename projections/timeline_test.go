@@ -13,13 +13,8 @@ import (
 // items, s1 on W-1 from 2 to 4, s2 on W-2 from 3, s3 on W-1 from 5.
 func timelineLog(t *testing.T) *events.Store {
 	t.Helper()
-	st := openLog(t)
-	for i, p := range []events.Payload{declare("W-1", "W-2"), start("s1", "W-1"), start("s2", "W-2"),
-		end("s1", "W-1", events.OutcomeInterrupted), start("s3", "W-1")} {
-		_, err := appendOne(st, int64(i+1), p)
-		require.NoError(t, err)
-	}
-	return st
+	return logOf(t, declare("W-1", "W-2"), start("s1", "W-1"), start("s2", "W-2"),
+		end("s1", "W-1", events.OutcomeInterrupted), start("s3", "W-1"))
 }
 
 // TestLanesAt: each lane's sessions counted per interval of seqs, its

@@ -72,12 +72,7 @@ func newWork() *work {
 		{Name: "p_work_queue", Key: []string{"key", "source_path", "ordinal"}, HeadOnly: true},
 		{Name: "p_work_counts", Key: []string{"name"}, HeadOnly: true},
 	}}, tables: map[string]*elementTable{}}
-	p.sources = versions[Source]{insert: putSource, close: func(conn *sqlite.Conn, path string, seq int64) error {
-		return exec(conn, "source_close", func(st *sqlite.Stmt) {
-			st.SetInt64(":seq", seq)
-			st.SetText(":path", path)
-		})
-	}, load: func(conn *sqlite.Conn, path string, seq int64) (*Source, error) {
+	p.sources = versions[Source]{insert: putSource, close: closeOpen("source_close", ":path"), load: func(conn *sqlite.Conn, path string, seq int64) (*Source, error) {
 		return nil, nil // sources are replaced whole; the old version is never read
 	}}
 	for _, name := range []string{"item", "goal", "rule"} {
@@ -507,38 +502,45 @@ func restamped(name, lk, raw, hash string) (*elementValue, error) {
 	ordinal, _ := strconv.Atoi(ord)
 	switch name {
 	case "item":
-		var it events.WorkItem
-		if err := events.DecodeWorkItem([]byte(raw), &it); err != nil {
+		it, err := restampAs(raw, hash, events.DecodeWorkItem, func(it *events.WorkItem) *events.SourceRef { return &it.Source })
+		if it == nil || err != nil {
 			return nil, err
 		}
-		if it.Source.ContentHash == "" || it.Source.ContentHash == hash {
-			return nil, nil
-		}
-		events.Restamp(&it.Source, hash)
-		return &elementValue{key: key, ordinal: ordinal, value: it, cols: map[string]string{
+		return &elementValue{key: key, ordinal: ordinal, value: *it, cols: map[string]string{
 			":title": it.Title, ":status": it.Status, ":priority": it.Priority, ":goal": it.Goal}}, nil
 	case "goal":
-		var g events.Goal
-		if err := json.Unmarshal([]byte(raw), &g); err != nil {
+		g, err := restampAs(raw, hash, unmarshalInto[events.Goal], func(g *events.Goal) *events.SourceRef { return &g.Source })
+		if g == nil || err != nil {
 			return nil, err
 		}
-		if g.Source.ContentHash == "" || g.Source.ContentHash == hash {
-			return nil, nil
-		}
-		events.Restamp(&g.Source, hash)
-		return &elementValue{key: key, value: g, cols: map[string]string{":title": g.Title, ":status": g.Status}}, nil
+		return &elementValue{key: key, value: *g, cols: map[string]string{":title": g.Title, ":status": g.Status}}, nil
 	default:
-		var r events.Rule
-		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		r, err := restampAs(raw, hash, unmarshalInto[events.Rule], func(r *events.Rule) *events.SourceRef { return &r.Source })
+		if r == nil || err != nil {
 			return nil, err
 		}
-		if r.Source.ContentHash == "" || r.Source.ContentHash == hash {
-			return nil, nil
-		}
-		events.Restamp(&r.Source, hash)
-		return &elementValue{key: key, value: r, cols: map[string]string{":strength": r.Strength}}, nil
+		return &elementValue{key: key, value: *r, cols: map[string]string{":strength": r.Strength}}, nil
 	}
 }
+
+// restampAs decodes raw as a T and returns it with its source reference
+// (source) restamped with hash, or nil when the reference has no content
+// hash or has hash already.
+func restampAs[T any](raw, hash string, decode func([]byte, *T) error, source func(*T) *events.SourceRef) (*T, error) {
+	var v T
+	if err := decode([]byte(raw), &v); err != nil {
+		return nil, err
+	}
+	ref := source(&v)
+	if ref.ContentHash == "" || ref.ContentHash == hash {
+		return nil, nil
+	}
+	events.Restamp(ref, hash)
+	return &v, nil
+}
+
+// unmarshalInto is json.Unmarshal into a *T.
+func unmarshalInto[T any](b []byte, v *T) error { return json.Unmarshal(b, v) }
 
 // SourcesAt lists the sources indexed as of rev; head says rev is the log's
 // head, which reads only current rows.
@@ -646,54 +648,28 @@ func mergeSources(items []WorkItem) []WorkItem {
 // WorkItemAt returns the work items with key as of rev: one normally, more
 // when two sources declare the same key.
 func WorkItemAt(conn *sqlite.Conn, key string, rev int64) ([]WorkItem, error) {
-	return scanItems(conn, "item_by_key_at", 1, func(st *sqlite.Stmt) {
-		st.SetText(":key", key)
-		st.SetInt64(":rev", rev)
-	})
+	return scanItems(conn, "item_by_key_at", 1, keyAt(":key", key, rev))
 }
 
 // GoalsAt lists goals as of rev.
 func GoalsAt(conn *sqlite.Conn, rev int64) ([]events.Goal, error) {
-	var out []events.Goal
-	err := query(conn, "goal_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, func(st *sqlite.Stmt) error {
-		var g events.Goal
-		if err := json.Unmarshal([]byte(st.GetText("goal")), &g); err != nil {
-			return err
-		}
-		out = append(out, g)
-		return nil
-	})
-	return out, err
+	return queryRows(conn, "goal_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, jsonColumn[events.Goal]("goal"))
 }
 
 // RulesAt lists rules as of rev.
 func RulesAt(conn *sqlite.Conn, rev int64) ([]events.Rule, error) {
-	var out []events.Rule
-	err := query(conn, "rule_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, func(st *sqlite.Stmt) error {
-		var r events.Rule
-		if err := json.Unmarshal([]byte(st.GetText("rule")), &r); err != nil {
-			return err
-		}
-		out = append(out, r)
-		return nil
-	})
-	return out, err
+	return queryRows(conn, "rule_list_at", func(st *sqlite.Stmt) { st.SetInt64(":rev", rev) }, jsonColumn[events.Rule]("rule"))
 }
 
 // ItemChangedAfter returns the first seq in (from, rev] at which a version
 // of work item key began or ended (a source_indexed event changed it), or
 // 0 when none did.
 func ItemChangedAfter(conn *sqlite.Conn, key string, from, rev int64) (int64, error) {
-	var seq int64
-	err := query(conn, "item_changed_between", func(st *sqlite.Stmt) {
+	return queryInt64(conn, "item_changed_between", "seq", func(st *sqlite.Stmt) {
 		st.SetText(":key", key)
 		st.SetInt64(":from", from)
 		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		seq = st.GetInt64("seq")
-		return nil
 	})
-	return seq, err
 }
 
 // ItemVersion is one version of a work item and the seq it began at.

@@ -209,16 +209,12 @@ func TestWork_Apply(t *testing.T) {
 // versions since a revision list what changed.
 func TestWork_Reads(t *testing.T) {
 	t.Parallel()
-	st := openLog(t)
-	for i, p := range []events.Payload{
+	st := logOf(t,
 		index("tasks.md", "h1", item("B", "Bee", "todo"), item("D", "Dee", "todo")),  // 1
 		index("other.md", "o1", item("A", "Ay", "todo"), item("C", "See", "todo")),   // 2
 		index("tasks.md", "h2", item("B", "Bee", "doing"), item("D", "Dee", "todo")), // 3
 		index("tasks.md", "h3", item("B", "Bee", "done"), item("D", "Dee", "todo")),  // 4
-	} {
-		_, err := appendOne(st, int64(i+1), p)
-		require.NoError(t, err)
-	}
+	)
 	read(t, st, func(conn *sqlite.Conn) {
 		keys := func(items []projections.WorkItem) []string {
 			var out []string

@@ -159,8 +159,7 @@ func workOf(v events.Payload) string {
 // WorkEventsAt returns up to limit events of work at rev (of one kind when
 // kind is not empty), newest first; a negative limit returns them all.
 func WorkEventsAt(conn *sqlite.Conn, work string, kind events.Kind, rev int64, limit int) ([]*events.Event, error) {
-	var out []*events.Event
-	err := query(conn, "worklog_events_desc", func(st *sqlite.Stmt) {
+	return queryRows(conn, "worklog_events_desc", func(st *sqlite.Stmt) {
 		st.SetText(":work", work)
 		st.SetInt64(":rev", rev)
 		if kind == "" {
@@ -169,11 +168,7 @@ func WorkEventsAt(conn *sqlite.Conn, work string, kind events.Kind, rev int64, l
 			st.SetText(":kind", string(kind))
 		}
 		st.SetInt64(":limit", int64(limit))
-	}, func(st *sqlite.Stmt) error {
-		out = append(out, events.EventFromRow(st))
-		return nil
-	})
-	return out, err
+	}, always(events.EventFromRow))
 }
 
 // LatestCheckpointsOfWorkAt returns the last n checkpoints recorded on

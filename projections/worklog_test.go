@@ -110,8 +110,7 @@ func TestWorklog_Apply(t *testing.T) {
 // events that changed the item.
 func TestWorklog_Reads(t *testing.T) {
 	t.Parallel()
-	st := openLog(t)
-	for i, p := range []events.Payload{
+	st := logOf(t,
 		declare("W-1", "W-2"),         // 1
 		start("s1", "W-1"),            // 2
 		checkpoint("s1", "W-1", "d1"), // 3
@@ -120,10 +119,7 @@ func TestWorklog_Reads(t *testing.T) {
 		checkpoint("s2", "W-2", "e1"), // 6
 		checkpoint("s1", "W-1", "d3"), // 7
 		index("tasks.md", "h2", events.WorkItem{Key: "W-1", Title: "Do W-1", Status: "done"}, events.WorkItem{Key: "W-2", Title: "Do W-2", Status: "todo"}), // 8
-	} {
-		_, err := appendOne(st, int64(i+1), p)
-		require.NoError(t, err)
-	}
+	)
 	read(t, st, func(conn *sqlite.Conn) {
 		seqs := func(evs []*events.Event) []int64 {
 			var out []int64

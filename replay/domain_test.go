@@ -20,7 +20,7 @@ func forge(t *testing.T, export []byte, edit func(evs []*events.Event) int) stri
 	t.Helper()
 	var b strings.Builder
 	for _, e := range forgeEvents(t, export, edit) {
-		line, err := jsonMarshal(e.ToEnvelope())
+		line, err := events.EncodeJSON(e.ToEnvelope())
 		require.NoError(t, err)
 		b.Write(line)
 		b.WriteString("\n")

@@ -124,7 +124,7 @@ var forgeries = []forgery{
 		pi, err := events.Decode(evs[0])
 		require.NoError(t, err)
 		id := pi.(*events.ProjectInitialized).ProjectID
-		raw, err := jsonMarshal(events.ProjectForked{ProjectID: id, OriginProjectID: id, OriginHeadSeq: 13, OriginHeadHash: hex.EncodeToString(evs[12].Hash), By: "mallory"})
+		raw, err := events.EncodeJSON(events.ProjectForked{ProjectID: id, OriginProjectID: id, OriginHeadSeq: 13, OriginHeadHash: hex.EncodeToString(evs[12].Hash), By: "mallory"})
 		require.NoError(t, err)
 		raw, err = events.CanonicalJSON(bytes.TrimSpace(raw))
 		require.NoError(t, err)
@@ -164,7 +164,7 @@ func jsonl(t *testing.T, evs []*events.Event) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	for _, e := range evs {
-		line, err := jsonMarshal(e.ToEnvelope())
+		line, err := events.EncodeJSON(e.ToEnvelope())
 		require.NoError(t, err)
 		b.Write(line)
 		b.WriteByte('\n')

@@ -3,7 +3,6 @@ package replay_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"testing"
 
@@ -27,7 +26,7 @@ func FuzzDecodeEnvelopeLine(f *testing.F) {
 		if err != nil {
 			return
 		}
-		b, err := jsonMarshal(e.ToEnvelope())
+		b, err := events.EncodeJSON(e.ToEnvelope())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +34,7 @@ func FuzzDecodeEnvelopeLine(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoded envelope refused: %v\n%s", err, b)
 		}
-		b2, err := jsonMarshal(back.ToEnvelope())
+		b2, err := events.EncodeJSON(back.ToEnvelope())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,14 +73,4 @@ func FuzzImport(f *testing.F) {
 			t.Fatalf("imported log does not verify: %v", err)
 		}
 	})
-}
-
-func jsonMarshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

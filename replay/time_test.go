@@ -33,7 +33,7 @@ func TestTime_RunsBackwards(t *testing.T) {
 		_, export := demoProject(t)
 		var b strings.Builder
 		for _, e := range backwards(t, export) {
-			line, err := jsonMarshal(e.ToEnvelope())
+			line, err := events.EncodeJSON(e.ToEnvelope())
 			require.NoError(t, err)
 			b.Write(line)
 			b.WriteString("\n")

@@ -14,18 +14,17 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
+	"github.com/awr-dev/awr/events/storetest"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
-// exec runs statements on the database at dbURL as its owner.
+// execAll runs statements on the database at dbURL as its owner.
 func execAll(t *testing.T, dbURL string, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	conn := ownerConn(t, dbURL)
 	for _, s := range stmts {
 		_, err := conn.Exec(ctx, s)
 		require.NoError(t, err, s)
@@ -44,7 +43,18 @@ func asUser(t *testing.T, dbURL, user string) string {
 	return u.String()
 }
 
-// requireNothingWritten checks the project's head is still at rev.
+// startedProject opens project p on a new database holding one event,
+// session s1's start (seq 1).
+func startedProject(t *testing.T) (string, *pgstore.Store) {
+	t.Helper()
+	dbURL := newDatabase(t)
+	st := open(t, dbURL, "p")
+	_, err := storetest.AppendAll(context.Background(), st, writeOpts(1, t0), storetest.Started("s1"))
+	require.NoError(t, err)
+	return dbURL, st
+}
+
+// requireHead checks the project's head is still at rev.
 func requireHead(t *testing.T, st *pgstore.Store, rev int64) {
 	t.Helper()
 	h, err := st.Head(context.Background())
@@ -63,15 +73,12 @@ func TestStore_BadServers(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("ReadOnlyServer", func(t *testing.T) {
-		dbURL := newDatabase(t)
-		st := open(t, dbURL, "p")
-		_, err := appendAll(ctx, st, writeOpts(1, t0), started("s1"))
-		require.NoError(t, err)
+		dbURL, st := startedProject(t)
 		name := strings.TrimPrefix(mustURL(t, dbURL).Path, "/")
 		execAll(t, dbURL, "ALTER DATABASE "+name+" SET default_transaction_read_only = on")
 		st.Close()
 		st = open(t, dbURL, "p")
-		_, err = appendAll(ctx, st, writeOpts(2, t0), started("s2"))
+		_, err := storetest.AppendAll(ctx, st, writeOpts(2, t0), storetest.Started("s2"))
 		requireCause(t, err, "is read-only")
 		cache := cacheAt(t, dbURL, "p", filepath.Join(t.TempDir(), "c.db"))
 		_, err = cacheWrite(t, cache, cacheOpts(3), "s3")
@@ -80,10 +87,7 @@ func TestStore_BadServers(t *testing.T) {
 		requireHead(t, st, 1)
 	})
 	t.Run("ReadOnlyRole", func(t *testing.T) {
-		dbURL := newDatabase(t)
-		st := open(t, dbURL, "p")
-		_, err := appendAll(ctx, st, writeOpts(1, t0), started("s1"))
-		require.NoError(t, err)
+		dbURL, st := startedProject(t)
 		role := fmt.Sprintf("awr_reader_%d", time.Now().UnixNano())
 		execAll(t, dbURL, "CREATE ROLE "+role+" LOGIN", "GRANT SELECT ON ALL TABLES IN SCHEMA public TO "+role)
 		t.Cleanup(func() {
@@ -91,7 +95,7 @@ func TestStore_BadServers(t *testing.T) {
 			execAll(t, serverURL(t), "DROP ROLE IF EXISTS "+role)
 		})
 		ro := open(t, asUser(t, dbURL, role), "p")
-		_, err = appendAll(ctx, ro, writeOpts(2, t0), started("s2"))
+		_, err := storetest.AppendAll(ctx, ro, writeOpts(2, t0), storetest.Started("s2"))
 		requireCause(t, err, "may not write the project's log")
 		require.Equal(t, role, fault.As(err).Details["user"])
 		cache := cacheAt(t, asUser(t, dbURL, role), "p", filepath.Join(t.TempDir(), "c.db"))
@@ -100,14 +104,11 @@ func TestStore_BadServers(t *testing.T) {
 		requireHead(t, st, 1)
 	})
 	t.Run("DroppedTable", func(t *testing.T) {
-		dbURL := newDatabase(t)
-		st := open(t, dbURL, "p")
-		_, err := appendAll(ctx, st, writeOpts(1, t0), started("s1"))
-		require.NoError(t, err)
+		dbURL, st := startedProject(t)
 		execAll(t, dbURL, "DROP TABLE awr_requests")
 		o := writeOpts(2, t0)
 		o.RequestID, o.Fingerprint = "r-1", "f"
-		_, err = appendAll(ctx, st, o, started("s2"))
+		_, err := storetest.AppendAll(ctx, st, o, storetest.Started("s2"))
 		requireCause(t, err, "schema")
 		require.ErrorContains(t, err, "damaged")
 		require.ErrorContains(t, err, "awr_requests")

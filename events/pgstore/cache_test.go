@@ -14,7 +14,6 @@ import (
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -115,9 +114,7 @@ func TestCache_AcrossMachines(t *testing.T) {
 	// its last event replaced, as someone with the database's owner
 	// rights could) is refused on read and on write: the cache is never
 	// patched to agree.
-	admin, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer admin.Close(ctx)
+	admin := ownerConn(t, dbURL)
 	forged := make([]byte, events.HashSize)
 	forged[0] = 0xff
 	_, err = admin.Exec(ctx, "ALTER TABLE awr_events DISABLE TRIGGER USER")

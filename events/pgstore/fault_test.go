@@ -20,40 +20,15 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
+	"github.com/awr-dev/awr/events/storetest"
 	"github.com/awr-dev/awr/internal/fault"
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
 var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
-func started(id string) events.NewEvent {
-	return events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}}
-}
-
 func writeOpts(seed int64, now time.Time) events.WriteOptions {
 	return events.WriteOptions{Now: now, Entropy: rand.New(rand.NewSource(seed)), Actor: "pgstore-test"}
-}
-
-func appendAll(ctx context.Context, log events.Log, o events.WriteOptions, evs ...events.NewEvent) (*events.WriteResult, error) {
-	return log.Append(ctx, o, func(tx events.Appender) (any, error) {
-		for _, ne := range evs {
-			if _, err := tx.Append(ne); err != nil {
-				return nil, err
-			}
-		}
-		return map[string]int{"appended": len(evs)}, nil
-	})
-}
-
-func scanAll(t *testing.T, log events.Log) []*events.Event {
-	t.Helper()
-	var out []*events.Event
-	require.NoError(t, log.Scan(context.Background(), 1, 1<<62, func(e *events.Event) error {
-		out = append(out, e)
-		return nil
-	}))
-	return out
 }
 
 // requireChain checks that evs are seqs 1..n of one sound hash chain with
@@ -70,6 +45,13 @@ func requireChain(t *testing.T, evs []*events.Event, head events.Head) {
 	}
 	require.Equal(t, int64(len(evs)), head.Revision)
 	require.Equal(t, chain.Head(), head.Hash)
+}
+
+// requireSound checks log holds one sound chain (requireChain) up to its
+// head.
+func requireSound(t *testing.T, log events.Log) {
+	t.Helper()
+	requireChain(t, storetest.All(t, log), storetest.Head(t, log))
 }
 
 // Environment of the child process TestStore_TwoProcesses starts.
@@ -119,8 +101,8 @@ func TestStore_TwoProcesses(t *testing.T) {
 		require.Equal(t, writes*2, n, "every write of the child is acknowledged: %s", c.out)
 	}
 	st := open(t, dbURL, "race")
-	got := scanAll(t, st)
-	requireChain(t, got, headOf(t, st))
+	got := storetest.All(t, st)
+	requireChain(t, got, storetest.Head(t, st))
 	require.Len(t, got, len(acked), "the log holds exactly the acknowledged events")
 	for _, e := range got {
 		seq, ok := acked[e.ID]
@@ -149,20 +131,13 @@ func TestHelperProcess_Append(t *testing.T) {
 		o := writeOpts(int64(len(name))*1000+int64(i)+int64(name[1])*100000, t0.Add(time.Duration(i)*time.Millisecond))
 		rev := seen
 		o.ExpectedRevision, o.Streams = &rev, []string{"session/" + name}
-		res, err := appendAll(ctx, st, o, started(name), events.NewEvent{Stream: "work/" + name, Payload: events.ClaimReleased{ClaimID: "c", Work: name, Reason: events.ReleaseExplicit}})
+		res, err := storetest.AppendAll(ctx, st, o, storetest.Started(name), events.NewEvent{Stream: "work/" + name, Payload: events.ClaimReleased{ClaimID: "c", Work: name, Reason: events.ReleaseExplicit}})
 		require.NoError(t, err)
 		for _, e := range res.Events {
 			fmt.Printf("ack:%s %d\n", e.ID, e.Seq)
 		}
 		seen = res.Revision
 	}
-}
-
-func headOf(t *testing.T, log events.Log) events.Head {
-	t.Helper()
-	h, err := log.Head(context.Background())
-	require.NoError(t, err)
-	return h
 }
 
 // TestStore_TerminatedMidTransaction ends a writer's connection from the
@@ -174,17 +149,15 @@ func TestStore_TerminatedMidTransaction(t *testing.T) {
 	ctx := context.Background()
 	dbURL := newDatabase(t)
 	st := open(t, dbURL, "p")
-	_, err := appendAll(ctx, st, writeOpts(1, t0), started("before"))
+	_, err := storetest.AppendAll(ctx, st, writeOpts(1, t0), storetest.Started("before"))
 	require.NoError(t, err)
 
-	admin, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer admin.Close(ctx)
+	admin := ownerConn(t, dbURL)
 	o := writeOpts(2, t0.Add(time.Second))
 	o.RequestID, o.Fingerprint = "req-killed", "fp"
 	_, err = st.Append(ctx, o, func(tx events.Appender) (any, error) {
 		for _, id := range []string{"k1", "k2"} {
-			if _, err := tx.Append(started(id)); err != nil {
+			if _, err := tx.Append(storetest.Started(id)); err != nil {
 				return nil, err
 			}
 		}
@@ -206,11 +179,11 @@ func TestStore_TerminatedMidTransaction(t *testing.T) {
 	require.Zero(t, rows, "the request id was not used up")
 
 	// The same store continues: the pool replaces the dead connection.
-	res, err := appendAll(ctx, st, o, started("k1"))
+	res, err := storetest.AppendAll(ctx, st, o, storetest.Started("k1"))
 	require.NoError(t, err)
 	require.False(t, res.Replayed)
 	require.EqualValues(t, 2, res.Revision)
-	requireChain(t, scanAll(t, st), headOf(t, st))
+	requireSound(t, st)
 }
 
 // TestStore_SameAsSQLite writes the same events with the same clock and
@@ -231,9 +204,9 @@ func TestStore_SameAsSQLite(t *testing.T) {
 		req   string
 		evs   []events.NewEvent
 	}{
-		{0, "req-1", []events.NewEvent{started("s1"), {Stream: "session/s1", Payload: checkpoint, ID: "01JCHECKPOINT0000000000000"}}},
+		{0, "req-1", []events.NewEvent{storetest.Started("s1"), {Stream: "session/s1", Payload: checkpoint, ID: "01JCHECKPOINT0000000000000"}}},
 		{-time.Second, "", []events.NewEvent{{Stream: "work/W-1", Payload: &events.ClaimAcquired{ClaimID: "c1", Work: "W-1", SessionID: "s1", Agent: "a", ExpiresAt: 1 << 50, FencingToken: 3}}}},
-		{2 * time.Second, "req-2", []events.NewEvent{started("s2"), started("s1")}},
+		{2 * time.Second, "req-2", []events.NewEvent{storetest.Started("s2"), storetest.Started("s1")}},
 		{3 * time.Second, "", []events.NewEvent{{Stream: "work/W-1", Payload: events.ClaimReleased{ClaimID: "c1", Work: "W-1", Reason: events.ReleaseExplicit}}}},
 	}
 	for _, log := range []events.Log{pg, lite} {
@@ -242,17 +215,17 @@ func TestStore_SameAsSQLite(t *testing.T) {
 			if w.req != "" {
 				o.RequestID, o.Fingerprint = w.req, "fp-"+w.req
 			}
-			_, err := appendAll(ctx, log, o, w.evs...)
+			_, err := storetest.AppendAll(ctx, log, o, w.evs...)
 			require.NoError(t, err)
 		}
 	}
-	fromPG, fromSQLite := scanAll(t, pg), scanAll(t, lite)
+	fromPG, fromSQLite := storetest.All(t, pg), storetest.All(t, lite)
 	require.Len(t, fromPG, 6)
 	require.Equal(t, fromSQLite, fromPG, "the same events, envelope and bytes")
 	for i := range fromPG {
 		require.Equal(t, fromSQLite[i].ToEnvelope(), fromPG[i].ToEnvelope())
 	}
-	hp, hs := headOf(t, pg), headOf(t, lite)
+	hp, hs := storetest.Head(t, pg), storetest.Head(t, lite)
 	require.Equal(t, hs, hp, "the same head: revision, hash and time")
 	requireChain(t, fromPG, hp)
 	raw, err := json.Marshal(fromPG[0].ToEnvelope())
@@ -268,17 +241,17 @@ func TestStore_Projects(t *testing.T) {
 	dbURL := newDatabase(t)
 	a, b := open(t, dbURL, "alpha"), open(t, dbURL, "beta")
 	for i := range 3 {
-		_, err := appendAll(ctx, a, writeOpts(int64(i), t0), started(fmt.Sprintf("a%d", i)))
+		_, err := storetest.AppendAll(ctx, a, writeOpts(int64(i), t0), storetest.Started(fmt.Sprintf("a%d", i)))
 		require.NoError(t, err)
 	}
-	require.Equal(t, events.Head{Hash: make([]byte, events.HashSize)}, headOf(t, b), "another project's events are not this one's")
-	res, err := appendAll(ctx, b, writeOpts(9, t0), started("a0"))
+	require.Equal(t, events.Head{Hash: make([]byte, events.HashSize)}, storetest.Head(t, b), "another project's events are not this one's")
+	res, err := storetest.AppendAll(ctx, b, writeOpts(9, t0), storetest.Started("a0"))
 	require.NoError(t, err)
 	require.EqualValues(t, 1, res.Revision)
 	require.EqualValues(t, 1, res.Events[0].StreamVersion, "stream versions are per project")
-	requireChain(t, scanAll(t, a), headOf(t, a))
-	requireChain(t, scanAll(t, b), headOf(t, b))
-	require.EqualValues(t, 3, headOf(t, a).Revision)
+	requireSound(t, a)
+	requireSound(t, b)
+	require.EqualValues(t, 3, storetest.Head(t, a).Revision)
 }
 
 // TestOpen_NoLockWhenCurrent: opening a project whose database is at this
@@ -290,11 +263,9 @@ func TestOpen_NoLockWhenCurrent(t *testing.T) {
 	ctx := context.Background()
 	dbURL := newDatabase(t)
 	open(t, dbURL, "known").Close()
-	admin, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer admin.Close(ctx)
+	admin := ownerConn(t, dbURL)
 	const migrateLock = 0x6177722e7067 // "awr.pg", the store's migration lock
-	_, err = admin.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrateLock))
+	_, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrateLock))
 	require.NoError(t, err)
 	quick, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -309,7 +280,7 @@ func TestOpen_NoLockWhenCurrent(t *testing.T) {
 	require.NoError(t, err)
 	s, err = pgstore.Open(ctx, dbURL, pgstore.Options{Project: "new"})
 	require.NoError(t, err)
-	require.Equal(t, events.Head{Hash: make([]byte, events.HashSize)}, headOf(t, s))
+	require.Equal(t, events.Head{Hash: make([]byte, events.HashSize)}, storetest.Head(t, s))
 	s.Close()
 }
 
@@ -319,10 +290,8 @@ func TestOpen_SchemaNewer(t *testing.T) {
 	ctx := context.Background()
 	dbURL := newDatabase(t)
 	open(t, dbURL, "p").Close()
-	admin, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer admin.Close(ctx)
-	_, err = admin.Exec(ctx, "INSERT INTO awr_schema_migrations (version) VALUES ($1)", pgstore.SchemaVersion()+1)
+	admin := ownerConn(t, dbURL)
+	_, err := admin.Exec(ctx, "INSERT INTO awr_schema_migrations (version) VALUES ($1)", pgstore.SchemaVersion()+1)
 	require.NoError(t, err)
 	_, err = pgstore.Open(ctx, dbURL, pgstore.Options{Project: "p"})
 	require.True(t, fault.Is(err, fault.Storage), "got %v", err)
@@ -394,11 +363,9 @@ func TestStore_AppendOnly(t *testing.T) {
 	ctx := context.Background()
 	dbURL := newDatabase(t)
 	st := open(t, dbURL, "p")
-	_, err := appendAll(ctx, st, writeOpts(1, t0), started("s"))
+	_, err := storetest.AppendAll(ctx, st, writeOpts(1, t0), storetest.Started("s"))
 	require.NoError(t, err)
-	admin, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer admin.Close(ctx)
+	admin := ownerConn(t, dbURL)
 	for _, stmt := range []string{
 		"UPDATE awr_events SET actor = 'mallory'",
 		"DELETE FROM awr_events",
@@ -408,8 +375,8 @@ func TestStore_AppendOnly(t *testing.T) {
 		_, err := admin.Exec(ctx, stmt)
 		require.Error(t, err, stmt)
 	}
-	requireChain(t, scanAll(t, st), headOf(t, st))
-	require.EqualValues(t, 1, headOf(t, st).Revision)
+	requireSound(t, st)
+	require.EqualValues(t, 1, storetest.Head(t, st).Revision)
 }
 
 // TestStore_LockWaitBoundedByCtx holds a project's head row from another
@@ -421,9 +388,7 @@ func TestStore_LockWaitBoundedByCtx(t *testing.T) {
 	ctx := context.Background()
 	dbURL := newDatabase(t)
 	st := open(t, dbURL, "p")
-	holder, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer holder.Close(ctx)
+	holder := ownerConn(t, dbURL)
 	lock, err := holder.Begin(ctx)
 	require.NoError(t, err)
 	_, err = lock.Exec(ctx, "SELECT seq FROM awr_heads WHERE project = 'p' FOR UPDATE")
@@ -431,12 +396,12 @@ func TestStore_LockWaitBoundedByCtx(t *testing.T) {
 
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	_, err = appendAll(short, st, writeOpts(1, t0), started("waits"))
+	_, err = storetest.AppendAll(short, st, writeOpts(1, t0), storetest.Started("waits"))
 	require.True(t, fault.Is(err, fault.Storage), "want Storage, got %v", err)
 	require.Contains(t, err.Error(), "gave up waiting")
 	require.NoError(t, lock.Rollback(ctx))
 
-	res, err := appendAll(ctx, st, writeOpts(2, t0), started("after"))
+	res, err := storetest.AppendAll(ctx, st, writeOpts(2, t0), storetest.Started("after"))
 	require.NoError(t, err)
 	require.EqualValues(t, 1, res.Revision)
 }
@@ -448,12 +413,10 @@ func TestStore_Notify(t *testing.T) {
 	ctx := context.Background()
 	dbURL := newDatabase(t)
 	st := open(t, dbURL, "p")
-	listener, err := pgx.Connect(ctx, dbURL)
+	listener := ownerConn(t, dbURL)
+	_, err := listener.Exec(ctx, "LISTEN awr_events")
 	require.NoError(t, err)
-	defer listener.Close(ctx)
-	_, err = listener.Exec(ctx, "LISTEN awr_events")
-	require.NoError(t, err)
-	_, err = appendAll(ctx, st, writeOpts(1, t0), started("a"), started("b"))
+	_, err = storetest.AppendAll(ctx, st, writeOpts(1, t0), storetest.Started("a"), storetest.Started("b"))
 	require.NoError(t, err)
 	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -483,16 +446,14 @@ func TestOpen_Concurrent(t *testing.T) {
 		require.NoError(t, errs[i])
 		t.Cleanup(func() { stores[i].Close() })
 	}
-	admin, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer admin.Close(ctx)
+	admin := ownerConn(t, dbURL)
 	var versions, heads int
 	require.NoError(t, admin.QueryRow(ctx, "SELECT count(*) FROM awr_schema_migrations").Scan(&versions))
 	require.Equal(t, pgstore.SchemaVersion(), versions, "each migration is applied once")
 	require.NoError(t, admin.QueryRow(ctx, "SELECT count(*) FROM awr_heads").Scan(&heads))
 	require.Equal(t, 1, heads)
 	for i, st := range stores {
-		res, err := appendAll(ctx, st, writeOpts(int64(i), t0), started(fmt.Sprintf("s%d", i)))
+		res, err := storetest.AppendAll(ctx, st, writeOpts(int64(i), t0), storetest.Started(fmt.Sprintf("s%d", i)))
 		require.NoError(t, err)
 		require.EqualValues(t, i+1, res.Revision)
 	}
@@ -509,7 +470,7 @@ func TestStore_WriterKilled(t *testing.T) {
 	ctx := context.Background()
 	dbURL := newDatabase(t)
 	st := open(t, dbURL, "p")
-	_, err := appendAll(ctx, st, writeOpts(1, t0), started("before"))
+	_, err := storetest.AppendAll(ctx, st, writeOpts(1, t0), storetest.Started("before"))
 	require.NoError(t, err)
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess_KilledMidAppend$", "-test.count=1")
@@ -530,11 +491,11 @@ func TestStore_WriterKilled(t *testing.T) {
 	require.NoError(t, cmd.Process.Kill())
 	require.Error(t, cmd.Wait())
 
-	res, err := appendAll(ctx, st, writeOpts(2, t0.Add(time.Second)), started("after"))
+	res, err := storetest.AppendAll(ctx, st, writeOpts(2, t0.Add(time.Second)), storetest.Started("after"))
 	require.NoError(t, err)
 	require.EqualValues(t, 2, res.Revision, "the killed write left nothing behind")
-	got := scanAll(t, st)
-	requireChain(t, got, headOf(t, st))
+	got := storetest.All(t, st)
+	requireChain(t, got, storetest.Head(t, st))
 	require.Equal(t, "session/after", got[1].Stream)
 }
 
@@ -551,7 +512,7 @@ func TestHelperProcess_KilledMidAppend(t *testing.T) {
 	require.NoError(t, err)
 	_, err = st.Append(ctx, writeOpts(3, t0), func(tx events.Appender) (any, error) {
 		for _, id := range []string{"k1", "k2"} {
-			if _, err := tx.Append(started(id)); err != nil {
+			if _, err := tx.Append(storetest.Started(id)); err != nil {
 				return nil, err
 			}
 		}
@@ -575,7 +536,7 @@ func TestStore_IdleLimit(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	other := open(t, dbURL, "p")
-	_, err = appendAll(ctx, st, writeOpts(1, t0), started("before"))
+	_, err = storetest.AppendAll(ctx, st, writeOpts(1, t0), storetest.Started("before"))
 	require.NoError(t, err)
 	setting := func(tx events.Appender) (string, error) {
 		var v string
@@ -598,7 +559,7 @@ func TestStore_IdleLimit(t *testing.T) {
 			if v, err := setting(tx); err != nil || v != "300ms" {
 				return nil, fmt.Errorf("idle_in_transaction_session_timeout is %q (%v)", v, err)
 			}
-			if _, err := tx.Append(started("stalled")); err != nil {
+			if _, err := tx.Append(storetest.Started("stalled")); err != nil {
 				return nil, err
 			}
 			close(stalled)
@@ -616,17 +577,15 @@ func TestStore_IdleLimit(t *testing.T) {
 	// once the stalled write has been idle for the limit.
 	wait, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	res, err := appendAll(wait, other, writeOpts(4, t0.Add(2*time.Second)), started("after"))
+	res, err := storetest.AppendAll(wait, other, writeOpts(4, t0.Add(2*time.Second)), storetest.Started("after"))
 	require.NoError(t, err, "the stalled write's lock was released")
 	require.EqualValues(t, 2, res.Revision)
 	close(resume)
 	err = <-done
 	require.True(t, fault.Is(err, fault.Storage), "want Storage, got %v", err)
-	admin, err := pgx.Connect(ctx, dbURL)
-	require.NoError(t, err)
-	defer admin.Close(ctx)
+	admin := ownerConn(t, dbURL)
 	var stored int64
 	require.NoError(t, admin.QueryRow(ctx, "SELECT count(*) FROM awr_events WHERE project = 'p'").Scan(&stored))
 	require.EqualValues(t, 2, stored, "nothing of the stalled write is stored")
-	requireChain(t, scanAll(t, other), headOf(t, other))
+	requireSound(t, other)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/events/storetest"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ func TestStore_Fenced(t *testing.T) {
 	ctx := context.Background()
 	dbURL := newDatabase(t)
 	direct := open(t, dbURL, "p")
-	_, err := appendAll(ctx, direct, writeOpts(1, t0), started("s1"), started("s2"))
+	_, err := storetest.AppendAll(ctx, direct, writeOpts(1, t0), storetest.Started("s1"), storetest.Started("s2"))
 	require.NoError(t, err)
 	other := cacheAt(t, dbURL, "p", filepath.Join(t.TempDir(), "b.db"))
 	_, err = other.CatchUp(ctx)
@@ -38,7 +39,7 @@ func TestStore_Fenced(t *testing.T) {
 	require.Contains(t, m.To, movedPath)
 	require.EqualValues(t, 2, m.Revision)
 
-	_, err = appendAll(ctx, direct, writeOpts(2, t0.Add(time.Minute)), started("s3"))
+	_, err = storetest.AppendAll(ctx, direct, writeOpts(2, t0.Add(time.Minute)), storetest.Started("s3"))
 	require.True(t, fault.Is(err, fault.InvalidTransition), "%v", err)
 	require.ErrorContains(t, err, movedPath)
 	_, err = cacheWrite(t, other, cacheOpts(3), "s4")

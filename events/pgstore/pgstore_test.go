@@ -10,6 +10,7 @@ import (
 	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/events/storetest"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,18 +30,35 @@ func open(t *testing.T, dbURL, project string) *pgstore.Store {
 	return st
 }
 
+// ownerConn connects to the database at dbURL as its owner, beside any
+// store; the connection is closed when t ends.
+func ownerConn(t *testing.T, dbURL string) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close(ctx) })
+	return conn
+}
+
 // pgDBs maps each test to its database, so that further opens for the same
 // test are other instances on one database, as other processes are.
 var pgDBs sync.Map // *testing.T -> string
 
 func openPG(t *testing.T) events.Log {
 	t.Helper()
+	return open(t, testDatabase(t), "conformance")
+}
+
+// testDatabase is t's database (pgDBs), created at its first call.
+func testDatabase(t *testing.T) string {
+	t.Helper()
 	dbURL, ok := pgDBs.Load(t)
 	if !ok {
 		dbURL, _ = pgDBs.LoadOrStore(t, newDatabase(t))
 		t.Cleanup(func() { pgDBs.Delete(t) })
 	}
-	return open(t, dbURL.(string), "conformance")
+	return dbURL.(string)
 }
 
 // TestStore_Conformance holds the PostgreSQL store to the event store
@@ -56,21 +74,7 @@ func TestStore_Conformance(t *testing.T) {
 // and writing through the shared log.
 func openCache(t *testing.T) events.Log {
 	t.Helper()
-	dbURL, ok := pgDBs.Load(t)
-	if !ok {
-		dbURL, _ = pgDBs.LoadOrStore(t, newDatabase(t))
-		t.Cleanup(func() { pgDBs.Delete(t) })
-	}
-	up, err := pgstore.Open(context.Background(), dbURL.(string), pgstore.Options{Project: "conformance"})
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "cache.db") // a new directory per open
-	st, err := events.Open(context.Background(), path, events.Options{Create: true, Upstream: up})
-	if err != nil {
-		up.Close()
-	}
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	return st
+	return cacheAt(t, testDatabase(t), "conformance", filepath.Join(t.TempDir(), "cache.db")) // a new directory per open
 }
 
 // TestCache_Conformance holds the SQLite cache of a shared PostgreSQL log

@@ -67,14 +67,15 @@ func opts(now time.Time) events.WriteOptions {
 	return events.WriteOptions{Now: now, Entropy: rand.New(rand.NewSource(seeds.Add(1))), Actor: "storetest"}
 }
 
-func started(id string) events.NewEvent {
+// Started is the session_started event of session id on work item W-1.
+func Started(id string) events.NewEvent {
 	return events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}}
 }
 
-// write appends evs in one write with options o.
-func write(t *testing.T, log events.Log, o events.WriteOptions, evs ...events.NewEvent) (*events.WriteResult, error) {
-	t.Helper()
-	return log.Append(context.Background(), o, func(tx events.Appender) (any, error) {
+// AppendAll appends evs to log in one write with options o; its result
+// says how many it appended.
+func AppendAll(ctx context.Context, log events.Log, o events.WriteOptions, evs ...events.NewEvent) (*events.WriteResult, error) {
+	return log.Append(ctx, o, func(tx events.Appender) (any, error) {
 		for _, ne := range evs {
 			if _, err := tx.Append(ne); err != nil {
 				return nil, err
@@ -82,6 +83,12 @@ func write(t *testing.T, log events.Log, o events.WriteOptions, evs ...events.Ne
 		}
 		return map[string]int{"appended": len(evs)}, nil
 	})
+}
+
+// write appends evs in one write with options o.
+func write(t *testing.T, log events.Log, o events.WriteOptions, evs ...events.NewEvent) (*events.WriteResult, error) {
+	t.Helper()
+	return AppendAll(context.Background(), log, o, evs...)
 }
 
 // mustWrite is write that must succeed.
@@ -94,8 +101,8 @@ func mustWrite(t *testing.T, log events.Log, o events.WriteOptions, evs ...event
 	return res
 }
 
-// all returns every event of log in seq order.
-func all(t *testing.T, log events.Log) []*events.Event {
+// All returns every event of log in seq order.
+func All(t *testing.T, log events.Log) []*events.Event {
 	t.Helper()
 	var out []*events.Event
 	require.NoError(t, log.Scan(context.Background(), 1, 1<<62, func(e *events.Event) error {
@@ -105,7 +112,8 @@ func all(t *testing.T, log events.Log) []*events.Event {
 	return out
 }
 
-func head(t *testing.T, log events.Log) events.Head {
+// Head returns log's head.
+func Head(t *testing.T, log events.Log) events.Head {
 	t.Helper()
 	h, err := log.Head(context.Background())
 	require.NoError(t, err)
@@ -124,8 +132,8 @@ func requireCode(t *testing.T, err error, code fault.Code) *fault.Error {
 func testEmptyLog(t *testing.T, open func(t *testing.T) events.Log) {
 	ctx := context.Background()
 	log := open(t)
-	require.Equal(t, events.Head{Revision: 0, Hash: zeroHash(), OccurredAt: 0}, head(t, log))
-	require.Empty(t, all(t, log))
+	require.Equal(t, events.Head{Revision: 0, Hash: zeroHash(), OccurredAt: 0}, Head(t, log))
+	require.Empty(t, All(t, log))
 	for _, rev := range []int64{0, -1} {
 		require.NoError(t, log.ReadAt(ctx, rev, func(s events.Snapshot) error {
 			require.Equal(t, events.Head{Revision: 0, Hash: zeroHash(), OccurredAt: 0}, s.Head())
@@ -140,7 +148,7 @@ func testEmptyLog(t *testing.T, open func(t *testing.T) events.Log) {
 	require.NoError(t, err)
 	require.Zero(t, res.Revision)
 	require.Empty(t, res.Events)
-	require.Equal(t, int64(0), head(t, log).Revision)
+	require.Equal(t, int64(0), Head(t, log).Revision)
 }
 
 func testRoundTrip(t *testing.T, open func(t *testing.T) events.Log) {
@@ -157,7 +165,7 @@ func testRoundTrip(t *testing.T, open func(t *testing.T) events.Log) {
 		ids = append(ids, tx.NewID(), tx.NewID())
 		require.NotEqual(t, ids[0], ids[1])
 		for _, ne := range []events.NewEvent{
-			started("s1"),
+			Started("s1"),
 			{Stream: "session/s1", Payload: checkpoint, ID: ids[0]},
 			{Stream: "work/W-1", Payload: claim},
 		} {
@@ -211,14 +219,14 @@ func testRoundTrip(t *testing.T, open func(t *testing.T) events.Log) {
 
 	// Every envelope field survives the store: a scan and a snapshot give
 	// back exactly the events the write reported.
-	require.Equal(t, res.Events, all(t, log))
+	require.Equal(t, res.Events, All(t, log))
 	require.NoError(t, log.ReadAt(ctx, 3, func(s events.Snapshot) error {
 		var got []*events.Event
 		err := s.Scan(1, 3, func(e *events.Event) error { got = append(got, e); return nil })
 		require.Equal(t, res.Events, got)
 		return err
 	}))
-	require.Equal(t, events.Head{Revision: 3, Hash: res.Events[2].Hash, OccurredAt: o.Now.UnixMilli()}, head(t, log))
+	require.Equal(t, events.Head{Revision: 3, Hash: res.Events[2].Hash, OccurredAt: o.Now.UnixMilli()}, Head(t, log))
 }
 
 func testGaplessSeq(t *testing.T, open func(t *testing.T) events.Log) {
@@ -227,17 +235,17 @@ func testGaplessSeq(t *testing.T, open func(t *testing.T) events.Log) {
 	for i := range 12 {
 		var evs []events.NewEvent
 		for j := range i % 4 { // 0 to 3 events per write
-			evs = append(evs, started(fmt.Sprintf("s%d", (i+j)%3)))
+			evs = append(evs, Started(fmt.Sprintf("s%d", (i+j)%3)))
 		}
 		res := mustWrite(t, log, opts(t0.Add(time.Duration(i)*time.Second)), evs...)
 		appended = append(appended, res.Events...)
 		require.EqualValues(t, len(appended), res.Revision, "project_revision is the seq of the latest event")
-		require.EqualValues(t, len(appended), head(t, log).Revision)
+		require.EqualValues(t, len(appended), Head(t, log).Revision)
 		if n := len(res.Events); n > 0 {
 			require.Equal(t, res.Revision, res.Events[n-1].Seq)
 		}
 	}
-	got := all(t, log)
+	got := All(t, log)
 	require.Len(t, got, len(appended))
 	versions := map[string]int64{}
 	for i, e := range got {
@@ -251,15 +259,15 @@ func testGaplessSeq(t *testing.T, open func(t *testing.T) events.Log) {
 func testRollback(t *testing.T, open func(t *testing.T) events.Log) {
 	ctx := context.Background()
 	log := open(t)
-	mustWrite(t, log, opts(t0), started("s0"))
-	before := head(t, log)
+	mustWrite(t, log, opts(t0), Started("s0"))
+	before := Head(t, log)
 
 	errChanged := errors.New("changed my mind")
 	o := opts(t0.Add(time.Second))
 	o.RequestID, o.Fingerprint = "req-rollback", "fp"
 	for _, fnErr := range []error{errChanged, fault.New(fault.InvalidTransition, "refused")} {
 		_, err := log.Append(ctx, o, func(tx events.Appender) (any, error) {
-			for _, ne := range []events.NewEvent{started("s1"), started("s2")} {
+			for _, ne := range []events.NewEvent{Started("s1"), Started("s2")} {
 				if _, err := tx.Append(ne); err != nil {
 					return nil, err
 				}
@@ -270,21 +278,21 @@ func testRollback(t *testing.T, open func(t *testing.T) events.Log) {
 		if coded := (*fault.Error)(nil); errors.As(fnErr, &coded) {
 			require.Same(t, coded, fault.As(err), "a coded error comes back as is")
 		}
-		require.Equal(t, before, head(t, log), "a failed write appends nothing")
+		require.Equal(t, before, Head(t, log), "a failed write appends nothing")
 	}
 	_, err := write(t, log, o, events.NewEvent{Stream: "", Payload: events.SessionStarted{SessionID: "x"}})
 	requireCode(t, err, fault.Internal)
-	require.Equal(t, before, head(t, log))
+	require.Equal(t, before, Head(t, log))
 
 	// The failed writes did not use up the request id.
-	res := mustWrite(t, log, o, started("s1"))
+	res := mustWrite(t, log, o, Started("s1"))
 	require.Equal(t, before.Revision+1, res.Revision)
 }
 
 func testRevisionConflict(t *testing.T, open func(t *testing.T) events.Log) {
 	ctx := context.Background()
 	log := open(t)
-	a, b := started("a"), started("b")
+	a, b := Started("a"), Started("b")
 	mustWrite(t, log, opts(t0), a) // seq 1 on session/a
 	mustWrite(t, log, opts(t0), b) // seq 2 on session/b
 	expect := func(rev int64, streams ...string) events.WriteOptions {
@@ -315,17 +323,17 @@ func testRevisionConflict(t *testing.T, open func(t *testing.T) events.Log) {
 			{Seq: 1, Kind: events.KindSessionStarted, Stream: "session/a"},
 			{Seq: 3, Kind: events.KindSessionStarted, Stream: "session/a"}}},
 	} {
-		_, err := write(t, log, expect(tc.rev, tc.streams...), started("x"))
+		_, err := write(t, log, expect(tc.rev, tc.streams...), Started("x"))
 		fe := requireCode(t, err, fault.RevisionConflict)
 		require.EqualValues(t, tc.rev, fe.Details["expected"])
 		require.EqualValues(t, 3, fe.Details["actual"])
 		require.Equal(t, tc.conflicts, fe.Details["conflicts"])
-		require.EqualValues(t, 3, head(t, log).Revision, "a conflicting write appends nothing")
+		require.EqualValues(t, 3, Head(t, log).Revision, "a conflicting write appends nothing")
 	}
 
 	// Guard checks streams learned while deciding, against the same R.
 	_, err = log.Append(ctx, expect(2, "session/b"), func(tx events.Appender) (any, error) {
-		if _, err := tx.Append(started("c")); err != nil {
+		if _, err := tx.Append(Started("c")); err != nil {
 			return nil, err
 		}
 		require.NoError(t, tx.Guard("session/b", "session/c"), "the write's own events do not conflict")
@@ -333,7 +341,7 @@ func testRevisionConflict(t *testing.T, open func(t *testing.T) events.Log) {
 	})
 	fe := requireCode(t, err, fault.RevisionConflict)
 	require.Equal(t, []events.Conflict{{Seq: 3, Kind: events.KindSessionStarted, Stream: "session/a"}}, fe.Details["conflicts"])
-	require.EqualValues(t, 3, head(t, log).Revision)
+	require.EqualValues(t, 3, Head(t, log).Revision)
 
 	// An expected revision the log has not reached, or a negative one, is
 	// invalid input.
@@ -346,14 +354,14 @@ func testRevisionConflict(t *testing.T, open func(t *testing.T) events.Log) {
 func testRequestID(t *testing.T, open func(t *testing.T) events.Log) {
 	ctx := context.Background()
 	log := open(t)
-	mustWrite(t, log, opts(t0), started("before"))
+	mustWrite(t, log, opts(t0), Started("before"))
 	o := opts(t0.Add(time.Second))
 	o.RequestID, o.Fingerprint = "req-1", "fp-a"
 	calls := 0
 	appendOnce := func(o events.WriteOptions, id string) (*events.WriteResult, error) {
 		return log.Append(ctx, o, func(tx events.Appender) (any, error) {
 			calls++
-			if _, err := tx.Append(started(id)); err != nil {
+			if _, err := tx.Append(Started(id)); err != nil {
 				return nil, err
 			}
 			return map[string]any{"id": id, "rev": tx.Head()}, nil
@@ -364,7 +372,7 @@ func testRequestID(t *testing.T, open func(t *testing.T) events.Log) {
 	require.False(t, first.Replayed)
 	require.Len(t, first.Events, 1)
 	require.Equal(t, "req-1", first.Events[0].RequestID)
-	mustWrite(t, log, opts(t0.Add(2*time.Second)), started("after")) // the log moves on
+	mustWrite(t, log, opts(t0.Add(2*time.Second)), Started("after")) // the log moves on
 
 	// Same id, same fingerprint: the first result, nothing appended.
 	for range 2 {
@@ -377,14 +385,14 @@ func testRequestID(t *testing.T, open func(t *testing.T) events.Log) {
 		require.EqualValues(t, 3, again.Revision, "a replayed write reports the current revision")
 	}
 	require.Equal(t, 1, calls, "a repeated request does not run again")
-	require.EqualValues(t, 3, head(t, log).Revision)
+	require.EqualValues(t, 3, Head(t, log).Revision)
 
 	// Same id, another fingerprint: refused, nothing appended.
 	o.Fingerprint = "fp-b"
 	_, err = appendOnce(o, "s1")
 	requireCode(t, err, fault.InvalidInput)
-	require.EqualValues(t, 3, head(t, log).Revision)
-	require.Len(t, all(t, log), 3)
+	require.EqualValues(t, 3, Head(t, log).Revision)
+	require.Len(t, All(t, log), 3)
 
 	// A request id needs a fingerprint.
 	o.Fingerprint = ""
@@ -419,7 +427,7 @@ func testConcurrentWriters(t *testing.T, open func(t *testing.T) events.Log) {
 					// events never conflict with it.
 					seen := last
 					o.ExpectedRevision, o.Streams = &seen, []string{"session/" + stream}
-					evs := []events.NewEvent{started(stream)}
+					evs := []events.NewEvent{Started(stream)}
 					if i%3 == 0 {
 						evs = append(evs, events.NewEvent{Stream: "work/" + stream, Payload: events.ClaimReleased{ClaimID: "c", Work: stream, Reason: events.ReleaseExplicit}})
 					}
@@ -428,7 +436,7 @@ func testConcurrentWriters(t *testing.T, open func(t *testing.T) events.Log) {
 						// the same time: exactly one appends.
 						o.RequestID, o.Fingerprint = "req-shared", "fp"
 						o.ExpectedRevision, o.Streams = nil, nil
-						evs = []events.NewEvent{started("shared")}
+						evs = []events.NewEvent{Started("shared")}
 					}
 					res, err := write(t, log, o, evs...)
 					mu.Lock()
@@ -462,7 +470,7 @@ func testConcurrentWriters(t *testing.T, open func(t *testing.T) events.Log) {
 	require.Equal(t, 2*writers-1, replayed, "one shared request appends, every other send replays it")
 
 	for _, log := range logs {
-		got := all(t, log)
+		got := All(t, log)
 		require.Len(t, got, len(ids), "every committed event is in the log, once")
 		var chain events.ChainCheck
 		versions := map[string]int64{}
@@ -473,7 +481,7 @@ func testConcurrentWriters(t *testing.T, open func(t *testing.T) events.Log) {
 			versions[e.Stream]++
 			require.Equal(t, versions[e.Stream], e.StreamVersion, "seq %d", e.Seq)
 		}
-		require.Equal(t, events.Head{Revision: int64(len(got)), Hash: chain.Head(), OccurredAt: got[len(got)-1].OccurredAt}, head(t, log))
+		require.Equal(t, events.Head{Revision: int64(len(got)), Hash: chain.Head(), OccurredAt: got[len(got)-1].OccurredAt}, Head(t, log))
 	}
 }
 
@@ -482,14 +490,14 @@ func testTimeTravel(t *testing.T, open func(t *testing.T) events.Log) {
 	log := open(t)
 	heads := []events.Head{{Revision: 0, Hash: zeroHash()}}
 	for i := range 8 {
-		evs := []events.NewEvent{started(fmt.Sprintf("s%d", i%3))}
+		evs := []events.NewEvent{Started(fmt.Sprintf("s%d", i%3))}
 		if i%2 == 1 {
-			evs = append(evs, started("odd"))
+			evs = append(evs, Started("odd"))
 		}
 		mustWrite(t, log, opts(t0.Add(time.Duration(i)*time.Minute)), evs...)
-		heads = append(heads, head(t, log))
+		heads = append(heads, Head(t, log))
 	}
-	full := all(t, log)
+	full := All(t, log)
 	for _, h := range heads {
 		require.NoError(t, log.ReadAt(ctx, h.Revision, func(s events.Snapshot) error {
 			require.Equal(t, h, s.Head(), "the snapshot's head is the log's head as it was at %d", h.Revision)
@@ -511,14 +519,14 @@ func testTimeTravel(t *testing.T, open func(t *testing.T) events.Log) {
 	last := heads[len(heads)-1]
 	require.NoError(t, log.ReadAt(ctx, -1, func(s events.Snapshot) error {
 		require.Equal(t, last, s.Head())
-		mustWrite(t, log, opts(t0.Add(time.Hour)), started("meanwhile"))
+		mustWrite(t, log, opts(t0.Add(time.Hour)), Started("meanwhile"))
 		n := 0
 		err := s.Scan(1, 1<<62, func(e *events.Event) error { n++; return nil })
 		require.Equal(t, len(full), n, "an event appended meanwhile is invisible to the snapshot")
 		require.Equal(t, last, s.Head())
 		return err
 	}))
-	require.Equal(t, last.Revision+1, head(t, log).Revision)
+	require.Equal(t, last.Revision+1, Head(t, log).Revision)
 }
 
 func testHashChain(t *testing.T, open func(t *testing.T) events.Log) {
@@ -527,16 +535,16 @@ func testHashChain(t *testing.T, open func(t *testing.T) events.Log) {
 	// the clock of a writer that read it before waiting for the lock does.
 	clocks := []time.Duration{0, 5 * time.Second, 2 * time.Second, 9 * time.Second, 0, 9*time.Second + time.Millisecond}
 	for i, c := range clocks {
-		evs := []events.NewEvent{started(fmt.Sprintf("s%d", i))}
+		evs := []events.NewEvent{Started(fmt.Sprintf("s%d", i))}
 		if i%2 == 0 {
-			evs = append(evs, started("even"))
+			evs = append(evs, Started("even"))
 		}
 		res := mustWrite(t, log, opts(t0.Add(c)), evs...)
 		for _, e := range res.Events {
 			require.GreaterOrEqual(t, e.OccurredAt, t0.Add(c).UnixMilli())
 		}
 	}
-	got := all(t, log)
+	got := All(t, log)
 	require.Equal(t, zeroHash(), got[0].PrevHash, "the first event chains from 32 zero bytes")
 	var chain events.ChainCheck
 	for i, e := range got {
@@ -549,14 +557,14 @@ func testHashChain(t *testing.T, open func(t *testing.T) events.Log) {
 	}
 	require.Equal(t, t0.Add(5*time.Second).UnixMilli(), got[4].OccurredAt, "a lagging clock is raised to the head's time")
 	require.Equal(t, t0.Add(9*time.Second+time.Millisecond).UnixMilli(), got[len(got)-1].OccurredAt, "a clock ahead of the head is kept")
-	require.Equal(t, events.Head{Revision: int64(len(got)), Hash: got[len(got)-1].Hash, OccurredAt: got[len(got)-1].OccurredAt}, head(t, log))
+	require.Equal(t, events.Head{Revision: int64(len(got)), Hash: got[len(got)-1].Hash, OccurredAt: got[len(got)-1].OccurredAt}, Head(t, log))
 }
 
 func testScan(t *testing.T, open func(t *testing.T) events.Log) {
 	ctx := context.Background()
 	log := open(t)
 	for i := range 5 {
-		mustWrite(t, log, opts(t0), started(fmt.Sprintf("s%d", i)))
+		mustWrite(t, log, opts(t0), Started(fmt.Sprintf("s%d", i)))
 	}
 	seqs := func(from, to int64) []int64 {
 		out := []int64{}
@@ -584,33 +592,33 @@ func testScan(t *testing.T, open func(t *testing.T) events.Log) {
 
 func testClose(t *testing.T, open func(t *testing.T) events.Log) {
 	log := open(t)
-	mustWrite(t, log, opts(t0), started("s"))
+	mustWrite(t, log, opts(t0), Started("s"))
 	require.NoError(t, log.Close())
 	require.NoError(t, log.Close(), "closing twice is a no-op")
 	_, err := log.Head(context.Background())
 	requireCode(t, err, fault.Storage)
-	_, err = write(t, log, opts(t0), started("late"))
+	_, err = write(t, log, opts(t0), Started("late"))
 	requireCode(t, err, fault.Storage)
 
 	// The database outlives the instance: another opens it as it was.
 	again := open(t)
-	require.EqualValues(t, 1, head(t, again).Revision)
+	require.EqualValues(t, 1, Head(t, again).Revision)
 }
 
 func testDuplicateID(t *testing.T, open func(t *testing.T) events.Log) {
 	log := open(t)
-	first := mustWrite(t, log, opts(t0), started("s1"))
+	first := mustWrite(t, log, opts(t0), Started("s1"))
 	id := first.Events[0].ID
-	before := head(t, log)
+	before := Head(t, log)
 
 	// An id already in the log is refused, and the write appends nothing,
 	// not even its events before the refused one.
-	_, err := write(t, log, opts(t0.Add(time.Second)), started("s2"), events.NewEvent{Stream: "session/s3", Payload: events.SessionStarted{SessionID: "s3"}, ID: id})
+	_, err := write(t, log, opts(t0.Add(time.Second)), Started("s2"), events.NewEvent{Stream: "session/s3", Payload: events.SessionStarted{SessionID: "s3"}, ID: id})
 	requireCode(t, err, fault.InvalidInput)
-	require.Equal(t, before, head(t, log))
-	require.Len(t, all(t, log), 1)
+	require.Equal(t, before, Head(t, log))
+	require.Len(t, All(t, log), 1)
 
 	// A fresh id in the next write goes through.
-	res := mustWrite(t, log, opts(t0.Add(2*time.Second)), started("s2"))
+	res := mustWrite(t, log, opts(t0.Add(2*time.Second)), Started("s2"))
 	require.EqualValues(t, 2, res.Revision)
 }
