@@ -26,6 +26,22 @@ func openEnv(t *testing.T, dir string, seed int64) *commands.Env {
 	return &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(seed))}
 }
 
+// seatAwaitingPerson declares seat build@portal on work, launches it
+// (restore id restoreID) and records that restore as attention_required:
+// a seat that awaits a person. It returns the launch.
+func seatAwaitingPerson(t *testing.T, env *commands.Env, work, restoreID string) *commands.LaunchResult {
+	t.Helper()
+	ctx := context.Background()
+	_, err := commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: work})
+	require.NoError(t, err)
+	l, err := commands.LaunchSeat(ctx, env, commands.LaunchRequest{Address: "build@portal", Mode: events.LaunchStart, TmuxSession: "awr-test-none", RestoreID: restoreID})
+	require.NoError(t, err)
+	_, _, _, err = commands.RecordSeatRestored(ctx, env, events.SeatRestored{RestoreID: restoreID, Address: "build@portal", Rig: "portal",
+		Outcome: "attention_required", Reason: "the repository moved", SessionID: l.SessionID})
+	require.NoError(t, err)
+	return l
+}
+
 // awr_rig_restore_check runs the CLI's checks over MCP: a program not on
 // PATH is red, and the result comes with RestoreIncomplete; nothing is
 // written.
@@ -135,14 +151,8 @@ func TestServer_ReadyAwaitsPerson(t *testing.T) {
 	dir := initProject(t)
 	env := openEnv(t, dir, 9)
 	ctx := context.Background()
-	_, err := commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "CART-1"})
-	require.NoError(t, err)
-	l, err := commands.LaunchSeat(ctx, env, commands.LaunchRequest{Address: "build@portal", Mode: events.LaunchStart, TmuxSession: "awr-test-none", RestoreID: "01RESTORE000000000000000001"})
-	require.NoError(t, err)
-	_, _, _, err = commands.RecordSeatRestored(ctx, env, events.SeatRestored{RestoreID: "01RESTORE000000000000000001", Address: "build@portal", Rig: "portal",
-		Outcome: "attention_required", Reason: "the repository moved", SessionID: l.SessionID})
-	require.NoError(t, err)
-	_, err = commands.EndSession(ctx, env, commands.EndRequest{SessionID: l.SessionID, Outcome: "interrupted"})
+	l := seatAwaitingPerson(t, env, "CART-1", "01RESTORE000000000000000001")
+	_, err := commands.EndSession(ctx, env, commands.EndRequest{SessionID: l.SessionID, Outcome: "interrupted"})
 	require.NoError(t, err)
 	cs := connect(t, dir)
 

@@ -159,17 +159,9 @@ func (a *api) sessions(r *http.Request) (*project.SessionList, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := SessionPage
-	if q.has("limit") {
-		n, err := q.int("limit")
-		if err != nil {
-			return nil, err
-		}
-		if n < 1 || n > MaxSessionPage {
-			return nil, fault.New(fault.InvalidInput, "ui: ?limit=%d: a page holds 1 to %d sessions (the page reads the sessions a page at a time)", n, MaxSessionPage).
-				With("field", "limit").With("min", 1).With("max", MaxSessionPage)
-		}
-		limit = int(n)
+	limit, err := q.bounded("limit", SessionPage, MaxSessionPage, "a page holds 1 to %d sessions (the page reads the sessions a page at a time)")
+	if err != nil {
+		return nil, err
 	}
 	active := false
 	switch v := q.get("active"); v {
@@ -212,17 +204,9 @@ func (a *api) histogram(r *http.Request) (*project.HistogramResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := project.HistogramRequest{Read: at, Buckets: 100}
-	if q.has("buckets") {
-		n, err := q.int("buckets")
-		if err != nil {
-			return nil, err
-		}
-		if n < 1 || n > project.MaxHistogramBuckets {
-			return nil, fault.New(fault.InvalidInput, "ui: ?buckets=%d: a histogram has 1 to %d buckets", n, project.MaxHistogramBuckets).
-				With("field", "buckets").With("max", project.MaxHistogramBuckets)
-		}
-		req.Buckets = int(n)
+	req := project.HistogramRequest{Read: at}
+	if req.Buckets, err = q.bounded("buckets", 100, project.MaxHistogramBuckets, "a histogram has 1 to %d buckets"); err != nil {
+		return nil, err
 	}
 	if req.From, err = q.time("from"); err != nil {
 		return nil, err
@@ -272,17 +256,9 @@ func (a *api) search(r *http.Request) (*project.SearchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := 20
-	if q.has("limit") {
-		n, err := q.int("limit")
-		if err != nil {
-			return nil, err
-		}
-		if n < 1 || n > MaxSearch {
-			return nil, fault.New(fault.InvalidInput, "ui: ?limit=%d: a search answers 1 to %d hits", n, MaxSearch).
-				With("field", "limit").With("max", MaxSearch)
-		}
-		limit = int(n)
+	limit, err := q.bounded("limit", 20, MaxSearch, "a search answers 1 to %d hits")
+	if err != nil {
+		return nil, err
 	}
 	return a.p.Search(r.Context(), project.SearchRequest{Read: at, Query: q.get("q"), Kind: q.get("kind"), Limit: &limit})
 }
@@ -390,17 +366,9 @@ func logRequest(r *http.Request) (project.LogRequest, error) {
 	if req.Until, err = q.int("until"); err != nil {
 		return req, err
 	}
-	limit := DefaultPage
-	if q.has("limit") {
-		n, err := q.int("limit")
-		if err != nil {
-			return req, err
-		}
-		if n < 1 || n > MaxPage {
-			return req, fault.New(fault.InvalidInput, "ui: ?limit=%d: a page holds 1 to %d events (the page reads the log a page at a time)", n, MaxPage).
-				With("field", "limit").With("min", 1).With("max", MaxPage)
-		}
-		limit = int(n)
+	limit, err := q.bounded("limit", DefaultPage, MaxPage, "a page holds 1 to %d events (the page reads the log a page at a time)")
+	if err != nil {
+		return req, err
 	}
 	req.Limit = &limit
 	return req, nil
@@ -458,6 +426,24 @@ func (q query) int(name string) (int64, error) {
 		return 0, fault.New(fault.InvalidInput, "ui: ?%s=%s is not a decimal integer", name, v).With(name, v)
 	}
 	return n, nil
+}
+
+// bounded reads a count parameter from 1 to max; absent is def. Out of
+// range is InvalidInput whose message is "ui: ?NAME=N: " and what, with
+// max in place of its %d.
+func (q query) bounded(name string, def, max int, what string) (int, error) {
+	if !q.has(name) {
+		return def, nil
+	}
+	n, err := q.int(name)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 || n > int64(max) {
+		return 0, fault.New(fault.InvalidInput, "ui: ?%s=%d: "+what, name, n, max).
+			With("field", name).With("min", 1).With("max", max)
+	}
+	return int(n), nil
 }
 
 // time reads a time parameter: UTC milliseconds or an RFC 3339 time;
@@ -529,15 +515,10 @@ func (a *api) export(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q, _ := params(r, "at", "session", "work", "kind", "since", "until", "limit")
-	total := int64(10000)
-	if q.has("limit") {
-		if total, err = q.int("limit"); err == nil && (total < 1 || total > MaxExport) {
-			err = fault.New(fault.InvalidInput, "ui: ?limit=%d: an export holds 1 to %d events", total, MaxExport).With("field", "limit").With("max", MaxExport)
-		}
-		if err != nil {
-			answer[struct{}](w, nil, err)
-			return
-		}
+	total, err := q.bounded("limit", 10000, MaxExport, "an export holds 1 to %d events")
+	if err != nil {
+		answer[struct{}](w, nil, err)
+		return
 	}
 	page := MaxPage
 	req.Limit = &page
@@ -555,7 +536,7 @@ func (a *api) export(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="awr-events-%d-%d.jsonl"`, req.Since, at))
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	var n int64
+	var n int
 	for {
 		for _, e := range res.Events {
 			if n == total {
