@@ -46,9 +46,7 @@ func TestGenerate(t *testing.T) {
 		events.KindContextCompiled, events.KindCheckpointRecorded, events.KindSessionEnded, events.KindSessionResumed, events.KindClientBound} {
 		require.Positive(t, kinds[k], "kind %s never generated", k)
 	}
-	vres, err := replay.Verify(ctx, st, nil)
-	require.NoError(t, err)
-	require.True(t, vres.OK)
+	requireVerifies(t, st)
 }
 
 // TestIntervalIndex checks the dyadic interval reads against a plain scan
@@ -144,9 +142,7 @@ func TestGenerate_Appends(t *testing.T) {
 	_, _, mismatches, err := replay.CompareWithRebuild(ctx, st, nil)
 	require.NoError(t, err)
 	require.Empty(t, mismatches)
-	vres, err := replay.Verify(ctx, st, nil)
-	require.NoError(t, err)
-	require.True(t, vres.OK)
+	requireVerifies(t, st)
 }
 
 func TestGenerate_Errors(t *testing.T) {

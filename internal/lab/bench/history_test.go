@@ -7,6 +7,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/lab/bench"
+	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,4 +25,13 @@ func history(t testing.TB, tasks int, seed int64, opts bench.GenerateOptions) *e
 		require.NoError(t, err)
 	}
 	return st
+}
+
+// requireVerifies requires that st's log verifies: its hash chain, and
+// every projection against a rebuild (replay.Verify).
+func requireVerifies(t testing.TB, st *events.Store) {
+	t.Helper()
+	res, err := replay.Verify(context.Background(), st, nil)
+	require.NoError(t, err)
+	require.True(t, res.OK)
 }

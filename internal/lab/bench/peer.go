@@ -292,20 +292,16 @@ func (c *peerRun) bdRun(dir string, args ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("bench compare: bd %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("bench compare: %w", childError("bd", args, err, &stderr))
 	}
 	return out, nil
 }
 
 // awrRun runs awr with args and returns its stdout.
 func (c *peerRun) awrRun(args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(c.ctx, c.opts.Exe, args...)
-	cmd.Args[0] = "awr"
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := outputChild(c.ctx, c.opts.Exe, args, nil)
 	if err != nil {
-		return nil, fmt.Errorf("bench compare: awr %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("bench compare: %w", err)
 	}
 	return out, nil
 }
