@@ -106,11 +106,8 @@ type Change struct {
 // is written on any error.
 func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 	const op = "client install"
-	existing, fp, err := ReadSettings(c.Path)
+	existing, fp, err := c.readSeen()
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSeen(c.Path, fp, c.Fingerprint, c.Preview); err != nil {
 		return nil, err
 	}
 	out, err := Install(c.Host, existing, c.Command)
@@ -148,6 +145,19 @@ func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 	return res, nil
 }
 
+// readSeen reads the settings file c.Path and its fingerprint, refused
+// (SourceStale) when c.Fingerprint is given and the file changed since.
+func (c Change) readSeen() ([]byte, string, error) {
+	existing, fp, err := ReadSettings(c.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkSeen(c.Path, fp, c.Fingerprint, c.Preview); err != nil {
+		return nil, "", err
+	}
+	return existing, fp, nil
+}
+
 // ApplyUninstall previews, and with c.Accept writes, the settings file
 // c.Path without awr's hook handlers. A file still exactly as install
 // wrote it is given back as it was before, byte for byte, and a file
@@ -161,11 +171,8 @@ func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 // written on any error.
 func ApplyUninstall(c Change) (*InstallResult, error) {
 	const op = "client uninstall"
-	existing, fp, err := ReadSettings(c.Path)
+	existing, fp, err := c.readSeen()
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSeen(c.Path, fp, c.Fingerprint, c.Preview); err != nil {
 		return nil, err
 	}
 	out, err := Uninstall(c.Host, existing)
