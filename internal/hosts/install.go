@@ -122,12 +122,7 @@ func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 		check = c.Check(ctx, c.Command, c.Dir)
 	}
 	res.Checks = []Check{check}
-	switch {
-	case !res.Changed:
-		res.Status = StatusUnchanged
-		return res, nil
-	case !c.Accept:
-		res.Status, res.Next = StatusPreview, c.Preview+" --accept --fingerprint "+fp
+	if c.answered(res, fp) {
 		return res, nil
 	}
 	if ck := res.Checks[0]; !ck.OK && !c.Force {
@@ -143,6 +138,21 @@ func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 	}
 	res.Status = StatusInstalled
 	return res, nil
+}
+
+// answered says whether res is the whole answer, with nothing to write:
+// the file would not change (unchanged), or c does not accept (a preview,
+// whose Next accepts it at fingerprint fp).
+func (c Change) answered(res *InstallResult, fp string) bool {
+	switch {
+	case !res.Changed:
+		res.Status = StatusUnchanged
+		return true
+	case !c.Accept:
+		res.Status, res.Next = StatusPreview, c.Preview+" --accept --fingerprint "+fp
+		return true
+	}
+	return false
 }
 
 // readSeen reads the settings file c.Path and its fingerprint, refused
@@ -192,12 +202,7 @@ func ApplyUninstall(c Change) (*InstallResult, error) {
 		out, res.Changed = k.Original, true
 		res.Content, res.Removed = string(out), k.Absent
 	}
-	switch {
-	case !res.Changed:
-		res.Status = StatusUnchanged
-		return res, nil
-	case !c.Accept:
-		res.Status, res.Next = StatusPreview, c.Preview+" --accept --fingerprint "+fp
+	if c.answered(res, fp) {
 		return res, nil
 	}
 	if res.Removed {
