@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -557,12 +559,7 @@ func (c *compareEnv) longShortSessions() (long, short string, nLong, nShort int,
 		return "", "", 0, 0, nil, err
 	}
 	delete(counts, c.session)
-	ids := make([]string, 0, len(counts))
-	for id := range counts {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(counts)) {
 		if long == "" || counts[id] > nLong {
 			long, nLong = id, counts[id]
 		}
