@@ -483,8 +483,7 @@ func TestServer_RigRefusals(t *testing.T) {
 	dir := initProject(t)
 	env := openEnv(t, dir, 3)
 	st := env.Store
-	_, err := commands.DeclareSeat(context.Background(), env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "CART-1"})
-	require.NoError(t, err)
+	declareSeat(t, env, "agent {context_file}", "CART-1")
 	require.NoError(t, st.Close())
 	cs := connect(t, dir)
 	before := rev(t, ok(t, cs, "awr_status", nil))

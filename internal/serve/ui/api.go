@@ -137,11 +137,8 @@ func get[T any](mux *http.ServeMux, pattern string, f func(*http.Request) (*T, e
 // readAt reads a query that may hold only ?at=REV: the revision to read
 // at, or the present.
 func readAt(r *http.Request) (project.Read, error) {
-	q, err := params(r, "at")
-	if err != nil {
-		return project.Read{}, err
-	}
-	return q.read()
+	_, at, err := paramsAt(r, "at")
+	return at, err
 }
 
 // sessions answers /api/sessions[?at=REV&cursor=C&limit=N&active=1&work=KEY]:
@@ -151,11 +148,7 @@ func readAt(r *http.Request) (project.Read, error) {
 // the revision ?at names, so that a walk over the pages lists each
 // session of that revision once.
 func (a *api) sessions(r *http.Request) (*project.SessionList, error) {
-	q, err := params(r, "at", "cursor", "limit", "active", "work")
-	if err != nil {
-		return nil, err
-	}
-	at, err := q.read()
+	q, at, err := paramsAt(r, "at", "cursor", "limit", "active", "work")
 	if err != nil {
 		return nil, err
 	}
@@ -176,11 +169,7 @@ func (a *api) sessions(r *http.Request) (*project.SessionList, error) {
 
 // seek answers /api/seek?time=T (UTC ms, or an RFC 3339 time) [&at=REV].
 func (a *api) seek(r *http.Request) (*project.SeekResult, error) {
-	q, err := params(r, "time", "at")
-	if err != nil {
-		return nil, err
-	}
-	at, err := q.read()
+	q, at, err := paramsAt(r, "time", "at")
 	if err != nil {
 		return nil, err
 	}
@@ -196,11 +185,7 @@ func (a *api) seek(r *http.Request) (*project.SeekResult, error) {
 
 // histogram answers /api/histogram?buckets=N[&from=T&to=T&at=REV].
 func (a *api) histogram(r *http.Request) (*project.HistogramResult, error) {
-	q, err := params(r, "buckets", "from", "to", "at")
-	if err != nil {
-		return nil, err
-	}
-	at, err := q.read()
+	q, at, err := paramsAt(r, "buckets", "from", "to", "at")
 	if err != nil {
 		return nil, err
 	}
@@ -221,11 +206,7 @@ func (a *api) histogram(r *http.Request) (*project.HistogramResult, error) {
 // the timeline's lanes of a log too long for a mark per event (100
 // buckets and 50 lanes unless asked).
 func (a *api) lanes(r *http.Request) (*project.LanesResult, error) {
-	q, err := params(r, "by", "buckets", "offset", "limit", "at")
-	if err != nil {
-		return nil, err
-	}
-	at, err := q.read()
+	q, at, err := paramsAt(r, "by", "buckets", "offset", "limit", "at")
 	if err != nil {
 		return nil, err
 	}
@@ -248,11 +229,7 @@ func (a *api) lanes(r *http.Request) (*project.LanesResult, error) {
 // search answers /api/search?q=WORDS[&limit=N&at=REV]: the project's
 // full-text index (awr search), each hit with the seq it was written at.
 func (a *api) search(r *http.Request) (*project.SearchResult, error) {
-	q, err := params(r, "q", "limit", "at", "kind")
-	if err != nil {
-		return nil, err
-	}
-	at, err := q.read()
+	q, at, err := paramsAt(r, "q", "limit", "at", "kind")
 	if err != nil {
 		return nil, err
 	}
@@ -351,11 +328,7 @@ func (a *api) verify(ctx context.Context, fresh bool) (*VerifyAnswer, error) {
 // bounded (1 to MaxPage; DefaultPage without ?limit): 0, which is "all"
 // on the CLI, is refused here.
 func logRequest(r *http.Request) (project.LogRequest, error) {
-	q, err := params(r, "at", "session", "work", "kind", "since", "until", "limit")
-	if err != nil {
-		return project.LogRequest{}, err
-	}
-	at, err := q.read()
+	q, at, err := paramsAt(r, "at", "session", "work", "kind", "since", "until", "limit")
 	if err != nil {
 		return project.LogRequest{}, err
 	}
@@ -395,6 +368,20 @@ func params(r *http.Request, allowed ...string) (query, error) {
 		}
 	}
 	return query(v), nil
+}
+
+// paramsAt is params, and the revision the request reads at (?at=REV,
+// which allowed names; absent: the head).
+func paramsAt(r *http.Request, allowed ...string) (query, project.Read, error) {
+	q, err := params(r, allowed...)
+	if err != nil {
+		return nil, project.Read{}, err
+	}
+	at, err := q.read()
+	if err != nil {
+		return nil, project.Read{}, err
+	}
+	return q, at, nil
 }
 
 func (q query) has(k string) bool   { return url.Values(q).Has(k) }
