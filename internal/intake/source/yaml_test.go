@@ -45,7 +45,6 @@ func yamlCodes(res Result) []string {
 	return out
 }
 
-// yamlItem returns the item of res with key.
 // itemFields lists one field of each item of res, in order.
 func itemFields(res Result, field func(events.WorkItem) string) []string {
 	var out []string
@@ -55,6 +54,7 @@ func itemFields(res Result, field func(events.WorkItem) string) []string {
 	return out
 }
 
+// yamlItem returns the item of res with key.
 func yamlItem(t *testing.T, res Result, key string) events.WorkItem {
 	t.Helper()
 	for _, it := range res.Items {
