@@ -7,6 +7,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/lab/bench"
+	"github.com/awr-dev/awr/projections"
 	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 )
@@ -24,6 +25,16 @@ func history(t testing.TB, tasks int, seed int64, opts bench.GenerateOptions) *e
 		_, err = bench.Generate(ctx, st, opts)
 		require.NoError(t, err)
 	}
+	return st
+}
+
+// emptyStore is a new, empty log in the test's temporary directory,
+// closed when the test ends.
+func emptyStore(t testing.TB) *events.Store {
+	t.Helper()
+	st, err := events.Open(context.Background(), filepath.Join(t.TempDir(), "awr.db"), events.Options{Create: true, Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
 	return st
 }
 
