@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -429,7 +428,6 @@ func (c *compareEnv) startClaim(version func() error) (Target, error) {
 		t.Unit, t.Reason = "ratio", "no ready work item besides the one bench run holds: nothing to claim"
 		return t, nil
 	}
-	var started string
 	// The end is in process; time only the start's process.
 	var starts []float64
 	timedStart := func() error {
@@ -442,15 +440,10 @@ func (c *compareEnv) startClaim(version func() error) (Target, error) {
 		if err != nil {
 			return fmt.Errorf("awr session start --claim: %v: %s", err, stderrOf(err))
 		}
-		var got struct {
-			Session struct {
-				ID string `json:"id"`
-			} `json:"session"`
-		}
-		if json.Unmarshal(raw, &got) != nil || got.Session.ID == "" {
+		started := startedSession(raw)
+		if started == "" {
 			return fmt.Errorf("awr session start --claim: no session id in %s", raw)
 		}
-		started = got.Session.ID
 		_, err = c.p.SessionEnd(c.ctx, project.SessionEndRequest{SessionID: started, Outcome: events.OutcomeIncomplete, Agent: "bench-run"})
 		return err
 	}

@@ -432,18 +432,28 @@ func (c *peerRun) workload(dir string, n int) (*PeerSize, error) {
 	return size, nil
 }
 
-// endStarted ends, as incomplete, the session whose start answered raw
-// (`session start --json`, awr_session_start).
-func endStarted(ctx context.Context, p *project.Project, raw []byte) error {
+// startedSession is the id of the session whose start answered raw
+// (`session start --json`, awr_session_start), or "".
+func startedSession(raw []byte) string {
 	var got struct {
 		Session struct {
 			ID string `json:"id"`
 		} `json:"session"`
 	}
-	if json.Unmarshal(raw, &got) != nil || got.Session.ID == "" {
+	if json.Unmarshal(raw, &got) != nil {
+		return ""
+	}
+	return got.Session.ID
+}
+
+// endStarted ends, as incomplete, the session whose start answered raw
+// (`session start --json`, awr_session_start).
+func endStarted(ctx context.Context, p *project.Project, raw []byte) error {
+	id := startedSession(raw)
+	if id == "" {
 		return fmt.Errorf("bench compare: no session id in %.200s", raw)
 	}
-	_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: got.Session.ID, Outcome: events.OutcomeIncomplete, Agent: "bench-compare"})
+	_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: id, Outcome: events.OutcomeIncomplete, Agent: "bench-compare"})
 	return err
 }
 
