@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/pathcheck"
+	"github.com/awr-dev/awr/internal/process"
 	"github.com/awr-dev/awr/internal/repo"
 )
 
@@ -47,16 +47,7 @@ func runGit(ctx context.Context, dir string, stdin io.Reader, args ...string) ([
 	cmd := exec.CommandContext(ctx, "git", append(append([]string{"-C", dir}, repo.SafeConfig()...), args...)...)
 	cmd.Env = gitEnvForAnchors()
 	cmd.Stdin = stdin
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.Bytes(), errors.New(msg)
-	}
-	return out.Bytes(), nil
+	return process.Run(cmd)
 }
 
 // OpenRepo returns the repository holding dir. Errors: InvalidInput when

@@ -334,13 +334,7 @@ func (c Change) Line(code func(string) string) string {
 	default:
 		verb = c.Op
 	}
-	out := verb + " " + code(c.ID)
-	if c.Text != "" {
-		out += ": " + c.Text
-	}
-	if c.Note != "" {
-		out += " (" + c.Note + ")"
-	}
+	out := verb + " " + code(c.ID) + suffix(": ", c.Text) + suffix(" (", c.Note, ")")
 	if c.Supersedes != "" {
 		out += ", replacing " + code(c.Supersedes)
 	}
@@ -433,10 +427,7 @@ func (f RestatementField) Line() string {
 
 // Details lists a host event's detail and what awr answered.
 func (h HostEvent) Details(code func(string) string) string {
-	out := suffix(", ", h.Detail)
-	if h.Answer != "" {
-		out += ", answered " + h.Answer
-	}
+	out := suffix(", ", h.Detail) + suffix(", answered ", h.Answer)
 	if h.ContextHash != "" {
 		out += " " + code(h.ContextHash)
 	}
@@ -454,9 +445,7 @@ func (x Execution) ClaimLine(code func(string) string) string {
 // Line describes how an execution ended.
 func (f ExecFinished) Line() string {
 	out := fmt.Sprintf("exit %d after %s", f.ExitCode, time.Duration(f.DurationMs)*time.Millisecond)
-	if f.Signal != "" {
-		out += ", signal " + f.Signal
-	}
+	out += suffix(", signal ", f.Signal)
 	if f.Error != "" {
 		out += ", error: " + oneLine(f.Error)
 	}

@@ -40,6 +40,28 @@ type emitter interface {
 	bold(s string) string
 }
 
+// entries renders a section of list, each entry under its own heading
+// (head) with the fields that fields gives it.
+func entries[T any](e emitter, title string, list []T, head func(T) string, fields func(T)) {
+	e.section(title, len(list))
+	for _, x := range list {
+		e.open(head(x))
+		fields(x)
+		e.close()
+	}
+}
+
+// lines renders a section of list in one-line entries, each written by
+// each (loose: set apart from each other).
+func lines[T any](e emitter, title string, list []T, loose bool, each func(T)) {
+	e.section(title, len(list))
+	e.begin(len(list), loose)
+	for _, x := range list {
+		each(x)
+	}
+	e.end(len(list))
+}
+
 // walk renders r through e: the one order and wording of both renderings.
 func walk(r *Report, e emitter) {
 	e.start("Audit of "+r.Subject.Kind+" "+code(r.Subject.ID), fmt.Sprintf("Audit of %s %s", r.Subject.Kind, r.Subject.ID), r.Intro())
@@ -53,17 +75,12 @@ func walk(r *Report, e emitter) {
 		len(r.Sessions), len(r.Claims), len(r.Checkpoints), len(r.Resumes), len(r.Restatements)))
 	e.endSummary()
 	walkSessions(r, e)
-	e.section("Claims", len(r.Claims))
-	e.begin(len(r.Claims), false)
-	for _, c := range r.Claims {
+	lines(e, "Claims", r.Claims, false, func(c ClaimEvent) {
 		e.line(fmt.Sprintf("%s: %s claim %s on %s, session %s%s", e.ref(c.Ref), e.bold(c.Event), code(c.ClaimID), code(c.Work), code(c.Session), c.Details(code)))
-	}
-	e.end(len(r.Claims))
+	})
 	walkCheckpoints(r, e)
 	walkResumes(r, e)
-	e.section("Restatement checks", len(r.Restatements))
-	for _, rs := range r.Restatements {
-		e.open("Restatement of " + code(rs.Session) + ": " + rs.Verdict)
+	entries(e, "Restatement checks", r.Restatements, func(rs Restatement) string { return "Restatement of " + code(rs.Session) + ": " + rs.Verdict }, func(rs Restatement) {
 		e.item("checked", e.ref(rs.Ref))
 		e.item("against checkpoint", codeOr(rs.CheckpointID, "none"))
 		var fields []string
@@ -71,45 +88,30 @@ func walk(r *Report, e emitter) {
 			fields = append(fields, it.Line())
 		}
 		e.list("fields", fields)
-		e.close()
-	}
-	e.section("Host bindings", len(r.Bindings))
-	e.begin(len(r.Bindings), false)
-	for _, b := range r.Bindings {
+	})
+	lines(e, "Host bindings", r.Bindings, false, func(b Binding) {
 		e.line(fmt.Sprintf("%s: %s conversation %s bound to session %s on %s%s%s", e.ref(b.Ref), b.Client, code(b.ExternalSession), code(b.Session), code(b.Work),
 			suffix(", at checkpoint ", codeOr(b.CheckpointID, "")), suffix(", continues ", codeOr(b.ContinuesFrom, ""))))
-	}
-	e.end(len(r.Bindings))
-	e.section("Host events", len(r.HostEvents))
-	e.begin(len(r.HostEvents), false)
-	for _, h := range r.HostEvents {
+	})
+	lines(e, "Host events", r.HostEvents, false, func(h HostEvent) {
 		e.line(fmt.Sprintf("%s: %s %s (%s) for %s, session %s%s", e.ref(h.Ref), h.Client, h.Event, h.HostEvent, code(h.ExternalSession), code(h.Session), h.Details(code)))
-	}
-	e.end(len(r.HostEvents))
+	})
 	walkExecutions(r, e)
-	e.section("Evidence", len(r.Evidence))
-	e.begin(len(r.Evidence), false)
-	for _, v := range r.Evidence {
+	lines(e, "Evidence", r.Evidence, false, func(v Evidence) {
 		e.line(fmt.Sprintf("%s: evidence %s on %s, criterion %q: %s, %s, %s%s%s", e.ref(v.Ref), code(v.ID), code(v.Work), oneLine(v.Criterion), v.Basis, v.Level,
 			passed(v.Passed), suffix(": ", oneLine(v.Detail)), v.RepoLine(code)))
-	}
-	e.end(len(r.Evidence))
-	e.section("Work verified", len(r.Verifications))
-	e.begin(len(r.Verifications), true)
-	for _, v := range r.Verifications {
+	})
+	lines(e, "Work verified", r.Verifications, true, func(v Verification) {
 		var subs []string
 		for _, c := range v.Criteria {
 			subs = append(subs, fmt.Sprintf("%q: evidence %s (%s)", oneLine(c.Criterion), code(c.EvidenceID), c.Level))
 		}
 		e.nested(fmt.Sprintf("%s: %s verified by session %s at level %s%s", e.ref(v.Ref), code(v.Work), code(v.Session), v.Level, repoShort(v.Repo, code)), subs)
-	}
-	e.end(len(r.Verifications))
+	})
 }
 
 func walkSessions(r *Report, e emitter) {
-	e.section("Sessions", len(r.Sessions))
-	for _, s := range r.Sessions {
-		e.open("Session " + code(s.ID))
+	entries(e, "Sessions", r.Sessions, func(s Session) string { return "Session " + code(s.ID) }, func(s Session) {
 		e.item("started", e.ref(s.Started))
 		e.item("agent", s.AgentLine())
 		e.item("work", code(s.Work))
@@ -128,14 +130,11 @@ func walkSessions(r *Report, e emitter) {
 		} else {
 			e.item("ended", "not ended at this revision")
 		}
-		e.close()
-	}
+	})
 }
 
 func walkCheckpoints(r *Report, e emitter) {
-	e.section("Checkpoints", len(r.Checkpoints))
-	for _, c := range r.Checkpoints {
-		e.open("Checkpoint " + code(c.ID))
+	entries(e, "Checkpoints", r.Checkpoints, func(c Checkpoint) string { return "Checkpoint " + code(c.ID) }, func(c Checkpoint) {
 		e.item("recorded", e.ref(c.Ref))
 		e.item("session", code(c.Session)+", agent "+c.Agent+", work "+code(c.Work))
 		e.text("digest", c.Digest)
@@ -151,14 +150,11 @@ func walkCheckpoints(r *Report, e emitter) {
 		e.list("changes", changes)
 		e.knowledge("kept in force", c.Kept)
 		e.repo("repository", c.Repo)
-		e.close()
-	}
+	})
 }
 
 func walkResumes(r *Report, e emitter) {
-	e.section("Resumes", len(r.Resumes))
-	for _, rs := range r.Resumes {
-		e.open(code(rs.Session) + " resumed " + code(rs.FromSession))
+	entries(e, "Resumes", r.Resumes, func(rs Resume) string { return code(rs.Session) + " resumed " + code(rs.FromSession) }, func(rs Resume) {
 		e.item("resumed", e.ref(rs.Ref))
 		if rs.Agent != "" {
 			e.item("agent", rs.Agent)
@@ -173,14 +169,11 @@ func walkResumes(r *Report, e emitter) {
 			e.item("predecessor ended", rs.PredecessorEnded)
 		}
 		e.knowledge("carried", rs.Carried)
-		e.close()
-	}
+	})
 }
 
 func walkExecutions(r *Report, e emitter) {
-	e.section("Executions", len(r.Executions))
-	for _, x := range r.Executions {
-		e.open("Execution " + code(x.ID))
+	entries(e, "Executions", r.Executions, func(x Execution) string { return "Execution " + code(x.ID) }, func(x Execution) {
 		e.item("started", e.ref(x.Started))
 		e.item("key", code(x.Key)+suffix(", purpose: ", x.Purpose))
 		e.item("command", code(Argv(x.Argv))+suffix(" in ", codeOr(x.Cwd, "")))
@@ -197,8 +190,7 @@ func walkExecutions(r *Report, e emitter) {
 		} else {
 			e.item("finished", "no finish recorded at this revision")
 		}
-		e.close()
-	}
+	})
 }
 
 // code marks s as a code span: each emitter turns the marks into its

@@ -87,37 +87,25 @@ func TestSession_AgentLine(t *testing.T) {
 
 func TestClaimEvent_Lease(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		name string
-		ev   audit.ClaimEvent
-		want string
-	}{
+	requireLines(t, func(x audit.ClaimEvent) string { return x.Lease() }, []lineCase[audit.ClaimEvent]{
 		{"AcquiredForever", audit.ClaimEvent{Event: audit.ClaimAcquired}, "no expiry"},
 		{"RenewedForever", audit.ClaimEvent{Event: audit.ClaimRenewed}, "no expiry"},
 		{"Released", audit.ClaimEvent{Event: audit.ClaimReleased}, ""},
 		{"WithLength", audit.ClaimEvent{Event: audit.ClaimAcquired, ExpiresAt: "2026-11-30T01:23:20.000Z", TTLms: 1800000}, "until 2026-11-30T01:23:20.000Z (30m0s)"},
 		{"WithoutLength", audit.ClaimEvent{Event: audit.ClaimRenewed, ExpiresAt: "2026-11-30T01:23:20.000Z"}, "until 2026-11-30T01:23:20.000Z"},
-	} {
-		require.Equal(t, c.want, c.ev.Lease(), c.name)
-	}
+	})
 }
 
 func TestClaimEvent_Details(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		name string
-		ev   audit.ClaimEvent
-		want string
-	}{
+	requireLines(t, func(x audit.ClaimEvent) string { return x.Details(plain) }, []lineCase[audit.ClaimEvent]{
 		{"ReleasedBare", audit.ClaimEvent{Event: audit.ClaimReleased}, ""},
 		{"Acquired", audit.ClaimEvent{Event: audit.ClaimAcquired, Agent: "builder", FencingToken: 3, ExpiresAt: "2026-11-30T01:23:20.000Z", TTLms: 60000},
 			", agent builder, fencing token 3, lease until 2026-11-30T01:23:20.000Z (1m0s)"},
 		{"Moved", audit.ClaimEvent{Event: audit.ClaimAcquired, FencingToken: 4, MovedFrom: "S-1"}, ", fencing token 4, lease no expiry, moved from session `S-1`"},
 		{"ReleasedWithAll", audit.ClaimEvent{Event: audit.ClaimReleased, FencingToken: 4, Reason: "moved", ToSession: "S-2", Note: "hand\nover"},
 			", fencing token 4, reason moved, to session `S-2`, note: hand over"},
-	} {
-		require.Equal(t, c.want, c.ev.Details(plain), c.name)
-	}
+	})
 }
 
 func TestCheckpoint_ContextLine(t *testing.T) {
@@ -175,11 +163,7 @@ func TestKnowledge_Groups(t *testing.T) {
 
 func TestRepo_Line(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		name string
-		repo audit.Repo
-		want string
-	}{
+	requireLines(t, func(x audit.Repo) string { return x.Line(plain) }, []lineCase[audit.Repo]{
 		{"Clean", audit.Repo{Head: "c0ffee", Branch: "main"}, "branch `main`, commit `c0ffee`, clean"},
 		{"NoBranch", audit.Repo{Head: "c0ffee"}, "commit `c0ffee`, clean"},
 		{"Dirty", audit.Repo{Head: "c0ffee", Dirty: true}, "commit `c0ffee`, dirty"},
@@ -187,9 +171,7 @@ func TestRepo_Line(t *testing.T) {
 		{"NoCommit", audit.Repo{Branch: "main"}, "branch `main`, commit none, clean"},
 		{"Unverifiable", audit.Repo{Unverifiable: "not a git repository"}, "unverifiable: not a git repository"},
 		{"HeadButUnverifiable", audit.Repo{Head: "c0ffee", Unverifiable: "status timed out"}, "commit `c0ffee`, clean, unverifiable: status timed out"},
-	} {
-		require.Equal(t, c.want, c.repo.Line(plain), c.name)
-	}
+	})
 }
 
 func TestFile_Line(t *testing.T) {
@@ -283,4 +265,21 @@ func TestReport_JSON(t *testing.T) {
 		"claims": [], "checkpoints": [], "resumes": [], "restatements": [], "bindings": [], "host_events": [],
 		"executions": [], "evidence": [], "verifications": []
 	}`, string(raw))
+}
+
+// lineCase is a value (in) and the line it renders as (want); name says
+// which case failed.
+type lineCase[T any] struct {
+	name string
+	in   T
+	want string
+}
+
+// requireLines requires that line renders each case's value as the case
+// wants.
+func requireLines[T any](t *testing.T, line func(T) string, cases []lineCase[T]) {
+	t.Helper()
+	for _, c := range cases {
+		require.Equal(t, c.want, line(c.in), c.name)
+	}
 }

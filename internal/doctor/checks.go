@@ -5,9 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -52,12 +53,7 @@ func Sessions(r *events.Reader, rev, now, ttl int64, add func(Finding)) error {
 			Repair: l.ResumeCommand})
 		delete(stale, l.ID)
 	}
-	ids := make([]string, 0, len(stale))
-	for id := range stale {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(stale)) {
 		s := stale[id]
 		add(Finding{Code: FindingStaleSession, Severity: SeverityWarning, Subject: id,
 			Message: fmt.Sprintf("session %s on %s (%s) holds nothing and has been idle since seq %d, past the lease", id, s.Work, s.Agent, s.LastEventSeq),

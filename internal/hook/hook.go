@@ -625,6 +625,28 @@ func heldLines(held []commands.Delivery, e hosts.Event, fork bool) []string {
 	return held[i].Lines
 }
 
+// writeQueue writes a queue of the orientation under its title: its first
+// five items (with holders, the session and agent holding each held one),
+// then how many more there are of total and the command (more) that lists
+// them.
+func writeQueue(b *strings.Builder, title string, items []workqueue.QueueItem, total int, more string, holders bool) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s:\n", title)
+	for i, it := range items {
+		if i == 5 {
+			fmt.Fprintf(b, "- and %d more (%s)\n", total-5, more)
+			break
+		}
+		holder := ""
+		if holders && it.Holder != nil {
+			holder = fmt.Sprintf(" (session %s, %s)", it.Holder.SessionID, workcontext.SafeText(it.Holder.Agent))
+		}
+		fmt.Fprintf(b, "- %s %s%s\n", it.Key, workcontext.SafeText(it.Title), holder)
+	}
+}
+
 // orientation is what a conversation the log does not know is told at its
 // start: the work in progress, what is ready, and the commands to start or
 // resume a session and bind this conversation to it.
@@ -635,30 +657,8 @@ func (a *answerer) orientation(ctx context.Context, client, conversation string)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# awr: project %s (revision %d)\n\nThis conversation (%s:%s) is not bound to an awr session yet.\n", workcontext.SafeText(status.ProjectName), status.ProjectRevision, client, conversation)
-	if len(status.Queues.Current) > 0 {
-		b.WriteString("\nIn progress:\n")
-		for i, it := range status.Queues.Current {
-			if i == 5 {
-				fmt.Fprintf(&b, "- and %d more (awr status)\n", status.Queues.CurrentTotal-5)
-				break
-			}
-			holder := ""
-			if it.Holder != nil {
-				holder = fmt.Sprintf(" (session %s, %s)", it.Holder.SessionID, workcontext.SafeText(it.Holder.Agent))
-			}
-			fmt.Fprintf(&b, "- %s %s%s\n", it.Key, workcontext.SafeText(it.Title), holder)
-		}
-	}
-	if len(status.Queues.Ready) > 0 {
-		b.WriteString("\nReady:\n")
-		for i, it := range status.Queues.Ready {
-			if i == 5 {
-				fmt.Fprintf(&b, "- and %d more (awr ready)\n", status.Queues.ReadyTotal-5)
-				break
-			}
-			fmt.Fprintf(&b, "- %s %s\n", it.Key, workcontext.SafeText(it.Title))
-		}
-	}
+	writeQueue(&b, "In progress", status.Queues.Current, status.Queues.CurrentTotal, "awr status", true)
+	writeQueue(&b, "Ready", status.Queues.Ready, status.Queues.ReadyTotal, "awr ready", false)
 	fmt.Fprintf(&b, "\nTo start: awr session start --work KEY --agent AGENT --claim, then awr client bind --client %s --external-session %s --work KEY --session SESSION\n", client, conversation)
 	fmt.Fprintf(&b, "To continue a session: awr session resume --from-session SESSION --agent AGENT --client %s --external-session %s, then awr client bind --client %s --external-session %s --work KEY --from-session SESSION\n", client, conversation, client, conversation)
 	return b.String(), nil

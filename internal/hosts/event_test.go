@@ -39,14 +39,20 @@ func geminiTranscript(s string) string {
 // expected normalized event; the unhandled ones are refused as such.
 func TestParse_Fixtures(t *testing.T) {
 	t.Parallel()
-	c := func(file string, e Event) (Host, string, Event) {
-		e.Host, e.Cwd = Claude, testCwd
-		if e.ConversationID == "" {
-			e.ConversationID = claudeS1
+	// withTranscript fills in what every payload of host h carries: the
+	// working directory, the conversation (id unless the case names one)
+	// and the transcript at transcript(conversation).
+	withTranscript := func(h Host, id string, transcript func(string) string) func(string, Event) (Host, string, Event) {
+		return func(file string, e Event) (Host, string, Event) {
+			e.Host, e.Cwd = h, testCwd
+			if e.ConversationID == "" {
+				e.ConversationID = id
+			}
+			e.TranscriptPath = transcript(e.ConversationID)
+			return h, file, e
 		}
-		e.TranscriptPath = claudeTranscript(e.ConversationID)
-		return Claude, file, e
 	}
+	c := withTranscript(Claude, claudeS1, claudeTranscript)
 	x := func(file string, e Event) (Host, string, Event) {
 		e.Host, e.Cwd, e.Model = Codex, testCwd, "gpt-5.5-codex"
 		if e.ConversationID == "" {
@@ -59,14 +65,7 @@ func TestParse_Fixtures(t *testing.T) {
 		}
 		return Codex, file, e
 	}
-	g := func(file string, e Event) (Host, string, Event) {
-		e.Host, e.Cwd = Gemini, testCwd
-		if e.ConversationID == "" {
-			e.ConversationID = geminiG1
-		}
-		e.TranscriptPath = geminiTranscript(e.ConversationID)
-		return Gemini, file, e
-	}
+	g := withTranscript(Gemini, geminiG1, geminiTranscript)
 	o := func(file string, e Event) (Host, string, Event) {
 		e.Host, e.Cwd = OpenCode, testCwd
 		if e.ConversationID == "" {

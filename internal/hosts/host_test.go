@@ -13,11 +13,7 @@ import (
 func TestCodexForkedFrom(t *testing.T) {
 	t.Parallel()
 	id := "01a24ca3-1ae8-7d63-8eaa-6c2578b67a36"
-	for _, c := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	requireForks(t, hosts.CodexForkedFrom, []forkCase{
 		{"exec fork", []string{"/x/vendor/bin/codex", "exec", "--json", "fork", id, "go on"}, id},
 		{"launcher", []string{"node", "/x/@openai/codex/bin/codex.js", "exec", "fork", id}, id},
 		{"interactive fork", []string{"codex", "fork", id}, id},
@@ -26,9 +22,7 @@ func TestCodexForkedFrom(t *testing.T) {
 		{"another program", []string{"git", "fork", id}, ""},
 		{"an id awr cannot key", []string{"codex", "exec", "fork", "a b/c"}, ""},
 		{"nothing", nil, ""},
-	} {
-		require.Equal(t, c.want, hosts.CodexForkedFrom(c.args), c.name)
-	}
+	})
 }
 
 // TestRolloutForkedFrom: a Codex fork's rollout names the thread it
@@ -54,11 +48,7 @@ func TestRolloutForkedFrom(t *testing.T) {
 func TestForkedFrom(t *testing.T) {
 	t.Parallel()
 	id := "1d95e35a-4560-4cb9-972c-98d9115ca7dd"
-	for _, c := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	requireForks(t, hosts.ForkedFrom, []forkCase{
 		{"resume and fork", []string{"claude", "-p", "go", "--resume", id, "--fork-session"}, id},
 		{"short flag", []string{"node", "/x/cli.js", "--fork-session", "-r", id}, id},
 		{"equals form", []string{"claude", "--resume=" + id, "--fork-session"}, id},
@@ -67,7 +57,22 @@ func TestForkedFrom(t *testing.T) {
 		{"resume picker", []string{"claude", "--resume", "--fork-session"}, ""},
 		{"an id awr cannot key", []string{"claude", "--resume", "a b/c", "--fork-session"}, ""},
 		{"nothing", nil, ""},
-	} {
-		require.Equal(t, c.want, hosts.ForkedFrom(c.args), c.name)
+	})
+}
+
+// forkCase is a command line (args) and the conversation it forks (want,
+// "" for none).
+type forkCase struct {
+	name string
+	args []string
+	want string
+}
+
+// requireForks requires that forkedFrom reads each case's command line as
+// the case says.
+func requireForks(t *testing.T, forkedFrom func([]string) string, cases []forkCase) {
+	t.Helper()
+	for _, c := range cases {
+		require.Equal(t, c.want, forkedFrom(c.args), c.name)
 	}
 }

@@ -106,11 +106,8 @@ type Change struct {
 // is written on any error.
 func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 	const op = "client install"
-	existing, fp, err := ReadSettings(c.Path)
+	existing, fp, err := c.readSeen()
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSeen(c.Path, fp, c.Fingerprint, c.Preview); err != nil {
 		return nil, err
 	}
 	out, err := Install(c.Host, existing, c.Command)
@@ -125,12 +122,7 @@ func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 		check = c.Check(ctx, c.Command, c.Dir)
 	}
 	res.Checks = []Check{check}
-	switch {
-	case !res.Changed:
-		res.Status = StatusUnchanged
-		return res, nil
-	case !c.Accept:
-		res.Status, res.Next = StatusPreview, c.Preview+" --accept --fingerprint "+fp
+	if c.answered(res, fp) {
 		return res, nil
 	}
 	if ck := res.Checks[0]; !ck.OK && !c.Force {
@@ -148,6 +140,34 @@ func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 	return res, nil
 }
 
+// answered says whether res is the whole answer, with nothing to write:
+// the file would not change (unchanged), or c does not accept (a preview,
+// whose Next accepts it at fingerprint fp).
+func (c Change) answered(res *InstallResult, fp string) bool {
+	switch {
+	case !res.Changed:
+		res.Status = StatusUnchanged
+		return true
+	case !c.Accept:
+		res.Status, res.Next = StatusPreview, c.Preview+" --accept --fingerprint "+fp
+		return true
+	}
+	return false
+}
+
+// readSeen reads the settings file c.Path and its fingerprint, refused
+// (SourceStale) when c.Fingerprint is given and the file changed since.
+func (c Change) readSeen() ([]byte, string, error) {
+	existing, fp, err := ReadSettings(c.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkSeen(c.Path, fp, c.Fingerprint, c.Preview); err != nil {
+		return nil, "", err
+	}
+	return existing, fp, nil
+}
+
 // ApplyUninstall previews, and with c.Accept writes, the settings file
 // c.Path without awr's hook handlers. A file still exactly as install
 // wrote it is given back as it was before, byte for byte, and a file
@@ -161,11 +181,8 @@ func ApplyInstall(ctx context.Context, c Change) (*InstallResult, error) {
 // written on any error.
 func ApplyUninstall(c Change) (*InstallResult, error) {
 	const op = "client uninstall"
-	existing, fp, err := ReadSettings(c.Path)
+	existing, fp, err := c.readSeen()
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSeen(c.Path, fp, c.Fingerprint, c.Preview); err != nil {
 		return nil, err
 	}
 	out, err := Uninstall(c.Host, existing)
@@ -185,12 +202,7 @@ func ApplyUninstall(c Change) (*InstallResult, error) {
 		out, res.Changed = k.Original, true
 		res.Content, res.Removed = string(out), k.Absent
 	}
-	switch {
-	case !res.Changed:
-		res.Status = StatusUnchanged
-		return res, nil
-	case !c.Accept:
-		res.Status, res.Next = StatusPreview, c.Preview+" --accept --fingerprint "+fp
+	if c.answered(res, fp) {
 		return res, nil
 	}
 	if res.Removed {

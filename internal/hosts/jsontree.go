@@ -179,39 +179,34 @@ func (n *node) write(b *strings.Builder, indent, nl string, depth int) {
 	if nl != "" {
 		colon = ": "
 	}
-	switch n.kind {
-	case '{':
-		if len(n.members) == 0 {
-			b.WriteString("{}")
+	// block writes count entries (each writes entry i) between open and
+	// close, one a line at depth+1.
+	block := func(open, close string, count int, each func(i int)) {
+		if count == 0 {
+			b.WriteString(open + close)
 			return
 		}
-		b.WriteString("{")
-		for i, m := range n.members {
+		b.WriteString(open)
+		for i := range count {
 			if i > 0 {
 				b.WriteString(",")
 			}
 			pad(depth + 1)
+			each(i)
+		}
+		pad(depth)
+		b.WriteString(close)
+	}
+	switch n.kind {
+	case '{':
+		block("{", "}", len(n.members), func(i int) {
+			m := n.members[i]
 			b.WriteString(str(m.key).raw)
 			b.WriteString(colon)
 			m.val.write(b, indent, nl, depth+1)
-		}
-		pad(depth)
-		b.WriteString("}")
+		})
 	case '[':
-		if len(n.items) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteString("[")
-		for i, v := range n.items {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			pad(depth + 1)
-			v.write(b, indent, nl, depth+1)
-		}
-		pad(depth)
-		b.WriteString("]")
+		block("[", "]", len(n.items), func(i int) { n.items[i].write(b, indent, nl, depth+1) })
 	default:
 		b.WriteString(n.raw)
 	}

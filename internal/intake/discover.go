@@ -95,6 +95,32 @@ var (
 	rulesFile    = lazyre.New(`(?i)^rules\.md$`)
 )
 
+// named is a file discovery knows by its name alone: the pattern its name
+// matches, what it is and the list of the inventory it goes to.
+type named struct {
+	name                        *lazyre.Regexp
+	adapter, role, kind, reason string
+	list                        func(*Inventory) *[]Candidate
+}
+
+// knownNames are the files known by name, the first that matches first.
+var knownNames = []named{
+	{goalsFile, source.GoalsMarkdown, RoleGoals, "goals", "named GOALS.md", func(inv *Inventory) *[]Candidate { return &inv.Goals }},
+	{planFile, source.PlanMarkdown, RolePlan, "plan", "named PLAN.md", func(inv *Inventory) *[]Candidate { return &inv.Plans }},
+	{rulesFile, source.RulesMarkdown, RoleRules, "rules", "named RULES.md", func(inv *Inventory) *[]Candidate { return &inv.Rules }},
+	{taskYAML, source.YAMLLedger, RoleTasks, "yaml_ledger", "YAML ledger by name", func(inv *Inventory) *[]Candidate { return &inv.YAMLLedgers }},
+}
+
+// knownName is the first of knownNames whose pattern name matches.
+func knownName(name string) (named, bool) {
+	for _, n := range knownNames {
+		if n.name.MatchString(name) {
+			return n, true
+		}
+	}
+	return named{}, false
+}
+
 // Discover looks through the usual places of the project rooted at dir for
 // task registers, YAML ledgers, goals, plans and rules. It only reads: it
 // opens candidate files to choose an adapter, never anything that looks
@@ -150,19 +176,13 @@ func Discover(dir string) (*Inventory, error) {
 				return nil
 			}
 			c := Candidate{Path: rel, Size: info.Size()}
+			if byName, ok := knownName(name); ok {
+				c.Adapter, c.Role, c.Kind, c.Reason = byName.adapter, byName.role, byName.kind, byName.reason
+				list := byName.list(inv)
+				*list = append(*list, c)
+				return nil
+			}
 			switch {
-			case goalsFile.MatchString(name):
-				c.Adapter, c.Role, c.Kind, c.Reason = source.GoalsMarkdown, RoleGoals, "goals", "named GOALS.md"
-				inv.Goals = append(inv.Goals, c)
-			case planFile.MatchString(name):
-				c.Adapter, c.Role, c.Kind, c.Reason = source.PlanMarkdown, RolePlan, "plan", "named PLAN.md"
-				inv.Plans = append(inv.Plans, c)
-			case rulesFile.MatchString(name):
-				c.Adapter, c.Role, c.Kind, c.Reason = source.RulesMarkdown, RoleRules, "rules", "named RULES.md"
-				inv.Rules = append(inv.Rules, c)
-			case taskYAML.MatchString(name):
-				c.Adapter, c.Role, c.Kind, c.Reason = source.YAMLLedger, RoleTasks, "yaml_ledger", "YAML ledger by name"
-				inv.YAMLLedgers = append(inv.YAMLLedgers, c)
 			case exportName.MatchString(name):
 				if c, ok := sniffExport(dir, rel, c); ok {
 					inv.TaskRegisters = append(inv.TaskRegisters, c)

@@ -90,12 +90,7 @@ func TestRegisters_Corpus(t *testing.T) {
 
 			inv, err := Discover(dir)
 			require.NoError(t, err)
-			var found *Candidate
-			for i, c := range inv.TaskRegisters {
-				if c.Path == src.File {
-					found = &inv.TaskRegisters[i]
-				}
-			}
+			found := candidateAt(inv.TaskRegisters, src.File)
 			require.NotNil(t, found, "discovery finds %s (found %+v)", src.File, inv.TaskRegisters)
 			require.Equal(t, src.Adapter, found.Adapter)
 			require.Equal(t, want.Items, found.Items, "the preview's item count")
@@ -137,12 +132,7 @@ func TestRegisters_Corpus(t *testing.T) {
 			}
 			got.Goals, got.Groups = len(si.Goals), len(groups)
 			if src.GoalsFile != "" {
-				var g *Candidate
-				for i, c := range inv.Goals {
-					if c.Path == src.GoalsFile {
-						g = &inv.Goals[i]
-					}
-				}
+				g := candidateAt(inv.Goals, src.GoalsFile)
 				require.NotNil(t, g, "discovery finds the goals in %s (found %+v)", src.GoalsFile, inv.Goals)
 				require.Equal(t, src.GoalsAdapter, g.Adapter)
 				gi, _ := Read(dir, ManifestSource{Path: src.GoalsFile, Adapter: src.GoalsAdapter, Role: RoleGoals})
@@ -210,4 +200,16 @@ func TestDocs_Registers(t *testing.T) {
 	for _, a := range []string{source.SpecKitTasks, source.TaskmasterJSON, source.BeadsJSONL, source.GitHubIssuesJSON, source.JiraCSV, source.LinearCSV, source.ObsidianKanban, source.MarkdownTodo, source.MarkdownTable} {
 		require.True(t, adapters[a], "docs/intake.md has no example of %s", a)
 	}
+}
+
+// candidateAt is the candidate of list at path (the last, were there
+// two), or nil.
+func candidateAt(list []Candidate, path string) *Candidate {
+	var found *Candidate
+	for i, c := range list {
+		if c.Path == path {
+			found = &list[i]
+		}
+	}
+	return found
 }

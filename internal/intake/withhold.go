@@ -109,6 +109,13 @@ func withholdSecrets(si *events.SourceIndexed) {
 		si.Issues = append(si.Issues, events.SourceIssue{Code: IssueSecretWithheld, Path: si.Path, Line: ref.LineStart, Key: key,
 			Message: fmt.Sprintf("%s of %s looks like a secret (%s); its value was not indexed", field, key, f.Kind)})
 	}
+	withholdEach := func(list []string, ref events.SourceRef, key, name string) []string {
+		list = append([]string(nil), list...)
+		for j := range list {
+			withhold(&list[j], ref, key, fmt.Sprintf("%s[%d]", name, j))
+		}
+		return list
+	}
 	dropped := func(what string, ref events.SourceRef, f secret.Finding) {
 		si.Issues = append(si.Issues, events.SourceIssue{Code: IssueSecretWithheld, Path: si.Path, Line: ref.LineStart,
 			Message: fmt.Sprintf("the key of the %s at line %d looks like a secret (%s); the %s was not indexed", what, ref.LineStart, f.Kind, what)})
@@ -131,51 +138,29 @@ func withholdSecrets(si *events.SourceIndexed) {
 			{"priority", &it.Priority}, {"goal", &it.Goal}} {
 			withhold(f.v, it.Source, it.Key, f.name)
 		}
-		it.Acceptance = append([]string(nil), it.Acceptance...)
-		for j := range it.Acceptance {
-			withhold(&it.Acceptance[j], it.Source, it.Key, fmt.Sprintf("acceptance[%d]", j))
-		}
+		it.Acceptance = withholdEach(it.Acceptance, it.Source, it.Key, "acceptance")
 		it.DependsOn = append([]events.Dependency(nil), it.DependsOn...)
 		for j := range it.DependsOn {
 			withhold(&it.DependsOn[j].Key, it.Source, it.Key, fmt.Sprintf("depends_on[%d]", j))
 		}
-		it.Tags = append([]string(nil), it.Tags...)
-		for j := range it.Tags {
-			withhold(&it.Tags[j], it.Source, it.Key, fmt.Sprintf("tags[%d]", j))
-		}
-		it.Paths = append([]string(nil), it.Paths...)
-		for j := range it.Paths {
-			withhold(&it.Paths[j], it.Source, it.Key, fmt.Sprintf("paths[%d]", j))
-		}
+		it.Tags = withholdEach(it.Tags, it.Source, it.Key, "tags")
+		it.Paths = withholdEach(it.Paths, it.Source, it.Key, "paths")
 		items = append(items, it)
 	}
 	si.Items = items
-	goals := si.Goals[:0]
-	for _, g := range si.Goals {
-		if f, ok := secret.Find(g.Key); ok {
-			dropped("goal", g.Source, f)
-			continue
-		}
-		withhold(&g.Title, g.Source, g.Key, "title")
-		withhold(&g.Summary, g.Source, g.Key, "summary")
-		withhold(&g.Status, g.Source, g.Key, "status")
-		goals = append(goals, g)
-	}
-	si.Goals = goals
-	rules := si.Rules[:0]
-	for _, r := range si.Rules {
-		if f, ok := secret.Find(r.Key); ok {
-			dropped("rule", r.Source, f)
-			continue
-		}
-		withhold(&r.Text, r.Source, r.Key, "text")
-		r.Paths = append([]string(nil), r.Paths...)
-		for j := range r.Paths {
-			withhold(&r.Paths[j], r.Source, r.Key, fmt.Sprintf("paths[%d]", j))
-		}
-		rules = append(rules, r)
-	}
-	si.Rules = rules
+	si.Goals = keepKeyed(si.Goals, func(g events.Goal) (string, events.SourceRef) { return g.Key, g.Source },
+		func(ref events.SourceRef, f secret.Finding) { dropped("goal", ref, f) },
+		func(g *events.Goal) {
+			withhold(&g.Title, g.Source, g.Key, "title")
+			withhold(&g.Summary, g.Source, g.Key, "summary")
+			withhold(&g.Status, g.Source, g.Key, "status")
+		})
+	si.Rules = keepKeyed(si.Rules, func(r events.Rule) (string, events.SourceRef) { return r.Key, r.Source },
+		func(ref events.SourceRef, f secret.Finding) { dropped("rule", ref, f) },
+		func(r *events.Rule) {
+			withhold(&r.Text, r.Source, r.Key, "text")
+			r.Paths = withholdEach(r.Paths, r.Source, r.Key, "paths")
+		})
 	for i := range si.Issues {
 		is := &si.Issues[i]
 		if f, ok := secret.Find(is.Message); ok && is.Code != IssueSecretWithheld {
@@ -185,4 +170,21 @@ func withholdSecrets(si *events.SourceIndexed) {
 			is.Key = "[withheld: " + f.Kind + "]"
 		}
 	}
+}
+
+// keepKeyed keeps, in place, the records of recs whose key (keyOf) looks
+// like no secret, each passed through clean; each other record is passed
+// to drop with its source and what the key looked like.
+func keepKeyed[T any](recs []T, keyOf func(T) (string, events.SourceRef), drop func(events.SourceRef, secret.Finding), clean func(*T)) []T {
+	out := recs[:0]
+	for _, r := range recs {
+		key, ref := keyOf(r)
+		if f, ok := secret.Find(key); ok {
+			drop(ref, f)
+			continue
+		}
+		clean(&r)
+		out = append(out, r)
+	}
+	return out
 }

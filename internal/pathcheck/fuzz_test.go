@@ -23,6 +23,16 @@ var seeds = []string{
 	"a\x00b", ".AWR/awr.db", "sub/./state/../state/awr.db",
 }
 
+// seededTree adds every seed path to f's corpus and makes the tree the
+// paths are tried in.
+func seededTree(f *testing.F) *tree {
+	f.Helper()
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	return newTree(f, f.TempDir())
+}
+
 // FuzzOutput: an output Output accepts never lies in .awr (its directory,
 // as the kernel resolves it, is not .awr nor under it), and is missing or
 // a regular file (existing only with force).
@@ -54,10 +64,7 @@ func FuzzOutput(f *testing.F) {
 // link at its last component. Paths stay in the test's directories (no
 // absolute path, no ".."), since an accepted one is created.
 func FuzzAppend(f *testing.F) {
-	for _, s := range seeds {
-		f.Add(s)
-	}
-	tr := newTree(f, f.TempDir())
+	tr := seededTree(f)
 	f.Fuzz(func(t *testing.T, path string) {
 		if filepath.IsAbs(path) || strings.Contains(path, "..") {
 			return
@@ -83,10 +90,7 @@ func FuzzAppend(f *testing.F) {
 // FuzzInside: a path Inside accepts lies, as the kernel resolves its
 // longest existing prefix, in the project.
 func FuzzInside(f *testing.F) {
-	for _, s := range seeds {
-		f.Add(s)
-	}
-	tr := newTree(f, f.TempDir())
+	tr := seededTree(f)
 	realRoot, err := filepath.EvalSymlinks(tr.root)
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, path string) {
@@ -118,10 +122,7 @@ func kernelPath(path string) (string, bool) {
 // accepts (the project is in no git repository here) is a directory in
 // the project.
 func FuzzWorkDir(f *testing.F) {
-	for _, s := range seeds {
-		f.Add(s)
-	}
-	tr := newTree(f, f.TempDir())
+	tr := seededTree(f)
 	rootInfo, err := os.Stat(tr.root)
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, path string) {
@@ -139,10 +140,7 @@ func FuzzWorkDir(f *testing.F) {
 // FuzzShown: a hint shows a path only when it is inside the project and
 // outside .awr.
 func FuzzShown(f *testing.F) {
-	for _, s := range seeds {
-		f.Add(s)
-	}
-	tr := newTree(f, f.TempDir())
+	tr := seededTree(f)
 	f.Fuzz(func(t *testing.T, path string) {
 		got := Shown(tr.root, path, "FILE")
 		if got == "FILE" {

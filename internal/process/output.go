@@ -2,6 +2,9 @@ package process
 
 import (
 	"bytes"
+	"errors"
+	"os/exec"
+	"strings"
 	"sync"
 )
 
@@ -25,4 +28,20 @@ func (o *Output) String() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.buf.String()
+}
+
+// Run runs cmd and returns what it wrote to stdout. When it fails, the
+// error's text is what it wrote to stderr, trimmed, or the run's own
+// error when it wrote nothing there; stdout is returned all the same.
+func Run(cmd *exec.Cmd) ([]byte, error) {
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.Bytes(), errors.New(msg)
+	}
+	return out.Bytes(), nil
 }

@@ -51,3 +51,18 @@ func TestOutput_ReadWhileWritten(t *testing.T) {
 	require.NoError(t, cmd.Wait())
 	require.Equal(t, 8, strings.Count(out.String(), "line "))
 }
+
+// TestRun: Run returns a command's stdout; a failure's error is its
+// stderr, trimmed, or the run's own error when it wrote none, with the
+// stdout written so far.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	out, err := process.Run(exec.Command("sh", "-c", "echo out"))
+	require.NoError(t, err)
+	require.Equal(t, "out\n", string(out))
+	out, err = process.Run(exec.Command("sh", "-c", "echo partial; echo '  what went wrong  ' >&2; exit 3"))
+	require.EqualError(t, err, "what went wrong")
+	require.Equal(t, "partial\n", string(out))
+	_, err = process.Run(exec.Command("sh", "-c", "exit 4"))
+	require.EqualError(t, err, "exit status 4")
+}

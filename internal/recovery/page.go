@@ -134,15 +134,9 @@ func changedPage(conn *sqlite.Conn, work string, after, rev int64, limit int) (p
 		page = append(page, e.ToEnvelope())
 		return nil
 	})
-	if err != nil && err != errFull {
-		return nil, 0, 0, err
-	}
-	if !full {
-		return page, 0, 0, nil
-	}
-	next = page[len(page)-1].Seq
-	more, err = projections.CountWorkEventsAfter(conn, work, next, rev)
-	return page, more, next, err
+	return pageEnd(page, full, err, func(e events.Envelope) int64 { return e.Seq }, func(next int64) (int, error) {
+		return projections.CountWorkEventsAfter(conn, work, next, rev)
+	})
 }
 
 // closedPage reads the items of work closed after since, in the order
@@ -161,14 +155,23 @@ func closedPage(conn *sqlite.Conn, work string, since, after, rev int64, limit i
 		page = append(page, group...)
 		return nil
 	})
+	return pageEnd(page, full, err, func(k projections.Knowledge) int64 { return k.Revision }, func(next int64) (int, error) {
+		return projections.CountClosedAfter(conn, work, since, next, rev)
+	})
+}
+
+// pageEnd finishes a page a scan read: the scan's error (errFull, which
+// stopped a full page, aside); on a full page, next is the cursor of its
+// last entry and more what count counts after it.
+func pageEnd[T any](page []T, full bool, err error, cursor func(T) int64, count func(next int64) (int, error)) ([]T, int, int64, error) {
 	if err != nil && err != errFull {
 		return nil, 0, 0, err
 	}
 	if !full {
 		return page, 0, 0, nil
 	}
-	next = page[len(page)-1].Revision
-	more, err = projections.CountClosedAfter(conn, work, since, next, rev)
+	next := cursor(page[len(page)-1])
+	more, err := count(next)
 	return page, more, next, err
 }
 

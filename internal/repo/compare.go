@@ -142,6 +142,25 @@ func (r runner) treeOf(ctx context.Context, dir string, now *State) (tree, error
 	return r.locate(ctx, dir)
 }
 
+// pairTree checks two states recorded in dir's repository (neither nil,
+// each HEAD a commit id or none) and finds the work tree of the later
+// one, to. The error is an *Unverifiable prefixed with op.
+func (r runner) pairTree(ctx context.Context, op, dir string, from, to *State) (tree, error) {
+	if from == nil || to == nil {
+		return tree{}, &Unverifiable{Reason: op + ": missing state"}
+	}
+	for _, h := range []string{from.Head, to.Head} {
+		if h != "" && !isHexID(h) {
+			return tree{}, &Unverifiable{Reason: fmt.Sprintf("%s: invalid commit id %q", op, h)}
+		}
+	}
+	t, err := r.treeOf(ctx, dir, to)
+	if err != nil {
+		return tree{}, unverifiable(op, err)
+	}
+	return t, nil
+}
+
 // headHistory fills the head movement of c from recorded to current, both
 // non-empty and different.
 func (r runner) headHistory(ctx context.Context, t tree, c *Comparison, recorded, current string) error {
@@ -214,6 +233,12 @@ func (r runner) commitLog(ctx context.Context, t tree, c *Comparison, revs strin
 // commitKnown reports whether the repository holds commit id.
 func (r runner) commitKnown(ctx context.Context, t tree, id string) (bool, error) {
 	_, err := r.run(ctx, t.root, nil, "rev-parse", "--verify", "--quiet", id+"^{commit}")
+	return yesNo(err)
+}
+
+// yesNo reads the error of a git command that answers by its exit
+// status: 0 is true, 1 false, any other failure the error.
+func yesNo(err error) (bool, error) {
 	switch {
 	case err == nil:
 		return true, nil
@@ -243,14 +268,11 @@ func (r runner) isAncestor(ctx context.Context, dir, a, b string) (bool, error) 
 		return false, unverifiable(op, err)
 	}
 	_, err = r.run(ctx, t.root, nil, "merge-base", "--is-ancestor", a, b)
-	switch {
-	case err == nil:
-		return true, nil
-	case exitCode(err) == 1:
-		return false, nil
-	default:
+	ok, err := yesNo(err)
+	if err != nil {
 		return false, unverifiable(op, err)
 	}
+	return ok, nil
 }
 
 // Changes lists the files that changed between a recorded state from and a
@@ -279,17 +301,9 @@ func Changes(ctx context.Context, dir string, from, to *State) (files []File, tr
 
 func (r runner) changesIn(ctx context.Context, dir string, from, to *State) ([]File, bool, error) {
 	const op = "repo changes"
-	if from == nil || to == nil {
-		return nil, false, &Unverifiable{Reason: op + ": missing state"}
-	}
-	for _, h := range []string{from.Head, to.Head} {
-		if h != "" && !isHexID(h) {
-			return nil, false, &Unverifiable{Reason: fmt.Sprintf("%s: invalid commit id %q", op, h)}
-		}
-	}
-	t, err := r.treeOf(ctx, dir, to)
+	t, err := r.pairTree(ctx, op, dir, from, to)
 	if err != nil {
-		return nil, false, unverifiable(op, err)
+		return nil, false, err
 	}
 	files, truncated, err := r.changes(ctx, t, from, to, true)
 	if err != nil {

@@ -23,12 +23,7 @@ func TestCapture_RepositoryConfigRunsNothing(t *testing.T) {
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ntouch '"+marker+"'\nexit 1\n"), 0o755))
 	f.git("config", "core.fsmonitor", hook)
 	f.write("a.txt", "two\n")
-	st, err := Capture(context.Background(), f.dir)
-	require.NoError(t, err)
-	require.True(t, st.Dirty)
-	Compare(context.Background(), f.dir, st)
-	_, statErr := os.Stat(marker)
-	require.True(t, os.IsNotExist(statErr), "git ran the repository's core.fsmonitor program")
+	requireReadRunsNothing(t, f, marker, "core.fsmonitor program")
 }
 
 // TestCapture_FilterDriverRunsNothing: a clean filter the repository's
@@ -44,10 +39,18 @@ func TestCapture_FilterDriverRunsNothing(t *testing.T) {
 	f.git("config", "filter.evil.process", hook)
 	f.write("a.txt", "two\n")
 	f.write("b.txt", "new\n")
+	requireReadRunsNothing(t, f, marker, "clean filter")
+}
+
+// requireReadRunsNothing captures f's dirty state and compares with it,
+// then requires that marker (the file the repository's program would
+// make) does not exist: git did not run the repository's program (what).
+func requireReadRunsNothing(t *testing.T, f *fixture, marker, what string) {
+	t.Helper()
 	st, err := Capture(context.Background(), f.dir)
 	require.NoError(t, err)
 	require.True(t, st.Dirty)
 	Compare(context.Background(), f.dir, st)
 	_, statErr := os.Stat(marker)
-	require.True(t, os.IsNotExist(statErr), "git ran the repository's clean filter")
+	require.True(t, os.IsNotExist(statErr), "git ran the repository's "+what)
 }

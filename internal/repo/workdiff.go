@@ -65,17 +65,9 @@ func WorkDiff(ctx context.Context, dir string, recorded, now *State) (diffs []Fi
 
 func (r runner) workDiff(ctx context.Context, dir string, recorded, now *State) ([]FileDiff, bool, error) {
 	const op = "repo work diff"
-	if recorded == nil || now == nil {
-		return nil, false, &Unverifiable{Reason: op + ": missing state"}
-	}
-	for _, h := range []string{recorded.Head, now.Head} {
-		if h != "" && !isHexID(h) {
-			return nil, false, &Unverifiable{Reason: fmt.Sprintf("%s: invalid commit id %q", op, h)}
-		}
-	}
-	t, err := r.treeOf(ctx, dir, now)
+	t, err := r.pairTree(ctx, op, dir, recorded, now)
 	if err != nil {
-		return nil, false, unverifiable(op, err)
+		return nil, false, err
 	}
 	format := t.format
 	then, cur := dirtyMap(recorded), dirtyMap(now)

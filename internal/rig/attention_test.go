@@ -103,9 +103,7 @@ func TestAttention_MachineRestart(t *testing.T) {
 	a := f.repoSeat("a", "T-1", "repo-a")
 	b := f.repoSeat("b", "T-2", "repo-b")
 	f.write("repo-b/main.txt", "v1 edited\n")
-	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {
-		t.Fatalf("first up: %+v", r.Seats)
-	}
+	f.firstUp()
 	headA := f.gitIn("repo-a", "rev-parse", "HEAD")
 	f.restart()
 

@@ -54,11 +54,8 @@ type DownResult struct {
 // and ends the seats' sessions as interrupted. A seat whose session is
 // active but whose agent is gone is ended too.
 func (m *Manager) Down(ctx context.Context, opts DownOptions) (*DownResult, error) {
-	st, err := m.load(ctx, opts.Rig, commands.Read{}, true)
+	st, err := m.loadSeats(ctx, opts.Rig)
 	if err != nil {
-		return nil, err
-	}
-	if err := requireSeats(st); err != nil {
 		return nil, err
 	}
 	if err := commands.RefuseSecrets("rig down", [2]string{"message", opts.Message}); err != nil {

@@ -167,6 +167,15 @@ func (f *fixture) up(opts rig.UpOptions) *rig.UpResult {
 	return res
 }
 
+// firstUp brings the rig up for the first time and requires every seat
+// fully restored.
+func (f *fixture) firstUp() {
+	f.t.Helper()
+	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {
+		f.t.Fatalf("first up: %+v", r.Seats)
+	}
+}
+
 func (f *fixture) down(snapshot bool) *rig.DownResult {
 	f.t.Helper()
 	res, err := f.m.Down(context.Background(), rig.DownOptions{Rig: "portal", Snapshot: snapshot, Grace: 10 * time.Second})
@@ -199,9 +208,14 @@ func outcomes(res *rig.UpResult) map[string]string {
 }
 
 func seatOf(res *rig.UpResult, addr string) *rig.SeatPlan {
-	for _, s := range res.Seats {
-		if s.Address == addr {
-			return s
+	return first(res.Seats, func(s *rig.SeatPlan) bool { return s.Address == addr })
+}
+
+// first is the first of list that match takes, or nil.
+func first[T any](list []*T, match func(*T) bool) *T {
+	for _, x := range list {
+		if match(x) {
+			return x
 		}
 	}
 	return nil

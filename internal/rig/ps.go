@@ -198,6 +198,57 @@ type ShowResult struct {
 	ProjectRevision int64                      `json:"project_revision"`
 }
 
+// occupants lists a seat's occupants from its history, oldest first: a
+// launch or a reconcile brings one in; the binding, the end and the
+// restore recorded after it fill in its conversation and how it went.
+func occupants(history []projections.SeatLogEntry) ([]*Occupant, error) {
+	out := []*Occupant{}
+	bySession := map[string]*Occupant{}
+	for _, e := range history {
+		switch e.Kind {
+		case "launched", "reconciled", "bound", "ended", "restored":
+		default:
+			continue
+		}
+		// What this reads of the five payloads (events.SeatLaunched,
+		// SeatReconciled, the binding, SessionEnded, SeatRestored), by
+		// their JSON names.
+		var x struct {
+			SessionID    string `json:"session_id"`
+			Mode         string `json:"mode"`
+			Conversation string `json:"conversation"`
+			Outcome      string `json:"outcome"`
+			Reason       string `json:"reason"`
+		}
+		if err := json.Unmarshal(e.Data, &x); err != nil {
+			return nil, err
+		}
+		o := bySession[x.SessionID]
+		switch e.Kind {
+		case "launched", "reconciled":
+			o = &Occupant{SessionID: x.SessionID, Mode: x.Mode, LaunchedSeq: e.Seq}
+			if e.Kind == "reconciled" {
+				o.Mode, o.Conversation = "reconciled", x.Conversation
+			}
+			bySession[x.SessionID] = o
+			out = append(out, o)
+		case "bound":
+			if o != nil {
+				o.Conversation = x.Conversation
+			}
+		case "ended":
+			if o != nil {
+				o.Ended = x.Outcome
+			}
+		case "restored":
+			if o != nil && x.Outcome != events.SeatRunning {
+				o.Outcome, o.Reason = x.Outcome, x.Reason
+			}
+		}
+	}
+	return out, nil
+}
+
 // Show returns a seat with its occupants over time, at rev.
 func (m *Manager) Show(ctx context.Context, address string, at commands.Read) (*ShowResult, error) {
 	if _, _, err := commands.ParseAddress(address); err != nil {
@@ -222,55 +273,8 @@ func (m *Manager) Show(ctx context.Context, address string, at commands.Read) (*
 		if err := show.handResumed(r.Conn, rev); err != nil {
 			return err
 		}
-		bySession := map[string]*Occupant{}
-		for _, e := range res.History {
-			switch e.Kind {
-			case "launched":
-				var l events.SeatLaunched
-				if err := json.Unmarshal(e.Data, &l); err != nil {
-					return err
-				}
-				o := &Occupant{SessionID: l.SessionID, Mode: l.Mode, LaunchedSeq: e.Seq}
-				bySession[l.SessionID] = o
-				res.Occupants = append(res.Occupants, o)
-			case "reconciled":
-				var x events.SeatReconciled
-				if err := json.Unmarshal(e.Data, &x); err != nil {
-					return err
-				}
-				o := &Occupant{SessionID: x.SessionID, Mode: "reconciled", LaunchedSeq: e.Seq, Conversation: x.Conversation}
-				bySession[x.SessionID] = o
-				res.Occupants = append(res.Occupants, o)
-			case "bound":
-				var b struct {
-					SessionID    string `json:"session_id"`
-					Conversation string `json:"conversation"`
-				}
-				if err := json.Unmarshal(e.Data, &b); err != nil {
-					return err
-				}
-				if o := bySession[b.SessionID]; o != nil {
-					o.Conversation = b.Conversation
-				}
-			case "ended":
-				var x events.SessionEnded
-				if err := json.Unmarshal(e.Data, &x); err != nil {
-					return err
-				}
-				if o := bySession[x.SessionID]; o != nil {
-					o.Ended = x.Outcome
-				}
-			case "restored":
-				var x events.SeatRestored
-				if err := json.Unmarshal(e.Data, &x); err != nil {
-					return err
-				}
-				if o := bySession[x.SessionID]; o != nil && x.Outcome != events.SeatRunning {
-					o.Outcome, o.Reason = x.Outcome, x.Reason
-				}
-			}
-		}
-		return nil
+		res.Occupants, err = occupants(res.History)
+		return err
 	})
 	if err != nil {
 		return nil, err

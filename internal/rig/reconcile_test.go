@@ -35,9 +35,7 @@ func TestReconcile_AfterRestart(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	a := f.seat("a", "T-1", events.PolicyResumeIfPossible)
-	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {
-		t.Fatalf("first up: %+v", r.Seats)
-	}
+	f.firstUp()
 	old := f.seatAt(a).SessionID
 	f.restart()
 	succ := f.resumeByHand(a, "alice@laptop")
@@ -123,9 +121,7 @@ func TestReconcile_PaneAlive(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	a := f.seat("a", "T-1", events.PolicyResumeIfPossible)
-	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {
-		t.Fatalf("first up: %+v", r.Seats)
-	}
+	f.firstUp()
 	if _, err := f.reconcile(commands.ReconcileRequest{Address: a, By: "bob", Reason: "nothing to adopt"}); !fault.Is(err, fault.InvalidTransition) {
 		t.Fatalf("reconcile without a hand resume: %v", err)
 	}
@@ -174,9 +170,7 @@ func TestDoctor_SeatAgentGone(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	a := f.seat("a", "T-1", events.PolicyResumeIfPossible)
-	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {
-		t.Fatalf("first up: %+v", r.Seats)
-	}
+	f.firstUp()
 	door, err := project.Open(context.Background(), f.dir, project.Options{Rig: project.RigOptions{TmuxSocket: f.socket, AwrBin: filepath.Join(bin, "awr")}})
 	if err != nil {
 		t.Fatal(err)

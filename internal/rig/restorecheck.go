@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/shellwords"
@@ -124,11 +123,8 @@ func worse(a, b string) string {
 // Errors: InvalidInput for a bad rig name; NotFound for a rig without
 // seats.
 func (m *Manager) RestoreCheck(ctx context.Context, rigName string) (*RestoreCheckResult, error) {
-	st, err := m.load(ctx, rigName, commands.Read{}, true)
+	st, err := m.loadSeats(ctx, rigName)
 	if err != nil {
-		return nil, err
-	}
-	if err := requireSeats(st); err != nil {
 		return nil, err
 	}
 	res := &RestoreCheckResult{Rig: st.rig, Status: CheckGreen, ProjectRevision: st.head}

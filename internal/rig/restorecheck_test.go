@@ -25,21 +25,11 @@ func (f *fixture) restoreCheck() *rig.RestoreCheckResult {
 }
 
 func checkOf(sc *rig.SeatCheck, name string) *rig.Check {
-	for _, c := range sc.Checks {
-		if c.Name == name {
-			return c
-		}
-	}
-	return nil
+	return first(sc.Checks, func(c *rig.Check) bool { return c.Name == name })
 }
 
 func seatCheck(res *rig.RestoreCheckResult, addr string) *rig.SeatCheck {
-	for _, s := range res.Seats {
-		if s.Address == addr {
-			return s
-		}
-	}
-	return nil
+	return first(res.Seats, func(s *rig.SeatCheck) bool { return s.Address == addr })
 }
 
 // restore-check before and after a machine restart: it predicts what the
@@ -64,9 +54,7 @@ func TestRestoreCheck_MachineRestart(t *testing.T) {
 	if before.Result != rig.FullyRestored || before.Status != rig.CheckGreen {
 		t.Fatalf("before the first up: %s %s %+v", before.Result, before.Status, before.Seats)
 	}
-	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {
-		t.Fatalf("first up: %+v", r.Seats)
-	}
+	f.firstUp()
 	running := f.restoreCheck()
 	for _, addr := range []string{a, b, c} {
 		sc := seatCheck(running, addr)

@@ -115,9 +115,7 @@ func TestSeveralSeats_OnlySomeResume(t *testing.T) {
 	test := f.seat("test", "T-3", events.PolicyRelaunchFresh)
 	docs := f.seat("docs", "T-4", events.PolicyResumeIfPossible)
 	ops := f.seat("ops", "T-5", events.PolicyResumeIfPossible)
-	if r := f.up(rig.UpOptions{}); r.Result != rig.FullyRestored {
-		t.Fatalf("first up: %+v", r.Seats)
-	}
+	f.firstUp()
 	reviewConv := f.seatAt(review).Conversation
 	f.down(true)
 

@@ -169,11 +169,8 @@ type SnapshotResult struct {
 // stands) or a restore is unfinished (hint: rig up); RevisionConflict
 // when a restore started while the snapshot was read.
 func (m *Manager) Snapshot(ctx context.Context, rig string) (*SnapshotResult, error) {
-	st, err := m.load(ctx, rig, commands.Read{}, true)
+	st, err := m.loadSeats(ctx, rig)
 	if err != nil {
-		return nil, err
-	}
-	if err := requireSeats(st); err != nil {
 		return nil, err
 	}
 	if st.unfinished != nil {

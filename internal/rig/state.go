@@ -354,6 +354,19 @@ func (m *Manager) paneAlive(ctx context.Context, name string) bool {
 	return err == nil && !p.Dead
 }
 
+// loadSeats is load of the rig at the head, looking at tmux, refused
+// (NotFound) when the rig has no seats.
+func (m *Manager) loadSeats(ctx context.Context, rig string) (*rigState, error) {
+	st, err := m.load(ctx, rig, commands.Read{}, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireSeats(st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
 func requireSeats(st *rigState) error {
 	if len(st.seats) == 0 {
 		return fault.New(fault.NotFound, "rig %s has no seats", st.rig).With("rig", st.rig).

@@ -1,7 +1,6 @@
 package rig
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/awr-dev/awr/internal/process"
 )
 
 // Tmux drives a tmux server through its command line. Socket, when set,
@@ -26,16 +27,11 @@ func (t Tmux) run(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "tmux", args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.String(), fmt.Errorf("tmux %s: %s", args[0], msg)
+	out, err := process.Run(cmd)
+	if err != nil {
+		return string(out), fmt.Errorf("tmux %s: %s", args[0], err)
 	}
-	return out.String(), nil
+	return string(out), nil
 }
 
 // Available reports whether the tmux program can be found.

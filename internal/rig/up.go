@@ -127,11 +127,8 @@ func (m *Manager) Up(ctx context.Context, opts UpOptions) (*UpResult, error) {
 	if err := m.Tmux.Available(); err != nil {
 		return nil, fault.New(fault.InvalidInput, "rig up: tmux not found on PATH; install tmux").WithHint("awr rig up %s", opts.Rig)
 	}
-	st, err := m.load(ctx, opts.Rig, commands.Read{}, true)
+	st, err := m.loadSeats(ctx, opts.Rig)
 	if err != nil {
-		return nil, err
-	}
-	if err := requireSeats(st); err != nil {
 		return nil, err
 	}
 	fresh, err := freshSeats(st, opts)

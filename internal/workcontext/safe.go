@@ -34,14 +34,7 @@ func SafeText(s string) string {
 // \x09), so that a name can never start a row of its own or shift the
 // columns of the one it is in.
 func SafeLine(s string) string {
-	if plain(s, false) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		escapeRune(&b, r, false)
-	}
-	return b.String()
+	return escaped(s, false)
 }
 
 // Inert makes a whole text view safe for a terminal: every character
@@ -49,16 +42,22 @@ func SafeLine(s string) string {
 // view's own layout, stay. It is the last step of every text output, after
 // the names in it went through SafeLine or SafeText.
 func Inert(s string) string {
-	if plain(s, true) {
+	return escaped(s, true)
+}
+
+// escaped is s with every character escapeRune escapes escaped; with
+// layout, newlines and tabs stay as they are.
+func escaped(s string, layout bool) string {
+	if plain(s, layout) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if r == '\n' {
+		if layout && r == '\n' {
 			b.WriteRune(r)
 			continue
 		}
-		escapeRune(&b, r, true)
+		escapeRune(&b, r, layout)
 	}
 	return b.String()
 }

@@ -113,16 +113,27 @@ func (sp *splitter) contraction(i int) int {
 	return 0
 }
 
+// upper starts a word at s after lead characters (1: one character that
+// is neither a letter, a number nor a line end; 0: none) at p, and runs
+// its Upper letters to k; ok is false when lead 1 finds no such character.
+func (sp *splitter) upper(s, lead int) (p, k int, ok bool) {
+	if lead == 1 && !sp.other(s) {
+		return 0, 0, false
+	}
+	p = s + lead
+	k = p
+	for sp.is(k, cUpper) {
+		k++
+	}
+	return p, k, true
+}
+
 // words tries the two letter alternatives at s; -1 when neither matches.
 func (sp *splitter) words(s int) int {
 	for _, lead := range []int{1, 0} { // [^\r\n\p{L}\p{N}]? is greedy
-		if lead == 1 && !sp.other(s) {
+		p, k, ok := sp.upper(s, lead)
+		if !ok {
 			continue
-		}
-		p := s + lead
-		k := p
-		for sp.is(k, cUpper) {
-			k++
 		}
 		// Upper* Lower+: the longest Upper run that a Lower follows.
 		j := k
@@ -138,13 +149,9 @@ func (sp *splitter) words(s int) int {
 		}
 	}
 	for _, lead := range []int{1, 0} {
-		if lead == 1 && !sp.other(s) {
+		p, k, ok := sp.upper(s, lead)
+		if !ok {
 			continue
-		}
-		p := s + lead
-		k := p
-		for sp.is(k, cUpper) {
-			k++
 		}
 		// Upper+ Lower*.
 		if k > p {

@@ -70,15 +70,7 @@ func parseGoals(path string, content []byte, opts Options) Result {
 			Source:  d.ref(line, last),
 		})
 	}
-	used := map[string]bool{}
-	for _, g := range d.res.Goals {
-		used[g.Key] = true
-	}
-	for i := range d.res.Goals {
-		if d.res.Goals[i].Key == "" {
-			d.res.Goals[i].Key = freeKey("G", i+1, used)
-		}
-	}
+	fillKeys(d.res.Goals, "G", func(g *events.Goal) *string { return &g.Key })
 	if n == 0 {
 		if first := d.firstContentLine(); first > 0 {
 			d.issue(IssueMalformed, first, "", "no goal headings found: write one heading per goal, like \"## G-1 — Ship the beta\"")
@@ -305,15 +297,7 @@ func (d *mdDoc) rules() {
 		}
 	}
 	sc.flush()
-	used := map[string]bool{}
-	for _, r := range d.res.Rules {
-		used[r.Key] = true
-	}
-	for i := range d.res.Rules {
-		if d.res.Rules[i].Key == "" {
-			d.res.Rules[i].Key = freeKey("R", i+1, used)
-		}
-	}
+	fillKeys(d.res.Rules, "R", func(r *events.Rule) *string { return &r.Key })
 }
 
 // flush records the rule being read, if any: its strength its own, else
@@ -406,6 +390,21 @@ func (d *mdDoc) listFollows(i int) bool {
 		}
 	}
 	return false
+}
+
+// fillKeys gives each keyless record of recs (goals or rules; key reaches
+// a record's key) the key freeKey finds for its position, past the keys
+// the file states.
+func fillKeys[T any](recs []T, prefix string, key func(*T) *string) {
+	used := map[string]bool{}
+	for i := range recs {
+		used[*key(&recs[i])] = true
+	}
+	for i := range recs {
+		if k := key(&recs[i]); *k == "" {
+			*k = freeKey(prefix, i+1, used)
+		}
+	}
 }
 
 // freeKey returns "<prefix>-<n>" for a keyless goal or rule at position n,

@@ -871,40 +871,36 @@ func (dr *draft) setField(f, value string, line int) {
 	if isNil(value) || dr.set[f] {
 		return
 	}
-	var p *string
-	switch f {
-	case fieldTitle:
-		p = &dr.item.Title
-	case fieldPriority:
-		value = cleanToken(value)
-		p = &dr.item.Priority
-	case fieldOwner:
-		value = cleanToken(value)
-		p = &dr.item.Owner
-	case fieldNextAction:
-		p = &dr.item.NextAction
-	case fieldBlocker:
-		p = &dr.item.Blocker
-	case fieldGoal:
-		value = cleanKey(value)
-		p = &dr.item.Goal
-	case fieldMilestone:
-		value = cleanToken(value)
-		p = &dr.item.Milestone
-	case fieldKind:
-		value = cleanToken(value)
-		p = &dr.item.Kind
-	case fieldSummary:
-		p = &dr.item.Summary
-	case fieldGroup:
-		p = &dr.item.Group
-	default:
+	sf, ok := scalarFields[f]
+	if !ok {
 		return
 	}
-	if *p == "" {
+	if sf.clean != nil {
+		value = sf.clean(value)
+	}
+	if p := sf.of(&dr.item); *p == "" {
 		*p = value
 		dr.set[f] = true
 	}
+}
+
+// scalarFields are the fields of one value (the first non-empty wins):
+// where each goes in the item, and how its value is cleaned (nil: as
+// written).
+var scalarFields = map[string]struct {
+	of    func(*events.WorkItem) *string
+	clean func(string) string
+}{
+	fieldTitle:      {func(it *events.WorkItem) *string { return &it.Title }, nil},
+	fieldPriority:   {func(it *events.WorkItem) *string { return &it.Priority }, cleanToken},
+	fieldOwner:      {func(it *events.WorkItem) *string { return &it.Owner }, cleanToken},
+	fieldNextAction: {func(it *events.WorkItem) *string { return &it.NextAction }, nil},
+	fieldBlocker:    {func(it *events.WorkItem) *string { return &it.Blocker }, nil},
+	fieldGoal:       {func(it *events.WorkItem) *string { return &it.Goal }, cleanKey},
+	fieldMilestone:  {func(it *events.WorkItem) *string { return &it.Milestone }, cleanToken},
+	fieldKind:       {func(it *events.WorkItem) *string { return &it.Kind }, cleanToken},
+	fieldSummary:    {func(it *events.WorkItem) *string { return &it.Summary }, nil},
+	fieldGroup:      {func(it *events.WorkItem) *string { return &it.Group }, nil},
 }
 
 // finish normalizes the draft's status, reports a missing title or status

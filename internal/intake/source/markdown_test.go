@@ -91,6 +91,35 @@ func runItemCases(t *testing.T, adapter, path string, tests []itemCase) {
 	}
 }
 
+// recordCase is one row of a table of goals or rules: a file, the options
+// it is read with, the records it yields (compared without Source) and the
+// issues as codes.
+type recordCase[T any] struct {
+	name   string
+	file   []byte
+	opts   source.Options
+	want   []T
+	issues []string
+}
+
+// runRecordCases reads each case's file at path with adapter, as a subtest
+// of its own, and compares the records records picks from the result (each
+// Source, reached through sourceOf, cleared) and the issues.
+func runRecordCases[T any](t *testing.T, adapter, path string, tests []recordCase[T], records func(source.Result) []T, sourceOf func(*T) *events.SourceRef) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res := parse(t, adapter, path, tt.file, tt.opts)
+			got := records(res)
+			for i := range got {
+				*sourceOf(&got[i]) = events.SourceRef{}
+			}
+			require.Equal(t, tt.want, got)
+			require.Equal(t, tt.issues, codes(res))
+		})
+	}
+}
+
 // requireCRLFSame checks that file with CRLF line ends reads as with LF:
 // the same items (but for the content hash) and the same issues.
 func requireCRLFSame(t *testing.T, adapter, path string, file []byte) {
@@ -683,70 +712,55 @@ func TestGoals(t *testing.T) {
 		require.Empty(t, res.Items)
 	})
 
-	tests := []struct {
-		name   string
-		file   []byte
-		opts   source.Options
-		goals  []events.Goal // compared without Source
-		issues []string
-	}{
+	tests := []recordCase[events.Goal]{
 		{
-			name:  "NoKeys",
-			file:  md("# Goals", "## Reliability", "Status: active", "## Speed", "Fast builds."),
-			goals: []events.Goal{{Key: "G-1", Title: "Reliability", Status: "active"}, {Key: "G-2", Title: "Speed", Summary: "Fast builds."}},
+			name: "NoKeys",
+			file: md("# Goals", "## Reliability", "Status: active", "## Speed", "Fast builds."),
+			want: []events.Goal{{Key: "G-1", Title: "Reliability", Status: "active"}, {Key: "G-2", Title: "Speed", Summary: "Fast builds."}},
 		},
 		{
-			name:  "H1Goals",
-			file:  md("# One", "Status: active", "# Two"),
-			goals: []events.Goal{{Key: "G-1", Title: "One", Status: "active"}, {Key: "G-2", Title: "Two"}},
+			name: "H1Goals",
+			file: md("# One", "Status: active", "# Two"),
+			want: []events.Goal{{Key: "G-1", Title: "One", Status: "active"}, {Key: "G-2", Title: "Two"}},
 		},
 		{
-			name:  "GeneratedKeyAvoidsExplicit",
-			file:  md("## Unkeyed", "## G-1: explicit", "## G-3: explicit too", "## Another"),
-			goals: []events.Goal{{Key: "G-2", Title: "Unkeyed"}, {Key: "G-1", Title: "explicit"}, {Key: "G-3", Title: "explicit too"}, {Key: "G-4", Title: "Another"}},
+			name: "GeneratedKeyAvoidsExplicit",
+			file: md("## Unkeyed", "## G-1: explicit", "## G-3: explicit too", "## Another"),
+			want: []events.Goal{{Key: "G-2", Title: "Unkeyed"}, {Key: "G-1", Title: "explicit"}, {Key: "G-3", Title: "explicit too"}, {Key: "G-4", Title: "Another"}},
 		},
 		{
-			name:  "KeyedLevelWins",
-			file:  md("## Q3", "### OKR-1 — Grow", "Status: On Track", "### OKR-2 — Retain"),
-			goals: []events.Goal{{Key: "OKR-1", Title: "Grow", Status: "on track"}, {Key: "OKR-2", Title: "Retain"}},
+			name: "KeyedLevelWins",
+			file: md("## Q3", "### OKR-1 — Grow", "Status: On Track", "### OKR-2 — Retain"),
+			want: []events.Goal{{Key: "OKR-1", Title: "Grow", Status: "on track"}, {Key: "OKR-2", Title: "Retain"}},
 		},
 		{
-			name:  "FieldMap",
-			file:  md("## G-1: x", "Health: green", "TL;DR: short"),
-			opts:  source.Options{FieldMap: map[string]string{"status": "Health", "summary": "TL;DR"}},
-			goals: []events.Goal{{Key: "G-1", Title: "x", Status: "green", Summary: "short"}},
+			name: "FieldMap",
+			file: md("## G-1: x", "Health: green", "TL;DR: short"),
+			opts: source.Options{FieldMap: map[string]string{"status": "Health", "summary": "TL;DR"}},
+			want: []events.Goal{{Key: "G-1", Title: "x", Status: "green", Summary: "short"}},
 		},
 		{
 			name:   "Duplicate",
 			file:   md("## G-1: a", "## G-1: b"),
-			goals:  []events.Goal{{Key: "G-1", Title: "a"}, {Key: "G-1", Title: "b"}},
+			want:   []events.Goal{{Key: "G-1", Title: "a"}, {Key: "G-1", Title: "b"}},
 			issues: []string{"duplicate_key@2 G-1"},
 		},
 		{
 			name:   "MissingTitle",
 			file:   md("## G-1"),
-			goals:  []events.Goal{{Key: "G-1"}},
+			want:   []events.Goal{{Key: "G-1"}},
 			issues: []string{"missing_title@1 G-1"},
 		},
 		{
-			name:  "CRLFUnicode",
-			file:  crlf(md("## G-1 — Été 日本", "Status: Actif", "Résumé ici.")),
-			goals: []events.Goal{{Key: "G-1", Title: "Été 日本", Status: "actif", Summary: "Résumé ici."}},
+			name: "CRLFUnicode",
+			file: crlf(md("## G-1 — Été 日本", "Status: Actif", "Résumé ici.")),
+			want: []events.Goal{{Key: "G-1", Title: "Été 日本", Status: "actif", Summary: "Résumé ici."}},
 		},
 		{name: "NoGoals", file: md("Just prose, no headings."), issues: []string{"malformed@1"}},
 		{name: "Empty", file: nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res := parse(t, source.GoalsMarkdown, path, tt.file, tt.opts)
-			for i := range res.Goals {
-				res.Goals[i].Source = events.SourceRef{}
-			}
-			require.Equal(t, tt.goals, res.Goals)
-			require.Equal(t, tt.issues, codes(res))
-		})
-	}
+	runRecordCases(t, source.GoalsMarkdown, path, tests, func(r source.Result) []events.Goal { return r.Goals },
+		func(g *events.Goal) *events.SourceRef { return &g.Source })
 }
 
 func TestRules(t *testing.T) {
@@ -806,60 +820,46 @@ func TestRules(t *testing.T) {
 		require.Empty(t, res.Issues)
 	})
 
-	tests := []struct {
-		name   string
-		file   []byte
-		rules  []events.Rule // compared without Source
-		issues []string
-	}{
+	tests := []recordCase[events.Rule]{
 		{
-			name:  "DefaultSoft",
-			file:  md("- Small commits", "- (hard) Tests pass", "- Never skip CI [HARD]"),
-			rules: []events.Rule{{Key: "R-1", Text: "Small commits", Strength: "soft"}, {Key: "R-2", Text: "Tests pass", Strength: "hard"}, {Key: "R-3", Text: "Never skip CI", Strength: "hard"}},
+			name: "DefaultSoft",
+			file: md("- Small commits", "- (hard) Tests pass", "- Never skip CI [HARD]"),
+			want: []events.Rule{{Key: "R-1", Text: "Small commits", Strength: "soft"}, {Key: "R-2", Text: "Tests pass", Strength: "hard"}, {Key: "R-3", Text: "Never skip CI", Strength: "hard"}},
 		},
 		{
 			name: "NestedSections",
 			file: md("## Hard constraints", "### Security", "- no secrets", "### Style", "- [soft] short names", "## Guidance", "- be kind"),
-			rules: []events.Rule{
+			want: []events.Rule{
 				{Key: "R-1", Text: "no secrets", Strength: "hard"}, {Key: "R-2", Text: "short names", Strength: "soft"}, {Key: "R-3", Text: "be kind", Strength: "soft"},
 			},
 		},
 		{
 			name:   "Duplicate",
 			file:   md("- R-1: a", "- R-1: b"),
-			rules:  []events.Rule{{Key: "R-1", Text: "a", Strength: "soft"}, {Key: "R-1", Text: "b", Strength: "soft"}},
+			want:   []events.Rule{{Key: "R-1", Text: "a", Strength: "soft"}, {Key: "R-1", Text: "b", Strength: "soft"}},
 			issues: []string{"duplicate_key@2 R-1"},
 		},
 		{
 			name:   "MissingText",
 			file:   md("- [hard]", "- R-2:", "- real"),
-			rules:  []events.Rule{{Key: "R-1", Text: "real", Strength: "soft"}},
+			want:   []events.Rule{{Key: "R-1", Text: "real", Strength: "soft"}},
 			issues: []string{"missing_title@1", "missing_title@2 R-2"},
 		},
 		{
-			name:  "CRLFUnicode",
-			file:  crlf(md("## Règles strictes (hard)", "- Ne jamais pousser de secrets 🔒", "- R-2: 日本語 OK")),
-			rules: []events.Rule{{Key: "R-1", Text: "Ne jamais pousser de secrets 🔒", Strength: "hard"}, {Key: "R-2", Text: "日本語 OK", Strength: "hard"}},
+			name: "CRLFUnicode",
+			file: crlf(md("## Règles strictes (hard)", "- Ne jamais pousser de secrets 🔒", "- R-2: 日本語 OK")),
+			want: []events.Rule{{Key: "R-1", Text: "Ne jamais pousser de secrets 🔒", Strength: "hard"}, {Key: "R-2", Text: "日本語 OK", Strength: "hard"}},
 		},
 		{
-			name:  "Checkboxes",
-			file:  md("- [ ] [hard] Sign commits", "- [x] Keep a changelog"),
-			rules: []events.Rule{{Key: "R-1", Text: "Sign commits", Strength: "hard"}, {Key: "R-2", Text: "Keep a changelog", Strength: "soft"}},
+			name: "Checkboxes",
+			file: md("- [ ] [hard] Sign commits", "- [x] Keep a changelog"),
+			want: []events.Rule{{Key: "R-1", Text: "Sign commits", Strength: "hard"}, {Key: "R-2", Text: "Keep a changelog", Strength: "soft"}},
 		},
 		{name: "OnlyProse", file: md("# Rules", "", "Be reasonable."), issues: []string{"malformed@1"}},
 		{name: "Empty", file: nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res := parse(t, source.RulesMarkdown, path, tt.file, source.Options{})
-			for i := range res.Rules {
-				res.Rules[i].Source = events.SourceRef{}
-			}
-			require.Equal(t, tt.rules, res.Rules)
-			require.Equal(t, tt.issues, codes(res))
-		})
-	}
+	runRecordCases(t, source.RulesMarkdown, path, tests, func(r source.Result) []events.Rule { return r.Rules },
+		func(r *events.Rule) *events.SourceRef { return &r.Source })
 }
 
 func TestPlan(t *testing.T) {
@@ -901,12 +901,7 @@ func TestPlan(t *testing.T) {
 		require.Empty(t, res.Issues)
 	})
 
-	tests := []struct {
-		name   string
-		file   []byte
-		keys   []string
-		issues []string
-	}{
+	tests := []itemCase{
 		{
 			name:   "TaskColumnIsTheKey",
 			file:   md("| Task | Status |", "|---|---|", "| T-1 | done |"),
@@ -935,14 +930,7 @@ func TestPlan(t *testing.T) {
 		{name: "Empty", file: nil},
 		{name: "Binary", file: []byte{0xff, 0xfe, 'P', 0}, issues: []string{"unreadable@1"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res := parse(t, source.PlanMarkdown, path, tt.file, source.Options{})
-			require.Equal(t, tt.keys, keys(res))
-			require.Equal(t, tt.issues, codes(res))
-		})
-	}
+	runItemCases(t, source.PlanMarkdown, path, tests)
 }
 
 // TestMarkdown_BadInput runs every Markdown adapter over broken files:

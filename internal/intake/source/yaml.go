@@ -58,6 +58,7 @@ import (
 	"fmt"
 	"github.com/awr-dev/awr/internal/lazyre"
 	"io"
+	"iter"
 	"sort"
 	"strconv"
 	"strings"
@@ -683,10 +684,8 @@ func (r *yamlReader) list(f yamlFields, el yamlElem, canonical string, split, st
 	case v.Kind == yaml.ScalarNode && (v.Tag == "!!str" || !stringOnly):
 		add(v.Value)
 	case v.Kind == yaml.SequenceNode:
-		for i, c := range v.Content {
-			c = r.deref(c)
+		for i, c := range r.listed(v) {
 			switch {
-			case yamlIsNull(c):
 			case c.Kind == yaml.ScalarNode:
 				if s := strings.TrimSpace(c.Value); s != "" {
 					out = append(out, s)
@@ -708,6 +707,18 @@ func (r *yamlReader) list(f yamlFields, el yamlElem, canonical string, split, st
 		r.elemIssue(IssueMalformed, el, e.key.Line, "%s: expected %s, got %s; ignored", e.key.Value, want, yamlWhat(v))
 	}
 	return out
+}
+
+// listed are the entries of the sequence seq with their positions (from
+// 0), aliases followed, null ones left out.
+func (r *yamlReader) listed(seq *yaml.Node) iter.Seq2[int, *yaml.Node] {
+	return func(yield func(int, *yaml.Node) bool) {
+		for i, c := range seq.Content {
+			if c = r.deref(c); !yamlIsNull(c) && !yield(i, c) {
+				return
+			}
+		}
+	}
 }
 
 // deps reads depends_on: keys, {id, required} maps, or a comma-separated
@@ -733,10 +744,8 @@ func (r *yamlReader) deps(f yamlFields, el yamlElem) []events.Dependency {
 			add(k, true)
 		}
 	case v.Kind == yaml.SequenceNode:
-		for i, c := range v.Content {
-			c = r.deref(c)
+		for i, c := range r.listed(v) {
 			switch {
-			case yamlIsNull(c):
 			case c.Kind == yaml.ScalarNode:
 				add(c.Value, true)
 			case c.Kind == yaml.MappingNode:

@@ -45,6 +45,15 @@ func yamlCodes(res Result) []string {
 	return out
 }
 
+// itemFields lists one field of each item of res, in order.
+func itemFields(res Result, field func(events.WorkItem) string) []string {
+	var out []string
+	for _, it := range res.Items {
+		out = append(out, field(it))
+	}
+	return out
+}
+
 // yamlItem returns the item of res with key.
 func yamlItem(t *testing.T, res Result, key string) events.WorkItem {
 	t.Helper()
@@ -340,11 +349,7 @@ func TestYAMLLedger_Fields(t *testing.T) {
 `
 		res := yamlRead(t, src)
 		require.Empty(t, res.Issues)
-		var got []string
-		for _, it := range res.Items {
-			got = append(got, it.Priority)
-		}
-		require.Equal(t, []string{"1", "P0", "high", "2.5"}, got)
+		require.Equal(t, []string{"1", "P0", "high", "2.5"}, itemFields(res, func(it events.WorkItem) string { return it.Priority }))
 	})
 
 	t.Run("CommaStrings", func(t *testing.T) {
@@ -395,11 +400,7 @@ func TestYAMLLedger_Fields(t *testing.T) {
 `
 		res := yamlRead(t, src)
 		require.Empty(t, res.Issues)
-		var got []string
-		for _, it := range res.Items {
-			got = append(got, it.Blocker)
-		}
-		require.Equal(t, []string{"", "", "", "CI is red"}, got)
+		require.Equal(t, []string{"", "", "", "CI is red"}, itemFields(res, func(it events.WorkItem) string { return it.Blocker }))
 	})
 
 	t.Run("AcceptancePairReadAsText", func(t *testing.T) {

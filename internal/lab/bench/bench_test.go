@@ -125,18 +125,10 @@ func BenchmarkReplay_1M(b *testing.B) {
 // 150 work items, projection states) at a revision of a 1M-event log; rev
 // < 0 is the head.
 func benchmarkStatusAt(b *testing.B, rev int64) {
-	st := open(b, cachedLog(b, 1_000_000))
-	ctx := context.Background()
-	p := door(b, st, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	req := project.StatusRequest{}
-	if rev >= 0 {
-		req.At = &rev
-	}
-	for b.Loop() {
-		if _, err := p.Status(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkReadAt(b, rev, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), func(ctx context.Context, p *project.Project, at *int64) error {
+		_, err := p.Status(ctx, project.StatusRequest{Read: project.Read{At: at}})
+		return err
+	})
 }
 
 func BenchmarkStatus_1M_Head(b *testing.B)   { benchmarkStatusAt(b, -1) }
@@ -149,15 +141,24 @@ func BenchmarkStatus_1M_At999k(b *testing.B) { benchmarkStatusAt(b, 999_000) }
 
 // benchmarkLogAt measures `awr log --work KEY --limit 50` at a revision.
 func benchmarkLogAt(b *testing.B, rev int64) {
+	benchmarkReadAt(b, rev, time.Now(), func(ctx context.Context, p *project.Project, at *int64) error {
+		_, err := p.Log(ctx, project.LogRequest{Read: project.Read{At: at}, Work: "T-001", Limit: new(50)})
+		return err
+	})
+}
+
+// benchmarkReadAt measures read on the door of a 1M-event log at clock
+// now, at revision rev (rev < 0: at the head, At nil).
+func benchmarkReadAt(b *testing.B, rev int64, now time.Time, read func(ctx context.Context, p *project.Project, at *int64) error) {
 	st := open(b, cachedLog(b, 1_000_000))
 	ctx := context.Background()
-	p := door(b, st, time.Now())
-	req := project.LogRequest{Work: "T-001", Limit: new(50)}
+	p := door(b, st, now)
+	var at *int64
 	if rev >= 0 {
-		req.At = &rev
+		at = &rev
 	}
 	for b.Loop() {
-		if _, err := p.Log(ctx, req); err != nil {
+		if err := read(ctx, p, at); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,12 +2,13 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -427,7 +428,6 @@ func (c *compareEnv) startClaim(version func() error) (Target, error) {
 		t.Unit, t.Reason = "ratio", "no ready work item besides the one bench run holds: nothing to claim"
 		return t, nil
 	}
-	var started string
 	// The end is in process; time only the start's process.
 	var starts []float64
 	timedStart := func() error {
@@ -440,15 +440,10 @@ func (c *compareEnv) startClaim(version func() error) (Target, error) {
 		if err != nil {
 			return fmt.Errorf("awr session start --claim: %v: %s", err, stderrOf(err))
 		}
-		var got struct {
-			Session struct {
-				ID string `json:"id"`
-			} `json:"session"`
-		}
-		if json.Unmarshal(raw, &got) != nil || got.Session.ID == "" {
+		started := startedSession(raw)
+		if started == "" {
 			return fmt.Errorf("awr session start --claim: no session id in %s", raw)
 		}
-		started = got.Session.ID
 		_, err = c.p.SessionEnd(c.ctx, project.SessionEndRequest{SessionID: started, Outcome: events.OutcomeIncomplete, Agent: "bench-run"})
 		return err
 	}
@@ -557,12 +552,7 @@ func (c *compareEnv) longShortSessions() (long, short string, nLong, nShort int,
 		return "", "", 0, 0, nil, err
 	}
 	delete(counts, c.session)
-	ids := make([]string, 0, len(counts))
-	for id := range counts {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(counts)) {
 		if long == "" || counts[id] > nLong {
 			long, nLong = id, counts[id]
 		}

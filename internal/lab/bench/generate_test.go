@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"math/rand"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,11 +22,9 @@ import (
 func TestGenerate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := events.Open(ctx, filepath.Join(t.TempDir(), "awr.db"), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(t, err)
-	defer st.Close()
+	st := emptyStore(t)
 	env := &commands.Env{Store: st, Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }, Entropy: rand.New(rand.NewSource(1))}
-	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "bench"})
+	_, err := commands.Init(ctx, env, commands.InitRequest{Name: "bench"})
 	require.NoError(t, err)
 	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: bench.Source(150, 1)}, false)
 	require.NoError(t, err)
@@ -46,9 +43,7 @@ func TestGenerate(t *testing.T) {
 		events.KindContextCompiled, events.KindCheckpointRecorded, events.KindSessionEnded, events.KindSessionResumed, events.KindClientBound} {
 		require.Positive(t, kinds[k], "kind %s never generated", k)
 	}
-	vres, err := replay.Verify(ctx, st, nil)
-	require.NoError(t, err)
-	require.True(t, vres.OK)
+	requireVerifies(t, st)
 }
 
 // TestIntervalIndex checks the dyadic interval reads against a plain scan
@@ -144,18 +139,14 @@ func TestGenerate_Appends(t *testing.T) {
 	_, _, mismatches, err := replay.CompareWithRebuild(ctx, st, nil)
 	require.NoError(t, err)
 	require.Empty(t, mismatches)
-	vres, err := replay.Verify(ctx, st, nil)
-	require.NoError(t, err)
-	require.True(t, vres.OK)
+	requireVerifies(t, st)
 }
 
 func TestGenerate_Errors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := events.Open(ctx, filepath.Join(t.TempDir(), "awr.db"), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(t, err)
-	defer st.Close()
-	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 0})
+	st := emptyStore(t)
+	_, err := bench.Generate(ctx, st, bench.GenerateOptions{Events: 0})
 	require.Equal(t, fault.InvalidInput, fault.CodeOf(err))
 	_, err = bench.Generate(ctx, st, bench.GenerateOptions{Events: 10})
 	require.Equal(t, fault.NotFound, fault.CodeOf(err), "not initialized")
@@ -197,12 +188,10 @@ func TestGenerate_PayloadsDecodeToThemselves(t *testing.T) {
 func TestGenerate_NoTimeLeft(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := events.Open(ctx, filepath.Join(t.TempDir(), "awr.db"), events.Options{Create: true, Projectors: projections.Projectors()})
-	require.NoError(t, err)
-	defer st.Close()
+	st := emptyStore(t)
 	now := time.Now().UTC()
 	env := &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(1))}
-	_, err = commands.Init(ctx, env, commands.InitRequest{Name: "bench"})
+	_, err := commands.Init(ctx, env, commands.InitRequest{Name: "bench"})
 	require.NoError(t, err)
 	_, err = commands.IndexSource(ctx, env, commands.IndexRequest{Source: bench.Source(3, 1)}, false)
 	require.NoError(t, err)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/lab/bench"
+	"github.com/awr-dev/awr/projections"
+	"github.com/awr-dev/awr/replay"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,4 +26,23 @@ func history(t testing.TB, tasks int, seed int64, opts bench.GenerateOptions) *e
 		require.NoError(t, err)
 	}
 	return st
+}
+
+// emptyStore is a new, empty log in the test's temporary directory,
+// closed when the test ends.
+func emptyStore(t testing.TB) *events.Store {
+	t.Helper()
+	st, err := events.Open(context.Background(), filepath.Join(t.TempDir(), "awr.db"), events.Options{Create: true, Projectors: projections.Projectors()})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// requireVerifies requires that st's log verifies: its hash chain, and
+// every projection against a rebuild (replay.Verify).
+func requireVerifies(t testing.TB, st *events.Store) {
+	t.Helper()
+	res, err := replay.Verify(context.Background(), st, nil)
+	require.NoError(t, err)
+	require.True(t, res.OK)
 }

@@ -90,13 +90,11 @@ func (m *measurer) memory() error {
 
 // measureChild runs awr with args to its end.
 func (m *measurer) measureChild(name string, args []string) (MemoryFigure, error) {
-	cmd := exec.CommandContext(m.ctx, m.opts.Exe, args...)
-	cmd.Args[0] = "awr"
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd := awrCommand(m.ctx, m.opts.Exe, args, nil, &stderr)
 	t0 := time.Now()
 	if err := cmd.Run(); err != nil {
-		return MemoryFigure{}, fmt.Errorf("bench run: memory: awr %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return MemoryFigure{}, fmt.Errorf("bench run: memory: %w", childError("awr", args, err, &stderr))
 	}
 	return figure(name, args, time.Since(t0), cmd.ProcessState), nil
 }

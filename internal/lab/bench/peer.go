@@ -292,20 +292,16 @@ func (c *peerRun) bdRun(dir string, args ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("bench compare: bd %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("bench compare: %w", childError("bd", args, err, &stderr))
 	}
 	return out, nil
 }
 
 // awrRun runs awr with args and returns its stdout.
 func (c *peerRun) awrRun(args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(c.ctx, c.opts.Exe, args...)
-	cmd.Args[0] = "awr"
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := outputChild(c.ctx, c.opts.Exe, args, nil)
 	if err != nil {
-		return nil, fmt.Errorf("bench compare: awr %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("bench compare: %w", err)
 	}
 	return out, nil
 }
@@ -436,18 +432,28 @@ func (c *peerRun) workload(dir string, n int) (*PeerSize, error) {
 	return size, nil
 }
 
-// endStarted ends, as incomplete, the session whose start answered raw
-// (`session start --json`, awr_session_start).
-func endStarted(ctx context.Context, p *project.Project, raw []byte) error {
+// startedSession is the id of the session whose start answered raw
+// (`session start --json`, awr_session_start), or "".
+func startedSession(raw []byte) string {
 	var got struct {
 		Session struct {
 			ID string `json:"id"`
 		} `json:"session"`
 	}
-	if json.Unmarshal(raw, &got) != nil || got.Session.ID == "" {
+	if json.Unmarshal(raw, &got) != nil {
+		return ""
+	}
+	return got.Session.ID
+}
+
+// endStarted ends, as incomplete, the session whose start answered raw
+// (`session start --json`, awr_session_start).
+func endStarted(ctx context.Context, p *project.Project, raw []byte) error {
+	id := startedSession(raw)
+	if id == "" {
 		return fmt.Errorf("bench compare: no session id in %.200s", raw)
 	}
-	_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: got.Session.ID, Outcome: events.OutcomeIncomplete, Agent: "bench-compare"})
+	_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: id, Outcome: events.OutcomeIncomplete, Agent: "bench-compare"})
 	return err
 }
 

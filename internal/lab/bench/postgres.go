@@ -1,10 +1,10 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -632,16 +632,10 @@ func (c *pgRun) roundTrips(size *PostgresSize, pg *twin) ([]PostgresTrip, error)
 // outputChild runs awr with args (env added to its environment) and
 // returns its stdout.
 func outputChild(ctx context.Context, exe string, args, env []string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Args[0] = "awr"
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	var stderr bytes.Buffer
+	out, err := awrCommand(ctx, exe, args, env, &stderr).Output()
 	if err != nil {
-		return nil, fmt.Errorf("awr %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, childError("awr", args, err, &stderr)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -545,17 +546,30 @@ func runChild(ctx context.Context, exe string, args []string) error {
 
 // runChildEnv is runChild with env added to the environment.
 func runChildEnv(ctx context.Context, exe string, args, env []string) error {
+	var stderr bytes.Buffer
+	if err := awrCommand(ctx, exe, args, env, &stderr).Run(); err != nil {
+		return childError("awr", args, err, &stderr)
+	}
+	return nil
+}
+
+// awrCommand is the command that runs the awr binary exe with args, as
+// `awr` (argv[0]), env added to its environment, its stderr written to
+// stderr.
+func awrCommand(ctx context.Context, exe string, args, env []string, stderr io.Writer) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Args[0] = "awr"
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("awr %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return nil
+	cmd.Stderr = stderr
+	return cmd
+}
+
+// childError is the error of the program name run with args that failed
+// with err, with what it wrote to stderr.
+func childError(name string, args []string, err error, stderr fmt.Stringer) error {
+	return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 }
 
 // summarize reduces samples to min, median and p95 (nearest rank).

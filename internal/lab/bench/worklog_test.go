@@ -144,7 +144,5 @@ func TestPoolOfOne_GenerateAndRebuild(t *testing.T) {
 	require.NoError(t, err)
 	_, err = replay.Rebuild(ctx, st, nil)
 	require.NoError(t, err)
-	v, err := replay.Verify(ctx, st, nil)
-	require.NoError(t, err)
-	require.True(t, v.OK)
+	requireVerifies(t, st)
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures/testkit"
 	"github.com/stretchr/testify/require"
 )
@@ -94,13 +93,7 @@ func TestServer_EveryToolResult(t *testing.T) {
 
 	// A seat whose last restore asks for attention; another declared and
 	// retired.
-	_, err = commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "EXTRA-1"})
-	require.NoError(t, err)
-	l, err := commands.LaunchSeat(ctx, env, commands.LaunchRequest{Address: "build@portal", Mode: events.LaunchStart, TmuxSession: "awr-test-none", RestoreID: "01RESTORE000000000000000000"})
-	require.NoError(t, err)
-	_, _, _, err = commands.RecordSeatRestored(ctx, env, events.SeatRestored{RestoreID: "01RESTORE000000000000000000", Address: "build@portal", Rig: "portal",
-		Outcome: "attention_required", Reason: "the repository moved", SessionID: l.SessionID})
-	require.NoError(t, err)
+	seatAwaitingPerson(t, env, "EXTRA-1", "01RESTORE000000000000000000")
 	ok(t, cs, "awr_seat_clear_attention", map[string]any{"address": "build@portal", "reason": "looked at it"})
 	ok(t, cs, "awr_seat_add", map[string]any{"address": "spare@bench", "runtime": "claude"})
 	ok(t, cs, "awr_seat_list", nil)

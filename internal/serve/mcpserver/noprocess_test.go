@@ -5,19 +5,15 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/awr-dev/awr/fixtures/testkit"
 
 	"github.com/awr-dev/awr/commands"
-	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 )
 
@@ -64,10 +60,9 @@ func TestServer_EvidenceRunsNothing(t *testing.T) {
 func TestServer_SeatCommandsArePersons(t *testing.T) {
 	t.Parallel()
 	dir := initProject(t)
-	st, err := events.Open(context.Background(), events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
-	require.NoError(t, err)
-	env := &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(4))}
-	_, err = commands.DeclareSeat(context.Background(), env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", ResumeCommand: "agent --resume {conversation}", Work: "CART-1"})
+	env := openEnv(t, dir, 4)
+	st := env.Store
+	_, err := commands.DeclareSeat(context.Background(), env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", ResumeCommand: "agent --resume {conversation}", Work: "CART-1"})
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 	cs := connect(t, dir)

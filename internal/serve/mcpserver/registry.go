@@ -237,8 +237,8 @@ func (reg *Registry) projects(f *registryFile, loc locator) error {
 		fp := f.Projects[name]
 		table := []string{"projects", name}
 		line := loc.table(table)
-		if !nameRE.MatchString(name) {
-			return regErr(path, line, "projects."+name, "project name %q: use 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit", name)
+		if err := checkName(path, line, "project", name); err != nil {
+			return err
 		}
 		root := strings.TrimSpace(fp.Root)
 		switch {
@@ -256,6 +256,15 @@ func (reg *Registry) projects(f *registryFile, loc locator) error {
 	return nil
 }
 
+// checkName refuses the name of a [projects.NAME] or [clients.NAME]
+// table (kind "project" or "client") that nameRE does not take.
+func checkName(path string, line int, kind, name string) error {
+	if nameRE.MatchString(name) {
+		return nil
+	}
+	return regErr(path, line, kind+"s."+name, "%s name %q: use 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit", kind, name)
+}
+
 // clients reads each [clients.NAME]: the variable that holds its token
 // (set, long enough, no white space, no other client's) and its grants
 // on the registry's projects.
@@ -266,8 +275,8 @@ func (reg *Registry) clients(f *registryFile, loc locator, getenv func(string) s
 		fc := f.Clients[name]
 		table := []string{"clients", name}
 		line := loc.table(table)
-		if !nameRE.MatchString(name) {
-			return regErr(path, line, "clients."+name, "client name %q: use 1 to 64 of a-z, 0-9, - and _, starting with a letter or digit", name)
+		if err := checkName(path, line, "client", name); err != nil {
+			return err
 		}
 		field := "clients." + name + ".token_env"
 		if fc.TokenEnv == "" {

@@ -26,6 +26,29 @@ func openEnv(t *testing.T, dir string, seed int64) *commands.Env {
 	return &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(seed))}
 }
 
+// declareSeat declares seat build@portal, generic, running command on
+// work.
+func declareSeat(t *testing.T, env *commands.Env, command, work string) {
+	t.Helper()
+	_, err := commands.DeclareSeat(context.Background(), env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: command, Work: work})
+	require.NoError(t, err)
+}
+
+// seatAwaitingPerson declares seat build@portal on work, launches it
+// (restore id restoreID) and records that restore as attention_required:
+// a seat that awaits a person. It returns the launch.
+func seatAwaitingPerson(t *testing.T, env *commands.Env, work, restoreID string) *commands.LaunchResult {
+	t.Helper()
+	ctx := context.Background()
+	declareSeat(t, env, "agent {context_file}", work)
+	l, err := commands.LaunchSeat(ctx, env, commands.LaunchRequest{Address: "build@portal", Mode: events.LaunchStart, TmuxSession: "awr-test-none", RestoreID: restoreID})
+	require.NoError(t, err)
+	_, _, _, err = commands.RecordSeatRestored(ctx, env, events.SeatRestored{RestoreID: restoreID, Address: "build@portal", Rig: "portal",
+		Outcome: "attention_required", Reason: "the repository moved", SessionID: l.SessionID})
+	require.NoError(t, err)
+	return l
+}
+
 // awr_rig_restore_check runs the CLI's checks over MCP: a program not on
 // PATH is red, and the result comes with RestoreIncomplete; nothing is
 // written.
@@ -33,8 +56,7 @@ func TestServer_RigRestoreCheck(t *testing.T) {
 	t.Parallel()
 	dir := initProject(t)
 	env := openEnv(t, dir, 4)
-	_, err := commands.DeclareSeat(context.Background(), env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "no-such-agent-qq {context_file}", Work: "CART-1"})
-	require.NoError(t, err)
+	declareSeat(t, env, "no-such-agent-qq {context_file}", "CART-1")
 	cs := connect(t, dir)
 	before := rev(t, ok(t, cs, "awr_status", nil))
 
@@ -62,8 +84,7 @@ func TestServer_SeatReconcile(t *testing.T) {
 	dir := initProject(t)
 	env := openEnv(t, dir, 5)
 	ctx := context.Background()
-	_, err := commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "CART-1"})
-	require.NoError(t, err)
+	declareSeat(t, env, "agent {context_file}", "CART-1")
 	l, err := commands.LaunchSeat(ctx, env, commands.LaunchRequest{Address: "build@portal", Mode: events.LaunchStart, TmuxSession: "awr-test-none"})
 	require.NoError(t, err)
 	cs := connect(t, dir)
@@ -96,8 +117,7 @@ func TestServer_RigUpInProgressElsewhere(t *testing.T) {
 	dir := initProject(t)
 	env := openEnv(t, dir, 6)
 	ctx := context.Background()
-	_, err := commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "sh -c 'sleep 60' {context_file}", Work: "CART-1"})
-	require.NoError(t, err)
+	declareSeat(t, env, "sh -c 'sleep 60' {context_file}", "CART-1")
 
 	// The other restorer: a real process, alive for the whole test.
 	other := exec.Command("sleep", "60")
@@ -107,7 +127,7 @@ func TestServer_RigUpInProgressElsewhere(t *testing.T) {
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	var head int64
 	require.NoError(t, env.Store.Read(ctx, func(r *events.Reader) error { head = r.Head; return nil }))
-	_, err = commands.StartRestore(ctx, env, events.RestoreStarted{RestoreID: "01RESTOREELSEWHERE000000000", Rig: "portal", Seats: []string{"build@portal"},
+	_, err := commands.StartRestore(ctx, env, events.RestoreStarted{RestoreID: "01RESTOREELSEWHERE000000000", Rig: "portal", Seats: []string{"build@portal"},
 		Owner: &events.RestoreOwner{Host: host, BootID: strings.TrimSpace(string(boot)), PID: other.Process.Pid}}, head)
 	require.NoError(t, err)
 
@@ -135,14 +155,8 @@ func TestServer_ReadyAwaitsPerson(t *testing.T) {
 	dir := initProject(t)
 	env := openEnv(t, dir, 9)
 	ctx := context.Background()
-	_, err := commands.DeclareSeat(ctx, env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "CART-1"})
-	require.NoError(t, err)
-	l, err := commands.LaunchSeat(ctx, env, commands.LaunchRequest{Address: "build@portal", Mode: events.LaunchStart, TmuxSession: "awr-test-none", RestoreID: "01RESTORE000000000000000001"})
-	require.NoError(t, err)
-	_, _, _, err = commands.RecordSeatRestored(ctx, env, events.SeatRestored{RestoreID: "01RESTORE000000000000000001", Address: "build@portal", Rig: "portal",
-		Outcome: "attention_required", Reason: "the repository moved", SessionID: l.SessionID})
-	require.NoError(t, err)
-	_, err = commands.EndSession(ctx, env, commands.EndRequest{SessionID: l.SessionID, Outcome: "interrupted"})
+	l := seatAwaitingPerson(t, env, "CART-1", "01RESTORE000000000000000001")
+	_, err := commands.EndSession(ctx, env, commands.EndRequest{SessionID: l.SessionID, Outcome: "interrupted"})
 	require.NoError(t, err)
 	cs := connect(t, dir)
 

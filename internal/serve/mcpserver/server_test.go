@@ -446,9 +446,8 @@ func TestServer_SecretsRefused(t *testing.T) {
 func TestServer_Rigs(t *testing.T) {
 	t.Parallel()
 	dir := initProject(t)
-	st, err := events.Open(context.Background(), events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
-	require.NoError(t, err)
-	env := &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(2))}
+	env := openEnv(t, dir, 2)
+	st := env.Store
 	before := int64(0)
 	require.NoError(t, st.Read(context.Background(), func(r *events.Reader) error { before = r.Head; return nil }))
 	for _, a := range []string{"build@portal", "review@portal"} {
@@ -482,11 +481,9 @@ func TestServer_Rigs(t *testing.T) {
 func TestServer_RigRefusals(t *testing.T) {
 	t.Parallel()
 	dir := initProject(t)
-	st, err := events.Open(context.Background(), events.DBPath(dir), events.Options{Projectors: projections.Projectors()})
-	require.NoError(t, err)
-	env := &commands.Env{Store: st, Now: func() time.Time { return now }, Entropy: rand.New(rand.NewSource(3))}
-	_, err = commands.DeclareSeat(context.Background(), env, commands.SeatRequest{Address: "build@portal", Runtime: "generic", Command: "agent {context_file}", Work: "CART-1"})
-	require.NoError(t, err)
+	env := openEnv(t, dir, 3)
+	st := env.Store
+	declareSeat(t, env, "agent {context_file}", "CART-1")
 	require.NoError(t, st.Close())
 	cs := connect(t, dir)
 	before := rev(t, ok(t, cs, "awr_status", nil))

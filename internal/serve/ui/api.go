@@ -137,11 +137,8 @@ func get[T any](mux *http.ServeMux, pattern string, f func(*http.Request) (*T, e
 // readAt reads a query that may hold only ?at=REV: the revision to read
 // at, or the present.
 func readAt(r *http.Request) (project.Read, error) {
-	q, err := params(r, "at")
-	if err != nil {
-		return project.Read{}, err
-	}
-	return q.read()
+	_, at, err := paramsAt(r, "at")
+	return at, err
 }
 
 // sessions answers /api/sessions[?at=REV&cursor=C&limit=N&active=1&work=KEY]:
@@ -151,25 +148,13 @@ func readAt(r *http.Request) (project.Read, error) {
 // the revision ?at names, so that a walk over the pages lists each
 // session of that revision once.
 func (a *api) sessions(r *http.Request) (*project.SessionList, error) {
-	q, err := params(r, "at", "cursor", "limit", "active", "work")
+	q, at, err := paramsAt(r, "at", "cursor", "limit", "active", "work")
 	if err != nil {
 		return nil, err
 	}
-	at, err := q.read()
+	limit, err := q.bounded("limit", SessionPage, MaxSessionPage, "a page holds 1 to %d sessions (the page reads the sessions a page at a time)")
 	if err != nil {
 		return nil, err
-	}
-	limit := SessionPage
-	if q.has("limit") {
-		n, err := q.int("limit")
-		if err != nil {
-			return nil, err
-		}
-		if n < 1 || n > MaxSessionPage {
-			return nil, fault.New(fault.InvalidInput, "ui: ?limit=%d: a page holds 1 to %d sessions (the page reads the sessions a page at a time)", n, MaxSessionPage).
-				With("field", "limit").With("min", 1).With("max", MaxSessionPage)
-		}
-		limit = int(n)
 	}
 	active := false
 	switch v := q.get("active"); v {
@@ -184,11 +169,7 @@ func (a *api) sessions(r *http.Request) (*project.SessionList, error) {
 
 // seek answers /api/seek?time=T (UTC ms, or an RFC 3339 time) [&at=REV].
 func (a *api) seek(r *http.Request) (*project.SeekResult, error) {
-	q, err := params(r, "time", "at")
-	if err != nil {
-		return nil, err
-	}
-	at, err := q.read()
+	q, at, err := paramsAt(r, "time", "at")
 	if err != nil {
 		return nil, err
 	}
@@ -204,25 +185,13 @@ func (a *api) seek(r *http.Request) (*project.SeekResult, error) {
 
 // histogram answers /api/histogram?buckets=N[&from=T&to=T&at=REV].
 func (a *api) histogram(r *http.Request) (*project.HistogramResult, error) {
-	q, err := params(r, "buckets", "from", "to", "at")
+	q, at, err := paramsAt(r, "buckets", "from", "to", "at")
 	if err != nil {
 		return nil, err
 	}
-	at, err := q.read()
-	if err != nil {
+	req := project.HistogramRequest{Read: at}
+	if req.Buckets, err = q.bounded("buckets", 100, project.MaxHistogramBuckets, "a histogram has 1 to %d buckets"); err != nil {
 		return nil, err
-	}
-	req := project.HistogramRequest{Read: at, Buckets: 100}
-	if q.has("buckets") {
-		n, err := q.int("buckets")
-		if err != nil {
-			return nil, err
-		}
-		if n < 1 || n > project.MaxHistogramBuckets {
-			return nil, fault.New(fault.InvalidInput, "ui: ?buckets=%d: a histogram has 1 to %d buckets", n, project.MaxHistogramBuckets).
-				With("field", "buckets").With("max", project.MaxHistogramBuckets)
-		}
-		req.Buckets = int(n)
 	}
 	if req.From, err = q.time("from"); err != nil {
 		return nil, err
@@ -237,11 +206,7 @@ func (a *api) histogram(r *http.Request) (*project.HistogramResult, error) {
 // the timeline's lanes of a log too long for a mark per event (100
 // buckets and 50 lanes unless asked).
 func (a *api) lanes(r *http.Request) (*project.LanesResult, error) {
-	q, err := params(r, "by", "buckets", "offset", "limit", "at")
-	if err != nil {
-		return nil, err
-	}
-	at, err := q.read()
+	q, at, err := paramsAt(r, "by", "buckets", "offset", "limit", "at")
 	if err != nil {
 		return nil, err
 	}
@@ -264,25 +229,13 @@ func (a *api) lanes(r *http.Request) (*project.LanesResult, error) {
 // search answers /api/search?q=WORDS[&limit=N&at=REV]: the project's
 // full-text index (awr search), each hit with the seq it was written at.
 func (a *api) search(r *http.Request) (*project.SearchResult, error) {
-	q, err := params(r, "q", "limit", "at", "kind")
+	q, at, err := paramsAt(r, "q", "limit", "at", "kind")
 	if err != nil {
 		return nil, err
 	}
-	at, err := q.read()
+	limit, err := q.bounded("limit", 20, MaxSearch, "a search answers 1 to %d hits")
 	if err != nil {
 		return nil, err
-	}
-	limit := 20
-	if q.has("limit") {
-		n, err := q.int("limit")
-		if err != nil {
-			return nil, err
-		}
-		if n < 1 || n > MaxSearch {
-			return nil, fault.New(fault.InvalidInput, "ui: ?limit=%d: a search answers 1 to %d hits", n, MaxSearch).
-				With("field", "limit").With("max", MaxSearch)
-		}
-		limit = int(n)
 	}
 	return a.p.Search(r.Context(), project.SearchRequest{Read: at, Query: q.get("q"), Kind: q.get("kind"), Limit: &limit})
 }
@@ -375,11 +328,7 @@ func (a *api) verify(ctx context.Context, fresh bool) (*VerifyAnswer, error) {
 // bounded (1 to MaxPage; DefaultPage without ?limit): 0, which is "all"
 // on the CLI, is refused here.
 func logRequest(r *http.Request) (project.LogRequest, error) {
-	q, err := params(r, "at", "session", "work", "kind", "since", "until", "limit")
-	if err != nil {
-		return project.LogRequest{}, err
-	}
-	at, err := q.read()
+	q, at, err := paramsAt(r, "at", "session", "work", "kind", "since", "until", "limit")
 	if err != nil {
 		return project.LogRequest{}, err
 	}
@@ -390,17 +339,9 @@ func logRequest(r *http.Request) (project.LogRequest, error) {
 	if req.Until, err = q.int("until"); err != nil {
 		return req, err
 	}
-	limit := DefaultPage
-	if q.has("limit") {
-		n, err := q.int("limit")
-		if err != nil {
-			return req, err
-		}
-		if n < 1 || n > MaxPage {
-			return req, fault.New(fault.InvalidInput, "ui: ?limit=%d: a page holds 1 to %d events (the page reads the log a page at a time)", n, MaxPage).
-				With("field", "limit").With("min", 1).With("max", MaxPage)
-		}
-		limit = int(n)
+	limit, err := q.bounded("limit", DefaultPage, MaxPage, "a page holds 1 to %d events (the page reads the log a page at a time)")
+	if err != nil {
+		return req, err
 	}
 	req.Limit = &limit
 	return req, nil
@@ -427,6 +368,20 @@ func params(r *http.Request, allowed ...string) (query, error) {
 		}
 	}
 	return query(v), nil
+}
+
+// paramsAt is params, and the revision the request reads at (?at=REV,
+// which allowed names; absent: the head).
+func paramsAt(r *http.Request, allowed ...string) (query, project.Read, error) {
+	q, err := params(r, allowed...)
+	if err != nil {
+		return nil, project.Read{}, err
+	}
+	at, err := q.read()
+	if err != nil {
+		return nil, project.Read{}, err
+	}
+	return q, at, nil
 }
 
 func (q query) has(k string) bool   { return url.Values(q).Has(k) }
@@ -458,6 +413,24 @@ func (q query) int(name string) (int64, error) {
 		return 0, fault.New(fault.InvalidInput, "ui: ?%s=%s is not a decimal integer", name, v).With(name, v)
 	}
 	return n, nil
+}
+
+// bounded reads a count parameter from 1 to max; absent is def. Out of
+// range is InvalidInput whose message is "ui: ?NAME=N: " and what, with
+// max in place of its %d.
+func (q query) bounded(name string, def, max int, what string) (int, error) {
+	if !q.has(name) {
+		return def, nil
+	}
+	n, err := q.int(name)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 || n > int64(max) {
+		return 0, fault.New(fault.InvalidInput, "ui: ?%s=%d: "+what, name, n, max).
+			With("field", name).With("min", 1).With("max", max)
+	}
+	return int(n), nil
 }
 
 // time reads a time parameter: UTC milliseconds or an RFC 3339 time;
@@ -529,15 +502,10 @@ func (a *api) export(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q, _ := params(r, "at", "session", "work", "kind", "since", "until", "limit")
-	total := int64(10000)
-	if q.has("limit") {
-		if total, err = q.int("limit"); err == nil && (total < 1 || total > MaxExport) {
-			err = fault.New(fault.InvalidInput, "ui: ?limit=%d: an export holds 1 to %d events", total, MaxExport).With("field", "limit").With("max", MaxExport)
-		}
-		if err != nil {
-			answer[struct{}](w, nil, err)
-			return
-		}
+	total, err := q.bounded("limit", 10000, MaxExport, "an export holds 1 to %d events")
+	if err != nil {
+		answer[struct{}](w, nil, err)
+		return
 	}
 	page := MaxPage
 	req.Limit = &page
@@ -555,7 +523,7 @@ func (a *api) export(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="awr-events-%d-%d.jsonl"`, req.Since, at))
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	var n int64
+	var n int
 	for {
 		for _, e := range res.Events {
 			if n == total {
