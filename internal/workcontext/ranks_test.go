@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/awr-dev/awr/fixtures/testkit"
 
+	"github.com/dlclark/regexp2/v2"
 	"github.com/stretchr/testify/require"
 	"github.com/tiktoken-go/tokenizer"
 	"pgregory.net/rapid"
@@ -133,15 +135,41 @@ func TestRankTable_MatchesLibrary(t *testing.T) {
 		require.Equal(t, want, got, "%.60q", text)
 	}
 	t.Logf("%d texts, %d tokens, counted alike", len(corpus), total)
+	// A second known difference, of the same generated matcher: a run of
+	// white space that starts with a line break and holds another after
+	// other white space ("\n \n") is one piece by the pattern's
+	// `\s*[\r\n]+` (regexp2's interpreter and awr's split agree,
+	// TestSplit_MatchesPattern) and one token of o200k_base, but the
+	// generated matcher cuts it after the first line break, so the library
+	// counts two. Arbitrary text is compared where the two matchers cut
+	// it alike.
+	libNL, err := codec.Count("\n \n")
+	require.NoError(t, err)
+	require.Equal(t, 2, libNL, "the library's line-break split is fixed: drop this exception")
+	n, err = count("\n \n")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	interpreted, err := regexp2.Compile(splitPattern, regexp2.None)
+	require.NoError(t, err)
+	generated := regexp2.MustCompile(splitPattern, regexp2.None)
+	require.Equal(t, []string{"\n", " \n"}, patternPieces(t, generated, "\n \n"), "the library's generated matcher")
+	require.Equal(t, []string{"\n \n"}, patternPieces(t, interpreted, "\n \n"), "the pattern")
+	compared := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		text := rapid.StringOf(rapid.OneOf(rapid.RuneFrom([]rune("ab Z9\n\t'.,-_/é日🎉")), rapid.Rune())).Draw(rt, "text")
 		text = strings.ReplaceAll(text, "\x7f", "")
+		if !slices.Equal(patternPieces(rt, interpreted, text), patternPieces(rt, generated, text)) {
+			return // the library's matcher cuts this text otherwise (above)
+		}
+		compared++
 		want, err := codec.Count(text)
 		require.NoError(rt, err)
 		got, err := count(text)
 		require.NoError(rt, err)
 		require.Equal(rt, want, got, "%q", text)
 	})
+	require.Greater(t, compared, 0, "no arbitrary text was compared")
+	t.Logf("%d arbitrary texts compared", compared)
 }
 
 // TestRankTable_EveryToken: every token of the vocabulary is found with its
