@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -189,8 +190,9 @@ func TestSurfaces_SchemaFromFlags(t *testing.T) {
 // of awr's passes through the door, or through the lab's door
 // (internal/lab, which only cmd/awr imports, for awr bench and awr demo;
 // bench and demo are imported by nothing else), unless the package is
-// another front end or the ground every floor stands on (ground: typed
-// errors, secret detection, lazy regexps, the build's version). What is
+// another front end, one only the front ends share (frontShared), or the
+// ground every floor stands on (ground: typed errors, secret detection,
+// lazy regexps, the build's version). What is
 // behind the door is not a list kept by hand: a new package is behind it
 // from its first line. Nor does a path reach the database drivers
 // (SQLite, PostgreSQL) around the door. And no front end gets at the
@@ -209,7 +211,7 @@ func TestSingleDoor(t *testing.T) {
 	}
 	doors := map[string]bool{in("internal/project"): true, in("internal/lab"): true}
 	around := map[string]bool{} // what a front end may reach without a door
-	for _, p := range append([]string{"internal/fault", "internal/secret", "internal/lazyre", "internal/buildinfo"}, frontEnds...) {
+	for _, p := range append(append([]string{"internal/fault", "internal/secret", "internal/lazyre", "internal/buildinfo"}, frontEnds...), frontShared...) {
 		require.Contains(t, imports, in(p), "no package %s: update the ground or the front ends", p)
 		around[in(p)] = true
 	}
@@ -228,10 +230,17 @@ func TestSingleDoor(t *testing.T) {
 		}
 		return false
 	}
-	// Who may open the lab's door, and who may reach the lab behind it.
+	// Who may open the lab's door, and who may reach the lab behind it;
+	// what the front ends share is theirs alone.
+	front := map[string]bool{}
+	for _, f := range frontEnds {
+		front[in(f)] = true
+	}
 	for p, imps := range imports {
 		for _, imp := range imps {
 			switch {
+			case slices.Contains(frontShared, strings.TrimPrefix(imp, testkit.Module+"/")) && !front[p] && !strings.HasPrefix(p, imp+"/"):
+				t.Errorf("%s imports %s, which only the front ends share", p, imp)
 			case imp == in("internal/lab") && p != in("cmd/awr"):
 				t.Errorf("%s imports the lab's door (internal/lab): only cmd/awr may", p)
 			case (imp == in("internal/lab/bench") || imp == in("internal/lab/demo")) && p != in("internal/lab") && !strings.HasPrefix(p, imp+"/"):
@@ -259,6 +268,11 @@ func TestSingleDoor(t *testing.T) {
 		walk(in(front), nil)
 	}
 }
+
+// frontShared are packages the front ends share and nothing else imports
+// (the HTTP services' Host check); TestSingleDoor walks through them, so
+// they reach nothing behind the door either.
+var frontShared = []string{"internal/serve/hostcheck"}
 
 // frontEnds are the packages a person or an agent talks to.
 var frontEnds = []string{"cmd/awr", "cmd/awr-mcp", "internal/serve/mcpserver", "internal/serve/ui"}

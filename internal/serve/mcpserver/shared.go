@@ -19,6 +19,7 @@ import (
 
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/project"
+	"github.com/awr-dev/awr/internal/serve/hostcheck"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -332,13 +333,13 @@ func isHostClient(c string) bool {
 // Handler returns the service's HTTP handler for a listener at addr
 // (HOST:PORT): it answers SharedPath only.
 func (sh *Shared) Handler(addr string, logger *slog.Logger) http.Handler {
-	hosts := allowedHosts(addr)
+	hosts := hostcheck.Allowed(addr)
 	for _, h := range sh.reg.AllowedHosts {
 		hosts[h] = true
 	}
 	origins := map[string]bool{}
 	for h := range hosts {
-		if isLoopbackHost(h) {
+		if hostcheck.LoopbackAddr(h) {
 			origins["http://"+h] = true
 		}
 	}
@@ -511,7 +512,7 @@ func Listen(addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, fault.New(fault.InvalidInput, "awr-mcp: --listen %q is not HOST:PORT: %v", addr, err).With("flag", "--listen").With("listen", addr)
 	}
-	if !isLoopbackHost(net.JoinHostPort(host, port)) {
+	if !hostcheck.LoopbackAddr(net.JoinHostPort(host, port)) {
 		ip := net.ParseIP(host)
 		switch {
 		case host == "" || ip != nil && ip.IsUnspecified():
@@ -556,35 +557,4 @@ func (sh *Shared) Serve(ctx context.Context, ln net.Listener, logger *slog.Logge
 		return fault.Wrap(fault.Storage, err, "awr-mcp: serve on %s", ln.Addr())
 	}
 	return nil
-}
-
-// allowedHosts returns the Host header values a request may carry for a
-// service at addr: addr itself and, on a loopback address, localhost,
-// 127.0.0.1 and [::1] with addr's port.
-func allowedHosts(addr string) map[string]bool {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return map[string]bool{strings.ToLower(addr): true}
-	}
-	out := map[string]bool{strings.ToLower(net.JoinHostPort(host, port)): true}
-	if isLoopbackHost(addr) {
-		for _, h := range []string{"localhost", "127.0.0.1", "::1"} {
-			out[net.JoinHostPort(h, port)] = true
-		}
-	}
-	return out
-}
-
-// isLoopbackHost reports whether a HOST:PORT names localhost or a
-// loopback IP address.
-func isLoopbackHost(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/project"
+	"github.com/awr-dev/awr/internal/serve/hostcheck"
 )
 
 //go:embed assets/index.html assets/app.js assets/app.css
@@ -38,7 +39,7 @@ func Listen(addr string) (net.Listener, error) {
 		return nil, fault.New(fault.InvalidInput, "ui: --listen %q is not HOST:PORT: %v", addr, err).
 			With("flag", "--listen").With("listen", addr).WithHint("awr ui --listen %s", DefaultListen)
 	}
-	if !loopback(host) {
+	if !hostcheck.Loopback(host) {
 		ip := net.ParseIP(host)
 		switch {
 		case host == "" || ip != nil && ip.IsUnspecified():
@@ -57,15 +58,6 @@ func Listen(addr string) (net.Listener, error) {
 		return nil, fault.Wrap(fault.Storage, err, "ui: listen on %s", addr).With("listen", addr).WithHint("awr ui --listen %s", DefaultListen)
 	}
 	return ln, nil
-}
-
-// loopback reports whether host is localhost or a loopback IP address.
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // URL returns the address of the page a listener serves.
@@ -124,7 +116,7 @@ func Handler(p *project.Project, addr string) http.Handler {
 	mux.Handle("GET /app.css", files)
 	a := &api{p: p}
 	a.routes(mux)
-	hosts := allowedHosts(addr)
+	hosts := hostcheck.Allowed(addr)
 	origins := map[string]bool{}
 	for h := range hosts {
 		origins["http://"+h] = true
@@ -156,30 +148,4 @@ func Handler(p *project.Project, addr string) http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
-}
-
-// allowedHosts returns the Host header values a request may carry for a
-// server at addr.
-func allowedHosts(addr string) map[string]bool {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return map[string]bool{strings.ToLower(addr): true}
-	}
-	out := map[string]bool{strings.ToLower(net.JoinHostPort(host, port)): true}
-	if loopback(host) {
-		for _, h := range []string{"localhost", "127.0.0.1", "::1"} {
-			out[net.JoinHostPort(h, port)] = true
-		}
-	}
-	if port == "80" {
-		for h := range out {
-			if hh, _, err := net.SplitHostPort(h); err == nil {
-				if strings.Contains(hh, ":") {
-					hh = "[" + hh + "]"
-				}
-				out[hh] = true
-			}
-		}
-	}
-	return out
 }
