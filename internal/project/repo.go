@@ -71,13 +71,32 @@ func (p *Project) sessionWorkdir(ctx context.Context, session string) (string, e
 // sessionRepoOf reads, at the head, session's working directory, the
 // latest checkpoint of its chain and the repository it started with. A
 // session the log does not know gives nil: the command reports it.
+// Before a write (events.PlanReads) it reads a shared log's cache as it
+// is, and catches up only for a session the cache does not hold: a
+// session's working directory never changes once recorded, and the write
+// refuses, under the lock, when a session's event came after the read
+// (sessionEvent).
 func (p *Project) sessionRepoOf(ctx context.Context, session string) (*sessionRepo, error) {
 	st, err := p.EventLog(ctx)
 	if err != nil {
 		return nil, err
 	}
+	out, err := p.readSessionRepo(ctx, st, false, session)
+	if err == nil && out == nil && st.ReadsCache(ctx) {
+		out, err = p.readSessionRepo(ctx, st, true, session)
+	}
+	return out, err
+}
+
+// sessionEvent says whether e may change what sessionRepoOf reads: an
+// event of a session's stream (its start, its checkpoints, those of the
+// sessions it continues).
+func sessionEvent(e *events.Event) bool { return strings.HasPrefix(e.Stream, "session/") }
+
+// readSessionRepo is sessionRepoOf's read (events.Store.ReadForWrite).
+func (p *Project) readSessionRepo(ctx context.Context, st *events.Store, catchUp bool, session string) (*sessionRepo, error) {
 	var out *sessionRepo
-	err = st.Read(ctx, func(r *events.Reader) error {
+	err := st.ReadForWrite(ctx, catchUp, sessionEvent, func(r *events.Reader) error {
 		s, err := projections.SessionAt(r.Conn, session, r.Head)
 		if err != nil || s == nil {
 			return err
