@@ -668,13 +668,13 @@ func (s *Store) LocalHead(ctx context.Context) (Head, error) { return s.localHea
 // log's lock and after its catch-up, that no event after what each read
 // saw touches what it read: a write is never decided on state the locked
 // log contradicts. When one does, nothing is written and the write
-// answers ReadMoved; the door runs it again with reads that catch up.
+// answers ReadMoved; the door runs it again, its reads taking the cache
+// as the refused write's catch-up left it (at the locked head).
 
 // readPlan records the reads a write's door made through ReadForWrite in
 // one context (PlanReads): for each, the cache's revision it saw and what
 // events would change its answer.
 type readPlan struct {
-	fresh bool // reads catch up first (a second attempt)
 	mu    sync.Mutex
 	reads []plannedRead
 }
@@ -688,13 +688,11 @@ type plannedRead struct {
 type readPlanKey struct{}
 
 // PlanReads returns ctx in which the door's reads before a write
-// (ReadForWrite) are recorded, and the write through a shared log's cache
-// checks them under the lock. Without fresh the reads take the cache as
-// it is (no round trip); with fresh they catch up first, as Read does (a
-// second attempt after ReadMoved). For a project's own log it changes
-// nothing: its reads are Read.
-func PlanReads(ctx context.Context, fresh bool) context.Context {
-	return context.WithValue(ctx, readPlanKey{}, &readPlan{fresh: fresh})
+// (ReadForWrite) take a shared log's cache as it is (no round trip) and
+// are recorded, and the write through the cache checks them under the
+// lock. For a project's own log it changes nothing: its reads are Read.
+func PlanReads(ctx context.Context) context.Context {
+	return context.WithValue(ctx, readPlanKey{}, &readPlan{})
 }
 
 // plannedReads is ctx's readPlan, or nil.
@@ -714,8 +712,7 @@ func ReadMoved(err error) bool { return errors.Is(err, errReadMoved) }
 
 // ReadForWrite runs fn as Read does, for a read a write in the same ctx
 // decides on. In a context of PlanReads on a shared log's cache, it reads
-// the cache as it is unless catchUp or the plan says to catch up first,
-// and records the revision fn saw with touches, which says whether an
+// the cache as it is unless catchUp says to catch up first, and records the revision fn saw with touches, which says whether an
 // event could change fn's answer: the write refuses (ReadMoved) when one
 // came after it. Elsewhere it is Read.
 // Errors: those of Read.
@@ -724,7 +721,7 @@ func (s *Store) ReadForWrite(ctx context.Context, catchUp bool, touches func(e *
 	if s.up == nil || plan == nil {
 		return s.Read(ctx, fn)
 	}
-	return s.read(ctx, catchUp || plan.fresh, func(r *Reader) error {
+	return s.read(ctx, catchUp, func(r *Reader) error {
 		plan.mu.Lock()
 		plan.reads = append(plan.reads, plannedRead{rev: r.Head, touches: touches})
 		plan.mu.Unlock()
@@ -736,7 +733,7 @@ func (s *Store) ReadForWrite(ctx context.Context, catchUp bool, touches func(e *
 // catching up (a read that finds nothing there may need to catch up).
 func (s *Store) ReadsCache(ctx context.Context) bool {
 	plan := plannedReads(ctx)
-	return s.up != nil && plan != nil && !plan.fresh
+	return s.up != nil && plan != nil
 }
 
 // check refuses, inside the write's transaction on the caught-up cache,

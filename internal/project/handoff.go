@@ -196,9 +196,9 @@ func claimFresh[Req any](ctx context.Context, p *Project, fn func(context.Contex
 }
 
 // decidedAttempts bounds how many times decided runs a write whose reads
-// moved: each attempt after the first catches its reads up, so only
-// writes on other machines landing between that read and the lock move
-// it again.
+// moved: each refused attempt leaves the cache caught up to the head it
+// locked, so only writes of other machines landing between the next
+// attempt's read and its lock move it again.
 const decidedAttempts = 4
 
 // decided runs attempt, a write's reads and the write that decides on
@@ -206,12 +206,12 @@ const decidedAttempts = 4
 // cache the first attempt reads the cache as it is, with no round trip,
 // and the write checks under the lock that nothing read has moved since.
 // When it has (events.ReadMoved), nothing was written, and the write runs
-// again with reads that catch up first.
+// again on the cache its locked catch-up brought to that head.
 // Errors: those of attempt; RevisionConflict when the reads moved on
 // every attempt.
 func decided[Res any](ctx context.Context, attempt func(ctx context.Context) (*Res, error)) (*Res, error) {
 	for i := 0; ; i++ {
-		res, err := attempt(events.PlanReads(ctx, i > 0))
+		res, err := attempt(events.PlanReads(ctx))
 		if i == decidedAttempts-1 || !events.ReadMoved(err) {
 			return res, err
 		}

@@ -283,13 +283,17 @@ func TestShared_WarmWriteDecidesOnTheLockedLog(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, ".awr", "project.toml"), manifest, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "TODO.md"), []byte(todo), 0o644))
-	for _, d := range []string{dir, elsewhere} { // each checkout a repository, so checkpoints record what changed since the last
+	// Each checkout a repository holding the same commit (its dates
+	// given), as two clones do, so a checkpoint on one records the files
+	// changed since a checkpoint on the other.
+	for _, d := range []string{dir, elsewhere} {
 		git := func(args ...string) {
 			t.Helper()
 			cmd := exec.Command("git", args...)
 			cmd.Dir = d
 			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=colleague", "GIT_AUTHOR_EMAIL=c@example.invalid",
-				"GIT_COMMITTER_NAME=colleague", "GIT_COMMITTER_EMAIL=c@example.invalid", "GIT_CONFIG_GLOBAL=/dev/null")
+				"GIT_COMMITTER_NAME=colleague", "GIT_COMMITTER_EMAIL=c@example.invalid", "GIT_CONFIG_GLOBAL=/dev/null",
+				"GIT_AUTHOR_DATE=2026-12-07T09:00:00Z", "GIT_COMMITTER_DATE=2026-12-07T09:00:00Z")
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "git %v: %s", args, out)
 		}
@@ -323,6 +327,7 @@ func TestShared_WarmWriteDecidesOnTheLockedLog(t *testing.T) {
 	res, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "here", Digest: "after elsewhere", NextAction: "go on"})
 	require.NoError(t, err)
 	require.NotNil(t, res.Checkpoint.Repo, "the repository recorded")
+	require.Empty(t, res.Checkpoint.Repo.Unverifiable)
 	require.Equal(t, cp.Checkpoint.ID, res.Checkpoint.Repo.FilesSince,
 		"the files changed are counted since the latest checkpoint in the shared log (the other machine's), not the latest this cache held")
 }
