@@ -675,8 +675,9 @@ func (s *Store) LocalHead(ctx context.Context) (Head, error) { return s.localHea
 // one context (PlanReads): for each, the cache's revision it saw and what
 // events would change its answer.
 type readPlan struct {
-	mu    sync.Mutex
-	reads []plannedRead
+	catchUp bool // every read catches up first (PlanReads)
+	mu      sync.Mutex
+	reads   []plannedRead
 }
 
 // plannedRead is one read of a readPlan.
@@ -688,11 +689,14 @@ type plannedRead struct {
 type readPlanKey struct{}
 
 // PlanReads returns ctx in which the door's reads before a write
-// (ReadForWrite) take a shared log's cache as it is (no round trip) and
-// are recorded, and the write through the cache checks them under the
-// lock. For a project's own log it changes nothing: its reads are Read.
-func PlanReads(ctx context.Context) context.Context {
-	return context.WithValue(ctx, readPlanKey{}, &readPlan{})
+// (ReadForWrite) are recorded, and the write through a shared log's cache
+// checks them under the lock. Without catchUp they take the cache as it
+// is (no round trip: a warm server's cache holds what it wrote); with it
+// they catch up first, as Read does (a process that runs one command
+// reads the head as it opens, and its first catch-up costs no round
+// trip). For a project's own log it changes nothing: its reads are Read.
+func PlanReads(ctx context.Context, catchUp bool) context.Context {
+	return context.WithValue(ctx, readPlanKey{}, &readPlan{catchUp: catchUp})
 }
 
 // plannedReads is ctx's readPlan, or nil.
@@ -712,7 +716,8 @@ func ReadMoved(err error) bool { return errors.Is(err, errReadMoved) }
 
 // ReadForWrite runs fn as Read does, for a read a write in the same ctx
 // decides on. In a context of PlanReads on a shared log's cache, it reads
-// the cache as it is unless catchUp says to catch up first, and records the revision fn saw with touches, which says whether an
+// the cache as it is unless catchUp or the plan says to catch up first,
+// and records the revision fn saw with touches, which says whether an
 // event could change fn's answer: the write refuses (ReadMoved) when one
 // came after it. Elsewhere it is Read.
 // Errors: those of Read.
@@ -721,7 +726,7 @@ func (s *Store) ReadForWrite(ctx context.Context, catchUp bool, touches func(e *
 	if s.up == nil || plan == nil {
 		return s.Read(ctx, fn)
 	}
-	return s.read(ctx, catchUp, func(r *Reader) error {
+	return s.read(ctx, catchUp || plan.catchUp, func(r *Reader) error {
 		plan.mu.Lock()
 		plan.reads = append(plan.reads, plannedRead{rev: r.Head, touches: touches})
 		plan.mu.Unlock()
@@ -733,7 +738,7 @@ func (s *Store) ReadForWrite(ctx context.Context, catchUp bool, touches func(e *
 // catching up (a read that finds nothing there may need to catch up).
 func (s *Store) ReadsCache(ctx context.Context) bool {
 	plan := plannedReads(ctx)
-	return s.up != nil && plan != nil
+	return s.up != nil && plan != nil && !plan.catchUp
 }
 
 // check refuses, inside the write's transaction on the caught-up cache,

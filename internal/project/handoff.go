@@ -78,7 +78,7 @@ type (
 // SessionStart starts a session; claiming requires fresh sources.
 // Errors: SourceStale; those of commands.StartSession.
 func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*SessionStartResult, error) {
-	return decided(ctx, func(ctx context.Context) (*SessionStartResult, error) { return p.sessionStart(ctx, req) })
+	return decided(ctx, p, func(ctx context.Context) (*SessionStartResult, error) { return p.sessionStart(ctx, req) })
 }
 
 // sessionStart is one attempt of SessionStart (decided).
@@ -105,7 +105,7 @@ func (p *Project) sessionStart(ctx context.Context, req SessionStartRequest) (*S
 // SessionCheckpoint records what was done, the next action and the open
 // loops. Errors: those of commands.RecordCheckpoint.
 func (p *Project) SessionCheckpoint(ctx context.Context, req SessionCheckpointRequest) (*CheckpointResult, error) {
-	return decided(ctx, func(ctx context.Context) (*CheckpointResult, error) { return p.sessionCheckpoint(ctx, req) })
+	return decided(ctx, p, func(ctx context.Context) (*CheckpointResult, error) { return p.sessionCheckpoint(ctx, req) })
 }
 
 // sessionCheckpoint is one attempt of SessionCheckpoint (decided).
@@ -187,7 +187,7 @@ func claimFresh[Req any](ctx context.Context, p *Project, fn func(context.Contex
 	if err != nil {
 		return nil, err
 	}
-	return decided(ctx, func(ctx context.Context) (*ClaimResult, error) {
+	return decided(ctx, p, func(ctx context.Context) (*ClaimResult, error) {
 		if *stale, err = p.StaleSources(ctx); err != nil {
 			return nil, err
 		}
@@ -197,21 +197,22 @@ func claimFresh[Req any](ctx context.Context, p *Project, fn func(context.Contex
 
 // decidedAttempts bounds how many times decided runs a write whose reads
 // moved: each refused attempt leaves the cache caught up to the head it
-// locked, so only writes of other machines landing between the next
+// locked, so only other processes' writes landing between the next
 // attempt's read and its lock move it again.
 const decidedAttempts = 4
 
 // decided runs attempt, a write's reads and the write that decides on
 // them, with the reads recorded (events.PlanReads): on a shared log's
-// cache the first attempt reads the cache as it is, with no round trip,
+// cache a server's reads take the cache as it is, with no round trip (a
+// process that runs one command catches up on the head its open read),
 // and the write checks under the lock that nothing read has moved since.
 // When it has (events.ReadMoved), nothing was written, and the write runs
 // again on the cache its locked catch-up brought to that head.
 // Errors: those of attempt; RevisionConflict when the reads moved on
 // every attempt.
-func decided[Res any](ctx context.Context, attempt func(ctx context.Context) (*Res, error)) (*Res, error) {
+func decided[Res any](ctx context.Context, p *Project, attempt func(ctx context.Context) (*Res, error)) (*Res, error) {
 	for i := 0; ; i++ {
-		res, err := attempt(events.PlanReads(ctx))
+		res, err := attempt(events.PlanReads(ctx, p.opts.OneCommand))
 		if i == decidedAttempts-1 || !events.ReadMoved(err) {
 			return res, err
 		}

@@ -2,6 +2,7 @@ package project_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/internal/fault"
@@ -330,4 +332,64 @@ func TestShared_WarmWriteDecidesOnTheLockedLog(t *testing.T) {
 	require.Empty(t, res.Checkpoint.Repo.Unverifiable)
 	require.Equal(t, cp.Checkpoint.ID, res.Checkpoint.Repo.FilesSince,
 		"the files changed are counted since the latest checkpoint in the shared log (the other machine's), not the latest this cache held")
+}
+
+// TestShared_WarmClaimRacesAReindex: a warm server's claim races another
+// machine's reindex of a source that machine changed, round after
+// round. Whatever the order, a claim granted is one the locked log
+// allowed: its revision comes before the reindex's, since after it this
+// checkout's file is stale against the shared log; a claim after it is
+// refused (SourceStale), never granted on what this machine's cache held
+// when the door read it.
+func TestShared_WarmClaimRacesAReindex(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	ctx := context.Background()
+	content := func(i int) string {
+		return fmt.Sprintf("# TODO\n\n- [ ] W-1: One\n- [ ] W-2: Two, round %d\n", i)
+	}
+	dir := teamProject(t, dbURL, content(0))
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	require.NoError(t, os.MkdirAll(filepath.Join(elsewhere, ".awr"), 0o755))
+	manifest, err := os.ReadFile(filepath.Join(dir, ".awr", "project.toml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, ".awr", "project.toml"), manifest, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "TODO.md"), []byte(content(0)), 0o644))
+	p := opened(t, dir, project.Options{})
+	q := opened(t, elsewhere, project.Options{})
+
+	granted, refused := 0, 0
+	for i := 1; i <= 20; i++ {
+		// Both checkouts hold round i-1's file, as the log indexed it;
+		// the server's cache is warm.
+		_, err := p.Status(ctx, project.StatusRequest{})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "TODO.md"), []byte(content(i)), 0o644))
+		var reindexed int64
+		var rerr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			res, err := q.SourceReindex(ctx, project.SourceReindexRequest{})
+			if rerr = err; err == nil {
+				reindexed = res.ProjectRevision
+			}
+		}()
+		started, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "here", Claim: true})
+		<-done
+		require.NoError(t, rerr, "round %d: the reindex", i)
+		require.Positive(t, reindexed, "round %d: the reindex appended", i)
+		if err != nil {
+			require.Equal(t, fault.SourceStale, fault.CodeOf(err), "round %d: %v", i, err)
+			refused++
+		} else {
+			require.Less(t, started.ProjectRevision, reindexed, "round %d: a claim granted after the reindex made this checkout's file stale", i)
+			granted++
+			_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: started.Session.ID, Outcome: events.OutcomeIncomplete, Agent: "here"})
+			require.NoError(t, err)
+		}
+		// This checkout takes the new file: fresh again.
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte(content(i)), 0o644))
+	}
+	t.Logf("%d claims granted before the reindex, %d refused after it", granted, refused)
 }
