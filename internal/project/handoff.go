@@ -188,9 +188,11 @@ func claimFresh[Req any](ctx context.Context, p *Project, fn func(context.Contex
 		return nil, err
 	}
 	return decided(ctx, p, func(ctx context.Context) (*ClaimResult, error) {
-		if *stale, err = p.StaleSources(ctx); err != nil {
+		found, err := p.StaleSources(ctx)
+		if err != nil {
 			return nil, err
 		}
+		*stale = found
 		return fn(ctx, env, *req)
 	})
 }
