@@ -345,8 +345,11 @@ func TestShared_WarmClaimRacesAReindex(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
 	ctx := context.Background()
+	// Each round's file is longer than the last: a claim checks a file
+	// against the size and time the log recorded, and the two
+	// checkouts' files, written a millisecond apart, can share a time.
 	content := func(i int) string {
-		return fmt.Sprintf("# TODO\n\n- [ ] W-1: One\n- [ ] W-2: Two, round %d\n", i)
+		return fmt.Sprintf("# TODO\n\n- [ ] W-1: One\n- [ ] W-2: Two%s\n", strings.Repeat(", again", i))
 	}
 	dir := teamProject(t, dbURL, content(0))
 	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
