@@ -742,15 +742,19 @@ func (s *Store) ReadsCache(ctx context.Context) bool {
 }
 
 // check refuses, inside the write's transaction on the caught-up cache,
-// a write whose planned reads an event after them touches. A nil plan
-// checks nothing.
+// a write whose planned reads an event after them touches. The first
+// write through the plan takes its reads: a later write in the same
+// context is not checked against them, so a refusal (and the door's
+// attempt again) only ever comes before anything was written. A nil
+// plan checks nothing.
 // Errors: RevisionConflict (ReadMoved), naming the event; Storage.
 func (p *readPlan) check(tx *Tx) error {
 	if p == nil {
 		return nil
 	}
 	p.mu.Lock()
-	reads := append([]plannedRead(nil), p.reads...)
+	reads := p.reads
+	p.reads = nil
 	p.mu.Unlock()
 	if len(reads) == 0 {
 		return nil
