@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -318,6 +320,9 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 		var pushed *WriteResult
 		r, err := s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
 			if err := s.stillWhere(tx); err != nil {
+				return nil, err
+			}
+			if err := plannedReads(ctx).check(tx); err != nil {
 				return nil, err
 			}
 			return fn(tx)
@@ -653,3 +658,121 @@ func putRequest(conn *sqlite.Conn, statement string, rec RequestRecord) error {
 // catching up: for a cache, how far it had copied the shared log (awr
 // doctor reports the lag). Errors: Storage.
 func (s *Store) LocalHead(ctx context.Context) (Head, error) { return s.localHeadFull(ctx) }
+
+// A write's door often reads before it writes (a checkpoint reads its
+// session's working directory, a claim checks its sources are fresh) and
+// the write decides on what was read. On a shared log's cache such a read
+// would catch up first, one round trip to the shared log, and the write
+// catches up again under the lock. PlanReads lets those reads take the
+// cache as it is instead, and makes the write check, under the shared
+// log's lock and after its catch-up, that no event after what each read
+// saw touches what it read: a write is never decided on state the locked
+// log contradicts. When one does, nothing is written and the write
+// answers ReadMoved; the door runs it again, its reads taking the cache
+// as the refused write's catch-up left it (at the locked head).
+
+// readPlan records the reads a write's door made through ReadForWrite in
+// one context (PlanReads): for each, the cache's revision it saw and what
+// events would change its answer.
+type readPlan struct {
+	catchUp bool // every read catches up first (PlanReads)
+	mu      sync.Mutex
+	reads   []plannedRead
+}
+
+// plannedRead is one read of a readPlan.
+type plannedRead struct {
+	rev     int64
+	touches func(e *Event) bool
+}
+
+type readPlanKey struct{}
+
+// PlanReads returns ctx in which the door's reads before a write
+// (ReadForWrite) are recorded, and the write through a shared log's cache
+// checks them under the lock. Without catchUp they take the cache as it
+// is (no round trip: a warm server's cache holds what it wrote); with it
+// they catch up first, as Read does (a process that runs one command
+// reads the head as it opens, and its first catch-up costs no round
+// trip). For a project's own log it changes nothing: its reads are Read.
+func PlanReads(ctx context.Context, catchUp bool) context.Context {
+	return context.WithValue(ctx, readPlanKey{}, &readPlan{catchUp: catchUp})
+}
+
+// plannedReads is ctx's readPlan, or nil.
+func plannedReads(ctx context.Context) *readPlan {
+	p, _ := ctx.Value(readPlanKey{}).(*readPlan)
+	return p
+}
+
+// errReadMoved marks the refusal of a write decided on a read the locked
+// log contradicts (ReadMoved).
+var errReadMoved = errors.New("a read the write decided on moved")
+
+// ReadMoved says whether err is a write's refusal because an event after
+// a read it decided on (ReadForWrite) touches what was read: nothing was
+// written, and the same write, its reads caught up, may succeed.
+func ReadMoved(err error) bool { return errors.Is(err, errReadMoved) }
+
+// ReadForWrite runs fn as Read does, for a read a write in the same ctx
+// decides on. In a context of PlanReads on a shared log's cache, it reads
+// the cache as it is unless catchUp or the plan says to catch up first,
+// and records the revision fn saw with touches, which says whether an
+// event could change fn's answer: the write refuses (ReadMoved) when one
+// came after it. Elsewhere it is Read.
+// Errors: those of Read.
+func (s *Store) ReadForWrite(ctx context.Context, catchUp bool, touches func(e *Event) bool, fn func(r *Reader) error) error {
+	plan := plannedReads(ctx)
+	if s.up == nil || plan == nil {
+		return s.Read(ctx, fn)
+	}
+	return s.read(ctx, catchUp || plan.catchUp, func(r *Reader) error {
+		plan.mu.Lock()
+		plan.reads = append(plan.reads, plannedRead{rev: r.Head, touches: touches})
+		plan.mu.Unlock()
+		return fn(r)
+	}, false)
+}
+
+// ReadsCache says whether ReadForWrite in ctx reads the cache without
+// catching up (a read that finds nothing there may need to catch up).
+func (s *Store) ReadsCache(ctx context.Context) bool {
+	plan := plannedReads(ctx)
+	return s.up != nil && plan != nil && !plan.catchUp
+}
+
+// check refuses, inside the write's transaction on the caught-up cache,
+// a write whose planned reads an event after them touches. The first
+// write through the plan takes its reads: a later write in the same
+// context is not checked against them, so a refusal (and the door's
+// attempt again) only ever comes before anything was written. A nil
+// plan checks nothing.
+// Errors: RevisionConflict (ReadMoved), naming the event; Storage.
+func (p *readPlan) check(tx *Tx) error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	reads := p.reads
+	p.reads = nil
+	p.mu.Unlock()
+	if len(reads) == 0 {
+		return nil
+	}
+	from := reads[0].rev
+	for _, r := range reads[1:] {
+		from = min(from, r.rev)
+	}
+	if from >= tx.head {
+		return nil
+	}
+	return ScanEvents(tx.Conn, from+1, tx.head, func(e *Event) error {
+		for _, r := range reads {
+			if e.Seq > r.rev && r.touches(e) {
+				return fault.Wrap(fault.RevisionConflict, errReadMoved, "write: event %d (%s, %s) came after the state this write read at project_revision %d; nothing was written", e.Seq, e.Kind, e.Stream, r.rev).
+					With("seq", e.Seq).With("read_at", r.rev)
+			}
+		}
+		return nil
+	})
+}

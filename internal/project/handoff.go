@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/awr-dev/awr/commands"
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/internal/workcontext"
@@ -77,6 +78,11 @@ type (
 // SessionStart starts a session; claiming requires fresh sources.
 // Errors: SourceStale; those of commands.StartSession.
 func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*SessionStartResult, error) {
+	return decided(ctx, p, func(ctx context.Context) (*SessionStartResult, error) { return p.sessionStart(ctx, req) })
+}
+
+// sessionStart is one attempt of SessionStart (decided).
+func (p *Project) sessionStart(ctx context.Context, req SessionStartRequest) (*SessionStartResult, error) {
 	env, err := p.Env(ctx)
 	if err != nil {
 		return nil, err
@@ -99,6 +105,11 @@ func (p *Project) SessionStart(ctx context.Context, req SessionStartRequest) (*S
 // SessionCheckpoint records what was done, the next action and the open
 // loops. Errors: those of commands.RecordCheckpoint.
 func (p *Project) SessionCheckpoint(ctx context.Context, req SessionCheckpointRequest) (*CheckpointResult, error) {
+	return decided(ctx, p, func(ctx context.Context) (*CheckpointResult, error) { return p.sessionCheckpoint(ctx, req) })
+}
+
+// sessionCheckpoint is one attempt of SessionCheckpoint (decided).
+func (p *Project) sessionCheckpoint(ctx context.Context, req SessionCheckpointRequest) (*CheckpointResult, error) {
 	env, err := p.Env(ctx)
 	if err != nil {
 		return nil, err
@@ -176,10 +187,38 @@ func claimFresh[Req any](ctx context.Context, p *Project, fn func(context.Contex
 	if err != nil {
 		return nil, err
 	}
-	if *stale, err = p.StaleSources(ctx); err != nil {
-		return nil, err
+	return decided(ctx, p, func(ctx context.Context) (*ClaimResult, error) {
+		found, err := p.StaleSources(ctx)
+		if err != nil {
+			return nil, err
+		}
+		*stale = found
+		return fn(ctx, env, *req)
+	})
+}
+
+// decidedAttempts bounds how many times decided runs a write whose reads
+// moved: each refused attempt leaves the cache caught up to the head it
+// locked, so only other processes' writes landing between the next
+// attempt's read and its lock move it again.
+const decidedAttempts = 4
+
+// decided runs attempt, a write's reads and the write that decides on
+// them, with the reads recorded (events.PlanReads): on a shared log's
+// cache a server's reads take the cache as it is, with no round trip (a
+// process that runs one command catches up on the head its open read),
+// and the write checks under the lock that nothing read has moved since.
+// When it has (events.ReadMoved), nothing was written, and the write runs
+// again on the cache its locked catch-up brought to that head.
+// Errors: those of attempt; RevisionConflict when the reads moved on
+// every attempt.
+func decided[Res any](ctx context.Context, p *Project, attempt func(ctx context.Context) (*Res, error)) (*Res, error) {
+	for i := 0; ; i++ {
+		res, err := attempt(events.PlanReads(ctx, p.opts.OneCommand))
+		if i == decidedAttempts-1 || !events.ReadMoved(err) {
+			return res, err
+		}
 	}
-	return fn(ctx, env, *req)
 }
 
 // ClaimRenew extends the lease of a session's claim.

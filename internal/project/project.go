@@ -310,7 +310,10 @@ func (p *Project) sourceFreshness(ctx context.Context, keep bool) (stale, missin
 		return nil, nil, err
 	}
 	var indexed []projections.Source
-	if err := st.Read(ctx, func(r *events.Reader) (err error) {
+	// Before a write (events.PlanReads) this reads a shared log's cache
+	// as it is: the write refuses, under the lock, when a source was
+	// indexed after the read.
+	if err := st.ReadForWrite(ctx, false, sourceEvent, func(r *events.Reader) (err error) {
 		indexed, err = projections.SourcesAt(r.Conn, r.Head, true)
 		return err
 	}); err != nil {
@@ -333,6 +336,10 @@ func (p *Project) sourceFreshness(ctx context.Context, keep bool) (stale, missin
 	sort.Strings(missing)
 	return stale, missing, nil
 }
+
+// sourceEvent says whether e may change what sourceFreshness reads: an
+// indexing of a source (stream "source/<path>").
+func sourceEvent(e *events.Event) bool { return strings.HasPrefix(e.Stream, "source/") }
 
 // requireFresh fails with SourceStale naming the changed files. A source
 // that cannot be read is named as missing, with a hint that does not

@@ -71,13 +71,32 @@ func (p *Project) sessionWorkdir(ctx context.Context, session string) (string, e
 // sessionRepoOf reads, at the head, session's working directory, the
 // latest checkpoint of its chain and the repository it started with. A
 // session the log does not know gives nil: the command reports it.
+// Before a write (events.PlanReads) it may read a shared log's cache as
+// it is, and then catches up only for a session the cache does not hold:
+// a session's working directory never changes once recorded, and the
+// write refuses, under the lock, when an event of the streams read (the
+// session's, and those of the sessions it continues up to the one with
+// the chain's latest checkpoint) came after the read.
 func (p *Project) sessionRepoOf(ctx context.Context, session string) (*sessionRepo, error) {
 	st, err := p.EventLog(ctx)
 	if err != nil {
 		return nil, err
 	}
+	out, err := p.readSessionRepo(ctx, st, false, session)
+	if err == nil && out == nil && st.ReadsCache(ctx) {
+		out, err = p.readSessionRepo(ctx, st, true, session)
+	}
+	return out, err
+}
+
+// readSessionRepo is sessionRepoOf's read (events.Store.ReadForWrite).
+func (p *Project) readSessionRepo(ctx context.Context, st *events.Store, catchUp bool, session string) (*sessionRepo, error) {
 	var out *sessionRepo
-	err = st.Read(ctx, func(r *events.Reader) error {
+	// The streams whose events would change the answer: filled by the
+	// read, consulted by the write's check under the lock.
+	streams := map[string]bool{"session/" + session: true}
+	read := func(e *events.Event) bool { return streams[e.Stream] }
+	err := st.ReadForWrite(ctx, catchUp, read, func(r *events.Reader) error {
 		s, err := projections.SessionAt(r.Conn, session, r.Head)
 		if err != nil || s == nil {
 			return err
@@ -87,6 +106,19 @@ func (p *Project) sessionRepoOf(ctx context.Context, session string) (*sessionRe
 			return err
 		}
 		out = &sessionRepo{dir: filepath.Join(p.dir, filepath.FromSlash(start.Workdir)), start: start.Repo}
+		// The chain as ChainCheckpointAt walks it: back through the
+		// predecessors to the first with a checkpoint.
+		seen := map[string]bool{}
+		for c := s; c != nil && !seen[c.ID]; {
+			seen[c.ID] = true
+			streams["session/"+c.ID] = true
+			if c.LastCheckpointID != "" || c.PredecessorID == "" {
+				break
+			}
+			if c, err = projections.SessionAt(r.Conn, c.PredecessorID, r.Head); err != nil {
+				return err
+			}
+		}
 		out.checkpoint, err = projections.ChainCheckpointAt(r.Conn, s.ID, r.Head)
 		return err
 	})

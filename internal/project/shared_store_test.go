@@ -2,12 +2,15 @@ package project_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/awr-dev/awr/internal/fault"
@@ -204,4 +207,192 @@ func TestInit_RefusedStoreBlamesItsFlag(t *testing.T) {
 			require.ErrorIs(t, err, os.ErrNotExist, "no log was written")
 		})
 	}
+}
+
+// TestShared_WarmWriteRoundTrips (issue #44, item 6): a warm server's
+// write on a shared project costs two round trips, the lock (with the
+// head) and the commit, counted on its connections (pgstore.Traffic).
+// The door's reads before a write (a checkpoint's session directory, a
+// claim's source check) take the cache as it is: the write checks them
+// under the lock (TestShared_WarmWriteDecidesOnTheLockedLog). Before,
+// each read caught the cache up first, and every write took 3.
+func TestShared_WarmWriteRoundTrips(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	ctx := context.Background()
+	dir := teamProject(t, dbURL, "# TODO\n\n- [ ] W-1: One\n- [ ] W-2: Two\n- [ ] W-3: Three\n")
+	p := opened(t, dir, project.Options{})
+	st, err := p.EventLog(ctx)
+	require.NoError(t, err)
+	up, ok := st.Upstream().(*pgstore.Store)
+	require.True(t, ok, "the project's log is shared")
+
+	started, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "rt"})
+	require.NoError(t, err)
+	session := started.Session.ID
+	checkpoint := func(digest string) error {
+		_, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "rt", Digest: digest, NextAction: "step again"})
+		return err
+	}
+	require.NoError(t, checkpoint("warm-up"))
+	other, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-3", Agent: "rt"})
+	require.NoError(t, err)
+	ttl := int64(3_600_000)
+	for _, c := range []struct {
+		name string
+		op   func() error
+	}{
+		{"session checkpoint", func() error { return checkpoint("stepped") }},
+		{"session start --claim", func() error {
+			_, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-2", Agent: "rt", Claim: true})
+			return err
+		}},
+		{"claim acquire", func() error {
+			_, err := p.ClaimAcquire(ctx, project.ClaimAcquireRequest{SessionID: other.Session.ID, TTLms: &ttl})
+			return err
+		}},
+	} {
+		before := up.Traffic()
+		require.NoError(t, c.op(), c.name)
+		after := up.Traffic()
+		trips := after.RoundTrips - before.RoundTrips
+		t.Logf("%-24s %d round trips", c.name, trips)
+		require.EqualValues(t, 0, after.Connections-before.Connections, "%s: no new connection", c.name)
+		require.LessOrEqual(t, trips, int64(2), "%s: the lock and the commit", c.name)
+	}
+}
+
+// TestShared_WarmWriteDecidesOnTheLockedLog: a warm server's write whose
+// door read the cache as it was (its sources' freshness) is decided on
+// the shared log as the lock finds it. Another machine reindexes a
+// source its own checkout changed; this checkout's file is now stale
+// against the shared log, though it matches what this server's cache
+// held. The claim is refused (SourceStale), as it would have been with a
+// cache caught up before the read; a checkpoint after the other
+// machine's checkpoint of the same session counts the files changed
+// since that one, which this cache did not hold when the door read.
+func TestShared_WarmWriteDecidesOnTheLockedLog(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	ctx := context.Background()
+	todo := "# TODO\n\n- [ ] W-1: One\n- [ ] W-2: Two\n- [ ] W-3: Three\n"
+	dir := teamProject(t, dbURL, todo)
+	// The other machine: a checkout of its own, joined through the
+	// manifest alone.
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	require.NoError(t, os.MkdirAll(filepath.Join(elsewhere, ".awr"), 0o755))
+	manifest, err := os.ReadFile(filepath.Join(dir, ".awr", "project.toml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, ".awr", "project.toml"), manifest, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "TODO.md"), []byte(todo), 0o644))
+	// Each checkout a repository holding the same commit (its dates
+	// given), as two clones do, so a checkpoint on one records the files
+	// changed since a checkpoint on the other.
+	for _, d := range []string{dir, elsewhere} {
+		git := func(args ...string) {
+			t.Helper()
+			cmd := exec.Command("git", args...)
+			cmd.Dir = d
+			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=colleague", "GIT_AUTHOR_EMAIL=c@example.invalid",
+				"GIT_COMMITTER_NAME=colleague", "GIT_COMMITTER_EMAIL=c@example.invalid", "GIT_CONFIG_GLOBAL=/dev/null",
+				"GIT_AUTHOR_DATE=2026-12-07T09:00:00Z", "GIT_COMMITTER_DATE=2026-12-07T09:00:00Z")
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "git %v: %s", args, out)
+		}
+		git("init", "-q", "-b", "main")
+		git("add", "TODO.md")
+		git("commit", "-q", "-m", "the register")
+	}
+
+	p := opened(t, dir, project.Options{})
+	started, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "here"})
+	require.NoError(t, err)
+	session := started.Session.ID
+	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "here", Digest: "warm", NextAction: "go on"})
+	require.NoError(t, err)
+	stale, err := p.StaleSources(ctx)
+	require.NoError(t, err)
+	require.Empty(t, stale, "this checkout's sources are as indexed")
+
+	q := opened(t, elsewhere, project.Options{})
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "TODO.md"), []byte(todo+"- [ ] W-4: Four\n"), 0o644))
+	_, err = q.SourceReindex(ctx, project.SourceReindexRequest{})
+	require.NoError(t, err)
+	_, err = p.SessionStart(ctx, project.SessionStartRequest{Work: "W-2", Agent: "here", Claim: true})
+	require.Error(t, err, "a claim on sources stale against the shared log")
+	require.Equal(t, fault.SourceStale, fault.CodeOf(err), "%v", err)
+	require.Contains(t, err.Error(), "TODO.md")
+
+	cp, err := q.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "elsewhere", Digest: "from elsewhere", NextAction: "go on"})
+	require.NoError(t, err)
+
+	res, err := p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "here", Digest: "after elsewhere", NextAction: "go on"})
+	require.NoError(t, err)
+	require.NotNil(t, res.Checkpoint.Repo, "the repository recorded")
+	require.Empty(t, res.Checkpoint.Repo.Unverifiable)
+	require.Equal(t, cp.Checkpoint.ID, res.Checkpoint.Repo.FilesSince,
+		"the files changed are counted since the latest checkpoint in the shared log (the other machine's), not the latest this cache held")
+}
+
+// TestShared_WarmClaimRacesAReindex: a warm server's claim races another
+// machine's reindex of a source that machine changed, round after
+// round. Whatever the order, a claim granted is one the locked log
+// allowed: its revision comes before the reindex's, since after it this
+// checkout's file is stale against the shared log; a claim after it is
+// refused (SourceStale), never granted on what this machine's cache held
+// when the door read it.
+func TestShared_WarmClaimRacesAReindex(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	ctx := context.Background()
+	// Each round's file is longer than the last: a claim checks a file
+	// against the size and time the log recorded, and the two
+	// checkouts' files, written a millisecond apart, can share a time.
+	content := func(i int) string {
+		return fmt.Sprintf("# TODO\n\n- [ ] W-1: One\n- [ ] W-2: Two%s\n", strings.Repeat(", again", i))
+	}
+	dir := teamProject(t, dbURL, content(0))
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	require.NoError(t, os.MkdirAll(filepath.Join(elsewhere, ".awr"), 0o755))
+	manifest, err := os.ReadFile(filepath.Join(dir, ".awr", "project.toml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, ".awr", "project.toml"), manifest, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "TODO.md"), []byte(content(0)), 0o644))
+	p := opened(t, dir, project.Options{})
+	q := opened(t, elsewhere, project.Options{})
+
+	granted, refused := 0, 0
+	for i := 1; i <= 20; i++ {
+		// Both checkouts hold round i-1's file, as the log indexed it;
+		// the server's cache is warm.
+		_, err := p.Status(ctx, project.StatusRequest{})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "TODO.md"), []byte(content(i)), 0o644))
+		var reindexed int64
+		var rerr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			res, err := q.SourceReindex(ctx, project.SourceReindexRequest{})
+			if rerr = err; err == nil {
+				reindexed = res.ProjectRevision
+			}
+		}()
+		started, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "here", Claim: true})
+		<-done
+		require.NoError(t, rerr, "round %d: the reindex", i)
+		require.Positive(t, reindexed, "round %d: the reindex appended", i)
+		if err != nil {
+			require.Equal(t, fault.SourceStale, fault.CodeOf(err), "round %d: %v", i, err)
+			refused++
+		} else {
+			require.Less(t, started.ProjectRevision, reindexed, "round %d: a claim granted after the reindex made this checkout's file stale", i)
+			granted++
+			_, err := p.SessionEnd(ctx, project.SessionEndRequest{SessionID: started.Session.ID, Outcome: events.OutcomeIncomplete, Agent: "here"})
+			require.NoError(t, err)
+		}
+		// This checkout takes the new file: fresh again.
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "TODO.md"), []byte(content(i)), 0o644))
+	}
+	t.Logf("%d claims granted before the reindex, %d refused after it", granted, refused)
 }
