@@ -42,6 +42,17 @@ func (c *knowledgeCounts) get(what string) int {
 	return c.n[what]
 }
 
+// missing lists the kinds of kinds no run has counted yet.
+func (c *knowledgeCounts) missing(kinds []string) []string {
+	var out []string
+	for _, what := range kinds {
+		if c.get(what) == 0 {
+			out = append(out, what)
+		}
+	}
+	return out
+}
+
 // knowledgeStep records a checkpoint that changes a work item's knowledge
 // in every way a checkpoint can: it opens loops (some texts repeating an
 // open loop, some only after normalizing space), decisions, facts and
@@ -152,15 +163,7 @@ func TestProperty_KnowledgeAndSearchRebuild(t *testing.T) {
 	t.Parallel()
 	var counts knowledgeCounts
 	kinds := []string{"resolve", "drop", "confirm", "retract", "supersede", "legacy"}
-	missing := func() []string {
-		var out []string
-		for _, what := range kinds {
-			if counts.get(what) == 0 {
-				out = append(out, what)
-			}
-		}
-		return out
-	}
+	missing := func() []string { return counts.missing(kinds) }
 	// Each round is a whole rapid check; a kind the random runs did not
 	// write (fewer runs under -race) gets up to two more rounds before the
 	// generator is blamed.
@@ -214,15 +217,7 @@ func TestProperty_RawKnowledgeRebuild(t *testing.T) {
 	t.Parallel()
 	var counts knowledgeCounts
 	kinds := []string{"written", "refused", "index", events.ChangeResolve, events.ChangeDrop, events.ChangeConfirm, events.ChangeRetract, events.ChangeSupersede}
-	missing := func() []string {
-		var out []string
-		for _, what := range kinds {
-			if counts.get(what) == 0 {
-				out = append(out, what)
-			}
-		}
-		return out
-	}
+	missing := func() []string { return counts.missing(kinds) }
 	// Each round is a whole rapid check; a kind the random runs did not
 	// reach (a written drop needs a live item of the id drawn) gets up to
 	// two more rounds before the generator is blamed.
