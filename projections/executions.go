@@ -213,11 +213,12 @@ func LatestExecutionOfKey(conn *sqlite.Conn, work, key string) (*Execution, erro
 // ExecutionsAt lists the executions as of rev, oldest first, optionally
 // only those of one work item or one session ("" for all).
 func ExecutionsAt(conn *sqlite.Conn, rev int64, work, session string) ([]Execution, error) {
-	return scanExecutions(conn, "execution_list_at", func(st *sqlite.Stmt) {
-		st.SetInt64(":rev", rev)
-		st.SetText(":work", work)
-		st.SetText(":session_id", session)
+	out := []Execution{}
+	err := ExecutionsPageAt(conn, rev, ExecutionPage{Work: work, Session: session}, func(x Execution) error {
+		out = append(out, x)
+		return nil
 	})
+	return out, err
 }
 
 // LatestExecutionsOfWorkAt returns the latest n executions of work as of

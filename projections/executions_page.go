@@ -26,18 +26,17 @@ type ExecutionPage struct {
 func ExecutionsPageAt(conn *sqlite.Conn, rev int64, pg ExecutionPage, each func(Execution) error) error {
 	var after int64
 	if pg.After != "" {
-		after = -1
-		if err := query(conn, "execution_started_seq", func(st *sqlite.Stmt) {
+		// An execution's started_seq is an event's, 1 or more: 0 is none.
+		seq, err := queryInt64(conn, "execution_started_seq", "started_seq", func(st *sqlite.Stmt) {
 			st.SetText(":execution_id", pg.After)
-		}, func(st *sqlite.Stmt) error {
-			after = st.GetInt64("started_seq")
-			return nil
-		}); err != nil {
+		})
+		if err != nil {
 			return err
 		}
-		if after < 0 {
+		if seq == 0 {
 			return ErrUnknownCursor
 		}
+		after = seq
 	}
 	limit := int64(pg.Limit)
 	if limit <= 0 {
@@ -61,14 +60,10 @@ func ExecutionsPageAt(conn *sqlite.Conn, rev int64, pg ExecutionPage, each func(
 // ExecutionCountAt counts the executions as of rev, of one work item or
 // one session ("" for all).
 func ExecutionCountAt(conn *sqlite.Conn, rev int64, work, session string) (int, error) {
-	n := 0
-	err := query(conn, "execution_count_at", func(st *sqlite.Stmt) {
+	n, err := queryInt64(conn, "execution_count_at", "n", func(st *sqlite.Stmt) {
 		st.SetInt64(":rev", rev)
 		st.SetText(":work", work)
 		st.SetText(":session_id", session)
-	}, func(st *sqlite.Stmt) error {
-		n = int(st.GetInt64("n"))
-		return nil
 	})
-	return n, err
+	return int(n), err
 }

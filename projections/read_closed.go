@@ -71,14 +71,10 @@ func bindClosedAfter(work string, since, after, rev int64) func(st *sqlite.Stmt)
 // to rev that ScanLog lists for LogFilter{Work: work, NoSources: true}:
 // one range of the work log's key, no event read.
 func CountWorkEventsAfter(conn *sqlite.Conn, work string, after, rev int64) (int, error) {
-	n := 0
-	err := query(conn, "work_log_count", func(st *sqlite.Stmt) {
+	n, err := queryInt64(conn, "work_log_count", "n", func(st *sqlite.Stmt) {
 		st.SetText(":work", work)
 		st.SetInt64(":after", after)
 		st.SetInt64(":rev", rev)
-	}, func(st *sqlite.Stmt) error {
-		n = int(st.GetInt64("n"))
-		return nil
 	})
-	return n, err
+	return int(n), err
 }

@@ -94,11 +94,7 @@ type ExecList struct {
 // Errors: InvalidInput for a limit outside 1 to commands.MaxLimit or a
 // cursor awr did not give.
 func (p *Project) ExecList(ctx context.Context, req ExecListRequest) (*ExecList, error) {
-	limit, err := pageLimit("exec list", req.Limit, req.All)
-	if err != nil {
-		return nil, err
-	}
-	after, err := cursor.DecodeID("exec list", req.Cursor, "awr exec list")
+	limit, after, err := idPage("exec list", req.Limit, req.All, req.Cursor)
 	if err != nil {
 		return nil, err
 	}

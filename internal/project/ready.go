@@ -41,6 +41,16 @@ func pageLimit(op string, n *int, all bool) (int, error) {
 	return commands.LimitOf(op, "--limit", n, def)
 }
 
+// idPage is a listing by id's page: its size (pageLimit) and the id after
+// which it starts (cursor.DecodeID of cur; "" for the first page).
+func idPage(op string, n *int, all bool, cur string) (limit int, after string, err error) {
+	if limit, err = pageLimit(op, n, all); err != nil {
+		return 0, "", err
+	}
+	after, err = cursor.DecodeID(op, cur, "awr "+op)
+	return limit, after, err
+}
+
 // Ready lists claimable work as of the request's revision, sorted by
 // priority then key: status planned or ready, no blocker, every required
 // dependency completed, no cycle, no live claim, and no seat on it

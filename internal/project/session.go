@@ -145,11 +145,7 @@ func (p *Project) SessionList(ctx context.Context, opts SessionListRequest) (*Se
 // sessions. each's error ends the read and is returned.
 // Errors: those of SessionList.
 func (p *Project) SessionListEach(ctx context.Context, opts SessionListRequest, each func(SessionEntry) error) (*SessionList, error) {
-	limit, err := pageLimit("session list", opts.Limit, opts.All)
-	if err != nil {
-		return nil, err
-	}
-	after, err := cursor.DecodeID("session list", opts.Cursor, "awr session list")
+	limit, after, err := idPage("session list", opts.Limit, opts.All, opts.Cursor)
 	if err != nil {
 		return nil, err
 	}
