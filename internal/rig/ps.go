@@ -170,7 +170,7 @@ func (m *Manager) List(ctx context.Context, rig string, at commands.Read) (*List
 	for i := range seats {
 		ss := &seatState{seat: seats[i], successors: successors[i]}
 		if live {
-			ss.alive = ss.seat.SessionActive && m.paneAlive(ctx, ss.seat.TmuxSession)
+			ss.alive = ss.seat.SessionActive && m.paneAlive(ctx, &ss.seat)
 		}
 		res.Seats = append(res.Seats, psSeat(ss, live))
 	}
@@ -280,7 +280,7 @@ func (m *Manager) Show(ctx context.Context, address string, at commands.Read) (*
 		return nil, err
 	}
 	if live {
-		show.alive = show.seat.SessionActive && m.paneAlive(ctx, show.seat.TmuxSession)
+		show.alive = show.seat.SessionActive && m.paneAlive(ctx, &show.seat)
 	}
 	res.State = state(show, live)
 	return res, nil

@@ -61,7 +61,7 @@ func (m *Manager) Send(ctx context.Context, opts SendOptions) (*SendResult, erro
 	if err != nil {
 		return nil, err
 	}
-	if !s.SessionActive || !m.paneAlive(ctx, s.TmuxSession) {
+	if !s.SessionActive || !m.paneAlive(ctx, s) {
 		return nil, fault.New(fault.InvalidTransition, "rig send: seat %s is not running", opts.Address).With("address", opts.Address).
 			WithHint("awr rig up %s", rig)
 	}
@@ -126,7 +126,7 @@ func (m *Manager) Capture(ctx context.Context, address string, n int) (*CaptureR
 	if err != nil {
 		return nil, fault.Wrap(fault.Internal, err, "rig capture: read tmux session %s of %s", s.TmuxSession, address)
 	}
-	res := &CaptureResult{Address: address, TmuxSession: s.TmuxSession, Running: s.SessionActive && m.paneAlive(ctx, s.TmuxSession),
+	res := &CaptureResult{Address: address, TmuxSession: s.TmuxSession, Running: s.SessionActive && m.paneAlive(ctx, s),
 		Lines: lines, ProjectRevision: head}
 	if res.Lines == nil {
 		res.Lines = []string{}

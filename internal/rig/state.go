@@ -255,7 +255,7 @@ func (m *Manager) load(ctx context.Context, rig string, at commands.Read, live b
 	}
 	if live {
 		for _, ss := range st.seats {
-			ss.alive = ss.seat.SessionActive && m.paneAlive(ctx, ss.seat.TmuxSession)
+			ss.alive = ss.seat.SessionActive && m.paneAlive(ctx, &ss.seat)
 		}
 	}
 	return st, nil
@@ -345,12 +345,17 @@ func workIssue(r *events.Reader, ss *seatState, now int64) (string, error) {
 	return "", nil
 }
 
-// paneAlive: the tmux session exists and its command still runs.
-func (m *Manager) paneAlive(ctx context.Context, name string) bool {
-	if !m.Tmux.Has(ctx, name) {
+// paneAlive: the seat's tmux session exists and its command still runs
+// (a command that left its exit status has ended, though its shell may
+// still hold the pane for awr to read).
+func (m *Manager) paneAlive(ctx context.Context, s *projections.Seat) bool {
+	if !m.Tmux.Has(ctx, s.TmuxSession) {
 		return false
 	}
-	p, err := m.Tmux.Pane(ctx, name)
+	if _, exited := exitStatus(ctx, s.ContextFile); exited {
+		return false
+	}
+	p, err := m.Tmux.Pane(ctx, s.TmuxSession)
 	return err == nil && !p.Dead
 }
 

@@ -352,12 +352,7 @@ func (m *Manager) launch(ctx context.Context, restoreID string, p *SeatPlan) err
 	if err := m.Tmux.Kill(ctx, name); err != nil {
 		return fail("tmux error", err, l.SessionID)
 	}
-	// tmux gives a new session the PATH of its client: the command sets
-	// its own, so the agent finds awr and its program.
-	// The command also leaves its exit status next to the context file:
-	// tmux records a dead pane's status only when it reaps the process,
-	// which can lag or, rarely, never happen.
-	script := "export PATH=" + shellwords.Quote(m.agentPath()) + "\n" + cmd + "\nawr_status=$?\nprintf '%s\\n' \"$awr_status\" > " + shellwords.Quote(exitFile(file)) + "\nexit $awr_status\n"
+	script := launchScript(m.agentPath(), cmd, file)
 	if err := m.Tmux.NewSession(ctx, name, m.seatDir(s.Cwd), env, script); err != nil {
 		return fail("tmux error: "+err.Error(), err, l.SessionID)
 	}
@@ -392,9 +387,60 @@ func statusText(status int) string {
 	return fmt.Sprintf("status %d", status)
 }
 
+// launchScript is the shell script a seat's pane runs: cmd, with PATH
+// set to path (tmux gives a new session the PATH of its client, so the
+// command sets its own and the agent finds awr and its program).
+//
+// The script leaves cmd's exit status next to the context file: tmux
+// records a dead pane's status only when it reaps the process, which can
+// lag or, rarely, never happen. Then the shell keeps the pane's terminal
+// open until awr has read the pane (paneRead) or for at most 20 s: when a
+// pane dies tmux drops what it has not yet read of the terminal, so an
+// agent that prints why it failed and exits at once would, now and then,
+// leave an empty tail.
+func launchScript(path, cmd, contextFile string) string {
+	return "export PATH=" + shellwords.Quote(path) + "\n" + cmd + "\nawr_status=$?\n" +
+		"printf '%s\\n' \"$awr_status\" > " + shellwords.Quote(exitFile(contextFile)) + "\n" +
+		"awr_wait=0\nwhile [ ! -e " + shellwords.Quote(readFile(contextFile)) + " ] && [ $awr_wait -lt 200 ]; do sleep 0.1 2>/dev/null || sleep 1; awr_wait=$((awr_wait+1)); done\n" +
+		"exit $awr_status\n"
+}
+
 // exitFile is where a launch's command leaves its exit status.
 func exitFile(contextFile string) string {
 	return strings.TrimSuffix(contextFile, ".md") + ".exit"
+}
+
+// readFile is where awr says it has read the pane of a launch whose
+// command exited, so the launch's shell may end.
+func readFile(contextFile string) string {
+	return strings.TrimSuffix(contextFile, ".md") + ".read"
+}
+
+// paneRead lets the shell of a launch whose command exited end: awr has
+// read its pane. Only a context file in the project's seats directory
+// (where launch writes them) gets one; a file that cannot be written
+// leaves the shell to end on its own, later.
+func (m *Manager) paneRead(contextFile string) {
+	if contextFile == "" {
+		return
+	}
+	if file, err := pathcheck.Inside(filepath.Join(m.Dir, ".awr", "seats"), contextFile); err == nil {
+		_ = os.WriteFile(readFile(file), nil, 0o600)
+	}
+}
+
+// exitStatus is the status a launch's command left in its exit file, if
+// it has exited.
+func exitStatus(ctx context.Context, contextFile string) (int, bool) {
+	if contextFile == "" {
+		return 0, false
+	}
+	b, err := pathcheck.ReadFile(ctx, exitFile(contextFile), 64)
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n, err == nil
 }
 
 // keepKnowledge tells a seat's agent how a checkpoint keeps what its
@@ -549,24 +595,30 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 		return true, nil
 	}
 	pane, perr := m.Tmux.Pane(ctx, name)
-	if perr == nil && pane.Dead && !pane.StatusKnown {
-		if b, err := pathcheck.ReadFile(ctx, exitFile(cur.ContextFile), 64); err == nil {
-			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				pane.Status, pane.StatusKnown = n, true
-			}
+	exited := false
+	if perr == nil && !pane.StatusKnown {
+		// The exit file says the command exited even while its shell
+		// still holds the pane open for awr to read it.
+		if n, ok := exitStatus(ctx, cur.ContextFile); ok {
+			pane.Dead, pane.Status, pane.StatusKnown, exited = true, n, true, true
 		}
-		if !pane.StatusKnown {
-			// Give tmux and the shell a moment to record the status.
-			if p.deadSince.IsZero() {
-				p.deadSince = time.Now()
-			}
-			if time.Since(p.deadSince) < 2*time.Second && !expired {
-				return false, nil
-			}
+	}
+	if perr == nil && pane.Dead && !pane.StatusKnown {
+		// Give tmux and the shell a moment to record the status.
+		if p.deadSince.IsZero() {
+			p.deadSince = time.Now()
+		}
+		if time.Since(p.deadSince) < 2*time.Second && !expired {
+			return false, nil
 		}
 	}
 	if perr != nil || pane.Dead {
-		ev.PaneTail = m.Tmux.Tail(ctx, name, 10)
+		if exited {
+			ev.PaneTail = m.Tmux.SettledTail(ctx, name, 10)
+			m.paneRead(cur.ContextFile)
+		} else {
+			ev.PaneTail = m.Tmux.Tail(ctx, name, 10)
+		}
 		if perr != nil {
 			ev.Error = perr.Error()
 			return true, m.stop(ctx, p, cur, events.SeatFailed, "the agent's tmux session is gone before it reported")
