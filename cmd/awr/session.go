@@ -169,8 +169,28 @@ func (c *sessionShowCmd) Run(app *App) error {
 			fmt.Fprintf(tw, "bound\t%s (%s)\n", safeLine(b.ExternalSession), safeLine(b.Client))
 		}
 		tw.Flush()
+		if v.CheckpointsNextCursor != "" {
+			fmt.Fprintf(w, "the latest %d of %d checkpoints; the older ones: %s\n", len(v.Checkpoints), v.CheckpointsTotal, c.pageCommand(v, "--checkpoints-cursor", v.CheckpointsNextCursor))
+		}
 		printKnowledge(w, v.Knowledge)
+		if line := inForceLine(v.Knowledge, v.KnowledgeTotal, c.KnowledgeCursor != "", v.KnowledgeNextCursor, c.pageCommand(v, "--knowledge-cursor", v.KnowledgeNextCursor)); line != "" {
+			fmt.Fprintln(w, line)
+		}
 	})
+}
+
+// pageCommand is the command of the next page of v's list that flag's
+// cursor selects, at v's revision when the read was in the past, with
+// the same page size (the other list from its first page).
+func (c *sessionShowCmd) pageCommand(v *project.SessionView, flag, cursor string) string {
+	cmd := "awr session show " + v.Session.ID
+	if c.At != nil {
+		cmd += fmt.Sprintf(" --at %d", v.ProjectRevision)
+	}
+	if c.Limit != nil {
+		cmd += fmt.Sprintf(" --limit %d", *c.Limit)
+	}
+	return cmd + " " + flag + " " + cursor
 }
 
 type sessionListCmd struct {
@@ -363,6 +383,21 @@ func printKnowledge(w io.Writer, k *project.KnowledgeState) {
 		}
 		fmt.Fprintf(w, "%s %s %s%s\n", c.Kind, c.ID, c.State, note)
 	}
+}
+
+// inForceLine is the line that follows a page of the items in force k
+// lists, of total: how many it lists and, when more follow (next is
+// their cursor), nextPage, the command of the next page; "" when the
+// page lists them all from the first (paged false).
+func inForceLine(k *project.KnowledgeState, total int, paged bool, next, nextPage string) string {
+	if k == nil || next == "" && !paged {
+		return ""
+	}
+	n := len(k.OpenLoops) + len(k.Decisions) + len(k.Facts) + len(k.Hypotheses)
+	if next == "" {
+		return fmt.Sprintf("in force: %d listed, the last page of %d", n, total)
+	}
+	return fmt.Sprintf("in force: %d listed of %d; the next page: %s", n, total, nextPage)
 }
 
 // safe renders a recorded value for the terminal (project.SafeText).

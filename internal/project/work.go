@@ -68,6 +68,11 @@ func (p *Project) WorkHandoff(ctx context.Context, req WorkHandoffRequest) (*Wor
 // WorkShowRequest is `awr work show` and awr_work_show.
 type WorkShowRequest struct {
 	Key string `arg:"" name:"key" json:"key" help:"Work item key." placeholder:"KEY"`
+	// KnowledgeCursor, Limit and All select the page of the item's
+	// knowledge in force (open loops, decisions, facts, hypotheses).
+	KnowledgeCursor string `name:"knowledge-cursor" json:"knowledge_cursor,omitempty" help:"List the items in force (open loops, decisions, facts, hypotheses) after this place: the knowledge_next_cursor of the page before." placeholder:"CURSOR"`
+	Limit           *int   `name:"limit" json:"limit,omitempty" help:"At most N items in force (1 to 200; default 50, or all with --all)." placeholder:"N"`
+	All             bool   `name:"all" json:"all,omitempty" help:"Every item in force (no page)."`
 	Read
 }
 
@@ -84,15 +89,23 @@ type (
 // WorkShow returns a work item with everything awr knows about it, as of
 // the request's revision. At the head its evidence is judged against the
 // repository now; at a past revision the repository is not compared
-// (repo_compared false).
-// Errors: InvalidInput for a bad revision; NotFound for an unknown item.
+// (repo_compared false). Its knowledge in force is one page (Limit,
+// else commands.DefaultPage; every item with All) from the
+// KnowledgeCursor on, with knowledge_total and knowledge_next_cursor.
+// Errors: InvalidInput for a bad revision, a limit outside 1 to
+// commands.MaxLimit or a --knowledge-cursor awr did not give; NotFound
+// for an unknown item.
 func (p *Project) WorkShow(ctx context.Context, req WorkShowRequest) (*WorkShowResult, error) {
+	pg, err := knowledgePage("work show", req.Limit, req.All, req.KnowledgeCursor, "awr work show "+shellwords.Quote(req.Key)+atHint(req.Read))
+	if err != nil {
+		return nil, err
+	}
 	var res *WorkShowResult
 	var dir string
 	var files []string
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
+	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		var err error
-		if res, err = workview.At(r.Conn, req.Key, rev, now, !req.Past()); err != nil {
+		if res, err = workview.At(r.Conn, req.Key, rev, now, !req.Past(), workview.Page{KnowledgeAfter: pg.after, Limit: pg.limit}); err != nil {
 			return err
 		}
 		if res.SessionsTotal > len(res.Sessions) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/workcontext"
@@ -55,24 +56,40 @@ type Result struct {
 	// older ones exist, SessionsNextCursor is the --cursor of `awr
 	// session list --work KEY --newest` that lists them (set by the door,
 	// whose cursors those are).
-	Sessions           []projections.Session       `json:"sessions"`
-	SessionsTotal      int                         `json:"sessions_total"`
-	SessionsNextCursor string                      `json:"sessions_next_cursor,omitempty"`
-	Knowledge          *projections.KnowledgeState `json:"knowledge"`
-	Checkpoint         *projections.Checkpoint     `json:"latest_checkpoint"`
-	Evidence           []EvidenceView              `json:"evidence"`
-	Completion         commands.Completion         `json:"completion"`
-	Duplicates         int                         `json:"duplicates,omitempty"`
-	ProjectRevision    int64                       `json:"project_revision"`
+	Sessions           []projections.Session `json:"sessions"`
+	SessionsTotal      int                   `json:"sessions_total"`
+	SessionsNextCursor string                `json:"sessions_next_cursor,omitempty"`
+	// Knowledge is the item's knowledge: a page of the items in force
+	// (Page; its open loops, then decisions, facts and hypotheses, each
+	// by number), KnowledgeTotal counting every one and, when more
+	// follow, KnowledgeNextCursor the --knowledge-cursor of the next
+	// page; and the latest items closed since the checkpoint.
+	Knowledge           *projections.KnowledgeState `json:"knowledge"`
+	KnowledgeTotal      int                         `json:"knowledge_total"`
+	KnowledgeNextCursor string                      `json:"knowledge_next_cursor,omitempty"`
+	Checkpoint          *projections.Checkpoint     `json:"latest_checkpoint"`
+	Evidence            []EvidenceView              `json:"evidence"`
+	Completion          commands.Completion         `json:"completion"`
+	Duplicates          int                         `json:"duplicates,omitempty"`
+	ProjectRevision     int64                       `json:"project_revision"`
 
 	current *projections.Session
 }
 
+// Page selects the page of the items in force a result holds: those
+// after KnowledgeAfter (nil: from the first), at most Limit (0: every
+// one).
+type Page struct {
+	KnowledgeAfter *projections.KnowledgePlace
+	Limit          int
+}
+
 // At assembles `awr work show KEY` at rev for a reader at now (head:
-// rev is the head): the item, then each part read in its own step. Its
-// completion is judged apart (Judge), against what the caller observes.
+// rev is the head): the item, then each part read in its own step, its
+// knowledge in force the page pg selects. Its completion is judged
+// apart (Judge), against what the caller observes.
 // Errors: NotFound for an item unknown at rev; Storage.
-func At(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Result, error) {
+func At(conn *sqlite.Conn, key string, rev, now int64, head bool, pg Page) (*Result, error) {
 	items, err := projections.WorkItemAt(conn, key, rev)
 	if err != nil {
 		return nil, err
@@ -87,7 +104,7 @@ func At(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Result, erro
 		func() error { return res.readProvenance(conn, it, rev, head) },
 		func() error { return res.readReadiness(conn, it, rev, now, head) },
 		func() error { return res.readSessions(conn, rev, now, head) },
-		func() error { return res.readProgress(conn, it, rev) },
+		func() error { return res.readProgress(conn, it, rev, pg) },
 		func() error { return res.readEvidence(conn, rev) },
 	} {
 		if err := step(); err != nil {
@@ -191,9 +208,9 @@ func (res *Result) readSessions(conn *sqlite.Conn, rev, now int64, head bool) er
 	return nil
 }
 
-// readProgress: the latest checkpoint, the next action, and the knowledge
-// with what closed since the checkpoint.
-func (res *Result) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev int64) error {
+// readProgress: the latest checkpoint, the next action, and the page pg
+// of the knowledge in force with what closed since the checkpoint.
+func (res *Result) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev int64, pg Page) error {
 	cps, err := projections.LatestCheckpointsOfWorkAt(conn, it.Key, rev, 1)
 	if err != nil {
 		return err
@@ -207,9 +224,16 @@ func (res *Result) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev 
 	if res.Checkpoint != nil {
 		since = res.Checkpoint.Seq - 1
 	}
-	res.Knowledge, err = projections.KnowledgeStateAt(conn, it.Key, rev, since)
-	res.Knowledge = res.Knowledge.Listed(projections.MaxClosedListed)
-	return err
+	k, err := projections.KnowledgeStateAt(conn, it.Key, rev, since)
+	if err != nil {
+		return err
+	}
+	var last *projections.KnowledgePlace
+	res.Knowledge, res.KnowledgeTotal, last = k.Listed(projections.MaxClosedListed).InForcePage(pg.KnowledgeAfter, pg.Limit)
+	if last != nil {
+		res.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
+	}
+	return nil
 }
 
 // readEvidence: the evidence recorded, oldest first, and the latest
