@@ -77,10 +77,7 @@ func (c *recoveryInspectCmd) text(w io.Writer, rep *project.RecoveryReport, stre
 		for _, ch := range rep.RegisterChanges {
 			fmt.Fprintf(w, "changed in the register since the checkpoint: %s (seq %d): %q -> %q\n", ch.Field, ch.Seq, ch.Then, ch.Now)
 		}
-		printKnowledge(w, rep.Knowledge)
-		if line := inForceLine(rep.Knowledge, rep.KnowledgeTotal, c.KnowledgeCursor != "", rep.KnowledgeNextCursor, c.pageCommand(rep, "--knowledge-cursor", rep.KnowledgeNextCursor)); line != "" {
-			fmt.Fprintln(w, line)
-		}
+		printKnowledgePage(w, rep.Knowledge, inForceLine(rep.Knowledge, rep.KnowledgeTotal, c.KnowledgeCursor != "", rep.KnowledgeNextCursor, c.pageCommand(rep, "--knowledge-cursor", rep.KnowledgeNextCursor)))
 		if k := rep.Knowledge; k != nil && c.ClosedSince != nil && k.Since != cp.Seq-1 {
 			fmt.Fprintf(w, "closed after seq %d: %d listed\n", k.Since, len(k.Closed))
 		}

@@ -172,10 +172,7 @@ func (c *sessionShowCmd) Run(app *App) error {
 		if v.CheckpointsNextCursor != "" {
 			fmt.Fprintf(w, "the latest %d of %d checkpoints; the older ones: %s\n", len(v.Checkpoints), v.CheckpointsTotal, c.pageCommand(v, "--checkpoints-cursor", v.CheckpointsNextCursor))
 		}
-		printKnowledge(w, v.Knowledge)
-		if line := inForceLine(v.Knowledge, v.KnowledgeTotal, c.KnowledgeCursor != "", v.KnowledgeNextCursor, c.pageCommand(v, "--knowledge-cursor", v.KnowledgeNextCursor)); line != "" {
-			fmt.Fprintln(w, line)
-		}
+		printKnowledgePage(w, v.Knowledge, inForceLine(v.Knowledge, v.KnowledgeTotal, c.KnowledgeCursor != "", v.KnowledgeNextCursor, c.pageCommand(v, "--knowledge-cursor", v.KnowledgeNextCursor)))
 	})
 }
 
@@ -360,7 +357,12 @@ func shortLived() {
 
 // printKnowledge writes a work item's open loops, decisions, facts and
 // hypotheses, each with its id, and what the latest checkpoint closed.
-func printKnowledge(w io.Writer, k *project.KnowledgeState) {
+func printKnowledge(w io.Writer, k *project.KnowledgeState) { printKnowledgePage(w, k, "") }
+
+// printKnowledgePage writes k as printKnowledge does, with page, when
+// not "", the line that ends its page of the items in force
+// (inForceLine), between them and the items closed.
+func printKnowledgePage(w io.Writer, k *project.KnowledgeState, page string) {
 	if k == nil {
 		return
 	}
@@ -375,6 +377,9 @@ func printKnowledge(w io.Writer, k *project.KnowledgeState) {
 	}
 	for _, h := range k.Hypotheses {
 		fmt.Fprintf(w, "hypothesis %s (unverified): %s\n", h.ID, safe(h.Text))
+	}
+	if page != "" {
+		fmt.Fprintln(w, page)
 	}
 	for _, c := range k.Closed {
 		note := ""
