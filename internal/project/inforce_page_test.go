@@ -153,6 +153,25 @@ func TestKnowledgeInForce_Paged(t *testing.T) {
 					}
 					require.Equal(t, at.want, got, "every item in force once, in order")
 					require.Equal(t, (len(at.want)+6)/7, pages)
+					if name == "recovery inspect" {
+						// --all: every item in force, after the cursor.
+						for _, c := range []string{"", first.next} {
+							var all []string
+							err := p.RecoveryInspectEach(ctx, project.RecoveryInspectRequest{Session: s.Session.ID, Read: commands.Read{At: at.at}, KnowledgeCursor: c},
+								func(rep *project.RecoveryReport) error {
+									all = inForce(rep.Knowledge)
+									require.Equal(t, len(at.want), rep.KnowledgeTotal)
+									require.Empty(t, rep.KnowledgeNextCursor)
+									return nil
+								}, func(project.LogEvent) error { return nil }, func(*project.KnowledgeItem) error { return nil })
+							require.NoError(t, err)
+							if c == "" {
+								require.Equal(t, at.want, all)
+							} else {
+								require.Equal(t, at.want[commands.DefaultPage:], all)
+							}
+						}
+					}
 				})
 			}
 			t.Run("ErrCursor", func(t *testing.T) {
@@ -267,6 +286,93 @@ func TestSessionShow_CheckpointsPaged(t *testing.T) {
 			require.Equal(t, "--checkpoints-cursor", fault.As(err).Details["flag"])
 			require.Equal(t, c.hint, fault.As(err).Hint)
 			require.Equal(t, 1, fault.ExitCode(err))
+		}
+	})
+}
+
+// TestWorkShow_EvidencePaged: an item with more evidence than a page
+// shows its latest 50 pieces, oldest first, with evidence_total and the
+// cursor of the older ones; following the cursors lists every piece
+// exactly once, at the head and at a past revision; the completion is
+// judged on every piece, the page's or not (an older page does not hold
+// the latest piece its criterion is judged by); a cursor awr did not give, or
+// one from beyond the revision read, is InvalidInput naming
+// --evidence-cursor.
+func TestWorkShow_EvidencePaged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := openW1(t)
+	var seqs []int64
+	var past int64
+	n := commands.DefaultPage + 6
+	for i := range n {
+		res, err := p.EvidenceAdd(ctx, project.EvidenceAddRequest{Work: "W-1", Criterion: "1", Command: "make test", ExitCode: new(i % 2)})
+		require.NoError(t, err)
+		seqs = append(seqs, res.Seq)
+		if i == 8 {
+			past = res.ProjectRevision
+		}
+	}
+	show := func(at *int64, cursor string, limit *int, all bool) (*project.WorkShowResult, error) {
+		return p.WorkShow(ctx, project.WorkShowRequest{Key: "W-1", Read: commands.Read{At: at}, EvidenceCursor: cursor, Limit: limit, All: all})
+	}
+	seqsOf := func(r *project.WorkShowResult) (out []int64) {
+		for _, e := range r.Evidence {
+			out = append(out, e.Seq)
+		}
+		return out
+	}
+	for _, at := range []struct {
+		name string
+		at   *int64
+		want []int64
+	}{{"head", nil, seqs}, {"past", &past, seqs[:9]}} {
+		t.Run(at.name, func(t *testing.T) {
+			r, err := show(at.at, "", nil, false)
+			require.NoError(t, err)
+			require.Equal(t, len(at.want), r.EvidenceTotal)
+			page := min(len(at.want), commands.DefaultPage)
+			require.Equal(t, at.want[len(at.want)-page:], seqsOf(r), "the latest, oldest first")
+			require.Equal(t, len(at.want) > page, r.EvidenceNextCursor != "")
+			require.Len(t, r.Completion.Criteria, 1)
+			require.Equal(t, at.want[len(at.want)-1], r.Completion.Criteria[0].Seq, "judged on the latest piece")
+
+			whole, err := show(at.at, "", nil, true)
+			require.NoError(t, err)
+			require.Equal(t, at.want, seqsOf(whole))
+			require.Equal(t, r.Completion, whole.Completion)
+
+			var got []int64
+			for cursor := ""; ; {
+				r, err := show(at.at, cursor, new(4), false)
+				require.NoError(t, err)
+				require.Equal(t, len(at.want), r.EvidenceTotal)
+				require.Equal(t, whole.Completion, r.Completion, "judged on every piece, the page's or not")
+				got = append(seqsOf(r), got...)
+				if r.EvidenceNextCursor == "" {
+					break
+				}
+				require.Len(t, r.Evidence, 4)
+				cursor = r.EvidenceNextCursor
+			}
+			require.Equal(t, at.want, got, "every piece once, in order")
+		})
+	}
+	t.Run("ErrCursor", func(t *testing.T) {
+		head, err := show(nil, "", new(4), false)
+		require.NoError(t, err)
+		for _, c := range []struct {
+			at     *int64
+			cursor string
+			hint   string
+		}{
+			{nil, "not-a-cursor", "awr work show W-1"},
+			{&past, head.EvidenceNextCursor, fmt.Sprintf("awr work show W-1 --at %d", past)},
+		} {
+			_, err := show(c.at, c.cursor, nil, false)
+			require.Equal(t, fault.InvalidInput, fault.CodeOf(err), "%v", err)
+			require.Equal(t, "--evidence-cursor", fault.As(err).Details["flag"])
+			require.Equal(t, c.hint, fault.As(err).Hint)
 		}
 	})
 }
