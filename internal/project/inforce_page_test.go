@@ -266,6 +266,20 @@ func TestSessionShow_CheckpointsPaged(t *testing.T) {
 				cursor = v.CheckpointsNextCursor
 			}
 			require.Equal(t, at.want, got, "every checkpoint once, in order")
+
+			// Each (the CLI's --all): every one, one at a time.
+			got = nil
+			err = p.SessionShowEach(ctx, project.SessionShowRequest{Session: s.Session.ID, Read: commands.Read{At: at.at}, Limit: new(3)}, func(v *project.SessionView) error {
+				require.Empty(t, v.Checkpoints)
+				require.Equal(t, len(at.want), v.CheckpointsTotal)
+				require.Empty(t, v.CheckpointsNextCursor)
+				return nil
+			}, func(c project.Checkpoint) error {
+				got = append(got, c.Seq)
+				return nil
+			})
+			require.NoError(t, err)
+			require.Equal(t, at.want, got)
 		})
 	}
 	t.Run("ErrCursor", func(t *testing.T) {

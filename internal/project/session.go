@@ -14,6 +14,9 @@ import (
 	"github.com/awr-dev/awr/projections"
 )
 
+// Checkpoint is one recorded checkpoint, as `awr session show` lists it.
+type Checkpoint = projections.Checkpoint
+
 // SessionView is `awr session show`: a session with its claims,
 // checkpoints and bindings.
 type SessionView struct {
@@ -47,7 +50,7 @@ type SessionShowRequest struct {
 	CheckpointsCursor string `name:"checkpoints-cursor" json:"checkpoints_cursor,omitempty" help:"List the checkpoints before those of the page before: its checkpoints_next_cursor." placeholder:"CURSOR"`
 	KnowledgeCursor   string `name:"knowledge-cursor" json:"knowledge_cursor,omitempty" help:"List the items in force (open loops, decisions, facts, hypotheses) after this place: the knowledge_next_cursor of the page before." placeholder:"CURSOR"`
 	Limit             *int   `name:"limit" json:"limit,omitempty" help:"At most N checkpoints and N items in force (1 to 200; default 50, or all with --all)." placeholder:"N"`
-	All               bool   `name:"all" json:"all,omitempty" help:"Every checkpoint and every item in force (no page)."`
+	All               bool   `name:"all" json:"all,omitempty" help:"Every checkpoint and every item in force (no page): the CLI writes the checkpoints as they are read."`
 	Read
 }
 
@@ -62,18 +65,45 @@ type SessionShowRequest struct {
 // for a limit outside 1 to commands.MaxLimit, or a cursor awr did not
 // give or beyond the revision read (details.flag names it).
 func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*SessionView, error) {
+	var v *SessionView
+	err := p.sessionShow(ctx, req, func(sv *SessionView) error {
+		v = sv
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// SessionShowEach is SessionShow with every checkpoint before the
+// request's checkpoints cursor given to each, oldest first, one at a
+// time, instead of held (`awr session show --all`): start gets the view
+// first, its checkpoints empty (checkpoints_total counts them all) and
+// every item in force after the knowledge cursor. req.Limit and req.All
+// are ignored. start's or each's error ends the read and is returned.
+// Errors: those of SessionShow, and those start and each return.
+func (p *Project) SessionShowEach(ctx context.Context, req SessionShowRequest, start func(*SessionView) error, each func(projections.Checkpoint) error) error {
+	req.Limit, req.All = nil, true
+	return p.sessionShow(ctx, req, start, each)
+}
+
+// sessionShow reads the session of req and gives its view to start:
+// with its page of checkpoints when each is nil, else with none, then
+// each checkpoint to each.
+func (p *Project) sessionShow(ctx context.Context, req SessionShowRequest, start func(*SessionView) error, each func(projections.Checkpoint) error) error {
 	id := req.Session
 	first := "awr session show " + shellwords.Quote(id) + atHint(req.Read)
 	pg, err := knowledgePage("session show", req.Limit, req.All, req.KnowledgeCursor, first)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	before, err := cursor.DecodeSeq("session show", "--checkpoints-cursor", req.CheckpointsCursor, first)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	v := &SessionView{}
-	err = p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+	return p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		v.ProjectRevision = rev
 		s, err := projections.SessionAt(r.Conn, id, rev)
 		if err != nil {
@@ -86,7 +116,12 @@ func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*Ses
 		if v.Claims, err = projections.SessionClaimsAt(r.Conn, s.ID, rev); err != nil {
 			return err
 		}
-		if err := v.checkpointsPage(r, rev, before, pg.limit, first); err != nil {
+		limit := pg.limit
+		if each != nil {
+			limit = -1 // none: they are streamed
+		}
+		upTo, err := v.checkpointsPage(r, rev, before, limit, first)
+		if err != nil {
 			return err
 		}
 		since := rev
@@ -102,57 +137,61 @@ func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*Ses
 		if last != nil {
 			v.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
 		}
-		v.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev)
-		return err
+		if v.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev); err != nil {
+			return err
+		}
+		if v.Claims == nil {
+			v.Claims = []projections.Claim{}
+		}
+		if v.Checkpoints == nil {
+			v.Checkpoints = []projections.Checkpoint{}
+		}
+		if v.Bindings == nil {
+			v.Bindings = []projections.Binding{}
+		}
+		if err := start(v); err != nil || each == nil {
+			return err
+		}
+		return projections.EachSessionCheckpointAt(r.Conn, s.ID, upTo, each)
 	})
-	if err != nil {
-		return nil, err
-	}
-	if v.Claims == nil {
-		v.Claims = []projections.Claim{}
-	}
-	if v.Checkpoints == nil {
-		v.Checkpoints = []projections.Checkpoint{}
-	}
-	if v.Bindings == nil {
-		v.Bindings = []projections.Binding{}
-	}
-	return v, nil
 }
 
 // checkpointsPage reads the page of v's session's checkpoints at rev:
-// the latest limit (0: every one) recorded before seq before (0: by
-// rev), oldest first, their total, and the cursor of the older ones
-// when there are; first is the command of the first page.
+// the latest limit (0: every one; negative: none) recorded before seq
+// before (0: by rev), oldest first, their total, and the cursor of the
+// older ones when there are; first is the command of the first page. It
+// returns the seq the page's checkpoints are recorded by.
 // Errors: InvalidInput naming --checkpoints-cursor for a cursor beyond
 // rev.
-func (v *SessionView) checkpointsPage(r *events.Reader, rev, before int64, limit int, first string) error {
+func (v *SessionView) checkpointsPage(r *events.Reader, rev, before int64, limit int, first string) (upTo int64, err error) {
 	id := v.Session.ID
 	if before > rev+1 {
-		return fault.New(fault.InvalidInput, "session show: --checkpoints-cursor starts after the revision read (%d): pass the checkpoints_next_cursor of a page read at it", rev).
+		return 0, fault.New(fault.InvalidInput, "session show: --checkpoints-cursor starts after the revision read (%d): pass the checkpoints_next_cursor of a page read at it", rev).
 			With("flag", "--checkpoints-cursor").WithHint("%s", first)
 	}
-	upTo := rev
+	upTo = rev
 	if before > 0 {
 		upTo = before - 1
 	}
-	var err error
 	if v.CheckpointsTotal, err = projections.SessionCheckpointCountAt(r.Conn, id, rev); err != nil {
-		return err
+		return 0, err
 	}
-	if limit <= 0 {
+	switch {
+	case limit < 0:
+		return upTo, nil
+	case limit == 0:
 		v.Checkpoints, err = projections.SessionCheckpointsAt(r.Conn, id, upTo)
-		return err
+		return upTo, err
 	}
 	// One more says whether older ones exist.
 	if v.Checkpoints, err = projections.SessionLatestCheckpointsAt(r.Conn, id, upTo, limit+1); err != nil {
-		return err
+		return 0, err
 	}
 	if len(v.Checkpoints) > limit {
 		v.Checkpoints = v.Checkpoints[1:]
 		v.CheckpointsNextCursor = cursor.EncodeSeq(v.Checkpoints[0].Seq)
 	}
-	return nil
+	return upTo, nil
 }
 
 // SessionList is `awr session list`: one page of the sessions the
