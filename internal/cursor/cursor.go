@@ -7,6 +7,7 @@ package cursor
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -39,19 +40,26 @@ func DecodePlace(op, cursor, hint string) (*projections.Place, error) {
 		err = json.Unmarshal(raw, &p)
 	}
 	if err != nil || p.Key == "" {
-		return nil, badCursor(op, cursor, hint)
+		return nil, badCursor(op, "--cursor", cursor, hint)
 	}
 	return &p, nil
 }
 
-// badCursor is the error of a cursor awr did not give.
-func badCursor(op, cursor, hint string) error {
+// badCursor is the error of a cursor awr did not give, passed as flag.
+func badCursor(op, flag, cursor, hint string) error {
 	shown := cursor
 	if len(shown) > 64 {
 		shown = shown[:64] + "..."
 	}
-	return fault.New(fault.InvalidInput, "%s: --cursor %q is not a cursor awr gave: pass the next_cursor of the page before", op, shown).
-		With("flag", "--cursor").WithHint("%s", hint)
+	return fault.New(fault.InvalidInput, "%s: %s %q is not a cursor awr gave: pass the %s of the page before", op, flag, shown, nextField(flag)).
+		With("flag", flag).WithHint("%s", hint)
+}
+
+// nextField is the answer's field that gives flag's cursor: next_cursor
+// for --cursor, knowledge_next_cursor for --knowledge-cursor.
+func nextField(flag string) string {
+	list, _ := strings.CutSuffix(strings.TrimPrefix(flag, "--"), "cursor")
+	return strings.ReplaceAll(list, "-", "_") + "next_cursor"
 }
 
 // EncodeID encodes the id of the last item of a page (a list in a fixed
@@ -69,7 +77,58 @@ func DecodeID(op, cursor, hint string) (string, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
 	id, ok := strings.CutPrefix(string(raw), "id:")
 	if err != nil || !ok || id == "" {
-		return "", badCursor(op, cursor, hint)
+		return "", badCursor(op, "--cursor", cursor, hint)
 	}
 	return id, nil
+}
+
+// EncodeKnowledge encodes the place of the last item of a page of the
+// knowledge in force as the cursor of the next page.
+func EncodeKnowledge(p projections.KnowledgePlace) string {
+	raw, _ := json.Marshal(p)
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// DecodeKnowledge decodes a cursor EncodeKnowledge gave, passed as
+// --knowledge-cursor to op ("" is the first page); hint is the command
+// that starts over.
+// Errors: InvalidInput naming --knowledge-cursor for a cursor awr did
+// not give.
+func DecodeKnowledge(op, cursor, hint string) (*projections.KnowledgePlace, error) {
+	if cursor == "" {
+		return nil, nil
+	}
+	var p projections.KnowledgePlace
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err == nil {
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(&p)
+	}
+	if err != nil || !projections.KnownKind(p.Kind) || p.ID == "" || p.Num < 1 {
+		return nil, badCursor(op, "--knowledge-cursor", cursor, hint)
+	}
+	return &p, nil
+}
+
+// EncodeSeq encodes the seq of an entry of a page (a checkpoint's) as
+// the cursor of the next page.
+func EncodeSeq(seq int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("seq:" + strconv.FormatInt(seq, 10)))
+}
+
+// DecodeSeq decodes a cursor EncodeSeq gave, passed as flag to op (""
+// is the first page, 0); hint is the command that starts over.
+// Errors: InvalidInput naming flag for a cursor awr did not give.
+func DecodeSeq(op, flag, cursor, hint string) (int64, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	n, ok := strings.CutPrefix(string(raw), "seq:")
+	seq, perr := strconv.ParseInt(n, 10, 64)
+	if err != nil || !ok || perr != nil || seq < 1 {
+		return 0, badCursor(op, flag, cursor, hint)
+	}
+	return seq, nil
 }
