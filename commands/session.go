@@ -92,11 +92,12 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 		if req.Claim && len(req.Stale) > 0 {
 			return nil, StaleError("start session", req.Stale)
 		}
-		if _, err := findWork(tx, req.Work); err != nil {
+		item, err := findWork(tx, req.Work)
+		if err != nil {
 			return nil, err
 		}
 		if req.Claim {
-			if _, err := checkClaimable(tx, req.Work, ""); err != nil {
+			if _, err := checkClaimableItems(tx, req.Work, []projections.WorkItem{*item}, ""); err != nil {
 				return nil, err
 			}
 		}
@@ -148,13 +149,21 @@ func findWork(tx *events.Tx, key string) (*projections.WorkItem, error) {
 // checkClaimable verifies that work can be claimed now by a session other
 // than except (the predecessor whose claim is being moved).
 func checkClaimable(tx *events.Tx, work, except string) (*projections.Readiness, error) {
-	r, ok, err := projections.ReadinessOf(tx.Conn, work, tx.Head(), tx.Now().UnixMilli(), true)
+	return checkClaimableItems(tx, work, nil, except)
+}
+
+// checkClaimableItems is checkClaimable for a caller that has read the
+// items of work at the transaction's head (findWork), nil when it has
+// not.
+func checkClaimableItems(tx *events.Tx, work string, items []projections.WorkItem, except string) (*projections.Readiness, error) {
+	r, live, ok, err := projections.ClaimReadinessOf(tx.Conn, work, items, tx.Head(), tx.Now().UnixMilli(), true)
 	if err != nil {
 		return nil, err
 	}
-	live, err := projections.LiveClaimAt(tx.Conn, work, tx.Head(), tx.Now().UnixMilli(), true)
-	if err != nil {
-		return nil, err
+	if !ok { // no item: ClaimReadinessOf read no claim
+		if live, err = projections.LiveClaimAt(tx.Conn, work, tx.Head(), tx.Now().UnixMilli(), true); err != nil {
+			return nil, err
+		}
 	}
 	tok, err := projections.MaxFencingToken(tx.Conn, work, tx.Head())
 	if err != nil {
@@ -312,13 +321,22 @@ func holdsLive(tx *events.Tx, session string) (bool, error) {
 // claim on the work carries a higher fencing token, whether or not that
 // claim is still live. A fenced session must resume to continue.
 func fence(tx *events.Tx, op string, s *projections.Session) error {
-	mine, err := heldClaim(tx, s.ID)
+	_, _, err := fenced(tx, op, s)
+	return err
+}
+
+// fenced is fence returning what it read: the claim s holds (nil when
+// none) and the highest fencing token issued on its work (0 when s holds
+// no claim), so that a command that goes on to renew that claim
+// (renewFenced) does not read them again.
+func fenced(tx *events.Tx, op string, s *projections.Session) (mine *projections.Claim, top int64, err error) {
+	mine, err = heldClaim(tx, s.ID)
 	if err != nil || mine == nil {
-		return err
+		return nil, 0, err
 	}
-	top, err := projections.MaxFencingToken(tx.Conn, s.Work, tx.Head())
+	top, err = projections.MaxFencingToken(tx.Conn, s.Work, tx.Head())
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if top > mine.FencingToken {
 		e := fault.New(fault.ClaimConflict, "%s: session %s holds fencing token %d, but token %d was issued on %s since", op, s.ID, mine.FencingToken, top, s.Work).
@@ -327,9 +345,9 @@ func fence(tx *events.Tx, op string, s *projections.Session) error {
 		if live, err := projections.LiveClaimAt(tx.Conn, s.Work, tx.Head(), tx.Now().UnixMilli(), true); err == nil && live != nil {
 			e.With("holder_session", live.SessionID).With("holder_agent", live.Agent).With("expires_at", live.ExpiresAt).With("holder_fencing_token", live.FencingToken)
 		}
-		return e
+		return nil, 0, e
 	}
-	return nil
+	return mine, top, nil
 }
 
 // EndRequest closes a session.
