@@ -239,9 +239,11 @@ func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt, ttl int
 // activeSession returns session id, requiring it to exist and be active.
 // Whether it exists and runs is read from the log's session stream as
 // well, so a sessions projection edited behind awr's back never lets an
-// ended session write (or hides a running one).
+// ended session write (or hides a running one). It reads the session's
+// row alone (SessionRowAt): its latest checkpoint and context are not
+// filled in.
 func activeSession(tx *events.Tx, op, id string) (*projections.Session, error) {
-	s, err := projections.SessionAt(tx.Conn, id, tx.Head())
+	s, err := projections.SessionRowAt(tx.Conn, id, tx.Head())
 	if err != nil {
 		return nil, err
 	}
