@@ -280,12 +280,13 @@ func AcquireClaim(ctx context.Context, env *Env, req AcquireRequest) (*ClaimResu
 				With("session_id", s.ID).With("claim_id", held.ID).With("expires_at", held.ExpiresAt).With("fencing_token", held.FencingToken).
 				WithHint("awr claim renew --session %s", s.ID)
 		}
-		if _, err := checkClaimable(tx, s.Work, ""); err != nil {
+		checked, err := checkClaimable(tx, s.Work, "")
+		if err != nil {
 			return nil, err
 		}
 		prev := tx.SetActor(s.Agent)
 		defer tx.SetActor(prev)
-		c, err := acquire(tx, s.Work, s.ID, s.Agent, ttl, "")
+		c, err := acquire(tx, s.Work, s.ID, s.Agent, ttl, "", checked)
 		if err != nil {
 			return nil, err
 		}

@@ -96,8 +96,9 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 		if err != nil {
 			return nil, err
 		}
+		var checked *claimable
 		if req.Claim {
-			if _, err := checkClaimableItems(tx, req.Work, []projections.WorkItem{*item}, ""); err != nil {
+			if checked, err = checkClaimableItems(tx, req.Work, []projections.WorkItem{*item}, ""); err != nil {
 				return nil, err
 			}
 		}
@@ -110,7 +111,7 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 		}
 		res := &StartResult{}
 		if req.Claim {
-			c, err := acquire(tx, req.Work, id, req.Agent, *req.TTLms, "")
+			c, err := acquire(tx, req.Work, id, req.Agent, *req.TTLms, "", checked)
 			if err != nil {
 				return nil, err
 			}
@@ -148,14 +149,17 @@ func findWork(tx *events.Tx, key string) (*projections.WorkItem, error) {
 
 // checkClaimable verifies that work can be claimed now by a session other
 // than except (the predecessor whose claim is being moved).
-func checkClaimable(tx *events.Tx, work, except string) (*projections.Readiness, error) {
+// It returns what it read of work's claims (claimable), which an acquire
+// that follows takes as its own read while nothing has been appended to
+// work's stream since.
+func checkClaimable(tx *events.Tx, work, except string) (*claimable, error) {
 	return checkClaimableItems(tx, work, nil, except)
 }
 
 // checkClaimableItems is checkClaimable for a caller that has read the
 // items of work at the transaction's head (findWork), nil when it has
 // not.
-func checkClaimableItems(tx *events.Tx, work string, items []projections.WorkItem, except string) (*projections.Readiness, error) {
+func checkClaimableItems(tx *events.Tx, work string, items []projections.WorkItem, except string) (*claimable, error) {
 	r, live, ok, err := projections.ClaimReadinessOf(tx.Conn, work, items, tx.Head(), tx.Now().UnixMilli(), true)
 	if err != nil {
 		return nil, err
@@ -196,35 +200,67 @@ func checkClaimableItems(tx *events.Tx, work string, items []projections.WorkIte
 				With("work", work).With("reason", reason.Code).WithHint("awr ready")
 		}
 	}
-	return &r, nil
+	return &claimable{work: work, token: tok, head: tx.Head()}, nil
+}
+
+// claimable is what checkClaimable read of a work item's claims before
+// it let a claim be taken: the highest fencing token issued on it, which
+// the log's latest claim agrees with, as of head.
+type claimable struct {
+	work  string
+	token int64
+	head  int64
+}
+
+// tokenOf returns the fencing token c read for work when it still holds:
+// c is of work and nothing has been appended to work's stream since c's
+// head (every claim event is on it). ok is false otherwise, and for a nil
+// c: the caller reads the token again.
+func (c *claimable) tokenOf(tx *events.Tx, work string) (token int64, ok bool) {
+	if c == nil || c.work != work {
+		return 0, false
+	}
+	stream := "work/" + work
+	for _, e := range tx.Appended() {
+		if e.Seq > c.head && e.Stream == stream {
+			return 0, false
+		}
+	}
+	return c.token, true
 }
 
 // acquire appends claim_acquired for session on work with the next fencing
 // token and a lease of ttl ms from now (none when 0).
-func acquire(tx *events.Tx, work, session, agent string, ttl int64, movedFrom string) (*ClaimView, error) {
+// checked is what checkClaimable read before, nil when it did not run.
+func acquire(tx *events.Tx, work, session, agent string, ttl int64, movedFrom string, checked *claimable) (*ClaimView, error) {
 	var expires int64
 	if ttl > 0 {
 		expires = tx.Now().UnixMilli() + ttl
 	}
-	return acquireUntil(tx, work, session, agent, expires, ttl, movedFrom)
+	return acquireUntil(tx, work, session, agent, expires, ttl, movedFrom, checked)
 }
 
 // acquireUntil appends claim_acquired with an absolute expiry (0: none)
 // and the lease length renewals extend it by (recorded only with an
 // expiry).
-func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt, ttl int64, movedFrom string) (*ClaimView, error) {
-	tok, err := projections.MaxFencingToken(tx.Conn, work, tx.Head())
-	if err != nil {
-		return nil, err
-	}
-	// The token comes from the log as well: a projection that lost a
-	// claim would hand out a token already issued.
-	lc, err := latestClaimInLog(tx, work)
-	if err != nil {
-		return nil, err
-	}
-	if err := tokensAgree(work, lc, tok); err != nil {
-		return nil, err
+// When checked still holds (claimable.tokenOf), its token is the one
+// read and checked against the log, and nothing is read again.
+func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt, ttl int64, movedFrom string, checked *claimable) (*ClaimView, error) {
+	tok, ok := checked.tokenOf(tx, work)
+	if !ok {
+		var err error
+		if tok, err = projections.MaxFencingToken(tx.Conn, work, tx.Head()); err != nil {
+			return nil, err
+		}
+		// The token comes from the log as well: a projection that lost a
+		// claim would hand out a token already issued.
+		lc, err := latestClaimInLog(tx, work)
+		if err != nil {
+			return nil, err
+		}
+		if err := tokensAgree(work, lc, tok); err != nil {
+			return nil, err
+		}
 	}
 	if expiresAt == 0 {
 		ttl = 0

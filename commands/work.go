@@ -156,7 +156,7 @@ func HandoffWork(ctx context.Context, env *Env, req WorkHandoffRequest) (*WorkHa
 		}}); err != nil {
 			return nil, err
 		}
-		c, err := acquireUntil(tx, req.Key, to.ID, to.Agent, old.ExpiresAt, leaseLength(old), old.ID)
+		c, err := acquireUntil(tx, req.Key, to.ID, to.Agent, old.ExpiresAt, leaseLength(old), old.ID, nil)
 		if err != nil {
 			return nil, err
 		}
