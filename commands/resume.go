@@ -187,7 +187,9 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 	if _, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: rp}); err != nil {
 		return nil, err
 	}
-	s, err := projections.SessionAt(tx.Conn, id, tx.Head())
+	// A session started in this write has recorded no checkpoint and no
+	// context: its row is all SessionAt would give.
+	s, err := projections.SessionRowAt(tx.Conn, id, tx.Head())
 	if err != nil {
 		return nil, err
 	}

@@ -117,7 +117,9 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 			}
 			res.Claim = c
 		}
-		s, err := projections.SessionAt(tx.Conn, id, tx.Head())
+		// A session started in this write has recorded no checkpoint and no
+		// context: its row is all SessionAt would give.
+		s, err := projections.SessionRowAt(tx.Conn, id, tx.Head())
 		if err != nil {
 			return nil, err
 		}
