@@ -2,6 +2,7 @@ package projections
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -52,23 +53,24 @@ type search struct {
 }
 
 // Objects adds to the tables and indexes of the search scripts the
-// tables SQLite keeps the full-text index in (fts5's shadow tables of
-// p_search_fts, an external-content table): one missing breaks the index
-// as surely as the index itself missing.
+// tables SQLite keeps the full-text indexes in (fts5's shadow tables of
+// p_search_fts, an external-content table, and of the tokenizer table
+// p_search_tok): one missing breaks the index as surely as the index
+// itself missing.
+//
+// The open work items' words and counts (p_search_term, p_search_df)
+// are, like p_search_fts, an index of p_search: left out of the
+// checksums (Tables) and of a scratch build.
 func (p *search) Objects() []string {
-	return append(p.base.Objects(), "p_search_fts_data", "p_search_fts_idx", "p_search_fts_docsize", "p_search_fts_config")
+	return append(p.base.Objects(), "p_search_fts_data", "p_search_fts_idx", "p_search_fts_docsize", "p_search_fts_config",
+		"p_search_tok_data", "p_search_tok_idx", "p_search_tok_config")
 }
 
 func newSearch() *search {
-	p := &search{base: base{name: "search", version: 2, schema: "search", tables: []Table{
+	p := &search{base: base{name: "search", version: 3, schema: "search", tables: []Table{
 		{Name: "p_search", Key: []string{"doc"}, Temporal: true},
 	}, fold: []string{"p_search_open", "p_search_source"}}}
-	p.rows = versions[searchDoc]{insert: p.putDoc, load: loadSearchDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
-		return exec(conn, "search_close", func(st *sqlite.Stmt) {
-			st.SetInt64(":seq", seq)
-			st.SetText(":doc", doc)
-		})
-	}}
+	p.rows = versions[searchDoc]{insert: p.putDoc, load: loadSearchDoc, close: p.closeDoc}
 	return p
 }
 
@@ -85,10 +87,16 @@ func (p *search) BeginBulk(conn *sqlite.Conn) error {
 // AbortBulk leaves bulk mode after a failed rebuild.
 func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk = false }
 
-// EndBulk builds the indexes the fold did not read, and fills the
-// full-text index from the rows written.
+// EndBulk writes the open work items' words, builds the indexes the
+// fold did not read, and fills the full-text index from the rows
+// written.
 func (p *search) EndBulk(conn *sqlite.Conn) error {
 	p.bulk = false
+	if !p.scratch {
+		if err := fillSearchTerms(conn); err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+	}
 	if err := p.base.createIndexesOf(conn, false); err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
@@ -118,18 +126,78 @@ func (p *search) openBySource(conn *sqlite.Conn, path string) ([]string, error) 
 	return open, err
 }
 
-// putSearchDoc writes a version incrementally: its row, then its entry
-// in the full-text index.
+// putSearchDoc writes a version incrementally: its row, its entry in
+// the full-text index, and, for a work item's open version, its words.
 func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
 	if err := insertSearchRow(conn, 0, d, from, to); err != nil {
 		return err
 	}
 	id := conn.LastInsertRowID()
+	head := d.kind == SearchWork && to == 0
+	if err := insertSearchFTS(conn, id, d.title, d.body, head); err != nil {
+		return err
+	}
+	if !head {
+		return nil
+	}
+	return putSearchTerms(conn, id, d.title, d.body)
+}
+
+// insertSearchFTS writes version id in the full-text index; head marks
+// a work item's open version (p_search_content).
+func insertSearchFTS(conn *sqlite.Conn, id int64, title, body string, head bool) error {
 	return exec(conn, "search_fts_insert", func(st *sqlite.Stmt) {
 		st.SetInt64(":id", id)
-		st.SetText(":title", d.title)
-		st.SetText(":body", d.body)
+		st.SetText(":title", title)
+		st.SetText(":body", body)
+		if head {
+			st.SetText(":head", "open")
+		} else {
+			st.SetText(":head", "")
+		}
 	})
+}
+
+// closeDoc closes the open version of doc at seq. A work item's open
+// version, closed incrementally, leaves the head: its words and counts
+// go, and its entry in the full-text index is written again without the
+// head mark (a rebuild writes both from the rows, at its end).
+func (p *search) closeDoc(conn *sqlite.Conn, doc string, seq int64) error {
+	type closed struct {
+		id          int64
+		title, body string
+	}
+	var work []closed
+	if err := query(conn, "search_close", func(st *sqlite.Stmt) {
+		st.SetInt64(":seq", seq)
+		st.SetText(":doc", doc)
+	}, func(st *sqlite.Stmt) error {
+		if st.GetText("kind") == SearchWork {
+			work = append(work, closed{id: st.GetInt64("id"), title: st.GetText("title"), body: st.GetText("body")})
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if p.bulk {
+		return nil
+	}
+	for _, c := range work {
+		if err := exec(conn, "search_fts_delete_head", func(st *sqlite.Stmt) {
+			st.SetInt64(":id", c.id)
+			st.SetText(":title", c.title)
+			st.SetText(":body", c.body)
+		}); err != nil {
+			return err
+		}
+		if err := insertSearchFTS(conn, c.id, c.title, c.body, false); err != nil {
+			return err
+		}
+		if err := dropSearchTerms(conn, c.id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // insertSearchRow writes one row of p_search with id (0: the next id).
@@ -355,8 +423,9 @@ type SearchHit struct {
 	Seq     int64  `json:"seq"`
 	Title   string `json:"title"`
 	Snippet string `json:"snippet"`
-	// Score is the BM25 relevance (higher is better), relative to this
-	// search only.
+	// Score is the relevance (higher is better; search_rank.go's rank,
+	// or FTS5's bm25 for a prefix or a word beyond plain ASCII), relative
+	// to this search only.
 	Score float64 `json:"score"`
 }
 
@@ -381,10 +450,57 @@ func FTSQuery(q string) string {
 	return strings.Join(terms, " ")
 }
 
-// SearchAt runs an FTS5 query over the documents visible at rev, best
-// match first (BM25, the title weighing twice the body), at most limit,
-// of one kind when kind is set.
+// SearchAt runs an FTS5 query (made by FTSQuery) over the documents
+// visible at rev, best match first, at most limit, of one kind when kind
+// is set. A query of plain words (ASCII letters and digits, no prefix)
+// is ranked by search's rank (search_rank.go), every match scored; any
+// other by FTS5's bm25 (the index's average length). In both the title
+// weighs twice the body.
 func SearchAt(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]SearchHit, error) {
+	terms := searchTerms(q)
+	if terms == nil {
+		return searchBM25(conn, rev, q, kind, limit)
+	}
+	hits, err := scoreMatches(conn, rev, q, terms, kind, false)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(hits, compareRanked)
+	return searchPage(conn, q, hits[:min(limit, len(hits))])
+}
+
+// SearchHead is SearchAt at the head (rev, the read's revision): of a
+// query of plain words, the work items' open versions are read best
+// first from the rank kept ahead and the walk stops after about a page
+// (searchHead), the other documents scored as SearchAt scores them;
+// any other query is SearchAt's. A page then costs about what it returns
+// and what history matches, however many work items hold the words.
+func SearchHead(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]SearchHit, error) {
+	terms := searchTerms(q)
+	if terms == nil {
+		return searchBM25(conn, rev, q, kind, limit)
+	}
+	var hits []rankedHit
+	if kind == "" || kind == SearchWork {
+		work, err := searchHead(conn, terms, limit)
+		if err != nil {
+			return nil, err
+		}
+		hits = work
+	}
+	if kind != SearchWork {
+		rest, err := scoreMatches(conn, rev, q, terms, kind, true)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, rest...)
+	}
+	slices.SortFunc(hits, compareRanked)
+	return searchPage(conn, q, hits[:min(limit, len(hits))])
+}
+
+// searchBM25 is SearchAt of a query FTS5 ranks: by its bm25.
+func searchBM25(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]SearchHit, error) {
 	out := []SearchHit{}
 	err := query(conn, "search_match_at", func(st *sqlite.Stmt) {
 		st.SetText(":query", q)

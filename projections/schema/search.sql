@@ -1,10 +1,19 @@
+DROP VIEW IF EXISTS p_search_content;
+DROP TABLE IF EXISTS p_search_df;
+DROP TABLE IF EXISTS p_search_tok_v;
 -- A full-text index whose config table is gone cannot be dropped (its
 -- constructor fails): one put back first (fts5 file format 4) lets the
--- drop run, and one left behind where there was no index is dropped after.
+-- drop run, and one left behind where there was no index is dropped after
+-- (p_search_fts and the tokenizer table p_search_tok alike).
 CREATE TABLE IF NOT EXISTS p_search_fts_config(k PRIMARY KEY, v) WITHOUT ROWID;
 INSERT OR IGNORE INTO p_search_fts_config (k, v) VALUES ('version', 4);
 DROP TABLE IF EXISTS p_search_fts;
 DROP TABLE IF EXISTS p_search_fts_config;
+CREATE TABLE IF NOT EXISTS p_search_tok_config(k PRIMARY KEY, v) WITHOUT ROWID;
+INSERT OR IGNORE INTO p_search_tok_config (k, v) VALUES ('version', 4);
+DROP TABLE IF EXISTS p_search_tok;
+DROP TABLE IF EXISTS p_search_tok_config;
+DROP TABLE IF EXISTS p_search_term;
 DROP TABLE IF EXISTS p_search;
 CREATE TABLE p_search (
   id         INTEGER PRIMARY KEY,
@@ -21,4 +30,31 @@ CREATE TABLE p_search (
   valid_from INTEGER NOT NULL,
   valid_to   INTEGER
 );
-CREATE VIRTUAL TABLE p_search_fts USING fts5(title, body, content='p_search', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+-- What the full-text index reads: each version's title and body, and
+-- head, the word "open" for a work item's open version ("" otherwise),
+-- so a search can leave those out of a match (they are ranked ahead,
+-- in p_search_term) without reading their rows.
+CREATE VIEW p_search_content AS
+SELECT id, title, body, iif(kind = 'work' AND valid_to IS NULL, 'open', '') AS head FROM p_search;
+CREATE VIRTUAL TABLE p_search_fts USING fts5(title, body, head, content='p_search_content', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+-- The words of the work items' open versions, each with its impact
+-- (search_rank.go): a register's items, not history (checkpoints, loops,
+-- closed versions are scored when a search finds them).
+CREATE TABLE p_search_term (
+  id     INTEGER NOT NULL,
+  term   TEXT    NOT NULL,
+  impact INTEGER NOT NULL,
+  PRIMARY KEY (id, term)
+) WITHOUT ROWID;
+-- How many open work items hold each word (n), and under '' how many
+-- open work items there are: the words' weights.
+CREATE TABLE p_search_df (
+  term TEXT    PRIMARY KEY,
+  n    INTEGER NOT NULL
+) WITHOUT ROWID;
+-- The tokenizer of p_search_term for text beyond ASCII (ASCII is read in
+-- Go, as this reads it): one version's text is put in, its words read
+-- back (p_search_tok_v), then it is emptied. Same tokenizer as
+-- p_search_fts, so a word is the same word in both.
+CREATE VIRTUAL TABLE p_search_tok USING fts5(title, body, content='', columnsize=0, tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE p_search_tok_v USING fts5vocab(p_search_tok, 'instance');

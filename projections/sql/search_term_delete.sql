@@ -1,0 +1,1 @@
+DELETE FROM p_search_term WHERE id = :id;
