@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,8 +55,8 @@ type search struct {
 
 // Objects adds to the tables and indexes of the search scripts the
 // tables SQLite keeps the full-text indexes in (fts5's shadow tables of
-// p_search_fts, an external-content table, and of the tokenizer table
-// p_search_tok): one missing breaks the index as surely as the index
+// p_search_fts and p_search_head_fts, external-content tables, and of
+// the tokenizer table p_search_tok): one missing breaks the index as surely as the index
 // itself missing.
 //
 // The open work items' words and counts (p_search_term, p_search_df)
@@ -63,6 +64,7 @@ type search struct {
 // checksums (Tables) and of a scratch build.
 func (p *search) Objects() []string {
 	return append(p.base.Objects(), "p_search_fts_data", "p_search_fts_idx", "p_search_fts_docsize", "p_search_fts_config",
+		"p_search_head_fts_data", "p_search_head_fts_idx", "p_search_head_fts_docsize", "p_search_head_fts_config",
 		"p_search_tok_data", "p_search_tok_idx", "p_search_tok_config")
 }
 
@@ -88,8 +90,8 @@ func (p *search) BeginBulk(conn *sqlite.Conn) error {
 func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk = false }
 
 // EndBulk writes the open work items' words, builds the indexes the
-// fold did not read, and fills the full-text index from the rows
-// written.
+// fold did not read, and fills the full-text indexes from the rows
+// written (each from its view of p_search).
 func (p *search) EndBulk(conn *sqlite.Conn) error {
 	p.bulk = false
 	if !p.scratch {
@@ -103,8 +105,10 @@ func (p *search) EndBulk(conn *sqlite.Conn) error {
 	if p.scratch {
 		return nil // checksummed and thrown away: p_search is all it checks
 	}
-	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO p_search_fts (p_search_fts) VALUES ('rebuild')", nil); err != nil {
-		return fmt.Errorf("search: fill the full-text index: %w", err)
+	for _, fts := range []string{"p_search_fts", "p_search_head_fts"} {
+		if err := sqlitex.ExecuteTransient(conn, "INSERT INTO "+fts+" ("+fts+") VALUES ('rebuild')", nil); err != nil {
+			return fmt.Errorf("search: fill the full-text index %s: %w", fts, err)
+		}
 	}
 	return nil
 }
@@ -127,70 +131,62 @@ func (p *search) openBySource(conn *sqlite.Conn, path string) ([]string, error) 
 }
 
 // putSearchDoc writes a version incrementally: its row, its entry in
-// the full-text index, and, for a work item's open version, its words.
+// the full-text index (p_search_head_fts for a work item's open version,
+// with its words; p_search_fts for any other).
 func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
 	if err := insertSearchRow(conn, 0, d, from, to); err != nil {
 		return err
 	}
 	id := conn.LastInsertRowID()
-	head := d.kind == SearchWork && to == 0
-	if err := insertSearchFTS(conn, id, d.title, d.body, head); err != nil {
-		return err
+	if d.kind != SearchWork || to != 0 {
+		return insertSearchFTS(conn, "search_fts_insert", id, d.title, d.body)
 	}
-	if !head {
-		return nil
+	if err := insertSearchFTS(conn, "search_head_fts_insert", id, d.title, d.body); err != nil {
+		return err
 	}
 	return putSearchTerms(conn, id, d.title, d.body)
 }
 
-// insertSearchFTS writes version id in the full-text index; head marks
-// a work item's open version (p_search_content).
-func insertSearchFTS(conn *sqlite.Conn, id int64, title, body string, head bool) error {
-	return exec(conn, "search_fts_insert", func(st *sqlite.Stmt) {
+// insertSearchFTS writes version id in the full-text index statement
+// name writes.
+func insertSearchFTS(conn *sqlite.Conn, name string, id int64, title, body string) error {
+	return exec(conn, name, func(st *sqlite.Stmt) {
 		st.SetInt64(":id", id)
 		st.SetText(":title", title)
 		st.SetText(":body", body)
-		if head {
-			st.SetText(":head", "open")
-		} else {
-			st.SetText(":head", "")
-		}
 	})
 }
 
 // closeDoc closes the open version of doc at seq. A work item's open
 // version, closed incrementally, leaves the head: its words and counts
-// go, and its entry in the full-text index is written again without the
-// head mark (a rebuild writes both from the rows, at its end).
+// go, and its entry moves from p_search_head_fts to p_search_fts (a
+// rebuild writes them from the rows, at its end). Any other close is one
+// statement, as history's writes were before the head was kept.
 func (p *search) closeDoc(conn *sqlite.Conn, doc string, seq int64) error {
 	type closed struct {
 		id          int64
 		title, body string
 	}
 	var work []closed
-	if err := query(conn, "search_close", func(st *sqlite.Stmt) {
-		st.SetInt64(":seq", seq)
-		st.SetText(":doc", doc)
-	}, func(st *sqlite.Stmt) error {
-		if st.GetText("kind") == SearchWork {
+	if !p.bulk && strings.HasPrefix(doc, "w\x00") {
+		if err := query(conn, "search_open_text", func(st *sqlite.Stmt) { st.SetText(":doc", doc) }, func(st *sqlite.Stmt) error {
 			work = append(work, closed{id: st.GetInt64("id"), title: st.GetText("title"), body: st.GetText("body")})
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if p.bulk {
-		return nil
-	}
-	for _, c := range work {
-		if err := exec(conn, "search_fts_delete_head", func(st *sqlite.Stmt) {
-			st.SetInt64(":id", c.id)
-			st.SetText(":title", c.title)
-			st.SetText(":body", c.body)
+			return nil
 		}); err != nil {
 			return err
 		}
-		if err := insertSearchFTS(conn, c.id, c.title, c.body, false); err != nil {
+	}
+	if err := exec(conn, "search_close", func(st *sqlite.Stmt) {
+		st.SetInt64(":seq", seq)
+		st.SetText(":doc", doc)
+	}); err != nil {
+		return err
+	}
+	for _, c := range work {
+		if err := insertSearchFTS(conn, "search_head_fts_delete", c.id, c.title, c.body); err != nil {
+			return err
+		}
+		if err := insertSearchFTS(conn, "search_fts_insert", c.id, c.title, c.body); err != nil {
 			return err
 		}
 		if err := dropSearchTerms(conn, c.id); err != nil {
@@ -454,8 +450,8 @@ func FTSQuery(q string) string {
 // visible at rev, best match first, at most limit, of one kind when kind
 // is set. A query of plain words (ASCII letters and digits, no prefix)
 // is ranked by search's rank (search_rank.go), every match scored; any
-// other by FTS5's bm25 (the index's average length). In both the title
-// weighs twice the body.
+// other by FTS5's bm25 in the index that holds the version (the work
+// items' open versions, or the rest). The title weighs twice the body.
 func SearchAt(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]SearchHit, error) {
 	terms := searchTerms(q)
 	if terms == nil {
@@ -465,6 +461,13 @@ func SearchAt(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]Search
 	if err != nil {
 		return nil, err
 	}
+	if kind == "" || kind == SearchWork {
+		work, err := scoreMatches(conn, rev, q, terms, kind, true)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, work...)
+	}
 	slices.SortFunc(hits, compareRanked)
 	return searchPage(conn, q, hits[:min(limit, len(hits))])
 }
@@ -472,9 +475,10 @@ func SearchAt(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]Search
 // SearchHead is SearchAt at the head (rev, the read's revision): of a
 // query of plain words, the work items' open versions are read best
 // first from the rank kept ahead and the walk stops after about a page
-// (searchHead), the other documents scored as SearchAt scores them;
-// any other query is SearchAt's. A page then costs about what it returns
-// and what history matches, however many work items hold the words.
+// (searchHead), the other documents (history's) scored as SearchAt
+// scores them; any other query is SearchAt's. A page then costs about
+// what it returns and what history matches, however many work items
+// hold the words.
 func SearchHead(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]SearchHit, error) {
 	terms := searchTerms(q)
 	if terms == nil {
@@ -488,8 +492,8 @@ func SearchHead(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]Sear
 		}
 		hits = work
 	}
-	if kind != SearchWork {
-		rest, err := scoreMatches(conn, rev, q, terms, kind, true)
+	if kind != SearchWork { // a work item's closed versions are not at the head
+		rest, err := scoreMatches(conn, rev, q, terms, kind, false)
 		if err != nil {
 			return nil, err
 		}
@@ -499,19 +503,42 @@ func SearchHead(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]Sear
 	return searchPage(conn, q, hits[:min(limit, len(hits))])
 }
 
-// searchBM25 is SearchAt of a query FTS5 ranks: by its bm25.
+// searchBM25 is SearchAt of a query FTS5 ranks: by its bm25 in each
+// index, the two pages merged (the lower bm25, then the newer seq, then
+// the doc key).
 func searchBM25(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]SearchHit, error) {
-	out := []SearchHit{}
-	err := query(conn, "search_match_at", func(st *sqlite.Stmt) {
-		st.SetText(":query", q)
-		st.SetInt64(":rev", rev)
-		st.SetText(":kind", kind)
-		st.SetInt64(":limit", int64(limit))
-	}, func(st *sqlite.Stmt) error {
-		out = append(out, SearchHit{Kind: st.GetText("kind"), Ref: st.GetText("ref"), Work: st.GetText("work"), SessionID: st.GetText("session_id"),
-			State: st.GetText("state"), Seq: st.GetInt64("seq"), Title: st.GetText("title"), Snippet: st.GetText("snippet"),
-			Score: -st.GetFloat("bm25")})
-		return nil
+	type bm25Hit struct {
+		hit  SearchHit
+		doc  string
+		bm25 float64
+	}
+	var all []bm25Hit
+	for _, name := range []string{"search_rest_match_at", "search_head_match_at"} {
+		if name == "search_head_match_at" && kind != "" && kind != SearchWork {
+			continue
+		}
+		err := query(conn, name, func(st *sqlite.Stmt) {
+			st.SetText(":query", q)
+			st.SetInt64(":rev", rev)
+			st.SetText(":kind", kind)
+			st.SetInt64(":limit", int64(limit))
+		}, func(st *sqlite.Stmt) error {
+			all = append(all, bm25Hit{doc: st.GetText("doc"), bm25: st.GetFloat("bm25"),
+				hit: SearchHit{Kind: st.GetText("kind"), Ref: st.GetText("ref"), Work: st.GetText("work"), SessionID: st.GetText("session_id"),
+					State: st.GetText("state"), Seq: st.GetInt64("seq"), Title: st.GetText("title"), Snippet: st.GetText("snippet"),
+					Score: -st.GetFloat("bm25")}})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(all, func(a, b bm25Hit) int {
+		return cmp.Or(cmp.Compare(a.bm25, b.bm25), cmp.Compare(b.hit.Seq, a.hit.Seq), cmp.Compare(a.doc, b.doc))
 	})
-	return out, err
+	out := make([]SearchHit, 0, min(limit, len(all)))
+	for _, h := range all[:min(limit, len(all))] {
+		out = append(out, h.hit)
+	}
+	return out, nil
 }

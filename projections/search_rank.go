@@ -229,10 +229,12 @@ func searchIDF(conn *sqlite.Conn, terms []string) ([]float64, []int64, error) {
 	return idf, docs, nil
 }
 
-// rankedHit is a version found, with its score.
+// rankedHit is a version found, with its score; head marks a work
+// item's open version (in p_search_head_fts).
 type rankedHit struct {
 	id    int64
 	score float64
+	head  bool
 }
 
 // compareRanked orders hits best first: the higher score, then the
@@ -332,7 +334,7 @@ func searchHead(conn *sqlite.Conn, terms []string, limit int) ([]rankedHit, erro
 			}
 			impacts[i] = v
 		}
-		r := rankedHit{id: id, score: scoreOf(idf, impacts)}
+		r := rankedHit{id: id, score: scoreOf(idf, impacts), head: true}
 		if len(top) == limit && compareRanked(r, top[limit-1]) > 0 {
 			return nil
 		}
@@ -349,20 +351,16 @@ func searchHead(conn *sqlite.Conn, terms []string, limit int) ([]rankedHit, erro
 	return top, nil
 }
 
-// searchColumns restricts an FTS5 query to the texts (not the head
-// mark).
-func searchColumns(q string) string { return "{title body} : (" + q + ")" }
-
 // scoreMatches scores every version visible at rev (of kind when set)
-// that FTS5 matches with q, whose plain words are terms; but for the work
-// items' open versions when head is set (rev is the head; searchHead
-// ranks those). Each version's f of a word is read from FTS5's highlight
-// of the word (two marks an occurrence), its length from FTS5's document
-// sizes: the words as the index reads them.
+// that FTS5 matches with q, whose plain words are terms, in one index:
+// the work items' open versions (p_search_head_fts) when head is set,
+// the rest (p_search_fts) otherwise. Each version's f of a word is read
+// from FTS5's highlight of the word (two marks an occurrence), its
+// length from FTS5's document sizes: the words as the index reads them.
 func scoreMatches(conn *sqlite.Conn, rev int64, q string, terms []string, kind string, head bool) ([]rankedHit, error) {
-	match := searchColumns(q)
+	index := "search_rest_"
 	if head {
-		match += " NOT head : open"
+		index = "search_head_"
 	}
 	type found struct {
 		titleLen, bodyLen int64
@@ -371,8 +369,8 @@ func scoreMatches(conn *sqlite.Conn, rev int64, q string, terms []string, kind s
 	}
 	docs := map[int64]*found{}
 	var ids []int64
-	err := query(conn, "search_candidates_at", func(st *sqlite.Stmt) {
-		st.SetText(":match", match)
+	err := query(conn, index+"candidates_at", func(st *sqlite.Stmt) {
+		st.SetText(":query", q)
 		st.SetInt64(":rev", rev)
 		st.SetText(":kind", kind)
 	}, func(st *sqlite.Stmt) error {
@@ -399,8 +397,8 @@ func scoreMatches(conn *sqlite.Conn, rev int64, q string, terms []string, kind s
 		return nil, err
 	}
 	for i, t := range terms {
-		err := query(conn, "search_word_marks", func(st *sqlite.Stmt) {
-			st.SetText(":match", searchColumns(`"`+t+`"`))
+		err := query(conn, index+"word_marks", func(st *sqlite.Stmt) {
+			st.SetText(":query", `"`+t+`"`)
 			st.SetText(":ids", string(list))
 		}, func(st *sqlite.Stmt) error {
 			d, ok := docs[st.GetInt64("id")]
@@ -420,7 +418,7 @@ func scoreMatches(conn *sqlite.Conn, rev int64, q string, terms []string, kind s
 		for i := range terms {
 			impacts[i] = searchImpact(d.f[i], d.words)
 		}
-		out = append(out, rankedHit{id: id, score: scoreOf(idf, impacts)})
+		out = append(out, rankedHit{id: id, score: scoreOf(idf, impacts), head: head})
 	}
 	return out, nil
 }
@@ -474,22 +472,44 @@ func searchPage(conn *sqlite.Conn, q string, hits []rankedHit) ([]SearchHit, err
 		return nil, err
 	}
 	found := 0
-	err = query(conn, "search_snippets", func(st *sqlite.Stmt) {
-		st.SetText(":match", searchColumns(q))
-		st.SetText(":ids", string(list))
-	}, func(st *sqlite.Stmt) error {
-		i, ok := at[st.GetInt64("id")]
-		if !ok {
-			return nil
-		}
+	err = query(conn, "search_page_rows", func(st *sqlite.Stmt) { st.SetText(":ids", string(list)) }, func(st *sqlite.Stmt) error {
+		i := at[st.GetInt64("id")]
 		found++
 		out[i] = SearchHit{Kind: st.GetText("kind"), Ref: st.GetText("ref"), Work: st.GetText("work"), SessionID: st.GetText("session_id"),
-			State: st.GetText("state"), Seq: st.GetInt64("seq"), Title: st.GetText("title"), Snippet: st.GetText("snippet"),
-			Score: hits[i].score / searchImpactScale}
+			State: st.GetText("state"), Seq: st.GetInt64("seq"), Title: st.GetText("title"), Score: hits[i].score / searchImpactScale}
 		return nil
 	})
-	if err == nil && found != len(hits) {
-		err = fmt.Errorf("search: %d of the page's %d versions not found by %q", len(hits)-found, len(hits), q)
+	if err != nil {
+		return nil, err
 	}
-	return out, err
+	if found != len(hits) {
+		return nil, fmt.Errorf("search: %d of the page's %d versions not found", len(hits)-found, len(hits))
+	}
+	// The snippets from each full-text index alone: its matches are read
+	// (a doclist), the rows of the page's versions alone.
+	for _, index := range []string{"search_rest_snippets", "search_head_snippets"} {
+		var of []int64
+		for _, h := range hits {
+			if h.head == (index == "search_head_snippets") {
+				of = append(of, h.id)
+			}
+		}
+		if len(of) == 0 {
+			continue
+		}
+		list, err := json.Marshal(of)
+		if err != nil {
+			return nil, err
+		}
+		if err := query(conn, index, func(st *sqlite.Stmt) {
+			st.SetText(":query", q)
+			st.SetText(":ids", string(list))
+		}, func(st *sqlite.Stmt) error {
+			out[at[st.GetInt64("id")]].Snippet = st.GetText("snippet")
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

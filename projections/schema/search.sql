@@ -1,14 +1,21 @@
 DROP VIEW IF EXISTS p_search_content;
+DROP VIEW IF EXISTS p_search_rest;
+DROP VIEW IF EXISTS p_search_head;
 DROP TABLE IF EXISTS p_search_df;
 DROP TABLE IF EXISTS p_search_tok_v;
 -- A full-text index whose config table is gone cannot be dropped (its
 -- constructor fails): one put back first (fts5 file format 4) lets the
 -- drop run, and one left behind where there was no index is dropped after
--- (p_search_fts and the tokenizer table p_search_tok alike).
+-- (p_search_fts, p_search_head_fts and the tokenizer table p_search_tok
+-- alike).
 CREATE TABLE IF NOT EXISTS p_search_fts_config(k PRIMARY KEY, v) WITHOUT ROWID;
 INSERT OR IGNORE INTO p_search_fts_config (k, v) VALUES ('version', 4);
 DROP TABLE IF EXISTS p_search_fts;
 DROP TABLE IF EXISTS p_search_fts_config;
+CREATE TABLE IF NOT EXISTS p_search_head_fts_config(k PRIMARY KEY, v) WITHOUT ROWID;
+INSERT OR IGNORE INTO p_search_head_fts_config (k, v) VALUES ('version', 4);
+DROP TABLE IF EXISTS p_search_head_fts;
+DROP TABLE IF EXISTS p_search_head_fts_config;
 CREATE TABLE IF NOT EXISTS p_search_tok_config(k PRIMARY KEY, v) WITHOUT ROWID;
 INSERT OR IGNORE INTO p_search_tok_config (k, v) VALUES ('version', 4);
 DROP TABLE IF EXISTS p_search_tok;
@@ -30,13 +37,16 @@ CREATE TABLE p_search (
   valid_from INTEGER NOT NULL,
   valid_to   INTEGER
 );
--- What the full-text index reads: each version's title and body, and
--- head, the word "open" for a work item's open version ("" otherwise),
--- so a search can leave those out of a match (they are ranked ahead,
--- in p_search_term) without reading their rows.
-CREATE VIEW p_search_content AS
-SELECT id, title, body, iif(kind = 'work' AND valid_to IS NULL, 'open', '') AS head FROM p_search;
-CREATE VIRTUAL TABLE p_search_fts USING fts5(title, body, head, content='p_search_content', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+-- Two full-text indexes: p_search_head_fts holds the work items' open
+-- versions (the register, ranked ahead in p_search_term), p_search_fts
+-- every other version (history): a search at the head matches history
+-- without reading the register's matches.
+CREATE VIEW p_search_rest AS
+SELECT id, title, body FROM p_search WHERE kind != 'work' OR valid_to IS NOT NULL;
+CREATE VIEW p_search_head AS
+SELECT id, title, body FROM p_search WHERE kind = 'work' AND valid_to IS NULL;
+CREATE VIRTUAL TABLE p_search_fts USING fts5(title, body, content='p_search_rest', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE p_search_head_fts USING fts5(title, body, content='p_search_head', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
 -- The words of the work items' open versions, each with its impact
 -- (search_rank.go): a register's items, not history (checkpoints, loops,
 -- closed versions are scored when a search finds them).

@@ -1,1 +1,1 @@
-UPDATE p_search SET valid_to = :seq WHERE doc = :doc AND valid_to IS NULL RETURNING id, kind, title, body;
+UPDATE p_search SET valid_to = :seq WHERE doc = :doc AND valid_to IS NULL;

@@ -1,1 +1,1 @@
-INSERT INTO p_search_fts (rowid, title, body, head) VALUES (:id, :title, :body, :head);
+INSERT INTO p_search_fts (rowid, title, body) VALUES (:id, :title, :body);

@@ -1,8 +1,8 @@
-SELECT d.kind, d.ref, d.work, d.session_id, d.state, d.seq, d.title,
+SELECT d.doc, d.kind, d.ref, d.work, d.session_id, d.state, d.seq, d.title,
        snippet(p_search_fts, -1, '[', ']', '…', 12) AS snippet,
-       bm25(p_search_fts, 2.0, 1.0, 0.0) AS bm25
+       bm25(p_search_fts, 2.0, 1.0) AS bm25
 FROM p_search_fts JOIN p_search d ON d.id = p_search_fts.rowid
-WHERE p_search_fts MATCH '{title body} : (' || :query || ')'
+WHERE p_search_fts MATCH :query
   AND d.valid_from <= :rev AND (d.valid_to IS NULL OR d.valid_to > :rev)
   AND (:kind = '' OR d.kind = :kind)
 ORDER BY bm25, d.seq DESC, d.doc
