@@ -2,6 +2,7 @@ package projections
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -47,6 +48,13 @@ type search struct {
 	// fills each in one pass. Nothing is held in memory: a rebuild's memory
 	// does not grow with the documents (every checkpoint is one).
 	bulk bool
+	// pending lists the work items' open versions an event wrote whose
+	// words wait for the event's end (flushTerms): written then in rank
+	// order, in one statement, rather than a version at a time.
+	pending []int64
+	// pendingDF counts the pending versions' words ("" counts the
+	// versions), added to p_search_df at the event's end.
+	pendingDF map[string]int64
 	// namedOther is set, in a rebuild, once a checkpoint whose id is not
 	// its own event's was folded: until then a checkpoint's document is
 	// written without closing an open version, since none can exist.
@@ -117,7 +125,7 @@ func (p *search) putDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
 	if p.bulk {
 		return insertSearchRow(conn, 0, d, from, to)
 	}
-	return putSearchDoc(conn, d, from, to)
+	return p.putSearchDoc(conn, d, from, to)
 }
 
 // openBySource lists the documents of source path with an open version.
@@ -132,8 +140,9 @@ func (p *search) openBySource(conn *sqlite.Conn, path string) ([]string, error) 
 
 // putSearchDoc writes a version incrementally: its row, its entry in
 // the full-text index (p_search_head_fts for a work item's open version,
-// with its words; p_search_fts for any other).
-func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
+// with its words, written at the event's end; p_search_fts for any
+// other).
+func (p *search) putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
 	if err := insertSearchRow(conn, 0, d, from, to); err != nil {
 		return err
 	}
@@ -144,7 +153,36 @@ func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
 	if err := insertSearchFTS(conn, "search_head_fts_insert", id, d.title, d.body); err != nil {
 		return err
 	}
-	return putSearchTerms(conn, id, d.title, d.body)
+	if p.pendingDF == nil {
+		p.pendingDF = map[string]int64{}
+	}
+	if err := putSearchTermDoc(conn, id, d.title, d.body, p.pendingDF); err != nil {
+		return err
+	}
+	p.pending = append(p.pending, id)
+	p.pendingDF[""]++
+	return nil
+}
+
+// flushTerms writes the words of the versions pending, in rank order,
+// and counts them in the register's counts.
+func (p *search) flushTerms(conn *sqlite.Conn) error {
+	if len(p.pending) == 0 {
+		return nil
+	}
+	ids, err := json.Marshal(p.pending)
+	if err != nil {
+		return err
+	}
+	counts, err := json.Marshal(p.pendingDF)
+	p.pending, p.pendingDF = p.pending[:0], nil
+	if err != nil {
+		return err
+	}
+	if err := exec(conn, "search_term_insert", func(st *sqlite.Stmt) { st.SetText(":ids", string(ids)) }); err != nil {
+		return err
+	}
+	return exec(conn, "search_df_add", func(st *sqlite.Stmt) { st.SetText(":counts", string(counts)) })
 }
 
 // insertSearchFTS writes version id in the full-text index statement
@@ -189,7 +227,7 @@ func (p *search) closeDoc(conn *sqlite.Conn, doc string, seq int64) error {
 		if err := insertSearchFTS(conn, "search_fts_insert", c.id, c.title, c.body); err != nil {
 			return err
 		}
-		if err := dropSearchTerms(conn, c.id); err != nil {
+		if err := p.dropSearchTerms(conn, c.id); err != nil {
 			return err
 		}
 	}
@@ -257,6 +295,14 @@ func lines(parts ...string) string {
 // checkpoint_recorded (the checkpoint and the knowledge it changes) and
 // execution_started events.
 func (p *search) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
+	p.pending, p.pendingDF = p.pending[:0], nil
+	if err := p.apply(conn, e, v); err != nil {
+		return err
+	}
+	return p.flushTerms(conn)
+}
+
+func (p *search) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	switch pl := v.(type) {
 	case *events.SourceIndexed:
 		return p.source(conn, e, pl)

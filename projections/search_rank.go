@@ -85,21 +85,24 @@ func searchImpact(f, n int) int64 {
 	return int64(math.Round(searchImpactScale * ff * (k1 + 1) / (ff + k1*(1-b+b*float64(n)/searchRefLen))))
 }
 
-// putSearchTerms writes the words of a work item's open version id with
-// their impacts, and counts it in the register's counts.
-func putSearchTerms(conn *sqlite.Conn, id int64, title, body string) error {
-	raw, err := searchImpacts(conn, title, body)
+// putSearchTermDoc writes the words of a work item's open version id
+// with their impacts, as one JSON object (p_search_term_doc), and counts
+// its words in df when set; its rows of p_search_term and its counts
+// follow (search.flushTerms).
+func putSearchTermDoc(conn *sqlite.Conn, id int64, title, body string, df map[string]int64) error {
+	raw, err := searchImpacts(conn, title, body, df)
 	if err != nil {
 		return err
 	}
-	if err := insertSearchTerms(conn, id, raw); err != nil {
-		return err
-	}
-	return exec(conn, "search_df_add", func(st *sqlite.Stmt) { st.SetText(":impacts", raw) })
+	return exec(conn, "search_term_doc_insert", func(st *sqlite.Stmt) {
+		st.SetInt64(":id", id)
+		st.SetText(":impacts", raw)
+	})
 }
 
-// searchImpacts is the JSON object of a version's words and impacts.
-func searchImpacts(conn *sqlite.Conn, title, body string) (string, error) {
+// searchImpacts is the JSON object of a version's words and impacts;
+// each word is counted in df when set.
+func searchImpacts(conn *sqlite.Conn, title, body string, df map[string]int64) (string, error) {
 	f, n, err := searchWords(conn, title, body)
 	if err != nil {
 		return "", err
@@ -107,22 +110,21 @@ func searchImpacts(conn *sqlite.Conn, title, body string) (string, error) {
 	impacts := make(map[string]int64, len(f))
 	for t, c := range f {
 		impacts[t] = searchImpact(c, n)
+		if df != nil {
+			df[t]++
+		}
 	}
 	raw, err := json.Marshal(impacts) // keys sorted: rows in the key's order
 	return string(raw), err
 }
 
-func insertSearchTerms(conn *sqlite.Conn, id int64, impacts string) error {
-	return exec(conn, "search_term_insert", func(st *sqlite.Stmt) {
-		st.SetInt64(":id", id)
-		st.SetText(":impacts", impacts)
-	})
-}
-
 // dropSearchTerms removes version id's words and its counts (it left
-// the head).
-func dropSearchTerms(conn *sqlite.Conn, id int64) error {
-	for _, name := range []string{"search_df_sub", "search_df_drop", "search_term_delete"} {
+// the head), after writing those pending.
+func (p *search) dropSearchTerms(conn *sqlite.Conn, id int64) error {
+	if err := p.flushTerms(conn); err != nil {
+		return err
+	}
+	for _, name := range []string{"search_df_sub", "search_df_drop", "search_term_delete", "search_term_doc_delete"} {
 		if err := exec(conn, name, func(st *sqlite.Stmt) { st.SetInt64(":id", id) }); err != nil {
 			return err
 		}
@@ -135,14 +137,13 @@ func dropSearchTerms(conn *sqlite.Conn, id int64) error {
 // apply leaves.
 func fillSearchTerms(conn *sqlite.Conn) error {
 	err := query(conn, "search_open_work", func(*sqlite.Stmt) {}, func(st *sqlite.Stmt) error {
-		raw, err := searchImpacts(conn, st.GetText("title"), st.GetText("body"))
-		if err != nil {
-			return err
-		}
-		return insertSearchTerms(conn, st.GetInt64("id"), raw)
+		return putSearchTermDoc(conn, st.GetInt64("id"), st.GetText("title"), st.GetText("body"), nil)
 	})
 	if err != nil {
 		return fmt.Errorf("the open work items' words: %w", err)
+	}
+	if err := exec(conn, "search_term_fill", func(*sqlite.Stmt) {}); err != nil {
+		return err
 	}
 	return exec(conn, "search_df_fill", func(*sqlite.Stmt) {})
 }
@@ -275,8 +276,7 @@ func impactOf(conn *sqlite.Conn, id int64, term string) (int64, bool, error) {
 var errStop = errors.New("stop")
 
 // searchHead finds the best limit open work versions holding every one
-// of terms by the threshold algorithm over p_search_term_rank, best
-// first.
+// of terms by the threshold algorithm over p_search_term, best first.
 func searchHead(conn *sqlite.Conn, terms []string, limit int) ([]rankedHit, error) {
 	idf, docs, err := searchIDF(conn, terms)
 	if err != nil {

@@ -22,7 +22,7 @@ func TestPlans_SearchHeadInRankOrder(t *testing.T) {
 		plan, err := events.QueryPlan(r.Conn, mustStatement(t, "search_term_rank"))
 		require.NoError(t, err)
 		joined := strings.Join(plan, "\n")
-		require.Contains(t, joined, "INDEX p_search_term_rank (term=?)", joined)
+		require.Contains(t, joined, "PRIMARY KEY (term=?)", joined)
 		require.NotContains(t, joined, "TEMP B-TREE", joined)
 		return nil
 	}))

@@ -113,7 +113,8 @@ func TestSearch_RankKeptAhead(t *testing.T) {
 	words := func() []string {
 		var out []string
 		read(t, st, func(conn *sqlite.Conn) {
-			out = append(dump(t, conn, "SELECT * FROM p_search_term ORDER BY id, term"), dump(t, conn, "SELECT * FROM p_search_df ORDER BY term")...)
+			out = append(dump(t, conn, "SELECT * FROM p_search_term ORDER BY id, term"), dump(t, conn, "SELECT * FROM p_search_term_doc ORDER BY id")...)
+			out = append(out, dump(t, conn, "SELECT * FROM p_search_df ORDER BY term")...)
 			for _, fts := range []string{"p_search_fts", "p_search_head_fts"} {
 				// Each index holds what its view of p_search holds, no more.
 				require.NoError(t, sqlitex.ExecuteTransient(conn, "INSERT INTO "+fts+" ("+fts+") VALUES ('integrity-check')", nil), fts)

@@ -21,6 +21,7 @@ INSERT OR IGNORE INTO p_search_tok_config (k, v) VALUES ('version', 4);
 DROP TABLE IF EXISTS p_search_tok;
 DROP TABLE IF EXISTS p_search_tok_config;
 DROP TABLE IF EXISTS p_search_term;
+DROP TABLE IF EXISTS p_search_term_doc;
 DROP TABLE IF EXISTS p_search;
 CREATE TABLE p_search (
   id         INTEGER PRIMARY KEY,
@@ -48,14 +49,22 @@ SELECT id, title, body FROM p_search WHERE kind = 'work' AND valid_to IS NULL;
 CREATE VIRTUAL TABLE p_search_fts USING fts5(title, body, content='p_search_rest', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE p_search_head_fts USING fts5(title, body, content='p_search_head', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
 -- The words of the work items' open versions, each with its impact
--- (search_rank.go): a register's items, not history (checkpoints, loops,
--- closed versions are scored when a search finds them).
+-- (search_rank.go), in rank order: a word's rows best first (a search
+-- at the head reads a word's first rows, not all). A register's items,
+-- not history (checkpoints, loops, closed versions are scored when a
+-- search finds them). p_search_term_doc holds each version's words and
+-- impacts as one JSON object, for a lookup by version and to remove
+-- them.
 CREATE TABLE p_search_term (
-  id     INTEGER NOT NULL,
   term   TEXT    NOT NULL,
   impact INTEGER NOT NULL,
-  PRIMARY KEY (id, term)
+  id     INTEGER NOT NULL,
+  PRIMARY KEY (term, impact DESC, id DESC)
 ) WITHOUT ROWID;
+CREATE TABLE p_search_term_doc (
+  id      INTEGER PRIMARY KEY,
+  impacts TEXT    NOT NULL
+);
 -- How many open work items hold each word (n), and under '' how many
 -- open work items there are: the words' weights.
 CREATE TABLE p_search_df (

@@ -1,2 +1,2 @@
-INSERT INTO p_search_df (term, n) SELECT '', 1 UNION ALL SELECT key, 1 FROM json_each(:impacts) WHERE true
-ON CONFLICT (term) DO UPDATE SET n = n + 1;
+INSERT INTO p_search_df (term, n) SELECT key, value FROM json_each(:counts) WHERE true
+ON CONFLICT (term) DO UPDATE SET n = n + excluded.n;
