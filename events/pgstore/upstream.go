@@ -334,10 +334,7 @@ func (w *lockedLog) sendCommit(op string, b *pgx.Batch, results func(br pgx.Batc
 		w.committed = true
 		return nil
 	}
-	var pe *pgconn.PgError
-	if fault.As(err) != nil || errors.As(err, &pe) || pgconn.SafeToRetry(err) {
-		// A statement failed (the server skipped the rest), or nothing
-		// was sent.
+	if commitNotApplied(err) {
 		return s.mapErrNote(op, err, nothingWritten)
 	}
 	// The batch, COMMIT included, was sent, and the connection went (or
@@ -346,6 +343,22 @@ func (w *lockedLog) sendCommit(op string, b *pgx.Batch, results func(br pgx.Batc
 	w.unknown = true
 	return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit (%v); the write may have been committed: check the head, or retry with the same request id", op, s.server, err).
 		With("server", s.server).WithHint("awr status")
+}
+
+// commitNotApplied reports whether err, the failure of a batch that ends
+// in COMMIT, says the server applied none of it: a coded error (awr's
+// own, raised before or by a statement), a statement's ERROR (the server
+// skipped the rest and rolled back), or nothing sent. A FATAL or PANIC
+// (the backend ended) and a connection lost after the send may come
+// after COMMIT ran: unknown. (fault.As would take any error for a coded
+// one: it wraps the uncoded as Internal.)
+func commitNotApplied(err error) bool {
+	var fe *fault.Error
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Severity != "FATAL" && pe.Severity != "PANIC"
+	}
+	return errors.As(err, &fe) || pgconn.SafeToRetry(err)
 }
 
 func (w *lockedLog) Requests() ([]events.RequestRecord, error) {
