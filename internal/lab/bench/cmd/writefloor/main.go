@@ -31,6 +31,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -162,9 +163,26 @@ func measure(src string) (*floor, error) {
 	if err != nil {
 		return nil, err
 	}
-	tables, err := col("SELECT name FROM sqlite_schema WHERE type = 'table' AND " + projection + ` AND name NOT LIKE 'p\_search\_fts%' ESCAPE '\'`)
+	// The full-text indexes (virtual tables, and the shadow tables that
+	// hold them) are not copied: the search phase rebuilds those whose
+	// content is another table; a contentless one is scratch.
+	virtual, err := col("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' AND " + projection)
 	if err != nil {
 		return nil, err
+	}
+	rebuilt, err := col("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5(%content=''p_%' AND " + projection)
+	if err != nil {
+		return nil, err
+	}
+	all, err := col("SELECT name FROM sqlite_schema WHERE type = 'table' AND " + projection)
+	if err != nil {
+		return nil, err
+	}
+	var tables []string
+	for _, t := range all {
+		if !slices.ContainsFunc(virtual, func(v string) bool { return t == v || strings.HasPrefix(t, v+"_") }) {
+			tables = append(tables, t)
+		}
 	}
 	logIndexes, err := col("SELECT sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name = 'events'")
 	if err != nil {
@@ -198,10 +216,14 @@ func measure(src string) (*floor, error) {
 		log.stmts = append(log.stmts, strings.Replace(q, "CREATE INDEX ", "CREATE INDEX floor_", 1))
 	}
 	log.stmts = append(log.stmts, "INSERT INTO floor_events SELECT * FROM events ORDER BY seq")
+	search := &phase{name: "search"}
+	for _, t := range rebuilt {
+		search.stmts = append(search.stmts, "INSERT INTO "+t+"("+t+") VALUES('rebuild')")
+	}
 	f.phases = []*phase{
 		rows,
 		{name: "indexes", stmts: indexSQL},
-		{name: "search", stmts: []string{"INSERT INTO p_search_fts(p_search_fts) VALUES('rebuild')"}},
+		search,
 		log,
 	}
 	if err := sqlitex.ExecuteTransient(conn, "BEGIN", nil); err != nil {
