@@ -5,6 +5,7 @@
 package cursor
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"strconv"
@@ -22,9 +23,27 @@ import (
 
 // EncodePlace encodes the place of the last item of a page as the cursor
 // of the next: opaque to the caller, checked when it comes back.
-func EncodePlace(p projections.Place) string {
-	raw, _ := json.Marshal(p)
+func EncodePlace(p projections.Place) string { return encodeJSON(p) }
+
+// encodeJSON encodes v, a place in a list, as an opaque cursor.
+func encodeJSON(v any) string {
+	raw, _ := json.Marshal(v)
 	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// decodeJSON decodes a cursor encodeJSON gave into v; strict refuses a
+// field v does not have.
+func decodeJSON(cursor string, v any, strict bool) error {
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return err
+	}
+	if !strict {
+		return json.Unmarshal(raw, v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // DecodePlace decodes a cursor of op's ("" is the first page); hint is the
@@ -35,11 +54,7 @@ func DecodePlace(op, cursor, hint string) (*projections.Place, error) {
 		return nil, nil
 	}
 	var p projections.Place
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err == nil {
-		err = json.Unmarshal(raw, &p)
-	}
-	if err != nil || p.Key == "" {
+	if err := decodeJSON(cursor, &p, false); err != nil || p.Key == "" {
 		return nil, badCursor(op, "--cursor", cursor, hint)
 	}
 	return &p, nil
@@ -84,10 +99,7 @@ func DecodeID(op, cursor, hint string) (string, error) {
 
 // EncodeKnowledge encodes the place of the last item of a page of the
 // knowledge in force as the cursor of the next page.
-func EncodeKnowledge(p projections.KnowledgePlace) string {
-	raw, _ := json.Marshal(p)
-	return base64.RawURLEncoding.EncodeToString(raw)
-}
+func EncodeKnowledge(p projections.KnowledgePlace) string { return encodeJSON(p) }
 
 // DecodeKnowledge decodes a cursor EncodeKnowledge gave, passed as
 // --knowledge-cursor to op ("" is the first page); hint is the command
@@ -99,13 +111,7 @@ func DecodeKnowledge(op, cursor, hint string) (*projections.KnowledgePlace, erro
 		return nil, nil
 	}
 	var p projections.KnowledgePlace
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err == nil {
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
-		dec.DisallowUnknownFields()
-		err = dec.Decode(&p)
-	}
-	if err != nil || !projections.KnownKind(p.Kind) || p.ID == "" || p.Num < 1 {
+	if err := decodeJSON(cursor, &p, true); err != nil || !projections.KnownKind(p.Kind) || p.ID == "" || p.Num < 1 {
 		return nil, badCursor(op, "--knowledge-cursor", cursor, hint)
 	}
 	return &p, nil
