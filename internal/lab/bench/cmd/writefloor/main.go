@@ -23,6 +23,11 @@
 // if deciding cost nothing. bench/write-floor.sh runs the first three in the native
 // sqlite3 shell.
 //
+// Then the statement floors (statements.go): the same rows written one
+// INSERT at a time, as a replay's fold writes them (indexes built after)
+// and as an append writes them (through every index, the log's too),
+// each beside the floor above that it bounds.
+//
 //	go run ./internal/lab/bench/cmd/writefloor PROJECT/.awr/awr.db
 package main
 
@@ -65,13 +70,17 @@ type phase struct {
 
 // floor is what measure found.
 type floor struct {
-	events int64
-	phases []*phase
+	events     int64
+	phases     []*phase
+	statements *statementFloor
 }
 
 func (f *floor) print(w io.Writer) {
-	var replay, total, replayCPU, totalCPU time.Duration
+	var replay, total, replayCPU, totalCPU, searchCPU time.Duration
 	for _, p := range f.phases {
+		if p.name == "search" {
+			searchCPU = p.cpu
+		}
 		fmt.Fprintf(w, "%s %.3f s (CPU %.3f s)\n", p.name, p.took.Seconds(), p.cpu.Seconds())
 		total += p.took
 		totalCPU += p.cpu
@@ -85,6 +94,9 @@ func (f *floor) print(w io.Writer) {
 		replay.Seconds(), float64(f.events)/replay.Seconds(), replayCPU.Seconds(), float64(f.events)/replayCPU.Seconds())
 	fmt.Fprintf(w, "write floor (and the log) %.3f s: at most %.0f events/s (CPU %.3f s: %.0f events per CPU second)\n",
 		total.Seconds(), float64(f.events)/total.Seconds(), totalCPU.Seconds(), float64(f.events)/totalCPU.Seconds())
+	if f.statements != nil {
+		f.statements.print(w, f.events, replayCPU, totalCPU, searchCPU)
+	}
 }
 
 // cpuTime returns the CPU time (user + system) the process has used.
@@ -254,7 +266,11 @@ func measure(src string) (*floor, error) {
 	if err := sqlitex.ExecuteTransient(conn, "COMMIT", nil); err != nil {
 		return nil, err
 	}
-	return f, sameRows(count, append(tables, "events"))
+	if err := sameRows(count, append(tables, "events")); err != nil {
+		return nil, err
+	}
+	f.statements, err = measureStatements(conn, tables)
+	return f, err
 }
 
 // sameRows checks that each of tables' floor_ copy holds its rows.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/internal/lab/bench"
@@ -80,6 +81,32 @@ func TestMeasure(t *testing.T) {
 		require.Regexp(t, `(?m)^`+p.name+` [0-9]+\.[0-9]{3} s \(CPU [0-9]+\.[0-9]{3} s\)$`, out.String())
 	}
 	require.Regexp(t, `replay floor \(rows, indexes, search\) [0-9.]+ s: at most [0-9]+ events/s \(CPU [0-9.]+ s: [0-9]+ events per CPU second\)`, out.String())
+
+	// The statement floors wrote every row (measure fails otherwise), and
+	// each took CPU.
+	s := f.statements
+	require.NotNil(t, s)
+	for name, cpu := range map[string]time.Duration{"rows one by one": s.oneByOne, "indexes after": s.indexesAfter, "rows through indexes": s.throughIndexes, "log through indexes": s.log} {
+		require.Positive(t, cpu, name)
+		require.Regexp(t, `(?m)^`+name+` CPU [0-9]+\.[0-9]{3} s$`, out.String())
+	}
+	require.Regexp(t, `(?m)^replay floor by statements \(rows one by one, indexes after, search\) CPU [0-9.]+ s: [0-9]+ events per CPU second, [0-9.]+ of the replay floor's$`, out.String())
+	require.Regexp(t, `(?m)^write floor by statements \(rows and the log through their indexes, no full-text index\) CPU [0-9.]+ s: [0-9]+ events per CPU second, [0-9.]+ of the write floor's$`, out.String())
+}
+
+// TestCopyNamed renames a table's declaration and its indexes onto a
+// copy, and leaves alone a table whose name only begins with the name.
+func TestCopyNamed(t *testing.T) {
+	tb := &table{name: "p_search"}
+	for stmt, want := range map[string]string{
+		"CREATE TABLE p_search (doc TEXT)":                         "CREATE TABLE kept_p_search (doc TEXT)",
+		"CREATE TABLE p_search(doc TEXT)":                          "CREATE TABLE kept_p_search(doc TEXT)",
+		"CREATE INDEX p_search_open ON p_search (doc)":             "CREATE INDEX kept_p_search_open ON kept_p_search (doc)",
+		"CREATE UNIQUE INDEX p_search_version ON p_search(doc, a)": "CREATE UNIQUE INDEX kept_p_search_version ON kept_p_search(doc, a)",
+		"CREATE INDEX p_search_term_w ON p_search_term (w)":        "CREATE INDEX kept_p_search_term_w ON p_search_term (w)",
+	} {
+		require.Equal(t, want, tb.copyNamed("kept_", stmt), stmt)
+	}
 }
 
 // TestWriteFloorScript runs bench/write-floor.sh, the same floor in the
