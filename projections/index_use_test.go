@@ -111,8 +111,8 @@ func projectionIndexes(t *testing.T, conn *sqlite.Conn) map[string]bool {
 // TestOpen_DropsRemovedIndexes: a project whose claims and work
 // projections were built by the last versions with an index since
 // removed (claims 9 with p_claims_from and p_claims_work, work 6 with
-// p_goals_from and p_rules_from) rebuilds them at its first open,
-// without the index.
+// p_goals_from and p_rules_from, search 3 with p_search_open) rebuilds
+// them at its first open, without the index.
 func TestOpen_DropsRemovedIndexes(t *testing.T) {
 	ctx := context.Background()
 	path := events.DBPath(t.TempDir())
@@ -126,6 +126,8 @@ func TestOpen_DropsRemovedIndexes(t *testing.T) {
 		"CREATE INDEX p_claims_work ON p_claims (work, valid_from)",
 		"CREATE INDEX p_goals_from ON p_goals (valid_from)",
 		"CREATE INDEX p_rules_from ON p_rules (valid_from)",
+		"CREATE INDEX p_search_open ON p_search (doc) WHERE valid_to IS NULL",
+		"UPDATE projections SET version = 3 WHERE name = 'search'",
 		"UPDATE projections SET version = 9 WHERE name = 'claims'",
 		"UPDATE projections SET version = 6 WHERE name = 'work'",
 	} {
@@ -137,7 +139,7 @@ func TestOpen_DropsRemovedIndexes(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		indexes := projectionIndexes(t, r.Conn)
-		for _, name := range []string{"p_claims_from", "p_claims_work", "p_goals_from", "p_rules_from"} {
+		for _, name := range []string{"p_claims_from", "p_claims_work", "p_goals_from", "p_rules_from", "p_search_open"} {
 			require.NotContains(t, indexes, name)
 		}
 		require.Contains(t, indexes, "p_claims_key", "the claims projection is rebuilt whole")
