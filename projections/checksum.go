@@ -20,16 +20,22 @@ import (
 func Checksum(conn *sqlite.Conn, p Projection) (string, error) {
 	h := sha256.New()
 	for _, t := range p.Tables() {
-		order := strings.Join(t.Key, ", ")
-		if t.Temporal {
-			order += ", valid_from"
-		}
-		q := fmt.Sprintf("SELECT * FROM %s ORDER BY %s", t.Name, order)
-		if err := hashRows(conn, h, t.Name, q, nil, nil); err != nil {
+		if err := hashRows(conn, h, t.Name, checksumQuery(t), nil, nil); err != nil {
 			return "", err
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// checksumQuery is the statement Checksum reads table t with: every row,
+// in the order of its key (then valid_from, for a revision-stamped
+// table).
+func checksumQuery(t Table) string {
+	order := strings.Join(t.Key, ", ")
+	if t.Temporal {
+		order += ", valid_from"
+	}
+	return fmt.Sprintf("SELECT * FROM %s ORDER BY %s", t.Name, order)
 }
 
 // StateChecksumAt returns a SHA-256 over the rows of p visible at rev,

@@ -54,7 +54,7 @@ type claims struct {
 
 func newClaims() *claims {
 	p := &claims{}
-	p.base, p.step = base{name: "claims", version: 9, schema: "claims", tables: []Table{
+	p.base, p.step = base{name: "claims", version: 10, schema: "claims", tables: []Table{
 		{Name: "p_claims", Key: []string{"claim_id"}, Temporal: true},
 	}, fold: []string{"p_claims_key"}}, p.apply
 	p.rows = versions[Claim]{insert: putClaim, load: ClaimAt, close: func(conn *sqlite.Conn, id string, seq int64) error {

@@ -21,6 +21,7 @@ func TestPlans_SeekAnIndex(t *testing.T) {
 		"session_latest_start_by_work_at": "p_sessions_work",
 		"claim_live_head":                 "p_claims_held (expires_at>?)",
 		"claim_live_by_work_head":         "p_claims_held_work (work=? AND expires_at>?)", // one item's unexpired claims
+		"claim_held_by_work_at":           "p_claims_token (work=?)",                      // one item's claims at a past revision, by the index of its tokens
 		"session_active_head_desc":        "p_sessions_active",                            // walked newest first, stopped early
 		"session_active_open_desc":        "p_sessions_active (valid_from<?)",
 		"session_active_closed_at":        "p_sessions_active_right",

@@ -41,12 +41,13 @@ type search struct {
 	rows versions[searchDoc]
 	// bulk marks a rebuild: the rows are written as the incremental path
 	// writes them, in the same order (so with the same ids), through the
-	// two indexes the fold reads, which are there from the start and hold
-	// only open rows (base.fold); the index of every version (unique: a
-	// log with two versions of a document at one seq still fails the
-	// rebuild, at its end) and the full-text index wait for EndBulk, which
-	// fills each in one pass. Nothing is held in memory: a rebuild's memory
-	// does not grow with the documents (every checkpoint is one).
+	// two indexes the fold reads, which are there from the start
+	// (base.fold): the index of every version, by which both paths find a
+	// document's open version (unique: a log with two versions of a
+	// document at one seq fails the rebuild), and the partial index of
+	// the sources' open documents; the full-text index waits for EndBulk,
+	// which fills it in one pass. Nothing is held in memory: a rebuild's
+	// memory does not grow with the documents (every checkpoint is one).
 	bulk bool
 	// pending lists the work items' open versions an event wrote whose
 	// words wait for the event's end (flushTerms): written then in rank
@@ -77,9 +78,9 @@ func (p *search) Objects() []string {
 }
 
 func newSearch() *search {
-	p := &search{base: base{name: "search", version: 3, schema: "search", tables: []Table{
+	p := &search{base: base{name: "search", version: 4, schema: "search", tables: []Table{
 		{Name: "p_search", Key: []string{"doc"}, Temporal: true},
-	}, fold: []string{"p_search_open", "p_search_source"}}}
+	}, fold: []string{"p_search_key", "p_search_source"}}}
 	p.rows = versions[searchDoc]{insert: p.putDoc, load: loadSearchDoc, close: p.closeDoc}
 	return p
 }

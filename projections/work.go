@@ -64,7 +64,7 @@ type elementTable struct {
 }
 
 func newWork() *work {
-	p := &work{base: base{name: "work", version: 6, schema: "work", tables: []Table{
+	p := &work{base: base{name: "work", version: 7, schema: "work", tables: []Table{
 		{Name: "p_sources", Key: []string{"path"}, Temporal: true},
 		{Name: "p_work_items", Key: []string{"key", "source_path"}, Temporal: true},
 		{Name: "p_goals", Key: []string{"key", "source_path"}, Temporal: true},

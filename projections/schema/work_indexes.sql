@@ -7,9 +7,7 @@ CREATE INDEX p_sources_from ON p_sources (valid_from);
 CREATE UNIQUE INDEX p_work_items_current ON p_work_items (source_path, key, ordinal) WHERE valid_to IS NULL;
 CREATE INDEX p_work_items_from ON p_work_items (valid_from);
 CREATE UNIQUE INDEX p_goals_current ON p_goals (source_path, key) WHERE valid_to IS NULL;
-CREATE INDEX p_goals_from ON p_goals (valid_from);
 CREATE UNIQUE INDEX p_rules_current ON p_rules (source_path, key) WHERE valid_to IS NULL;
-CREATE INDEX p_rules_from ON p_rules (valid_from);
 CREATE INDEX p_work_queue_order ON p_work_queue (queue, rank, key, source_path, ordinal);
 CREATE INDEX p_work_queue_goal ON p_work_queue (goal, rank, key, source_path, ordinal);
 -- A context packet's related work at the head: the current items of one
