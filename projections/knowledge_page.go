@@ -94,3 +94,12 @@ func lastOf(lists []*[]Knowledge) *Knowledge {
 	}
 	return nil
 }
+
+// InForce counts k's items in force: its open loops, decisions, facts
+// and hypotheses (0 for k nil).
+func (k *KnowledgeState) InForce() int {
+	if k == nil {
+		return 0
+	}
+	return len(k.OpenLoops) + len(k.Decisions) + len(k.Facts) + len(k.Hypotheses)
+}

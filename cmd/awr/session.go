@@ -84,7 +84,7 @@ func (c *sessionCheckpointCmd) Run(app *App) error {
 		} else if r != nil {
 			fmt.Fprintf(w, "repository: unverifiable (%s)\n", safeLine(r.Unverifiable))
 		}
-		printKnowledge(w, res.Knowledge)
+		printKnowledgePage(w, res.Knowledge, inForceLine(res.Knowledge, res.KnowledgeTotal, false, res.KnowledgeNextCursor, res.KnowledgeNextCommand))
 		for _, warn := range res.Warnings {
 			fmt.Fprintf(w, "warning %s: %s\n", warn.Code, warn.Message)
 		}

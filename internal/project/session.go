@@ -533,6 +533,23 @@ func (p *Project) ClientShow(ctx context.Context, req ClientShowRequest) (*Clien
 	return v, nil
 }
 
+// checkpointPage bounds a checkpoint's answer: what the checkpoint
+// changed stays whole (res.Checkpoint.Changes, and the items it closed,
+// res.Knowledge.Closed), the items in force are their first page
+// (commands.DefaultPage, in the order session show pages them), with
+// knowledge_total and, when more follow, the cursor and the command of
+// `awr session show` that lists the next page. res is changed and
+// returned.
+func checkpointPage(res *CheckpointResult) *CheckpointResult {
+	var last *projections.KnowledgePlace
+	res.Knowledge, res.KnowledgeTotal, last = res.Knowledge.InForcePage(nil, commands.DefaultPage)
+	if last != nil {
+		res.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
+		res.KnowledgeNextCommand = "awr session show " + shellwords.Quote(res.Checkpoint.SessionID) + " --knowledge-cursor " + res.KnowledgeNextCursor
+	}
+	return res
+}
+
 // inForcePage is the page of a work item's knowledge in force a read
 // asks for: the place it starts after (nil: the first) and its size (0:
 // every item).

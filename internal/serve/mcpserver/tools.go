@@ -68,7 +68,7 @@ var sessionsTools = []entry{
 		desc: "Start a work session on a work item, optionally claiming it (a lease with a fencing token), as `awr session start --json`. Claiming fails with SourceStale when sources changed, ClaimConflict when another session holds the work."},
 		op((*project.Project).SessionStart)),
 	toolOf(tool{name: "awr_session_checkpoint", title: "Record a checkpoint",
-		desc: "Record what was done, the exact next action and the open loops of a session, as `awr session checkpoint --json`. Pass context_hash from awr_context_compile to prove which context the work was based on."},
+		desc: "Record what was done, the exact next action and the open loops of a session, as `awr session checkpoint --json`. Pass context_hash from awr_context_compile to prove which context the work was based on. The answer holds what the checkpoint changed whole (checkpoint.changes, knowledge.closed_since_checkpoint) and the first 50 items in force: knowledge_total counts them all, and knowledge_next_cursor, passed as knowledge_cursor to awr_session_show, lists the next page."},
 		op((*project.Project).SessionCheckpoint)),
 	toolOf(tool{name: "awr_session_end", title: "End a session",
 		desc: "End a session with an outcome and release its claim, as `awr session end --json`. The work item's status in its source file is never changed."},
