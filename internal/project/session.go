@@ -153,12 +153,12 @@ func (p *Project) sessionShow(ctx context.Context, req SessionShowRequest, start
 		if s.LastCheckpointSeq > 0 {
 			since = s.LastCheckpointSeq - 1
 		}
-		k, err := projections.KnowledgeStateAt(r.Conn, s.Work, rev, since)
+		// The page alone is read, not every item in force.
+		var last *projections.KnowledgePlace
+		v.Knowledge, v.KnowledgeTotal, last, err = projections.KnowledgePageAt(r.Conn, s.Work, rev, since, rev == r.Head, pg.after, pg.limit)
 		if err != nil {
 			return err
 		}
-		var last *projections.KnowledgePlace
-		v.Knowledge, v.KnowledgeTotal, last = k.Listed(projections.MaxClosedListed).InForcePage(pg.after, pg.limit)
 		if last != nil {
 			v.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
 		}
