@@ -43,12 +43,21 @@ const WarnOpenLoopsOverCap = "open_loops_over_cap"
 
 // CheckpointResult is the recorded checkpoint and the work item's
 // knowledge after it: what is in force and what it closed.
+// RecordCheckpoint gives every item in force; the project's door answers
+// a front end with what the checkpoint changed whole (its changes, the
+// items it closed) and a page of the items in force: KnowledgeTotal
+// counts every one and, when more follow, KnowledgeNextCursor is the
+// --knowledge-cursor of `awr session show` that lists the next page,
+// KnowledgeNextCommand that whole command.
 type CheckpointResult struct {
 	Replay
-	Checkpoint      projections.Checkpoint      `json:"checkpoint"`
-	Knowledge       *projections.KnowledgeState `json:"knowledge"`
-	Warnings        []Warning                   `json:"warnings"`
-	ProjectRevision int64                       `json:"project_revision"`
+	Checkpoint           projections.Checkpoint      `json:"checkpoint"`
+	Knowledge            *projections.KnowledgeState `json:"knowledge"`
+	KnowledgeTotal       int                         `json:"knowledge_total"`
+	KnowledgeNextCursor  string                      `json:"knowledge_next_cursor,omitempty"`
+	KnowledgeNextCommand string                      `json:"knowledge_next_command,omitempty"`
+	Warnings             []Warning                   `json:"warnings"`
+	ProjectRevision      int64                       `json:"project_revision"`
 }
 
 // RecordCheckpoint appends checkpoint_recorded to an active session. The
@@ -122,7 +131,7 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		if err := requiredTotal(s.Work, req.Digest, req.NextAction, k); err != nil {
 			return nil, err // the transaction rolls back: nothing is written
 		}
-		out := &CheckpointResult{Checkpoint: *cp, Knowledge: k, Warnings: []Warning{}, ProjectRevision: tx.Head()}
+		out := &CheckpointResult{Checkpoint: *cp, Knowledge: k, KnowledgeTotal: k.InForce(), Warnings: []Warning{}, ProjectRevision: tx.Head()}
 		if w := LoopCapWarning(s.Work, len(k.OpenLoops), loopCap); w != nil {
 			out.Warnings = append(out.Warnings, *w)
 		}

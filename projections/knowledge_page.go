@@ -2,9 +2,11 @@ package projections
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
+	"zombiezen.com/go/sqlite"
 )
 
 // The inspection reads (recovery inspect, session show, work show) list
@@ -93,4 +95,87 @@ func lastOf(lists []*[]Knowledge) *Knowledge {
 		}
 	}
 	return nil
+}
+
+// InForce counts k's items in force: its open loops, decisions, facts
+// and hypotheses (0 for k nil).
+func (k *KnowledgeState) InForce() int {
+	if k == nil {
+		return 0
+	}
+	return len(k.OpenLoops) + len(k.Decisions) + len(k.Facts) + len(k.Hypotheses)
+}
+
+// KnowledgePageAt is KnowledgeStateAt(conn, work, rev, since), its
+// closed items Listed(MaxClosedListed), cut to InForcePage(after, limit),
+// read without loading every item in force: each list's page is read
+// after the place in SQL (its LIMIT one more than is left, which says
+// whether more follow), total counted with count(*) over the index of
+// the items in force; head says rev is the log's head, where only the
+// live items are read. The items closed after since are read as
+// KnowledgeStateAt reads them.
+func KnowledgePageAt(conn *sqlite.Conn, work string, rev, since int64, head bool, after *KnowledgePlace, limit int) (page *KnowledgeState, total int, last *KnowledgePlace, err error) {
+	count, list, bind := "knowledge_inforce_count_at", "knowledge_inforce_page_at", keyAt(":work", work, rev)
+	if head {
+		count, list = "knowledge_inforce_count_head", "knowledge_inforce_page_head"
+		bind = func(st *sqlite.Stmt) { st.SetText(":work", work) }
+	}
+	n, err := queryInt64(conn, count, "n", bind)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	var items []Knowledge
+	for _, kind := range []string{events.KnowledgeLoop, events.KnowledgeDecision, events.KnowledgeFact, events.KnowledgeHypothesis} {
+		from := KnowledgePlace{Kind: kind}
+		if after != nil {
+			switch c := cmp.Compare(kindRank(kind), kindRank(after.Kind)); {
+			case c < 0:
+				continue // a list before the place
+			case c == 0:
+				from = *after
+			}
+		}
+		left := int64(-1) // every one
+		if limit > 0 {
+			left = int64(limit + 1 - len(items))
+		}
+		err := query(conn, list, func(st *sqlite.Stmt) {
+			bind(st)
+			st.SetText(":kind", kind)
+			st.SetInt64(":num", from.Num)
+			st.SetText(":id", from.ID)
+			st.SetInt64(":limit", left)
+		}, func(st *sqlite.Stmt) error {
+			items = append(items, *scanKnowledge(st))
+			return nil
+		})
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		if limit > 0 && len(items) > limit {
+			items = items[:limit]
+			last = new(PlaceOfKnowledge(&items[limit-1]))
+			break
+		}
+	}
+	if since < rev {
+		var closed []Knowledge
+		err = query(conn, "knowledge_closed_between", func(st *sqlite.Stmt) {
+			st.SetText(":work", work)
+			st.SetInt64(":since", since)
+			st.SetInt64(":rev", rev)
+		}, func(st *sqlite.Stmt) error {
+			closed = append(closed, *scanKnowledge(st))
+			return nil
+		})
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		slices.SortFunc(closed, byKindNum)
+		items = append(items, closed...)
+	}
+	if err := countSessions(conn, work, rev, items); err != nil {
+		return nil, 0, nil, err
+	}
+	return SortKnowledge(items, since).Listed(MaxClosedListed), int(n), last, nil
 }

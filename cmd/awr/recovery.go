@@ -95,6 +95,9 @@ func (c *recoveryInspectCmd) text(w io.Writer, rep *project.RecoveryReport, stre
 	for _, b := range rep.Bindings {
 		fmt.Fprintf(w, "bound: %s (%s)\n", b.ExternalSession, b.Client)
 	}
+	if rep.BindingsNextCursor != "" {
+		fmt.Fprintf(w, "bound: %d of %d listed; the next: %s\n", len(rep.Bindings), rep.BindingsTotal, c.pageCommand(rep, "--bindings-cursor", rep.BindingsNextCursor))
+	}
 	if rep.PredecessorID != "" {
 		fmt.Fprintf(w, "predecessor: %s\n", rep.PredecessorID)
 	}

@@ -84,7 +84,7 @@ func (c *sessionCheckpointCmd) Run(app *App) error {
 		} else if r != nil {
 			fmt.Fprintf(w, "repository: unverifiable (%s)\n", safeLine(r.Unverifiable))
 		}
-		printKnowledge(w, res.Knowledge)
+		printKnowledgePage(w, res.Knowledge, inForceLine(res.Knowledge, res.KnowledgeTotal, false, res.KnowledgeNextCursor, res.KnowledgeNextCommand))
 		for _, warn := range res.Warnings {
 			fmt.Fprintf(w, "warning %s: %s\n", warn.Code, warn.Message)
 		}
@@ -195,9 +195,16 @@ func bindingRows(tw io.Writer, v *project.SessionView) {
 	}
 }
 
-// tail writes what follows v's table: the command of the older
-// checkpoints when there are, then the knowledge.
+// tail writes what follows v's table: the commands of the next claims,
+// the next bound conversations and the older checkpoints when there
+// are, then the knowledge.
 func (c *sessionShowCmd) tail(w io.Writer, v *project.SessionView) {
+	if v.ClaimsNextCursor != "" {
+		fmt.Fprintf(w, "%d of %d claims listed; the next: %s\n", len(v.Claims), v.ClaimsTotal, c.pageCommand(v, "--claims-cursor", v.ClaimsNextCursor))
+	}
+	if v.BindingsNextCursor != "" {
+		fmt.Fprintf(w, "%d of %d bound conversations listed; the next: %s\n", len(v.Bindings), v.BindingsTotal, c.pageCommand(v, "--bindings-cursor", v.BindingsNextCursor))
+	}
 	if v.CheckpointsNextCursor != "" {
 		fmt.Fprintf(w, "the latest %d of %d checkpoints; the older ones: %s\n", len(v.Checkpoints), v.CheckpointsTotal, c.pageCommand(v, "--checkpoints-cursor", v.CheckpointsNextCursor))
 	}

@@ -138,3 +138,46 @@ func DecodeSeq(op, flag, cursor, hint string) (int64, error) {
 	}
 	return seq, nil
 }
+
+// EncodeClaim encodes the place of the last claim of a page of a
+// session's claims as the cursor of the next page.
+func EncodeClaim(p projections.ClaimPlace) string { return encodeJSON(p) }
+
+// DecodeClaim decodes a cursor EncodeClaim gave, passed as
+// --claims-cursor to op ("" is the first page); hint is the command that
+// starts over.
+// Errors: InvalidInput naming --claims-cursor for a cursor awr did not
+// give.
+func DecodeClaim(op, cursor, hint string) (*projections.ClaimPlace, error) {
+	if cursor == "" {
+		return nil, nil
+	}
+	var p projections.ClaimPlace
+	if err := decodeJSON(cursor, &p, true); err != nil || p.ID == "" || p.Token < 1 {
+		return nil, badCursor(op, "--claims-cursor", cursor, hint)
+	}
+	return &p, nil
+}
+
+// EncodeBinding encodes the external session of the last binding of a
+// page of a session's bindings as the cursor of the next page.
+func EncodeBinding(external string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("binding:" + external))
+}
+
+// DecodeBinding decodes a cursor EncodeBinding gave, passed as
+// --bindings-cursor to op ("" is the first page); hint is the command
+// that starts over.
+// Errors: InvalidInput naming --bindings-cursor for a cursor awr did not
+// give.
+func DecodeBinding(op, cursor, hint string) (string, error) {
+	if cursor == "" {
+		return "", nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	key, ok := strings.CutPrefix(string(raw), "binding:")
+	if err != nil || !ok || key == "" {
+		return "", badCursor(op, "--bindings-cursor", cursor, hint)
+	}
+	return key, nil
+}

@@ -105,3 +105,30 @@ func TestCursor_KnowledgeAndSeq(t *testing.T) {
 		})
 	}
 }
+
+// TestCursor_ClaimsAndBindings: a claim's place and a binding's
+// conversation come back from their cursors; a cursor of another list
+// or one awr did not give is InvalidInput naming --claims-cursor or
+// --bindings-cursor, with the command that starts over.
+func TestCursor_ClaimsAndBindings(t *testing.T) {
+	t.Parallel()
+	pl := projections.ClaimPlace{Token: 7, ID: "01CLAIM"}
+	got, err := cursor.DecodeClaim("session show", cursor.EncodeClaim(pl), "awr session show S")
+	require.NoError(t, err)
+	require.Equal(t, &pl, got)
+	key, err := cursor.DecodeBinding("session show", cursor.EncodeBinding("host:conv-1"), "awr session show S")
+	require.NoError(t, err)
+	require.Equal(t, "host:conv-1", key)
+	for _, bad := range []string{"junk!", cursor.EncodeID("x"), cursor.EncodeSeq(3), cursor.EncodeBinding("host:c")} {
+		_, err := cursor.DecodeClaim("session show", bad, "awr session show S")
+		require.Equal(t, fault.InvalidInput, fault.CodeOf(err), bad)
+		require.Equal(t, "--claims-cursor", fault.As(err).Details["flag"])
+		require.Equal(t, "awr session show S", fault.As(err).Hint)
+	}
+	for _, bad := range []string{"junk!", cursor.EncodeID("x"), cursor.EncodeClaim(pl)} {
+		_, err := cursor.DecodeBinding("recovery inspect", bad, "awr recovery inspect --session S")
+		require.Equal(t, fault.InvalidInput, fault.CodeOf(err), bad)
+		require.Equal(t, "--bindings-cursor", fault.As(err).Details["flag"])
+		require.Contains(t, err.Error(), "bindings_next_cursor")
+	}
+}

@@ -103,9 +103,15 @@ func (p *Project) sessionStart(ctx context.Context, req SessionStartRequest) (*S
 }
 
 // SessionCheckpoint records what was done, the next action and the open
-// loops. Errors: those of commands.RecordCheckpoint.
+// loops. Its answer holds what the checkpoint changed whole and a page of
+// the items in force (checkpointPage).
+// Errors: those of commands.RecordCheckpoint.
 func (p *Project) SessionCheckpoint(ctx context.Context, req SessionCheckpointRequest) (*CheckpointResult, error) {
-	return decided(ctx, p, func(ctx context.Context) (*CheckpointResult, error) { return p.sessionCheckpoint(ctx, req) })
+	res, err := decided(ctx, p, func(ctx context.Context) (*CheckpointResult, error) { return p.sessionCheckpoint(ctx, req) })
+	if err != nil {
+		return nil, err
+	}
+	return checkpointPage(res), nil
 }
 
 // sessionCheckpoint is one attempt of SessionCheckpoint (decided).

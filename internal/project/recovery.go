@@ -43,7 +43,10 @@ type RecoveryInspectRequest struct {
 	// KnowledgeCursor is the place after which the page of the items in
 	// force starts (a report's knowledge_next_cursor).
 	KnowledgeCursor string `name:"knowledge-cursor" json:"knowledge_cursor,omitempty" help:"List the items in force (open loops, decisions, facts, hypotheses) after this place (a page's knowledge_next_cursor; default: from the first)." placeholder:"CURSOR"`
-	Limit           *int   `name:"limit" json:"limit,omitempty" help:"At most N changed events, N closed items and N items in force, 1 to 1000 (default 50); --all for every one." placeholder:"N"`
+	// BindingsCursor is the place after which the page of the bound
+	// conversations starts (a report's bindings_next_cursor).
+	BindingsCursor string `name:"bindings-cursor" json:"bindings_cursor,omitempty" help:"List the bound conversations after those of the page before (its bindings_next_cursor; default: from the first)." placeholder:"CURSOR"`
+	Limit          *int   `name:"limit" json:"limit,omitempty" help:"At most N changed events, N closed items, N items in force and N bindings, 1 to 1000 (default 50); --all for every one." placeholder:"N"`
 }
 
 // RecoveryInspect answers, for a session at a revision, where
@@ -54,10 +57,12 @@ type RecoveryInspectRequest struct {
 // from the request's cursors, with the count of what follows and the
 // cursor of the next page; so are the items in force (open loops,
 // decisions, facts, hypotheses), with knowledge_total and
-// knowledge_next_cursor. It never writes.
+// knowledge_next_cursor, and the bound conversations, with
+// bindings_total and bindings_next_cursor. It never writes.
 // Errors: NotFound for an unknown session; InvalidInput for a limit
 // outside 1 to MaxRecoveryLimit, a negative cursor or one outside its
-// list (recovery.At), or a --knowledge-cursor awr did not give.
+// list (recovery.At), or a --knowledge-cursor or --bindings-cursor awr
+// did not give.
 func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectRequest) (*RecoveryReport, error) {
 	limit := DefaultRecoveryLimit
 	if req.Limit != nil {
@@ -115,7 +120,11 @@ func (p *Project) recoveryInspect(ctx context.Context, req RecoveryInspectReques
 	if err != nil {
 		return nil, err
 	}
-	page := recovery.Page{ChangedAfter: req.ChangedSince, ClosedAfter: req.ClosedSince, KnowledgeAfter: after, Limit: limit}
+	bindingsAfter, err := cursor.DecodeBinding("recovery inspect", req.BindingsCursor, first)
+	if err != nil {
+		return nil, err
+	}
+	page := recovery.Page{ChangedAfter: req.ChangedSince, ClosedAfter: req.ClosedSince, KnowledgeAfter: after, BindingsAfter: bindingsAfter, Limit: limit}
 	rep, err := readResult(ctx, p, req.Read, func(r *events.Reader, rev, now int64) (*RecoveryReport, error) {
 		return recovery.At(r.Conn, session, rev, r.Head, now, page)
 	})

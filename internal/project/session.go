@@ -21,7 +21,13 @@ type Checkpoint = projections.Checkpoint
 // checkpoints and bindings.
 type SessionView struct {
 	Session projections.Session `json:"session"`
-	Claims  []projections.Claim `json:"claims"`
+	// Claims are a page of the session's claims, the highest fencing
+	// token first (after the request's claims cursor), of ClaimsTotal in
+	// all; when more follow, ClaimsNextCursor is the --claims-cursor of
+	// the next page.
+	Claims           []projections.Claim `json:"claims"`
+	ClaimsTotal      int                 `json:"claims_total"`
+	ClaimsNextCursor string              `json:"claims_next_cursor,omitempty"`
 	// Checkpoints are a page of the session's checkpoints, oldest first:
 	// its latest (or the latest before the request's checkpoints
 	// cursor), of CheckpointsTotal in all; when older ones exist,
@@ -29,7 +35,13 @@ type SessionView struct {
 	Checkpoints           []projections.Checkpoint `json:"checkpoints"`
 	CheckpointsTotal      int                      `json:"checkpoints_total"`
 	CheckpointsNextCursor string                   `json:"checkpoints_next_cursor,omitempty"`
-	Bindings              []projections.Binding    `json:"bindings"`
+	// Bindings are a page of the conversations bound to the session, by
+	// external session (after the request's bindings cursor), of
+	// BindingsTotal in all; when more follow, BindingsNextCursor is the
+	// --bindings-cursor of the next page.
+	Bindings           []projections.Binding `json:"bindings"`
+	BindingsTotal      int                   `json:"bindings_total"`
+	BindingsNextCursor string                `json:"bindings_next_cursor,omitempty"`
 	// Knowledge is the session's work item's loops, decisions, facts and
 	// hypotheses at the revision: a page of the items in force (open
 	// loops, then decisions, facts and hypotheses, each by number),
@@ -45,12 +57,15 @@ type SessionView struct {
 // SessionShowRequest is `awr session show` and awr_session_show.
 type SessionShowRequest struct {
 	Session string `arg:"" name:"session" json:"session" help:"Session id." placeholder:"ID"`
-	// CheckpointsCursor, KnowledgeCursor, Limit and All select the pages
-	// of the session's checkpoints and of its work's knowledge in force.
+	// CheckpointsCursor, KnowledgeCursor, ClaimsCursor, BindingsCursor,
+	// Limit and All select the pages of the session's checkpoints, of its
+	// work's knowledge in force, of its claims and of its bindings.
 	CheckpointsCursor string `name:"checkpoints-cursor" json:"checkpoints_cursor,omitempty" help:"List the checkpoints before those of the page before: its checkpoints_next_cursor." placeholder:"CURSOR"`
 	KnowledgeCursor   string `name:"knowledge-cursor" json:"knowledge_cursor,omitempty" help:"List the items in force (open loops, decisions, facts, hypotheses) after this place: the knowledge_next_cursor of the page before." placeholder:"CURSOR"`
-	Limit             *int   `name:"limit" json:"limit,omitempty" help:"At most N checkpoints and N items in force (1 to 200; default 50, or all with --all)." placeholder:"N"`
-	All               bool   `name:"all" json:"all,omitempty" help:"Every checkpoint and every item in force (no page): the CLI writes the checkpoints as they are read."`
+	ClaimsCursor      string `name:"claims-cursor" json:"claims_cursor,omitempty" help:"List the claims after those of the page before (highest fencing token first): its claims_next_cursor." placeholder:"CURSOR"`
+	BindingsCursor    string `name:"bindings-cursor" json:"bindings_cursor,omitempty" help:"List the bound conversations after those of the page before: its bindings_next_cursor." placeholder:"CURSOR"`
+	Limit             *int   `name:"limit" json:"limit,omitempty" help:"At most N checkpoints, N items in force, N claims and N bindings (1 to 200; default 50, or all with --all)." placeholder:"N"`
+	All               bool   `name:"all" json:"all,omitempty" help:"Every checkpoint, item in force, claim and binding (no page): the CLI writes the checkpoints as they are read."`
 	Read
 }
 
@@ -60,7 +75,9 @@ type SessionShowRequest struct {
 // with All): the latest checkpoints before the CheckpointsCursor, oldest
 // first, with checkpoints_total and checkpoints_next_cursor (the older
 // ones); the items in force after the KnowledgeCursor, with
-// knowledge_total and knowledge_next_cursor.
+// knowledge_total and knowledge_next_cursor; so are its claims (after
+// the ClaimsCursor, claims_total, claims_next_cursor) and its bindings
+// (after the BindingsCursor, bindings_total, bindings_next_cursor).
 // Errors: NotFound for a session unknown at that revision; InvalidInput
 // for a limit outside 1 to commands.MaxLimit, or a cursor awr did not
 // give or beyond the revision read (details.flag names it).
@@ -102,6 +119,14 @@ func (p *Project) sessionShow(ctx context.Context, req SessionShowRequest, start
 	if err != nil {
 		return err
 	}
+	claimsAfter, err := cursor.DecodeClaim("session show", req.ClaimsCursor, first)
+	if err != nil {
+		return err
+	}
+	bindingsAfter, err := cursor.DecodeBinding("session show", req.BindingsCursor, first)
+	if err != nil {
+		return err
+	}
 	v := &SessionView{}
 	return p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		v.ProjectRevision = rev
@@ -113,7 +138,7 @@ func (p *Project) sessionShow(ctx context.Context, req SessionShowRequest, start
 			return fault.New(fault.NotFound, "session show: session %s not found at revision %d", id, rev).With("session_id", id).WithHint("awr session list")
 		}
 		v.Session = *s
-		if v.Claims, err = projections.SessionClaimsAt(r.Conn, s.ID, rev); err != nil {
+		if err := v.claimsPage(r, rev, claimsAfter, pg.limit); err != nil {
 			return err
 		}
 		limit := pg.limit
@@ -128,16 +153,16 @@ func (p *Project) sessionShow(ctx context.Context, req SessionShowRequest, start
 		if s.LastCheckpointSeq > 0 {
 			since = s.LastCheckpointSeq - 1
 		}
-		k, err := projections.KnowledgeStateAt(r.Conn, s.Work, rev, since)
+		// The page alone is read, not every item in force.
+		var last *projections.KnowledgePlace
+		v.Knowledge, v.KnowledgeTotal, last, err = projections.KnowledgePageAt(r.Conn, s.Work, rev, since, rev == r.Head, pg.after, pg.limit)
 		if err != nil {
 			return err
 		}
-		var last *projections.KnowledgePlace
-		v.Knowledge, v.KnowledgeTotal, last = k.Listed(projections.MaxClosedListed).InForcePage(pg.after, pg.limit)
 		if last != nil {
 			v.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
 		}
-		if v.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev); err != nil {
+		if err := v.bindingsPage(r, rev, bindingsAfter, pg.limit); err != nil {
 			return err
 		}
 		if v.Claims == nil {
@@ -154,6 +179,59 @@ func (p *Project) sessionShow(ctx context.Context, req SessionShowRequest, start
 		}
 		return projections.EachSessionCheckpointAt(r.Conn, s.ID, upTo, each)
 	})
+}
+
+// claimsPage reads the page of v's session's claims at rev: at most
+// limit (0: every one) after the place after, their total, and the
+// cursor of the next page when more follow.
+func (v *SessionView) claimsPage(r *events.Reader, rev int64, after *projections.ClaimPlace, limit int) (err error) {
+	if v.ClaimsTotal, err = projections.SessionClaimCountAt(r.Conn, v.Session.ID, rev); err != nil {
+		return err
+	}
+	if v.Claims, err = projections.SessionClaimsPageAt(r.Conn, v.Session.ID, rev, after, more(limit)); err != nil {
+		return err
+	}
+	var last *projections.Claim
+	if v.Claims, last = cut(v.Claims, limit); last != nil {
+		v.ClaimsNextCursor = cursor.EncodeClaim(projections.PlaceOfClaim(last))
+	}
+	return nil
+}
+
+// bindingsPage reads the page of the conversations bound to v's session
+// at rev: at most limit (0: every one) after the external session
+// after, their total, and the cursor of the next page when more follow.
+func (v *SessionView) bindingsPage(r *events.Reader, rev int64, after string, limit int) (err error) {
+	if v.BindingsTotal, err = projections.SessionBindingCountAt(r.Conn, v.Session.ID, rev); err != nil {
+		return err
+	}
+	if v.Bindings, err = projections.SessionBindingsPageAt(r.Conn, v.Session.ID, rev, after, more(limit)); err != nil {
+		return err
+	}
+	var last *projections.Binding
+	if v.Bindings, last = cut(v.Bindings, limit); last != nil {
+		v.BindingsNextCursor = cursor.EncodeBinding(last.ExternalSession)
+	}
+	return nil
+}
+
+// more is the rows a page of limit reads: one more, which says whether
+// a page follows (0 or less, every row, stays so).
+func more(limit int) int {
+	if limit <= 0 {
+		return limit
+	}
+	return limit + 1
+}
+
+// cut keeps the first limit of rows, read with one more (more): when
+// there was one more, last is the page's last row, after which the next
+// page starts; nil when the page is the last.
+func cut[T any](rows []T, limit int) (page []T, last *T) {
+	if limit <= 0 || len(rows) <= limit {
+		return rows, nil
+	}
+	return rows[:limit], &rows[limit-1]
 }
 
 // checkpointsPage reads the page of v's session's checkpoints at rev:
@@ -453,6 +531,23 @@ func (p *Project) ClientShow(ctx context.Context, req ClientShowRequest) (*Clien
 		return nil, err
 	}
 	return v, nil
+}
+
+// checkpointPage bounds a checkpoint's answer: what the checkpoint
+// changed stays whole (res.Checkpoint.Changes, and the items it closed,
+// res.Knowledge.Closed), the items in force are their first page
+// (commands.DefaultPage, in the order session show pages them), with
+// knowledge_total and, when more follow, the cursor and the command of
+// `awr session show` that lists the next page. res is changed and
+// returned.
+func checkpointPage(res *CheckpointResult) *CheckpointResult {
+	var last *projections.KnowledgePlace
+	res.Knowledge, res.KnowledgeTotal, last = res.Knowledge.InForcePage(nil, commands.DefaultPage)
+	if last != nil {
+		res.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
+		res.KnowledgeNextCommand = "awr session show " + shellwords.Quote(res.Checkpoint.SessionID) + " --knowledge-cursor " + res.KnowledgeNextCursor
+	}
+	return res
 }
 
 // inForcePage is the page of a work item's knowledge in force a read

@@ -33,7 +33,12 @@ func (rep *Report) lists(conn *sqlite.Conn, rev, head int64, page Page) error {
 		limit = DefaultLimit
 	}
 	if rep.Knowledge != nil {
-		k, total, last := rep.Knowledge.InForcePage(page.KnowledgeAfter, limit)
+		// The page alone is read, not every item in force (none closed:
+		// closedPage reads them).
+		k, total, last, err := projections.KnowledgePageAt(conn, rep.Session.Work, rev, rev, rev == head, page.KnowledgeAfter, limit)
+		if err != nil {
+			return err
+		}
 		k.Since, k.Closed, k.ClosedMore = closed, []projections.Knowledge{}, 0
 		rep.Knowledge, rep.KnowledgeTotal = k, total
 		if last != nil {

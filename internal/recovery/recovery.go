@@ -14,6 +14,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/exec"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/idle"
@@ -33,13 +34,19 @@ type ClaimState struct {
 // Report is `awr recovery inspect`: where one session stands at a
 // revision.
 type Report struct {
-	Session       projections.Session     `json:"session"`
-	Claim         *ClaimState             `json:"claim"`
-	Checkpoint    *projections.Checkpoint `json:"checkpoint"`
-	Inherited     bool                    `json:"checkpoint_inherited"`
-	Bindings      []projections.Binding   `json:"bindings"`
-	PredecessorID string                  `json:"predecessor_id,omitempty"`
-	SuccessorID   string                  `json:"successor_id,omitempty"`
+	Session    projections.Session     `json:"session"`
+	Claim      *ClaimState             `json:"claim"`
+	Checkpoint *projections.Checkpoint `json:"checkpoint"`
+	Inherited  bool                    `json:"checkpoint_inherited"`
+	// Bindings are a page of the conversations bound to the session, by
+	// external session, after Page.BindingsAfter: BindingsTotal counts
+	// every one and BindingsNextCursor, when more follow, is the
+	// --bindings-cursor of the next page.
+	Bindings           []projections.Binding `json:"bindings"`
+	BindingsTotal      int                   `json:"bindings_total"`
+	BindingsNextCursor string                `json:"bindings_next_cursor,omitempty"`
+	PredecessorID      string                `json:"predecessor_id,omitempty"`
+	SuccessorID        string                `json:"successor_id,omitempty"`
 	// ChangedSince is a page of the events on the session's work after
 	// ChangedSinceSeq (the checkpoint's seq, or a page's cursor), oldest
 	// first, sources' own events left out; ChangedMore counts those
@@ -98,16 +105,19 @@ const (
 
 // Page selects the page of each list a report holds: the events changed
 // after ChangedAfter (nil: after the checkpoint), the items closed after
-// ClosedAfter (nil: since the checkpoint) and the items in force after
-// KnowledgeAfter (nil: from the first), at most Limit of each (0:
-// DefaultLimit; negative: no changed or closed list, for a caller that
-// streams them with Each, and every item in force). A page of closed
+// ClosedAfter (nil: since the checkpoint), the items in force after
+// KnowledgeAfter (nil: from the first) and the bindings after the
+// external session BindingsAfter ("": from the first), at most Limit of
+// each (0: DefaultLimit; negative: no changed or closed list, for a
+// caller that streams them with Each, and every item in force and every
+// binding). A page of closed
 // items holds whole checkpoints: it ends before a checkpoint's closes
 // that would take it past Limit, unless they are its first.
 type Page struct {
 	ChangedAfter   *int64
 	ClosedAfter    *int64
 	KnowledgeAfter *projections.KnowledgePlace
+	BindingsAfter  string
 	Limit          int
 }
 
@@ -133,7 +143,8 @@ func At(conn *sqlite.Conn, session string, rev, head, now int64, page Page) (*Re
 		return nil, fault.New(fault.NotFound, "recovery inspect: session %s not found at revision %d", session, rev).With("session_id", session).WithHint("awr session list")
 	}
 	rep.Session, rep.PredecessorID, rep.SuccessorID = *s, s.PredecessorID, s.SuccessorID
-	claims, err := projections.SessionClaimsAt(conn, s.ID, rev)
+	// The claim is the session's latest: the highest fencing token.
+	claims, err := projections.SessionClaimsPageAt(conn, s.ID, rev, nil, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -164,11 +175,8 @@ func At(conn *sqlite.Conn, session string, rev, head, now int64, page Page) (*Re
 		}
 		rep.Executions = append(rep.Executions, v)
 	}
-	if rep.Bindings, err = projections.SessionBindingsAt(conn, s.ID, rev); err != nil {
+	if err := rep.bindings(conn, rev, page); err != nil {
 		return nil, err
-	}
-	if rep.Bindings == nil {
-		rep.Bindings = []projections.Binding{}
 	}
 	if err := rep.lists(conn, rev, head, page); err != nil {
 		return nil, err
@@ -183,6 +191,39 @@ func At(conn *sqlite.Conn, session string, rev, head, now int64, page Page) (*Re
 	}
 	rep.NextStep = nextStep(rep, live != nil && live.SessionID != s.ID, seat)
 	return rep, nil
+}
+
+// bindings reads rep's page of the conversations bound to its session at
+// rev, their total and the cursor of the next page.
+func (rep *Report) bindings(conn *sqlite.Conn, rev int64, page Page) (err error) {
+	id := rep.Session.ID
+	if rep.BindingsTotal, err = projections.SessionBindingCountAt(conn, id, rev); err != nil {
+		return err
+	}
+	limit := page.Limit
+	switch {
+	case limit < 0:
+		limit = 0 // every one
+	case limit == 0:
+		limit = DefaultLimit
+	}
+	n := limit
+	if n > 0 {
+		n++ // one more says whether a page follows
+	}
+	bs, err := projections.SessionBindingsPageAt(conn, id, rev, page.BindingsAfter, n)
+	if err != nil {
+		return err
+	}
+	if limit > 0 && len(bs) > limit {
+		bs = bs[:limit]
+		rep.BindingsNextCursor = cursor.EncodeBinding(bs[limit-1].ExternalSession)
+	}
+	if bs == nil {
+		bs = []projections.Binding{}
+	}
+	rep.Bindings = bs
+	return nil
 }
 
 // nextStep is the one command to run next for the session of rep;

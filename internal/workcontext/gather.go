@@ -31,11 +31,12 @@ func Gather(conn *sqlite.Conn, rev int64, head bool, work, session string) (Inpu
 	return gather(conn, rev, head, work, session, true)
 }
 
-// GatherOpen is Gather without the knowledge items closed since the
-// latest checkpoint (in.Knowledge.Closed is empty, its Since set): for a
-// reader that pages them itself (recovery inspect, with
-// projections.ScanClosedAfter), whose cost must not follow every close
-// since the checkpoint.
+// GatherOpen is Gather without the knowledge items (in.Knowledge, set
+// when there is a checkpoint, holds no item, its Since set): for a reader
+// that pages them itself (recovery inspect: the items in force with
+// projections.KnowledgePageAt, those closed with
+// projections.ScanClosedAfter), whose cost must follow its pages, not
+// every item in force or closed since the checkpoint.
 func GatherOpen(conn *sqlite.Conn, rev int64, head bool, work, session string) (Input, error) {
 	return gather(conn, rev, head, work, session, false)
 }
@@ -81,12 +82,12 @@ func gather(conn *sqlite.Conn, rev int64, head bool, work, session string, close
 	if in.Latest != nil {
 		// Items close only at checkpoints: those the latest closed are
 		// shown once, until the next checkpoint.
-		since := in.Latest.Seq - 1
-		if !closes {
-			since = rev // no item closes after rev: none is read
-		}
-		if in.Knowledge, err = projections.KnowledgeStateAt(conn, work, rev, since); err != nil {
-			return in, err
+		if closes {
+			if in.Knowledge, err = projections.KnowledgeStateAt(conn, work, rev, in.Latest.Seq-1); err != nil {
+				return in, err
+			}
+		} else {
+			in.Knowledge = projections.SortKnowledge(nil, 0)
 		}
 		in.Knowledge.Since = in.Latest.Seq - 1
 		if in.Changed, err = changedSince(conn, work, in.Latest.Seq, rev, in.Item); err != nil {

@@ -117,7 +117,7 @@ func At(conn *sqlite.Conn, key string, rev, now int64, head bool, pg Page) (*Res
 		func() error { return res.readProvenance(conn, it, rev, head) },
 		func() error { return res.readReadiness(conn, it, rev, now, head) },
 		func() error { return res.readSessions(conn, rev, now, head) },
-		func() error { return res.readProgress(conn, it, rev, pg) },
+		func() error { return res.readProgress(conn, it, rev, head, pg) },
 		func() error { return res.readEvidence(conn, rev, pg) },
 	} {
 		if err := step(); err != nil {
@@ -223,7 +223,7 @@ func (res *Result) readSessions(conn *sqlite.Conn, rev, now int64, head bool) er
 
 // readProgress: the latest checkpoint, the next action, and the page pg
 // of the knowledge in force with what closed since the checkpoint.
-func (res *Result) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev int64, pg Page) error {
+func (res *Result) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev int64, head bool, pg Page) error {
 	cps, err := projections.LatestCheckpointsOfWorkAt(conn, it.Key, rev, 1)
 	if err != nil {
 		return err
@@ -237,12 +237,12 @@ func (res *Result) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev 
 	if res.Checkpoint != nil {
 		since = res.Checkpoint.Seq - 1
 	}
-	k, err := projections.KnowledgeStateAt(conn, it.Key, rev, since)
+	// The page alone is read, not every item in force.
+	var last *projections.KnowledgePlace
+	res.Knowledge, res.KnowledgeTotal, last, err = projections.KnowledgePageAt(conn, it.Key, rev, since, head, pg.KnowledgeAfter, pg.Limit)
 	if err != nil {
 		return err
 	}
-	var last *projections.KnowledgePlace
-	res.Knowledge, res.KnowledgeTotal, last = k.Listed(projections.MaxClosedListed).InForcePage(pg.KnowledgeAfter, pg.Limit)
 	if last != nil {
 		res.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
 	}

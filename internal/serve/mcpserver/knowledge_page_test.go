@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,7 +10,8 @@ import (
 
 // TestTools_KnowledgePaged: awr_work_show, awr_session_show and
 // awr_recovery_inspect take the CLI's page arguments (limit,
-// knowledge_cursor, checkpoints_cursor, evidence_cursor): paging with
+// knowledge_cursor, checkpoints_cursor, evidence_cursor, claims_cursor,
+// bindings_cursor): paging with
 // the cursors they give lists every item in force once, in order, and a
 // cursor awr did not give is InvalidInput naming its flag.
 func TestTools_KnowledgePaged(t *testing.T) {
@@ -81,5 +83,27 @@ func TestTools_KnowledgePaged(t *testing.T) {
 		older := ok(t, cs, "awr_session_show", map[string]any{"session": sid, "limit": 1, "checkpoints_cursor": first["checkpoints_next_cursor"]})
 		require.Equal(t, "step 0", get(older, "checkpoints").([]any)[0].(map[string]any)["digest"])
 		require.Nil(t, older["checkpoints_next_cursor"])
+	})
+	t.Run("claims and bindings", func(t *testing.T) {
+		ok(t, cs, "awr_claim_release", map[string]any{"session": sid})
+		ok(t, cs, "awr_claim_acquire", map[string]any{"session": sid})
+		for _, c := range []string{"host:conv-a", "host:conv-b"} {
+			ok(t, cs, "awr_client_bind", map[string]any{"client": "generic", "external_session": c, "work": "CART-1", "session": sid})
+		}
+		first := ok(t, cs, "awr_session_show", map[string]any{"session": sid, "limit": 1})
+		require.EqualValues(t, 2, first["claims_total"])
+		require.EqualValues(t, 2, first["bindings_total"])
+		require.EqualValues(t, 2, get(first, "claims").([]any)[0].(map[string]any)["fencing_token"])
+		next := ok(t, cs, "awr_session_show", map[string]any{"session": sid, "limit": 1, "claims_cursor": first["claims_next_cursor"], "bindings_cursor": first["bindings_next_cursor"]})
+		require.EqualValues(t, 1, get(next, "claims").([]any)[0].(map[string]any)["fencing_token"])
+		require.Equal(t, "host:conv-b", get(next, "bindings").([]any)[0].(map[string]any)["external_session"])
+		require.Nil(t, next["claims_next_cursor"])
+		require.Nil(t, next["bindings_next_cursor"])
+		rep := ok(t, cs, "awr_recovery_inspect", map[string]any{"session": sid, "limit": 1, "bindings_cursor": first["bindings_next_cursor"]})
+		require.Equal(t, "host:conv-b", get(rep, "bindings").([]any)[0].(map[string]any)["external_session"])
+		for _, flag := range []string{"claims_cursor", "bindings_cursor"} {
+			e := fails(t, cs, "awr_session_show", map[string]any{"session": sid, flag: "L-1"}, "InvalidInput")
+			require.Equal(t, "--"+strings.ReplaceAll(flag, "_", "-"), get(e, "details.flag"))
+		}
 	})
 }

@@ -68,7 +68,7 @@ var sessionsTools = []entry{
 		desc: "Start a work session on a work item, optionally claiming it (a lease with a fencing token), as `awr session start --json`. Claiming fails with SourceStale when sources changed, ClaimConflict when another session holds the work."},
 		op((*project.Project).SessionStart)),
 	toolOf(tool{name: "awr_session_checkpoint", title: "Record a checkpoint",
-		desc: "Record what was done, the exact next action and the open loops of a session, as `awr session checkpoint --json`. Pass context_hash from awr_context_compile to prove which context the work was based on."},
+		desc: "Record what was done, the exact next action and the open loops of a session, as `awr session checkpoint --json`. Pass context_hash from awr_context_compile to prove which context the work was based on. The answer holds what the checkpoint changed whole (checkpoint.changes, knowledge.closed_since_checkpoint) and the first 50 items in force: knowledge_total counts them all, and knowledge_next_cursor, passed as knowledge_cursor to awr_session_show, lists the next page."},
 		op((*project.Project).SessionCheckpoint)),
 	toolOf(tool{name: "awr_session_end", title: "End a session",
 		desc: "End a session with an outcome and release its claim, as `awr session end --json`. The work item's status in its source file is never changed."},
@@ -80,7 +80,7 @@ var sessionsTools = []entry{
 			return op((*project.Project).SessionResume)(ctx, p, in)
 		}),
 	toolOf(tool{name: "awr_session_show", title: "Show a session", readOnly: true,
-		desc: "A session with its claims, checkpoints and host bindings, as `awr session show --json`: its latest checkpoints (limit, default 50; checkpoints_total, and checkpoints_next_cursor to pass as checkpoints_cursor for the older ones) and a page of its work's loops, decisions, facts and hypotheses in force (knowledge_total, and knowledge_next_cursor to pass as knowledge_cursor); all for every one."},
+		desc: "A session with its claims, checkpoints and host bindings, as `awr session show --json`: its latest checkpoints (limit, default 50; checkpoints_total, and checkpoints_next_cursor to pass as checkpoints_cursor for the older ones) a page of its work's loops, decisions, facts and hypotheses in force (knowledge_total, and knowledge_next_cursor to pass as knowledge_cursor), a page of its claims, the latest first (claims_total, claims_next_cursor to pass as claims_cursor) and one of its bound conversations (bindings_total, bindings_next_cursor to pass as bindings_cursor); all for every one."},
 		op((*project.Project).SessionShow)),
 	toolOf(tool{name: "awr_session_list", title: "List sessions", readOnly: true,
 		desc: "Sessions oldest first, optionally only active ones or those on one work item, as `awr session list --json`: one page (limit, default 50), sessions_total, and next_cursor to pass as cursor for the next page; all for every one."},
@@ -103,7 +103,7 @@ var sessionsTools = []entry{
 			return op((*project.Project).ContextCompile)(ctx, p, in)
 		}),
 	toolOf(tool{name: "awr_recovery_inspect", title: "Inspect recovery", readOnly: true,
-		desc: "Where a session stands and the exact step to take next (read-only), as `awr recovery inspect --json`: claim state, last or inherited checkpoint, bindings, predecessor/successor, changes since the checkpoint. The events changed and the items closed since the checkpoint are pages (limit, 50 by default): changed_next_since and closed_next_since, given as changed_since and closed_since, read the next. So are the loops, decisions, facts and hypotheses in force: knowledge_total counts them, knowledge_next_cursor given as knowledge_cursor reads the next page."},
+		desc: "Where a session stands and the exact step to take next (read-only), as `awr recovery inspect --json`: claim state, last or inherited checkpoint, bindings, predecessor/successor, changes since the checkpoint. The events changed and the items closed since the checkpoint are pages (limit, 50 by default): changed_next_since and closed_next_since, given as changed_since and closed_since, read the next. So are the loops, decisions, facts and hypotheses in force: knowledge_total counts them, knowledge_next_cursor given as knowledge_cursor reads the next page; and the bound conversations: bindings_total, bindings_next_cursor given as bindings_cursor."},
 		op((*project.Project).RecoveryInspect)),
 	toolOf(tool{name: "awr_context_hygiene", title: "What deserves pruning", readOnly: true,
 		desc: "List what deserves pruning, as `awr context hygiene --json`: each loop, decision, fact or hypothesis that evidence in the log or the repository contradicts or completes, the evidence quoted (a later fact or decision answering it, a commit or a ticked register item closing a loop, its work item's source changed after it, a duplicate), and checkpoints whose recorded HEAD is no longer an ancestor of HEAD; each finding has the exact command that retires it and the one that confirms it still holds. Age alone flags nothing."},

@@ -1,0 +1,1 @@
+SELECT count(*) AS n FROM p_claims WHERE session_id = :session_id AND valid_from <= :rev AND (valid_to IS NULL OR valid_to > :rev);

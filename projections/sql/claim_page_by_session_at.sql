@@ -1,0 +1,1 @@
+SELECT * FROM p_claims WHERE session_id = :session_id AND valid_from <= :rev AND (valid_to IS NULL OR valid_to > :rev) AND (fencing_token < :after_token OR fencing_token = :after_token AND claim_id > :after_id) ORDER BY fencing_token DESC, claim_id LIMIT :limit + 0;

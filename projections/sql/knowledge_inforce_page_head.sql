@@ -1,0 +1,1 @@
+SELECT * FROM p_knowledge INDEXED BY p_knowledge_live WHERE work = :work AND kind = :kind AND valid_to IS NULL AND closed_seq = 0 AND num >= :num AND (num > :num OR item_id > :id) ORDER BY num, item_id LIMIT :limit + 0;
