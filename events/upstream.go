@@ -52,6 +52,70 @@ type RequestLocker interface {
 	LockedRequest(ctx context.Context, requestID string, fn func(w LockedLog) error) error
 }
 
+// OneTrip is an Upstream that commits a write sealed on the cache's head
+// before taking its write lock, in one round trip: the lock, a check that
+// the write may stand as sealed, the write and the commit sent together.
+// A warm server's write uses it when the cache is at the head the store
+// last saw; whenever the check refuses, the write is decided again under
+// the lock (Locked), as every write was before.
+type OneTrip interface {
+	// Warmth returns what the store knows of the shared log without
+	// asking it.
+	Warmth() Warmth
+	// CommitSealed takes the shared log's write lock and, only when w may
+	// stand as sealed, appends w.Events with w.Request, advances the head
+	// and commits, all in one round trip. It may stand when the shared
+	// log's head is still w.On, the log is not fenced (LockedLog.Moved),
+	// neither an event's id nor the request id is in the log already,
+	// and, when w.Clocked, the shared clock at the lock is not before
+	// w.At nor more than w.Within after it.
+	//
+	// It returns true when the write is committed (acknowledged); false
+	// with a nil error when nothing was written (the check refused, a
+	// statement failed, or nothing reached the server): the caller
+	// decides the write again under the lock. Errors: Storage, saying
+	// the write may have been committed, when the connection was lost
+	// after the batch was sent and before the commit's answer came: as
+	// LockedLog.Commit, the answer is the next catch-up's (or a retry's
+	// with the same request id).
+	CommitSealed(ctx context.Context, w SealedWrite) (bool, error)
+}
+
+// Warmth is what a OneTrip store knows of the shared log without asking
+// it.
+type Warmth struct {
+	// Warm is set once the store has held the write lock: it has read
+	// the shared clock.
+	Warm bool
+	// Seen is the highest revision of the shared log the store has seen:
+	// a cache below it is behind.
+	Seen int64
+	// Clocked is set when writes take their time from the shared clock
+	// (LockedLog.Clock), and Now is then that clock's time as the store
+	// last read it, carried forward by this machine's clock.
+	Clocked bool
+	Now     time.Time
+}
+
+// SealedWrite is a write sealed on the cache's head before the shared
+// log's lock (OneTrip.CommitSealed).
+type SealedWrite struct {
+	// On is the head the events continue: the cache's when it sealed them.
+	On Head
+	// Clocked says whether the shared clock must agree with At.
+	Clocked bool
+	// At is the write's time: every event's occurred_at, and the time its
+	// leases were judged at.
+	At time.Time
+	// Within bounds how far the shared clock may have run past At when
+	// the lock is granted.
+	Within time.Duration
+	// Events are the write's events, sealed to continue On.
+	Events []*Event
+	// Request is the write's idempotency record, or nil.
+	Request *RequestRecord
+}
+
 // LockedLog is the shared log while its write lock is held (Upstream.Locked).
 type LockedLog interface {
 	// Head is the shared log's head when the lock was granted: every
@@ -284,6 +348,11 @@ func (s *Store) diverged(format string, args ...any) error {
 // the cache as it was; a cache commit that fails after the shared log's
 // is the next catch-up's to repair, and the write is acknowledged.
 func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error)) (*WriteResult, error) {
+	if ot, ok := s.up.(OneTrip); ok {
+		if res, done, err := s.writeOneTrip(ctx, ot, opts, fn); done {
+			return res, err
+		}
+	}
 	var res *WriteResult
 	lock := s.up.Locked
 	if rl, ok := s.up.(RequestLocker); ok && opts.RequestID != "" {
@@ -322,7 +391,7 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 			if err := s.stillWhere(tx); err != nil {
 				return nil, err
 			}
-			if err := plannedReads(ctx).check(tx); err != nil {
+			if err := plannedReads(ctx).check(tx, false); err != nil {
 				return nil, err
 			}
 			return fn(tx)
@@ -358,6 +427,95 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 		return nil, err
 	}
 	return res, nil
+}
+
+// oneTripSkew bounds how far the shared clock may have run past the time
+// a write took before the lock (the shared clock as last read, carried
+// forward by this machine's) when the lock is granted: its leases were
+// judged at most this long before the shared clock's time at the commit.
+// A write the lock finds later is decided again under the lock.
+const oneTripSkew = time.Second
+
+// errUnderTheLock rolls back the cache's transaction of a write sealed
+// before the lock that must be decided under it instead.
+var errUnderTheLock = errors.New("decide the write under the shared log's lock")
+
+// writeOneTrip is writeThrough's common case, one round trip: when the
+// store is warm and the cache is at the shared head it last saw, the
+// write runs on the cache as it is, its time the shared clock as last
+// read (never before the log's last event, as every write's), and its
+// events go to the shared log with the lock, checked there
+// (OneTrip.CommitSealed): the shared head is still the one they were
+// sealed on, so the cache held every event of the shared log and the
+// write was decided on the log as the lock finds it. done is false when
+// the write is to be decided under the lock instead, nothing written: a
+// cold store, a cache behind, the shared log's lock held by another
+// writer (the cache's write lock is held here, and a writer of this
+// machine holding the shared lock may wait for it: the two never wait
+// for each other), a refusal of the check, and any answer the
+// write would give without committing (an error, a repeat, nothing to
+// append), since it was decided on a cache that may be behind. The
+// door's planned reads are checked and kept for that attempt.
+func (s *Store) writeOneTrip(ctx context.Context, ot OneTrip, opts WriteOptions, fn func(tx *Tx) (any, error)) (*WriteResult, bool, error) {
+	warm := ot.Warmth()
+	if !warm.Warm {
+		return nil, false, nil
+	}
+	if warm.Clocked {
+		opts.Now = warm.Now
+	}
+	plan := plannedReads(ctx)
+	var pushed *WriteResult
+	var unknown error
+	var on Head
+	_, _ = s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
+		if tx.head < warm.Seen {
+			return nil, errUnderTheLock
+		}
+		if err := s.stillWhere(tx); err != nil {
+			return nil, err
+		}
+		if err := plan.check(tx, true); err != nil {
+			return nil, err
+		}
+		on = Head{Revision: tx.head, Hash: tx.lastHash, OccurredAt: tx.lastTime}
+		return fn(tx)
+	}, func(tx *Tx, r *WriteResult) error {
+		if tx.raw > 0 || len(r.Events) == 0 {
+			return errUnderTheLock
+		}
+		at := tx.opts.Now
+		if last := r.Events[len(r.Events)-1].OccurredAt; last > at.UnixMilli() {
+			at = time.UnixMilli(last).UTC()
+		}
+		var rec *RequestRecord
+		if opts.RequestID != "" {
+			rec = &RequestRecord{ID: opts.RequestID, Fingerprint: opts.Fingerprint, Result: r.Result,
+				FirstSeq: r.Events[0].Seq, LastSeq: r.Events[len(r.Events)-1].Seq}
+		}
+		committed, err := ot.CommitSealed(ctx, SealedWrite{On: on, Clocked: warm.Clocked, At: at, Within: oneTripSkew, Events: r.Events, Request: rec})
+		if err != nil {
+			unknown = err
+			return err
+		}
+		if !committed {
+			return errUnderTheLock
+		}
+		pushed = r
+		return nil
+	})
+	switch {
+	case pushed != nil:
+		// The shared log holds the write: acknowledged, whatever the
+		// cache's commit said (the next catch-up repairs it).
+		plan.take()
+		return pushed, true, nil
+	case unknown != nil:
+		// The batch was sent and its answer lost: the write may have
+		// been committed. Deciding it again could write it twice.
+		return nil, true, unknown
+	}
+	return nil, false, nil
 }
 
 // SharedMark is what a cache records of the shared log it copies: the
@@ -743,18 +901,21 @@ func (s *Store) ReadsCache(ctx context.Context) bool {
 
 // check refuses, inside the write's transaction on the caught-up cache,
 // a write whose planned reads an event after them touches. The first
-// write through the plan takes its reads: a later write in the same
-// context is not checked against them, so a refusal (and the door's
+// write through the plan takes its reads (unless keep: a write sealed
+// before the lock takes them only once committed, take): a later write
+// in the same context is not checked against them, so a refusal (and the door's
 // attempt again) only ever comes before anything was written. A nil
 // plan checks nothing.
 // Errors: RevisionConflict (ReadMoved), naming the event; Storage.
-func (p *readPlan) check(tx *Tx) error {
+func (p *readPlan) check(tx *Tx, keep bool) error {
 	if p == nil {
 		return nil
 	}
 	p.mu.Lock()
 	reads := p.reads
-	p.reads = nil
+	if !keep {
+		p.reads = nil
+	}
 	p.mu.Unlock()
 	if len(reads) == 0 {
 		return nil
@@ -775,4 +936,14 @@ func (p *readPlan) check(tx *Tx) error {
 		}
 		return nil
 	})
+}
+
+// take drops the plan's reads: a write decided on them committed.
+func (p *readPlan) take() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.reads = nil
+	p.mu.Unlock()
 }

@@ -1,0 +1,117 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/rand"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/events/pgstore/pgtest"
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+)
+
+// TestOneTrip_SharedClock (issue #44, item 6): a write sealed before the
+// lock takes the shared clock as last read, carried forward by this
+// machine's. When that estimate is ahead of the shared clock (this
+// machine's clock jumped forward), the shared log refuses the write as
+// sealed: a lease is never judged at a time the shared clock has not
+// reached, and no event is timed in its future. When it is behind by
+// more than the bound (this machine's clock jumped back), the write is
+// refused too. Either way the write is decided again under the lock,
+// timed by the shared clock there.
+func TestOneTrip_SharedClock(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	ctx := context.Background()
+	up, err := Open(ctx, dbURL, Options{Project: "p", ServerClock: true})
+	require.NoError(t, err)
+	st, err := events.Open(ctx, filepath.Join(t.TempDir(), "c.db"), events.Options{Create: true, Upstream: up})
+	if err != nil {
+		up.Close()
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	admin, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close(ctx) })
+	serverNow := func() int64 {
+		var ms int64
+		require.NoError(t, admin.QueryRow(ctx, "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint").Scan(&ms))
+		return ms
+	}
+	n := 0
+	write := func() (*events.WriteResult, int64) {
+		t.Helper()
+		n++
+		before := up.Traffic().RoundTrips
+		// The caller's clock, a day off, is never the write's: the
+		// shared clock is.
+		o := events.WriteOptions{Now: time.Now().Add(24 * time.Hour), Entropy: rand.Reader, Actor: "clock-test"}
+		res, err := st.Write(ctx, o, func(tx *events.Tx) (any, error) {
+			id := "S-" + string(rune('a'+n))
+			_, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}})
+			return nil, err
+		})
+		require.NoError(t, err)
+		require.Len(t, res.Events, 1)
+		return res, up.Traffic().RoundTrips - before
+	}
+	write() // under the lock: it reads the shared clock
+	write() // sealed before the lock
+	from := serverNow()
+	res, trips := write()
+	require.EqualValues(t, 1, trips, "a warm store's write in one round trip")
+	require.GreaterOrEqual(t, res.Events[0].OccurredAt, from-oneSecond, "timed by the shared clock")
+	require.LessOrEqual(t, res.Events[0].OccurredAt, serverNow(), "timed by the shared clock")
+
+	// This machine's clock jumps forward an hour: the write's estimate
+	// of the shared clock is ahead of it.
+	up.seen.offset.Add(3_600_000)
+	from = serverNow()
+	res, trips = write()
+	to := serverNow()
+	require.Greater(t, trips, int64(1), "refused as sealed, decided again under the lock")
+	at := res.Events[0].OccurredAt
+	require.LessOrEqual(t, at, to, "no event timed where the shared clock has not been")
+	require.GreaterOrEqual(t, at, from, "timed by the shared clock at the lock")
+	_, trips = write()
+	require.EqualValues(t, 1, trips, "the lock read the shared clock again")
+
+	// The check itself, on a write sealed on the head: refused when the
+	// shared clock at the lock is before its time or past its time by
+	// more than the bound, nothing written; committed within.
+	for _, c := range []struct {
+		name   string
+		at     int64 // from the shared clock now, ms
+		commit bool
+	}{
+		{"an hour ahead", 3_600_000, false},
+		{"a minute past", -60_000, false},
+		{"just past", -100, true},
+	} {
+		h, err := up.Head(ctx)
+		require.NoError(t, err)
+		at := time.UnixMilli(serverNow() + c.at).UTC()
+		o := events.WriteOptions{Now: at, Entropy: rand.Reader, Actor: "clock-test"}
+		e, err := events.Seal(events.NewEvent{Stream: "session/x", Payload: events.SessionStarted{SessionID: "x", Work: "W-1", Agent: "a"}}, o, h, true,
+			func(string) (int64, error) { return 0, nil })
+		require.NoError(t, err)
+		ok, err := up.CommitSealed(ctx, events.SealedWrite{On: h, Clocked: true, At: at, Within: time.Second, Events: []*events.Event{e}})
+		require.NoError(t, err, c.name)
+		require.Equal(t, c.commit, ok, c.name)
+		after, err := up.Head(ctx)
+		require.NoError(t, err)
+		if c.commit {
+			require.Equal(t, e.Hash, after.Hash, c.name)
+		} else {
+			require.Equal(t, h, after, "%s: nothing written", c.name)
+		}
+	}
+}
+
+// oneSecond is a second in milliseconds: the slack of a clock read
+// before a write against the write's own reading.
+const oneSecond = 1000
