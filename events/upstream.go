@@ -67,8 +67,10 @@ type OneTrip interface {
 	// and commits, all in one round trip. It may stand when the shared
 	// log's head is still w.On, the log is not fenced (LockedLog.Moved),
 	// neither an event's id nor the request id is in the log already,
-	// and, when w.Clocked, the shared clock at the lock is not before
-	// w.At nor more than w.Within after it.
+	// and, when w.Clocked, the time a write under the lock would take
+	// (the shared clock at the lock, or the log's last event's time when
+	// that is later: time runs forward) is not before w.At nor more than
+	// w.Within after it.
 	//
 	// It returns true when the write is committed (acknowledged); false
 	// with a nil error when nothing was written (the check refused, a
@@ -379,7 +381,7 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 			}
 		}
 		if err := s.catchUpTo(ctx, h, w.Scan, nil); err != nil {
-			return err
+			return s.lockLost(ctx, h, err)
 		}
 		if now, ok := w.Clock(); ok {
 			// Leases are judged, and events timed, by the shared store's
@@ -388,6 +390,11 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 		}
 		var pushed *WriteResult
 		r, err := s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
+			if tx.head != h.Revision {
+				// While the lock is held, only this write can take the
+				// cache past the locked head.
+				return nil, s.lockLost(ctx, h, nil)
+			}
 			if err := s.stillWhere(tx); err != nil {
 				return nil, err
 			}
@@ -516,6 +523,34 @@ func (s *Store) writeOneTrip(ctx context.Context, ot OneTrip, opts WriteOptions,
 		return nil, true, unknown
 	}
 	return nil, false, nil
+}
+
+// lockLost tells a write that lost the shared log's lock from one whose
+// cache the shared log does not continue (err, from the catch-up under
+// the lock, or nil when the cache moved past the locked head h): while
+// the lock is held, the shared log's head stays at h and no write of
+// this machine can take the cache past it. A lock whose connection the
+// server ended is gone before its holder learns it, and another writer
+// may have committed meanwhile, here as well. When the shared log's head
+// read anew is past h, the lock was lost, and the write fails with
+// nothing written (its commit would have failed on the ended
+// connection); otherwise err stands.
+// Errors: Storage, nothing written; err; those of Upstream.Head.
+func (s *Store) lockLost(ctx context.Context, h Head, err error) error {
+	if err != nil && !fault.Is(err, fault.VerifyFailed) {
+		return err
+	}
+	now, herr := s.up.Head(ctx)
+	switch {
+	case herr != nil && err == nil:
+		return herr
+	case herr == nil && now.Revision > h.Revision:
+		return fault.New(fault.Storage, "write: lost the write lock of %s (its connection ended) while another writer committed; nothing was written; run the command again", s.up.Describe()).
+			With("store", s.up.Describe()).WithHint("awr status")
+	case err == nil:
+		return fault.New(fault.Internal, "write: the cache moved past %d while the shared log's lock was held there", h.Revision)
+	}
+	return err
 }
 
 // SharedMark is what a cache records of the shared log it copies: the

@@ -59,7 +59,9 @@ func (s *Store) Warmth() events.Warmth {
 // this machine under the shared log's lock may be waiting for it), the
 // guard (head_guard: it fails, and the server skips everything after it,
 // COMMIT included, unless the head is still w.On, the log is not fenced
-// and, when w.Clocked, the server's clock is within [w.At, w.At+w.Within]),
+// and, when w.Clocked, the server's clock, or the head's time when later
+// (as a write under the lock would take it), is within [w.At,
+// w.At+w.Within]),
 // the inserts, the head's advance, the notification, the request record
 // and COMMIT, sent together. An event or request id already in the log
 // fails its insert, and the fenced log's trigger its inserts, in the
@@ -115,20 +117,33 @@ func (s *Store) CommitSealed(ctx context.Context, w events.SealedWrite) (bool, e
 	if err == nil {
 		err = cerr
 	}
-	if err == nil && tag.String() == "COMMIT" {
+	if tag.String() == "COMMIT" {
+		// COMMIT answered: whatever came after it (the connection
+		// ending) does not undo it. (The pool drops a connection left
+		// broken.)
 		conn.Release()
 		s.seen.saw(pending.Revision)
 		return true, nil
 	}
 	s.abandon(ctx, conn)
-	var pe *pgconn.PgError
-	if err == nil || errors.As(err, &pe) || errors.As(cerr, &pe) || pgconn.SafeToRetry(err) {
+	if err == nil || statementFailed(err) || statementFailed(cerr) || pgconn.SafeToRetry(err) {
 		// The server answered COMMIT with a rollback, or a statement
 		// failed (the server skipped the rest, COMMIT included), or
 		// nothing was sent.
 		return false, nil
 	}
 	return s.settle(ctx, op, pid, w, err)
+}
+
+// statementFailed says whether err is a statement's own failure (an
+// ERROR): in a batch, the server then skips every statement up to its
+// end, COMMIT included. A FATAL or PANIC ends the connection instead, and
+// may come after the batch's COMMIT ran (the server sends its answers
+// when the batch ends, and a backend ended meanwhile sends only the
+// FATAL): it says nothing of what was committed.
+func statementFailed(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Severity != "FATAL" && pe.Severity != "PANIC"
 }
 
 // settle answers whether a batch of CommitSealed whose answer was lost

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,12 +92,24 @@ func TestOneTrip_SharedClock(t *testing.T) {
 		{"an hour ahead", 3_600_000, false},
 		{"a minute past", -60_000, false},
 		{"just past", -100, true},
+		// A log whose last event is ahead of the shared clock (a write
+		// of a store not on the server's clock): a write under the lock
+		// takes that event's time, and so may one sealed before it.
+		{"the head's time, an hour ahead", 0, true},
+		{"past the head's time", 1, false},
 	} {
 		h, err := up.Head(ctx)
 		require.NoError(t, err)
+		if c.name == "the head's time, an hour ahead" {
+			h = commitAhead(t, up, h)
+		}
 		at := time.UnixMilli(serverNow() + c.at).UTC()
+		if h.OccurredAt > serverNow() {
+			at = time.UnixMilli(h.OccurredAt + c.at).UTC()
+		}
 		o := events.WriteOptions{Now: at, Entropy: rand.Reader, Actor: "clock-test"}
-		e, err := events.Seal(events.NewEvent{Stream: "session/x", Payload: events.SessionStarted{SessionID: "x", Work: "W-1", Agent: "a"}}, o, h, true,
+		id := strings.ReplaceAll(c.name, " ", "-")
+		e, err := events.Seal(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}}, o, h, true,
 			func(string) (int64, error) { return 0, nil })
 		require.NoError(t, err)
 		ok, err := up.CommitSealed(ctx, events.SealedWrite{On: h, Clocked: true, At: at, Within: time.Second, Events: []*events.Event{e}})
@@ -110,6 +123,21 @@ func TestOneTrip_SharedClock(t *testing.T) {
 			require.Equal(t, h, after, "%s: nothing written", c.name)
 		}
 	}
+}
+
+// commitAhead appends to up, after h, an event an hour ahead of the
+// shared clock, unchecked by it, and returns the new head.
+func commitAhead(t *testing.T, up *Store, h events.Head) events.Head {
+	t.Helper()
+	at := time.Now().Add(time.Hour).UTC()
+	o := events.WriteOptions{Now: at, Entropy: rand.Reader, Actor: "clock-test"}
+	e, err := events.Seal(events.NewEvent{Stream: "session/ahead", Payload: events.SessionStarted{SessionID: "ahead", Work: "W-1", Agent: "a"}}, o, h, true,
+		func(string) (int64, error) { return 0, nil })
+	require.NoError(t, err)
+	ok, err := up.CommitSealed(context.Background(), events.SealedWrite{On: h, At: at, Events: []*events.Event{e}})
+	require.NoError(t, err)
+	require.True(t, ok, "a write not on the shared clock is not checked against it")
+	return events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
 }
 
 // oneSecond is a second in milliseconds: the slack of a clock read

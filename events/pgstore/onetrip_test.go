@@ -61,6 +61,7 @@ func TestOneTrip_StaleHeadRedone(t *testing.T) {
 	trips = tripsOf(t, a, func() { res, err = cacheWrite(t, a, cacheOpts(5), "S-4") })
 	require.NoError(t, err)
 	require.Greater(t, trips, int64(1), "the write sealed on revision 3 was refused, then decided under the lock")
+	t.Logf("a write sealed on a stale head: %d round trips", trips)
 	require.EqualValues(t, 5, res.Revision)
 	require.Len(t, res.Events, 1)
 	require.Equal(t, other.Events[0].Hash, res.Events[0].PrevHash, "the write continues the other machine's event")

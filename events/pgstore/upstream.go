@@ -349,10 +349,11 @@ func (w *lockedLog) sendCommit(op string, b *pgx.Batch, results func(br pgx.Batc
 		w.committed = true
 		return nil
 	}
-	var pe *pgconn.PgError
-	if fault.As(err) != nil || errors.As(err, &pe) || pgconn.SafeToRetry(err) {
-		// A statement failed (the server skipped the rest), or nothing
-		// was sent.
+	var fe *fault.Error
+	if errors.As(err, &fe) || statementFailed(err) || pgconn.SafeToRetry(err) {
+		// A statement failed (the server skipped the rest; a coded
+		// error says it itself), or nothing was sent. (fault.As would
+		// take any error for a coded one.)
 		return s.mapErrNote(op, err, nothingWritten)
 	}
 	// The batch, COMMIT included, was sent, and the connection went (or

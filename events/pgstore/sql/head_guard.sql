@@ -6,6 +6,6 @@ SELECT coalesce((
 		WHEN @clocked::boolean AND c.now > @at::bigint + @within::bigint THEN 'awr: the shared clock ' || c.now::text || ' is past the write''s time and its bound'
 		ELSE '1'
 	END
-	FROM awr_heads h, (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now) c
+	FROM awr_heads h, LATERAL (SELECT greatest((extract(epoch FROM clock_timestamp()) * 1000)::bigint, h.occurred_at) AS now) c
 	WHERE h.project = @project
 ), 'awr: no head row')::integer AS sealed
