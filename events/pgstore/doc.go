@@ -18,9 +18,10 @@
 // A cache's write commits in two round trips, the lock (with the head and
 // the server's clock) and the commit; a warm cache's, in one
 // (CommitSealed, events.OneTrip): sealed on the cache's head, its
-// statements go with BEGIN, the lock (NOWAIT) and a guard (head_guard)
-// that fails, making the server skip the rest, COMMIT included, unless
-// the head is still the one sealed on, the log is not fenced and the
-// server's clock is within the write's bound. Anything else is decided
-// again under the lock.
+// statements go with the lock (NOWAIT) and a guard (head_guard), as one
+// implicit transaction (a batch ends with one Sync), and the guard fails,
+// making the server skip the rest and roll back, unless the head is still
+// the one sealed on, the log is not fenced and the server's clock is
+// within the write's bound. Anything else is decided again under the
+// lock.
 package pgstore

@@ -53,17 +53,18 @@ func (s *Store) Warmth() events.Warmth {
 }
 
 // CommitSealed commits w, sealed on the head w.On before the lock, in one
-// round trip, as events.OneTrip specifies: BEGIN, the head row's lock
+// round trip, as events.OneTrip specifies: the head row's lock
 // (with the head and the server's clock, which the store records; taken
 // only if free: the caller holds its cache's write lock, and a writer of
 // this machine under the shared log's lock may be waiting for it), the
-// guard (head_guard: it fails, and the server skips everything after it,
-// COMMIT included, unless the head is still w.On, the log is not fenced
+// guard (head_guard: it fails, and the server skips everything after it
+// and rolls back, unless the head is still w.On, the log is not fenced
 // and, when w.Clocked, the server's clock, or the head's time when later
 // (as a write under the lock would take it), is within [w.At,
 // w.At+w.Within]),
-// the inserts, the head's advance, the notification, the request record
-// and COMMIT, sent together. An event or request id already in the log
+// the inserts, the head's advance, the notification and the request
+// record, sent together as one implicit transaction (committed when the
+// batch ends without an error). An event or request id already in the log
 // fails its insert, and the fenced log's trigger its inserts, in the
 // same way.
 //
@@ -86,21 +87,22 @@ func (s *Store) CommitSealed(ctx context.Context, w events.SealedWrite) (bool, e
 	if err != nil {
 		return false, nil
 	}
+	// No BEGIN nor COMMIT: a batch is sent with one Sync, and the server
+	// runs its statements as one implicit transaction, committed at the
+	// Sync when every statement succeeded and rolled back at once when one
+	// failed, the connection left idle (no ROLLBACK to wait for before the
+	// write is decided again). Under any isolation level the lock is
+	// NOWAIT and the guard reads the locked head.
 	b := &pgx.Batch{}
-	b.Queue(q("begin_locked"))
 	b.Queue(q("head_lock_nowait"), pgx.NamedArgs{"project": s.project, "idle_limit": s.idleLimitArg(ctx)})
 	b.Queue(q("head_guard"), pgx.NamedArgs{"project": s.project, "seq": w.On.Revision, "hash": w.On.Hash,
 		"clocked": w.Clocked, "at": w.At.UnixMilli(), "within": w.Within.Milliseconds()})
 	n := s.queueWrite(b, w.On, pending, w.Events, w.Request)
-	b.Queue(q("commit"))
 	pid := conn.Conn().PgConn().PID()
 	br := conn.SendBatch(ctx, b)
-	_, err = br.Exec()
-	if err == nil {
-		var l locked
-		if l, err = s.scanLock(br.QueryRow(), op); err == nil {
-			s.seen.saw(l.head.Revision)
-		}
+	var l locked
+	if l, err = s.scanLock(br.QueryRow(), op); err == nil {
+		s.seen.saw(l.head.Revision)
 	}
 	if err == nil {
 		var sealed int32
@@ -109,27 +111,28 @@ func (s *Store) CommitSealed(ctx context.Context, w events.SealedWrite) (bool, e
 	for i := 0; err == nil && i < n; i++ {
 		_, err = br.Exec()
 	}
-	var tag pgconn.CommandTag
-	if err == nil {
-		tag, err = br.Exec()
-	}
+	// Close reads up to the Sync's answer: the implicit transaction's
+	// end.
 	cerr := br.Close()
 	if err == nil {
 		err = cerr
 	}
-	if tag.String() == "COMMIT" {
-		// COMMIT answered: whatever came after it (the connection
-		// ending) does not undo it. (The pool drops a connection left
-		// broken.)
+	idle := conn.Conn().PgConn().TxStatus() == 'I' && !conn.Conn().IsClosed()
+	switch {
+	case err == nil && idle:
 		conn.Release()
 		s.seen.saw(pending.Revision)
 		return true, nil
+	case err == nil:
+		// Every statement answered, but the transaction did not end
+		// (cannot happen without a BEGIN): nothing is committed yet.
+		s.abandon(ctx, conn)
+		return false, nil
 	}
 	s.abandon(ctx, conn)
-	if err == nil || statementFailed(err) || statementFailed(cerr) || pgconn.SafeToRetry(err) {
-		// The server answered COMMIT with a rollback, or a statement
-		// failed (the server skipped the rest, COMMIT included), or
-		// nothing was sent.
+	if statementFailed(err) || statementFailed(cerr) || pgconn.SafeToRetry(err) {
+		// A statement failed (the server skipped the rest and rolled the
+		// transaction back), or nothing was sent.
 		return false, nil
 	}
 	return s.settle(ctx, op, pid, w, err)

@@ -143,3 +143,40 @@ func commitAhead(t *testing.T, up *Store, h events.Head) events.Head {
 // oneSecond is a second in milliseconds: the slack of a clock read
 // before a write against the write's own reading.
 const oneSecond = 1000
+
+// TestOneTrip_LateFailureWritesNothing: a batch whose last statement
+// fails (the request record, its id taken already) after its inserts and
+// the head's advance ran writes nothing: the implicit transaction is
+// rolled back whole.
+func TestOneTrip_LateFailureWritesNothing(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	ctx := context.Background()
+	up, err := Open(ctx, dbURL, Options{Project: "p"})
+	require.NoError(t, err)
+	t.Cleanup(func() { up.Close() })
+	commit := func(id string) (bool, events.Head, *events.Event) {
+		t.Helper()
+		h, err := up.Head(ctx)
+		require.NoError(t, err)
+		o := events.WriteOptions{Now: time.Now().UTC(), Entropy: rand.Reader, Actor: "late", RequestID: "req-dup", Fingerprint: id}
+		e, err := events.Seal(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}}, o, h, true,
+			func(string) (int64, error) { return 0, nil })
+		require.NoError(t, err)
+		e.RequestID = "" // the record alone carries the id: its insert comes last
+		ok, err := up.CommitSealed(ctx, events.SealedWrite{On: h, At: o.Now, Events: []*events.Event{e},
+			Request: &events.RequestRecord{ID: "req-dup", Fingerprint: id, FirstSeq: e.Seq, LastSeq: e.Seq, Result: []byte(`{}`)}})
+		require.NoError(t, err)
+		return ok, h, e
+	}
+	ok, _, _ := commit("first")
+	require.True(t, ok)
+	ok, h, e := commit("second")
+	require.False(t, ok, "the request id is taken: refused")
+	after, err := up.Head(ctx)
+	require.NoError(t, err)
+	require.Equal(t, h, after, "the head's advance rolled back")
+	var n int
+	require.NoError(t, up.pool.QueryRow(ctx, "SELECT count(*) FROM awr_events WHERE project = 'p' AND id = $1", e.ID).Scan(&n))
+	require.Zero(t, n, "the insert rolled back")
+}
