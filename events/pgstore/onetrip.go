@@ -111,6 +111,12 @@ func (s *Store) CommitSealed(ctx context.Context, w events.SealedWrite) (bool, e
 	for i := 0; err == nil && i < n; i++ {
 		_, err = br.Exec()
 	}
+	// An error from the server in place of a statement's answer (even a
+	// FATAL: the server sends its answers in order, those it had before
+	// the error first) means that statement did not complete, so the
+	// implicit transaction never reached the Sync, where it commits.
+	var pe *pgconn.PgError
+	beforeSync := errors.As(err, &pe)
 	// Close reads up to the Sync's answer: the implicit transaction's
 	// end.
 	cerr := br.Close()
@@ -130,9 +136,10 @@ func (s *Store) CommitSealed(ctx context.Context, w events.SealedWrite) (bool, e
 		return false, nil
 	}
 	s.abandon(ctx, conn)
-	if statementFailed(err) || statementFailed(cerr) || pgconn.SafeToRetry(err) {
-		// A statement failed (the server skipped the rest and rolled the
-		// transaction back), or nothing was sent.
+	if beforeSync || statementFailed(cerr) || pgconn.SafeToRetry(err) {
+		// A statement failed or was cut short (the server skipped the
+		// rest and rolled the transaction back), the commit at the Sync
+		// failed, or nothing was sent.
 		return false, nil
 	}
 	return s.settle(ctx, op, pid, w, err)
