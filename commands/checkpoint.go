@@ -81,14 +81,15 @@ func RecordCheckpoint(ctx context.Context, env *Env, req CheckpointRequest) (*Ch
 		if err != nil {
 			return nil, err
 		}
-		if err := fence(tx, "checkpoint", s); err != nil {
+		held, top, err := fenced(tx, "checkpoint", s)
+		if err != nil {
 			return nil, err
 		}
 		if req.ContextHash != "" && !isContextHash(req.ContextHash) {
 			return nil, fault.New(fault.InvalidInput, "checkpoint: --context-hash %q is not a context hash (sha256: and 64 lowercase hex digits, as context compile prints it)", req.ContextHash).
 				With("flag", "--context-hash").WithHint("awr context compile --work %s --session %s", s.Work, s.ID)
 		}
-		if err := renewHeld(tx, s); err != nil {
+		if err := renewFenced(tx, s, held, top); err != nil {
 			return nil, err
 		}
 		changes, err := planKnowledge(tx, s.Work, req.KnowledgeFlags)

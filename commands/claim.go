@@ -122,19 +122,42 @@ func renewHeld(tx *events.Tx, s *projections.Session) error {
 	if err != nil || c == nil {
 		return err
 	}
-	ttl := leaseLength(c)
-	if ttl <= 0 {
+	if leaseLength(c) <= 0 {
 		return nil
 	}
 	top, err := projections.MaxFencingToken(tx.Conn, c.Work, tx.Head())
-	if err != nil || top > c.FencingToken {
+	if err != nil {
 		return err
+	}
+	return renewLease(tx, s, c, top)
+}
+
+// renewFenced is renewHeld for a command that has just read what it
+// reads (fenced): c, the claim s holds (nil when none), and top, the
+// highest fencing token issued on s's work item. Nothing may be appended
+// between that read and this call.
+func renewFenced(tx *events.Tx, s *projections.Session, c *projections.Claim, top int64) error {
+	if c == nil {
+		return nil
+	}
+	if c.Work != s.Work { // top is the token of s's work item, not of c's
+		return renewHeld(tx, s)
+	}
+	return renewLease(tx, s, c, top)
+}
+
+// renewLease appends the renewal renewHeld decides for c, the claim s
+// holds, given top, the highest fencing token issued on c's work item.
+func renewLease(tx *events.Tx, s *projections.Session, c *projections.Claim, top int64) error {
+	ttl := leaseLength(c)
+	if ttl <= 0 || top > c.FencingToken {
+		return nil
 	}
 	expires := tx.Now().UnixMilli() + ttl
 	if expires-c.ExpiresAt < ttl/100 {
 		return nil
 	}
-	_, err = tx.Append(events.NewEvent{Stream: "work/" + c.Work, Payload: events.ClaimRenewed{
+	_, err := tx.Append(events.NewEvent{Stream: "work/" + c.Work, Payload: events.ClaimRenewed{
 		ClaimID: c.ID, Work: c.Work, SessionID: s.ID, ExpiresAt: expires, TTLms: ttl,
 	}})
 	return err
@@ -163,7 +186,9 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 		if err := tx.Guard("work/" + s.Work); err != nil {
 			return nil, err
 		}
-		c, err := heldClaim(tx, s.ID)
+		// fenced refuses a superseded claim (ClaimConflict) and gives
+		// the claim s holds, nil when none.
+		c, _, err := fenced(tx, "renew claim", s)
 		if err != nil {
 			return nil, err
 		}
@@ -172,9 +197,6 @@ func RenewClaim(ctx context.Context, env *Env, req RenewRequest) (*ClaimResult, 
 				WithHint("awr claim acquire --session %s", s.ID)
 		}
 		now := tx.Now().UnixMilli()
-		if err := fence(tx, "renew claim", s); err != nil {
-			return nil, err
-		}
 		// Past the fence no later claim exists, so an expired lease is
 		// still this session's to renew.
 		r := events.ClaimRenewed{ClaimID: c.ID, Work: c.Work, SessionID: s.ID}
@@ -258,12 +280,13 @@ func AcquireClaim(ctx context.Context, env *Env, req AcquireRequest) (*ClaimResu
 				With("session_id", s.ID).With("claim_id", held.ID).With("expires_at", held.ExpiresAt).With("fencing_token", held.FencingToken).
 				WithHint("awr claim renew --session %s", s.ID)
 		}
-		if _, err := checkClaimable(tx, s.Work, ""); err != nil {
+		checked, err := checkClaimable(tx, s.Work, "")
+		if err != nil {
 			return nil, err
 		}
 		prev := tx.SetActor(s.Agent)
 		defer tx.SetActor(prev)
-		c, err := acquire(tx, s.Work, s.ID, s.Agent, ttl, "")
+		c, err := acquire(tx, s.Work, s.ID, s.Agent, ttl, "", checked)
 		if err != nil {
 			return nil, err
 		}

@@ -29,22 +29,23 @@ type logClaim struct {
 // that can be live. nil when the item was never claimed.
 func latestClaimInLog(tx *events.Tx, work string) (*logClaim, error) {
 	stream := "work/" + work
-	e, err := events.LastOfKind(tx.Conn, stream, events.KindClaimAcquired, 0)
-	if err != nil || e == nil {
+	last, err := events.LastOfKinds(tx.Conn, stream, [3]events.Kind{events.KindClaimAcquired, events.KindClaimReleased, events.KindClaimRenewed})
+	if err != nil || last[0] == nil {
 		return nil, err
 	}
+	e := last[0]
 	v, err := events.Decode(e)
 	if err != nil {
 		return nil, err
 	}
 	a := v.(*events.ClaimAcquired)
 	c := &logClaim{id: a.ClaimID, session: a.SessionID, token: a.FencingToken, expires: a.ExpiresAt}
-	rel, err := lastOfClaim(tx, stream, events.KindClaimReleased, e.Seq, a.ClaimID)
+	rel, err := lastOfClaim(tx, stream, last[1], events.KindClaimReleased, e.Seq, a.ClaimID)
 	if err != nil {
 		return nil, err
 	}
 	c.released = rel != nil
-	ren, err := lastOfClaim(tx, stream, events.KindClaimRenewed, e.Seq, a.ClaimID)
+	ren, err := lastOfClaim(tx, stream, last[2], events.KindClaimRenewed, e.Seq, a.ClaimID)
 	if err != nil {
 		return nil, err
 	}
@@ -55,11 +56,24 @@ func latestClaimInLog(tx *events.Tx, work string) (*logClaim, error) {
 }
 
 // lastOfClaim is the payload of the latest event of kind on stream after
-// seq that names claim id, or nil.
-func lastOfClaim(tx *events.Tx, stream string, kind events.Kind, after int64, id string) (events.Payload, error) {
+// seq that names claim id, or nil. latest is the latest event of kind on
+// the stream (nil when none): when it names id, or comes before seq, it
+// answers without a walk of the stream's events of kind.
+func lastOfClaim(tx *events.Tx, stream string, latest *events.Event, kind events.Kind, after int64, id string) (events.Payload, error) {
+	if latest == nil || latest.Seq <= after {
+		return nil, nil
+	}
+	v, err := events.Decode(latest)
+	if err != nil {
+		return nil, err
+	}
+	if claimOf(v) == id {
+		return v, nil
+	}
+	// The latest names an older claim: walk back for this one's.
 	var found events.Payload
 	var derr error
-	err := events.LatestOfKind(tx.Conn, stream, kind, -1, func(e *events.Event) bool {
+	err = events.LatestOfKind(tx.Conn, stream, kind, -1, func(e *events.Event) bool {
 		if e.Seq <= after {
 			return false
 		}
@@ -68,14 +82,7 @@ func lastOfClaim(tx *events.Tx, stream string, kind events.Kind, after int64, id
 			derr = err
 			return false
 		}
-		var claim string
-		switch p := v.(type) {
-		case *events.ClaimReleased:
-			claim = p.ClaimID
-		case *events.ClaimRenewed:
-			claim = p.ClaimID
-		}
-		if claim == id {
+		if claimOf(v) == id {
 			found = v
 			return false
 		}
@@ -85,6 +92,18 @@ func lastOfClaim(tx *events.Tx, stream string, kind events.Kind, after int64, id
 		err = derr
 	}
 	return found, err
+}
+
+// claimOf is the claim a claim_released or claim_renewed names, "" for
+// any other payload.
+func claimOf(v events.Payload) string {
+	switch p := v.(type) {
+	case *events.ClaimReleased:
+		return p.ClaimID
+	case *events.ClaimRenewed:
+		return p.ClaimID
+	}
+	return ""
 }
 
 // live reports whether the claim holds its work at now.
@@ -137,12 +156,7 @@ func tokensAgree(work string, lc *logClaim, token int64) error {
 // exists when the stream holds its session_started, and runs until a
 // session_ended.
 func sessionAgrees(tx *events.Tx, op, id string, s *projections.Session) error {
-	stream := "session/" + id
-	started, err := events.LastOfKind(tx.Conn, stream, events.KindSessionStarted, 0)
-	if err != nil {
-		return err
-	}
-	ended, err := events.LastOfKind(tx.Conn, stream, events.KindSessionEnded, 0)
+	started, ended, err := events.LastSeqsOfKinds(tx.Conn, "session/"+id, events.KindSessionStarted, events.KindSessionEnded)
 	if err != nil {
 		return err
 	}
@@ -151,13 +165,13 @@ func sessionAgrees(tx *events.Tx, op, id string, s *projections.Session) error {
 			With("session_id", id).WithHint("awr verify")
 	}
 	switch {
-	case s == nil && started != nil:
-		return disagrees("session " + id + " started at seq " + strconv.FormatInt(started.Seq, 10) + " in the log")
-	case s != nil && started == nil:
+	case s == nil && started != 0:
+		return disagrees("session " + id + " started at seq " + strconv.FormatInt(started, 10) + " in the log")
+	case s != nil && started == 0:
 		return disagrees("session " + id + " exists in the projection only")
-	case s != nil && s.Status == projections.SessionActive && ended != nil:
-		return disagrees("session " + id + " ended at seq " + strconv.FormatInt(ended.Seq, 10) + " in the log")
-	case s != nil && s.Status != projections.SessionActive && started != nil && ended == nil:
+	case s != nil && s.Status == projections.SessionActive && ended != 0:
+		return disagrees("session " + id + " ended at seq " + strconv.FormatInt(ended, 10) + " in the log")
+	case s != nil && s.Status != projections.SessionActive && started != 0 && ended == 0:
 		return disagrees("session " + id + " is still running in the log")
 	}
 	return nil

@@ -129,8 +129,9 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 			return nil, err
 		}
 	}
+	var checked *claimable
 	if acquireNew {
-		if _, err := checkClaimable(tx, prev.Work, ""); err != nil {
+		if checked, err = checkClaimable(tx, prev.Work, ""); err != nil {
 			if fe := fault.As(err); fe.Code == fault.ClaimConflict {
 				fe.WithHint("awr session resume --from-session %s --agent %s --no-claim", prev.ID, req.Agent)
 			}
@@ -169,7 +170,7 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 		if req.TTLms != nil {
 			ttl = *req.TTLms
 		}
-		if claim, err = acquire(tx, prev.Work, id, req.Agent, ttl, ""); err != nil {
+		if claim, err = acquire(tx, prev.Work, id, req.Agent, ttl, "", checked); err != nil {
 			return nil, err
 		}
 	}
@@ -186,7 +187,9 @@ func resume(tx *events.Tx, pol Policy, req ResumeRequest) (*ResumeResult, error)
 	if _, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: rp}); err != nil {
 		return nil, err
 	}
-	s, err := projections.SessionAt(tx.Conn, id, tx.Head())
+	// A session started in this write has recorded no checkpoint and no
+	// context: its row is all SessionAt would give.
+	s, err := projections.SessionRowAt(tx.Conn, id, tx.Head())
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +265,7 @@ func moveClaim(tx *events.Tx, pol Policy, req ResumeRequest, prev *projections.S
 	case expires == 0 && pol.ClaimTTLms > 0:
 		expires, ttl = now+pol.ClaimTTLms, pol.ClaimTTLms
 	}
-	return acquireUntil(tx, prev.Work, id, req.Agent, expires, ttl, prev.ID)
+	return acquireUntil(tx, prev.Work, id, req.Agent, expires, ttl, prev.ID, nil)
 }
 
 // HandoffResult is `awr session resume`: the successor session, what it

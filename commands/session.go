@@ -92,11 +92,13 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 		if req.Claim && len(req.Stale) > 0 {
 			return nil, StaleError("start session", req.Stale)
 		}
-		if _, err := findWork(tx, req.Work); err != nil {
+		item, err := findWork(tx, req.Work)
+		if err != nil {
 			return nil, err
 		}
+		var checked *claimable
 		if req.Claim {
-			if _, err := checkClaimable(tx, req.Work, ""); err != nil {
+			if checked, err = checkClaimableItems(tx, req.Work, []projections.WorkItem{*item}, ""); err != nil {
 				return nil, err
 			}
 		}
@@ -109,13 +111,15 @@ func StartSession(ctx context.Context, env *Env, req StartRequest) (*StartResult
 		}
 		res := &StartResult{}
 		if req.Claim {
-			c, err := acquire(tx, req.Work, id, req.Agent, *req.TTLms, "")
+			c, err := acquire(tx, req.Work, id, req.Agent, *req.TTLms, "", checked)
 			if err != nil {
 				return nil, err
 			}
 			res.Claim = c
 		}
-		s, err := projections.SessionAt(tx.Conn, id, tx.Head())
+		// A session started in this write has recorded no checkpoint and no
+		// context: its row is all SessionAt would give.
+		s, err := projections.SessionRowAt(tx.Conn, id, tx.Head())
 		if err != nil {
 			return nil, err
 		}
@@ -147,14 +151,25 @@ func findWork(tx *events.Tx, key string) (*projections.WorkItem, error) {
 
 // checkClaimable verifies that work can be claimed now by a session other
 // than except (the predecessor whose claim is being moved).
-func checkClaimable(tx *events.Tx, work, except string) (*projections.Readiness, error) {
-	r, ok, err := projections.ReadinessOf(tx.Conn, work, tx.Head(), tx.Now().UnixMilli(), true)
+// It returns what it read of work's claims (claimable), which an acquire
+// that follows takes as its own read while nothing has been appended to
+// work's stream since.
+func checkClaimable(tx *events.Tx, work, except string) (*claimable, error) {
+	return checkClaimableItems(tx, work, nil, except)
+}
+
+// checkClaimableItems is checkClaimable for a caller that has read the
+// items of work at the transaction's head (findWork), nil when it has
+// not.
+func checkClaimableItems(tx *events.Tx, work string, items []projections.WorkItem, except string) (*claimable, error) {
+	r, live, ok, err := projections.ClaimReadinessOf(tx.Conn, work, items, tx.Head(), tx.Now().UnixMilli(), true)
 	if err != nil {
 		return nil, err
 	}
-	live, err := projections.LiveClaimAt(tx.Conn, work, tx.Head(), tx.Now().UnixMilli(), true)
-	if err != nil {
-		return nil, err
+	if !ok { // no item: ClaimReadinessOf read no claim
+		if live, err = projections.LiveClaimAt(tx.Conn, work, tx.Head(), tx.Now().UnixMilli(), true); err != nil {
+			return nil, err
+		}
 	}
 	tok, err := projections.MaxFencingToken(tx.Conn, work, tx.Head())
 	if err != nil {
@@ -187,35 +202,67 @@ func checkClaimable(tx *events.Tx, work, except string) (*projections.Readiness,
 				With("work", work).With("reason", reason.Code).WithHint("awr ready")
 		}
 	}
-	return &r, nil
+	return &claimable{work: work, token: tok, head: tx.Head()}, nil
+}
+
+// claimable is what checkClaimable read of a work item's claims before
+// it let a claim be taken: the highest fencing token issued on it, which
+// the log's latest claim agrees with, as of head.
+type claimable struct {
+	work  string
+	token int64
+	head  int64
+}
+
+// tokenOf returns the fencing token c read for work when it still holds:
+// c is of work and nothing has been appended to work's stream since c's
+// head (every claim event is on it). ok is false otherwise, and for a nil
+// c: the caller reads the token again.
+func (c *claimable) tokenOf(tx *events.Tx, work string) (token int64, ok bool) {
+	if c == nil || c.work != work {
+		return 0, false
+	}
+	stream := "work/" + work
+	for _, e := range tx.Appended() {
+		if e.Seq > c.head && e.Stream == stream {
+			return 0, false
+		}
+	}
+	return c.token, true
 }
 
 // acquire appends claim_acquired for session on work with the next fencing
 // token and a lease of ttl ms from now (none when 0).
-func acquire(tx *events.Tx, work, session, agent string, ttl int64, movedFrom string) (*ClaimView, error) {
+// checked is what checkClaimable read before, nil when it did not run.
+func acquire(tx *events.Tx, work, session, agent string, ttl int64, movedFrom string, checked *claimable) (*ClaimView, error) {
 	var expires int64
 	if ttl > 0 {
 		expires = tx.Now().UnixMilli() + ttl
 	}
-	return acquireUntil(tx, work, session, agent, expires, ttl, movedFrom)
+	return acquireUntil(tx, work, session, agent, expires, ttl, movedFrom, checked)
 }
 
 // acquireUntil appends claim_acquired with an absolute expiry (0: none)
 // and the lease length renewals extend it by (recorded only with an
 // expiry).
-func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt, ttl int64, movedFrom string) (*ClaimView, error) {
-	tok, err := projections.MaxFencingToken(tx.Conn, work, tx.Head())
-	if err != nil {
-		return nil, err
-	}
-	// The token comes from the log as well: a projection that lost a
-	// claim would hand out a token already issued.
-	lc, err := latestClaimInLog(tx, work)
-	if err != nil {
-		return nil, err
-	}
-	if err := tokensAgree(work, lc, tok); err != nil {
-		return nil, err
+// When checked still holds (claimable.tokenOf), its token is the one
+// read and checked against the log, and nothing is read again.
+func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt, ttl int64, movedFrom string, checked *claimable) (*ClaimView, error) {
+	tok, ok := checked.tokenOf(tx, work)
+	if !ok {
+		var err error
+		if tok, err = projections.MaxFencingToken(tx.Conn, work, tx.Head()); err != nil {
+			return nil, err
+		}
+		// The token comes from the log as well: a projection that lost a
+		// claim would hand out a token already issued.
+		lc, err := latestClaimInLog(tx, work)
+		if err != nil {
+			return nil, err
+		}
+		if err := tokensAgree(work, lc, tok); err != nil {
+			return nil, err
+		}
 	}
 	if expiresAt == 0 {
 		ttl = 0
@@ -230,9 +277,11 @@ func acquireUntil(tx *events.Tx, work, session, agent string, expiresAt, ttl int
 // activeSession returns session id, requiring it to exist and be active.
 // Whether it exists and runs is read from the log's session stream as
 // well, so a sessions projection edited behind awr's back never lets an
-// ended session write (or hides a running one).
+// ended session write (or hides a running one). It reads the session's
+// row alone (SessionRowAt): its latest checkpoint and context are not
+// filled in.
 func activeSession(tx *events.Tx, op, id string) (*projections.Session, error) {
-	s, err := projections.SessionAt(tx.Conn, id, tx.Head())
+	s, err := projections.SessionRowAt(tx.Conn, id, tx.Head())
 	if err != nil {
 		return nil, err
 	}
@@ -312,13 +361,22 @@ func holdsLive(tx *events.Tx, session string) (bool, error) {
 // claim on the work carries a higher fencing token, whether or not that
 // claim is still live. A fenced session must resume to continue.
 func fence(tx *events.Tx, op string, s *projections.Session) error {
-	mine, err := heldClaim(tx, s.ID)
+	_, _, err := fenced(tx, op, s)
+	return err
+}
+
+// fenced is fence returning what it read: the claim s holds (nil when
+// none) and the highest fencing token issued on its work (0 when s holds
+// no claim), so that a command that goes on to renew that claim
+// (renewFenced) does not read them again.
+func fenced(tx *events.Tx, op string, s *projections.Session) (mine *projections.Claim, top int64, err error) {
+	mine, err = heldClaim(tx, s.ID)
 	if err != nil || mine == nil {
-		return err
+		return nil, 0, err
 	}
-	top, err := projections.MaxFencingToken(tx.Conn, s.Work, tx.Head())
+	top, err = projections.MaxFencingToken(tx.Conn, s.Work, tx.Head())
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if top > mine.FencingToken {
 		e := fault.New(fault.ClaimConflict, "%s: session %s holds fencing token %d, but token %d was issued on %s since", op, s.ID, mine.FencingToken, top, s.Work).
@@ -327,9 +385,9 @@ func fence(tx *events.Tx, op string, s *projections.Session) error {
 		if live, err := projections.LiveClaimAt(tx.Conn, s.Work, tx.Head(), tx.Now().UnixMilli(), true); err == nil && live != nil {
 			e.With("holder_session", live.SessionID).With("holder_agent", live.Agent).With("expires_at", live.ExpiresAt).With("holder_fencing_token", live.FencingToken)
 		}
-		return e
+		return nil, 0, e
 	}
-	return nil
+	return mine, top, nil
 }
 
 // EndRequest closes a session.

@@ -122,6 +122,11 @@ func HandoffWork(ctx context.Context, env *Env, req WorkHandoffRequest) (*WorkHa
 				return nil, err
 			}
 		}
+		// The handover names from's latest checkpoint, which
+		// activeSession does not read.
+		if from, err = projections.SessionAt(tx.Conn, from.ID, tx.Head()); err != nil {
+			return nil, err
+		}
 		if from.LastCheckpointID == "" {
 			return nil, fault.New(fault.InvalidTransition, "work handoff: session %s recorded no checkpoint, so there is nothing for %s to take over from", from.ID, to.ID).
 				With("session_id", from.ID).WithHint("awr session checkpoint --session %s --agent %s --digest 'WHAT YOU DID' --next-action 'WHAT COMES NEXT'", from.ID, from.Agent)
@@ -151,7 +156,7 @@ func HandoffWork(ctx context.Context, env *Env, req WorkHandoffRequest) (*WorkHa
 		}}); err != nil {
 			return nil, err
 		}
-		c, err := acquireUntil(tx, req.Key, to.ID, to.Agent, old.ExpiresAt, leaseLength(old), old.ID)
+		c, err := acquireUntil(tx, req.Key, to.ID, to.Agent, old.ExpiresAt, leaseLength(old), old.ID, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -681,6 +681,45 @@ func LastOfKind(conn *sqlite.Conn, stream string, kind Kind, after int64) (*Even
 	return EventFromRow(st), nil
 }
 
+// LastSeqsOfKinds returns the seqs of the latest event of kind a and of
+// kind b on stream, read from the log itself with one index seek each
+// (0 where the stream holds none), without reading the events: a check
+// that needs only whether and where they happened.
+func LastSeqsOfKinds(conn *sqlite.Conn, stream string, a, b Kind) (seqA, seqB int64, err error) {
+	st := prep(conn, "stream_last_seqs_of_kinds")
+	st.SetText(":stream", stream)
+	st.SetText(":kind_a", string(a))
+	st.SetText(":kind_b", string(b))
+	defer st.Reset()
+	row, err := st.Step()
+	if err != nil || !row {
+		return 0, 0, err
+	}
+	return st.GetInt64("seq_a"), st.GetInt64("seq_b"), nil
+}
+
+// LastOfKinds returns the latest event of each of the three kinds on
+// stream, in the order of kinds (nil where the stream holds none), read
+// from the log itself with one index seek each in one statement.
+func LastOfKinds(conn *sqlite.Conn, stream string, kinds [3]Kind) ([3]*Event, error) {
+	var out [3]*Event
+	st := prep(conn, "stream_last_of_three_kinds")
+	st.SetText(":stream", stream)
+	st.SetText(":kind_a", string(kinds[0]))
+	st.SetText(":kind_b", string(kinds[1]))
+	st.SetText(":kind_c", string(kinds[2]))
+	err := stepWhile(st, func(e *Event) bool {
+		for i, k := range kinds {
+			if e.Kind == k && out[i] == nil {
+				out[i] = e
+				break
+			}
+		}
+		return true
+	})
+	return out, err
+}
+
 // LatestOfKind calls fn with the latest events of kind on stream, newest
 // first, at most limit of them, read from the log itself; fn returns false
 // to stop early.

@@ -16,5 +16,5 @@ var schemaObjects = map[string][]string{
 	"worklog":     {"p_work_log"},
 	"knowledge":   {"p_knowledge", "p_knowledge_ended", "p_knowledge_from", "p_knowledge_key", "p_knowledge_live", "p_knowledge_num", "p_knowledge_open"},
 	"executions":  {"p_executions", "p_executions_key", "p_executions_open", "p_executions_open_key", "p_executions_work"},
-	"search":      {"p_search", "p_search_fts", "p_search_key", "p_search_open", "p_search_source"},
+	"search":      {"p_search", "p_search_df", "p_search_fts", "p_search_head", "p_search_head_fts", "p_search_key", "p_search_open", "p_search_rest", "p_search_source", "p_search_term", "p_search_term_doc", "p_search_tok", "p_search_tok_v"},
 }

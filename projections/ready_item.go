@@ -8,7 +8,19 @@ import (
 // reading only the item, its dependency closure and its live claim. ok is false when no
 // item has the key.
 func ReadinessOf(conn *sqlite.Conn, key string, rev, now int64, head bool) (r Readiness, ok bool, err error) {
+	r, _, ok, err = ClaimReadinessOf(conn, key, nil, rev, now, head)
+	return r, ok, err
+}
+
+// ClaimReadinessOf is ReadinessOf that also returns the live claim it
+// read (LiveClaimAt; nil when none, and when ok is false, for it then
+// reads no claim). items, when not nil, are the key's items at rev as
+// WorkItemAt returns them, which the caller has read already.
+func ClaimReadinessOf(conn *sqlite.Conn, key string, items []WorkItem, rev, now int64, head bool) (r Readiness, live *Claim, ok bool, err error) {
 	cache := map[string][]WorkItem{}
+	if items != nil {
+		cache[key] = items
+	}
 	load := func(k string) ([]WorkItem, error) {
 		if its, ok := cache[k]; ok {
 			return its, nil
@@ -17,9 +29,9 @@ func ReadinessOf(conn *sqlite.Conn, key string, rev, now int64, head bool) (r Re
 		cache[k] = its
 		return its, err
 	}
-	items, err := load(key)
+	items, err = load(key)
 	if err != nil || len(items) == 0 {
-		return Readiness{}, false, err
+		return Readiness{}, nil, false, err
 	}
 	// Walk the dependency closure so cycles through this item are found.
 	var closure []WorkItem
@@ -33,7 +45,7 @@ func ReadinessOf(conn *sqlite.Conn, key string, rev, now int64, head bool) (r Re
 		}
 		its, err := load(k)
 		if err != nil {
-			return Readiness{}, false, err
+			return Readiness{}, nil, false, err
 		}
 		if len(its) == 0 {
 			continue
@@ -47,10 +59,10 @@ func ReadinessOf(conn *sqlite.Conn, key string, rev, now int64, head bool) (r Re
 		}
 	}
 	inCycle := cycleMembers(closure, byKey)
-	live, err := LiveClaimAt(conn, key, rev, now, head)
+	live, err = LiveClaimAt(conn, key, rev, now, head)
 	if err != nil {
-		return Readiness{}, false, err
+		return Readiness{}, nil, false, err
 	}
 	r = evaluate(items[0], len(items), inCycle[key], byKey, closure, live)
-	return r, true, nil
+	return r, live, true, nil
 }

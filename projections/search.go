@@ -1,7 +1,10 @@
 package projections
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/awr-dev/awr/events"
@@ -45,6 +48,13 @@ type search struct {
 	// fills each in one pass. Nothing is held in memory: a rebuild's memory
 	// does not grow with the documents (every checkpoint is one).
 	bulk bool
+	// pending lists the work items' open versions an event wrote whose
+	// words wait for the event's end (flushTerms): written then in rank
+	// order, in one statement, rather than a version at a time.
+	pending []int64
+	// pendingDF counts the pending versions' words ("" counts the
+	// versions), added to p_search_df at the event's end.
+	pendingDF map[string]int64
 	// namedOther is set, in a rebuild, once a checkpoint whose id is not
 	// its own event's was folded: until then a checkpoint's document is
 	// written without closing an open version, since none can exist.
@@ -52,23 +62,25 @@ type search struct {
 }
 
 // Objects adds to the tables and indexes of the search scripts the
-// tables SQLite keeps the full-text index in (fts5's shadow tables of
-// p_search_fts, an external-content table): one missing breaks the index
-// as surely as the index itself missing.
+// tables SQLite keeps the full-text indexes in (fts5's shadow tables of
+// p_search_fts and p_search_head_fts, external-content tables, and of
+// the tokenizer table p_search_tok): one missing breaks the index as surely as the index
+// itself missing.
+//
+// The open work items' words and counts (p_search_term, p_search_df)
+// are, like p_search_fts, an index of p_search: left out of the
+// checksums (Tables) and of a scratch build.
 func (p *search) Objects() []string {
-	return append(p.base.Objects(), "p_search_fts_data", "p_search_fts_idx", "p_search_fts_docsize", "p_search_fts_config")
+	return append(p.base.Objects(), "p_search_fts_data", "p_search_fts_idx", "p_search_fts_docsize", "p_search_fts_config",
+		"p_search_head_fts_data", "p_search_head_fts_idx", "p_search_head_fts_docsize", "p_search_head_fts_config",
+		"p_search_tok_data", "p_search_tok_idx", "p_search_tok_config")
 }
 
 func newSearch() *search {
-	p := &search{base: base{name: "search", version: 2, schema: "search", tables: []Table{
+	p := &search{base: base{name: "search", version: 3, schema: "search", tables: []Table{
 		{Name: "p_search", Key: []string{"doc"}, Temporal: true},
 	}, fold: []string{"p_search_open", "p_search_source"}}}
-	p.rows = versions[searchDoc]{insert: p.putDoc, load: loadSearchDoc, close: func(conn *sqlite.Conn, doc string, seq int64) error {
-		return exec(conn, "search_close", func(st *sqlite.Stmt) {
-			st.SetInt64(":seq", seq)
-			st.SetText(":doc", doc)
-		})
-	}}
+	p.rows = versions[searchDoc]{insert: p.putDoc, load: loadSearchDoc, close: p.closeDoc}
 	return p
 }
 
@@ -85,18 +97,26 @@ func (p *search) BeginBulk(conn *sqlite.Conn) error {
 // AbortBulk leaves bulk mode after a failed rebuild.
 func (p *search) AbortBulk(conn *sqlite.Conn) { p.bulk = false }
 
-// EndBulk builds the indexes the fold did not read, and fills the
-// full-text index from the rows written.
+// EndBulk writes the open work items' words, builds the indexes the
+// fold did not read, and fills the full-text indexes from the rows
+// written (each from its view of p_search).
 func (p *search) EndBulk(conn *sqlite.Conn) error {
 	p.bulk = false
+	if !p.scratch {
+		if err := fillSearchTerms(conn); err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+	}
 	if err := p.base.createIndexesOf(conn, false); err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
 	if p.scratch {
 		return nil // checksummed and thrown away: p_search is all it checks
 	}
-	if err := sqlitex.ExecuteTransient(conn, "INSERT INTO p_search_fts (p_search_fts) VALUES ('rebuild')", nil); err != nil {
-		return fmt.Errorf("search: fill the full-text index: %w", err)
+	for _, fts := range []string{"p_search_fts", "p_search_head_fts"} {
+		if err := sqlitex.ExecuteTransient(conn, "INSERT INTO "+fts+" ("+fts+") VALUES ('rebuild')", nil); err != nil {
+			return fmt.Errorf("search: fill the full-text index %s: %w", fts, err)
+		}
 	}
 	return nil
 }
@@ -105,7 +125,7 @@ func (p *search) putDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
 	if p.bulk {
 		return insertSearchRow(conn, 0, d, from, to)
 	}
-	return putSearchDoc(conn, d, from, to)
+	return p.putSearchDoc(conn, d, from, to)
 }
 
 // openBySource lists the documents of source path with an open version.
@@ -118,18 +138,100 @@ func (p *search) openBySource(conn *sqlite.Conn, path string) ([]string, error) 
 	return open, err
 }
 
-// putSearchDoc writes a version incrementally: its row, then its entry
-// in the full-text index.
-func putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
+// putSearchDoc writes a version incrementally: its row, its entry in
+// the full-text index (p_search_head_fts for a work item's open version,
+// with its words, written at the event's end; p_search_fts for any
+// other).
+func (p *search) putSearchDoc(conn *sqlite.Conn, d *searchDoc, from, to int64) error {
 	if err := insertSearchRow(conn, 0, d, from, to); err != nil {
 		return err
 	}
 	id := conn.LastInsertRowID()
-	return exec(conn, "search_fts_insert", func(st *sqlite.Stmt) {
+	if d.kind != SearchWork || to != 0 {
+		return insertSearchFTS(conn, "search_fts_insert", id, d.title, d.body)
+	}
+	if err := insertSearchFTS(conn, "search_head_fts_insert", id, d.title, d.body); err != nil {
+		return err
+	}
+	if p.pendingDF == nil {
+		p.pendingDF = map[string]int64{}
+	}
+	if err := putSearchTermDoc(conn, id, d.title, d.body, p.pendingDF); err != nil {
+		return err
+	}
+	p.pending = append(p.pending, id)
+	p.pendingDF[""]++
+	return nil
+}
+
+// flushTerms writes the words of the versions pending, in rank order,
+// and counts them in the register's counts.
+func (p *search) flushTerms(conn *sqlite.Conn) error {
+	if len(p.pending) == 0 {
+		return nil
+	}
+	ids, err := json.Marshal(p.pending)
+	if err != nil {
+		return err
+	}
+	counts, err := json.Marshal(p.pendingDF)
+	p.pending, p.pendingDF = p.pending[:0], nil
+	if err != nil {
+		return err
+	}
+	if err := exec(conn, "search_term_insert", func(st *sqlite.Stmt) { st.SetText(":ids", string(ids)) }); err != nil {
+		return err
+	}
+	return exec(conn, "search_df_add", func(st *sqlite.Stmt) { st.SetText(":counts", string(counts)) })
+}
+
+// insertSearchFTS writes version id in the full-text index statement
+// name writes.
+func insertSearchFTS(conn *sqlite.Conn, name string, id int64, title, body string) error {
+	return exec(conn, name, func(st *sqlite.Stmt) {
 		st.SetInt64(":id", id)
-		st.SetText(":title", d.title)
-		st.SetText(":body", d.body)
+		st.SetText(":title", title)
+		st.SetText(":body", body)
 	})
+}
+
+// closeDoc closes the open version of doc at seq. A work item's open
+// version, closed incrementally, leaves the head: its words and counts
+// go, and its entry moves from p_search_head_fts to p_search_fts (a
+// rebuild writes them from the rows, at its end). Any other close is one
+// statement, as history's writes were before the head was kept.
+func (p *search) closeDoc(conn *sqlite.Conn, doc string, seq int64) error {
+	type closed struct {
+		id          int64
+		title, body string
+	}
+	var work []closed
+	if !p.bulk && strings.HasPrefix(doc, "w\x00") {
+		if err := query(conn, "search_open_text", func(st *sqlite.Stmt) { st.SetText(":doc", doc) }, func(st *sqlite.Stmt) error {
+			work = append(work, closed{id: st.GetInt64("id"), title: st.GetText("title"), body: st.GetText("body")})
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	if err := exec(conn, "search_close", func(st *sqlite.Stmt) {
+		st.SetInt64(":seq", seq)
+		st.SetText(":doc", doc)
+	}); err != nil {
+		return err
+	}
+	for _, c := range work {
+		if err := insertSearchFTS(conn, "search_head_fts_delete", c.id, c.title, c.body); err != nil {
+			return err
+		}
+		if err := insertSearchFTS(conn, "search_fts_insert", c.id, c.title, c.body); err != nil {
+			return err
+		}
+		if err := p.dropSearchTerms(conn, c.id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // insertSearchRow writes one row of p_search with id (0: the next id).
@@ -193,6 +295,14 @@ func lines(parts ...string) string {
 // checkpoint_recorded (the checkpoint and the knowledge it changes) and
 // execution_started events.
 func (p *search) Apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
+	p.pending, p.pendingDF = p.pending[:0], nil
+	if err := p.apply(conn, e, v); err != nil {
+		return err
+	}
+	return p.flushTerms(conn)
+}
+
+func (p *search) apply(conn *sqlite.Conn, e *events.Event, v events.Payload) error {
 	switch pl := v.(type) {
 	case *events.SourceIndexed:
 		return p.source(conn, e, pl)
@@ -355,8 +465,9 @@ type SearchHit struct {
 	Seq     int64  `json:"seq"`
 	Title   string `json:"title"`
 	Snippet string `json:"snippet"`
-	// Score is the BM25 relevance (higher is better), relative to this
-	// search only.
+	// Score is the relevance (higher is better; search_rank.go's rank,
+	// or FTS5's bm25 for a prefix or a word beyond plain ASCII), relative
+	// to this search only.
 	Score float64 `json:"score"`
 }
 
@@ -381,21 +492,99 @@ func FTSQuery(q string) string {
 	return strings.Join(terms, " ")
 }
 
-// SearchAt runs an FTS5 query over the documents visible at rev, best
-// match first (BM25, the title weighing twice the body), at most limit,
-// of one kind when kind is set.
+// SearchAt runs an FTS5 query (made by FTSQuery) over the documents
+// visible at rev, best match first, at most limit, of one kind when kind
+// is set. A query of plain words (ASCII letters and digits, no prefix)
+// is ranked by search's rank (search_rank.go), every match scored; any
+// other by FTS5's bm25 in the index that holds the version (the work
+// items' open versions, or the rest). The title weighs twice the body.
 func SearchAt(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]SearchHit, error) {
-	out := []SearchHit{}
-	err := query(conn, "search_match_at", func(st *sqlite.Stmt) {
-		st.SetText(":query", q)
-		st.SetInt64(":rev", rev)
-		st.SetText(":kind", kind)
-		st.SetInt64(":limit", int64(limit))
-	}, func(st *sqlite.Stmt) error {
-		out = append(out, SearchHit{Kind: st.GetText("kind"), Ref: st.GetText("ref"), Work: st.GetText("work"), SessionID: st.GetText("session_id"),
-			State: st.GetText("state"), Seq: st.GetInt64("seq"), Title: st.GetText("title"), Snippet: st.GetText("snippet"),
-			Score: -st.GetFloat("bm25")})
-		return nil
+	terms := searchTerms(q)
+	if terms == nil {
+		return searchBM25(conn, rev, q, kind, limit)
+	}
+	hits, err := scoreMatches(conn, rev, q, terms, kind, false)
+	if err != nil {
+		return nil, err
+	}
+	if kind == "" || kind == SearchWork {
+		work, err := scoreMatches(conn, rev, q, terms, kind, true)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, work...)
+	}
+	slices.SortFunc(hits, compareRanked)
+	return searchPage(conn, q, hits[:min(limit, len(hits))])
+}
+
+// SearchHead is SearchAt at the head (rev, the read's revision): of a
+// query of plain words, the work items' open versions are read best
+// first from the rank kept ahead and the walk stops after about a page
+// (searchHead), the other documents (history's) scored as SearchAt
+// scores them; any other query is SearchAt's. A page then costs about
+// what it returns and what history matches, however many work items
+// hold the words.
+func SearchHead(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]SearchHit, error) {
+	terms := searchTerms(q)
+	if terms == nil {
+		return searchBM25(conn, rev, q, kind, limit)
+	}
+	var hits []rankedHit
+	if kind == "" || kind == SearchWork {
+		work, err := searchHead(conn, terms, limit)
+		if err != nil {
+			return nil, err
+		}
+		hits = work
+	}
+	if kind != SearchWork { // a work item's closed versions are not at the head
+		rest, err := scoreMatches(conn, rev, q, terms, kind, false)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, rest...)
+	}
+	slices.SortFunc(hits, compareRanked)
+	return searchPage(conn, q, hits[:min(limit, len(hits))])
+}
+
+// searchBM25 is SearchAt of a query FTS5 ranks: by its bm25 in each
+// index, the two pages merged (the lower bm25, then the newer seq, then
+// the doc key).
+func searchBM25(conn *sqlite.Conn, rev int64, q, kind string, limit int) ([]SearchHit, error) {
+	type bm25Hit struct {
+		hit  SearchHit
+		doc  string
+		bm25 float64
+	}
+	var all []bm25Hit
+	for _, name := range []string{"search_rest_match_at", "search_head_match_at"} {
+		if name == "search_head_match_at" && kind != "" && kind != SearchWork {
+			continue
+		}
+		err := query(conn, name, func(st *sqlite.Stmt) {
+			st.SetText(":query", q)
+			st.SetInt64(":rev", rev)
+			st.SetText(":kind", kind)
+			st.SetInt64(":limit", int64(limit))
+		}, func(st *sqlite.Stmt) error {
+			all = append(all, bm25Hit{doc: st.GetText("doc"), bm25: st.GetFloat("bm25"),
+				hit: SearchHit{Kind: st.GetText("kind"), Ref: st.GetText("ref"), Work: st.GetText("work"), SessionID: st.GetText("session_id"),
+					State: st.GetText("state"), Seq: st.GetInt64("seq"), Title: st.GetText("title"), Snippet: st.GetText("snippet"),
+					Score: -st.GetFloat("bm25")}})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(all, func(a, b bm25Hit) int {
+		return cmp.Or(cmp.Compare(a.bm25, b.bm25), cmp.Compare(b.hit.Seq, a.hit.Seq), cmp.Compare(a.doc, b.doc))
 	})
-	return out, err
+	out := make([]SearchHit, 0, min(limit, len(all)))
+	for _, h := range all[:min(limit, len(all))] {
+		out = append(out, h.hit)
+	}
+	return out, nil
 }

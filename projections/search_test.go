@@ -78,7 +78,7 @@ func TestSearch_Apply(t *testing.T) {
 				"1 w\x00tasks.md\x00A work A A '' tasks.md todo 1 Alpha parser write the lexer/parse alpha files/reads alpha 1 3",
 			},
 			at: map[int64]string{
-				2: "work Z todo Zeta [alpha]; work A todo write the lexer\nparse [alpha] files\nreads [alpha]",
+				2: "work A todo write the lexer\nparse [alpha] files\nreads [alpha]; work Z todo Zeta [alpha]",
 				3: "work Z todo Zeta [alpha]",
 			},
 		},

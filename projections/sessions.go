@@ -222,6 +222,14 @@ func LastCheckpointSeqAt(conn *sqlite.Conn, id string, rev int64) (int64, error)
 	return queryInt64(conn, "checkpoint_last_for_session_at", "seq", keyAt(":session_id", id, rev))
 }
 
+// SessionRowAt returns session id as of rev as SessionAt does, but
+// without what SessionAt reads beside its row: LastCheckpointID,
+// LastCheckpointSeq and LastContextHash are empty. A write that checks a
+// session's state before deciding reads this. nil when unknown.
+func SessionRowAt(conn *sqlite.Conn, id string, rev int64) (*Session, error) {
+	return sessionRowAt(conn, id, rev)
+}
+
 func sessionRowAt(conn *sqlite.Conn, id string, rev int64) (*Session, error) {
 	return firstRow(queryRows(conn, "session_at", keyAt(":session_id", id, rev), deref(scanSession)))
 }

@@ -77,12 +77,12 @@ func (c *recoveryInspectCmd) text(w io.Writer, rep *project.RecoveryReport, stre
 		for _, ch := range rep.RegisterChanges {
 			fmt.Fprintf(w, "changed in the register since the checkpoint: %s (seq %d): %q -> %q\n", ch.Field, ch.Seq, ch.Then, ch.Now)
 		}
-		printKnowledge(w, rep.Knowledge)
+		printKnowledgePage(w, rep.Knowledge, inForceLine(rep.Knowledge, rep.KnowledgeTotal, c.KnowledgeCursor != "", rep.KnowledgeNextCursor, c.pageCommand(rep, "--knowledge-cursor", rep.KnowledgeNextCursor)))
 		if k := rep.Knowledge; k != nil && c.ClosedSince != nil && k.Since != cp.Seq-1 {
 			fmt.Fprintf(w, "closed after seq %d: %d listed\n", k.Since, len(k.Closed))
 		}
 		if k := rep.Knowledge; k != nil && k.ClosedMore > 0 {
-			fmt.Fprintf(w, "closed since the checkpoint: %d listed, %d more (%s)\n", len(k.Closed), k.ClosedMore, c.pageCommand(rep, "--closed-since", rep.ClosedNextSince))
+			fmt.Fprintf(w, "closed since the checkpoint: %d listed, %d more (%s)\n", len(k.Closed), k.ClosedMore, c.pageCommand(rep, "--closed-since", fmt.Sprint(rep.ClosedNextSince)))
 		}
 		if rep.Repository != nil {
 			printRepository(w, rep.Repository)
@@ -108,7 +108,7 @@ func (c *recoveryInspectCmd) text(w io.Writer, rep *project.RecoveryReport, stre
 		}
 		list := strings.Join(kinds, ", ")
 		if rep.ChangedMore > 0 {
-			list += fmt.Sprintf("; %d more (%s)", rep.ChangedMore, c.pageCommand(rep, "--changed-since", rep.ChangedNextSince))
+			list += fmt.Sprintf("; %d more (%s)", rep.ChangedMore, c.pageCommand(rep, "--changed-since", fmt.Sprint(rep.ChangedNextSince)))
 		}
 		// A later page (--changed-since) says where it starts.
 		later := c.ChangedSince != nil && (cp == nil || rep.ChangedSinceSeq != cp.Seq)
@@ -136,14 +136,14 @@ func (c *recoveryInspectCmd) text(w io.Writer, rep *project.RecoveryReport, stre
 }
 
 // pageCommand is the command of the page of rep's list that flag's
-// cursor starts after seq, at rep's revision when the read was in the
-// past, with the same page size (the other list from its start).
-func (c *recoveryInspectCmd) pageCommand(rep *project.RecoveryReport, flag string, seq int64) string {
+// cursor starts after, at rep's revision when the read was in the
+// past, with the same page size (the other lists from their start).
+func (c *recoveryInspectCmd) pageCommand(rep *project.RecoveryReport, flag, cursor string) string {
 	cmd := "awr recovery inspect --session " + rep.Session.ID
 	if c.At != nil {
 		cmd += fmt.Sprintf(" --at %d", rep.ProjectRevision)
 	}
-	cmd += fmt.Sprintf(" %s %d", flag, seq)
+	cmd += fmt.Sprintf(" %s %s", flag, cursor)
 	if c.Limit != nil {
 		cmd += fmt.Sprintf(" --limit %d", *c.Limit)
 	}

@@ -143,34 +143,168 @@ type sessionShowCmd struct {
 	project.SessionShowRequest
 }
 
-// Run shows a session.
+// Run shows a session: a page of its checkpoints and one of its work's
+// items in force, each cut list ended by the command of its next page;
+// with --all (and no --limit) every one, the checkpoints written as they
+// are read (all).
 func (c *sessionShowCmd) Run(app *App) error {
+	if c.All && c.Limit == nil {
+		return c.all(app)
+	}
 	return call(app, (*project.Project).SessionShow, c.SessionShowRequest, func(w io.Writer, v *project.SessionView) {
-		s := v.Session
 		tw := newTable(w)
-		agent := safe(s.Agent)
-		if pm := strings.TrimSpace(s.Provider + " " + s.Model); pm != "" {
-			agent += " (" + safe(pm) + ")"
-		}
-		fmt.Fprintf(tw, "session\t%s\nwork\t%s\nagent\t%s\nstatus\t%s\nstarted\t%s (seq %d)\n", s.ID, safeLine(s.Work), agent, strings.TrimSpace(s.Status+" "+s.Outcome), ms(s.StartedAt), s.StartRevision)
-		if s.PredecessorID != "" {
-			fmt.Fprintf(tw, "predecessor\t%s\n", s.PredecessorID)
-		}
-		if s.SuccessorID != "" {
-			fmt.Fprintf(tw, "successor\t%s\n", s.SuccessorID)
-		}
-		for _, cl := range v.Claims {
-			fmt.Fprintf(tw, "claim\t%s token %d, %s, %s\n", cl.ID, cl.FencingToken, cl.StateAt(app.Now().UnixMilli()), lease(cl.ExpiresAt, app.Now().UnixMilli()))
-		}
+		c.headRows(tw, app, v)
 		for _, cp := range v.Checkpoints {
-			fmt.Fprintf(tw, "checkpoint\tseq %d: %s | next: %s\n", cp.Seq, safe(cp.Digest), safe(cp.NextAction))
+			checkpointRow(tw, cp)
 		}
-		for _, b := range v.Bindings {
-			fmt.Fprintf(tw, "bound\t%s (%s)\n", safeLine(b.ExternalSession), safeLine(b.Client))
-		}
+		bindingRows(tw, v)
 		tw.Flush()
-		printKnowledge(w, v.Knowledge)
+		c.tail(w, v)
 	})
+}
+
+// headRows writes the rows of v's table before its checkpoints: the
+// session and its claims.
+func (c *sessionShowCmd) headRows(tw io.Writer, app *App, v *project.SessionView) {
+	s := v.Session
+	agent := safe(s.Agent)
+	if pm := strings.TrimSpace(s.Provider + " " + s.Model); pm != "" {
+		agent += " (" + safe(pm) + ")"
+	}
+	fmt.Fprintf(tw, "session\t%s\nwork\t%s\nagent\t%s\nstatus\t%s\nstarted\t%s (seq %d)\n", s.ID, safeLine(s.Work), agent, strings.TrimSpace(s.Status+" "+s.Outcome), ms(s.StartedAt), s.StartRevision)
+	if s.PredecessorID != "" {
+		fmt.Fprintf(tw, "predecessor\t%s\n", s.PredecessorID)
+	}
+	if s.SuccessorID != "" {
+		fmt.Fprintf(tw, "successor\t%s\n", s.SuccessorID)
+	}
+	for _, cl := range v.Claims {
+		fmt.Fprintf(tw, "claim\t%s token %d, %s, %s\n", cl.ID, cl.FencingToken, cl.StateAt(app.Now().UnixMilli()), lease(cl.ExpiresAt, app.Now().UnixMilli()))
+	}
+}
+
+// checkpointRow writes the row of one checkpoint of `awr session show`.
+func checkpointRow(tw io.Writer, cp project.Checkpoint) {
+	fmt.Fprintf(tw, "checkpoint\tseq %d: %s | next: %s\n", cp.Seq, safe(cp.Digest), safe(cp.NextAction))
+}
+
+// bindingRows writes the rows of the conversations bound to v's session.
+func bindingRows(tw io.Writer, v *project.SessionView) {
+	for _, b := range v.Bindings {
+		fmt.Fprintf(tw, "bound\t%s (%s)\n", safeLine(b.ExternalSession), safeLine(b.Client))
+	}
+}
+
+// tail writes what follows v's table: the command of the older
+// checkpoints when there are, then the knowledge.
+func (c *sessionShowCmd) tail(w io.Writer, v *project.SessionView) {
+	if v.CheckpointsNextCursor != "" {
+		fmt.Fprintf(w, "the latest %d of %d checkpoints; the older ones: %s\n", len(v.Checkpoints), v.CheckpointsTotal, c.pageCommand(v, "--checkpoints-cursor", v.CheckpointsNextCursor))
+	}
+	printKnowledgePage(w, v.Knowledge, inForceLine(v.Knowledge, v.KnowledgeTotal, c.KnowledgeCursor != "", v.KnowledgeNextCursor, c.pageCommand(v, "--knowledge-cursor", v.KnowledgeNextCursor)))
+}
+
+// all writes the session with every checkpoint (before the checkpoints
+// cursor) as they are read, in bounded memory, and every item in force:
+// the text, its checkpoints in blocks of sessionBlock rows each aligned
+// on its own, or with --json the object `awr session show --json`
+// prints, its checkpoints array written element by element.
+func (c *sessionShowCmd) all(app *App) error {
+	p, err := app.project()
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriter(app.Stdout)
+	var view *project.SessionView
+	var rest []byte // the JSON after the checkpoints array's start
+	var block []project.Checkpoint
+	n := 0
+	flush := func() error {
+		if len(block) == 0 {
+			return nil
+		}
+		err := app.render(nil, func(w io.Writer) {
+			tw := newTable(w)
+			for _, cp := range block {
+				checkpointRow(tw, cp)
+			}
+			tw.Flush()
+		})
+		block = block[:0]
+		return err
+	}
+	err = p.SessionShowEach(app.Ctx, c.SessionShowRequest, func(v *project.SessionView) error {
+		view = v
+		if !app.JSON {
+			return app.render(nil, func(w io.Writer) {
+				tw := newTable(w)
+				c.headRows(tw, app, v)
+				tw.Flush()
+			})
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		doc := app.hints.json(buf.Bytes())
+		cuts, err := arrayStarts(doc, []string{"checkpoints"})
+		if err != nil {
+			return err
+		}
+		rest = doc[cuts[0]:]
+		_, err = out.Write(doc[:cuts[0]])
+		return err
+	}, func(cp project.Checkpoint) error {
+		if err := app.Ctx.Err(); err != nil {
+			return err
+		}
+		n++
+		if !app.JSON {
+			if block = append(block, cp); len(block) == sessionBlock {
+				return flush()
+			}
+			return nil
+		}
+		if n > 1 {
+			if err := out.WriteByte(','); err != nil {
+				return err
+			}
+		}
+		return writeJSONValue(out, cp)
+	})
+	if err == nil && app.JSON {
+		_, err = out.Write(rest)
+	}
+	if err == nil && !app.JSON {
+		if err = flush(); err == nil {
+			err = app.render(nil, func(w io.Writer) {
+				tw := newTable(w)
+				bindingRows(tw, view)
+				tw.Flush()
+				c.tail(w, view)
+			})
+		}
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// pageCommand is the command of the next page of v's list that flag's
+// cursor selects, at v's revision when the read was in the past, with
+// the same page size (the other list from its first page).
+func (c *sessionShowCmd) pageCommand(v *project.SessionView, flag, cursor string) string {
+	cmd := "awr session show " + v.Session.ID
+	if c.At != nil {
+		cmd += fmt.Sprintf(" --at %d", v.ProjectRevision)
+	}
+	if c.Limit != nil {
+		cmd += fmt.Sprintf(" --limit %d", *c.Limit)
+	}
+	return cmd + " " + flag + " " + cursor
 }
 
 type sessionListCmd struct {
@@ -340,7 +474,12 @@ func shortLived() {
 
 // printKnowledge writes a work item's open loops, decisions, facts and
 // hypotheses, each with its id, and what the latest checkpoint closed.
-func printKnowledge(w io.Writer, k *project.KnowledgeState) {
+func printKnowledge(w io.Writer, k *project.KnowledgeState) { printKnowledgePage(w, k, "") }
+
+// printKnowledgePage writes k as printKnowledge does, with page, when
+// not "", the line that ends its page of the items in force
+// (inForceLine), between them and the items closed.
+func printKnowledgePage(w io.Writer, k *project.KnowledgeState, page string) {
 	if k == nil {
 		return
 	}
@@ -356,6 +495,9 @@ func printKnowledge(w io.Writer, k *project.KnowledgeState) {
 	for _, h := range k.Hypotheses {
 		fmt.Fprintf(w, "hypothesis %s (unverified): %s\n", h.ID, safe(h.Text))
 	}
+	if page != "" {
+		fmt.Fprintln(w, page)
+	}
 	for _, c := range k.Closed {
 		note := ""
 		if c.Note != "" {
@@ -363,6 +505,21 @@ func printKnowledge(w io.Writer, k *project.KnowledgeState) {
 		}
 		fmt.Fprintf(w, "%s %s %s%s\n", c.Kind, c.ID, c.State, note)
 	}
+}
+
+// inForceLine is the line that follows a page of the items in force k
+// lists, of total: how many it lists and, when more follow (next is
+// their cursor), nextPage, the command of the next page; "" when the
+// page lists them all from the first (paged false).
+func inForceLine(k *project.KnowledgeState, total int, paged bool, next, nextPage string) string {
+	if k == nil || next == "" && !paged {
+		return ""
+	}
+	n := len(k.OpenLoops) + len(k.Decisions) + len(k.Facts) + len(k.Hypotheses)
+	if next == "" {
+		return fmt.Sprintf("in force: %d listed, the last page of %d", n, total)
+	}
+	return fmt.Sprintf("in force: %d listed of %d; the next page: %s", n, total, nextPage)
 }
 
 // safe renders a recorded value for the terminal (project.SafeText).

@@ -24,6 +24,20 @@ type workShowCmd struct {
 	project.WorkShowRequest
 }
 
+// knowledgePage is the command of the page of r's items in force after
+// this one, at r's revision when the read was in the past, with the
+// same page size.
+func (c *workShowCmd) knowledgePage(r *project.WorkShowResult) string {
+	cmd := "awr work show " + shellQuote(r.Work.Key)
+	if c.At != nil {
+		cmd += fmt.Sprintf(" --at %d", r.ProjectRevision)
+	}
+	if c.Limit != nil {
+		cmd += fmt.Sprintf(" --limit %d", *c.Limit)
+	}
+	return cmd + " --knowledge-cursor " + r.KnowledgeNextCursor
+}
+
 // Run shows a work item.
 func (c *workShowCmd) Run(app *App) error {
 	return call(app, (*project.Project).WorkShow, c.WorkShowRequest, func(w io.Writer, r *project.WorkShowResult) {
@@ -83,6 +97,12 @@ func (c *workShowCmd) Run(app *App) error {
 			}
 			for _, f := range k.Facts {
 				fmt.Fprintf(w, "fact %s: %s\n", f.ID, project.SafeText(f.Text))
+			}
+			for _, h := range k.Hypotheses {
+				fmt.Fprintf(w, "hypothesis %s (unverified): %s\n", h.ID, project.SafeText(h.Text))
+			}
+			if line := inForceLine(k, r.KnowledgeTotal, c.KnowledgeCursor != "", r.KnowledgeNextCursor, c.knowledgePage(r)); line != "" {
+				fmt.Fprintln(w, line)
 			}
 		}
 		comp := r.Completion

@@ -349,11 +349,7 @@ func (w *lockedLog) sendCommit(op string, b *pgx.Batch, results func(br pgx.Batc
 		w.committed = true
 		return nil
 	}
-	var fe *fault.Error
-	if errors.As(err, &fe) || statementFailed(err) || pgconn.SafeToRetry(err) {
-		// A statement failed (the server skipped the rest; a coded
-		// error says it itself), or nothing was sent. (fault.As would
-		// take any error for a coded one.)
+	if commitNotApplied(err) {
 		return s.mapErrNote(op, err, nothingWritten)
 	}
 	// The batch, COMMIT included, was sent, and the connection went (or
@@ -361,6 +357,22 @@ func (w *lockedLog) sendCommit(op string, b *pgx.Batch, results func(br pgx.Batc
 	// is unknown.
 	w.unknown = true
 	return s.lostCommit(op, err)
+}
+
+// commitNotApplied reports whether err, the failure of a batch that ends
+// in COMMIT, says the server applied none of it: a coded error (awr's
+// own, raised before or by a statement), a statement's ERROR (the server
+// skipped the rest and rolled back), or nothing sent. A FATAL or PANIC
+// (the backend ended) and a connection lost after the send may come
+// after COMMIT ran: unknown. (fault.As would take any error for a coded
+// one: it wraps the uncoded as Internal.)
+func commitNotApplied(err error) bool {
+	var fe *fault.Error
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return statementFailed(err)
+	}
+	return errors.As(err, &fe) || pgconn.SafeToRetry(err)
 }
 
 func (w *lockedLog) Requests() ([]events.RequestRecord, error) {

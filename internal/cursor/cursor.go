@@ -5,8 +5,10 @@
 package cursor
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/awr-dev/awr/internal/fault"
@@ -21,9 +23,27 @@ import (
 
 // EncodePlace encodes the place of the last item of a page as the cursor
 // of the next: opaque to the caller, checked when it comes back.
-func EncodePlace(p projections.Place) string {
-	raw, _ := json.Marshal(p)
+func EncodePlace(p projections.Place) string { return encodeJSON(p) }
+
+// encodeJSON encodes v, a place in a list, as an opaque cursor.
+func encodeJSON(v any) string {
+	raw, _ := json.Marshal(v)
 	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// decodeJSON decodes a cursor encodeJSON gave into v; strict refuses a
+// field v does not have.
+func decodeJSON(cursor string, v any, strict bool) error {
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return err
+	}
+	if !strict {
+		return json.Unmarshal(raw, v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // DecodePlace decodes a cursor of op's ("" is the first page); hint is the
@@ -34,24 +54,27 @@ func DecodePlace(op, cursor, hint string) (*projections.Place, error) {
 		return nil, nil
 	}
 	var p projections.Place
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err == nil {
-		err = json.Unmarshal(raw, &p)
-	}
-	if err != nil || p.Key == "" {
-		return nil, badCursor(op, cursor, hint)
+	if err := decodeJSON(cursor, &p, false); err != nil || p.Key == "" {
+		return nil, badCursor(op, "--cursor", cursor, hint)
 	}
 	return &p, nil
 }
 
-// badCursor is the error of a cursor awr did not give.
-func badCursor(op, cursor, hint string) error {
+// badCursor is the error of a cursor awr did not give, passed as flag.
+func badCursor(op, flag, cursor, hint string) error {
 	shown := cursor
 	if len(shown) > 64 {
 		shown = shown[:64] + "..."
 	}
-	return fault.New(fault.InvalidInput, "%s: --cursor %q is not a cursor awr gave: pass the next_cursor of the page before", op, shown).
-		With("flag", "--cursor").WithHint("%s", hint)
+	return fault.New(fault.InvalidInput, "%s: %s %q is not a cursor awr gave: pass the %s of the page before", op, flag, shown, nextField(flag)).
+		With("flag", flag).WithHint("%s", hint)
+}
+
+// nextField is the answer's field that gives flag's cursor: next_cursor
+// for --cursor, knowledge_next_cursor for --knowledge-cursor.
+func nextField(flag string) string {
+	list, _ := strings.CutSuffix(strings.TrimPrefix(flag, "--"), "cursor")
+	return strings.ReplaceAll(list, "-", "_") + "next_cursor"
 }
 
 // EncodeID encodes the id of the last item of a page (a list in a fixed
@@ -69,7 +92,49 @@ func DecodeID(op, cursor, hint string) (string, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
 	id, ok := strings.CutPrefix(string(raw), "id:")
 	if err != nil || !ok || id == "" {
-		return "", badCursor(op, cursor, hint)
+		return "", badCursor(op, "--cursor", cursor, hint)
 	}
 	return id, nil
+}
+
+// EncodeKnowledge encodes the place of the last item of a page of the
+// knowledge in force as the cursor of the next page.
+func EncodeKnowledge(p projections.KnowledgePlace) string { return encodeJSON(p) }
+
+// DecodeKnowledge decodes a cursor EncodeKnowledge gave, passed as
+// --knowledge-cursor to op ("" is the first page); hint is the command
+// that starts over.
+// Errors: InvalidInput naming --knowledge-cursor for a cursor awr did
+// not give.
+func DecodeKnowledge(op, cursor, hint string) (*projections.KnowledgePlace, error) {
+	if cursor == "" {
+		return nil, nil
+	}
+	var p projections.KnowledgePlace
+	if err := decodeJSON(cursor, &p, true); err != nil || !projections.KnownKind(p.Kind) || p.ID == "" || p.Num < 1 {
+		return nil, badCursor(op, "--knowledge-cursor", cursor, hint)
+	}
+	return &p, nil
+}
+
+// EncodeSeq encodes the seq of an entry of a page (a checkpoint's) as
+// the cursor of the next page.
+func EncodeSeq(seq int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("seq:" + strconv.FormatInt(seq, 10)))
+}
+
+// DecodeSeq decodes a cursor EncodeSeq gave, passed as flag to op (""
+// is the first page, 0); hint is the command that starts over.
+// Errors: InvalidInput naming flag for a cursor awr did not give.
+func DecodeSeq(op, flag, cursor, hint string) (int64, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	n, ok := strings.CutPrefix(string(raw), "seq:")
+	seq, perr := strconv.ParseInt(n, 10, 64)
+	if err != nil || !ok || perr != nil || seq < 1 {
+		return 0, badCursor(op, flag, cursor, hint)
+	}
+	return seq, nil
 }

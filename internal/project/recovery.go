@@ -6,6 +6,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/recovery"
 	"github.com/awr-dev/awr/projections"
@@ -39,7 +40,10 @@ type RecoveryInspectRequest struct {
 	Read
 	ChangedSince *int64 `name:"changed-since" json:"changed_since,omitempty" help:"List the events changed on the work after this seq (a page's changed_next_since; default: the checkpoint's seq)." placeholder:"SEQ"`
 	ClosedSince  *int64 `name:"closed-since" json:"closed_since,omitempty" help:"List the items closed after this seq (a page's closed_next_since; default: knowledge.closed_since_seq, the seq before the checkpoint's)." placeholder:"SEQ"`
-	Limit        *int   `name:"limit" json:"limit,omitempty" help:"At most N changed events and N closed items, 1 to 1000 (default 50); --all for every one." placeholder:"N"`
+	// KnowledgeCursor is the place after which the page of the items in
+	// force starts (a report's knowledge_next_cursor).
+	KnowledgeCursor string `name:"knowledge-cursor" json:"knowledge_cursor,omitempty" help:"List the items in force (open loops, decisions, facts, hypotheses) after this place (a page's knowledge_next_cursor; default: from the first)." placeholder:"CURSOR"`
+	Limit           *int   `name:"limit" json:"limit,omitempty" help:"At most N changed events, N closed items and N items in force, 1 to 1000 (default 50); --all for every one." placeholder:"N"`
 }
 
 // RecoveryInspect answers, for a session at a revision, where
@@ -48,10 +52,12 @@ type RecoveryInspectRequest struct {
 // since that checkpoint, and the exact command to run next. The events
 // changed and the items closed since the checkpoint are a page each,
 // from the request's cursors, with the count of what follows and the
-// cursor of the next page. It never writes.
+// cursor of the next page; so are the items in force (open loops,
+// decisions, facts, hypotheses), with knowledge_total and
+// knowledge_next_cursor. It never writes.
 // Errors: NotFound for an unknown session; InvalidInput for a limit
 // outside 1 to MaxRecoveryLimit, a negative cursor or one outside its
-// list (recovery.At).
+// list (recovery.At), or a --knowledge-cursor awr did not give.
 func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectRequest) (*RecoveryReport, error) {
 	limit := DefaultRecoveryLimit
 	if req.Limit != nil {
@@ -64,9 +70,11 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 	return p.recoveryInspect(ctx, req, limit)
 }
 
-// RecoveryInspectEach is RecoveryInspect with both lists whole, in
+// RecoveryInspectEach is RecoveryInspect with its lists whole, in
 // bounded memory (`awr recovery inspect --all`): start gets the report
-// with the lists empty (its counts and next cursors zero), then changed
+// with every item in force after the request's knowledge cursor (what
+// the report reads whole to say the next action, as a packet does) and
+// the other two lists empty (their counts and next cursors zero), then changed
 // every event changed after the request's cursor, oldest first, then
 // closed every item closed after its cursor, in the order they closed
 // (none without a checkpoint), read at the report's revision.
@@ -102,7 +110,12 @@ func (p *Project) recoveryInspect(ctx context.Context, req RecoveryInspectReques
 		}
 	}
 	session := req.Session
-	page := recovery.Page{ChangedAfter: req.ChangedSince, ClosedAfter: req.ClosedSince, Limit: limit}
+	first := "awr recovery inspect --session " + req.Session + atHint(req.Read)
+	after, err := cursor.DecodeKnowledge("recovery inspect", req.KnowledgeCursor, first)
+	if err != nil {
+		return nil, err
+	}
+	page := recovery.Page{ChangedAfter: req.ChangedSince, ClosedAfter: req.ClosedSince, KnowledgeAfter: after, Limit: limit}
 	rep, err := readResult(ctx, p, req.Read, func(r *events.Reader, rev, now int64) (*RecoveryReport, error) {
 		return recovery.At(r.Conn, session, rev, r.Head, now, page)
 	})

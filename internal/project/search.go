@@ -64,7 +64,11 @@ func (p *Project) Search(ctx context.Context, req SearchRequest) (*SearchResult,
 	out := &SearchResult{Query: req.Query, FTSQuery: fts, Kind: req.Kind, Results: []SearchHit{}}
 	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		out.ProjectRevision = rev
-		hits, err := projections.SearchAt(r.Conn, rev, fts, req.Kind, limit)
+		search := projections.SearchHead
+		if req.Past() {
+			search = projections.SearchAt
+		}
+		hits, err := search(r.Conn, rev, fts, req.Kind, limit)
 		if err != nil && strings.Contains(err.Error(), "fts5") {
 			return fault.Wrap(fault.InvalidInput, err, "search: %q", req.Query)
 		}

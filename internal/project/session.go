@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/awr-dev/awr/commands"
@@ -9,35 +10,100 @@ import (
 	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/idle"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/projections"
 )
+
+// Checkpoint is one recorded checkpoint, as `awr session show` lists it.
+type Checkpoint = projections.Checkpoint
 
 // SessionView is `awr session show`: a session with its claims,
 // checkpoints and bindings.
 type SessionView struct {
-	Session     projections.Session      `json:"session"`
-	Claims      []projections.Claim      `json:"claims"`
-	Checkpoints []projections.Checkpoint `json:"checkpoints"`
-	Bindings    []projections.Binding    `json:"bindings"`
+	Session projections.Session `json:"session"`
+	Claims  []projections.Claim `json:"claims"`
+	// Checkpoints are a page of the session's checkpoints, oldest first:
+	// its latest (or the latest before the request's checkpoints
+	// cursor), of CheckpointsTotal in all; when older ones exist,
+	// CheckpointsNextCursor is the --checkpoints-cursor that lists them.
+	Checkpoints           []projections.Checkpoint `json:"checkpoints"`
+	CheckpointsTotal      int                      `json:"checkpoints_total"`
+	CheckpointsNextCursor string                   `json:"checkpoints_next_cursor,omitempty"`
+	Bindings              []projections.Binding    `json:"bindings"`
 	// Knowledge is the session's work item's loops, decisions, facts and
-	// hypotheses at the revision.
-	Knowledge       *projections.KnowledgeState `json:"knowledge"`
-	ProjectRevision int64                       `json:"project_revision"`
+	// hypotheses at the revision: a page of the items in force (open
+	// loops, then decisions, facts and hypotheses, each by number),
+	// KnowledgeTotal counting every one and, when more follow,
+	// KnowledgeNextCursor the --knowledge-cursor of the next page; and
+	// the latest items closed since the session's last checkpoint.
+	Knowledge           *projections.KnowledgeState `json:"knowledge"`
+	KnowledgeTotal      int                         `json:"knowledge_total"`
+	KnowledgeNextCursor string                      `json:"knowledge_next_cursor,omitempty"`
+	ProjectRevision     int64                       `json:"project_revision"`
 }
 
 // SessionShowRequest is `awr session show` and awr_session_show.
 type SessionShowRequest struct {
 	Session string `arg:"" name:"session" json:"session" help:"Session id." placeholder:"ID"`
+	// CheckpointsCursor, KnowledgeCursor, Limit and All select the pages
+	// of the session's checkpoints and of its work's knowledge in force.
+	CheckpointsCursor string `name:"checkpoints-cursor" json:"checkpoints_cursor,omitempty" help:"List the checkpoints before those of the page before: its checkpoints_next_cursor." placeholder:"CURSOR"`
+	KnowledgeCursor   string `name:"knowledge-cursor" json:"knowledge_cursor,omitempty" help:"List the items in force (open loops, decisions, facts, hypotheses) after this place: the knowledge_next_cursor of the page before." placeholder:"CURSOR"`
+	Limit             *int   `name:"limit" json:"limit,omitempty" help:"At most N checkpoints and N items in force (1 to 200; default 50, or all with --all)." placeholder:"N"`
+	All               bool   `name:"all" json:"all,omitempty" help:"Every checkpoint and every item in force (no page): the CLI writes the checkpoints as they are read."`
 	Read
 }
 
 // SessionShow returns a session with its claims, checkpoints and bindings
-// as of the request's revision.
-// Errors: NotFound for a session unknown at that revision.
+// as of the request's revision. Its checkpoints and its work's knowledge
+// in force are a page each (Limit, else commands.DefaultPage; every one
+// with All): the latest checkpoints before the CheckpointsCursor, oldest
+// first, with checkpoints_total and checkpoints_next_cursor (the older
+// ones); the items in force after the KnowledgeCursor, with
+// knowledge_total and knowledge_next_cursor.
+// Errors: NotFound for a session unknown at that revision; InvalidInput
+// for a limit outside 1 to commands.MaxLimit, or a cursor awr did not
+// give or beyond the revision read (details.flag names it).
 func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*SessionView, error) {
+	var v *SessionView
+	err := p.sessionShow(ctx, req, func(sv *SessionView) error {
+		v = sv
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// SessionShowEach is SessionShow with every checkpoint before the
+// request's checkpoints cursor given to each, oldest first, one at a
+// time, instead of held (`awr session show --all`): start gets the view
+// first, its checkpoints empty (checkpoints_total counts them all) and
+// every item in force after the knowledge cursor. req.Limit and req.All
+// are ignored. start's or each's error ends the read and is returned.
+// Errors: those of SessionShow, and those start and each return.
+func (p *Project) SessionShowEach(ctx context.Context, req SessionShowRequest, start func(*SessionView) error, each func(projections.Checkpoint) error) error {
+	req.Limit, req.All = nil, true
+	return p.sessionShow(ctx, req, start, each)
+}
+
+// sessionShow reads the session of req and gives its view to start:
+// with its page of checkpoints when each is nil, else with none, then
+// each checkpoint to each.
+func (p *Project) sessionShow(ctx context.Context, req SessionShowRequest, start func(*SessionView) error, each func(projections.Checkpoint) error) error {
 	id := req.Session
+	first := "awr session show " + shellwords.Quote(id) + atHint(req.Read)
+	pg, err := knowledgePage("session show", req.Limit, req.All, req.KnowledgeCursor, first)
+	if err != nil {
+		return err
+	}
+	before, err := cursor.DecodeSeq("session show", "--checkpoints-cursor", req.CheckpointsCursor, first)
+	if err != nil {
+		return err
+	}
 	v := &SessionView{}
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
+	return p.read(ctx, req.Read, func(r *events.Reader, rev, _ int64) error {
 		v.ProjectRevision = rev
 		s, err := projections.SessionAt(r.Conn, id, rev)
 		if err != nil {
@@ -50,33 +116,82 @@ func (p *Project) SessionShow(ctx context.Context, req SessionShowRequest) (*Ses
 		if v.Claims, err = projections.SessionClaimsAt(r.Conn, s.ID, rev); err != nil {
 			return err
 		}
-		if v.Checkpoints, err = projections.SessionCheckpointsAt(r.Conn, s.ID, rev); err != nil {
+		limit := pg.limit
+		if each != nil {
+			limit = -1 // none: they are streamed
+		}
+		upTo, err := v.checkpointsPage(r, rev, before, limit, first)
+		if err != nil {
 			return err
 		}
 		since := rev
-		if n := len(v.Checkpoints); n > 0 {
-			since = v.Checkpoints[n-1].Seq - 1
+		if s.LastCheckpointSeq > 0 {
+			since = s.LastCheckpointSeq - 1
 		}
-		if v.Knowledge, err = projections.KnowledgeStateAt(r.Conn, s.Work, rev, since); err != nil {
+		k, err := projections.KnowledgeStateAt(r.Conn, s.Work, rev, since)
+		if err != nil {
 			return err
 		}
-		v.Knowledge = v.Knowledge.Listed(projections.MaxClosedListed)
-		v.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev)
-		return err
+		var last *projections.KnowledgePlace
+		v.Knowledge, v.KnowledgeTotal, last = k.Listed(projections.MaxClosedListed).InForcePage(pg.after, pg.limit)
+		if last != nil {
+			v.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
+		}
+		if v.Bindings, err = projections.SessionBindingsAt(r.Conn, s.ID, rev); err != nil {
+			return err
+		}
+		if v.Claims == nil {
+			v.Claims = []projections.Claim{}
+		}
+		if v.Checkpoints == nil {
+			v.Checkpoints = []projections.Checkpoint{}
+		}
+		if v.Bindings == nil {
+			v.Bindings = []projections.Binding{}
+		}
+		if err := start(v); err != nil || each == nil {
+			return err
+		}
+		return projections.EachSessionCheckpointAt(r.Conn, s.ID, upTo, each)
 	})
-	if err != nil {
-		return nil, err
+}
+
+// checkpointsPage reads the page of v's session's checkpoints at rev:
+// the latest limit (0: every one; negative: none) recorded before seq
+// before (0: by rev), oldest first, their total, and the cursor of the
+// older ones when there are; first is the command of the first page. It
+// returns the seq the page's checkpoints are recorded by.
+// Errors: InvalidInput naming --checkpoints-cursor for a cursor beyond
+// rev.
+func (v *SessionView) checkpointsPage(r *events.Reader, rev, before int64, limit int, first string) (upTo int64, err error) {
+	id := v.Session.ID
+	if before > rev+1 {
+		return 0, fault.New(fault.InvalidInput, "session show: --checkpoints-cursor starts after the revision read (%d): pass the checkpoints_next_cursor of a page read at it", rev).
+			With("flag", "--checkpoints-cursor").WithHint("%s", first)
 	}
-	if v.Claims == nil {
-		v.Claims = []projections.Claim{}
+	upTo = rev
+	if before > 0 {
+		upTo = before - 1
 	}
-	if v.Checkpoints == nil {
-		v.Checkpoints = []projections.Checkpoint{}
+	if v.CheckpointsTotal, err = projections.SessionCheckpointCountAt(r.Conn, id, rev); err != nil {
+		return 0, err
 	}
-	if v.Bindings == nil {
-		v.Bindings = []projections.Binding{}
+	switch {
+	case limit < 0:
+		return upTo, nil
+	case limit == 0:
+		v.Checkpoints, err = projections.SessionCheckpointsAt(r.Conn, id, upTo)
+		return upTo, err
 	}
-	return v, nil
+	// One more says whether older ones exist.
+	if v.Checkpoints, err = projections.SessionLatestCheckpointsAt(r.Conn, id, upTo, limit+1); err != nil {
+		return 0, err
+	}
+	if len(v.Checkpoints) > limit {
+		v.Checkpoints = v.Checkpoints[1:]
+		v.CheckpointsNextCursor = cursor.EncodeSeq(v.Checkpoints[0].Seq)
+	}
+	return upTo, nil
 }
 
 // SessionList is `awr session list`: one page of the sessions the
@@ -338,4 +453,35 @@ func (p *Project) ClientShow(ctx context.Context, req ClientShowRequest) (*Clien
 		return nil, err
 	}
 	return v, nil
+}
+
+// inForcePage is the page of a work item's knowledge in force a read
+// asks for: the place it starts after (nil: the first) and its size (0:
+// every item).
+type inForcePage struct {
+	after *projections.KnowledgePlace
+	limit int
+}
+
+// knowledgePage checks the page of the knowledge in force op's request
+// asks for: n items (pageLimit), or every one with all, after the place
+// cur encodes; first is the command of the first page.
+// Errors: InvalidInput for a limit outside 1 to commands.MaxLimit, or a
+// --knowledge-cursor awr did not give.
+func knowledgePage(op string, n *int, all bool, cur, first string) (inForcePage, error) {
+	limit, err := pageLimit(op, n, all)
+	if err != nil {
+		return inForcePage{}, err
+	}
+	after, err := cursor.DecodeKnowledge(op, cur, first)
+	return inForcePage{after: after, limit: limit}, err
+}
+
+// atHint is the part of a hint that reads at the request's revision:
+// " --at REV" for a read in the past, "" at the head.
+func atHint(r Read) string {
+	if !r.Past() {
+		return ""
+	}
+	return fmt.Sprintf(" --at %d", *r.At)
 }

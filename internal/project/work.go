@@ -68,6 +68,13 @@ func (p *Project) WorkHandoff(ctx context.Context, req WorkHandoffRequest) (*Wor
 // WorkShowRequest is `awr work show` and awr_work_show.
 type WorkShowRequest struct {
 	Key string `arg:"" name:"key" json:"key" help:"Work item key." placeholder:"KEY"`
+	// KnowledgeCursor, EvidenceCursor, Limit and All select the pages of
+	// the item's knowledge in force (open loops, decisions, facts,
+	// hypotheses) and of its evidence.
+	KnowledgeCursor string `name:"knowledge-cursor" json:"knowledge_cursor,omitempty" help:"List the items in force (open loops, decisions, facts, hypotheses) after this place: the knowledge_next_cursor of the page before." placeholder:"CURSOR"`
+	EvidenceCursor  string `name:"evidence-cursor" json:"evidence_cursor,omitempty" help:"List the evidence recorded before that of the page before: its evidence_next_cursor." placeholder:"CURSOR"`
+	Limit           *int   `name:"limit" json:"limit,omitempty" help:"At most N items in force and N pieces of evidence (1 to 200; default 50, or all with --all)." placeholder:"N"`
+	All             bool   `name:"all" json:"all,omitempty" help:"Every item in force and every piece of evidence (no page)."`
 	Read
 }
 
@@ -84,15 +91,36 @@ type (
 // WorkShow returns a work item with everything awr knows about it, as of
 // the request's revision. At the head its evidence is judged against the
 // repository now; at a past revision the repository is not compared
-// (repo_compared false).
-// Errors: InvalidInput for a bad revision; NotFound for an unknown item.
+// (repo_compared false). Its knowledge in force is one page (Limit,
+// else commands.DefaultPage; every item with All) from the
+// KnowledgeCursor on, with knowledge_total and knowledge_next_cursor;
+// its evidence the latest page before the EvidenceCursor, oldest first,
+// with evidence_total and evidence_next_cursor (the completion is judged
+// on every piece).
+// Errors: InvalidInput for a bad revision, a limit outside 1 to
+// commands.MaxLimit, or a --knowledge-cursor or --evidence-cursor awr
+// did not give (or beyond the revision read); NotFound for an unknown
+// item.
 func (p *Project) WorkShow(ctx context.Context, req WorkShowRequest) (*WorkShowResult, error) {
+	first := "awr work show " + shellwords.Quote(req.Key) + atHint(req.Read)
+	pg, err := knowledgePage("work show", req.Limit, req.All, req.KnowledgeCursor, first)
+	if err != nil {
+		return nil, err
+	}
+	before, err := cursor.DecodeSeq("work show", "--evidence-cursor", req.EvidenceCursor, first)
+	if err != nil {
+		return nil, err
+	}
 	var res *WorkShowResult
 	var dir string
 	var files []string
-	err := p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
+	err = p.read(ctx, req.Read, func(r *events.Reader, rev, now int64) error {
 		var err error
-		if res, err = workview.At(r.Conn, req.Key, rev, now, !req.Past()); err != nil {
+		if before > rev+1 {
+			return fault.New(fault.InvalidInput, "work show: --evidence-cursor starts after the revision read (%d): pass the evidence_next_cursor of a page read at it", rev).
+				With("flag", "--evidence-cursor").WithHint("%s", first)
+		}
+		if res, err = workview.At(r.Conn, req.Key, rev, now, !req.Past(), workview.Page{KnowledgeAfter: pg.after, EvidenceBefore: before, Limit: pg.limit}); err != nil {
 			return err
 		}
 		if res.SessionsTotal > len(res.Sessions) {
@@ -106,11 +134,7 @@ func (p *Project) WorkShow(ctx context.Context, req WorkShowRequest) (*WorkShowR
 				}
 			}
 		}
-		for _, e := range res.Evidence {
-			if e.Basis == events.EvidenceFile {
-				files = append(files, e.Path)
-			}
-		}
+		files = res.EvidenceFiles()
 		return nil
 	})
 	if err != nil {

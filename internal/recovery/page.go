@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
@@ -13,28 +14,34 @@ import (
 // The two lists of a report (the events changed since the checkpoint,
 // the items closed since it) are paged as `awr log` is: a page from a
 // cursor (the seq it starts after), the count of what follows it and the
-// cursor of the next page; Each streams them whole.
+// cursor of the next page; Each streams them whole. The items in force
+// are paged as a listing read is: a page after a place, their total and
+// the cursor of the next page; with Each's negative limit, every one.
 
-// lists sets the report's pages of its two lists at rev, from the
+// lists sets the report's pages of its three lists at rev, from the
 // cursors of page, and their counts and next cursors; with a negative
-// page.Limit only the cursors (the lists are left empty for Each).
+// page.Limit only the cursors (the changed and closed lists are left
+// empty for Each) and every item in force.
 func (rep *Report) lists(conn *sqlite.Conn, rev, head int64, page Page) error {
 	changed, closed, err := rep.cursors(rev, head, page)
 	if err != nil {
 		return err
 	}
 	rep.ChangedSinceSeq = changed
-	if rep.Knowledge != nil {
-		k := *rep.Knowledge
-		k.Since, k.Closed, k.ClosedMore = closed, []projections.Knowledge{}, 0
-		rep.Knowledge = &k
-	}
 	limit := page.Limit
-	switch {
-	case limit < 0:
-		return nil
-	case limit == 0:
+	if limit == 0 {
 		limit = DefaultLimit
+	}
+	if rep.Knowledge != nil {
+		k, total, last := rep.Knowledge.InForcePage(page.KnowledgeAfter, limit)
+		k.Since, k.Closed, k.ClosedMore = closed, []projections.Knowledge{}, 0
+		rep.Knowledge, rep.KnowledgeTotal = k, total
+		if last != nil {
+			rep.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
+		}
+	}
+	if limit < 0 {
+		return nil
 	}
 	work := rep.Session.Work
 	if rep.ChangedSince, rep.ChangedMore, rep.ChangedNextSince, err = changedPage(conn, work, changed, rev, limit); err != nil {

@@ -58,6 +58,13 @@ type Report struct {
 	// page is the last. Knowledge is null without a checkpoint.
 	Knowledge       *projections.KnowledgeState `json:"knowledge"`
 	ClosedNextSince int64                       `json:"closed_next_since,omitempty"`
+	// The items in force (knowledge's open loops, decisions, facts and
+	// hypotheses) are a page too, in that order and each by number
+	// (projections.KnowledgeState.InForcePage): KnowledgeTotal counts
+	// every one, and KnowledgeNextCursor, when more follow, is the
+	// --knowledge-cursor of the next page (Page.KnowledgeAfter).
+	KnowledgeTotal      int    `json:"knowledge_total"`
+	KnowledgeNextCursor string `json:"knowledge_next_cursor,omitempty"`
 	// RegisterChanges lists the fields of the work item that changed in
 	// its source after the latest checkpoint; NextAction puts the
 	// register's next action beside the checkpoint's.
@@ -90,16 +97,18 @@ const (
 )
 
 // Page selects the page of each list a report holds: the events changed
-// after ChangedAfter (nil: after the checkpoint) and the items closed
-// after ClosedAfter (nil: since the checkpoint), at most Limit of each
-// (0: DefaultLimit; negative: no list, for a caller that streams them
-// with Each). A page of closed items holds whole checkpoints: it ends
-// before a checkpoint's closes that would take it past Limit, unless
-// they are its first.
+// after ChangedAfter (nil: after the checkpoint), the items closed after
+// ClosedAfter (nil: since the checkpoint) and the items in force after
+// KnowledgeAfter (nil: from the first), at most Limit of each (0:
+// DefaultLimit; negative: no changed or closed list, for a caller that
+// streams them with Each, and every item in force). A page of closed
+// items holds whole checkpoints: it ends before a checkpoint's closes
+// that would take it past Limit, unless they are its first.
 type Page struct {
-	ChangedAfter *int64
-	ClosedAfter  *int64
-	Limit        int
+	ChangedAfter   *int64
+	ClosedAfter    *int64
+	KnowledgeAfter *projections.KnowledgePlace
+	Limit          int
 }
 
 // At reads where session stands at rev, for a reader at now (head is the

@@ -568,31 +568,7 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 	ev := p.Evidence
 	resume := cur.LaunchMode == events.LaunchResume
 	if cur.Conversation != "" {
-		reported := cur.Conversation
-		if resume && reported != cur.ExpectedConversation {
-			ev.ExpectedConv, ev.ReportedConv, ev.PaneTail = cur.ExpectedConversation, reported, m.Tmux.SettledTail(ctx, name, 10)
-			p.Conversation = cur.ExpectedConversation
-			return true, m.stop(ctx, p, cur, events.SeatAwaitingDecision,
-				fmt.Sprintf("the agent came back with conversation %s, not %s: the original conversation was not resumed", reported, cur.ExpectedConversation))
-		}
-		p.Conversation = reported
-		if p.attention {
-			ev.PaneTail = m.Tmux.SettledTail(ctx, name, 10)
-			p.Outcome = events.SeatAttentionRequired
-			p.tellPane, p.tellWhy = name, p.attnWhy
-			return true, nil
-		}
-		switch {
-		case resume:
-			p.Outcome, p.Reason = events.SeatResumed, "conversation "+reported+" resumed and re-bound"
-		case p.Action == ActionVerify:
-			p.Outcome, p.Reason = events.SeatFreshPrimed, "conversation "+reported+" started, primed with the compiled context"
-		default:
-			// Keep why it was fresh (first launch, policy, decision) and
-			// name the conversation the agent reported.
-			p.Outcome, p.Reason = events.SeatFreshPrimed, p.Reason+" (conversation "+reported+")"
-		}
-		return true, nil
+		return true, m.reported(ctx, p, cur)
 	}
 	pane, perr := m.Tmux.Pane(ctx, name)
 	exited := false
@@ -651,6 +627,39 @@ func (m *Manager) check(ctx context.Context, p *SeatPlan, expired bool, timeout 
 	p.Reason = fmt.Sprintf("the agent is running but did not report its conversation within %s; look at tmux session %s", timeout, name)
 	p.tellPane, p.tellWhy = name, fmt.Sprintf("awr did not see your conversation id within %s", timeout)
 	return true, nil
+}
+
+// reported decides the outcome of a launched seat whose agent reported
+// its conversation: resumed, freshly primed, attention required, or a
+// decision to take when a resume came back with another conversation.
+func (m *Manager) reported(ctx context.Context, p *SeatPlan, cur *projections.Seat) error {
+	ev, name := p.Evidence, cur.TmuxSession
+	resume := cur.LaunchMode == events.LaunchResume
+	reported := cur.Conversation
+	if resume && reported != cur.ExpectedConversation {
+		ev.ExpectedConv, ev.ReportedConv, ev.PaneTail = cur.ExpectedConversation, reported, m.Tmux.SettledTail(ctx, name, 10)
+		p.Conversation = cur.ExpectedConversation
+		return m.stop(ctx, p, cur, events.SeatAwaitingDecision,
+			fmt.Sprintf("the agent came back with conversation %s, not %s: the original conversation was not resumed", reported, cur.ExpectedConversation))
+	}
+	p.Conversation = reported
+	if p.attention {
+		ev.PaneTail = m.Tmux.SettledTail(ctx, name, 10)
+		p.Outcome = events.SeatAttentionRequired
+		p.tellPane, p.tellWhy = name, p.attnWhy
+		return nil
+	}
+	switch {
+	case resume:
+		p.Outcome, p.Reason = events.SeatResumed, "conversation "+reported+" resumed and re-bound"
+	case p.Action == ActionVerify:
+		p.Outcome, p.Reason = events.SeatFreshPrimed, "conversation "+reported+" started, primed with the compiled context"
+	default:
+		// Keep why it was fresh (first launch, policy, decision) and
+		// name the conversation the agent reported.
+		p.Outcome, p.Reason = events.SeatFreshPrimed, p.Reason+" (conversation "+reported+")"
+	}
+	return nil
 }
 
 // clearHint is the command that answers a seat's attention_required.

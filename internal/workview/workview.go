@@ -7,10 +7,12 @@
 package workview
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/intake"
 	"github.com/awr-dev/awr/internal/workcontext"
@@ -55,24 +57,52 @@ type Result struct {
 	// older ones exist, SessionsNextCursor is the --cursor of `awr
 	// session list --work KEY --newest` that lists them (set by the door,
 	// whose cursors those are).
-	Sessions           []projections.Session       `json:"sessions"`
-	SessionsTotal      int                         `json:"sessions_total"`
-	SessionsNextCursor string                      `json:"sessions_next_cursor,omitempty"`
-	Knowledge          *projections.KnowledgeState `json:"knowledge"`
-	Checkpoint         *projections.Checkpoint     `json:"latest_checkpoint"`
-	Evidence           []EvidenceView              `json:"evidence"`
-	Completion         commands.Completion         `json:"completion"`
-	Duplicates         int                         `json:"duplicates,omitempty"`
-	ProjectRevision    int64                       `json:"project_revision"`
+	Sessions           []projections.Session `json:"sessions"`
+	SessionsTotal      int                   `json:"sessions_total"`
+	SessionsNextCursor string                `json:"sessions_next_cursor,omitempty"`
+	// Knowledge is the item's knowledge: a page of the items in force
+	// (Page; its open loops, then decisions, facts and hypotheses, each
+	// by number), KnowledgeTotal counting every one and, when more
+	// follow, KnowledgeNextCursor the --knowledge-cursor of the next
+	// page; and the latest items closed since the checkpoint.
+	Knowledge           *projections.KnowledgeState `json:"knowledge"`
+	KnowledgeTotal      int                         `json:"knowledge_total"`
+	KnowledgeNextCursor string                      `json:"knowledge_next_cursor,omitempty"`
+	Checkpoint          *projections.Checkpoint     `json:"latest_checkpoint"`
+	// Evidence is a page of the item's evidence, oldest first: the
+	// latest (Page.Limit) recorded before Page.EvidenceBefore (by rev
+	// when 0), of EvidenceTotal in all; when older pieces exist,
+	// EvidenceNextCursor is the --evidence-cursor that lists them. The
+	// completion is judged on every piece.
+	Evidence           []EvidenceView      `json:"evidence"`
+	EvidenceTotal      int                 `json:"evidence_total"`
+	EvidenceNextCursor string              `json:"evidence_next_cursor,omitempty"`
+	Completion         commands.Completion `json:"completion"`
+	Duplicates         int                 `json:"duplicates,omitempty"`
+	ProjectRevision    int64               `json:"project_revision"`
 
 	current *projections.Session
+	// evidence is every piece of evidence, oldest first: what the
+	// completion is judged on.
+	evidence []EvidenceView
+}
+
+// Page selects the pages a result holds: the items in force after
+// KnowledgeAfter (nil: from the first) and the latest pieces of evidence
+// recorded before seq EvidenceBefore (0: by the revision read), at most
+// Limit of each (0: every one).
+type Page struct {
+	KnowledgeAfter *projections.KnowledgePlace
+	EvidenceBefore int64
+	Limit          int
 }
 
 // At assembles `awr work show KEY` at rev for a reader at now (head:
-// rev is the head): the item, then each part read in its own step. Its
-// completion is judged apart (Judge), against what the caller observes.
+// rev is the head): the item, then each part read in its own step, its
+// knowledge in force the page pg selects. Its completion is judged
+// apart (Judge), against what the caller observes.
 // Errors: NotFound for an item unknown at rev; Storage.
-func At(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Result, error) {
+func At(conn *sqlite.Conn, key string, rev, now int64, head bool, pg Page) (*Result, error) {
 	items, err := projections.WorkItemAt(conn, key, rev)
 	if err != nil {
 		return nil, err
@@ -87,8 +117,8 @@ func At(conn *sqlite.Conn, key string, rev, now int64, head bool) (*Result, erro
 		func() error { return res.readProvenance(conn, it, rev, head) },
 		func() error { return res.readReadiness(conn, it, rev, now, head) },
 		func() error { return res.readSessions(conn, rev, now, head) },
-		func() error { return res.readProgress(conn, it, rev) },
-		func() error { return res.readEvidence(conn, rev) },
+		func() error { return res.readProgress(conn, it, rev, pg) },
+		func() error { return res.readEvidence(conn, rev, pg) },
 	} {
 		if err := step(); err != nil {
 			return nil, err
@@ -191,9 +221,9 @@ func (res *Result) readSessions(conn *sqlite.Conn, rev, now int64, head bool) er
 	return nil
 }
 
-// readProgress: the latest checkpoint, the next action, and the knowledge
-// with what closed since the checkpoint.
-func (res *Result) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev int64) error {
+// readProgress: the latest checkpoint, the next action, and the page pg
+// of the knowledge in force with what closed since the checkpoint.
+func (res *Result) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev int64, pg Page) error {
 	cps, err := projections.LatestCheckpointsOfWorkAt(conn, it.Key, rev, 1)
 	if err != nil {
 		return err
@@ -207,22 +237,41 @@ func (res *Result) readProgress(conn *sqlite.Conn, it projections.WorkItem, rev 
 	if res.Checkpoint != nil {
 		since = res.Checkpoint.Seq - 1
 	}
-	res.Knowledge, err = projections.KnowledgeStateAt(conn, it.Key, rev, since)
-	res.Knowledge = res.Knowledge.Listed(projections.MaxClosedListed)
-	return err
+	k, err := projections.KnowledgeStateAt(conn, it.Key, rev, since)
+	if err != nil {
+		return err
+	}
+	var last *projections.KnowledgePlace
+	res.Knowledge, res.KnowledgeTotal, last = k.Listed(projections.MaxClosedListed).InForcePage(pg.KnowledgeAfter, pg.Limit)
+	if last != nil {
+		res.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
+	}
+	return nil
 }
 
-// readEvidence: the evidence recorded, oldest first, and the latest
-// verification of the item.
-func (res *Result) readEvidence(conn *sqlite.Conn, rev int64) error {
+// readEvidence: the evidence recorded, oldest first (every piece, and
+// the page pg selects), and the latest verification of the item.
+func (res *Result) readEvidence(conn *sqlite.Conn, rev int64, pg Page) error {
 	key := res.Work.Key
 	evidence, seqs, err := commands.EvidenceOf(conn, key, rev)
 	if err != nil {
 		return err
 	}
 	for i := len(evidence) - 1; i >= 0; i-- {
-		res.Evidence = append(res.Evidence, EvidenceView{EvidenceRecorded: *evidence[i], Seq: seqs[i]})
+		res.evidence = append(res.evidence, EvidenceView{EvidenceRecorded: *evidence[i], Seq: seqs[i]})
 	}
+	res.EvidenceTotal = len(res.evidence)
+	// The page: the latest Limit before EvidenceBefore, oldest first.
+	end := len(res.evidence)
+	if pg.EvidenceBefore > 0 {
+		end, _ = slices.BinarySearchFunc(res.evidence, pg.EvidenceBefore, func(e EvidenceView, seq int64) int { return cmp.Compare(e.Seq, seq) })
+	}
+	start := 0
+	if pg.Limit > 0 && end > pg.Limit {
+		start = end - pg.Limit
+		res.EvidenceNextCursor = cursor.EncodeSeq(res.evidence[start].Seq)
+	}
+	res.Evidence = append(res.Evidence, res.evidence[start:end]...)
 	vs, err := projections.WorkEventsAt(conn, key, events.KindWorkVerified, rev, 1)
 	if err != nil || len(vs) == 0 {
 		return err
@@ -241,13 +290,26 @@ func (res *Result) readEvidence(conn *sqlite.Conn, rev int64) error {
 // repository and the evidence files as the caller found them, and the
 // level the project requires).
 func (r *Result) Judge(obs commands.Observed) {
-	ev := make([]*events.EvidenceRecorded, len(r.Evidence))
-	seqs := make([]int64, len(r.Evidence))
-	for i := range r.Evidence { // newest first
-		j := len(r.Evidence) - 1 - i
-		ev[i], seqs[i] = &r.Evidence[j].EvidenceRecorded, r.Evidence[j].Seq
+	ev := make([]*events.EvidenceRecorded, len(r.evidence))
+	seqs := make([]int64, len(r.evidence))
+	for i := range r.evidence { // newest first
+		j := len(r.evidence) - 1 - i
+		ev[i], seqs[i] = &r.evidence[j].EvidenceRecorded, r.evidence[j].Seq
 	}
 	r.Completion.Judge(&r.Work, ev, seqs, r.Current, obs)
+}
+
+// EvidenceFiles lists the files every piece of the item's evidence with
+// a file basis names, as recorded (the page of Evidence or not): what
+// the completion compares with the files now.
+func (r *Result) EvidenceFiles() []string {
+	var files []string
+	for _, e := range r.evidence {
+		if e.Basis == events.EvidenceFile {
+			files = append(files, e.Path)
+		}
+	}
+	return files
 }
 
 // CurrentSession is the item's current session (the live claim's holder,

@@ -38,7 +38,7 @@ func TestAt(t *testing.T) {
 	index(2, "h2", events.WorkItem{Key: "W-1", Title: "Do it", Status: "planned", NextAction: "start", Acceptance: []string{"it works"}})
 	require.NoError(t, st.Read(ctx, func(r *events.Reader) error {
 		now := t0.Add(time.Hour).UnixMilli()
-		head, err := workview.At(r.Conn, "W-1", 2, now, true)
+		head, err := workview.At(r.Conn, "W-1", 2, now, true, workview.Page{})
 		require.NoError(t, err)
 		require.Equal(t, workview.Provenance{Source: "tasks.md", LineStart: 3, LineEnd: 5, ContentHash: "h2", IndexedSeq: 2, ChangedSeq: 2}, head.Provenance)
 		require.True(t, head.Ready, "%+v", head.NotReady)
@@ -49,14 +49,14 @@ func TestAt(t *testing.T) {
 		head.Judge(commands.Observed{LevelNeed: events.LevelNote})
 		require.Equal(t, commands.CompletionEvidenceMissing, head.Completion.State)
 
-		past, err := workview.At(r.Conn, "W-1", 1, now, false)
+		past, err := workview.At(r.Conn, "W-1", 1, now, false, workview.Page{})
 		require.NoError(t, err)
 		require.Equal(t, int64(1), past.Provenance.ChangedSeq)
 		require.Empty(t, past.Work.Acceptance)
 		past.Judge(commands.Observed{LevelNeed: events.LevelNote})
 		require.Equal(t, commands.CompletionNoCriteria, past.Completion.State)
 
-		_, err = workview.At(r.Conn, "W-2", 2, now, true)
+		_, err = workview.At(r.Conn, "W-2", 2, now, true, workview.Page{})
 		require.True(t, fault.Is(err, fault.NotFound), "%v", err)
 		return nil
 	}))

@@ -25,11 +25,13 @@ like="tbl_name LIKE 'p\_%' ESCAPE '\\'"
 	echo ".timer on"
 	echo "BEGIN;"
 	echo "SELECT 'phase rows';"
-	q "SELECT 'CREATE TABLE floor_' || name || ' AS SELECT * FROM ' || name || ';' FROM sqlite_schema WHERE type = 'table' AND $like AND name NOT LIKE 'p\_search\_fts%' ESCAPE '\\'"
+	# The full-text indexes (virtual tables and their shadow tables) are
+	# not copied: the search phase rebuilds those whose content is a table.
+	q "SELECT 'CREATE TABLE floor_' || t.name || ' AS SELECT * FROM ' || t.name || ';' FROM sqlite_schema t WHERE t.type = 'table' AND t.$like AND NOT EXISTS (SELECT 1 FROM sqlite_schema v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%' AND (t.name = v.name OR substr(t.name, 1, length(v.name) + 1) = v.name || '_'))"
 	echo "SELECT 'phase indexes';"
 	q "SELECT sql || ';' FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND $like"
 	echo "SELECT 'phase search';"
-	echo "INSERT INTO p_search_fts(p_search_fts) VALUES('rebuild');"
+	q "SELECT 'INSERT INTO ' || name || '(' || name || ') VALUES(''rebuild'');' FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5(%content=''p_%' AND $like"
 	echo "COMMIT;"
 } >"$dir/floor.sql"
 sqlite3 -bail "$db" <"$dir/floor.sql" >"$dir/out" 2>&1 || { cat "$dir/out" >&2; exit 1; }

@@ -80,7 +80,7 @@ var sessionsTools = []entry{
 			return op((*project.Project).SessionResume)(ctx, p, in)
 		}),
 	toolOf(tool{name: "awr_session_show", title: "Show a session", readOnly: true,
-		desc: "A session with its claims, checkpoints and host bindings, as `awr session show --json`."},
+		desc: "A session with its claims, checkpoints and host bindings, as `awr session show --json`: its latest checkpoints (limit, default 50; checkpoints_total, and checkpoints_next_cursor to pass as checkpoints_cursor for the older ones) and a page of its work's loops, decisions, facts and hypotheses in force (knowledge_total, and knowledge_next_cursor to pass as knowledge_cursor); all for every one."},
 		op((*project.Project).SessionShow)),
 	toolOf(tool{name: "awr_session_list", title: "List sessions", readOnly: true,
 		desc: "Sessions oldest first, optionally only active ones or those on one work item, as `awr session list --json`: one page (limit, default 50), sessions_total, and next_cursor to pass as cursor for the next page; all for every one."},
@@ -103,7 +103,7 @@ var sessionsTools = []entry{
 			return op((*project.Project).ContextCompile)(ctx, p, in)
 		}),
 	toolOf(tool{name: "awr_recovery_inspect", title: "Inspect recovery", readOnly: true,
-		desc: "Where a session stands and the exact step to take next (read-only), as `awr recovery inspect --json`: claim state, last or inherited checkpoint, bindings, predecessor/successor, changes since the checkpoint. The events changed and the items closed since the checkpoint are pages (limit, 50 by default): changed_next_since and closed_next_since, given as changed_since and closed_since, read the next."},
+		desc: "Where a session stands and the exact step to take next (read-only), as `awr recovery inspect --json`: claim state, last or inherited checkpoint, bindings, predecessor/successor, changes since the checkpoint. The events changed and the items closed since the checkpoint are pages (limit, 50 by default): changed_next_since and closed_next_since, given as changed_since and closed_since, read the next. So are the loops, decisions, facts and hypotheses in force: knowledge_total counts them, knowledge_next_cursor given as knowledge_cursor reads the next page."},
 		op((*project.Project).RecoveryInspect)),
 	toolOf(tool{name: "awr_context_hygiene", title: "What deserves pruning", readOnly: true,
 		desc: "List what deserves pruning, as `awr context hygiene --json`: each loop, decision, fact or hypothesis that evidence in the log or the repository contradicts or completes, the evidence quoted (a later fact or decision answering it, a commit or a ticked register item closing a loop, its work item's source changed after it, a duplicate), and checkpoints whose recorded HEAD is no longer an ancestor of HEAD; each finding has the exact command that retires it and the one that confirms it still holds. Age alone flags nothing."},
@@ -182,7 +182,7 @@ var workTools = []entry{
 		desc: "What a host conversation is bound to (with the packet-ready summary and, once another agent resumed the session, whether it may follow), as `awr client show --json`."},
 		op((*project.Project).ClientShow)),
 	toolOf(tool{name: "awr_work_show", title: "Show a work item", readOnly: true,
-		desc: "A work item as indexed (title, status, priority, acceptance, next action, dependencies), its provenance (source lines, content hash, indexed seq), progress (the register's next action beside the latest checkpoint's), live claim, sessions, open loops and active decisions and facts, evidence and completion state, as `awr work show KEY --json`; at the head evidence is judged against the repository now."},
+		desc: "A work item as indexed (title, status, priority, acceptance, next action, dependencies), its provenance (source lines, content hash, indexed seq), progress (the register's next action beside the latest checkpoint's), live claim, sessions, open loops and active decisions and facts (a page: limit, default 50; knowledge_total, and knowledge_next_cursor to pass as knowledge_cursor; all for every one), the latest evidence (evidence_total, and evidence_next_cursor to pass as evidence_cursor for older pieces) and completion state, as `awr work show KEY --json`; at the head evidence is judged against the repository now."},
 		op((*project.Project).WorkShow)),
 	toolOf(tool{name: "awr_work_history", title: "A work item's history", readOnly: true,
 		desc: "Every event that concerns a work item (claims, its sessions' events, bindings, evidence, and the source_indexed events that changed it), oldest first, as `awr work history KEY --json`; since and next_since page on, kind (a list) filters, limit 1 to 10000 (100)."},

@@ -31,6 +31,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -121,6 +122,44 @@ func copyOf(src, dst string) (*sqlite.Conn, error) {
 	return conn, nil
 }
 
+// projection selects the schema rows of the projections' tables.
+const projection = `tbl_name LIKE 'p\_%' ESCAPE '\'`
+
+// column returns the first column of query's rows.
+func column(conn *sqlite.Conn, query string) ([]string, error) {
+	var out []string
+	err := sqlitex.ExecuteTransient(conn, query, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
+		out = append(out, st.ColumnText(0))
+		return nil
+	}})
+	return out, err
+}
+
+// projectionTables returns the projections' tables the rows phase copies,
+// and the full-text indexes the search phase rebuilds. The full-text
+// indexes (virtual tables, and the shadow tables that hold them) are not
+// copied: those whose content is another table are rebuilt; a
+// contentless one is scratch.
+func projectionTables(conn *sqlite.Conn) (tables, rebuilt []string, err error) {
+	virtual, err := column(conn, "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' AND "+projection)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rebuilt, err = column(conn, "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5(%content=''p_%' AND "+projection); err != nil {
+		return nil, nil, err
+	}
+	all, err := column(conn, "SELECT name FROM sqlite_schema WHERE type = 'table' AND "+projection)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range all {
+		if !slices.ContainsFunc(virtual, func(v string) bool { return t == v || strings.HasPrefix(t, v+"_") }) {
+			tables = append(tables, t)
+		}
+	}
+	return tables, rebuilt, nil
+}
+
 // measure copies the database at src and times the four phases on the
 // copy; src is only read. It fails when a copied table does not hold its
 // source's rows (the floor would have measured less than the writes).
@@ -138,14 +177,7 @@ func measure(src string) (*floor, error) {
 		return nil, err
 	}
 	defer conn.Close()
-	col := func(query string) ([]string, error) {
-		var out []string
-		err := sqlitex.ExecuteTransient(conn, query, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
-			out = append(out, st.ColumnText(0))
-			return nil
-		}})
-		return out, err
-	}
+	col := func(query string) ([]string, error) { return column(conn, query) }
 	count := func(table string) (n int64, err error) {
 		err = sqlitex.ExecuteTransient(conn, "SELECT count(*) FROM "+table, &sqlitex.ExecOptions{ResultFunc: func(st *sqlite.Stmt) error {
 			n = st.ColumnInt64(0)
@@ -153,7 +185,6 @@ func measure(src string) (*floor, error) {
 		}})
 		return n, err
 	}
-	const projection = `tbl_name LIKE 'p\_%' ESCAPE '\'`
 	indexes, err := col("SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND " + projection)
 	if err != nil {
 		return nil, err
@@ -162,7 +193,7 @@ func measure(src string) (*floor, error) {
 	if err != nil {
 		return nil, err
 	}
-	tables, err := col("SELECT name FROM sqlite_schema WHERE type = 'table' AND " + projection + ` AND name NOT LIKE 'p\_search\_fts%' ESCAPE '\'`)
+	tables, rebuilt, err := projectionTables(conn)
 	if err != nil {
 		return nil, err
 	}
@@ -198,10 +229,14 @@ func measure(src string) (*floor, error) {
 		log.stmts = append(log.stmts, strings.Replace(q, "CREATE INDEX ", "CREATE INDEX floor_", 1))
 	}
 	log.stmts = append(log.stmts, "INSERT INTO floor_events SELECT * FROM events ORDER BY seq")
+	search := &phase{name: "search"}
+	for _, t := range rebuilt {
+		search.stmts = append(search.stmts, "INSERT INTO "+t+"("+t+") VALUES('rebuild')")
+	}
 	f.phases = []*phase{
 		rows,
 		{name: "indexes", stmts: indexSQL},
-		{name: "search", stmts: []string{"INSERT INTO p_search_fts(p_search_fts) VALUES('rebuild')"}},
+		search,
 		log,
 	}
 	if err := sqlitex.ExecuteTransient(conn, "BEGIN", nil); err != nil {

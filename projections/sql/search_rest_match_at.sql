@@ -1,4 +1,4 @@
-SELECT d.kind, d.ref, d.work, d.session_id, d.state, d.seq, d.title,
+SELECT d.doc, d.kind, d.ref, d.work, d.session_id, d.state, d.seq, d.title,
        snippet(p_search_fts, -1, '[', ']', '…', 12) AS snippet,
        bm25(p_search_fts, 2.0, 1.0) AS bm25
 FROM p_search_fts JOIN p_search d ON d.id = p_search_fts.rowid

@@ -1,0 +1,1 @@
+DELETE FROM p_search_df WHERE (term = '' OR term IN (SELECT j.key FROM p_search_term_doc AS d, json_each(d.impacts) AS j WHERE d.id = :id)) AND n = 0;

@@ -1,0 +1,1 @@
+SELECT id, title, body FROM p_search WHERE doc = :doc AND valid_to IS NULL;

@@ -1,0 +1,3 @@
+SELECT rowid AS id, snippet(p_search_fts, -1, '[', ']', '…', 12) AS snippet
+FROM p_search_fts
+WHERE p_search_fts MATCH :query AND rowid IN (SELECT value FROM json_each(:ids));

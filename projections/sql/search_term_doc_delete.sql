@@ -1,0 +1,1 @@
+DELETE FROM p_search_term_doc WHERE id = :id;

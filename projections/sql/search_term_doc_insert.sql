@@ -1,0 +1,1 @@
+INSERT INTO p_search_term_doc (id, impacts) VALUES (:id, :impacts);

@@ -1,0 +1,1 @@
+SELECT n FROM p_search_df WHERE term = :term;
