@@ -58,29 +58,56 @@ type RequestLocker interface {
 // A warm server's write uses it when the cache is at the head the store
 // last saw; whenever the check refuses, the write is decided again under
 // the lock (Locked), as every write was before.
+//
+// Lock order (Store.mu): the connection is reserved before the cache's
+// write lock is taken, as a writer under Locked holds its connection and
+// the shared log's lock before it; under the cache's write lock, the
+// sealed write only tries the shared log's lock, and waits for nothing
+// another writer may hold.
 type OneTrip interface {
 	// Warmth returns what the store knows of the shared log without
 	// asking it.
 	Warmth() Warmth
-	// CommitSealed takes the shared log's write lock and, only when w may
-	// stand as sealed, appends w.Events with w.Request, advances the head
-	// and commits, all in one round trip. It may stand when the shared
-	// log's head is still w.On, the log is not fenced (LockedLog.Moved),
-	// neither an event's id nor the request id is in the log already,
-	// and, when w.Clocked, the time a write under the lock would take
-	// (the shared clock at the lock, or the log's last event's time when
-	// that is later: time runs forward) is not before w.At nor more than
-	// w.Within after it.
+	// Reserve takes a connection to the shared log for one sealed write,
+	// waiting for one as Locked would. The caller takes the cache's write
+	// lock only after, and releases the reservation (Reserved.Release)
+	// once that lock is released. Errors: those of Locked's wait for a
+	// connection; the write is then decided under the lock.
+	Reserve(ctx context.Context) (Reserved, error)
+}
+
+// Reserved is a connection to the shared log reserved for one write
+// sealed before the lock (OneTrip.Reserve).
+type Reserved interface {
+	// CommitSealed takes the shared log's write lock, only if it is free,
+	// and, only when w may stand as sealed, appends w.Events with
+	// w.Request, advances the head and commits, all in one round trip on
+	// the reserved connection. It waits for no lock another transaction
+	// holds (beyond a moment, see the store), nor for a connection. It
+	// may stand when the shared log's head is still w.On, the log is not
+	// fenced (LockedLog.Moved), neither an event's id nor the request id
+	// is in the log already, and, when w.Clocked, the time a write under
+	// the lock would take (the shared clock at the lock, or the log's
+	// last event's time when that is later: time runs forward) is not
+	// before w.At nor more than w.Within after it.
 	//
 	// It returns true when the write is committed (acknowledged); false
-	// with a nil error when nothing was written (the check refused, a
-	// statement failed, or nothing reached the server): the caller
-	// decides the write again under the lock. Errors: Storage, saying
-	// the write may have been committed, when the connection was lost
-	// after the batch was sent and before the commit's answer came: as
-	// LockedLog.Commit, the answer is the next catch-up's (or a retry's
-	// with the same request id).
+	// with a nil error when nothing was written (the lock was held, the
+	// check refused, a statement failed, or nothing reached the server):
+	// the caller decides the write again under the lock. Errors: Storage,
+	// saying the write may have been committed, when the connection was
+	// lost after the batch was sent and before its answer came: Settle
+	// answers it once the cache's write lock is released.
 	CommitSealed(ctx context.Context, w SealedWrite) (bool, error)
+	// Release gives the connection back. It is called once, after the
+	// cache's write lock is released.
+	Release()
+	// Settle, after Release, answers a CommitSealed whose answer was
+	// lost, when the shared log can tell: true when the write was
+	// committed, false with a nil error when it was not (the caller
+	// decides it again under the lock). It may wait for a connection.
+	// Errors: CommitSealed's, when the shared log cannot tell yet.
+	Settle(ctx context.Context) (bool, error)
 }
 
 // Warmth is what a OneTrip store knows of the shared log without asking
@@ -100,7 +127,7 @@ type Warmth struct {
 }
 
 // SealedWrite is a write sealed on the cache's head before the shared
-// log's lock (OneTrip.CommitSealed).
+// log's lock (Reserved.CommitSealed).
 type SealedWrite struct {
 	// On is the head the events continue: the cache's when it sealed them.
 	On Head
@@ -356,6 +383,12 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 		}
 	}
 	var res *WriteResult
+	// A write that finds the cache not continuing the locked head asks
+	// whether it lost the lock (lockLost) once the lock's connection and
+	// the cache's write lock are both given back: the question waits for
+	// a connection (the lock order at Store.mu).
+	var locked Head
+	var lockDoubt error
 	lock := s.up.Locked
 	if rl, ok := s.up.(RequestLocker); ok && opts.RequestID != "" {
 		lock = func(ctx context.Context, fn func(w LockedLog) error) error {
@@ -364,6 +397,7 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 	}
 	err := lock(ctx, func(w LockedLog) error {
 		h := w.Head()
+		locked = h
 		if err := w.Moved(); err != nil {
 			return err
 		}
@@ -381,7 +415,8 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 			}
 		}
 		if err := s.catchUpTo(ctx, h, w.Scan, nil); err != nil {
-			return s.lockLost(ctx, h, err)
+			lockDoubt = err
+			return err
 		}
 		if now, ok := w.Clock(); ok {
 			// Leases are judged, and events timed, by the shared store's
@@ -393,7 +428,8 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 			if tx.head != h.Revision {
 				// While the lock is held, only this write can take the
 				// cache past the locked head.
-				return nil, s.lockLost(ctx, h, nil)
+				lockDoubt = errPastTheLock
+				return nil, errPastTheLock
 			}
 			if err := s.stillWhere(tx); err != nil {
 				return nil, err
@@ -430,11 +466,20 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 		res = r
 		return err
 	})
-	if err != nil {
+	switch {
+	case errors.Is(lockDoubt, errPastTheLock):
+		return nil, s.lockLost(ctx, locked, nil)
+	case fault.Is(lockDoubt, fault.VerifyFailed):
+		return nil, s.lockLost(ctx, locked, lockDoubt)
+	case err != nil:
 		return nil, err
 	}
 	return res, nil
 }
+
+// errPastTheLock rolls back the cache's transaction of a write under the
+// shared log's lock that finds the cache past the locked head.
+var errPastTheLock = errors.New("the cache is past the shared log's locked head")
 
 // oneTripSkew bounds how far the shared clock may have run past the time
 // a write took before the lock (the shared clock as last read, carried
@@ -452,17 +497,18 @@ var errUnderTheLock = errors.New("decide the write under the shared log's lock")
 // write runs on the cache as it is, its time the shared clock as last
 // read (never before the log's last event, as every write's), and its
 // events go to the shared log with the lock, checked there
-// (OneTrip.CommitSealed): the shared head is still the one they were
+// (Reserved.CommitSealed): the shared head is still the one they were
 // sealed on, so the cache held every event of the shared log and the
-// write was decided on the log as the lock finds it. done is false when
-// the write is to be decided under the lock instead, nothing written: a
-// cold store, a cache behind, the shared log's lock held by another
-// writer (the cache's write lock is held here, and a writer of this
-// machine holding the shared lock may wait for it: the two never wait
-// for each other), a refusal of the check, and any answer the
-// write would give without committing (an error, a repeat, nothing to
-// append), since it was decided on a cache that may be behind. The
-// door's planned reads are checked and kept for that attempt.
+// write was decided on the log as the lock finds it. The connection is
+// reserved before the cache's write lock, and the shared log's lock only
+// tried under it (the lock order at Store.mu). done is false when the
+// write is to be decided under the lock instead, nothing written: a cold
+// store, no connection, a cache behind, the shared log's lock held by
+// another writer, a refusal of the check, a batch whose lost answer the
+// shared log settles as not committed, and any answer the write would
+// give without committing (an error, a repeat, nothing to append), since
+// it was decided on a cache that may be behind. The door's planned reads
+// are checked and kept for that attempt.
 func (s *Store) writeOneTrip(ctx context.Context, ot OneTrip, opts WriteOptions, fn func(tx *Tx) (any, error)) (*WriteResult, bool, error) {
 	warm := ot.Warmth()
 	if !warm.Warm {
@@ -471,9 +517,13 @@ func (s *Store) writeOneTrip(ctx context.Context, ot OneTrip, opts WriteOptions,
 	if warm.Clocked {
 		opts.Now = warm.Now
 	}
+	reserved, err := ot.Reserve(ctx)
+	if err != nil {
+		return nil, false, nil
+	}
 	plan := plannedReads(ctx)
-	var pushed *WriteResult
-	var unknown error
+	var sealed, pushed *WriteResult
+	var lost error
 	var on Head
 	_, _ = s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
 		if tx.head < warm.Seen {
@@ -500,9 +550,10 @@ func (s *Store) writeOneTrip(ctx context.Context, ot OneTrip, opts WriteOptions,
 			rec = &RequestRecord{ID: opts.RequestID, Fingerprint: opts.Fingerprint, Result: r.Result,
 				FirstSeq: r.Events[0].Seq, LastSeq: r.Events[len(r.Events)-1].Seq}
 		}
-		committed, err := ot.CommitSealed(ctx, SealedWrite{On: on, Clocked: warm.Clocked, At: at, Within: oneTripSkew, Events: r.Events, Request: rec})
+		sealed = r
+		committed, err := reserved.CommitSealed(ctx, SealedWrite{On: on, Clocked: warm.Clocked, At: at, Within: oneTripSkew, Events: r.Events, Request: rec})
 		if err != nil {
-			unknown = err
+			lost = err
 			return err
 		}
 		if !committed {
@@ -511,18 +562,27 @@ func (s *Store) writeOneTrip(ctx context.Context, ot OneTrip, opts WriteOptions,
 		pushed = r
 		return nil
 	})
-	switch {
-	case pushed != nil:
-		// The shared log holds the write: acknowledged, whatever the
-		// cache's commit said (the next catch-up repairs it).
-		plan.take()
-		return pushed, true, nil
-	case unknown != nil:
-		// The batch was sent and its answer lost: the write may have
-		// been committed. Deciding it again could write it twice.
-		return nil, true, unknown
+	// The cache's write lock is released: what is left may wait.
+	reserved.Release()
+	if lost != nil {
+		committed, err := reserved.Settle(ctx)
+		switch {
+		case err != nil:
+			// The write may have been committed: deciding it again
+			// could write it twice.
+			return nil, true, err
+		case committed:
+			// The cache rolled it back: the next catch-up brings it.
+			pushed = sealed
+		}
 	}
-	return nil, false, nil
+	if pushed == nil {
+		return nil, false, nil
+	}
+	// The shared log holds the write: acknowledged, whatever the cache's
+	// commit said (the next catch-up repairs it).
+	plan.take()
+	return pushed, true, nil
 }
 
 // lockLost tells a write that lost the shared log's lock from one whose
@@ -534,7 +594,9 @@ func (s *Store) writeOneTrip(ctx context.Context, ot OneTrip, opts WriteOptions,
 // may have committed meanwhile, here as well. When the shared log's head
 // read anew is past h, the lock was lost, and the write fails with
 // nothing written (its commit would have failed on the ended
-// connection); otherwise err stands.
+// connection); otherwise err stands. It is asked once the lock's
+// connection and the cache's write lock are given back: reading the
+// head waits for a connection (the lock order at Store.mu).
 // Errors: Storage, nothing written; err; those of Upstream.Head.
 func (s *Store) lockLost(ctx context.Context, h Head, err error) error {
 	if err != nil && !fault.Is(err, fault.VerifyFailed) {

@@ -11,6 +11,7 @@ import (
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -112,7 +113,7 @@ func TestOneTrip_SharedClock(t *testing.T) {
 		e, err := events.Seal(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}}, o, h, true,
 			func(string) (int64, error) { return 0, nil })
 		require.NoError(t, err)
-		ok, err := up.CommitSealed(ctx, events.SealedWrite{On: h, Clocked: true, At: at, Within: time.Second, Events: []*events.Event{e}})
+		ok, err := commitSealed(t, up, ctx, events.SealedWrite{On: h, Clocked: true, At: at, Within: time.Second, Events: []*events.Event{e}})
 		require.NoError(t, err, c.name)
 		require.Equal(t, c.commit, ok, c.name)
 		after, err := up.Head(ctx)
@@ -125,6 +126,20 @@ func TestOneTrip_SharedClock(t *testing.T) {
 	}
 }
 
+// commitSealed commits w on a connection reserved for it, as a warm
+// cache's write does, and settles a lost answer.
+func commitSealed(t *testing.T, up *Store, ctx context.Context, w events.SealedWrite) (bool, error) {
+	t.Helper()
+	r, err := up.Reserve(ctx)
+	require.NoError(t, err)
+	ok, err := r.CommitSealed(ctx, w)
+	r.Release()
+	if err != nil {
+		return r.Settle(ctx)
+	}
+	return ok, nil
+}
+
 // commitAhead appends to up, after h, an event an hour ahead of the
 // shared clock, unchecked by it, and returns the new head.
 func commitAhead(t *testing.T, up *Store, h events.Head) events.Head {
@@ -134,7 +149,7 @@ func commitAhead(t *testing.T, up *Store, h events.Head) events.Head {
 	e, err := events.Seal(events.NewEvent{Stream: "session/ahead", Payload: events.SessionStarted{SessionID: "ahead", Work: "W-1", Agent: "a"}}, o, h, true,
 		func(string) (int64, error) { return 0, nil })
 	require.NoError(t, err)
-	ok, err := up.CommitSealed(context.Background(), events.SealedWrite{On: h, At: at, Events: []*events.Event{e}})
+	ok, err := commitSealed(t, up, context.Background(), events.SealedWrite{On: h, At: at, Events: []*events.Event{e}})
 	require.NoError(t, err)
 	require.True(t, ok, "a write not on the shared clock is not checked against it")
 	return events.Head{Revision: e.Seq, Hash: e.Hash, OccurredAt: e.OccurredAt}
@@ -164,7 +179,7 @@ func TestOneTrip_LateFailureWritesNothing(t *testing.T) {
 			func(string) (int64, error) { return 0, nil })
 		require.NoError(t, err)
 		e.RequestID = "" // the record alone carries the id: its insert comes last
-		ok, err := up.CommitSealed(ctx, events.SealedWrite{On: h, At: o.Now, Events: []*events.Event{e},
+		ok, err := commitSealed(t, up, ctx, events.SealedWrite{On: h, At: o.Now, Events: []*events.Event{e},
 			Request: &events.RequestRecord{ID: "req-dup", Fingerprint: id, FirstSeq: e.Seq, LastSeq: e.Seq, Result: []byte(`{}`)}})
 		require.NoError(t, err)
 		return ok, h, e
@@ -179,4 +194,157 @@ func TestOneTrip_LateFailureWritesNothing(t *testing.T) {
 	var n int
 	require.NoError(t, up.pool.QueryRow(ctx, "SELECT count(*) FROM awr_events WHERE project = 'p' AND id = $1", e.ID).Scan(&n))
 	require.Zero(t, n, "the insert rolled back")
+}
+
+// TestOneTrip_LockOrder (issue #44 item 6): a write sealed before the
+// lock never waits, under its cache's write lock, for what a writer of
+// the same store holding the shared log's lock may hold. Here a writer
+// (first) waits for the head row, held by another connection, holding
+// one of the pool's connections; a warm write (second) takes the cache's
+// write lock while the rest of the pool is taken (other writers, other
+// readers of the same server), and the head row is let go: first holds
+// the shared log's lock and waits for the cache's, and the pool's
+// connections come back only once first is done. A sealed write that
+// took its connection under the cache's lock (pgw44b) waited for one
+// there: a deadlock, ended here by the bounded ctx with second's write
+// failing. Taken before the cache's lock, the connection is second's
+// own: its batch is refused (NOWAIT) or commits, and both writes go
+// through.
+func TestOneTrip_LockOrder(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	// Bounded: a deadlock fails the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	up, err := Open(ctx, dbURL, Options{Project: "p"})
+	require.NoError(t, err)
+	st, err := events.Open(ctx, filepath.Join(t.TempDir(), "c.db"), events.Options{Create: true, Upstream: up})
+	if err != nil {
+		up.Close()
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	write := func(id string, inCache func()) error {
+		o := events.WriteOptions{Now: time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC), Entropy: rand.Reader, Actor: "order"}
+		_, err := st.Write(ctx, o, func(tx *events.Tx) (any, error) {
+			if inCache != nil {
+				inCache()
+			}
+			_, err := tx.Append(events.NewEvent{Stream: "session/" + id, Payload: events.SessionStarted{SessionID: id, Work: "W-1", Agent: "a"}})
+			return nil, err
+		})
+		return err
+	}
+	// Warm: the first write takes the lock and reads the shared clock.
+	require.NoError(t, write("warm-1", nil))
+	require.NoError(t, write("warm-2", nil))
+
+	holder, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { holder.Close(context.Background()) })
+	watch, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { watch.Close(context.Background()) })
+	row, err := holder.Begin(ctx)
+	require.NoError(t, err)
+	_, err = row.Exec(ctx, "SELECT seq FROM awr_heads WHERE project = 'p' FOR UPDATE")
+	require.NoError(t, err)
+
+	firstDone := make(chan error, 1)
+	go func() { firstDone <- write("first", nil) }()
+	// first's batch was refused (the row is held): it waits for the row
+	// under the lock, on a connection of the pool.
+	for {
+		var waiting int
+		require.NoError(t, watch.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(&waiting))
+		if waiting == 1 {
+			break
+		}
+		select {
+		case err := <-firstDone:
+			t.Fatalf("first did not wait for the head row: %v", err)
+		case <-ctx.Done():
+			t.Fatal("first never waited for the head row")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+
+	var held []*pgxpool.Conn
+	released := make(chan struct{})
+	once := false
+	err = write("second", func() {
+		if once {
+			return
+		}
+		once = true
+		// Under the cache's write lock: the pool's other connections
+		// taken until first is done, and the head row let go.
+		stat := up.pool.Stat()
+		for range stat.MaxConns() - stat.AcquiredConns() {
+			c, err := up.pool.Acquire(ctx)
+			require.NoError(t, err)
+			held = append(held, c)
+		}
+		go func() {
+			defer close(released)
+			err := <-firstDone
+			for _, c := range held {
+				c.Release()
+			}
+			firstDone <- err
+		}()
+		require.NoError(t, row.Commit(ctx))
+	})
+	require.NoError(t, err, "second: the sealed write waited, under the cache's lock, for a connection first's write held")
+	<-released
+	require.NoError(t, <-firstDone, "first")
+	h, err := st.CatchUp(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 4, h, "both writes in the log")
+}
+
+// TestOneTrip_WaitsForNoLock: under its cache's write lock, a sealed
+// write waits only a moment (sealedLockWait) for a table's lock another
+// transaction holds or has queued (a migration's, here held outright):
+// its batch is refused, nothing written, and the write is decided under
+// the lock, where it may wait. Without the bound it waited as long as
+// the migration, which may itself wait for a writer of this machine
+// waiting for the cache's lock.
+func TestOneTrip_WaitsForNoLock(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	// Bounded: a wait without end fails the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	up, err := Open(ctx, dbURL, Options{Project: "p"})
+	require.NoError(t, err)
+	t.Cleanup(func() { up.Close() })
+	h, err := up.Head(ctx)
+	require.NoError(t, err)
+	holder, err := pgx.Connect(ctx, dbURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { holder.Close(context.Background()) })
+	migration, err := holder.Begin(ctx)
+	require.NoError(t, err)
+	_, err = migration.Exec(ctx, "LOCK TABLE awr_requests IN ACCESS EXCLUSIVE MODE")
+	require.NoError(t, err)
+
+	o := events.WriteOptions{Now: time.Now().UTC(), Entropy: rand.Reader, Actor: "locked-out", RequestID: "req-1", Fingerprint: "fp"}
+	e, err := events.Seal(events.NewEvent{Stream: "session/S-1", Payload: events.SessionStarted{SessionID: "S-1", Work: "W-1", Agent: "a"}}, o, h, true,
+		func(string) (int64, error) { return 0, nil })
+	require.NoError(t, err)
+	w := events.SealedWrite{On: h, At: o.Now, Events: []*events.Event{e},
+		Request: &events.RequestRecord{ID: "req-1", Fingerprint: "fp", FirstSeq: e.Seq, LastSeq: e.Seq, Result: []byte(`{}`)}}
+	ok, err := commitSealed(t, up, ctx, w)
+	require.NoError(t, ctx.Err(), "the sealed write waited for the table's lock")
+	require.NoError(t, err)
+	require.False(t, ok, "refused: the request records' table is locked")
+	after, err := up.Head(ctx)
+	require.NoError(t, err)
+	require.Equal(t, h, after, "nothing written")
+
+	require.NoError(t, migration.Rollback(ctx))
+	ok, err = commitSealed(t, up, ctx, w)
+	require.NoError(t, err)
+	require.True(t, ok, "the table free, the same write commits")
 }
