@@ -74,13 +74,23 @@ type Store struct {
 	closeOnce   sync.Once
 	closeErr    error
 	wrote       atomic.Bool                 // a write transaction began on the store (see Leave)
-	mu          sync.Mutex                  // serializes in-process writers so they queue in Go rather than in SQLite's busy handler
 	ro          *readOnly                   // set when opened with Options.ReadOnly
 	oneConn     bool                        // the pool has one connection: a rebuild reads the log on the writing one
 	lean        bool                        // Options.Lean: every connection is set up as a bulk one
 	up          Upstream                    // the shared log this database caches, or nil
 	progress    func(done, total int64)     // Options.Progress: also draws the fold of a cache's first catch-up (bulkCatchUp)
 	faulted     atomic.Pointer[fault.Error] // the first fault on the file's mapping (see catchFault): the store is broken
+	// mu serializes in-process writers so they queue in Go rather than
+	// in SQLite's busy handler. Lock order, for a cache of a shared log:
+	// a connection to the shared log, then the shared log's write lock,
+	// then mu (then SQLite's). A writer holding mu waits for nothing
+	// another writer may hold while it waits for mu: a write sealed
+	// before the lock (writeOneTrip) reserves its connection before mu
+	// and only tries the shared log's lock under it; a question that
+	// needs a connection (lockLost, a lost answer's settling) is asked
+	// after mu is released. (bulkCatchUp, filling an empty cache, still
+	// reads the shared log under mu.)
+	mu sync.Mutex
 	// rebuildMissing are the projectors missing a schema object at open
 	// (checkObjects), rebuilt from the log by syncProjections.
 	rebuildMissing []Projector

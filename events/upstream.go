@@ -52,6 +52,99 @@ type RequestLocker interface {
 	LockedRequest(ctx context.Context, requestID string, fn func(w LockedLog) error) error
 }
 
+// OneTrip is an Upstream that commits a write sealed on the cache's head
+// before taking its write lock, in one round trip: the lock, a check that
+// the write may stand as sealed, the write and the commit sent together.
+// A warm server's write uses it when the cache is at the head the store
+// last saw; whenever the check refuses, the write is decided again under
+// the lock (Locked), as every write was before.
+//
+// Lock order (Store.mu): the connection is reserved before the cache's
+// write lock is taken, as a writer under Locked holds its connection and
+// the shared log's lock before it; under the cache's write lock, the
+// sealed write only tries the shared log's lock, and waits for nothing
+// another writer may hold.
+type OneTrip interface {
+	// Warmth returns what the store knows of the shared log without
+	// asking it.
+	Warmth() Warmth
+	// Reserve takes a connection to the shared log for one sealed write,
+	// waiting for one as Locked would. The caller takes the cache's write
+	// lock only after, and releases the reservation (Reserved.Release)
+	// once that lock is released. Errors: those of Locked's wait for a
+	// connection; the write is then decided under the lock.
+	Reserve(ctx context.Context) (Reserved, error)
+}
+
+// Reserved is a connection to the shared log reserved for one write
+// sealed before the lock (OneTrip.Reserve).
+type Reserved interface {
+	// CommitSealed takes the shared log's write lock, only if it is free,
+	// and, only when w may stand as sealed, appends w.Events with
+	// w.Request, advances the head and commits, all in one round trip on
+	// the reserved connection. It waits for no lock another transaction
+	// holds (beyond a moment, see the store), nor for a connection. It
+	// may stand when the shared log's head is still w.On, the log is not
+	// fenced (LockedLog.Moved), neither an event's id nor the request id
+	// is in the log already, and, when w.Clocked, the time a write under
+	// the lock would take (the shared clock at the lock, or the log's
+	// last event's time when that is later: time runs forward) is not
+	// before w.At nor more than w.Within after it.
+	//
+	// It returns true when the write is committed (acknowledged); false
+	// with a nil error when nothing was written (the lock was held, the
+	// check refused, a statement failed, or nothing reached the server):
+	// the caller decides the write again under the lock. Errors: Storage,
+	// saying the write may have been committed, when the connection was
+	// lost after the batch was sent and before its answer came: Settle
+	// answers it once the cache's write lock is released.
+	CommitSealed(ctx context.Context, w SealedWrite) (bool, error)
+	// Release gives the connection back. It is called once, after the
+	// cache's write lock is released.
+	Release()
+	// Settle, after Release, answers a CommitSealed whose answer was
+	// lost, when the shared log can tell: true when the write was
+	// committed, false with a nil error when it was not (the caller
+	// decides it again under the lock). It may wait for a connection.
+	// Errors: CommitSealed's, when the shared log cannot tell yet.
+	Settle(ctx context.Context) (bool, error)
+}
+
+// Warmth is what a OneTrip store knows of the shared log without asking
+// it.
+type Warmth struct {
+	// Warm is set once the store has held the write lock: it has read
+	// the shared clock.
+	Warm bool
+	// Seen is the highest revision of the shared log the store has seen:
+	// a cache below it is behind.
+	Seen int64
+	// Clocked is set when writes take their time from the shared clock
+	// (LockedLog.Clock), and Now is then that clock's time as the store
+	// last read it, carried forward by this machine's clock.
+	Clocked bool
+	Now     time.Time
+}
+
+// SealedWrite is a write sealed on the cache's head before the shared
+// log's lock (Reserved.CommitSealed).
+type SealedWrite struct {
+	// On is the head the events continue: the cache's when it sealed them.
+	On Head
+	// Clocked says whether the shared clock must agree with At.
+	Clocked bool
+	// At is the write's time: every event's occurred_at, and the time its
+	// leases were judged at.
+	At time.Time
+	// Within bounds how far the shared clock may have run past At when
+	// the lock is granted.
+	Within time.Duration
+	// Events are the write's events, sealed to continue On.
+	Events []*Event
+	// Request is the write's idempotency record, or nil.
+	Request *RequestRecord
+}
+
 // LockedLog is the shared log while its write lock is held (Upstream.Locked).
 type LockedLog interface {
 	// Head is the shared log's head when the lock was granted: every
@@ -284,7 +377,18 @@ func (s *Store) diverged(format string, args ...any) error {
 // the cache as it was; a cache commit that fails after the shared log's
 // is the next catch-up's to repair, and the write is acknowledged.
 func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx *Tx) (any, error)) (*WriteResult, error) {
+	if ot, ok := s.up.(OneTrip); ok {
+		if res, done, err := s.writeOneTrip(ctx, ot, opts, fn); done {
+			return res, err
+		}
+	}
 	var res *WriteResult
+	// A write that finds the cache not continuing the locked head asks
+	// whether it lost the lock (lockLost) once the lock's connection and
+	// the cache's write lock are both given back: the question waits for
+	// a connection (the lock order at Store.mu).
+	var locked Head
+	var lockDoubt error
 	lock := s.up.Locked
 	if rl, ok := s.up.(RequestLocker); ok && opts.RequestID != "" {
 		lock = func(ctx context.Context, fn func(w LockedLog) error) error {
@@ -293,6 +397,7 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 	}
 	err := lock(ctx, func(w LockedLog) error {
 		h := w.Head()
+		locked = h
 		if err := w.Moved(); err != nil {
 			return err
 		}
@@ -310,6 +415,7 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 			}
 		}
 		if err := s.catchUpTo(ctx, h, w.Scan, nil); err != nil {
+			lockDoubt = err
 			return err
 		}
 		if now, ok := w.Clock(); ok {
@@ -319,10 +425,16 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 		}
 		var pushed *WriteResult
 		r, err := s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
+			if tx.head != h.Revision {
+				// While the lock is held, only this write can take the
+				// cache past the locked head.
+				lockDoubt = errPastTheLock
+				return nil, errPastTheLock
+			}
 			if err := s.stillWhere(tx); err != nil {
 				return nil, err
 			}
-			if err := plannedReads(ctx).check(tx); err != nil {
+			if err := plannedReads(ctx).check(tx, false); err != nil {
 				return nil, err
 			}
 			return fn(tx)
@@ -354,10 +466,153 @@ func (s *Store) writeThrough(ctx context.Context, opts WriteOptions, fn func(tx 
 		res = r
 		return err
 	})
-	if err != nil {
+	switch {
+	case errors.Is(lockDoubt, errPastTheLock):
+		return nil, s.lockLost(ctx, locked, nil)
+	case fault.Is(lockDoubt, fault.VerifyFailed):
+		return nil, s.lockLost(ctx, locked, lockDoubt)
+	case err != nil:
 		return nil, err
 	}
 	return res, nil
+}
+
+// errPastTheLock rolls back the cache's transaction of a write under the
+// shared log's lock that finds the cache past the locked head.
+var errPastTheLock = errors.New("the cache is past the shared log's locked head")
+
+// oneTripSkew bounds how far the shared clock may have run past the time
+// a write took before the lock (the shared clock as last read, carried
+// forward by this machine's) when the lock is granted: its leases were
+// judged at most this long before the shared clock's time at the commit.
+// A write the lock finds later is decided again under the lock.
+const oneTripSkew = time.Second
+
+// errUnderTheLock rolls back the cache's transaction of a write sealed
+// before the lock that must be decided under it instead.
+var errUnderTheLock = errors.New("decide the write under the shared log's lock")
+
+// writeOneTrip is writeThrough's common case, one round trip: when the
+// store is warm and the cache is at the shared head it last saw, the
+// write runs on the cache as it is, its time the shared clock as last
+// read (never before the log's last event, as every write's), and its
+// events go to the shared log with the lock, checked there
+// (Reserved.CommitSealed): the shared head is still the one they were
+// sealed on, so the cache held every event of the shared log and the
+// write was decided on the log as the lock finds it. The connection is
+// reserved before the cache's write lock, and the shared log's lock only
+// tried under it (the lock order at Store.mu). done is false when the
+// write is to be decided under the lock instead, nothing written: a cold
+// store, no connection, a cache behind, the shared log's lock held by
+// another writer, a refusal of the check, a batch whose lost answer the
+// shared log settles as not committed, and any answer the write would
+// give without committing (an error, a repeat, nothing to append), since
+// it was decided on a cache that may be behind. The door's planned reads
+// are checked and kept for that attempt.
+func (s *Store) writeOneTrip(ctx context.Context, ot OneTrip, opts WriteOptions, fn func(tx *Tx) (any, error)) (*WriteResult, bool, error) {
+	warm := ot.Warmth()
+	if !warm.Warm {
+		return nil, false, nil
+	}
+	if warm.Clocked {
+		opts.Now = warm.Now
+	}
+	reserved, err := ot.Reserve(ctx)
+	if err != nil {
+		return nil, false, nil
+	}
+	plan := plannedReads(ctx)
+	var sealed, pushed *WriteResult
+	var lost error
+	var on Head
+	_, _ = s.writeLocal(ctx, opts, func(tx *Tx) (any, error) {
+		if tx.head < warm.Seen {
+			return nil, errUnderTheLock
+		}
+		if err := s.stillWhere(tx); err != nil {
+			return nil, err
+		}
+		if err := plan.check(tx, true); err != nil {
+			return nil, err
+		}
+		on = Head{Revision: tx.head, Hash: tx.lastHash, OccurredAt: tx.lastTime}
+		return fn(tx)
+	}, func(tx *Tx, r *WriteResult) error {
+		if tx.raw > 0 || len(r.Events) == 0 {
+			return errUnderTheLock
+		}
+		at := tx.opts.Now
+		if last := r.Events[len(r.Events)-1].OccurredAt; last > at.UnixMilli() {
+			at = time.UnixMilli(last).UTC()
+		}
+		var rec *RequestRecord
+		if opts.RequestID != "" {
+			rec = &RequestRecord{ID: opts.RequestID, Fingerprint: opts.Fingerprint, Result: r.Result,
+				FirstSeq: r.Events[0].Seq, LastSeq: r.Events[len(r.Events)-1].Seq}
+		}
+		sealed = r
+		committed, err := reserved.CommitSealed(ctx, SealedWrite{On: on, Clocked: warm.Clocked, At: at, Within: oneTripSkew, Events: r.Events, Request: rec})
+		if err != nil {
+			lost = err
+			return err
+		}
+		if !committed {
+			return errUnderTheLock
+		}
+		pushed = r
+		return nil
+	})
+	// The cache's write lock is released: what is left may wait.
+	reserved.Release()
+	if lost != nil {
+		committed, err := reserved.Settle(ctx)
+		switch {
+		case err != nil:
+			// The write may have been committed: deciding it again
+			// could write it twice.
+			return nil, true, err
+		case committed:
+			// The cache rolled it back: the next catch-up brings it.
+			pushed = sealed
+		}
+	}
+	if pushed == nil {
+		return nil, false, nil
+	}
+	// The shared log holds the write: acknowledged, whatever the cache's
+	// commit said (the next catch-up repairs it).
+	plan.take()
+	return pushed, true, nil
+}
+
+// lockLost tells a write that lost the shared log's lock from one whose
+// cache the shared log does not continue (err, from the catch-up under
+// the lock, or nil when the cache moved past the locked head h): while
+// the lock is held, the shared log's head stays at h and no write of
+// this machine can take the cache past it. A lock whose connection the
+// server ended is gone before its holder learns it, and another writer
+// may have committed meanwhile, here as well. When the shared log's head
+// read anew is past h, the lock was lost, and the write fails with
+// nothing written (its commit would have failed on the ended
+// connection); otherwise err stands. It is asked once the lock's
+// connection and the cache's write lock are given back: reading the
+// head waits for a connection (the lock order at Store.mu).
+// Errors: Storage, nothing written; err; those of Upstream.Head.
+func (s *Store) lockLost(ctx context.Context, h Head, err error) error {
+	if err != nil && !fault.Is(err, fault.VerifyFailed) {
+		return err
+	}
+	now, herr := s.up.Head(ctx)
+	switch {
+	case herr != nil && err == nil:
+		return herr
+	case herr == nil && now.Revision > h.Revision:
+		return fault.New(fault.Storage, "write: lost the write lock of %s (its connection ended) while another writer committed; nothing was written; run the command again", s.up.Describe()).
+			With("store", s.up.Describe()).WithHint("awr status")
+	case err == nil:
+		return fault.New(fault.Internal, "write: the cache moved past %d while the shared log's lock was held there", h.Revision)
+	}
+	return err
 }
 
 // SharedMark is what a cache records of the shared log it copies: the
@@ -743,18 +998,21 @@ func (s *Store) ReadsCache(ctx context.Context) bool {
 
 // check refuses, inside the write's transaction on the caught-up cache,
 // a write whose planned reads an event after them touches. The first
-// write through the plan takes its reads: a later write in the same
-// context is not checked against them, so a refusal (and the door's
+// write through the plan takes its reads (unless keep: a write sealed
+// before the lock takes them only once committed, take): a later write
+// in the same context is not checked against them, so a refusal (and the door's
 // attempt again) only ever comes before anything was written. A nil
 // plan checks nothing.
 // Errors: RevisionConflict (ReadMoved), naming the event; Storage.
-func (p *readPlan) check(tx *Tx) error {
+func (p *readPlan) check(tx *Tx, keep bool) error {
 	if p == nil {
 		return nil
 	}
 	p.mu.Lock()
 	reads := p.reads
-	p.reads = nil
+	if !keep {
+		p.reads = nil
+	}
 	p.mu.Unlock()
 	if len(reads) == 0 {
 		return nil
@@ -775,4 +1033,14 @@ func (p *readPlan) check(tx *Tx) error {
 		}
 		return nil
 	})
+}
+
+// take drops the plan's reads: a write decided on them committed.
+func (p *readPlan) take() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.reads = nil
+	p.mu.Unlock()
 }

@@ -126,6 +126,9 @@ type Store struct {
 	listener *pgx.Conn // the LISTEN awr_events connection of Wait, or nil
 
 	traffic trafficCounter
+	// seen is what the store learnt of the shared log as it worked: the
+	// server's clock and the highest head (events.OneTrip's Warmth).
+	seen sharedSeen
 }
 
 // The PostgreSQL store and its transaction are an events.Log and an
@@ -412,6 +415,7 @@ func (s *Store) Head(ctx context.Context) (events.Head, error) {
 		return events.Head{}, err
 	}
 	if opened := s.takeOpened(); opened != nil {
+		s.seen.saw(opened.Revision)
 		return *opened, nil
 	}
 	var h events.Head
@@ -421,6 +425,7 @@ func (s *Store) Head(ctx context.Context) (events.Head, error) {
 	if err != nil {
 		return events.Head{}, s.mapErr(op, err)
 	}
+	s.seen.saw(h.Revision)
 	return h, nil
 }
 

@@ -251,6 +251,8 @@ func (s *Store) scanLock(row pgx.Row, op string) (locked, error) {
 		return l, err
 	}
 	l.serverNow = time.UnixMilli(now).UTC()
+	s.seen.clock(l.serverNow)
+	s.seen.saw(l.head.Revision)
 	if to != nil {
 		l.moved = &Moved{To: *to, At: time.UnixMilli(at).UTC(), Revision: l.head.Revision}
 	}
@@ -376,8 +378,14 @@ func (s *Store) commit(ctx context.Context, ptx pgx.Tx, op string) error {
 		// before the answer came: whether the server applied it is
 		// unknown. pgx says SafeToRetry only when nothing was sent, the
 		// one case that is "nothing was written".
-		return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit (%v); the write may have been committed: check the head, or retry with the same request id", op, s.server, err).
-			With("server", s.server).WithHint("awr status")
+		return s.lostCommit(op, err)
 	}
 	return err
+}
+
+// lostCommit is the error of a commit sent whose answer was lost (err):
+// the write may have been committed.
+func (s *Store) lostCommit(op string, err error) error {
+	return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit (%v); the write may have been committed: check the head, or retry with the same request id", op, s.server, err).
+		With("server", s.server).WithHint("awr status")
 }

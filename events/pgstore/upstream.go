@@ -21,6 +21,10 @@ var _ events.Upstream = (*Store)(nil)
 // It looks a write's request id up with its lock (events.RequestLocker).
 var _ events.RequestLocker = (*Store)(nil)
 
+// It commits a write sealed before its lock in one round trip
+// (events.OneTrip).
+var _ events.OneTrip = (*Store)(nil)
+
 // Describe names the store for messages and reports, without the
 // password: "postgres HOST:PORT/DB as USER, project KEY".
 func (s *Store) Describe() string {
@@ -254,19 +258,8 @@ func (w *lockedLog) Commit(evs []*events.Event, rec *events.RequestRecord) error
 	}
 	s := w.store
 	b := &pgx.Batch{}
-	for _, e := range evs {
-		b.Queue(q("insert_event_strict"), insertArgs(s.project, e))
-	}
+	s.queueWrite(b, w.head, pending, evs, rec)
 	advance := pending.Revision != w.head.Revision
-	if advance {
-		b.Queue(q("head_advance"), pgx.NamedArgs{"project": s.project, "seq": pending.Revision,
-			"hash": pending.Hash, "occurred_at": pending.OccurredAt, "start_seq": w.head.Revision})
-		b.Queue(q("notify"), pgx.NamedArgs{"project": s.project, "seq": pending.Revision})
-	}
-	if rec != nil {
-		b.Queue(q("request_put"), pgx.NamedArgs{"project": s.project, "request_id": rec.ID,
-			"fingerprint": rec.Fingerprint, "first_seq": rec.FirstSeq, "last_seq": rec.LastSeq, "result": string(rec.Result)})
-	}
 	err = w.sendCommit(op, b, func(br pgx.BatchResults) error {
 		for _, e := range evs {
 			if _, err := br.Exec(); err != nil {
@@ -304,7 +297,29 @@ func (w *lockedLog) Commit(evs []*events.Event, rec *events.RequestRecord) error
 	}
 	w.pending = pending
 	w.head = pending
+	s.seen.saw(pending.Revision)
 	return nil
+}
+
+// queueWrite queues on b the statements of a write that appends evs
+// after head, up to pending, with rec: the inserts, the head's advance
+// with its notification (when events were appended) and the request
+// record (when not nil). It returns how many it queued.
+func (s *Store) queueWrite(b *pgx.Batch, head, pending events.Head, evs []*events.Event, rec *events.RequestRecord) int {
+	n := b.Len()
+	for _, e := range evs {
+		b.Queue(q("insert_event_strict"), insertArgs(s.project, e))
+	}
+	if pending.Revision != head.Revision {
+		b.Queue(q("head_advance"), pgx.NamedArgs{"project": s.project, "seq": pending.Revision,
+			"hash": pending.Hash, "occurred_at": pending.OccurredAt, "start_seq": head.Revision})
+		b.Queue(q("notify"), pgx.NamedArgs{"project": s.project, "seq": pending.Revision})
+	}
+	if rec != nil {
+		b.Queue(q("request_put"), pgx.NamedArgs{"project": s.project, "request_id": rec.ID,
+			"fingerprint": rec.Fingerprint, "first_seq": rec.FirstSeq, "last_seq": rec.LastSeq, "result": string(rec.Result)})
+	}
+	return b.Len() - n
 }
 
 // sendCommit sends b's statements and then COMMIT in one batch, reads the
@@ -341,8 +356,7 @@ func (w *lockedLog) sendCommit(op string, b *pgx.Batch, results func(br pgx.Batc
 	// ctx ended) before the answer came: whether the server applied it
 	// is unknown.
 	w.unknown = true
-	return fault.New(fault.Storage, "%s: lost the connection to the PostgreSQL server at %s during the commit (%v); the write may have been committed: check the head, or retry with the same request id", op, s.server, err).
-		With("server", s.server).WithHint("awr status")
+	return s.lostCommit(op, err)
 }
 
 // commitNotApplied reports whether err, the failure of a batch that ends
@@ -356,7 +370,7 @@ func commitNotApplied(err error) bool {
 	var fe *fault.Error
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return pe.Severity != "FATAL" && pe.Severity != "PANIC"
+		return statementFailed(err)
 	}
 	return errors.As(err, &fe) || pgconn.SafeToRetry(err)
 }

@@ -210,12 +210,14 @@ func TestInit_RefusedStoreBlamesItsFlag(t *testing.T) {
 }
 
 // TestShared_WarmWriteRoundTrips (issue #44, item 6): a warm server's
-// write on a shared project costs two round trips, the lock (with the
-// head) and the commit, counted on its connections (pgstore.Traffic).
-// The door's reads before a write (a checkpoint's session directory, a
-// claim's source check) take the cache as it is: the write checks them
-// under the lock (TestShared_WarmWriteDecidesOnTheLockedLog). Before,
-// each read caught the cache up first, and every write took 3.
+// write on a shared project costs one round trip, counted on its
+// connections (pgstore.Traffic): sealed on the cache's head, its events
+// go with the lock, a check that the head did not move and the commit
+// (events.OneTrip). The door's reads before a write (a checkpoint's
+// session directory, a claim's source check) take the cache as it is:
+// the write checks them (TestShared_WarmWriteDecidesOnTheLockedLog).
+// Before, each read caught the cache up first, and every write took 3;
+// then the lock and the commit, 2.
 func TestShared_WarmWriteRoundTrips(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
@@ -258,7 +260,7 @@ func TestShared_WarmWriteRoundTrips(t *testing.T) {
 		trips := after.RoundTrips - before.RoundTrips
 		t.Logf("%-24s %d round trips", c.name, trips)
 		require.EqualValues(t, 0, after.Connections-before.Connections, "%s: no new connection", c.name)
-		require.LessOrEqual(t, trips, int64(2), "%s: the lock and the commit", c.name)
+		require.EqualValues(t, 1, trips, "%s: the lock, the check and the commit together", c.name)
 	}
 }
 

@@ -120,7 +120,8 @@ type PostgresTrip struct {
 // interleaved rounds, status, ready, work show, search, a checkpoint and
 // a claim (session start --claim, ended untimed) run on both twins as CLI
 // processes (on PostgreSQL through the holder and connecting anew) and
-// through a warm awr-mcp per twin on stdio and over HTTP. The floor
+// through a warm awr-mcp per twin on stdio and over HTTP (a write there
+// after the same server's untimed read of the status, pgOp.writes). The floor
 // (SELECT 1 on a held connection; a new connection) is measured in the
 // same run, and each command's connections and round trips are counted
 // in process.
@@ -382,12 +383,17 @@ func (c *pgRun) migrate(dir, key string) error {
 // runs untimed after it (the end of a claim's session), and the same
 // command in process, for the round trips.
 type pgOp struct {
-	name  string
-	cli   func() []string
-	tool  string
-	args  func() map[string]any
-	after func(t *twin, answer []byte) error
-	inner func(p *project.Project, session string) (undo func() error, err error)
+	name string
+	// writes marks a write: through a warm server it is timed after an
+	// untimed read of the status by the same server, as an agent reads
+	// before it writes: the other paths write to the same twin between
+	// its calls, and its cache would otherwise always be behind.
+	writes bool
+	cli    func() []string
+	tool   string
+	args   func() map[string]any
+	after  func(t *twin, answer []byte) error
+	inner  func(p *project.Project, session string) (undo func() error, err error)
 }
 
 // ops are the commands compared.
@@ -418,7 +424,7 @@ func (c *pgRun) ops(size *PostgresSize) []pgOp {
 				_, err := p.Search(c.ctx, project.SearchRequest{Query: size.SearchWord, Limit: &limit})
 				return nil, err
 			}},
-		{name: "session checkpoint", cli: func() []string {
+		{name: "session checkpoint", writes: true, cli: func() []string {
 			return []string{"session", "checkpoint", "--session", "SESSION", "--agent", "bench-compare", "--digest", digest(), "--next-action", "Take the next step", "--json"}
 		}, tool: "awr_session_checkpoint", args: func() map[string]any {
 			return map[string]any{"session": "SESSION", "agent": "bench-compare", "digest": digest(), "next_action": "Take the next step"}
@@ -426,7 +432,7 @@ func (c *pgRun) ops(size *PostgresSize) []pgOp {
 			_, err := p.SessionCheckpoint(c.ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "bench-compare", Digest: digest(), NextAction: "Take the next step"})
 			return nil, err
 		}},
-		{name: "claim (session start --claim)", cli: func() []string {
+		{name: "claim (session start --claim)", writes: true, cli: func() []string {
 			return []string{"session", "start", "--work", size.Claimed, "--agent", "bench-compare", "--claim", "--json"}
 		}, tool: "awr_session_start", args: func() map[string]any {
 			return map[string]any{"work": size.Claimed, "agent": "bench-compare", "claim": true}
@@ -459,7 +465,9 @@ type pgSide struct {
 	path    string
 	t       *twin
 	command string
-	timed   func() ([]byte, error)
+	// first runs untimed before each timed call, or is nil.
+	first func() error
+	timed func() ([]byte, error)
 }
 
 // measure runs o on every path of both twins in interleaved rounds (round
@@ -483,7 +491,11 @@ func (c *pgRun) measure(step string, o pgOp, file, pg *twin, trip float64) ([]Po
 		if r.Mode == "http" {
 			how = "awr-mcp --listen (registry: " + t.dir + ")"
 		}
-		return pgSide{path: path, t: t, command: how + ": " + o.tool + " " + mustJSON(o.args()), timed: func() ([]byte, error) {
+		var first func() error
+		if o.writes {
+			first = func() error { _, err := r.Call("awr_status", map[string]any{}); return err }
+		}
+		return pgSide{path: path, t: t, command: how + ": " + o.tool + " " + mustJSON(o.args()), first: first, timed: func() ([]byte, error) {
 			args := o.args()
 			if args["session"] == "SESSION" {
 				args["session"] = t.session
@@ -504,6 +516,11 @@ func (c *pgRun) measure(step string, o pgOp, file, pg *twin, trip float64) ([]Po
 		for k := range sides {
 			i := (k + max(round, 0)) % len(sides)
 			s := sides[i]
+			if s.first != nil {
+				if err := s.first(); err != nil {
+					return nil, fmt.Errorf("bench compare: %s: the read before: %w", s.command, err)
+				}
+			}
 			t0 := time.Now()
 			answer, err := s.timed()
 			if err != nil {

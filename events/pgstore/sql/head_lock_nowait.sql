@@ -1,0 +1,1 @@
+SELECT seq, hash, occurred_at, moved_to, coalesce(moved_at, 0) AS moved_at, (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS server_now, CASE WHEN @idle_limit::text = '' THEN '' ELSE set_config('idle_in_transaction_session_timeout', @idle_limit::text, true) END AS idle_limit FROM awr_heads WHERE project = @project FOR UPDATE NOWAIT
