@@ -16,12 +16,16 @@ type diffCmd struct {
 
 // Run shows what changed between two revisions.
 func (c *diffCmd) Run(app *App) error {
-	return call(app, (*project.Project).Diff, c.DiffRequest, printDiff)
+	return call(app, (*project.Project).Diff, c.DiffRequest, func(w io.Writer, res *project.DiffResult) {
+		printDiff(w, res, c.Limit)
+	})
 }
 
 // printDiff renders a diff for people: the events, then each read model's
-// changed entities (+ added, - removed, ~ changed) with their fields.
-func printDiff(w io.Writer, res *project.DiffResult) {
+// changed entities (+ added, - removed, ~ changed) with their fields,
+// each list followed by the command of its next page (with limit, the
+// --limit asked) when more follow.
+func printDiff(w io.Writer, res *project.DiffResult, limit *int) {
 	scope := ""
 	switch {
 	case res.Work != "":
@@ -31,12 +35,15 @@ func printDiff(w io.Writer, res *project.DiffResult) {
 	case res.Seat != "":
 		scope = " (seat " + res.Seat + ")"
 	}
-	fmt.Fprintf(w, "diff %d..%d%s: %s, %s changed\n", res.From, res.To, scope, count(len(res.Events), "event", "events"), count(res.Changed, "entity", "entities"))
+	fmt.Fprintf(w, "diff %d..%d%s: %s, %s changed\n", res.From, res.To, scope, count(res.EventsTotal, "event", "events"), count(res.Changed, "entity", "entities"))
 	if len(res.Events) > 0 {
 		fmt.Fprintln(w, "events")
 		for _, e := range res.Events {
 			fmt.Fprintf(w, "  %6d  %s  %-20s %-34s %s\n", e.Seq, time.UnixMilli(e.OccurredAt).UTC().Format("2006-01-02T15:04:05Z"), e.Kind, e.Stream, e.Summary)
 		}
+	}
+	if res.EventsNextCursor != "" {
+		fmt.Fprintf(w, "(more events follow: %s --events-cursor %s)\n", diffCommand(res, limit), res.EventsNextCursor)
 	}
 	models := []struct {
 		name string
@@ -69,13 +76,34 @@ func printDiff(w io.Writer, res *project.DiffResult) {
 			}
 		}
 	}
+	if res.ChangesNextCursor != "" {
+		fmt.Fprintf(w, "(more changed entities follow: %s --changes-cursor %s)\n", diffCommand(res, limit), res.ChangesNextCursor)
+	}
 	if res.Hidden > 0 {
 		fmt.Fprintf(w, "(%s of bookkeeping left out: source content hashes, items' lines in their files; awr diff --from %d --to %d --all shows them)\n",
 			count(res.Hidden, "field", "fields"), res.From, res.To)
 	}
-	if res.Changed == 0 && len(res.Events) == 0 {
+	if res.Changed == 0 && res.EventsTotal == 0 {
 		fmt.Fprintf(w, "nothing changed between %d and %d\n", res.From, res.To)
 	}
+}
+
+// diffCommand is the awr diff that gave res, its revisions pinned: a
+// next page's command with its cursor added.
+func diffCommand(res *project.DiffResult, limit *int) string {
+	cmd := fmt.Sprintf("awr diff --from %d --to %d", res.From, res.To)
+	for _, f := range []struct{ flag, value string }{{"--work", res.Work}, {"--session", res.Session}, {"--seat", res.Seat}} {
+		if f.value != "" {
+			cmd += " " + f.flag + " " + shellQuote(f.value)
+		}
+	}
+	if res.All {
+		cmd += " --all"
+	}
+	if limit != nil {
+		cmd += fmt.Sprintf(" --limit %d", *limit)
+	}
+	return cmd
 }
 
 // count is n with the singular or plural noun.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
@@ -32,6 +33,14 @@ type Request struct {
 	Seat    string
 	// All keeps the bookkeeping fields (Bookkeeping) a diff leaves out.
 	All bool
+	// Limit is the page of events and of changed entities, each
+	// (commands.DefaultPage when nil).
+	Limit *int
+	// EventsCursor and ChangesCursor are the events_next_cursor and
+	// changes_next_cursor of the page before ("" for the first).
+	EventsCursor, ChangesCursor string
+	// Whole asks for every event and every changed entity.
+	Whole bool
 }
 
 // Event is one event between the two revisions, with a short summary
@@ -111,6 +120,16 @@ type Result struct {
 	// every item of a file when one item does, and say nothing of the
 	// item itself. An entity whose only changes are those is left out.
 	Hidden int `json:"hidden"`
+	// EventsTotal counts the events between the revisions in the scope;
+	// Events is a page of them (oldest first) and EventsNextCursor, when
+	// more follow, the --events-cursor of the next.
+	EventsTotal      int    `json:"events_total"`
+	EventsNextCursor string `json:"events_next_cursor,omitempty"`
+	// ChangesNextCursor, when more changed entities follow those of
+	// Changes (Changed counts them all, in the order sessions, claims,
+	// checkpoints, knowledge, work items, bindings, seats), is the
+	// --changes-cursor of the next page.
+	ChangesNextCursor string `json:"changes_next_cursor,omitempty"`
 }
 
 // Bookkeeping reports whether a field (a flattened name, parent.child)
@@ -149,8 +168,43 @@ func Check(req Request) error {
 			return err
 		}
 	}
-	return nil
+	if req.Whole && req.Limit != nil {
+		return fault.New(fault.InvalidInput, "diff: give --limit or --whole, not both").
+			With("flag", "--whole").WithHint("awr diff --from %d --whole", req.From)
+	}
+	_, err := commands.LimitOf("diff", "--limit", req.Limit, commands.DefaultPage)
+	return err
 }
+
+// page is the part of a diff's lists an answer holds: at most limit
+// events after seq after and changed entities after the first skip
+// (limit < 0: all of them).
+type page struct {
+	limit       int
+	after       int64
+	skip, shown int
+	lastSeq     int64
+}
+
+// pageOf decodes req's limit and cursors; first is the command of the
+// first page (the hint of a cursor awr did not give).
+func pageOf(req Request, first string) (*page, error) {
+	pg := &page{limit: -1}
+	if !req.Whole {
+		pg.limit, _ = commands.LimitOf("diff", "--limit", req.Limit, commands.DefaultPage)
+	}
+	var err error
+	if pg.after, err = cursor.DecodeSeq("diff", "--events-cursor", req.EventsCursor, first); err != nil {
+		return nil, err
+	}
+	skip, err := cursor.DecodeSeq("diff", "--changes-cursor", req.ChangesCursor, first)
+	pg.skip = int(skip)
+	return pg, err
+}
+
+// holds reports whether a list of which n are already in the page has
+// room for one more.
+func (pg *page) holds(n int) bool { return pg.limit < 0 || n < pg.limit }
 
 // On compares every read model as of req.From and as of req.To (head
 // when nil) on conn, a read of the log at head. Errors: InvalidInput for
@@ -174,7 +228,11 @@ func On(conn *sqlite.Conn, head int64, req Request) (*Result, error) {
 			With("from", req.From).With("to", to).WithHint("awr diff --from %d --to %d", to, req.From)
 	}
 	res.To = to
-	d := &differ{conn: conn, req: req, from: req.From, to: to, touched: newTouched(), seatOf: map[string]string{}}
+	pg, err := pageOf(req, fmt.Sprintf("awr diff --from %d --to %d", req.From, to))
+	if err != nil {
+		return nil, err
+	}
+	d := &differ{conn: conn, req: req, from: req.From, to: to, touched: newTouched(), seatOf: map[string]string{}, page: pg}
 	if err := d.known(); err != nil {
 		return nil, err
 	}
@@ -183,6 +241,12 @@ func On(conn *sqlite.Conn, head int64, req Request) (*Result, error) {
 	}
 	if err := d.compare(res); err != nil {
 		return nil, err
+	}
+	if len(res.Events) > 0 && res.Events[len(res.Events)-1].Seq < pg.lastSeq {
+		res.EventsNextCursor = cursor.EncodeSeq(res.Events[len(res.Events)-1].Seq)
+	}
+	if res.Changed > pg.skip+pg.shown && pg.shown > 0 {
+		res.ChangesNextCursor = cursor.EncodeSeq(int64(pg.skip + pg.shown))
 	}
 	return res, nil
 }
@@ -260,6 +324,8 @@ type differ struct {
 	sessions map[string]bool
 	// scanned counts the events read, reads the entity versions read.
 	scanned, reads int
+	// page is the part of the lists the answer holds.
+	page *page
 }
 
 // known checks that the scope's work item, session or seat exists at To.
@@ -333,7 +399,11 @@ func (d *differ) scan(res *Result) error {
 				return nil
 			}
 		}
-		res.Events = append(res.Events, Event{Seq: e.Seq, Kind: string(e.Kind), Stream: e.Stream, Actor: e.Actor, OccurredAt: e.OccurredAt, Summary: summarize(e.Stream, e.Payload)})
+		res.EventsTotal++
+		d.page.lastSeq = e.Seq
+		if e.Seq > d.page.after && d.page.holds(len(res.Events)) {
+			res.Events = append(res.Events, Event{Seq: e.Seq, Kind: string(e.Kind), Stream: e.Stream, Actor: e.Actor, OccurredAt: e.OccurredAt, Summary: summarize(e.Stream, e.Payload)})
+		}
 		if e.Kind == events.KindSourceIndexed {
 			return d.sourceIndexed(e, rf)
 		}
@@ -515,8 +585,8 @@ func (d *differ) models(c *Changes) []model {
 	}
 }
 
-// compare reads every touched entity as of both revisions and records
-// those that differ, within the scope.
+// compare reads every touched entity as of both revisions, counts those
+// that differ within the scope, and keeps the page's.
 func (d *differ) compare(res *Result) error {
 	for _, m := range d.models(&res.Changes) {
 		*m.out = []Entity{}
@@ -535,9 +605,14 @@ func (d *differ) compare(res *Result) error {
 				return err
 			}
 			res.Hidden += hidden
-			*m.out = append(*m.out, ents...)
+			for _, e := range ents {
+				res.Changed++
+				if res.Changed > d.page.skip && d.page.holds(d.page.shown) {
+					*m.out = append(*m.out, e)
+					d.page.shown++
+				}
+			}
 		}
-		res.Changed += len(*m.out)
 	}
 	res.Read = Read{Events: d.scanned, Entities: d.reads}
 	return nil

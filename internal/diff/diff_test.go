@@ -8,6 +8,7 @@ import (
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/fixtures/testkit"
+	"github.com/awr-dev/awr/internal/fault"
 	"github.com/awr-dev/awr/internal/lab/bench"
 	"github.com/awr-dev/awr/internal/project"
 	"github.com/stretchr/testify/require"
@@ -100,5 +101,87 @@ func BenchmarkDiff(b *testing.B) {
 				b.ReportMetric(float64(res.Read.Events+res.Read.Entities), "rows/op")
 			}
 		})
+	}
+}
+
+// entitiesOf lists a diff's changed entities in the answer's order.
+func entitiesOf(c project.DiffChanges) []string {
+	var out []string
+	for _, m := range [][]project.DiffEntity{c.Sessions, c.Claims, c.Checkpoints, c.Knowledge, c.WorkItems, c.Bindings, c.Seats} {
+		for _, e := range m {
+			out = append(out, fmt.Sprintf("%s %s %s %d", e.ID, e.Work, e.Change, len(e.Fields)))
+		}
+	}
+	return out
+}
+
+// TestDiff_Paged: a diff over a long span answers a page of its events
+// and one of its changed entities, each counted whole; following the
+// cursors gives every event and every entity of the whole diff once, in
+// its order; a cursor awr did not give, and --limit with --whole, are
+// refused naming the flag.
+func TestDiff_Paged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p, _ := diffAfter(t, int64(testkit.Size(400, 200)))
+	whole, err := p.Diff(ctx, project.DiffRequest{From: 1, Whole: true})
+	require.NoError(t, err)
+	require.Greater(t, whole.EventsTotal, commands.DefaultPage)
+	require.Greater(t, whole.Changed, commands.DefaultPage)
+	require.Len(t, whole.Events, whole.EventsTotal)
+	require.Empty(t, whole.EventsNextCursor+whole.ChangesNextCursor)
+	wantEntities := entitiesOf(whole.Changes)
+	require.Len(t, wantEntities, whole.Changed)
+
+	first, err := p.Diff(ctx, project.DiffRequest{From: 1})
+	require.NoError(t, err)
+	require.Len(t, first.Events, commands.DefaultPage)
+	require.Len(t, entitiesOf(first.Changes), commands.DefaultPage)
+	require.Equal(t, whole.EventsTotal, first.EventsTotal)
+	require.Equal(t, whole.Changed, first.Changed)
+	require.Equal(t, whole.Hidden, first.Hidden)
+
+	// Each list followed by its own cursor, the other left at its
+	// first page.
+	limit := 7
+	follow := func(cursorOf func(*project.DiffResult) string, set func(*project.DiffRequest, string), add func(*project.DiffResult)) {
+		req := project.DiffRequest{From: 1, To: &whole.To, Limit: &limit}
+		for pages := 0; ; pages++ {
+			require.LessOrEqual(t, pages, whole.EventsTotal+whole.Changed, "the cursors do not end")
+			res, err := p.Diff(ctx, req)
+			require.NoError(t, err)
+			require.LessOrEqual(t, len(res.Events), limit)
+			require.LessOrEqual(t, len(entitiesOf(res.Changes)), limit)
+			require.Equal(t, whole.EventsTotal, res.EventsTotal)
+			require.Equal(t, whole.Changed, res.Changed)
+			add(res)
+			if cursorOf(res) == "" {
+				return
+			}
+			set(&req, cursorOf(res))
+		}
+	}
+	var events []project.DiffEvent
+	follow(func(r *project.DiffResult) string { return r.EventsNextCursor }, func(q *project.DiffRequest, c string) { q.EventsCursor = c },
+		func(r *project.DiffResult) { events = append(events, r.Events...) })
+	require.Equal(t, whole.Events, events)
+	var entities []string
+	follow(func(r *project.DiffResult) string { return r.ChangesNextCursor }, func(q *project.DiffRequest, c string) { q.ChangesCursor = c },
+		func(r *project.DiffResult) { entities = append(entities, entitiesOf(r.Changes)...) })
+	require.Equal(t, wantEntities, entities)
+
+	for _, bad := range []struct {
+		req  project.DiffRequest
+		flag string
+	}{
+		{project.DiffRequest{From: 1, EventsCursor: "nonsense"}, "--events-cursor"},
+		{project.DiffRequest{From: 1, ChangesCursor: first.EventsNextCursor + "x"}, "--changes-cursor"},
+		{project.DiffRequest{From: 1, Limit: &limit, Whole: true}, "--whole"},
+		{project.DiffRequest{From: 1, Limit: new(0)}, "--limit"},
+	} {
+		_, err := p.Diff(ctx, bad.req)
+		require.Equal(t, fault.InvalidInput, fault.CodeOf(err), "%+v: %v", bad.req, err)
+		require.Contains(t, err.Error(), bad.flag)
+		require.Equal(t, bad.flag, fault.As(err).Details["flag"], "%v", err)
 	}
 }

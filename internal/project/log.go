@@ -300,6 +300,12 @@ type DiffRequest struct {
 	Session string `name:"session" json:"session,omitempty" help:"Only what concerns this session: its events (those of awr log --session) and its entities." placeholder:"ID"`
 	Seat    string `name:"seat" json:"seat,omitempty" help:"Only what concerns this seat: its events, those of its sessions, and their entities." placeholder:"ROLE@RIG"`
 	All     bool   `name:"all" json:"all,omitempty" help:"Also show bookkeeping fields (a source's content hash, an item's lines in its file), left out by default."`
+	Limit   *int   `name:"limit" json:"limit,omitempty" help:"The page of events and of changed entities, each: 1 to 200 (default 50)." placeholder:"N"`
+	// EventsCursor and ChangesCursor ask for the page after the one
+	// that gave them.
+	EventsCursor  string `name:"events-cursor" json:"events_cursor,omitempty" help:"The events after the page before's (its events_next_cursor)." placeholder:"CURSOR"`
+	ChangesCursor string `name:"changes-cursor" json:"changes_cursor,omitempty" help:"The changed entities after the page before's (its changes_next_cursor)." placeholder:"CURSOR"`
+	Whole         bool   `name:"whole" json:"whole,omitempty" help:"Every event and every changed entity, not a page of each (--all is the bookkeeping fields)."`
 }
 
 // The types of `awr diff`'s answer (package diff).
@@ -320,10 +326,12 @@ const (
 )
 
 // Diff compares every read model as of From and as of To (diff.On): its
-// cost follows what changed. Errors: InvalidInput for a negative
-// revision, one beyond the head, From after To or more than one of
-// --work, --session, --seat; NotFound for a work item, session or seat
-// unknown at To.
+// cost follows what changed, and its answer holds a page of the events
+// and one of the changed entities, each counted whole. Errors:
+// InvalidInput for a negative revision, one beyond the head, From after
+// To, more than one of --work, --session, --seat, a bad --limit, --limit
+// with --whole, or a cursor awr did not give; NotFound for a work item,
+// session or seat unknown at To.
 func (p *Project) Diff(ctx context.Context, req DiffRequest) (*DiffResult, error) {
 	if err := diff.Check(diff.Request(req)); err != nil {
 		return nil, err

@@ -250,7 +250,8 @@ func (a *api) diff(r *http.Request) (*project.DiffResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := project.DiffRequest{From: from, Work: q.get("work"), Session: q.get("session")}
+	// The page bounds the span (MaxDiffSpan, below) and shows it whole.
+	req := project.DiffRequest{From: from, Work: q.get("work"), Session: q.get("session"), Whole: true}
 	to := int64(0)
 	if q.has("to") {
 		if to, err = q.int("to"); err != nil {
