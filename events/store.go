@@ -88,8 +88,8 @@ type Store struct {
 	// before the lock (writeOneTrip) reserves its connection before mu
 	// and only tries the shared log's lock under it; a question that
 	// needs a connection (lockLost, a lost answer's settling) is asked
-	// after mu is released. (bulkCatchUp, filling an empty cache, still
-	// reads the shared log under mu.)
+	// after mu is released; a reader filling an empty cache
+	// (joinInBulk) takes its snapshot's connection before mu.
 	mu sync.Mutex
 	// rebuildMissing are the projectors missing a schema object at open
 	// (checkObjects), rebuilt from the log by syncProjections.

@@ -224,6 +224,9 @@ func (s *Store) CatchUp(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := s.joinInBulk(ctx, h); err != nil {
+		return 0, err
+	}
 	err = s.catchUpTo(ctx, h, func(from, to int64, fn func(e *Event) error) error {
 		return s.up.Scan(ctx, from, to, fn)
 	}, func() (Head, error) {
@@ -232,6 +235,32 @@ func (s *Store) CatchUp(ctx context.Context) (int64, error) {
 		return h, err
 	})
 	return h.Revision, err
+}
+
+// snapshotReader is an Upstream that reads one snapshot of the shared
+// log on a connection it holds for the whole read (Log.ReadAt).
+type snapshotReader interface {
+	ReadAt(ctx context.Context, rev int64, fn func(snap Snapshot) error) error
+}
+
+// joinInBulk fills an empty cache up to h (bulkCatchUp) when h is past
+// the bulk threshold, reading the shared log on a connection taken
+// before the cache's write lock (the lock order at Store.mu): a scan
+// under the lock that waited for a connection of the pool could wait
+// for a writer that holds one and waits for the lock. A cache not
+// empty, or an Upstream without snapshots, is left to catchUpTo.
+func (s *Store) joinInBulk(ctx context.Context, h Head) error {
+	sr, ok := s.up.(snapshotReader)
+	if !ok || h.Revision <= bulkCatchUp || len(s.projectors) == 0 {
+		return nil
+	}
+	local, err := s.localHeadFull(ctx)
+	if err != nil || local.Revision != 0 {
+		return err
+	}
+	return sr.ReadAt(ctx, h.Revision, func(snap Snapshot) error {
+		return s.bulkCatchUp(ctx, h, snap.Scan)
+	})
 }
 
 // localHead is the cache's own head, read without catching up.
