@@ -168,6 +168,14 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	// than the statement itself. Sent whole, with its parameters' types
 	// taken from their Go types, each statement is one round trip.
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	// pgxpool pings a connection idle for more than a second before it
+	// hands it out: a second round trip for nearly every call to a
+	// resident server, whose caller (an agent) pauses seconds between
+	// two. A connection the server ended meanwhile fails its first
+	// statement instead, which a read retries on another (retry) and a
+	// sealed write settles (reserved.Settle); only one idle for long is
+	// pinged first.
+	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool { return p.IdleDuration > pingAfterIdle }
 	s := &Store{project: opts.Project, server: describe(cfg.ConnConfig), host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port,
 		user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database, retryFor: opts.RetryFor, idleLimit: opts.IdleLimit, serverClock: opts.ServerClock, headAtOpen: opts.HeadAtOpen}
 	if opts.Via != "" {
@@ -186,6 +194,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// pingAfterIdle is how long a connection of the pool sits idle before
+// the pool pings it on handing it out (pgxpool's default: a second).
+const pingAfterIdle = time.Minute
 
 // DefaultIdleLimit is the IdleLimit awr's commands write with: far beyond
 // the fraction of a second, seconds on a loaded machine, that a write
