@@ -12,8 +12,8 @@ import (
 )
 
 // TestStore_KeepStatements: a store kept open (KeepStatements, as the
-// MCP server opens it) runs its reads prepared, each statement parsed
-// once on a connection, and a warm read through its cache still costs
+// MCP server opens it) runs the head's query, with which every read
+// begins, prepared once on a connection, and a warm read through its cache still costs
 // one round trip and still sees another machine's write committed
 // before it began. A store without it prepares nothing.
 func TestStore_KeepStatements(t *testing.T) {
