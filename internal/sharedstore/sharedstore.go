@@ -49,7 +49,7 @@ func (s *Store) Open(ctx context.Context) (events.Upstream, error) {
 	if dir != "" && storehold.Private(dir) {
 		via = dir
 	}
-	up, err := pgstore.Open(ctx, s.URL, pgstore.Options{Project: s.Key, RetryFor: s.RetryFor, ServerClock: true, HeadAtOpen: s.HeadAtOpen, Via: via, IdleLimit: pgstore.DefaultIdleLimit})
+	up, err := pgstore.Open(ctx, s.URL, pgstore.Options{Project: s.Key, RetryFor: s.RetryFor, ServerClock: true, HeadAtOpen: s.HeadAtOpen, Via: via, IdleLimit: pgstore.DefaultIdleLimit, KeepStatements: !s.HeadAtOpen})
 	if err == nil {
 		if s.Start && dir != "" && !up.Held() {
 			// No holder yet: this command connected itself; the next

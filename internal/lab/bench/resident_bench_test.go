@@ -224,3 +224,85 @@ func startInProcess(b *testing.B, mode, dir, id string) *resident {
 	require.NoError(b, r.initialize())
 	return r
 }
+
+// BenchmarkResidentPaused calls each tool of residentCalls through warm
+// awr-mcp servers on stdio after a pause (AWR_BENCH_PAUSE, default
+// 1.5 s: an agent's pause between two calls, past pgxpool's one second
+// after which it pinged a connection before handing it out), one server
+// for each project of AWR_BENCH_RESIDENT and each build of
+// AWR_BENCH_MCPS (comma-separated NAME=PATH; default: this tree's),
+// every server called in turn in each round, so that the builds and the
+// stores share the machine's load. It reports each server's p50 and p95
+// per tool, in ms. Slow: every call waits the pause first; skipped
+// without AWR_BENCH_RESIDENT.
+//
+//	AWR_BENCH_RESIDENT=/tmp/P,/tmp/PG AWR_BENCH_MCPS=main=/tmp/mcp-main,new=/tmp/mcp-new go test ./internal/lab/bench -run '^$' -bench '^BenchmarkResidentPaused$' -benchtime 10x
+func BenchmarkResidentPaused(b *testing.B) {
+	dirs := os.Getenv("AWR_BENCH_RESIDENT")
+	if dirs == "" {
+		b.Skip("AWR_BENCH_RESIDENT names no project")
+	}
+	pause := 1500 * time.Millisecond
+	if v := os.Getenv("AWR_BENCH_PAUSE"); v != "" {
+		d, err := time.ParseDuration(v)
+		require.NoError(b, err, "AWR_BENCH_PAUSE")
+		pause = d
+	}
+	builds := [][2]string{{"this", ""}}
+	if v := os.Getenv("AWR_BENCH_MCPS"); v != "" {
+		builds = nil
+		for _, nb := range strings.Split(v, ",") {
+			name, path, ok := strings.Cut(nb, "=")
+			require.True(b, ok, "AWR_BENCH_MCPS: NAME=PATH, not %q", nb)
+			builds = append(builds, [2]string{name, path})
+		}
+	}
+	type server struct {
+		name  string
+		r     *resident
+		calls []residentCall
+		wall  [][]float64
+	}
+	var servers []*server
+	for _, dir := range strings.Split(dirs, ",") {
+		_, work := residentTarget(b, dir)
+		for _, build := range builds {
+			exe := build[1]
+			if exe == "" {
+				exe = testkit.Release(b, testkit.AWRMCP)
+			}
+			r, err := startStdio(context.Background(), exe, dir)
+			require.NoError(b, err)
+			defer r.Close()
+			calls := residentCalls(work, "migrations", 5000)
+			for _, c := range calls {
+				_, err := r.Call(c.tool, c.args)
+				require.NoError(b, err)
+			}
+			servers = append(servers, &server{name: filepath.Base(dir) + "/" + build[0], r: r, calls: calls, wall: make([][]float64, len(calls))})
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		for ci := range servers[0].calls {
+			for _, s := range servers {
+				c := s.calls[ci]
+				time.Sleep(pause)
+				t0 := time.Now()
+				_, err := s.r.Call(c.tool, c.args)
+				require.NoError(b, err)
+				s.wall[ci] = append(s.wall[ci], float64(time.Since(t0).Microseconds())/1000)
+			}
+		}
+	}
+	b.StopTimer()
+	for _, s := range servers {
+		for ci, c := range s.calls {
+			w := slices.Clone(s.wall[ci])
+			slices.Sort(w)
+			name := strings.ReplaceAll(c.name, " ", "_")
+			b.ReportMetric(w[len(w)/2], s.name+"/"+name+"-p50-ms")
+			b.ReportMetric(w[int(0.95*float64(len(w)-1))], s.name+"/"+name+"-p95-ms")
+		}
+	}
+}
