@@ -480,6 +480,20 @@ func LatestClosed(closed []Knowledge, n int) []Knowledge {
 	return kept
 }
 
+// closedBetween lists work's items closed in (since, rev].
+func closedBetween(conn *sqlite.Conn, work string, since, rev int64) ([]Knowledge, error) {
+	var closed []Knowledge
+	err := query(conn, "knowledge_closed_between", func(st *sqlite.Stmt) {
+		st.SetText(":work", work)
+		st.SetInt64(":since", since)
+		st.SetInt64(":rev", rev)
+	}, func(st *sqlite.Stmt) error {
+		closed = append(closed, *scanKnowledge(st))
+		return nil
+	})
+	return closed, err
+}
+
 // KnowledgeStateAt returns work's knowledge at rev, with the items closed
 // after since. It reads the items in force at rev and those closed in
 // (since, rev], never the items closed before since, so its cost follows
@@ -491,17 +505,11 @@ func KnowledgeStateAt(conn *sqlite.Conn, work string, rev, since int64) (*Knowle
 		return nil, err
 	}
 	if since < rev {
-		err = query(conn, "knowledge_closed_between", func(st *sqlite.Stmt) {
-			st.SetText(":work", work)
-			st.SetInt64(":since", since)
-			st.SetInt64(":rev", rev)
-		}, func(st *sqlite.Stmt) error {
-			items = append(items, *scanKnowledge(st))
-			return nil
-		})
+		closed, err := closedBetween(conn, work, since, rev)
 		if err != nil {
 			return nil, err
 		}
+		items = append(items, closed...)
 		slices.SortFunc(items, byKindNum)
 	}
 	if err := countSessions(conn, work, rev, items); err != nil {

@@ -159,15 +159,7 @@ func KnowledgePageAt(conn *sqlite.Conn, work string, rev, since int64, head bool
 		}
 	}
 	if since < rev {
-		var closed []Knowledge
-		err = query(conn, "knowledge_closed_between", func(st *sqlite.Stmt) {
-			st.SetText(":work", work)
-			st.SetInt64(":since", since)
-			st.SetInt64(":rev", rev)
-		}, func(st *sqlite.Stmt) error {
-			closed = append(closed, *scanKnowledge(st))
-			return nil
-		})
+		closed, err := closedBetween(conn, work, since, rev)
 		if err != nil {
 			return nil, 0, nil, err
 		}

@@ -77,11 +77,22 @@ func nextField(flag string) string {
 	return strings.ReplaceAll(list, "-", "_") + "next_cursor"
 }
 
+// encodeTagged encodes text as an opaque cursor of tag's kind.
+func encodeTagged(tag, text string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(tag + ":" + text))
+}
+
+// decodeTagged returns the text a cursor encodeTagged gave for tag
+// carries, and whether it is one.
+func decodeTagged(tag, cursor string) (string, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	text, ok := strings.CutPrefix(string(raw), tag+":")
+	return text, err == nil && ok
+}
+
 // EncodeID encodes the id of the last item of a page (a list in a fixed
 // order of ids, such as sessions oldest first) as the next page's cursor.
-func EncodeID(id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("id:" + id))
-}
+func EncodeID(id string) string { return encodeTagged("id", id) }
 
 // DecodeID decodes a cursor EncodeID gave ("" is the first page).
 // Errors: InvalidInput naming --cursor for a cursor awr did not give.
@@ -89,9 +100,8 @@ func DecodeID(op, cursor, hint string) (string, error) {
 	if cursor == "" {
 		return "", nil
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	id, ok := strings.CutPrefix(string(raw), "id:")
-	if err != nil || !ok || id == "" {
+	id, ok := decodeTagged("id", cursor)
+	if !ok || id == "" {
 		return "", badCursor(op, "--cursor", cursor, hint)
 	}
 	return id, nil
@@ -119,9 +129,7 @@ func DecodeKnowledge(op, cursor, hint string) (*projections.KnowledgePlace, erro
 
 // EncodeSeq encodes the seq of an entry of a page (a checkpoint's) as
 // the cursor of the next page.
-func EncodeSeq(seq int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("seq:" + strconv.FormatInt(seq, 10)))
-}
+func EncodeSeq(seq int64) string { return encodeTagged("seq", strconv.FormatInt(seq, 10)) }
 
 // DecodeSeq decodes a cursor EncodeSeq gave, passed as flag to op (""
 // is the first page, 0); hint is the command that starts over.
@@ -130,10 +138,9 @@ func DecodeSeq(op, flag, cursor, hint string) (int64, error) {
 	if cursor == "" {
 		return 0, nil
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	n, ok := strings.CutPrefix(string(raw), "seq:")
-	seq, perr := strconv.ParseInt(n, 10, 64)
-	if err != nil || !ok || perr != nil || seq < 1 {
+	n, ok := decodeTagged("seq", cursor)
+	seq, err := strconv.ParseInt(n, 10, 64)
+	if !ok || err != nil || seq < 1 {
 		return 0, badCursor(op, flag, cursor, hint)
 	}
 	return seq, nil
@@ -161,9 +168,7 @@ func DecodeClaim(op, cursor, hint string) (*projections.ClaimPlace, error) {
 
 // EncodeBinding encodes the external session of the last binding of a
 // page of a session's bindings as the cursor of the next page.
-func EncodeBinding(external string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("binding:" + external))
-}
+func EncodeBinding(external string) string { return encodeTagged("binding", external) }
 
 // DecodeBinding decodes a cursor EncodeBinding gave, passed as
 // --bindings-cursor to op ("" is the first page); hint is the command
@@ -174,9 +179,8 @@ func DecodeBinding(op, cursor, hint string) (string, error) {
 	if cursor == "" {
 		return "", nil
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	key, ok := strings.CutPrefix(string(raw), "binding:")
-	if err != nil || !ok || key == "" {
+	key, ok := decodeTagged("binding", cursor)
+	if !ok || key == "" {
 		return "", badCursor(op, "--bindings-cursor", cursor, hint)
 	}
 	return key, nil
