@@ -474,10 +474,11 @@ func (s *Store) ReadCached(ctx context.Context, fn func(r *Reader) error) error 
 
 func (s *Store) read(ctx context.Context, catchUp bool, fn func(r *Reader) error, bulk bool) (err error) {
 	defer s.catchFault("read", &err, armFault())
-	if s.up != nil && catchUp {
+	if s.up != nil && catchUp && !s.caughtUpIn(ctx) {
 		if _, err := s.CatchUp(ctx); err != nil {
 			return err
 		}
+		s.markCaughtUp(ctx)
 	}
 	if s.ro != nil {
 		v, release, rerr := s.ro.enter(ctx, s)

@@ -983,6 +983,50 @@ func PlanReads(ctx context.Context, catchUp bool) context.Context {
 	return context.WithValue(ctx, readPlanKey{}, &readPlan{catchUp: catchUp})
 }
 
+// caughtUp records the stores a command's reads caught up in one context
+// (CatchUpOnce).
+type caughtUp struct {
+	mu     sync.Mutex
+	stores map[*Store]bool
+}
+
+type caughtUpKey struct{}
+
+// CatchUpOnce returns ctx in which a shared log's cache catches up at the
+// first Read of a store and not again: a command that reads several
+// times (a packet's sources, its repository, the packet) pays one round
+// trip, and every read still reflects each write committed to the shared
+// log before the command began (later reads see the cache as it is, at
+// or after the first read's head). For a project's own log it changes
+// nothing. A ctx that already is one is returned as it is.
+func CatchUpOnce(ctx context.Context) context.Context {
+	if c, _ := ctx.Value(caughtUpKey{}).(*caughtUp); c != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, caughtUpKey{}, &caughtUp{stores: map[*Store]bool{}})
+}
+
+// caughtUpIn says whether a read of s in ctx (CatchUpOnce) already caught
+// up.
+func (s *Store) caughtUpIn(ctx context.Context) bool {
+	c, _ := ctx.Value(caughtUpKey{}).(*caughtUp)
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stores[s]
+}
+
+// markCaughtUp records that a read of s in ctx (CatchUpOnce) caught up.
+func (s *Store) markCaughtUp(ctx context.Context) {
+	if c, _ := ctx.Value(caughtUpKey{}).(*caughtUp); c != nil {
+		c.mu.Lock()
+		c.stores[s] = true
+		c.mu.Unlock()
+	}
+}
+
 // plannedReads is ctx's readPlan, or nil.
 func plannedReads(ctx context.Context) *readPlan {
 	p, _ := ctx.Value(readPlanKey{}).(*readPlan)

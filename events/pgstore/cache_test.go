@@ -201,3 +201,41 @@ func TestCache_JoinInBulk(t *testing.T) {
 		require.EqualValues(t, 2501, s.LastSeq, "projection %s is at the head", s.Name)
 	}
 }
+
+// TestCache_CatchUpOnce: in a context of events.CatchUpOnce, a cache's
+// first read catches up (it sees another machine's write committed
+// before it) and the command's later reads take the cache as it is,
+// without a round trip; a new context catches up again.
+func TestCache_CatchUpOnce(t *testing.T) {
+	serverURL(t)
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := newDatabase(t)
+	a := cacheAt(t, dbURL, "p", filepath.Join(t.TempDir(), "a.db"))
+	b := cacheAt(t, dbURL, "p", filepath.Join(t.TempDir(), "b.db"))
+	up := a.Upstream().(*pgstore.Store)
+	head := func(ctx context.Context) (rev int64) {
+		require.NoError(t, a.Read(ctx, func(r *events.Reader) error { rev = r.Head; return nil }))
+		return rev
+	}
+	trips := func(fn func()) int64 {
+		before := up.Traffic().RoundTrips
+		fn()
+		return up.Traffic().RoundTrips - before
+	}
+	require.EqualValues(t, 0, head(ctx))
+	_, err := cacheWrite(t, b, cacheOpts(1), "S-1")
+	require.NoError(t, err)
+
+	once := events.CatchUpOnce(ctx)
+	require.Equal(t, once, events.CatchUpOnce(once), "a context that catches up once is kept")
+	var first int64
+	require.Positive(t, trips(func() { first = head(once) }), "the first read asks the shared log")
+	require.EqualValues(t, 1, first, "the first read sees the write committed before it")
+	_, err = cacheWrite(t, b, cacheOpts(2), "S-2")
+	require.NoError(t, err)
+	var second int64
+	require.Zero(t, trips(func() { second = head(once) }), "a later read of the same command takes the cache as it is")
+	require.EqualValues(t, 1, second)
+	require.EqualValues(t, 2, head(ctx), "another command catches up")
+}

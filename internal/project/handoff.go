@@ -160,9 +160,11 @@ func (p *Project) SessionResume(ctx context.Context, req SessionResumeRequest) (
 // ContextCompile compiles the context packet for a work item; with a
 // session it records the compile in the same transaction. At the head it
 // requires fresh sources. An incomplete packet is returned together with a
-// ContextIncomplete error.
+// ContextIncomplete error. Its reads catch a shared log's cache up once
+// (events.CatchUpOnce).
 // Errors: SourceStale; those of commands.CompileContext.
 func (p *Project) ContextCompile(ctx context.Context, req ContextCompileRequest) (*CompileResult, error) {
+	ctx = events.CatchUpOnce(ctx)
 	env, err := p.Env(ctx)
 	if err != nil {
 		return nil, err

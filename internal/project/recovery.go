@@ -87,6 +87,7 @@ func (p *Project) RecoveryInspect(ctx context.Context, req RecoveryInspectReques
 // Errors: those of RecoveryInspect, and those start, changed or closed
 // return.
 func (p *Project) RecoveryInspectEach(ctx context.Context, req RecoveryInspectRequest, start func(*RecoveryReport) error, changed func(LogEvent) error, closed func(*KnowledgeItem) error) error {
+	ctx = events.CatchUpOnce(ctx)
 	rep, err := p.recoveryInspect(ctx, req, -1)
 	if err != nil {
 		return err
@@ -102,8 +103,10 @@ func (p *Project) RecoveryInspectEach(ctx context.Context, req RecoveryInspectRe
 }
 
 // recoveryInspect is RecoveryInspect with pages of limit (negative: no
-// list, for RecoveryInspectEach).
+// list, for RecoveryInspectEach). Its reads catch a shared log's cache up
+// once (events.CatchUpOnce).
 func (p *Project) recoveryInspect(ctx context.Context, req RecoveryInspectRequest, limit int) (*RecoveryReport, error) {
+	ctx = events.CatchUpOnce(ctx)
 	for _, c := range []struct {
 		flag string
 		seq  *int64

@@ -264,6 +264,63 @@ func TestShared_WarmWriteRoundTrips(t *testing.T) {
 	}
 }
 
+// TestShared_WarmReadRoundTrips (issue #44 item 6): through a warm
+// server, every read an agent makes is one round trip to the shared log
+// (its head), however many times the command reads the cache: a packet
+// reads its sources' freshness, its repository and the packet; recovery
+// inspect the report, the freshness and the session's repository.
+func TestShared_WarmReadRoundTrips(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Parallel()
+	ctx := context.Background()
+	dir := teamProject(t, dbURL, "# TODO\n\n- [ ] W-1: One\n- [ ] W-2: Two\n")
+	p := opened(t, dir, project.Options{})
+	st, err := p.EventLog(ctx)
+	require.NoError(t, err)
+	up, ok := st.Upstream().(*pgstore.Store)
+	require.True(t, ok, "the project's log is shared")
+	started, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "rt"})
+	require.NoError(t, err)
+	session := started.Session.ID
+	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: session, Agent: "rt", Digest: "d", NextAction: "step again"})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name string
+		op   func() error
+	}{
+		{"status", func() error { _, err := p.Status(ctx, project.StatusRequest{}); return err }},
+		{"ready", func() error { _, err := p.Ready(ctx, project.ReadyRequest{}); return err }},
+		{"work show", func() error { _, err := p.WorkShow(ctx, project.WorkShowRequest{Key: "W-1"}); return err }},
+		{"work history", func() error { _, err := p.WorkHistory(ctx, project.WorkHistoryRequest{Key: "W-1"}); return err }},
+		{"search", func() error { _, err := p.Search(ctx, project.SearchRequest{Query: "One"}); return err }},
+		{"context compile", func() error {
+			// The TODO names no goal: the packet is incomplete, and
+			// compiled.
+			_, err := p.ContextCompile(ctx, project.ContextCompileRequest{Work: "W-1"})
+			if fe := fault.As(err); fe != nil && fe.Code == fault.ContextIncomplete {
+				return nil
+			}
+			return err
+		}},
+		{"session show", func() error { _, err := p.SessionShow(ctx, project.SessionShowRequest{Session: session}); return err }},
+		{"session list", func() error { _, err := p.SessionList(ctx, project.SessionListRequest{}); return err }},
+		{"recovery inspect", func() error {
+			_, err := p.RecoveryInspect(ctx, project.RecoveryInspectRequest{Session: session})
+			return err
+		}},
+		{"log", func() error { _, err := p.Log(ctx, project.LogRequest{}); return err }},
+		{"source list", func() error { _, err := p.SourceList(ctx, project.SourceListRequest{}); return err }},
+		{"diff", func() error { _, err := p.Diff(ctx, project.DiffRequest{From: 1}); return err }},
+	} {
+		require.NoError(t, c.op(), "%s: the warm-up call", c.name)
+		before := up.Traffic()
+		require.NoError(t, c.op(), c.name)
+		after := up.Traffic()
+		require.EqualValues(t, 0, after.Connections-before.Connections, "%s: no new connection", c.name)
+		require.EqualValues(t, 1, after.RoundTrips-before.RoundTrips, "%s: the head, once", c.name)
+	}
+}
+
 // TestShared_WarmWriteDecidesOnTheLockedLog: a warm server's write whose
 // door read the cache as it was (its sources' freshness) is decided on
 // the shared log as the lock finds it. Another machine reindexes a

@@ -51,7 +51,9 @@ type PostgresResult struct {
 	// database, user); ServerVersion what the server says it is.
 	Store         string `json:"store"`
 	ServerVersion string `json:"server_version"`
-	// Floor is what the network costs, measured in the same run.
+	// Floor is what the network costs, measured in the same run, back to
+	// back; each size also times it between the calls
+	// (PostgresSize.BetweenCalls), which the resident paths are judged by.
 	Floor PostgresFloor  `json:"floor"`
 	Sizes []PostgresSize `json:"sizes"`
 }
@@ -59,7 +61,8 @@ type PostgresResult struct {
 // PostgresFloor is the floor a command on PostgreSQL stands on: one round
 // trip over a connection already open (SELECT 1 on a held connection),
 // and a new connection (dial, start-up, authentication, one SELECT 1,
-// close), as this process makes them with the driver awr uses.
+// close), as this process makes them with the driver awr uses, back to
+// back (5 of each a round, interleaved): a backend that is never idle.
 type PostgresFloor struct {
 	RoundTrip Measurement `json:"round_trip"`
 	Connect   Measurement `json:"connect"`
@@ -80,6 +83,14 @@ type PostgresSize struct {
 	SearchWord string         `json:"search_word"`
 	Ops        []PostgresOp   `json:"ops"`
 	RoundTrips []PostgresTrip `json:"round_trips"`
+	// BetweenCalls is the floor's round trip as the calls meet it: SELECT
+	// 1 on a held connection timed as one more path in every op's rounds,
+	// so that its backend sits idle between two trips as long as a warm
+	// server's does between two calls (the other paths' calls, CLI
+	// processes among them, run in between), and, for a write, after an
+	// untimed SELECT 1, as the server's write follows its untimed read.
+	// Every op's samples together; each op's own median is its Trip.
+	BetweenCalls Measurement `json:"round_trip_between_calls"`
 }
 
 // PostgresOp is one command on one path, on the file and on PostgreSQL.
@@ -91,14 +102,16 @@ type PostgresOp struct {
 	Postgres Measurement `json:"postgres"`
 	Commands [2]string   `json:"commands"`
 	// Added is PostgreSQL's median less the file's, AddedP95 the same of
-	// their p95s, in ms; RoundTrips is Added over the floor's round trip
-	// (its median).
+	// their p95s, in ms; Trip is the median of the floor's round trip
+	// timed between the calls in the same rounds (PostgresSize.BetweenCalls),
+	// and RoundTrips is Added over it.
 	Added      float64 `json:"added_ms"`
 	AddedP95   float64 `json:"added_p95_ms"`
+	Trip       float64 `json:"round_trip_ms"`
 	RoundTrips float64 `json:"added_round_trips"`
 	// Bound is what the path may add (ms; the CLI at p50 and p95, the
-	// resident server at p50: one round trip of the floor); Met is null
-	// where there is none (the CLI connecting anew).
+	// resident server at p50: one round trip, Trip); Met is null where
+	// there is none (the CLI connecting anew).
 	Bound float64 `json:"bound_ms,omitempty"`
 	Met   *bool   `json:"met"`
 }
@@ -117,14 +130,15 @@ type PostgresTrip struct {
 // of opts.Sizes is built once (`awr bench project`, init, PostgresHistory
 // events of `bench generate`), copied, and the copy moved into the
 // database at opts.Store under a key of its own (awr migrate); then, in
-// interleaved rounds, status, ready, work show, search, a checkpoint and
-// a claim (session start --claim, ended untimed) run on both twins as CLI
-// processes (on PostgreSQL through the holder and connecting anew) and
-// through a warm awr-mcp per twin on stdio and over HTTP (a write there
-// after the same server's untimed read of the status, pgOp.writes). The floor
-// (SELECT 1 on a held connection; a new connection) is measured in the
-// same run, and each command's connections and round trips are counted
-// in process.
+// interleaved rounds, status, ready, work show, search, context compile,
+// a checkpoint and a claim (session start --claim, ended untimed) run on
+// both twins as CLI processes (on PostgreSQL through the holder and
+// connecting anew) and through a warm awr-mcp per twin on stdio and over
+// HTTP (a write there after the same server's untimed read of the status,
+// pgOp.writes). The floor (SELECT 1 on a held connection; a new
+// connection) is measured in the same run, back to back and, the round
+// trip, between the calls of every op's rounds; each command's
+// connections and round trips are counted in process.
 func comparePostgres(ctx context.Context, opts PeerOptions, dir string, res *PeerResult) error {
 	if opts.Store == "" {
 		return fault.New(fault.InvalidInput, "bench compare: --peer postgres needs --store URL, a database the comparison may write projects into").
@@ -145,12 +159,17 @@ func comparePostgres(ctx context.Context, opts PeerOptions, dir string, res *Pee
 	pg := &PostgresResult{Store: fmt.Sprintf("%s:%d/%s as %s", host, cfg.Port, cfg.Database, cfg.User), Sizes: []PostgresSize{}}
 	res.Postgres = pg
 	c := &pgRun{ctx: ctx, opts: opts, history: PostgresHistory}
+	if err := c.hold(); err != nil {
+		return err
+	}
+	defer c.held.Close(context.WithoutCancel(ctx))
+	pg.ServerVersion = c.held.PgConn().ParameterStatus("server_version")
 	if err := c.floor(pg); err != nil {
 		return err
 	}
 	stamp := time.Now().UTC().Format("20060102-150405")
 	for _, n := range opts.Sizes {
-		size, err := c.workload(filepath.Join(dir, strconv.Itoa(n)), n, fmt.Sprintf("awr-bench-%s-%d", stamp, n), pg.Floor.RoundTrip.Median)
+		size, err := c.workload(filepath.Join(dir, strconv.Itoa(n)), n, fmt.Sprintf("awr-bench-%s-%d", stamp, n))
 		if err != nil {
 			return err
 		}
@@ -165,6 +184,22 @@ type pgRun struct {
 	opts PeerOptions
 	// history is the number of events generated into each workload.
 	history int64
+	// held is the connection the floor's round trips are timed on (hold).
+	held *pgx.Conn
+}
+
+// hold opens the connection the floor's round trips are timed on.
+func (c *pgRun) hold() (err error) {
+	if c.held, err = pgx.Connect(c.ctx, c.opts.Store); err != nil {
+		return fault.Wrap(fault.Storage, err, "bench compare: connect to --store")
+	}
+	return nil
+}
+
+// trip is one round trip of the floor on the held connection.
+func (c *pgRun) trip() error {
+	_, err := c.held.Exec(c.ctx, "SELECT 1")
+	return err
 }
 
 func (c *pgRun) progress(s string) {
@@ -173,17 +208,10 @@ func (c *pgRun) progress(s string) {
 	}
 }
 
-// floor measures a round trip on a held connection and a new
-// connection, interleaved, 5 of each a round.
+// floor measures a round trip on the held connection and a new
+// connection, back to back, interleaved, 5 of each a round.
 func (c *pgRun) floor(pg *PostgresResult) error {
 	c.progress("the floor: SELECT 1 on a held connection; a new connection")
-	held, err := pgx.Connect(c.ctx, c.opts.Store)
-	if err != nil {
-		return fault.Wrap(fault.Storage, err, "bench compare: connect to --store")
-	}
-	defer held.Close(context.WithoutCancel(c.ctx))
-	pg.ServerVersion = held.PgConn().ParameterStatus("server_version")
-	trip := func() error { _, err := held.Exec(c.ctx, "SELECT 1"); return err }
 	connect := func() error {
 		conn, err := pgx.Connect(c.ctx, c.opts.Store)
 		if err != nil {
@@ -198,7 +226,7 @@ func (c *pgRun) floor(pg *PostgresResult) error {
 	var trips, connects []float64
 	for round := -1; round < c.opts.Rounds; round++ {
 		for range 5 {
-			for i, fn := range []func() error{trip, connect} {
+			for i, fn := range []func() error{c.trip, connect} {
 				t0 := time.Now()
 				if err := fn(); err != nil {
 					return fault.Wrap(fault.Storage, err, "bench compare: the floor")
@@ -245,7 +273,7 @@ func (t *twin) close() {
 
 // workload builds the workload of n items under dir, its PostgreSQL twin
 // under key, and measures both.
-func (c *pgRun) workload(dir string, n int, key string, trip float64) (*PostgresSize, error) {
+func (c *pgRun) workload(dir string, n int, key string) (*PostgresSize, error) {
 	c.progress(fmt.Sprintf("%d items: build the workload and its twin in PostgreSQL (%s)", n, key))
 	file, pg := &twin{dir: filepath.Join(dir, "file")}, &twin{dir: filepath.Join(dir, "postgres")}
 	defer file.close()
@@ -304,13 +332,16 @@ func (c *pgRun) workload(dir string, n int, key string, trip float64) (*Postgres
 			}
 		}
 	}
+	var between []float64
 	for _, o := range c.ops(size) {
-		ops, err := c.measure(fmt.Sprintf("%d items: %s", n, o.name), o, file, pg, trip)
+		ops, trips, err := c.measure(fmt.Sprintf("%d items: %s", n, o.name), o, file, pg)
 		if err != nil {
 			return nil, err
 		}
 		size.Ops = append(size.Ops, ops...)
+		between = append(between, trips...)
 	}
+	size.BetweenCalls = summarize("SELECT 1 on a held connection, between the calls", "ms", between)
 	trips, err := c.roundTrips(size, pg)
 	if err != nil {
 		return nil, err
@@ -424,6 +455,12 @@ func (c *pgRun) ops(size *PostgresSize) []pgOp {
 				_, err := p.Search(c.ctx, project.SearchRequest{Query: size.SearchWord, Limit: &limit})
 				return nil, err
 			}},
+		{name: "context compile", cli: func() []string { return []string{"context", "compile", "--work", size.Work, "--json"} }, tool: "awr_context_compile",
+			args: func() map[string]any { return map[string]any{"work": size.Work} },
+			inner: func(p *project.Project, _ string) (func() error, error) {
+				_, err := p.ContextCompile(c.ctx, project.ContextCompileRequest{Work: size.Work})
+				return nil, err
+			}},
 		{name: "session checkpoint", writes: true, cli: func() []string {
 			return []string{"session", "checkpoint", "--session", "SESSION", "--agent", "bench-compare", "--digest", digest(), "--next-action", "Take the next step", "--json"}
 		}, tool: "awr_session_checkpoint", args: func() map[string]any {
@@ -472,9 +509,10 @@ type pgSide struct {
 
 // measure runs o on every path of both twins in interleaved rounds (round
 // i starts from side i mod the number of sides; one untimed round first
-// when there are more than two) and pairs each path's PostgreSQL samples
-// with its file's.
-func (c *pgRun) measure(step string, o pgOp, file, pg *twin, trip float64) ([]PostgresOp, error) {
+// when there are more than two), with the floor's round trip as one more
+// path (PostgresSize.BetweenCalls), and pairs each path's PostgreSQL
+// samples with its file's. It returns them and the floor's samples.
+func (c *pgRun) measure(step string, o pgOp, file, pg *twin) ([]PostgresOp, []float64, error) {
 	c.progress(step)
 	var sides []pgSide
 	cli := func(t *twin, path string, env []string) pgSide {
@@ -507,6 +545,11 @@ func (c *pgRun) measure(step string, o pgOp, file, pg *twin, trip float64) ([]Po
 	if file.stdio != nil {
 		sides = append(sides, tool(file, file.stdio, PathStdio), tool(pg, pg.stdio, PathStdio), tool(file, file.web, PathHTTP), tool(pg, pg.web, PathHTTP))
 	}
+	floor := pgSide{path: "floor", command: "SELECT 1 on a held connection", timed: func() ([]byte, error) { return nil, c.trip() }}
+	if o.writes {
+		floor.first = c.trip
+	}
+	sides = append(sides, floor)
 	ms := make([][]float64, len(sides))
 	first := 0
 	if c.opts.Rounds > 2 {
@@ -518,18 +561,18 @@ func (c *pgRun) measure(step string, o pgOp, file, pg *twin, trip float64) ([]Po
 			s := sides[i]
 			if s.first != nil {
 				if err := s.first(); err != nil {
-					return nil, fmt.Errorf("bench compare: %s: the read before: %w", s.command, err)
+					return nil, nil, fmt.Errorf("bench compare: %s: the read before: %w", s.command, err)
 				}
 			}
 			t0 := time.Now()
 			answer, err := s.timed()
 			if err != nil {
-				return nil, fmt.Errorf("bench compare: %s: %w", s.command, err)
+				return nil, nil, fmt.Errorf("bench compare: %s: %w", s.command, err)
 			}
 			took := float64(time.Since(t0).Microseconds()) / 1000
-			if o.after != nil {
+			if o.after != nil && s.t != nil {
 				if err := o.after(s.t, answer); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 			if round >= 0 {
@@ -537,6 +580,13 @@ func (c *pgRun) measure(step string, o pgOp, file, pg *twin, trip float64) ([]Po
 			}
 		}
 	}
+	between := ms[len(sides)-1]
+	return pairedOps(o, sides, ms, file, pg, summarize("SELECT 1 on a held connection, between the calls", "ms", between).Median), between, nil
+}
+
+// pairedOps pairs each path's PostgreSQL samples (ms, by side) with its
+// file's, beside trip, the floor's round trip between the calls.
+func pairedOps(o pgOp, sides []pgSide, ms [][]float64, file, pg *twin, trip float64) []PostgresOp {
 	var out []PostgresOp
 	for _, path := range []string{PathCLI, PathDirect, PathStdio, PathHTTP} {
 		var f, p = -1, -1
@@ -555,6 +605,7 @@ func (c *pgRun) measure(step string, o pgOp, file, pg *twin, trip float64) ([]Po
 			Commands: [2]string{sides[f].command, sides[p].command}}
 		op.Added = round2(op.Postgres.Median - op.File.Median)
 		op.AddedP95 = round2(op.Postgres.P95 - op.File.P95)
+		op.Trip = trip
 		if trip > 0 {
 			op.RoundTrips = round2(op.Added / trip)
 		}
@@ -570,7 +621,7 @@ func (c *pgRun) measure(step string, o pgOp, file, pg *twin, trip float64) ([]Po
 		}
 		out = append(out, op)
 	}
-	return out, nil
+	return out
 }
 
 // roundTrips counts, in process, what each op costs the network on the

@@ -16,11 +16,12 @@ import (
 // TestComparePostgres (issue #44 item 6): the comparison of the stores
 // builds a workload and its twin in PostgreSQL under a key of its own,
 // times every command on every path of both (each write landing in its
-// own twin's log), and counts what each command costs the network: a CLI
-// read is a connection and two round trips, a warm server's read one
-// round trip, a CLI write four, a warm server's write one. No time is
-// asserted. Slow: two awr-mcp
-// per twin and 18 awr processes, on 10 items without a history.
+// own twin's log) beside the floor's round trip timed between the calls,
+// and counts what each command costs the network: a CLI read is a
+// connection and two round trips, a warm server's read one round trip, a
+// CLI write four, a warm server's write one. No time is asserted. Slow:
+// two awr-mcp per twin and 21 awr processes, on 10 items without a
+// history.
 func TestComparePostgres(t *testing.T) {
 	testkit.PlainOnly(t, "its subject runs in awr and awr-mcp processes")
 	dbURL := pgtest.NewDatabase(t)
@@ -28,13 +29,16 @@ func TestComparePostgres(t *testing.T) {
 	ctx := context.Background()
 	bin := testkit.Programs(t, testkit.AWR, testkit.AWRMCP)
 	c := &pgRun{ctx: ctx, opts: PeerOptions{Exe: filepath.Join(bin, "awr"), MCPExe: filepath.Join(bin, "awr-mcp"), Store: dbURL, Rounds: 1}}
+	require.NoError(t, c.hold())
+	defer c.held.Close(ctx)
 	dir := t.TempDir()
-	size, err := c.workload(dir, 10, "bench-twin", 0.1)
+	size, err := c.workload(dir, 10, "bench-twin")
 	require.NoError(t, err)
 	require.Equal(t, 10, size.Items)
 	require.Equal(t, "bench-twin", size.Key)
 
-	ops := []string{"status", "ready", "work show", "search", "session checkpoint", "claim (session start --claim)"}
+	ops := []string{"status", "ready", "work show", "search", "context compile", "session checkpoint", "claim (session start --claim)"}
+	reads := 5
 	paths := []string{PathCLI, PathDirect, PathStdio, PathHTTP}
 	require.Len(t, size.Ops, len(ops)*len(paths))
 	for i, op := range size.Ops {
@@ -45,6 +49,11 @@ func TestComparePostgres(t *testing.T) {
 		require.Positive(t, op.File.Median)
 		require.Positive(t, op.Postgres.Median)
 		require.InDelta(t, op.Postgres.Median-op.File.Median, op.Added, 0.01)
+		require.Positive(t, op.Trip, "%s %s: the floor timed in the op's rounds", op.Op, op.Path)
+		require.InDelta(t, op.Added/op.Trip, op.RoundTrips, 0.01)
+		if op.Path == PathStdio || op.Path == PathHTTP {
+			require.Equal(t, op.Trip, op.Bound, "a warm server's bound is the round trip between the calls")
+		}
 		require.Contains(t, op.Commands[0], filepath.Join(dir, "file"))
 		require.Contains(t, op.Commands[1], filepath.Join(dir, "postgres"))
 		if op.Path == PathDirect {
@@ -88,11 +97,15 @@ func TestComparePostgres(t *testing.T) {
 		require.Equal(t, want, checkpoints, twin)
 	}
 
+	// The floor was timed once a round of every op, between the calls.
+	require.Equal(t, len(ops), size.BetweenCalls.Count)
+	require.Positive(t, size.BetweenCalls.Median)
+
 	require.Len(t, size.RoundTrips, len(ops))
 	for i, rt := range size.RoundTrips {
 		require.Equal(t, ops[i], rt.Op)
 		require.EqualValues(t, 1, rt.Connections, rt.Op)
-		if i < 4 {
+		if i < reads {
 			require.EqualValues(t, 2, rt.CLI, "%s: a CLI read is the connection's start and one query", rt.Op)
 			require.EqualValues(t, 1, rt.Resident, "%s: a warm server's read is one round trip", rt.Op)
 		} else {
