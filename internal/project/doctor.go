@@ -69,9 +69,11 @@ type DoctorResult struct {
 // finish, and a project directory or database others may write. Each
 // finding names the command that repairs it. ok is false when there is an
 // error or a warning. It lists at most doctor.PerCode findings of each
-// code unless req.All, and counts the others.
+// code unless req.All, and counts the others. Its reads catch a shared
+// log's cache up once (events.CatchUpOnce).
 // Errors: NotFound for a directory without a project.
 func (p *Project) Doctor(ctx context.Context, req DoctorRequest) (*DoctorResult, error) {
+	ctx = events.CatchUpOnce(ctx)
 	res := &DoctorResult{Findings: []DoctorFinding{}}
 	add := func(f DoctorFinding) { res.Findings = append(res.Findings, f) }
 	ttl := p.leaseTTL()

@@ -33,12 +33,14 @@ type ContextPacketRequest struct {
 // not fail the read: the packet says so (completeness source_fresh false,
 // "CONTEXT INCOMPLETE" in its rendering), and the repository is compared
 // with the latest checkpoint's as ContextCompile does. An incomplete
-// packet is returned without an error; Completeness says why.
+// packet is returned without an error; Completeness says why. Its reads
+// catch a shared log's cache up once (events.CatchUpOnce).
 // Errors: InvalidInput without a session or a work item, or for a session
 // on another work item than Work, or a budget out of range; NotFound for a
 // session or a work item the log does not know at the revision;
 // BudgetExceeded.
 func (p *Project) ContextPacket(ctx context.Context, req ContextPacketRequest) (*CompileResult, error) {
+	ctx = events.CatchUpOnce(ctx)
 	session, work := strings.TrimSpace(req.Session), strings.TrimSpace(req.Work)
 	if session == "" && work == "" {
 		return nil, fault.New(fault.InvalidInput, "context packet: a session or a work item is required").WithHint("awr session list --active")

@@ -267,8 +267,9 @@ func TestShared_WarmWriteRoundTrips(t *testing.T) {
 // TestShared_WarmReadRoundTrips (issue #44 item 6): through a warm
 // server, every read an agent makes is one round trip to the shared log
 // (its head), however many times the command reads the cache: a packet
-// reads its sources' freshness, its repository and the packet; recovery
-// inspect the report, the freshness and the session's repository.
+// reads its sources' freshness, its repository and the packet (compiled,
+// or read by a host's hook); recovery inspect the report, the freshness
+// and the session's repository.
 func TestShared_WarmReadRoundTrips(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	t.Parallel()
@@ -302,6 +303,7 @@ func TestShared_WarmReadRoundTrips(t *testing.T) {
 			}
 			return err
 		}},
+		{"context packet", func() error { _, err := p.ContextPacket(ctx, project.ContextPacketRequest{Work: "W-1"}); return err }},
 		{"session show", func() error { _, err := p.SessionShow(ctx, project.SessionShowRequest{Session: session}); return err }},
 		{"session list", func() error { _, err := p.SessionList(ctx, project.SessionListRequest{}); return err }},
 		{"recovery inspect", func() error {
