@@ -128,7 +128,7 @@ type Store struct {
 	serverClock bool
 	headAtOpen  bool
 	held        bool // connected through a holder (Options.Via)
-	keep        bool // prepare the head's query (Options.KeepStatements)
+	keep        bool // prepare the head's query and the sealed write's statements (Options.KeepStatements)
 
 	mu     sync.Mutex
 	closed bool
