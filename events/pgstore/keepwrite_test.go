@@ -3,7 +3,6 @@ package pgstore_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/awr-dev/awr/events"
 	"github.com/awr-dev/awr/events/pgstore"
+	"github.com/awr-dev/awr/events/pgstore/pgtest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
@@ -210,18 +210,7 @@ func relayTo(t *testing.T, dbURL string) string {
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				s, err := net.Dial(network, addr)
-				if err != nil {
-					return
-				}
-				defer s.Close()
-				ended := make(chan struct{}, 2)
-				go func() { io.Copy(s, c); ended <- struct{}{} }()
-				go func() { io.Copy(c, s); ended <- struct{}{} }()
-				<-ended
-			}()
+			go pgtest.RelayTo(c, network, addr)
 		}
 	}()
 	return dir

@@ -107,7 +107,7 @@ var sealedStatements = []string{"lock_wait", "head_lock_nowait", "head_guard", "
 // there yet, on a new database) is left to be sent whole; the store
 // prepares it again once the schema is (Store.connect). It costs a
 // round trip per statement not prepared yet, none once they are.
-// Errors: the connection's, when it fails.
+// Errors: the connection's, when it fails or the server ends it.
 func prepareSealed(ctx context.Context, conn *pgx.Conn) error {
 	for _, name := range sealedStatements {
 		sql, _, err := pgx.NamedArgs{}.RewriteQuery(ctx, conn, q(name), nil)
@@ -115,8 +115,7 @@ func prepareSealed(ctx context.Context, conn *pgx.Conn) error {
 			return err
 		}
 		if _, err := conn.Prepare(ctx, sql, sql); err != nil {
-			var pe *pgconn.PgError
-			if errors.As(err, &pe) {
+			if statementFailed(err) {
 				return nil
 			}
 			return err
