@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -92,6 +93,46 @@ type reserved struct {
 // writer of this machine, waiting for the cache's lock, is behind it.
 const sealedLockWait = 500 * time.Millisecond
 
+// sealedStatements are the statements CommitSealed sends: a store that
+// keeps its statements (Options.KeepStatements) prepares them on each
+// connection as it connects (prepareSealed), and pgx then sends each as
+// Bind and Execute of the prepared statement, in the same one batch: the
+// server neither parses nor plans them again on every write.
+var sealedStatements = []string{"lock_wait", "head_lock_nowait", "head_guard", "insert_event_strict", "head_advance", "notify", "request_put"}
+
+// prepareSealed prepares sealedStatements on conn, each under its own
+// text as a batch sends it (named parameters made positional), where a
+// batch finds it (pgx looks a statement sent whole up among those the
+// connection prepared). A statement the server refuses (its schema not
+// there yet, on a new database) is left to be sent whole; the store
+// prepares it again once the schema is (Store.connect). It costs a
+// round trip per statement not prepared yet, none once they are.
+// Errors: the connection's, when it fails or the server ends it.
+func prepareSealed(ctx context.Context, conn *pgx.Conn) error {
+	for _, name := range sealedStatements {
+		sql, _, err := pgx.NamedArgs{}.RewriteQuery(ctx, conn, q(name), nil)
+		if err != nil {
+			return err
+		}
+		if _, err := conn.Prepare(ctx, sql, sql); err != nil {
+			if statementFailed(err) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// stalePrepared reports whether err says a prepared statement no longer
+// fits the server: its result's type changed under it (a migration that
+// altered a column it returns) or it is gone. The connection is then
+// dropped, and the next one prepares afresh.
+func stalePrepared(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "0A000" && strings.Contains(pe.Message, "cached plan") || pe.Code == "26000")
+}
+
 // CommitSealed commits w, sealed on the head w.On before the lock, in one
 // round trip on the reserved connection, as events.Reserved specifies: a
 // lock_timeout of sealedLockWait for the rest of the batch, the head
@@ -172,6 +213,12 @@ func (r *reserved) CommitSealed(ctx context.Context, w events.SealedWrite) (bool
 		// Every statement answered, but the transaction did not end
 		// (cannot happen without a BEGIN): nothing is committed yet
 		// (Release rolls it back).
+		return false, nil
+	}
+	if stalePrepared(err) {
+		// Nothing was written (the statement failed); the connection's
+		// prepared statements are stale: dropped with it on Release.
+		r.conn.Conn().Close(context.WithoutCancel(ctx))
 		return false, nil
 	}
 	if beforeSync || statementFailed(cerr) || pgconn.SafeToRetry(err) {

@@ -100,10 +100,14 @@ type Options struct {
 	// every read begins with it: the server then neither parses nor plans
 	// it again, which costs a fraction of a millisecond on a backend
 	// woken from idle (an agent's pause between two calls), while its
-	// first use on a connection costs a round trip more. Writes are sent
-	// whole as always (one round trip each, first or not). A store that
-	// runs one command does not set it, nor does a store through a
-	// holder (Via), whose connections go from one client to the next.
+	// first use on a connection costs a round trip more. It also makes
+	// each connection prepare the statements of a write sealed before the
+	// lock when it connects (one round trip each, before any operation
+	// takes it: sealedStatements), so that such a write sends only their
+	// parameters, still in one round trip, its first on a connection
+	// included. A store that runs one command does not set it, nor does
+	// a store through a holder (Via), whose connections go from one
+	// client to the next: its statements are sent whole.
 	KeepStatements bool
 }
 
@@ -124,7 +128,7 @@ type Store struct {
 	serverClock bool
 	headAtOpen  bool
 	held        bool // connected through a holder (Options.Via)
-	keep        bool // prepare the head's query (Options.KeepStatements)
+	keep        bool // prepare the head's query and the sealed write's statements (Options.KeepStatements)
 
 	mu     sync.Mutex
 	closed bool
@@ -201,6 +205,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 			return s, nil
 		}
 	}
+	if s.keep {
+		// Connected directly and kept open: each connection prepares
+		// the sealed write's statements as it connects (the holder's,
+		// above, do not: they go from one client to the next).
+		cfg.AfterConnect = prepareSealed
+	}
 	if err := s.connect(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -251,6 +261,18 @@ func (s *Store) connect(ctx context.Context, cfg *pgxpool.Config) error {
 	if err := s.retry(ctx, "open postgres store", func() error { return s.prepare(ctx) }); err != nil {
 		s.pool.Close()
 		return s.mapErr("open postgres store", err)
+	}
+	if cfg.AfterConnect != nil {
+		// A connection made before the schema was (a new database)
+		// prepared nothing: it prepares now.
+		for _, c := range s.pool.AcquireAllIdle(ctx) {
+			err := prepareSealed(ctx, c.Conn())
+			c.Release()
+			if err != nil {
+				s.pool.Close()
+				return s.mapErr("open postgres store", err)
+			}
+		}
 	}
 	return nil
 }

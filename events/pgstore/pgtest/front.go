@@ -52,9 +52,13 @@ func Refuse(c net.Conn, code, message string) {
 
 // Relay pipes c to the server's Unix socket sock until either side ends,
 // then closes both.
-func Relay(c net.Conn, sock string) {
+func Relay(c net.Conn, sock string) { RelayTo(c, "unix", sock) }
+
+// RelayTo pipes c to the server at addr on network ("unix" or "tcp")
+// until either side ends, then closes both.
+func RelayTo(c net.Conn, network, addr string) {
 	defer c.Close()
-	s, err := net.Dial("unix", sock)
+	s, err := net.Dial(network, addr)
 	if err != nil {
 		return
 	}
