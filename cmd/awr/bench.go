@@ -140,12 +140,12 @@ func printBenchStores(w io.Writer, res *lab.PeerResult) {
 	fmt.Fprintf(w, "awr-mcp: %s\n", res.Resident)
 	fmt.Fprintf(w, "load average %.2f %.2f %.2f before, %.2f %.2f %.2f after; %d rounds, interleaved; wall time in ms, p50 (p95)\n",
 		res.LoadBefore[0], res.LoadBefore[1], res.LoadBefore[2], res.LoadAfter[0], res.LoadAfter[1], res.LoadAfter[2], res.Rounds)
-	fmt.Fprintf(w, "floor, back to back: a round trip (SELECT 1 on a held connection) %s (%s); a new connection %s (%s)\n",
-		num(pg.Floor.RoundTrip.Median), num(pg.Floor.RoundTrip.P95), num(pg.Floor.Connect.Median), num(pg.Floor.Connect.P95))
+	fmt.Fprintf(w, "floor, back to back: a round trip (SELECT 1 on a held connection) %s (%s); a write (a row appended, a head advanced) %s (%s); a new connection %s (%s)\n",
+		num(pg.Floor.RoundTrip.Median), num(pg.Floor.RoundTrip.P95), num(pg.Floor.Write.Median), num(pg.Floor.Write.P95), num(pg.Floor.Connect.Median), num(pg.Floor.Connect.P95))
 	for _, sz := range pg.Sizes {
 		fmt.Fprintf(w, "\n%d items, %d events (PostgreSQL key %s)\n", sz.Items, sz.Events, sz.Key)
-		fmt.Fprintf(w, "floor between the calls: a round trip %s (%s), timed as one more path of every op's rounds; a warm server's bound is its median in the op's rounds\n",
-			num(sz.BetweenCalls.Median), num(sz.BetweenCalls.P95))
+		fmt.Fprintf(w, "floor between the calls, timed as one more path of every op's rounds: a round trip %s (%s); a write %s (%s); a warm server's bound is its median in the op's rounds\n",
+			num(sz.BetweenCalls.Median), num(sz.BetweenCalls.P95), num(sz.WriteBetweenCalls.Median), num(sz.WriteBetweenCalls.P95))
 		tw := newTable(w)
 		fmt.Fprintf(tw, "op\tpath\tfile\tpostgres\tadded\tround trips\tbound\n")
 		for _, op := range sz.Ops {

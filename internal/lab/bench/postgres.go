@@ -52,19 +52,25 @@ type PostgresResult struct {
 	Store         string `json:"store"`
 	ServerVersion string `json:"server_version"`
 	// Floor is what the network costs, measured in the same run, back to
-	// back; each size also times it between the calls
-	// (PostgresSize.BetweenCalls), which the resident paths are judged by.
+	// back; each size also times its round trips between the calls
+	// (PostgresSize.BetweenCalls, WriteBetweenCalls), which the resident
+	// paths are judged by.
 	Floor PostgresFloor  `json:"floor"`
 	Sizes []PostgresSize `json:"sizes"`
 }
 
 // PostgresFloor is the floor a command on PostgreSQL stands on: one round
 // trip over a connection already open (SELECT 1 on a held connection),
-// and a new connection (dial, start-up, authentication, one SELECT 1,
-// close), as this process makes them with the driver awr uses, back to
-// back (5 of each a round, interleaved): a backend that is never idle.
+// one round trip that writes (Write: on the held connection, one implicit
+// transaction that appends a row of floorPayload bytes to a table of its
+// own and advances a head row, as a write appends its event and advances
+// the log's head; floorTables), and a new connection (dial, start-up,
+// authentication, one SELECT 1, close), as this process makes them with
+// the driver awr uses, back to back (5 of each a round, interleaved): a
+// backend that is never idle.
 type PostgresFloor struct {
 	RoundTrip Measurement `json:"round_trip"`
+	Write     Measurement `json:"write"`
 	Connect   Measurement `json:"connect"`
 }
 
@@ -83,14 +89,17 @@ type PostgresSize struct {
 	SearchWord string         `json:"search_word"`
 	Ops        []PostgresOp   `json:"ops"`
 	RoundTrips []PostgresTrip `json:"round_trips"`
-	// BetweenCalls is the floor's round trip as the calls meet it: SELECT
-	// 1 on a held connection timed as one more path in every op's rounds,
-	// so that its backend sits idle between two trips as long as a warm
-	// server's does between two calls (the other paths' calls, CLI
-	// processes among them, run in between), and, for a write, after an
-	// untimed SELECT 1, as the server's write follows its untimed read.
-	// Every op's samples together; each op's own median is its Trip.
-	BetweenCalls Measurement `json:"round_trip_between_calls"`
+	// BetweenCalls is the floor's round trip as the reads meet it: SELECT
+	// 1 on a held connection timed as one more path in every read's
+	// rounds, so that its backend sits idle between two trips as long as
+	// a warm server's does between two calls (the other paths' calls, CLI
+	// processes among them, run in between). WriteBetweenCalls is the
+	// floor's write (PostgresFloor.Write) timed the same way in every
+	// write's rounds, after an untimed SELECT 1, as the server's write
+	// follows its untimed read. Every op's samples together; each op's
+	// own median is its Trip.
+	BetweenCalls      Measurement `json:"round_trip_between_calls"`
+	WriteBetweenCalls Measurement `json:"write_between_calls"`
 }
 
 // PostgresOp is one command on one path, on the file and on PostgreSQL.
@@ -102,9 +111,10 @@ type PostgresOp struct {
 	Postgres Measurement `json:"postgres"`
 	Commands [2]string   `json:"commands"`
 	// Added is PostgreSQL's median less the file's, AddedP95 the same of
-	// their p95s, in ms; Trip is the median of the floor's round trip
-	// timed between the calls in the same rounds (PostgresSize.BetweenCalls),
-	// and RoundTrips is Added over it.
+	// their p95s, in ms; Trip is the median of the floor's round trip (a
+	// write's, for a write) timed between the calls in the same rounds
+	// (PostgresSize.BetweenCalls, WriteBetweenCalls), and RoundTrips is
+	// Added over it.
 	Added      float64 `json:"added_ms"`
 	AddedP95   float64 `json:"added_p95_ms"`
 	Trip       float64 `json:"round_trip_ms"`
@@ -184,14 +194,39 @@ type pgRun struct {
 	opts PeerOptions
 	// history is the number of events generated into each workload.
 	history int64
-	// held is the connection the floor's round trips are timed on (hold).
+	// held is the connection the floor's round trips are timed on (hold);
+	// run is the floor's row in floorTables' head, seq its last row.
 	held *pgx.Conn
+	run  string
+	seq  int64
 }
 
-// hold opens the connection the floor's round trips are timed on.
+// floorTables are the tables the floor's write appends to and advances,
+// in the database --store names (next to the twins' logs): a row of
+// floorPayload bytes under the run's key, and the run's head row.
+var floorTables = []string{
+	`CREATE TABLE IF NOT EXISTS awr_bench_floor_rows (run text NOT NULL, seq bigint NOT NULL, payload bytea NOT NULL, PRIMARY KEY (run, seq))`,
+	`CREATE TABLE IF NOT EXISTS awr_bench_floor_heads (run text PRIMARY KEY, seq bigint NOT NULL)`,
+}
+
+// floorPayload is the size of the floor's row, about a checkpoint's
+// event.
+const floorPayload = 512
+
+// hold opens the connection the floor's round trips are timed on, and
+// the floor's tables and head row.
 func (c *pgRun) hold() (err error) {
 	if c.held, err = pgx.Connect(c.ctx, c.opts.Store); err != nil {
 		return fault.Wrap(fault.Storage, err, "bench compare: connect to --store")
+	}
+	c.run = fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
+	for _, stmt := range floorTables {
+		if _, err := c.held.Exec(c.ctx, stmt); err != nil {
+			return fault.Wrap(fault.Storage, err, "bench compare: the floor's tables in --store")
+		}
+	}
+	if _, err := c.held.Exec(c.ctx, `INSERT INTO awr_bench_floor_heads (run, seq) VALUES ($1, 0)`, c.run); err != nil {
+		return fault.Wrap(fault.Storage, err, "bench compare: the floor's tables in --store")
 	}
 	return nil
 }
@@ -202,16 +237,25 @@ func (c *pgRun) trip() error {
 	return err
 }
 
+// writeTrip is one round trip of the floor that writes (PostgresFloor.Write).
+func (c *pgRun) writeTrip() error {
+	c.seq++
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO awr_bench_floor_rows (run, seq, payload) VALUES ($1, $2, $3)`, c.run, c.seq, make([]byte, floorPayload))
+	b.Queue(`UPDATE awr_bench_floor_heads SET seq = $2 WHERE run = $1`, c.run, c.seq)
+	return c.held.SendBatch(c.ctx, b).Close()
+}
+
 func (c *pgRun) progress(s string) {
 	if c.opts.Progress != nil {
 		c.opts.Progress(s)
 	}
 }
 
-// floor measures a round trip on the held connection and a new
+// floor measures a round trip on the held connection, a write, and a new
 // connection, back to back, interleaved, 5 of each a round.
 func (c *pgRun) floor(pg *PostgresResult) error {
-	c.progress("the floor: SELECT 1 on a held connection; a new connection")
+	c.progress("the floor: SELECT 1 on a held connection; a write; a new connection")
 	connect := func() error {
 		conn, err := pgx.Connect(c.ctx, c.opts.Store)
 		if err != nil {
@@ -223,28 +267,24 @@ func (c *pgRun) floor(pg *PostgresResult) error {
 		}
 		return conn.Close(c.ctx)
 	}
-	var trips, connects []float64
+	fns := []func() error{c.trip, c.writeTrip, connect}
+	ms := make([][]float64, len(fns))
 	for round := -1; round < c.opts.Rounds; round++ {
 		for range 5 {
-			for i, fn := range []func() error{c.trip, connect} {
+			for i, fn := range fns {
 				t0 := time.Now()
 				if err := fn(); err != nil {
 					return fault.Wrap(fault.Storage, err, "bench compare: the floor")
 				}
-				ms := float64(time.Since(t0).Microseconds()) / 1000
-				if round < 0 {
-					continue
-				}
-				if i == 0 {
-					trips = append(trips, ms)
-				} else {
-					connects = append(connects, ms)
+				if round >= 0 {
+					ms[i] = append(ms[i], float64(time.Since(t0).Microseconds())/1000)
 				}
 			}
 		}
 	}
-	pg.Floor = PostgresFloor{RoundTrip: summarize("SELECT 1 on a held connection", "ms", trips),
-		Connect: summarize("a new connection and SELECT 1", "ms", connects)}
+	pg.Floor = PostgresFloor{RoundTrip: summarize("SELECT 1 on a held connection", "ms", ms[0]),
+		Write:   summarize("a row appended and a head advanced, one transaction", "ms", ms[1]),
+		Connect: summarize("a new connection and SELECT 1", "ms", ms[2])}
 	return nil
 }
 
@@ -332,16 +372,21 @@ func (c *pgRun) workload(dir string, n int, key string) (*PostgresSize, error) {
 			}
 		}
 	}
-	var between []float64
+	var between, writes []float64
 	for _, o := range c.ops(size) {
 		ops, trips, err := c.measure(fmt.Sprintf("%d items: %s", n, o.name), o, file, pg)
 		if err != nil {
 			return nil, err
 		}
 		size.Ops = append(size.Ops, ops...)
-		between = append(between, trips...)
+		if o.writes {
+			writes = append(writes, trips...)
+		} else {
+			between = append(between, trips...)
+		}
 	}
 	size.BetweenCalls = summarize("SELECT 1 on a held connection, between the calls", "ms", between)
+	size.WriteBetweenCalls = summarize("a row appended and a head advanced, between the calls", "ms", writes)
 	trips, err := c.roundTrips(size, pg)
 	if err != nil {
 		return nil, err
@@ -509,9 +554,10 @@ type pgSide struct {
 
 // measure runs o on every path of both twins in interleaved rounds (round
 // i starts from side i mod the number of sides; one untimed round first
-// when there are more than two), with the floor's round trip as one more
-// path (PostgresSize.BetweenCalls), and pairs each path's PostgreSQL
-// samples with its file's. It returns them and the floor's samples.
+// when there are more than two), with the floor's round trip (its write,
+// for a write) as one more path (PostgresSize.BetweenCalls,
+// WriteBetweenCalls), and pairs each path's PostgreSQL samples with its
+// file's. It returns them and the floor's samples.
 func (c *pgRun) measure(step string, o pgOp, file, pg *twin) ([]PostgresOp, []float64, error) {
 	c.progress(step)
 	var sides []pgSide
@@ -547,7 +593,8 @@ func (c *pgRun) measure(step string, o pgOp, file, pg *twin) ([]PostgresOp, []fl
 	}
 	floor := pgSide{path: "floor", command: "SELECT 1 on a held connection", timed: func() ([]byte, error) { return nil, c.trip() }}
 	if o.writes {
-		floor.first = c.trip
+		floor = pgSide{path: "floor", command: "a row appended and a head advanced on a held connection", first: c.trip,
+			timed: func() ([]byte, error) { return nil, c.writeTrip() }}
 	}
 	sides = append(sides, floor)
 	ms := make([][]float64, len(sides))
@@ -581,7 +628,7 @@ func (c *pgRun) measure(step string, o pgOp, file, pg *twin) ([]PostgresOp, []fl
 		}
 	}
 	between := ms[len(sides)-1]
-	return pairedOps(o, sides, ms, file, pg, summarize("SELECT 1 on a held connection, between the calls", "ms", between).Median), between, nil
+	return pairedOps(o, sides, ms, file, pg, summarize(floor.command+", between the calls", "ms", between).Median), between, nil
 }
 
 // pairedOps pairs each path's PostgreSQL samples (ms, by side) with its

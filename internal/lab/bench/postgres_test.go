@@ -97,9 +97,17 @@ func TestComparePostgres(t *testing.T) {
 		require.Equal(t, want, checkpoints, twin)
 	}
 
-	// The floor was timed once a round of every op, between the calls.
-	require.Equal(t, len(ops), size.BetweenCalls.Count)
+	// The floor was timed once a round of every op, between the calls:
+	// its round trip in the reads' rounds, its write in the writes'.
+	require.Equal(t, reads, size.BetweenCalls.Count)
 	require.Positive(t, size.BetweenCalls.Median)
+	require.Equal(t, len(ops)-reads, size.WriteBetweenCalls.Count)
+	require.Positive(t, size.WriteBetweenCalls.Median)
+	var written int64
+	require.NoError(t, c.held.QueryRow(ctx, `SELECT count(*) FROM awr_bench_floor_rows WHERE run = $1`, c.run).Scan(&written))
+	require.EqualValues(t, len(ops)-reads, written, "the floor's write appends a row each time")
+	require.NoError(t, c.held.QueryRow(ctx, `SELECT seq FROM awr_bench_floor_heads WHERE run = $1`, c.run).Scan(&written))
+	require.EqualValues(t, len(ops)-reads, written, "and advances its head")
 
 	require.Len(t, size.RoundTrips, len(ops))
 	for i, rt := range size.RoundTrips {
