@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
 )
@@ -73,9 +75,16 @@ type BindingView struct {
 	Work            string `json:"work"`
 	CheckpointID    string `json:"checkpoint_id"`
 	NextAction      string `json:"next_action"`
-	// OpenLoops are the work item's open loops, with their ids.
-	OpenLoops   []projections.Knowledge `json:"open_loops"`
-	ContextHash string                  `json:"context_hash"`
+	// OpenLoops are the work item's open loops, with their ids: the first
+	// DefaultPage of them, in the order session show pages them;
+	// OpenLoopsTotal counts every one, and when more follow,
+	// OpenLoopsNextCursor is session show's --knowledge-cursor of the next
+	// page and OpenLoopsNextCommand that whole command.
+	OpenLoops            []projections.Knowledge `json:"open_loops"`
+	OpenLoopsTotal       int                     `json:"open_loops_total"`
+	OpenLoopsNextCursor  string                  `json:"open_loops_next_cursor,omitempty"`
+	OpenLoopsNextCommand string                  `json:"open_loops_next_command,omitempty"`
+	ContextHash          string                  `json:"context_hash"`
 }
 
 // BindResult reports the binding and whether an event was written.
@@ -159,7 +168,7 @@ func BindClient(ctx context.Context, env *Env, req BindRequest) (*BindResult, er
 				return nil, err
 			}
 		}
-		view, err := bindingView(tx.Conn, tx.Head(), req.Client, key, s)
+		view, err := bindingView(tx.Conn, tx.Head(), "", req.Client, key, s)
 		if err != nil {
 			return nil, err
 		}
@@ -239,8 +248,10 @@ func staleError(conn *sqlite.Conn, rev int64, op, key string, s *projections.Ses
 }
 
 // bindingView assembles what a host needs from a session at rev: its
-// latest checkpoint (its own, or the one it inherited).
-func bindingView(conn *sqlite.Conn, rev int64, client, external string, s *projections.Session) (*BindingView, error) {
+// latest checkpoint (its own, or the one it inherited), and the first page
+// of its work item's open loops; at is what the next page's command adds
+// to read at rev (" --at REV", or "" at the head).
+func bindingView(conn *sqlite.Conn, rev int64, at, client, external string, s *projections.Session) (*BindingView, error) {
 	v := &BindingView{Client: client, ExternalSession: external, SessionID: s.ID, Work: s.Work, ContextHash: s.LastContextHash}
 	cpID := s.LastCheckpointID
 	for cur := s; cpID == "" && cur != nil && cur.PredecessorID != ""; {
@@ -269,7 +280,12 @@ func bindingView(conn *sqlite.Conn, rev int64, client, external string, s *proje
 	if err != nil {
 		return nil, err
 	}
-	v.OpenLoops = k.OpenLoops
+	loops, total, last := (&projections.KnowledgeState{OpenLoops: k.OpenLoops}).InForcePage(nil, DefaultPage)
+	v.OpenLoops, v.OpenLoopsTotal = loops.OpenLoops, total
+	if last != nil {
+		v.OpenLoopsNextCursor = cursor.EncodeKnowledge(*last)
+		v.OpenLoopsNextCommand = "awr session show " + shellwords.Quote(s.ID) + " --knowledge-cursor " + v.OpenLoopsNextCursor + at
+	}
 	return v, nil
 }
 
@@ -285,11 +301,13 @@ type SuccessorView struct {
 }
 
 // BindingSummary returns what the host of binding b needs to continue, as
-// of rev: the bound session's checkpoint, next action, open loops and
-// context hash, and, when that session has been resumed, its successor
-// and whether the conversation may follow it.
+// of rev: the bound session's checkpoint, next action, open loops (a
+// page; at is what the next page's command adds to read at rev: " --at
+// REV", or "" at the head) and context hash, and, when that session has
+// been resumed, its successor and whether the conversation may follow
+// it.
 // Errors: NotFound when the bound session is missing at rev.
-func BindingSummary(conn *sqlite.Conn, rev int64, b *projections.Binding) (*BindingView, *SuccessorView, error) {
+func BindingSummary(conn *sqlite.Conn, rev int64, at string, b *projections.Binding) (*BindingView, *SuccessorView, error) {
 	s, err := projections.SessionAt(conn, b.SessionID, rev)
 	if err != nil {
 		return nil, nil, err
@@ -297,7 +315,7 @@ func BindingSummary(conn *sqlite.Conn, rev int64, b *projections.Binding) (*Bind
 	if s == nil {
 		return nil, nil, fault.New(fault.NotFound, "client show: session %s not found", b.SessionID).With("session_id", b.SessionID)
 	}
-	view, err := bindingView(conn, rev, b.Client, b.ExternalSession, s)
+	view, err := bindingView(conn, rev, at, b.Client, b.ExternalSession, s)
 	if err != nil || s.SuccessorID == "" {
 		return view, nil, err
 	}

@@ -26,9 +26,7 @@ func (c *clientBindCmd) Run(app *App) error {
 	return call(app, (*project.Project).ClientBind, c.ClientBindRequest, func(w io.Writer, res *project.BindResult) {
 		b := res.Binding
 		fmt.Fprintf(w, "%s bound to session %s on %s\nnext action: %s\n", safe(b.ExternalSession), b.SessionID, b.Work, safe(b.NextAction))
-		for _, l := range b.OpenLoops {
-			fmt.Fprintf(w, "open loop %s: %s\n", l.ID, safe(l.Text))
-		}
+		printOpenLoops(w, &b)
 	})
 }
 
@@ -41,9 +39,7 @@ func (c *clientShowCmd) Run(app *App) error {
 	return call(app, (*project.Project).ClientShow, c.ClientShowRequest, func(w io.Writer, v *project.ClientView) {
 		fmt.Fprintf(w, "%s (%s) is bound to session %s on %s since %s\n", v.Binding.ExternalSession, v.Binding.Client, v.Binding.SessionID, v.Binding.Work, ms(v.Binding.BoundAt))
 		fmt.Fprintf(w, "next action: %s\n", safe(v.Summary.NextAction))
-		for _, l := range v.Summary.OpenLoops {
-			fmt.Fprintf(w, "open loop %s: %s\n", l.ID, safe(l.Text))
-		}
+		printOpenLoops(w, v.Summary)
 		if s := v.Successor; s != nil {
 			if s.MayFollow {
 				fmt.Fprintf(w, "resumed by %s (%s) for this conversation: awr client bind --client %s --external-session %s --work %s\n", s.SessionID, safe(s.Agent), safe(v.Binding.Client), safe(c.ExternalSession), v.Binding.Work)
@@ -143,5 +139,16 @@ func hostText(w io.Writer, r *project.HostInstallResult) {
 	}
 	if r.Next != "" {
 		fmt.Fprintf(w, "to accept: %s\n", r.Next)
+	}
+}
+
+// printOpenLoops prints a binding's page of open loops, and the command
+// of the next page when more follow.
+func printOpenLoops(w io.Writer, b *project.BindingView) {
+	for _, l := range b.OpenLoops {
+		fmt.Fprintf(w, "open loop %s: %s\n", l.ID, safe(l.Text))
+	}
+	if b.OpenLoopsNextCommand != "" {
+		fmt.Fprintf(w, "%d open loops in all; the next page: %s\n", b.OpenLoopsTotal, b.OpenLoopsNextCommand)
 	}
 }

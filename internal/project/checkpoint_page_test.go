@@ -8,6 +8,7 @@ import (
 
 	"github.com/awr-dev/awr/commands"
 	"github.com/awr-dev/awr/internal/project"
+	"github.com/awr-dev/awr/projections"
 	"github.com/stretchr/testify/require"
 )
 
@@ -67,4 +68,57 @@ func TestSessionCheckpoint_AnswerPaged(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, all[commands.DefaultPage:], inForce(next.Knowledge), "the rest, once")
 	require.Empty(t, next.KnowledgeNextCursor)
+}
+
+// TestClientShow_OpenLoopsPaged: what a host conversation is bound to
+// names the first page of its work item's open loops (50), with
+// open_loops_total and the command of session show that lists the next;
+// following it lists the rest, once. client bind answers the same; at a
+// past revision the command reads at that revision too. A work item with
+// fewer loops than a page lists them all, with no cursor.
+func TestClientShow_OpenLoopsPaged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := openW1(t)
+	s, err := p.SessionStart(ctx, project.SessionStartRequest{Work: "W-1", Agent: "a0", Claim: true})
+	require.NoError(t, err)
+	id := s.Session.ID
+	var texts []string
+	for i := 1; i <= 70; i++ {
+		texts = append(texts, fmt.Sprintf("Open question %d", i))
+	}
+	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: id, Agent: "a0", Digest: "Began", NextAction: "Go on",
+		KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: texts[:3]}})
+	require.NoError(t, err)
+	bind := project.ClientBindRequest{Client: "host", ExternalSession: "host:1", Work: "W-1", SessionID: id}
+	small, err := p.ClientBind(ctx, bind)
+	require.NoError(t, err)
+	require.Len(t, small.Binding.OpenLoops, 3)
+	require.Equal(t, 3, small.Binding.OpenLoopsTotal)
+	require.Empty(t, small.Binding.OpenLoopsNextCursor)
+	require.Empty(t, small.Binding.OpenLoopsNextCommand)
+
+	_, err = p.SessionCheckpoint(ctx, project.SessionCheckpointRequest{SessionID: id, Agent: "a0", Digest: "Went on", NextAction: "Go on",
+		KnowledgeFlags: commands.KnowledgeFlags{OpenLoops: texts[3:], Decisions: []string{"Decided"}}})
+	require.NoError(t, err)
+	bound, err := p.ClientBind(ctx, bind)
+	require.NoError(t, err)
+	v, err := p.ClientShow(ctx, project.ClientShowRequest{ExternalSession: "host:1"})
+	require.NoError(t, err)
+	for _, b := range []*project.BindingView{&bound.Binding, v.Summary} {
+		require.Equal(t, 70, b.OpenLoopsTotal)
+		require.Equal(t, ids("L", 1, commands.DefaultPage), inForce(&projections.KnowledgeState{OpenLoops: b.OpenLoops}), "the first page")
+		require.Equal(t, "awr session show "+id+" --knowledge-cursor "+b.OpenLoopsNextCursor, b.OpenLoopsNextCommand)
+	}
+	fields := strings.Fields(v.Summary.OpenLoopsNextCommand)
+	next, err := p.SessionShow(ctx, project.SessionShowRequest{Session: fields[3], KnowledgeCursor: fields[5]})
+	require.NoError(t, err)
+	require.Equal(t, append(ids("L", commands.DefaultPage+1, 70), "D-1"), inForce(next.Knowledge), "the rest of the loops, once, then the other items")
+
+	// Read at a revision (here the latest), the next page's command reads
+	// there too.
+	at := v.ProjectRevision
+	atHead, err := p.ClientShow(ctx, project.ClientShowRequest{ExternalSession: "host:1", Read: commands.Read{At: &at}})
+	require.NoError(t, err)
+	require.Equal(t, fmt.Sprintf("awr session show %s --knowledge-cursor %s --at %d", id, atHead.Summary.OpenLoopsNextCursor, at), atHead.Summary.OpenLoopsNextCommand)
 }

@@ -71,6 +71,8 @@ type (
 	ClaimResult = commands.ClaimResult
 	// BindResult is a host binding with what the host needs to continue.
 	BindResult = commands.BindResult
+	// BindingView is a binding with what its host needs to continue.
+	BindingView = commands.BindingView
 	// CompileResult is a compiled context packet.
 	CompileResult = commands.CompileResult
 )

@@ -524,7 +524,7 @@ func (p *Project) ClientShow(ctx context.Context, req ClientShowRequest) (*Clien
 		if err != nil {
 			return err
 		}
-		v.Summary, v.Successor, err = commands.BindingSummary(r.Conn, rev, v.Binding)
+		v.Summary, v.Successor, err = commands.BindingSummary(r.Conn, rev, atHint(req.Read), v.Binding)
 		return err
 	})
 	if err != nil {
