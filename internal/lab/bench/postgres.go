@@ -145,10 +145,10 @@ type PostgresTrip struct {
 // both twins as CLI processes (on PostgreSQL through the holder and
 // connecting anew) and through a warm awr-mcp per twin on stdio and over
 // HTTP (a write there after the same server's untimed read of the status,
-// pgOp.writes). The floor (SELECT 1 on a held connection; a new
-// connection) is measured in the same run, back to back and, the round
-// trip, between the calls of every op's rounds; each command's
-// connections and round trips are counted in process.
+// pgOp.writes). The floor (SELECT 1 on a held connection, a write on it,
+// a new connection) is measured in the same run, back to back and, the
+// round trip and the write, between the calls of every op's rounds; each
+// command's connections and round trips are counted in process.
 func comparePostgres(ctx context.Context, opts PeerOptions, dir string, res *PeerResult) error {
 	if opts.Store == "" {
 		return fault.New(fault.InvalidInput, "bench compare: --peer postgres needs --store URL, a database the comparison may write projects into").
@@ -214,18 +214,24 @@ var floorTables = []string{
 const floorPayload = 512
 
 // hold opens the connection the floor's round trips are timed on, and
-// the floor's tables and head row.
+// the floor's tables and head row; the connection is closed again when
+// they cannot be made.
 func (c *pgRun) hold() (err error) {
 	if c.held, err = pgx.Connect(c.ctx, c.opts.Store); err != nil {
 		return fault.Wrap(fault.Storage, err, "bench compare: connect to --store")
 	}
 	c.run = fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
+	exec := func(sql string, args ...any) error { _, err := c.held.Exec(c.ctx, sql, args...); return err }
 	for _, stmt := range floorTables {
-		if _, err := c.held.Exec(c.ctx, stmt); err != nil {
-			return fault.Wrap(fault.Storage, err, "bench compare: the floor's tables in --store")
+		if err = exec(stmt); err != nil {
+			break
 		}
 	}
-	if _, err := c.held.Exec(c.ctx, `INSERT INTO awr_bench_floor_heads (run, seq) VALUES ($1, 0)`, c.run); err != nil {
+	if err == nil {
+		err = exec(`INSERT INTO awr_bench_floor_heads (run, seq) VALUES ($1, 0)`, c.run)
+	}
+	if err != nil {
+		c.held.Close(context.WithoutCancel(c.ctx))
 		return fault.Wrap(fault.Storage, err, "bench compare: the floor's tables in --store")
 	}
 	return nil
