@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/events"
+	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
+	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/projections"
 )
 
@@ -58,6 +60,14 @@ type CheckpointResult struct {
 	KnowledgeNextCommand string                      `json:"knowledge_next_command,omitempty"`
 	Warnings             []Warning                   `json:"warnings"`
 	ProjectRevision      int64                       `json:"project_revision"`
+}
+
+// KnowledgeNext is where `awr session show` of session lists the items
+// in force after the place last: its --knowledge-cursor, and that whole
+// command (at is " --at REV" to read at a revision, "" at the head).
+func KnowledgeNext(session string, last projections.KnowledgePlace, at string) (next, command string) {
+	next = cursor.EncodeKnowledge(last)
+	return next, "awr session show " + shellwords.Quote(session) + " --knowledge-cursor " + next + at
 }
 
 // RecordCheckpoint appends checkpoint_recorded to an active session. The

@@ -5,9 +5,7 @@ import (
 	"strings"
 
 	"github.com/awr-dev/awr/events"
-	"github.com/awr-dev/awr/internal/cursor"
 	"github.com/awr-dev/awr/internal/fault"
-	"github.com/awr-dev/awr/internal/shellwords"
 	"github.com/awr-dev/awr/projections"
 	"zombiezen.com/go/sqlite"
 )
@@ -283,8 +281,7 @@ func bindingView(conn *sqlite.Conn, rev int64, at, client, external string, s *p
 	loops, total, last := (&projections.KnowledgeState{OpenLoops: k.OpenLoops}).InForcePage(nil, DefaultPage)
 	v.OpenLoops, v.OpenLoopsTotal = loops.OpenLoops, total
 	if last != nil {
-		v.OpenLoopsNextCursor = cursor.EncodeKnowledge(*last)
-		v.OpenLoopsNextCommand = "awr session show " + shellwords.Quote(s.ID) + " --knowledge-cursor " + v.OpenLoopsNextCursor + at
+		v.OpenLoopsNextCursor, v.OpenLoopsNextCommand = KnowledgeNext(s.ID, *last, at)
 	}
 	return v, nil
 }

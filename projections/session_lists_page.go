@@ -23,20 +23,23 @@ func PlaceOfClaim(c *Claim) ClaimPlace { return ClaimPlace{Token: c.FencingToken
 
 // SessionClaimsPageAt lists session's claims at rev after the place
 // after (nil: from the first), highest fencing token first, at most
-// limit of them (0 or less: every one). With after nil and no limit it
-// is SessionClaimsAt.
-func SessionClaimsPageAt(conn *sqlite.Conn, session string, rev int64, after *ClaimPlace, limit int) ([]Claim, error) {
+// limit of them (0 or less: every one); more says a page follows (the
+// next starts after the page's last). With after nil and no limit it is
+// SessionClaimsAt.
+func SessionClaimsPageAt(conn *sqlite.Conn, session string, rev int64, after *ClaimPlace, limit int) (page []Claim, more bool, err error) {
 	from := ClaimPlace{Token: math.MaxInt64}
 	if after != nil {
 		from = *after
 	}
-	return claimsBy(conn, "claim_page_by_session_at", func(st *sqlite.Stmt) {
+	rows, err := claimsBy(conn, "claim_page_by_session_at", func(st *sqlite.Stmt) {
 		st.SetText(":session_id", session)
 		st.SetInt64(":rev", rev)
 		st.SetInt64(":after_token", from.Token)
 		st.SetText(":after_id", from.ID)
-		st.SetInt64(":limit", sqlLimit(limit))
+		st.SetInt64(":limit", sqlLimitOneMore(limit))
 	})
+	page, more = cutPage(rows, limit)
+	return page, more, err
 }
 
 // SessionClaimCountAt counts session's claims at rev.
@@ -47,14 +50,17 @@ func SessionClaimCountAt(conn *sqlite.Conn, session string, rev int64) (int, err
 
 // SessionBindingsPageAt lists the bindings pointing at session at rev
 // whose external session sorts after after ("": from the first), by
-// external session, at most limit of them (0 or less: every one).
-func SessionBindingsPageAt(conn *sqlite.Conn, session string, rev int64, after string, limit int) ([]Binding, error) {
-	return bindingsBy(conn, "binding_page_by_session_at", func(st *sqlite.Stmt) {
+// external session, at most limit of them (0 or less: every one); more
+// says a page follows (the next starts after the page's last).
+func SessionBindingsPageAt(conn *sqlite.Conn, session string, rev int64, after string, limit int) (page []Binding, more bool, err error) {
+	rows, err := bindingsBy(conn, "binding_page_by_session_at", func(st *sqlite.Stmt) {
 		st.SetText(":session_id", session)
 		st.SetInt64(":rev", rev)
 		st.SetText(":after", after)
-		st.SetInt64(":limit", sqlLimit(limit))
+		st.SetInt64(":limit", sqlLimitOneMore(limit))
 	})
+	page, more = cutPage(rows, limit)
+	return page, more, err
 }
 
 // SessionBindingCountAt counts the bindings pointing at session at rev.
@@ -63,11 +69,21 @@ func SessionBindingCountAt(conn *sqlite.Conn, session string, rev int64) (int, e
 	return int(n), err
 }
 
-// sqlLimit is a page size as a LIMIT binds it: -1, no limit, for 0 or
-// less.
-func sqlLimit(limit int) int64 {
+// sqlLimitOneMore is what a LIMIT binds to read a page of limit and one
+// row more, which says whether a page follows (cutPage): -1, no limit,
+// for 0 or less.
+func sqlLimitOneMore(limit int) int64 {
 	if limit <= 0 {
 		return -1
 	}
-	return int64(limit)
+	return int64(limit) + 1
+}
+
+// cutPage keeps the first limit of rows read with one more
+// (sqlLimitOneMore); more says there was one more.
+func cutPage[T any](rows []T, limit int) (page []T, more bool) {
+	if limit <= 0 || len(rows) <= limit {
+		return rows, false
+	}
+	return rows[:limit], true
 }

@@ -179,11 +179,9 @@ func (r *reserved) CommitSealed(ctx context.Context, w events.SealedWrite) (bool
 	pid := r.conn.Conn().PgConn().PID()
 	br := r.conn.SendBatch(ctx, b)
 	_, err = br.Exec()
-	var l locked
 	if err == nil {
-		if l, err = s.scanLock(br.QueryRow(), op); err == nil {
-			s.seen.saw(l.head.Revision)
-		}
+		// scanLock records the head and the server's clock it read.
+		_, err = s.scanLock(br.QueryRow(), op)
 	}
 	if err == nil {
 		var sealed int32

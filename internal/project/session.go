@@ -188,12 +188,12 @@ func (v *SessionView) claimsPage(r *events.Reader, rev int64, after *projections
 	if v.ClaimsTotal, err = projections.SessionClaimCountAt(r.Conn, v.Session.ID, rev); err != nil {
 		return err
 	}
-	if v.Claims, err = projections.SessionClaimsPageAt(r.Conn, v.Session.ID, rev, after, more(limit)); err != nil {
+	var more bool
+	if v.Claims, more, err = projections.SessionClaimsPageAt(r.Conn, v.Session.ID, rev, after, limit); err != nil {
 		return err
 	}
-	var last *projections.Claim
-	if v.Claims, last = cut(v.Claims, limit); last != nil {
-		v.ClaimsNextCursor = cursor.EncodeClaim(projections.PlaceOfClaim(last))
+	if more {
+		v.ClaimsNextCursor = cursor.EncodeClaim(projections.PlaceOfClaim(&v.Claims[len(v.Claims)-1]))
 	}
 	return nil
 }
@@ -205,33 +205,14 @@ func (v *SessionView) bindingsPage(r *events.Reader, rev int64, after string, li
 	if v.BindingsTotal, err = projections.SessionBindingCountAt(r.Conn, v.Session.ID, rev); err != nil {
 		return err
 	}
-	if v.Bindings, err = projections.SessionBindingsPageAt(r.Conn, v.Session.ID, rev, after, more(limit)); err != nil {
+	var more bool
+	if v.Bindings, more, err = projections.SessionBindingsPageAt(r.Conn, v.Session.ID, rev, after, limit); err != nil {
 		return err
 	}
-	var last *projections.Binding
-	if v.Bindings, last = cut(v.Bindings, limit); last != nil {
-		v.BindingsNextCursor = cursor.EncodeBinding(last.ExternalSession)
+	if more {
+		v.BindingsNextCursor = cursor.EncodeBinding(v.Bindings[len(v.Bindings)-1].ExternalSession)
 	}
 	return nil
-}
-
-// more is the rows a page of limit reads: one more, which says whether
-// a page follows (0 or less, every row, stays so).
-func more(limit int) int {
-	if limit <= 0 {
-		return limit
-	}
-	return limit + 1
-}
-
-// cut keeps the first limit of rows, read with one more (more): when
-// there was one more, last is the page's last row, after which the next
-// page starts; nil when the page is the last.
-func cut[T any](rows []T, limit int) (page []T, last *T) {
-	if limit <= 0 || len(rows) <= limit {
-		return rows, nil
-	}
-	return rows[:limit], &rows[limit-1]
 }
 
 // checkpointsPage reads the page of v's session's checkpoints at rev:
@@ -544,8 +525,7 @@ func checkpointPage(res *CheckpointResult) *CheckpointResult {
 	var last *projections.KnowledgePlace
 	res.Knowledge, res.KnowledgeTotal, last = res.Knowledge.InForcePage(nil, commands.DefaultPage)
 	if last != nil {
-		res.KnowledgeNextCursor = cursor.EncodeKnowledge(*last)
-		res.KnowledgeNextCommand = "awr session show " + shellwords.Quote(res.Checkpoint.SessionID) + " --knowledge-cursor " + res.KnowledgeNextCursor
+		res.KnowledgeNextCursor, res.KnowledgeNextCommand = commands.KnowledgeNext(res.Checkpoint.SessionID, *last, "")
 	}
 	return res
 }

@@ -144,7 +144,7 @@ func At(conn *sqlite.Conn, session string, rev, head, now int64, page Page) (*Re
 	}
 	rep.Session, rep.PredecessorID, rep.SuccessorID = *s, s.PredecessorID, s.SuccessorID
 	// The claim is the session's latest: the highest fencing token.
-	claims, err := projections.SessionClaimsPageAt(conn, s.ID, rev, nil, 1)
+	claims, _, err := projections.SessionClaimsPageAt(conn, s.ID, rev, nil, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -207,17 +207,12 @@ func (rep *Report) bindings(conn *sqlite.Conn, rev int64, page Page) (err error)
 	case limit == 0:
 		limit = DefaultLimit
 	}
-	n := limit
-	if n > 0 {
-		n++ // one more says whether a page follows
-	}
-	bs, err := projections.SessionBindingsPageAt(conn, id, rev, page.BindingsAfter, n)
+	bs, more, err := projections.SessionBindingsPageAt(conn, id, rev, page.BindingsAfter, limit)
 	if err != nil {
 		return err
 	}
-	if limit > 0 && len(bs) > limit {
-		bs = bs[:limit]
-		rep.BindingsNextCursor = cursor.EncodeBinding(bs[limit-1].ExternalSession)
+	if more {
+		rep.BindingsNextCursor = cursor.EncodeBinding(bs[len(bs)-1].ExternalSession)
 	}
 	if bs == nil {
 		bs = []projections.Binding{}
